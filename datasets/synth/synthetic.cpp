@@ -1,0 +1,185 @@
+#include "datasets/synth/synthetic.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace colmatch::synth {
+namespace {
+
+struct Attr {
+  const char* name;
+  AttrType type;
+  bool consumable;
+  std::vector<std::string> values;  // string-like values offered by taskers
+};
+
+const std::vector<Attr>& attrs() {
+  static const std::vector<Attr> a = {
+      {"arch", AttrType::String, false, {"lx-amd64", "lx-arm64", "sol-sparc64", "lx-ppc64"}},
+      {"os", AttrType::CString, false, {"Debian12", "RHEL9", "rhel8", "Ubuntu22", "CentOS7"}},
+      {"site", AttrType::ReString, false, {"cern.ch", "fnal.gov", "in2p3.fr", "desy.de", "ral.uk", "kit.edu"}},
+      {"hostname", AttrType::Host, false, {}},
+      {"cores", AttrType::Int, false, {}},
+      {"speed", AttrType::Double, false, {}},
+      {"ssd", AttrType::Boolean, false, {}},
+      {"mem_total", AttrType::Memory, false, {}},
+      {"walltime", AttrType::Time, false, {}},
+      {"gpu_model", AttrType::String, false, {"A100", "V100", "T4", "P100", "H100"}},
+      {"slots", AttrType::Int, true, {}},
+      {"mem", AttrType::Memory, true, {}},
+      {"lic", AttrType::Int, true, {}},
+  };
+  return a;
+}
+
+const char* relop_text(int r) {
+  static const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
+  return ops[r];
+}
+
+class Gen {
+ public:
+  explicit Gen(const SynthSpec& s) : s_(s), rng_(s.seed) {}
+
+  loaders::Dataset run() {
+    loaders::Dataset ds;
+    ds.name = fmt::format("synthetic-{}x{}-seed{}", s_.jobs, s_.taskers, s_.seed);
+    for (const Attr& a : attrs()) {
+      AttributeDef d;
+      d.name = a.name;
+      d.type = a.type;
+      d.consumable = a.consumable;
+      d.relop = a.consumable || (is_numeric(a.type) && a.type != AttrType::Boolean) ? Relop::LE : Relop::EQ;
+      if (std::string(a.name) == "lic") d.scope = ConsumeScope::PerJob;
+      ds.catalog.add(std::move(d));
+    }
+    TaskerBuilder tb(ds.catalog);
+    for (size_t t = 0; t < s_.taskers; ++t) {
+      tb.add(fmt::format("q{}@node{:05}", t % 4, t / 4), static_cast<double>(pick(8) + 1) * 0.5);
+      for (uint32_t i = 0; i < attrs().size(); ++i) {
+        const Attr& a = attrs()[i];
+        if (!a.consumable && chance(s_.missing)) continue;
+        tb.set(i, tasker_value(a, t));
+      }
+    }
+    ds.taskers = std::move(tb).build();
+
+    // Request templates, then jobs drawn with Zipf popularity.
+    std::vector<std::string> reqs(s_.categories);
+    std::vector<std::array<double, 3>> amounts(s_.categories);
+    std::vector<uint32_t> slots(s_.categories);
+    for (size_t c = 0; c < s_.categories; ++c) {
+      reqs[c] = expr(s_.max_depth);
+      amounts[c] = {static_cast<double>(pick(3) + 1), std::ldexp(1.0, 28 + static_cast<int>(pick(6))),
+                    chance(0.2) ? 1.0 : std::nan("")};
+      slots[c] = s_.with_slots ? (chance(0.8) ? 1u : static_cast<uint32_t>(pick(8) + 1)) : 1u;
+    }
+    std::vector<double> cdf(s_.categories);
+    double acc = 0;
+    for (size_t c = 0; c < s_.categories; ++c) cdf[c] = acc += 1.0 / std::pow(static_cast<double>(c + 1), s_.zipf_s);
+    JobBuilder jb(ds.catalog);
+    const uint32_t a_slots = *ds.catalog.find("slots"), a_mem = *ds.catalog.find("mem"), a_lic = *ds.catalog.find("lic");
+    for (size_t j = 0; j < s_.jobs; ++j) {
+      const double u = std::uniform_real_distribution<double>(0, acc)(rng_);
+      const size_t c = std::min<size_t>(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin(), s_.categories - 1);
+      const uint32_t jid = jb.add(fmt::format("job{}", j), fmt::format("user{}", pick(50)),
+                                  fmt::format("grp{}", pick(8)), static_cast<double>(pick(5)),
+                                  static_cast<double>(j), slots[c]);
+      try {
+        jb.set_request(reqs[c]);
+      } catch (const RequestError& e) {
+        jb.reject(jid, e.what());
+      }
+      (void)a_slots;
+      jb.set_amount(a_mem, amounts[c][1]);
+      if (!std::isnan(amounts[c][2])) jb.set_amount(a_lic, amounts[c][2]);
+    }
+    ds.jobs = std::move(jb).build();
+    return ds;
+  }
+
+ private:
+  size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+  std::string tasker_value(const Attr& a, size_t t) {
+    switch (a.type) {
+      case AttrType::String:
+      case AttrType::CString:
+      case AttrType::ReString: return a.values[pick(a.values.size())];
+      case AttrType::Host: return fmt::format("Node{:05}.Farm", t / 4);
+      case AttrType::Int: return a.consumable ? fmt::format("{}", std::string(a.name) == "lic" ? pick(3) : 4 + pick(29))
+                                              : fmt::format("{}", 1u << (2 + pick(6)));
+      case AttrType::Double: return fmt::format("{:.1f}", 1.0 + static_cast<double>(pick(30)) / 10);
+      case AttrType::Boolean: return chance(0.5) ? "true" : "false";
+      case AttrType::Memory: return fmt::format("{}G", 1u << (2 + pick(7)));
+      case AttrType::Time: return fmt::format("{}:00:00", 1 + pick(72));
+    }
+    return "";
+  }
+
+  std::string value_for(const Attr& a) {
+    switch (a.type) {
+      case AttrType::String:
+      case AttrType::CString: {
+        const std::string v = a.values[pick(a.values.size())];
+        if (a.type == AttrType::CString && chance(0.5)) {  // caseless: vary the case of the request
+          std::string u = v;
+          for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+          return u;
+        }
+        if (chance(0.25)) return fmt::format("{{{},{}}}", v, a.values[pick(a.values.size())]);
+        return v;
+      }
+      case AttrType::ReString: {
+        static const char* pats[] = {"*.ch", "*.gov|*.fr", "[cdf]*", "?e??.*", "ral.uk", "*", "k?t.edu|desy*"};
+        return fmt::format("\"{}\"", pats[pick(7)]);
+      }
+      case AttrType::Host: return fmt::format("node{:05}.farm", pick(s_.taskers / 4 + 1));
+      default: return tasker_value(a, pick(s_.taskers + 1));
+    }
+  }
+
+  std::string clause() {
+    const Attr& a = attrs()[pick(attrs().size())];
+    int op = 0;
+    if (is_string_like(a.type)) op = chance(0.8) ? 0 : 1;
+    else if (a.type == AttrType::Boolean) op = 0;
+    else op = static_cast<int>(pick(6));
+    std::string v = value_for(a);
+    if (v.front() == '{' && op > 1) op = 0;
+    return fmt::format("{}{}{}", a.name, relop_text(op), v);
+  }
+
+  std::string expr(int depth) {
+    const size_t n = 1 + pick(3);
+    std::string out;
+    for (size_t i = 0; i < n; ++i) {
+      if (i) out += " && ";
+      if (depth > 0 && chance(0.3)) {
+        out += fmt::format("({} || {})", expr(depth - 1), expr(depth - 1));
+      } else if (depth > 0 && chance(0.15)) {
+        out += fmt::format("!({})", expr(depth - 1));
+      } else {
+        out += clause();
+      }
+    }
+    return out;
+  }
+
+  SynthSpec s_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace
+
+loaders::Dataset generate(const SynthSpec& spec) { return Gen(spec).run(); }
+
+}  // namespace colmatch::synth

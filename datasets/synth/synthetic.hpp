@@ -1,0 +1,27 @@
+// Seeded synthetic farms: a Grid-Engine-like catalog (string, cstring, restring, host, int, double,
+// boolean, memory, time; consumables slots, mem, licences), taskers with some attributes missing, and
+// jobs drawn from request templates with Zipf-skewed popularity (a few large job categories and a
+// long tail), mixing relops, value lists, OR and NOT. Same spec and seed, same farm, on any machine.
+#pragma once
+
+#include <cstdint>
+
+#include "loaders/dataset.hpp"
+
+namespace colmatch::synth {
+
+struct SynthSpec {
+  size_t taskers = 10000;
+  size_t jobs = 20000;
+  size_t categories = 1000;  ///< request templates; the categories found may be fewer (duplicates)
+  uint64_t seed = 42;
+  double zipf_s = 1.1;       ///< skew of template popularity (0 = uniform)
+  double missing = 0.05;     ///< chance a tasker lacks a non-consumable attribute
+  int max_depth = 2;         ///< nesting depth of OR / NOT groups in requests
+  bool with_slots = true;    ///< jobs of 1-8 slots, taskers with a slots consumable
+};
+
+/// Generates the farm. Request texts go through the parser, so they exercise it too.
+loaders::Dataset generate(const SynthSpec& spec);
+
+}  // namespace colmatch::synth

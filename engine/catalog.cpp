@@ -1,0 +1,218 @@
+#include "engine/catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace colmatch {
+
+bool is_numeric(AttrType t) noexcept {
+  switch (t) {
+    case AttrType::Int:
+    case AttrType::Double:
+    case AttrType::Boolean:
+    case AttrType::Memory:
+    case AttrType::Time: return true;
+    default: return false;
+  }
+}
+
+std::string_view type_name(AttrType t) noexcept {
+  switch (t) {
+    case AttrType::String: return "string";
+    case AttrType::CString: return "cstring";
+    case AttrType::ReString: return "restring";
+    case AttrType::Host: return "host";
+    case AttrType::Int: return "int";
+    case AttrType::Double: return "double";
+    case AttrType::Boolean: return "boolean";
+    case AttrType::Memory: return "memory";
+    case AttrType::Time: return "time";
+  }
+  return "?";
+}
+
+std::optional<AttrType> parse_type(std::string_view s) noexcept {
+  for (AttrType t : {AttrType::String, AttrType::CString, AttrType::ReString, AttrType::Host, AttrType::Int,
+                     AttrType::Double, AttrType::Boolean, AttrType::Memory, AttrType::Time})
+    if (type_name(t) == s) return t;
+  if (s == "bool") return AttrType::Boolean;
+  return std::nullopt;
+}
+
+std::string_view relop_name(Relop r) noexcept {
+  switch (r) {
+    case Relop::EQ: return "==";
+    case Relop::NE: return "!=";
+    case Relop::LT: return "<";
+    case Relop::LE: return "<=";
+    case Relop::GT: return ">";
+    case Relop::GE: return ">=";
+  }
+  return "?";
+}
+
+std::optional<Relop> parse_relop(std::string_view s) noexcept {
+  if (s == "==") return Relop::EQ;
+  if (s == "!=") return Relop::NE;
+  if (s == "<") return Relop::LT;
+  if (s == "<=" || s == "=<") return Relop::LE;
+  if (s == ">") return Relop::GT;
+  if (s == ">=" || s == "=>") return Relop::GE;
+  return std::nullopt;
+}
+
+Relop flip(Relop r) noexcept {
+  switch (r) {
+    case Relop::LT: return Relop::GT;
+    case Relop::LE: return Relop::GE;
+    case Relop::GT: return Relop::LT;
+    case Relop::GE: return Relop::LE;
+    default: return r;
+  }
+}
+
+bool apply(Relop r, double a, double b) noexcept {
+  switch (r) {
+    case Relop::EQ: return a == b;
+    case Relop::NE: return a != b;
+    case Relop::LT: return a < b;
+    case Relop::LE: return a <= b;
+    case Relop::GT: return a > b;
+    case Relop::GE: return a >= b;
+  }
+  return false;
+}
+
+namespace {
+bool parse_double(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  if (s.front() == '+') s.remove_prefix(1);
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size() && std::isfinite(out);
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+[[noreturn]] void bad_value(AttrType t, std::string_view text, std::string_view why = {}) {
+  throw ValueError(fmt::format("'{}' is not a {} value{}{}", text, type_name(t), why.empty() ? "" : ": ", why));
+}
+}  // namespace
+
+double parse_number(AttrType t, std::string_view raw) {
+  const std::string_view text = trim(raw);
+  double v = 0;
+  switch (t) {
+    case AttrType::Int: {
+      if (!parse_double(text, v) || v != std::floor(v)) bad_value(t, raw);
+      if (std::fabs(v) > 9007199254740992.0) bad_value(t, raw, "beyond 2^53, not exact");
+      return v;
+    }
+    case AttrType::Double:
+      if (!parse_double(text, v)) bad_value(t, raw);
+      return v;
+    case AttrType::Boolean: {
+      std::string l(text);
+      std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (l == "true" || l == "1") return 1;
+      if (l == "false" || l == "0") return 0;
+      bad_value(t, raw, "expected true, false, 1 or 0");
+    }
+    case AttrType::Memory: {
+      if (text.empty()) bad_value(t, raw);
+      double mult = 1;
+      std::string_view num = text;
+      switch (text.back()) {
+        case 'k': mult = 1e3; break;
+        case 'm': mult = 1e6; break;
+        case 'g': mult = 1e9; break;
+        case 't': mult = 1e12; break;
+        case 'K': mult = 1024.0; break;
+        case 'M': mult = 1024.0 * 1024; break;
+        case 'G': mult = 1024.0 * 1024 * 1024; break;
+        case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
+        default: break;
+      }
+      if (mult != 1) num.remove_suffix(1);
+      if (!parse_double(num, v) || v < 0) bad_value(t, raw, "expected a number with optional k/m/g/t or K/M/G/T");
+      return v * mult;
+    }
+    case AttrType::Time: {
+      // [[h:]m:]s ; each part a non-negative number
+      double parts[3] = {0, 0, 0};
+      int n = 0;
+      std::string_view rest = text;
+      while (true) {
+        const size_t colon = rest.find(':');
+        const std::string_view part = rest.substr(0, colon);
+        if (n == 3 || !parse_double(part, parts[n]) || parts[n] < 0) bad_value(t, raw, "expected [[h:]m:]s");
+        ++n;
+        if (colon == std::string_view::npos) break;
+        rest.remove_prefix(colon + 1);
+      }
+      if (n == 1) return parts[0];
+      if (n == 2) return parts[0] * 60 + parts[1];
+      return parts[0] * 3600 + parts[1] * 60 + parts[2];
+    }
+    default: bad_value(t, raw, "not a numeric type");
+  }
+}
+
+std::string normalize_string(AttrType t, std::string_view text) {
+  std::string s(text);
+  if (is_caseless(t))
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+uint32_t Catalog::add(AttributeDef def) {
+  const auto fail = [&](std::string_view rule) {
+    throw ValueError(fmt::format("attribute '{}': {}", def.name, rule));
+  };
+  if (def.name.empty()) fail("a name is required");
+  if (find(def.name)) fail("name is not unique");
+  if (!def.shortcut.empty() && find(def.shortcut)) fail(fmt::format("shortcut '{}' is not unique", def.shortcut));
+  const AttrType t = def.type;
+  if (def.consumable) {
+    if (!(t == AttrType::Int || t == AttrType::Double || t == AttrType::Memory || t == AttrType::Time))
+      fail(fmt::format("a consumable must be of type int, double, memory or time, not {}", type_name(t)));
+    if (def.relop != Relop::LE) fail("a consumable's relop must be <=");
+    if (def.requestable == Requestable::No && !def.default_amount)
+      fail("a consumable that is not requestable must have a default");
+    if (def.requestable == Requestable::Forced && def.default_amount)
+      fail("a forced consumable must not have a default");
+    if (def.default_amount && *def.default_amount < 0) fail("a consumable's default must not be negative");
+  } else {
+    if (def.default_amount) fail("only consumables may have a default value");
+    if (is_string_like(t) && def.relop != Relop::EQ && def.relop != Relop::NE)
+      fail(fmt::format("type {} allows only the relops == and !=", type_name(t)));
+    if (t == AttrType::Boolean && def.relop != Relop::EQ) fail("type boolean allows only the relop ==");
+  }
+  const uint32_t idx = static_cast<uint32_t>(defs_.size());
+  by_name_.emplace(def.name, idx);
+  if (!def.shortcut.empty()) by_name_.emplace(def.shortcut, idx);
+  if (def.consumable) consumables_.push_back(idx);
+  defs_.push_back(std::move(def));
+  return idx;
+}
+
+std::optional<uint32_t> Catalog::find(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+int Catalog::consumable_slot(uint32_t attr) const noexcept {
+  for (size_t i = 0; i < consumables_.size(); ++i)
+    if (consumables_[i] == attr) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace colmatch

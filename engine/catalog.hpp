@@ -1,0 +1,98 @@
+// The attribute catalog: Grid Engine 6 complex attributes (seed 002, "Complex Attribute
+// Specification", sections 1-2): name, shortcut, type, relop, consumable, requestable, default.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace colmatch {
+
+using Relop = kernels::CmpOp;
+
+/// Complex attribute types (Grid Engine). Numeric types are stored as double: int values are exact
+/// up to 2^53, memory in bytes, time in seconds, boolean as 0/1.
+enum class AttrType : uint8_t { String, CString, ReString, Host, Int, Double, Boolean, Memory, Time };
+
+/// Whether a job may, must not, or must request the attribute (Grid Engine "requestable").
+enum class Requestable : uint8_t { Yes, No, Forced };
+
+/// How a consumable's request is charged for a job of n slots: PerSlot charges n x amount (Grid Engine's
+/// default for consumables, example E2), PerJob charges the amount once (licences).
+enum class ConsumeScope : uint8_t { PerSlot, PerJob };
+
+bool is_numeric(AttrType t) noexcept;
+/// string, cstring, restring, host: dictionary-encoded columns.
+inline bool is_string_like(AttrType t) noexcept { return !is_numeric(t); }
+/// cstring and host compare caselessly: values are folded to lower case when stored and requested.
+inline bool is_caseless(AttrType t) noexcept { return t == AttrType::CString || t == AttrType::Host; }
+
+std::string_view type_name(AttrType t) noexcept;
+std::optional<AttrType> parse_type(std::string_view s) noexcept;
+std::string_view relop_name(Relop r) noexcept;
+/// Parses ==, !=, <, <=, >, >= (also "=<" and "=>" as spelled in the Grid Engine spec).
+std::optional<Relop> parse_relop(std::string_view s) noexcept;
+/// The relop that holds for (b OP' a) exactly when (a OP b) holds: <= becomes >=, == stays.
+Relop flip(Relop r) noexcept;
+/// Applies a relop to two numbers.
+bool apply(Relop r, double a, double b) noexcept;
+
+/// Error in a value or definition; `what()` names the field and the rule broken.
+class ValueError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses a textual value of a numeric type into a double:
+///   int: decimal integer; double: decimal number; boolean: true/false/1/0 (caseless);
+///   memory: number with optional suffix, k/m/g/t = 10^3.. and K/M/G/T = 2^10.. (Grid Engine), in bytes;
+///   time: seconds, or [[h:]m:]s, in seconds.
+/// Throws ValueError naming the type when the text is not a value of that type.
+double parse_number(AttrType t, std::string_view text);
+
+/// Folds the text of a string-like value as the type compares it (lower case for cstring and host).
+std::string normalize_string(AttrType t, std::string_view text);
+
+/// One complex attribute definition.
+struct AttributeDef {
+  std::string name;
+  std::string shortcut;            ///< may be empty
+  AttrType type = AttrType::String;
+  Relop relop = Relop::EQ;         ///< used for `name=value` requests: matches when (request relop tasker value)
+  bool consumable = false;
+  ConsumeScope scope = ConsumeScope::PerSlot;
+  Requestable requestable = Requestable::Yes;
+  std::optional<double> default_amount;  ///< consumables only: charged to jobs that do not request it
+};
+
+/// The catalog: attributes by index, found by name or shortcut.
+class Catalog {
+ public:
+  /// Adds an attribute after checking the Grid Engine 6 restrictions (seed 002, section 2):
+  /// unique name and shortcut; consumables only of int, double, memory, time with relop <=;
+  /// string/host/cstring/restring only == or !=; boolean only ==; defaults only for consumables;
+  /// a non-requestable consumable needs a default, a forced one must not have one.
+  /// Returns the attribute's index. Throws ValueError naming the attribute and the rule.
+  uint32_t add(AttributeDef def);
+  /// Index of the attribute with this name or shortcut (case-sensitive), if any.
+  std::optional<uint32_t> find(std::string_view name_or_shortcut) const;
+  const AttributeDef& at(uint32_t i) const { return defs_.at(i); }
+  size_t size() const noexcept { return defs_.size(); }
+  /// Attribute indices of the consumables, in catalog order.
+  const std::vector<uint32_t>& consumables() const noexcept { return consumables_; }
+  /// Position of attribute `attr` among consumables(), or -1.
+  int consumable_slot(uint32_t attr) const noexcept;
+
+ private:
+  std::vector<AttributeDef> defs_;
+  std::vector<uint32_t> consumables_;
+  std::unordered_map<std::string, uint32_t> by_name_;
+};
+
+}  // namespace colmatch

@@ -1,0 +1,45 @@
+// Dispatch v1: a greedy pass in priority order that consumes capacity.
+//
+// Order: priority descending, then submit time ascending, then input order (Moab's prioritized
+// feasible-job list, seed 001). Each job gets the eligible tasker with the greatest effective power
+// (Altair Accelerator, seed 000) that has free capacity >= its charge for every consumable, all of its
+// slots on that one tasker; ties go to the lowest input index (taskers are stored in that rank order).
+//
+// Cost: capacity only decreases within a run, and every job of a category has the same charge, so a
+// tasker that cannot fit a category's job now never will; each category keeps a cursor into its
+// eligibility set that only moves forward. Total O(sum over categories of eligible taskers visited +
+// jobs), with next() over dense words skipping 64 taskers a step and O(log) over Roaring sets.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/categories.hpp"
+#include "engine/columns.hpp"
+#include "kernels/tasker_set.hpp"
+
+namespace colmatch {
+
+enum class JobStatus : uint8_t { Assigned, Pending, Rejected };
+enum class PendingReason : uint8_t { None, NoEligibleTasker, NoFreeCapacity };
+
+/// Text used in results.csv for a pending reason.
+const char* reason_text(PendingReason r) noexcept;
+
+struct DispatchResult {
+  std::vector<JobStatus> status;      ///< per job
+  std::vector<uint32_t> tasker;       ///< per job: tasker index (rank order) or kNone
+  std::vector<PendingReason> reason;  ///< per job
+  /// Free capacity after dispatch, per consumable (catalog.consumables() order), per tasker.
+  std::vector<std::vector<double>> free;
+  uint64_t assigned = 0, pending = 0, rejected = 0;
+};
+
+/// The order jobs are considered in (rejected jobs excluded).
+std::vector<uint32_t> dispatch_order(const JobTable& jobs);
+
+/// Runs the greedy dispatch. `eligible[c]` is category c's eligibility. Deterministic; single-threaded.
+DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+                        const Categories& cats, const std::vector<kernels::TaskerSet>& eligible);
+
+}  // namespace colmatch

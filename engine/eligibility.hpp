@@ -1,0 +1,28 @@
+// Eligibility of job categories over taskers: a chain of column kernels per category, combined
+// with bitmask algebra, giving one TaskerSet per category. Categories are evaluated in parallel
+// (oneTBB); the result does not depend on the number of threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/categories.hpp"
+#include "engine/columns.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/tasker_set.hpp"
+
+namespace colmatch {
+
+/// Writes into `out` (words_for(taskers.size()) words) the taskers that satisfy `request` and whose
+/// configured capacity of every consumable k with need[k] > 0 is defined and >= need[k].
+/// String patterns and value lists are evaluated once per distinct dictionary value, then expanded to
+/// taskers with the lookup kernel. Thread-safe; allocates scratch per call.
+void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out);
+
+/// Evaluates every category. Returns one TaskerSet per category (in category order).
+std::vector<kernels::TaskerSet> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
+                                                    const JobTable& jobs, const Categories& cats,
+                                                    const kernels::KernelTable& k);
+
+}  // namespace colmatch

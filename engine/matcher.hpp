@@ -1,0 +1,31 @@
+// The batch pipeline: categorize -> eligibility -> dispatch, with wall-clock time per phase.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/categories.hpp"
+#include "engine/dispatch.hpp"
+#include "engine/eligibility.hpp"
+
+namespace colmatch {
+
+struct MatchTimings {
+  double categorize_s = 0, eligibility_s = 0, dispatch_s = 0;
+  double total() const noexcept { return categorize_s + eligibility_s + dispatch_s; }
+};
+
+struct MatchOutcome {
+  Categories categories;
+  std::vector<kernels::TaskerSet> eligible;
+  DispatchResult dispatch;
+  MatchTimings timings;
+  kernels::Isa isa = kernels::Isa::Scalar;
+};
+
+/// Runs the whole match with the kernels of `k` (default: kernels::active()). The thread count is
+/// whatever oneTBB's arena allows (set it with tbb::global_control around the call).
+MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+                       const kernels::KernelTable& k = kernels::active());
+
+}  // namespace colmatch

@@ -1,0 +1,294 @@
+#include "engine/request.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace colmatch {
+namespace {
+
+class Parser {
+ public:
+  Parser(std::string_view text, const Catalog& cat) : s_(text), cat_(cat) {}
+
+  Request parse() {
+    skip();
+    if (pos_ == s_.size()) return Request{};  // empty request: true
+    Request r = parse_or();
+    skip();
+    if (pos_ != s_.size()) fail(fmt::format("unexpected '{}'", s_.substr(pos_, 8)));
+    return r;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& msg) const { throw RequestError(msg, pos_ + 1); }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool eat(std::string_view tok) {
+    skip();
+    if (s_.substr(pos_, tok.size()) == tok) {
+      pos_ += tok.size();
+      return true;
+    }
+    return false;
+  }
+
+  Request parse_or() {
+    Request first = parse_and();
+    if (!peek("||")) return first;
+    Request r;
+    r.kind = Request::Kind::Or;
+    r.kids.push_back(std::move(first));
+    while (eat("||")) r.kids.push_back(parse_and());
+    return r;
+  }
+  bool peek(std::string_view tok) {
+    skip();
+    return s_.substr(pos_, tok.size()) == tok;
+  }
+  Request parse_and() {
+    Request first = parse_unary();
+    if (!peek("&&")) return first;
+    Request r;
+    r.kind = Request::Kind::And;
+    r.kids.push_back(std::move(first));
+    while (eat("&&")) r.kids.push_back(parse_unary());
+    return r;
+  }
+  Request parse_unary() {
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == '!' && !(pos_ + 1 < s_.size() && s_[pos_ + 1] == '=')) {
+      ++pos_;
+      Request r;
+      r.kind = Request::Kind::Not;
+      r.kids.push_back(parse_unary());
+      return r;
+    }
+    if (eat("(")) {
+      Request r = parse_or();
+      if (!eat(")")) fail("expected ')'");
+      return r;
+    }
+    return parse_clause();
+  }
+
+  static bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+  Request parse_clause() {
+    skip();
+    const size_t name_start = pos_;
+    while (pos_ < s_.size() && name_char(s_[pos_])) ++pos_;
+    if (pos_ == name_start) fail(pos_ == s_.size() ? "expected an attribute name, found the end" : "expected an attribute name");
+    const std::string_view name = s_.substr(name_start, pos_ - name_start);
+    const auto attr = cat_.find(name);
+    if (!attr) {
+      pos_ = name_start;
+      fail(fmt::format("unknown attribute '{}'", name));
+    }
+    const AttributeDef& def = cat_.at(*attr);
+    if (def.requestable == Requestable::No) {
+      pos_ = name_start;
+      fail(fmt::format("attribute '{}' is not requestable", def.name));
+    }
+    skip();
+    const size_t op_start = pos_;
+    Relop op;
+    if (eat("==")) op = Relop::EQ;
+    else if (eat("!=")) op = Relop::NE;
+    else if (eat("<=")) op = Relop::LE;
+    else if (eat(">=")) op = Relop::GE;
+    else if (eat("<")) op = Relop::LT;
+    else if (eat(">")) op = Relop::GT;
+    else if (eat("=")) op = flip(def.relop);  // request relop tasker  <=>  tasker flip(relop) request
+    else fail(fmt::format("expected a relop after '{}'", name));
+    if (is_string_like(def.type) && op != Relop::EQ && op != Relop::NE) {
+      pos_ = op_start;
+      fail(fmt::format("attribute '{}' of type {} allows only == and !=", def.name, type_name(def.type)));
+    }
+    if (def.type == AttrType::Boolean && op != Relop::EQ) {
+      pos_ = op_start;
+      fail(fmt::format("attribute '{}' of type boolean allows only ==", def.name));
+    }
+    Request r;
+    r.kind = Request::Kind::Clause;
+    r.clause.attr = *attr;
+    r.clause.op = op;
+    skip();
+    std::vector<std::pair<std::string, size_t>> values;
+    if (eat("{")) {
+      while (true) {
+        skip();
+        values.emplace_back(parse_value(true), pos_);
+        if (eat(",")) continue;
+        if (eat("}")) break;
+        fail("expected ',' or '}' in a value list");
+      }
+      if (op != Relop::EQ && op != Relop::NE) fail("a value list takes only == or !=");
+    } else {
+      values.emplace_back(parse_value(false), pos_);
+    }
+    for (auto& [v, at] : values) {
+      if (is_numeric(def.type)) {
+        try {
+          r.clause.nums.push_back(parse_number(def.type, v));
+        } catch (const ValueError& e) {
+          throw RequestError(fmt::format("attribute '{}': {}", def.name, e.what()), at);
+        }
+      } else {
+        r.clause.strs.push_back(normalize_string(def.type, v));
+      }
+    }
+    return r;
+  }
+
+  std::string parse_value(bool in_list) {
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == '"') {
+      std::string out;
+      ++pos_;
+      while (pos_ < s_.size() && s_[pos_] != '"') {
+        if (s_[pos_] == '\\' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '"') ++pos_;
+        out.push_back(s_[pos_++]);
+      }
+      if (pos_ == s_.size()) fail("unterminated string");
+      ++pos_;
+      return out;
+    }
+    const size_t start = pos_;
+    while (pos_ < s_.size()) {
+      const char c = s_[pos_];
+      if (std::isspace(static_cast<unsigned char>(c)) || c == ')' || c == '(') break;
+      if (in_list && (c == ',' || c == '}')) break;
+      if ((c == '&' || c == '|') && pos_ + 1 < s_.size() && s_[pos_ + 1] == c) break;
+      ++pos_;
+    }
+    if (pos_ == start) fail("expected a value");
+    return std::string(s_.substr(start, pos_ - start));
+  }
+
+  std::string_view s_;
+  const Catalog& cat_;
+  size_t pos_ = 0;
+};
+
+std::string num_text(double v) { return fmt::format("{}", v); }
+
+// A string value in request syntax: in double quotes, with embedded quotes escaped.
+std::string quoted(std::string_view v) {
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Canonical text without the catalog (attribute by index): used for sorting children.
+std::string key_text(const Request& r) {
+  switch (r.kind) {
+    case Request::Kind::Clause: {
+      std::string s = fmt::format("#{}{}", r.clause.attr, relop_name(r.clause.op));
+      for (double v : r.clause.nums) s += num_text(v) + ",";
+      for (const auto& v : r.clause.strs) s += fmt::format("\"{}\",", v);
+      return s;
+    }
+    case Request::Kind::Not: return "!(" + key_text(r.kids[0]) + ")";
+    case Request::Kind::And:
+    case Request::Kind::Or: {
+      std::string s = r.kind == Request::Kind::And ? "&(" : "|(";
+      for (const auto& k : r.kids) s += key_text(k) + ";";
+      return s + ")";
+    }
+  }
+  return {};
+}
+
+void collect(const Request& r, std::vector<uint32_t>& out) {
+  if (r.kind == Request::Kind::Clause) out.push_back(r.clause.attr);
+  for (const auto& k : r.kids) collect(k, out);
+}
+
+}  // namespace
+
+Request parse_request(std::string_view text, const Catalog& catalog) {
+  Request r = Parser(text, catalog).parse();
+  canonicalize(r);
+  return r;
+}
+
+void canonicalize(Request& r) {
+  if (r.kind == Request::Kind::Clause) {
+    auto& n = r.clause.nums;
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+    auto& s = r.clause.strs;
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return;
+  }
+  for (auto& k : r.kids) canonicalize(k);
+  if (r.kind == Request::Kind::Not) {
+    if (r.kids[0].kind == Request::Kind::Not) {
+      Request inner = std::move(r.kids[0].kids[0]);
+      r = std::move(inner);
+    }
+    return;
+  }
+  std::vector<Request> flat;
+  for (auto& k : r.kids) {
+    if (k.kind == r.kind) {
+      for (auto& kk : k.kids) flat.push_back(std::move(kk));
+    } else {
+      flat.push_back(std::move(k));
+    }
+  }
+  std::vector<std::pair<std::string, Request>> keyed;
+  keyed.reserve(flat.size());
+  for (auto& k : flat) keyed.emplace_back(key_text(k), std::move(k));
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  keyed.erase(std::unique(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+              keyed.end());
+  r.kids.clear();
+  for (auto& [key, k] : keyed) r.kids.push_back(std::move(k));
+  if (r.kids.size() == 1) {
+    Request only = std::move(r.kids[0]);
+    r = std::move(only);
+  }
+}
+
+std::string canonical_text(const Request& r, const Catalog& catalog) {
+  switch (r.kind) {
+    case Request::Kind::Clause: {
+      const AttributeDef& d = catalog.at(r.clause.attr);
+      std::vector<std::string> vals;
+      for (double v : r.clause.nums) vals.push_back(num_text(v));
+      for (const auto& v : r.clause.strs) vals.push_back(quoted(v));
+      if (vals.size() == 1) return fmt::format("{}{}{}", d.name, relop_name(r.clause.op), vals[0]);
+      return fmt::format("{}{}{{{}}}", d.name, relop_name(r.clause.op), fmt::join(vals, ","));
+    }
+    case Request::Kind::Not: return "!(" + canonical_text(r.kids[0], catalog) + ")";
+    case Request::Kind::And:
+    case Request::Kind::Or: {
+      if (r.kids.empty()) return r.kind == Request::Kind::And ? "true" : "false";
+      std::vector<std::string> parts;
+      for (const auto& k : r.kids) {
+        const bool paren = k.kind == Request::Kind::And || k.kind == Request::Kind::Or;
+        parts.push_back(paren ? "(" + canonical_text(k, catalog) + ")" : canonical_text(k, catalog));
+      }
+      return fmt::format("{}", fmt::join(parts, r.kind == Request::Kind::And ? " && " : " || "));
+    }
+  }
+  return {};
+}
+
+std::vector<uint32_t> mentioned_attributes(const Request& r) {
+  std::vector<uint32_t> out;
+  collect(r, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace colmatch

@@ -1,0 +1,66 @@
+// Job requests: an expression tree of AND, OR, NOT over clauses `attribute relop value`.
+//
+// Text syntax (README, "Request syntax"):
+//   expr   := or ;  or := and ('||' and)* ;  and := unary ('&&' unary)* ;
+//   unary  := '!' unary | '(' expr ')' | clause
+//   clause := NAME relop value ;  relop := == != < <= > >= =
+//   value  := "quoted" | {v1, v2, ...} (any of; with != none of) | bare text up to a blank, ')' , '&&' or '||'
+// A clause reads "the tasker's value OP value"; `name=value` uses the catalog relop of the attribute as
+// Grid Engine does (the request matches when `value relop tasker_value`), so for a consumable `mem=4G`
+// means the tasker offers at least 4G. A tasker without the attribute fails the clause (DIRAC: a missing
+// parameter makes the resource ineligible); NOT then makes it pass.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/catalog.hpp"
+
+namespace colmatch {
+
+/// One comparison: the tasker's value of `attr` OP the value(s). With several values, EQ means any of,
+/// NE none of. Numeric values are in base units (bytes, seconds); strings are normalized as the type
+/// compares them; for a restring attribute they are wildcard patterns.
+struct Clause {
+  uint32_t attr = 0;
+  Relop op = Relop::EQ;
+  std::vector<double> nums;
+  std::vector<std::string> strs;
+};
+
+/// A request expression node. An AND with no children is true (the empty request).
+struct Request {
+  enum class Kind : uint8_t { And, Or, Not, Clause };
+  Kind kind = Kind::And;
+  std::vector<Request> kids;
+  Clause clause;
+};
+
+/// A request that could not be parsed or checked; `column` is the 1-based character position.
+class RequestError : public std::runtime_error {
+ public:
+  RequestError(const std::string& msg, size_t column) : std::runtime_error(msg), column(column) {}
+  size_t column;
+};
+
+/// Parses and type-checks `text` against `catalog`, returning the canonical form (see canonicalize).
+/// Throws RequestError for syntax errors, unknown attributes, values of the wrong type or unit,
+/// relops the attribute's type does not allow (Grid Engine: string/host/cstring/restring == and !=,
+/// boolean ==), and attributes that are not requestable.
+Request parse_request(std::string_view text, const Catalog& catalog);
+
+/// Canonical form: nested ANDs/ORs flattened, double negations removed, single-child AND/OR
+/// replaced by the child, lists sorted and deduplicated, children sorted by canonical text and
+/// deduplicated. Two requests with equal canonical text select the same taskers.
+void canonicalize(Request& r);
+
+/// Canonical text of a (canonicalized) request, with attribute names from the catalog.
+std::string canonical_text(const Request& r, const Catalog& catalog);
+
+/// Attribute indices the request mentions (sorted, unique).
+std::vector<uint32_t> mentioned_attributes(const Request& r);
+
+}  // namespace colmatch

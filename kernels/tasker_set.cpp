@@ -1,0 +1,72 @@
+#include "kernels/tasker_set.hpp"
+
+#include "kernels/kernels.hpp"
+
+namespace colmatch::kernels {
+
+TaskerSet TaskerSet::from_words(std::vector<uint64_t> words, size_t universe, uint64_t count) {
+  TaskerSet s;
+  s.universe_ = universe;
+  s.count_ = count;
+  if (count * 16 < universe) {
+    std::vector<uint32_t> members;
+    members.reserve(count);
+    for (size_t w = 0; w < words.size(); ++w)
+      for (uint64_t x = words[w]; x != 0; x &= x - 1)
+        members.push_back(static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(x))));
+    s.roaring_.reset(roaring_bitmap_of_ptr(members.size(), members.data()));
+    roaring_bitmap_run_optimize(s.roaring_.get());
+  } else {
+    s.words_ = std::move(words);
+  }
+  return s;
+}
+
+bool TaskerSet::contains(uint32_t t) const noexcept {
+  if (roaring_) return roaring_bitmap_contains(roaring_.get(), t);
+  return t < universe_ && ((words_[t >> 6] >> (t & 63)) & 1) != 0;
+}
+
+size_t TaskerSet::next(size_t pos) const noexcept {
+  if (pos >= universe_) return universe_;
+  if (roaring_) {
+    roaring_uint32_iterator_t it;
+    roaring_init_iterator(roaring_.get(), &it);
+    if (!roaring_move_uint32_iterator_equalorlarger(&it, static_cast<uint32_t>(pos))) return universe_;
+    return it.current_value;
+  }
+  const size_t r = find_next_set(words_.data(), words_.size(), pos);
+  return r < universe_ ? r : universe_;
+}
+
+void TaskerSet::remove(uint32_t t) noexcept {
+  if (!contains(t)) return;
+  --count_;
+  if (roaring_)
+    roaring_bitmap_remove(roaring_.get(), t);
+  else
+    words_[t >> 6] &= ~(uint64_t{1} << (t & 63));
+}
+
+void TaskerSet::add(uint32_t t) noexcept {
+  if (t >= universe_ || contains(t)) return;
+  ++count_;
+  if (roaring_)
+    roaring_bitmap_add(roaring_.get(), t);
+  else
+    words_[t >> 6] |= uint64_t{1} << (t & 63);
+}
+
+std::vector<uint32_t> TaskerSet::to_vector() const {
+  std::vector<uint32_t> out;
+  out.reserve(count_);
+  for (size_t t = next(0); t < universe_; t = next(t + 1)) out.push_back(static_cast<uint32_t>(t));
+  return out;
+}
+
+size_t TaskerSet::bytes() const noexcept {
+  if (roaring_) return roaring_bitmap_portable_size_in_bytes(roaring_.get());
+  return words_.size() * sizeof(uint64_t);
+}
+
+}  // namespace colmatch::kernels

@@ -1,0 +1,56 @@
+// TaskerSet: a set of tasker indices in [0, universe), stored as dense 64-bit words or as a CRoaring
+// bitmap, whichever fits its density (see from_words). The eligibility of one job category is one
+// TaskerSet; dispatch walks it in index order with next().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <roaring/roaring.h>
+
+namespace colmatch::kernels {
+
+class TaskerSet {
+ public:
+  /// An empty set over zero taskers.
+  TaskerSet() = default;
+  TaskerSet(const TaskerSet&) = delete;
+  TaskerSet& operator=(const TaskerSet&) = delete;
+  TaskerSet(TaskerSet&&) noexcept = default;
+  TaskerSet& operator=(TaskerSet&&) noexcept = default;
+  ~TaskerSet() = default;
+
+  /// Builds a set over `universe` taskers from a bitmask of words_for(universe) words (tail clear),
+  /// given its population count. Stays dense unless fewer than one tasker in 16 is a member:
+  /// a sparse set then costs at most 2 bytes a member in a Roaring array container against
+  /// universe/8 bytes dense, and next() jumps over empty stretches instead of scanning zero words.
+  /// Allocates; never throws on valid input (std::bad_alloc aside).
+  static TaskerSet from_words(std::vector<uint64_t> words, size_t universe, uint64_t count);
+
+  size_t universe() const noexcept { return universe_; }
+  uint64_t count() const noexcept { return count_; }
+  bool sparse() const noexcept { return roaring_ != nullptr; }
+  bool contains(uint32_t t) const noexcept;
+  /// The smallest member >= pos, or universe() if there is none. Dense: O(gap / 64); sparse: O(log).
+  size_t next(size_t pos) const noexcept;
+  /// Removes t if present (used when a tasker's fixed attributes change: one bit, not the whole set).
+  void remove(uint32_t t) noexcept;
+  /// Adds t (t < universe()).
+  void add(uint32_t t) noexcept;
+  /// Members in increasing order.
+  std::vector<uint32_t> to_vector() const;
+  /// Bytes held by the representation (words or serialized Roaring size).
+  size_t bytes() const noexcept;
+
+ private:
+  struct RoaringFree {
+    void operator()(roaring_bitmap_t* r) const noexcept { roaring_bitmap_free(r); }
+  };
+  size_t universe_ = 0;
+  uint64_t count_ = 0;
+  std::vector<uint64_t> words_;
+  std::unique_ptr<roaring_bitmap_t, RoaringFree> roaring_;
+};
+
+}  // namespace colmatch::kernels

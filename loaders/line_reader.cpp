@@ -1,0 +1,88 @@
+#include "loaders/line_reader.hpp"
+
+#include <cstring>
+
+#include <zlib.h>
+
+#include "loaders/errors.hpp"
+
+namespace colmatch::loaders {
+
+LineReader::LineReader(std::string path, ProgressFn progress)
+    : path_(std::move(path)), buf_(1 << 20), progress_(std::move(progress)) {
+  gz_ = gzopen(path_.c_str(), "rb");
+  if (gz_ == nullptr) throw LoadError(path_, 0, "", std::string("cannot open: ") + std::strerror(errno));
+  gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+}
+
+LineReader::~LineReader() {
+  if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
+}
+
+bool LineReader::refill() {
+  if (eof_) return false;
+  const int n = gzread(static_cast<gzFile>(gz_), buf_.data(), static_cast<unsigned>(buf_.size()));
+  if (n < 0) {
+    int err = 0;
+    const char* msg = gzerror(static_cast<gzFile>(gz_), &err);
+    throw LoadError(path_, line_ + 1, "", std::string("read error: ") + msg);
+  }
+  if (n == 0) {
+    int err = 0;
+    gzerror(static_cast<gzFile>(gz_), &err);
+    if (err != Z_OK && err != Z_STREAM_END) throw LoadError(path_, line_ + 1, "", "corrupt or truncated gzip data");
+    eof_ = true;
+    return false;
+  }
+  begin_ = 0;
+  end_ = static_cast<size_t>(n);
+  bytes_ += static_cast<uint64_t>(n);
+  if (progress_) progress_(path_, line_, bytes_);
+  return true;
+}
+
+bool LineReader::next(std::string_view& out) {
+  carry_.clear();
+  while (true) {
+    if (begin_ == end_ && !refill()) {
+      if (carry_.empty()) return false;
+      ++line_;
+      out = carry_;
+      return true;
+    }
+    const char* start = buf_.data() + begin_;
+    const void* nl = std::memchr(start, '\n', end_ - begin_);
+    if (nl == nullptr) {
+      carry_.append(start, end_ - begin_);
+      begin_ = end_;
+      continue;
+    }
+    const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - start);
+    begin_ += len + 1;
+    ++line_;
+    if (carry_.empty()) {
+      out = std::string_view(start, len);
+    } else {
+      carry_.append(start, len);
+      out = carry_;
+    }
+    if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+    return true;
+  }
+}
+
+void split_csv(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = line.find(',', start);
+    if (comma == std::string_view::npos) {
+      fields.push_back(line.substr(start));
+      return;
+    }
+    fields.push_back(line.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+}  // namespace colmatch::loaders

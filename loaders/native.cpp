@@ -1,0 +1,385 @@
+#include "loaders/native.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <toml++/toml.h>
+
+#include "loaders/errors.hpp"
+
+namespace colmatch::loaders {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else out += c;
+    }
+  }
+  return out;
+}
+
+// The text of a JSON scalar, for attribute values given as strings, numbers or booleans.
+bool scalar_text(element v, std::string& out) {
+  switch (v.type()) {
+    case element_type::STRING: out = std::string(std::string_view(v.get_string().value_unsafe())); return true;
+    case element_type::INT64: out = fmt::format("{}", int64_t(v.get_int64().value_unsafe())); return true;
+    case element_type::UINT64: out = fmt::format("{}", uint64_t(v.get_uint64().value_unsafe())); return true;
+    case element_type::DOUBLE: out = fmt::format("{}", double(v.get_double().value_unsafe())); return true;
+    case element_type::BOOL: out = v.get_bool().value_unsafe() ? "true" : "false"; return true;
+    default: return false;
+  }
+}
+
+bool number_of(element v, double& out) {
+  switch (v.type()) {
+    case element_type::INT64: out = static_cast<double>(int64_t(v.get_int64().value_unsafe())); return true;
+    case element_type::UINT64: out = static_cast<double>(uint64_t(v.get_uint64().value_unsafe())); return true;
+    case element_type::DOUBLE: out = v.get_double().value_unsafe(); return true;
+    default: return false;
+  }
+}
+
+// Parses a value of attribute `def` given as JSON (number, bool or string).
+double numeric_value(const AttributeDef& def, element v) {
+  double d = 0;
+  if (number_of(v, d)) {
+    if (def.type == AttrType::Int && d != std::floor(d)) throw ValueError(fmt::format("'{}' is not an int value", d));
+    return d;
+  }
+  if (v.type() == element_type::BOOL) return v.get_bool().value_unsafe() ? 1 : 0;
+  std::string text;
+  if (!scalar_text(v, text)) throw ValueError("expected a number or a string");
+  return parse_number(def.type, text);
+}
+
+simdjson::dom::object parse_object(simdjson::dom::parser& parser, std::string_view line, const std::string& path,
+                                   size_t lineno) {
+  element doc;
+  if (auto err = parser.parse(line.data(), line.size(), true).get(doc))
+    throw LoadError(path, lineno, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
+  simdjson::dom::object obj;
+  if (doc.get_object().get(obj)) throw LoadError(path, lineno, "", "expected a JSON object");
+  return obj;
+}
+
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw LoadError(tmp, 0, "", "cannot create file");
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw LoadError(tmp, 0, "", "write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw LoadError(path, 0, "", "cannot rename into place: " + ec.message());
+  }
+}
+
+void read_farm_toml(const std::string& path, Dataset& ds) {
+  toml::table tbl;
+  try {
+    tbl = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw LoadError(path, e.source().begin.line, "", std::string(e.description()));
+  }
+  for (auto&& [k, v] : tbl) {
+    const std::string_view key = k.str();
+    if (key != "name" && key != "policy" && key != "attribute")
+      throw LoadError(path, v.source().begin.line, std::string(key), "unknown key");
+  }
+  ds.name = tbl["name"].value_or(std::string("farm"));
+  if (auto* pol = tbl["policy"].as_table()) {
+    for (auto&& [k, v] : *pol) {
+      if (k.str() != "power") throw LoadError(path, v.source().begin.line, "policy." + std::string(k.str()), "unknown key");
+    }
+    ds.power_attribute = (*pol)["power"].value_or(std::string());
+  }
+  auto* attrs = tbl["attribute"].as_array();
+  if (attrs == nullptr) throw LoadError(path, 0, "attribute", "no [[attribute]] tables");
+  for (auto& node : *attrs) {
+    auto* t = node.as_table();
+    const size_t line = node.source().begin.line;
+    if (t == nullptr) throw LoadError(path, line, "attribute", "expected a table");
+    AttributeDef def;
+    auto str = [&](const char* key, std::string def_value) -> std::string {
+      auto* n = t->get(key);
+      if (n == nullptr) return def_value;
+      if (auto s = n->value<std::string>()) return *s;
+      throw LoadError(path, n->source().begin.line, key, "expected a string");
+    };
+    for (auto&& [k, v] : *t) {
+      static const std::unordered_set<std::string_view> known{"name", "shortcut", "type", "relop", "consumable",
+                                                              "per", "requestable", "default"};
+      if (!known.count(k.str())) throw LoadError(path, v.source().begin.line, std::string(k.str()), "unknown key");
+    }
+    def.name = str("name", "");
+    if (def.name.empty()) throw LoadError(path, line, "name", "an attribute needs a name");
+    def.shortcut = str("shortcut", "");
+    const std::string type = str("type", "string");
+    if (auto ty = parse_type(type)) def.type = *ty;
+    else throw LoadError(path, line, "type", fmt::format("attribute '{}': unknown type '{}'", def.name, type));
+    if (auto* c = t->get("consumable")) {
+      if (auto b = c->value<bool>()) def.consumable = *b;
+      else throw LoadError(path, c->source().begin.line, "consumable", "expected true or false");
+    }
+    const std::string relop = str("relop", def.consumable ? "<=" : "==");
+    if (auto r = parse_relop(relop)) def.relop = *r;
+    else throw LoadError(path, line, "relop", fmt::format("attribute '{}': unknown relop '{}'", def.name, relop));
+    const std::string per = str("per", "slot");
+    if (per == "slot") def.scope = ConsumeScope::PerSlot;
+    else if (per == "job") def.scope = ConsumeScope::PerJob;
+    else throw LoadError(path, line, "per", "expected \"slot\" or \"job\"");
+    if (auto* rq = t->get("requestable")) {
+      std::string r;
+      if (auto b = rq->value<bool>()) r = *b ? "yes" : "no";
+      else if (auto s = rq->value<std::string>()) r = *s;
+      if (r == "yes") def.requestable = Requestable::Yes;
+      else if (r == "no") def.requestable = Requestable::No;
+      else if (r == "forced") def.requestable = Requestable::Forced;
+      else throw LoadError(path, rq->source().begin.line, "requestable", "expected yes, no or forced");
+    }
+    if (auto* d = t->get("default")) {
+      try {
+        if (auto s = d->value<std::string>()) def.default_amount = parse_number(def.type, *s);
+        else if (auto x = d->value<double>()) def.default_amount = *x;
+        else throw ValueError("expected a number or a string");
+        if (!is_numeric(def.type)) throw ValueError("only consumables may have a default value");
+      } catch (const ValueError& e) {
+        throw LoadError(path, d->source().begin.line, "default", fmt::format("attribute '{}': {}", def.name, e.what()));
+      }
+    }
+    try {
+      ds.catalog.add(std::move(def));
+    } catch (const ValueError& e) {
+      throw LoadError(path, line, "attribute", e.what());
+    }
+  }
+  if (!ds.power_attribute.empty()) {
+    auto a = ds.catalog.find(ds.power_attribute);
+    if (!a || !is_numeric(ds.catalog.at(*a).type))
+      throw LoadError(path, 0, "policy.power", fmt::format("'{}' is not a numeric attribute", ds.power_attribute));
+  }
+}
+
+void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress) {
+  LineReader in(path, progress);
+  simdjson::dom::parser parser;
+  TaskerBuilder b(ds.catalog);
+  const std::optional<uint32_t> power_attr =
+      ds.power_attribute.empty() ? std::nullopt : ds.catalog.find(ds.power_attribute);
+  std::string_view line;
+  std::string text;
+  while (in.next(line)) {
+    if (blank(line)) continue;
+    const size_t ln = in.line();
+    auto obj = parse_object(parser, line, path, ln);
+    element name_el;
+    if (obj["name"].get(name_el) || name_el.type() != element_type::STRING)
+      throw LoadError(path, ln, "name", "a tasker needs a string name");
+    try {
+      b.add(std::string(std::string_view(name_el.get_string().value_unsafe())));
+    } catch (const ValueError& e) {
+      throw LoadError(path, ln, "name", e.what());
+    }
+    bool power_given = false;
+    for (auto field : obj) {
+      const std::string_view key = field.key;
+      if (key == "name") continue;
+      if (key == "power") {
+        double p = 0;
+        if (!number_of(field.value, p)) throw LoadError(path, ln, "power", "expected a number");
+        b.set_power(p);
+        power_given = true;
+        continue;
+      }
+      if (key != "attrs") throw LoadError(path, ln, std::string(key), "unknown key");
+      simdjson::dom::object attrs;
+      if (field.value.get_object().get(attrs)) throw LoadError(path, ln, "attrs", "expected an object");
+      for (auto a : attrs) {
+        const std::string field_name = fmt::format("attrs.{}", std::string_view(a.key));
+        const auto idx = ds.catalog.find(a.key);
+        if (!idx) throw LoadError(path, ln, field_name, "unknown attribute");
+        const AttributeDef& def = ds.catalog.at(*idx);
+        try {
+          if (is_numeric(def.type)) {
+            b.set_number(*idx, numeric_value(def, a.value));
+          } else {
+            if (!scalar_text(a.value, text)) throw ValueError("expected a string");
+            b.set(*idx, text);
+          }
+        } catch (const ValueError& e) {
+          throw LoadError(path, ln, field_name, e.what());
+        }
+        if (power_attr && *idx == *power_attr && !power_given) b.set_power(numeric_value(def, a.value));
+      }
+    }
+  }
+  ds.taskers = std::move(b).build();
+}
+
+void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress) {
+  LineReader in(path, progress);
+  simdjson::dom::parser parser;
+  JobBuilder b(ds.catalog);
+  std::unordered_set<std::string> ids;
+  std::string_view line;
+  while (in.next(line)) {
+    if (blank(line)) continue;
+    const size_t ln = in.line();
+    auto obj = parse_object(parser, line, path, ln);
+    element id_el;
+    if (obj["id"].get(id_el)) throw LoadError(path, ln, "id", "a job needs an id");
+    std::string id;
+    if (!scalar_text(id_el, id) || id.empty()) throw LoadError(path, ln, "id", "expected a string or number");
+    if (!ids.insert(id).second) throw LoadError(path, ln, "id", fmt::format("duplicate job id '{}'", id));
+    std::string owner, group;
+    double priority = 0, submit = 0, slots = 1;
+    element el;
+    if (!obj["owner"].get(el) && !scalar_text(el, owner)) throw LoadError(path, ln, "owner", "expected a string");
+    if (!obj["group"].get(el) && !scalar_text(el, group)) throw LoadError(path, ln, "group", "expected a string");
+    if (!obj["priority"].get(el) && !number_of(el, priority)) throw LoadError(path, ln, "priority", "expected a number");
+    if (!obj["submit"].get(el) && !number_of(el, submit)) throw LoadError(path, ln, "submit", "expected a number");
+    if (!obj["slots"].get(el) && (!number_of(el, slots) || slots < 1 || slots != std::floor(slots) || slots > 1e9))
+      throw LoadError(path, ln, "slots", "expected a whole number >= 1");
+    const uint32_t j = b.add(id, owner, group, priority, submit, static_cast<uint32_t>(slots));
+    auto reject = [&](const std::string& field, const std::string& why) {
+      std::string msg = fmt::format("{}:{}: job {}: field '{}': {}", path, ln, id, field, why);
+      ds.job_errors.push_back(msg);
+      b.reject(j, std::move(msg));
+    };
+    for (auto field : obj) {
+      const std::string_view key = field.key;
+      if (key == "id" || key == "owner" || key == "group" || key == "priority" || key == "submit" || key == "slots")
+        continue;
+      if (key == "requests") {
+        std::string text;
+        if (field.value.type() != element_type::STRING || !scalar_text(field.value, text)) {
+          reject("requests", "expected a string");
+          continue;
+        }
+        try {
+          b.set_request(text);
+        } catch (const RequestError& e) {
+          reject("requests", e.what());
+        }
+      } else if (key == "resources") {
+        simdjson::dom::object res;
+        if (field.value.get_object().get(res)) {
+          reject("resources", "expected an object");
+          continue;
+        }
+        for (auto r : res) {
+          const std::string fname = fmt::format("resources.{}", std::string_view(r.key));
+          const auto idx = ds.catalog.find(r.key);
+          if (!idx) {
+            reject(fname, "unknown attribute");
+            break;
+          }
+          try {
+            b.set_amount(*idx, numeric_value(ds.catalog.at(*idx), r.value));
+          } catch (const ValueError& e) {
+            reject(fname, e.what());
+            break;
+          }
+        }
+      } else if (key == "rejected") {
+        std::string why;
+        scalar_text(field.value, why);
+        b.reject(j, why);  // a rejection saved by write_jobs_jsonl: keep its original reason
+      } else {
+        throw LoadError(path, ln, std::string(key), "unknown key");
+      }
+    }
+  }
+  ds.jobs = std::move(b).build();
+}
+
+void write_farm_toml(const std::string& path, const Dataset& ds) {
+  std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
+  if (!ds.power_attribute.empty()) s += fmt::format("\n[policy]\npower = \"{}\"\n", json_escape(ds.power_attribute));
+  for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+    const AttributeDef& d = ds.catalog.at(a);
+    s += fmt::format("\n[[attribute]]\nname = \"{}\"\n", json_escape(d.name));
+    if (!d.shortcut.empty()) s += fmt::format("shortcut = \"{}\"\n", json_escape(d.shortcut));
+    s += fmt::format("type = \"{}\"\nrelop = \"{}\"\n", type_name(d.type), relop_name(d.relop));
+    if (d.consumable) s += fmt::format("consumable = true\nper = \"{}\"\n", d.scope == ConsumeScope::PerSlot ? "slot" : "job");
+    if (d.requestable != Requestable::Yes)
+      s += fmt::format("requestable = \"{}\"\n", d.requestable == Requestable::No ? "no" : "forced");
+    if (d.default_amount) s += fmt::format("default = {}\n", *d.default_amount);
+  }
+  write_file_atomic(path, s);
+}
+
+void write_taskers_jsonl(const std::string& path, const Dataset& ds) {
+  const TaskerTable& t = ds.taskers;
+  std::vector<uint32_t> by_input(t.size());
+  for (uint32_t r = 0; r < t.size(); ++r) by_input[t.input_index[r]] = r;
+  std::string s;
+  for (uint32_t r : by_input) {
+    s += fmt::format("{{\"name\":\"{}\",\"power\":{},\"attrs\":{{", json_escape(t.names[r]), t.power[r]);
+    bool first = true;
+    for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+      const Column& c = t.columns[a];
+      if (!c.has(r)) continue;
+      if (!first) s += ',';
+      first = false;
+      s += fmt::format("\"{}\":", json_escape(ds.catalog.at(a).name));
+      if (is_numeric(c.type)) s += fmt::format("{}", c.num[r]);
+      else s += fmt::format("\"{}\"", json_escape(c.dict.value(c.ids[r])));
+    }
+    s += "}}\n";
+  }
+  write_file_atomic(path, s);
+}
+
+void write_jobs_jsonl(const std::string& path, const Dataset& ds) {
+  const JobTable& j = ds.jobs;
+  const auto& cons = ds.catalog.consumables();
+  std::string s;
+  for (uint32_t i = 0; i < j.size(); ++i) {
+    s += fmt::format("{{\"id\":\"{}\",\"owner\":\"{}\",\"group\":\"{}\",\"priority\":{},\"submit\":{},\"slots\":{}",
+                     json_escape(j.id[i]), json_escape(j.owners.value(j.owner[i])),
+                     json_escape(j.groups.value(j.group[i])), j.priority[i], j.submit[i], j.slots[i]);
+    if (j.request[i] != 0) s += fmt::format(",\"requests\":\"{}\"", json_escape(j.request_text[j.request[i]]));
+    std::string res;
+    for (size_t k = 0; k < cons.size(); ++k)
+      if (!std::isnan(j.amount[k][i]))
+        res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name), j.amount[k][i]);
+    if (!res.empty()) s += ",\"resources\":{" + res + "}";
+    if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
+    s += "}\n";
+  }
+  write_file_atomic(path, s);
+}
+
+}  // namespace colmatch::loaders

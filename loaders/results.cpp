@@ -1,0 +1,101 @@
+#include "loaders/results.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "loaders/errors.hpp"
+#include "loaders/native.hpp"
+
+namespace colmatch::loaders {
+namespace {
+
+void csv_field(std::string& out, std::string_view v) {
+  if (v.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out += v;
+    return;
+  }
+  out += '"';
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    else out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string summary_json(const Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+  uint64_t no_eligible = 0, no_capacity = 0, sparse = 0;
+  for (auto r : m.dispatch.reason) {
+    if (r == PendingReason::NoEligibleTasker) ++no_eligible;
+    if (r == PendingReason::NoFreeCapacity) ++no_capacity;
+  }
+  for (const auto& s : m.eligible) sparse += s.sparse() ? 1 : 0;
+  return fmt::format(
+      "{{\n"
+      "  \"farm\": {},\n  \"format\": {},\n"
+      "  \"taskers\": {},\n  \"jobs\": {},\n"
+      "  \"assigned\": {},\n  \"pending\": {},\n  \"pending_no_eligible_tasker\": {},\n"
+      "  \"pending_no_free_capacity\": {},\n  \"rejected\": {},\n"
+      "  \"categories\": {},\n  \"categories_sparse\": {},\n"
+      "  \"seconds\": {{\"load\": {:.6f}, \"categorize\": {:.6f}, \"eligibility\": {:.6f}, \"dispatch\": {:.6f}, "
+      "\"match_total\": {:.6f}}},\n"
+      "  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
+      json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), m.dispatch.assigned,
+      m.dispatch.pending, no_eligible, no_capacity, m.dispatch.rejected, m.categories.size(), sparse, info.load_s,
+      m.timings.categorize_s, m.timings.eligibility_s, m.timings.dispatch_s, m.timings.total(), info.threads,
+      json_string(kernels::isa_name(m.isa)));
+}
+
+void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw LoadError(dir, 0, "", "cannot create output folder: " + ec.message());
+  const JobTable& jobs = ds.jobs;
+  std::string csv = "job,status,tasker,slots,reason\n";
+  csv.reserve(jobs.size() * 40);
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    csv_field(csv, jobs.id[j]);
+    switch (m.dispatch.status[j]) {
+      case JobStatus::Assigned:
+        csv += ",assigned,";
+        csv_field(csv, ds.taskers.names[m.dispatch.tasker[j]]);
+        csv += fmt::format(",{},\n", jobs.slots[j]);
+        break;
+      case JobStatus::Pending:
+        csv += ",pending,,0,";
+        csv_field(csv, reason_text(m.dispatch.reason[j]));
+        csv += '\n';
+        break;
+      case JobStatus::Rejected:
+        csv += ",rejected,,0,";
+        csv_field(csv, jobs.reject_reason[jobs.reject[j]]);
+        csv += '\n';
+        break;
+    }
+  }
+  std::string cats = "category,jobs,slots,eligible_taskers,representation,request\n";
+  for (size_t c = 0; c < m.categories.size(); ++c) {
+    cats += fmt::format("{:016x},{},{},{},{},", m.categories.hash[c], m.categories.job_count[c], m.categories.slots[c],
+                        m.eligible[c].count(), m.eligible[c].sparse() ? "roaring" : "dense");
+    csv_field(cats, jobs.request_text[m.categories.request[c]]);
+    cats += '\n';
+  }
+  const std::string base = (std::filesystem::path(dir) / "").string();
+  write_file_atomic(base + "results.csv", csv);
+  write_file_atomic(base + "categories.csv", cats);
+  write_file_atomic(base + "summary.json", summary_json(ds, m, info));
+}
+
+}  // namespace colmatch::loaders

@@ -1,0 +1,31 @@
+// Result writers: results.csv, categories.csv and summary.json in an output folder.
+#pragma once
+
+#include <string>
+
+#include "engine/matcher.hpp"
+#include "loaders/dataset.hpp"
+
+namespace colmatch::loaders {
+
+/// What summary.json says about the run besides the outcome itself.
+struct RunInfo {
+  std::string format;     ///< native, google2011, openb
+  unsigned threads = 1;
+  double load_s = 0;      ///< time spent reading inputs
+};
+
+/// Writes into `dir` (created if missing):
+///   results.csv     header `job,status,tasker,slots,reason`; input job order; one row per job: assigned
+///                   (tasker name, slots), pending (reason) or rejected (reason). Fields quoted per RFC 4180.
+///   categories.csv  `category,jobs,slots,eligible_taskers,representation,request`: one row per job category
+///                   (hash in hex), the DIRAC submit-pool view.
+///   summary.json    counts, categories, seconds per phase, threads, instruction set.
+/// Each file is written to a temporary name and renamed, so a failure leaves no partial file.
+/// Throws LoadError on I/O failure.
+void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome& m, const RunInfo& info);
+
+/// The text of summary.json (also printed by the CLI).
+std::string summary_json(const Dataset& ds, const MatchOutcome& m, const RunInfo& info);
+
+}  // namespace colmatch::loaders

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what colmatch needs from Debian 12 packages, and nothing that is already there.
+# Idempotent: a second run does no apt work. Runs as root (or with sudo when available).
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config
+      libtbb-dev libxsimd-dev libroaring-dev libsimdjson-dev libtomlplusplus-dev
+      libcli11-dev libfmt-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
