@@ -59,7 +59,8 @@ template <class A>
 void cmp_f64(const double* col, size_t n, CmpOp op, double v, uint64_t* out) noexcept {
   switch (op) {
     case CmpOp::EQ: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a == b; }); break;
-    case CmpOp::NE: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a != b; }); break;
+    // NE as the negation of EQ: unordered (NaN) compares unequal, as in scalar C++ (x86 NEQ_OQ would not).
+    case CmpOp::NE: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return !(a == b); }); break;
     case CmpOp::LT: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a < b; }); break;
     case CmpOp::LE: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a <= b; }); break;
     case CmpOp::GT: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a > b; }); break;

@@ -1,0 +1,100 @@
+// The fast path against the naive reference matcher on thousands of seeded random farms: identical
+// eligibility per job and identical dispatch, for every usable instruction set and 1 or 2 threads.
+#include <random>
+
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include "datasets/synth/synthetic.hpp"
+#include "engine/matcher.hpp"
+#include "tests/reference/naive_matcher.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+synth::SynthSpec random_spec(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  static const size_t sizes[] = {1, 2, 5, 17, 63, 64, 65, 100, 127, 128, 129, 200, 257};
+  synth::SynthSpec s;
+  s.seed = seed;
+  s.taskers = sizes[rng() % std::size(sizes)];
+  s.jobs = 1 + rng() % 150;
+  s.categories = 1 + rng() % 40;
+  s.missing = (rng() % 4) * 0.1;
+  s.max_depth = static_cast<int>(rng() % 3);
+  s.zipf_s = (rng() % 3) * 0.7;
+  s.with_slots = (rng() % 2) == 0;
+  return s;
+}
+
+void compare(const loaders::Dataset& ds, const MatchOutcome& m, const naive::Result& ref, const std::string& ctx) {
+  const JobTable& jobs = ds.jobs;
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    ASSERT_EQ(m.dispatch.status[j], ref.status[j]) << ctx << " job " << jobs.id[j];
+    ASSERT_EQ(m.dispatch.tasker[j], ref.tasker[j]) << ctx << " job " << jobs.id[j] << " request "
+                                                   << jobs.request_text[jobs.request[j]];
+    ASSERT_EQ(m.dispatch.reason[j], ref.reason[j]) << ctx << " job " << jobs.id[j];
+    if (jobs.rejected(j)) continue;
+    const auto& set = m.eligible[m.categories.of_job[j]];
+    for (uint32_t t = 0; t < ds.taskers.size(); ++t)
+      ASSERT_EQ(set.contains(t), naive::eligible(ds.catalog, ds.taskers, jobs, t, j))
+          << ctx << " job " << jobs.id[j] << " tasker " << ds.taskers.names[t] << " request "
+          << jobs.request_text[jobs.request[j]];
+  }
+  ASSERT_EQ(m.dispatch.free, ref.free) << ctx;
+}
+
+class Differential : public ::testing::TestWithParam<int> {};
+
+// 8 shards x 250 farms = 2000 random farms, each checked on every instruction set.
+TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
+  const int shard = GetParam();
+  size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0;
+  for (int i = 0; i < 250; ++i) {
+    const uint64_t seed = 1000003ULL * static_cast<uint64_t>(shard) + static_cast<uint64_t>(i);
+    const auto ds = synth::generate(random_spec(seed));
+    const naive::Result ref = naive::run(ds.catalog, ds.taskers, ds.jobs);
+    for (kernels::Isa isa : kernels::usable_isas()) {
+      const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, *kernels::table_for(isa));
+      compare(ds, m, ref, "seed " + std::to_string(seed) + " isa " + std::string(kernels::isa_name(isa)));
+      if (isa == kernels::Isa::Scalar) {
+        for (const auto& s : m.eligible) {
+          nonempty_eligibility += s.count() > 0;
+          sparse_sets += s.sparse();
+        }
+        assigned += m.dispatch.assigned;
+      }
+    }
+  }
+  // The farms must exercise the interesting paths, or equality proves little.
+  EXPECT_GT(nonempty_eligibility, 100u);
+  EXPECT_GT(assigned, 100u);
+  EXPECT_GT(sparse_sets, 10u);
+}
+INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
+
+TEST(Differential, SameResultForOneAndTwoThreads) {
+  synth::SynthSpec s;
+  s.taskers = 3000;
+  s.jobs = 5000;
+  s.categories = 400;
+  s.seed = 99;
+  const auto ds = synth::generate(s);
+  MatchOutcome one, two;
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 1);
+    one = run_match(ds.catalog, ds.taskers, ds.jobs);
+  }
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 2);
+    two = run_match(ds.catalog, ds.taskers, ds.jobs);
+  }
+  ASSERT_EQ(one.eligible.size(), two.eligible.size());
+  for (size_t c = 0; c < one.eligible.size(); ++c) ASSERT_EQ(one.eligible[c].to_vector(), two.eligible[c].to_vector());
+  EXPECT_EQ(one.dispatch.tasker, two.dispatch.tasker);
+  EXPECT_EQ(one.dispatch.reason, two.dispatch.reason);
+  EXPECT_GT(one.dispatch.assigned, 0u);
+}
+
+}  // namespace

@@ -1,0 +1,201 @@
+#include <gtest/gtest.h>
+
+#include <tbb/global_control.h>
+
+#include "engine/matcher.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+// A small farm: slots (consumable, per job), mem (memory consumable, per slot), arch, t01 (int, <=).
+struct Farm {
+  Catalog cat;
+  TaskerTable taskers;
+  JobTable jobs;
+  uint32_t slots, mem, arch, t01;
+
+  Farm() {
+    AttributeDef d;
+    d.name = "slots";
+    d.type = AttrType::Int;
+    d.relop = Relop::LE;
+    d.consumable = true;
+    slots = cat.add(d);
+    d.name = "mem";
+    d.type = AttrType::Memory;
+    mem = cat.add(d);
+    AttributeDef a;
+    a.name = "arch";
+    arch = cat.add(a);
+    AttributeDef t;
+    t.name = "t01";
+    t.type = AttrType::Int;
+    t.relop = Relop::LE;
+    t01 = cat.add(t);
+  }
+  uint32_t tasker_row(const std::string& name) const {
+    for (uint32_t r = 0; r < taskers.size(); ++r)
+      if (taskers.names[r] == name) return r;
+    return kNone;
+  }
+  std::string assigned_to(const MatchOutcome& m, uint32_t j) const {
+    return m.dispatch.tasker[j] == kNone ? "-" : taskers.names[m.dispatch.tasker[j]];
+  }
+  double free_of(const MatchOutcome& m, uint32_t attr, const std::string& tasker) const {
+    return m.dispatch.free[static_cast<size_t>(cat.consumable_slot(attr))][tasker_row(tasker)];
+  }
+};
+
+// Seed 002, example E1: j1 requests t01=10 with 4 slots; q1 has 5 slots and t01 <= 20. j1 fits on q1
+// (t01 allows requests from 0 to 20) and afterwards q1 offers slots = 1 and still t01 <= 20.
+TEST(SeedExamples, GridEngineE1PerSlotFixedAttribute) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  tb.add("q1");
+  tb.set(f.slots, "5");
+  tb.set(f.t01, "20");
+  f.taskers = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  jb.add("j1", "u", "g", 0, 0, 4);
+  jb.set_request("t01=10");
+  f.jobs = std::move(jb).build();
+  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  EXPECT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+  EXPECT_EQ(f.assigned_to(m, 0), "q1");
+  EXPECT_EQ(f.free_of(m, f.slots, "q1"), 1) << "5 slots - 4";
+  EXPECT_EQ(f.taskers.columns[f.t01].num[0], 20) << "a fixed attribute is not consumed";
+}
+
+TEST(Dispatch, GreatestEffectivePowerThenLowestInputIndex) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  for (auto [name, power] : {std::pair{"slow", 1.0}, {"fastA", 3.0}, {"fastB", 3.0}, {"mid", 2.0}}) {
+    tb.add(name, power);
+    tb.set(f.slots, "1");
+    tb.set(f.arch, "x");
+  }
+  f.taskers = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  for (int j = 0; j < 5; ++j) jb.add("j" + std::to_string(j), "u", "g", 0, j, 1);
+  f.jobs = std::move(jb).build();
+  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  EXPECT_EQ(f.assigned_to(m, 0), "fastA");
+  EXPECT_EQ(f.assigned_to(m, 1), "fastB");
+  EXPECT_EQ(f.assigned_to(m, 2), "mid");
+  EXPECT_EQ(f.assigned_to(m, 3), "slow");
+  EXPECT_EQ(m.dispatch.status[4], JobStatus::Pending);
+  EXPECT_EQ(m.dispatch.reason[4], PendingReason::NoFreeCapacity);
+}
+
+TEST(Dispatch, PriorityThenSubmitTimeThenInputOrder) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  tb.add("only");
+  tb.set(f.slots, "2");
+  f.taskers = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  jb.add("low-early", "u", "g", 1, 0);
+  jb.add("high-late", "u", "g", 5, 100);
+  jb.add("low-earlier", "u", "g", 1, -5);
+  jb.add("high-late-2", "u", "g", 5, 100);
+  f.jobs = std::move(jb).build();
+  const auto order = dispatch_order(f.jobs);
+  EXPECT_EQ(order, (std::vector<uint32_t>{1, 3, 2, 0}));
+  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  EXPECT_EQ(m.dispatch.status[1], JobStatus::Assigned);
+  EXPECT_EQ(m.dispatch.status[3], JobStatus::Assigned);
+  EXPECT_EQ(m.dispatch.status[2], JobStatus::Pending);
+  EXPECT_EQ(m.dispatch.status[0], JobStatus::Pending);
+}
+
+TEST(Dispatch, PerSlotConsumablesAreChargedTimesSlots) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  tb.add("big", 2);
+  tb.set(f.slots, "8");
+  tb.set(f.mem, "16G");
+  tb.add("small", 1);
+  tb.set(f.slots, "8");
+  tb.set(f.mem, "8G");
+  f.taskers = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  jb.add("a", "u", "g", 0, 0, 4);
+  jb.set_amount(f.mem, parse_number(AttrType::Memory, "3G"));  // 4 x 3G = 12G: only "big" is eligible
+  jb.add("b", "u", "g", 0, 1, 2);
+  jb.set_amount(f.mem, parse_number(AttrType::Memory, "3G"));  // 6G: big has 4G left, small fits
+  jb.add("c", "u", "g", 0, 2, 1);
+  jb.set_amount(f.mem, parse_number(AttrType::Memory, "10G"));  // eligible on big only, no room left
+  jb.add("d", "u", "g", 0, 3, 1);
+  jb.set_amount(f.mem, parse_number(AttrType::Memory, "20G"));  // eligible nowhere
+  f.jobs = std::move(jb).build();
+  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  EXPECT_EQ(f.assigned_to(m, 0), "big");
+  EXPECT_EQ(f.assigned_to(m, 1), "small");
+  EXPECT_EQ(m.dispatch.reason[2], PendingReason::NoFreeCapacity);
+  EXPECT_EQ(m.dispatch.reason[3], PendingReason::NoEligibleTasker);
+  EXPECT_EQ(f.free_of(m, f.mem, "big"), parse_number(AttrType::Memory, "4G"));
+  EXPECT_EQ(f.free_of(m, f.slots, "big"), 4);
+  EXPECT_EQ(f.free_of(m, f.slots, "small"), 6);
+  EXPECT_EQ(m.categories.size(), 4u);
+}
+
+TEST(Dispatch, MissingAttributeMakesTaskerIneligibleUnlessNegated) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  tb.add("with", 1);
+  tb.set(f.arch, "x");
+  tb.set(f.slots, "4");
+  tb.add("without", 2);
+  tb.set(f.slots, "4");
+  f.taskers = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  jb.add("ne", "u", "g", 0, 0);
+  jb.set_request("arch!=y");
+  jb.add("not", "u", "g", 0, 1);
+  jb.set_request("!(arch==y)");
+  f.jobs = std::move(jb).build();
+  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  EXPECT_EQ(f.assigned_to(m, 0), "with") << "!= needs the attribute (DIRAC: missing = not eligible)";
+  EXPECT_EQ(f.assigned_to(m, 1), "without") << "NOT of a failed clause passes";
+}
+
+TEST(Dispatch, ForcedAttributeMustBeRequested) {
+  Catalog cat;
+  AttributeDef d;
+  d.name = "project";
+  d.requestable = Requestable::Forced;
+  cat.add(d);
+  JobBuilder jb(cat);
+  jb.add("ok", "u", "g", 0, 0);
+  jb.set_request("project==p1");
+  jb.add("missing", "u", "g", 0, 0);
+  const JobTable jobs = std::move(jb).build();
+  EXPECT_FALSE(jobs.rejected(0));
+  ASSERT_TRUE(jobs.rejected(1));
+  EXPECT_NE(jobs.reject_reason[jobs.reject[1]].find("forced"), std::string::npos);
+}
+
+TEST(Categories, SameRequestsShareOneCategory) {
+  Farm f;
+  JobBuilder jb(f.cat);
+  jb.add("a", "u1", "g", 0, 0);
+  jb.set_request("arch==x && t01=3");
+  jb.add("b", "u2", "g", 9, 5);
+  jb.set_request("t01=3 && arch==x");
+  jb.add("c", "u1", "g", 0, 0);
+  jb.set_request("arch==x && t01=3");
+  jb.set_amount(f.mem, 1);
+  jb.add("d", "u1", "g", 0, 0, 2);
+  jb.set_request("arch==x && t01=3");
+  f.jobs = std::move(jb).build();
+  const Categories c = categorize(f.cat, f.jobs);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c.of_job[0], c.of_job[1]);
+  EXPECT_NE(c.of_job[0], c.of_job[2]) << "different consumable charge";
+  EXPECT_NE(c.of_job[0], c.of_job[3]) << "different slot count";
+  EXPECT_EQ(c.job_count[c.of_job[0]], 2u);
+  EXPECT_NE(c.hash[0], c.hash[1]);
+}
+
+}  // namespace

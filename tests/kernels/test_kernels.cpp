@@ -1,0 +1,173 @@
+// Every kernel of every usable instruction set against the scalar twin, on random data with
+// lengths around the 64-row word boundary and the SIMD lane widths.
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "kernels/kernels.hpp"
+#include "kernels/tasker_set.hpp"
+
+using namespace colmatch::kernels;
+
+namespace {
+
+const size_t kLengths[] = {0, 1, 3, 7, 8, 15, 16, 31, 63, 64, 65, 127, 128, 129, 200, 1000, 4099};
+
+std::vector<uint64_t> run_cmp(const KernelTable& k, const std::vector<double>& col, CmpOp op, double v) {
+  std::vector<uint64_t> out(words_for(col.size()) + 1, 0xDEADBEEFDEADBEEFULL);  // sentinel word after
+  k.cmp_f64(col.data(), col.size(), op, v, out.data());
+  EXPECT_EQ(out.back(), 0xDEADBEEFDEADBEEFULL) << "kernel wrote past its output";
+  out.pop_back();
+  return out;
+}
+
+class KernelsPerIsa : public ::testing::TestWithParam<Isa> {
+ protected:
+  const KernelTable& k() { return *table_for(GetParam()); }
+  const KernelTable& ref() { return *table_for(Isa::Scalar); }
+  std::mt19937_64 rng{12345};
+};
+
+TEST_P(KernelsPerIsa, CmpF64MatchesScalarForEveryRelop) {
+  std::uniform_int_distribution<int> small(0, 6);
+  for (size_t n : kLengths) {
+    std::vector<double> col(n);
+    for (auto& x : col) x = small(rng) == 6 ? std::nan("") : small(rng) * 0.5;
+    for (CmpOp op : {CmpOp::EQ, CmpOp::NE, CmpOp::LT, CmpOp::LE, CmpOp::GT, CmpOp::GE})
+      for (double v : {0.0, 1.0, 1.5, 3.0, -1.0}) {
+        const auto got = run_cmp(k(), col, op, v);
+        const auto want = run_cmp(ref(), col, op, v);
+        ASSERT_EQ(got, want) << "n=" << n << " op=" << int(op) << " v=" << v;
+        // and the scalar twin against the definition, row by row
+        for (size_t i = 0; i < n; ++i) {
+          bool def = false;
+          switch (op) {
+            case CmpOp::EQ: def = col[i] == v; break;
+            case CmpOp::NE: def = col[i] != v; break;
+            case CmpOp::LT: def = col[i] < v; break;
+            case CmpOp::LE: def = col[i] <= v; break;
+            case CmpOp::GT: def = col[i] > v; break;
+            case CmpOp::GE: def = col[i] >= v; break;
+          }
+          ASSERT_EQ(((want[i / 64] >> (i % 64)) & 1) != 0, def) << i;
+        }
+        if (n % 64) ASSERT_EQ(want.back() >> (n % 64), 0u) << "tail bits must be clear";
+      }
+  }
+}
+
+TEST_P(KernelsPerIsa, EqAndLutU32MatchScalar) {
+  for (size_t n : kLengths) {
+    const uint32_t dict = 1 + static_cast<uint32_t>(n % 37);
+    std::vector<uint32_t> ids(n);
+    for (auto& x : ids) x = static_cast<uint32_t>(rng() % dict);
+    std::vector<uint32_t> lut(dict);
+    for (auto& x : lut) x = (rng() & 1) ? 0xFFFFFFFFu : 0u;
+    const size_t nw = words_for(n);
+    std::vector<uint64_t> a(nw + 1, 7), b(nw + 1, 7);
+    for (uint32_t id = 0; id <= dict; ++id) {
+      k().eq_u32(ids.data(), n, id, a.data());
+      ref().eq_u32(ids.data(), n, id, b.data());
+      ASSERT_EQ(a, b) << "eq n=" << n << " id=" << id;
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(((b[i / 64] >> (i % 64)) & 1) != 0, ids[i] == id);
+    }
+    k().lut_u32(ids.data(), n, lut.data(), lut.size(), a.data());
+    ref().lut_u32(ids.data(), n, lut.data(), lut.size(), b.data());
+    ASSERT_EQ(a, b) << "lut n=" << n;
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(((b[i / 64] >> (i % 64)) & 1) != 0, lut[ids[i]] != 0);
+    ASSERT_EQ(a.back(), 7u);
+  }
+}
+
+TEST_P(KernelsPerIsa, WordAlgebraAndPopcountMatchScalar) {
+  for (size_t nw : {0, 1, 2, 3, 7, 8, 9, 17, 64, 65}) {
+    std::vector<uint64_t> x(nw), y(nw);
+    for (auto& w : x) w = rng();
+    for (auto& w : y) w = rng();
+    for (int op = 0; op < 3; ++op) {
+      auto a = x, b = x;
+      auto f = op == 0 ? k().and_words : op == 1 ? k().or_words : k().andnot_words;
+      auto g = op == 0 ? ref().and_words : op == 1 ? ref().or_words : ref().andnot_words;
+      f(a.data(), y.data(), nw);
+      g(b.data(), y.data(), nw);
+      ASSERT_EQ(a, b) << "op " << op << " nw " << nw;
+      for (size_t w = 0; w < nw; ++w)
+        ASSERT_EQ(b[w], op == 0 ? (x[w] & y[w]) : op == 1 ? (x[w] | y[w]) : (x[w] & ~y[w]));
+    }
+    uint64_t expect = 0;
+    for (auto w : x) expect += static_cast<uint64_t>(__builtin_popcountll(w));
+    ASSERT_EQ(k().popcount(x.data(), nw), expect);
+    ASSERT_EQ(ref().popcount(x.data(), nw), expect);
+  }
+}
+
+std::string isa_param_name(const ::testing::TestParamInfo<Isa>& p) { return std::string(isa_name(p.param)); }
+INSTANTIATE_TEST_SUITE_P(AllUsable, KernelsPerIsa, ::testing::ValuesIn(usable_isas()), isa_param_name);
+
+TEST(Kernels, ScalarAndAtLeastOneSimdSetAreUsableOnX86) {
+  const auto isas = usable_isas();
+  ASSERT_FALSE(isas.empty());
+  EXPECT_EQ(isas.front(), Isa::Scalar);
+#if defined(COLMATCH_X86_KERNELS)
+  EXPECT_GE(isas.size(), 2u) << "SSE2 is part of x86-64";
+#endif
+}
+
+// Run by ctest with COLMATCH_ISA set (see tests/CMakeLists.txt): proves the variable forces the set.
+TEST(Kernels, EnvironmentForcesInstructionSet) {
+  const char* env = std::getenv("COLMATCH_ISA");
+  if (env == nullptr) GTEST_SKIP() << "COLMATCH_ISA not set";
+  Isa want;
+  ASSERT_TRUE(parse_isa(env, want));
+  if (table_for(want) == nullptr) GTEST_SKIP() << env << " not supported by this CPU";
+  EXPECT_EQ(active().isa, want);
+}
+
+TEST(Kernels, FindNextSetSkipsZeroWords) {
+  std::vector<uint64_t> w(10, 0);
+  w[3] = 1ULL << 5;
+  w[9] = 1ULL << 63;
+  EXPECT_EQ(find_next_set(w.data(), w.size(), 0), 3u * 64 + 5);
+  EXPECT_EQ(find_next_set(w.data(), w.size(), 3 * 64 + 5), 3u * 64 + 5);
+  EXPECT_EQ(find_next_set(w.data(), w.size(), 3 * 64 + 6), 9u * 64 + 63);
+  EXPECT_EQ(find_next_set(w.data(), w.size(), 640), 640u);
+  EXPECT_EQ(find_next_set(w.data(), 0, 0), 0u);
+}
+
+// TaskerSet against std::set, dense and sparse, as CRoaring's checked tests mirror a bitmap in a set.
+TEST(TaskerSet, DenseAndSparseAgreeWithStdSet) {
+  std::mt19937_64 rng(7);
+  for (size_t universe : {1, 64, 100, 1000, 5000}) {
+    for (double density : {0.0, 0.01, 0.05, 0.5, 1.0}) {
+      std::vector<uint64_t> words(words_for(universe), 0);
+      std::set<uint32_t> ref;
+      for (uint32_t t = 0; t < universe; ++t)
+        if (std::bernoulli_distribution(density)(rng)) {
+          words[t / 64] |= 1ULL << (t % 64);
+          ref.insert(t);
+        }
+      auto s = TaskerSet::from_words(words, universe, ref.size());
+      EXPECT_EQ(s.sparse(), ref.size() * 16 < universe) << universe << " " << density;
+      EXPECT_EQ(s.count(), ref.size());
+      EXPECT_EQ(s.to_vector(), std::vector<uint32_t>(ref.begin(), ref.end()));
+      for (size_t pos = 0; pos <= universe; pos += 1 + universe / 50) {
+        auto it = ref.lower_bound(static_cast<uint32_t>(pos));
+        EXPECT_EQ(s.next(pos), it == ref.end() ? universe : *it);
+      }
+      if (!ref.empty()) {
+        const uint32_t victim = *ref.begin();
+        s.remove(victim);
+        ref.erase(victim);
+        EXPECT_FALSE(s.contains(victim));
+        EXPECT_EQ(s.count(), ref.size());
+        s.add(victim);
+        EXPECT_TRUE(s.contains(victim));
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,176 @@
+#include <unistd.h>
+#include <functional>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "engine/matcher.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/native.hpp"
+
+using namespace colmatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDemo = std::string(COLMATCH_SOURCE_DIR) + "/datasets/demo/";
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("colmatch-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name, const std::string& content) const {
+    const auto p = (path_ / name).string();
+    std::ofstream(p) << content;
+    return p;
+  }
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+loaders::Dataset load_demo() {
+  loaders::Dataset ds;
+  loaders::read_farm_toml(kDemo + "farm.toml", ds);
+  loaders::read_taskers_jsonl(kDemo + "taskers.jsonl", ds);
+  loaders::read_jobs_jsonl(kDemo + "jobs.jsonl", ds);
+  return ds;
+}
+
+TEST(Native, ReadsTheDemoFarm) {
+  const auto ds = load_demo();
+  EXPECT_EQ(ds.name, "demo");
+  EXPECT_EQ(ds.catalog.size(), 10u);
+  EXPECT_EQ(ds.taskers.size(), 4u);
+  EXPECT_EQ(ds.jobs.size(), 8u);
+  EXPECT_EQ(ds.taskers.names[0], "gpu.q@node04") << "rank order: speed 4.0 first (policy power = speed)";
+  const auto mem = *ds.catalog.find("h_vmem");
+  EXPECT_EQ(ds.taskers.columns[mem].num[0], 128.0 * 1024 * 1024 * 1024);
+  EXPECT_TRUE(ds.job_errors.empty());
+}
+
+TEST(Native, DemoMatchesAsWorkedOut) {
+  const auto ds = load_demo();
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  auto where = [&](uint32_t j) { return m.dispatch.tasker[j] == kNone ? std::string("-") : ds.taskers.names[m.dispatch.tasker[j]]; };
+  EXPECT_EQ(where(0), "all.q@node01");  // amd64 with ssd: node01 only
+  EXPECT_EQ(where(1), "all.q@node01");  // debian12 caseless; 4 slots x 2G
+  EXPECT_EQ(where(2), "gpu.q@node04");  // *.gov|*.fr: node03 or node04; node04 has more power
+  EXPECT_EQ(where(3), "gpu.q@node04");  // walltime >= 12h and (rhel9 or speed > 3), matlab licence
+  EXPECT_EQ(where(4), "all.q@node02");  // host names are caseless
+  EXPECT_EQ(m.dispatch.reason[5], PendingReason::NoEligibleTasker);  // 32G per slot: node03 has 16G
+  EXPECT_EQ(where(6), "all.q@node01");  // matlab: node04's only licence is taken by job 4
+  EXPECT_EQ(m.dispatch.reason[7], PendingReason::NoEligibleTasker);
+}
+
+TEST(Native, WriteThenReadGivesTheSameDataset) {
+  const auto ds = load_demo();
+  TempDir dir;
+  loaders::write_farm_toml(dir.path("farm.toml"), ds);
+  loaders::write_taskers_jsonl(dir.path("taskers.jsonl"), ds);
+  loaders::write_jobs_jsonl(dir.path("jobs.jsonl"), ds);
+  loaders::Dataset back;
+  loaders::read_farm_toml(dir.path("farm.toml"), back);
+  loaders::read_taskers_jsonl(dir.path("taskers.jsonl"), back);
+  loaders::read_jobs_jsonl(dir.path("jobs.jsonl"), back);
+  EXPECT_EQ(back.taskers.names, ds.taskers.names);
+  EXPECT_EQ(back.taskers.power, ds.taskers.power);
+  for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+    EXPECT_EQ(back.catalog.at(a).name, ds.catalog.at(a).name);
+    EXPECT_EQ(back.catalog.at(a).type, ds.catalog.at(a).type);
+    EXPECT_EQ(back.catalog.at(a).scope, ds.catalog.at(a).scope);
+    EXPECT_EQ(back.taskers.columns[a].num, ds.taskers.columns[a].num);
+    EXPECT_EQ(back.taskers.columns[a].present, ds.taskers.columns[a].present);
+  }
+  EXPECT_EQ(back.jobs.id, ds.jobs.id);
+  EXPECT_EQ(back.jobs.request_text, ds.jobs.request_text);
+  EXPECT_EQ(back.jobs.slots, ds.jobs.slots);
+  const auto a = run_match(ds.catalog, ds.taskers, ds.jobs);
+  const auto b = run_match(back.catalog, back.taskers, back.jobs);
+  EXPECT_EQ(a.dispatch.tasker, b.dispatch.tasker);
+}
+
+void expect_load_error(const std::function<void()>& f, const std::string& file, size_t line, const std::string& field,
+                       const std::string& words) {
+  try {
+    f();
+    FAIL() << "no error";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, file) << e.what();
+    EXPECT_EQ(e.line, line) << e.what();
+    EXPECT_EQ(e.field, field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(Native, FarmErrorsNameFileLineAndField) {
+  TempDir d;
+  const auto bad_type = d.file("a.toml", "name = \"x\"\n[[attribute]]\nname = \"arch\"\ntype = \"strnig\"\n");
+  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(bad_type, ds); }, bad_type, 2, "type", "unknown type");
+  const auto bad_rule = d.file("b.toml", "[[attribute]]\nname = \"arch\"\ntype = \"string\"\nrelop = \"<=\"\n");
+  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(bad_rule, ds); }, bad_rule, 1, "attribute",
+                    "allows only the relops == and !=");
+  const auto syntax = d.file("c.toml", "[[attribute]]\nname = \n");
+  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(syntax, ds); }, syntax, 2, "", "");
+  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(d.path("missing.toml"), ds); },
+                    d.path("missing.toml"), 0, "", "could not be opened");
+}
+
+TEST(Native, TaskerErrorsNameFileLineAndField) {
+  TempDir d;
+  loaders::Dataset ds;
+  loaders::read_farm_toml(kDemo + "farm.toml", ds);
+  const auto unknown = d.file("t1.jsonl", "{\"name\":\"a\",\"attrs\":{\"arch\":\"x\"}}\n\n{\"name\":\"b\",\"attrs\":{\"gpu\":1}}\n");
+  expect_load_error([&] { loaders::read_taskers_jsonl(unknown, ds); }, unknown, 3, "attrs.gpu", "unknown attribute");
+  const auto wrong = d.file("t2.jsonl", "{\"name\":\"a\",\"attrs\":{\"h_vmem\":\"lots\"}}\n");
+  expect_load_error([&] { loaders::read_taskers_jsonl(wrong, ds); }, wrong, 1, "attrs.h_vmem", "not a memory value");
+  const auto malformed = d.file("t3.jsonl", "{\"name\":\"a\",\n");
+  expect_load_error([&] { loaders::read_taskers_jsonl(malformed, ds); }, malformed, 1, "", "malformed JSON");
+  const auto dup = d.file("t4.jsonl", "{\"name\":\"a\"}\n{\"name\":\"a\"}\n");
+  expect_load_error([&] { loaders::read_taskers_jsonl(dup, ds); }, dup, 2, "name", "defined twice");
+}
+
+TEST(Native, BadJobRequestsAreRejectedAndTheRunGoesOn) {
+  TempDir d;
+  loaders::Dataset ds;
+  loaders::read_farm_toml(kDemo + "farm.toml", ds);
+  loaders::read_taskers_jsonl(kDemo + "taskers.jsonl", ds);
+  const auto jobs = d.file("j.jsonl",
+                           "{\"id\":\"ok\",\"requests\":\"arch==lx-amd64\"}\n"
+                           "{\"id\":\"bad-attr\",\"requests\":\"gpu==1\"}\n"
+                           "{\"id\":\"bad-unit\",\"resources\":{\"h_vmem\":\"4X\"}}\n"
+                           "{\"id\":\"bad-relop\",\"requests\":\"arch<x\"}\n");
+  loaders::read_jobs_jsonl(jobs, ds);
+  ASSERT_EQ(ds.jobs.size(), 4u);
+  EXPECT_FALSE(ds.jobs.rejected(0));
+  for (uint32_t j = 1; j < 4; ++j) ASSERT_TRUE(ds.jobs.rejected(j)) << j;
+  const auto& r1 = ds.jobs.reject_reason[ds.jobs.reject[1]];
+  EXPECT_NE(r1.find(jobs + ":2: job bad-attr: field 'requests': unknown attribute 'gpu'"), std::string::npos) << r1;
+  const auto& r2 = ds.jobs.reject_reason[ds.jobs.reject[2]];
+  EXPECT_NE(r2.find(":3: job bad-unit: field 'resources.h_vmem'"), std::string::npos) << r2;
+  EXPECT_EQ(ds.job_errors.size(), 3u);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  EXPECT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+  EXPECT_EQ(m.dispatch.rejected, 3u);
+}
+
+TEST(Native, JobFileErrorsAreFatal) {
+  TempDir d;
+  loaders::Dataset ds;
+  loaders::read_farm_toml(kDemo + "farm.toml", ds);
+  const auto noid = d.file("j1.jsonl", "{\"id\":\"a\"}\n{\"owner\":\"x\"}\n");
+  expect_load_error([&] { loaders::read_jobs_jsonl(noid, ds); }, noid, 2, "id", "needs an id");
+  const auto dup = d.file("j2.jsonl", "{\"id\":\"a\"}\n{\"id\":\"a\"}\n");
+  expect_load_error([&] { loaders::read_jobs_jsonl(dup, ds); }, dup, 2, "id", "duplicate");
+  const auto slots = d.file("j3.jsonl", "{\"id\":\"a\",\"slots\":0}\n");
+  expect_load_error([&] { loaders::read_jobs_jsonl(slots, ds); }, slots, 1, "slots", "whole number");
+  const auto typo = d.file("j4.jsonl", "{\"id\":\"a\",\"request\":\"x\"}\n");
+  expect_load_error([&] { loaders::read_jobs_jsonl(typo, ds); }, typo, 1, "request", "unknown key");
+}
+
+}  // namespace

@@ -1,0 +1,119 @@
+#include "tests/reference/naive_matcher.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/wildcard.hpp"
+
+namespace colmatch::naive {
+
+bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
+  if (r.kind == Request::Kind::And) {
+    for (const auto& k : r.kids)
+      if (!satisfies(taskers, t, k)) return false;
+    return true;
+  }
+  if (r.kind == Request::Kind::Or) {
+    for (const auto& k : r.kids)
+      if (satisfies(taskers, t, k)) return true;
+    return false;
+  }
+  if (r.kind == Request::Kind::Not) return !satisfies(taskers, t, r.kids[0]);
+
+  const Clause& c = r.clause;
+  const Column& col = taskers.columns[c.attr];
+  if (!col.has(t)) return false;
+  bool any = false, all = true;
+  if (is_numeric(col.type)) {
+    for (double v : c.nums) {
+      const bool ok = apply(c.op, col.num[t], v);
+      any = any || ok;
+      all = all && ok;
+    }
+  } else {
+    const std::string& value = col.dict.value(col.ids[t]);
+    for (const auto& s : c.strs) {
+      const bool equal = col.type == AttrType::ReString ? WildcardPattern(s).matches(value) : value == s;
+      const bool ok = c.op == Relop::EQ ? equal : !equal;
+      any = any || ok;
+      all = all && ok;
+    }
+  }
+  return c.op == Relop::NE ? all : any;  // == over a list: any of; != over a list: none of
+}
+
+std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_t j) {
+  std::vector<double> out;
+  for (size_t k = 0; k < catalog.consumables().size(); ++k) {
+    const AttributeDef& d = catalog.at(catalog.consumables()[k]);
+    const double requested = jobs.amount[k][j];
+    double c;
+    if (d.name == "slots") {
+      c = std::isnan(requested) ? jobs.slots[j] : requested;
+    } else {
+      const double a = std::isnan(requested) ? d.default_amount.value_or(0.0) : requested;
+      c = d.scope == ConsumeScope::PerSlot ? a * jobs.slots[j] : a;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j) {
+  if (!satisfies(taskers, t, jobs.requests[jobs.request[j]])) return false;
+  const auto need = charge(catalog, jobs, j);
+  for (size_t k = 0; k < need.size(); ++k) {
+    if (need[k] <= 0) continue;
+    const Column& col = taskers.columns[catalog.consumables()[k]];
+    if (!col.has(t) || !(col.num[t] >= need[k])) return false;
+  }
+  return true;
+}
+
+Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs) {
+  Result res;
+  const size_t nj = jobs.size(), nt = taskers.size();
+  res.status.assign(nj, JobStatus::Pending);
+  res.tasker.assign(nj, kNone);
+  res.reason.assign(nj, PendingReason::None);
+  for (uint32_t k : catalog.consumables()) res.free.push_back(taskers.columns[k].num);
+
+  std::vector<uint32_t> order;
+  for (uint32_t j = 0; j < nj; ++j) {
+    if (jobs.rejected(j)) res.status[j] = JobStatus::Rejected;
+    else order.push_back(j);
+  }
+  // Priority descending, submit ascending, input order.
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (jobs.priority[a] != jobs.priority[b]) return jobs.priority[a] > jobs.priority[b];
+    if (jobs.submit[a] != jobs.submit[b]) return jobs.submit[a] < jobs.submit[b];
+    return a < b;
+  });
+  for (uint32_t j : order) {
+    const auto need = charge(catalog, jobs, j);
+    bool any_eligible = false;
+    uint32_t best = kNone;
+    for (uint32_t t = 0; t < nt; ++t) {
+      if (!eligible(catalog, taskers, jobs, t, j)) continue;
+      any_eligible = true;
+      bool fits = true;
+      for (size_t k = 0; k < need.size(); ++k)
+        if (need[k] > 0 && !(res.free[k][t] >= need[k])) fits = false;
+      if (!fits) continue;
+      if (best == kNone || taskers.power[t] > taskers.power[best] ||
+          (taskers.power[t] == taskers.power[best] && taskers.input_index[t] < taskers.input_index[best]))
+        best = t;
+    }
+    if (best == kNone) {
+      res.reason[j] = any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker;
+      continue;
+    }
+    for (size_t k = 0; k < need.size(); ++k)
+      if (need[k] > 0) res.free[k][best] -= need[k];
+    res.status[j] = JobStatus::Assigned;
+    res.tasker[j] = best;
+  }
+  return res;
+}
+
+}  // namespace colmatch::naive

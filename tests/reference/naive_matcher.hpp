@@ -1,0 +1,33 @@
+// The reference matcher: deliberately naive, row by row. For each job in priority order it evaluates
+// the job's request against every tasker directly from that tasker's values, then scans all taskers
+// for the one with the greatest effective power (ties: lowest input index) that has free capacity.
+// No categories, no bitmasks, no kernels, no cursors: the fast path is compared against this.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/dispatch.hpp"
+
+namespace colmatch::naive {
+
+/// Whether tasker row `t` satisfies request `r` (a tasker without the attribute fails a clause).
+bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r);
+
+/// The charge of job j per consumable (catalog.consumables() order), written out plainly.
+std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_t j);
+
+/// Whether tasker t is eligible for job j: request satisfied and configured capacity >= charge.
+bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j);
+
+struct Result {
+  std::vector<JobStatus> status;
+  std::vector<uint32_t> tasker;  ///< tasker row (same indexing as TaskerTable) or kNone
+  std::vector<PendingReason> reason;
+  std::vector<std::vector<double>> free;  ///< per consumable, per tasker row
+};
+
+/// Greedy dispatch, evaluated row by row. O(jobs x taskers x request size).
+Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs);
+
+}  // namespace colmatch::naive

@@ -1,0 +1,150 @@
+// The colmatch binary as a user runs it: exit status, messages, outputs, and no partial files.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kBin = COLMATCH_CLI;
+const std::string kSrc = COLMATCH_SOURCE_DIR;
+
+struct CliRun {
+  int status;
+  std::string out, err;
+};
+
+CliRun run(const std::string& args) {
+  const auto dir = fs::temp_directory_path();
+  const std::string o = (dir / ("cli-out-" + std::to_string(getpid()))).string();
+  const std::string e = (dir / ("cli-err-" + std::to_string(getpid()))).string();
+  const int rc = std::system((kBin + " " + args + " >" + o + " 2>" + e).c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  CliRun r{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(o), slurp(e)};
+  fs::remove(o);
+  fs::remove(e);
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+struct Out {
+  fs::path dir = fs::temp_directory_path() / ("cli-" + std::to_string(getpid()) + "-" + std::to_string(n++));
+  Out() { fs::remove_all(dir); }
+  ~Out() { fs::remove_all(dir); }
+  static inline int n = 0;
+};
+
+const std::string kDemo = "--farm " + kSrc + "/datasets/demo/farm.toml --taskers " + kSrc +
+                          "/datasets/demo/taskers.jsonl --jobs " + kSrc + "/datasets/demo/jobs.jsonl";
+
+TEST(Cli, MatchNativeWritesAllOutputs) {
+  Out o;
+  const CliRun r = run("match " + kDemo + " --out " + o.dir.string() + " --threads 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"assigned\": 6"), std::string::npos) << r.out;
+  const auto rows = lines((o.dir / "results.csv").string());
+  ASSERT_EQ(rows.size(), 9u);
+  EXPECT_EQ(rows[0], "job,status,tasker,slots,reason");
+  EXPECT_EQ(rows[2], "2,assigned,all.q@node01,4,");
+  EXPECT_EQ(rows[6], "6,pending,,0,no eligible tasker");
+  EXPECT_TRUE(fs::exists(o.dir / "summary.json"));
+  EXPECT_TRUE(fs::exists(o.dir / "categories.csv"));
+  for (const auto& f : fs::directory_iterator(o.dir)) EXPECT_NE(f.path().extension(), ".tmp");
+}
+
+TEST(Cli, ForcedInstructionSetIsReported) {
+  Out o;
+  const CliRun r = run("match " + kDemo + " --out " + o.dir.string() + " --isa scalar");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"instruction_set\": \"scalar\""), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadTaskerFileFailsWithFileLineFieldAndNoOutput) {
+  Out o;
+  const auto bad = fs::temp_directory_path() / ("bad-taskers-" + std::to_string(getpid()) + ".jsonl");
+  std::ofstream(bad) << "{\"name\":\"a\",\"attrs\":{\"slots\":4}}\n{\"name\":\"b\",\"attrs\":{\"slots\":\"four\"}}\n";
+  const CliRun r = run("match --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + bad.string() + " --jobs " + kSrc +
+                    "/datasets/demo/jobs.jsonl --out " + o.dir.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(bad.string() + ":2: field 'attrs.slots'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(o.dir / "results.csv"));
+  EXPECT_FALSE(fs::exists(o.dir / "summary.json"));
+  fs::remove(bad);
+}
+
+TEST(Cli, UnreadableFileFails) {
+  Out o;
+  const CliRun r = run("match --format openb --nodes /nonexistent/nodes.csv --pods x.csv --out " + o.dir.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("/nonexistent/nodes.csv"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(o.dir / "results.csv"));
+}
+
+TEST(Cli, RejectedJobsGetARowAndExitStatusTwo) {
+  Out o;
+  const auto jobs = fs::temp_directory_path() / ("jobs-" + std::to_string(getpid()) + ".jsonl");
+  std::ofstream(jobs) << "{\"id\":\"good\"}\n{\"id\":\"bad\",\"requests\":\"arch==x && nosuch>1\"}\n";
+  const CliRun r = run("match --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + kSrc +
+                    "/datasets/demo/taskers.jsonl --jobs " + jobs.string() + " --out " + o.dir.string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(jobs.string() + ":2: job bad: field 'requests': unknown attribute 'nosuch'"), std::string::npos)
+      << r.err;
+  const auto rows = lines((o.dir / "results.csv").string());
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].substr(0, 14), "good,assigned,");
+  EXPECT_EQ(rows[2].substr(0, 13), "bad,rejected,");
+  fs::remove(jobs);
+}
+
+TEST(Cli, GoogleSampleEveryJobExactlyOnce) {
+  Out o;
+  const CliRun r = run("match --format google2011 --machines " + kSrc + "/datasets/samples/google_machine_events.csv.gz --tasks " +
+                    kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz --out " + o.dir.string() + " --threads 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rows = lines((o.dir / "results.csv").string());
+  std::map<std::string, int> seen;
+  for (size_t i = 1; i < rows.size(); ++i) ++seen[rows[i].substr(0, rows[i].find(','))];
+  EXPECT_EQ(seen.size(), 24748u);
+  for (const auto& [id, n] : seen) ASSERT_EQ(n, 1) << id;
+}
+
+TEST(Cli, ImportThenMatchGivesTheSameResults) {
+  Out a, b, saved;
+  const std::string openb = "--format openb --nodes " + kSrc + "/datasets/samples/openb_nodes.csv --pods " + kSrc +
+                            "/datasets/samples/openb_pods_gpuspec20_head2000.csv";
+  ASSERT_EQ(run("import " + openb + " --save " + saved.dir.string()).status, 0);
+  ASSERT_EQ(run("match " + openb + " --out " + a.dir.string()).status, 0);
+  const auto s = saved.dir.string();
+  const CliRun r = run("match --farm " + s + "/farm.toml --taskers " + s + "/taskers.jsonl --jobs " + s + "/jobs.jsonl --out " +
+                    b.dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines((a.dir / "results.csv").string()), lines((b.dir / "results.csv").string()));
+}
+
+TEST(Cli, HelpHasExamples) {
+  const CliRun r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(r.out.find("--format google2011"), std::string::npos);
+}
+
+}  // namespace
