@@ -97,7 +97,15 @@ class Evaluator {
       }
       if (c.op == Relop::NE)
         for (auto& x : lut_) x = ~x;
-      k_.lut_u32(col.ids.data(), n_, lut_.data(), lut_.size(), out);
+      if (d <= 32) {
+        // Small dictionary (arch, os, site, GPU model...): the LUT fits one register, so one
+        // variable shift per tasker replaces a gather.
+        uint32_t bits = 0;
+        for (uint32_t v = 0; v < d; ++v) bits |= (lut_[v] & 1u) << v;
+        k_.bits32_u32(col.ids.data(), n_, bits, out);
+      } else {
+        k_.lut_u32(col.ids.data(), n_, lut_.data(), lut_.size(), out);
+      }
     }
     k_.and_words(out, col.present.data(), nw_);  // a tasker without the attribute fails the clause
   }

@@ -111,6 +111,25 @@ void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t, uint64_
   }
 }
 
+template <class A>
+void bits32_u32(const uint32_t* ids, size_t n, uint32_t bits, uint64_t* out) noexcept {
+  using B = xsimd::batch<uint32_t, A>;
+  constexpr size_t L = B::size;
+  const B vb(bits), one(1u);
+  const size_t full = n / 64;
+  for (size_t w = 0; w < full; ++w) {
+    const uint32_t* p = ids + w * 64;
+    uint64_t word = 0;
+    for (size_t k = 0; k < 64; k += L) word |= lane_bits(((vb >> B::load_unaligned(p + k)) & one) == one) << k;
+    out[w] = word;
+  }
+  if (n & 63) {
+    uint64_t word = 0;
+    for (size_t i = full * 64; i < n; ++i) word |= uint64_t{((bits >> ids[i]) & 1u) != 0} << (i - full * 64);
+    out[full] = word;
+  }
+}
+
 // --- word-wise bitmask algebra ------------------------------------------------------------------
 template <class A, class Op>
 inline void words_loop(uint64_t* dst, const uint64_t* src, size_t nw, Op op) noexcept {
@@ -150,8 +169,8 @@ uint64_t popcount(const uint64_t* words, size_t nw) noexcept {
 
 template <class A>
 constexpr KernelTable make_table(Isa isa) noexcept {
-  return KernelTable{isa, cmp_f64<A>, eq_u32<A>, lut_u32<A>, and_words<A>, or_words<A>, andnot_words<A>,
-                     popcount<A>};
+  return KernelTable{isa,          cmp_f64<A>,  eq_u32<A>,       lut_u32<A>, bits32_u32<A>,
+                     and_words<A>, or_words<A>, andnot_words<A>, popcount<A>};
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t, uint64_
   fill_mask(n, out, [&](size_t i) { return lut[ids[i]] != 0; });
 }
 
+void bits32_u32(const uint32_t* ids, size_t n, uint32_t bits, uint64_t* out) noexcept {
+  fill_mask(n, out, [&](size_t i) { return ((bits >> ids[i]) & 1u) != 0; });
+}
+
 void and_words(uint64_t* dst, const uint64_t* src, size_t nw) noexcept {
   for (size_t w = 0; w < nw; ++w) dst[w] &= src[w];
 }
@@ -61,7 +65,7 @@ uint64_t popcount(const uint64_t* words, size_t nw) noexcept {
 
 }  // namespace
 
-const KernelTable kScalarTable{Isa::Scalar, cmp_f64, eq_u32, lut_u32, and_words,
-                               or_words,    andnot_words, popcount};
+const KernelTable kScalarTable{Isa::Scalar, cmp_f64,  eq_u32,       lut_u32, bits32_u32,
+                               and_words,   or_words, andnot_words, popcount};
 
 }  // namespace colmatch::kernels

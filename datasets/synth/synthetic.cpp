@@ -142,7 +142,11 @@ class Gen {
         static const char* pats[] = {"*.ch", "*.gov|*.fr", "[cdf]*", "?e??.*", "ral.uk", "*", "k?t.edu|desy*"};
         return fmt::format("\"{}\"", pats[pick(7)]);
       }
-      case AttrType::Host: return fmt::format("node{:05}.farm", pick(s_.taskers / 4 + 1));
+      case AttrType::Host: {  // lists of hosts exercise the large-dictionary (gather) lookup
+        const auto host = [&] { return fmt::format("node{:05}.farm", pick(s_.taskers / 4 + 1)); };
+        if (chance(0.3)) return fmt::format("{{{},{},{}}}", host(), host(), host());
+        return host();
+      }
       default: return tasker_value(a, pick(s_.taskers + 1));
     }
   }

@@ -74,6 +74,14 @@ TEST_P(KernelsPerIsa, EqAndLutU32MatchScalar) {
       ASSERT_EQ(a, b) << "eq n=" << n << " id=" << id;
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(((b[i / 64] >> (i % 64)) & 1) != 0, ids[i] == id);
     }
+    uint32_t bits = 0;
+    for (uint32_t v = 0; v < dict && v < 32; ++v) bits |= (lut[v] & 1u) << v;
+    k().bits32_u32(ids.data(), n, bits, a.data());  // dict <= 37: restrict to ids < 32 below
+    ref().bits32_u32(ids.data(), n, bits, b.data());
+    if (dict <= 32) {
+      ASSERT_EQ(a, b) << "bits32 n=" << n;
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(((b[i / 64] >> (i % 64)) & 1) != 0, lut[ids[i]] != 0);
+    }
     k().lut_u32(ids.data(), n, lut.data(), lut.size(), a.data());
     ref().lut_u32(ids.data(), n, lut.data(), lut.size(), b.data());
     ASSERT_EQ(a, b) << "lut n=" << n;

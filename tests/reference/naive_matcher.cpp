@@ -59,15 +59,21 @@ std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_
   return out;
 }
 
-bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j) {
-  if (!satisfies(taskers, t, jobs.requests[jobs.request[j]])) return false;
-  const auto need = charge(catalog, jobs, j);
+namespace {
+bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                  const std::vector<double>& need, uint32_t t) {
+  if (!satisfies(taskers, t, request)) return false;
   for (size_t k = 0; k < need.size(); ++k) {
     if (need[k] <= 0) continue;
     const Column& col = taskers.columns[catalog.consumables()[k]];
     if (!col.has(t) || !(col.num[t] >= need[k])) return false;
   }
   return true;
+}
+}  // namespace
+
+bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j) {
+  return eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], charge(catalog, jobs, j), t);
 }
 
 Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs) {
@@ -94,7 +100,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     bool any_eligible = false;
     uint32_t best = kNone;
     for (uint32_t t = 0; t < nt; ++t) {
-      if (!eligible(catalog, taskers, jobs, t, j)) continue;
+      if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t)) continue;
       any_eligible = true;
       bool fits = true;
       for (size_t k = 0; k < need.size(); ++k)

@@ -1,0 +1,274 @@
+// colmatch_bench: every kernel against its scalar twin, eligibility per clause kind, and the
+// end-to-end columnar path against the naive row-by-row matcher on the same data in the same run.
+// Results are checked against the reference before timing (as simdjson's benchmarks do).
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <tuple>
+#include <random>
+
+#include <benchmark/benchmark.h>
+
+#include "datasets/synth/synthetic.hpp"
+#include "engine/matcher.hpp"
+#include "kernels/kernels.hpp"
+#include "loaders/traces.hpp"
+#include "tests/reference/naive_matcher.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+// ---------------------------------------------------------------- kernels, per instruction set
+std::vector<double> random_doubles(size_t n) {
+  std::mt19937_64 rng(1);
+  std::vector<double> v(n);
+  for (auto& x : v) x = static_cast<double>(rng() % 64);
+  return v;
+}
+std::vector<uint32_t> random_ids(size_t n, uint32_t dict) {
+  std::mt19937_64 rng(2);
+  std::vector<uint32_t> v(n);
+  for (auto& x : v) x = static_cast<uint32_t>(rng() % dict);
+  return v;
+}
+
+void check_same(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b, benchmark::State& st) {
+  if (a != b) st.SkipWithError("kernel disagrees with its scalar twin");
+}
+
+void BM_CmpF64(benchmark::State& st, kernels::Isa isa) {
+  const size_t n = static_cast<size_t>(st.range(0));
+  const auto col = random_doubles(n);
+  std::vector<uint64_t> out(kernels::words_for(n)), ref(out.size());
+  const auto& k = *kernels::table_for(isa);
+  k.cmp_f64(col.data(), n, kernels::CmpOp::GE, 31.5, out.data());
+  kernels::table_for(kernels::Isa::Scalar)->cmp_f64(col.data(), n, kernels::CmpOp::GE, 31.5, ref.data());
+  check_same(out, ref, st);
+  for (auto _ : st) {
+    k.cmp_f64(col.data(), n, kernels::CmpOp::GE, 31.5, out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * n));
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * n * sizeof(double)));
+}
+
+void BM_EqU32(benchmark::State& st, kernels::Isa isa) {
+  const size_t n = static_cast<size_t>(st.range(0));
+  const auto ids = random_ids(n, 16);
+  std::vector<uint64_t> out(kernels::words_for(n)), ref(out.size());
+  const auto& k = *kernels::table_for(isa);
+  k.eq_u32(ids.data(), n, 3, out.data());
+  kernels::table_for(kernels::Isa::Scalar)->eq_u32(ids.data(), n, 3, ref.data());
+  check_same(out, ref, st);
+  for (auto _ : st) {
+    k.eq_u32(ids.data(), n, 3, out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * n));
+}
+
+void BM_LutU32(benchmark::State& st, kernels::Isa isa) {
+  const size_t n = static_cast<size_t>(st.range(0));
+  const auto ids = random_ids(n, 1000);
+  std::vector<uint32_t> lut(1000);
+  for (size_t i = 0; i < lut.size(); ++i) lut[i] = (i % 7 == 0) ? 0xFFFFFFFFu : 0;
+  std::vector<uint64_t> out(kernels::words_for(n)), ref(out.size());
+  const auto& k = *kernels::table_for(isa);
+  k.lut_u32(ids.data(), n, lut.data(), lut.size(), out.data());
+  kernels::table_for(kernels::Isa::Scalar)->lut_u32(ids.data(), n, lut.data(), lut.size(), ref.data());
+  check_same(out, ref, st);
+  for (auto _ : st) {
+    k.lut_u32(ids.data(), n, lut.data(), lut.size(), out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * n));
+}
+
+void BM_Bits32U32(benchmark::State& st, kernels::Isa isa) {
+  const size_t n = static_cast<size_t>(st.range(0));
+  const auto ids = random_ids(n, 32);
+  std::vector<uint64_t> out(kernels::words_for(n)), ref(out.size());
+  const auto& k = *kernels::table_for(isa);
+  k.bits32_u32(ids.data(), n, 0x10204081u, out.data());
+  kernels::table_for(kernels::Isa::Scalar)->bits32_u32(ids.data(), n, 0x10204081u, ref.data());
+  check_same(out, ref, st);
+  for (auto _ : st) {
+    k.bits32_u32(ids.data(), n, 0x10204081u, out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * n));
+}
+
+void BM_AndWords(benchmark::State& st, kernels::Isa isa) {
+  const size_t nw = kernels::words_for(static_cast<size_t>(st.range(0)));
+  std::vector<uint64_t> a(nw, ~0ULL), b(nw, 0x5555555555555555ULL);
+  const auto& k = *kernels::table_for(isa);
+  for (auto _ : st) {
+    k.and_words(a.data(), b.data(), nw);
+    benchmark::DoNotOptimize(a.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * nw * 64));
+}
+
+void BM_Popcount(benchmark::State& st, kernels::Isa isa) {
+  const size_t nw = kernels::words_for(static_cast<size_t>(st.range(0)));
+  std::vector<uint64_t> a(nw, 0x5555555555555555ULL);
+  const auto& k = *kernels::table_for(isa);
+  uint64_t c = 0;
+  for (auto _ : st) benchmark::DoNotOptimize(c += k.popcount(a.data(), nw));
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * nw * 64));
+}
+
+// ---------------------------------------------------------------- eligibility per clause kind
+// One category = one clause over 10k taskers (the synthetic catalog); items = tasker x clause evaluations.
+struct EligibilityFarm {
+  loaders::Dataset ds = [] {
+    synth::SynthSpec s;
+    s.taskers = 10000;
+    s.jobs = 1;
+    s.categories = 1;
+    return synth::generate(s);
+  }();
+};
+const EligibilityFarm& eligibility_farm() {
+  static const EligibilityFarm f;
+  return f;
+}
+
+void BM_Eligibility(benchmark::State& st, const char* request) {
+  const auto& ds = eligibility_farm().ds;
+  const Request r = parse_request(request, ds.catalog);
+  const std::vector<double> need(ds.catalog.consumables().size(), 0);
+  std::vector<uint64_t> out(kernels::words_for(ds.taskers.size()));
+  const auto& k = kernels::active();
+  size_t clauses = 0;
+  for (uint32_t a : mentioned_attributes(r)) clauses += a < ds.catalog.size();
+  for (auto _ : st) {
+    eligible_words(ds.catalog, ds.taskers, r, need, k, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * ds.taskers.size()));
+  st.SetLabel(request);
+}
+
+// ---------------------------------------------------------------- end to end
+const loaders::Dataset& synthetic(size_t jobs, size_t taskers, size_t categories) {
+  static std::map<std::tuple<size_t, size_t, size_t>, loaders::Dataset> cache;
+  auto key = std::make_tuple(jobs, taskers, categories);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    synth::SynthSpec s;
+    s.jobs = jobs;
+    s.taskers = taskers;
+    s.categories = categories;
+    s.seed = 2026;
+    it = cache.emplace(key, synth::generate(s)).first;
+  }
+  return it->second;
+}
+
+const loaders::Dataset* google_trace() {
+  static const loaders::Dataset* ds = [] () -> const loaders::Dataset* {
+    const char* raw = std::getenv("COLMATCH_RAW");
+    const std::string base = raw ? raw : std::string(COLMATCH_SOURCE_DIR) + "/../shared/datasets/raw";
+    const std::string m = base + "/google-clusterdata-2011-2/machine_events/part-00000-of-00001.csv.gz";
+    const std::string t = base + "/google-clusterdata-2011-2/task_events/part-00000-of-00500.csv.gz";
+    if (!std::filesystem::exists(m) || !std::filesystem::exists(t)) return nullptr;
+    return new loaders::Dataset(loaders::load_google2011(m, t));
+  }();
+  return ds;
+}
+
+void report(benchmark::State& st, const loaders::Dataset& ds, uint64_t assigned, size_t categories) {
+  st.counters["jobs"] = static_cast<double>(ds.jobs.size());
+  st.counters["taskers"] = static_cast<double>(ds.taskers.size());
+  st.counters["categories"] = static_cast<double>(categories);
+  st.counters["assigned"] = static_cast<double>(assigned);
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * ds.jobs.size()));
+}
+
+void columnar(benchmark::State& st, const loaders::Dataset& ds) {
+  MatchOutcome m;
+  for (auto _ : st) {
+    m = run_match(ds.catalog, ds.taskers, ds.jobs);
+    benchmark::DoNotOptimize(m.dispatch.assigned);
+  }
+  st.counters["categorize_s"] = m.timings.categorize_s;
+  st.counters["eligibility_s"] = m.timings.eligibility_s;
+  st.counters["dispatch_s"] = m.timings.dispatch_s;
+  report(st, ds, m.dispatch.assigned, m.categories.size());
+}
+
+void naive_run(benchmark::State& st, const loaders::Dataset& ds) {
+  naive::Result r;
+  for (auto _ : st) {
+    r = naive::run(ds.catalog, ds.taskers, ds.jobs);
+    benchmark::DoNotOptimize(r.tasker.data());
+  }
+  uint64_t assigned = 0;
+  for (auto s : r.status) assigned += s == JobStatus::Assigned;
+  // the two paths must agree before their times mean anything
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  if (m.dispatch.tasker != r.tasker) st.SkipWithError("columnar and naive results differ");
+  report(st, ds, assigned, m.categories.size());
+}
+
+void BM_EndToEnd_Columnar(benchmark::State& st) {
+  columnar(st, synthetic(static_cast<size_t>(st.range(0)), static_cast<size_t>(st.range(1)),
+                         static_cast<size_t>(st.range(2))));
+}
+void BM_EndToEnd_Naive(benchmark::State& st) {
+  naive_run(st, synthetic(static_cast<size_t>(st.range(0)), static_cast<size_t>(st.range(1)),
+                          static_cast<size_t>(st.range(2))));
+}
+void BM_Google_Columnar(benchmark::State& st) {
+  if (const auto* ds = google_trace()) columnar(st, *ds);
+  else st.SkipWithError("Google trace not found (set COLMATCH_RAW)");
+}
+void BM_Google_Naive(benchmark::State& st) {
+  if (const auto* ds = google_trace()) naive_run(st, *ds);
+  else st.SkipWithError("Google trace not found (set COLMATCH_RAW)");
+}
+
+int register_all() {
+  for (kernels::Isa isa : kernels::usable_isas()) {
+    const std::string n(kernels::isa_name(isa));
+    benchmark::RegisterBenchmark(("BM_CmpF64/" + n).c_str(), BM_CmpF64, isa)->Arg(10000)->Arg(1 << 20);
+    benchmark::RegisterBenchmark(("BM_EqU32/" + n).c_str(), BM_EqU32, isa)->Arg(10000)->Arg(1 << 20);
+    benchmark::RegisterBenchmark(("BM_LutU32/" + n).c_str(), BM_LutU32, isa)->Arg(10000)->Arg(1 << 20);
+    benchmark::RegisterBenchmark(("BM_Bits32U32/" + n).c_str(), BM_Bits32U32, isa)->Arg(10000)->Arg(1 << 20);
+    benchmark::RegisterBenchmark(("BM_AndWords/" + n).c_str(), BM_AndWords, isa)->Arg(1 << 20);
+    benchmark::RegisterBenchmark(("BM_Popcount/" + n).c_str(), BM_Popcount, isa)->Arg(1 << 20);
+  }
+  for (const char* r : {"cores>=16", "speed>2.5", "arch==lx-amd64", "arch=={lx-amd64,lx-arm64}", "os==rhel8",
+                        "site==\"*.ch|*.fr\"", "hostname==node00042.farm", "cores>=16 && speed>2.5 && ssd==true",
+                        "!(arch==lx-amd64) || (mem_total>=64G && walltime>=24:00:00)"})
+    benchmark::RegisterBenchmark("BM_Eligibility", BM_Eligibility, r);
+  benchmark::RegisterBenchmark("BM_EndToEnd_Columnar", BM_EndToEnd_Columnar)
+      ->Args({20000, 10000, 1000})->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_EndToEnd_Naive", BM_EndToEnd_Naive)
+      ->Args({20000, 10000, 1000})->Unit(benchmark::kMillisecond)->Iterations(1);
+  benchmark::RegisterBenchmark("BM_EndToEnd_Columnar", BM_EndToEnd_Columnar)
+      ->Args({1000000, 10000, 1000})->Unit(benchmark::kMillisecond)->Iterations(3);
+  benchmark::RegisterBenchmark("BM_Google_Columnar", BM_Google_Columnar)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_Google_Naive", BM_Google_Naive)->Unit(benchmark::kMillisecond)->Iterations(1);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::AddCustomContext("instruction_set", std::string(kernels::isa_name(kernels::active().isa)));
+  benchmark::AddCustomContext("datasets", "synthetic seed 2026 (datasets/synth); Google clusterdata-2011-2 part 0");
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
