@@ -24,15 +24,32 @@ std::optional<uint32_t> Dictionary::find(std::string_view v) const {
   return it->second;
 }
 
-TaskerBuilder::TaskerBuilder(const Catalog& catalog) : catalog_(catalog), columns_(catalog.size()) {
+TaskerBuilder::TaskerBuilder(const Catalog& catalog)
+    : catalog_(catalog), columns_(catalog.size()), global_values_(catalog.size()) {
   for (size_t a = 0; a < catalog.size(); ++a) columns_[a].type = catalog.at(static_cast<uint32_t>(a)).type;
 }
 
-uint32_t TaskerBuilder::add(std::string name, double power) {
+uint32_t TaskerBuilder::add_host(std::string name) {
+  const uint32_t h = static_cast<uint32_t>(host_names_.size());
+  if (!host_index_.emplace(name, h).second) throw ValueError(fmt::format("host '{}' is defined twice", name));
+  host_names_.push_back(std::move(name));
+  host_values_.emplace_back(catalog_.size());
+  return h;
+}
+
+std::optional<uint32_t> TaskerBuilder::find_host(std::string_view name) const {
+  auto it = host_index_.find(std::string(name));
+  if (it == host_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+uint32_t TaskerBuilder::add(std::string name, double power, uint32_t host) {
   const uint32_t t = static_cast<uint32_t>(names_.size());
+  if (host != kNone && host >= host_names_.size()) throw ValueError(fmt::format("tasker '{}': unknown host", name));
   if (!seen_.emplace(name, t).second) throw ValueError(fmt::format("tasker '{}' is defined twice", name));
   names_.push_back(std::move(name));
   power_.push_back(power);
+  host_of_.push_back(host);
   for (auto& c : columns_) {
     if (is_numeric(c.type))
       c.num.push_back(0);
@@ -48,13 +65,20 @@ void TaskerBuilder::mark(uint32_t attr) {
   columns_[attr].present[t >> 6] |= uint64_t{1} << (t & 63);
 }
 
+double TaskerBuilder::parse(uint32_t attr, std::string_view text, uint32_t& id) {
+  Column& c = columns_.at(attr);
+  if (is_numeric(c.type)) return parse_number(c.type, text);
+  id = c.dict.intern(normalize_string(c.type, text));
+  return 0;
+}
+
 void TaskerBuilder::set(uint32_t attr, std::string_view text) {
   Column& c = columns_.at(attr);
-  if (is_numeric(c.type)) {
-    c.num.back() = parse_number(c.type, text);
-  } else {
-    c.ids.back() = c.dict.intern(normalize_string(c.type, text));
-  }
+  if (names_.empty()) throw ValueError("no tasker to set a value on");
+  uint32_t id = 0;
+  const double v = parse(attr, text, id);
+  if (is_numeric(c.type)) c.num.back() = v;
+  else c.ids.back() = id;
   mark(attr);
 }
 
@@ -68,34 +92,189 @@ void TaskerBuilder::set_number(uint32_t attr, double v) {
 
 void TaskerBuilder::set_power(double p) { power_.back() = p; }
 
+namespace {
+template <class In>
+void put(In& in, double v, uint32_t id, ValueKind kind) {
+  if (kind == ValueKind::Load) {
+    in.load = true;
+    in.load_num = v;
+    in.load_id = id;
+  } else {
+    in.fixed = true;
+    in.num = v;
+    in.id = id;
+  }
+}
+}  // namespace
+
+void TaskerBuilder::set_host(uint32_t host, uint32_t attr, std::string_view text, ValueKind kind) {
+  uint32_t id = 0;
+  const double v = parse(attr, text, id);
+  put(host_values_.at(host).at(attr), v, id, kind);
+}
+
+void TaskerBuilder::set_global(uint32_t attr, std::string_view text, ValueKind kind) {
+  uint32_t id = 0;
+  const double v = parse(attr, text, id);
+  put(global_values_.at(attr), v, id, kind);
+}
+
+namespace {
+
+// The combined value of one level (fixed with load), as Grid Engine combines them.
+void combine(const AttributeDef& d, bool numeric, bool fixed, double fnum, uint32_t fid, bool load, double lnum,
+             uint32_t lid, double& num, uint32_t& id) {
+  if (fixed && load && numeric) {
+    switch (d.relop) {
+      case Relop::LT:
+      case Relop::LE: num = std::min(fnum, lnum); break;  // the smaller is more restrictive
+      case Relop::GT:
+      case Relop::GE: num = std::max(fnum, lnum); break;
+      default: num = fnum; break;  // == / !=: the fixed value overrides the load value
+    }
+    id = fid;
+    return;
+  }
+  num = fixed ? fnum : lnum;
+  id = fixed ? fid : lid;
+}
+
+// Whether a lower-level fixed value `lower` may override an upper-level fixed value `upper`.
+bool more_restrictive(Relop r, double lower, double upper) {
+  switch (r) {
+    case Relop::LT:
+    case Relop::LE: return lower <= upper;
+    case Relop::GT:
+    case Relop::GE: return lower >= upper;
+    default: return false;
+  }
+}
+
+std::string value_text(const Column& c, double num, uint32_t id) {
+  return is_numeric(c.type) ? fmt::format("{}", num) : c.dict.value(id);
+}
+
+}  // namespace
+
 TaskerTable TaskerBuilder::build() && {
   const size_t n = names_.size();
+  const size_t nh = host_names_.size();
+  const size_t nw = kernels::words_for(n);
+
+  // Override rules (fixed values against fixed values on upper levels).
+  for (uint32_t a = 0; a < catalog_.size(); ++a) {
+    const AttributeDef& d = catalog_.at(a);
+    if (d.consumable) continue;
+    const Column& c = columns_[a];
+    const LevelInput& g = global_values_[a];
+    auto fail = [&](const std::string& upper, double unum, uint32_t uid, const std::string& lower, double lnum,
+                    uint32_t lid) {
+      const bool eq = d.relop == Relop::EQ || d.relop == Relop::NE;
+      throw ValueError(fmt::format(
+          "attribute '{}' (relop {}): {} ({}) overrides {} ({}); {}", d.name, relop_name(d.relop), lower,
+          value_text(c, lnum, lid), upper, value_text(c, unum, uid),
+          eq ? "== and != attributes can be overridden only on the same level"
+             : "a lower level may only set a more restrictive value"));
+    };
+    // == and != may not be overridden on a lower level at all, not even a load value (seed 002: a load
+    // value arch on host level may be overridden in the host definition, not in a queue); ordering
+    // relops are checked against upper fixed values only, since load values move.
+    const bool eq = d.relop == Relop::EQ || d.relop == Relop::NE;
+    auto check = [&](const LevelInput& up, const std::string& upper, double lnum, uint32_t lid, const std::string& lower) {
+      if (up.fixed && !more_restrictive(d.relop, lnum, up.num)) fail(upper, up.num, up.id, lower, lnum, lid);
+      if (eq && !up.fixed && up.load) fail(upper + " (load)", up.load_num, up.load_id, lower, lnum, lid);
+    };
+    for (uint32_t h = 0; h < nh; ++h) {
+      const LevelInput& hv = host_values_[h][a];
+      if (hv.fixed) check(g, "the global value", hv.num, hv.id, fmt::format("host '{}'", host_names_[h]));
+    }
+    for (uint32_t t = 0; t < n; ++t) {
+      if (!c.has(t)) continue;
+      const double qn = is_numeric(c.type) ? c.num[t] : 0;
+      const uint32_t qi = is_numeric(c.type) ? 0 : c.ids[t];
+      const std::string who = fmt::format("tasker '{}'", names_[t]);
+      if (host_of_[t] != kNone) check(host_values_[host_of_[t]][a], fmt::format("host '{}'", host_names_[host_of_[t]]), qn, qi, who);
+      check(g, "the global value", qn, qi, who);
+    }
+  }
+
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return power_[a] > power_[b]; });
   TaskerTable t;
   t.names.resize(n);
   t.power.resize(n);
+  t.host_of.resize(n);
   t.input_index = order;
+  t.host_names = std::move(host_names_);
   for (size_t r = 0; r < n; ++r) {
     t.names[r] = std::move(names_[order[r]]);
     t.power[r] = power_[order[r]];
+    t.host_of[r] = host_of_[order[r]];
   }
+  auto init = [](LevelValues& lv, bool numeric, size_t rows) {
+    if (numeric) lv.num.assign(rows, 0);
+    else lv.ids.assign(rows, 0);
+    lv.present.assign(kernels::words_for(rows), 0);
+  };
+  auto set_bit = [](std::vector<uint64_t>& w, size_t r) { w[r >> 6] |= uint64_t{1} << (r & 63); };
+  auto finish = [](LevelValues& lv, size_t rows) {
+    lv.absent = lv.present;
+    kernels::invert(lv.absent.data(), rows);
+    for (uint64_t w : lv.present) lv.any = lv.any || w != 0;
+  };
+
   t.columns.resize(columns_.size());
   for (size_t a = 0; a < columns_.size(); ++a) {
+    const AttributeDef& d = catalog_.at(static_cast<uint32_t>(a));
     Column& src = columns_[a];
     Column& dst = t.columns[a];
+    const bool numeric = is_numeric(src.type);
     dst.type = src.type;
     dst.dict = std::move(src.dict);
-    dst.present.assign(kernels::words_for(n), 0);
-    if (is_numeric(src.type)) dst.num.resize(n);
+    // queue level, permuted into rank order
+    dst.present.assign(nw, 0);
+    if (numeric) dst.num.resize(n);
     else dst.ids.resize(n);
     for (size_t r = 0; r < n; ++r) {
       const uint32_t from = order[r];
-      if (is_numeric(src.type)) dst.num[r] = src.num[from];
+      if (numeric) dst.num[r] = src.num[from];
       else dst.ids[r] = src.ids[from];
-      if (src.has(from)) dst.present[r >> 6] |= uint64_t{1} << (r & 63);
+      if (src.has(from)) set_bit(dst.present, r);
     }
+    dst.queue_absent = dst.present;
+    kernels::invert(dst.queue_absent.data(), n);
+    // host level: per host, then expanded to taskers
+    init(dst.by_host, numeric, nh);
+    for (uint32_t h = 0; h < nh; ++h) {
+      const LevelInput& in = host_values_[h][a];
+      if (!in.fixed && !in.load) continue;
+      double v = 0;
+      uint32_t id = 0;
+      combine(d, numeric, in.fixed, in.num, in.id, in.load, in.load_num, in.load_id, v, id);
+      if (numeric) dst.by_host.num[h] = v;
+      else dst.by_host.ids[h] = id;
+      set_bit(dst.by_host.present, h);
+    }
+    finish(dst.by_host, nh);
+    init(dst.host, numeric, n);
+    for (size_t r = 0; r < n; ++r) {
+      const uint32_t h = t.host_of[r];
+      if (h == kNone || !dst.by_host.has(h)) continue;
+      if (numeric) dst.host.num[r] = dst.by_host.num[h];
+      else dst.host.ids[r] = dst.by_host.ids[h];
+      set_bit(dst.host.present, r);
+    }
+    finish(dst.host, n);
+    // global level
+    const LevelInput& g = global_values_[a];
+    dst.global_present = g.fixed || g.load;
+    if (dst.global_present)
+      combine(d, numeric, g.fixed, g.num, g.id, g.load, g.load_num, g.load_id, dst.global_num, dst.global_id);
+    // defined at some level
+    dst.defined = dst.present;
+    for (size_t w = 0; w < nw; ++w) dst.defined[w] |= dst.host.present[w];
+    if (dst.global_present) kernels::fill_ones(dst.defined.data(), n);
   }
   return t;
 }

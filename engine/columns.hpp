@@ -30,9 +30,33 @@ class Dictionary {
   std::unordered_map<std::string, uint32_t> index_;
 };
 
-/// One attribute's column over all taskers. Numeric types use `num`, string-like types `ids` into
-/// `dict`; `present` is a bitmask (kernels layout) of the taskers that define the attribute.
-/// Absent rows hold 0 (num) or 0 (ids) and must be masked with `present`.
+/// Grid Engine's levels, outermost first (seed 002, section 3). A queue instance (a tasker) sees its
+/// queue values over its host's over the global ones; matching is strictly hierarchical.
+enum class Level : uint8_t { Global = 0, Host = 1, Queue = 2 };
+
+/// Fixed (custom) values versus load values reported by sensors (global and host levels only).
+enum class ValueKind : uint8_t { Fixed, Load };
+
+/// One attribute's values at one level over some rows (taskers or hosts): `num` for numeric types,
+/// `ids` into the column's dictionary for string-like types; `present` / `absent` are complementary
+/// bitmasks (kernels layout, tail clear); absent rows hold 0 and must be masked.
+struct LevelValues {
+  std::vector<double> num;
+  std::vector<uint32_t> ids;
+  std::vector<uint64_t> present;
+  std::vector<uint64_t> absent;
+  bool any = false;  ///< some row has a value
+
+  bool has(uint32_t r) const noexcept { return (present[r >> 6] >> (r & 63)) & 1; }
+};
+
+/// One attribute over all taskers, at every level.
+///  * queue level: `num` / `ids` / `present`, one row per tasker (the tasker's own values);
+///  * host level: `host`, expanded to one row per tasker (its host's value), for the kernels, and
+///    `by_host`, one row per host, for consumable pools;
+///  * global level: `global_present`, `global_num` / `global_id`.
+/// Where fixed and load values meet on one level the stored value is already combined (see
+/// TaskerBuilder::build). `defined` marks taskers that have a value at some level.
 struct Column {
   AttrType type = AttrType::String;
   std::vector<double> num;
@@ -40,7 +64,17 @@ struct Column {
   Dictionary dict;
   std::vector<uint64_t> present;
 
+  LevelValues host;
+  LevelValues by_host;
+  bool global_present = false;
+  double global_num = 0;
+  uint32_t global_id = 0;
+  std::vector<uint64_t> queue_absent;  ///< ~present, tail clear
+  std::vector<uint64_t> defined;       ///< present at some level
+
   bool has(uint32_t t) const noexcept { return (present[t >> 6] >> (t & 63)) & 1; }
+  /// True when some value comes from the host or global level (else only the queue level matters).
+  bool multi_level() const noexcept { return host.any || global_present; }
 };
 
 /// Taskers, column-wise, stored in rank order: effective power descending, then input order.
@@ -50,6 +84,8 @@ struct TaskerTable {
   std::vector<std::string> names;
   std::vector<double> power;          ///< effective power (higher is preferred)
   std::vector<uint32_t> input_index;  ///< position in the input file(s)
+  std::vector<uint32_t> host_of;      ///< host index per tasker, or kNone
+  std::vector<std::string> host_names;
   std::vector<Column> columns;        ///< one per catalog attribute, in catalog order
 
   size_t size() const noexcept { return names.size(); }
@@ -59,25 +95,54 @@ struct TaskerTable {
 class TaskerBuilder {
  public:
   explicit TaskerBuilder(const Catalog& catalog);
-  /// Starts a tasker; returns its input index. Names must be unique (throws ValueError otherwise).
-  uint32_t add(std::string name, double power = 1.0);
-  /// Sets attribute `attr` of the last added tasker from text, parsed by the attribute's type.
-  /// Throws ValueError when the text is not a value of that type.
+  /// Declares a host; returns its index. Names must be unique (throws ValueError otherwise).
+  uint32_t add_host(std::string name);
+  /// Index of a declared host, if any.
+  std::optional<uint32_t> find_host(std::string_view name) const;
+  /// Starts a tasker (a queue instance) on `host` (kNone: none); returns its input index.
+  /// Names must be unique (throws ValueError otherwise).
+  uint32_t add(std::string name, double power = 1.0, uint32_t host = kNone);
+  /// Sets attribute `attr` of the last added tasker (queue level) from text, parsed by the
+  /// attribute's type. Throws ValueError when the text is not a value of that type.
   void set(uint32_t attr, std::string_view text);
   /// Sets a numeric attribute of the last added tasker.
   void set_number(uint32_t attr, double v);
   void set_power(double p);
+  /// Sets a host-level value (fixed or load). Throws ValueError on a value of the wrong type.
+  void set_host(uint32_t host, uint32_t attr, std::string_view text, ValueKind kind = ValueKind::Fixed);
+  /// Sets a global-level value (fixed or load). Throws ValueError on a value of the wrong type.
+  void set_global(uint32_t attr, std::string_view text, ValueKind kind = ValueKind::Fixed);
   size_t size() const noexcept { return names_.size(); }
   /// Consumes the builder; the returned table is in rank order (see TaskerTable).
+  /// On each of the global and host levels a fixed value and a load value of one attribute combine
+  /// as Grid Engine does (seed 002, section 3, mem_free example): for ordering relops the more
+  /// restrictive one (<, <=: the smaller; >, >=: the larger), for == and != the fixed one.
+  /// Throws ValueError, naming the attribute, the levels and the values, when a fixed value overrides
+  /// another level against the spec: == and != attributes only on one level; ordering relops only
+  /// with a more restrictive value on the lower level. Consumables are pools on each level that
+  /// defines them and are not subject to the override rule.
   TaskerTable build() &&;
 
  private:
+  struct LevelInput {
+    double num = 0;
+    uint32_t id = 0;
+    bool fixed = false, load = false;
+    double load_num = 0;
+    uint32_t load_id = 0;
+  };
   void mark(uint32_t attr);
+  double parse(uint32_t attr, std::string_view text, uint32_t& id);
   const Catalog& catalog_;
   std::vector<std::string> names_;
   std::vector<double> power_;
+  std::vector<uint32_t> host_of_;
   std::vector<Column> columns_;
   std::unordered_map<std::string, uint32_t> seen_;
+  std::vector<std::string> host_names_;
+  std::unordered_map<std::string, uint32_t> host_index_;
+  std::vector<std::vector<LevelInput>> host_values_;  // [host][attr]
+  std::vector<LevelInput> global_values_;             // [attr]
 };
 
 /// Jobs, column-wise, in input order.

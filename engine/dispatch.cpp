@@ -1,6 +1,7 @@
 #include "engine/dispatch.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace colmatch {
@@ -35,14 +36,52 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
   res.reason.assign(nj, PendingReason::None);
   const auto& cons = catalog.consumables();
   res.free.resize(cons.size());
-  for (size_t k = 0; k < cons.size(); ++k) res.free[k] = taskers.columns[cons[k]].num;
+  res.free_host.resize(cons.size());
+  res.free_global.resize(cons.size());
+  for (size_t k = 0; k < cons.size(); ++k) {
+    const Column& col = taskers.columns[cons[k]];
+    res.free[k] = col.num;
+    res.free_host[k] = col.by_host.num;
+    res.free_global[k] = col.global_present ? col.global_num : std::numeric_limits<double>::quiet_NaN();
+  }
 
-  // Per category: the consumables it charges (need > 0), and its cursor.
-  std::vector<std::vector<std::pair<uint32_t, double>>> charges(cats.size());
+  // Per category: the consumables it charges (need > 0), with the levels that hold pools.
+  struct Charge {
+    uint32_t k;
+    double need;
+    bool queue_only;  // no host or global pool: the common case, one comparison
+  };
+  std::vector<std::vector<Charge>> charges(cats.size());
   for (size_t c = 0; c < cats.size(); ++c)
     for (size_t k = 0; k < cons.size(); ++k)
-      if (cats.need[c][k] > 0) charges[c].emplace_back(static_cast<uint32_t>(k), cats.need[c][k]);
+      if (cats.need[c][k] > 0)
+        charges[c].push_back({static_cast<uint32_t>(k), cats.need[c][k], !taskers.columns[cons[k]].multi_level()});
   std::vector<size_t> cursor(cats.size(), 0);
+
+  auto fits = [&](const std::vector<Charge>& ch, size_t t) {
+    for (const Charge& x : ch) {
+      if (x.queue_only) {
+        if (!(res.free[x.k][t] >= x.need)) return false;
+        continue;
+      }
+      const Column& col = taskers.columns[cons[x.k]];
+      if (col.has(static_cast<uint32_t>(t)) && !(res.free[x.k][t] >= x.need)) return false;
+      const uint32_t h = taskers.host_of[t];
+      if (h != kNone && col.by_host.has(h) && !(res.free_host[x.k][h] >= x.need)) return false;
+      if (col.global_present && !(res.free_global[x.k] >= x.need)) return false;
+    }
+    return true;
+  };
+  auto take = [&](const std::vector<Charge>& ch, size_t t) {
+    for (const Charge& x : ch) {
+      const Column& col = taskers.columns[cons[x.k]];
+      if (x.queue_only || col.has(static_cast<uint32_t>(t))) res.free[x.k][t] -= x.need;
+      if (x.queue_only) continue;
+      const uint32_t h = taskers.host_of[t];
+      if (h != kNone && col.by_host.has(h)) res.free_host[x.k][h] -= x.need;
+      if (col.global_present) res.free_global[x.k] -= x.need;
+    }
+  };
 
   for (uint32_t j = 0; j < nj; ++j)
     if (jobs.rejected(j)) {
@@ -60,22 +99,14 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     }
     const auto& ch = charges[c];
     size_t t = set.next(cursor[c]);
-    for (; t < set.universe(); t = set.next(t + 1)) {
-      bool fits = true;
-      for (const auto& [k, need] : ch)
-        if (!(res.free[k][t] >= need)) {
-          fits = false;
-          break;
-        }
-      if (fits) break;
-    }
+    while (t < set.universe() && !fits(ch, t)) t = set.next(t + 1);
     cursor[c] = t;
     if (t >= set.universe()) {
       res.reason[j] = PendingReason::NoFreeCapacity;
       ++res.pending;
       continue;
     }
-    for (const auto& [k, need] : ch) res.free[k][t] -= need;
+    take(ch, t);
     res.status[j] = JobStatus::Assigned;
     res.tasker[j] = static_cast<uint32_t>(t);
     ++res.assigned;

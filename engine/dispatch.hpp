@@ -4,6 +4,8 @@
 // feasible-job list, seed 001). Each job gets the eligible tasker with the greatest effective power
 // (Altair Accelerator, seed 000) that has free capacity >= its charge for every consumable, all of its
 // slots on that one tasker; ties go to the lowest input index (taskers are stored in that rank order).
+// A consumable defined on several levels is a pool on each (Grid Engine: global, host, queue); a job
+// takes its charge from every pool above its tasker and fits only where all of them have room.
 //
 // Cost: capacity only decreases within a run, and every job of a category has the same charge, so a
 // tasker that cannot fit a category's job now never will; each category keeps a cursor into its
@@ -30,8 +32,11 @@ struct DispatchResult {
   std::vector<JobStatus> status;      ///< per job
   std::vector<uint32_t> tasker;       ///< per job: tasker index (rank order) or kNone
   std::vector<PendingReason> reason;  ///< per job
-  /// Free capacity after dispatch, per consumable (catalog.consumables() order), per tasker.
+  /// Free capacity after dispatch, per consumable (catalog.consumables() order): per tasker (queue
+  /// level), per host, and global. A pool the level does not define holds 0 (queue, host) or NaN (global).
   std::vector<std::vector<double>> free;
+  std::vector<std::vector<double>> free_host;
+  std::vector<double> free_global;
   uint64_t assigned = 0, pending = 0, rejected = 0;
 };
 

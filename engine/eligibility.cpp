@@ -1,5 +1,7 @@
 #include "engine/eligibility.hpp"
 
+#include <optional>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -39,18 +41,41 @@ class Evaluator {
     }
   }
 
+  // Consumable capacity >= need on every level that defines the consumable (strict hierarchy).
   void capacity(const Column& c, double need, uint64_t* out) {
-    uint64_t* tmp = scratch(kCapacityDepth);
+    uint64_t* tmp = level_tmp();
     k_.cmp_f64(c.num.data(), n_, Relop::GE, need, tmp);
+    if (!c.multi_level()) {
+      k_.and_words(out, tmp, nw_);
+      k_.and_words(out, c.present.data(), nw_);
+      return;
+    }
+    if (c.global_present && !(c.global_num >= need)) {
+      std::fill(out, out + nw_, 0);
+      return;
+    }
+    k_.or_words(tmp, c.queue_absent.data(), nw_);
     k_.and_words(out, tmp, nw_);
-    k_.and_words(out, c.present.data(), nw_);
+    if (c.host.any) {
+      k_.cmp_f64(c.host.num.data(), n_, Relop::GE, need, tmp);
+      k_.or_words(tmp, c.host.absent.data(), nw_);
+      k_.and_words(out, tmp, nw_);
+    }
+    k_.and_words(out, c.defined.data(), nw_);
   }
 
  private:
-  static constexpr size_t kCapacityDepth = 0;
+  // How one clause is decided for a row value, worked out once per clause (per category), then
+  // applied to each level's rows.
+  enum class PlanKind : uint8_t { Numeric, Eq, Bits, Lut };
+  struct Plan {
+    PlanKind kind = PlanKind::Numeric;
+    std::optional<uint32_t> id;  // Eq: the dictionary id of the value, if any tasker has it
+    uint32_t bits = 0;           // Bits: membership of dictionary ids < 32
+  };
 
   uint64_t* scratch(size_t depth) {
-    // depth d uses slot d + 1 for clause temporaries; slots are reused across siblings.
+    // depth d uses slot d for And/Or temporaries; slots are reused across siblings.
     while (bufs_.size() <= depth + 1) bufs_.emplace_back(nw_);
     return bufs_[depth].data();
   }
@@ -58,63 +83,120 @@ class Evaluator {
     if (clause_buf_.size() != nw_) clause_buf_.assign(nw_, 0);
     return clause_buf_.data();
   }
+  uint64_t* level_tmp() {
+    if (level_buf_.size() != nw_) level_buf_.assign(nw_, 0);
+    return level_buf_.data();
+  }
 
+  Plan plan(const Clause& c, const Column& col) {
+    Plan p;
+    if (is_numeric(col.type)) return p;
+    if (col.type != AttrType::ReString && c.strs.size() == 1) {
+      p.kind = PlanKind::Eq;
+      p.id = col.dict.find(c.strs[0]);
+      return p;
+    }
+    // Patterns or lists: decide once per distinct dictionary value.
+    const size_t d = col.dict.size();
+    lut_.assign(d == 0 ? 1 : d, 0);
+    if (col.type == AttrType::ReString) {
+      for (const auto& s : c.strs) {
+        const WildcardPattern pat(s);
+        for (uint32_t v = 0; v < d; ++v)
+          if (!lut_[v] && pat.matches(col.dict.value(v))) lut_[v] = 0xFFFFFFFFu;
+      }
+    } else {
+      for (const auto& s : c.strs)
+        if (const auto id = col.dict.find(s)) lut_[*id] = 0xFFFFFFFFu;
+    }
+    if (c.op == Relop::NE)
+      for (auto& x : lut_) x = ~x;
+    if (d <= 32) {
+      // Small dictionary (arch, os, site, GPU model...): the LUT fits one register, so one
+      // variable shift per tasker replaces a gather.
+      p.kind = PlanKind::Bits;
+      for (uint32_t v = 0; v < d; ++v) p.bits |= (lut_[v] & 1u) << v;
+    } else {
+      p.kind = PlanKind::Lut;
+    }
+    return p;
+  }
+
+  // The clause over rows with values `num` / `ids` (presence not applied).
+  void apply(const Plan& p, const Clause& c, const Column& col, const double* num, const uint32_t* ids,
+             uint64_t* out) {
+    switch (p.kind) {
+      case PlanKind::Numeric:
+        k_.cmp_f64(num, n_, c.op, c.nums[0], out);
+        if (c.nums.size() > 1) {  // EQ over a list: any of; NE over a list: none of
+          uint64_t* tmp = clause_tmp();
+          for (size_t i = 1; i < c.nums.size(); ++i) {
+            k_.cmp_f64(num, n_, c.op, c.nums[i], tmp);
+            if (c.op == Relop::EQ) k_.or_words(out, tmp, nw_);
+            else k_.and_words(out, tmp, nw_);
+          }
+        }
+        return;
+      case PlanKind::Eq:
+        if (p.id) k_.eq_u32(ids, n_, *p.id, out);
+        else std::fill(out, out + nw_, 0);
+        if (c.op == Relop::NE) kernels::invert(out, n_);
+        return;
+      case PlanKind::Bits: k_.bits32_u32(ids, n_, p.bits, out); return;
+      case PlanKind::Lut: k_.lut_u32(ids, n_, lut_.data(), lut_.size(), out); return;
+    }
+  }
+
+  // The clause for one value (the global level).
+  bool holds(const Plan& p, const Clause& c, double num, uint32_t id) const {
+    switch (p.kind) {
+      case PlanKind::Numeric: {
+        bool any = false, all = true;
+        for (double v : c.nums) {
+          const bool ok = apply_relop(c.op, num, v);
+          any = any || ok;
+          all = all && ok;
+        }
+        return c.op == Relop::NE ? all : any;
+      }
+      case PlanKind::Eq: return (p.id && id == *p.id) != (c.op == Relop::NE);
+      case PlanKind::Bits: return ((p.bits >> id) & 1u) != 0;
+      case PlanKind::Lut: return lut_[id] != 0;
+    }
+    return false;
+  }
+  static bool apply_relop(Relop r, double a, double b) { return colmatch::apply(r, a, b); }
+
+  // Strict hierarchical matching (seed 002, section 5): every level that defines the attribute must
+  // match; a level without it defers; a tasker with no level defining it fails the clause.
   void clause(const Clause& c, uint64_t* out) {
     const Column& col = t_.columns[c.attr];
-    if (is_numeric(col.type)) {
-      k_.cmp_f64(col.num.data(), n_, c.op, c.nums[0], out);
-      if (c.nums.size() > 1) {
-        // EQ over a list: any of; NE over a list: none of.
-        uint64_t* tmp = clause_tmp();
-        for (size_t i = 1; i < c.nums.size(); ++i) {
-          k_.cmp_f64(col.num.data(), n_, c.op, c.nums[i], tmp);
-          if (c.op == Relop::EQ) k_.or_words(out, tmp, nw_);
-          else k_.and_words(out, tmp, nw_);
-        }
-      }
-    } else if (col.type != AttrType::ReString && c.strs.size() == 1) {
-      // One plain value: a dictionary lookup, then id equality over the column.
-      const auto id = col.dict.find(c.strs[0]);
-      if (id) {
-        k_.eq_u32(col.ids.data(), n_, *id, out);
-      } else {
-        std::fill(out, out + nw_, 0);
-      }
-      if (c.op == Relop::NE) kernels::invert(out, n_);
-    } else {
-      // Patterns or lists: decide once per distinct dictionary value, then expand with the LUT kernel.
-      const size_t d = col.dict.size();
-      lut_.assign(d == 0 ? 1 : d, 0);
-      if (col.type == AttrType::ReString) {
-        for (const auto& s : c.strs) {
-          const WildcardPattern p(s);
-          for (uint32_t v = 0; v < d; ++v)
-            if (!lut_[v] && p.matches(col.dict.value(v))) lut_[v] = 0xFFFFFFFFu;
-        }
-      } else {
-        for (const auto& s : c.strs)
-          if (const auto id = col.dict.find(s)) lut_[*id] = 0xFFFFFFFFu;
-      }
-      if (c.op == Relop::NE)
-        for (auto& x : lut_) x = ~x;
-      if (d <= 32) {
-        // Small dictionary (arch, os, site, GPU model...): the LUT fits one register, so one
-        // variable shift per tasker replaces a gather.
-        uint32_t bits = 0;
-        for (uint32_t v = 0; v < d; ++v) bits |= (lut_[v] & 1u) << v;
-        k_.bits32_u32(col.ids.data(), n_, bits, out);
-      } else {
-        k_.lut_u32(col.ids.data(), n_, lut_.data(), lut_.size(), out);
-      }
+    const Plan p = plan(c, col);
+    if (!col.multi_level()) {
+      apply(p, c, col, col.num.data(), col.ids.data(), out);
+      k_.and_words(out, col.present.data(), nw_);
+      return;
     }
-    k_.and_words(out, col.present.data(), nw_);  // a tasker without the attribute fails the clause
+    if (col.global_present && !holds(p, c, col.global_num, col.global_id)) {
+      std::fill(out, out + nw_, 0);
+      return;
+    }
+    apply(p, c, col, col.num.data(), col.ids.data(), out);
+    k_.or_words(out, col.queue_absent.data(), nw_);
+    if (col.host.any) {
+      uint64_t* tmp = level_tmp();
+      apply(p, c, col, col.host.num.data(), col.host.ids.data(), tmp);
+      k_.or_words(tmp, col.host.absent.data(), nw_);
+      k_.and_words(out, tmp, nw_);
+    }
+    k_.and_words(out, col.defined.data(), nw_);
   }
 
   const TaskerTable& t_;
   const kernels::KernelTable& k_;
   size_t n_, nw_;
   std::vector<std::vector<uint64_t>> bufs_;
-  std::vector<uint64_t> clause_buf_;
+  std::vector<uint64_t> clause_buf_, level_buf_;
   std::vector<uint32_t> lut_;
 };
 

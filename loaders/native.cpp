@@ -114,7 +114,7 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
   }
   for (auto&& [k, v] : tbl) {
     const std::string_view key = k.str();
-    if (key != "name" && key != "policy" && key != "attribute")
+    if (key != "name" && key != "policy" && key != "attribute" && key != "global")
       throw LoadError(path, v.source().begin.line, std::string(key), "unknown key");
   }
   ds.name = tbl["name"].value_or(std::string("farm"));
@@ -184,6 +184,26 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
       throw LoadError(path, line, "attribute", e.what());
     }
   }
+  ds.farm_path = path;
+  if (auto* glob = tbl["global"].as_table()) {
+    auto read_values = [&](const toml::table& t, ValueKind kind, const std::string& prefix) {
+      for (auto&& [k, v] : t) {
+        const std::string key(k.str());
+        if (kind == ValueKind::Fixed && key == "load" && v.is_table()) continue;
+        const auto attr = ds.catalog.find(key);
+        if (!attr) throw LoadError(path, v.source().begin.line, prefix + key, "unknown attribute");
+        std::string text;
+        if (auto str = v.value<std::string>()) text = *str;
+        else if (auto i = v.value<int64_t>()) text = fmt::format("{}", *i);
+        else if (auto d = v.value<double>()) text = fmt::format("{}", *d);
+        else if (auto b = v.value<bool>()) text = *b ? "true" : "false";
+        else throw LoadError(path, v.source().begin.line, prefix + key, "expected a string, number or boolean");
+        ds.global_values.push_back({*attr, text, kind, v.source().begin.line});
+      }
+    };
+    read_values(*glob, ValueKind::Fixed, "global.");
+    if (auto* load = (*glob)["load"].as_table()) read_values(*load, ValueKind::Load, "global.load.");
+  }
   if (!ds.power_attribute.empty()) {
     auto a = ds.catalog.find(ds.power_attribute);
     if (!a || !is_numeric(ds.catalog.at(*a).type))
@@ -191,30 +211,102 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
   }
 }
 
-void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress) {
+namespace {
+
+// Sets the values of an "attrs" or "load" object through `setter(attr index, text or number)`.
+template <class Setter>
+void read_values(const simdjson::dom::object& values, const Dataset& ds, const std::string& path, size_t ln,
+                 const std::string& prefix, Setter setter) {
+  std::string text;
+  for (auto a : values) {
+    const std::string field_name = fmt::format("{}.{}", prefix, std::string_view(a.key));
+    const auto idx = ds.catalog.find(a.key);
+    if (!idx) throw LoadError(path, ln, field_name, "unknown attribute");
+    const AttributeDef& def = ds.catalog.at(*idx);
+    try {
+      if (is_numeric(def.type)) {
+        setter(*idx, std::string_view{}, numeric_value(def, a.value));
+      } else {
+        if (!scalar_text(a.value, text)) throw ValueError("expected a string");
+        setter(*idx, std::string_view(text), 0.0);
+      }
+    } catch (const ValueError& e) {
+      throw LoadError(path, ln, field_name, e.what());
+    }
+  }
+}
+
+void read_hosts(const std::string& path, Dataset& ds, TaskerBuilder& b, const ProgressFn& progress) {
   LineReader in(path, progress);
   simdjson::dom::parser parser;
-  TaskerBuilder b(ds.catalog);
-  const std::optional<uint32_t> power_attr =
-      ds.power_attribute.empty() ? std::nullopt : ds.catalog.find(ds.power_attribute);
   std::string_view line;
-  std::string text;
   while (in.next(line)) {
     if (blank(line)) continue;
     const size_t ln = in.line();
     auto obj = parse_object(parser, line, path, ln);
     element name_el;
     if (obj["name"].get(name_el) || name_el.type() != element_type::STRING)
-      throw LoadError(path, ln, "name", "a tasker needs a string name");
+      throw LoadError(path, ln, "name", "a host needs a string name");
+    uint32_t h = 0;
     try {
-      b.add(std::string(std::string_view(name_el.get_string().value_unsafe())));
+      h = b.add_host(std::string(std::string_view(name_el.get_string().value_unsafe())));
+    } catch (const ValueError& e) {
+      throw LoadError(path, ln, "name", e.what());
+    }
+    for (auto field : obj) {
+      const std::string_view key = field.key;
+      if (key == "name") continue;
+      if (key != "attrs" && key != "load") throw LoadError(path, ln, std::string(key), "unknown key");
+      simdjson::dom::object values;
+      if (field.value.get_object().get(values)) throw LoadError(path, ln, std::string(key), "expected an object");
+      const ValueKind kind = key == "load" ? ValueKind::Load : ValueKind::Fixed;
+      read_values(values, ds, path, ln, std::string(key), [&](uint32_t attr, std::string_view text, double num) {
+        b.set_host(h, attr, text.empty() && is_numeric(ds.catalog.at(attr).type) ? fmt::format("{}", num) : std::string(text), kind);
+      });
+    }
+  }
+}
+
+}  // namespace
+
+void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress, const std::string& hosts_path) {
+  TaskerBuilder b(ds.catalog);
+  for (const auto& g : ds.global_values) {
+    try {
+      b.set_global(g.attr, g.text, g.kind);
+    } catch (const ValueError& e) {
+      throw LoadError(ds.farm_path, g.line, "global." + ds.catalog.at(g.attr).name, e.what());
+    }
+  }
+  if (!hosts_path.empty()) read_hosts(hosts_path, ds, b, progress);
+  LineReader in(path, progress);
+  simdjson::dom::parser parser;
+  const std::optional<uint32_t> power_attr =
+      ds.power_attribute.empty() ? std::nullopt : ds.catalog.find(ds.power_attribute);
+  std::string_view line;
+  while (in.next(line)) {
+    if (blank(line)) continue;
+    const size_t ln = in.line();
+    auto obj = parse_object(parser, line, path, ln);
+    element name_el, host_el;
+    if (obj["name"].get(name_el) || name_el.type() != element_type::STRING)
+      throw LoadError(path, ln, "name", "a tasker needs a string name");
+    uint32_t host = kNone;
+    if (!obj["host"].get(host_el)) {
+      if (host_el.type() != element_type::STRING) throw LoadError(path, ln, "host", "expected a string");
+      const std::string_view hn = host_el.get_string().value_unsafe();
+      const auto found = b.find_host(hn);
+      host = found ? *found : b.add_host(std::string(hn));
+    }
+    try {
+      b.add(std::string(std::string_view(name_el.get_string().value_unsafe())), 1.0, host);
     } catch (const ValueError& e) {
       throw LoadError(path, ln, "name", e.what());
     }
     bool power_given = false;
     for (auto field : obj) {
       const std::string_view key = field.key;
-      if (key == "name") continue;
+      if (key == "name" || key == "host") continue;
       if (key == "power") {
         double p = 0;
         if (!number_of(field.value, p)) throw LoadError(path, ln, "power", "expected a number");
@@ -225,26 +317,21 @@ void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& 
       if (key != "attrs") throw LoadError(path, ln, std::string(key), "unknown key");
       simdjson::dom::object attrs;
       if (field.value.get_object().get(attrs)) throw LoadError(path, ln, "attrs", "expected an object");
-      for (auto a : attrs) {
-        const std::string field_name = fmt::format("attrs.{}", std::string_view(a.key));
-        const auto idx = ds.catalog.find(a.key);
-        if (!idx) throw LoadError(path, ln, field_name, "unknown attribute");
-        const AttributeDef& def = ds.catalog.at(*idx);
-        try {
-          if (is_numeric(def.type)) {
-            b.set_number(*idx, numeric_value(def, a.value));
-          } else {
-            if (!scalar_text(a.value, text)) throw ValueError("expected a string");
-            b.set(*idx, text);
-          }
-        } catch (const ValueError& e) {
-          throw LoadError(path, ln, field_name, e.what());
+      read_values(attrs, ds, path, ln, "attrs", [&](uint32_t attr, std::string_view text, double num) {
+        if (is_numeric(ds.catalog.at(attr).type)) {
+          b.set_number(attr, num);
+          if (power_attr && attr == *power_attr && !power_given) b.set_power(num);
+        } else {
+          b.set(attr, text);
         }
-        if (power_attr && *idx == *power_attr && !power_given) b.set_power(numeric_value(def, a.value));
-      }
+      });
     }
   }
-  ds.taskers = std::move(b).build();
+  try {
+    ds.taskers = std::move(b).build();
+  } catch (const ValueError& e) {
+    throw LoadError(path, 0, "", e.what());
+  }
 }
 
 void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress) {
@@ -327,6 +414,16 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
 void write_farm_toml(const std::string& path, const Dataset& ds) {
   std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
   if (!ds.power_attribute.empty()) s += fmt::format("\n[policy]\npower = \"{}\"\n", json_escape(ds.power_attribute));
+  // Global values (already combined from fixed and load values: written back as fixed values).
+  std::string global;
+  for (uint32_t a = 0; a < ds.taskers.columns.size(); ++a) {
+    const Column& c = ds.taskers.columns[a];
+    if (!c.global_present) continue;
+    global += fmt::format("{} = ", ds.catalog.at(a).name);
+    if (is_numeric(c.type)) global += fmt::format("{}\n", c.global_num);
+    else global += fmt::format("\"{}\"\n", json_escape(c.dict.value(c.global_id)));
+  }
+  if (!global.empty()) s += "\n[global]\n" + global;
   for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
     const AttributeDef& d = ds.catalog.at(a);
     s += fmt::format("\n[[attribute]]\nname = \"{}\"\n", json_escape(d.name));
@@ -346,7 +443,9 @@ void write_taskers_jsonl(const std::string& path, const Dataset& ds) {
   for (uint32_t r = 0; r < t.size(); ++r) by_input[t.input_index[r]] = r;
   std::string s;
   for (uint32_t r : by_input) {
-    s += fmt::format("{{\"name\":\"{}\",\"power\":{},\"attrs\":{{", json_escape(t.names[r]), t.power[r]);
+    s += fmt::format("{{\"name\":\"{}\",", json_escape(t.names[r]));
+    if (t.host_of[r] != kNone) s += fmt::format("\"host\":\"{}\",", json_escape(t.host_names[t.host_of[r]]));
+    s += fmt::format("\"power\":{},\"attrs\":{{", t.power[r]);
     bool first = true;
     for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
       const Column& c = t.columns[a];
@@ -360,6 +459,30 @@ void write_taskers_jsonl(const std::string& path, const Dataset& ds) {
     s += "}}\n";
   }
   write_file_atomic(path, s);
+}
+
+bool write_hosts_jsonl(const std::string& path, const Dataset& ds) {
+  const TaskerTable& t = ds.taskers;
+  std::string s;
+  bool any = false;
+  for (uint32_t h = 0; h < t.host_names.size(); ++h) {
+    s += fmt::format("{{\"name\":\"{}\",\"attrs\":{{", json_escape(t.host_names[h]));
+    bool first = true;
+    for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+      const Column& c = t.columns[a];
+      if (!c.by_host.has(h)) continue;
+      any = true;
+      if (!first) s += ',';
+      first = false;
+      s += fmt::format("\"{}\":", json_escape(ds.catalog.at(a).name));
+      if (is_numeric(c.type)) s += fmt::format("{}", c.by_host.num[h]);
+      else s += fmt::format("\"{}\"", json_escape(c.dict.value(c.by_host.ids[h])));
+    }
+    s += "}}\n";
+  }
+  if (!any) return false;
+  write_file_atomic(path, s);
+  return true;
 }
 
 void write_jobs_jsonl(const std::string& path, const Dataset& ds) {

@@ -1,6 +1,8 @@
 // The native colmatch format (README, "Native format"):
-//   farm.toml            name, [policy] power = "<numeric attribute>", [[attribute]] tables
-//   taskers.jsonl[.gz]   {"name": "...", "power": 1.5, "attrs": {"arch": "lx-amd64", "mem": "16G"}}
+//   farm.toml            name, [policy] power = "<numeric attribute>", [[attribute]] tables,
+//                        [global] fixed values and [global.load] load values of the global level
+//   hosts.jsonl[.gz]     optional: {"name": "node01", "attrs": {...fixed...}, "load": {...load values...}}
+//   taskers.jsonl[.gz]   {"name": "...", "host": "node01", "power": 1.5, "attrs": {"arch": "lx-amd64"}}
 //   jobs.jsonl[.gz]      {"id": "...", "owner": "...", "group": "...", "priority": 0, "submit": 0,
 //                         "slots": 1, "requests": "arch==lx-amd64 && mem>=4G", "resources": {"mem": "2G"}}
 // JSON Lines are parsed with simdjson; TOML with toml++.
@@ -17,9 +19,13 @@ namespace colmatch::loaders {
 /// line and field (TOML syntax errors, unknown types or relops, Grid Engine catalog rules).
 void read_farm_toml(const std::string& path, Dataset& ds);
 
-/// Reads taskers into ds.taskers (catalog must be loaded). Throws LoadError on malformed JSON,
-/// unknown attributes, values of the wrong type, duplicate names. Empty lines are skipped.
-void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress = {});
+/// Reads taskers into ds.taskers (catalog must be loaded), with the hosts of `hosts_path` (optional,
+/// "" for none) and the global values of farm.toml. A tasker's "host" that no hosts file line declares
+/// is a host without values of its own. Throws LoadError on malformed JSON, unknown attributes, values
+/// of the wrong type, duplicate names, and overrides the Grid Engine rules forbid (see TaskerBuilder).
+/// Empty lines are skipped.
+void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress = {},
+                        const std::string& hosts_path = "");
 
 /// Reads jobs into ds.jobs. Malformed JSON, a missing or duplicate id, or an unreadable file throw
 /// LoadError; a job whose request or resources are invalid (unknown attribute, wrong type or unit,
@@ -30,6 +36,8 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
 /// Each writes to a temporary name and renames it into place. Throw LoadError on I/O failure.
 void write_farm_toml(const std::string& path, const Dataset& ds);
 void write_taskers_jsonl(const std::string& path, const Dataset& ds);
+/// Writes the hosts file; returns false (and writes nothing) when no host has a value of its own.
+bool write_hosts_jsonl(const std::string& path, const Dataset& ds);
 void write_jobs_jsonl(const std::string& path, const Dataset& ds);
 
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then rename.

@@ -30,7 +30,7 @@ namespace {
 
 struct Inputs {
   std::string format = "native";
-  std::string farm, taskers, jobs;            // native
+  std::string farm, hosts, taskers, jobs;     // native
   std::string machines, tasks;                // google2011
   std::optional<int64_t> at_us;
   std::string nodes, pods;                    // openb
@@ -41,6 +41,7 @@ void add_input_options(CLI::App* cmd, Inputs& in) {
       ->check(CLI::IsMember({"native", "google2011", "openb"}))
       ->capture_default_str();
   cmd->add_option("--farm", in.farm, "native: farm.toml (attribute catalog, policy)");
+  cmd->add_option("--hosts", in.hosts, "native: hosts.jsonl[.gz] (optional: host-level fixed and load values)");
   cmd->add_option("--taskers", in.taskers, "native: taskers.jsonl[.gz]");
   cmd->add_option("--jobs", in.jobs, "native: jobs.jsonl[.gz]");
   cmd->add_option("--machines", in.machines, "google2011: machine_events CSV[.gz]");
@@ -73,7 +74,7 @@ loaders::Dataset load(const Inputs& in) {
     require(in.taskers, "--taskers", in.format);
     require(in.jobs, "--jobs", in.format);
     loaders::read_farm_toml(in.farm, ds);
-    loaders::read_taskers_jsonl(in.taskers, ds, progress);
+    loaders::read_taskers_jsonl(in.taskers, ds, progress, in.hosts);
     loaders::read_jobs_jsonl(in.jobs, ds, progress);
   } else if (in.format == "google2011") {
     require(in.machines, "--machines", in.format);
@@ -92,6 +93,8 @@ void save_native(const std::string& dir, const loaders::Dataset& ds) {
   std::filesystem::create_directories(dir);
   loaders::write_farm_toml(dir + "/farm.toml", ds);
   loaders::write_taskers_jsonl(dir + "/taskers.jsonl", ds);
+  if (loaders::write_hosts_jsonl(dir + "/hosts.jsonl", ds))
+    std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", dir.c_str());
   loaders::write_jobs_jsonl(dir + "/jobs.jsonl", ds);
 }
 

@@ -61,12 +61,69 @@ class Gen {
       ds.catalog.add(std::move(d));
     }
     TaskerBuilder tb(ds.catalog);
+    const size_t nattr = attrs().size();
+    // Placement of each attribute: 0 queue, 1 host, 2 global, 3 every level (ordering relops only).
+    std::vector<int> place(nattr, 0);
+    if (s_.levels)
+      for (size_t i = 0; i < nattr; ++i) {
+        const Attr& a = attrs()[i];
+        const bool ordering = is_numeric(a.type) && a.type != AttrType::Boolean;
+        if (a.consumable) place[i] = std::string(a.name) == "lic" ? 2 * static_cast<int>(pick(2)) : (chance(0.5) ? 3 : 0);
+        else place[i] = static_cast<int>(pick(ordering ? 4 : 3));
+      }
+    // Upper-level values: global, then per host no larger (relop <=: smaller is more restrictive).
+    std::vector<double> global_num(nattr, 0);
+    for (uint32_t i = 0; i < nattr; ++i) {
+      const Attr& a = attrs()[i];
+      if (!s_.levels || (place[i] != 2 && place[i] != 3) || chance(s_.missing)) continue;
+      if (a.consumable) {  // a global pool
+        global_num[i] = static_cast<double>(1 + pick(4));
+        tb.set_global(i, fmt::format("{}", global_num[i]));
+      } else if (is_numeric(a.type) && a.type != AttrType::Boolean) {
+        global_num[i] = parse_number(a.type, tasker_value(a, 0)) * 2;
+        tb.set_global(i, fmt::format("{}", global_num[i]));
+      } else {
+        tb.set_global(i, tasker_value(a, 0), chance(0.3) ? ValueKind::Load : ValueKind::Fixed);
+      }
+    }
+    const size_t nhosts = s_.levels ? (s_.taskers + 3) / 4 : 0;
+    std::vector<std::vector<double>> host_num(nhosts, std::vector<double>(nattr, -1));
+    for (size_t h = 0; h < nhosts; ++h) {
+      const uint32_t hid = tb.add_host(fmt::format("node{:05}", h));
+      for (uint32_t i = 0; i < nattr; ++i) {
+        const Attr& a = attrs()[i];
+        if ((place[i] != 1 && place[i] != 3) || (!a.consumable && chance(s_.missing))) continue;
+        const bool ordering = is_numeric(a.type) && a.type != AttrType::Boolean;
+        if (a.consumable) {  // a host pool shared by the host's queues
+          host_num[h][i] = static_cast<double>(8 + pick(40));
+          tb.set_host(hid, i, fmt::format("{}", host_num[h][i]));
+        } else if (ordering) {
+          double v = parse_number(a.type, tasker_value(a, h));
+          if (place[i] == 3 && global_num[i] > 0) v = std::min(v, global_num[i]);
+          host_num[h][i] = v;
+          tb.set_host(hid, i, fmt::format("{}", v));
+          if (chance(0.3)) tb.set_host(hid, i, fmt::format("{}", v * (0.5 + 0.25 * static_cast<double>(pick(4)))), ValueKind::Load);
+        } else {
+          tb.set_host(hid, i, tasker_value(a, h * 4), chance(0.5) ? ValueKind::Load : ValueKind::Fixed);
+        }
+      }
+    }
     for (size_t t = 0; t < s_.taskers; ++t) {
-      tb.add(fmt::format("q{}@node{:05}", t % 4, t / 4), static_cast<double>(pick(8) + 1) * 0.5);
+      const size_t h = t / 4;
+      tb.add(fmt::format("q{}@node{:05}", t % 4, h), static_cast<double>(pick(8) + 1) * 0.5,
+             s_.levels ? static_cast<uint32_t>(h) : kNone);
       for (uint32_t i = 0; i < attrs().size(); ++i) {
         const Attr& a = attrs()[i];
+        if (place[i] != 0 && place[i] != 3) continue;
         if (!a.consumable && chance(s_.missing)) continue;
-        tb.set(i, tasker_value(a, t));
+        if (place[i] == 3 && !a.consumable) {  // no larger than the levels above
+          double v = parse_number(a.type, tasker_value(a, t));
+          if (global_num[i] > 0) v = std::min(v, global_num[i]);
+          if (host_num[h][i] >= 0) v = std::min(v, host_num[h][i]);
+          tb.set(i, fmt::format("{}", v));
+        } else {
+          tb.set(i, tasker_value(a, t));
+        }
       }
     }
     ds.taskers = std::move(tb).build();

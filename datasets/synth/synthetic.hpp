@@ -19,6 +19,10 @@ struct SynthSpec {
   double missing = 0.05;     ///< chance a tasker lacks a non-consumable attribute
   int max_depth = 2;         ///< nesting depth of OR / NOT groups in requests
   bool with_slots = true;    ///< jobs of 1-8 slots, taskers with a slots consumable
+  /// Grid Engine levels: taskers grouped 4 to a host; each attribute placed on the queue, host or global
+  /// level, or (ordering relops) on several with more restrictive values below; host load values;
+  /// host slot pools and a global licence pool.
+  bool levels = false;
 };
 
 /// Generates the farm. Request texts go through the parser, so they exercise it too.

@@ -1,5 +1,6 @@
 // The fast path against the naive reference matcher on thousands of seeded random farms: identical
 // eligibility per job and identical dispatch, for every usable instruction set and 1 or 2 threads.
+#include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@ synth::SynthSpec random_spec(uint64_t seed) {
   s.max_depth = static_cast<int>(rng() % 3);
   s.zipf_s = (rng() % 3) * 0.7;
   s.with_slots = (rng() % 2) == 0;
+  s.levels = (rng() % 2) == 0;
   return s;
 }
 
@@ -43,6 +45,9 @@ void compare(const loaders::Dataset& ds, const MatchOutcome& m, const naive::Res
           << jobs.request_text[jobs.request[j]];
   }
   ASSERT_EQ(m.dispatch.free, ref.free) << ctx;
+  ASSERT_EQ(m.dispatch.free_host, ref.free_host) << ctx;
+  for (size_t k = 0; k < ref.free_global.size(); ++k)
+    if (!std::isnan(ref.free_global[k])) ASSERT_EQ(m.dispatch.free_global[k], ref.free_global[k]) << ctx;
 }
 
 class Differential : public ::testing::TestWithParam<int> {};
@@ -50,7 +55,7 @@ class Differential : public ::testing::TestWithParam<int> {};
 // 8 shards x 250 farms = 2000 random farms, each checked on every instruction set.
 TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   const int shard = GetParam();
-  size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0;
+  size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0, multi_level_columns = 0;
   for (int i = 0; i < 250; ++i) {
     const uint64_t seed = 1000003ULL * static_cast<uint64_t>(shard) + static_cast<uint64_t>(i);
     const auto ds = synth::generate(random_spec(seed));
@@ -64,6 +69,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
           sparse_sets += s.sparse();
         }
         assigned += m.dispatch.assigned;
+        for (const auto& col : ds.taskers.columns) multi_level_columns += col.multi_level();
       }
     }
   }
@@ -71,6 +77,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(nonempty_eligibility, 100u);
   EXPECT_GT(assigned, 100u);
   EXPECT_GT(sparse_sets, 10u);
+  EXPECT_GT(multi_level_columns, 500u) << "farms with host and global levels";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 

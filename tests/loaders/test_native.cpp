@@ -174,3 +174,94 @@ TEST(Native, JobFileErrorsAreFatal) {
 }
 
 }  // namespace
+
+namespace {
+
+const char* kLevelsFarm = R"(name = "levels"
+[global]
+lic = 2
+cores = 64
+[global.load]
+mem_free = "100G"
+
+[[attribute]]
+name = "arch"
+[[attribute]]
+name = "cores"
+type = "int"
+relop = "<="
+[[attribute]]
+name = "mem_free"
+type = "memory"
+relop = "<="
+[[attribute]]
+name = "lic"
+type = "int"
+consumable = true
+per = "job"
+)";
+
+TEST(NativeLevels, GlobalHostsAndLoadValuesRoundTrip) {
+  TempDir d;
+  loaders::Dataset ds;
+  loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm), ds);
+  const auto hosts = d.file("hosts.jsonl",
+                            "{\"name\":\"h1\",\"attrs\":{\"arch\":\"lx-amd64\",\"mem_free\":\"1G\"},\"load\":{\"mem_free\":\"0.5G\"}}\n"
+                            "{\"name\":\"h2\",\"load\":{\"arch\":\"lx-arm64\",\"cores\":16}}\n");
+  const auto taskers = d.file("taskers.jsonl",
+                              "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"cores\":8}}\n"
+                              "{\"name\":\"q@h2\",\"host\":\"h2\"}\n"
+                              "{\"name\":\"q@h3\",\"host\":\"h3\"}\n");
+  loaders::read_taskers_jsonl(taskers, ds, {}, hosts);
+  const TaskerTable& t = ds.taskers;
+  ASSERT_EQ(t.host_names, (std::vector<std::string>{"h1", "h2", "h3"}));
+  const Column& mem = t.columns[*ds.catalog.find("mem_free")];
+  EXPECT_EQ(mem.by_host.num[0], 0.5 * 1024 * 1024 * 1024) << "fixed 1G with load 0.5G: the smaller";
+  EXPECT_TRUE(mem.global_present);
+  EXPECT_EQ(t.columns[*ds.catalog.find("lic")].global_num, 2);
+  // round trip through the writers
+  loaders::write_farm_toml(d.path("farm2.toml"), ds);
+  loaders::write_taskers_jsonl(d.path("taskers2.jsonl"), ds);
+  ASSERT_TRUE(loaders::write_hosts_jsonl(d.path("hosts2.jsonl"), ds));
+  loaders::Dataset back;
+  loaders::read_farm_toml(d.path("farm2.toml"), back);
+  loaders::read_taskers_jsonl(d.path("taskers2.jsonl"), back, {}, d.path("hosts2.jsonl"));
+  for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+    EXPECT_EQ(back.taskers.columns[a].by_host.num, t.columns[a].by_host.num) << a;
+    EXPECT_EQ(back.taskers.columns[a].by_host.present, t.columns[a].by_host.present) << a;
+    EXPECT_EQ(back.taskers.columns[a].global_present, t.columns[a].global_present) << a;
+    EXPECT_EQ(back.taskers.columns[a].global_num, t.columns[a].global_num) << a;
+  }
+  EXPECT_EQ(back.taskers.host_of, t.host_of);
+}
+
+TEST(NativeLevels, ForbiddenOverrideIsAnErrorNamingTheLevels) {
+  TempDir d;
+  loaders::Dataset ds;
+  loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm), ds);
+  const auto hosts = d.file("hosts.jsonl", "{\"name\":\"h1\",\"load\":{\"arch\":\"lx-amd64\"}}\n");
+  const auto taskers = d.file("taskers.jsonl", "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"arch\":\"lx-arm64\"}}\n");
+  try {
+    loaders::read_taskers_jsonl(taskers, ds, {}, hosts);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("attribute 'arch' (relop ==): tasker 'q@h1' (lx-arm64) overrides host 'h1' (load)"),
+              std::string::npos)
+        << e.what();
+  }
+  loaders::Dataset ds2;
+  loaders::read_farm_toml(d.file("farm2.toml", std::string(kLevelsFarm) + "\n"), ds2);
+  const auto wide = d.file("t2.jsonl", "{\"name\":\"q\",\"attrs\":{\"cores\":128}}\n");
+  EXPECT_THROW(loaders::read_taskers_jsonl(wide, ds2), loaders::LoadError) << "128 cores under a global 64";
+  const auto bad_global = d.file("farm3.toml", "[global]\nnosuch = 1\n[[attribute]]\nname = \"arch\"\n");
+  loaders::Dataset ds3;
+  try {
+    loaders::read_farm_toml(bad_global, ds3);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "global.nosuch");
+  }
+}
+
+}  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/wildcard.hpp"
 
@@ -22,24 +23,43 @@ bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
 
   const Clause& c = r.clause;
   const Column& col = taskers.columns[c.attr];
-  if (!col.has(t)) return false;
-  bool any = false, all = true;
-  if (is_numeric(col.type)) {
-    for (double v : c.nums) {
-      const bool ok = apply(c.op, col.num[t], v);
-      any = any || ok;
-      all = all && ok;
+  // One value against the clause.
+  auto holds = [&](double num, uint32_t id) {
+    bool any = false, all = true;
+    if (is_numeric(col.type)) {
+      for (double v : c.nums) {
+        const bool ok = apply(c.op, num, v);
+        any = any || ok;
+        all = all && ok;
+      }
+    } else {
+      const std::string& value = col.dict.value(id);
+      for (const auto& s : c.strs) {
+        const bool equal = col.type == AttrType::ReString ? WildcardPattern(s).matches(value) : value == s;
+        const bool ok = c.op == Relop::EQ ? equal : !equal;
+        any = any || ok;
+        all = all && ok;
+      }
     }
-  } else {
-    const std::string& value = col.dict.value(col.ids[t]);
-    for (const auto& s : c.strs) {
-      const bool equal = col.type == AttrType::ReString ? WildcardPattern(s).matches(value) : value == s;
-      const bool ok = c.op == Relop::EQ ? equal : !equal;
-      any = any || ok;
-      all = all && ok;
-    }
+    return c.op == Relop::NE ? all : any;  // == over a list: any of; != over a list: none of
+  };
+  // Strict hierarchy: global, then host, then queue; a level that has the attribute and does not
+  // match rejects; a level without it defers; no level with it rejects.
+  bool seen = false;
+  if (col.global_present) {
+    seen = true;
+    if (!holds(col.global_num, col.global_id)) return false;
   }
-  return c.op == Relop::NE ? all : any;  // == over a list: any of; != over a list: none of
+  const uint32_t h = taskers.host_of[t];
+  if (h != kNone && col.by_host.has(h)) {
+    seen = true;
+    if (!holds(is_numeric(col.type) ? col.by_host.num[h] : 0, is_numeric(col.type) ? 0 : col.by_host.ids[h])) return false;
+  }
+  if (col.has(t)) {
+    seen = true;
+    if (!holds(is_numeric(col.type) ? col.num[t] : 0, is_numeric(col.type) ? 0 : col.ids[t])) return false;
+  }
+  return seen;
 }
 
 std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_t j) {
@@ -66,7 +86,12 @@ bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Requ
   for (size_t k = 0; k < need.size(); ++k) {
     if (need[k] <= 0) continue;
     const Column& col = taskers.columns[catalog.consumables()[k]];
-    if (!col.has(t) || !(col.num[t] >= need[k])) return false;
+    const uint32_t h = taskers.host_of[t];
+    const bool at_host = h != kNone && col.by_host.has(h);
+    if (!col.global_present && !at_host && !col.has(t)) return false;
+    if (col.global_present && !(col.global_num >= need[k])) return false;
+    if (at_host && !(col.by_host.num[h] >= need[k])) return false;
+    if (col.has(t) && !(col.num[t] >= need[k])) return false;
   }
   return true;
 }
@@ -82,7 +107,23 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   res.status.assign(nj, JobStatus::Pending);
   res.tasker.assign(nj, kNone);
   res.reason.assign(nj, PendingReason::None);
-  for (uint32_t k : catalog.consumables()) res.free.push_back(taskers.columns[k].num);
+  auto& free_host = res.free_host;
+  auto& free_global = res.free_global;
+  for (uint32_t k : catalog.consumables()) {
+    const Column& col = taskers.columns[k];
+    res.free.push_back(col.num);
+    free_host.push_back(col.by_host.num);
+    free_global.push_back(col.global_present ? col.global_num : std::numeric_limits<double>::quiet_NaN());
+  }
+  // Room in every pool above tasker t that defines consumable k.
+  auto room = [&](size_t k, uint32_t t, double need) {
+    const Column& col = taskers.columns[catalog.consumables()[k]];
+    const uint32_t h = taskers.host_of[t];
+    if (col.global_present && !(free_global[k] >= need)) return false;
+    if (h != kNone && col.by_host.has(h) && !(free_host[k][h] >= need)) return false;
+    if (col.has(t) && !(res.free[k][t] >= need)) return false;
+    return true;
+  };
 
   std::vector<uint32_t> order;
   for (uint32_t j = 0; j < nj; ++j) {
@@ -104,7 +145,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       any_eligible = true;
       bool fits = true;
       for (size_t k = 0; k < need.size(); ++k)
-        if (need[k] > 0 && !(res.free[k][t] >= need[k])) fits = false;
+        if (need[k] > 0 && !room(k, t, need[k])) fits = false;
       if (!fits) continue;
       if (best == kNone || taskers.power[t] > taskers.power[best] ||
           (taskers.power[t] == taskers.power[best] && taskers.input_index[t] < taskers.input_index[best]))
@@ -114,8 +155,14 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       res.reason[j] = any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker;
       continue;
     }
-    for (size_t k = 0; k < need.size(); ++k)
-      if (need[k] > 0) res.free[k][best] -= need[k];
+    for (size_t k = 0; k < need.size(); ++k) {
+      if (need[k] <= 0) continue;
+      const Column& col = taskers.columns[catalog.consumables()[k]];
+      const uint32_t h = taskers.host_of[best];
+      if (col.global_present) free_global[k] -= need[k];
+      if (h != kNone && col.by_host.has(h)) free_host[k][h] -= need[k];
+      if (col.has(best) || !col.multi_level()) res.free[k][best] -= need[k];
+    }
     res.status[j] = JobStatus::Assigned;
     res.tasker[j] = best;
   }

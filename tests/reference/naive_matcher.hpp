@@ -11,7 +11,8 @@
 
 namespace colmatch::naive {
 
-/// Whether tasker row `t` satisfies request `r` (a tasker without the attribute fails a clause).
+/// Whether tasker row `t` satisfies request `r`, level by level (global, host, queue): a level with the
+/// attribute that does not match rejects, a level without it defers, no level with it fails the clause.
 bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r);
 
 /// The charge of job j per consumable (catalog.consumables() order), written out plainly.
@@ -24,7 +25,9 @@ struct Result {
   std::vector<JobStatus> status;
   std::vector<uint32_t> tasker;  ///< tasker row (same indexing as TaskerTable) or kNone
   std::vector<PendingReason> reason;
-  std::vector<std::vector<double>> free;  ///< per consumable, per tasker row
+  std::vector<std::vector<double>> free;       ///< per consumable, per tasker row
+  std::vector<std::vector<double>> free_host;  ///< per consumable, per host
+  std::vector<double> free_global;             ///< per consumable (meaningful where defined)
 };
 
 /// Greedy dispatch, evaluated row by row. O(jobs x taskers x request size).

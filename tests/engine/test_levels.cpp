@@ -1,0 +1,221 @@
+#include <functional>
+// Grid Engine levels (seed 002, section 3 "Overriding attributes" and section 5): global -> host ->
+// queue, override rules, fixed and load values, strict hierarchical matching, consumable pools.
+#include <gtest/gtest.h>
+
+#include "engine/matcher.hpp"
+#include "tests/reference/naive_matcher.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+const double GB = 1024.0 * 1024 * 1024;
+
+struct LevelsFarm {
+  Catalog cat;
+  uint32_t mem_free, arch, cores, lic, slots;
+  LevelsFarm() {
+    AttributeDef d;
+    d.name = "mem_free";
+    d.type = AttrType::Memory;
+    d.relop = Relop::LE;
+    mem_free = cat.add(d);
+    d = AttributeDef{};
+    d.name = "arch";
+    arch = cat.add(d);
+    d.name = "cores";
+    d.type = AttrType::Int;
+    d.relop = Relop::LE;
+    cores = cat.add(d);
+    d.name = "lic";
+    d.consumable = true;
+    d.scope = ConsumeScope::PerJob;
+    lic = cat.add(d);
+    d.name = "slots";
+    d.scope = ConsumeScope::PerSlot;
+    slots = cat.add(d);
+  }
+  JobTable jobs(std::initializer_list<const char*> requests) const {
+    JobBuilder jb(cat);
+    int i = 0;
+    for (const char* r : requests) {
+      jb.add("j" + std::to_string(i), "u", "g", 0, i);
+      jb.set_request(r);
+      ++i;
+    }
+    return std::move(jb).build();
+  }
+};
+
+// Seed 002, mem_free example: custom 1 GB / load 4 GB -> 1 GB; custom 1 GB / load 0.9 GB -> 0.9 GB.
+TEST(SeedExamples, GridEngineMemFreeFixedAndLoadCombine) {
+  LevelsFarm f;
+  TaskerBuilder tb(f.cat);
+  tb.set_global(f.slots, "100");  // a global slot pool, so that only mem_free decides
+  const uint32_t a = tb.add_host("hostA"), b = tb.add_host("hostB");
+  tb.set_host(a, f.mem_free, "1G");
+  tb.set_host(a, f.mem_free, "4G", ValueKind::Load);
+  tb.set_host(b, f.mem_free, "1G");
+  tb.set_host(b, f.mem_free, "0.9G", ValueKind::Load);
+  tb.add("q@hostA", 1, a);
+  tb.add("q@hostB", 1, b);
+  const TaskerTable t = std::move(tb).build();
+  const Column& c = t.columns[f.mem_free];
+  EXPECT_EQ(c.by_host.num[a], 1 * GB);
+  EXPECT_EQ(c.by_host.num[b], 0.9 * GB);
+  // A job asking mem_free=0.95G fits on hostA (1 GB), not on hostB (0.9 GB).
+  const JobTable jobs = f.jobs({"mem_free=0.95G"});
+  const auto m = run_match(f.cat, t, jobs);
+  ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+  EXPECT_EQ(t.names[m.dispatch.tasker[0]], "q@hostA");
+  EXPECT_EQ(m.eligible[0].count(), 1u);
+}
+
+void expect_override_error(const std::function<void(TaskerBuilder&, const LevelsFarm&)>& setup, const char* words) {
+  LevelsFarm f;
+  TaskerBuilder tb(f.cat);
+  setup(tb, f);
+  try {
+    std::move(tb).build();
+    FAIL() << "override accepted";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(Levels, EqualityAttributesAreOverriddenOnlyOnTheSameLevel) {
+  // Seed 002: "a load value arch on host level ... can override it in the host definition with another
+  // value, but not in a queue."
+  expect_override_error(
+      [](TaskerBuilder& tb, const LevelsFarm& f) {
+        const uint32_t h = tb.add_host("h1");
+        tb.set_host(h, f.arch, "lx-amd64", ValueKind::Load);
+        tb.add("q@h1", 1, h);
+        tb.set(f.arch, "sol-sparc64");
+      },
+      "== and != attributes can be overridden only on the same level");
+  expect_override_error(
+      [](TaskerBuilder& tb, const LevelsFarm& f) {
+        tb.set_global(f.arch, "lx-amd64");
+        const uint32_t h = tb.add_host("h1");
+        tb.set_host(h, f.arch, "lx-amd64");
+      },
+      "attribute 'arch' (relop ==): host 'h1' (lx-amd64) overrides the global value (lx-amd64)");
+  // ... while on the same level, a fixed value overrides the load value.
+  LevelsFarm f;
+  TaskerBuilder tb(f.cat);
+  const uint32_t h = tb.add_host("h1");
+  tb.set_host(h, f.arch, "lx-amd64", ValueKind::Load);
+  tb.set_host(h, f.arch, "lx-arm64");
+  tb.add("q@h1", 1, h);
+  const TaskerTable t = std::move(tb).build();
+  EXPECT_EQ(t.columns[f.arch].dict.value(t.columns[f.arch].by_host.ids[h]), "lx-arm64");
+}
+
+TEST(Levels, OrderingRelopsOverrideOnlyWithMoreRestrictiveValues) {
+  expect_override_error(
+      [](TaskerBuilder& tb, const LevelsFarm& f) {
+        const uint32_t h = tb.add_host("h1");
+        tb.set_host(h, f.cores, "8");
+        tb.add("q@h1", 1, h);
+        tb.set(f.cores, "16");  // cores has relop <=: a larger queue value is less restrictive
+      },
+      "tasker 'q@h1' (16) overrides host 'h1' (8); a lower level may only set a more restrictive value");
+  LevelsFarm f;
+  TaskerBuilder tb(f.cat);
+  tb.set_global(f.cores, "64");
+  const uint32_t h = tb.add_host("h1");
+  tb.set_host(h, f.cores, "8");
+  tb.add("q@h1", 1, h);
+  tb.set(f.cores, "4");
+  EXPECT_NO_THROW(std::move(tb).build());
+}
+
+TEST(Levels, MatchingIsStrictlyHierarchical) {
+  LevelsFarm f;
+  TaskerBuilder tb(f.cat);
+  tb.set_global(f.cores, "64");
+  tb.set_global(f.slots, "100");
+  const uint32_t h1 = tb.add_host("h1"), h2 = tb.add_host("h2");
+  tb.set_host(h1, f.cores, "8");
+  tb.add("q@h1", 3, h1);
+  tb.set(f.cores, "4");
+  tb.add("q@h2", 2, h2);  // no host or queue value: the global one decides
+  tb.add("other@h2", 1, h2);
+  tb.set(f.cores, "2");
+  const TaskerTable t = std::move(tb).build();
+  const JobTable jobs = f.jobs({
+      "cores>=4",  // global 64 ok; h1: 8 ok, queue 4 ok; q@h2: global only, ok; other@h2: queue 2 fails
+      "cores<=4",  // the global level (64) fails first and rejects every tasker
+      "cores>=8",  // q@h1's queue value 4 fails although its host has 8
+      "!(cores>=100)",
+  });
+  const auto m = run_match(f.cat, t, jobs);
+  auto names = [&](size_t c) {
+    std::vector<std::string> out;
+    for (uint32_t x : m.eligible[c].to_vector()) out.push_back(t.names[x]);
+    return out;
+  };
+  EXPECT_EQ(names(m.categories.of_job[0]), (std::vector<std::string>{"q@h1", "q@h2"}));
+  EXPECT_TRUE(names(m.categories.of_job[1]).empty());
+  EXPECT_EQ(names(m.categories.of_job[2]), (std::vector<std::string>{"q@h2"}));
+  EXPECT_EQ(names(m.categories.of_job[3]).size(), 3u);
+  for (uint32_t j = 0; j < jobs.size(); ++j)
+    for (uint32_t x = 0; x < t.size(); ++x)
+      EXPECT_EQ(m.eligible[m.categories.of_job[j]].contains(x), naive::eligible(f.cat, t, jobs, x, j));
+}
+
+TEST(Levels, ConsumablePoolsOnEveryLevel) {
+  LevelsFarm f;
+  TaskerBuilder tb(f.cat);
+  tb.set_global(f.lic, "2");  // two licences for the whole farm
+  const uint32_t h = tb.add_host("h1");
+  tb.set_host(h, f.slots, "3");  // three slots shared by the host's two queues
+  tb.add("a@h1", 2, h);
+  tb.set(f.slots, "2");
+  tb.add("b@h1", 1, h);
+  tb.set(f.slots, "2");
+  const TaskerTable t = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  for (int i = 0; i < 5; ++i) jb.add("s" + std::to_string(i), "u", "g", 0, i);
+  jb.add("lic1", "u", "g", 0, 10);
+  jb.set_amount(f.lic, 1);
+  const JobTable jobs = std::move(jb).build();
+  const auto m = run_match(f.cat, t, jobs);
+  // slots: a@h1 takes 2 (its queue limit), b@h1 only 1 more (the host pool of 3), the rest pend.
+  std::vector<std::string> where;
+  for (uint32_t j = 0; j < 5; ++j) where.push_back(m.dispatch.tasker[j] == kNone ? "-" : t.names[m.dispatch.tasker[j]]);
+  EXPECT_EQ(where, (std::vector<std::string>{"a@h1", "a@h1", "b@h1", "-", "-"}));
+  EXPECT_EQ(m.dispatch.reason[3], PendingReason::NoFreeCapacity);
+  EXPECT_EQ(m.dispatch.free_host[static_cast<size_t>(f.cat.consumable_slot(f.slots))][h], 0);
+  // the licence job needs a slot too: none left on h1
+  EXPECT_EQ(m.dispatch.status[5], JobStatus::Pending);
+  const auto ref = naive::run(f.cat, t, jobs);
+  EXPECT_EQ(m.dispatch.tasker, ref.tasker);
+  EXPECT_EQ(m.dispatch.free_host, ref.free_host);
+}
+
+TEST(Levels, GlobalLicencePoolIsSharedByAllTaskers) {
+  LevelsFarm f;
+  TaskerBuilder tb(f.cat);
+  tb.set_global(f.lic, "2");
+  for (int i = 0; i < 3; ++i) {
+    tb.add("q" + std::to_string(i), 3.0 - i);
+    tb.set(f.slots, "8");
+  }
+  const TaskerTable t = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  for (int i = 0; i < 3; ++i) {
+    jb.add("lic" + std::to_string(i), "u", "g", 0, i, 4);  // per-job consumable: 1 licence whatever the slots
+    jb.set_amount(f.lic, 1);
+  }
+  const JobTable jobs = std::move(jb).build();
+  const auto m = run_match(f.cat, t, jobs);
+  EXPECT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+  EXPECT_EQ(m.dispatch.status[1], JobStatus::Assigned);
+  EXPECT_EQ(m.dispatch.reason[2], PendingReason::NoFreeCapacity);
+  EXPECT_EQ(m.dispatch.free_global[static_cast<size_t>(f.cat.consumable_slot(f.lic))], 0);
+}
+
+}  // namespace
