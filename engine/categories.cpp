@@ -43,6 +43,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     if (jobs.rejected(j)) continue;
     job_need(catalog, jobs, j, need);
     key.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
+    key.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
     key.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
     for (double v : need) {
       const double z = v + 0.0;  // -0.0 and 0.0 are one key
@@ -51,11 +52,15 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
     if (fresh) {
       c.request.push_back(jobs.request[j]);
+      c.soft.push_back(jobs.soft[j]);
       c.slots.push_back(jobs.slots[j]);
       c.need.push_back(need);
       const std::string& text = jobs.request_text[jobs.request[j]];
       uint64_t h = fnv1a(text.data(), text.size());
-      h = fnv1a(key.data() + sizeof(uint32_t), key.size() - sizeof(uint32_t), h);
+      const std::string& soft = jobs.request_text[jobs.soft[j]];
+      if (jobs.soft[j] != 0) h = fnv1a(soft.data(), soft.size(), h ^ 0x5f);
+      // the slot count and charges; the request indices (first 8 bytes) are run-specific, the texts are not
+      h = fnv1a(key.data() + 2 * sizeof(uint32_t), key.size() - 2 * sizeof(uint32_t), h);
       c.hash.push_back(h);
       c.job_count.push_back(0);
     }

@@ -1,5 +1,5 @@
 // Job categories (Grid Engine 6 "job categories", seed 002 section 5; DIRAC submit pools, seed 003):
-// jobs with the same canonical hard request, the same slot count and the same consumable charges
+// jobs with the same canonical hard and soft requests, the same slot count and the same consumable charges
 // select the same taskers and fit the same free capacities, so eligibility is computed once per
 // category and the dispatch cursor of a category is shared by its jobs.
 #pragma once
@@ -14,6 +14,7 @@ namespace colmatch {
 struct Categories {
   std::vector<uint32_t> of_job;              ///< category of each job; kNone for rejected jobs
   std::vector<uint32_t> request;             ///< per category: index into JobTable::requests
+  std::vector<uint32_t> soft;                ///< per category: soft requests (index, 0 = none)
   std::vector<uint32_t> slots;               ///< per category: slots each job asks for
   /// per category, per consumable (catalog.consumables() order): the amount one job of the category
   /// takes from the tasker it runs on (per-slot amounts times slots); 0 when it takes none.

@@ -295,6 +295,7 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.submit.push_back(submit);
   table_.slots.push_back(slots == 0 ? 1 : slots);
   table_.request.push_back(0);
+  table_.soft.push_back(0);
   for (auto& a : table_.amount) a.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.reject.push_back(kNone);
   if (slots == 0) throw ValueError("slots must be at least 1");
@@ -312,22 +313,39 @@ uint32_t JobBuilder::intern_request(Request r) {
   return idx;
 }
 
-void JobBuilder::set_request(std::string_view text) {
+uint32_t JobBuilder::parse_cached(std::string_view text) {
   const std::string key(text);
-  if (auto it = by_text_.find(key); it != by_text_.end()) {
-    table_.request.back() = it->second;
-    return;
-  }
+  if (auto it = by_text_.find(key); it != by_text_.end()) return it->second;
   if (auto it = bad_text_.find(key); it != bad_text_.end()) throw RequestError(it->second, 0);
   try {
     const uint32_t idx = intern_request(parse_request(text, catalog_));
     by_text_.emplace(key, idx);
-    table_.request.back() = idx;
+    return idx;
   } catch (const RequestError& e) {
     const std::string msg = fmt::format("{} (column {})", e.what(), e.column);
     bad_text_.emplace(key, msg);
     throw RequestError(msg, e.column);
   }
+}
+
+void JobBuilder::set_request(std::string_view text) { table_.request.back() = parse_cached(text); }
+
+void JobBuilder::set_soft(std::string_view text) {
+  const uint32_t idx = parse_cached(text);
+  const size_t n = soft_terms(table_.requests[idx]).size();
+  if (n > kMaxSoftRequests)
+    throw RequestError(fmt::format("{} soft requests; at most {} are supported", n, kMaxSoftRequests), 1);
+  table_.soft.back() = idx;
+}
+
+std::vector<const Request*> soft_terms(const Request& soft) {
+  std::vector<const Request*> out;
+  if (soft.kind == Request::Kind::And) {
+    for (const auto& k : soft.kids) out.push_back(&k);
+  } else {
+    out.push_back(&soft);
+  }
+  return out;
 }
 
 void JobBuilder::set_request(Request r) {

@@ -17,6 +17,13 @@ namespace colmatch {
 
 inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
+/// Soft requests per job at most: violation counts are kept in 4 bit planes.
+inline constexpr size_t kMaxSoftRequests = 15;
+
+/// The soft requests of a canonical soft expression: the children of a top-level AND, or the
+/// expression itself (none for the empty request).
+std::vector<const Request*> soft_terms(const Request& soft);
+
 /// String dictionary: distinct values get dense ids 0, 1, 2... in first-seen order.
 class Dictionary {
  public:
@@ -155,6 +162,9 @@ struct JobTable {
   std::vector<double> submit;           ///< submit time in seconds (earlier runs first among equals)
   std::vector<uint32_t> slots;          ///< >= 1
   std::vector<uint32_t> request;        ///< index into `requests`, shared by jobs with equal canonical requests
+  /// Soft requests (Grid Engine -soft): index into `requests` (0 = none). Each child of a top-level AND
+  /// is one soft request; a tasker that fails it has one violation.
+  std::vector<uint32_t> soft;
   std::vector<Request> requests;        ///< distinct canonical requests
   std::vector<std::string> request_text;///< canonical text of each of `requests`
   /// Requested amount per consumable (catalog.consumables() order) per job, per slot or per job as the
@@ -178,6 +188,9 @@ class JobBuilder {
   void set_request(std::string_view text);
   /// Sets the hard request of the last job from a built expression (canonicalized here).
   void set_request(Request r);
+  /// Sets the soft requests of the last job from text: each term of a top-level && is one soft
+  /// request, counted when violated (at most kMaxSoftRequests). Throws RequestError.
+  void set_soft(std::string_view text);
   /// Sets the amount of consumable `attr` of the last job. Throws ValueError if `attr` is not a
   /// consumable, not requestable, or the amount is negative.
   void set_amount(uint32_t attr, double amount);
@@ -190,6 +203,7 @@ class JobBuilder {
 
  private:
   uint32_t intern_request(Request r);
+  uint32_t parse_cached(std::string_view text);
   const Catalog& catalog_;
   JobTable table_;
   std::unordered_map<std::string, uint32_t> by_text_;       // raw text -> request index

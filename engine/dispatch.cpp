@@ -28,7 +28,8 @@ std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
 }
 
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<kernels::TaskerSet>& eligible) {
+                        const Categories& cats, const std::vector<kernels::TaskerSet>& eligible,
+                        const std::vector<std::vector<kernels::TaskerSet>>* soft_tiers) {
   DispatchResult res;
   const size_t nj = jobs.size();
   res.status.assign(nj, JobStatus::Pending);
@@ -56,7 +57,12 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     for (size_t k = 0; k < cons.size(); ++k)
       if (cats.need[c][k] > 0)
         charges[c].push_back({static_cast<uint32_t>(k), cats.need[c][k], !taskers.columns[cons[k]].multi_level()});
-  std::vector<size_t> cursor(cats.size(), 0);
+  // One cursor per category, or per (category, soft tier): tier v's taskers all have v violations.
+  std::vector<std::vector<size_t>> cursor(cats.size());
+  for (size_t c = 0; c < cats.size(); ++c) {
+    const bool tiered = soft_tiers && !(*soft_tiers)[c].empty();
+    cursor[c].assign(tiered ? (*soft_tiers)[c].size() : 1, 0);
+  }
 
   auto fits = [&](const std::vector<Charge>& ch, size_t t) {
     for (const Charge& x : ch) {
@@ -98,9 +104,15 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
       continue;
     }
     const auto& ch = charges[c];
-    size_t t = set.next(cursor[c]);
-    while (t < set.universe() && !fits(ch, t)) t = set.next(t + 1);
-    cursor[c] = t;
+    const bool tiered = soft_tiers && !(*soft_tiers)[c].empty();
+    size_t t = set.universe();
+    for (size_t v = 0; v < cursor[c].size() && t >= set.universe(); ++v) {
+      const kernels::TaskerSet& tier = tiered ? (*soft_tiers)[c][v] : set;
+      size_t x = tier.next(cursor[c][v]);
+      while (x < tier.universe() && !fits(ch, x)) x = tier.next(x + 1);
+      cursor[c][v] = x;
+      t = x;
+    }
     if (t >= set.universe()) {
       res.reason[j] = PendingReason::NoFreeCapacity;
       ++res.pending;

@@ -43,8 +43,11 @@ struct DispatchResult {
 /// The order jobs are considered in (rejected jobs excluded).
 std::vector<uint32_t> dispatch_order(const JobTable& jobs);
 
-/// Runs the greedy dispatch. `eligible[c]` is category c's eligibility. Deterministic; single-threaded.
+/// Runs the greedy dispatch. `eligible[c]` is category c's eligibility; where `soft_tiers` gives a
+/// category tiers by soft violations, the job goes to the first tier with a fitting tasker (fewest
+/// violations first, then effective power). Deterministic; single-threaded.
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<kernels::TaskerSet>& eligible);
+                        const Categories& cats, const std::vector<kernels::TaskerSet>& eligible,
+                        const std::vector<std::vector<kernels::TaskerSet>>* soft_tiers = nullptr);
 
 }  // namespace colmatch

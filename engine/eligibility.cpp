@@ -211,10 +211,46 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
     if (need[i] > 0) ev.capacity(taskers.columns[cons[i]], need[i], out);
 }
 
+std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Request& soft, const uint64_t* eligible,
+                                           const kernels::KernelTable& k) {
+  const size_t n = taskers.size(), nw = kernels::words_for(n);
+  const auto terms = soft_terms(soft);
+  Evaluator ev(taskers, k);
+  std::vector<uint64_t> planes[4], m(nw);
+  for (auto& p : planes) p.assign(nw, 0);
+  for (const Request* term : terms) {
+    ev.eval(*term, m.data());
+    for (size_t w = 0; w < nw; ++w) {  // add one violation where the term fails: a ripple-carry adder
+      uint64_t carry = ~m[w] & eligible[w];
+      for (auto& p : planes) {
+        const uint64_t sum = p[w] ^ carry;
+        carry &= p[w];
+        p[w] = sum;
+      }
+    }
+  }
+  std::vector<kernels::TaskerSet> out;
+  for (size_t v = 0; v <= terms.size(); ++v) {
+    std::vector<uint64_t> tier(eligible, eligible + nw);
+    for (size_t b = 0; b < 4; ++b) {
+      if ((v >> b) & 1) k.and_words(tier.data(), planes[b].data(), nw);
+      else k.andnot_words(tier.data(), planes[b].data(), nw);
+    }
+    const uint64_t count = k.popcount(tier.data(), nw);
+    out.push_back(kernels::TaskerSet::from_words(std::move(tier), n, count));
+  }
+  return out;
+}
+
 std::vector<kernels::TaskerSet> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
                                                     const JobTable& jobs, const Categories& cats,
-                                                    const kernels::KernelTable& k) {
+                                                    const kernels::KernelTable& k,
+                                                    std::vector<std::vector<kernels::TaskerSet>>* tiers) {
   std::vector<kernels::TaskerSet> sets(cats.size());
+  if (tiers) {
+    tiers->clear();
+    tiers->resize(cats.size());
+  }
   const size_t nw = kernels::words_for(taskers.size());
   // Grain 4: one category costs (clauses x taskers / 64) word operations, a few microseconds for
   // 10k taskers. Grains 1 to 64 measured within noise of each other (3.1-3.5 ms for 944 categories
@@ -224,6 +260,8 @@ std::vector<kernels::TaskerSet> compute_eligibility(const Catalog& catalog, cons
       std::vector<uint64_t> words(nw);
       eligible_words(catalog, taskers, jobs.requests[cats.request[c]], cats.need[c], k, words.data());
       const uint64_t count = k.popcount(words.data(), nw);
+      if (tiers && cats.soft[c] != 0 && count > 0)
+        (*tiers)[c] = soft_tiers(taskers, jobs.requests[cats.soft[c]], words.data(), k);
       sets[c] = kernels::TaskerSet::from_words(std::move(words), taskers.size(), count);
     }
   });

@@ -20,9 +20,18 @@ namespace colmatch {
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                     const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out);
 
-/// Evaluates every category. Returns one TaskerSet per category (in category order).
+/// Soft violations (Grid Engine soft requests, seed 002 "Result caching"): splits the taskers of
+/// `eligible` (words_for(taskers.size()) words) by how many of `soft`'s requests they violate:
+/// result[v] holds the eligible taskers violating exactly v of them (v = 0..number of soft requests).
+/// Counted with a 4-plane bit-sliced adder over the soft requests' masks, once per category.
+std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Request& soft, const uint64_t* eligible,
+                                           const kernels::KernelTable& k);
+
+/// Evaluates every category. Returns one TaskerSet per category (in category order). When `tiers` is
+/// given, it receives per category the soft_tiers() of its soft requests (empty without soft requests).
 std::vector<kernels::TaskerSet> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
                                                     const JobTable& jobs, const Categories& cats,
-                                                    const kernels::KernelTable& k);
+                                                    const kernels::KernelTable& k,
+                                                    std::vector<std::vector<kernels::TaskerSet>>* tiers = nullptr);
 
 }  // namespace colmatch

@@ -18,6 +18,8 @@ struct MatchTimings {
 struct MatchOutcome {
   Categories categories;
   std::vector<kernels::TaskerSet> eligible;
+  /// Per category with soft requests: eligible taskers by number of soft violations (see soft_tiers).
+  std::vector<std::vector<kernels::TaskerSet>> soft_tiers;
   DispatchResult dispatch;
   MatchTimings timings;
   kernels::Isa isa = kernels::Isa::Scalar;

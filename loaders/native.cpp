@@ -379,6 +379,17 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
         } catch (const RequestError& e) {
           reject("requests", e.what());
         }
+      } else if (key == "soft") {
+        std::string text;
+        if (field.value.type() != element_type::STRING || !scalar_text(field.value, text)) {
+          reject("soft", "expected a string");
+          continue;
+        }
+        try {
+          b.set_soft(text);
+        } catch (const RequestError& e) {
+          reject("soft", e.what());
+        }
       } else if (key == "resources") {
         simdjson::dom::object res;
         if (field.value.get_object().get(res)) {
@@ -494,6 +505,7 @@ void write_jobs_jsonl(const std::string& path, const Dataset& ds) {
                      json_escape(j.id[i]), json_escape(j.owners.value(j.owner[i])),
                      json_escape(j.groups.value(j.group[i])), j.priority[i], j.submit[i], j.slots[i]);
     if (j.request[i] != 0) s += fmt::format(",\"requests\":\"{}\"", json_escape(j.request_text[j.request[i]]));
+    if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
     std::string res;
     for (size_t k = 0; k < cons.size(); ++k)
       if (!std::isnan(j.amount[k][i]))

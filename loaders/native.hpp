@@ -4,7 +4,8 @@
 //   hosts.jsonl[.gz]     optional: {"name": "node01", "attrs": {...fixed...}, "load": {...load values...}}
 //   taskers.jsonl[.gz]   {"name": "...", "host": "node01", "power": 1.5, "attrs": {"arch": "lx-amd64"}}
 //   jobs.jsonl[.gz]      {"id": "...", "owner": "...", "group": "...", "priority": 0, "submit": 0,
-//                         "slots": 1, "requests": "arch==lx-amd64 && mem>=4G", "resources": {"mem": "2G"}}
+//                         "slots": 1, "requests": "arch==lx-amd64 && mem>=4G", "soft": "ssd==true",
+//                         "resources": {"mem": "2G"}}
 // JSON Lines are parsed with simdjson; TOML with toml++.
 #pragma once
 

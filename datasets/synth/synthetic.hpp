@@ -23,6 +23,7 @@ struct SynthSpec {
   /// level, or (ordering relops) on several with more restrictive values below; host load values;
   /// host slot pools and a global licence pool.
   bool levels = false;
+  double soft = 0.0;         ///< chance a request template carries 1-3 soft requests
 };
 
 /// Generates the farm. Request texts go through the parser, so they exercise it too.

@@ -27,6 +27,7 @@ synth::SynthSpec random_spec(uint64_t seed) {
   s.zipf_s = (rng() % 3) * 0.7;
   s.with_slots = (rng() % 2) == 0;
   s.levels = (rng() % 2) == 0;
+  s.soft = (rng() % 2) ? 0.5 : 0.0;
   return s;
 }
 
@@ -55,7 +56,7 @@ class Differential : public ::testing::TestWithParam<int> {};
 // 8 shards x 250 farms = 2000 random farms, each checked on every instruction set.
 TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   const int shard = GetParam();
-  size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0, multi_level_columns = 0;
+  size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0, multi_level_columns = 0, soft_tiered = 0;
   for (int i = 0; i < 250; ++i) {
     const uint64_t seed = 1000003ULL * static_cast<uint64_t>(shard) + static_cast<uint64_t>(i);
     const auto ds = synth::generate(random_spec(seed));
@@ -70,6 +71,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
         }
         assigned += m.dispatch.assigned;
         for (const auto& col : ds.taskers.columns) multi_level_columns += col.multi_level();
+        for (const auto& t : m.soft_tiers) soft_tiered += t.size() > 1 && t[1].count() > 0;
       }
     }
   }
@@ -78,6 +80,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(assigned, 100u);
   EXPECT_GT(sparse_sets, 10u);
   EXPECT_GT(multi_level_columns, 500u) << "farms with host and global levels";
+  EXPECT_GT(soft_tiered, 100u) << "categories whose taskers differ in soft violations";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 

@@ -199,3 +199,68 @@ TEST(Categories, SameRequestsShareOneCategory) {
 }
 
 }  // namespace
+
+namespace {
+
+// Grid Engine soft requests (seed 002 "Result caching"): counted, not required; the tasker with the
+// fewest violations wins before effective power; counts are computed once per category.
+TEST(SoftRequests, FewestViolationsBeforeEffectivePower) {
+  Catalog cat;
+  AttributeDef d;
+  d.name = "slots";
+  d.type = AttrType::Int;
+  d.relop = Relop::LE;
+  d.consumable = true;
+  const uint32_t slots = cat.add(d);
+  AttributeDef s;
+  s.name = "ssd";
+  s.type = AttrType::Boolean;
+  const uint32_t ssd = cat.add(s);
+  AttributeDef a;
+  a.name = "arch";
+  const uint32_t arch = cat.add(a);
+  TaskerBuilder tb(cat);
+  tb.add("fast-plain", 3);
+  tb.set(slots, "1");
+  tb.add("mid-ssd", 2);
+  tb.set(slots, "1");
+  tb.set(ssd, "true");
+  tb.add("slow-ssd-x", 1);
+  tb.set(slots, "1");
+  tb.set(ssd, "true");
+  tb.set(arch, "x");
+  const TaskerTable t = std::move(tb).build();
+  JobBuilder jb(cat);
+  for (int i = 0; i < 4; ++i) {
+    jb.add("j" + std::to_string(i), "u", "g", 0, i);
+    jb.set_soft("ssd==true && arch==x");
+  }
+  jb.add("hard-only", "u", "g", -1, 0);
+  const JobTable jobs = std::move(jb).build();
+  const auto m = run_match(cat, t, jobs);
+  auto where = [&](uint32_t j) { return m.dispatch.tasker[j] == kNone ? std::string("-") : t.names[m.dispatch.tasker[j]]; };
+  EXPECT_EQ(where(0), "slow-ssd-x");  // 0 violations
+  EXPECT_EQ(where(1), "mid-ssd");     // 1 violation
+  EXPECT_EQ(where(2), "fast-plain");  // 2 violations
+  EXPECT_EQ(m.dispatch.reason[3], PendingReason::NoFreeCapacity);
+  ASSERT_EQ(m.soft_tiers[m.categories.of_job[0]].size(), 3u);
+  for (size_t v = 0; v < 3; ++v) EXPECT_EQ(m.soft_tiers[m.categories.of_job[0]][v].count(), 1u) << v;
+  EXPECT_EQ(m.categories.job_count[m.categories.of_job[0]], 4u) << "one category: counts computed once";
+  EXPECT_NE(m.categories.of_job[4], m.categories.of_job[0]) << "soft requests are part of the category";
+}
+
+TEST(SoftRequests, TooManySoftRequestsIsAnError) {
+  Catalog cat;
+  AttributeDef d;
+  d.name = "n";
+  d.type = AttrType::Int;
+  d.relop = Relop::LE;
+  cat.add(d);
+  JobBuilder jb(cat);
+  jb.add("j", "u", "g", 0, 0);
+  std::string many;
+  for (int i = 0; i < 16; ++i) many += (i ? " && n>=" : "n>=") + std::to_string(i);
+  EXPECT_THROW(jb.set_soft(many), RequestError);
+}
+
+}  // namespace

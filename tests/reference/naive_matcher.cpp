@@ -140,6 +140,14 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     const auto need = charge(catalog, jobs, j);
     bool any_eligible = false;
     uint32_t best = kNone;
+    size_t best_violations = 0;
+    const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
+    auto violations = [&](uint32_t t) {
+      if (jobs.soft[j] == 0) return size_t{0};
+      size_t v = 0;
+      for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
+      return v;
+    };
     for (uint32_t t = 0; t < nt; ++t) {
       if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t)) continue;
       any_eligible = true;
@@ -147,9 +155,15 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       for (size_t k = 0; k < need.size(); ++k)
         if (need[k] > 0 && !room(k, t, need[k])) fits = false;
       if (!fits) continue;
-      if (best == kNone || taskers.power[t] > taskers.power[best] ||
-          (taskers.power[t] == taskers.power[best] && taskers.input_index[t] < taskers.input_index[best]))
+      // fewest soft violations, then greatest effective power, then lowest input index
+      const size_t v = violations(t);
+      if (best == kNone || v < best_violations ||
+          (v == best_violations &&
+           (taskers.power[t] > taskers.power[best] ||
+            (taskers.power[t] == taskers.power[best] && taskers.input_index[t] < taskers.input_index[best])))) {
         best = t;
+        best_violations = v;
+      }
     }
     if (best == kNone) {
       res.reason[j] = any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker;
