@@ -25,6 +25,25 @@ void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vec
   }
 }
 
+void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& per_instance,
+                  std::vector<double>& per_job) {
+  const auto& cons = catalog.consumables();
+  per_instance.assign(cons.size(), 0);
+  per_job.assign(cons.size(), 0);
+  for (size_t k = 0; k < cons.size(); ++k) {
+    const AttributeDef& d = catalog.at(cons[k]);
+    const double a = jobs.amount[k][j];
+    if (d.name == "slots") {
+      if (std::isnan(a)) per_instance[k] = 1;
+      else per_job[k] = a;
+      continue;
+    }
+    const double amount = std::isnan(a) ? d.default_amount.value_or(0.0) : a;
+    if (d.scope == ConsumeScope::PerSlot) per_instance[k] = amount;
+    else per_job[k] = amount;
+  }
+}
+
 namespace {
 uint64_t fnv1a(const void* data, size_t n, uint64_t h = 14695981039346656037ULL) {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -37,24 +56,33 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   Categories c;
   c.of_job.assign(jobs.size(), kNone);
   std::unordered_map<std::string, uint32_t> index;
-  std::vector<double> need;
+  std::vector<double> need, once(catalog.consumables().size(), 0.0);
   std::string key;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     if (jobs.rejected(j)) continue;
-    job_need(catalog, jobs, j, need);
+    if (jobs.fill_up[j]) {
+      fill_up_need(catalog, jobs, j, need, once);
+    } else {
+      job_need(catalog, jobs, j, need);
+      std::fill(once.begin(), once.end(), 0.0);
+    }
     key.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
     key.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
     key.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
-    for (double v : need) {
-      const double z = v + 0.0;  // -0.0 and 0.0 are one key
-      key.append(reinterpret_cast<const char*>(&z), sizeof(double));
-    }
+    key.push_back(static_cast<char>(jobs.fill_up[j]));
+    for (const auto* vec : {&need, &once})
+      for (double v : *vec) {
+        const double z = v + 0.0;  // -0.0 and 0.0 are one key
+        key.append(reinterpret_cast<const char*>(&z), sizeof(double));
+      }
     auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
     if (fresh) {
       c.request.push_back(jobs.request[j]);
       c.soft.push_back(jobs.soft[j]);
       c.slots.push_back(jobs.slots[j]);
       c.need.push_back(need);
+      c.job_need.push_back(once);
+      c.fill_up.push_back(jobs.fill_up[j]);
       const std::string& text = jobs.request_text[jobs.request[j]];
       uint64_t h = fnv1a(text.data(), text.size());
       const std::string& soft = jobs.request_text[jobs.soft[j]];

@@ -16,9 +16,15 @@ struct Categories {
   std::vector<uint32_t> request;             ///< per category: index into JobTable::requests
   std::vector<uint32_t> soft;                ///< per category: soft requests (index, 0 = none)
   std::vector<uint32_t> slots;               ///< per category: slots each job asks for
-  /// per category, per consumable (catalog.consumables() order): the amount one job of the category
-  /// takes from the tasker it runs on (per-slot amounts times slots); 0 when it takes none.
+  std::vector<uint8_t> fill_up;              ///< per category: $fill_up allocation rule (see JobTable)
+  /// per category, per consumable (catalog.consumables() order): for $pe_slots the amount one job of the
+  /// category takes from the tasker it runs on (per-slot amounts times slots); for $fill_up the amount
+  /// one slot instance takes (per-slot amounts, 1 of "slots"). 0 when it takes none. Eligibility
+  /// requires this much configured capacity.
   std::vector<std::vector<double>> need;
+  /// per category, per consumable: for $fill_up, the per-job amounts taken once on the first (master)
+  /// tasker of the job; all 0 for $pe_slots (they are in `need`).
+  std::vector<std::vector<double>> job_need;
   std::vector<uint64_t> hash;                ///< per category: 64-bit FNV-1a of its canonical key
   std::vector<uint32_t> job_count;           ///< per category: number of jobs
 
@@ -29,6 +35,11 @@ struct Categories {
 /// request charges its catalog default (or 0); a consumable named "slots" charges the slot count.
 /// `out` gets one value per consumable.
 void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& out);
+
+/// The charges of one $fill_up job: per slot instance (per-slot amounts, 1 of "slots") and once per
+/// job on its master tasker (per-job amounts, defaults applied).
+void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& per_instance,
+                  std::vector<double>& per_job);
 
 /// Groups the non-rejected jobs into categories, numbered in order of first appearance.
 /// O(jobs x consumables); allocates.

@@ -296,6 +296,7 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.slots.push_back(slots == 0 ? 1 : slots);
   table_.request.push_back(0);
   table_.soft.push_back(0);
+  table_.fill_up.push_back(0);
   for (auto& a : table_.amount) a.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.reject.push_back(kNone);
   if (slots == 0) throw ValueError("slots must be at least 1");
@@ -361,6 +362,8 @@ void JobBuilder::set_amount(uint32_t attr, double amount) {
   if (!(amount >= 0)) throw ValueError(fmt::format("attribute '{}': a request must not be negative", d.name));
   table_.amount[static_cast<size_t>(slot)].back() = amount;
 }
+
+void JobBuilder::set_fill_up(bool fill_up) { table_.fill_up.back() = fill_up ? 1 : 0; }
 
 void JobBuilder::reject(uint32_t j, std::string reason) {
   if (table_.reject[j] != kNone) return;  // the first reason stands

@@ -161,6 +161,9 @@ struct JobTable {
   std::vector<double> priority;         ///< higher runs first
   std::vector<double> submit;           ///< submit time in seconds (earlier runs first among equals)
   std::vector<uint32_t> slots;          ///< >= 1
+  /// Grid Engine parallel-environment allocation rule: 0 = $pe_slots (all slots on one tasker),
+  /// 1 = $fill_up (slots spread over taskers in rank order, each filled as far as it fits; seed 002 E2).
+  std::vector<uint8_t> fill_up;
   std::vector<uint32_t> request;        ///< index into `requests`, shared by jobs with equal canonical requests
   /// Soft requests (Grid Engine -soft): index into `requests` (0 = none). Each child of a top-level AND
   /// is one soft request; a tasker that fails it has one violation.
@@ -194,6 +197,8 @@ class JobBuilder {
   /// Sets the amount of consumable `attr` of the last job. Throws ValueError if `attr` is not a
   /// consumable, not requestable, or the amount is negative.
   void set_amount(uint32_t attr, double amount);
+  /// Sets the allocation rule of the last job: true for $fill_up, false for $pe_slots (the default).
+  void set_fill_up(bool fill_up);
   /// Marks job j rejected with a reason (kept in results.csv).
   void reject(uint32_t j, std::string reason);
   size_t size() const noexcept { return table_.size(); }

@@ -1,6 +1,7 @@
 #include "engine/dispatch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -35,6 +36,8 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
   res.status.assign(nj, JobStatus::Pending);
   res.tasker.assign(nj, kNone);
   res.reason.assign(nj, PendingReason::None);
+  res.alloc_first.assign(nj, 0);
+  res.alloc_count.assign(nj, 0);
   const auto& cons = catalog.consumables();
   res.free.resize(cons.size());
   res.free_host.resize(cons.size());
@@ -89,6 +92,105 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     }
   };
 
+  // --- $fill_up ------------------------------------------------------------------------------------
+  // Free amount of consumable k for tasker t: the smallest pool over the levels that define it; NaN
+  // when no level does.
+  auto avail = [&](size_t k, size_t t) {
+    const Column& col = taskers.columns[cons[k]];
+    double a = std::numeric_limits<double>::quiet_NaN();
+    auto low = [&](double v) { a = std::isnan(a) ? v : std::min(a, v); };
+    if (col.has(static_cast<uint32_t>(t))) low(res.free[k][t]);
+    const uint32_t h = taskers.host_of[t];
+    if (h != kNone && col.by_host.has(h)) low(res.free_host[k][h]);
+    if (col.global_present) low(res.free_global[k]);
+    return a;
+  };
+  // How many slot instances of category c tasker t takes now (at most `want`); the master also pays
+  // the per-job charges.
+  auto instances = [&](uint32_t c, size_t t, bool master, uint32_t want) -> uint32_t {
+    uint32_t n = want;
+    for (size_t k = 0; k < cons.size(); ++k) {
+      const double once = master ? cats.job_need[c][k] : 0.0, inst = cats.need[c][k];
+      if (once <= 0 && inst <= 0) continue;
+      const double a = avail(k, t) - once;
+      if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
+      if (inst <= 0) continue;
+      double q = std::floor(a / inst);
+      if (q * inst > a) q -= 1;  // guard against rounding up in the division
+      n = static_cast<uint32_t>(std::min<double>(n, q));
+    }
+    return n;
+  };
+  std::vector<std::pair<double*, double>> undo;  // saved pool values: restoring them is exact
+  auto charge = [&](size_t k, size_t t, double amount) {
+    const Column& col = taskers.columns[cons[k]];
+    auto sub = [&](double& v) {
+      undo.emplace_back(&v, v);
+      v -= amount;
+    };
+    if (col.has(static_cast<uint32_t>(t))) sub(res.free[k][t]);
+    const uint32_t h = taskers.host_of[t];
+    if (h != kNone && col.by_host.has(h)) sub(res.free_host[k][h]);
+    if (col.global_present) sub(res.free_global[k]);
+  };
+  // Places job j of category c; true when all its slots found room.
+  auto fill_up = [&](uint32_t j, uint32_t c) {
+    const bool tiered = soft_tiers && !(*soft_tiers)[c].empty();
+    uint32_t remaining = jobs.slots[j];
+    undo.clear();
+    const size_t first = res.allocations.size();
+    std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
+    auto place = [&](size_t x, uint32_t n, bool master) {
+      for (size_t k = 0; k < cons.size(); ++k) {
+        const double amount = n * cats.need[c][k] + (master ? cats.job_need[c][k] : 0.0);
+        if (amount > 0) charge(k, x, amount);
+      }
+      res.allocations.push_back({static_cast<uint32_t>(x), n});
+      remaining -= n;
+    };
+    // 1. the master: the first tasker in preference order that also pays the per-job charges
+    size_t master = eligible[c].universe();
+    for (size_t v = 0; v < cursor[c].size() && master == eligible[c].universe(); ++v) {
+      const kernels::TaskerSet& tier = tiered ? (*soft_tiers)[c][v] : eligible[c];
+      for (size_t x = tier.next(cursor[c][v]); x < tier.universe(); x = tier.next(x + 1))
+        if (const uint32_t n = instances(c, x, true, remaining)) {
+          place(x, n, true);
+          master = x;
+          break;
+        }
+    }
+    // 2. the other slots, filling the remaining taskers in preference order
+    for (size_t v = 0; v < cursor[c].size() && remaining > 0 && master != eligible[c].universe(); ++v) {
+      const kernels::TaskerSet& tier = tiered ? (*soft_tiers)[c][v] : eligible[c];
+      bool prefix = true;
+      for (size_t x = tier.next(cursor[c][v]); x < tier.universe() && remaining > 0; x = tier.next(x + 1)) {
+        if (x == master) {
+          prefix = false;
+          continue;
+        }
+        const uint32_t n = instances(c, x, false, remaining);
+        if (n == 0) {
+          if (prefix) advance.emplace_back(v, x + 1);  // no room for one instance now, nor ever after
+          continue;
+        }
+        prefix = false;
+        place(x, n, false);
+      }
+    }
+    if (remaining > 0) {
+      for (auto it = undo.rbegin(); it != undo.rend(); ++it) *it->first = it->second;
+      res.allocations.resize(first);
+      // capacity only shrinks and the category's jobs are alike: later ones cannot fit either
+      for (auto& cur : cursor[c]) cur = eligible[c].universe();
+      return false;
+    }
+    for (const auto& [v, cur] : advance) cursor[c][v] = std::max(cursor[c][v], cur);
+    res.alloc_first[j] = static_cast<uint32_t>(first);
+    res.alloc_count[j] = static_cast<uint32_t>(res.allocations.size() - first);
+    res.tasker[j] = res.allocations[first].tasker;
+    return true;
+  };
+
   for (uint32_t j = 0; j < nj; ++j)
     if (jobs.rejected(j)) {
       res.status[j] = JobStatus::Rejected;
@@ -101,6 +203,16 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     if (set.count() == 0) {
       res.reason[j] = PendingReason::NoEligibleTasker;
       ++res.pending;
+      continue;
+    }
+    if (cats.fill_up[c]) {
+      if (fill_up(j, c)) {
+        res.status[j] = JobStatus::Assigned;
+        ++res.assigned;
+      } else {
+        res.reason[j] = PendingReason::NoFreeCapacity;
+        ++res.pending;
+      }
       continue;
     }
     const auto& ch = charges[c];
@@ -121,6 +233,9 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     take(ch, t);
     res.status[j] = JobStatus::Assigned;
     res.tasker[j] = static_cast<uint32_t>(t);
+    res.alloc_first[j] = static_cast<uint32_t>(res.allocations.size());
+    res.alloc_count[j] = 1;
+    res.allocations.push_back({static_cast<uint32_t>(t), jobs.slots[j]});
     ++res.assigned;
   }
   return res;

@@ -4,6 +4,9 @@
 // feasible-job list, seed 001). Each job gets the eligible tasker with the greatest effective power
 // (Altair Accelerator, seed 000) that has free capacity >= its charge for every consumable, all of its
 // slots on that one tasker; ties go to the lowest input index (taskers are stored in that rank order).
+// A $fill_up job (seed 002, example E2) instead fills taskers in the same order, each with as many of its
+// slots as its free capacity takes, the per-job charges on the first (master) tasker; if its slots do
+// not all fit, nothing is placed (the tentative charges are undone from saved values, exactly).
 // A consumable defined on several levels is a pool on each (Grid Engine: global, host, queue); a job
 // takes its charge from every pool above its tasker and fits only where all of them have room.
 //
@@ -28,9 +31,19 @@ enum class PendingReason : uint8_t { None, NoEligibleTasker, NoFreeCapacity };
 /// Text used in results.csv for a pending reason.
 const char* reason_text(PendingReason r) noexcept;
 
+/// Slots of one job placed on one tasker.
+struct Allocation {
+  uint32_t tasker;
+  uint32_t slots;
+};
+
 struct DispatchResult {
   std::vector<JobStatus> status;      ///< per job
-  std::vector<uint32_t> tasker;       ///< per job: tasker index (rank order) or kNone
+  std::vector<uint32_t> tasker;       ///< per job: tasker index (rank order; the master for $fill_up) or kNone
+  /// Allocations of assigned jobs, job by job in dispatch order; job j's are
+  /// allocations[alloc_first[j], alloc_first[j] + alloc_count[j]).
+  std::vector<Allocation> allocations;
+  std::vector<uint32_t> alloc_first, alloc_count;
   std::vector<PendingReason> reason;  ///< per job
   /// Free capacity after dispatch, per consumable (catalog.consumables() order): per tasker (queue
   /// level), per host, and global. A pool the level does not define holds 0 (queue, host) or NaN (global).

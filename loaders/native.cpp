@@ -410,6 +410,11 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
             break;
           }
         }
+      } else if (key == "allocation_rule") {
+        std::string rule;
+        scalar_text(field.value, rule);
+        if (rule == "$fill_up") b.set_fill_up(true);
+        else if (rule != "$pe_slots") reject("allocation_rule", "expected \"$pe_slots\" or \"$fill_up\"");
       } else if (key == "rejected") {
         std::string why;
         scalar_text(field.value, why);
@@ -506,6 +511,7 @@ void write_jobs_jsonl(const std::string& path, const Dataset& ds) {
                      json_escape(j.groups.value(j.group[i])), j.priority[i], j.submit[i], j.slots[i]);
     if (j.request[i] != 0) s += fmt::format(",\"requests\":\"{}\"", json_escape(j.request_text[j.request[i]]));
     if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
+    if (j.fill_up[i]) s += ",\"allocation_rule\":\"$fill_up\"";
     std::string res;
     for (size_t k = 0; k < cons.size(); ++k)
       if (!std::isnan(j.amount[k][i]))

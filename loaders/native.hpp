@@ -5,7 +5,7 @@
 //   taskers.jsonl[.gz]   {"name": "...", "host": "node01", "power": 1.5, "attrs": {"arch": "lx-amd64"}}
 //   jobs.jsonl[.gz]      {"id": "...", "owner": "...", "group": "...", "priority": 0, "submit": 0,
 //                         "slots": 1, "requests": "arch==lx-amd64 && mem>=4G", "soft": "ssd==true",
-//                         "resources": {"mem": "2G"}}
+//                         "resources": {"mem": "2G"}, "allocation_rule": "$fill_up"}
 // JSON Lines are parsed with simdjson; TOML with toml++.
 #pragma once
 

@@ -68,11 +68,16 @@ void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     csv_field(csv, jobs.id[j]);
     switch (m.dispatch.status[j]) {
-      case JobStatus::Assigned:
-        csv += ",assigned,";
-        csv_field(csv, ds.taskers.names[m.dispatch.tasker[j]]);
-        csv += fmt::format(",{},\n", jobs.slots[j]);
+      case JobStatus::Assigned: {
+        const uint32_t first = m.dispatch.alloc_first[j];
+        for (uint32_t a = first; a < first + m.dispatch.alloc_count[j]; ++a) {
+          if (a != first) csv_field(csv, jobs.id[j]);
+          csv += ",assigned,";
+          csv_field(csv, ds.taskers.names[m.dispatch.allocations[a].tasker]);
+          csv += fmt::format(",{},\n", m.dispatch.allocations[a].slots);
+        }
         break;
+      }
       case JobStatus::Pending:
         csv += ",pending,,0,";
         csv_field(csv, reason_text(m.dispatch.reason[j]));

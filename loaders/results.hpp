@@ -16,8 +16,9 @@ struct RunInfo {
 };
 
 /// Writes into `dir` (created if missing):
-///   results.csv     header `job,status,tasker,slots,reason`; input job order; one row per job: assigned
-///                   (tasker name, slots), pending (reason) or rejected (reason). Fields quoted per RFC 4180.
+///   results.csv     header `job,status,tasker,slots,reason`; input job order; per job one row per
+///                   allocation when assigned (tasker name, slots there; several for $fill_up jobs), else one
+///                   row pending (reason) or rejected (reason). Fields quoted per RFC 4180.
 ///   categories.csv  `category,jobs,slots,eligible_taskers,representation,request`: one row per job category
 ///                   (hash in hex), the DIRAC submit-pool view.
 ///   summary.json    counts, categories, seconds per phase, threads, instruction set.

@@ -132,12 +132,17 @@ class Gen {
     std::vector<std::string> reqs(s_.categories), softs(s_.categories);
     std::vector<std::array<double, 3>> amounts(s_.categories);
     std::vector<uint32_t> slots(s_.categories);
+    std::vector<uint8_t> fill(s_.categories, 0);
     for (size_t c = 0; c < s_.categories; ++c) {
       reqs[c] = expr(s_.max_depth);
       if (chance(s_.soft)) softs[c] = expr(std::min(s_.max_depth, 1));
       amounts[c] = {static_cast<double>(pick(3) + 1), std::ldexp(1.0, 28 + static_cast<int>(pick(6))),
                     chance(0.2) ? 1.0 : std::nan("")};
       slots[c] = s_.with_slots ? (chance(0.8) ? 1u : static_cast<uint32_t>(pick(8) + 1)) : 1u;
+      if (chance(s_.fill_up)) {
+        fill[c] = 1;
+        slots[c] = static_cast<uint32_t>(2 + pick(24));  // parallel jobs wider than most taskers
+      }
     }
     std::vector<double> cdf(s_.categories);
     double acc = 0;
@@ -153,6 +158,7 @@ class Gen {
       try {
         jb.set_request(reqs[c]);
         if (!softs[c].empty()) jb.set_soft(softs[c]);
+        jb.set_fill_up(fill[c] != 0);
       } catch (const RequestError& e) {
         jb.reject(jid, e.what());
       }

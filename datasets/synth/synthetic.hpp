@@ -24,6 +24,7 @@ struct SynthSpec {
   /// host slot pools and a global licence pool.
   bool levels = false;
   double soft = 0.0;         ///< chance a request template carries 1-3 soft requests
+  double fill_up = 0.0;      ///< chance a request template uses the $fill_up allocation rule
 };
 
 /// Generates the farm. Request texts go through the parser, so they exercise it too.

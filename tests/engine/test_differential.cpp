@@ -28,6 +28,7 @@ synth::SynthSpec random_spec(uint64_t seed) {
   s.with_slots = (rng() % 2) == 0;
   s.levels = (rng() % 2) == 0;
   s.soft = (rng() % 2) ? 0.5 : 0.0;
+  s.fill_up = (rng() % 2) ? 0.4 : 0.0;
   return s;
 }
 
@@ -38,6 +39,12 @@ void compare(const loaders::Dataset& ds, const MatchOutcome& m, const naive::Res
     ASSERT_EQ(m.dispatch.tasker[j], ref.tasker[j]) << ctx << " job " << jobs.id[j] << " request "
                                                    << jobs.request_text[jobs.request[j]];
     ASSERT_EQ(m.dispatch.reason[j], ref.reason[j]) << ctx << " job " << jobs.id[j];
+    std::vector<std::pair<uint32_t, uint32_t>> allocs;
+    for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
+      const Allocation& x = m.dispatch.allocations[m.dispatch.alloc_first[j] + a];
+      allocs.emplace_back(x.tasker, x.slots);
+    }
+    ASSERT_EQ(allocs, ref.allocations[j]) << ctx << " job " << jobs.id[j];
     if (jobs.rejected(j)) continue;
     const auto& set = m.eligible[m.categories.of_job[j]];
     for (uint32_t t = 0; t < ds.taskers.size(); ++t)
@@ -56,7 +63,7 @@ class Differential : public ::testing::TestWithParam<int> {};
 // 8 shards x 250 farms = 2000 random farms, each checked on every instruction set.
 TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   const int shard = GetParam();
-  size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0, multi_level_columns = 0, soft_tiered = 0;
+  size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0, multi_level_columns = 0, soft_tiered = 0, spread = 0;
   for (int i = 0; i < 250; ++i) {
     const uint64_t seed = 1000003ULL * static_cast<uint64_t>(shard) + static_cast<uint64_t>(i);
     const auto ds = synth::generate(random_spec(seed));
@@ -72,6 +79,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
         assigned += m.dispatch.assigned;
         for (const auto& col : ds.taskers.columns) multi_level_columns += col.multi_level();
         for (const auto& t : m.soft_tiers) soft_tiered += t.size() > 1 && t[1].count() > 0;
+        for (uint32_t j = 0; j < ds.jobs.size(); ++j) spread += m.dispatch.alloc_count[j] > 1;
       }
     }
   }
@@ -81,6 +89,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(sparse_sets, 10u);
   EXPECT_GT(multi_level_columns, 500u) << "farms with host and global levels";
   EXPECT_GT(soft_tiered, 100u) << "categories whose taskers differ in soft violations";
+  EXPECT_GT(spread, 20u) << "$fill_up jobs spread over several taskers";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 

@@ -1,3 +1,4 @@
+#include <tuple>
 #include <gtest/gtest.h>
 
 #include <tbb/global_control.h>
@@ -261,6 +262,95 @@ TEST(SoftRequests, TooManySoftRequestsIsAnError) {
   std::string many;
   for (int i = 0; i < 16; ++i) many += (i ? " && n>=" : "n>=") + std::to_string(i);
   EXPECT_THROW(jb.set_soft(many), RequestError);
+}
+
+}  // namespace
+
+namespace {
+
+// Seed 002, example E2: j2 requests t02 = 20 with 4 slots; q2 offers 5 slots with t02 <= 40, q3 offers
+// 1 slot with t02 <= 40, q4 offers 3 slots with t02 <= 40. Two instances start on q2, one on q3, one
+// on q4. Afterwards q2 offers 3 slots with t02 <= 0, q3 0 slots with t02 <= 20, q4 2 slots with
+// t02 <= 20. (The seed's table calls the second and third rows "q1" and "q3" and writes their
+// arithmetic as q2.t02 - 1*j2.t02; the evident intent, kept here with its numbers, is q3 and q4 with
+// their own t02 of 40 minus one instance's 20.) t02 is charged per slot instance; the job uses the
+// $fill_up allocation rule; q2, q3, q4 are visited in that order (effective power 3, 2, 1).
+TEST(SeedExamples, GridEngineE2SpreadsOneParallelJobOverQueues) {
+  Catalog cat;
+  AttributeDef d;
+  d.name = "slots";
+  d.type = AttrType::Int;
+  d.relop = Relop::LE;
+  d.consumable = true;
+  const uint32_t slots = cat.add(d);
+  d.name = "t02";
+  const uint32_t t02 = cat.add(d);
+  TaskerBuilder tb(cat);
+  for (auto [name, power, s] : {std::tuple{"q2", 3.0, "5"}, {"q3", 2.0, "1"}, {"q4", 1.0, "3"}}) {
+    tb.add(name, power);
+    tb.set(slots, s);
+    tb.set(t02, "40");
+  }
+  const TaskerTable t = std::move(tb).build();
+  JobBuilder jb(cat);
+  jb.add("j2", "u", "g", 0, 0, 4);
+  jb.set_amount(t02, 20);
+  jb.set_fill_up(true);
+  const JobTable jobs = std::move(jb).build();
+  const auto m = run_match(cat, t, jobs);
+  ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+  std::vector<std::pair<std::string, uint32_t>> placed;
+  for (uint32_t a = 0; a < m.dispatch.alloc_count[0]; ++a) {
+    const auto& x = m.dispatch.allocations[m.dispatch.alloc_first[0] + a];
+    placed.emplace_back(t.names[x.tasker], x.slots);
+  }
+  EXPECT_EQ(placed, (std::vector<std::pair<std::string, uint32_t>>{{"q2", 2}, {"q3", 1}, {"q4", 1}}));
+  const size_t ks = static_cast<size_t>(cat.consumable_slot(slots)), kt = static_cast<size_t>(cat.consumable_slot(t02));
+  auto row = [&](const char* n) {
+    for (uint32_t r = 0; r < t.size(); ++r)
+      if (t.names[r] == n) return r;
+    return kNone;
+  };
+  EXPECT_EQ(m.dispatch.free[ks][row("q2")], 3);
+  EXPECT_EQ(m.dispatch.free[kt][row("q2")], 0);
+  EXPECT_EQ(m.dispatch.free[ks][row("q3")], 0);
+  EXPECT_EQ(m.dispatch.free[kt][row("q3")], 20);
+  EXPECT_EQ(m.dispatch.free[ks][row("q4")], 2);
+  EXPECT_EQ(m.dispatch.free[kt][row("q4")], 20);
+}
+
+TEST(FillUp, AllOrNothingAndPerJobChargesOnTheMaster) {
+  Catalog cat;
+  AttributeDef d;
+  d.name = "slots";
+  d.type = AttrType::Int;
+  d.relop = Relop::LE;
+  d.consumable = true;
+  const uint32_t slots = cat.add(d);
+  d.name = "lic";
+  d.scope = ConsumeScope::PerJob;
+  const uint32_t lic = cat.add(d);
+  TaskerBuilder tb(cat);
+  tb.add("a", 2);
+  tb.set(slots, "2");
+  tb.add("b", 1);
+  tb.set(slots, "2");
+  tb.set(lic, "1");
+  const TaskerTable t = std::move(tb).build();
+  JobBuilder jb(cat);
+  jb.add("too-wide", "u", "g", 1, 0, 5);  // 5 slots, 4 in the farm: nothing placed
+  jb.set_fill_up(true);
+  jb.add("licensed", "u", "g", 0, 1, 3);  // the master must hold the licence: b (2 slots), then a (1)
+  jb.set_fill_up(true);
+  jb.set_amount(lic, 1);
+  const JobTable jobs = std::move(jb).build();
+  const auto m = run_match(cat, t, jobs);
+  EXPECT_EQ(m.dispatch.reason[0], PendingReason::NoFreeCapacity);
+  ASSERT_EQ(m.dispatch.status[1], JobStatus::Assigned);
+  EXPECT_EQ(t.names[m.dispatch.tasker[1]], "b") << "a has no licence, so it cannot be the master";
+  EXPECT_EQ(m.dispatch.alloc_count[1], 2u);
+  const size_t ks = static_cast<size_t>(cat.consumable_slot(slots));
+  EXPECT_EQ(m.dispatch.free[ks][0] + m.dispatch.free[ks][1], 1) << "the failed job left no charge behind";
 }
 
 }  // namespace

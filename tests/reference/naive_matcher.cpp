@@ -62,12 +62,34 @@ bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
   return seen;
 }
 
+std::vector<double> master_charge(const Catalog& catalog, const JobTable& jobs, uint32_t j) {
+  std::vector<double> out;
+  for (size_t k = 0; k < catalog.consumables().size(); ++k) {
+    const AttributeDef& d = catalog.at(catalog.consumables()[k]);
+    const double requested = jobs.amount[k][j];
+    double c = 0;
+    if (jobs.fill_up[j]) {
+      if (d.name == "slots") c = std::isnan(requested) ? 0 : requested;
+      else if (d.scope == ConsumeScope::PerJob) c = std::isnan(requested) ? d.default_amount.value_or(0.0) : requested;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_t j) {
   std::vector<double> out;
   for (size_t k = 0; k < catalog.consumables().size(); ++k) {
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     const double requested = jobs.amount[k][j];
     double c;
+    if (jobs.fill_up[j]) {  // one slot instance
+      if (d.name == "slots") c = std::isnan(requested) ? 1 : 0;
+      else if (d.scope == ConsumeScope::PerSlot) c = std::isnan(requested) ? d.default_amount.value_or(0.0) : requested;
+      else c = 0;
+      out.push_back(c);
+      continue;
+    }
     if (d.name == "slots") {
       c = std::isnan(requested) ? jobs.slots[j] : requested;
     } else {
@@ -136,8 +158,91 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     if (jobs.submit[a] != jobs.submit[b]) return jobs.submit[a] < jobs.submit[b];
     return a < b;
   });
+  res.allocations.assign(nj, {});
   for (uint32_t j : order) {
     const auto need = charge(catalog, jobs, j);
+    if (jobs.fill_up[j]) {
+      // Every eligible tasker in preference order, filled in turn on copies of the pools.
+      const auto once = master_charge(catalog, jobs, j);
+      const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
+      std::vector<std::pair<size_t, uint32_t>> cand;  // (violations, tasker)
+      for (uint32_t t = 0; t < nt; ++t) {
+        if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t)) continue;
+        size_t v = 0;
+        if (jobs.soft[j] != 0)
+          for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
+        cand.emplace_back(v, t);
+      }
+      std::sort(cand.begin(), cand.end(), [&](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        if (taskers.power[a.second] != taskers.power[b.second]) return taskers.power[a.second] > taskers.power[b.second];
+        return taskers.input_index[a.second] < taskers.input_index[b.second];
+      });
+      auto q = res.free;
+      auto hq = free_host;
+      auto g = free_global;
+      uint32_t remaining = jobs.slots[j];
+      std::vector<std::pair<uint32_t, uint32_t>> placed;
+      // Instances tasker t can take now (at most `remaining`); a master also pays the per-job charges.
+      auto fit = [&](uint32_t t, bool master) {
+        const uint32_t h = taskers.host_of[t];
+        uint32_t n = remaining;
+        for (size_t k = 0; k < need.size() && n > 0; ++k) {
+          const double o = master ? once[k] : 0.0, inst = need[k];
+          if (o <= 0 && inst <= 0) continue;
+          const Column& col = taskers.columns[catalog.consumables()[k]];
+          double a = std::numeric_limits<double>::quiet_NaN();
+          if (col.has(t)) a = q[k][t];
+          if (h != kNone && col.by_host.has(h)) a = std::isnan(a) ? hq[k][h] : std::min(a, hq[k][h]);
+          if (col.global_present) a = std::isnan(a) ? g[k] : std::min(a, g[k]);
+          a -= o;
+          if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0u;
+          if (inst > 0) {
+            double most = std::floor(a / inst);
+            if (most * inst > a) most -= 1;
+            n = static_cast<uint32_t>(std::min<double>(n, most));
+          }
+        }
+        return n;
+      };
+      auto put = [&](uint32_t t, uint32_t n, bool master) {
+        const uint32_t h = taskers.host_of[t];
+        for (size_t k = 0; k < need.size(); ++k) {
+          const double amount = n * need[k] + (master ? once[k] : 0.0);
+          if (amount <= 0) continue;
+          const Column& col = taskers.columns[catalog.consumables()[k]];
+          if (col.has(t)) q[k][t] -= amount;
+          if (h != kNone && col.by_host.has(h)) hq[k][h] -= amount;
+          if (col.global_present) g[k] -= amount;
+        }
+        placed.emplace_back(t, n);
+        remaining -= n;
+      };
+      uint32_t master = kNone;
+      for (const auto& [v, t] : cand)
+        if (const uint32_t n = fit(t, true)) {
+          put(t, n, true);
+          master = t;
+          break;
+        }
+      if (master != kNone)
+        for (const auto& [v, t] : cand) {
+          if (remaining == 0) break;
+          if (t == master) continue;
+          if (const uint32_t n = fit(t, false)) put(t, n, false);
+        }
+      if (remaining == 0) {
+        res.free = std::move(q);
+        free_host = std::move(hq);
+        free_global = std::move(g);
+        res.status[j] = JobStatus::Assigned;
+        res.tasker[j] = placed.front().first;
+        res.allocations[j] = placed;
+      } else {
+        res.reason[j] = cand.empty() ? PendingReason::NoEligibleTasker : PendingReason::NoFreeCapacity;
+      }
+      continue;
+    }
     bool any_eligible = false;
     uint32_t best = kNone;
     size_t best_violations = 0;
@@ -179,6 +284,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     }
     res.status[j] = JobStatus::Assigned;
     res.tasker[j] = best;
+    res.allocations[j] = {{best, jobs.slots[j]}};
   }
   return res;
 }

@@ -15,8 +15,12 @@ namespace colmatch::naive {
 /// attribute that does not match rejects, a level without it defers, no level with it fails the clause.
 bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r);
 
-/// The charge of job j per consumable (catalog.consumables() order), written out plainly.
+/// The charge of job j per consumable (catalog.consumables() order), written out plainly: for a
+/// $pe_slots job the whole job on one tasker; for a $fill_up job one slot instance.
 std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_t j);
+
+/// For a $fill_up job: the per-job charges paid once on its master tasker (zeros otherwise).
+std::vector<double> master_charge(const Catalog& catalog, const JobTable& jobs, uint32_t j);
 
 /// Whether tasker t is eligible for job j: request satisfied and configured capacity >= charge.
 bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j);
@@ -25,6 +29,7 @@ struct Result {
   std::vector<JobStatus> status;
   std::vector<uint32_t> tasker;  ///< tasker row (same indexing as TaskerTable) or kNone
   std::vector<PendingReason> reason;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> allocations;  ///< per job: (tasker row, slots)
   std::vector<std::vector<double>> free;       ///< per consumable, per tasker row
   std::vector<std::vector<double>> free_host;  ///< per consumable, per host
   std::vector<double> free_global;             ///< per consumable (meaningful where defined)
