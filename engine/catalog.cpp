@@ -195,6 +195,7 @@ uint32_t Catalog::add(AttributeDef def) {
       fail(fmt::format("type {} allows only the relops == and !=", type_name(t)));
     if (t == AttrType::Boolean && def.relop != Relop::EQ) fail("type boolean allows only the relop ==");
   }
+  if (def.multi_valued && !is_string_like(t)) fail("only string-like attributes may be multi-valued");
   const uint32_t idx = static_cast<uint32_t>(defs_.size());
   by_name_.emplace(def.name, idx);
   if (!def.shortcut.empty()) by_name_.emplace(def.shortcut, idx);

@@ -69,7 +69,14 @@ struct AttributeDef {
   ConsumeScope scope = ConsumeScope::PerSlot;
   Requestable requestable = Requestable::Yes;
   std::optional<double> default_amount;  ///< consumables only: charged to jobs that do not request it
+  /// String-like attributes only: a tasker may offer a set of values (DIRAC resource parameters given as
+  /// lists, e.g. SoftwareTag). A clause `==` matches when one of the tasker's values matches one of the
+  /// request's; `!=` when none does.
+  bool multi_valued = false;
 };
+
+/// Separator of the values of a set-valued attribute inside one dictionary entry.
+inline constexpr char kSetSeparator = '\x1f';
 
 /// The catalog: attributes by index, found by name or shortcut.
 class Catalog {

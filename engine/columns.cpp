@@ -26,7 +26,37 @@ std::optional<uint32_t> Dictionary::find(std::string_view v) const {
 
 TaskerBuilder::TaskerBuilder(const Catalog& catalog)
     : catalog_(catalog), columns_(catalog.size()), global_values_(catalog.size()) {
-  for (size_t a = 0; a < catalog.size(); ++a) columns_[a].type = catalog.at(static_cast<uint32_t>(a)).type;
+  for (size_t a = 0; a < catalog.size(); ++a) {
+    columns_[a].type = catalog.at(static_cast<uint32_t>(a)).type;
+    columns_[a].multi = catalog.at(static_cast<uint32_t>(a)).multi_valued;
+  }
+}
+
+std::vector<std::string_view> set_elements(std::string_view entry) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= entry.size(); ++i)
+    if (i == entry.size() || entry[i] == kSetSeparator) {
+      out.push_back(entry.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
+void TaskerBuilder::set_list(uint32_t attr, const std::vector<std::string>& values) {
+  Column& c = columns_.at(attr);
+  if (!c.multi) throw ValueError(fmt::format("attribute '{}' takes one value, not a list", catalog_.at(attr).name));
+  std::vector<std::string> v;
+  for (const auto& x : values) v.push_back(normalize_string(c.type, x));
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  std::string joined;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) joined += kSetSeparator;
+    joined += v[i];
+  }
+  c.ids.back() = c.dict.intern(joined);
+  mark(attr);
 }
 
 uint32_t TaskerBuilder::add_host(std::string name) {
@@ -231,6 +261,7 @@ TaskerTable TaskerBuilder::build() && {
     Column& dst = t.columns[a];
     const bool numeric = is_numeric(src.type);
     dst.type = src.type;
+    dst.multi = src.multi;
     dst.dict = std::move(src.dict);
     // queue level, permuted into rank order
     dst.present.assign(nw, 0);
@@ -350,7 +381,7 @@ std::vector<const Request*> soft_terms(const Request& soft) {
 }
 
 void JobBuilder::set_request(Request r) {
-  canonicalize(r);
+  canonicalize(r, catalog_);
   table_.request.back() = intern_request(std::move(r));
 }
 

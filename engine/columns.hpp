@@ -17,6 +17,9 @@ namespace colmatch {
 
 inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
+/// The values of one dictionary entry of a set-valued column.
+std::vector<std::string_view> set_elements(std::string_view entry);
+
 /// Soft requests per job at most: violation counts are kept in 4 bit planes.
 inline constexpr size_t kMaxSoftRequests = 15;
 
@@ -66,6 +69,7 @@ struct LevelValues {
 /// TaskerBuilder::build). `defined` marks taskers that have a value at some level.
 struct Column {
   AttrType type = AttrType::String;
+  bool multi = false;  ///< set-valued: each dictionary entry is a sorted set joined by kSetSeparator
   std::vector<double> num;
   std::vector<uint32_t> ids;
   Dictionary dict;
@@ -114,6 +118,9 @@ class TaskerBuilder {
   void set(uint32_t attr, std::string_view text);
   /// Sets a numeric attribute of the last added tasker.
   void set_number(uint32_t attr, double v);
+  /// Sets a set-valued attribute of the last added tasker (normalized, sorted, deduplicated).
+  /// Throws ValueError if the attribute is not multi-valued.
+  void set_list(uint32_t attr, const std::vector<std::string>& values);
   void set_power(double p);
   /// Sets a host-level value (fixed or load). Throws ValueError on a value of the wrong type.
   void set_host(uint32_t host, uint32_t attr, std::string_view text, ValueKind kind = ValueKind::Fixed);

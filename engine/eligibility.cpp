@@ -1,5 +1,6 @@
 #include "engine/eligibility.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include <tbb/blocked_range.h>
@@ -91,7 +92,7 @@ class Evaluator {
   Plan plan(const Clause& c, const Column& col) {
     Plan p;
     if (is_numeric(col.type)) return p;
-    if (col.type != AttrType::ReString && c.strs.size() == 1) {
+    if (col.type != AttrType::ReString && c.strs.size() == 1 && !col.multi) {
       p.kind = PlanKind::Eq;
       p.id = col.dict.find(c.strs[0]);
       return p;
@@ -99,7 +100,24 @@ class Evaluator {
     // Patterns or lists: decide once per distinct dictionary value.
     const size_t d = col.dict.size();
     lut_.assign(d == 0 ? 1 : d, 0);
-    if (col.type == AttrType::ReString) {
+    if (col.multi) {  // a set matches when one of its values matches one of the request's
+      std::vector<WildcardPattern> pats;
+      if (col.type == AttrType::ReString)
+        for (const auto& s : c.strs) pats.emplace_back(s);
+      for (uint32_t v = 0; v < d; ++v)
+        for (std::string_view e : set_elements(col.dict.value(v))) {
+          bool hit = false;
+          if (col.type == AttrType::ReString) {
+            for (const auto& pat : pats) hit = hit || pat.matches(e);
+          } else {
+            hit = std::binary_search(c.strs.begin(), c.strs.end(), e);  // canonical lists are sorted
+          }
+          if (hit) {
+            lut_[v] = 0xFFFFFFFFu;
+            break;
+          }
+        }
+    } else if (col.type == AttrType::ReString) {
       for (const auto& s : c.strs) {
         const WildcardPattern pat(s);
         for (uint32_t v = 0; v < d; ++v)

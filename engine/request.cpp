@@ -185,26 +185,6 @@ std::string quoted(std::string_view v) {
   return out + "\"";
 }
 
-// Canonical text without the catalog (attribute by index): used for sorting children.
-std::string key_text(const Request& r) {
-  switch (r.kind) {
-    case Request::Kind::Clause: {
-      std::string s = fmt::format("#{}{}", r.clause.attr, relop_name(r.clause.op));
-      for (double v : r.clause.nums) s += num_text(v) + ",";
-      for (const auto& v : r.clause.strs) s += fmt::format("\"{}\",", v);
-      return s;
-    }
-    case Request::Kind::Not: return "!(" + key_text(r.kids[0]) + ")";
-    case Request::Kind::And:
-    case Request::Kind::Or: {
-      std::string s = r.kind == Request::Kind::And ? "&(" : "|(";
-      for (const auto& k : r.kids) s += key_text(k) + ";";
-      return s + ")";
-    }
-  }
-  return {};
-}
-
 void collect(const Request& r, std::vector<uint32_t>& out) {
   if (r.kind == Request::Kind::Clause) out.push_back(r.clause.attr);
   for (const auto& k : r.kids) collect(k, out);
@@ -214,11 +194,11 @@ void collect(const Request& r, std::vector<uint32_t>& out) {
 
 Request parse_request(std::string_view text, const Catalog& catalog) {
   Request r = Parser(text, catalog).parse();
-  canonicalize(r);
+  canonicalize(r, catalog);
   return r;
 }
 
-void canonicalize(Request& r) {
+void canonicalize(Request& r, const Catalog& catalog) {
   if (r.kind == Request::Kind::Clause) {
     auto& n = r.clause.nums;
     std::sort(n.begin(), n.end());
@@ -228,7 +208,7 @@ void canonicalize(Request& r) {
     s.erase(std::unique(s.begin(), s.end()), s.end());
     return;
   }
-  for (auto& k : r.kids) canonicalize(k);
+  for (auto& k : r.kids) canonicalize(k, catalog);
   if (r.kind == Request::Kind::Not) {
     if (r.kids[0].kind == Request::Kind::Not) {
       Request inner = std::move(r.kids[0].kids[0]);
@@ -246,7 +226,7 @@ void canonicalize(Request& r) {
   }
   std::vector<std::pair<std::string, Request>> keyed;
   keyed.reserve(flat.size());
-  for (auto& k : flat) keyed.emplace_back(key_text(k), std::move(k));
+  for (auto& k : flat) keyed.emplace_back(canonical_text(k, catalog), std::move(k));
   std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   keyed.erase(std::unique(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
               keyed.end());

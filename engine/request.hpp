@@ -53,9 +53,10 @@ class RequestError : public std::runtime_error {
 Request parse_request(std::string_view text, const Catalog& catalog);
 
 /// Canonical form: nested ANDs/ORs flattened, double negations removed, single-child AND/OR
-/// replaced by the child, lists sorted and deduplicated, children sorted by canonical text and
-/// deduplicated. Two requests with equal canonical text select the same taskers.
-void canonicalize(Request& r);
+/// replaced by the child, lists sorted and deduplicated, children sorted by their canonical text
+/// (so by attribute name first, as DIRAC sorts requirements to name a submit pool) and deduplicated.
+/// Two requests with equal canonical text select the same taskers.
+void canonicalize(Request& r, const Catalog& catalog);
 
 /// Canonical text of a (canonicalized) request, with attribute names from the catalog.
 std::string canonical_text(const Request& r, const Catalog& catalog);

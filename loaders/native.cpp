@@ -138,8 +138,9 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
       throw LoadError(path, n->source().begin.line, key, "expected a string");
     };
     for (auto&& [k, v] : *t) {
-      static const std::unordered_set<std::string_view> known{"name", "shortcut", "type", "relop", "consumable",
-                                                              "per", "requestable", "default"};
+      static const std::unordered_set<std::string_view> known{"name",        "shortcut", "type",    "relop",
+                                                              "consumable",  "per",      "requestable", "default",
+                                                              "multi_valued"};
       if (!known.count(k.str())) throw LoadError(path, v.source().begin.line, std::string(k.str()), "unknown key");
     }
     def.name = str("name", "");
@@ -167,6 +168,10 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
       else if (r == "no") def.requestable = Requestable::No;
       else if (r == "forced") def.requestable = Requestable::Forced;
       else throw LoadError(path, rq->source().begin.line, "requestable", "expected yes, no or forced");
+    }
+    if (auto* mv = t->get("multi_valued")) {
+      if (auto b = mv->value<bool>()) def.multi_valued = *b;
+      else throw LoadError(path, mv->source().begin.line, "multi_valued", "expected true or false");
     }
     if (auto* d = t->get("default")) {
       try {
@@ -223,6 +228,7 @@ void read_values(const simdjson::dom::object& values, const Dataset& ds, const s
     const auto idx = ds.catalog.find(a.key);
     if (!idx) throw LoadError(path, ln, field_name, "unknown attribute");
     const AttributeDef& def = ds.catalog.at(*idx);
+    if (def.multi_valued && a.value.type() == element_type::ARRAY) continue;  // handled by the caller
     try {
       if (is_numeric(def.type)) {
         setter(*idx, std::string_view{}, numeric_value(def, a.value));
@@ -317,7 +323,27 @@ void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& 
       if (key != "attrs") throw LoadError(path, ln, std::string(key), "unknown key");
       simdjson::dom::object attrs;
       if (field.value.get_object().get(attrs)) throw LoadError(path, ln, "attrs", "expected an object");
+      for (auto a : attrs) {  // set-valued attributes: a list (or one string)
+        const auto idx = ds.catalog.find(a.key);
+        if (!idx || !ds.catalog.at(*idx).multi_valued) continue;
+        std::vector<std::string> vals;
+        std::string text;
+        if (a.value.type() == element_type::ARRAY) {
+          simdjson::dom::array arr;
+          if (a.value.get_array().get(arr)) throw LoadError(path, ln, fmt::format("attrs.{}", std::string_view(a.key)), "expected a list");
+          for (auto item : arr) {
+            if (!scalar_text(item, text)) throw LoadError(path, ln, fmt::format("attrs.{}", std::string_view(a.key)), "list items must be strings");
+            vals.push_back(text);
+          }
+        } else if (scalar_text(a.value, text)) {
+          vals.push_back(text);
+        } else {
+          throw LoadError(path, ln, fmt::format("attrs.{}", std::string_view(a.key)), "expected a list of strings");
+        }
+        if (!vals.empty()) b.set_list(*idx, vals);
+      }
       read_values(attrs, ds, path, ln, "attrs", [&](uint32_t attr, std::string_view text, double num) {
+        if (ds.catalog.at(attr).multi_valued) return;  // set above
         if (is_numeric(ds.catalog.at(attr).type)) {
           b.set_number(attr, num);
           if (power_attr && attr == *power_attr && !power_given) b.set_power(num);
@@ -449,6 +475,7 @@ void write_farm_toml(const std::string& path, const Dataset& ds) {
     if (d.requestable != Requestable::Yes)
       s += fmt::format("requestable = \"{}\"\n", d.requestable == Requestable::No ? "no" : "forced");
     if (d.default_amount) s += fmt::format("default = {}\n", *d.default_amount);
+    if (d.multi_valued) s += "multi_valued = true\n";
   }
   write_file_atomic(path, s);
 }
@@ -469,8 +496,15 @@ void write_taskers_jsonl(const std::string& path, const Dataset& ds) {
       if (!first) s += ',';
       first = false;
       s += fmt::format("\"{}\":", json_escape(ds.catalog.at(a).name));
-      if (is_numeric(c.type)) s += fmt::format("{}", c.num[r]);
-      else s += fmt::format("\"{}\"", json_escape(c.dict.value(c.ids[r])));
+      if (is_numeric(c.type)) {
+        s += fmt::format("{}", c.num[r]);
+      } else if (c.multi) {
+        std::vector<std::string> items;
+        for (std::string_view e : set_elements(c.dict.value(c.ids[r]))) items.push_back("\"" + json_escape(e) + "\"");
+        s += "[" + fmt::format("{}", fmt::join(items, ",")) + "]";
+      } else {
+        s += fmt::format("\"{}\"", json_escape(c.dict.value(c.ids[r])));
+      }
     }
     s += "}}\n";
   }

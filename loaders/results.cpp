@@ -97,7 +97,35 @@ void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome
     csv_field(cats, jobs.request_text[m.categories.request[c]]);
     cats += '\n';
   }
+  std::string pools;
+  if (info.pools) {
+    pools = "pool,jobs,eligible,taskers,requirements\n";
+    std::vector<int64_t> first_cat(jobs.requests.size(), -1);
+    std::vector<uint64_t> pool_jobs(jobs.requests.size(), 0);
+    for (size_t c = 0; c < m.categories.size(); ++c) {
+      const uint32_t r = m.categories.request[c];
+      if (first_cat[r] < 0) first_cat[r] = static_cast<int64_t>(c);
+      pool_jobs[r] += m.categories.job_count[c];
+    }
+    for (size_t r = 0; r < jobs.requests.size(); ++r) {
+      if (first_cat[r] < 0) continue;
+      const auto& set = m.eligible[static_cast<size_t>(first_cat[r])];
+      uint64_t h = 14695981039346656037ULL;
+      for (unsigned char ch : jobs.request_text[r]) h = (h ^ ch) * 1099511628211ULL;
+      std::string names;
+      for (uint32_t t : set.to_vector()) {
+        if (!names.empty()) names += ';';
+        names += ds.taskers.names[t];
+      }
+      pools += fmt::format("{:016x},{},{},", h, pool_jobs[r], set.count());
+      csv_field(pools, names);
+      pools += ',';
+      csv_field(pools, jobs.request_text[r]);
+      pools += '\n';
+    }
+  }
   const std::string base = (std::filesystem::path(dir) / "").string();
+  if (info.pools) write_file_atomic(base + "pools.csv", pools);
   write_file_atomic(base + "results.csv", csv);
   write_file_atomic(base + "categories.csv", cats);
   write_file_atomic(base + "summary.json", summary_json(ds, m, info));

@@ -13,6 +13,7 @@ struct RunInfo {
   std::string format;     ///< native, google2011, openb
   unsigned threads = 1;
   double load_s = 0;      ///< time spent reading inputs
+  bool pools = false;     ///< also write pools.csv (DIRAC submit pools with their eligible taskers)
 };
 
 /// Writes into `dir` (created if missing):
@@ -22,6 +23,9 @@ struct RunInfo {
 ///   categories.csv  `category,jobs,slots,eligible_taskers,representation,request`: one row per job category
 ///                   (hash in hex), the DIRAC submit-pool view.
 ///   summary.json    counts, categories, seconds per phase, threads, instruction set.
+///   pools.csv       with RunInfo::pools: `pool,jobs,eligible,taskers,requirements`, one row per distinct
+///                   hard request (DIRAC submit pool: FNV-1a hash of the requirements in canonical, name-sorted
+///                   form) with the taskers eligible for it, `;`-separated (those of its first category).
 /// Each file is written to a temporary name and renamed, so a failure leaves no partial file.
 /// Throws LoadError on I/O failure.
 void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome& m, const RunInfo& info);

@@ -19,6 +19,7 @@
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/matcher.hpp"
+#include "loaders/dirac.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
 #include "loaders/results.hpp"
@@ -34,11 +35,12 @@ struct Inputs {
   std::string machines, tasks;                // google2011
   std::optional<int64_t> at_us;
   std::string nodes, pods;                    // openb
+  std::string resources, jdl;                 // dirac
 };
 
 void add_input_options(CLI::App* cmd, Inputs& in) {
   cmd->add_option("--format", in.format, "Input format")
-      ->check(CLI::IsMember({"native", "google2011", "openb"}))
+      ->check(CLI::IsMember({"native", "google2011", "openb", "dirac"}))
       ->capture_default_str();
   cmd->add_option("--farm", in.farm, "native: farm.toml (attribute catalog, policy)");
   cmd->add_option("--hosts", in.hosts, "native: hosts.jsonl[.gz] (optional: host-level fixed and load values)");
@@ -49,6 +51,8 @@ void add_input_options(CLI::App* cmd, Inputs& in) {
   cmd->add_option("--at", in.at_us, "google2011: machine state at this time in microseconds (default: last task event)");
   cmd->add_option("--nodes", in.nodes, "openb: node list CSV");
   cmd->add_option("--pods", in.pods, "openb: pod list CSV");
+  cmd->add_option("--resources", in.resources, "dirac: resource tree JSON (Sites -> CEs -> Queues)");
+  cmd->add_option("--jdl", in.jdl, "dirac: JDL job descriptions");
 }
 
 loaders::ProgressFn progress_fn() {
@@ -80,6 +84,10 @@ loaders::Dataset load(const Inputs& in) {
     require(in.machines, "--machines", in.format);
     require(in.tasks, "--tasks", in.format);
     ds = loaders::load_google2011(in.machines, in.tasks, in.at_us, progress);
+  } else if (in.format == "dirac") {
+    require(in.resources, "--resources", in.format);
+    require(in.jdl, "--jdl", in.format);
+    ds = loaders::load_dirac(in.resources, in.jdl, progress);
   } else {
     require(in.nodes, "--nodes", in.format);
     require(in.pods, "--pods", in.format);
@@ -116,6 +124,7 @@ int main(int argc, char** argv) {
   colmatch match --farm farm.toml --taskers taskers.jsonl --jobs jobs.jsonl.gz --out out/
   colmatch match --format google2011 --machines machine_events.csv.gz --tasks task_events.csv.gz --out out/ --threads 2
   colmatch match --format openb --nodes openb_node_list_all_node.csv --pods openb_pod_list_default.csv --out out/
+  colmatch match --format dirac --resources resources.json --jdl jobs.jdl --out out/
   colmatch import --format openb --nodes nodes.csv --pods pods.csv --save native/
   colmatch generate --taskers 10000 --jobs 20000 --categories 1000 --seed 42 --save synth/
 
@@ -130,6 +139,8 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   add_input_options(match, in);
   match->add_option("--out", out_dir, "Output folder")->required();
   match->add_option("--threads", threads, "Worker threads (default: all cores)");
+  bool pools = false;
+  match->add_flag("--pools", pools, "Also write pools.csv: DIRAC submit pools with their eligible taskers (default with --format dirac)");
   match->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
 
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");
@@ -171,6 +182,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
     loaders::RunInfo info;
     info.format = in.format;
     info.threads = n;
+    info.pools = pools || in.format == "dirac";
     info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs);
     loaders::write_results(out_dir, ds, m, info);

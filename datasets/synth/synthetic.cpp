@@ -18,6 +18,7 @@ struct Attr {
   AttrType type;
   bool consumable;
   std::vector<std::string> values;  // string-like values offered by taskers
+  bool multi = false;               // set-valued (DIRAC tags)
 };
 
 const std::vector<Attr>& attrs() {
@@ -35,6 +36,7 @@ const std::vector<Attr>& attrs() {
       {"slots", AttrType::Int, true, {}},
       {"mem", AttrType::Memory, true, {}},
       {"lic", AttrType::Int, true, {}},
+      {"tags", AttrType::String, false, {"AppV1", "AppV2", "AppV3", "gpu", "ssd"}, true},
   };
   return a;
 }
@@ -58,6 +60,7 @@ class Gen {
       d.consumable = a.consumable;
       d.relop = a.consumable || (is_numeric(a.type) && a.type != AttrType::Boolean) ? Relop::LE : Relop::EQ;
       if (std::string(a.name) == "lic") d.scope = ConsumeScope::PerJob;
+      d.multi_valued = a.multi;
       ds.catalog.add(std::move(d));
     }
     TaskerBuilder tb(ds.catalog);
@@ -68,6 +71,7 @@ class Gen {
       for (size_t i = 0; i < nattr; ++i) {
         const Attr& a = attrs()[i];
         const bool ordering = is_numeric(a.type) && a.type != AttrType::Boolean;
+        if (a.multi) continue;  // set-valued attributes stay on the queue level
         if (a.consumable) place[i] = std::string(a.name) == "lic" ? 2 * static_cast<int>(pick(2)) : (chance(0.5) ? 3 : 0);
         else place[i] = static_cast<int>(pick(ordering ? 4 : 3));
       }
@@ -116,7 +120,12 @@ class Gen {
         const Attr& a = attrs()[i];
         if (place[i] != 0 && place[i] != 3) continue;
         if (!a.consumable && chance(s_.missing)) continue;
-        if (place[i] == 3 && !a.consumable) {  // no larger than the levels above
+        if (a.multi) {  // 0-3 values
+          std::vector<std::string> vals;
+          for (size_t n = pick(4); n > 0; --n) vals.push_back(a.values[pick(a.values.size())]);
+          if (vals.empty()) continue;
+          tb.set_list(i, vals);
+        } else if (place[i] == 3 && !a.consumable) {  // no larger than the levels above
           double v = parse_number(a.type, tasker_value(a, t));
           if (global_num[i] > 0) v = std::min(v, global_num[i]);
           if (host_num[h][i] >= 0) v = std::min(v, host_num[h][i]);

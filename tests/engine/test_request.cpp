@@ -39,8 +39,8 @@ std::string canon(std::string_view text) {
 TEST(Request, ParsesClausesAndPrecedence) {
   EXPECT_EQ(canon(""), "true");
   EXPECT_EQ(canon("arch==lx-amd64"), "arch==\"lx-amd64\"");
-  // && binds tighter than ||; children are listed in canonical (not input) order
-  EXPECT_EQ(canon("a==x && mem>=4G || speed>2"), "speed>2 || (arch==\"x\" && mem>=4294967296)");
+  // && binds tighter than ||; children are listed in canonical order (by their text: names first)
+  EXPECT_EQ(canon("speed>2 || a==x && mem>=4G"), "(arch==\"x\" && mem>=4294967296) || speed>2");
   EXPECT_EQ(canon("a==x && (mem>=4G || speed>2)"), "arch==\"x\" && (mem>=4294967296 || speed>2)");
   EXPECT_EQ(canon("!(arch==x)"), "!(arch==\"x\")");
 }

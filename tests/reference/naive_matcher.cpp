@@ -35,7 +35,13 @@ bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
     } else {
       const std::string& value = col.dict.value(id);
       for (const auto& s : c.strs) {
-        const bool equal = col.type == AttrType::ReString ? WildcardPattern(s).matches(value) : value == s;
+        bool equal = false;
+        if (col.multi) {  // set-valued: one of the tasker's values
+          for (std::string_view e : set_elements(value))
+            equal = equal || (col.type == AttrType::ReString ? WildcardPattern(s).matches(e) : e == s);
+        } else {
+          equal = col.type == AttrType::ReString ? WildcardPattern(s).matches(value) : value == s;
+        }
         const bool ok = c.op == Relop::EQ ? equal : !equal;
         any = any || ok;
         all = all && ok;

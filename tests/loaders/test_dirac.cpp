@@ -1,0 +1,135 @@
+#include <unistd.h>
+#include <algorithm>
+// DIRAC JobRequirements RFC (seed 003): requirements, matching rules, submit pools, inheritance.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "engine/matcher.hpp"
+#include "loaders/dirac.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/native.hpp"
+#include "tests/reference/naive_matcher.hpp"
+
+using namespace colmatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDir = std::string(COLMATCH_SOURCE_DIR) + "/datasets/demo/dirac/";
+
+struct Loaded {
+  loaders::Dataset ds = loaders::load_dirac(kDir + "resources.json", kDir + "jobs.jdl");
+  MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs);
+
+  uint32_t job(const std::string& id) const {
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+      if (ds.jobs.id[j] == id) return j;
+    return kNone;
+  }
+  std::vector<std::string> eligible(const std::string& id) const {
+    std::vector<std::string> out;
+    for (uint32_t t : m.eligible[m.categories.of_job[job(id)]].to_vector()) out.push_back(ds.taskers.names[t]);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+// The RFC's example: SoftwareTag = {"AppVersion1","AppVersion2"}; CPUModel = "Intel Xeon"; Memory = 4000.
+// A list matches any of its values, the number is a capacity the queue must reach, the string must be
+// equal. CERN's short queue has 2000 of Memory; ce02 is AMD.
+TEST(SeedExamples, DiracRfcRequirementsExample) {
+  const Loaded l;
+  EXPECT_EQ(l.eligible("rfc-example"),
+            (std::vector<std::string>{"LCG.CERN.ch/ce01.cern.ch/long", "LCG.IN2P3.fr/cccreamce.in2p3.fr/long",
+                                      "LCG.RAL.uk/arc01.ral.uk/default"}));
+  EXPECT_EQ(l.ds.jobs.request_text[l.ds.jobs.request[l.job("rfc-example")]],
+            "CPUModel==\"Intel Xeon\" && Memory>=4000 && SoftwareTag=={\"AppVersion1\",\"AppVersion2\"}")
+      << "requirements in name order, as the RFC sorts them for the submit pool";
+}
+
+TEST(Dirac, QueuesInheritFromCeAndSiteAndMayOverride) {
+  const Loaded l;
+  const auto& t = l.ds.taskers;
+  auto value = [&](const std::string& tasker, const char* attr) {
+    const Column& c = t.columns[*l.ds.catalog.find(attr)];
+    for (uint32_t r = 0; r < t.size(); ++r)
+      if (t.names[r] == tasker) return c.has(r) ? c.dict.value(c.ids[r]) : std::string("<absent>");
+    return std::string("<no tasker>");
+  };
+  EXPECT_EQ(value("LCG.CERN.ch/ce01.cern.ch/short", "Platform"), "x86_64-el9") << "from the site";
+  EXPECT_EQ(value("LCG.CERN.ch/ce01.cern.ch/short", "CPUModel"), "Intel Xeon") << "from the CE";
+  EXPECT_EQ(value("LCG.RAL.uk/arc01.ral.uk/default", "Platform"), "aarch64-el9") << "the queue overrides the site";
+  EXPECT_EQ(value("LCG.CERN.ch/ce02.cern.ch/grid", "SoftwareTag"), std::string("AppVersion1\x1f") + "AppVersion2")
+      << "the CE's list overrides the site's";
+  EXPECT_EQ(value("LCG.IN2P3.fr/cccreamce.in2p3.fr/long", "Platform"), "<absent>");
+}
+
+TEST(Dirac, SiteBannedSitePlatformCpuTimeAndMissingParameters) {
+  const Loaded l;
+  EXPECT_EQ(l.eligible("banned-cern"),
+            (std::vector<std::string>{"LCG.IN2P3.fr/cccreamce.in2p3.fr/long", "LCG.RAL.uk/arc01.ral.uk/default"}));
+  EXPECT_EQ(l.eligible("platform"), (std::vector<std::string>{"LCG.RAL.uk/arc01.ral.uk/default"}));
+  EXPECT_EQ(l.eligible("site-list"), (std::vector<std::string>{"LCG.CERN.ch/ce02.cern.ch/grid"}));
+  EXPECT_TRUE(l.eligible("gpu").empty()) << "a parameter no queue describes makes every queue ineligible";
+  EXPECT_EQ(l.m.dispatch.reason[l.job("gpu")], PendingReason::NoEligibleTasker);
+  for (uint32_t j = 0; j < l.ds.jobs.size(); ++j)
+    for (uint32_t t = 0; t < l.ds.taskers.size(); ++t)
+      EXPECT_EQ(l.m.eligible[l.m.categories.of_job[j]].contains(t), naive::eligible(l.ds.catalog, l.ds.taskers, l.ds.jobs, t, j));
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const auto p = (fs::temp_directory_path() / (name + std::to_string(::getpid()))).string();
+  std::ofstream(p) << text;
+  return p;
+}
+
+TEST(Dirac, SubmitPoolIsTheHashOfSortedRequirements) {
+  const auto jdl = write("pool.jdl", R"([ JobID = "a"; Requirements = [ Memory = 4000; CPUModel = "Intel Xeon"; ]; ]
+[ JobID = "b"; Requirements = [ CPUModel = "Intel Xeon"; Memory = 4000; ]; ]
+[ JobID = "c"; Requirements = [ CPUModel = "Intel Xeon"; Memory = 8000; ]; ])");
+  const auto ds = loaders::load_dirac(kDir + "resources.json", jdl);
+  EXPECT_EQ(ds.jobs.request[0], ds.jobs.request[1]) << "the same requirements in another order: one pool";
+  EXPECT_NE(ds.jobs.request[0], ds.jobs.request[2]);
+  fs::remove(jdl);
+}
+
+TEST(Dirac, ErrorsNameFileLineAndJob) {
+  const auto bad_syntax = write("bad.jdl", "[ JobID = \"a\"; ]\n[ JobID = \"b\";\n  Requirements = [ Memory 4000; ];\n]\n");
+  try {
+    loaders::load_dirac(kDir + "resources.json", bad_syntax);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 3u) << e.what();
+    EXPECT_EQ(e.field, "Memory") << e.what();
+  }
+  const auto wrong_type = write("type.jdl", "[ JobID = \"ok\"; ]\n[ JobID = \"x\"; Requirements = [ Memory = \"lots\"; ]; ]\n");
+  const auto ds = loaders::load_dirac(kDir + "resources.json", wrong_type);
+  ASSERT_EQ(ds.jobs.size(), 2u);
+  EXPECT_FALSE(ds.jobs.rejected(0));
+  ASSERT_TRUE(ds.jobs.rejected(1));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find(":2: job x: field 'Requirements'"), std::string::npos)
+      << ds.jobs.reject_reason[ds.jobs.reject[1]];
+  fs::remove(bad_syntax);
+  fs::remove(wrong_type);
+}
+
+TEST(Dirac, SetValuedAttributesRoundTripThroughTheNativeFormat) {
+  const Loaded l;
+  const auto dir = fs::temp_directory_path() / ("dirac-native-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  loaders::write_farm_toml((dir / "farm.toml").string(), l.ds);
+  loaders::write_taskers_jsonl((dir / "taskers.jsonl").string(), l.ds);
+  loaders::write_jobs_jsonl((dir / "jobs.jsonl").string(), l.ds);
+  loaders::Dataset back;
+  loaders::read_farm_toml((dir / "farm.toml").string(), back);
+  loaders::read_taskers_jsonl((dir / "taskers.jsonl").string(), back);
+  loaders::read_jobs_jsonl((dir / "jobs.jsonl").string(), back);
+  const auto m = run_match(back.catalog, back.taskers, back.jobs);
+  EXPECT_EQ(m.dispatch.tasker, l.m.dispatch.tasker);
+  for (size_t c = 0; c < m.eligible.size(); ++c) EXPECT_EQ(m.eligible[c].to_vector(), l.m.eligible[c].to_vector());
+  fs::remove_all(dir);
+}
+
+}  // namespace
