@@ -42,6 +42,31 @@ class Evaluator {
     }
   }
 
+  // The request for one tasker row (same plans and level rules as the kernels, one value at a time).
+  bool row(const Request& r, uint32_t t) {
+    switch (r.kind) {
+      case Request::Kind::Clause: return row_clause(r.clause, t);
+      case Request::Kind::Not: return !row(r.kids[0], t);
+      case Request::Kind::And:
+        for (const auto& k : r.kids)
+          if (!row(k, t)) return false;
+        return true;
+      case Request::Kind::Or:
+        for (const auto& k : r.kids)
+          if (row(k, t)) return true;
+        return false;
+    }
+    return false;
+  }
+
+  bool row_capacity(const Column& c, double need, uint32_t t) const {
+    bool seen = false;
+    if (c.global_present && !(seen = true, c.global_num >= need)) return false;
+    if (c.host.has(t) && !(seen = true, c.host.num[t] >= need)) return false;
+    if (c.has(t) && !(seen = true, c.num[t] >= need)) return false;
+    return seen;
+  }
+
   // Consumable capacity >= need on every level that defines the consumable (strict hierarchy).
   void capacity(const Column& c, double need, uint64_t* out) {
     uint64_t* tmp = level_tmp();
@@ -185,6 +210,18 @@ class Evaluator {
   }
   static bool apply_relop(Relop r, double a, double b) { return colmatch::apply(r, a, b); }
 
+  bool row_clause(const Clause& c, uint32_t t) {
+    const Column& col = t_.columns[c.attr];
+    const Plan p = plan(c, col);
+    const bool numeric = is_numeric(col.type);
+    bool seen = false;
+    if (col.global_present && !(seen = true, holds(p, c, col.global_num, col.global_id))) return false;
+    if (col.host.has(t) && !(seen = true, holds(p, c, numeric ? col.host.num[t] : 0, numeric ? 0 : col.host.ids[t])))
+      return false;
+    if (col.has(t) && !(seen = true, holds(p, c, numeric ? col.num[t] : 0, numeric ? 0 : col.ids[t]))) return false;
+    return seen;
+  }
+
   // Strict hierarchical matching (seed 002, section 5): every level that defines the attribute must
   // match; a level without it defers; a tasker with no level defining it fails the clause.
   void clause(const Clause& c, uint64_t* out) {
@@ -227,6 +264,23 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
   const auto& cons = catalog.consumables();
   for (size_t i = 0; i < cons.size(); ++i)
     if (need[i] > 0) ev.capacity(taskers.columns[cons[i]], need[i], out);
+}
+
+bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                     const std::vector<double>& need, uint32_t t) {
+  Evaluator ev(taskers, kernels::active());
+  if (!ev.row(request, t)) return false;
+  const auto& cons = catalog.consumables();
+  for (size_t i = 0; i < cons.size(); ++i)
+    if (need[i] > 0 && !ev.row_capacity(taskers.columns[cons[i]], need[i], t)) return false;
+  return true;
+}
+
+size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t t) {
+  Evaluator ev(taskers, kernels::active());
+  size_t v = 0;
+  for (const Request* term : soft_terms(soft)) v += ev.row(*term, t) ? 0 : 1;
+  return v;
 }
 
 std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Request& soft, const uint64_t* eligible,

@@ -20,6 +20,14 @@ namespace colmatch {
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                     const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out);
 
+/// Eligibility of one tasker row, by the same rules as eligible_words (used to refresh one bit of a
+/// cached category when the tasker changes). O(request size); no kernels.
+bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                     const std::vector<double>& need, uint32_t t);
+
+/// Number of `soft`'s requests tasker t violates.
+size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t t);
+
 /// Soft violations (Grid Engine soft requests, seed 002 "Result caching"): splits the taskers of
 /// `eligible` (words_for(taskers.size()) words) by how many of `soft`'s requests they violate:
 /// result[v] holds the eligible taskers violating exactly v of them (v = 0..number of soft requests).

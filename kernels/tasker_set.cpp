@@ -57,6 +57,15 @@ void TaskerSet::add(uint32_t t) noexcept {
     words_[t >> 6] |= uint64_t{1} << (t & 63);
 }
 
+TaskerSet TaskerSet::clone() const {
+  TaskerSet s;
+  s.universe_ = universe_;
+  s.count_ = count_;
+  s.words_ = words_;
+  if (roaring_) s.roaring_.reset(roaring_bitmap_copy(roaring_.get()));
+  return s;
+}
+
 std::vector<uint32_t> TaskerSet::to_vector() const {
   std::vector<uint32_t> out;
   out.reserve(count_);

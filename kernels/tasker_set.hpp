@@ -38,6 +38,8 @@ class TaskerSet {
   void remove(uint32_t t) noexcept;
   /// Adds t (t < universe()).
   void add(uint32_t t) noexcept;
+  /// A copy (sets are move-only to make copies visible).
+  TaskerSet clone() const;
   /// Members in increasing order.
   std::vector<uint32_t> to_vector() const;
   /// Bytes held by the representation (words or serialized Roaring size).
