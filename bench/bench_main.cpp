@@ -157,6 +157,62 @@ void BM_Eligibility(benchmark::State& st, const char* request) {
   st.SetLabel(request);
 }
 
+// Hierarchy: the same int attribute on one level (queue) and on three (global, host, queue), and a
+// string attribute on the host level only; 10,000 taskers on 2,500 hosts.
+struct LevelFarm {
+  Catalog cat;
+  TaskerTable flat, levels;
+  LevelFarm() {
+    AttributeDef c;
+    c.name = "cores";
+    c.type = AttrType::Int;
+    c.relop = Relop::LE;
+    const uint32_t cores = cat.add(c);
+    AttributeDef a;
+    a.name = "arch";
+    const uint32_t arch = cat.add(a);
+    std::mt19937_64 rng(3);
+    const char* archs[] = {"lx-amd64", "lx-arm64", "sol-sparc64"};
+    TaskerBuilder fb(cat), lb(cat);
+    lb.set_global(cores, "64");
+    for (uint32_t h = 0; h < 2500; ++h) {
+      const int host_cores = 8 << (rng() % 4);  // 8..64
+      const uint32_t hid = lb.add_host("node" + std::to_string(h));
+      lb.set_host(hid, cores, std::to_string(host_cores));
+      lb.set_host(hid, arch, archs[rng() % 3], ValueKind::Load);
+      for (int q = 0; q < 4; ++q) {
+        const std::string name = "q" + std::to_string(q) + "@node" + std::to_string(h);
+        const int queue_cores = host_cores >> (rng() % 3);
+        fb.add(name);
+        fb.set(cores, std::to_string(queue_cores));
+        fb.set(arch, archs[rng() % 3]);
+        lb.add(name, 1, hid);
+        lb.set(cores, std::to_string(queue_cores));
+      }
+    }
+    flat = std::move(fb).build();
+    levels = std::move(lb).build();
+  }
+};
+const LevelFarm& level_farm() {
+  static const LevelFarm f;
+  return f;
+}
+
+void BM_EligibilityLevels(benchmark::State& st, bool hierarchy, const char* request) {
+  const LevelFarm& f = level_farm();
+  const TaskerTable& t = hierarchy ? f.levels : f.flat;
+  const Request r = parse_request(request, f.cat);
+  const std::vector<double> need;
+  std::vector<uint64_t> out(kernels::words_for(t.size()));
+  for (auto _ : st) {
+    eligible_words(f.cat, t, r, need, kernels::active(), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * t.size()));
+  st.SetLabel(std::string(hierarchy ? "global+host+queue: " : "queue only: ") + request);
+}
+
 // ---------------------------------------------------------------- end to end
 const loaders::Dataset& synthetic(size_t jobs, size_t taskers, size_t categories) {
   static std::map<std::tuple<size_t, size_t, size_t>, loaders::Dataset> cache;
@@ -250,6 +306,10 @@ int register_all() {
                         "site==\"*.ch|*.fr\"", "hostname==node00042.farm", "cores>=16 && speed>2.5 && ssd==true",
                         "!(arch==lx-amd64) || (mem_total>=64G && walltime>=24:00:00)"})
     benchmark::RegisterBenchmark("BM_Eligibility", BM_Eligibility, r);
+  benchmark::RegisterBenchmark("BM_EligibilityLevels/flat_int", BM_EligibilityLevels, false, "cores>=16");
+  benchmark::RegisterBenchmark("BM_EligibilityLevels/hierarchy_int", BM_EligibilityLevels, true, "cores>=16");
+  benchmark::RegisterBenchmark("BM_EligibilityLevels/flat_string", BM_EligibilityLevels, false, "arch==lx-amd64");
+  benchmark::RegisterBenchmark("BM_EligibilityLevels/host_string", BM_EligibilityLevels, true, "arch==lx-amd64");
   benchmark::RegisterBenchmark("BM_EndToEnd_Columnar", BM_EndToEnd_Columnar)
       ->Args({20000, 10000, 1000})->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_EndToEnd_Naive", BM_EndToEnd_Naive)

@@ -275,6 +275,7 @@ TaskerTable TaskerBuilder::build() && {
     }
     dst.queue_absent = dst.present;
     kernels::invert(dst.queue_absent.data(), n);
+    for (uint64_t w : dst.present) dst.queue_any = dst.queue_any || w != 0;
     // host level: per host, then expanded to taskers
     init(dst.by_host, numeric, nh);
     for (uint32_t h = 0; h < nh; ++h) {
@@ -297,6 +298,20 @@ TaskerTable TaskerBuilder::build() && {
       set_bit(dst.host.present, r);
     }
     finish(dst.host, n);
+    if (numeric && dst.host.any) {
+      std::vector<double> d;
+      for (uint32_t h = 0; h < nh; ++h)
+        if (dst.by_host.has(h)) d.push_back(dst.by_host.num[h]);
+      std::sort(d.begin(), d.end());
+      d.erase(std::unique(d.begin(), d.end()), d.end());
+      if (d.size() <= 32) {
+        dst.host.distinct = d;
+        dst.host.rank.assign(n, 0);
+        for (size_t r = 0; r < n; ++r)
+          if (dst.host.has(static_cast<uint32_t>(r)))
+            dst.host.rank[r] = static_cast<uint32_t>(std::lower_bound(d.begin(), d.end(), dst.host.num[r]) - d.begin());
+      }
+    }
     // global level
     const LevelInput& g = global_values_[a];
     dst.global_present = g.fixed || g.load;

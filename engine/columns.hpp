@@ -56,6 +56,11 @@ struct LevelValues {
   std::vector<uint64_t> present;
   std::vector<uint64_t> absent;
   bool any = false;  ///< some row has a value
+  /// Numeric levels with at most 32 distinct values (core counts, memory sizes of hosts): the sorted
+  /// distinct values and each row's index into them (0 where absent), so a clause is decided once per
+  /// distinct value and expanded with the bits32 kernel. Empty otherwise.
+  std::vector<double> distinct;
+  std::vector<uint32_t> rank;
 
   bool has(uint32_t r) const noexcept { return (present[r >> 6] >> (r & 63)) & 1; }
 };
@@ -81,6 +86,7 @@ struct Column {
   double global_num = 0;
   uint32_t global_id = 0;
   std::vector<uint64_t> queue_absent;  ///< ~present, tail clear
+  bool queue_any = false;              ///< some tasker has a queue-level value
   std::vector<uint64_t> defined;       ///< present at some level
 
   bool has(uint32_t t) const noexcept { return (present[t >> 6] >> (t & 63)) & 1; }

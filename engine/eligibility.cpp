@@ -80,6 +80,12 @@ class Evaluator {
       std::fill(out, out + nw_, 0);
       return;
     }
+    if (c.host.any) {  // queue and host levels in one pass
+      k_.cmp2_f64(c.num.data(), c.queue_absent.data(), c.host.num.data(), c.host.absent.data(), n_, Relop::GE, need, tmp);
+      k_.and_words(out, tmp, nw_);
+      k_.and_words(out, c.defined.data(), nw_);
+      return;
+    }
     k_.or_words(tmp, c.queue_absent.data(), nw_);
     k_.and_words(out, tmp, nw_);
     if (c.host.any) {
@@ -236,15 +242,44 @@ class Evaluator {
       std::fill(out, out + nw_, 0);
       return;
     }
-    apply(p, c, col, col.num.data(), col.ids.data(), out);
-    k_.or_words(out, col.queue_absent.data(), nw_);
+    if (p.kind == PlanKind::Numeric && !col.host.distinct.empty()) {
+      // Few distinct host values: decide each once, expand by rank (4 bytes a row, no compare).
+      uint32_t bits = 0;
+      for (size_t i = 0; i < col.host.distinct.size(); ++i)
+        bits |= uint32_t{holds(p, c, col.host.distinct[i], 0)} << i;
+      uint64_t* tmp = level_tmp();
+      k_.bits32_u32(col.host.rank.data(), n_, bits, tmp);
+      k_.or_words(tmp, col.host.absent.data(), nw_);
+      if (col.queue_any) {
+        apply(p, c, col, col.num.data(), col.ids.data(), out);
+        k_.or_words(out, col.queue_absent.data(), nw_);
+        k_.and_words(out, tmp, nw_);
+      } else {
+        std::copy(tmp, tmp + nw_, out);
+      }
+      if (!col.global_present) k_.and_words(out, col.defined.data(), nw_);
+      return;
+    }
+    if (p.kind == PlanKind::Numeric && c.nums.size() == 1 && col.host.any) {
+      // queue and host levels in one pass
+      k_.cmp2_f64(col.num.data(), col.queue_absent.data(), col.host.num.data(), col.host.absent.data(), n_, c.op,
+                  c.nums[0], out);
+      if (!col.global_present) k_.and_words(out, col.defined.data(), nw_);  // with a global value all are defined
+      return;
+    }
+    if (col.queue_any) {
+      apply(p, c, col, col.num.data(), col.ids.data(), out);
+      k_.or_words(out, col.queue_absent.data(), nw_);
+    } else {
+      kernels::fill_ones(out, n_);  // no queue-level values: that level defers everywhere
+    }
     if (col.host.any) {
       uint64_t* tmp = level_tmp();
       apply(p, c, col, col.host.num.data(), col.host.ids.data(), tmp);
       k_.or_words(tmp, col.host.absent.data(), nw_);
       k_.and_words(out, tmp, nw_);
     }
-    k_.and_words(out, col.defined.data(), nw_);
+    if (!col.global_present) k_.and_words(out, col.defined.data(), nw_);
   }
 
   const TaskerTable& t_;

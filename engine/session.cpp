@@ -70,6 +70,7 @@ void MatchSession::set_tasker_value(uint32_t t, uint32_t attr, std::string_view 
   if (numeric) c.num[t] = v;
   else c.ids[t] = c.dict.intern(s);
   set_bit(c.present, t, true);
+  c.queue_any = true;
   set_bit(c.queue_absent, t, false);
   set_bit(c.defined, t, true);
   mark_dirty(t);

@@ -44,6 +44,10 @@ struct KernelTable {
   /// Set membership for small dictionaries: out[i] = bit ids[i] of `bits`. Every ids[i] must be < 32.
   /// One variable shift per row (vpsrlvd) instead of a gather: as fast as id equality.
   void (*bits32_u32)(const uint32_t* ids, size_t n, uint32_t bits, uint64_t* out) noexcept;
+  /// Two levels of one attribute in one pass (Grid Engine strict hierarchy, queue and host):
+  /// out[i] = (a[i] OP v || a_absent[i]) && (b[i] OP v || b_absent[i]). Same NaN rules as cmp_f64.
+  void (*cmp2_f64)(const double* a, const uint64_t* a_absent, const double* b, const uint64_t* b_absent, size_t n,
+                   CmpOp op, double v, uint64_t* out) noexcept;
   /// dst[w] &= src[w] for w < nwords.
   void (*and_words)(uint64_t* dst, const uint64_t* src, size_t nwords) noexcept;
   /// dst[w] |= src[w] for w < nwords.

@@ -68,6 +68,46 @@ void cmp_f64(const double* col, size_t n, CmpOp op, double v, uint64_t* out) noe
   }
 }
 
+template <class A, class Cmp>
+inline void cmp2_f64_loop(const double* a, const uint64_t* aa, const double* b, const uint64_t* ba, size_t n, double v,
+                          uint64_t* out, Cmp cmp) noexcept {
+  using B = xsimd::batch<double, A>;
+  constexpr size_t L = B::size;
+  const B vv(v);
+  const size_t full = n / 64;
+  for (size_t w = 0; w < full; ++w) {
+    const double* pa = a + w * 64;
+    const double* pb = b + w * 64;
+    uint64_t wa = 0, wb = 0;
+    for (size_t k = 0; k < 64; k += L) {
+      wa |= lane_bits(cmp(B::load_unaligned(pa + k), vv)) << k;
+      wb |= lane_bits(cmp(B::load_unaligned(pb + k), vv)) << k;
+    }
+    out[w] = (wa | aa[w]) & (wb | ba[w]);
+  }
+  if (n & 63) {
+    uint64_t wa = 0, wb = 0;
+    for (size_t i = full * 64; i < n; ++i) {
+      wa |= uint64_t{cmp(a[i], v)} << (i - full * 64);
+      wb |= uint64_t{cmp(b[i], v)} << (i - full * 64);
+    }
+    out[full] = ((wa | aa[full]) & (wb | ba[full])) & ((uint64_t{1} << (n & 63)) - 1);
+  }
+}
+
+template <class A>
+void cmp2_f64(const double* a, const uint64_t* aa, const double* b, const uint64_t* ba, size_t n, CmpOp op, double v,
+              uint64_t* out) noexcept {
+  switch (op) {
+    case CmpOp::EQ: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x == y; }); break;
+    case CmpOp::NE: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return !(x == y); }); break;
+    case CmpOp::LT: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x < y; }); break;
+    case CmpOp::LE: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x <= y; }); break;
+    case CmpOp::GT: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x > y; }); break;
+    case CmpOp::GE: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x >= y; }); break;
+  }
+}
+
 // --- dictionary ids -----------------------------------------------------------------------------
 template <class A>
 void eq_u32(const uint32_t* ids, size_t n, uint32_t id, uint64_t* out) noexcept {
@@ -169,8 +209,8 @@ uint64_t popcount(const uint64_t* words, size_t nw) noexcept {
 
 template <class A>
 constexpr KernelTable make_table(Isa isa) noexcept {
-  return KernelTable{isa,          cmp_f64<A>,  eq_u32<A>,       lut_u32<A>, bits32_u32<A>,
-                     and_words<A>, or_words<A>, andnot_words<A>, popcount<A>};
+  return KernelTable{isa,          cmp_f64<A>,   eq_u32<A>,   lut_u32<A>,      bits32_u32<A>,
+                     cmp2_f64<A>,  and_words<A>, or_words<A>, andnot_words<A>, popcount<A>};
 }
 
 }  // namespace

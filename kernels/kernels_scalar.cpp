@@ -30,6 +30,23 @@ void cmp_f64(const double* col, size_t n, CmpOp op, double v, uint64_t* out) noe
   }
 }
 
+void cmp2_f64(const double* a, const uint64_t* aa, const double* b, const uint64_t* ba, size_t n, CmpOp op, double v,
+              uint64_t* out) noexcept {
+  auto bit = [](const uint64_t* w, size_t i) { return ((w[i >> 6] >> (i & 63)) & 1) != 0; };
+  auto cmp = [&](double x) {
+    switch (op) {
+      case CmpOp::EQ: return x == v;
+      case CmpOp::NE: return x != v;
+      case CmpOp::LT: return x < v;
+      case CmpOp::LE: return x <= v;
+      case CmpOp::GT: return x > v;
+      case CmpOp::GE: return x >= v;
+    }
+    return false;
+  };
+  fill_mask(n, out, [&](size_t i) { return (cmp(a[i]) || bit(aa, i)) && (cmp(b[i]) || bit(ba, i)); });
+}
+
 void eq_u32(const uint32_t* ids, size_t n, uint32_t id, uint64_t* out) noexcept {
   fill_mask(n, out, [&](size_t i) { return ids[i] == id; });
 }
@@ -65,7 +82,7 @@ uint64_t popcount(const uint64_t* words, size_t nw) noexcept {
 
 }  // namespace
 
-const KernelTable kScalarTable{Isa::Scalar, cmp_f64,  eq_u32,       lut_u32, bits32_u32,
-                               and_words,   or_words, andnot_words, popcount};
+const KernelTable kScalarTable{Isa::Scalar, cmp_f64,   eq_u32,   lut_u32,      bits32_u32,
+                               cmp2_f64,    and_words, or_words, andnot_words, popcount};
 
 }  // namespace colmatch::kernels

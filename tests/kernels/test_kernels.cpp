@@ -59,6 +59,33 @@ TEST_P(KernelsPerIsa, CmpF64MatchesScalarForEveryRelop) {
   }
 }
 
+TEST_P(KernelsPerIsa, Cmp2F64MatchesScalarAndDefinition) {
+  std::uniform_int_distribution<int> small(0, 6);
+  for (size_t n : kLengths) {
+    std::vector<double> a(n), b(n);
+    for (auto& x : a) x = small(rng) == 6 ? std::nan("") : small(rng) * 0.5;
+    for (auto& x : b) x = small(rng) * 0.5;
+    std::vector<uint64_t> aa(words_for(n)), ba(words_for(n));
+    for (auto& w : aa) w = rng();
+    for (auto& w : ba) w = rng();
+    for (CmpOp op : {CmpOp::EQ, CmpOp::NE, CmpOp::LT, CmpOp::LE, CmpOp::GT, CmpOp::GE}) {
+      std::vector<uint64_t> got(words_for(n) + 1, 7), want(words_for(n) + 1, 7), x(words_for(n)), y(words_for(n));
+      k().cmp2_f64(a.data(), aa.data(), b.data(), ba.data(), n, op, 1.5, got.data());
+      ref().cmp2_f64(a.data(), aa.data(), b.data(), ba.data(), n, op, 1.5, want.data());
+      ASSERT_EQ(got, want) << "n=" << n << " op=" << int(op);
+      ASSERT_EQ(got.back(), 7u);
+      // the definition, from the one-level kernel
+      ref().cmp_f64(a.data(), n, op, 1.5, x.data());
+      ref().cmp_f64(b.data(), n, op, 1.5, y.data());
+      for (size_t w = 0; w < words_for(n); ++w) {
+        uint64_t d = (x[w] | aa[w]) & (y[w] | ba[w]);
+        if (w + 1 == words_for(n) && (n & 63)) d &= (uint64_t{1} << (n & 63)) - 1;
+        ASSERT_EQ(want[w], d) << "n=" << n << " word " << w;
+      }
+    }
+  }
+}
+
 TEST_P(KernelsPerIsa, EqAndLutU32MatchScalar) {
   for (size_t n : kLengths) {
     const uint32_t dict = 1 + static_cast<uint32_t>(n % 37);
