@@ -4,11 +4,9 @@
 
 namespace colmatch {
 
-namespace {
-double since(std::chrono::steady_clock::time_point t0) {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-}  // namespace
 
 MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
                        const kernels::KernelTable& k) {
@@ -16,13 +14,13 @@ MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const
   out.isa = k.isa;
   auto t0 = std::chrono::steady_clock::now();
   out.categories = categorize(catalog, jobs);
-  out.timings.categorize_s = since(t0);
+  out.timings.categorize_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   out.eligible = compute_eligibility(catalog, taskers, jobs, out.categories, k, &out.soft_tiers);
-  out.timings.eligibility_s = since(t0);
+  out.timings.eligibility_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   out.dispatch = dispatch(catalog, taskers, jobs, out.categories, out.eligible, &out.soft_tiers);
-  out.timings.dispatch_s = since(t0);
+  out.timings.dispatch_s = seconds_since(t0);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The batch pipeline: categorize -> eligibility -> dispatch, with wall-clock time per phase.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct MatchOutcome {
   MatchTimings timings;
   kernels::Isa isa = kernels::Isa::Scalar;
 };
+
+/// Seconds elapsed since t0 (phase timings).
+double seconds_since(std::chrono::steady_clock::time_point t0);
 
 /// Runs the whole match with the kernels of `k` (default: kernels::active()). The thread count is
 /// whatever oneTBB's arena allows (set it with tbb::global_control around the call).

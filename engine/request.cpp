@@ -175,15 +175,7 @@ class Parser {
 
 std::string num_text(double v) { return fmt::format("{}", v); }
 
-// A string value in request syntax: in double quotes, with embedded quotes escaped.
-std::string quoted(std::string_view v) {
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+
 
 void collect(const Request& r, std::vector<uint32_t>& out) {
   if (r.kind == Request::Kind::Clause) out.push_back(r.clause.attr);
@@ -244,7 +236,7 @@ std::string canonical_text(const Request& r, const Catalog& catalog) {
       const AttributeDef& d = catalog.at(r.clause.attr);
       std::vector<std::string> vals;
       for (double v : r.clause.nums) vals.push_back(num_text(v));
-      for (const auto& v : r.clause.strs) vals.push_back(quoted(v));
+      for (const auto& v : r.clause.strs) vals.push_back(quote_value(v));
       if (vals.size() == 1) return fmt::format("{}{}{}", d.name, relop_name(r.clause.op), vals[0]);
       return fmt::format("{}{}{{{}}}", d.name, relop_name(r.clause.op), fmt::join(vals, ","));
     }
@@ -261,6 +253,15 @@ std::string canonical_text(const Request& r, const Catalog& catalog) {
     }
   }
   return {};
+}
+
+std::string quote_value(std::string_view v) {
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
 }
 
 std::vector<uint32_t> mentioned_attributes(const Request& r) {

@@ -61,6 +61,9 @@ void canonicalize(Request& r, const Catalog& catalog);
 /// Canonical text of a (canonicalized) request, with attribute names from the catalog.
 std::string canonical_text(const Request& r, const Catalog& catalog);
 
+/// A string value written in request syntax: in double quotes, embedded quotes escaped.
+std::string quote_value(std::string_view v);
+
 /// Attribute indices the request mentions (sorted, unique).
 std::vector<uint32_t> mentioned_attributes(const Request& r);
 

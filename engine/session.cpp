@@ -11,10 +11,6 @@
 namespace colmatch {
 
 namespace {
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 void set_bit(std::vector<uint64_t>& w, uint32_t t, bool on) {
   if (on) w[t >> 6] |= uint64_t{1} << (t & 63);
   else w[t >> 6] &= ~(uint64_t{1} << (t & 63));
@@ -90,7 +86,7 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
   out.isa = k_.isa;
   auto t0 = std::chrono::steady_clock::now();
   out.categories = categorize(catalog_, jobs);
-  out.timings.categorize_s = since(t0);
+  out.timings.categorize_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   // 1. Changed taskers: one bit per cached category, not the whole cache.
@@ -145,11 +141,11 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
     if (e.has_soft && e.eligible.count() > 0)
       for (const auto& tier : e.tiers) out.soft_tiers[c].push_back(tier.clone());
   }
-  out.timings.eligibility_s = since(t0);
+  out.timings.eligibility_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   out.dispatch = dispatch(catalog_, taskers_, jobs, out.categories, out.eligible, &out.soft_tiers);
-  out.timings.dispatch_s = since(t0);
+  out.timings.dispatch_s = seconds_since(t0);
   return out;
 }
 

@@ -153,14 +153,6 @@ class JdlReader {
   size_t pos_ = 0, line_ = 1;
 };
 
-std::string quote(std::string_view v) {
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 bool is_number_text(const std::string& t) {
   double d;
@@ -361,9 +353,9 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
     std::vector<std::string> clauses;
     std::string bad_field, bad_why;
     auto values_text = [&](const JdlValue& v) {
-      if (v.kind != JdlValue::Kind::List) return v.kind == JdlValue::Kind::Number ? v.text : quote(v.text);
+      if (v.kind != JdlValue::Kind::List) return v.kind == JdlValue::Kind::Number ? v.text : quote_value(v.text);
       std::vector<std::string> parts;
-      for (const auto& i : v.items) parts.push_back(i.kind == JdlValue::Kind::Number ? i.text : quote(i.text));
+      for (const auto& i : v.items) parts.push_back(i.kind == JdlValue::Kind::Number ? i.text : quote_value(i.text));
       return "{" + fmt::format("{}", fmt::join(parts, ",")) + "}";
     };
     auto requirement = [&](const std::string& name, const JdlValue& v) {

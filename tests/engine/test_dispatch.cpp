@@ -9,6 +9,17 @@ using namespace colmatch;
 
 namespace {
 
+// An int consumable (relop <=), charged per slot unless said otherwise.
+AttributeDef int_consumable(const char* name, ConsumeScope scope = ConsumeScope::PerSlot) {
+  AttributeDef d;
+  d.name = name;
+  d.type = AttrType::Int;
+  d.relop = Relop::LE;
+  d.consumable = true;
+  d.scope = scope;
+  return d;
+}
+
 // A small farm: slots (consumable, per job), mem (memory consumable, per slot), arch, t01 (int, <=).
 struct Farm {
   Catalog cat;
@@ -207,12 +218,7 @@ namespace {
 // fewest violations wins before effective power; counts are computed once per category.
 TEST(SoftRequests, FewestViolationsBeforeEffectivePower) {
   Catalog cat;
-  AttributeDef d;
-  d.name = "slots";
-  d.type = AttrType::Int;
-  d.relop = Relop::LE;
-  d.consumable = true;
-  const uint32_t slots = cat.add(d);
+  const uint32_t slots = cat.add(int_consumable("slots"));
   AttributeDef s;
   s.name = "ssd";
   s.type = AttrType::Boolean;
@@ -277,14 +283,8 @@ namespace {
 // $fill_up allocation rule; q2, q3, q4 are visited in that order (effective power 3, 2, 1).
 TEST(SeedExamples, GridEngineE2SpreadsOneParallelJobOverQueues) {
   Catalog cat;
-  AttributeDef d;
-  d.name = "slots";
-  d.type = AttrType::Int;
-  d.relop = Relop::LE;
-  d.consumable = true;
-  const uint32_t slots = cat.add(d);
-  d.name = "t02";
-  const uint32_t t02 = cat.add(d);
+  const uint32_t slots = cat.add(int_consumable("slots"));
+  const uint32_t t02 = cat.add(int_consumable("t02"));
   TaskerBuilder tb(cat);
   for (auto [name, power, s] : {std::tuple{"q2", 3.0, "5"}, {"q3", 2.0, "1"}, {"q4", 1.0, "3"}}) {
     tb.add(name, power);
@@ -321,15 +321,8 @@ TEST(SeedExamples, GridEngineE2SpreadsOneParallelJobOverQueues) {
 
 TEST(FillUp, AllOrNothingAndPerJobChargesOnTheMaster) {
   Catalog cat;
-  AttributeDef d;
-  d.name = "slots";
-  d.type = AttrType::Int;
-  d.relop = Relop::LE;
-  d.consumable = true;
-  const uint32_t slots = cat.add(d);
-  d.name = "lic";
-  d.scope = ConsumeScope::PerJob;
-  const uint32_t lic = cat.add(d);
+  const uint32_t slots = cat.add(int_consumable("slots"));
+  const uint32_t lic = cat.add(int_consumable("lic", ConsumeScope::PerJob));
   TaskerBuilder tb(cat);
   tb.add("a", 2);
   tb.set(slots, "2");
