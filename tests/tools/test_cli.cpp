@@ -148,3 +148,26 @@ TEST(Cli, HelpHasExamples) {
 }
 
 }  // namespace
+
+namespace {
+
+// Progress on long loads goes to stderr only when it is a terminal: under a pseudo-terminal (script)
+// a "loading" line appears, and it never does when stderr is a file (the tests above).
+TEST(Cli, ProgressLineOnlyOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) not installed";
+  Out o;
+  const auto log = fs::temp_directory_path() / ("tty-" + std::to_string(getpid()));
+  const std::string cmd = kBin + " match --format google2011 --machines " + kSrc +
+                          "/datasets/samples/google_machine_events.csv.gz --tasks " + kSrc +
+                          "/datasets/samples/google_task_events_job_mod25.csv.gz --out " + o.dir.string();
+  ASSERT_EQ(std::system(("script -qec '" + cmd + "' " + log.string() + " >/dev/null 2>&1").c_str()), 0);
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_NE(ss.str().find("loading "), std::string::npos) << ss.str().substr(0, 300);
+  const CliRun plain = run(cmd.substr(kBin.size() + 1));
+  EXPECT_EQ(plain.err.find("loading "), std::string::npos);
+  fs::remove(log);
+}
+
+}  // namespace
