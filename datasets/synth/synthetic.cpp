@@ -60,6 +60,7 @@ class Gen {
       d.consumable = a.consumable;
       d.relop = a.consumable || (is_numeric(a.type) && a.type != AttrType::Boolean) ? Relop::LE : Relop::EQ;
       if (std::string(a.name) == "lic") d.scope = ConsumeScope::PerJob;
+      if (std::string(a.name) == "mem") d.default_amount = std::ldexp(1.0, 30);  // 1G unless requested
       d.multi_valued = a.multi;
       ds.catalog.add(std::move(d));
     }
@@ -145,7 +146,8 @@ class Gen {
     for (size_t c = 0; c < s_.categories; ++c) {
       reqs[c] = expr(s_.max_depth);
       if (chance(s_.soft)) softs[c] = expr(std::min(s_.max_depth, 1));
-      amounts[c] = {static_cast<double>(pick(3) + 1), std::ldexp(1.0, 28 + static_cast<int>(pick(6))),
+      amounts[c] = {static_cast<double>(pick(3) + 1),
+                    chance(0.3) ? std::nan("") : std::ldexp(1.0, 28 + static_cast<int>(pick(6))),
                     chance(0.2) ? 1.0 : std::nan("")};
       slots[c] = s_.with_slots ? (chance(0.8) ? 1u : static_cast<uint32_t>(pick(8) + 1)) : 1u;
       if (chance(s_.fill_up)) {
@@ -172,7 +174,7 @@ class Gen {
         jb.reject(jid, e.what());
       }
       (void)a_slots;
-      jb.set_amount(a_mem, amounts[c][1]);
+      if (!std::isnan(amounts[c][1])) jb.set_amount(a_mem, amounts[c][1]);  // else the catalog default
       if (!std::isnan(amounts[c][2])) jb.set_amount(a_lic, amounts[c][2]);
     }
     ds.jobs = std::move(jb).build();
