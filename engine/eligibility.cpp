@@ -216,15 +216,43 @@ class Evaluator {
   }
   static bool apply_relop(Relop r, double a, double b) { return colmatch::apply(r, a, b); }
 
-  bool row_clause(const Clause& c, uint32_t t) {
+  // One value against a clause, without building the clause's plan: a per-row check must not cost a
+  // pass over the dictionary (patterns over host names would).
+  static bool value_holds(const Clause& c, const Column& col, double num, uint32_t id) {
+    bool any = false, all = true;
+    auto note = [&](bool ok) {
+      any = any || ok;
+      all = all && ok;
+    };
+    if (is_numeric(col.type)) {
+      for (double v : c.nums) note(colmatch::apply(c.op, num, v));
+    } else {
+      const std::string& text = col.dict.value(id);
+      for (const auto& s : c.strs) {
+        const WildcardPattern pat(col.type == AttrType::ReString ? s : std::string_view{});
+        auto equal = [&](std::string_view e) { return col.type == AttrType::ReString ? pat.matches(e) : e == s; };
+        bool eq = false;
+        if (col.multi) {
+          for (std::string_view e : set_elements(text)) eq = eq || equal(e);
+        } else {
+          eq = equal(text);
+        }
+        note(c.op == Relop::EQ ? eq : !eq);
+      }
+    }
+    return c.op == Relop::NE ? all : any;  // == over a list: any of; != over a list: none of
+  }
+
+  bool row_clause(const Clause& c, uint32_t t) const {
     const Column& col = t_.columns[c.attr];
-    const Plan p = plan(c, col);
     const bool numeric = is_numeric(col.type);
     bool seen = false;
-    if (col.global_present && !(seen = true, holds(p, c, col.global_num, col.global_id))) return false;
-    if (col.host.has(t) && !(seen = true, holds(p, c, numeric ? col.host.num[t] : 0, numeric ? 0 : col.host.ids[t])))
+    if (col.global_present && !(seen = true, value_holds(c, col, col.global_num, col.global_id))) return false;
+    if (col.host.has(t) &&
+        !(seen = true, value_holds(c, col, numeric ? col.host.num[t] : 0, numeric ? 0 : col.host.ids[t])))
       return false;
-    if (col.has(t) && !(seen = true, holds(p, c, numeric ? col.num[t] : 0, numeric ? 0 : col.ids[t]))) return false;
+    if (col.has(t) && !(seen = true, value_holds(c, col, numeric ? col.num[t] : 0, numeric ? 0 : col.ids[t])))
+      return false;
     return seen;
   }
 
