@@ -60,6 +60,25 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     for (size_t k = 0; k < cons.size(); ++k)
       if (cats.need[c][k] > 0)
         charges[c].push_back({static_cast<uint32_t>(k), cats.need[c][k], !taskers.columns[cons[k]].multi_level()});
+  // Largest free amount per consumable in each block of 64 taskers (queue level): a cursor skips a
+  // whole block where no tasker can take the charge. Exact: the maximum is one of the values.
+  const size_t nblocks = kernels::words_for(taskers.size());
+  std::vector<std::vector<double>> block_max(cons.size(), std::vector<double>(nblocks, 0.0));
+  auto refresh_block = [&](size_t k, size_t b) {
+    const size_t end = std::min(taskers.size(), (b + 1) * 64);
+    double m = res.free[k][b * 64];
+    for (size_t t = b * 64 + 1; t < end; ++t) m = std::max(m, res.free[k][t]);
+    block_max[k][b] = m;
+  };
+  for (size_t k = 0; k < cons.size(); ++k)
+    for (size_t b = 0; b < nblocks; ++b) refresh_block(k, b);
+  // No tasker of block b can take charges `ch` (checked on queue-level pools only).
+  auto block_full = [&](const auto& ch, size_t b) {
+    for (const auto& x : ch)
+      if (x.queue_only && !(block_max[x.k][b] >= x.need)) return true;
+    return false;
+  };
+
   // One cursor per category, or per (category, soft tier): tier v's taskers all have v violations.
   std::vector<std::vector<size_t>> cursor(cats.size());
   for (size_t c = 0; c < cats.size(); ++c) {
@@ -84,7 +103,10 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
   auto take = [&](const std::vector<Charge>& ch, size_t t) {
     for (const Charge& x : ch) {
       const Column& col = taskers.columns[cons[x.k]];
-      if (x.queue_only || col.has(static_cast<uint32_t>(t))) res.free[x.k][t] -= x.need;
+      if (x.queue_only || col.has(static_cast<uint32_t>(t))) {
+        res.free[x.k][t] -= x.need;
+        refresh_block(x.k, t >> 6);
+      }
       if (x.queue_only) continue;
       const uint32_t h = taskers.host_of[t];
       if (h != kNone && col.by_host.has(h)) res.free_host[x.k][h] -= x.need;
@@ -122,13 +144,17 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     return n;
   };
   std::vector<std::pair<double*, double>> undo;  // saved pool values: restoring them is exact
+  std::vector<std::pair<size_t, size_t>> touched;  // (consumable, block) whose maxima must be refreshed
   auto charge = [&](size_t k, size_t t, double amount) {
     const Column& col = taskers.columns[cons[k]];
     auto sub = [&](double& v) {
       undo.emplace_back(&v, v);
       v -= amount;
     };
-    if (col.has(static_cast<uint32_t>(t))) sub(res.free[k][t]);
+    if (col.has(static_cast<uint32_t>(t))) {
+      sub(res.free[k][t]);
+      touched.emplace_back(k, t >> 6);
+    }
     const uint32_t h = taskers.host_of[t];
     if (h != kNone && col.by_host.has(h)) sub(res.free_host[k][h]);
     if (col.global_present) sub(res.free_global[k]);
@@ -138,6 +164,7 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     const bool tiered = soft_tiers && !(*soft_tiers)[c].empty();
     uint32_t remaining = jobs.slots[j];
     undo.clear();
+    touched.clear();
     const size_t first = res.allocations.size();
     std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
     auto place = [&](size_t x, uint32_t n, bool master) {
@@ -178,12 +205,15 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
       }
     }
     if (remaining > 0) {
+      // block maxima were not lowered by the tentative charges, so they are still right
       for (auto it = undo.rbegin(); it != undo.rend(); ++it) *it->first = it->second;
       res.allocations.resize(first);
       // capacity only shrinks and the category's jobs are alike: later ones cannot fit either
       for (auto& cur : cursor[c]) cur = eligible[c].universe();
       return false;
     }
+    // A block maximum above the truth only costs a skip missed, never a wrong skip; refresh them now.
+    for (const auto& [k, b] : touched) refresh_block(k, b);
     for (const auto& [v, cur] : advance) cursor[c][v] = std::max(cursor[c][v], cur);
     res.alloc_first[j] = static_cast<uint32_t>(first);
     res.alloc_count[j] = static_cast<uint32_t>(res.allocations.size() - first);
@@ -221,7 +251,14 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     for (size_t v = 0; v < cursor[c].size() && t >= set.universe(); ++v) {
       const kernels::TaskerSet& tier = tiered ? (*soft_tiers)[c][v] : set;
       size_t x = tier.next(cursor[c][v]);
-      while (x < tier.universe() && !fits(ch, x)) x = tier.next(x + 1);
+      while (x < tier.universe()) {
+        if (block_full(ch, x >> 6)) {
+          x = tier.next(((x >> 6) + 1) << 6);
+          continue;
+        }
+        if (fits(ch, x)) break;
+        x = tier.next(x + 1);
+      }
       cursor[c][v] = x;
       t = x;
     }
