@@ -13,7 +13,8 @@
 // Cost: capacity only decreases within a run, and every job of a category has the same charge, so a
 // tasker that cannot fit a category's job now never will; each category keeps a cursor into its
 // eligibility set that only moves forward. Total O(sum over categories of eligible taskers visited +
-// jobs), with next() over dense words skipping 64 taskers a step and O(log) over Roaring sets.
+// jobs), with next() over dense words skipping 64 taskers a step and O(log) over Roaring sets, and
+// whole blocks of 64 taskers skipped where the largest free amount of a charged consumable is too small.
 #pragma once
 
 #include <cstdint>
