@@ -288,7 +288,7 @@ TaskerTable TaskerBuilder::build() && {
       else dst.by_host.ids[h] = id;
       set_bit(dst.by_host.present, h);
     }
-    finish(dst.by_host, nh);
+    for (uint64_t w : dst.by_host.present) dst.by_host.any = dst.by_host.any || w != 0;  // no `absent`: unused per host
     init(dst.host, numeric, n);
     for (size_t r = 0; r < n; ++r) {
       const uint32_t h = t.host_of[r];

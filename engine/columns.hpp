@@ -49,7 +49,8 @@ enum class ValueKind : uint8_t { Fixed, Load };
 
 /// One attribute's values at one level over some rows (taskers or hosts): `num` for numeric types,
 /// `ids` into the column's dictionary for string-like types; `present` / `absent` are complementary
-/// bitmasks (kernels layout, tail clear); absent rows hold 0 and must be masked.
+/// bitmasks (kernels layout, tail clear; `absent` is kept only for rows that are taskers, where the
+/// kernels OR it in); absent rows hold 0 and must be masked.
 struct LevelValues {
   std::vector<double> num;
   std::vector<uint32_t> ids;

@@ -196,28 +196,9 @@ class Evaluator {
     }
   }
 
-  // The clause for one value (the global level).
-  bool holds(const Plan& p, const Clause& c, double num, uint32_t id) const {
-    switch (p.kind) {
-      case PlanKind::Numeric: {
-        bool any = false, all = true;
-        for (double v : c.nums) {
-          const bool ok = apply_relop(c.op, num, v);
-          any = any || ok;
-          all = all && ok;
-        }
-        return c.op == Relop::NE ? all : any;
-      }
-      case PlanKind::Eq: return (p.id && id == *p.id) != (c.op == Relop::NE);
-      case PlanKind::Bits: return ((p.bits >> id) & 1u) != 0;
-      case PlanKind::Lut: return lut_[id] != 0;
-    }
-    return false;
-  }
-  static bool apply_relop(Relop r, double a, double b) { return colmatch::apply(r, a, b); }
-
-  // One value against a clause, without building the clause's plan: a per-row check must not cost a
-  // pass over the dictionary (patterns over host names would).
+  // One value against a clause, without building the clause's plan: used for single values (the
+  // global level, distinct host values, one-row refreshes), which must not cost a pass over the
+  // dictionary (patterns over host names would).
   static bool value_holds(const Clause& c, const Column& col, double num, uint32_t id) {
     bool any = false, all = true;
     auto note = [&](bool ok) {
@@ -266,7 +247,7 @@ class Evaluator {
       k_.and_words(out, col.present.data(), nw_);
       return;
     }
-    if (col.global_present && !holds(p, c, col.global_num, col.global_id)) {
+    if (col.global_present && !value_holds(c, col, col.global_num, col.global_id)) {
       std::fill(out, out + nw_, 0);
       return;
     }
@@ -274,7 +255,7 @@ class Evaluator {
       // Few distinct host values: decide each once, expand by rank (4 bytes a row, no compare).
       uint32_t bits = 0;
       for (size_t i = 0; i < col.host.distinct.size(); ++i)
-        bits |= uint32_t{holds(p, c, col.host.distinct[i], 0)} << i;
+        bits |= uint32_t{value_holds(c, col, col.host.distinct[i], 0)} << i;
       uint64_t* tmp = level_tmp();
       k_.bits32_u32(col.host.rank.data(), n_, bits, tmp);
       k_.or_words(tmp, col.host.absent.data(), nw_);

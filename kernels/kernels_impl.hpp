@@ -33,6 +33,20 @@ inline uint64_t lane_bits(xsimd::batch_bool<T, xsimd::avx512bw> b) noexcept {
 }
 #endif
 
+// --- relops as comparison functors, for scalars and batches alike -------------------------------------
+// NE is the negation of EQ: unordered (NaN) compares unequal, as in scalar C++ (x86 NEQ_OQ would not).
+template <class F>
+inline void with_relop(CmpOp op, F&& f) noexcept {
+  switch (op) {
+    case CmpOp::EQ: f([](auto a, auto b) { return a == b; }); break;
+    case CmpOp::NE: f([](auto a, auto b) { return !(a == b); }); break;
+    case CmpOp::LT: f([](auto a, auto b) { return a < b; }); break;
+    case CmpOp::LE: f([](auto a, auto b) { return a <= b; }); break;
+    case CmpOp::GT: f([](auto a, auto b) { return a > b; }); break;
+    case CmpOp::GE: f([](auto a, auto b) { return a >= b; }); break;
+  }
+}
+
 // --- comparison of a double column with a scalar ------------------------------------------------
 // 64 rows per output word, 64 / lanes loads per word, no branch per row. Tail rows go scalar.
 template <class A, class Cmp>
@@ -57,15 +71,7 @@ inline void cmp_f64_loop(const double* col, size_t n, double v, uint64_t* out, C
 
 template <class A>
 void cmp_f64(const double* col, size_t n, CmpOp op, double v, uint64_t* out) noexcept {
-  switch (op) {
-    case CmpOp::EQ: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a == b; }); break;
-    // NE as the negation of EQ: unordered (NaN) compares unequal, as in scalar C++ (x86 NEQ_OQ would not).
-    case CmpOp::NE: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return !(a == b); }); break;
-    case CmpOp::LT: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a < b; }); break;
-    case CmpOp::LE: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a <= b; }); break;
-    case CmpOp::GT: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a > b; }); break;
-    case CmpOp::GE: cmp_f64_loop<A>(col, n, v, out, [](auto a, auto b) { return a >= b; }); break;
-  }
+  with_relop(op, [&](auto cmp) { cmp_f64_loop<A>(col, n, v, out, cmp); });
 }
 
 template <class A, class Cmp>
@@ -98,14 +104,7 @@ inline void cmp2_f64_loop(const double* a, const uint64_t* aa, const double* b, 
 template <class A>
 void cmp2_f64(const double* a, const uint64_t* aa, const double* b, const uint64_t* ba, size_t n, CmpOp op, double v,
               uint64_t* out) noexcept {
-  switch (op) {
-    case CmpOp::EQ: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x == y; }); break;
-    case CmpOp::NE: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return !(x == y); }); break;
-    case CmpOp::LT: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x < y; }); break;
-    case CmpOp::LE: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x <= y; }); break;
-    case CmpOp::GT: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x > y; }); break;
-    case CmpOp::GE: cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, [](auto x, auto y) { return x >= y; }); break;
-  }
+  with_relop(op, [&](auto cmp) { cmp2_f64_loop<A>(a, aa, b, ba, n, v, out, cmp); });
 }
 
 // --- dictionary ids -----------------------------------------------------------------------------

@@ -394,27 +394,18 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
       const std::string_view key = field.key;
       if (key == "id" || key == "owner" || key == "group" || key == "priority" || key == "submit" || key == "slots")
         continue;
-      if (key == "requests") {
+      if (key == "requests" || key == "soft") {  // the hard request, or the soft requests
+        const std::string name(key);
         std::string text;
         if (field.value.type() != element_type::STRING || !scalar_text(field.value, text)) {
-          reject("requests", "expected a string");
+          reject(name, "expected a string");
           continue;
         }
         try {
-          b.set_request(text);
+          if (key == "requests") b.set_request(text);
+          else b.set_soft(text);
         } catch (const RequestError& e) {
-          reject("requests", e.what());
-        }
-      } else if (key == "soft") {
-        std::string text;
-        if (field.value.type() != element_type::STRING || !scalar_text(field.value, text)) {
-          reject("soft", "expected a string");
-          continue;
-        }
-        try {
-          b.set_soft(text);
-        } catch (const RequestError& e) {
-          reject("soft", e.what());
+          reject(name, e.what());
         }
       } else if (key == "resources") {
         simdjson::dom::object res;

@@ -265,3 +265,24 @@ TEST(NativeLevels, ForbiddenOverrideIsAnErrorNamingTheLevels) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Native, SoftRequestsAreReadAndBadOnesRejected) {
+  TempDir d;
+  loaders::Dataset ds;
+  loaders::read_farm_toml(kDemo + "farm.toml", ds);
+  loaders::read_taskers_jsonl(kDemo + "taskers.jsonl", ds);
+  const auto jobs = d.file("soft.jsonl",
+                           "{\"id\":\"s\",\"soft\":\"ssd==true && arch==lx-arm64\"}\n"
+                           "{\"id\":\"bad\",\"soft\":\"nosuch==1\"}\n");
+  loaders::read_jobs_jsonl(jobs, ds);
+  ASSERT_FALSE(ds.jobs.rejected(0));
+  EXPECT_EQ(ds.jobs.request_text[ds.jobs.soft[0]], "arch==\"lx-arm64\" && ssd==1");
+  ASSERT_TRUE(ds.jobs.rejected(1));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find("field 'soft': unknown attribute 'nosuch'"), std::string::npos);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[0]], "short.q@node03") << "the only tasker violating neither";
+}
+
+}  // namespace
