@@ -252,7 +252,7 @@ void report(benchmark::State& st, const loaders::Dataset& ds, uint64_t assigned,
 void columnar(benchmark::State& st, const loaders::Dataset& ds) {
   MatchOutcome m;
   for (auto _ : st) {
-    m = run_match(ds.catalog, ds.taskers, ds.jobs);
+    m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
     benchmark::DoNotOptimize(m.dispatch.assigned);
   }
   st.counters["categorize_s"] = m.timings.categorize_s;
@@ -270,7 +270,7 @@ void naive_run(benchmark::State& st, const loaders::Dataset& ds) {
   uint64_t assigned = 0;
   for (auto s : r.status) assigned += s == JobStatus::Assigned;
   // the two paths must agree before their times mean anything
-  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   if (m.dispatch.tasker != r.tasker) st.SkipWithError("columnar and naive results differ");
   report(st, ds, assigned, m.categories.size());
 }

@@ -1,5 +1,7 @@
 #include "engine/catalog.hpp"
 
+#include "kernels/relop.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -75,17 +77,7 @@ Relop flip(Relop r) noexcept {
   }
 }
 
-bool apply(Relop r, double a, double b) noexcept {
-  switch (r) {
-    case Relop::EQ: return a == b;
-    case Relop::NE: return a != b;
-    case Relop::LT: return a < b;
-    case Relop::LE: return a <= b;
-    case Relop::GT: return a > b;
-    case Relop::GE: return a >= b;
-  }
-  return false;
-}
+bool apply(Relop r, double a, double b) noexcept { return kernels::relop_holds(r, a, b); }
 
 namespace {
 bool parse_double(std::string_view s, double& out) {

@@ -40,7 +40,7 @@ std::string_view relop_name(Relop r) noexcept;
 std::optional<Relop> parse_relop(std::string_view s) noexcept;
 /// The relop that holds for (b OP' a) exactly when (a OP b) holds: <= becomes >=, == stays.
 Relop flip(Relop r) noexcept;
-/// Applies a relop to two numbers.
+/// (a r b) for two numbers, by the kernels' relop table (kernels/relop.hpp: NaN != x is true).
 bool apply(Relop r, double a, double b) noexcept;
 
 /// Error in a value or definition; `what()` names the field and the rule broken.

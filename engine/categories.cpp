@@ -44,13 +44,10 @@ void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std:
   }
 }
 
-namespace {
-uint64_t fnv1a(const void* data, size_t n, uint64_t h = 14695981039346656037ULL) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+uint64_t fnv1a(std::string_view data, uint64_t h) noexcept {
+  for (const unsigned char ch : data) h = (h ^ ch) * 1099511628211ULL;
   return h;
 }
-}  // namespace
 
 Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   Categories c;
@@ -60,7 +57,8 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   std::string key;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     if (jobs.rejected(j)) continue;
-    if (jobs.fill_up[j]) {
+    const bool fill = jobs.rule[j] == AllocationRule::FillUp;
+    if (fill) {
       fill_up_need(catalog, jobs, j, need, once);
     } else {
       job_need(catalog, jobs, j, need);
@@ -69,7 +67,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     key.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
     key.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
     key.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
-    key.push_back(static_cast<char>(jobs.fill_up[j]));
+    key.push_back(static_cast<char>(jobs.rule[j]));
     for (const auto* vec : {&need, &once})
       for (double v : *vec) {
         const double z = v + 0.0;  // -0.0 and 0.0 are one key
@@ -81,15 +79,21 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       c.soft.push_back(jobs.soft[j]);
       c.slots.push_back(jobs.slots[j]);
       c.need.push_back(need);
-      c.job_need.push_back(once);
-      c.fill_up.push_back(jobs.fill_up[j]);
+      c.master_need.push_back(once);
+      c.rule.push_back(jobs.rule[j]);
+      // The content: the request texts, then the slot count, rule and charges; the request indices
+      // (first 8 bytes of `key`) are run-specific, the texts are not.
       const std::string& text = jobs.request_text[jobs.request[j]];
-      uint64_t h = fnv1a(text.data(), text.size());
-      const std::string& soft = jobs.request_text[jobs.soft[j]];
-      if (jobs.soft[j] != 0) h = fnv1a(soft.data(), soft.size(), h ^ 0x5f);
-      // the slot count and charges; the request indices (first 8 bytes) are run-specific, the texts are not
-      h = fnv1a(key.data() + 2 * sizeof(uint32_t), key.size() - 2 * sizeof(uint32_t), h);
-      c.hash.push_back(h);
+      const std::string_view rest(key.data() + 2 * sizeof(uint32_t), key.size() - 2 * sizeof(uint32_t));
+      uint64_t h = fnv1a(text);
+      if (jobs.soft[j] != 0) h = fnv1a(jobs.request_text[jobs.soft[j]], h ^ 0x5f);
+      c.hash.push_back(fnv1a(rest, h));
+      std::string content = text;
+      content += '\0';
+      if (jobs.soft[j] != 0) content += jobs.request_text[jobs.soft[j]];
+      content += '\0';
+      content += rest;
+      c.key.push_back(std::move(content));
       c.job_count.push_back(0);
     }
     c.of_job[j] = it->second;

@@ -4,7 +4,10 @@
 // category and the dispatch cursor of a category is shared by its jobs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/columns.hpp"
@@ -16,7 +19,7 @@ struct Categories {
   std::vector<uint32_t> request;             ///< per category: index into JobTable::requests
   std::vector<uint32_t> soft;                ///< per category: soft requests (index, 0 = none)
   std::vector<uint32_t> slots;               ///< per category: slots each job asks for
-  std::vector<uint8_t> fill_up;              ///< per category: $fill_up allocation rule (see JobTable)
+  std::vector<AllocationRule> rule;          ///< per category: allocation rule
   /// per category, per consumable (catalog.consumables() order): for $pe_slots the amount one job of the
   /// category takes from the tasker it runs on (per-slot amounts times slots); for $fill_up the amount
   /// one slot instance takes (per-slot amounts, 1 of "slots"). 0 when it takes none. Eligibility
@@ -24,12 +27,19 @@ struct Categories {
   std::vector<std::vector<double>> need;
   /// per category, per consumable: for $fill_up, the per-job amounts taken once on the first (master)
   /// tasker of the job; all 0 for $pe_slots (they are in `need`).
-  std::vector<std::vector<double>> job_need;
-  std::vector<uint64_t> hash;                ///< per category: 64-bit FNV-1a of its canonical key
+  std::vector<std::vector<double>> master_need;
+  std::vector<uint64_t> hash;                ///< per category: 64-bit FNV-1a of its canonical content
+  /// per category: its content (canonical hard and soft request texts, slots, rule, charges) as bytes,
+  /// independent of any job table's numbering: the key of MatchSession's cache across cycles.
+  std::vector<std::string> key;
   std::vector<uint32_t> job_count;           ///< per category: number of jobs
 
   size_t size() const noexcept { return request.size(); }
 };
+
+/// 64-bit FNV-1a of `data`, continuing from `h` (the hash of the canonical requirements names a
+/// DIRAC submit pool, seed 003; colmatch also names job categories with it).
+uint64_t fnv1a(std::string_view data, uint64_t h = 14695981039346656037ULL) noexcept;
 
 /// The charge of one job: per-slot amounts x slots, per-job amounts once; a consumable the job does not
 /// request charges its catalog default (or 0); a consumable named "slots" charges the slot count.

@@ -24,6 +24,112 @@ std::optional<uint32_t> Dictionary::find(std::string_view v) const {
   return it->second;
 }
 
+LevelValues::LevelValues(size_t rows, bool numeric)
+    : rows_(rows), numeric_(numeric), present_(kernels::words_for(rows), 0), absent_(kernels::words_for(rows), 0) {
+  if (numeric) nums_.assign(rows, 0);
+  else ids_.assign(rows, 0);
+  kernels::fill_ones(absent_.data(), rows);
+}
+
+void LevelValues::set(uint32_t r, double num, uint32_t id) noexcept {
+  if (numeric_) nums_[r] = num;
+  else ids_[r] = id;
+  const uint64_t bit = uint64_t{1} << (r & 63);
+  if (!(present_[r >> 6] & bit)) ++count_;
+  present_[r >> 6] |= bit;
+  absent_[r >> 6] &= ~bit;
+}
+
+void LevelValues::clear(uint32_t r) noexcept {
+  if (numeric_) nums_[r] = 0;
+  else ids_[r] = 0;
+  const uint64_t bit = uint64_t{1} << (r & 63);
+  if (present_[r >> 6] & bit) --count_;
+  present_[r >> 6] &= ~bit;
+  absent_[r >> 6] |= bit;
+}
+
+bool may_override(Relop relop, double lower, const UpperValue& upper) noexcept {
+  if (relop == Relop::EQ || relop == Relop::NE) return !upper.fixed && !upper.load;
+  if (!upper.fixed) return true;
+  return relop == Relop::LT || relop == Relop::LE ? lower <= upper.fixed_num : lower >= upper.fixed_num;
+}
+
+std::string override_message(const AttributeDef& def, std::string_view lower_who, std::string_view lower_value,
+                             std::string_view upper_who, std::string_view upper_value) {
+  const bool eq = def.relop == Relop::EQ || def.relop == Relop::NE;
+  return fmt::format("attribute '{}' (relop {}): {} ({}) overrides {} ({}); {}", def.name, relop_name(def.relop),
+                     lower_who, lower_value, upper_who, upper_value,
+                     eq ? "== and != attributes can be overridden only on the same level"
+                        : "a lower level may only set a more restrictive value");
+}
+
+Column::Column(AttrType t, bool m, size_t taskers, size_t hosts)
+    : type(t),
+      multi(m),
+      queue_(taskers, is_numeric(t)),
+      host_(taskers, is_numeric(t)),
+      by_host_(hosts, is_numeric(t)),
+      defined_(kernels::words_for(taskers), 0) {}
+
+void Column::refresh_defined(uint32_t t) noexcept {
+  const uint64_t bit = uint64_t{1} << (t & 63);
+  if (global_.present || queue_.has(t) || host_.has(t)) defined_[t >> 6] |= bit;
+  else defined_[t >> 6] &= ~bit;
+}
+
+void Column::refresh_all_defined() {
+  const size_t n = queue_.rows();
+  if (global_.present) {
+    kernels::fill_ones(defined_.data(), n);
+    return;
+  }
+  for (size_t w = 0; w < defined_.size(); ++w) defined_[w] = queue_.present()[w] | host_.present()[w];
+}
+
+void Column::set_queue(uint32_t t, double num, uint32_t id) noexcept {
+  queue_.set(t, num, id);
+  refresh_defined(t);
+}
+
+void Column::clear_queue(uint32_t t) noexcept {
+  queue_.clear(t);
+  refresh_defined(t);
+}
+
+void Column::set_global(GlobalValue g) {
+  global_ = g;
+  refresh_all_defined();
+}
+
+void Column::set_hosts(LevelValues by_host, const std::vector<uint32_t>& host_of) {
+  by_host_ = std::move(by_host);
+  const size_t n = host_of.size();
+  const bool numeric = is_numeric(type);
+  host_ = LevelValues(n, numeric);
+  for (uint32_t r = 0; r < n; ++r) {
+    const uint32_t h = host_of[r];
+    if (h != kNone && by_host_.has(h)) host_.set(r, numeric ? by_host_.num(h) : 0, numeric ? 0 : by_host_.id(h));
+  }
+  host_distinct_.clear();
+  host_rank_.clear();
+  if (numeric && host_.any()) {
+    std::vector<double> d;
+    for (uint32_t h = 0; h < by_host_.rows(); ++h)
+      if (by_host_.has(h)) d.push_back(by_host_.num(h));
+    std::sort(d.begin(), d.end());
+    d.erase(std::unique(d.begin(), d.end()), d.end());
+    if (d.size() <= 32) {
+      host_distinct_ = d;
+      host_rank_.assign(n, 0);
+      for (uint32_t r = 0; r < n; ++r)
+        if (host_.has(r))
+          host_rank_[r] = static_cast<uint32_t>(std::lower_bound(d.begin(), d.end(), host_.num(r)) - d.begin());
+    }
+  }
+  refresh_all_defined();
+}
+
 TaskerBuilder::TaskerBuilder(const Catalog& catalog)
     : catalog_(catalog), columns_(catalog.size()), global_values_(catalog.size()) {
   for (size_t a = 0; a < catalog.size(); ++a) {
@@ -44,7 +150,7 @@ std::vector<std::string_view> set_elements(std::string_view entry) {
 }
 
 void TaskerBuilder::set_list(uint32_t attr, const std::vector<std::string>& values) {
-  Column& c = columns_.at(attr);
+  Raw& c = columns_.at(attr);
   if (!c.multi) throw ValueError(fmt::format("attribute '{}' takes one value, not a list", catalog_.at(attr).name));
   std::vector<std::string> v;
   for (const auto& x : values) v.push_back(normalize_string(c.type, x));
@@ -81,29 +187,24 @@ uint32_t TaskerBuilder::add(std::string name, double power, uint32_t host) {
   power_.push_back(power);
   host_of_.push_back(host);
   for (auto& c : columns_) {
-    if (is_numeric(c.type))
-      c.num.push_back(0);
-    else
-      c.ids.push_back(0);
-    if ((t & 63) == 0) c.present.push_back(0);
+    if (is_numeric(c.type)) c.num.push_back(0);
+    else c.ids.push_back(0);
+    c.has.push_back(0);
   }
   return t;
 }
 
-void TaskerBuilder::mark(uint32_t attr) {
-  const size_t t = names_.size() - 1;
-  columns_[attr].present[t >> 6] |= uint64_t{1} << (t & 63);
-}
+void TaskerBuilder::mark(uint32_t attr) { columns_[attr].has.back() = 1; }
 
 double TaskerBuilder::parse(uint32_t attr, std::string_view text, uint32_t& id) {
-  Column& c = columns_.at(attr);
+  Raw& c = columns_.at(attr);
   if (is_numeric(c.type)) return parse_number(c.type, text);
   id = c.dict.intern(normalize_string(c.type, text));
   return 0;
 }
 
 void TaskerBuilder::set(uint32_t attr, std::string_view text) {
-  Column& c = columns_.at(attr);
+  Raw& c = columns_.at(attr);
   if (names_.empty()) throw ValueError("no tasker to set a value on");
   uint32_t id = 0;
   const double v = parse(attr, text, id);
@@ -113,7 +214,7 @@ void TaskerBuilder::set(uint32_t attr, std::string_view text) {
 }
 
 void TaskerBuilder::set_number(uint32_t attr, double v) {
-  Column& c = columns_.at(attr);
+  Raw& c = columns_.at(attr);
   if (!is_numeric(c.type))
     throw ValueError(fmt::format("attribute '{}' is not numeric", catalog_.at(attr).name));
   c.num.back() = v;
@@ -169,19 +270,8 @@ void combine(const AttributeDef& d, bool numeric, bool fixed, double fnum, uint3
   id = fixed ? fid : lid;
 }
 
-// Whether a lower-level fixed value `lower` may override an upper-level fixed value `upper`.
-bool more_restrictive(Relop r, double lower, double upper) {
-  switch (r) {
-    case Relop::LT:
-    case Relop::LE: return lower <= upper;
-    case Relop::GT:
-    case Relop::GE: return lower >= upper;
-    default: return false;
-  }
-}
-
-std::string value_text(const Column& c, double num, uint32_t id) {
-  return is_numeric(c.type) ? fmt::format("{}", num) : c.dict.value(id);
+std::string value_text(AttrType type, const Dictionary& dict, double num, uint32_t id) {
+  return is_numeric(type) ? fmt::format("{}", num) : dict.value(id);
 }
 
 }  // namespace
@@ -189,48 +279,42 @@ std::string value_text(const Column& c, double num, uint32_t id) {
 TaskerTable TaskerBuilder::build() && {
   const size_t n = names_.size();
   const size_t nh = host_names_.size();
-  const size_t nw = kernels::words_for(n);
 
-  // Override rules (fixed values against fixed values on upper levels).
+  // Override rules: lower fixed values against the fixed (and, for ==/!=, load) values above.
   for (uint32_t a = 0; a < catalog_.size(); ++a) {
     const AttributeDef& d = catalog_.at(a);
     if (d.consumable) continue;
-    const Column& c = columns_[a];
+    const Raw& c = columns_[a];
+    auto upper = [](const LevelInput& in) { return UpperValue{in.fixed, in.num, in.load}; };
+    auto upper_text = [&](const LevelInput& in, std::string who) {
+      return in.fixed ? std::pair{who, value_text(c.type, c.dict, in.num, in.id)}
+                      : std::pair{who + " (load)", value_text(c.type, c.dict, in.load_num, in.load_id)};
+    };
+    auto check = [&](const LevelInput& up, const std::string& upper_who, double lnum, uint32_t lid,
+                     const std::string& lower_who) {
+      if (may_override(d.relop, lnum, upper(up))) return;
+      const auto [uw, uv] = upper_text(up, upper_who);
+      throw ValueError(override_message(d, lower_who, value_text(c.type, c.dict, lnum, lid), uw, uv));
+    };
     const LevelInput& g = global_values_[a];
-    auto fail = [&](const std::string& upper, double unum, uint32_t uid, const std::string& lower, double lnum,
-                    uint32_t lid) {
-      const bool eq = d.relop == Relop::EQ || d.relop == Relop::NE;
-      throw ValueError(fmt::format(
-          "attribute '{}' (relop {}): {} ({}) overrides {} ({}); {}", d.name, relop_name(d.relop), lower,
-          value_text(c, lnum, lid), upper, value_text(c, unum, uid),
-          eq ? "== and != attributes can be overridden only on the same level"
-             : "a lower level may only set a more restrictive value"));
-    };
-    // == and != may not be overridden on a lower level at all, not even a load value (seed 002: a load
-    // value arch on host level may be overridden in the host definition, not in a queue); ordering
-    // relops are checked against upper fixed values only, since load values move.
-    const bool eq = d.relop == Relop::EQ || d.relop == Relop::NE;
-    auto check = [&](const LevelInput& up, const std::string& upper, double lnum, uint32_t lid, const std::string& lower) {
-      if (up.fixed && !more_restrictive(d.relop, lnum, up.num)) fail(upper, up.num, up.id, lower, lnum, lid);
-      if (eq && !up.fixed && up.load) fail(upper + " (load)", up.load_num, up.load_id, lower, lnum, lid);
-    };
     for (uint32_t h = 0; h < nh; ++h) {
       const LevelInput& hv = host_values_[h][a];
       if (hv.fixed) check(g, "the global value", hv.num, hv.id, fmt::format("host '{}'", host_names_[h]));
     }
     for (uint32_t t = 0; t < n; ++t) {
-      if (!c.has(t)) continue;
+      if (!c.has[t]) continue;
       const double qn = is_numeric(c.type) ? c.num[t] : 0;
       const uint32_t qi = is_numeric(c.type) ? 0 : c.ids[t];
       const std::string who = fmt::format("tasker '{}'", names_[t]);
-      if (host_of_[t] != kNone) check(host_values_[host_of_[t]][a], fmt::format("host '{}'", host_names_[host_of_[t]]), qn, qi, who);
+      if (host_of_[t] != kNone)
+        check(host_values_[host_of_[t]][a], fmt::format("host '{}'", host_names_[host_of_[t]]), qn, qi, who);
       check(g, "the global value", qn, qi, who);
     }
   }
 
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return power_[a] > power_[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return power_[x] > power_[y]; });
   TaskerTable t;
   t.names.resize(n);
   t.power.resize(n);
@@ -242,85 +326,33 @@ TaskerTable TaskerBuilder::build() && {
     t.power[r] = power_[order[r]];
     t.host_of[r] = host_of_[order[r]];
   }
-  auto init = [](LevelValues& lv, bool numeric, size_t rows) {
-    if (numeric) lv.num.assign(rows, 0);
-    else lv.ids.assign(rows, 0);
-    lv.present.assign(kernels::words_for(rows), 0);
-  };
-  auto set_bit = [](std::vector<uint64_t>& w, size_t r) { w[r >> 6] |= uint64_t{1} << (r & 63); };
-  auto finish = [](LevelValues& lv, size_t rows) {
-    lv.absent = lv.present;
-    kernels::invert(lv.absent.data(), rows);
-    for (uint64_t w : lv.present) lv.any = lv.any || w != 0;
-  };
 
-  t.columns.resize(columns_.size());
+  t.columns.reserve(columns_.size());
   for (size_t a = 0; a < columns_.size(); ++a) {
     const AttributeDef& d = catalog_.at(static_cast<uint32_t>(a));
-    Column& src = columns_[a];
-    Column& dst = t.columns[a];
+    Raw& src = columns_[a];
     const bool numeric = is_numeric(src.type);
-    dst.type = src.type;
-    dst.multi = src.multi;
+    Column& dst = t.columns.emplace_back(src.type, src.multi, n, nh);
     dst.dict = std::move(src.dict);
-    // queue level, permuted into rank order
-    dst.present.assign(nw, 0);
-    if (numeric) dst.num.resize(n);
-    else dst.ids.resize(n);
-    for (size_t r = 0; r < n; ++r) {
+    for (uint32_t r = 0; r < n; ++r) {  // queue level, permuted into rank order
       const uint32_t from = order[r];
-      if (numeric) dst.num[r] = src.num[from];
-      else dst.ids[r] = src.ids[from];
-      if (src.has(from)) set_bit(dst.present, r);
+      if (src.has[from]) dst.set_queue(r, numeric ? src.num[from] : 0, numeric ? 0 : src.ids[from]);
     }
-    dst.queue_absent = dst.present;
-    kernels::invert(dst.queue_absent.data(), n);
-    for (uint64_t w : dst.present) dst.queue_any = dst.queue_any || w != 0;
-    // host level: per host, then expanded to taskers
-    init(dst.by_host, numeric, nh);
+    LevelValues by_host(nh, numeric);
     for (uint32_t h = 0; h < nh; ++h) {
       const LevelInput& in = host_values_[h][a];
       if (!in.fixed && !in.load) continue;
       double v = 0;
       uint32_t id = 0;
       combine(d, numeric, in.fixed, in.num, in.id, in.load, in.load_num, in.load_id, v, id);
-      if (numeric) dst.by_host.num[h] = v;
-      else dst.by_host.ids[h] = id;
-      set_bit(dst.by_host.present, h);
+      by_host.set(h, v, id);
     }
-    for (uint64_t w : dst.by_host.present) dst.by_host.any = dst.by_host.any || w != 0;  // no `absent`: unused per host
-    init(dst.host, numeric, n);
-    for (size_t r = 0; r < n; ++r) {
-      const uint32_t h = t.host_of[r];
-      if (h == kNone || !dst.by_host.has(h)) continue;
-      if (numeric) dst.host.num[r] = dst.by_host.num[h];
-      else dst.host.ids[r] = dst.by_host.ids[h];
-      set_bit(dst.host.present, r);
-    }
-    finish(dst.host, n);
-    if (numeric && dst.host.any) {
-      std::vector<double> d;
-      for (uint32_t h = 0; h < nh; ++h)
-        if (dst.by_host.has(h)) d.push_back(dst.by_host.num[h]);
-      std::sort(d.begin(), d.end());
-      d.erase(std::unique(d.begin(), d.end()), d.end());
-      if (d.size() <= 32) {
-        dst.host.distinct = d;
-        dst.host.rank.assign(n, 0);
-        for (size_t r = 0; r < n; ++r)
-          if (dst.host.has(static_cast<uint32_t>(r)))
-            dst.host.rank[r] = static_cast<uint32_t>(std::lower_bound(d.begin(), d.end(), dst.host.num[r]) - d.begin());
-      }
-    }
-    // global level
+    dst.set_hosts(std::move(by_host), t.host_of);
     const LevelInput& g = global_values_[a];
-    dst.global_present = g.fixed || g.load;
-    if (dst.global_present)
-      combine(d, numeric, g.fixed, g.num, g.id, g.load, g.load_num, g.load_id, dst.global_num, dst.global_id);
-    // defined at some level
-    dst.defined = dst.present;
-    for (size_t w = 0; w < nw; ++w) dst.defined[w] |= dst.host.present[w];
-    if (dst.global_present) kernels::fill_ones(dst.defined.data(), n);
+    GlobalValue gv;
+    gv.present = g.fixed || g.load;
+    if (gv.present) combine(d, numeric, g.fixed, g.num, g.id, g.load, g.load_num, g.load_id, gv.num, gv.id);
+    dst.set_global(gv);
   }
   return t;
 }
@@ -342,7 +374,7 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.slots.push_back(slots == 0 ? 1 : slots);
   table_.request.push_back(0);
   table_.soft.push_back(0);
-  table_.fill_up.push_back(0);
+  table_.rule.push_back(AllocationRule::PeSlots);
   for (auto& a : table_.amount) a.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.reject.push_back(kNone);
   if (slots == 0) throw ValueError("slots must be at least 1");
@@ -409,7 +441,7 @@ void JobBuilder::set_amount(uint32_t attr, double amount) {
   table_.amount[static_cast<size_t>(slot)].back() = amount;
 }
 
-void JobBuilder::set_fill_up(bool fill_up) { table_.fill_up.back() = fill_up ? 1 : 0; }
+void JobBuilder::set_rule(AllocationRule rule) { table_.rule.back() = rule; }
 
 void JobBuilder::reject(uint32_t j, std::string reason) {
   if (table_.reject[j] != kNone) return;  // the first reason stands

@@ -47,52 +47,132 @@ enum class Level : uint8_t { Global = 0, Host = 1, Queue = 2 };
 /// Fixed (custom) values versus load values reported by sensors (global and host levels only).
 enum class ValueKind : uint8_t { Fixed, Load };
 
-/// One attribute's values at one level over some rows (taskers or hosts): `num` for numeric types,
-/// `ids` into the column's dictionary for string-like types; `present` / `absent` are complementary
-/// bitmasks (kernels layout, tail clear; `absent` is kept only for rows that are taskers, where the
-/// kernels OR it in); absent rows hold 0 and must be masked.
-struct LevelValues {
-  std::vector<double> num;
-  std::vector<uint32_t> ids;
-  std::vector<uint64_t> present;
-  std::vector<uint64_t> absent;
-  bool any = false;  ///< some row has a value
-  /// Numeric levels with at most 32 distinct values (core counts, memory sizes of hosts): the sorted
-  /// distinct values and each row's index into them (0 where absent), so a clause is decided once per
-  /// distinct value and expanded with the bits32 kernel. Empty otherwise.
-  std::vector<double> distinct;
-  std::vector<uint32_t> rank;
+/// One attribute's values on one level over `rows` rows (taskers or hosts): a number (numeric types)
+/// or a dictionary id (string-like types) per row, and the complementary bitmasks `present` and
+/// `absent` (kernels layout: words_for(rows) words, tail clear). Absent rows hold 0. The setters keep
+/// the values, both masks and the count of present rows consistent; there is no other way to write.
+class LevelValues {
+ public:
+  LevelValues() = default;
+  /// `rows` rows, all absent. `numeric` chooses which of nums() / ids() holds the values.
+  LevelValues(size_t rows, bool numeric);
+  size_t rows() const noexcept { return rows_; }
+  bool numeric() const noexcept { return numeric_; }
+  bool has(uint32_t r) const noexcept { return (present_[r >> 6] >> (r & 63)) & 1; }
+  /// Some row has a value.
+  bool any() const noexcept { return count_ > 0; }
+  /// Row r's number (0 for string-like levels, and where absent).
+  double num(uint32_t r) const noexcept { return numeric_ ? nums_[r] : 0.0; }
+  /// Row r's dictionary id (0 for numeric levels, and where absent).
+  uint32_t id(uint32_t r) const noexcept { return numeric_ ? 0u : ids_[r]; }
+  const std::vector<double>& nums() const noexcept { return nums_; }  ///< empty unless numeric
+  const std::vector<uint32_t>& ids() const noexcept { return ids_; }  ///< empty if numeric
+  const std::vector<uint64_t>& present() const noexcept { return present_; }
+  const std::vector<uint64_t>& absent() const noexcept { return absent_; }
+  /// Gives row r the value `num` (numeric) or dictionary id `id` (string-like).
+  void set(uint32_t r, double num, uint32_t id) noexcept;
+  /// Makes row r absent (its value becomes 0).
+  void clear(uint32_t r) noexcept;
 
-  bool has(uint32_t r) const noexcept { return (present[r >> 6] >> (r & 63)) & 1; }
+ private:
+  size_t rows_ = 0, count_ = 0;
+  bool numeric_ = true;
+  std::vector<double> nums_;
+  std::vector<uint32_t> ids_;
+  std::vector<uint64_t> present_, absent_;
 };
 
-/// One attribute over all taskers, at every level.
-///  * queue level: `num` / `ids` / `present`, one row per tasker (the tasker's own values);
-///  * host level: `host`, expanded to one row per tasker (its host's value), for the kernels, and
-///    `by_host`, one row per host, for consumable pools;
-///  * global level: `global_present`, `global_num` / `global_id`.
+/// The global level's value of one attribute (one value for the whole farm, or none).
+struct GlobalValue {
+  bool present = false;
+  double num = 0;
+  uint32_t id = 0;
+};
+
+/// An upper level's value as the override rule sees it: a fixed value (compared) and/or a load value
+/// (present only; load values move).
+struct UpperValue {
+  bool fixed = false;
+  double fixed_num = 0;
+  bool load = false;
+};
+
+/// Grid Engine's override rule (seed 002, section 3), the one place it is written: may a lower level
+/// set `lower` for a non-consumable attribute with relop `relop` under `upper`? `==`/`!=` attributes
+/// may not be set below a level that has them at all (even as a load value); ordering relops only
+/// with a value at least as restrictive as the upper fixed value (`<`, `<=`: not larger; `>`, `>=`:
+/// not smaller). Consumables are pools on each level and are not subject to it.
+bool may_override(Relop relop, double lower, const UpperValue& upper) noexcept;
+
+/// The message for a broken override: names the attribute, its relop, both levels and both values.
+std::string override_message(const AttributeDef& def, std::string_view lower_who, std::string_view lower_value,
+                             std::string_view upper_who, std::string_view upper_value);
+
+/// One attribute over all taskers, at every level of the Grid Engine hierarchy:
+///  * queue(): one row per tasker (the tasker's own values);
+///  * host(): one row per tasker, its host's value (expanded for the kernels), and by_host(): one row
+///    per host (consumable pools, writers);
+///  * global(): one value.
 /// Where fixed and load values meet on one level the stored value is already combined (see
-/// TaskerBuilder::build). `defined` marks taskers that have a value at some level.
-struct Column {
+/// TaskerBuilder::build). defined() marks the taskers with a value on some level. Mutators keep all of
+/// these consistent.
+class Column {
+ public:
+  Column() = default;
+  /// An attribute of type `type` over `taskers` taskers on `hosts` hosts, absent everywhere.
+  Column(AttrType type, bool multi, size_t taskers, size_t hosts);
+
   AttrType type = AttrType::String;
   bool multi = false;  ///< set-valued: each dictionary entry is a sorted set joined by kSetSeparator
-  std::vector<double> num;
-  std::vector<uint32_t> ids;
-  Dictionary dict;
-  std::vector<uint64_t> present;
+  Dictionary dict;     ///< ids of every level's string values
 
-  LevelValues host;
-  LevelValues by_host;
-  bool global_present = false;
-  double global_num = 0;
-  uint32_t global_id = 0;
-  std::vector<uint64_t> queue_absent;  ///< ~present, tail clear
-  bool queue_any = false;              ///< some tasker has a queue-level value
-  std::vector<uint64_t> defined;       ///< present at some level
+  const LevelValues& queue() const noexcept { return queue_; }
+  const LevelValues& host() const noexcept { return host_; }
+  const LevelValues& by_host() const noexcept { return by_host_; }
+  const GlobalValue& global() const noexcept { return global_; }
+  const std::vector<uint64_t>& defined() const noexcept { return defined_; }
+  /// Numeric host levels with at most 32 distinct values (core counts, memory sizes): the sorted
+  /// distinct values and each tasker's index into them (0 where absent), so a clause is decided once
+  /// per distinct value and expanded with the bits32 kernel. Empty otherwise.
+  const std::vector<double>& host_distinct() const noexcept { return host_distinct_; }
+  const std::vector<uint32_t>& host_rank() const noexcept { return host_rank_; }
 
-  bool has(uint32_t t) const noexcept { return (present[t >> 6] >> (t & 63)) & 1; }
+  /// Tasker t has a queue-level value.
+  bool has(uint32_t t) const noexcept { return queue_.has(t); }
   /// True when some value comes from the host or global level (else only the queue level matters).
-  bool multi_level() const noexcept { return host.any || global_present; }
+  bool multi_level() const noexcept { return host_.any() || global_.present; }
+
+  /// Strict hierarchical matching (seed 002, section 5), the one place it is written for one row:
+  /// every level that defines the attribute for tasker t must satisfy `holds(num, id)`; a level without
+  /// it defers; a tasker with no level defining it fails. The mask path (eligibility.cpp) computes
+  /// the same with kernels over whole levels.
+  template <class Holds>
+  bool holds_at_every_level(uint32_t t, Holds&& holds) const {
+    bool seen = false;
+    if (global_.present && !(seen = true, holds(global_.num, global_.id))) return false;
+    if (host_.has(t) && !(seen = true, holds(host_.num(t), host_.id(t)))) return false;
+    if (queue_.has(t) && !(seen = true, holds(queue_.num(t), queue_.id(t)))) return false;
+    return seen;
+  }
+
+  /// Sets tasker t's queue-level value.
+  void set_queue(uint32_t t, double num, uint32_t id) noexcept;
+  /// Removes tasker t's queue-level value.
+  void clear_queue(uint32_t t) noexcept;
+  /// Sets the host-level values: `by_host` (one row per host) expanded to taskers through `host_of`
+  /// (kNone: no host). Recomputes defined() and the distinct host values.
+  void set_hosts(LevelValues by_host, const std::vector<uint32_t>& host_of);
+  /// Sets or removes the global value. Recomputes defined().
+  void set_global(GlobalValue g);
+
+ private:
+  void refresh_defined(uint32_t t) noexcept;
+  void refresh_all_defined();
+  LevelValues queue_, host_, by_host_;
+  GlobalValue global_;
+  std::vector<uint64_t> defined_;
+  std::vector<double> host_distinct_;
+  std::vector<uint32_t> host_rank_;
 };
 
 /// Taskers, column-wise, stored in rank order: effective power descending, then input order.
@@ -152,19 +232,32 @@ class TaskerBuilder {
     double load_num = 0;
     uint32_t load_id = 0;
   };
+  struct Raw {  // one attribute's queue-level values in input order
+    AttrType type = AttrType::String;
+    bool multi = false;
+    Dictionary dict;
+    std::vector<double> num;
+    std::vector<uint32_t> ids;
+    std::vector<uint8_t> has;
+  };
   void mark(uint32_t attr);
   double parse(uint32_t attr, std::string_view text, uint32_t& id);
   const Catalog& catalog_;
   std::vector<std::string> names_;
   std::vector<double> power_;
   std::vector<uint32_t> host_of_;
-  std::vector<Column> columns_;
+  std::vector<Raw> columns_;
   std::unordered_map<std::string, uint32_t> seen_;
   std::vector<std::string> host_names_;
   std::unordered_map<std::string, uint32_t> host_index_;
   std::vector<std::vector<LevelInput>> host_values_;  // [host][attr]
   std::vector<LevelInput> global_values_;             // [attr]
 };
+
+/// Grid Engine parallel-environment allocation rule (seed 002, example E2): PeSlots puts all of a
+/// job's slots on one tasker; FillUp spreads them over taskers in preference order, each filled as far
+/// as its free capacity takes.
+enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1 };
 
 /// Jobs, column-wise, in input order.
 struct JobTable {
@@ -175,9 +268,7 @@ struct JobTable {
   std::vector<double> priority;         ///< higher runs first
   std::vector<double> submit;           ///< submit time in seconds (earlier runs first among equals)
   std::vector<uint32_t> slots;          ///< >= 1
-  /// Grid Engine parallel-environment allocation rule: 0 = $pe_slots (all slots on one tasker),
-  /// 1 = $fill_up (slots spread over taskers in rank order, each filled as far as it fits; seed 002 E2).
-  std::vector<uint8_t> fill_up;
+  std::vector<AllocationRule> rule;     ///< parallel-environment allocation rule per job
   std::vector<uint32_t> request;        ///< index into `requests`, shared by jobs with equal canonical requests
   /// Soft requests (Grid Engine -soft): index into `requests` (0 = none). Each child of a top-level AND
   /// is one soft request; a tasker that fails it has one violation.
@@ -211,13 +302,13 @@ class JobBuilder {
   /// Sets the amount of consumable `attr` of the last job. Throws ValueError if `attr` is not a
   /// consumable, not requestable, or the amount is negative.
   void set_amount(uint32_t attr, double amount);
-  /// Sets the allocation rule of the last job: true for $fill_up, false for $pe_slots (the default).
-  void set_fill_up(bool fill_up);
+  /// Sets the allocation rule of the last job (default PeSlots).
+  void set_rule(AllocationRule rule);
   /// Marks job j rejected with a reason (kept in results.csv).
   void reject(uint32_t j, std::string reason);
   size_t size() const noexcept { return table_.size(); }
   /// Checks forced attributes (Grid Engine: a job must request them) and rejects jobs that do not,
-  /// then returns the table.
+  /// then returns the table. Every rejection's reason is in JobTable::reject_reason (the one store).
   JobTable build() &&;
 
  private:

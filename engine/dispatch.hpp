@@ -10,9 +10,9 @@
 // A consumable defined on several levels is a pool on each (Grid Engine: global, host, queue); a job
 // takes its charge from every pool above its tasker and fits only where all of them have room.
 //
-// Cost: capacity only decreases within a run, and every job of a category has the same charge, so a
-// tasker that cannot fit a category's job now never will; each category keeps a cursor into its
-// eligibility set that only moves forward. Total O(sum over categories of eligible taskers visited +
+// Cost: capacity only decreases within one Capacity epoch (no release), and every job of a category has
+// the same charge, so a tasker that cannot fit a category's job now never will; each category keeps a
+// cursor into its eligibility set that only moves forward while the epoch lasts (DispatchCursors). Total O(sum over categories of eligible taskers visited +
 // jobs), with next() over dense words skipping 64 taskers a step and O(log) over Roaring sets, and
 // whole blocks of 64 taskers skipped where the largest free amount of a charged consumable is too small.
 #pragma once
@@ -20,8 +20,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/capacity.hpp"
 #include "engine/categories.hpp"
 #include "engine/columns.hpp"
+#include "engine/eligibility.hpp"
 #include "kernels/tasker_set.hpp"
 
 namespace colmatch {
@@ -46,22 +48,42 @@ struct DispatchResult {
   std::vector<Allocation> allocations;
   std::vector<uint32_t> alloc_first, alloc_count;
   std::vector<PendingReason> reason;  ///< per job
-  /// Free capacity after dispatch, per consumable (catalog.consumables() order): per tasker (queue
-  /// level), per host, and global. A pool the level does not define holds 0 (queue, host) or NaN (global).
-  std::vector<std::vector<double>> free;
-  std::vector<std::vector<double>> free_host;
-  std::vector<double> free_global;
+  /// Free capacity after dispatch (see Capacity).
+  Capacity capacity;
   uint64_t assigned = 0, pending = 0, rejected = 0;
+};
+
+/// Per (category, soft tier): the position before which no tasker can take the category's charge in
+/// the current Capacity epoch. Positions are forgotten when the epoch changes (capacity came back).
+class DispatchCursors {
+ public:
+  /// Cursors for `cats` / `eligible` (one per tier where a category has soft tiers), all at 0.
+  DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible);
+  /// Starts every cursor again at 0 if `capacity` is in another epoch than when they were last synced.
+  void sync(const Capacity& capacity);
+  size_t& at(size_t c, size_t tier) noexcept { return pos_[c][tier]; }
+  size_t tiers(size_t c) const noexcept { return pos_[c].size(); }
+  /// Category c cannot place another job in this epoch.
+  void exhaust(size_t c, size_t universe) noexcept;
+
+ private:
+  std::vector<std::vector<size_t>> pos_;
+  uint64_t epoch_ = 0;
 };
 
 /// The order jobs are considered in (rejected jobs excluded).
 std::vector<uint32_t> dispatch_order(const JobTable& jobs);
 
-/// Runs the greedy dispatch. `eligible[c]` is category c's eligibility; where `soft_tiers` gives a
-/// category tiers by soft violations, the job goes to the first tier with a fitting tasker (fewest
-/// violations first, then effective power). Deterministic; single-threaded.
+/// Runs the greedy dispatch from configured capacity. `eligible[c]` is category c's match result; where
+/// it has soft tiers, the job goes to the first tier with a fitting tasker (fewest violations first,
+/// then effective power). Deterministic; single-threaded. result.capacity is what is left.
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<kernels::TaskerSet>& eligible,
-                        const std::vector<std::vector<kernels::TaskerSet>>* soft_tiers = nullptr);
+                        const Categories& cats, const std::vector<CategoryEligibility>& eligible);
+
+/// The same from a given Capacity (carried over from a previous cycle), with cursors that live as long
+/// as the caller keeps them (synced to capacity's epoch here). result.capacity is left empty; the
+/// charges are taken from `capacity`.
+DispatchResult dispatch(const JobTable& jobs, const Categories& cats, const std::vector<CategoryEligibility>& eligible,
+                        Capacity& capacity, DispatchCursors& cursors);
 
 }  // namespace colmatch

@@ -13,6 +13,11 @@ namespace {
 
 class Evaluator {
  public:
+  // One value against a clause, without building the clause's plan: used for single values (the
+  // global level, distinct host values, one-row refreshes), which must not cost a pass over the
+  // dictionary (patterns over host names would).
+  static bool value_holds(const Clause& c, const Column& col, double num, uint32_t id);
+
   Evaluator(const TaskerTable& t, const kernels::KernelTable& k)
       : t_(t), k_(k), n_(t.size()), nw_(kernels::words_for(t.size())) {}
 
@@ -40,60 +45,6 @@ class Evaluator {
         return;
       }
     }
-  }
-
-  // The request for one tasker row (same plans and level rules as the kernels, one value at a time).
-  bool row(const Request& r, uint32_t t) {
-    switch (r.kind) {
-      case Request::Kind::Clause: return row_clause(r.clause, t);
-      case Request::Kind::Not: return !row(r.kids[0], t);
-      case Request::Kind::And:
-        for (const auto& k : r.kids)
-          if (!row(k, t)) return false;
-        return true;
-      case Request::Kind::Or:
-        for (const auto& k : r.kids)
-          if (row(k, t)) return true;
-        return false;
-    }
-    return false;
-  }
-
-  bool row_capacity(const Column& c, double need, uint32_t t) const {
-    bool seen = false;
-    if (c.global_present && !(seen = true, c.global_num >= need)) return false;
-    if (c.host.has(t) && !(seen = true, c.host.num[t] >= need)) return false;
-    if (c.has(t) && !(seen = true, c.num[t] >= need)) return false;
-    return seen;
-  }
-
-  // Consumable capacity >= need on every level that defines the consumable (strict hierarchy).
-  void capacity(const Column& c, double need, uint64_t* out) {
-    uint64_t* tmp = level_tmp();
-    k_.cmp_f64(c.num.data(), n_, Relop::GE, need, tmp);
-    if (!c.multi_level()) {
-      k_.and_words(out, tmp, nw_);
-      k_.and_words(out, c.present.data(), nw_);
-      return;
-    }
-    if (c.global_present && !(c.global_num >= need)) {
-      std::fill(out, out + nw_, 0);
-      return;
-    }
-    if (c.host.any) {  // queue and host levels in one pass
-      k_.cmp2_f64(c.num.data(), c.queue_absent.data(), c.host.num.data(), c.host.absent.data(), n_, Relop::GE, need, tmp);
-      k_.and_words(out, tmp, nw_);
-      k_.and_words(out, c.defined.data(), nw_);
-      return;
-    }
-    k_.or_words(tmp, c.queue_absent.data(), nw_);
-    k_.and_words(out, tmp, nw_);
-    if (c.host.any) {
-      k_.cmp_f64(c.host.num.data(), n_, Relop::GE, need, tmp);
-      k_.or_words(tmp, c.host.absent.data(), nw_);
-      k_.and_words(out, tmp, nw_);
-    }
-    k_.and_words(out, c.defined.data(), nw_);
   }
 
  private:
@@ -172,7 +123,7 @@ class Evaluator {
   }
 
   // The clause over rows with values `num` / `ids` (presence not applied).
-  void apply(const Plan& p, const Clause& c, const Column& col, const double* num, const uint32_t* ids,
+  void apply(const Plan& p, const Clause& c, const double* num, const uint32_t* ids,
              uint64_t* out) {
     switch (p.kind) {
       case PlanKind::Numeric:
@@ -196,10 +147,72 @@ class Evaluator {
     }
   }
 
-  // One value against a clause, without building the clause's plan: used for single values (the
-  // global level, distinct host values, one-row refreshes), which must not cost a pass over the
-  // dictionary (patterns over host names would).
-  static bool value_holds(const Clause& c, const Column& col, double num, uint32_t id) {
+  // Strict hierarchical matching (seed 002, section 5; Column::holds_at_every_level is the same rule for
+  // one row): every level that defines the attribute must match; a level without it defers; a tasker
+  // with no level defining it fails the clause.
+ public:
+  void clause(const Clause& c, uint64_t* out) {
+    const Column& col = t_.columns[c.attr];
+    const Plan p = plan(c, col);
+    if (!col.multi_level()) {
+      apply(p, c, col.queue().nums().data(), col.queue().ids().data(), out);
+      k_.and_words(out, col.queue().present().data(), nw_);
+      return;
+    }
+    if (col.global().present && !value_holds(c, col, col.global().num, col.global().id)) {
+      std::fill(out, out + nw_, 0);
+      return;
+    }
+    if (p.kind == PlanKind::Numeric && !col.host_distinct().empty()) {
+      // Few distinct host values: decide each once, expand by rank (4 bytes a row, no compare).
+      uint32_t bits = 0;
+      for (size_t i = 0; i < col.host_distinct().size(); ++i)
+        bits |= uint32_t{value_holds(c, col, col.host_distinct()[i], 0)} << i;
+      uint64_t* tmp = level_tmp();
+      k_.bits32_u32(col.host_rank().data(), n_, bits, tmp);
+      k_.or_words(tmp, col.host().absent().data(), nw_);
+      if (col.queue().any()) {
+        apply(p, c, col.queue().nums().data(), col.queue().ids().data(), out);
+        k_.or_words(out, col.queue().absent().data(), nw_);
+        k_.and_words(out, tmp, nw_);
+      } else {
+        std::copy(tmp, tmp + nw_, out);
+      }
+      if (!col.global().present) k_.and_words(out, col.defined().data(), nw_);
+      return;
+    }
+    if (p.kind == PlanKind::Numeric && c.nums.size() == 1 && col.host().any()) {
+      // queue and host levels in one pass
+      k_.cmp2_f64(col.queue().nums().data(), col.queue().absent().data(), col.host().nums().data(), col.host().absent().data(), n_, c.op,
+                  c.nums[0], out);
+      if (!col.global().present) k_.and_words(out, col.defined().data(), nw_);  // with a global value all are defined
+      return;
+    }
+    if (col.queue().any()) {
+      apply(p, c, col.queue().nums().data(), col.queue().ids().data(), out);
+      k_.or_words(out, col.queue().absent().data(), nw_);
+    } else {
+      kernels::fill_ones(out, n_);  // no queue-level values: that level defers everywhere
+    }
+    if (col.host().any()) {
+      uint64_t* tmp = level_tmp();
+      apply(p, c, col.host().nums().data(), col.host().ids().data(), tmp);
+      k_.or_words(tmp, col.host().absent().data(), nw_);
+      k_.and_words(out, tmp, nw_);
+    }
+    if (!col.global().present) k_.and_words(out, col.defined().data(), nw_);
+  }
+
+ private:
+  const TaskerTable& t_;
+  const kernels::KernelTable& k_;
+  size_t n_, nw_;
+  std::vector<std::vector<uint64_t>> bufs_;
+  std::vector<uint64_t> clause_buf_, level_buf_;
+  std::vector<uint32_t> lut_;
+};
+
+bool Evaluator::value_holds(const Clause& c, const Column& col, double num, uint32_t id) {
     bool any = false, all = true;
     auto note = [&](bool ok) {
       any = any || ok;
@@ -224,80 +237,35 @@ class Evaluator {
     return c.op == Relop::NE ? all : any;  // == over a list: any of; != over a list: none of
   }
 
-  bool row_clause(const Clause& c, uint32_t t) const {
-    const Column& col = t_.columns[c.attr];
-    const bool numeric = is_numeric(col.type);
-    bool seen = false;
-    if (col.global_present && !(seen = true, value_holds(c, col, col.global_num, col.global_id))) return false;
-    if (col.host.has(t) &&
-        !(seen = true, value_holds(c, col, numeric ? col.host.num[t] : 0, numeric ? 0 : col.host.ids[t])))
+// One row against a request, by the same rules as the kernels (one value at a time, no plans).
+bool row_holds(const TaskerTable& t, const Request& r, uint32_t row) {
+  switch (r.kind) {
+    case Request::Kind::Clause: {
+      const Column& col = t.columns[r.clause.attr];
+      return col.holds_at_every_level(
+          row, [&](double num, uint32_t id) { return Evaluator::value_holds(r.clause, col, num, id); });
+    }
+    case Request::Kind::Not: return !row_holds(t, r.kids[0], row);
+    case Request::Kind::And:
+      for (const auto& k : r.kids)
+        if (!row_holds(t, k, row)) return false;
+      return true;
+    case Request::Kind::Or:
+      for (const auto& k : r.kids)
+        if (row_holds(t, k, row)) return true;
       return false;
-    if (col.has(t) && !(seen = true, value_holds(c, col, numeric ? col.num[t] : 0, numeric ? 0 : col.ids[t])))
-      return false;
-    return seen;
   }
+  return false;
+}
 
-  // Strict hierarchical matching (seed 002, section 5): every level that defines the attribute must
-  // match; a level without it defers; a tasker with no level defining it fails the clause.
-  void clause(const Clause& c, uint64_t* out) {
-    const Column& col = t_.columns[c.attr];
-    const Plan p = plan(c, col);
-    if (!col.multi_level()) {
-      apply(p, c, col, col.num.data(), col.ids.data(), out);
-      k_.and_words(out, col.present.data(), nw_);
-      return;
-    }
-    if (col.global_present && !value_holds(c, col, col.global_num, col.global_id)) {
-      std::fill(out, out + nw_, 0);
-      return;
-    }
-    if (p.kind == PlanKind::Numeric && !col.host.distinct.empty()) {
-      // Few distinct host values: decide each once, expand by rank (4 bytes a row, no compare).
-      uint32_t bits = 0;
-      for (size_t i = 0; i < col.host.distinct.size(); ++i)
-        bits |= uint32_t{value_holds(c, col, col.host.distinct[i], 0)} << i;
-      uint64_t* tmp = level_tmp();
-      k_.bits32_u32(col.host.rank.data(), n_, bits, tmp);
-      k_.or_words(tmp, col.host.absent.data(), nw_);
-      if (col.queue_any) {
-        apply(p, c, col, col.num.data(), col.ids.data(), out);
-        k_.or_words(out, col.queue_absent.data(), nw_);
-        k_.and_words(out, tmp, nw_);
-      } else {
-        std::copy(tmp, tmp + nw_, out);
-      }
-      if (!col.global_present) k_.and_words(out, col.defined.data(), nw_);
-      return;
-    }
-    if (p.kind == PlanKind::Numeric && c.nums.size() == 1 && col.host.any) {
-      // queue and host levels in one pass
-      k_.cmp2_f64(col.num.data(), col.queue_absent.data(), col.host.num.data(), col.host.absent.data(), n_, c.op,
-                  c.nums[0], out);
-      if (!col.global_present) k_.and_words(out, col.defined.data(), nw_);  // with a global value all are defined
-      return;
-    }
-    if (col.queue_any) {
-      apply(p, c, col, col.num.data(), col.ids.data(), out);
-      k_.or_words(out, col.queue_absent.data(), nw_);
-    } else {
-      kernels::fill_ones(out, n_);  // no queue-level values: that level defers everywhere
-    }
-    if (col.host.any) {
-      uint64_t* tmp = level_tmp();
-      apply(p, c, col, col.host.num.data(), col.host.ids.data(), tmp);
-      k_.or_words(tmp, col.host.absent.data(), nw_);
-      k_.and_words(out, tmp, nw_);
-    }
-    if (!col.global_present) k_.and_words(out, col.defined.data(), nw_);
-  }
-
-  const TaskerTable& t_;
-  const kernels::KernelTable& k_;
-  size_t n_, nw_;
-  std::vector<std::vector<uint64_t>> bufs_;
-  std::vector<uint64_t> clause_buf_, level_buf_;
-  std::vector<uint32_t> lut_;
-};
+// Consumable capacity >= need, as the clause `attribute >= need` (strict hierarchy included).
+Clause capacity_clause(uint32_t attr, double need) {
+  Clause c;
+  c.attr = attr;
+  c.op = Relop::GE;
+  c.nums.push_back(need);
+  return c;
+}
 
 }  // namespace
 
@@ -306,24 +274,30 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
   Evaluator ev(taskers, k);
   ev.eval(request, out);
   const auto& cons = catalog.consumables();
-  for (size_t i = 0; i < cons.size(); ++i)
-    if (need[i] > 0) ev.capacity(taskers.columns[cons[i]], need[i], out);
+  std::vector<uint64_t> tmp;
+  for (size_t i = 0; i < cons.size(); ++i) {
+    if (!(need[i] > 0)) continue;
+    tmp.resize(kernels::words_for(taskers.size()));
+    ev.clause(capacity_clause(cons[i], need[i]), tmp.data());
+    k.and_words(out, tmp.data(), tmp.size());
+  }
 }
 
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                      const std::vector<double>& need, uint32_t t) {
-  Evaluator ev(taskers, kernels::active());
-  if (!ev.row(request, t)) return false;
+  if (!row_holds(taskers, request, t)) return false;
   const auto& cons = catalog.consumables();
-  for (size_t i = 0; i < cons.size(); ++i)
-    if (need[i] > 0 && !ev.row_capacity(taskers.columns[cons[i]], need[i], t)) return false;
+  for (size_t i = 0; i < cons.size(); ++i) {
+    if (!(need[i] > 0)) continue;
+    const Clause c = capacity_clause(cons[i], need[i]);
+    if (!row_holds(taskers, Request{Request::Kind::Clause, {}, c}, t)) return false;
+  }
   return true;
 }
 
 size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t t) {
-  Evaluator ev(taskers, kernels::active());
   size_t v = 0;
-  for (const Request* term : soft_terms(soft)) v += ev.row(*term, t) ? 0 : 1;
+  for (const Request* term : soft_terms(soft)) v += row_holds(taskers, *term, t) ? 0 : 1;
   return v;
 }
 
@@ -358,30 +332,48 @@ std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Req
   return out;
 }
 
-std::vector<kernels::TaskerSet> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
-                                                    const JobTable& jobs, const Categories& cats,
-                                                    const kernels::KernelTable& k,
-                                                    std::vector<std::vector<kernels::TaskerSet>>* tiers) {
-  std::vector<kernels::TaskerSet> sets(cats.size());
-  if (tiers) {
-    tiers->clear();
-    tiers->resize(cats.size());
+CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                                      const Request* soft, const std::vector<double>& need,
+                                      const kernels::KernelTable& k) {
+  CategoryEligibility e;
+  const size_t n = taskers.size(), nw = kernels::words_for(n);
+  std::vector<uint64_t> words(nw);
+  eligible_words(catalog, taskers, request, need, k, words.data());
+  const uint64_t count = k.popcount(words.data(), nw);
+  if (soft != nullptr && count > 0) e.tiers = soft_tiers(taskers, *soft, words.data(), k);
+  e.eligible = kernels::TaskerSet::from_words(std::move(words), n, count);
+  return e;
+}
+
+void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Request& request, const Request* soft,
+                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e) {
+  const bool ok = tasker_eligible(catalog, taskers, request, need, t);
+  if (ok) e.eligible.add(t);
+  else e.eligible.remove(t);
+  if (soft == nullptr) return;
+  for (auto& tier : e.tiers) tier.remove(t);
+  if (!ok) return;
+  if (e.tiers.empty()) {  // evaluated while nothing was eligible: the tiers start empty now
+    const size_t n = taskers.size();
+    e.tiers.resize(soft_terms(*soft).size() + 1);
+    for (auto& tier : e.tiers) tier = kernels::TaskerSet::from_words(std::vector<uint64_t>(kernels::words_for(n)), n, 0);
   }
-  const size_t nw = kernels::words_for(taskers.size());
+  e.tiers[soft_violations(taskers, *soft, t)].add(t);
+}
+
+std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
+                                                     const JobTable& jobs, const Categories& cats,
+                                                     const kernels::KernelTable& k) {
+  std::vector<CategoryEligibility> out(cats.size());
   // Grain 4: one category costs (clauses x taskers / 64) word operations, a few microseconds for
   // 10k taskers. Grains 1 to 64 measured within noise of each other (3.1-3.5 ms for 944 categories
   // x 10k taskers, BENCHMARKS.md); a small grain keeps both cores busy when categories are few.
   tbb::parallel_for(tbb::blocked_range<size_t>(0, cats.size(), 4), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t c = r.begin(); c != r.end(); ++c) {
-      std::vector<uint64_t> words(nw);
-      eligible_words(catalog, taskers, jobs.requests[cats.request[c]], cats.need[c], k, words.data());
-      const uint64_t count = k.popcount(words.data(), nw);
-      if (tiers && cats.soft[c] != 0 && count > 0)
-        (*tiers)[c] = soft_tiers(taskers, jobs.requests[cats.soft[c]], words.data(), k);
-      sets[c] = kernels::TaskerSet::from_words(std::move(words), taskers.size(), count);
-    }
+    for (size_t c = r.begin(); c != r.end(); ++c)
+      out[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]],
+                                 cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.need[c], k);
   });
-  return sets;
+  return out;
 }
 
 }  // namespace colmatch

@@ -25,7 +25,7 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                      const std::vector<double>& need, uint32_t t);
 
-/// Number of `soft`'s requests tasker t violates.
+/// Number of `soft`'s requests tasker t violates. O(soft request size); no kernels.
 size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t t);
 
 /// Soft violations (Grid Engine soft requests, seed 002 "Result caching"): splits the taskers of
@@ -35,11 +35,29 @@ size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t
 std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Request& soft, const uint64_t* eligible,
                                            const kernels::KernelTable& k);
 
-/// Evaluates every category. Returns one TaskerSet per category (in category order). When `tiers` is
-/// given, it receives per category the soft_tiers() of its soft requests (empty without soft requests).
-std::vector<kernels::TaskerSet> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
-                                                    const JobTable& jobs, const Categories& cats,
-                                                    const kernels::KernelTable& k,
-                                                    std::vector<std::vector<kernels::TaskerSet>>* tiers = nullptr);
+/// The match result of one job category: its eligible taskers and, for a category with soft requests
+/// and some eligible tasker, those taskers by number of soft violations (soft_tiers; else empty).
+struct CategoryEligibility {
+  kernels::TaskerSet eligible;
+  std::vector<kernels::TaskerSet> tiers;
+};
+
+/// Evaluates one category (hard request, soft requests or nullptr, consumable charges in
+/// catalog.consumables() order) over all taskers with the kernels of `k`. The one evaluation used by
+/// the batch match and by MatchSession's cache. Thread-safe; allocates.
+CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                                      const Request* soft, const std::vector<double>& need,
+                                      const kernels::KernelTable& k);
+
+/// Re-decides tasker t's bit in an evaluated category (and its soft tier) after the tasker changed.
+/// O(request size).
+void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Request& request, const Request* soft,
+                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e);
+
+/// Evaluates every category in parallel (oneTBB); one result per category, in category order. The
+/// result does not depend on the thread count.
+std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
+                                                     const JobTable& jobs, const Categories& cats,
+                                                     const kernels::KernelTable& k);
 
 }  // namespace colmatch

@@ -16,10 +16,10 @@ MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const
   out.categories = categorize(catalog, jobs);
   out.timings.categorize_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  out.eligible = compute_eligibility(catalog, taskers, jobs, out.categories, k, &out.soft_tiers);
+  out.eligible = compute_eligibility(catalog, taskers, jobs, out.categories, k);
   out.timings.eligibility_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  out.dispatch = dispatch(catalog, taskers, jobs, out.categories, out.eligible, &out.soft_tiers);
+  out.dispatch = dispatch(catalog, taskers, jobs, out.categories, out.eligible);
   out.timings.dispatch_s = seconds_since(t0);
   return out;
 }

@@ -18,9 +18,8 @@ struct MatchTimings {
 
 struct MatchOutcome {
   Categories categories;
-  std::vector<kernels::TaskerSet> eligible;
-  /// Per category with soft requests: eligible taskers by number of soft violations (see soft_tiers).
-  std::vector<std::vector<kernels::TaskerSet>> soft_tiers;
+  /// Per category: eligible taskers and, with soft requests, their tiers by violations.
+  std::vector<CategoryEligibility> eligible;
   DispatchResult dispatch;
   MatchTimings timings;
   kernels::Isa isa = kernels::Isa::Scalar;
@@ -29,9 +28,12 @@ struct MatchOutcome {
 /// Seconds elapsed since t0 (phase timings).
 double seconds_since(std::chrono::steady_clock::time_point t0);
 
-/// Runs the whole match with the kernels of `k` (default: kernels::active()). The thread count is
-/// whatever oneTBB's arena allows (set it with tbb::global_control around the call).
+/// Runs the whole match from configured capacity with the kernels of `k` (the caller chooses them:
+/// kernels::active() for the process default). The thread count is whatever oneTBB's arena allows
+/// (set it with tbb::global_control around the call). Categories and eligibility are computed by the
+/// same functions MatchSession uses (categorize, evaluate_category), so a batch match equals a
+/// session's first cycle.
 MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                       const kernels::KernelTable& k = kernels::active());
+                       const kernels::KernelTable& k);
 
 }  // namespace colmatch

@@ -240,14 +240,14 @@ std::string canonical_text(const Request& r, const Catalog& catalog) {
       if (vals.size() == 1) return fmt::format("{}{}{}", d.name, relop_name(r.clause.op), vals[0]);
       return fmt::format("{}{}{{{}}}", d.name, relop_name(r.clause.op), fmt::join(vals, ","));
     }
-    case Request::Kind::Not: return "!(" + canonical_text(r.kids[0], catalog) + ")";
+    case Request::Kind::Not: return fmt::format("!({})", canonical_text(r.kids[0], catalog));
     case Request::Kind::And:
     case Request::Kind::Or: {
       if (r.kids.empty()) return r.kind == Request::Kind::And ? "true" : "false";
       std::vector<std::string> parts;
       for (const auto& k : r.kids) {
         const bool paren = k.kind == Request::Kind::And || k.kind == Request::Kind::Or;
-        parts.push_back(paren ? "(" + canonical_text(k, catalog) + ")" : canonical_text(k, catalog));
+        parts.push_back(paren ? fmt::format("({})", canonical_text(k, catalog)) : canonical_text(k, catalog));
       }
       return fmt::format("{}", fmt::join(parts, r.kind == Request::Kind::And ? " && " : " || "));
     }

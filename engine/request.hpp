@@ -42,7 +42,7 @@ struct Request {
 /// A request that could not be parsed or checked; `column` is the 1-based character position.
 class RequestError : public std::runtime_error {
  public:
-  RequestError(const std::string& msg, size_t column) : std::runtime_error(msg), column(column) {}
+  RequestError(const std::string& msg, size_t at) : std::runtime_error(msg), column(at) {}
   size_t column;
 };
 

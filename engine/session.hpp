@@ -17,7 +17,7 @@ namespace colmatch {
 class MatchSession {
  public:
   /// Takes the farm; `catalog` must outlive the session.
-  MatchSession(const Catalog& catalog, TaskerTable taskers, const kernels::KernelTable& k = kernels::active());
+  MatchSession(const Catalog& catalog, TaskerTable taskers, const kernels::KernelTable& k);
 
   const TaskerTable& taskers() const noexcept { return taskers_; }
 
@@ -30,8 +30,9 @@ class MatchSession {
   void clear_tasker_value(uint32_t t, uint32_t attr);
 
   /// One scheduling cycle over `jobs`: categorize; refresh the bits of changed taskers in every cached
-  /// category; evaluate only categories not seen before (in parallel); dispatch from the configured
-  /// capacities (each cycle is a fresh batch: consumption does not carry over).
+  /// category; evaluate only categories not seen before (in parallel, with evaluate_category, as
+  /// run_match does); dispatch from the configured capacities (each cycle is a fresh batch:
+  /// consumption does not carry over).
   MatchOutcome cycle(const JobTable& jobs);
 
   struct Stats {
@@ -47,8 +48,7 @@ class MatchSession {
     Request request, soft;
     bool has_soft = false;
     std::vector<double> need;
-    kernels::TaskerSet eligible;
-    std::vector<kernels::TaskerSet> tiers;
+    CategoryEligibility result;
   };
   void mark_dirty(uint32_t t);
 

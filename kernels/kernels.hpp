@@ -61,7 +61,13 @@ struct KernelTable {
 /// The kernel table for `isa`, or nullptr when that set was not compiled in or the CPU lacks it.
 const KernelTable* table_for(Isa isa) noexcept;
 
-/// The kernel table chosen for this process (see COLMATCH_ISA above). Thread-safe; chosen once.
+/// The table of `want` if this CPU can run it, else of the best instruction set below it that it can
+/// (scalar at worst). Never null.
+const KernelTable& best_at_most(Isa want) noexcept;
+
+/// The kernel table chosen for this process: best_at_most(COLMATCH_ISA), or the best available when
+/// the variable is unset. Thread-safe; chosen once. Only entry points (the CLI, benchmarks, tests)
+/// call this; the engine takes its table as an argument from them.
 const KernelTable& active() noexcept;
 
 /// Instruction sets both compiled in and supported by this CPU, scalar first.

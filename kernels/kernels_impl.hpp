@@ -6,7 +6,9 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/dassert.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/relop.hpp"
 
 namespace colmatch::kernels {
 namespace {
@@ -32,20 +34,6 @@ inline uint64_t lane_bits(xsimd::batch_bool<T, xsimd::avx512bw> b) noexcept {
   return static_cast<uint64_t>(b.data);  // __mmask8 / __mmask16: already one bit per lane
 }
 #endif
-
-// --- relops as comparison functors, for scalars and batches alike -------------------------------------
-// NE is the negation of EQ: unordered (NaN) compares unequal, as in scalar C++ (x86 NEQ_OQ would not).
-template <class F>
-inline void with_relop(CmpOp op, F&& f) noexcept {
-  switch (op) {
-    case CmpOp::EQ: f([](auto a, auto b) { return a == b; }); break;
-    case CmpOp::NE: f([](auto a, auto b) { return !(a == b); }); break;
-    case CmpOp::LT: f([](auto a, auto b) { return a < b; }); break;
-    case CmpOp::LE: f([](auto a, auto b) { return a <= b; }); break;
-    case CmpOp::GT: f([](auto a, auto b) { return a > b; }); break;
-    case CmpOp::GE: f([](auto a, auto b) { return a >= b; }); break;
-  }
-}
 
 // --- comparison of a double column with a scalar ------------------------------------------------
 // 64 rows per output word, 64 / lanes loads per word, no branch per row. Tail rows go scalar.
@@ -128,7 +116,12 @@ void eq_u32(const uint32_t* ids, size_t n, uint32_t id, uint64_t* out) noexcept 
 }
 
 template <class A>
-void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t, uint64_t* out) noexcept {
+void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t lut_size, uint64_t* out) noexcept {
+#if COLMATCH_DASSERT_ENABLED
+  for (size_t i = 0; i < n; ++i) COLMATCH_DASSERT(ids[i] < lut_size, "lut_u32: a dictionary id past the lookup table");
+#else
+  (void)lut_size;
+#endif
   using B = xsimd::batch<uint32_t, A>;
   using I = xsimd::batch<int32_t, A>;
   constexpr size_t L = B::size;
@@ -152,6 +145,9 @@ void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t, uint64_
 
 template <class A>
 void bits32_u32(const uint32_t* ids, size_t n, uint32_t bits, uint64_t* out) noexcept {
+#if COLMATCH_DASSERT_ENABLED
+  for (size_t i = 0; i < n; ++i) COLMATCH_DASSERT(ids[i] < 32, "bits32_u32: an id of 32 or more");
+#endif
   using B = xsimd::batch<uint32_t, A>;
   constexpr size_t L = B::size;
   const B vb(bits), one(1u);

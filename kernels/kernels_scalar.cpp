@@ -1,8 +1,10 @@
 // Scalar twins of every kernel: the reference each SIMD variant is tested against, and the
 // baseline for machines without SSE2 (non-x86). Built with -fno-tree-vectorize so that the
 // benchmarks compare SIMD code with plain row-at-a-time code, not with the auto-vectorizer.
+#include "kernels/dassert.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/kernels_table.hpp"
+#include "kernels/relop.hpp"
 
 namespace colmatch::kernels {
 namespace {
@@ -20,42 +22,34 @@ inline void fill_mask(size_t n, uint64_t* out, Pred pred) noexcept {
 }
 
 void cmp_f64(const double* col, size_t n, CmpOp op, double v, uint64_t* out) noexcept {
-  switch (op) {
-    case CmpOp::EQ: fill_mask(n, out, [&](size_t i) { return col[i] == v; }); break;
-    case CmpOp::NE: fill_mask(n, out, [&](size_t i) { return col[i] != v; }); break;
-    case CmpOp::LT: fill_mask(n, out, [&](size_t i) { return col[i] < v; }); break;
-    case CmpOp::LE: fill_mask(n, out, [&](size_t i) { return col[i] <= v; }); break;
-    case CmpOp::GT: fill_mask(n, out, [&](size_t i) { return col[i] > v; }); break;
-    case CmpOp::GE: fill_mask(n, out, [&](size_t i) { return col[i] >= v; }); break;
-  }
+  with_relop(op, [&](auto cmp) { fill_mask(n, out, [&](size_t i) { return cmp(col[i], v); }); });
 }
 
 void cmp2_f64(const double* a, const uint64_t* aa, const double* b, const uint64_t* ba, size_t n, CmpOp op, double v,
               uint64_t* out) noexcept {
   auto bit = [](const uint64_t* w, size_t i) { return ((w[i >> 6] >> (i & 63)) & 1) != 0; };
-  auto cmp = [&](double x) {
-    switch (op) {
-      case CmpOp::EQ: return x == v;
-      case CmpOp::NE: return x != v;
-      case CmpOp::LT: return x < v;
-      case CmpOp::LE: return x <= v;
-      case CmpOp::GT: return x > v;
-      case CmpOp::GE: return x >= v;
-    }
-    return false;
-  };
-  fill_mask(n, out, [&](size_t i) { return (cmp(a[i]) || bit(aa, i)) && (cmp(b[i]) || bit(ba, i)); });
+  with_relop(op, [&](auto cmp) {
+    fill_mask(n, out, [&](size_t i) { return (cmp(a[i], v) || bit(aa, i)) && (cmp(b[i], v) || bit(ba, i)); });
+  });
 }
 
 void eq_u32(const uint32_t* ids, size_t n, uint32_t id, uint64_t* out) noexcept {
   fill_mask(n, out, [&](size_t i) { return ids[i] == id; });
 }
 
-void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t, uint64_t* out) noexcept {
+void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t lut_size, uint64_t* out) noexcept {
+#if COLMATCH_DASSERT_ENABLED
+  for (size_t i = 0; i < n; ++i) COLMATCH_DASSERT(ids[i] < lut_size, "lut_u32: a dictionary id past the lookup table");
+#else
+  (void)lut_size;
+#endif
   fill_mask(n, out, [&](size_t i) { return lut[ids[i]] != 0; });
 }
 
 void bits32_u32(const uint32_t* ids, size_t n, uint32_t bits, uint64_t* out) noexcept {
+#if COLMATCH_DASSERT_ENABLED
+  for (size_t i = 0; i < n; ++i) COLMATCH_DASSERT(ids[i] < 32, "bits32_u32: an id of 32 or more");
+#endif
   fill_mask(n, out, [&](size_t i) { return ((bits >> ids[i]) & 1u) != 0; });
 }
 

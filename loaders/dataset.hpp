@@ -1,8 +1,8 @@
-// A loaded farm: the attribute catalog, the taskers and the jobs, ready for the engine.
+// A loaded farm: the attribute catalog, the taskers and the jobs, ready for the engine. Only the model:
+// no parser state (each loader keeps its own), no output concerns (loaders/writers/).
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "engine/columns.hpp"
 
@@ -11,20 +11,9 @@ namespace colmatch::loaders {
 struct Dataset {
   Catalog catalog;
   TaskerTable taskers;
-  JobTable jobs;
-  std::string name;                  ///< farm name (summary.json)
-  std::string power_attribute;       ///< numeric attribute used as effective power; empty = "power" field
-  std::vector<std::string> job_errors;  ///< one message per rejected job (file:line: field: reason)
-
-  /// Global-level values read from farm.toml, applied when the taskers are built.
-  struct GlobalValue {
-    uint32_t attr;
-    std::string text;
-    ValueKind kind;
-    size_t line;  ///< in farm_path
-  };
-  std::vector<GlobalValue> global_values;
-  std::string farm_path;
+  JobTable jobs;  ///< rejected jobs carry their reason (file:line: job: field: why) in jobs.reject_reason
+  std::string name;             ///< farm name (summary.json)
+  std::string power_attribute;  ///< numeric attribute used as effective power; empty = "power" field
 };
 
 }  // namespace colmatch::loaders

@@ -153,13 +153,6 @@ class JdlReader {
   size_t pos_ = 0, line_ = 1;
 };
 
-
-bool is_number_text(const std::string& t) {
-  double d;
-  std::istringstream is(t);
-  return static_cast<bool>(is >> d) && is.eof();
-}
-
 // --- resources ----------------------------------------------------------------------------------------
 // A parameter value of the resource tree: a number, a string, or a list of strings.
 struct Param {
@@ -383,9 +376,7 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
       }
     }
     if (!bad_field.empty()) {
-      std::string msg = fmt::format("{}:{}: job {}: field '{}': {}", jdl, j.line, id, bad_field, bad_why);
-      ds.job_errors.push_back(msg);
-      jb.reject(jid, std::move(msg));
+      jb.reject(jid, fmt::format("{}:{}: job {}: field '{}': {}", jdl, j.line, id, bad_field, bad_why));
       continue;
     }
     std::sort(clauses.begin(), clauses.end());
@@ -393,9 +384,7 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
     try {
       jb.set_request(text);
     } catch (const RequestError& e) {
-      std::string msg = fmt::format("{}:{}: job {}: field 'Requirements': {}", jdl, j.line, id, e.what());
-      ds.job_errors.push_back(msg);
-      jb.reject(jid, std::move(msg));
+      jb.reject(jid, fmt::format("{}:{}: job {}: field 'Requirements': {}", jdl, j.line, id, e.what()));
     }
   }
   ds.jobs = std::move(jb).build();

@@ -11,14 +11,18 @@ namespace colmatch::loaders {
 
 class LoadError : public std::runtime_error {
  public:
-  LoadError(const std::string& file, size_t line, const std::string& field, const std::string& msg)
-      : std::runtime_error(line == 0 ? fmt::format("{}: {}{}", file, field.empty() ? "" : "field '" + field + "': ", msg)
-                                     : fmt::format("{}:{}: {}{}", file, line,
-                                                   field.empty() ? "" : "field '" + field + "': ", msg)),
-        file(file), line(line), field(field) {}
+  LoadError(const std::string& in_file, size_t at_line, const std::string& in_field, const std::string& msg)
+      : std::runtime_error(at_line == 0 ? fmt::format("{}: {}{}", in_file, field_text(in_field), msg)
+                                        : fmt::format("{}:{}: {}{}", in_file, at_line, field_text(in_field), msg)),
+        file(in_file),
+        line(at_line),
+        field(in_field) {}
   std::string file;
   size_t line;
   std::string field;
+
+ private:
+  static std::string field_text(const std::string& f) { return f.empty() ? std::string() : fmt::format("field '{}': ", f); }
 };
 
 }  // namespace colmatch::loaders

@@ -1,9 +1,6 @@
 #include "loaders/native.hpp"
 
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <unordered_set>
 
@@ -18,24 +15,6 @@ namespace {
 
 using simdjson::dom::element;
 using simdjson::dom::element_type;
-
-std::string json_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        else out += c;
-    }
-  }
-  return out;
-}
 
 // The text of a JSON scalar, for attribute values given as strings, numbers or booleans.
 bool scalar_text(element v, std::string& out) {
@@ -85,27 +64,9 @@ bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::str
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw LoadError(tmp, 0, "", "cannot create file");
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw LoadError(tmp, 0, "", "write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw LoadError(path, 0, "", "cannot rename into place: " + ec.message());
-  }
-}
-
-void read_farm_toml(const std::string& path, Dataset& ds) {
+FarmFile read_farm_toml(const std::string& path) {
+  FarmFile farm;
+  farm.path = path;
   toml::table tbl;
   try {
     tbl = toml::parse_file(path);
@@ -117,12 +78,12 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
     if (key != "name" && key != "policy" && key != "attribute" && key != "global")
       throw LoadError(path, v.source().begin.line, std::string(key), "unknown key");
   }
-  ds.name = tbl["name"].value_or(std::string("farm"));
+  farm.name = tbl["name"].value_or(std::string("farm"));
   if (auto* pol = tbl["policy"].as_table()) {
     for (auto&& [k, v] : *pol) {
       if (k.str() != "power") throw LoadError(path, v.source().begin.line, "policy." + std::string(k.str()), "unknown key");
     }
-    ds.power_attribute = (*pol)["power"].value_or(std::string());
+    farm.power_attribute = (*pol)["power"].value_or(std::string());
   }
   auto* attrs = tbl["attribute"].as_array();
   if (attrs == nullptr) throw LoadError(path, 0, "attribute", "no [[attribute]] tables");
@@ -184,18 +145,17 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
       }
     }
     try {
-      ds.catalog.add(std::move(def));
+      farm.catalog.add(std::move(def));
     } catch (const ValueError& e) {
       throw LoadError(path, line, "attribute", e.what());
     }
   }
-  ds.farm_path = path;
   if (auto* glob = tbl["global"].as_table()) {
     auto read_values = [&](const toml::table& t, ValueKind kind, const std::string& prefix) {
       for (auto&& [k, v] : t) {
         const std::string key(k.str());
         if (kind == ValueKind::Fixed && key == "load" && v.is_table()) continue;
-        const auto attr = ds.catalog.find(key);
+        const auto attr = farm.catalog.find(key);
         if (!attr) throw LoadError(path, v.source().begin.line, prefix + key, "unknown attribute");
         std::string text;
         if (auto str = v.value<std::string>()) text = *str;
@@ -203,31 +163,32 @@ void read_farm_toml(const std::string& path, Dataset& ds) {
         else if (auto d = v.value<double>()) text = fmt::format("{}", *d);
         else if (auto b = v.value<bool>()) text = *b ? "true" : "false";
         else throw LoadError(path, v.source().begin.line, prefix + key, "expected a string, number or boolean");
-        ds.global_values.push_back({*attr, text, kind, v.source().begin.line});
+        farm.globals.push_back({*attr, text, kind, v.source().begin.line});
       }
     };
     read_values(*glob, ValueKind::Fixed, "global.");
     if (auto* load = (*glob)["load"].as_table()) read_values(*load, ValueKind::Load, "global.load.");
   }
-  if (!ds.power_attribute.empty()) {
-    auto a = ds.catalog.find(ds.power_attribute);
-    if (!a || !is_numeric(ds.catalog.at(*a).type))
-      throw LoadError(path, 0, "policy.power", fmt::format("'{}' is not a numeric attribute", ds.power_attribute));
+  if (!farm.power_attribute.empty()) {
+    auto a = farm.catalog.find(farm.power_attribute);
+    if (!a || !is_numeric(farm.catalog.at(*a).type))
+      throw LoadError(path, 0, "policy.power", fmt::format("'{}' is not a numeric attribute", farm.power_attribute));
   }
+  return farm;
 }
 
 namespace {
 
 // Sets the values of an "attrs" or "load" object through `setter(attr index, text or number)`.
 template <class Setter>
-void read_values(const simdjson::dom::object& values, const Dataset& ds, const std::string& path, size_t ln,
+void read_values(const simdjson::dom::object& values, const FarmFile& farm, const std::string& path, size_t ln,
                  const std::string& prefix, Setter setter) {
   std::string text;
   for (auto a : values) {
     const std::string field_name = fmt::format("{}.{}", prefix, std::string_view(a.key));
-    const auto idx = ds.catalog.find(a.key);
+    const auto idx = farm.catalog.find(a.key);
     if (!idx) throw LoadError(path, ln, field_name, "unknown attribute");
-    const AttributeDef& def = ds.catalog.at(*idx);
+    const AttributeDef& def = farm.catalog.at(*idx);
     if (def.multi_valued && a.value.type() == element_type::ARRAY) continue;  // handled by the caller
     try {
       if (is_numeric(def.type)) {
@@ -242,7 +203,7 @@ void read_values(const simdjson::dom::object& values, const Dataset& ds, const s
   }
 }
 
-void read_hosts(const std::string& path, Dataset& ds, TaskerBuilder& b, const ProgressFn& progress) {
+void read_hosts(const std::string& path, const FarmFile& farm, TaskerBuilder& b, const ProgressFn& progress) {
   LineReader in(path, progress);
   simdjson::dom::parser parser;
   std::string_view line;
@@ -266,8 +227,8 @@ void read_hosts(const std::string& path, Dataset& ds, TaskerBuilder& b, const Pr
       simdjson::dom::object values;
       if (field.value.get_object().get(values)) throw LoadError(path, ln, std::string(key), "expected an object");
       const ValueKind kind = key == "load" ? ValueKind::Load : ValueKind::Fixed;
-      read_values(values, ds, path, ln, std::string(key), [&](uint32_t attr, std::string_view text, double num) {
-        b.set_host(h, attr, text.empty() && is_numeric(ds.catalog.at(attr).type) ? fmt::format("{}", num) : std::string(text), kind);
+      read_values(values, farm, path, ln, std::string(key), [&](uint32_t attr, std::string_view text, double num) {
+        b.set_host(h, attr, text.empty() && is_numeric(farm.catalog.at(attr).type) ? fmt::format("{}", num) : std::string(text), kind);
       });
     }
   }
@@ -275,20 +236,21 @@ void read_hosts(const std::string& path, Dataset& ds, TaskerBuilder& b, const Pr
 
 }  // namespace
 
-void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress, const std::string& hosts_path) {
-  TaskerBuilder b(ds.catalog);
-  for (const auto& g : ds.global_values) {
+TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, const std::string& hosts_path,
+                               const ProgressFn& progress) {
+  TaskerBuilder b(farm.catalog);
+  for (const auto& g : farm.globals) {
     try {
       b.set_global(g.attr, g.text, g.kind);
     } catch (const ValueError& e) {
-      throw LoadError(ds.farm_path, g.line, "global." + ds.catalog.at(g.attr).name, e.what());
+      throw LoadError(farm.path, g.line, "global." + farm.catalog.at(g.attr).name, e.what());
     }
   }
-  if (!hosts_path.empty()) read_hosts(hosts_path, ds, b, progress);
+  if (!hosts_path.empty()) read_hosts(hosts_path, farm, b, progress);
   LineReader in(path, progress);
   simdjson::dom::parser parser;
-  const std::optional<uint32_t> power_attr =
-      ds.power_attribute.empty() ? std::nullopt : ds.catalog.find(ds.power_attribute);
+  const uint32_t power_attr =
+      farm.power_attribute.empty() ? kNone : farm.catalog.find(farm.power_attribute).value_or(kNone);
   std::string_view line;
   while (in.next(line)) {
     if (blank(line)) continue;
@@ -324,8 +286,8 @@ void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& 
       simdjson::dom::object attrs;
       if (field.value.get_object().get(attrs)) throw LoadError(path, ln, "attrs", "expected an object");
       for (auto a : attrs) {  // set-valued attributes: a list (or one string)
-        const auto idx = ds.catalog.find(a.key);
-        if (!idx || !ds.catalog.at(*idx).multi_valued) continue;
+        const auto idx = farm.catalog.find(a.key);
+        if (!idx || !farm.catalog.at(*idx).multi_valued) continue;
         std::vector<std::string> vals;
         std::string text;
         if (a.value.type() == element_type::ARRAY) {
@@ -342,11 +304,11 @@ void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& 
         }
         if (!vals.empty()) b.set_list(*idx, vals);
       }
-      read_values(attrs, ds, path, ln, "attrs", [&](uint32_t attr, std::string_view text, double num) {
-        if (ds.catalog.at(attr).multi_valued) return;  // set above
-        if (is_numeric(ds.catalog.at(attr).type)) {
+      read_values(attrs, farm, path, ln, "attrs", [&](uint32_t attr, std::string_view text, double num) {
+        if (farm.catalog.at(attr).multi_valued) return;  // set above
+        if (is_numeric(farm.catalog.at(attr).type)) {
           b.set_number(attr, num);
-          if (power_attr && attr == *power_attr && !power_given) b.set_power(num);
+          if (attr == power_attr && !power_given) b.set_power(num);
         } else {
           b.set(attr, text);
         }
@@ -354,16 +316,16 @@ void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& 
     }
   }
   try {
-    ds.taskers = std::move(b).build();
+    return std::move(b).build();
   } catch (const ValueError& e) {
     throw LoadError(path, 0, "", e.what());
   }
 }
 
-void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress) {
+JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const ProgressFn& progress) {
   LineReader in(path, progress);
   simdjson::dom::parser parser;
-  JobBuilder b(ds.catalog);
+  JobBuilder b(catalog);
   std::unordered_set<std::string> ids;
   std::string_view line;
   while (in.next(line)) {
@@ -386,9 +348,7 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
       throw LoadError(path, ln, "slots", "expected a whole number >= 1");
     const uint32_t j = b.add(id, owner, group, priority, submit, static_cast<uint32_t>(slots));
     auto reject = [&](const std::string& field, const std::string& why) {
-      std::string msg = fmt::format("{}:{}: job {}: field '{}': {}", path, ln, id, field, why);
-      ds.job_errors.push_back(msg);
-      b.reject(j, std::move(msg));
+      b.reject(j, fmt::format("{}:{}: job {}: field '{}': {}", path, ln, id, field, why));
     };
     for (auto field : obj) {
       const std::string_view key = field.key;
@@ -415,13 +375,13 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
         }
         for (auto r : res) {
           const std::string fname = fmt::format("resources.{}", std::string_view(r.key));
-          const auto idx = ds.catalog.find(r.key);
+          const auto idx = catalog.find(r.key);
           if (!idx) {
             reject(fname, "unknown attribute");
             break;
           }
           try {
-            b.set_amount(*idx, numeric_value(ds.catalog.at(*idx), r.value));
+            b.set_amount(*idx, numeric_value(catalog.at(*idx), r.value));
           } catch (const ValueError& e) {
             reject(fname, e.what());
             break;
@@ -430,7 +390,7 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
       } else if (key == "allocation_rule") {
         std::string rule;
         scalar_text(field.value, rule);
-        if (rule == "$fill_up") b.set_fill_up(true);
+        if (rule == "$fill_up") b.set_rule(AllocationRule::FillUp);
         else if (rule != "$pe_slots") reject("allocation_rule", "expected \"$pe_slots\" or \"$fill_up\"");
       } else if (key == "rejected") {
         std::string why;
@@ -441,111 +401,18 @@ void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& pro
       }
     }
   }
-  ds.jobs = std::move(b).build();
+  return std::move(b).build();
 }
 
-void write_farm_toml(const std::string& path, const Dataset& ds) {
-  std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
-  if (!ds.power_attribute.empty()) s += fmt::format("\n[policy]\npower = \"{}\"\n", json_escape(ds.power_attribute));
-  // Global values (already combined from fixed and load values: written back as fixed values).
-  std::string global;
-  for (uint32_t a = 0; a < ds.taskers.columns.size(); ++a) {
-    const Column& c = ds.taskers.columns[a];
-    if (!c.global_present) continue;
-    global += fmt::format("{} = ", ds.catalog.at(a).name);
-    if (is_numeric(c.type)) global += fmt::format("{}\n", c.global_num);
-    else global += fmt::format("\"{}\"\n", json_escape(c.dict.value(c.global_id)));
-  }
-  if (!global.empty()) s += "\n[global]\n" + global;
-  for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
-    const AttributeDef& d = ds.catalog.at(a);
-    s += fmt::format("\n[[attribute]]\nname = \"{}\"\n", json_escape(d.name));
-    if (!d.shortcut.empty()) s += fmt::format("shortcut = \"{}\"\n", json_escape(d.shortcut));
-    s += fmt::format("type = \"{}\"\nrelop = \"{}\"\n", type_name(d.type), relop_name(d.relop));
-    if (d.consumable) s += fmt::format("consumable = true\nper = \"{}\"\n", d.scope == ConsumeScope::PerSlot ? "slot" : "job");
-    if (d.requestable != Requestable::Yes)
-      s += fmt::format("requestable = \"{}\"\n", d.requestable == Requestable::No ? "no" : "forced");
-    if (d.default_amount) s += fmt::format("default = {}\n", *d.default_amount);
-    if (d.multi_valued) s += "multi_valued = true\n";
-  }
-  write_file_atomic(path, s);
-}
-
-void write_taskers_jsonl(const std::string& path, const Dataset& ds) {
-  const TaskerTable& t = ds.taskers;
-  std::vector<uint32_t> by_input(t.size());
-  for (uint32_t r = 0; r < t.size(); ++r) by_input[t.input_index[r]] = r;
-  std::string s;
-  for (uint32_t r : by_input) {
-    s += fmt::format("{{\"name\":\"{}\",", json_escape(t.names[r]));
-    if (t.host_of[r] != kNone) s += fmt::format("\"host\":\"{}\",", json_escape(t.host_names[t.host_of[r]]));
-    s += fmt::format("\"power\":{},\"attrs\":{{", t.power[r]);
-    bool first = true;
-    for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
-      const Column& c = t.columns[a];
-      if (!c.has(r)) continue;
-      if (!first) s += ',';
-      first = false;
-      s += fmt::format("\"{}\":", json_escape(ds.catalog.at(a).name));
-      if (is_numeric(c.type)) {
-        s += fmt::format("{}", c.num[r]);
-      } else if (c.multi) {
-        std::vector<std::string> items;
-        for (std::string_view e : set_elements(c.dict.value(c.ids[r]))) items.push_back("\"" + json_escape(e) + "\"");
-        s += "[" + fmt::format("{}", fmt::join(items, ",")) + "]";
-      } else {
-        s += fmt::format("\"{}\"", json_escape(c.dict.value(c.ids[r])));
-      }
-    }
-    s += "}}\n";
-  }
-  write_file_atomic(path, s);
-}
-
-bool write_hosts_jsonl(const std::string& path, const Dataset& ds) {
-  const TaskerTable& t = ds.taskers;
-  std::string s;
-  bool any = false;
-  for (uint32_t h = 0; h < t.host_names.size(); ++h) {
-    s += fmt::format("{{\"name\":\"{}\",\"attrs\":{{", json_escape(t.host_names[h]));
-    bool first = true;
-    for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
-      const Column& c = t.columns[a];
-      if (!c.by_host.has(h)) continue;
-      any = true;
-      if (!first) s += ',';
-      first = false;
-      s += fmt::format("\"{}\":", json_escape(ds.catalog.at(a).name));
-      if (is_numeric(c.type)) s += fmt::format("{}", c.by_host.num[h]);
-      else s += fmt::format("\"{}\"", json_escape(c.dict.value(c.by_host.ids[h])));
-    }
-    s += "}}\n";
-  }
-  if (!any) return false;
-  write_file_atomic(path, s);
-  return true;
-}
-
-void write_jobs_jsonl(const std::string& path, const Dataset& ds) {
-  const JobTable& j = ds.jobs;
-  const auto& cons = ds.catalog.consumables();
-  std::string s;
-  for (uint32_t i = 0; i < j.size(); ++i) {
-    s += fmt::format("{{\"id\":\"{}\",\"owner\":\"{}\",\"group\":\"{}\",\"priority\":{},\"submit\":{},\"slots\":{}",
-                     json_escape(j.id[i]), json_escape(j.owners.value(j.owner[i])),
-                     json_escape(j.groups.value(j.group[i])), j.priority[i], j.submit[i], j.slots[i]);
-    if (j.request[i] != 0) s += fmt::format(",\"requests\":\"{}\"", json_escape(j.request_text[j.request[i]]));
-    if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
-    if (j.fill_up[i]) s += ",\"allocation_rule\":\"$fill_up\"";
-    std::string res;
-    for (size_t k = 0; k < cons.size(); ++k)
-      if (!std::isnan(j.amount[k][i]))
-        res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name), j.amount[k][i]);
-    if (!res.empty()) s += ",\"resources\":{" + res + "}";
-    if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
-    s += "}\n";
-  }
-  write_file_atomic(path, s);
+Dataset load_native(const NativePaths& paths, const ProgressFn& progress) {
+  FarmFile farm = read_farm_toml(paths.farm);
+  Dataset ds;
+  ds.taskers = read_taskers_jsonl(paths.taskers, farm, paths.hosts, progress);
+  ds.jobs = read_jobs_jsonl(paths.jobs, farm.catalog, progress);
+  ds.catalog = std::move(farm.catalog);
+  ds.name = std::move(farm.name);
+  ds.power_attribute = std::move(farm.power_attribute);
+  return ds;
 }
 
 }  // namespace colmatch::loaders

@@ -9,39 +9,54 @@
 // JSON Lines are parsed with simdjson; TOML with toml++.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "loaders/dataset.hpp"
 #include "loaders/line_reader.hpp"
 
 namespace colmatch::loaders {
 
-/// Reads farm.toml into ds.catalog, ds.name and ds.power_attribute. Throws LoadError naming the file,
-/// line and field (TOML syntax errors, unknown types or relops, Grid Engine catalog rules).
-void read_farm_toml(const std::string& path, Dataset& ds);
+/// What farm.toml says: the catalog, the farm's name and policy, and the global-level values (applied
+/// when the taskers are built; each remembers its line for error messages).
+struct FarmFile {
+  std::string path;
+  Catalog catalog;
+  std::string name = "farm";
+  std::string power_attribute;  ///< [policy] power: numeric attribute used as effective power, or empty
+  struct GlobalValue {
+    uint32_t attr;
+    std::string text;
+    ValueKind kind;
+    size_t line;
+  };
+  std::vector<GlobalValue> globals;
+};
 
-/// Reads taskers into ds.taskers (catalog must be loaded), with the hosts of `hosts_path` (optional,
-/// "" for none) and the global values of farm.toml. A tasker's "host" that no hosts file line declares
-/// is a host without values of its own. Throws LoadError on malformed JSON, unknown attributes, values
-/// of the wrong type, duplicate names, and overrides the Grid Engine rules forbid (see TaskerBuilder).
-/// Empty lines are skipped.
-void read_taskers_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress = {},
-                        const std::string& hosts_path = "");
+/// Reads farm.toml. Throws LoadError naming the file, line and field (TOML syntax errors, unknown
+/// keys, types or relops, Grid Engine catalog rules).
+FarmFile read_farm_toml(const std::string& path);
 
-/// Reads jobs into ds.jobs. Malformed JSON, a missing or duplicate id, or an unreadable file throw
+/// Reads taskers (queue level) with the hosts of `hosts_path` (optional, "" for none) and the global
+/// values of `farm`. A tasker's "host" that no hosts file line declares is a host without values of its
+/// own. Throws LoadError on malformed JSON, unknown attributes, values of the wrong type, duplicate
+/// names, and overrides the Grid Engine rules forbid (see TaskerBuilder). Empty lines are skipped.
+TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, const std::string& hosts_path = "",
+                               const ProgressFn& progress = {});
+
+/// Reads jobs against `catalog`. Malformed JSON, a missing or duplicate id, or an unreadable file throw
 /// LoadError; a job whose request or resources are invalid (unknown attribute, wrong type or unit,
-/// a relop the type forbids) is kept as rejected with the reason, also appended to ds.job_errors.
-void read_jobs_jsonl(const std::string& path, Dataset& ds, const ProgressFn& progress = {});
+/// a relop the type forbids) is kept as rejected, its reason (file:line: job: field: why) in
+/// JobTable::reject_reason.
+JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const ProgressFn& progress = {});
 
-/// Writers: the same formats, so any import can be saved and read back to the same dataset.
-/// Each writes to a temporary name and renames it into place. Throw LoadError on I/O failure.
-void write_farm_toml(const std::string& path, const Dataset& ds);
-void write_taskers_jsonl(const std::string& path, const Dataset& ds);
-/// Writes the hosts file; returns false (and writes nothing) when no host has a value of its own.
-bool write_hosts_jsonl(const std::string& path, const Dataset& ds);
-void write_jobs_jsonl(const std::string& path, const Dataset& ds);
+/// The native inputs of one run.
+struct NativePaths {
+  std::string farm, hosts, taskers, jobs;  ///< hosts may be empty
+};
 
-/// Writes `content` to `path` atomically: a temporary file in the same folder, then rename.
-void write_file_atomic(const std::string& path, const std::string& content);
+/// Reads all of them into one Dataset (the same errors as the readers above).
+Dataset load_native(const NativePaths& paths, const ProgressFn& progress = {});
 
 }  // namespace colmatch::loaders

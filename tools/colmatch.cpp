@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -19,11 +19,10 @@
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/matcher.hpp"
-#include "loaders/dirac.hpp"
 #include "loaders/errors.hpp"
-#include "loaders/native.hpp"
-#include "loaders/results.hpp"
-#include "loaders/traces.hpp"
+#include "loaders/formats.hpp"
+#include "loaders/writers/native_writer.hpp"
+#include "loaders/writers/results.hpp"
 
 using namespace colmatch;
 
@@ -31,28 +30,25 @@ namespace {
 
 struct Inputs {
   std::string format = "native";
-  std::string farm, hosts, taskers, jobs;     // native
-  std::string machines, tasks;                // google2011
-  std::optional<int64_t> at_us;
-  std::string nodes, pods;                    // openb
-  std::string resources, jdl;                 // dirac
+  loaders::FormatArgs args;  // option name -> value, for the chosen format
 };
 
+// Every option of every registered format, added once to `cmd` (formats share some, e.g. --resources).
 void add_input_options(CLI::App* cmd, Inputs& in) {
-  cmd->add_option("--format", in.format, "Input format")
-      ->check(CLI::IsMember({"native", "google2011", "openb", "dirac"}))
-      ->capture_default_str();
-  cmd->add_option("--farm", in.farm, "native: farm.toml (attribute catalog, policy)");
-  cmd->add_option("--hosts", in.hosts, "native: hosts.jsonl[.gz] (optional: host-level fixed and load values)");
-  cmd->add_option("--taskers", in.taskers, "native: taskers.jsonl[.gz]");
-  cmd->add_option("--jobs", in.jobs, "native: jobs.jsonl[.gz]");
-  cmd->add_option("--machines", in.machines, "google2011: machine_events CSV[.gz]");
-  cmd->add_option("--tasks", in.tasks, "google2011: task_events CSV[.gz]");
-  cmd->add_option("--at", in.at_us, "google2011: machine state at this time in microseconds (default: last task event)");
-  cmd->add_option("--nodes", in.nodes, "openb: node list CSV");
-  cmd->add_option("--pods", in.pods, "openb: pod list CSV");
-  cmd->add_option("--resources", in.resources, "dirac: resource tree JSON (Sites -> CEs -> Queues)");
-  cmd->add_option("--jdl", in.jdl, "dirac: JDL job descriptions");
+  std::vector<std::string> names;
+  for (const auto& f : loaders::input_formats()) names.push_back(f.name);
+  cmd->add_option("--format", in.format, "Input format")->check(CLI::IsMember(names))->capture_default_str();
+  std::map<std::string, std::string> help;  // option -> "format: help; format: help"
+  std::vector<std::string> order;
+  for (const auto& f : loaders::input_formats())
+    for (const auto& o : f.options) {
+      if (!help.count(o.name)) order.push_back(o.name);
+      auto& h = help[o.name];
+      h += fmt::format("{}{}: {}{}", h.empty() ? "" : "; ", f.name, o.help, o.required ? "" : " (optional)");
+    }
+  for (const auto& name : order)
+    cmd->add_option_function<std::string>("--" + name, [&in, name](const std::string& v) { in.args[name] = v; },
+                                          help[name]);
 }
 
 loaders::ProgressFn progress_fn() {
@@ -66,52 +62,22 @@ loaders::ProgressFn progress_fn() {
   };
 }
 
-void require(const std::string& v, const char* opt, const std::string& format) {
-  if (v.empty()) throw CLI::ValidationError(opt, fmt::format("is required with --format {}", format));
-}
-
 loaders::Dataset load(const Inputs& in) {
   const auto progress = progress_fn();
-  loaders::Dataset ds;
-  if (in.format == "native") {
-    require(in.farm, "--farm", in.format);
-    require(in.taskers, "--taskers", in.format);
-    require(in.jobs, "--jobs", in.format);
-    loaders::read_farm_toml(in.farm, ds);
-    loaders::read_taskers_jsonl(in.taskers, ds, progress, in.hosts);
-    loaders::read_jobs_jsonl(in.jobs, ds, progress);
-  } else if (in.format == "google2011") {
-    require(in.machines, "--machines", in.format);
-    require(in.tasks, "--tasks", in.format);
-    ds = loaders::load_google2011(in.machines, in.tasks, in.at_us, progress);
-  } else if (in.format == "dirac") {
-    require(in.resources, "--resources", in.format);
-    require(in.jdl, "--jdl", in.format);
-    ds = loaders::load_dirac(in.resources, in.jdl, progress);
-  } else {
-    require(in.nodes, "--nodes", in.format);
-    require(in.pods, "--pods", in.format);
-    ds = loaders::load_openb(in.nodes, in.pods, progress);
-  }
+  const loaders::InputFormat* format = loaders::find_format(in.format);
+  loaders::Dataset ds = loaders::load_format(*format, in.args, progress);
   if (progress) std::fprintf(stderr, "\r\033[K");
   return ds;
 }
 
-void save_native(const std::string& dir, const loaders::Dataset& ds) {
-  std::filesystem::create_directories(dir);
-  loaders::write_farm_toml(dir + "/farm.toml", ds);
-  loaders::write_taskers_jsonl(dir + "/taskers.jsonl", ds);
-  if (loaders::write_hosts_jsonl(dir + "/hosts.jsonl", ds))
-    std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", dir.c_str());
-  loaders::write_jobs_jsonl(dir + "/jobs.jsonl", ds);
-}
-
+// Lists the rejected jobs' reasons on stderr (the first 20); returns the exit status: 2 if any.
 int report_rejections(const loaders::Dataset& ds) {
-  if (ds.job_errors.empty()) return 0;
-  const size_t shown = std::min<size_t>(ds.job_errors.size(), 20);
-  for (size_t i = 0; i < shown; ++i) std::fprintf(stderr, "colmatch: rejected: %s\n", ds.job_errors[i].c_str());
-  if (ds.job_errors.size() > shown)
-    std::fprintf(stderr, "colmatch: ... and %zu more rejected jobs (see results.csv)\n", ds.job_errors.size() - shown);
+  const auto& why = ds.jobs.reject_reason;
+  if (why.empty()) return 0;
+  const size_t shown = std::min<size_t>(why.size(), 20);
+  for (size_t i = 0; i < shown; ++i) std::fprintf(stderr, "colmatch: rejected: %s\n", why[i].c_str());
+  if (why.size() > shown)
+    std::fprintf(stderr, "colmatch: ... and %zu more rejected jobs (see results.csv)\n", why.size() - shown);
   return 2;
 }
 
@@ -159,34 +125,36 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
 
   try {
     if (*gen) {
-      save_native(save_dir, synth::generate(spec));
+      writers::save_native(save_dir, synth::generate(spec));
       std::printf("wrote %s/{farm.toml,taskers.jsonl,jobs.jsonl}\n", save_dir.c_str());
       return 0;
     }
     if (*import) {
       auto ds = load(in);
-      save_native(save_dir, ds);
+      if (writers::save_native(save_dir, ds))
+        std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", save_dir.c_str());
       std::printf("imported %zu taskers, %zu jobs into %s\n", ds.taskers.size(), ds.jobs.size(), save_dir.c_str());
       return report_rejections(ds);
     }
     // match
+    const kernels::KernelTable* table = &kernels::active();  // COLMATCH_ISA, else the best available
     if (!isa.empty()) {
       kernels::Isa want;
       if (!kernels::parse_isa(isa, want)) throw CLI::ValidationError("--isa", "unknown instruction set " + isa);
-      setenv("COLMATCH_ISA", isa.c_str(), 1);
+      table = &kernels::best_at_most(want);
     }
     const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
     const auto t0 = std::chrono::steady_clock::now();
     auto ds = load(in);
-    loaders::RunInfo info;
+    writers::RunInfo info;
     info.format = in.format;
     info.threads = n;
     info.pools = pools || in.format == "dirac";
     info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs);
-    loaders::write_results(out_dir, ds, m, info);
-    std::fputs(loaders::summary_json(ds, m, info).c_str(), stdout);
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, *table);
+    writers::write_results(out_dir, ds, m, info);
+    std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);
     return report_rejections(ds);
   } catch (const CLI::Error& e) {
     return app.exit(e);

@@ -169,7 +169,7 @@ class Gen {
       try {
         jb.set_request(reqs[c]);
         if (!softs[c].empty()) jb.set_soft(softs[c]);
-        jb.set_fill_up(fill[c] != 0);
+        if (fill[c] != 0) jb.set_rule(AllocationRule::FillUp);
       } catch (const RequestError& e) {
         jb.reject(jid, e.what());
       }

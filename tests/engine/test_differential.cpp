@@ -46,16 +46,20 @@ void compare(const loaders::Dataset& ds, const MatchOutcome& m, const naive::Res
     }
     ASSERT_EQ(allocs, ref.allocations[j]) << ctx << " job " << jobs.id[j];
     if (jobs.rejected(j)) continue;
-    const auto& set = m.eligible[m.categories.of_job[j]];
+    const auto& set = m.eligible[m.categories.of_job[j]].eligible;
     for (uint32_t t = 0; t < ds.taskers.size(); ++t)
       ASSERT_EQ(set.contains(t), naive::eligible(ds.catalog, ds.taskers, jobs, t, j))
           << ctx << " job " << jobs.id[j] << " tasker " << ds.taskers.names[t] << " request "
           << jobs.request_text[jobs.request[j]];
   }
-  ASSERT_EQ(m.dispatch.free, ref.free) << ctx;
-  ASSERT_EQ(m.dispatch.free_host, ref.free_host) << ctx;
+  for (size_t k = 0; k < ref.free.size(); ++k) {
+    ASSERT_EQ(m.dispatch.capacity.queue_free(k), ref.free[k]) << ctx;
+    ASSERT_EQ(m.dispatch.capacity.host_free(k), ref.free_host[k]) << ctx;
+  }
   for (size_t k = 0; k < ref.free_global.size(); ++k)
-    if (!std::isnan(ref.free_global[k])) ASSERT_EQ(m.dispatch.free_global[k], ref.free_global[k]) << ctx;
+    if (!std::isnan(ref.free_global[k])) {
+      ASSERT_EQ(m.dispatch.capacity.global_free(k), ref.free_global[k]) << ctx;
+    }
 }
 
 class Differential : public ::testing::TestWithParam<int> {};
@@ -72,13 +76,14 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
       const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, *kernels::table_for(isa));
       compare(ds, m, ref, "seed " + std::to_string(seed) + " isa " + std::string(kernels::isa_name(isa)));
       if (isa == kernels::Isa::Scalar) {
-        for (const auto& s : m.eligible) {
+        for (const auto& e : m.eligible) {
+          const auto& s = e.eligible;
           nonempty_eligibility += s.count() > 0;
           sparse_sets += s.sparse();
         }
         assigned += m.dispatch.assigned;
         for (const auto& col : ds.taskers.columns) multi_level_columns += col.multi_level();
-        for (const auto& t : m.soft_tiers) soft_tiered += t.size() > 1 && t[1].count() > 0;
+        for (const auto& e : m.eligible) soft_tiered += e.tiers.size() > 1 && e.tiers[1].count() > 0;
         for (uint32_t j = 0; j < ds.jobs.size(); ++j) spread += m.dispatch.alloc_count[j] > 1;
       }
     }
@@ -103,14 +108,14 @@ TEST(Differential, SameResultForOneAndTwoThreads) {
   MatchOutcome one, two;
   {
     tbb::global_control c(tbb::global_control::max_allowed_parallelism, 1);
-    one = run_match(ds.catalog, ds.taskers, ds.jobs);
+    one = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   }
   {
     tbb::global_control c(tbb::global_control::max_allowed_parallelism, 2);
-    two = run_match(ds.catalog, ds.taskers, ds.jobs);
+    two = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   }
   ASSERT_EQ(one.eligible.size(), two.eligible.size());
-  for (size_t c = 0; c < one.eligible.size(); ++c) ASSERT_EQ(one.eligible[c].to_vector(), two.eligible[c].to_vector());
+  for (size_t c = 0; c < one.eligible.size(); ++c) ASSERT_EQ(one.eligible[c].eligible.to_vector(), two.eligible[c].eligible.to_vector());
   EXPECT_EQ(one.dispatch.tasker, two.dispatch.tasker);
   EXPECT_EQ(one.dispatch.reason, two.dispatch.reason);
   EXPECT_GT(one.dispatch.assigned, 0u);

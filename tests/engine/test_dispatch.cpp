@@ -55,7 +55,7 @@ struct Farm {
     return m.dispatch.tasker[j] == kNone ? "-" : taskers.names[m.dispatch.tasker[j]];
   }
   double free_of(const MatchOutcome& m, uint32_t attr, const std::string& tasker) const {
-    return m.dispatch.free[static_cast<size_t>(cat.consumable_slot(attr))][tasker_row(tasker)];
+    return m.dispatch.capacity.queue_free(static_cast<size_t>(cat.consumable_slot(attr)))[tasker_row(tasker)];
   }
 };
 
@@ -72,11 +72,11 @@ TEST(SeedExamples, GridEngineE1PerSlotFixedAttribute) {
   jb.add("j1", "u", "g", 0, 0, 4);
   jb.set_request("t01=10");
   f.jobs = std::move(jb).build();
-  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  const auto m = run_match(f.cat, f.taskers, f.jobs, kernels::active());
   EXPECT_EQ(m.dispatch.status[0], JobStatus::Assigned);
   EXPECT_EQ(f.assigned_to(m, 0), "q1");
   EXPECT_EQ(f.free_of(m, f.slots, "q1"), 1) << "5 slots - 4";
-  EXPECT_EQ(f.taskers.columns[f.t01].num[0], 20) << "a fixed attribute is not consumed";
+  EXPECT_EQ(f.taskers.columns[f.t01].queue().num(0), 20) << "a fixed attribute is not consumed";
 }
 
 TEST(Dispatch, GreatestEffectivePowerThenLowestInputIndex) {
@@ -91,7 +91,7 @@ TEST(Dispatch, GreatestEffectivePowerThenLowestInputIndex) {
   JobBuilder jb(f.cat);
   for (int j = 0; j < 5; ++j) jb.add("j" + std::to_string(j), "u", "g", 0, j, 1);
   f.jobs = std::move(jb).build();
-  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  const auto m = run_match(f.cat, f.taskers, f.jobs, kernels::active());
   EXPECT_EQ(f.assigned_to(m, 0), "fastA");
   EXPECT_EQ(f.assigned_to(m, 1), "fastB");
   EXPECT_EQ(f.assigned_to(m, 2), "mid");
@@ -114,7 +114,7 @@ TEST(Dispatch, PriorityThenSubmitTimeThenInputOrder) {
   f.jobs = std::move(jb).build();
   const auto order = dispatch_order(f.jobs);
   EXPECT_EQ(order, (std::vector<uint32_t>{1, 3, 2, 0}));
-  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  const auto m = run_match(f.cat, f.taskers, f.jobs, kernels::active());
   EXPECT_EQ(m.dispatch.status[1], JobStatus::Assigned);
   EXPECT_EQ(m.dispatch.status[3], JobStatus::Assigned);
   EXPECT_EQ(m.dispatch.status[2], JobStatus::Pending);
@@ -141,7 +141,7 @@ TEST(Dispatch, PerSlotConsumablesAreChargedTimesSlots) {
   jb.add("d", "u", "g", 0, 3, 1);
   jb.set_amount(f.mem, parse_number(AttrType::Memory, "20G"));  // eligible nowhere
   f.jobs = std::move(jb).build();
-  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  const auto m = run_match(f.cat, f.taskers, f.jobs, kernels::active());
   EXPECT_EQ(f.assigned_to(m, 0), "big");
   EXPECT_EQ(f.assigned_to(m, 1), "small");
   EXPECT_EQ(m.dispatch.reason[2], PendingReason::NoFreeCapacity);
@@ -167,7 +167,7 @@ TEST(Dispatch, MissingAttributeMakesTaskerIneligibleUnlessNegated) {
   jb.add("not", "u", "g", 0, 1);
   jb.set_request("!(arch==y)");
   f.jobs = std::move(jb).build();
-  const auto m = run_match(f.cat, f.taskers, f.jobs);
+  const auto m = run_match(f.cat, f.taskers, f.jobs, kernels::active());
   EXPECT_EQ(f.assigned_to(m, 0), "with") << "!= needs the attribute (DIRAC: missing = not eligible)";
   EXPECT_EQ(f.assigned_to(m, 1), "without") << "NOT of a failed clause passes";
 }
@@ -244,14 +244,14 @@ TEST(SoftRequests, FewestViolationsBeforeEffectivePower) {
   }
   jb.add("hard-only", "u", "g", -1, 0);
   const JobTable jobs = std::move(jb).build();
-  const auto m = run_match(cat, t, jobs);
+  const auto m = run_match(cat, t, jobs, kernels::active());
   auto where = [&](uint32_t j) { return m.dispatch.tasker[j] == kNone ? std::string("-") : t.names[m.dispatch.tasker[j]]; };
   EXPECT_EQ(where(0), "slow-ssd-x");  // 0 violations
   EXPECT_EQ(where(1), "mid-ssd");     // 1 violation
   EXPECT_EQ(where(2), "fast-plain");  // 2 violations
   EXPECT_EQ(m.dispatch.reason[3], PendingReason::NoFreeCapacity);
-  ASSERT_EQ(m.soft_tiers[m.categories.of_job[0]].size(), 3u);
-  for (size_t v = 0; v < 3; ++v) EXPECT_EQ(m.soft_tiers[m.categories.of_job[0]][v].count(), 1u) << v;
+  ASSERT_EQ(m.eligible[m.categories.of_job[0]].tiers.size(), 3u);
+  for (size_t v = 0; v < 3; ++v) EXPECT_EQ(m.eligible[m.categories.of_job[0]].tiers[v].count(), 1u) << v;
   EXPECT_EQ(m.categories.job_count[m.categories.of_job[0]], 4u) << "one category: counts computed once";
   EXPECT_NE(m.categories.of_job[4], m.categories.of_job[0]) << "soft requests are part of the category";
 }
@@ -295,9 +295,9 @@ TEST(SeedExamples, GridEngineE2SpreadsOneParallelJobOverQueues) {
   JobBuilder jb(cat);
   jb.add("j2", "u", "g", 0, 0, 4);
   jb.set_amount(t02, 20);
-  jb.set_fill_up(true);
+  jb.set_rule(AllocationRule::FillUp);
   const JobTable jobs = std::move(jb).build();
-  const auto m = run_match(cat, t, jobs);
+  const auto m = run_match(cat, t, jobs, kernels::active());
   ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
   std::vector<std::pair<std::string, uint32_t>> placed;
   for (uint32_t a = 0; a < m.dispatch.alloc_count[0]; ++a) {
@@ -311,12 +311,12 @@ TEST(SeedExamples, GridEngineE2SpreadsOneParallelJobOverQueues) {
       if (t.names[r] == n) return r;
     return kNone;
   };
-  EXPECT_EQ(m.dispatch.free[ks][row("q2")], 3);
-  EXPECT_EQ(m.dispatch.free[kt][row("q2")], 0);
-  EXPECT_EQ(m.dispatch.free[ks][row("q3")], 0);
-  EXPECT_EQ(m.dispatch.free[kt][row("q3")], 20);
-  EXPECT_EQ(m.dispatch.free[ks][row("q4")], 2);
-  EXPECT_EQ(m.dispatch.free[kt][row("q4")], 20);
+  EXPECT_EQ(m.dispatch.capacity.queue_free(ks)[row("q2")], 3);
+  EXPECT_EQ(m.dispatch.capacity.queue_free(kt)[row("q2")], 0);
+  EXPECT_EQ(m.dispatch.capacity.queue_free(ks)[row("q3")], 0);
+  EXPECT_EQ(m.dispatch.capacity.queue_free(kt)[row("q3")], 20);
+  EXPECT_EQ(m.dispatch.capacity.queue_free(ks)[row("q4")], 2);
+  EXPECT_EQ(m.dispatch.capacity.queue_free(kt)[row("q4")], 20);
 }
 
 TEST(FillUp, AllOrNothingAndPerJobChargesOnTheMaster) {
@@ -332,18 +332,18 @@ TEST(FillUp, AllOrNothingAndPerJobChargesOnTheMaster) {
   const TaskerTable t = std::move(tb).build();
   JobBuilder jb(cat);
   jb.add("too-wide", "u", "g", 1, 0, 5);  // 5 slots, 4 in the farm: nothing placed
-  jb.set_fill_up(true);
+  jb.set_rule(AllocationRule::FillUp);
   jb.add("licensed", "u", "g", 0, 1, 3);  // the master must hold the licence: b (2 slots), then a (1)
-  jb.set_fill_up(true);
+  jb.set_rule(AllocationRule::FillUp);
   jb.set_amount(lic, 1);
   const JobTable jobs = std::move(jb).build();
-  const auto m = run_match(cat, t, jobs);
+  const auto m = run_match(cat, t, jobs, kernels::active());
   EXPECT_EQ(m.dispatch.reason[0], PendingReason::NoFreeCapacity);
   ASSERT_EQ(m.dispatch.status[1], JobStatus::Assigned);
   EXPECT_EQ(t.names[m.dispatch.tasker[1]], "b") << "a has no licence, so it cannot be the master";
   EXPECT_EQ(m.dispatch.alloc_count[1], 2u);
   const size_t ks = static_cast<size_t>(cat.consumable_slot(slots));
-  EXPECT_EQ(m.dispatch.free[ks][0] + m.dispatch.free[ks][1], 1) << "the failed job left no charge behind";
+  EXPECT_EQ(m.dispatch.capacity.queue_free(ks)[0] + m.dispatch.capacity.queue_free(ks)[1], 1) << "the failed job left no charge behind";
 }
 
 }  // namespace

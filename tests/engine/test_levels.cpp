@@ -62,14 +62,14 @@ TEST(SeedExamples, GridEngineMemFreeFixedAndLoadCombine) {
   tb.add("q@hostB", 1, b);
   const TaskerTable t = std::move(tb).build();
   const Column& c = t.columns[f.mem_free];
-  EXPECT_EQ(c.by_host.num[a], 1 * GB);
-  EXPECT_EQ(c.by_host.num[b], 0.9 * GB);
+  EXPECT_EQ(c.by_host().num(a), 1 * GB);
+  EXPECT_EQ(c.by_host().num(b), 0.9 * GB);
   // A job asking mem_free=0.95G fits on hostA (1 GB), not on hostB (0.9 GB).
   const JobTable jobs = f.jobs({"mem_free=0.95G"});
-  const auto m = run_match(f.cat, t, jobs);
+  const auto m = run_match(f.cat, t, jobs, kernels::active());
   ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
   EXPECT_EQ(t.names[m.dispatch.tasker[0]], "q@hostA");
-  EXPECT_EQ(m.eligible[0].count(), 1u);
+  EXPECT_EQ(m.eligible[0].eligible.count(), 1u);
 }
 
 void expect_override_error(const std::function<void(TaskerBuilder&, const LevelsFarm&)>& setup, const char* words) {
@@ -110,7 +110,7 @@ TEST(Levels, EqualityAttributesAreOverriddenOnlyOnTheSameLevel) {
   tb.set_host(h, f.arch, "lx-arm64");
   tb.add("q@h1", 1, h);
   const TaskerTable t = std::move(tb).build();
-  EXPECT_EQ(t.columns[f.arch].dict.value(t.columns[f.arch].by_host.ids[h]), "lx-arm64");
+  EXPECT_EQ(t.columns[f.arch].dict.value(t.columns[f.arch].by_host().id(h)), "lx-arm64");
 }
 
 TEST(Levels, OrderingRelopsOverrideOnlyWithMoreRestrictiveValues) {
@@ -151,10 +151,10 @@ TEST(Levels, MatchingIsStrictlyHierarchical) {
       "cores>=8",  // q@h1's queue value 4 fails although its host has 8
       "!(cores>=100)",
   });
-  const auto m = run_match(f.cat, t, jobs);
+  const auto m = run_match(f.cat, t, jobs, kernels::active());
   auto names = [&](size_t c) {
     std::vector<std::string> out;
-    for (uint32_t x : m.eligible[c].to_vector()) out.push_back(t.names[x]);
+    for (uint32_t x : m.eligible[c].eligible.to_vector()) out.push_back(t.names[x]);
     return out;
   };
   EXPECT_EQ(names(m.categories.of_job[0]), (std::vector<std::string>{"q@h1", "q@h2"}));
@@ -163,7 +163,7 @@ TEST(Levels, MatchingIsStrictlyHierarchical) {
   EXPECT_EQ(names(m.categories.of_job[3]).size(), 3u);
   for (uint32_t j = 0; j < jobs.size(); ++j)
     for (uint32_t x = 0; x < t.size(); ++x)
-      EXPECT_EQ(m.eligible[m.categories.of_job[j]].contains(x), naive::eligible(f.cat, t, jobs, x, j));
+      EXPECT_EQ(m.eligible[m.categories.of_job[j]].eligible.contains(x), naive::eligible(f.cat, t, jobs, x, j));
 }
 
 TEST(Levels, ConsumablePoolsOnEveryLevel) {
@@ -182,18 +182,18 @@ TEST(Levels, ConsumablePoolsOnEveryLevel) {
   jb.add("lic1", "u", "g", 0, 10);
   jb.set_amount(f.lic, 1);
   const JobTable jobs = std::move(jb).build();
-  const auto m = run_match(f.cat, t, jobs);
+  const auto m = run_match(f.cat, t, jobs, kernels::active());
   // slots: a@h1 takes 2 (its queue limit), b@h1 only 1 more (the host pool of 3), the rest pend.
   std::vector<std::string> where;
   for (uint32_t j = 0; j < 5; ++j) where.push_back(m.dispatch.tasker[j] == kNone ? "-" : t.names[m.dispatch.tasker[j]]);
   EXPECT_EQ(where, (std::vector<std::string>{"a@h1", "a@h1", "b@h1", "-", "-"}));
   EXPECT_EQ(m.dispatch.reason[3], PendingReason::NoFreeCapacity);
-  EXPECT_EQ(m.dispatch.free_host[static_cast<size_t>(f.cat.consumable_slot(f.slots))][h], 0);
+  EXPECT_EQ(m.dispatch.capacity.host_free(static_cast<size_t>(f.cat.consumable_slot(f.slots)))[h], 0);
   // the licence job needs a slot too: none left on h1
   EXPECT_EQ(m.dispatch.status[5], JobStatus::Pending);
   const auto ref = naive::run(f.cat, t, jobs);
   EXPECT_EQ(m.dispatch.tasker, ref.tasker);
-  EXPECT_EQ(m.dispatch.free_host, ref.free_host);
+  for (size_t k = 0; k < ref.free_host.size(); ++k) EXPECT_EQ(m.dispatch.capacity.host_free(k), ref.free_host[k]);
 }
 
 TEST(Levels, GlobalLicencePoolIsSharedByAllTaskers) {
@@ -211,11 +211,11 @@ TEST(Levels, GlobalLicencePoolIsSharedByAllTaskers) {
     jb.set_amount(f.lic, 1);
   }
   const JobTable jobs = std::move(jb).build();
-  const auto m = run_match(f.cat, t, jobs);
+  const auto m = run_match(f.cat, t, jobs, kernels::active());
   EXPECT_EQ(m.dispatch.status[0], JobStatus::Assigned);
   EXPECT_EQ(m.dispatch.status[1], JobStatus::Assigned);
   EXPECT_EQ(m.dispatch.reason[2], PendingReason::NoFreeCapacity);
-  EXPECT_EQ(m.dispatch.free_global[static_cast<size_t>(f.cat.consumable_slot(f.lic))], 0);
+  EXPECT_EQ(m.dispatch.capacity.global_free(static_cast<size_t>(f.cat.consumable_slot(f.lic))), 0);
 }
 
 }  // namespace

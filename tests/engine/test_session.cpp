@@ -13,10 +13,10 @@ namespace {
 void expect_same(const MatchOutcome& a, const MatchOutcome& b, const std::string& ctx) {
   ASSERT_EQ(a.eligible.size(), b.eligible.size()) << ctx;
   for (size_t c = 0; c < a.eligible.size(); ++c) {
-    ASSERT_EQ(a.eligible[c].to_vector(), b.eligible[c].to_vector()) << ctx << " category " << c;
-    ASSERT_EQ(a.soft_tiers[c].size(), b.soft_tiers[c].size()) << ctx << " category " << c;
-    for (size_t v = 0; v < a.soft_tiers[c].size(); ++v)
-      ASSERT_EQ(a.soft_tiers[c][v].to_vector(), b.soft_tiers[c][v].to_vector()) << ctx << " tier " << v;
+    ASSERT_EQ(a.eligible[c].eligible.to_vector(), b.eligible[c].eligible.to_vector()) << ctx << " category " << c;
+    ASSERT_EQ(a.eligible[c].tiers.size(), b.eligible[c].tiers.size()) << ctx << " category " << c;
+    for (size_t v = 0; v < a.eligible[c].tiers.size(); ++v)
+      ASSERT_EQ(a.eligible[c].tiers[v].to_vector(), b.eligible[c].tiers[v].to_vector()) << ctx << " tier " << v;
   }
   ASSERT_EQ(a.dispatch.tasker, b.dispatch.tasker) << ctx;
   ASSERT_EQ(a.dispatch.reason, b.dispatch.reason) << ctx;
@@ -36,7 +36,7 @@ loaders::Dataset farm(uint64_t seed, bool levels) {
 
 TEST(CategoryCache, KnownCategoriesAreNotEvaluatedAgain) {
   const auto ds = farm(5, false);
-  MatchSession session(ds.catalog, ds.taskers);
+  MatchSession session(ds.catalog, ds.taskers, kernels::active());
   const auto first = session.cycle(ds.jobs);
   const uint64_t cats = first.categories.size();
   EXPECT_EQ(session.stats().evaluated, cats);
@@ -45,12 +45,12 @@ TEST(CategoryCache, KnownCategoriesAreNotEvaluatedAgain) {
   EXPECT_EQ(session.stats().evaluated, cats) << "nothing evaluated again";
   EXPECT_EQ(session.stats().reused, cats);
   expect_same(first, second, "second cycle");
-  expect_same(first, run_match(ds.catalog, ds.taskers, ds.jobs), "against a fresh match");
+  expect_same(first, run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active()), "against a fresh match");
 }
 
 TEST(CategoryCache, AChangedTaskerRefreshesOnlyItsOwnBit) {
   const auto ds = farm(6, false);
-  MatchSession session(ds.catalog, ds.taskers);
+  MatchSession session(ds.catalog, ds.taskers, kernels::active());
   const auto first = session.cycle(ds.jobs);
   const uint64_t cats = first.categories.size();
   const uint32_t arch = *ds.catalog.find("arch"), speed = *ds.catalog.find("speed");
@@ -60,16 +60,16 @@ TEST(CategoryCache, AChangedTaskerRefreshesOnlyItsOwnBit) {
   const auto second = session.cycle(ds.jobs);
   EXPECT_EQ(session.stats().evaluated, cats) << "no category evaluated over all taskers again";
   EXPECT_EQ(session.stats().refreshed_bits, 2 * cats) << "two changed taskers x cached categories";
-  expect_same(second, run_match(ds.catalog, session.taskers(), ds.jobs), "after the change");
+  expect_same(second, run_match(ds.catalog, session.taskers(), ds.jobs, kernels::active()), "after the change");
   bool changed = false;
-  for (size_t c = 0; c < cats; ++c) changed = changed || first.eligible[c].to_vector() != second.eligible[c].to_vector();
+  for (size_t c = 0; c < cats; ++c) changed = changed || first.eligible[c].eligible.to_vector() != second.eligible[c].eligible.to_vector();
   EXPECT_TRUE(changed) << "the changes must matter for the test to mean something";
 }
 
 TEST(CategoryCache, RandomChangesOverManyCyclesMatchFreshEvaluation) {
   for (uint64_t seed = 0; seed < 20; ++seed) {
     const auto ds = farm(100 + seed, seed % 2 == 0);
-    MatchSession session(ds.catalog, ds.taskers);
+    MatchSession session(ds.catalog, ds.taskers, kernels::active());
     std::mt19937_64 rng(seed);
     const char* strings[] = {"lx-amd64", "lx-arm64", "sol-sparc64", "none"};
     for (int cycle = 0; cycle < 4; ++cycle) {
@@ -87,7 +87,7 @@ TEST(CategoryCache, RandomChangesOverManyCyclesMatchFreshEvaluation) {
         }
       }
       const auto got = session.cycle(ds.jobs);
-      expect_same(got, run_match(ds.catalog, session.taskers(), ds.jobs),
+      expect_same(got, run_match(ds.catalog, session.taskers(), ds.jobs, kernels::active()),
                   "seed " + std::to_string(seed) + " cycle " + std::to_string(cycle));
     }
   }
@@ -108,7 +108,7 @@ TEST(CategoryCache, ForbiddenOverridesAreRejected) {
   tb.set_host(h, arch, "lx-amd64");
   tb.set_host(h, cores, "8");
   tb.add("q@h", 1, h);
-  MatchSession session(cat, std::move(tb).build());
+  MatchSession session(cat, std::move(tb).build(), kernels::active());
   EXPECT_THROW(session.set_tasker_value(0, arch, "lx-arm64"), ValueError);
   EXPECT_THROW(session.set_tasker_value(0, cores, "16"), ValueError);
   EXPECT_NO_THROW(session.set_tasker_value(0, cores, "4"));

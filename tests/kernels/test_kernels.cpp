@@ -54,7 +54,9 @@ TEST_P(KernelsPerIsa, CmpF64MatchesScalarForEveryRelop) {
           }
           ASSERT_EQ(((want[i / 64] >> (i % 64)) & 1) != 0, def) << i;
         }
-        if (n % 64) ASSERT_EQ(want.back() >> (n % 64), 0u) << "tail bits must be clear";
+        if (n % 64) {
+          ASSERT_EQ(want.back() >> (n % 64), 0u) << "tail bits must be clear";
+        }
       }
   }
 }

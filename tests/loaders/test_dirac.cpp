@@ -10,6 +10,7 @@
 #include "loaders/dirac.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
+#include "loaders/writers/native_writer.hpp"
 #include "tests/reference/naive_matcher.hpp"
 
 using namespace colmatch;
@@ -21,7 +22,7 @@ const std::string kDir = std::string(COLMATCH_SOURCE_DIR) + "/datasets/demo/dira
 
 struct Loaded {
   loaders::Dataset ds = loaders::load_dirac(kDir + "resources.json", kDir + "jobs.jdl");
-  MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
 
   uint32_t job(const std::string& id) const {
     for (uint32_t j = 0; j < ds.jobs.size(); ++j)
@@ -30,7 +31,7 @@ struct Loaded {
   }
   std::vector<std::string> eligible(const std::string& id) const {
     std::vector<std::string> out;
-    for (uint32_t t : m.eligible[m.categories.of_job[job(id)]].to_vector()) out.push_back(ds.taskers.names[t]);
+    for (uint32_t t : m.eligible[m.categories.of_job[job(id)]].eligible.to_vector()) out.push_back(ds.taskers.names[t]);
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -55,7 +56,7 @@ TEST(Dirac, QueuesInheritFromCeAndSiteAndMayOverride) {
   auto value = [&](const std::string& tasker, const char* attr) {
     const Column& c = t.columns[*l.ds.catalog.find(attr)];
     for (uint32_t r = 0; r < t.size(); ++r)
-      if (t.names[r] == tasker) return c.has(r) ? c.dict.value(c.ids[r]) : std::string("<absent>");
+      if (t.names[r] == tasker) return c.has(r) ? c.dict.value(c.queue().id(r)) : std::string("<absent>");
     return std::string("<no tasker>");
   };
   EXPECT_EQ(value("LCG.CERN.ch/ce01.cern.ch/short", "Platform"), "x86_64-el9") << "from the site";
@@ -76,7 +77,7 @@ TEST(Dirac, SiteBannedSitePlatformCpuTimeAndMissingParameters) {
   EXPECT_EQ(l.m.dispatch.reason[l.job("gpu")], PendingReason::NoEligibleTasker);
   for (uint32_t j = 0; j < l.ds.jobs.size(); ++j)
     for (uint32_t t = 0; t < l.ds.taskers.size(); ++t)
-      EXPECT_EQ(l.m.eligible[l.m.categories.of_job[j]].contains(t), naive::eligible(l.ds.catalog, l.ds.taskers, l.ds.jobs, t, j));
+      EXPECT_EQ(l.m.eligible[l.m.categories.of_job[j]].eligible.contains(t), naive::eligible(l.ds.catalog, l.ds.taskers, l.ds.jobs, t, j));
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -119,16 +120,12 @@ TEST(Dirac, SetValuedAttributesRoundTripThroughTheNativeFormat) {
   const Loaded l;
   const auto dir = fs::temp_directory_path() / ("dirac-native-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  loaders::write_farm_toml((dir / "farm.toml").string(), l.ds);
-  loaders::write_taskers_jsonl((dir / "taskers.jsonl").string(), l.ds);
-  loaders::write_jobs_jsonl((dir / "jobs.jsonl").string(), l.ds);
-  loaders::Dataset back;
-  loaders::read_farm_toml((dir / "farm.toml").string(), back);
-  loaders::read_taskers_jsonl((dir / "taskers.jsonl").string(), back);
-  loaders::read_jobs_jsonl((dir / "jobs.jsonl").string(), back);
-  const auto m = run_match(back.catalog, back.taskers, back.jobs);
+  writers::save_native(dir.string(), l.ds);
+  const loaders::Dataset back = loaders::load_native(
+      {(dir / "farm.toml").string(), "", (dir / "taskers.jsonl").string(), (dir / "jobs.jsonl").string()});
+  const auto m = run_match(back.catalog, back.taskers, back.jobs, kernels::active());
   EXPECT_EQ(m.dispatch.tasker, l.m.dispatch.tasker);
-  for (size_t c = 0; c < m.eligible.size(); ++c) EXPECT_EQ(m.eligible[c].to_vector(), l.m.eligible[c].to_vector());
+  for (size_t c = 0; c < m.eligible.size(); ++c) EXPECT_EQ(m.eligible[c].eligible.to_vector(), l.m.eligible[c].eligible.to_vector());
   fs::remove_all(dir);
 }
 

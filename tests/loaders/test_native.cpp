@@ -8,6 +8,7 @@
 #include "engine/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
+#include "loaders/writers/native_writer.hpp"
 
 using namespace colmatch;
 namespace fs = std::filesystem;
@@ -34,12 +35,8 @@ class TempDir {
   fs::path path_;
 };
 
-loaders::Dataset load_demo() {
-  loaders::Dataset ds;
-  loaders::read_farm_toml(kDemo + "farm.toml", ds);
-  loaders::read_taskers_jsonl(kDemo + "taskers.jsonl", ds);
-  loaders::read_jobs_jsonl(kDemo + "jobs.jsonl", ds);
-  return ds;
+loaders::Dataset load_demo(const std::string& jobs = kDemo + "jobs.jsonl") {
+  return loaders::load_native({kDemo + "farm.toml", "", kDemo + "taskers.jsonl", jobs});
 }
 
 TEST(Native, ReadsTheDemoFarm) {
@@ -50,13 +47,13 @@ TEST(Native, ReadsTheDemoFarm) {
   EXPECT_EQ(ds.jobs.size(), 8u);
   EXPECT_EQ(ds.taskers.names[0], "gpu.q@node04") << "rank order: speed 4.0 first (policy power = speed)";
   const auto mem = *ds.catalog.find("h_vmem");
-  EXPECT_EQ(ds.taskers.columns[mem].num[0], 128.0 * 1024 * 1024 * 1024);
-  EXPECT_TRUE(ds.job_errors.empty());
+  EXPECT_EQ(ds.taskers.columns[mem].queue().num(0), 128.0 * 1024 * 1024 * 1024);
+  EXPECT_TRUE(ds.jobs.reject_reason.empty());
 }
 
 TEST(Native, DemoMatchesAsWorkedOut) {
   const auto ds = load_demo();
-  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   auto where = [&](uint32_t j) { return m.dispatch.tasker[j] == kNone ? std::string("-") : ds.taskers.names[m.dispatch.tasker[j]]; };
   EXPECT_EQ(where(0), "all.q@node01");  // amd64 with ssd: node01 only
   EXPECT_EQ(where(1), "all.q@node01");  // debian12 caseless; 4 slots x 2G
@@ -71,27 +68,25 @@ TEST(Native, DemoMatchesAsWorkedOut) {
 TEST(Native, WriteThenReadGivesTheSameDataset) {
   const auto ds = load_demo();
   TempDir dir;
-  loaders::write_farm_toml(dir.path("farm.toml"), ds);
-  loaders::write_taskers_jsonl(dir.path("taskers.jsonl"), ds);
-  loaders::write_jobs_jsonl(dir.path("jobs.jsonl"), ds);
-  loaders::Dataset back;
-  loaders::read_farm_toml(dir.path("farm.toml"), back);
-  loaders::read_taskers_jsonl(dir.path("taskers.jsonl"), back);
-  loaders::read_jobs_jsonl(dir.path("jobs.jsonl"), back);
+  writers::write_farm_toml(dir.path("farm.toml"), ds);
+  writers::write_taskers_jsonl(dir.path("taskers.jsonl"), ds);
+  writers::write_jobs_jsonl(dir.path("jobs.jsonl"), ds);
+  const loaders::Dataset back =
+      loaders::load_native({dir.path("farm.toml"), "", dir.path("taskers.jsonl"), dir.path("jobs.jsonl")});
   EXPECT_EQ(back.taskers.names, ds.taskers.names);
   EXPECT_EQ(back.taskers.power, ds.taskers.power);
   for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
     EXPECT_EQ(back.catalog.at(a).name, ds.catalog.at(a).name);
     EXPECT_EQ(back.catalog.at(a).type, ds.catalog.at(a).type);
     EXPECT_EQ(back.catalog.at(a).scope, ds.catalog.at(a).scope);
-    EXPECT_EQ(back.taskers.columns[a].num, ds.taskers.columns[a].num);
-    EXPECT_EQ(back.taskers.columns[a].present, ds.taskers.columns[a].present);
+    EXPECT_EQ(back.taskers.columns[a].queue().nums(), ds.taskers.columns[a].queue().nums());
+    EXPECT_EQ(back.taskers.columns[a].queue().present(), ds.taskers.columns[a].queue().present());
   }
   EXPECT_EQ(back.jobs.id, ds.jobs.id);
   EXPECT_EQ(back.jobs.request_text, ds.jobs.request_text);
   EXPECT_EQ(back.jobs.slots, ds.jobs.slots);
-  const auto a = run_match(ds.catalog, ds.taskers, ds.jobs);
-  const auto b = run_match(back.catalog, back.taskers, back.jobs);
+  const auto a = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const auto b = run_match(back.catalog, back.taskers, back.jobs, kernels::active());
   EXPECT_EQ(a.dispatch.tasker, b.dispatch.tasker);
 }
 
@@ -111,20 +106,19 @@ void expect_load_error(const std::function<void()>& f, const std::string& file, 
 TEST(Native, FarmErrorsNameFileLineAndField) {
   TempDir d;
   const auto bad_type = d.file("a.toml", "name = \"x\"\n[[attribute]]\nname = \"arch\"\ntype = \"strnig\"\n");
-  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(bad_type, ds); }, bad_type, 2, "type", "unknown type");
+  expect_load_error([&] { loaders::read_farm_toml(bad_type); }, bad_type, 2, "type", "unknown type");
   const auto bad_rule = d.file("b.toml", "[[attribute]]\nname = \"arch\"\ntype = \"string\"\nrelop = \"<=\"\n");
-  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(bad_rule, ds); }, bad_rule, 1, "attribute",
+  expect_load_error([&] { loaders::read_farm_toml(bad_rule); }, bad_rule, 1, "attribute",
                     "allows only the relops == and !=");
   const auto syntax = d.file("c.toml", "[[attribute]]\nname = \n");
-  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(syntax, ds); }, syntax, 2, "", "");
-  expect_load_error([&] { loaders::Dataset ds; loaders::read_farm_toml(d.path("missing.toml"), ds); },
+  expect_load_error([&] { loaders::read_farm_toml(syntax); }, syntax, 2, "", "");
+  expect_load_error([&] { loaders::read_farm_toml(d.path("missing.toml")); },
                     d.path("missing.toml"), 0, "", "could not be opened");
 }
 
 TEST(Native, TaskerErrorsNameFileLineAndField) {
   TempDir d;
-  loaders::Dataset ds;
-  loaders::read_farm_toml(kDemo + "farm.toml", ds);
+  const auto ds = loaders::read_farm_toml(kDemo + "farm.toml");
   const auto unknown = d.file("t1.jsonl", "{\"name\":\"a\",\"attrs\":{\"arch\":\"x\"}}\n\n{\"name\":\"b\",\"attrs\":{\"gpu\":1}}\n");
   expect_load_error([&] { loaders::read_taskers_jsonl(unknown, ds); }, unknown, 3, "attrs.gpu", "unknown attribute");
   const auto wrong = d.file("t2.jsonl", "{\"name\":\"a\",\"attrs\":{\"h_vmem\":\"lots\"}}\n");
@@ -137,15 +131,12 @@ TEST(Native, TaskerErrorsNameFileLineAndField) {
 
 TEST(Native, BadJobRequestsAreRejectedAndTheRunGoesOn) {
   TempDir d;
-  loaders::Dataset ds;
-  loaders::read_farm_toml(kDemo + "farm.toml", ds);
-  loaders::read_taskers_jsonl(kDemo + "taskers.jsonl", ds);
   const auto jobs = d.file("j.jsonl",
                            "{\"id\":\"ok\",\"requests\":\"arch==lx-amd64\"}\n"
                            "{\"id\":\"bad-attr\",\"requests\":\"gpu==1\"}\n"
                            "{\"id\":\"bad-unit\",\"resources\":{\"h_vmem\":\"4X\"}}\n"
                            "{\"id\":\"bad-relop\",\"requests\":\"arch<x\"}\n");
-  loaders::read_jobs_jsonl(jobs, ds);
+  const auto ds = load_demo(jobs);
   ASSERT_EQ(ds.jobs.size(), 4u);
   EXPECT_FALSE(ds.jobs.rejected(0));
   for (uint32_t j = 1; j < 4; ++j) ASSERT_TRUE(ds.jobs.rejected(j)) << j;
@@ -153,16 +144,16 @@ TEST(Native, BadJobRequestsAreRejectedAndTheRunGoesOn) {
   EXPECT_NE(r1.find(jobs + ":2: job bad-attr: field 'requests': unknown attribute 'gpu'"), std::string::npos) << r1;
   const auto& r2 = ds.jobs.reject_reason[ds.jobs.reject[2]];
   EXPECT_NE(r2.find(":3: job bad-unit: field 'resources.h_vmem'"), std::string::npos) << r2;
-  EXPECT_EQ(ds.job_errors.size(), 3u);
-  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  EXPECT_EQ(ds.jobs.reject_reason.size(), 3u) << "one reason per rejected job, stored once";
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(m.dispatch.status[0], JobStatus::Assigned);
   EXPECT_EQ(m.dispatch.rejected, 3u);
 }
 
 TEST(Native, JobFileErrorsAreFatal) {
   TempDir d;
-  loaders::Dataset ds;
-  loaders::read_farm_toml(kDemo + "farm.toml", ds);
+  const auto farm = loaders::read_farm_toml(kDemo + "farm.toml");
+  const auto& ds = farm.catalog;
   const auto noid = d.file("j1.jsonl", "{\"id\":\"a\"}\n{\"owner\":\"x\"}\n");
   expect_load_error([&] { loaders::read_jobs_jsonl(noid, ds); }, noid, 2, "id", "needs an id");
   const auto dup = d.file("j2.jsonl", "{\"id\":\"a\"}\n{\"id\":\"a\"}\n");
@@ -203,8 +194,10 @@ per = "job"
 
 TEST(NativeLevels, GlobalHostsAndLoadValuesRoundTrip) {
   TempDir d;
+  const auto farm = loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm));
   loaders::Dataset ds;
-  loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm), ds);
+  ds.catalog = farm.catalog;
+  ds.name = farm.name;
   const auto hosts = d.file("hosts.jsonl",
                             "{\"name\":\"h1\",\"attrs\":{\"arch\":\"lx-amd64\",\"mem_free\":\"1G\"},\"load\":{\"mem_free\":\"0.5G\"}}\n"
                             "{\"name\":\"h2\",\"load\":{\"arch\":\"lx-arm64\",\"cores\":16}}\n");
@@ -212,51 +205,48 @@ TEST(NativeLevels, GlobalHostsAndLoadValuesRoundTrip) {
                               "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"cores\":8}}\n"
                               "{\"name\":\"q@h2\",\"host\":\"h2\"}\n"
                               "{\"name\":\"q@h3\",\"host\":\"h3\"}\n");
-  loaders::read_taskers_jsonl(taskers, ds, {}, hosts);
+  ds.taskers = loaders::read_taskers_jsonl(taskers, farm, hosts);
   const TaskerTable& t = ds.taskers;
   ASSERT_EQ(t.host_names, (std::vector<std::string>{"h1", "h2", "h3"}));
   const Column& mem = t.columns[*ds.catalog.find("mem_free")];
-  EXPECT_EQ(mem.by_host.num[0], 0.5 * 1024 * 1024 * 1024) << "fixed 1G with load 0.5G: the smaller";
-  EXPECT_TRUE(mem.global_present);
-  EXPECT_EQ(t.columns[*ds.catalog.find("lic")].global_num, 2);
+  EXPECT_EQ(mem.by_host().num(0), 0.5 * 1024 * 1024 * 1024) << "fixed 1G with load 0.5G: the smaller";
+  EXPECT_TRUE(mem.global().present);
+  EXPECT_EQ(t.columns[*ds.catalog.find("lic")].global().num, 2);
   // round trip through the writers
-  loaders::write_farm_toml(d.path("farm2.toml"), ds);
-  loaders::write_taskers_jsonl(d.path("taskers2.jsonl"), ds);
-  ASSERT_TRUE(loaders::write_hosts_jsonl(d.path("hosts2.jsonl"), ds));
+  writers::write_farm_toml(d.path("farm2.toml"), ds);
+  writers::write_taskers_jsonl(d.path("taskers2.jsonl"), ds);
+  ASSERT_TRUE(writers::write_hosts_jsonl(d.path("hosts2.jsonl"), ds));
   loaders::Dataset back;
-  loaders::read_farm_toml(d.path("farm2.toml"), back);
-  loaders::read_taskers_jsonl(d.path("taskers2.jsonl"), back, {}, d.path("hosts2.jsonl"));
+  back.taskers = loaders::read_taskers_jsonl(d.path("taskers2.jsonl"), loaders::read_farm_toml(d.path("farm2.toml")),
+                                             d.path("hosts2.jsonl"));
   for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
-    EXPECT_EQ(back.taskers.columns[a].by_host.num, t.columns[a].by_host.num) << a;
-    EXPECT_EQ(back.taskers.columns[a].by_host.present, t.columns[a].by_host.present) << a;
-    EXPECT_EQ(back.taskers.columns[a].global_present, t.columns[a].global_present) << a;
-    EXPECT_EQ(back.taskers.columns[a].global_num, t.columns[a].global_num) << a;
+    EXPECT_EQ(back.taskers.columns[a].by_host().nums(), t.columns[a].by_host().nums()) << a;
+    EXPECT_EQ(back.taskers.columns[a].by_host().present(), t.columns[a].by_host().present()) << a;
+    EXPECT_EQ(back.taskers.columns[a].global().present, t.columns[a].global().present) << a;
+    EXPECT_EQ(back.taskers.columns[a].global().num, t.columns[a].global().num) << a;
   }
   EXPECT_EQ(back.taskers.host_of, t.host_of);
 }
 
 TEST(NativeLevels, ForbiddenOverrideIsAnErrorNamingTheLevels) {
   TempDir d;
-  loaders::Dataset ds;
-  loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm), ds);
+  const auto ds = loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm));
   const auto hosts = d.file("hosts.jsonl", "{\"name\":\"h1\",\"load\":{\"arch\":\"lx-amd64\"}}\n");
   const auto taskers = d.file("taskers.jsonl", "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"arch\":\"lx-arm64\"}}\n");
   try {
-    loaders::read_taskers_jsonl(taskers, ds, {}, hosts);
+    loaders::read_taskers_jsonl(taskers, ds, hosts);
     FAIL();
   } catch (const loaders::LoadError& e) {
     EXPECT_NE(std::string(e.what()).find("attribute 'arch' (relop ==): tasker 'q@h1' (lx-arm64) overrides host 'h1' (load)"),
               std::string::npos)
         << e.what();
   }
-  loaders::Dataset ds2;
-  loaders::read_farm_toml(d.file("farm2.toml", std::string(kLevelsFarm) + "\n"), ds2);
+  const auto ds2 = loaders::read_farm_toml(d.file("farm2.toml", std::string(kLevelsFarm) + "\n"));
   const auto wide = d.file("t2.jsonl", "{\"name\":\"q\",\"attrs\":{\"cores\":128}}\n");
   EXPECT_THROW(loaders::read_taskers_jsonl(wide, ds2), loaders::LoadError) << "128 cores under a global 64";
   const auto bad_global = d.file("farm3.toml", "[global]\nnosuch = 1\n[[attribute]]\nname = \"arch\"\n");
-  loaders::Dataset ds3;
   try {
-    loaders::read_farm_toml(bad_global, ds3);
+    loaders::read_farm_toml(bad_global);
     FAIL();
   } catch (const loaders::LoadError& e) {
     EXPECT_EQ(e.line, 2u);
@@ -270,18 +260,15 @@ namespace {
 
 TEST(Native, SoftRequestsAreReadAndBadOnesRejected) {
   TempDir d;
-  loaders::Dataset ds;
-  loaders::read_farm_toml(kDemo + "farm.toml", ds);
-  loaders::read_taskers_jsonl(kDemo + "taskers.jsonl", ds);
   const auto jobs = d.file("soft.jsonl",
                            "{\"id\":\"s\",\"soft\":\"ssd==true && arch==lx-arm64\"}\n"
                            "{\"id\":\"bad\",\"soft\":\"nosuch==1\"}\n");
-  loaders::read_jobs_jsonl(jobs, ds);
+  const auto ds = load_demo(jobs);
   ASSERT_FALSE(ds.jobs.rejected(0));
   EXPECT_EQ(ds.jobs.request_text[ds.jobs.soft[0]], "arch==\"lx-arm64\" && ssd==1");
   ASSERT_TRUE(ds.jobs.rejected(1));
   EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find("field 'soft': unknown attribute 'nosuch'"), std::string::npos);
-  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[0]], "short.q@node03") << "the only tasker violating neither";
 }
 

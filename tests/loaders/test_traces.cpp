@@ -34,9 +34,9 @@ void check_invariants(const loaders::Dataset& ds, const MatchOutcome& m) {
   }
   for (size_t k = 0; k < cons.size(); ++k)
     for (uint32_t t = 0; t < ds.taskers.size(); ++t) {
-      const double cap = ds.taskers.columns[cons[k]].num[t];
+      const double cap = ds.taskers.columns[cons[k]].queue().num(t);
       ASSERT_LE(used[k][t], cap * (1 + 1e-12) + 1e-12) << ds.taskers.names[t];
-      ASSERT_NEAR(m.dispatch.free[k][t], cap - used[k][t], 1e-9 * std::max(1.0, cap));
+      ASSERT_NEAR(m.dispatch.capacity.queue_free(k)[t], cap - used[k][t], 1e-9 * std::max(1.0, cap));
     }
   EXPECT_EQ(m.dispatch.assigned + m.dispatch.pending + m.dispatch.rejected, ds.jobs.size());
 }
@@ -46,7 +46,7 @@ TEST(Google2011, SampleSliceEndToEnd) {
                                            kSamples + "google_task_events_job_mod25.csv.gz");
   EXPECT_EQ(ds.jobs.size(), 24748u);  // distinct tasks with a SUBMIT in the slice (awk-counted)
   EXPECT_GT(ds.taskers.size(), 12000u);
-  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   check_invariants(ds, m);
   EXPECT_GT(m.dispatch.assigned, 10000u);
   // the naive matcher agrees on a prefix of the taskers is too slow here; the differential tests cover it
@@ -68,7 +68,7 @@ TEST(Google2011, FullTraceWhenPresent) {
   const auto ds = loaders::load_google2011(machines, tasks);
   EXPECT_EQ(ds.jobs.size(), 190926u);   // SOURCES.md: 190,926 tasks
   EXPECT_EQ(ds.taskers.size(), 12476u);
-  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(m.categories.size(), 1459u);  // distinct cpu/memory requests
   check_invariants(ds, m);
 }
@@ -92,7 +92,7 @@ TEST(OpenB, SampleEndToEndWithGpuModelConstraints) {
   const auto ds = loaders::load_openb(kSamples + "openb_nodes.csv", kSamples + "openb_pods_gpuspec20_head2000.csv");
   EXPECT_EQ(ds.taskers.size(), 1523u);
   EXPECT_EQ(ds.jobs.size(), 2000u);
-  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs);
+  const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   check_invariants(ds, m);
   // the naive matcher agrees on this real slice, placement by placement
   const auto ref = naive::run(ds.catalog, ds.taskers, ds.jobs);
@@ -106,7 +106,7 @@ TEST(OpenB, SampleEndToEndWithGpuModelConstraints) {
     if (req.find("gpu_model") == std::string::npos || m.dispatch.tasker[j] == kNone) continue;
     ++constrained;
     const auto& col = ds.taskers.columns[model];
-    EXPECT_NE(req.find(col.dict.value(col.ids[m.dispatch.tasker[j]])), std::string::npos) << req;
+    EXPECT_NE(req.find(col.dict.value(col.queue().id(m.dispatch.tasker[j]))), std::string::npos) << req;
   }
   EXPECT_GT(constrained, 10u);
 }

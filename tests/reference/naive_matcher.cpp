@@ -52,18 +52,18 @@ bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
   // Strict hierarchy: global, then host, then queue; a level that has the attribute and does not
   // match rejects; a level without it defers; no level with it rejects.
   bool seen = false;
-  if (col.global_present) {
+  if (col.global().present) {
     seen = true;
-    if (!holds(col.global_num, col.global_id)) return false;
+    if (!holds(col.global().num, col.global().id)) return false;
   }
   const uint32_t h = taskers.host_of[t];
-  if (h != kNone && col.by_host.has(h)) {
+  if (h != kNone && col.by_host().has(h)) {
     seen = true;
-    if (!holds(is_numeric(col.type) ? col.by_host.num[h] : 0, is_numeric(col.type) ? 0 : col.by_host.ids[h])) return false;
+    if (!holds(is_numeric(col.type) ? col.by_host().num(h) : 0, is_numeric(col.type) ? 0 : col.by_host().id(h))) return false;
   }
   if (col.has(t)) {
     seen = true;
-    if (!holds(is_numeric(col.type) ? col.num[t] : 0, is_numeric(col.type) ? 0 : col.ids[t])) return false;
+    if (!holds(is_numeric(col.type) ? col.queue().num(t) : 0, is_numeric(col.type) ? 0 : col.queue().id(t))) return false;
   }
   return seen;
 }
@@ -74,7 +74,7 @@ std::vector<double> master_charge(const Catalog& catalog, const JobTable& jobs, 
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     const double requested = jobs.amount[k][j];
     double c = 0;
-    if (jobs.fill_up[j]) {
+    if ((jobs.rule[j] == AllocationRule::FillUp)) {
       if (d.name == "slots") c = std::isnan(requested) ? 0 : requested;
       else if (d.scope == ConsumeScope::PerJob) c = std::isnan(requested) ? d.default_amount.value_or(0.0) : requested;
     }
@@ -89,7 +89,7 @@ std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     const double requested = jobs.amount[k][j];
     double c;
-    if (jobs.fill_up[j]) {  // one slot instance
+    if ((jobs.rule[j] == AllocationRule::FillUp)) {  // one slot instance
       if (d.name == "slots") c = std::isnan(requested) ? 1 : 0;
       else if (d.scope == ConsumeScope::PerSlot) c = std::isnan(requested) ? d.default_amount.value_or(0.0) : requested;
       else c = 0;
@@ -115,11 +115,11 @@ bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Requ
     if (need[k] <= 0) continue;
     const Column& col = taskers.columns[catalog.consumables()[k]];
     const uint32_t h = taskers.host_of[t];
-    const bool at_host = h != kNone && col.by_host.has(h);
-    if (!col.global_present && !at_host && !col.has(t)) return false;
-    if (col.global_present && !(col.global_num >= need[k])) return false;
-    if (at_host && !(col.by_host.num[h] >= need[k])) return false;
-    if (col.has(t) && !(col.num[t] >= need[k])) return false;
+    const bool at_host = h != kNone && col.by_host().has(h);
+    if (!col.global().present && !at_host && !col.has(t)) return false;
+    if (col.global().present && !(col.global().num >= need[k])) return false;
+    if (at_host && !(col.by_host().num(h) >= need[k])) return false;
+    if (col.has(t) && !(col.queue().num(t) >= need[k])) return false;
   }
   return true;
 }
@@ -139,16 +139,16 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   auto& free_global = res.free_global;
   for (uint32_t k : catalog.consumables()) {
     const Column& col = taskers.columns[k];
-    res.free.push_back(col.num);
-    free_host.push_back(col.by_host.num);
-    free_global.push_back(col.global_present ? col.global_num : std::numeric_limits<double>::quiet_NaN());
+    res.free.push_back(col.queue().nums());
+    free_host.push_back(col.by_host().nums());
+    free_global.push_back(col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN());
   }
   // Room in every pool above tasker t that defines consumable k.
   auto room = [&](size_t k, uint32_t t, double need) {
     const Column& col = taskers.columns[catalog.consumables()[k]];
     const uint32_t h = taskers.host_of[t];
-    if (col.global_present && !(free_global[k] >= need)) return false;
-    if (h != kNone && col.by_host.has(h) && !(free_host[k][h] >= need)) return false;
+    if (col.global().present && !(free_global[k] >= need)) return false;
+    if (h != kNone && col.by_host().has(h) && !(free_host[k][h] >= need)) return false;
     if (col.has(t) && !(res.free[k][t] >= need)) return false;
     return true;
   };
@@ -167,7 +167,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   res.allocations.assign(nj, {});
   for (uint32_t j : order) {
     const auto need = charge(catalog, jobs, j);
-    if (jobs.fill_up[j]) {
+    if ((jobs.rule[j] == AllocationRule::FillUp)) {
       // Every eligible tasker in preference order, filled in turn on copies of the pools.
       const auto once = master_charge(catalog, jobs, j);
       const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
@@ -199,8 +199,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           const Column& col = taskers.columns[catalog.consumables()[k]];
           double a = std::numeric_limits<double>::quiet_NaN();
           if (col.has(t)) a = q[k][t];
-          if (h != kNone && col.by_host.has(h)) a = std::isnan(a) ? hq[k][h] : std::min(a, hq[k][h]);
-          if (col.global_present) a = std::isnan(a) ? g[k] : std::min(a, g[k]);
+          if (h != kNone && col.by_host().has(h)) a = std::isnan(a) ? hq[k][h] : std::min(a, hq[k][h]);
+          if (col.global().present) a = std::isnan(a) ? g[k] : std::min(a, g[k]);
           a -= o;
           if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0u;
           if (inst > 0) {
@@ -218,8 +218,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           if (amount <= 0) continue;
           const Column& col = taskers.columns[catalog.consumables()[k]];
           if (col.has(t)) q[k][t] -= amount;
-          if (h != kNone && col.by_host.has(h)) hq[k][h] -= amount;
-          if (col.global_present) g[k] -= amount;
+          if (h != kNone && col.by_host().has(h)) hq[k][h] -= amount;
+          if (col.global().present) g[k] -= amount;
         }
         placed.emplace_back(t, n);
         remaining -= n;
@@ -284,8 +284,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       if (need[k] <= 0) continue;
       const Column& col = taskers.columns[catalog.consumables()[k]];
       const uint32_t h = taskers.host_of[best];
-      if (col.global_present) free_global[k] -= need[k];
-      if (h != kNone && col.by_host.has(h)) free_host[k][h] -= need[k];
+      if (col.global().present) free_global[k] -= need[k];
+      if (h != kNone && col.by_host().has(h)) free_host[k][h] -= need[k];
       if (col.has(best) || !col.multi_level()) res.free[k][best] -= need[k];
     }
     res.status[j] = JobStatus::Assigned;

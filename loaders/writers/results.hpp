@@ -1,4 +1,4 @@
-// Result writers: results.csv, categories.csv and summary.json in an output folder.
+// Result writers: results.csv, categories.csv, summary.json (and pools.csv) in an output folder.
 #pragma once
 
 #include <string>
@@ -6,7 +6,7 @@
 #include "engine/matcher.hpp"
 #include "loaders/dataset.hpp"
 
-namespace colmatch::loaders {
+namespace colmatch::writers {
 
 /// What summary.json says about the run besides the outcome itself.
 struct RunInfo {
@@ -27,10 +27,10 @@ struct RunInfo {
 ///                   hard request (DIRAC submit pool: FNV-1a hash of the requirements in canonical, name-sorted
 ///                   form) with the taskers eligible for it, `;`-separated (those of its first category).
 /// Each file is written to a temporary name and renamed, so a failure leaves no partial file.
-/// Throws LoadError on I/O failure.
-void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome& m, const RunInfo& info);
+/// Throws WriteError on I/O failure.
+void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info);
 
 /// The text of summary.json (also printed by the CLI).
-std::string summary_json(const Dataset& ds, const MatchOutcome& m, const RunInfo& info);
+std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info);
 
-}  // namespace colmatch::loaders
+}  // namespace colmatch::writers

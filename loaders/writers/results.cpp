@@ -1,47 +1,20 @@
-#include "loaders/results.hpp"
+#include "loaders/writers/results.hpp"
 
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "loaders/errors.hpp"
-#include "loaders/native.hpp"
+#include "loaders/writers/text.hpp"
 
-namespace colmatch::loaders {
-namespace {
+namespace colmatch::writers {
 
-void csv_field(std::string& out, std::string_view v) {
-  if (v.find_first_of(",\"\n\r") == std::string_view::npos) {
-    out += v;
-    return;
-  }
-  out += '"';
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-    else out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
-
-std::string summary_json(const Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
   uint64_t no_eligible = 0, no_capacity = 0, sparse = 0;
   for (auto r : m.dispatch.reason) {
     if (r == PendingReason::NoEligibleTasker) ++no_eligible;
     if (r == PendingReason::NoFreeCapacity) ++no_capacity;
   }
-  for (const auto& s : m.eligible) sparse += s.sparse() ? 1 : 0;
+  for (const auto& e : m.eligible) sparse += e.eligible.sparse() ? 1 : 0;
   return fmt::format(
       "{{\n"
       "  \"farm\": {},\n  \"format\": {},\n"
@@ -58,10 +31,10 @@ std::string summary_json(const Dataset& ds, const MatchOutcome& m, const RunInfo
       json_string(kernels::isa_name(m.isa)));
 }
 
-void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw LoadError(dir, 0, "", "cannot create output folder: " + ec.message());
+  if (ec) throw WriteError(dir, "cannot create output folder: " + ec.message());
   const JobTable& jobs = ds.jobs;
   std::string csv = "job,status,tasker,slots,reason\n";
   csv.reserve(jobs.size() * 40);
@@ -93,7 +66,7 @@ void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome
   std::string cats = "category,jobs,slots,eligible_taskers,representation,request\n";
   for (size_t c = 0; c < m.categories.size(); ++c) {
     cats += fmt::format("{:016x},{},{},{},{},", m.categories.hash[c], m.categories.job_count[c], m.categories.slots[c],
-                        m.eligible[c].count(), m.eligible[c].sparse() ? "roaring" : "dense");
+                        m.eligible[c].eligible.count(), m.eligible[c].eligible.sparse() ? "roaring" : "dense");
     csv_field(cats, jobs.request_text[m.categories.request[c]]);
     cats += '\n';
   }
@@ -109,9 +82,8 @@ void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome
     }
     for (size_t r = 0; r < jobs.requests.size(); ++r) {
       if (first_cat[r] < 0) continue;
-      const auto& set = m.eligible[static_cast<size_t>(first_cat[r])];
-      uint64_t h = 14695981039346656037ULL;
-      for (unsigned char ch : jobs.request_text[r]) h = (h ^ ch) * 1099511628211ULL;
+      const auto& set = m.eligible[static_cast<size_t>(first_cat[r])].eligible;
+      const uint64_t h = fnv1a(jobs.request_text[r]);
       std::string names;
       for (uint32_t t : set.to_vector()) {
         if (!names.empty()) names += ';';
@@ -131,4 +103,4 @@ void write_results(const std::string& dir, const Dataset& ds, const MatchOutcome
   write_file_atomic(base + "summary.json", summary_json(ds, m, info));
 }
 
-}  // namespace colmatch::loaders
+}  // namespace colmatch::writers

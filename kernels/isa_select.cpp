@@ -1,5 +1,6 @@
-// Chooses the kernel table once per process: the best instruction set compiled in and supported
-// by the CPU (and OS, as xsimd's cpuid checks XCR0), unless COLMATCH_ISA names another.
+// Instruction-set selection: which kernel table a process uses. The best instruction set compiled in
+// and supported by the CPU (and OS, as xsimd's cpuid checks XCR0), unless COLMATCH_ISA names another.
+// (Placing jobs on taskers is engine/dispatch; nothing here knows of jobs.)
 #include <cstdlib>
 
 #include <xsimd/xsimd.hpp>
@@ -45,11 +46,15 @@ const KernelTable& choose() noexcept {
     Isa forced;
     if (parse_isa(env, forced)) want = forced;
   }
+  return best_at_most(want);
+}
+}  // namespace
+
+const KernelTable& best_at_most(Isa want) noexcept {
   for (int i = static_cast<int>(want); i >= 0; --i)
     if (const KernelTable* t = table_for(static_cast<Isa>(i))) return *t;
   return kScalarTable;
 }
-}  // namespace
 
 const KernelTable* table_for(Isa isa) noexcept { return cpu_supports(isa) ? compiled(isa) : nullptr; }
 

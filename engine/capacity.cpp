@@ -1,0 +1,130 @@
+#include "engine/capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace colmatch {
+
+Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers) {
+  Capacity c;
+  c.taskers_ = &taskers;
+  const auto& cons = catalog.consumables();
+  c.columns_.resize(cons.size());
+  c.queue_.resize(cons.size());
+  c.host_.resize(cons.size());
+  c.global_.resize(cons.size());
+  const size_t nblocks = kernels::words_for(taskers.size());
+  c.block_max_.assign(cons.size(), std::vector<double>(nblocks, 0.0));
+  for (size_t k = 0; k < cons.size(); ++k) {
+    const Column& col = taskers.columns[cons[k]];
+    c.columns_[k] = &col;
+    c.queue_[k] = col.queue().nums();
+    c.host_[k] = col.by_host().nums();
+    c.global_[k] = col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN();
+    for (size_t b = 0; b < nblocks; ++b) c.refresh_block(k, b);
+  }
+  return c;
+}
+
+std::vector<Charge> Capacity::charges(const std::vector<double>& need) const {
+  std::vector<Charge> out;
+  for (size_t k = 0; k < need.size(); ++k)
+    if (need[k] > 0) out.push_back({static_cast<uint32_t>(k), need[k], !columns_[k]->multi_level()});
+  return out;
+}
+
+void Capacity::refresh_block(size_t k, size_t b) {
+  const std::vector<double>& f = queue_[k];
+  const size_t end = std::min(f.size(), (b + 1) * 64);
+  double m = f[b * 64];
+  for (size_t t = b * 64 + 1; t < end; ++t) m = std::max(m, f[t]);
+  block_max_[k][b] = m;
+}
+
+double Capacity::available(size_t k, uint32_t t) const noexcept {
+  const Column& col = *columns_[k];
+  double a = std::numeric_limits<double>::quiet_NaN();
+  auto low = [&](double v) { a = std::isnan(a) ? v : std::min(a, v); };
+  if (col.has(t)) low(queue_[k][t]);
+  const uint32_t h = taskers_->host_of[t];
+  if (h != kNone && col.by_host().has(h)) low(host_[k][h]);
+  if (col.global().present) low(global_[k]);
+  return a;
+}
+
+bool Capacity::fits(std::span<const Charge> charges, uint32_t t) const noexcept {
+  for (const Charge& x : charges) {
+    if (x.queue_only) {
+      if (!(queue_[x.k][t] >= x.amount)) return false;
+      continue;
+    }
+    const Column& col = *columns_[x.k];
+    if (col.has(t) && !(queue_[x.k][t] >= x.amount)) return false;
+    const uint32_t h = taskers_->host_of[t];
+    if (h != kNone && col.by_host().has(h) && !(host_[x.k][h] >= x.amount)) return false;
+    if (col.global().present && !(global_[x.k] >= x.amount)) return false;
+  }
+  return true;
+}
+
+bool Capacity::block_full(std::span<const Charge> charges, size_t b) const noexcept {
+  for (const Charge& x : charges)
+    if (x.queue_only && !(block_max_[x.k][b] >= x.amount)) return true;
+  return false;
+}
+
+// Adds delta to every pool above tasker t (a queue-only consumable: the tasker's own pool, always).
+void Capacity::add(size_t k, uint32_t t, double delta) {
+  const Column& col = *columns_[k];
+  auto change = [&](double& v) {
+    if (recording_) undo_.emplace_back(&v, v);
+    v += delta;
+  };
+  const bool queue_only = !col.multi_level();
+  if (queue_only || col.has(t)) {
+    change(queue_[k][t]);
+    refresh_block(k, t >> 6);
+    if (recording_) touched_.emplace_back(k, t >> 6);
+  }
+  if (queue_only) return;
+  const uint32_t h = taskers_->host_of[t];
+  if (h != kNone && col.by_host().has(h)) change(host_[k][h]);
+  if (col.global().present) change(global_[k]);
+}
+
+void Capacity::take(size_t k, uint32_t t, double amount) { add(k, t, -amount); }
+
+void Capacity::take(std::span<const Charge> charges, uint32_t t) {
+  for (const Charge& x : charges) add(x.k, t, -x.amount);
+}
+
+void Capacity::release(size_t k, uint32_t t, double amount) {
+  add(k, t, amount);
+  ++epoch_;
+}
+
+void Capacity::release(std::span<const Charge> charges, uint32_t t) {
+  for (const Charge& x : charges) add(x.k, t, x.amount);
+  ++epoch_;
+}
+
+void Capacity::begin() {
+  recording_ = true;
+  undo_.clear();
+  touched_.clear();
+}
+
+void Capacity::rollback() {
+  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) *it->first = it->second;
+  for (const auto& [k, b] : touched_) refresh_block(k, b);
+  commit();
+}
+
+void Capacity::commit() {
+  recording_ = false;
+  undo_.clear();
+  touched_.clear();
+}
+
+}  // namespace colmatch

@@ -1,0 +1,89 @@
+// Capacity: the free amount of every consumable pool on every level, and the only code that changes
+// it. Grid Engine (seed 002, section 3): a consumable defined on several levels (global, host, queue)
+// is a pool on each, and a job takes its charge from every pool above its tasker; it fits only where
+// all of them have room. Moab (seed 001): R.Available = R.Configured - MAX(R.Dedicated, R.Utilized);
+// here the free amount is Configured minus what placed jobs took (Dedicated), and release() gives a
+// job's charge back when it ends.
+//
+// Units are the consumable's base units (bytes, seconds, slots). Consumables are indexed k in
+// catalog.consumables() order; taskers t in rank order (TaskerTable); hosts h as TaskerTable::host_names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/columns.hpp"
+
+namespace colmatch {
+
+/// A charge of `amount` > 0 on consumable k. `queue_only` is set when the consumable has no host or
+/// global pool anywhere, so a fit is one comparison on the tasker's own pool.
+struct Charge {
+  uint32_t k = 0;
+  double amount = 0;
+  bool queue_only = true;
+};
+
+class Capacity {
+ public:
+  Capacity() = default;
+  /// Every pool full: the configured values of each consumable on each level. `taskers` must outlive
+  /// the Capacity (it tells which levels define a pool for which tasker).
+  static Capacity configured(const Catalog& catalog, const TaskerTable& taskers);
+
+  size_t consumables() const noexcept { return queue_.size(); }
+  /// Free amounts of consumable k per tasker (queue-level pools; 0 where the tasker has none).
+  const std::vector<double>& queue_free(size_t k) const noexcept { return queue_[k]; }
+  /// Free amounts of consumable k per host (0 where the host has no pool).
+  const std::vector<double>& host_free(size_t k) const noexcept { return host_[k]; }
+  /// Free amount of consumable k's global pool; NaN when there is none.
+  double global_free(size_t k) const noexcept { return global_[k]; }
+
+  /// The charges of a category: one per consumable with need[k] > 0 (need in consumables() order).
+  std::vector<Charge> charges(const std::vector<double>& need) const;
+  /// Free amount of consumable k for tasker t: the smallest of the pools that define it for t, or NaN
+  /// when none does.
+  double available(size_t k, uint32_t t) const noexcept;
+  /// Every pool above tasker t has room for every charge (each pool >= the amount).
+  bool fits(std::span<const Charge> charges, uint32_t t) const noexcept;
+  /// True when no tasker of block b (taskers [64b, 64b + 64)) can take one of the queue-only charges:
+  /// the largest free amount there is too small. Exact (the maximum is one of the values).
+  bool block_full(std::span<const Charge> charges, size_t b) const noexcept;
+
+  /// Takes `amount` of consumable k from every pool above tasker t.
+  void take(size_t k, uint32_t t, double amount);
+  void take(std::span<const Charge> charges, uint32_t t);
+  /// Gives `amount` of consumable k back to every pool above tasker t (a job ended), and starts a new
+  /// epoch: capacity may have grown, so cursors positioned before must start again.
+  void release(size_t k, uint32_t t, double amount);
+  void release(std::span<const Charge> charges, uint32_t t);
+
+  /// Counts release() calls. Within one epoch capacity only shrinks, so a tasker that cannot fit a
+  /// charge now never will until the epoch changes: the rule that lets dispatch cursors move forward.
+  uint64_t epoch() const noexcept { return epoch_; }
+
+  /// Tentative charges ($fill_up places a job's slots one tasker at a time and may have to undo them):
+  /// begin() starts recording, rollback() restores every pool changed since to its exact former value,
+  /// commit() keeps the changes. Not nested.
+  void begin();
+  void rollback();
+  void commit();
+
+ private:
+  void refresh_block(size_t k, size_t b);
+  void add(size_t k, uint32_t t, double delta);
+
+  const TaskerTable* taskers_ = nullptr;
+  std::vector<const Column*> columns_;         // per consumable
+  std::vector<std::vector<double>> queue_, host_;
+  std::vector<double> global_;
+  std::vector<std::vector<double>> block_max_;  // per consumable, per block of 64 taskers (queue level)
+  uint64_t epoch_ = 0;
+  bool recording_ = false;
+  std::vector<std::pair<double*, double>> undo_;
+  std::vector<std::pair<size_t, size_t>> touched_;  // (consumable, block) changed while recording
+};
+
+}  // namespace colmatch

@@ -1,0 +1,81 @@
+#include "loaders/formats.hpp"
+
+#include <charconv>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "loaders/dirac.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/native.hpp"
+#include "loaders/traces.hpp"
+
+namespace colmatch::loaders {
+namespace {
+
+std::string arg(const FormatArgs& a, const std::string& name) {
+  auto it = a.find(name);
+  return it == a.end() ? std::string() : it->second;
+}
+
+std::optional<int64_t> int_arg(const FormatArgs& a, const std::string& name) {
+  const std::string v = arg(a, name);
+  if (v.empty()) return std::nullopt;
+  int64_t x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size())
+    throw LoadError("--" + name, 0, "", fmt::format("'{}' is not a whole number", v));
+  return x;
+}
+
+std::vector<InputFormat> make_formats() {
+  std::vector<InputFormat> f;
+  f.push_back({"native",
+               "colmatch's own format: farm.toml, taskers.jsonl, jobs.jsonl",
+               {{"farm", "farm.toml (attribute catalog, policy, global values)"},
+                {"hosts", "hosts.jsonl[.gz] (host-level fixed and load values)", false},
+                {"taskers", "taskers.jsonl[.gz]"},
+                {"jobs", "jobs.jsonl[.gz]"}},
+               [](const FormatArgs& a, const ProgressFn& p) {
+                 return load_native({arg(a, "farm"), arg(a, "hosts"), arg(a, "taskers"), arg(a, "jobs")}, p);
+               }});
+  f.push_back({"google2011",
+               "Google cluster-data 2011: machine and task events",
+               {{"machines", "machine_events CSV[.gz]"},
+                {"tasks", "task_events CSV[.gz]"},
+                {"at", "machine state at this time in microseconds (default: last task event)", false}},
+               [](const FormatArgs& a, const ProgressFn& p) {
+                 return load_google2011(arg(a, "machines"), arg(a, "tasks"), int_arg(a, "at"), p);
+               }});
+  f.push_back({"openb",
+               "Alibaba OpenB GPU cluster trace 2023: node and pod lists",
+               {{"nodes", "node list CSV"}, {"pods", "pod list CSV"}},
+               [](const FormatArgs& a, const ProgressFn& p) { return load_openb(arg(a, "nodes"), arg(a, "pods"), p); }});
+  f.push_back({"dirac",
+               "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
+               {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
+               [](const FormatArgs& a, const ProgressFn& p) { return load_dirac(arg(a, "resources"), arg(a, "jdl"), p); }});
+  return f;
+}
+
+}  // namespace
+
+const std::vector<InputFormat>& input_formats() {
+  static const std::vector<InputFormat> formats = make_formats();
+  return formats;
+}
+
+const InputFormat* find_format(const std::string& name) {
+  for (const auto& f : input_formats())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress) {
+  for (const auto& o : format.options)
+    if (o.required && arg(args, o.name).empty())
+      throw LoadError("--" + o.name, 0, "", fmt::format("is required with --format {}", format.name));
+  return format.load(args, progress);
+}
+
+}  // namespace colmatch::loaders

@@ -1,0 +1,46 @@
+// The input-format registry: every input format colmatch reads, with its command-line options and
+// its loader. The CLI walks this list (options, help, validation) instead of naming formats itself,
+// so a new format (Slurm, SWF, VOV, ClassAd...) is one loader file plus one line in formats.cpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "loaders/dataset.hpp"
+#include "loaders/line_reader.hpp"
+
+namespace colmatch::loaders {
+
+/// One command-line option of a format: `--name VALUE`.
+struct FormatOption {
+  std::string name;  ///< without the dashes, e.g. "machines"
+  std::string help;
+  bool required = true;
+};
+
+/// The option values given for a run: option name -> value (absent when not given).
+using FormatArgs = std::map<std::string, std::string>;
+
+/// An input format: its name for `--format`, a one-line description, its options, and its loader.
+/// The loader receives every required option (the CLI checks first) and throws LoadError on bad
+/// input, naming file, line and field.
+struct InputFormat {
+  std::string name;
+  std::string description;
+  std::vector<FormatOption> options;
+  std::function<Dataset(const FormatArgs&, const ProgressFn&)> load;
+};
+
+/// Every registered format, the default ("native") first.
+const std::vector<InputFormat>& input_formats();
+
+/// The format named `name`, or nullptr.
+const InputFormat* find_format(const std::string& name);
+
+/// Loads with `format`: checks that its required options are given (else throws LoadError naming
+/// the option), then calls its loader.
+Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress = {});
+
+}  // namespace colmatch::loaders

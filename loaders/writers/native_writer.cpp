@@ -1,0 +1,128 @@
+#include "loaders/writers/native_writer.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "loaders/writers/text.hpp"
+
+namespace colmatch::writers {
+
+void write_farm_toml(const std::string& path, const loaders::Dataset& ds) {
+  std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
+  if (!ds.power_attribute.empty()) s += fmt::format("\n[policy]\npower = \"{}\"\n", json_escape(ds.power_attribute));
+  // Global values (already combined from fixed and load values: written back as fixed values).
+  std::string global;
+  for (uint32_t a = 0; a < ds.taskers.columns.size(); ++a) {
+    const Column& c = ds.taskers.columns[a];
+    if (!c.global().present) continue;
+    global += fmt::format("{} = ", ds.catalog.at(a).name);
+    if (is_numeric(c.type)) global += fmt::format("{}\n", c.global().num);
+    else global += fmt::format("\"{}\"\n", json_escape(c.dict.value(c.global().id)));
+  }
+  if (!global.empty()) s += "\n[global]\n" + global;
+  for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+    const AttributeDef& d = ds.catalog.at(a);
+    s += fmt::format("\n[[attribute]]\nname = \"{}\"\n", json_escape(d.name));
+    if (!d.shortcut.empty()) s += fmt::format("shortcut = \"{}\"\n", json_escape(d.shortcut));
+    s += fmt::format("type = \"{}\"\nrelop = \"{}\"\n", type_name(d.type), relop_name(d.relop));
+    if (d.consumable) s += fmt::format("consumable = true\nper = \"{}\"\n", d.scope == ConsumeScope::PerSlot ? "slot" : "job");
+    if (d.requestable != Requestable::Yes)
+      s += fmt::format("requestable = \"{}\"\n", d.requestable == Requestable::No ? "no" : "forced");
+    if (d.default_amount) s += fmt::format("default = {}\n", *d.default_amount);
+    if (d.multi_valued) s += "multi_valued = true\n";
+  }
+  write_file_atomic(path, s);
+}
+
+void write_taskers_jsonl(const std::string& path, const loaders::Dataset& ds) {
+  const TaskerTable& t = ds.taskers;
+  std::vector<uint32_t> by_input(t.size());
+  for (uint32_t r = 0; r < t.size(); ++r) by_input[t.input_index[r]] = r;
+  std::string s;
+  for (uint32_t r : by_input) {
+    s += fmt::format("{{\"name\":\"{}\",", json_escape(t.names[r]));
+    if (t.host_of[r] != kNone) s += fmt::format("\"host\":\"{}\",", json_escape(t.host_names[t.host_of[r]]));
+    s += fmt::format("\"power\":{},\"attrs\":{{", t.power[r]);
+    bool first = true;
+    for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+      const Column& c = t.columns[a];
+      if (!c.has(r)) continue;
+      if (!first) s += ',';
+      first = false;
+      s += fmt::format("\"{}\":", json_escape(ds.catalog.at(a).name));
+      if (is_numeric(c.type)) {
+        s += fmt::format("{}", c.queue().num(r));
+      } else if (c.multi) {
+        std::vector<std::string> items;
+        for (std::string_view e : set_elements(c.dict.value(c.queue().id(r)))) items.push_back(json_string(e));
+        s += fmt::format("[{}]", fmt::join(items, ","));
+      } else {
+        s += fmt::format("\"{}\"", json_escape(c.dict.value(c.queue().id(r))));
+      }
+    }
+    s += "}}\n";
+  }
+  write_file_atomic(path, s);
+}
+
+bool write_hosts_jsonl(const std::string& path, const loaders::Dataset& ds) {
+  const TaskerTable& t = ds.taskers;
+  std::string s;
+  bool any = false;
+  for (uint32_t h = 0; h < t.host_names.size(); ++h) {
+    s += fmt::format("{{\"name\":\"{}\",\"attrs\":{{", json_escape(t.host_names[h]));
+    bool first = true;
+    for (uint32_t a = 0; a < ds.catalog.size(); ++a) {
+      const Column& c = t.columns[a];
+      if (!c.by_host().has(h)) continue;
+      any = true;
+      if (!first) s += ',';
+      first = false;
+      s += fmt::format("\"{}\":", json_escape(ds.catalog.at(a).name));
+      if (is_numeric(c.type)) s += fmt::format("{}", c.by_host().num(h));
+      else s += fmt::format("\"{}\"", json_escape(c.dict.value(c.by_host().id(h))));
+    }
+    s += "}}\n";
+  }
+  if (!any) return false;
+  write_file_atomic(path, s);
+  return true;
+}
+
+void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds) {
+  const JobTable& j = ds.jobs;
+  const auto& cons = ds.catalog.consumables();
+  std::string s;
+  for (uint32_t i = 0; i < j.size(); ++i) {
+    s += fmt::format("{{\"id\":\"{}\",\"owner\":\"{}\",\"group\":\"{}\",\"priority\":{},\"submit\":{},\"slots\":{}",
+                     json_escape(j.id[i]), json_escape(j.owners.value(j.owner[i])),
+                     json_escape(j.groups.value(j.group[i])), j.priority[i], j.submit[i], j.slots[i]);
+    if (j.request[i] != 0) s += fmt::format(",\"requests\":\"{}\"", json_escape(j.request_text[j.request[i]]));
+    if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
+    if (j.rule[i] == AllocationRule::FillUp) s += ",\"allocation_rule\":\"$fill_up\"";
+    std::string res;
+    for (size_t k = 0; k < cons.size(); ++k)
+      if (!std::isnan(j.amount[k][i]))
+        res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name), j.amount[k][i]);
+    if (!res.empty()) s += ",\"resources\":{" + res + "}";
+    if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
+    s += "}\n";
+  }
+  write_file_atomic(path, s);
+}
+
+bool save_native(const std::string& dir, const loaders::Dataset& ds) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw WriteError(dir, "cannot create folder: " + ec.message());
+  const std::filesystem::path base(dir);
+  write_farm_toml((base / "farm.toml").string(), ds);
+  write_taskers_jsonl((base / "taskers.jsonl").string(), ds);
+  const bool hosts = write_hosts_jsonl((base / "hosts.jsonl").string(), ds);
+  write_jobs_jsonl((base / "jobs.jsonl").string(), ds);
+  return hosts;
+}
+
+}  // namespace colmatch::writers

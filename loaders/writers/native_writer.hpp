@@ -1,0 +1,24 @@
+// Writers of the native format (README, "Native format"): any loaded Dataset can be saved and read
+// back by loaders/native.hpp to the same catalog, taskers and jobs.
+#pragma once
+
+#include <string>
+
+#include "loaders/dataset.hpp"
+
+namespace colmatch::writers {
+
+/// farm.toml: name, [policy], [global] (levels' combined values, written as fixed values), attributes.
+void write_farm_toml(const std::string& path, const loaders::Dataset& ds);
+/// taskers.jsonl, in input order, queue-level values only.
+void write_taskers_jsonl(const std::string& path, const loaders::Dataset& ds);
+/// hosts.jsonl; returns false (and writes nothing) when no host has a value of its own.
+bool write_hosts_jsonl(const std::string& path, const loaders::Dataset& ds);
+/// jobs.jsonl, in input order; a rejected job keeps its reason under "rejected".
+void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds);
+
+/// All of the above into folder `dir` (created if missing). Returns true when hosts.jsonl was written.
+/// Each file is written atomically. Throws WriteError.
+bool save_native(const std::string& dir, const loaders::Dataset& ds);
+
+}  // namespace colmatch::writers
