@@ -57,9 +57,22 @@ class Parser {
     while (eat("&&")) r.kids.push_back(parse_unary());
     return r;
   }
+  // Parentheses and '!' nest at most this deep: the parser recurses once per level, and so do
+  // canonicalization and evaluation over the tree it builds.
+  static constexpr size_t kMaxDepth = 128;
+
+  struct Nest {  // one level of '(' or '!' while it is being parsed
+    explicit Nest(Parser& p) : depth(++p.depth_) {
+      if (depth > kMaxDepth) p.fail(fmt::format("parentheses and '!' nest deeper than {} levels", kMaxDepth));
+    }
+    ~Nest() { --depth; }
+    size_t& depth;
+  };
+
   Request parse_unary() {
     skip();
     if (pos_ < s_.size() && s_[pos_] == '!' && !(pos_ + 1 < s_.size() && s_[pos_ + 1] == '=')) {
+      const Nest nest(*this);
       ++pos_;
       Request r;
       r.kind = Request::Kind::Not;
@@ -67,6 +80,7 @@ class Parser {
       return r;
     }
     if (eat("(")) {
+      const Nest nest(*this);
       Request r = parse_or();
       if (!eat(")")) fail("expected ')'");
       return r;
@@ -170,7 +184,7 @@ class Parser {
 
   std::string_view s_;
   const Catalog& cat_;
-  size_t pos_ = 0;
+  size_t pos_ = 0, depth_ = 0;
 };
 
 std::string num_text(double v) { return fmt::format("{}", v); }

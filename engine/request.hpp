@@ -47,7 +47,8 @@ class RequestError : public std::runtime_error {
 };
 
 /// Parses and type-checks `text` against `catalog`, returning the canonical form (see canonicalize).
-/// Throws RequestError for syntax errors, unknown attributes, values of the wrong type or unit,
+/// Parentheses and `!` nest at most 128 levels (the parser recurses per level). Throws RequestError for
+/// syntax errors, nesting past that bound, unknown attributes, values of the wrong type or unit,
 /// relops the attribute's type does not allow (Grid Engine: string/host/cstring/restring == and !=,
 /// boolean ==), and attributes that are not requestable.
 Request parse_request(std::string_view text, const Catalog& catalog);

@@ -99,8 +99,19 @@ class JdlReader {
     }
   }
 
+  // Lists and records nest at most this deep: the reader recurses once per level.
+  static constexpr size_t kMaxNesting = 64;
+  struct Nest {
+    explicit Nest(JdlReader& r, const std::string& field) : r_(r) {
+      if (++r_.depth_ > kMaxNesting) r_.fail(field, fmt::format("lists and records nest deeper than {} levels", kMaxNesting));
+    }
+    ~Nest() { --r_.depth_; }
+    JdlReader& r_;
+  };
+
   JdlValue value(const std::string& field) {
     skip();
+    const Nest nest(*this, field);
     JdlValue v;
     v.line = line_;
     if (pos_ >= s_.size()) fail(field, "expected a value");
@@ -150,7 +161,7 @@ class JdlReader {
   }
 
   std::string s_, path_;
-  size_t pos_ = 0, line_ = 1;
+  size_t pos_ = 0, line_ = 1, depth_ = 0;
 };
 
 // --- resources ----------------------------------------------------------------------------------------

@@ -204,7 +204,7 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
       tb.set_number(a_mem, static_cast<double>(csv.integer(2, "memory_mib")));
       const int64_t gpus = csv.integer(3, "gpu");
       tb.set_number(a_gpu, static_cast<double>(gpus));
-      tb.set_number(a_gpum, static_cast<double>(gpus * 1000));
+      tb.set_number(a_gpum, static_cast<double>(gpus) * 1000.0);  // in double: no integer overflow
       if (!csv.f[4].empty()) tb.set(a_model, csv.f[4]);
     }
     ds.taskers = std::move(tb).build();
@@ -229,7 +229,7 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
       if (num_gpu < 0 || gpu_milli < 0) csv.fail("num_gpu", "negative GPU request");
       Request req;  // AND of the clauses below
       if (num_gpu > 0) {
-        jb.set_amount(a_gpum, static_cast<double>(num_gpu * gpu_milli));
+        jb.set_amount(a_gpum, static_cast<double>(num_gpu) * static_cast<double>(gpu_milli));
         Request c;
         c.kind = Request::Kind::Clause;
         c.clause = Clause{a_gpu, Relop::GE, {static_cast<double>(num_gpu)}, {}};

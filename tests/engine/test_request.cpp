@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include "engine/request.hpp"
-#include "engine/wildcard.hpp"
 
 using namespace colmatch;
 
@@ -103,37 +102,21 @@ TEST(Request, MentionedAttributes) {
   EXPECT_EQ(mentioned_attributes(parse_request("speed>1 || (arch==x && !(speed<3))", c)), (std::vector<uint32_t>{0, 4}));
 }
 
-// Seed 002, "String matching", RESTRING rules and its two examples.
-TEST(Wildcard, GridEngineRestringRules) {
-  EXPECT_TRUE(WildcardPattern("lx*").matches("lx-amd64"));
-  EXPECT_TRUE(WildcardPattern("*").matches(""));
-  EXPECT_FALSE(WildcardPattern("?").matches("")) << "? is exactly one character";
-  EXPECT_TRUE(WildcardPattern("lx-amd6?").matches("lx-amd64"));
-  EXPECT_TRUE(WildcardPattern("a.b").matches("a.b"));
-  EXPECT_FALSE(WildcardPattern("a.b").matches("axb")) << ". is a literal dot";
-  EXPECT_TRUE(WildcardPattern("a\\*b").matches("a*b"));
-  EXPECT_FALSE(WildcardPattern("a\\*b").matches("axxb")) << "\\* is a literal star";
-  EXPECT_TRUE(WildcardPattern("a\\\\b").matches("a\\b"));
-  EXPECT_TRUE(WildcardPattern("[ab]x").matches("bx"));
-  EXPECT_FALSE(WildcardPattern("[ab]x").matches("cx"));
-  EXPECT_TRUE(WildcardPattern("node[0-3]").matches("node2"));
-  EXPECT_FALSE(WildcardPattern("node[0-3]").matches("node7"));
-  EXPECT_TRUE(WildcardPattern("*a*b*c").matches("xxaybzzc"));
-}
-
-TEST(Wildcard, SeedExampleArchLinuxOrSolaris) {
-  // -l arch="linux|solaris" : arch=linux OR arch=solaris
-  const WildcardPattern p("linux|solaris");
-  EXPECT_TRUE(p.matches("linux"));
-  EXPECT_TRUE(p.matches("solaris"));
-  EXPECT_FALSE(p.matches("linux|solaris"));
-  // -l arch="[linux|solaris]" : arch="[linux" OR arch="solaris]"
-  const WildcardPattern q("[linux|solaris]");
-  EXPECT_EQ(q.alternatives(), (std::vector<std::string>{"[linux", "solaris]"}));
-  EXPECT_TRUE(q.matches("[linux"));
-  EXPECT_TRUE(q.matches("solaris]"));
-  EXPECT_FALSE(q.matches("linux"));
-  EXPECT_FALSE(q.matches("l"));
+// The parser recurses once per parenthesis or '!': a bound keeps one hostile request from ending the
+// run (it is rejected like any bad request).
+TEST(Request, NestingIsBoundedNotACrash) {
+  const Catalog c = catalog();
+  std::string ok;
+  for (int i = 0; i < 128; ++i) ok += "(";
+  ok += "arch==x";
+  for (int i = 0; i < 128; ++i) ok += ")";
+  EXPECT_NO_THROW(parse_request(ok, c)) << "128 levels are allowed";
+  expect_error("(" + ok + ")", "nest deeper than 128 levels");
+  expect_error(std::string(100000, '!') + "arch==x", "nest deeper than 128 levels");
+  expect_error(std::string(10000, '(') + "arch==x", "nest deeper than 128 levels");
+  std::string alternating = "arch==x";
+  for (int i = 0; i < 200; ++i) alternating = "(" + alternating + (i % 2 ? " && " : " || ") + "speed>1)";
+  expect_error(alternating, "nest deeper than 128 levels");
 }
 
 }  // namespace

@@ -1,0 +1,145 @@
+// Capacity (engine/capacity.hpp): pools on every level, exact take/release/rollback, block maxima,
+// and the epoch that makes dispatch cursors start again once capacity comes back.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "engine/matcher.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+struct Farm {
+  Catalog cat;
+  uint32_t slots, lic, mem;
+  TaskerTable taskers;
+  explicit Farm(size_t n = 130) {
+    AttributeDef d;
+    d.type = AttrType::Int;
+    d.consumable = true;
+    d.relop = Relop::LE;
+    d.name = "slots";
+    slots = cat.add(d);
+    d.name = "lic";
+    d.scope = ConsumeScope::PerJob;
+    lic = cat.add(d);
+    d.name = "mem";
+    d.type = AttrType::Double;
+    d.scope = ConsumeScope::PerSlot;
+    mem = cat.add(d);
+    TaskerBuilder tb(cat);
+    const uint32_t h = tb.add_host("h");
+    tb.set_host(h, slots, "6");
+    tb.set_global(lic, "2");
+    for (size_t i = 0; i < n; ++i) {
+      tb.add("t" + std::to_string(i), static_cast<double>(n - i), i < 4 ? h : kNone);  // rank = input order
+      tb.set(slots, std::to_string(1 + i % 4));
+      if (i % 2 == 0) tb.set(mem, "1.0");
+    }
+    taskers = std::move(tb).build();
+  }
+  size_t k(uint32_t attr) const { return static_cast<size_t>(cat.consumable_slot(attr)); }
+};
+
+TEST(Capacity, ConfiguredPoolsAndTheSmallestAvailable) {
+  const Farm f;
+  const Capacity c = Capacity::configured(f.cat, f.taskers);
+  EXPECT_EQ(c.consumables(), 3u);
+  EXPECT_EQ(c.queue_free(f.k(f.slots))[0], 1);
+  EXPECT_EQ(c.host_free(f.k(f.slots))[0], 6);
+  EXPECT_EQ(c.global_free(f.k(f.lic)), 2);
+  EXPECT_TRUE(std::isnan(c.global_free(f.k(f.slots)))) << "no global slots pool";
+  EXPECT_EQ(c.available(f.k(f.slots), 3), 4) << "queue 4 under host 6";
+  EXPECT_EQ(c.available(f.k(f.lic), 100), 2) << "the global pool alone";
+  EXPECT_TRUE(std::isnan(c.available(f.k(f.mem), 1))) << "no level defines mem for t1";
+}
+
+TEST(Capacity, TakeFromEveryPoolAboveAndReleaseStartsANewEpoch) {
+  const Farm f;
+  Capacity c = Capacity::configured(f.cat, f.taskers);
+  const auto ch = c.charges([&] {
+    std::vector<double> need(3, 0.0);
+    need[f.k(f.slots)] = 2;
+    need[f.k(f.lic)] = 1;
+    return need;
+  }());
+  ASSERT_EQ(ch.size(), 2u);
+  EXPECT_FALSE(ch[0].queue_only) << "slots has a host pool";
+  EXPECT_FALSE(c.fits(ch, 0)) << "t0 has one slot";
+  ASSERT_TRUE(c.fits(ch, 1));
+  const uint64_t e0 = c.epoch();
+  c.take(ch, 1);
+  EXPECT_EQ(c.queue_free(f.k(f.slots))[1], 0);
+  EXPECT_EQ(c.host_free(f.k(f.slots))[0], 4);
+  EXPECT_EQ(c.global_free(f.k(f.lic)), 1);
+  EXPECT_EQ(c.epoch(), e0) << "taking never changes the epoch";
+  c.take(ch, 3);
+  EXPECT_FALSE(c.fits(ch, 3)) << "t3 has 2 left of 4, but the global licence pool is empty";
+  c.release(ch, 1);
+  EXPECT_EQ(c.epoch(), e0 + 1);
+  EXPECT_EQ(c.host_free(f.k(f.slots))[0], 4) << "6 - 2 (t1) - 2 (t3) + 2 (t1 released)";
+  EXPECT_EQ(c.global_free(f.k(f.lic)), 1);
+  EXPECT_TRUE(c.fits(ch, 1));
+}
+
+TEST(Capacity, RollbackRestoresExactValuesAndBlockMaxima) {
+  const Farm f;
+  Capacity c = Capacity::configured(f.cat, f.taskers);
+  const size_t m = f.k(f.mem);
+  const Charge one{static_cast<uint32_t>(m), 1.0, true};
+  c.begin();
+  for (int i = 0; i < 3; ++i) c.take(m, 64, 0.1);  // 1.0 - 0.1 - 0.1 - 0.1 + 0.3 would not be 1.0
+  c.take(m, 66, 1.0);
+  EXPECT_FALSE(c.fits(std::span<const Charge>(&one, 1), 64));
+  c.rollback();
+  EXPECT_EQ(c.queue_free(m)[64], 1.0) << "restored exactly, not by adding back";
+  EXPECT_EQ(c.queue_free(m)[66], 1.0);
+  EXPECT_FALSE(c.block_full(std::span<const Charge>(&one, 1), 1)) << "block maxima restored too";
+  c.begin();
+  c.take(m, 64, 1.0);
+  c.commit();
+  c.begin();
+  c.rollback();
+  EXPECT_EQ(c.queue_free(m)[64], 0.0) << "a committed take stays";
+}
+
+TEST(Capacity, BlockFullSeesTheLargestFreeAmountOfEach64Taskers) {
+  const Farm f;
+  Capacity c = Capacity::configured(f.cat, f.taskers);
+  const size_t m = f.k(f.mem);
+  const Charge one{static_cast<uint32_t>(m), 1.0, true};
+  const std::span<const Charge> ch(&one, 1);
+  EXPECT_FALSE(c.block_full(ch, 2));
+  for (uint32_t t = 128; t < 130; ++t) c.take(m, t, c.queue_free(m)[t]);
+  EXPECT_TRUE(c.block_full(ch, 2)) << "taskers 128, 129 are the last block and hold nothing";
+  c.release(m, 129, 1.0);
+  EXPECT_FALSE(c.block_full(ch, 2));
+}
+
+TEST(Capacity, CursorsStartAgainWhenCapacityComesBack) {
+  const Farm f(8);
+  JobBuilder jb(f.cat);
+  for (int i = 0; i < 3; ++i) {
+    jb.add("j" + std::to_string(i), "u", "g", 0, i, 1);
+    jb.set_request("lic>=1");
+    jb.set_amount(f.lic, 1);
+  }
+  const JobTable jobs = std::move(jb).build();
+  const Categories cats = categorize(f.cat, jobs);
+  const auto eligible = compute_eligibility(f.cat, f.taskers, jobs, cats, kernels::active());
+  Capacity cap = Capacity::configured(f.cat, f.taskers);
+  DispatchCursors cursors(cats, eligible);
+  const DispatchResult first = dispatch(jobs, cats, eligible, cap, cursors);
+  EXPECT_EQ(first.assigned, 2u) << "two licences";
+  EXPECT_EQ(first.reason[2], PendingReason::NoFreeCapacity);
+  EXPECT_EQ(cursors.at(0, 0), f.taskers.size()) << "the category's cursor ran past the end";
+  // The first job ends: its charge (a licence and its slot) comes back. The same cursors must not
+  // skip the farm now.
+  cap.release(cap.charges(cats.need[cats.of_job[0]]), first.tasker[0]);
+  const DispatchResult again = dispatch(jobs, cats, eligible, cap, cursors);
+  EXPECT_EQ(again.assigned, 1u) << "one licence free again: one job placed";
+  EXPECT_EQ(again.tasker[0], 0u) << "from the start of the set";
+}
+
+}  // namespace

@@ -1,0 +1,159 @@
+// Eligibility (engine/eligibility.hpp): the kernel (mask) path against the row path, capacity as a
+// `>= need` clause under the strict hierarchy, soft tiers, and one-bit refreshes of a cached category.
+#include <gtest/gtest.h>
+
+#include "engine/eligibility.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+struct Farm {
+  Catalog cat;
+  uint32_t arch, cores, site, mem, lic;
+  TaskerTable taskers;
+  Farm() {
+    AttributeDef d;
+    d.name = "arch";
+    arch = cat.add(d);
+    d.name = "site";
+    d.type = AttrType::ReString;
+    site = cat.add(d);
+    d = AttributeDef{};
+    d.name = "cores";
+    d.type = AttrType::Int;
+    d.relop = Relop::LE;
+    cores = cat.add(d);
+    d.name = "mem";
+    d.type = AttrType::Memory;
+    d.consumable = true;
+    mem = cat.add(d);
+    d.name = "lic";
+    d.type = AttrType::Int;
+    d.scope = ConsumeScope::PerJob;
+    lic = cat.add(d);
+    TaskerBuilder tb(cat);
+    const uint32_t h0 = tb.add_host("h0"), h1 = tb.add_host("h1");
+    tb.set_host(h0, cores, "16");
+    tb.set_host(h1, mem, "8G");
+    tb.set_global(lic, "3");
+    // 130 taskers: crosses two word boundaries; every 7th has no arch, every 5th no mem of its own.
+    for (int i = 0; i < 130; ++i) {
+      tb.add("t" + std::to_string(i), 1.0 + (i % 4), i % 3 == 0 ? h0 : (i % 3 == 1 ? h1 : kNone));
+      if (i % 7) tb.set(arch, i % 2 ? "lx-amd64" : "lx-arm64");
+      tb.set(site, i % 3 ? "cern.ch" : "in2p3.fr");
+      if (i % 3 != 0) tb.set(cores, std::to_string(1 + i % 32));
+      if (i % 5) tb.set(mem, std::to_string(1 + i % 6) + "G");
+    }
+    taskers = std::move(tb).build();
+  }
+  Request parse(const char* text) const { return parse_request(text, cat); }
+  std::vector<double> need(double mem_bytes, double lic_units) const {
+    std::vector<double> n(cat.consumables().size(), 0.0);
+    n[static_cast<size_t>(cat.consumable_slot(mem))] = mem_bytes;
+    n[static_cast<size_t>(cat.consumable_slot(lic))] = lic_units;
+    return n;
+  }
+};
+
+const double GB = 1024.0 * 1024 * 1024;
+
+TEST(Eligibility, KernelPathEqualsRowPathOnEveryInstructionSet) {
+  const Farm f;
+  const char* requests[] = {"",
+                            "arch==lx-amd64",
+                            "arch!=lx-amd64",
+                            "!(arch==lx-amd64)",
+                            "cores>=8",
+                            "cores<4 || arch=={lx-arm64, sol}",
+                            "site==\"*.ch\" && !(cores>20)",
+                            "site!={\"in2p3.*\"} && arch==nosuch"};
+  const std::vector<std::vector<double>> needs = {f.need(0, 0), f.need(3 * GB, 0), f.need(0, 2), f.need(5 * GB, 4)};
+  size_t partial = 0;
+  for (kernels::Isa isa : kernels::usable_isas()) {
+    const kernels::KernelTable& k = *kernels::table_for(isa);
+    for (const char* text : requests)
+      for (const auto& need : needs) {
+        const Request r = f.parse(text);
+        std::vector<uint64_t> words(kernels::words_for(f.taskers.size()));
+        eligible_words(f.cat, f.taskers, r, need, k, words.data());
+        size_t count = 0;
+        for (uint32_t t = 0; t < f.taskers.size(); ++t) {
+          const bool bit = (words[t >> 6] >> (t & 63)) & 1;
+          ASSERT_EQ(bit, tasker_eligible(f.cat, f.taskers, r, need, t))
+              << kernels::isa_name(isa) << " '" << text << "' tasker " << f.taskers.names[t];
+          count += bit;
+        }
+        EXPECT_EQ(words.back() >> (f.taskers.size() % 64), 0u) << "tail bits clear";
+        partial += count > 0 && count < f.taskers.size();
+      }
+  }
+  EXPECT_GT(partial, 20u) << "the requests split the farm, so the comparison means something";
+}
+
+TEST(Eligibility, CapacityIsAGreaterOrEqualClauseOnEveryLevel) {
+  const Farm f;
+  const Request all = f.parse("");
+  for (uint32_t t = 0; t < f.taskers.size(); ++t) {
+    const Column& mem = f.taskers.columns[f.mem];
+    const bool defined = mem.has(t) || mem.host().has(t);
+    EXPECT_EQ(tasker_eligible(f.cat, f.taskers, all, f.need(1, 0), t), defined)
+        << "a consumable no level defines cannot take a charge: " << f.taskers.names[t];
+    EXPECT_TRUE(tasker_eligible(f.cat, f.taskers, all, f.need(0, 0), t)) << "no charge, no capacity needed";
+    // h1 offers 8G: its taskers with a pool of their own (1-6G) cannot take 7G; those without can
+    if (f.taskers.host_of[t] != kNone && f.taskers.host_names[f.taskers.host_of[t]] == "h1") {
+      EXPECT_EQ(tasker_eligible(f.cat, f.taskers, all, f.need(7 * GB, 0), t), !mem.has(t)) << f.taskers.names[t];
+    }
+  }
+  // the global licence pool of 3: every tasker can take 3, none 4
+  const CategoryEligibility three = evaluate_category(f.cat, f.taskers, all, nullptr, f.need(0, 3), kernels::active());
+  const CategoryEligibility four = evaluate_category(f.cat, f.taskers, all, nullptr, f.need(0, 4), kernels::active());
+  EXPECT_EQ(three.eligible.count(), f.taskers.size());
+  EXPECT_EQ(four.eligible.count(), 0u);
+}
+
+TEST(Eligibility, SoftTiersPartitionTheEligibleTaskers) {
+  const Farm f;
+  const Request hard = f.parse("cores>=2"), soft = f.parse("arch==lx-amd64 && site==\"*.ch\"");
+  const auto e = evaluate_category(f.cat, f.taskers, hard, &soft, f.need(0, 0), kernels::active());
+  ASSERT_EQ(e.tiers.size(), 3u) << "0, 1 or 2 violations";
+  uint64_t sum = 0;
+  for (size_t v = 0; v < e.tiers.size(); ++v) {
+    sum += e.tiers[v].count();
+    for (uint32_t t : e.tiers[v].to_vector()) {
+      EXPECT_TRUE(e.eligible.contains(t));
+      EXPECT_EQ(soft_violations(f.taskers, soft, t), v) << f.taskers.names[t];
+    }
+  }
+  EXPECT_EQ(sum, e.eligible.count());
+  const Request none = f.parse("arch==nosuch");
+  EXPECT_TRUE(evaluate_category(f.cat, f.taskers, none, &soft, f.need(0, 0), kernels::active()).tiers.empty())
+      << "no tiers are counted for a category nothing is eligible for";
+}
+
+TEST(Eligibility, RefreshTaskerEqualsAFreshEvaluation) {
+  Farm f;
+  const Request hard = f.parse("arch==lx-amd64"), soft = f.parse("cores>=10");
+  const Request none = f.parse("arch==lx-sparc");
+  auto e = evaluate_category(f.cat, f.taskers, hard, &soft, f.need(GB, 0), kernels::active());
+  auto empty = evaluate_category(f.cat, f.taskers, none, &soft, f.need(0, 0), kernels::active());
+  ASSERT_TRUE(empty.tiers.empty());
+  Column& arch = f.taskers.columns[f.arch];
+  const uint32_t sparc = arch.dict.intern("lx-sparc"), amd = arch.dict.intern("lx-amd64");
+  for (uint32_t t : {0u, 5u, 64u, 129u}) {
+    arch.set_queue(t, 0, t % 2 ? sparc : amd);
+    refresh_tasker(f.cat, f.taskers, hard, &soft, f.need(GB, 0), t, e);
+    refresh_tasker(f.cat, f.taskers, none, &soft, f.need(0, 0), t, empty);
+  }
+  const auto fresh = evaluate_category(f.cat, f.taskers, hard, &soft, f.need(GB, 0), kernels::active());
+  EXPECT_EQ(e.eligible.to_vector(), fresh.eligible.to_vector());
+  ASSERT_EQ(e.tiers.size(), fresh.tiers.size());
+  for (size_t v = 0; v < e.tiers.size(); ++v) EXPECT_EQ(e.tiers[v].to_vector(), fresh.tiers[v].to_vector()) << v;
+  const auto fresh_none = evaluate_category(f.cat, f.taskers, none, &soft, f.need(0, 0), kernels::active());
+  EXPECT_EQ(empty.eligible.to_vector(), fresh_none.eligible.to_vector());
+  ASSERT_EQ(empty.tiers.size(), fresh_none.tiers.size()) << "tiers appear once something is eligible";
+  for (size_t v = 0; v < empty.tiers.size(); ++v)
+    EXPECT_EQ(empty.tiers[v].to_vector(), fresh_none.tiers[v].to_vector()) << v;
+}
+
+}  // namespace
