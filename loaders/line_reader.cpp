@@ -46,8 +46,9 @@ bool LineReader::next(std::string_view& out) {
   while (true) {
     if (begin_ == end_ && !refill()) {
       if (carry_.empty()) return false;
-      ++line_;
+      ++line_;  // the last line, without a final '\n'
       out = carry_;
+      if (out.back() == '\r') out.remove_suffix(1);
       return true;
     }
     const char* start = buf_.data() + begin_;

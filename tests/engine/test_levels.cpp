@@ -48,6 +48,58 @@ struct LevelsFarm {
   }
 };
 
+// Levels as a type: the setters are the only way to write, and they keep values, both masks, the
+// count of present rows and the column's "defined" mask consistent.
+TEST(Levels, SettersKeepMasksConsistent) {
+  LevelValues lv(130, true);
+  EXPECT_FALSE(lv.any());
+  lv.set(64, 2.5, 0);
+  lv.set(64, 3.5, 0);  // again: still one row present
+  lv.set(129, 1.0, 0);
+  EXPECT_TRUE(lv.has(64) && lv.has(129) && !lv.has(0));
+  EXPECT_EQ(lv.num(64), 3.5);
+  for (size_t w = 0; w < lv.present().size(); ++w) {
+    EXPECT_EQ(lv.present()[w] & lv.absent()[w], 0u) << w;
+    EXPECT_EQ(lv.present()[w] | lv.absent()[w], w + 1 < lv.present().size() ? ~uint64_t{0} : (uint64_t{1} << 2) - 1)
+        << "complementary, tail clear";
+  }
+  lv.clear(64);
+  lv.clear(64);
+  EXPECT_TRUE(lv.any());
+  lv.clear(129);
+  EXPECT_FALSE(lv.any());
+  EXPECT_EQ(lv.num(64), 0.0);
+
+  Column c(AttrType::Int, false, 3, 2);
+  c.set_queue(0, 4, 0);
+  EXPECT_EQ(c.defined()[0], 0b001u);
+  LevelValues hosts(2, true);
+  hosts.set(1, 8, 0);
+  c.set_hosts(std::move(hosts), {kNone, 1, 1});
+  EXPECT_EQ(c.defined()[0], 0b111u);
+  EXPECT_EQ(c.host().num(2), 8);
+  EXPECT_EQ(c.host_distinct(), (std::vector<double>{8}));
+  c.clear_queue(0);
+  EXPECT_EQ(c.defined()[0], 0b110u);
+  c.set_global({true, 64, 0});
+  EXPECT_EQ(c.defined()[0], 0b111u) << "a global value defines the attribute everywhere";
+  EXPECT_TRUE(c.multi_level());
+  EXPECT_FALSE(c.holds_at_every_level(1, [](double v, uint32_t) { return v <= 8; })) << "global 64 fails <= 8";
+  c.set_global({});
+  EXPECT_TRUE(c.holds_at_every_level(1, [](double v, uint32_t) { return v <= 8; }));
+  EXPECT_FALSE(c.holds_at_every_level(0, [](double, uint32_t) { return true; })) << "no level defines it";
+}
+
+TEST(Levels, OverrideRuleInOnePlace) {
+  EXPECT_FALSE(may_override(Relop::EQ, 1, UpperValue{false, 0, true})) << "== under a load value";
+  EXPECT_FALSE(may_override(Relop::NE, 1, UpperValue{true, 1, false}));
+  EXPECT_TRUE(may_override(Relop::EQ, 1, UpperValue{}));
+  EXPECT_TRUE(may_override(Relop::LE, 4, UpperValue{true, 8, false}));
+  EXPECT_FALSE(may_override(Relop::LE, 16, UpperValue{true, 8, false}));
+  EXPECT_TRUE(may_override(Relop::GE, 16, UpperValue{true, 8, true}));
+  EXPECT_TRUE(may_override(Relop::LT, 99, UpperValue{false, 0, true})) << "load values move: not compared";
+}
+
 // Seed 002, mem_free example: custom 1 GB / load 4 GB -> 1 GB; custom 1 GB / load 0.9 GB -> 0.9 GB.
 TEST(SeedExamples, GridEngineMemFreeFixedAndLoadCombine) {
   LevelsFarm f;

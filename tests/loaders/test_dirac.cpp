@@ -116,6 +116,31 @@ TEST(Dirac, ErrorsNameFileLineAndJob) {
   fs::remove(wrong_type);
 }
 
+// The JDL reader recurses once per list or record: 20,000 levels once crashed the loader.
+TEST(Dirac, DeepNestingIsAnErrorNotACrash) {
+  std::string records;
+  for (int i = 0; i < 20000; ++i) records += "[ x = ";
+  const auto deep = write("deep.jdl", "[ JobID = \"a\";\n  Requirements = " + records + "\n]\n");
+  try {
+    loaders::load_dirac(kDir + "resources.json", deep);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 2u) << e.what();
+    EXPECT_EQ(e.field, "x") << e.what();  // the innermost field reached
+    EXPECT_NE(std::string(e.what()).find("nest deeper than 64 levels"), std::string::npos) << e.what();
+  }
+  const auto lists = write("lists.jdl", "[ JobID = \"b\"; Site = " + std::string(20000, '{') + " ]\n");
+  try {
+    loaders::load_dirac(kDir + "resources.json", lists);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.field, "Site") << e.what();
+    EXPECT_NE(std::string(e.what()).find("nest deeper than 64 levels"), std::string::npos) << e.what();
+  }
+  fs::remove(deep);
+  fs::remove(lists);
+}
+
 TEST(Dirac, SetValuedAttributesRoundTripThroughTheNativeFormat) {
   const Loaded l;
   const auto dir = fs::temp_directory_path() / ("dirac-native-" + std::to_string(::getpid()));

@@ -88,6 +88,23 @@ TEST(Google2011, MalformedRowNamesFileLineAndField) {
   std::filesystem::remove(p);
 }
 
+// GPU milli-units are gpus x 1000: in 64-bit integers that overflowed for huge counts (UBSan).
+TEST(OpenB, HugeGpuCountsDoNotOverflow) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto nodes = dir / "colmatch-openb-nodes.csv", pods = dir / "colmatch-openb-pods.csv";
+  std::FILE* f = std::fopen(nodes.c_str(), "w");
+  std::fputs("sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,9223372036854775807,V100\n", f);
+  std::fclose(f);
+  f = std::fopen(pods.c_str(), "w");
+  std::fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,4611686018427387904,1000\n", f);
+  std::fclose(f);
+  const auto ds = loaders::load_openb(nodes.string(), pods.string());
+  const auto& gpum = ds.taskers.columns[*ds.catalog.find("gpu_milli")];
+  EXPECT_DOUBLE_EQ(gpum.queue().num(0), 9223372036854775807.0 * 1000.0);
+  std::filesystem::remove(nodes);
+  std::filesystem::remove(pods);
+}
+
 TEST(OpenB, SampleEndToEndWithGpuModelConstraints) {
   const auto ds = loaders::load_openb(kSamples + "openb_nodes.csv", kSamples + "openb_pods_gpuspec20_head2000.csv");
   EXPECT_EQ(ds.taskers.size(), 1523u);

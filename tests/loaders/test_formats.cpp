@@ -1,0 +1,57 @@
+// The input-format registry (loaders/formats.hpp): names, options, required-option errors, and that
+// loading through it gives what the format's own loader gives.
+#include <gtest/gtest.h>
+
+#include "loaders/errors.hpp"
+#include "loaders/formats.hpp"
+#include "loaders/native.hpp"
+#include "loaders/traces.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/";
+
+TEST(Formats, RegistryNamesEveryFormatOnceNativeFirst) {
+  std::vector<std::string> names;
+  for (const auto& f : loaders::input_formats()) {
+    names.push_back(f.name);
+    EXPECT_FALSE(f.description.empty());
+    EXPECT_FALSE(f.options.empty());
+    EXPECT_TRUE(f.load) << f.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"native", "google2011", "openb", "dirac"}));
+  EXPECT_EQ(loaders::find_format("openb")->name, "openb");
+  EXPECT_EQ(loaders::find_format("slurm"), nullptr);
+}
+
+TEST(Formats, MissingRequiredOptionIsNamed) {
+  try {
+    loaders::load_format(*loaders::find_format("openb"), {{"nodes", kData + "samples/openb_nodes.csv"}});
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, "--pods");
+    EXPECT_NE(std::string(e.what()).find("is required with --format openb"), std::string::npos) << e.what();
+  }
+  // an optional option may be left out (--hosts), a malformed number may not (--at)
+  EXPECT_NO_THROW(loaders::load_format(*loaders::find_format("native"), {{"farm", kData + "demo/farm.toml"},
+                                                                        {"taskers", kData + "demo/taskers.jsonl"},
+                                                                        {"jobs", kData + "demo/jobs.jsonl"}}));
+  EXPECT_THROW(loaders::load_format(*loaders::find_format("google2011"),
+                                    {{"machines", kData + "samples/google_machine_events.csv.gz"},
+                                     {"tasks", kData + "samples/google_task_events_job_mod25.csv.gz"},
+                                     {"at", "soon"}}),
+               loaders::LoadError);
+}
+
+TEST(Formats, LoadingThroughTheRegistryEqualsTheLoader) {
+  const auto a = loaders::load_format(*loaders::find_format("openb"), {{"nodes", kData + "samples/openb_nodes.csv"},
+                                                                       {"pods", kData + "samples/openb_pods_gpuspec20_head2000.csv"}});
+  const auto b = loaders::load_openb(kData + "samples/openb_nodes.csv", kData + "samples/openb_pods_gpuspec20_head2000.csv");
+  EXPECT_EQ(a.taskers.names, b.taskers.names);
+  EXPECT_EQ(a.jobs.id, b.jobs.id);
+  EXPECT_EQ(a.jobs.request_text, b.jobs.request_text);
+}
+
+}  // namespace

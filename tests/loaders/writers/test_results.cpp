@@ -1,0 +1,119 @@
+// Result writers (loaders/writers/results.hpp, text.hpp): one row per allocation, pending and rejected
+// rows with reasons, RFC 4180 quoting, categories, pools only when asked, summary.json, write errors.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "engine/matcher.hpp"
+#include "loaders/writers/results.hpp"
+#include "loaders/writers/text.hpp"
+
+using namespace colmatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct MatchRun {
+  loaders::Dataset ds;
+  MatchOutcome m;
+  fs::path dir = fs::temp_directory_path() / ("colmatch-results-" + std::to_string(::getpid()));
+  MatchRun() {
+    AttributeDef d;
+    d.name = "slots";
+    d.type = AttrType::Int;
+    d.relop = Relop::LE;
+    d.consumable = true;
+    const uint32_t slots = ds.catalog.add(d);
+    d = AttributeDef{};
+    d.name = "arch";
+    const uint32_t arch = ds.catalog.add(d);
+    ds.name = "farm \"x\"";
+    TaskerBuilder tb(ds.catalog);
+    for (int i = 0; i < 3; ++i) {
+      tb.add("q@n" + std::to_string(i), 3.0 - i);
+      tb.set(slots, "2");
+      tb.set(arch, "lx");
+    }
+    ds.taskers = std::move(tb).build();
+    JobBuilder jb(ds.catalog);
+    jb.add("a,b", "u", "g", 0, 0, 3);  // $fill_up over two taskers: two rows
+    jb.set_rule(AllocationRule::FillUp);
+    jb.add("q\"uote", "u", "g", 0, 1, 1);
+    jb.set_request("arch==sparc");  // no eligible tasker
+    jb.add("big", "u", "g", 0, 2, 5);  // eligible nowhere: 5 slots on one tasker of 2
+    jb.add("bad", "u", "g", 0, 3, 1);
+    jb.reject(3, "jobs.jsonl:4: job bad: field 'requests': unknown attribute 'gpu', really");
+    ds.jobs = std::move(jb).build();
+    m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+    fs::remove_all(dir);
+  }
+  ~MatchRun() { fs::remove_all(dir); }
+};
+
+TEST(Results, OneRowPerAllocationThenPendingAndRejectedWithReasons) {
+  MatchRun r;
+  writers::RunInfo info;
+  info.format = "native";
+  writers::write_results(r.dir.string(), r.ds, r.m, info);
+  EXPECT_EQ(slurp(r.dir / "results.csv"),
+            "job,status,tasker,slots,reason\n"
+            "\"a,b\",assigned,q@n0,2,\n"
+            "\"a,b\",assigned,q@n1,1,\n"
+            "\"q\"\"uote\",pending,,0,no eligible tasker\n"
+            "big,pending,,0,no eligible tasker\n"
+            "bad,rejected,,0,\"jobs.jsonl:4: job bad: field 'requests': unknown attribute 'gpu', really\"\n");
+  const std::string cats = slurp(r.dir / "categories.csv");
+  EXPECT_EQ(std::count(cats.begin(), cats.end(), '\n'), static_cast<long>(1 + r.m.categories.size()));
+  EXPECT_TRUE(cats.find(",roaring,") != std::string::npos || cats.find(",dense,") != std::string::npos) << cats;
+  EXPECT_FALSE(fs::exists(r.dir / "pools.csv")) << "pools only when asked";
+  const std::string summary = slurp(r.dir / "summary.json");
+  EXPECT_NE(summary.find("\"farm\": \"farm \\\"x\\\"\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"assigned\": 1,"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"rejected\": 1,"), std::string::npos) << summary;
+  for (const auto& e : fs::directory_iterator(r.dir))
+    EXPECT_NE(e.path().extension(), ".tmp") << "no temporary file is left behind";
+}
+
+TEST(Results, PoolsListTheEligibleTaskersOfEachRequest) {
+  MatchRun r;
+  writers::RunInfo info;
+  info.pools = true;
+  writers::write_results(r.dir.string(), r.ds, r.m, info);
+  const std::string pools = slurp(r.dir / "pools.csv");
+  EXPECT_EQ(pools.substr(0, pools.find('\n')), "pool,jobs,eligible,taskers,requirements");
+  EXPECT_NE(pools.find(fmt::format("{:016x},2,3,q@n0;q@n1;q@n2,true\n", fnv1a("true"))), std::string::npos) << pools;
+  EXPECT_NE(pools.find(fmt::format("{:016x},1,0,,\"arch==\"\"sparc\"\"\"\n", fnv1a("arch==\"sparc\""))), std::string::npos)
+      << "the pool is named by the FNV-1a hash of its canonical requirements\n"
+      << pools;
+}
+
+TEST(Results, WriteFailuresAreWriteErrors) {
+  MatchRun r;
+  fs::create_directories(r.dir);
+  std::ofstream(r.dir / "file") << "x";
+  EXPECT_THROW(writers::write_results((r.dir / "file").string(), r.ds, r.m, writers::RunInfo{}), writers::WriteError);
+  EXPECT_THROW(writers::write_file_atomic((r.dir / "no" / "such" / "dir.csv").string(), "x"), writers::WriteError);
+}
+
+TEST(Text, CsvAndJsonEscaping) {
+  std::string out;
+  writers::csv_field(out, "plain");
+  out += ',';
+  writers::csv_field(out, "a\"b,c\nd");
+  EXPECT_EQ(out, "plain,\"a\"\"b,c\nd\"");
+  EXPECT_EQ(writers::json_string("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+}
+
+}  // namespace
