@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <tuple>
 #include <random>
+#include <tuple>
 
 #include <benchmark/benchmark.h>
 
@@ -230,7 +230,7 @@ const loaders::Dataset& synthetic(size_t jobs, size_t taskers, size_t categories
 }
 
 const loaders::Dataset* google_trace() {
-  static const loaders::Dataset* ds = [] () -> const loaders::Dataset* {
+  static const loaders::Dataset* ds = []() -> const loaders::Dataset* {
     const char* raw = std::getenv("COLMATCH_RAW");
     const std::string base = raw ? raw : std::string(COLMATCH_SOURCE_DIR) + "/../shared/datasets/raw";
     const std::string m = base + "/google-clusterdata-2011-2/machine_events/part-00000-of-00001.csv.gz";
@@ -311,11 +311,16 @@ int register_all() {
   benchmark::RegisterBenchmark("BM_EligibilityLevels/flat_string", BM_EligibilityLevels, false, "arch==lx-amd64");
   benchmark::RegisterBenchmark("BM_EligibilityLevels/host_string", BM_EligibilityLevels, true, "arch==lx-amd64");
   benchmark::RegisterBenchmark("BM_EndToEnd_Columnar", BM_EndToEnd_Columnar)
-      ->Args({20000, 10000, 1000})->Unit(benchmark::kMillisecond);
+      ->Args({20000, 10000, 1000})
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_EndToEnd_Naive", BM_EndToEnd_Naive)
-      ->Args({20000, 10000, 1000})->Unit(benchmark::kMillisecond)->Iterations(1);
+      ->Args({20000, 10000, 1000})
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
   benchmark::RegisterBenchmark("BM_EndToEnd_Columnar", BM_EndToEnd_Columnar)
-      ->Args({1000000, 10000, 1000})->Unit(benchmark::kMillisecond)->Iterations(3);
+      ->Args({1000000, 10000, 1000})
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(3);
   benchmark::RegisterBenchmark("BM_Google_Columnar", BM_Google_Columnar)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_Google_Naive", BM_Google_Naive)->Unit(benchmark::kMillisecond)->Iterations(1);
   return 0;

@@ -76,7 +76,7 @@ class Capacity {
   void add(size_t k, uint32_t t, double delta);
 
   const TaskerTable* taskers_ = nullptr;
-  std::vector<const Column*> columns_;         // per consumable
+  std::vector<const Column*> columns_;  // per consumable
   std::vector<std::vector<double>> queue_, host_;
   std::vector<double> global_;
   std::vector<std::vector<double>> block_max_;  // per consumable, per block of 64 taskers (queue level)

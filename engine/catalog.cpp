@@ -159,15 +159,12 @@ double parse_number(AttrType t, std::string_view raw) {
 
 std::string normalize_string(AttrType t, std::string_view text) {
   std::string s(text);
-  if (is_caseless(t))
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (is_caseless(t)) std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
 
 uint32_t Catalog::add(AttributeDef def) {
-  const auto fail = [&](std::string_view rule) {
-    throw ValueError(fmt::format("attribute '{}': {}", def.name, rule));
-  };
+  const auto fail = [&](std::string_view rule) { throw ValueError(fmt::format("attribute '{}': {}", def.name, rule)); };
   if (def.name.empty()) fail("a name is required");
   if (find(def.name)) fail("name is not unique");
   if (!def.shortcut.empty() && find(def.shortcut)) fail(fmt::format("shortcut '{}' is not unique", def.shortcut));

@@ -62,9 +62,9 @@ std::string normalize_string(AttrType t, std::string_view text);
 /// One complex attribute definition.
 struct AttributeDef {
   std::string name;
-  std::string shortcut;            ///< may be empty
+  std::string shortcut;  ///< may be empty
   AttrType type = AttrType::String;
-  Relop relop = Relop::EQ;         ///< used for `name=value` requests: matches when (request relop tasker value)
+  Relop relop = Relop::EQ;  ///< used for `name=value` requests: matches when (request relop tasker value)
   bool consumable = false;
   ConsumeScope scope = ConsumeScope::PerSlot;
   Requestable requestable = Requestable::Yes;

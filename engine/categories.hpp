@@ -15,11 +15,11 @@
 namespace colmatch {
 
 struct Categories {
-  std::vector<uint32_t> of_job;              ///< category of each job; kNone for rejected jobs
-  std::vector<uint32_t> request;             ///< per category: index into JobTable::requests
-  std::vector<uint32_t> soft;                ///< per category: soft requests (index, 0 = none)
-  std::vector<uint32_t> slots;               ///< per category: slots each job asks for
-  std::vector<AllocationRule> rule;          ///< per category: allocation rule
+  std::vector<uint32_t> of_job;      ///< category of each job; kNone for rejected jobs
+  std::vector<uint32_t> request;     ///< per category: index into JobTable::requests
+  std::vector<uint32_t> soft;        ///< per category: soft requests (index, 0 = none)
+  std::vector<uint32_t> slots;       ///< per category: slots each job asks for
+  std::vector<AllocationRule> rule;  ///< per category: allocation rule
   /// per category, per consumable (catalog.consumables() order): for $pe_slots the amount one job of the
   /// category takes from the tasker it runs on (per-slot amounts times slots); for $fill_up the amount
   /// one slot instance takes (per-slot amounts, 1 of "slots"). 0 when it takes none. Eligibility
@@ -28,11 +28,11 @@ struct Categories {
   /// per category, per consumable: for $fill_up, the per-job amounts taken once on the first (master)
   /// tasker of the job; all 0 for $pe_slots (they are in `need`).
   std::vector<std::vector<double>> master_need;
-  std::vector<uint64_t> hash;                ///< per category: 64-bit FNV-1a of its canonical content
+  std::vector<uint64_t> hash;  ///< per category: 64-bit FNV-1a of its canonical content
   /// per category: its content (canonical hard and soft request texts, slots, rule, charges) as bytes,
   /// independent of any job table's numbering: the key of MatchSession's cache across cycles.
   std::vector<std::string> key;
-  std::vector<uint32_t> job_count;           ///< per category: number of jobs
+  std::vector<uint32_t> job_count;  ///< per category: number of jobs
 
   size_t size() const noexcept { return request.size(); }
 };

@@ -215,8 +215,7 @@ void TaskerBuilder::set(uint32_t attr, std::string_view text) {
 
 void TaskerBuilder::set_number(uint32_t attr, double v) {
   Raw& c = columns_.at(attr);
-  if (!is_numeric(c.type))
-    throw ValueError(fmt::format("attribute '{}' is not numeric", catalog_.at(attr).name));
+  if (!is_numeric(c.type)) throw ValueError(fmt::format("attribute '{}' is not numeric", catalog_.at(attr).name));
   c.num.back() = v;
   mark(attr);
 }
@@ -363,8 +362,8 @@ JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {
   intern_request(Request{});
 }
 
-uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_view group, double priority,
-                         double submit, uint32_t slots) {
+uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_view group, double priority, double submit,
+                         uint32_t slots) {
   const uint32_t j = static_cast<uint32_t>(table_.id.size());
   table_.id.push_back(std::move(id));
   table_.owner.push_back(table_.owners.intern(owner));
@@ -458,9 +457,9 @@ JobTable JobBuilder::build() && {
     if (d.requestable != Requestable::Forced) continue;
     const int slot = catalog_.consumable_slot(a);
     for (uint32_t j = 0; j < table_.size(); ++j) {
-      const bool has = slot >= 0 ? !std::isnan(table_.amount[static_cast<size_t>(slot)][j])
-                                 : std::binary_search(mentioned[table_.request[j]].begin(),
-                                                      mentioned[table_.request[j]].end(), a);
+      const bool has =
+          slot >= 0 ? !std::isnan(table_.amount[static_cast<size_t>(slot)][j])
+                    : std::binary_search(mentioned[table_.request[j]].begin(), mentioned[table_.request[j]].end(), a);
       if (!has) reject(j, fmt::format("attribute '{}' is forced but not requested", d.name));
     }
   }

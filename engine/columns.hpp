@@ -184,7 +184,7 @@ struct TaskerTable {
   std::vector<uint32_t> input_index;  ///< position in the input file(s)
   std::vector<uint32_t> host_of;      ///< host index per tasker, or kNone
   std::vector<std::string> host_names;
-  std::vector<Column> columns;        ///< one per catalog attribute, in catalog order
+  std::vector<Column> columns;  ///< one per catalog attribute, in catalog order
 
   size_t size() const noexcept { return names.size(); }
 };
@@ -262,23 +262,23 @@ enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1 };
 /// Jobs, column-wise, in input order.
 struct JobTable {
   std::vector<std::string> id;
-  std::vector<uint32_t> owner;          ///< ids into owners
-  std::vector<uint32_t> group;          ///< ids into groups
+  std::vector<uint32_t> owner;  ///< ids into owners
+  std::vector<uint32_t> group;  ///< ids into groups
   Dictionary owners, groups;
-  std::vector<double> priority;         ///< higher runs first
-  std::vector<double> submit;           ///< submit time in seconds (earlier runs first among equals)
-  std::vector<uint32_t> slots;          ///< >= 1
-  std::vector<AllocationRule> rule;     ///< parallel-environment allocation rule per job
-  std::vector<uint32_t> request;        ///< index into `requests`, shared by jobs with equal canonical requests
+  std::vector<double> priority;      ///< higher runs first
+  std::vector<double> submit;        ///< submit time in seconds (earlier runs first among equals)
+  std::vector<uint32_t> slots;       ///< >= 1
+  std::vector<AllocationRule> rule;  ///< parallel-environment allocation rule per job
+  std::vector<uint32_t> request;     ///< index into `requests`, shared by jobs with equal canonical requests
   /// Soft requests (Grid Engine -soft): index into `requests` (0 = none). Each child of a top-level AND
   /// is one soft request; a tasker that fails it has one violation.
   std::vector<uint32_t> soft;
-  std::vector<Request> requests;        ///< distinct canonical requests
-  std::vector<std::string> request_text;///< canonical text of each of `requests`
+  std::vector<Request> requests;          ///< distinct canonical requests
+  std::vector<std::string> request_text;  ///< canonical text of each of `requests`
   /// Requested amount per consumable (catalog.consumables() order) per job, per slot or per job as the
   /// attribute's scope says; NaN where the job did not request it.
   std::vector<std::vector<double>> amount;
-  std::vector<uint32_t> reject;         ///< kNone, or an index into reject_reason
+  std::vector<uint32_t> reject;  ///< kNone, or an index into reject_reason
   std::vector<std::string> reject_reason;
 
   size_t size() const noexcept { return id.size(); }
@@ -290,8 +290,8 @@ class JobBuilder {
  public:
   explicit JobBuilder(const Catalog& catalog);
   /// Starts a job; returns its index. slots must be >= 1 (throws ValueError).
-  uint32_t add(std::string id, std::string_view owner, std::string_view group, double priority,
-               double submit, uint32_t slots = 1);
+  uint32_t add(std::string id, std::string_view owner, std::string_view group, double priority, double submit,
+               uint32_t slots = 1);
   /// Sets the hard request of the last job from text (see request.hpp). Throws RequestError.
   void set_request(std::string_view text);
   /// Sets the hard request of the last job from a built expression (canonicalized here).

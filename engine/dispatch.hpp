@@ -12,9 +12,10 @@
 //
 // Cost: capacity only decreases within one Capacity epoch (no release), and every job of a category has
 // the same charge, so a tasker that cannot fit a category's job now never will; each category keeps a
-// cursor into its eligibility set that only moves forward while the epoch lasts (DispatchCursors). Total O(sum over categories of eligible taskers visited +
-// jobs), with next() over dense words skipping 64 taskers a step and O(log) over Roaring sets, and
-// whole blocks of 64 taskers skipped where the largest free amount of a charged consumable is too small.
+// cursor into its eligibility set that only moves forward while the epoch lasts (DispatchCursors). Total O(sum over
+// categories of eligible taskers visited + jobs), with next() over dense words skipping 64 taskers a step and O(log)
+// over Roaring sets, and whole blocks of 64 taskers skipped where the largest free amount of a charged consumable is
+// too small.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +42,8 @@ struct Allocation {
 };
 
 struct DispatchResult {
-  std::vector<JobStatus> status;      ///< per job
-  std::vector<uint32_t> tasker;       ///< per job: tasker index (rank order; the master for $fill_up) or kNone
+  std::vector<JobStatus> status;  ///< per job
+  std::vector<uint32_t> tasker;   ///< per job: tasker index (rank order; the master for $fill_up) or kNone
   /// Allocations of assigned jobs, job by job in dispatch order; job j's are
   /// allocations[alloc_first[j], alloc_first[j] + alloc_count[j]).
   std::vector<Allocation> allocations;

@@ -123,8 +123,7 @@ class Evaluator {
   }
 
   // The clause over rows with values `num` / `ids` (presence not applied).
-  void apply(const Plan& p, const Clause& c, const double* num, const uint32_t* ids,
-             uint64_t* out) {
+  void apply(const Plan& p, const Clause& c, const double* num, const uint32_t* ids, uint64_t* out) {
     switch (p.kind) {
       case PlanKind::Numeric:
         k_.cmp_f64(num, n_, c.op, c.nums[0], out);
@@ -183,8 +182,8 @@ class Evaluator {
     }
     if (p.kind == PlanKind::Numeric && c.nums.size() == 1 && col.host().any()) {
       // queue and host levels in one pass
-      k_.cmp2_f64(col.queue().nums().data(), col.queue().absent().data(), col.host().nums().data(), col.host().absent().data(), n_, c.op,
-                  c.nums[0], out);
+      k_.cmp2_f64(col.queue().nums().data(), col.queue().absent().data(), col.host().nums().data(),
+                  col.host().absent().data(), n_, c.op, c.nums[0], out);
       if (!col.global().present) k_.and_words(out, col.defined().data(), nw_);  // with a global value all are defined
       return;
     }
@@ -213,29 +212,29 @@ class Evaluator {
 };
 
 bool Evaluator::value_holds(const Clause& c, const Column& col, double num, uint32_t id) {
-    bool any = false, all = true;
-    auto note = [&](bool ok) {
-      any = any || ok;
-      all = all && ok;
-    };
-    if (is_numeric(col.type)) {
-      for (double v : c.nums) note(colmatch::apply(c.op, num, v));
-    } else {
-      const std::string& text = col.dict.value(id);
-      for (const auto& s : c.strs) {
-        const WildcardPattern pat(col.type == AttrType::ReString ? s : std::string_view{});
-        auto equal = [&](std::string_view e) { return col.type == AttrType::ReString ? pat.matches(e) : e == s; };
-        bool eq = false;
-        if (col.multi) {
-          for (std::string_view e : set_elements(text)) eq = eq || equal(e);
-        } else {
-          eq = equal(text);
-        }
-        note(c.op == Relop::EQ ? eq : !eq);
+  bool any = false, all = true;
+  auto note = [&](bool ok) {
+    any = any || ok;
+    all = all && ok;
+  };
+  if (is_numeric(col.type)) {
+    for (double v : c.nums) note(colmatch::apply(c.op, num, v));
+  } else {
+    const std::string& text = col.dict.value(id);
+    for (const auto& s : c.strs) {
+      const WildcardPattern pat(col.type == AttrType::ReString ? s : std::string_view{});
+      auto equal = [&](std::string_view e) { return col.type == AttrType::ReString ? pat.matches(e) : e == s; };
+      bool eq = false;
+      if (col.multi) {
+        for (std::string_view e : set_elements(text)) eq = eq || equal(e);
+      } else {
+        eq = equal(text);
       }
+      note(c.op == Relop::EQ ? eq : !eq);
     }
-    return c.op == Relop::NE ? all : any;  // == over a list: any of; != over a list: none of
   }
+  return c.op == Relop::NE ? all : any;  // == over a list: any of; != over a list: none of
+}
 
 // One row against a request, by the same rules as the kernels (one value at a time, no plans).
 bool row_holds(const TaskerTable& t, const Request& r, uint32_t row) {
@@ -356,7 +355,8 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
   if (e.tiers.empty()) {  // evaluated while nothing was eligible: the tiers start empty now
     const size_t n = taskers.size();
     e.tiers.resize(soft_terms(*soft).size() + 1);
-    for (auto& tier : e.tiers) tier = kernels::TaskerSet::from_words(std::vector<uint64_t>(kernels::words_for(n)), n, 0);
+    for (auto& tier : e.tiers)
+      tier = kernels::TaskerSet::from_words(std::vector<uint64_t>(kernels::words_for(n)), n, 0);
   }
   e.tiers[soft_violations(taskers, *soft, t)].add(t);
 }

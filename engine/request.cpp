@@ -94,7 +94,8 @@ class Parser {
     skip();
     const size_t name_start = pos_;
     while (pos_ < s_.size() && name_char(s_[pos_])) ++pos_;
-    if (pos_ == name_start) fail(pos_ == s_.size() ? "expected an attribute name, found the end" : "expected an attribute name");
+    if (pos_ == name_start)
+      fail(pos_ == s_.size() ? "expected an attribute name, found the end" : "expected an attribute name");
     const std::string_view name = s_.substr(name_start, pos_ - name_start);
     const auto attr = cat_.find(name);
     if (!attr) {
@@ -188,8 +189,6 @@ class Parser {
 };
 
 std::string num_text(double v) { return fmt::format("{}", v); }
-
-
 
 void collect(const Request& r, std::vector<uint32_t>& out) {
   if (r.kind == Request::Kind::Clause) out.push_back(r.clause.attr);

@@ -1,7 +1,7 @@
 #include "engine/session.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>

@@ -7,12 +7,12 @@
 #if !defined(NDEBUG) || defined(COLMATCH_DEBUG_ASSERTS)
 #include <cstdio>
 #include <cstdlib>
-#define COLMATCH_DASSERT(cond, msg)                                                                   \
-  do {                                                                                                \
-    if (!(cond)) {                                                                                    \
+#define COLMATCH_DASSERT(cond, msg)                                                                     \
+  do {                                                                                                  \
+    if (!(cond)) {                                                                                      \
       std::fprintf(stderr, "%s:%d: COLMATCH_DASSERT(%s) failed: %s\n", __FILE__, __LINE__, #cond, msg); \
-      std::abort();                                                                                   \
-    }                                                                                                 \
+      std::abort();                                                                                     \
+    }                                                                                                   \
   } while (0)
 #define COLMATCH_DASSERT_ENABLED 1
 #else

@@ -39,8 +39,7 @@ struct KernelTable {
   void (*eq_u32)(const uint32_t* ids, size_t n, uint32_t id, uint64_t* out) noexcept;
   /// Set membership through a lookup table: out[i] = lut[ids[i]] != 0. Every ids[i] must be < lut_size
   /// (the dictionary size); lut holds 0 or 0xFFFFFFFF per dictionary id.
-  void (*lut_u32)(const uint32_t* ids, size_t n, const uint32_t* lut, size_t lut_size,
-                  uint64_t* out) noexcept;
+  void (*lut_u32)(const uint32_t* ids, size_t n, const uint32_t* lut, size_t lut_size, uint64_t* out) noexcept;
   /// Set membership for small dictionaries: out[i] = bit ids[i] of `bits`. Every ids[i] must be < 32.
   /// One variable shift per row (vpsrlvd) instead of a gather: as fast as id equality.
   void (*bits32_u32)(const uint32_t* ids, size_t n, uint32_t bits, uint64_t* out) noexcept;

@@ -204,8 +204,8 @@ uint64_t popcount(const uint64_t* words, size_t nw) noexcept {
 
 template <class A>
 constexpr KernelTable make_table(Isa isa) noexcept {
-  return KernelTable{isa,          cmp_f64<A>,   eq_u32<A>,   lut_u32<A>,      bits32_u32<A>,
-                     cmp2_f64<A>,  and_words<A>, or_words<A>, andnot_words<A>, popcount<A>};
+  return KernelTable{isa,         cmp_f64<A>,   eq_u32<A>,   lut_u32<A>,      bits32_u32<A>,
+                     cmp2_f64<A>, and_words<A>, or_words<A>, andnot_words<A>, popcount<A>};
 }
 
 }  // namespace

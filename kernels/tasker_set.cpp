@@ -42,19 +42,15 @@ size_t TaskerSet::next(size_t pos) const noexcept {
 void TaskerSet::remove(uint32_t t) noexcept {
   if (!contains(t)) return;
   --count_;
-  if (roaring_)
-    roaring_bitmap_remove(roaring_.get(), t);
-  else
-    words_[t >> 6] &= ~(uint64_t{1} << (t & 63));
+  if (roaring_) roaring_bitmap_remove(roaring_.get(), t);
+  else words_[t >> 6] &= ~(uint64_t{1} << (t & 63));
 }
 
 void TaskerSet::add(uint32_t t) noexcept {
   if (t >= universe_ || contains(t)) return;
   ++count_;
-  if (roaring_)
-    roaring_bitmap_add(roaring_.get(), t);
-  else
-    words_[t >> 6] |= uint64_t{1} << (t & 63);
+  if (roaring_) roaring_bitmap_add(roaring_.get(), t);
+  else words_[t >> 6] |= uint64_t{1} << (t & 63);
 }
 
 TaskerSet TaskerSet::clone() const {

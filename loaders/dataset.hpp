@@ -11,7 +11,7 @@ namespace colmatch::loaders {
 struct Dataset {
   Catalog catalog;
   TaskerTable taskers;
-  JobTable jobs;  ///< rejected jobs carry their reason (file:line: job: field: why) in jobs.reject_reason
+  JobTable jobs;                ///< rejected jobs carry their reason (file:line: job: field: why) in jobs.reject_reason
   std::string name;             ///< farm name (summary.json)
   std::string power_attribute;  ///< numeric attribute used as effective power; empty = "power" field
 };

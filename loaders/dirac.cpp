@@ -50,7 +50,9 @@ class JdlReader {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& field, const std::string& msg) { throw LoadError(path_, line_, field, msg); }
+  [[noreturn]] void fail(const std::string& field, const std::string& msg) {
+    throw LoadError(path_, line_, field, msg);
+  }
   void skip() {
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
@@ -73,7 +75,9 @@ class JdlReader {
     if (pos_ >= s_.size() || s_[pos_] != c) fail("", fmt::format("expected {}", what));
     ++pos_;
   }
-  static bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; }
+  static bool word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  }
 
   JdlRecord record_body() {
     JdlRecord rec;
@@ -103,7 +107,8 @@ class JdlReader {
   static constexpr size_t kMaxNesting = 64;
   struct Nest {
     explicit Nest(JdlReader& r, const std::string& field) : r_(r) {
-      if (++r_.depth_ > kMaxNesting) r_.fail(field, fmt::format("lists and records nest deeper than {} levels", kMaxNesting));
+      if (++r_.depth_ > kMaxNesting)
+        r_.fail(field, fmt::format("lists and records nest deeper than {} levels", kMaxNesting));
     }
     ~Nest() { --r_.depth_; }
     JdlReader& r_;
@@ -183,9 +188,18 @@ Param param_of(simdjson::dom::element v, const std::string& path, const std::str
   using T = simdjson::dom::element_type;
   Param p;
   switch (v.type()) {
-    case T::INT64: p.number = true; p.num = static_cast<double>(int64_t(v.get_int64().value_unsafe())); break;
-    case T::UINT64: p.number = true; p.num = static_cast<double>(uint64_t(v.get_uint64().value_unsafe())); break;
-    case T::DOUBLE: p.number = true; p.num = v.get_double().value_unsafe(); break;
+    case T::INT64:
+      p.number = true;
+      p.num = static_cast<double>(int64_t(v.get_int64().value_unsafe()));
+      break;
+    case T::UINT64:
+      p.number = true;
+      p.num = static_cast<double>(uint64_t(v.get_uint64().value_unsafe()));
+      break;
+    case T::DOUBLE:
+      p.number = true;
+      p.num = v.get_double().value_unsafe();
+      break;
     case T::STRING: p.text = std::string(std::string_view(v.get_string().value_unsafe())); break;
     case T::BOOL: p.text = v.get_bool().value_unsafe() ? "true" : "false"; break;
     case T::ARRAY: {
@@ -211,7 +225,8 @@ std::vector<Queue> read_resources(const std::string& path) {
   if (auto err = simdjson::padded_string::load(path).get(json))
     throw LoadError(path, 0, "", std::string("cannot read: ") + simdjson::error_message(err));
   simdjson::dom::element doc;
-  if (auto err = parser.parse(json).get(doc)) throw LoadError(path, 0, "", std::string("malformed JSON: ") + simdjson::error_message(err));
+  if (auto err = parser.parse(json).get(doc))
+    throw LoadError(path, 0, "", std::string("malformed JSON: ") + simdjson::error_message(err));
   simdjson::dom::object sites;
   if (doc["Sites"].get_object().get(sites)) throw LoadError(path, 0, "Sites", "expected an object of sites");
   std::vector<Queue> out;
@@ -255,7 +270,9 @@ std::vector<Queue> read_resources(const std::string& path) {
         simdjson::dom::object qobj;
         if (q.value.get_object().get(qobj)) throw LoadError(path, 0, where + ".Queues." + qname, "expected an object");
         Queue queue{sname, cname, qname, cp};  // queue parameters override the CE's
-        for (auto f : qobj) queue.params[std::string(f.key)] = param_of(f.value, path, where + ".Queues." + qname + "." + std::string(f.key));
+        for (auto f : qobj)
+          queue.params[std::string(f.key)] =
+              param_of(f.value, path, where + ".Queues." + qname + "." + std::string(f.key));
         out.push_back(std::move(queue));
       }
     }
@@ -290,15 +307,15 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
     if (kinds.count(name)) return;
     const bool numeric = v.kind == JdlValue::Kind::Number ||
                          (v.kind == JdlValue::Kind::List && !v.items.empty() &&
-                          std::all_of(v.items.begin(), v.items.end(), [](const JdlValue& i) { return i.kind == JdlValue::Kind::Number; }));
+                          std::all_of(v.items.begin(), v.items.end(),
+                                      [](const JdlValue& i) { return i.kind == JdlValue::Kind::Number; }));
     kinds.emplace(name, std::make_pair(numeric, false));
   };
   for (const JdlJob& j : jobs)
     for (const auto& [name, v] : j.fields) {
       if (name == "Requirements" && v.kind == JdlValue::Kind::Record)
         for (const auto& [rn, rv] : *v.record) job_param_kind(rn, rv);
-      else if (name == "Platform" || name == "CPUTime")
-        job_param_kind(name, v);
+      else if (name == "Platform" || name == "CPUTime") job_param_kind(name, v);
     }
   for (const char* builtin : {"Site", "CE", "Queue"}) {
     kinds.erase(builtin);
@@ -329,7 +346,8 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
       if (name == "Site" || name == "CE" || name == "Queue") continue;
       const uint32_t a = *ds.catalog.find(name);
       const AttributeDef& d = ds.catalog.at(a);
-      if (d.multi_valued) tb.set_list(a, p.list ? p.items : std::vector<std::string>{p.number ? fmt::format("{}", p.num) : p.text});
+      if (d.multi_valued)
+        tb.set_list(a, p.list ? p.items : std::vector<std::string>{p.number ? fmt::format("{}", p.num) : p.text});
       else if (p.number && d.type == AttrType::Double) tb.set_number(a, p.num);
       else tb.set(a, p.number ? fmt::format("{}", p.num) : p.text);
     }
@@ -349,7 +367,8 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
       else if (name == "Owner") owner = v.text;
       else if (name == "OwnerGroup") group = v.text;
       else if (name == "Priority" && v.kind == JdlValue::Kind::Number) priority = std::stod(v.text);
-      else if (name == "NumberOfProcessors" && v.kind == JdlValue::Kind::Number) slots = static_cast<uint32_t>(std::max(1.0, std::stod(v.text)));
+      else if (name == "NumberOfProcessors" && v.kind == JdlValue::Kind::Number)
+        slots = static_cast<uint32_t>(std::max(1.0, std::stod(v.text)));
     }
     if (id.empty()) id = fmt::format("{}", n);
     const uint32_t jid = jb.add(id, owner, group, priority, static_cast<double>(n), slots);
@@ -368,7 +387,7 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
         bad_why = "a requirement cannot be a record";
         return;
       }
-      if (v.kind == JdlValue::Kind::List && v.items.empty()) return;  // nothing asked
+      if (v.kind == JdlValue::Kind::List && v.items.empty()) return;                                 // nothing asked
       if (v.kind == JdlValue::Kind::Number) clauses.push_back(fmt::format("{}>={}", name, v.text));  // a capacity
       else clauses.push_back(fmt::format("{}=={}", name, values_text(v)));  // one of the values
     };
@@ -383,7 +402,8 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
       } else if (name == "Site" || name == "Platform" || name == "CPUTime") {
         requirement(name, v);
       } else if (name == "BannedSite") {
-        if (!(v.kind == JdlValue::Kind::List && v.items.empty())) clauses.push_back(fmt::format("Site!={}", values_text(v)));
+        if (!(v.kind == JdlValue::Kind::List && v.items.empty()))
+          clauses.push_back(fmt::format("Site!={}", values_text(v)));
       }
     }
     if (!bad_field.empty()) {

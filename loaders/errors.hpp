@@ -22,7 +22,9 @@ class LoadError : public std::runtime_error {
   std::string field;
 
  private:
-  static std::string field_text(const std::string& f) { return f.empty() ? std::string() : fmt::format("field '{}': ", f); }
+  static std::string field_text(const std::string& f) {
+    return f.empty() ? std::string() : fmt::format("field '{}': ", f);
+  }
 };
 
 }  // namespace colmatch::loaders

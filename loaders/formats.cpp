@@ -47,14 +47,16 @@ std::vector<InputFormat> make_formats() {
                [](const FormatArgs& a, const ProgressFn& p) {
                  return load_google2011(arg(a, "machines"), arg(a, "tasks"), int_arg(a, "at"), p);
                }});
-  f.push_back({"openb",
-               "Alibaba OpenB GPU cluster trace 2023: node and pod lists",
-               {{"nodes", "node list CSV"}, {"pods", "pod list CSV"}},
-               [](const FormatArgs& a, const ProgressFn& p) { return load_openb(arg(a, "nodes"), arg(a, "pods"), p); }});
-  f.push_back({"dirac",
-               "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
-               {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
-               [](const FormatArgs& a, const ProgressFn& p) { return load_dirac(arg(a, "resources"), arg(a, "jdl"), p); }});
+  f.push_back(
+      {"openb",
+       "Alibaba OpenB GPU cluster trace 2023: node and pod lists",
+       {{"nodes", "node list CSV"}, {"pods", "pod list CSV"}},
+       [](const FormatArgs& a, const ProgressFn& p) { return load_openb(arg(a, "nodes"), arg(a, "pods"), p); }});
+  f.push_back(
+      {"dirac",
+       "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
+       {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
+       [](const FormatArgs& a, const ProgressFn& p) { return load_dirac(arg(a, "resources"), arg(a, "jdl"), p); }});
   return f;
 }
 

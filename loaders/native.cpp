@@ -81,7 +81,8 @@ FarmFile read_farm_toml(const std::string& path) {
   farm.name = tbl["name"].value_or(std::string("farm"));
   if (auto* pol = tbl["policy"].as_table()) {
     for (auto&& [k, v] : *pol) {
-      if (k.str() != "power") throw LoadError(path, v.source().begin.line, "policy." + std::string(k.str()), "unknown key");
+      if (k.str() != "power")
+        throw LoadError(path, v.source().begin.line, "policy." + std::string(k.str()), "unknown key");
     }
     farm.power_attribute = (*pol)["power"].value_or(std::string());
   }
@@ -99,9 +100,8 @@ FarmFile read_farm_toml(const std::string& path) {
       throw LoadError(path, n->source().begin.line, key, "expected a string");
     };
     for (auto&& [k, v] : *t) {
-      static const std::unordered_set<std::string_view> known{"name",        "shortcut", "type",    "relop",
-                                                              "consumable",  "per",      "requestable", "default",
-                                                              "multi_valued"};
+      static const std::unordered_set<std::string_view> known{
+          "name", "shortcut", "type", "relop", "consumable", "per", "requestable", "default", "multi_valued"};
       if (!known.count(k.str())) throw LoadError(path, v.source().begin.line, std::string(k.str()), "unknown key");
     }
     def.name = str("name", "");
@@ -228,7 +228,9 @@ void read_hosts(const std::string& path, const FarmFile& farm, TaskerBuilder& b,
       if (field.value.get_object().get(values)) throw LoadError(path, ln, std::string(key), "expected an object");
       const ValueKind kind = key == "load" ? ValueKind::Load : ValueKind::Fixed;
       read_values(values, farm, path, ln, std::string(key), [&](uint32_t attr, std::string_view text, double num) {
-        b.set_host(h, attr, text.empty() && is_numeric(farm.catalog.at(attr).type) ? fmt::format("{}", num) : std::string(text), kind);
+        b.set_host(h, attr,
+                   text.empty() && is_numeric(farm.catalog.at(attr).type) ? fmt::format("{}", num) : std::string(text),
+                   kind);
       });
     }
   }
@@ -292,9 +294,11 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
         std::string text;
         if (a.value.type() == element_type::ARRAY) {
           simdjson::dom::array arr;
-          if (a.value.get_array().get(arr)) throw LoadError(path, ln, fmt::format("attrs.{}", std::string_view(a.key)), "expected a list");
+          if (a.value.get_array().get(arr))
+            throw LoadError(path, ln, fmt::format("attrs.{}", std::string_view(a.key)), "expected a list");
           for (auto item : arr) {
-            if (!scalar_text(item, text)) throw LoadError(path, ln, fmt::format("attrs.{}", std::string_view(a.key)), "list items must be strings");
+            if (!scalar_text(item, text))
+              throw LoadError(path, ln, fmt::format("attrs.{}", std::string_view(a.key)), "list items must be strings");
             vals.push_back(text);
           }
         } else if (scalar_text(a.value, text)) {
@@ -342,7 +346,8 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
     element el;
     if (!obj["owner"].get(el) && !scalar_text(el, owner)) throw LoadError(path, ln, "owner", "expected a string");
     if (!obj["group"].get(el) && !scalar_text(el, group)) throw LoadError(path, ln, "group", "expected a string");
-    if (!obj["priority"].get(el) && !number_of(el, priority)) throw LoadError(path, ln, "priority", "expected a number");
+    if (!obj["priority"].get(el) && !number_of(el, priority))
+      throw LoadError(path, ln, "priority", "expected a number");
     if (!obj["submit"].get(el) && !number_of(el, submit)) throw LoadError(path, ln, "submit", "expected a number");
     if (!obj["slots"].get(el) && (!number_of(el, slots) || slots < 1 || slots != std::floor(slots) || slots > 1e9))
       throw LoadError(path, ln, "slots", "expected a whole number >= 1");

@@ -54,8 +54,8 @@ AttributeDef attr(const char* name, AttrType t, bool consumable, ConsumeScope sc
 
 }  // namespace
 
-Dataset load_google2011(const std::string& machine_events, const std::string& task_events,
-                        std::optional<int64_t> at_us, const ProgressFn& progress) {
+Dataset load_google2011(const std::string& machine_events, const std::string& task_events, std::optional<int64_t> at_us,
+                        const ProgressFn& progress) {
   Dataset ds;
   ds.name = "google-clusterdata-2011-2";
   ds.power_attribute = "cpu";
@@ -86,8 +86,14 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
       last_time = std::max(last_time, time);
       if (csv.integer(5, "event type") != 0) continue;
       const int64_t job = csv.integer(2, "job ID"), idx = csv.integer(3, "task index");
-      Task t{job, idx, time, std::string(csv.f[6]), csv.f[7].empty() ? -1 : csv.integer(7, "scheduling class"),
-             csv.integer(8, "priority"), csv.real(9, "CPU request"), csv.real(10, "memory request")};
+      Task t{job,
+             idx,
+             time,
+             std::string(csv.f[6]),
+             csv.f[7].empty() ? -1 : csv.integer(7, "scheduling class"),
+             csv.integer(8, "priority"),
+             csv.real(9, "CPU request"),
+             csv.real(10, "memory request")};
       csv.real(11, "disk space request");  // validated, not matched (see header)
       uint64_t key = static_cast<uint64_t>(job) * 1000003ULL ^ static_cast<uint64_t>(idx);
       while (true) {
@@ -219,7 +225,8 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
       split_csv(line, csv.f);
       if (in.line() == 1 && csv.f[0] == "name") continue;  // header
       csv.need(5);
-      const double submit = csv.f.size() > 8 && !csv.f[8].empty() ? static_cast<double>(csv.integer(8, "creation_time")) : 0;
+      const double submit =
+          csv.f.size() > 8 && !csv.f[8].empty() ? static_cast<double>(csv.integer(8, "creation_time")) : 0;
       const std::string qos = csv.f.size() > 6 ? std::string(csv.f[6]) : std::string();
       jb.add(std::string(csv.f[0]), "", qos, 0, submit, 1);
       jb.set_amount(a_cpu, static_cast<double>(csv.integer(1, "cpu_milli")));

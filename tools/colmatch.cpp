@@ -13,9 +13,9 @@
 #include <optional>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <tbb/global_control.h>
+#include <CLI/CLI.hpp>
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/matcher.hpp"
@@ -47,8 +47,8 @@ void add_input_options(CLI::App* cmd, Inputs& in) {
       h += fmt::format("{}{}: {}{}", h.empty() ? "" : "; ", f.name, o.help, o.required ? "" : " (optional)");
     }
   for (const auto& name : order)
-    cmd->add_option_function<std::string>("--" + name, [&in, name](const std::string& v) { in.args[name] = v; },
-                                          help[name]);
+    cmd->add_option_function<std::string>(
+        "--" + name, [&in, name](const std::string& v) { in.args[name] = v; }, help[name]);
 }
 
 loaders::ProgressFn progress_fn() {
@@ -84,7 +84,8 @@ int report_rejections(const loaders::Dataset& ds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"colmatch: columnar matching of batch jobs to taskers (Grid Engine, DIRAC, Altair Accelerator, Moab semantics)"};
+  CLI::App app{
+      "colmatch: columnar matching of batch jobs to taskers (Grid Engine, DIRAC, Altair Accelerator, Moab semantics)"};
   app.require_subcommand(1);
   app.footer(R"(Examples:
   colmatch match --farm farm.toml --taskers taskers.jsonl --jobs jobs.jsonl.gz --out out/
@@ -101,12 +102,14 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   unsigned threads = 0;
   std::string isa;
 
-  auto* match = app.add_subcommand("match", "Match jobs to taskers and write results.csv, categories.csv, summary.json");
+  auto* match =
+      app.add_subcommand("match", "Match jobs to taskers and write results.csv, categories.csv, summary.json");
   add_input_options(match, in);
   match->add_option("--out", out_dir, "Output folder")->required();
   match->add_option("--threads", threads, "Worker threads (default: all cores)");
   bool pools = false;
-  match->add_flag("--pools", pools, "Also write pools.csv: DIRAC submit pools with their eligible taskers (default with --format dirac)");
+  match->add_flag("--pools", pools,
+                  "Also write pools.csv: DIRAC submit pools with their eligible taskers (default with --format dirac)");
   match->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
 
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");

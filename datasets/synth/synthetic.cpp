@@ -73,7 +73,8 @@ class Gen {
         const Attr& a = attrs()[i];
         const bool ordering = is_numeric(a.type) && a.type != AttrType::Boolean;
         if (a.multi) continue;  // set-valued attributes stay on the queue level
-        if (a.consumable) place[i] = std::string(a.name) == "lic" ? 2 * static_cast<int>(pick(2)) : (chance(0.5) ? 3 : 0);
+        if (a.consumable)
+          place[i] = std::string(a.name) == "lic" ? 2 * static_cast<int>(pick(2)) : (chance(0.5) ? 3 : 0);
         else place[i] = static_cast<int>(pick(ordering ? 4 : 3));
       }
     // Upper-level values: global, then per host no larger (relop <=: smaller is more restrictive).
@@ -107,7 +108,8 @@ class Gen {
           if (place[i] == 3 && global_num[i] > 0) v = std::min(v, global_num[i]);
           host_num[h][i] = v;
           tb.set_host(hid, i, fmt::format("{}", v));
-          if (chance(0.3)) tb.set_host(hid, i, fmt::format("{}", v * (0.5 + 0.25 * static_cast<double>(pick(4)))), ValueKind::Load);
+          if (chance(0.3))
+            tb.set_host(hid, i, fmt::format("{}", v * (0.5 + 0.25 * static_cast<double>(pick(4)))), ValueKind::Load);
         } else {
           tb.set_host(hid, i, tasker_value(a, h * 4), chance(0.5) ? ValueKind::Load : ValueKind::Fixed);
         }
@@ -159,13 +161,14 @@ class Gen {
     double acc = 0;
     for (size_t c = 0; c < s_.categories; ++c) cdf[c] = acc += 1.0 / std::pow(static_cast<double>(c + 1), s_.zipf_s);
     JobBuilder jb(ds.catalog);
-    const uint32_t a_slots = *ds.catalog.find("slots"), a_mem = *ds.catalog.find("mem"), a_lic = *ds.catalog.find("lic");
+    const uint32_t a_slots = *ds.catalog.find("slots"), a_mem = *ds.catalog.find("mem"),
+                   a_lic = *ds.catalog.find("lic");
     for (size_t j = 0; j < s_.jobs; ++j) {
       const double u = std::uniform_real_distribution<double>(0, acc)(rng_);
       const size_t c = std::min<size_t>(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin(), s_.categories - 1);
-      const uint32_t jid = jb.add(fmt::format("job{}", j), fmt::format("user{}", pick(50)),
-                                  fmt::format("grp{}", pick(8)), static_cast<double>(pick(5)),
-                                  static_cast<double>(j), slots[c]);
+      const uint32_t jid =
+          jb.add(fmt::format("job{}", j), fmt::format("user{}", pick(50)), fmt::format("grp{}", pick(8)),
+                 static_cast<double>(pick(5)), static_cast<double>(j), slots[c]);
       try {
         jb.set_request(reqs[c]);
         if (!softs[c].empty()) jb.set_soft(softs[c]);
@@ -191,8 +194,9 @@ class Gen {
       case AttrType::CString:
       case AttrType::ReString: return a.values[pick(a.values.size())];
       case AttrType::Host: return fmt::format("Node{:05}.Farm", t / 4);
-      case AttrType::Int: return a.consumable ? fmt::format("{}", std::string(a.name) == "lic" ? pick(3) : 4 + pick(29))
-                                              : fmt::format("{}", 1u << (2 + pick(6)));
+      case AttrType::Int:
+        return a.consumable ? fmt::format("{}", std::string(a.name) == "lic" ? pick(3) : 4 + pick(29))
+                            : fmt::format("{}", 1u << (2 + pick(6)));
       case AttrType::Double: return fmt::format("{:.1f}", 1.0 + static_cast<double>(pick(30)) / 10);
       case AttrType::Boolean: return chance(0.5) ? "true" : "false";
       case AttrType::Memory: return fmt::format("{}G", 1u << (2 + pick(7)));

@@ -15,16 +15,16 @@ struct SynthSpec {
   size_t jobs = 20000;
   size_t categories = 1000;  ///< request templates; the categories found may be fewer (duplicates)
   uint64_t seed = 42;
-  double zipf_s = 1.1;       ///< skew of template popularity (0 = uniform)
-  double missing = 0.05;     ///< chance a tasker lacks a non-consumable attribute
-  int max_depth = 2;         ///< nesting depth of OR / NOT groups in requests
-  bool with_slots = true;    ///< jobs of 1-8 slots, taskers with a slots consumable
+  double zipf_s = 1.1;     ///< skew of template popularity (0 = uniform)
+  double missing = 0.05;   ///< chance a tasker lacks a non-consumable attribute
+  int max_depth = 2;       ///< nesting depth of OR / NOT groups in requests
+  bool with_slots = true;  ///< jobs of 1-8 slots, taskers with a slots consumable
   /// Grid Engine levels: taskers grouped 4 to a host; each attribute placed on the queue, host or global
   /// level, or (ordering relops) on several with more restrictive values below; host load values;
   /// host slot pools and a global licence pool.
   bool levels = false;
-  double soft = 0.0;         ///< chance a request template carries 1-3 soft requests
-  double fill_up = 0.0;      ///< chance a request template uses the $fill_up allocation rule
+  double soft = 0.0;     ///< chance a request template carries 1-3 soft requests
+  double fill_up = 0.0;  ///< chance a request template uses the $fill_up allocation rule
 };
 
 /// Generates the farm. Request texts go through the parser, so they exercise it too.

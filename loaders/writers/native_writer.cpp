@@ -27,7 +27,8 @@ void write_farm_toml(const std::string& path, const loaders::Dataset& ds) {
     s += fmt::format("\n[[attribute]]\nname = \"{}\"\n", json_escape(d.name));
     if (!d.shortcut.empty()) s += fmt::format("shortcut = \"{}\"\n", json_escape(d.shortcut));
     s += fmt::format("type = \"{}\"\nrelop = \"{}\"\n", type_name(d.type), relop_name(d.relop));
-    if (d.consumable) s += fmt::format("consumable = true\nper = \"{}\"\n", d.scope == ConsumeScope::PerSlot ? "slot" : "job");
+    if (d.consumable)
+      s += fmt::format("consumable = true\nper = \"{}\"\n", d.scope == ConsumeScope::PerSlot ? "slot" : "job");
     if (d.requestable != Requestable::Yes)
       s += fmt::format("requestable = \"{}\"\n", d.requestable == Requestable::No ? "no" : "forced");
     if (d.default_amount) s += fmt::format("default = {}\n", *d.default_amount);
@@ -105,7 +106,8 @@ void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds) {
     std::string res;
     for (size_t k = 0; k < cons.size(); ++k)
       if (!std::isnan(j.amount[k][i]))
-        res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name), j.amount[k][i]);
+        res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name),
+                           j.amount[k][i]);
     if (!res.empty()) s += ",\"resources\":{" + res + "}";
     if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
     s += "}\n";

@@ -10,10 +10,10 @@ namespace colmatch::writers {
 
 /// What summary.json says about the run besides the outcome itself.
 struct RunInfo {
-  std::string format;     ///< native, google2011, openb
+  std::string format;  ///< native, google2011, openb
   unsigned threads = 1;
-  double load_s = 0;      ///< time spent reading inputs
-  bool pools = false;     ///< also write pools.csv (DIRAC submit pools with their eligible taskers)
+  double load_s = 0;   ///< time spent reading inputs
+  bool pools = false;  ///< also write pools.csv (DIRAC submit pools with their eligible taskers)
 };
 
 /// Writes into `dir` (created if missing):

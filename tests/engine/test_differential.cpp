@@ -36,8 +36,8 @@ void compare(const loaders::Dataset& ds, const MatchOutcome& m, const naive::Res
   const JobTable& jobs = ds.jobs;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     ASSERT_EQ(m.dispatch.status[j], ref.status[j]) << ctx << " job " << jobs.id[j];
-    ASSERT_EQ(m.dispatch.tasker[j], ref.tasker[j]) << ctx << " job " << jobs.id[j] << " request "
-                                                   << jobs.request_text[jobs.request[j]];
+    ASSERT_EQ(m.dispatch.tasker[j], ref.tasker[j])
+        << ctx << " job " << jobs.id[j] << " request " << jobs.request_text[jobs.request[j]];
     ASSERT_EQ(m.dispatch.reason[j], ref.reason[j]) << ctx << " job " << jobs.id[j];
     std::vector<std::pair<uint32_t, uint32_t>> allocs;
     for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
@@ -115,7 +115,8 @@ TEST(Differential, SameResultForOneAndTwoThreads) {
     two = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   }
   ASSERT_EQ(one.eligible.size(), two.eligible.size());
-  for (size_t c = 0; c < one.eligible.size(); ++c) ASSERT_EQ(one.eligible[c].eligible.to_vector(), two.eligible[c].eligible.to_vector());
+  for (size_t c = 0; c < one.eligible.size(); ++c)
+    ASSERT_EQ(one.eligible[c].eligible.to_vector(), two.eligible[c].eligible.to_vector());
   EXPECT_EQ(one.dispatch.tasker, two.dispatch.tasker);
   EXPECT_EQ(one.dispatch.reason, two.dispatch.reason);
   EXPECT_GT(one.dispatch.assigned, 0u);

@@ -1,5 +1,5 @@
-#include <tuple>
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include <tbb/global_control.h>
 
@@ -245,7 +245,9 @@ TEST(SoftRequests, FewestViolationsBeforeEffectivePower) {
   jb.add("hard-only", "u", "g", -1, 0);
   const JobTable jobs = std::move(jb).build();
   const auto m = run_match(cat, t, jobs, kernels::active());
-  auto where = [&](uint32_t j) { return m.dispatch.tasker[j] == kNone ? std::string("-") : t.names[m.dispatch.tasker[j]]; };
+  auto where = [&](uint32_t j) {
+    return m.dispatch.tasker[j] == kNone ? std::string("-") : t.names[m.dispatch.tasker[j]];
+  };
   EXPECT_EQ(where(0), "slow-ssd-x");  // 0 violations
   EXPECT_EQ(where(1), "mid-ssd");     // 1 violation
   EXPECT_EQ(where(2), "fast-plain");  // 2 violations
@@ -343,7 +345,8 @@ TEST(FillUp, AllOrNothingAndPerJobChargesOnTheMaster) {
   EXPECT_EQ(t.names[m.dispatch.tasker[1]], "b") << "a has no licence, so it cannot be the master";
   EXPECT_EQ(m.dispatch.alloc_count[1], 2u);
   const size_t ks = static_cast<size_t>(cat.consumable_slot(slots));
-  EXPECT_EQ(m.dispatch.capacity.queue_free(ks)[0] + m.dispatch.capacity.queue_free(ks)[1], 1) << "the failed job left no charge behind";
+  EXPECT_EQ(m.dispatch.capacity.queue_free(ks)[0] + m.dispatch.capacity.queue_free(ks)[1], 1)
+      << "the failed job left no charge behind";
 }
 
 }  // namespace

@@ -99,7 +99,8 @@ TEST(Request, ErrorsNameTheProblemAndColumn) {
 
 TEST(Request, MentionedAttributes) {
   const Catalog c = catalog();
-  EXPECT_EQ(mentioned_attributes(parse_request("speed>1 || (arch==x && !(speed<3))", c)), (std::vector<uint32_t>{0, 4}));
+  EXPECT_EQ(mentioned_attributes(parse_request("speed>1 || (arch==x && !(speed<3))", c)),
+            (std::vector<uint32_t>{0, 4}));
 }
 
 // The parser recurses once per parenthesis or '!': a bound keeps one hostile request from ending the

@@ -62,7 +62,8 @@ TEST(CategoryCache, AChangedTaskerRefreshesOnlyItsOwnBit) {
   EXPECT_EQ(session.stats().refreshed_bits, 2 * cats) << "two changed taskers x cached categories";
   expect_same(second, run_match(ds.catalog, session.taskers(), ds.jobs, kernels::active()), "after the change");
   bool changed = false;
-  for (size_t c = 0; c < cats; ++c) changed = changed || first.eligible[c].eligible.to_vector() != second.eligible[c].eligible.to_vector();
+  for (size_t c = 0; c < cats; ++c)
+    changed = changed || first.eligible[c].eligible.to_vector() != second.eligible[c].eligible.to_vector();
   EXPECT_TRUE(changed) << "the changes must matter for the test to mean something";
 }
 
@@ -80,7 +81,8 @@ TEST(CategoryCache, RandomChangesOverManyCyclesMatchFreshEvaluation) {
         try {
           if (rng() % 4 == 0) session.clear_tasker_value(t, a);
           else if (d.multi_valued) continue;
-          else if (is_numeric(d.type)) session.set_tasker_value(t, a, d.type == AttrType::Boolean ? "true" : std::to_string(rng() % 8));
+          else if (is_numeric(d.type))
+            session.set_tasker_value(t, a, d.type == AttrType::Boolean ? "true" : std::to_string(rng() % 8));
           else session.set_tasker_value(t, a, strings[rng() % 4]);
         } catch (const ValueError&) {
           // an override the levels forbid: rejected, nothing changed

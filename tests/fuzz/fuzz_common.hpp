@@ -48,8 +48,7 @@ template <class F>
 int run(F&& f) {
   try {
     f();
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   return 0;
 }
 

@@ -7,9 +7,9 @@ using namespace colmatch;
 
 namespace {
 const loaders::Dataset& demo() {
-  static const loaders::Dataset ds = loaders::load_native(
-      {COLMATCH_SOURCE_DIR "/datasets/demo/farm.toml", "", COLMATCH_SOURCE_DIR "/datasets/demo/taskers.jsonl",
-       COLMATCH_SOURCE_DIR "/datasets/demo/jobs.jsonl"});
+  static const loaders::Dataset ds = loaders::load_native({COLMATCH_SOURCE_DIR "/datasets/demo/farm.toml", "",
+                                                           COLMATCH_SOURCE_DIR "/datasets/demo/taskers.jsonl",
+                                                           COLMATCH_SOURCE_DIR "/datasets/demo/jobs.jsonl"});
   return ds;
 }
 }  // namespace

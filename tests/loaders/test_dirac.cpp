@@ -77,7 +77,8 @@ TEST(Dirac, SiteBannedSitePlatformCpuTimeAndMissingParameters) {
   EXPECT_EQ(l.m.dispatch.reason[l.job("gpu")], PendingReason::NoEligibleTasker);
   for (uint32_t j = 0; j < l.ds.jobs.size(); ++j)
     for (uint32_t t = 0; t < l.ds.taskers.size(); ++t)
-      EXPECT_EQ(l.m.eligible[l.m.categories.of_job[j]].eligible.contains(t), naive::eligible(l.ds.catalog, l.ds.taskers, l.ds.jobs, t, j));
+      EXPECT_EQ(l.m.eligible[l.m.categories.of_job[j]].eligible.contains(t),
+                naive::eligible(l.ds.catalog, l.ds.taskers, l.ds.jobs, t, j));
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -97,7 +98,8 @@ TEST(Dirac, SubmitPoolIsTheHashOfSortedRequirements) {
 }
 
 TEST(Dirac, ErrorsNameFileLineAndJob) {
-  const auto bad_syntax = write("bad.jdl", "[ JobID = \"a\"; ]\n[ JobID = \"b\";\n  Requirements = [ Memory 4000; ];\n]\n");
+  const auto bad_syntax =
+      write("bad.jdl", "[ JobID = \"a\"; ]\n[ JobID = \"b\";\n  Requirements = [ Memory 4000; ];\n]\n");
   try {
     loaders::load_dirac(kDir + "resources.json", bad_syntax);
     FAIL();
@@ -105,7 +107,8 @@ TEST(Dirac, ErrorsNameFileLineAndJob) {
     EXPECT_EQ(e.line, 3u) << e.what();
     EXPECT_EQ(e.field, "Memory") << e.what();
   }
-  const auto wrong_type = write("type.jdl", "[ JobID = \"ok\"; ]\n[ JobID = \"x\"; Requirements = [ Memory = \"lots\"; ]; ]\n");
+  const auto wrong_type =
+      write("type.jdl", "[ JobID = \"ok\"; ]\n[ JobID = \"x\"; Requirements = [ Memory = \"lots\"; ]; ]\n");
   const auto ds = loaders::load_dirac(kDir + "resources.json", wrong_type);
   ASSERT_EQ(ds.jobs.size(), 2u);
   EXPECT_FALSE(ds.jobs.rejected(0));
@@ -150,7 +153,8 @@ TEST(Dirac, SetValuedAttributesRoundTripThroughTheNativeFormat) {
       {(dir / "farm.toml").string(), "", (dir / "taskers.jsonl").string(), (dir / "jobs.jsonl").string()});
   const auto m = run_match(back.catalog, back.taskers, back.jobs, kernels::active());
   EXPECT_EQ(m.dispatch.tasker, l.m.dispatch.tasker);
-  for (size_t c = 0; c < m.eligible.size(); ++c) EXPECT_EQ(m.eligible[c].eligible.to_vector(), l.m.eligible[c].eligible.to_vector());
+  for (size_t c = 0; c < m.eligible.size(); ++c)
+    EXPECT_EQ(m.eligible[c].eligible.to_vector(), l.m.eligible[c].eligible.to_vector());
   fs::remove_all(dir);
 }
 

@@ -36,8 +36,8 @@ TEST(Formats, MissingRequiredOptionIsNamed) {
   }
   // an optional option may be left out (--hosts), a malformed number may not (--at)
   EXPECT_NO_THROW(loaders::load_format(*loaders::find_format("native"), {{"farm", kData + "demo/farm.toml"},
-                                                                        {"taskers", kData + "demo/taskers.jsonl"},
-                                                                        {"jobs", kData + "demo/jobs.jsonl"}}));
+                                                                         {"taskers", kData + "demo/taskers.jsonl"},
+                                                                         {"jobs", kData + "demo/jobs.jsonl"}}));
   EXPECT_THROW(loaders::load_format(*loaders::find_format("google2011"),
                                     {{"machines", kData + "samples/google_machine_events.csv.gz"},
                                      {"tasks", kData + "samples/google_task_events_job_mod25.csv.gz"},
@@ -46,9 +46,11 @@ TEST(Formats, MissingRequiredOptionIsNamed) {
 }
 
 TEST(Formats, LoadingThroughTheRegistryEqualsTheLoader) {
-  const auto a = loaders::load_format(*loaders::find_format("openb"), {{"nodes", kData + "samples/openb_nodes.csv"},
-                                                                       {"pods", kData + "samples/openb_pods_gpuspec20_head2000.csv"}});
-  const auto b = loaders::load_openb(kData + "samples/openb_nodes.csv", kData + "samples/openb_pods_gpuspec20_head2000.csv");
+  const auto a = loaders::load_format(
+      *loaders::find_format("openb"),
+      {{"nodes", kData + "samples/openb_nodes.csv"}, {"pods", kData + "samples/openb_pods_gpuspec20_head2000.csv"}});
+  const auto b =
+      loaders::load_openb(kData + "samples/openb_nodes.csv", kData + "samples/openb_pods_gpuspec20_head2000.csv");
   EXPECT_EQ(a.taskers.names, b.taskers.names);
   EXPECT_EQ(a.jobs.id, b.jobs.id);
   EXPECT_EQ(a.jobs.request_text, b.jobs.request_text);

@@ -81,10 +81,10 @@ TEST(LineReader, ErrorsNameTheFile) {
 
 TEST(LineReader, ProgressReportsBytesRead) {
   uint64_t last = 0;
-  LineReader r(write_plain("progress.txt", "abc\ndef\n"), [&](const std::string&, uint64_t, uint64_t bytes) { last = bytes; });
+  LineReader r(write_plain("progress.txt", "abc\ndef\n"),
+               [&](const std::string&, uint64_t, uint64_t bytes) { last = bytes; });
   std::string_view line;
-  while (r.next(line)) {
-  }
+  while (r.next(line)) {}
   EXPECT_EQ(last, 8u);
 }
 

@@ -1,7 +1,7 @@
 #include <unistd.h>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,9 @@ const std::string kDemo = std::string(COLMATCH_SOURCE_DIR) + "/datasets/demo/";
 
 class TempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("colmatch-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+  TempDir()
+      : path_(fs::temp_directory_path() /
+              ("colmatch-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -54,14 +56,16 @@ TEST(Native, ReadsTheDemoFarm) {
 TEST(Native, DemoMatchesAsWorkedOut) {
   const auto ds = load_demo();
   const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
-  auto where = [&](uint32_t j) { return m.dispatch.tasker[j] == kNone ? std::string("-") : ds.taskers.names[m.dispatch.tasker[j]]; };
+  auto where = [&](uint32_t j) {
+    return m.dispatch.tasker[j] == kNone ? std::string("-") : ds.taskers.names[m.dispatch.tasker[j]];
+  };
   EXPECT_EQ(where(0), "all.q@node01");  // amd64 with ssd: node01 only
   EXPECT_EQ(where(1), "all.q@node01");  // debian12 caseless; 4 slots x 2G
   EXPECT_EQ(where(2), "gpu.q@node04");  // *.gov|*.fr: node03 or node04; node04 has more power
   EXPECT_EQ(where(3), "gpu.q@node04");  // walltime >= 12h and (rhel9 or speed > 3), matlab licence
   EXPECT_EQ(where(4), "all.q@node02");  // host names are caseless
   EXPECT_EQ(m.dispatch.reason[5], PendingReason::NoEligibleTasker);  // 32G per slot: node03 has 16G
-  EXPECT_EQ(where(6), "all.q@node01");  // matlab: node04's only licence is taken by job 4
+  EXPECT_EQ(where(6), "all.q@node01");                               // matlab: node04's only licence is taken by job 4
   EXPECT_EQ(m.dispatch.reason[7], PendingReason::NoEligibleTasker);
 }
 
@@ -112,14 +116,15 @@ TEST(Native, FarmErrorsNameFileLineAndField) {
                     "allows only the relops == and !=");
   const auto syntax = d.file("c.toml", "[[attribute]]\nname = \n");
   expect_load_error([&] { loaders::read_farm_toml(syntax); }, syntax, 2, "", "");
-  expect_load_error([&] { loaders::read_farm_toml(d.path("missing.toml")); },
-                    d.path("missing.toml"), 0, "", "could not be opened");
+  expect_load_error([&] { loaders::read_farm_toml(d.path("missing.toml")); }, d.path("missing.toml"), 0, "",
+                    "could not be opened");
 }
 
 TEST(Native, TaskerErrorsNameFileLineAndField) {
   TempDir d;
   const auto ds = loaders::read_farm_toml(kDemo + "farm.toml");
-  const auto unknown = d.file("t1.jsonl", "{\"name\":\"a\",\"attrs\":{\"arch\":\"x\"}}\n\n{\"name\":\"b\",\"attrs\":{\"gpu\":1}}\n");
+  const auto unknown =
+      d.file("t1.jsonl", "{\"name\":\"a\",\"attrs\":{\"arch\":\"x\"}}\n\n{\"name\":\"b\",\"attrs\":{\"gpu\":1}}\n");
   expect_load_error([&] { loaders::read_taskers_jsonl(unknown, ds); }, unknown, 3, "attrs.gpu", "unknown attribute");
   const auto wrong = d.file("t2.jsonl", "{\"name\":\"a\",\"attrs\":{\"h_vmem\":\"lots\"}}\n");
   expect_load_error([&] { loaders::read_taskers_jsonl(wrong, ds); }, wrong, 1, "attrs.h_vmem", "not a memory value");
@@ -198,9 +203,10 @@ TEST(NativeLevels, GlobalHostsAndLoadValuesRoundTrip) {
   loaders::Dataset ds;
   ds.catalog = farm.catalog;
   ds.name = farm.name;
-  const auto hosts = d.file("hosts.jsonl",
-                            "{\"name\":\"h1\",\"attrs\":{\"arch\":\"lx-amd64\",\"mem_free\":\"1G\"},\"load\":{\"mem_free\":\"0.5G\"}}\n"
-                            "{\"name\":\"h2\",\"load\":{\"arch\":\"lx-arm64\",\"cores\":16}}\n");
+  const auto hosts = d.file(
+      "hosts.jsonl",
+      "{\"name\":\"h1\",\"attrs\":{\"arch\":\"lx-amd64\",\"mem_free\":\"1G\"},\"load\":{\"mem_free\":\"0.5G\"}}\n"
+      "{\"name\":\"h2\",\"load\":{\"arch\":\"lx-arm64\",\"cores\":16}}\n");
   const auto taskers = d.file("taskers.jsonl",
                               "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"cores\":8}}\n"
                               "{\"name\":\"q@h2\",\"host\":\"h2\"}\n"
@@ -232,13 +238,15 @@ TEST(NativeLevels, ForbiddenOverrideIsAnErrorNamingTheLevels) {
   TempDir d;
   const auto ds = loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm));
   const auto hosts = d.file("hosts.jsonl", "{\"name\":\"h1\",\"load\":{\"arch\":\"lx-amd64\"}}\n");
-  const auto taskers = d.file("taskers.jsonl", "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"arch\":\"lx-arm64\"}}\n");
+  const auto taskers =
+      d.file("taskers.jsonl", "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"arch\":\"lx-arm64\"}}\n");
   try {
     loaders::read_taskers_jsonl(taskers, ds, hosts);
     FAIL();
   } catch (const loaders::LoadError& e) {
-    EXPECT_NE(std::string(e.what()).find("attribute 'arch' (relop ==): tasker 'q@h1' (lx-arm64) overrides host 'h1' (load)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("attribute 'arch' (relop ==): tasker 'q@h1' (lx-arm64) overrides host 'h1' (load)"),
+        std::string::npos)
         << e.what();
   }
   const auto ds2 = loaders::read_farm_toml(d.file("farm2.toml", std::string(kLevelsFarm) + "\n"));
@@ -267,7 +275,8 @@ TEST(Native, SoftRequestsAreReadAndBadOnesRejected) {
   ASSERT_FALSE(ds.jobs.rejected(0));
   EXPECT_EQ(ds.jobs.request_text[ds.jobs.soft[0]], "arch==\"lx-arm64\" && ssd==1");
   ASSERT_TRUE(ds.jobs.rejected(1));
-  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find("field 'soft': unknown attribute 'nosuch'"), std::string::npos);
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find("field 'soft': unknown attribute 'nosuch'"),
+            std::string::npos);
   const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[0]], "short.q@node03") << "the only tasker violating neither";
 }

@@ -66,7 +66,7 @@ TEST(Google2011, FullTraceWhenPresent) {
   const std::string tasks = kRaw + "google-clusterdata-2011-2/task_events/part-00000-of-00500.csv.gz";
   if (!std::filesystem::exists(machines) || !std::filesystem::exists(tasks)) GTEST_SKIP() << "shared traces absent";
   const auto ds = loaders::load_google2011(machines, tasks);
-  EXPECT_EQ(ds.jobs.size(), 190926u);   // SOURCES.md: 190,926 tasks
+  EXPECT_EQ(ds.jobs.size(), 190926u);  // SOURCES.md: 190,926 tasks
   EXPECT_EQ(ds.taskers.size(), 12476u);
   const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(m.categories.size(), 1459u);  // distinct cpu/memory requests

@@ -59,11 +59,13 @@ bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
   const uint32_t h = taskers.host_of[t];
   if (h != kNone && col.by_host().has(h)) {
     seen = true;
-    if (!holds(is_numeric(col.type) ? col.by_host().num(h) : 0, is_numeric(col.type) ? 0 : col.by_host().id(h))) return false;
+    if (!holds(is_numeric(col.type) ? col.by_host().num(h) : 0, is_numeric(col.type) ? 0 : col.by_host().id(h)))
+      return false;
   }
   if (col.has(t)) {
     seen = true;
-    if (!holds(is_numeric(col.type) ? col.queue().num(t) : 0, is_numeric(col.type) ? 0 : col.queue().id(t))) return false;
+    if (!holds(is_numeric(col.type) ? col.queue().num(t) : 0, is_numeric(col.type) ? 0 : col.queue().id(t)))
+      return false;
   }
   return seen;
 }
@@ -181,7 +183,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       }
       std::sort(cand.begin(), cand.end(), [&](const auto& a, const auto& b) {
         if (a.first != b.first) return a.first < b.first;
-        if (taskers.power[a.second] != taskers.power[b.second]) return taskers.power[a.second] > taskers.power[b.second];
+        if (taskers.power[a.second] != taskers.power[b.second])
+          return taskers.power[a.second] > taskers.power[b.second];
         return taskers.input_index[a.second] < taskers.input_index[b.second];
       });
       auto q = res.free;

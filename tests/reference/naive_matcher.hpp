@@ -30,9 +30,9 @@ struct Result {
   std::vector<uint32_t> tasker;  ///< tasker row (same indexing as TaskerTable) or kNone
   std::vector<PendingReason> reason;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> allocations;  ///< per job: (tasker row, slots)
-  std::vector<std::vector<double>> free;       ///< per consumable, per tasker row
-  std::vector<std::vector<double>> free_host;  ///< per consumable, per host
-  std::vector<double> free_global;             ///< per consumable (meaningful where defined)
+  std::vector<std::vector<double>> free;                                ///< per consumable, per tasker row
+  std::vector<std::vector<double>> free_host;                           ///< per consumable, per host
+  std::vector<double> free_global;                                      ///< per consumable (meaningful where defined)
 };
 
 /// Greedy dispatch, evaluated row by row. O(jobs x taskers x request size).

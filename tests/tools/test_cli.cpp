@@ -82,8 +82,8 @@ TEST(Cli, BadTaskerFileFailsWithFileLineFieldAndNoOutput) {
   Out o;
   const auto bad = fs::temp_directory_path() / ("bad-taskers-" + std::to_string(getpid()) + ".jsonl");
   std::ofstream(bad) << "{\"name\":\"a\",\"attrs\":{\"slots\":4}}\n{\"name\":\"b\",\"attrs\":{\"slots\":\"four\"}}\n";
-  const CliRun r = run("match --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + bad.string() + " --jobs " + kSrc +
-                    "/datasets/demo/jobs.jsonl --out " + o.dir.string());
+  const CliRun r = run("match --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + bad.string() + " --jobs " +
+                       kSrc + "/datasets/demo/jobs.jsonl --out " + o.dir.string());
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find(bad.string() + ":2: field 'attrs.slots'"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(o.dir / "results.csv"));
@@ -104,7 +104,7 @@ TEST(Cli, RejectedJobsGetARowAndExitStatusTwo) {
   const auto jobs = fs::temp_directory_path() / ("jobs-" + std::to_string(getpid()) + ".jsonl");
   std::ofstream(jobs) << "{\"id\":\"good\"}\n{\"id\":\"bad\",\"requests\":\"arch==x && nosuch>1\"}\n";
   const CliRun r = run("match --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + kSrc +
-                    "/datasets/demo/taskers.jsonl --jobs " + jobs.string() + " --out " + o.dir.string());
+                       "/datasets/demo/taskers.jsonl --jobs " + jobs.string() + " --out " + o.dir.string());
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find(jobs.string() + ":2: job bad: field 'requests': unknown attribute 'nosuch'"), std::string::npos)
       << r.err;
@@ -117,8 +117,9 @@ TEST(Cli, RejectedJobsGetARowAndExitStatusTwo) {
 
 TEST(Cli, GoogleSampleEveryJobExactlyOnce) {
   Out o;
-  const CliRun r = run("match --format google2011 --machines " + kSrc + "/datasets/samples/google_machine_events.csv.gz --tasks " +
-                    kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz --out " + o.dir.string() + " --threads 2");
+  const CliRun r =
+      run("match --format google2011 --machines " + kSrc + "/datasets/samples/google_machine_events.csv.gz --tasks " +
+          kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz --out " + o.dir.string() + " --threads 2");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto rows = lines((o.dir / "results.csv").string());
   std::map<std::string, int> seen;
@@ -134,8 +135,8 @@ TEST(Cli, ImportThenMatchGivesTheSameResults) {
   ASSERT_EQ(run("import " + openb + " --save " + saved.dir.string()).status, 0);
   ASSERT_EQ(run("match " + openb + " --out " + a.dir.string()).status, 0);
   const auto s = saved.dir.string();
-  const CliRun r = run("match --farm " + s + "/farm.toml --taskers " + s + "/taskers.jsonl --jobs " + s + "/jobs.jsonl --out " +
-                    b.dir.string());
+  const CliRun r = run("match --farm " + s + "/farm.toml --taskers " + s + "/taskers.jsonl --jobs " + s +
+                       "/jobs.jsonl --out " + b.dir.string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(lines((a.dir / "results.csv").string()), lines((b.dir / "results.csv").string()));
 }

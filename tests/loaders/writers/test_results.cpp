@@ -51,7 +51,7 @@ struct MatchRun {
     jb.add("a,b", "u", "g", 0, 0, 3);  // $fill_up over two taskers: two rows
     jb.set_rule(AllocationRule::FillUp);
     jb.add("q\"uote", "u", "g", 0, 1, 1);
-    jb.set_request("arch==sparc");  // no eligible tasker
+    jb.set_request("arch==sparc");     // no eligible tasker
     jb.add("big", "u", "g", 0, 2, 5);  // eligible nowhere: 5 slots on one tasker of 2
     jb.add("bad", "u", "g", 0, 3, 1);
     jb.reject(3, "jobs.jsonl:4: job bad: field 'requests': unknown attribute 'gpu', really");
@@ -94,7 +94,8 @@ TEST(Results, PoolsListTheEligibleTaskersOfEachRequest) {
   const std::string pools = slurp(r.dir / "pools.csv");
   EXPECT_EQ(pools.substr(0, pools.find('\n')), "pool,jobs,eligible,taskers,requirements");
   EXPECT_NE(pools.find(fmt::format("{:016x},2,3,q@n0;q@n1;q@n2,true\n", fnv1a("true"))), std::string::npos) << pools;
-  EXPECT_NE(pools.find(fmt::format("{:016x},1,0,,\"arch==\"\"sparc\"\"\"\n", fnv1a("arch==\"sparc\""))), std::string::npos)
+  EXPECT_NE(pools.find(fmt::format("{:016x},1,0,,\"arch==\"\"sparc\"\"\"\n", fnv1a("arch==\"sparc\""))),
+            std::string::npos)
       << "the pool is named by the FNV-1a hash of its canonical requirements\n"
       << pools;
 }
