@@ -2,7 +2,8 @@
 # Installs what colmatch needs from Debian 12 packages, and nothing that is already there.
 # Idempotent: a second run does no apt work. Runs as root (or with sudo when available).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config
+# clang and its runtime libraries build the ASan/UBSan suite and the libFuzzer targets (preset sanitize).
+pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
       libtbb-dev libxsimd-dev libroaring-dev libsimdjson-dev libtomlplusplus-dev
       libcli11-dev libfmt-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev)
 missing=()
