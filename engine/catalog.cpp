@@ -3,6 +3,7 @@
 #include "kernels/relop.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -22,48 +23,35 @@ bool is_numeric(AttrType t) noexcept {
   }
 }
 
+namespace {
+// Names indexed by the enumerators' values (AttrType and Relop are dense from 0).
+constexpr std::array<std::string_view, 9> kTypeNames{"string", "cstring", "restring", "host", "int",
+                                                     "double", "boolean", "memory",   "time"};
+constexpr std::array<std::string_view, 6> kRelopNames{"==", "!=", "<", "<=", ">", ">="};
+}  // namespace
+
 std::string_view type_name(AttrType t) noexcept {
-  switch (t) {
-    case AttrType::String: return "string";
-    case AttrType::CString: return "cstring";
-    case AttrType::ReString: return "restring";
-    case AttrType::Host: return "host";
-    case AttrType::Int: return "int";
-    case AttrType::Double: return "double";
-    case AttrType::Boolean: return "boolean";
-    case AttrType::Memory: return "memory";
-    case AttrType::Time: return "time";
-  }
-  return "?";
+  const auto i = static_cast<size_t>(t);
+  return i < kTypeNames.size() ? kTypeNames[i] : "?";
 }
 
 std::optional<AttrType> parse_type(std::string_view s) noexcept {
-  for (AttrType t : {AttrType::String, AttrType::CString, AttrType::ReString, AttrType::Host, AttrType::Int,
-                     AttrType::Double, AttrType::Boolean, AttrType::Memory, AttrType::Time})
-    if (type_name(t) == s) return t;
+  for (size_t i = 0; i < kTypeNames.size(); ++i)
+    if (kTypeNames[i] == s) return static_cast<AttrType>(i);
   if (s == "bool") return AttrType::Boolean;
   return std::nullopt;
 }
 
 std::string_view relop_name(Relop r) noexcept {
-  switch (r) {
-    case Relop::EQ: return "==";
-    case Relop::NE: return "!=";
-    case Relop::LT: return "<";
-    case Relop::LE: return "<=";
-    case Relop::GT: return ">";
-    case Relop::GE: return ">=";
-  }
-  return "?";
+  const auto i = static_cast<size_t>(r);
+  return i < kRelopNames.size() ? kRelopNames[i] : "?";
 }
 
 std::optional<Relop> parse_relop(std::string_view s) noexcept {
-  if (s == "==") return Relop::EQ;
-  if (s == "!=") return Relop::NE;
-  if (s == "<") return Relop::LT;
-  if (s == "<=" || s == "=<") return Relop::LE;
-  if (s == ">") return Relop::GT;
-  if (s == ">=" || s == "=>") return Relop::GE;
+  if (s == "=<") return Relop::LE;  // as spelled in the Grid Engine spec
+  if (s == "=>") return Relop::GE;
+  for (size_t i = 0; i < kRelopNames.size(); ++i)
+    if (kRelopNames[i] == s) return static_cast<Relop>(i);
   return std::nullopt;
 }
 

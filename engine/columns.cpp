@@ -153,6 +153,7 @@ void TaskerBuilder::set_list(uint32_t attr, const std::vector<std::string>& valu
   Raw& c = columns_.at(attr);
   if (!c.multi) throw ValueError(fmt::format("attribute '{}' takes one value, not a list", catalog_.at(attr).name));
   std::vector<std::string> v;
+  v.reserve(values.size());
   for (const auto& x : values) v.push_back(normalize_string(c.type, x));
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -285,7 +286,7 @@ TaskerTable TaskerBuilder::build() && {
     if (d.consumable) continue;
     const Raw& c = columns_[a];
     auto upper = [](const LevelInput& in) { return UpperValue{in.fixed, in.num, in.load}; };
-    auto upper_text = [&](const LevelInput& in, std::string who) {
+    auto upper_text = [&](const LevelInput& in, const std::string& who) {
       return in.fixed ? std::pair{who, value_text(c.type, c.dict, in.num, in.id)}
                       : std::pair{who + " (load)", value_text(c.type, c.dict, in.load_num, in.load_id)};
     };

@@ -25,8 +25,19 @@ struct MatchOutcome {
   kernels::Isa isa = kernels::Isa::Scalar;
 };
 
-/// Seconds elapsed since t0 (phase timings).
-double seconds_since(std::chrono::steady_clock::time_point t0);
+/// Times consecutive phases: lap() returns the seconds since construction or since the last lap().
+class PhaseClock {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - t0_).count();
+    t0_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
 
 /// Runs the whole match from configured capacity with the kernels of `k` (the caller chooses them:
 /// kernels::active() for the process default). The thread count is whatever oneTBB's arena allows

@@ -35,27 +35,21 @@ class Parser {
     return false;
   }
 
-  Request parse_or() {
-    Request first = parse_and();
-    if (!peek("||")) return first;
+  // operand (token operand)*: one child alone, else a node of `kind` over all of them.
+  Request parse_chain(Request::Kind kind, std::string_view token, Request (Parser::*operand)()) {
+    Request first = (this->*operand)();
+    if (!peek(token)) return first;
     Request r;
-    r.kind = Request::Kind::Or;
+    r.kind = kind;
     r.kids.push_back(std::move(first));
-    while (eat("||")) r.kids.push_back(parse_and());
+    while (eat(token)) r.kids.push_back((this->*operand)());
     return r;
   }
+  Request parse_or() { return parse_chain(Request::Kind::Or, "||", &Parser::parse_and); }
+  Request parse_and() { return parse_chain(Request::Kind::And, "&&", &Parser::parse_unary); }
   bool peek(std::string_view tok) {
     skip();
     return s_.substr(pos_, tok.size()) == tok;
-  }
-  Request parse_and() {
-    Request first = parse_unary();
-    if (!peek("&&")) return first;
-    Request r;
-    r.kind = Request::Kind::And;
-    r.kids.push_back(std::move(first));
-    while (eat("&&")) r.kids.push_back(parse_unary());
-    return r;
   }
   // Parentheses and '!' nest at most this deep: the parser recurses once per level, and so do
   // canonicalization and evaluation over the tree it builds.

@@ -50,11 +50,10 @@ void MatchSession::clear_tasker_value(uint32_t t, uint32_t attr) {
 MatchOutcome MatchSession::cycle(const JobTable& jobs) {
   MatchOutcome out;
   out.isa = k_.isa;
-  auto t0 = std::chrono::steady_clock::now();
+  PhaseClock clock;
   out.categories = categorize(catalog_, jobs);
-  out.timings.categorize_s = seconds_since(t0);
+  out.timings.categorize_s = clock.lap();
 
-  t0 = std::chrono::steady_clock::now();
   // 1. Changed taskers: one bit per cached category, not the whole cache.
   for (auto& [key, e] : cache_) {
     for (uint32_t t : dirty_) {
@@ -95,11 +94,9 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
     if (e.has_soft && e.result.eligible.count() > 0)
       for (const auto& tier : e.result.tiers) out.eligible[c].tiers.push_back(tier.clone());
   }
-  out.timings.eligibility_s = seconds_since(t0);
-
-  t0 = std::chrono::steady_clock::now();
+  out.timings.eligibility_s = clock.lap();
   out.dispatch = dispatch(catalog_, taskers_, jobs, cats, out.eligible);
-  out.timings.dispatch_s = seconds_since(t0);
+  out.timings.dispatch_s = clock.lap();
   return out;
 }
 

@@ -15,7 +15,14 @@
     }                                                                                                   \
   } while (0)
 #define COLMATCH_DASSERT_ENABLED 1
+// Every ids[i] < bound for i < n (a macro, not a function: kernels are compiled per instruction set and
+// must not share inline functions with baseline code).
+#define COLMATCH_DASSERT_ALL_BELOW(ids, n, bound, msg)                              \
+  do {                                                                              \
+    for (size_t i_ = 0; i_ < (n); ++i_) COLMATCH_DASSERT((ids)[i_] < (bound), msg); \
+  } while (0)
 #else
 #define COLMATCH_DASSERT(cond, msg) ((void)0)
+#define COLMATCH_DASSERT_ALL_BELOW(ids, n, bound, msg) ((void)(bound))
 #define COLMATCH_DASSERT_ENABLED 0
 #endif

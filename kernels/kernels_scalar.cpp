@@ -38,18 +38,12 @@ void eq_u32(const uint32_t* ids, size_t n, uint32_t id, uint64_t* out) noexcept 
 }
 
 void lut_u32(const uint32_t* ids, size_t n, const uint32_t* lut, size_t lut_size, uint64_t* out) noexcept {
-#if COLMATCH_DASSERT_ENABLED
-  for (size_t i = 0; i < n; ++i) COLMATCH_DASSERT(ids[i] < lut_size, "lut_u32: a dictionary id past the lookup table");
-#else
-  (void)lut_size;
-#endif
+  COLMATCH_DASSERT_ALL_BELOW(ids, n, lut_size, "lut_u32: a dictionary id past the lookup table");
   fill_mask(n, out, [&](size_t i) { return lut[ids[i]] != 0; });
 }
 
 void bits32_u32(const uint32_t* ids, size_t n, uint32_t bits, uint64_t* out) noexcept {
-#if COLMATCH_DASSERT_ENABLED
-  for (size_t i = 0; i < n; ++i) COLMATCH_DASSERT(ids[i] < 32, "bits32_u32: an id of 32 or more");
-#endif
+  COLMATCH_DASSERT_ALL_BELOW(ids, n, 32u, "bits32_u32: an id of 32 or more");
   fill_mask(n, out, [&](size_t i) { return ((bits >> ids[i]) & 1u) != 0; });
 }
 

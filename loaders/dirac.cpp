@@ -243,13 +243,13 @@ std::vector<Queue> read_resources(const std::string& path) {
         if (f.value.get_object().get(ces)) throw LoadError(path, 0, "Sites." + sname + ".CEs", "expected an object");
         has_ces = true;
       } else {
-        sp[key] = param_of(f.value, path, "Sites." + sname + "." + key);
+        sp[key] = param_of(f.value, path, fmt::format("Sites.{}.{}", sname, key));
       }
     }
     if (!has_ces) continue;
     for (auto ce : ces) {
       const std::string cname(ce.key);
-      const std::string where = "Sites." + sname + ".CEs." + cname;
+      const std::string where = fmt::format("Sites.{}.CEs.{}", sname, cname);
       simdjson::dom::object cobj;
       if (ce.value.get_object().get(cobj)) throw LoadError(path, 0, where, "expected an object");
       Params cp = sp;  // CE parameters override the site's
@@ -261,18 +261,19 @@ std::vector<Queue> read_resources(const std::string& path) {
           if (f.value.get_object().get(queues)) throw LoadError(path, 0, where + ".Queues", "expected an object");
           has_queues = true;
         } else {
-          cp[key] = param_of(f.value, path, where + "." + key);
+          cp[key] = param_of(f.value, path, fmt::format("{}.{}", where, key));
         }
       }
       if (!has_queues) continue;
       for (auto q : queues) {
         const std::string qname(q.key);
         simdjson::dom::object qobj;
-        if (q.value.get_object().get(qobj)) throw LoadError(path, 0, where + ".Queues." + qname, "expected an object");
+        if (q.value.get_object().get(qobj))
+          throw LoadError(path, 0, fmt::format("{}.Queues.{}", where, qname), "expected an object");
         Queue queue{sname, cname, qname, cp};  // queue parameters override the CE's
         for (auto f : qobj)
           queue.params[std::string(f.key)] =
-              param_of(f.value, path, where + ".Queues." + qname + "." + std::string(f.key));
+              param_of(f.value, path, fmt::format("{}.Queues.{}.{}", where, qname, std::string_view(f.key)));
         out.push_back(std::move(queue));
       }
     }
@@ -362,8 +363,7 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
     double priority = 0;
     uint32_t slots = 1;
     for (const auto& [name, v] : j.fields) {
-      if (name == "JobID") id = v.text;
-      else if (name == "JobName" && id.empty()) id = v.text;
+      if (name == "JobID" || (name == "JobName" && id.empty())) id = v.text;  // JobID wins over JobName
       else if (name == "Owner") owner = v.text;
       else if (name == "OwnerGroup") group = v.text;
       else if (name == "Priority" && v.kind == JdlValue::Kind::Number) priority = std::stod(v.text);
