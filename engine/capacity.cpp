@@ -53,27 +53,6 @@ double Capacity::available(size_t k, uint32_t t) const noexcept {
   return a;
 }
 
-bool Capacity::fits(std::span<const Charge> charges, uint32_t t) const noexcept {
-  for (const Charge& x : charges) {
-    if (x.queue_only) {
-      if (!(queue_[x.k][t] >= x.amount)) return false;
-      continue;
-    }
-    const Column& col = *columns_[x.k];
-    if (col.has(t) && !(queue_[x.k][t] >= x.amount)) return false;
-    const uint32_t h = taskers_->host_of[t];
-    if (h != kNone && col.by_host().has(h) && !(host_[x.k][h] >= x.amount)) return false;
-    if (col.global().present && !(global_[x.k] >= x.amount)) return false;
-  }
-  return true;
-}
-
-bool Capacity::block_full(std::span<const Charge> charges, size_t b) const noexcept {
-  for (const Charge& x : charges)
-    if (x.queue_only && !(block_max_[x.k][b] >= x.amount)) return true;
-  return false;
-}
-
 // Adds delta to every pool above tasker t (a queue-only consumable: the tasker's own pool, always).
 void Capacity::add(size_t k, uint32_t t, double delta) {
   const Column& col = *columns_[k];

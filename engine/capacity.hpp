@@ -46,11 +46,29 @@ class Capacity {
   /// Free amount of consumable k for tasker t: the smallest of the pools that define it for t, or NaN
   /// when none does.
   double available(size_t k, uint32_t t) const noexcept;
-  /// Every pool above tasker t has room for every charge (each pool >= the amount).
-  bool fits(std::span<const Charge> charges, uint32_t t) const noexcept;
+  /// Every pool above tasker t has room for every charge (each pool >= the amount). Inline: dispatch
+  /// calls it once per candidate tasker.
+  bool fits(std::span<const Charge> charges, uint32_t t) const noexcept {
+    for (const Charge& x : charges) {
+      if (x.queue_only) {
+        if (!(queue_[x.k][t] >= x.amount)) return false;
+        continue;
+      }
+      const Column& col = *columns_[x.k];
+      if (col.has(t) && !(queue_[x.k][t] >= x.amount)) return false;
+      const uint32_t h = taskers_->host_of[t];
+      if (h != kNone && col.by_host().has(h) && !(host_[x.k][h] >= x.amount)) return false;
+      if (col.global().present && !(global_[x.k] >= x.amount)) return false;
+    }
+    return true;
+  }
   /// True when no tasker of block b (taskers [64b, 64b + 64)) can take one of the queue-only charges:
   /// the largest free amount there is too small. Exact (the maximum is one of the values).
-  bool block_full(std::span<const Charge> charges, size_t b) const noexcept;
+  bool block_full(std::span<const Charge> charges, size_t b) const noexcept {
+    for (const Charge& x : charges)
+      if (x.queue_only && !(block_max_[x.k][b] >= x.amount)) return true;
+    return false;
+  }
 
   /// Takes `amount` of consumable k from every pool above tasker t.
   void take(size_t k, uint32_t t, double amount);
