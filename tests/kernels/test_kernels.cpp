@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/dassert.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/tasker_set.hpp"
 
@@ -151,6 +152,21 @@ TEST(Kernels, ScalarAndAtLeastOneSimdSetAreUsableOnX86) {
 #if defined(COLMATCH_X86_KERNELS)
   EXPECT_GE(isas.size(), 2u) << "SSE2 is part of x86-64";
 #endif
+}
+
+// Debug builds (the sanitize preset among them) check kernel preconditions: an id past the lookup
+// table aborts with the contract named instead of reading out of bounds.
+TEST(KernelsDeathTest, DebugAssertsCatchIdsPastTheTable) {
+  if (!COLMATCH_DASSERT_ENABLED) GTEST_SKIP() << "COLMATCH_DASSERT is compiled out of release builds";
+  const std::vector<uint32_t> ids = {0, 1, 7};
+  const std::vector<uint32_t> lut = {1, 0, 1};  // ids must be < 3
+  uint64_t out = 0;
+  for (Isa isa : usable_isas()) {
+    const KernelTable& k = *table_for(isa);
+    EXPECT_DEATH(k.lut_u32(ids.data(), ids.size(), lut.data(), lut.size(), &out), "lut_u32") << isa_name(isa);
+    const std::vector<uint32_t> big = {3, 40};
+    EXPECT_DEATH(k.bits32_u32(big.data(), big.size(), 0xFFu, &out), "bits32_u32") << isa_name(isa);
+  }
 }
 
 // Run by ctest with COLMATCH_ISA set (see tests/CMakeLists.txt): proves the variable forces the set.
