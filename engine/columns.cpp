@@ -377,6 +377,12 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.rule.push_back(AllocationRule::PeSlots);
   for (auto& a : table_.amount) a.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.reject.push_back(kNone);
+  table_.runtime.push_back(std::numeric_limits<double>::quiet_NaN());
+  table_.walltime.push_back(std::numeric_limits<double>::quiet_NaN());
+  table_.hold_until.push_back(-std::numeric_limits<double>::infinity());
+  table_.depends.emplace_back();
+  table_.queue.push_back(table_.queues.intern(""));
+  table_.account.push_back(table_.accounts.intern(""));
   if (slots == 0) throw ValueError("slots must be at least 1");
   return j;
 }
@@ -443,6 +449,28 @@ void JobBuilder::set_amount(uint32_t attr, double amount) {
 
 void JobBuilder::set_rule(AllocationRule rule) { table_.rule.back() = rule; }
 
+void JobBuilder::set_times(double runtime, double walltime) {
+  for (double v : {runtime, walltime})
+    if (!std::isnan(v) && !(v >= 0 && std::isfinite(v)))
+      throw ValueError(fmt::format("a time must be a finite number of seconds >= 0, not {}", v));
+  table_.runtime.back() = runtime;
+  table_.walltime.back() = walltime;
+}
+
+void JobBuilder::set_hold(double until) {
+  if (std::isnan(until)) throw ValueError("a hold needs a release time or none");
+  table_.hold_until.back() = until;
+}
+
+void JobBuilder::set_depends(std::vector<std::string> ids) {
+  depends_.emplace_back(static_cast<uint32_t>(table_.size() - 1), std::move(ids));
+}
+
+void JobBuilder::set_credentials(std::string_view queue, std::string_view account) {
+  table_.queue.back() = table_.queues.intern(queue);
+  table_.account.back() = table_.accounts.intern(account);
+}
+
 void JobBuilder::reject(uint32_t j, std::string reason) {
   if (table_.reject[j] != kNone) return;  // the first reason stands
   table_.reject[j] = static_cast<uint32_t>(table_.reject_reason.size());
@@ -450,6 +478,20 @@ void JobBuilder::reject(uint32_t j, std::string reason) {
 }
 
 JobTable JobBuilder::build() && {
+  if (!depends_.empty()) {  // dependency ids -> job indices
+    std::unordered_map<std::string_view, uint32_t> index;
+    for (uint32_t j = 0; j < table_.size(); ++j) index.emplace(table_.id[j], j);
+    for (auto& [j, ids] : depends_)
+      for (const auto& id : ids) {
+        const auto it = index.find(id);
+        if (it == index.end() || it->second == j) {
+          reject(j, fmt::format("job {}: field 'depends': {} '{}'", table_.id[j],
+                                it == index.end() ? "no job" : "a job cannot depend on itself:", id));
+          continue;
+        }
+        table_.depends[j].push_back(it->second);
+      }
+  }
   // Forced attributes: a consumable must be in the job's amounts, any other in its request.
   std::vector<std::vector<uint32_t>> mentioned(table_.requests.size());
   for (size_t r = 0; r < table_.requests.size(); ++r) mentioned[r] = mentioned_attributes(table_.requests[r]);

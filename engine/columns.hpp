@@ -281,6 +281,17 @@ struct JobTable {
   std::vector<uint32_t> reject;  ///< kNone, or an index into reject_reason
   std::vector<std::string> reject_reason;
 
+  // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue) and account.
+  std::vector<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
+  std::vector<double> walltime;  ///< the user's estimate (NaN: none; backfill then takes the runtime)
+  /// Held until this time (Moab job hold; +inf: never released; -inf: not held).
+  std::vector<double> hold_until;
+  /// Jobs (indices) that must have ended before this one may start (afterok).
+  std::vector<std::vector<uint32_t>> depends;
+  std::vector<uint32_t> queue;    ///< ids into queues (the Moab class); "" when none
+  std::vector<uint32_t> account;  ///< ids into accounts
+  Dictionary queues, accounts;
+
   size_t size() const noexcept { return id.size(); }
   bool rejected(uint32_t j) const noexcept { return reject[j] != kNone; }
 };
@@ -306,6 +317,16 @@ class JobBuilder {
   void set_rule(AllocationRule rule);
   /// Marks job j rejected with a reason (kept in results.csv).
   void reject(uint32_t j, std::string reason);
+  /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws
+  /// ValueError for a negative or infinite value.
+  void set_times(double runtime, double walltime);
+  /// Holds the last job until time `until` (+inf: until the end of the run).
+  void set_hold(double until);
+  /// The last job may start only after the jobs with these ids have ended; ids are resolved in
+  /// build(), where an unknown id rejects the job.
+  void set_depends(std::vector<std::string> ids);
+  /// Sets the last job's class (queue) and account credentials.
+  void set_credentials(std::string_view queue, std::string_view account);
   size_t size() const noexcept { return table_.size(); }
   /// Checks forced attributes (Grid Engine: a job must request them) and rejects jobs that do not,
   /// then returns the table. Every rejection's reason is in JobTable::reject_reason (the one store).
@@ -319,6 +340,7 @@ class JobBuilder {
   std::unordered_map<std::string, uint32_t> by_text_;       // raw text -> request index
   std::unordered_map<std::string, std::string> bad_text_;   // raw text -> parse error
   std::unordered_map<std::string, uint32_t> by_canonical_;  // canonical text -> request index
+  std::vector<std::pair<uint32_t, std::vector<std::string>>> depends_;  // (job, ids) to resolve
 };
 
 }  // namespace colmatch

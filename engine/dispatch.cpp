@@ -37,6 +37,12 @@ void DispatchCursors::sync(const Capacity& capacity) {
   epoch_ = capacity.epoch();
 }
 
+void DispatchCursors::init(size_t c, const CategoryEligibility& e) {
+  pos_[c].assign(std::max<size_t>(1, e.tiers.size()), 0);
+}
+
+void DispatchCursors::reset(size_t c) noexcept { std::fill(pos_[c].begin(), pos_[c].end(), 0); }
+
 void DispatchCursors::exhaust(size_t c, size_t universe) noexcept {
   for (auto& x : pos_[c]) x = universe;
 }
@@ -55,14 +61,156 @@ class PreferenceTiers {
   const CategoryEligibility& e_;
 };
 
+}  // namespace
+
+Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+               const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors)
+    : taskers_(taskers), jobs_(jobs), cats_(cats), eligible_(eligible), cap_(capacity), cursors_(cursors) {
+  charges_.reserve(cats.size());
+  for (size_t c = 0; c < cats.size(); ++c) charges_.push_back(capacity.charges(cats.need[c]));
+}
+
+bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
+  const uint32_t c = cats_.of_job[j];
+  cap_.begin();
+  const bool ok = cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c, out) : place_pe_slots(j, c, policy, out);
+  if (!ok) cap_.rollback();
+  return ok;
+}
+
+// $pe_slots: all slots on one tasker with room for the whole charge, chosen by `policy` within the
+// first soft tier that has one. GreatestPower walks the tier in rank order from the category's cursor,
+// which moves to the tasker found (or past the end); the others look at every eligible tasker.
+bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
+  const PreferenceTiers tiers(eligible_[c]);
+  const auto& ch = charges_[c];
+  const size_t universe = tiers[0].universe();
+  size_t t = universe;
+  for (size_t v = 0; v < tiers.size() && t >= universe; ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    if (policy == AllocationPolicy::GreatestPower) {
+      size_t x = tier.next(cursor(c, v));
+      while (x < universe) {
+        if (cap_.block_full(ch, x >> 6)) {
+          x = tier.next(((x >> 6) + 1) << 6);
+          continue;
+        }
+        if (cap_.fits(ch, static_cast<uint32_t>(x))) break;
+        x = tier.next(x + 1);
+      }
+      cursor(c, v) = x;
+      t = x;
+      continue;
+    }
+    double best = 0;
+    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+      if (cap_.block_full(ch, x >> 6)) {
+        x = (((x >> 6) + 1) << 6) - 1;
+        continue;
+      }
+      const auto tx = static_cast<uint32_t>(x);
+      if (!cap_.fits(ch, tx)) continue;
+      double key = 0;
+      if (policy == AllocationPolicy::FirstAvailable) {
+        key = taskers_.input_index[x];
+      } else {
+        for (const Charge& q : ch) key += (cap_.available(q.k, tx) - q.amount) / q.amount;
+        if (policy == AllocationPolicy::WorstFit) key = -key;
+      }
+      if (t >= universe || key < best) {
+        t = x;
+        best = key;
+      }
+    }
+  }
+  if (t >= universe) return false;
+  cap_.take(ch, static_cast<uint32_t>(t));
+  out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
+  return true;
+}
+
+// How many slot instances of category c tasker t takes now (at most `want`); the master also pays
+// the per-job charges.
+uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
+  uint32_t n = want;
+  for (size_t k = 0; k < cap_.consumables(); ++k) {
+    const double once = master ? cats_.master_need[c][k] : 0.0, inst = cats_.need[c][k];
+    if (once <= 0 && inst <= 0) continue;
+    const double a = cap_.available(k, t) - once;
+    if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
+    if (inst <= 0) continue;
+    double q = std::floor(a / inst);
+    if (q * inst > a) q -= 1;  // guard against rounding up in the division
+    n = static_cast<uint32_t>(std::min<double>(n, q));
+  }
+  return n;
+}
+
+// $fill_up (seed 002, example E2): the master is the first tasker in preference order that takes
+// at least one slot and the per-job charges; the other slots fill the remaining taskers in the same
+// order, each with as many as fit. If not all slots fit, the caller rolls the tentative charges back.
+bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const PreferenceTiers tiers(eligible_[c]);
+  const size_t universe = tiers[0].universe();
+  uint32_t remaining = jobs_.slots[j];
+  const size_t first = out.size();
+  std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
+  auto place = [&](size_t x, uint32_t n, bool master) {
+    for (size_t k = 0; k < cap_.consumables(); ++k) {
+      const double amount = n * cats_.need[c][k] + (master ? cats_.master_need[c][k] : 0.0);
+      if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
+    }
+    out.push_back({static_cast<uint32_t>(x), n});
+    remaining -= n;
+  };
+  size_t master = universe;
+  for (size_t v = 0; v < tiers.size() && master == universe; ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    for (size_t x = tier.next(cursor(c, v)); x < universe; x = tier.next(x + 1))
+      if (const uint32_t n = instances(c, static_cast<uint32_t>(x), true, remaining)) {
+        place(x, n, true);
+        master = x;
+        break;
+      }
+  }
+  for (size_t v = 0; v < tiers.size() && remaining > 0 && master != universe; ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    bool prefix = true;
+    for (size_t x = tier.next(cursor(c, v)); x < universe && remaining > 0; x = tier.next(x + 1)) {
+      if (x == master) {
+        prefix = false;
+        continue;
+      }
+      const uint32_t n = instances(c, static_cast<uint32_t>(x), false, remaining);
+      if (n == 0) {
+        if (prefix) advance.emplace_back(v, x + 1);  // no room for one instance now, nor in this epoch
+        continue;
+      }
+      prefix = false;
+      place(x, n, false);
+    }
+  }
+  if (remaining > 0) {
+    out.resize(first);
+    // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
+    if (cursors_) cursors_->exhaust(c, universe);
+    return false;
+  }
+  if (cursors_)
+    for (const auto& [v, cur] : advance) cursors_->at(c, v) = std::max(cursors_->at(c, v), cur);
+  return true;
+}
+
+namespace {
+
+// The batch dispatch: every job once, in dispatch_order, each placement committed at once.
 class Dispatcher {
  public:
-  Dispatcher(const JobTable& jobs, const Categories& cats, const std::vector<CategoryEligibility>& eligible,
-             Capacity& capacity, DispatchCursors& cursors, DispatchResult& res)
-      : jobs_(jobs), cats_(cats), eligible_(eligible), cap_(capacity), cursor_(cursors), res_(res) {
-    charges_.reserve(cats.size());
-    for (size_t c = 0; c < cats.size(); ++c) charges_.push_back(capacity.charges(cats.need[c]));
-  }
+  Dispatcher(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+             const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors,
+             DispatchResult& res)
+      : jobs_(jobs), cats_(cats), eligible_(eligible), cap_(capacity), cursors_(cursors), res_(res),
+        placer_(taskers, jobs, cats, eligible, capacity, &cursors) {}
 
   void run() {
     const size_t nj = jobs_.size();
@@ -71,18 +219,22 @@ class Dispatcher {
         res_.status[j] = JobStatus::Rejected;
         ++res_.rejected;
       }
-    cursor_.sync(cap_);
+    cursors_.sync(cap_);
     for (const uint32_t j : dispatch_order(jobs_)) {
       const uint32_t c = cats_.of_job[j];
       if (eligible_[c].eligible.count() == 0) {
         pend(j, PendingReason::NoEligibleTasker);
         continue;
       }
-      const bool placed = cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c) : place_pe_slots(j, c);
-      if (!placed) {
+      const size_t first = res_.allocations.size();
+      if (!placer_.try_place(j, AllocationPolicy::GreatestPower, res_.allocations)) {
         pend(j, PendingReason::NoFreeCapacity);
         continue;
       }
+      cap_.commit();
+      res_.alloc_first[j] = static_cast<uint32_t>(first);
+      res_.alloc_count[j] = static_cast<uint32_t>(res_.allocations.size() - first);
+      res_.tasker[j] = res_.allocations[first].tasker;
       res_.status[j] = JobStatus::Assigned;
       ++res_.assigned;
     }
@@ -94,123 +246,13 @@ class Dispatcher {
     ++res_.pending;
   }
 
-  void record(uint32_t j, size_t first) {
-    res_.alloc_first[j] = static_cast<uint32_t>(first);
-    res_.alloc_count[j] = static_cast<uint32_t>(res_.allocations.size() - first);
-    res_.tasker[j] = res_.allocations[first].tasker;
-  }
-
-  // $pe_slots: all slots on the first tasker in preference order that fits the whole charge. The
-  // cursor of each tier visited moves to the tasker found (or past the end).
-  bool place_pe_slots(uint32_t j, uint32_t c) {
-    const PreferenceTiers tiers(eligible_[c]);
-    const auto& ch = charges_[c];
-    const size_t universe = tiers[0].universe();
-    size_t t = universe;
-    for (size_t v = 0; v < tiers.size() && t >= universe; ++v) {
-      const kernels::TaskerSet& tier = tiers[v];
-      size_t x = tier.next(cursor_.at(c, v));
-      while (x < universe) {
-        if (cap_.block_full(ch, x >> 6)) {
-          x = tier.next(((x >> 6) + 1) << 6);
-          continue;
-        }
-        if (cap_.fits(ch, static_cast<uint32_t>(x))) break;
-        x = tier.next(x + 1);
-      }
-      cursor_.at(c, v) = x;
-      t = x;
-    }
-    if (t >= universe) return false;
-    cap_.take(ch, static_cast<uint32_t>(t));
-    const size_t first = res_.allocations.size();
-    res_.allocations.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
-    record(j, first);
-    return true;
-  }
-
-  // How many slot instances of category c tasker t takes now (at most `want`); the master also pays
-  // the per-job charges.
-  uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
-    uint32_t n = want;
-    for (size_t k = 0; k < cap_.consumables(); ++k) {
-      const double once = master ? cats_.master_need[c][k] : 0.0, inst = cats_.need[c][k];
-      if (once <= 0 && inst <= 0) continue;
-      const double a = cap_.available(k, t) - once;
-      if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
-      if (inst <= 0) continue;
-      double q = std::floor(a / inst);
-      if (q * inst > a) q -= 1;  // guard against rounding up in the division
-      n = static_cast<uint32_t>(std::min<double>(n, q));
-    }
-    return n;
-  }
-
-  // $fill_up (seed 002, example E2): the master is the first tasker in preference order that takes
-  // at least one slot and the per-job charges; the other slots fill the remaining taskers in the same
-  // order, each with as many as fit. If not all slots fit, every tentative charge is rolled back.
-  bool place_fill_up(uint32_t j, uint32_t c) {
-    const PreferenceTiers tiers(eligible_[c]);
-    const size_t universe = tiers[0].universe();
-    uint32_t remaining = jobs_.slots[j];
-    const size_t first = res_.allocations.size();
-    std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
-    cap_.begin();
-    auto place = [&](size_t x, uint32_t n, bool master) {
-      for (size_t k = 0; k < cap_.consumables(); ++k) {
-        const double amount = n * cats_.need[c][k] + (master ? cats_.master_need[c][k] : 0.0);
-        if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
-      }
-      res_.allocations.push_back({static_cast<uint32_t>(x), n});
-      remaining -= n;
-    };
-    size_t master = universe;
-    for (size_t v = 0; v < tiers.size() && master == universe; ++v) {
-      const kernels::TaskerSet& tier = tiers[v];
-      for (size_t x = tier.next(cursor_.at(c, v)); x < universe; x = tier.next(x + 1))
-        if (const uint32_t n = instances(c, static_cast<uint32_t>(x), true, remaining)) {
-          place(x, n, true);
-          master = x;
-          break;
-        }
-    }
-    for (size_t v = 0; v < tiers.size() && remaining > 0 && master != universe; ++v) {
-      const kernels::TaskerSet& tier = tiers[v];
-      bool prefix = true;
-      for (size_t x = tier.next(cursor_.at(c, v)); x < universe && remaining > 0; x = tier.next(x + 1)) {
-        if (x == master) {
-          prefix = false;
-          continue;
-        }
-        const uint32_t n = instances(c, static_cast<uint32_t>(x), false, remaining);
-        if (n == 0) {
-          if (prefix) advance.emplace_back(v, x + 1);  // no room for one instance now, nor in this epoch
-          continue;
-        }
-        prefix = false;
-        place(x, n, false);
-      }
-    }
-    if (remaining > 0) {
-      cap_.rollback();
-      res_.allocations.resize(first);
-      // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
-      cursor_.exhaust(c, universe);
-      return false;
-    }
-    cap_.commit();
-    for (const auto& [v, cur] : advance) cursor_.at(c, v) = std::max(cursor_.at(c, v), cur);
-    record(j, first);
-    return true;
-  }
-
   const JobTable& jobs_;
   const Categories& cats_;
   const std::vector<CategoryEligibility>& eligible_;
   Capacity& cap_;
-  DispatchCursors& cursor_;
+  DispatchCursors& cursors_;
   DispatchResult& res_;
-  std::vector<std::vector<Charge>> charges_;
+  Placer placer_;
 };
 
 DispatchResult empty_result(size_t nj) {
@@ -225,10 +267,11 @@ DispatchResult empty_result(size_t nj) {
 
 }  // namespace
 
-DispatchResult dispatch(const JobTable& jobs, const Categories& cats, const std::vector<CategoryEligibility>& eligible,
-                        Capacity& capacity, DispatchCursors& cursors) {
+DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity,
+                        DispatchCursors& cursors) {
   DispatchResult res = empty_result(jobs.size());
-  Dispatcher(jobs, cats, eligible, capacity, cursors, res).run();
+  Dispatcher(taskers, jobs, cats, eligible, capacity, cursors, res).run();
   return res;
 }
 
@@ -236,7 +279,7 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
                         const Categories& cats, const std::vector<CategoryEligibility>& eligible) {
   Capacity capacity = Capacity::configured(catalog, taskers);
   DispatchCursors cursors(cats, eligible);
-  DispatchResult res = dispatch(jobs, cats, eligible, capacity, cursors);
+  DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors);
   res.capacity = std::move(capacity);
   return res;
 }

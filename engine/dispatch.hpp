@@ -60,6 +60,12 @@ class DispatchCursors {
  public:
   /// Cursors for `cats` / `eligible` (one per tier where a category has soft tiers), all at 0.
   DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible);
+  /// Cursors for `categories` categories, each to be sized by init() before use.
+  explicit DispatchCursors(size_t categories) : pos_(categories) {}
+  /// Sizes category c's cursors for its match result (one per soft tier, at least one), all at 0.
+  void init(size_t c, const CategoryEligibility& e);
+  /// Starts category c's cursors again at 0 (after a tentative placement was undone).
+  void reset(size_t c) noexcept;
   /// Starts every cursor again at 0 if `capacity` is in another epoch than when they were last synced.
   void sync(const Capacity& capacity);
   size_t& at(size_t c, size_t tier) noexcept { return pos_[c][tier]; }
@@ -70,6 +76,44 @@ class DispatchCursors {
  private:
   std::vector<std::vector<size_t>> pos_;
   uint64_t epoch_ = 0;
+};
+
+/// Moab's node allocation policies (seed 001) for a job whose slots go on one tasker: the eligible
+/// tasker with room that has the greatest effective power (Altair Accelerator, seed 000: rank order),
+/// the lowest input index, the least or the most capacity left over (sum over the charged consumables
+/// of (available - charge) / charge). Soft tiers come first in every case; ties go to rank order.
+/// $fill_up jobs always fill taskers in rank order.
+enum class AllocationPolicy : uint8_t { GreatestPower, FirstAvailable, BestFit, WorstFit };
+
+/// Places one job at a time on taskers, taking its charges from a Capacity: the one placement code of
+/// the batch dispatch and of the simulator.
+class Placer {
+ public:
+  /// `cursors` may be null (every search starts at the first tasker); with cursors, `capacity` must
+  /// only shrink between syncs (see DispatchCursors). All references must outlive the Placer.
+  Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+         const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors);
+  /// Tries job j (its category must have some eligible tasker). Opens a Capacity transaction; on success
+  /// appends the job's allocations to `out`, takes its charges and returns true, leaving the transaction
+  /// open for the caller to commit() or rollback(); on failure rolls back itself and returns false.
+  bool try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
+  /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
+  const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }
+
+ private:
+  bool place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
+  bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const;
+  size_t& cursor(uint32_t c, size_t v) { return cursors_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
+
+  const TaskerTable& taskers_;
+  const JobTable& jobs_;
+  const Categories& cats_;
+  const std::vector<CategoryEligibility>& eligible_;
+  Capacity& cap_;
+  DispatchCursors* cursors_;
+  std::vector<std::vector<Charge>> charges_;
+  size_t scratch_cursor_ = 0;
 };
 
 /// The order jobs are considered in (rejected jobs excluded).
@@ -84,7 +128,8 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
 /// The same from a given Capacity (carried over from a previous cycle), with cursors that live as long
 /// as the caller keeps them (synced to capacity's epoch here). result.capacity is left empty; the
 /// charges are taken from `capacity`.
-DispatchResult dispatch(const JobTable& jobs, const Categories& cats, const std::vector<CategoryEligibility>& eligible,
-                        Capacity& capacity, DispatchCursors& cursors);
+DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity,
+                        DispatchCursors& cursors);
 
 }  // namespace colmatch

@@ -130,14 +130,14 @@ TEST(Capacity, CursorsStartAgainWhenCapacityComesBack) {
   const auto eligible = compute_eligibility(f.cat, f.taskers, jobs, cats, kernels::active());
   Capacity cap = Capacity::configured(f.cat, f.taskers);
   DispatchCursors cursors(cats, eligible);
-  const DispatchResult first = dispatch(jobs, cats, eligible, cap, cursors);
+  const DispatchResult first = dispatch(f.taskers, jobs, cats, eligible, cap, cursors);
   EXPECT_EQ(first.assigned, 2u) << "two licences";
   EXPECT_EQ(first.reason[2], PendingReason::NoFreeCapacity);
   EXPECT_EQ(cursors.at(0, 0), f.taskers.size()) << "the category's cursor ran past the end";
   // The first job ends: its charge (a licence and its slot) comes back. The same cursors must not
   // skip the farm now.
   cap.release(cap.charges(cats.need[cats.of_job[0]]), first.tasker[0]);
-  const DispatchResult again = dispatch(jobs, cats, eligible, cap, cursors);
+  const DispatchResult again = dispatch(f.taskers, jobs, cats, eligible, cap, cursors);
   EXPECT_EQ(again.assigned, 1u) << "one licence free again: one job placed";
   EXPECT_EQ(again.tasker[0], 0u) << "from the start of the set";
 }
