@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "engine/columns.hpp"
+#include "engine/simulation.hpp"
 
 namespace colmatch::loaders {
 
@@ -14,6 +14,7 @@ struct Dataset {
   JobTable jobs;                ///< rejected jobs carry their reason (file:line: job: field: why) in jobs.reject_reason
   std::string name;             ///< farm name (summary.json)
   std::string power_attribute;  ///< numeric attribute used as effective power; empty = "power" field
+  SimPolicy policy;             ///< farm.toml's [policy] for `colmatch simulate` (defaults elsewhere)
 };
 
 }  // namespace colmatch::loaders

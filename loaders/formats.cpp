@@ -8,6 +8,7 @@
 #include "loaders/dirac.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
+#include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
 
 namespace colmatch::loaders {
@@ -57,6 +58,10 @@ std::vector<InputFormat> make_formats() {
        "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
        {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
        [](const FormatArgs& a, const ProgressFn& p) { return load_dirac(arg(a, "resources"), arg(a, "jdl"), p); }});
+  f.push_back({"swf",
+               "Standard Workload Format (Parallel Workloads Archive): one node per MaxNodes, slots per node",
+               {{"log", "SWF log, plain or .gz"}},
+               [](const FormatArgs& a, const ProgressFn& p) { return load_swf(arg(a, "log"), p); }});
   return f;
 }
 

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "loaders/errors.hpp"
+#include "loaders/policy.hpp"
 
 namespace colmatch::loaders {
 namespace {
@@ -80,10 +81,7 @@ FarmFile read_farm_toml(const std::string& path) {
   }
   farm.name = tbl["name"].value_or(std::string("farm"));
   if (auto* pol = tbl["policy"].as_table()) {
-    for (auto&& [k, v] : *pol) {
-      if (k.str() != "power")
-        throw LoadError(path, v.source().begin.line, "policy." + std::string(k.str()), "unknown key");
-    }
+    read_policy_table(*pol, path, farm.policy, true);  // everything but power: loaders/policy.hpp
     farm.power_attribute = (*pol)["power"].value_or(std::string());
   }
   auto* attrs = tbl["attribute"].as_array();
@@ -352,6 +350,8 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
     if (!obj["slots"].get(el) && (!number_of(el, slots) || slots < 1 || slots != std::floor(slots) || slots > 1e9))
       throw LoadError(path, ln, "slots", "expected a whole number >= 1");
     const uint32_t j = b.add(id, owner, group, priority, submit, static_cast<uint32_t>(slots));
+    double runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+    std::string queue, account;
     auto reject = [&](const std::string& field, const std::string& why) {
       b.reject(j, fmt::format("{}:{}: job {}: field '{}': {}", path, ln, id, field, why));
     };
@@ -397,6 +397,42 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
         scalar_text(field.value, rule);
         if (rule == "$fill_up") b.set_rule(AllocationRule::FillUp);
         else if (rule != "$pe_slots") reject("allocation_rule", "expected \"$pe_slots\" or \"$fill_up\"");
+      } else if (key == "runtime" || key == "walltime") {
+        double v = 0;
+        if (!number_of(field.value, v) || !(v >= 0) || !std::isfinite(v)) {
+          reject(std::string(key), "expected a number of seconds >= 0");
+          continue;
+        }
+        if (key == "runtime") runtime = v;
+        else walltime = v;
+      } else if (key == "hold") {  // true: held until the end; a number: held until that time
+        double until = 0;
+        if (field.value.type() == element_type::BOOL) {
+          if (field.value.get_bool().value_unsafe()) b.set_hold(std::numeric_limits<double>::infinity());
+        } else if (number_of(field.value, until) && std::isfinite(until)) {
+          b.set_hold(until);
+        } else {
+          reject("hold", "expected true, false or a release time in seconds");
+        }
+      } else if (key == "depends") {
+        simdjson::dom::array arr;
+        std::vector<std::string> deps;
+        std::string text;
+        bool ok = !field.value.get_array().get(arr);
+        if (ok)
+          for (auto item : arr) ok = ok && scalar_text(item, text) && (deps.push_back(text), true);
+        if (!ok) {
+          reject("depends", "expected a list of job ids");
+          continue;
+        }
+        b.set_depends(std::move(deps));
+      } else if (key == "queue" || key == "class" || key == "account") {
+        std::string text;
+        if (!scalar_text(field.value, text)) {
+          reject(std::string(key), "expected a string");
+          continue;
+        }
+        (key == "account" ? account : queue) = text;
       } else if (key == "rejected") {
         std::string why;
         scalar_text(field.value, why);
@@ -405,6 +441,8 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
         throw LoadError(path, ln, std::string(key), "unknown key");
       }
     }
+    b.set_times(runtime, walltime);
+    b.set_credentials(queue, account);
   }
   return std::move(b).build();
 }
@@ -417,6 +455,7 @@ Dataset load_native(const NativePaths& paths, const ProgressFn& progress) {
   ds.catalog = std::move(farm.catalog);
   ds.name = std::move(farm.name);
   ds.power_attribute = std::move(farm.power_attribute);
+  ds.policy = std::move(farm.policy);
   return ds;
 }
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <thread>
@@ -22,7 +23,9 @@
 #include "loaders/errors.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/writers/native_writer.hpp"
+#include "loaders/policy.hpp"
 #include "loaders/writers/results.hpp"
+#include "loaders/writers/simulation_writer.hpp"
 
 using namespace colmatch;
 
@@ -112,6 +115,17 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
                   "Also write pools.csv: DIRAC submit pools with their eligible taskers (default with --format dirac)");
   match->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
 
+  auto* sim = app.add_subcommand(
+      "simulate", "Schedule over time (Moab's iteration, EASY backfill): write schedule.csv, metrics.json, timeline.csv");
+  add_input_options(sim, in);
+  std::string policy_path;
+  double until = std::numeric_limits<double>::infinity();
+  sim->add_option("--out", out_dir, "Output folder")->required();
+  sim->add_option("--policy", policy_path, "Policy TOML: a [policy] table (default: farm.toml's [policy], else defaults)");
+  sim->add_option("--until", until, "No scheduling cycle after this time (seconds)");
+  sim->add_option("--threads", threads, "Worker threads (default: all cores)");
+  sim->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
+
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");
   add_input_options(import, in);
   import->add_option("--save", save_dir, "Folder for farm.toml, taskers.jsonl, jobs.jsonl")->required();
@@ -139,7 +153,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       std::printf("imported %zu taskers, %zu jobs into %s\n", ds.taskers.size(), ds.jobs.size(), save_dir.c_str());
       return report_rejections(ds);
     }
-    // match
+    // match or simulate
     const kernels::KernelTable* table = &kernels::active();  // COLMATCH_ISA, else the best available
     if (!isa.empty()) {
       kernels::Isa want;
@@ -150,6 +164,21 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
     const auto t0 = std::chrono::steady_clock::now();
     auto ds = load(in);
+    if (*sim) {
+      SimPolicy policy = policy_path.empty() ? ds.policy : loaders::read_policy_toml(policy_path);
+      policy.until = until;
+      writers::SimRunInfo info;
+      info.format = in.format;
+      info.threads = n;
+      info.isa = table->isa;
+      info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const auto t1 = std::chrono::steady_clock::now();
+      const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table);
+      info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      writers::write_simulation(out_dir, ds, r, info);
+      std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);
+      return report_rejections(ds);
+    }
     writers::RunInfo info;
     info.format = in.format;
     info.threads = n;

@@ -1,0 +1,105 @@
+// Scheduling over time: jobs arrive, wait, start, run and end, and the scheduler runs cycle after
+// cycle. Each cycle is Moab's scheduling iteration (seed 001) in its order:
+//   1. refresh resources: R.Available = R.Configured - R.Dedicated (what running jobs were charged;
+//      Capacity::release gives a job's charge back when it ends);
+//   2. feasible jobs: submitted, not held, dependencies ended, some tasker eligible;
+//   3. priority: a weighted sum of factors (credential priority, minutes queued, expansion factor, slots);
+//   4. throttling per credential (user, group, class, account): running jobs and slots;
+//   5. allocation: the job's taskers by the node allocation policy (Placer);
+//   6. backfill: none (strict priority order: the first job that cannot start blocks the rest) or EASY
+//      (the first blocked job gets a reservation at the earliest time it fits, from the running jobs'
+//      walltime estimates; a later job starts now only if it ends by then or leaves the reserved
+//      taskers alone).
+// Matching is the columnar engine's: job categories, their eligibility computed once (lazily, when a
+// category's first job is submitted), dispatch cursors that live across cycles until capacity comes
+// back (Capacity epochs).
+//
+// Times are seconds (doubles). A job runs min(runtime, walltime) seconds: a scheduler ends a job at its
+// walltime, which keeps EASY's reservations honest.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/dispatch.hpp"
+
+namespace colmatch {
+
+enum class BackfillPolicy : uint8_t { None, Easy };
+enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3 };
+
+/// Moab throttling policy for one credential kind: a limit for one named credential, or for each
+/// credential of that kind when `name` is empty (a named limit wins over the default one).
+struct Throttle {
+  CredentialKind kind = CredentialKind::User;
+  std::string name;
+  uint64_t max_jobs = std::numeric_limits<uint64_t>::max();  ///< running jobs at once
+  double max_slots = std::numeric_limits<double>::infinity();  ///< running slots at once
+};
+
+/// Moab priority factor weights: priority = credential x (the job's priority field) + queue_time x
+/// (minutes queued) + expansion x ((wait + walltime) / walltime) + size x (slots). Ties: earlier
+/// submit, then input order.
+struct PriorityWeights {
+  double credential = 1, queue_time = 0, expansion = 0, size = 0;
+};
+
+struct SimPolicy {
+  double interval = 0;  ///< 0: a cycle at every event time (event driven); > 0: every `interval` s
+  AllocationPolicy allocation = AllocationPolicy::GreatestPower;
+  BackfillPolicy backfill = BackfillPolicy::None;
+  PriorityWeights weights;
+  std::vector<Throttle> throttles;
+  double until = std::numeric_limits<double>::infinity();  ///< no cycle after this time
+};
+
+/// Why a job did not start in the last cycle that considered it.
+enum class SimReason : uint8_t {
+  None,              ///< started
+  NotSubmitted,      ///< submitted after `until`
+  Held,              ///< job hold
+  Dependency,        ///< a job it depends on has not ended
+  NoEligibleTasker,  ///< no tasker can ever run it
+  TooLarge,          ///< its eligible taskers together never have room for it (even on an idle farm)
+  Throttled,         ///< a credential limit (detail names it)
+  Blocked,           ///< strict priority order: a higher-priority job waits first
+  Reservation,       ///< would delay the EASY reservation of a higher-priority job
+  NoFreeCapacity,    ///< eligible taskers exist, none has room now
+  Rejected,          ///< bad input (JobTable::reject_reason)
+};
+const char* sim_reason_text(SimReason r) noexcept;
+
+/// The schedule and what happened on the way.
+struct SimResult {
+  std::vector<double> start, end;  ///< per job; NaN if it never started
+  std::vector<Allocation> allocations;
+  std::vector<uint32_t> alloc_first, alloc_count;  ///< per job, into allocations
+  std::vector<SimReason> reason;                   ///< per job: None if started, else the last reason
+  std::vector<std::string> detail;                 ///< per job: throttle detail ("user alice max_jobs 2")
+  std::vector<uint8_t> backfilled;                 ///< per job: started ahead of a reservation
+  std::vector<uint8_t> was_held, was_throttled;    ///< per job: ever held / ever throttled
+  uint64_t cycles = 0;
+  std::vector<double> cycle_seconds;  ///< wall-clock time of each cycle
+  /// Timeline: one row per cycle (the last cycle of each simulated minute when there are many).
+  struct Row {
+    double time;
+    uint64_t running, queued;
+    std::vector<double> used;  ///< per consumable: configured queue-level total minus free
+  };
+  std::vector<Row> timeline;
+  uint64_t categories_evaluated = 0;
+};
+
+/// Runs the simulation. `jobs` carry submit, runtime, walltime, holds, dependencies and credentials.
+/// Deterministic; the result does not depend on the thread count. Allocates O(jobs + taskers).
+SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+                   const kernels::KernelTable& k);
+
+/// The time job j occupies its taskers: min(runtime, walltime), NaN or negative counted as 0.
+double sim_duration(const JobTable& jobs, uint32_t j) noexcept;
+/// The time the scheduler expects job j to take (walltime, else its duration).
+double sim_estimate(const JobTable& jobs, uint32_t j) noexcept;
+
+}  // namespace colmatch

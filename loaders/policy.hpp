@@ -1,0 +1,28 @@
+// Scheduling policy for `colmatch simulate`, from a `[policy]` table (in farm.toml or in a file of its
+// own given with --policy). Keys, with Moab's names for what they mean (seed 001):
+//   interval = 0                      RMPOLLINTERVAL: 0 = a cycle after each batch of events
+//   allocation = "greatest_power"     NODEALLOCATIONPOLICY: greatest_power, first_available, best_fit, worst_fit
+//   backfill = "none"                 BACKFILLPOLICY: none (strict priority order) or easy
+//   resource_availability = "dedicated"  RESOURCEAVAILABILITYPOLICY (only dedicated so far)
+//   [policy.priority] credential = 1, queue_time = 0, expansion = 0, size = 0   (factor weights)
+//   [[policy.throttle]] credential = "user" | "group" | "class" | "account", name = "alice" (optional:
+//     every credential of that kind), max_jobs = N, max_slots = N
+#pragma once
+
+#include <string>
+
+#include <toml++/toml.h>
+
+#include "engine/simulation.hpp"
+
+namespace colmatch::loaders {
+
+/// Reads the simulation keys of a [policy] table into `policy` (other keys are the caller's: `power`
+/// in farm.toml). Throws LoadError naming `path`, line and key for an unknown key or a bad value.
+void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy,
+                       bool allow_power_key = false);
+
+/// Reads a policy file: its [policy] table (or, without one, its top level).
+SimPolicy read_policy_toml(const std::string& path);
+
+}  // namespace colmatch::loaders

@@ -1,0 +1,173 @@
+#include "loaders/writers/simulation_writer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "loaders/writers/text.hpp"
+
+namespace colmatch::writers {
+namespace {
+
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - (q > 0));
+  return v[i];
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+struct Share {
+  uint64_t starts = 0;
+  double slot_seconds = 0;
+};
+
+std::string shares_json(const std::map<std::string, Share>& m, double total) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [name, s] : m) {
+    out += fmt::format("{}{}: {{\"starts\": {}, \"slot_share\": {:.6f}}}", first ? "" : ", ", json_string(name), s.starts,
+                       total > 0 ? s.slot_seconds / total : 0.0);
+    first = false;
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult& r) {
+  const JobTable& jobs = ds.jobs;
+  std::vector<double> waits, slowdowns;
+  double first_submit = std::numeric_limits<double>::infinity(), last_end = -first_submit, busy = 0;
+  std::map<std::string, Share> by_queue, by_user, by_group;
+  uint64_t held = 0, throttled = 0, backfilled = 0;
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    if (jobs.rejected(j)) continue;
+    first_submit = std::min(first_submit, jobs.submit[j]);
+    held += r.was_held[j];
+    throttled += r.was_throttled[j];
+    backfilled += r.backfilled[j];
+    if (std::isnan(r.start[j])) continue;
+    const double wait = r.start[j] - jobs.submit[j], run = r.end[j] - r.start[j];
+    waits.push_back(wait);
+    slowdowns.push_back(std::max(1.0, (wait + run) / std::max(run, 10.0)));
+    last_end = std::max(last_end, r.end[j]);
+    const double ss = run * jobs.slots[j];
+    busy += ss;
+    for (auto* m : {&by_queue, &by_user, &by_group}) {
+      const std::string& key = m == &by_queue  ? jobs.queues.value(jobs.queue[j])
+                               : m == &by_user ? jobs.owners.value(jobs.owner[j])
+                                               : jobs.groups.value(jobs.group[j]);
+      ++(*m)[key].starts;
+      (*m)[key].slot_seconds += ss;
+    }
+  }
+  const double makespan = waits.empty() ? 0 : last_end - first_submit;
+  double offered_slots = 0;  // the consumable "slots" summed over taskers, else one a tasker
+  if (const auto a = ds.catalog.find("slots"); a && ds.catalog.consumable_slot(*a) >= 0) {
+    const Column& col = ds.taskers.columns[*a];
+    for (uint32_t t = 0; t < ds.taskers.size(); ++t) offered_slots += col.has(t) ? col.queue().num(t) : 0;
+  } else {
+    offered_slots = static_cast<double>(ds.taskers.size());
+  }
+  const double offered = offered_slots * makespan;
+  std::vector<double> cycle_ms;
+  for (double s : r.cycle_seconds) cycle_ms.push_back(s * 1e3);
+  return fmt::format(
+      "{{\n  \"utilisation\": {:.6f},\n  \"busy_slot_seconds\": {},\n  \"offered_slot_seconds\": {},\n"
+      "  \"wait_seconds\": {{\"mean\": {:.3f}, \"median\": {}, \"p95\": {}}},\n"
+      "  \"mean_bounded_slowdown\": {:.4f},\n  \"makespan_seconds\": {},\n"
+      "  \"started\": {},\n  \"held\": {},\n  \"throttled\": {},\n  \"backfilled\": {},\n"
+      "  \"per_queue\": {},\n  \"per_user\": {},\n  \"per_group\": {},\n"
+      "  \"cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": {:.4f}}}\n}}\n",
+      offered > 0 ? busy / offered : 0.0, busy, offered, mean(waits), quantile(waits, 0.5), quantile(waits, 0.95),
+      mean(slowdowns), makespan, waits.size(), held, throttled, backfilled, shares_json(by_queue, busy),
+      shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, quantile(cycle_ms, 0.5),
+      quantile(cycle_ms, 0.99), quantile(cycle_ms, 1.0), mean(cycle_ms));
+}
+
+std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
+  uint64_t started = 0, pending = 0, rejected = 0;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    if (ds.jobs.rejected(j)) ++rejected;
+    else if (std::isnan(r.start[j])) ++pending;
+    else ++started;
+  }
+  return fmt::format(
+      "{{\n  \"farm\": {},\n  \"format\": {},\n  \"taskers\": {},\n  \"jobs\": {},\n  \"started\": {},\n"
+      "  \"pending\": {},\n  \"rejected\": {},\n  \"cycles\": {},\n  \"categories_evaluated\": {},\n"
+      "  \"seconds\": {{\"load\": {:.6f}, \"simulate\": {:.6f}}},\n  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
+      json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), started, pending, rejected,
+      r.cycles, r.categories_evaluated, info.load_s, info.simulate_s, info.threads,
+      json_string(kernels::isa_name(info.isa)));
+}
+
+void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw WriteError(dir, "cannot create output folder: " + ec.message());
+  const JobTable& jobs = ds.jobs;
+  std::string csv = "job,submit,start,end,wait,tasker,slots,queue,user,status,reason\n";
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    auto head = [&] {
+      csv_field(csv, jobs.id[j]);
+      csv += ',' + num(jobs.submit[j]) + ',';
+    };
+    auto tail = [&](const std::string& status, const std::string& reason) {
+      csv += ',';
+      csv_field(csv, jobs.queues.value(jobs.queue[j]));
+      csv += ',';
+      csv_field(csv, jobs.owners.value(jobs.owner[j]));
+      csv += ',' + status + ',';
+      csv_field(csv, reason);
+      csv += '\n';
+    };
+    if (jobs.rejected(j)) {
+      head();
+      csv += ",,,,0";
+      tail("rejected", jobs.reject_reason[jobs.reject[j]]);
+      continue;
+    }
+    if (std::isnan(r.start[j])) {
+      head();
+      csv += ",,,,0";
+      std::string why = sim_reason_text(r.reason[j]);
+      if (!r.detail[j].empty()) why += ": " + r.detail[j];
+      tail("pending", why);
+      continue;
+    }
+    for (uint32_t a = 0; a < r.alloc_count[j]; ++a) {
+      const Allocation& x = r.allocations[r.alloc_first[j] + a];
+      head();
+      csv += fmt::format("{},{},{},", num(r.start[j]), num(r.end[j]), num(r.start[j] - jobs.submit[j]));
+      csv_field(csv, ds.taskers.names[x.tasker]);
+      csv += fmt::format(",{}", x.slots);
+      tail("started", r.backfilled[j] ? "backfilled" : "");
+    }
+  }
+  std::string timeline = "time,running,queued";
+  for (uint32_t a : ds.catalog.consumables()) timeline += ",used_" + ds.catalog.at(a).name;
+  timeline += '\n';
+  for (const auto& row : r.timeline) {
+    timeline += fmt::format("{},{},{}", num(row.time), row.running, row.queued);
+    for (double u : row.used) timeline += ',' + num(u);
+    timeline += '\n';
+  }
+  const std::string base = (std::filesystem::path(dir) / "").string();
+  write_file_atomic(base + "schedule.csv", csv);
+  write_file_atomic(base + "metrics.json", simulation_metrics_json(ds, r));
+  write_file_atomic(base + "timeline.csv", timeline);
+  write_file_atomic(base + "summary.json", simulation_summary_json(ds, r, info));
+}
+
+}  // namespace colmatch::writers

@@ -1,0 +1,35 @@
+// Outputs of `colmatch simulate`, written into one folder, each file to a temporary name and renamed:
+//   schedule.csv  job,submit,start,end,wait,tasker,slots,queue,user,status,reason: one row per tasker a
+//                 started job used (status started); a job that never started has one row with status
+//                 pending (its last reason) or rejected (why), start/end/wait/tasker empty. Input order.
+//   metrics.json  utilisation (busy slot-seconds / offered slot-seconds over the makespan), waits (mean,
+//                 median, p95), mean bounded slowdown (tau = 10 s), makespan, starts and slot-share per
+//                 queue, user and group, jobs held / throttled / backfilled, cycles and per-cycle time.
+//   timeline.csv  time,running,queued,used_<consumable>...: the last cycle of each simulated minute.
+//   summary.json  counts, categories evaluated, seconds (load, simulate), threads, instruction set.
+#pragma once
+
+#include <string>
+
+#include "engine/simulation.hpp"
+#include "loaders/dataset.hpp"
+
+namespace colmatch::writers {
+
+struct SimRunInfo {
+  std::string format;
+  unsigned threads = 1;
+  double load_s = 0, simulate_s = 0;
+  kernels::Isa isa = kernels::Isa::Scalar;
+};
+
+/// Writes the four files into `dir` (created if missing). Throws WriteError.
+void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info);
+
+/// The text of summary.json (also printed by the CLI).
+std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info);
+
+/// The text of metrics.json.
+std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult& r);
+
+}  // namespace colmatch::writers

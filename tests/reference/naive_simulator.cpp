@@ -1,0 +1,343 @@
+#include "tests/reference/naive_simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace colmatch::naive {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using Placement = std::vector<std::pair<uint32_t, uint32_t>>;
+
+struct Pools {
+  std::vector<std::vector<double>> q, h;
+  std::vector<double> g;
+};
+
+struct Sim {
+  const Catalog& cat;
+  const TaskerTable& tk;
+  const JobTable& jobs;
+  const SimPolicy& pol;
+  Pools pools;
+  SimOutcome out;
+
+  const Column& col(size_t k) const { return tk.columns[cat.consumables()[k]]; }
+
+  double avail(const Pools& p, size_t k, uint32_t t) const {
+    const Column& c = col(k);
+    double a = kNaN;
+    if (c.has(t)) a = p.q[k][t];
+    const uint32_t h = tk.host_of[t];
+    if (h != kNone && c.by_host().has(h)) a = std::isnan(a) ? p.h[k][h] : std::min(a, p.h[k][h]);
+    if (c.global().present) a = std::isnan(a) ? p.g[k] : std::min(a, p.g[k]);
+    return a;
+  }
+  void add(Pools& p, size_t k, uint32_t t, double delta) const {
+    const Column& c = col(k);
+    if (c.has(t) || !c.multi_level()) p.q[k][t] += delta;
+    if (!c.multi_level()) return;
+    const uint32_t h = tk.host_of[t];
+    if (h != kNone && c.by_host().has(h)) p.h[k][h] += delta;
+    if (c.global().present) p.g[k] += delta;
+  }
+  bool fits_all(const Pools& p, const std::vector<double>& need, uint32_t t) const {
+    for (size_t k = 0; k < need.size(); ++k) {
+      if (!(need[k] > 0)) continue;
+      const Column& c = col(k);
+      if (!c.multi_level()) {
+        if (!(p.q[k][t] >= need[k])) return false;
+        continue;
+      }
+      if (c.has(t) && !(p.q[k][t] >= need[k])) return false;
+      const uint32_t h = tk.host_of[t];
+      if (h != kNone && c.by_host().has(h) && !(p.h[k][h] >= need[k])) return false;
+      if (c.global().present && !(p.g[k] >= need[k])) return false;
+    }
+    return true;
+  }
+  size_t violations(uint32_t j, uint32_t t) const {
+    if (jobs.soft[j] == 0) return 0;
+    size_t v = 0;
+    for (const Request* term : soft_terms(jobs.requests[jobs.soft[j]])) v += satisfies(tk, t, *term) ? 0 : 1;
+    return v;
+  }
+
+  // Every charge a placement takes: (consumable, tasker, amount), allocations in order, consumables ascending.
+  std::vector<std::tuple<size_t, uint32_t, double>> charges(uint32_t j, const Placement& pl) const {
+    std::vector<std::tuple<size_t, uint32_t, double>> list;
+    const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
+    const bool fill = jobs.rule[j] == AllocationRule::FillUp;
+    for (size_t a = 0; a < pl.size(); ++a)
+      for (size_t k = 0; k < need.size(); ++k) {
+        const double amount = fill ? pl[a].second * need[k] + (a == 0 ? once[k] : 0.0) : need[k];
+        if (amount > 0) list.emplace_back(k, pl[a].first, amount);
+      }
+    return list;
+  }
+
+  // Places job j on pools p (changing them) or returns an empty placement (p unchanged).
+  Placement place(Pools& p, uint32_t j) const {
+    const auto need = charge(cat, jobs, j);
+    std::vector<uint32_t> elig;
+    for (uint32_t t = 0; t < tk.size(); ++t)
+      if (eligible(cat, tk, jobs, t, j)) elig.push_back(t);
+    Placement pl;
+    if (jobs.rule[j] != AllocationRule::FillUp) {
+      bool found = false;
+      std::tuple<size_t, double, uint32_t> best{};
+      for (uint32_t t : elig) {
+        if (!fits_all(p, need, t)) continue;
+        double key = static_cast<double>(t);
+        if (pol.allocation == AllocationPolicy::FirstAvailable) key = tk.input_index[t];
+        if (pol.allocation == AllocationPolicy::BestFit || pol.allocation == AllocationPolicy::WorstFit) {
+          key = 0;
+          for (size_t k = 0; k < need.size(); ++k)
+            if (need[k] > 0) key += (avail(p, k, t) - need[k]) / need[k];
+          if (pol.allocation == AllocationPolicy::WorstFit) key = -key;
+        }
+        const std::tuple<size_t, double, uint32_t> cand{violations(j, t), key, t};
+        if (!found || cand < best) best = cand;
+        found = true;
+      }
+      if (!found) return {};
+      const uint32_t t = std::get<2>(best);
+      pl.emplace_back(t, jobs.slots[j]);
+      for (const auto& [k, x, amount] : charges(j, pl)) add(p, k, x, -amount);
+      return pl;
+    }
+    // $fill_up: taskers by (violations, rank); the master pays the per-job charges.
+    const auto once = master_charge(cat, jobs, j);
+    std::vector<std::pair<size_t, uint32_t>> cand;
+    for (uint32_t t : elig) cand.emplace_back(violations(j, t), t);
+    std::sort(cand.begin(), cand.end());
+    Pools trial = p;
+    uint32_t remaining = jobs.slots[j];
+    auto fit = [&](uint32_t t, bool master) {
+      uint32_t n = remaining;
+      for (size_t k = 0; k < need.size(); ++k) {
+        const double o = master ? once[k] : 0.0, inst = need[k];
+        if (o <= 0 && inst <= 0) continue;
+        const double a = avail(trial, k, t) - o;
+        if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0u;
+        if (inst > 0) {
+          double most = std::floor(a / inst);
+          if (most * inst > a) most -= 1;
+          n = static_cast<uint32_t>(std::min<double>(n, most));
+        }
+      }
+      return n;
+    };
+    auto put = [&](uint32_t t, uint32_t n, bool master) {
+      for (size_t k = 0; k < need.size(); ++k) {
+        const double amount = n * need[k] + (master ? once[k] : 0.0);
+        if (amount > 0) add(trial, k, t, -amount);
+      }
+      pl.emplace_back(t, n);
+      remaining -= n;
+    };
+    uint32_t master = kNone;
+    for (const auto& [v, t] : cand)
+      if (const uint32_t n = fit(t, true)) {
+        put(t, n, true);
+        master = t;
+        break;
+      }
+    if (master != kNone)
+      for (const auto& [v, t] : cand) {
+        if (remaining == 0) break;
+        if (t == master) continue;
+        if (const uint32_t n = fit(t, false)) put(t, n, false);
+      }
+    if (remaining > 0) return {};
+    p = std::move(trial);
+    return pl;
+  }
+
+  double estimate(uint32_t j) const { return jobs.walltime[j] >= 0 ? jobs.walltime[j] : duration(j); }
+  double duration(uint32_t j) const {
+    double d = jobs.runtime[j] > 0 ? jobs.runtime[j] : 0;
+    if (jobs.walltime[j] >= 0 && jobs.walltime[j] < d) d = jobs.walltime[j];
+    return d;
+  }
+
+  void run() {
+    const size_t n = jobs.size();
+    out.start.assign(n, kNaN);
+    out.end.assign(n, kNaN);
+    out.allocations.assign(n, {});
+    out.reason.assign(n, SimReason::NotSubmitted);
+    out.backfilled.assign(n, 0);
+    for (size_t k = 0; k < cat.consumables().size(); ++k) {
+      pools.q.push_back(col(k).queue().nums());
+      pools.h.push_back(col(k).by_host().nums());
+      pools.g.push_back(col(k).global().present ? col(k).global().num : kNaN);
+    }
+    const Pools idle = pools;
+    std::vector<uint8_t> submitted(n, 0), ended(n, 0), running(n, 0);
+    for (uint32_t j = 0; j < n; ++j)
+      if (jobs.rejected(j)) out.reason[j] = SimReason::Rejected;
+    double last = -std::numeric_limits<double>::infinity();
+    while (true) {
+      // the next event: a submit, an end, or a hold release after the last cycle
+      double t = std::numeric_limits<double>::infinity();
+      for (uint32_t j = 0; j < n; ++j) {
+        if (jobs.rejected(j)) continue;
+        if (!submitted[j]) t = std::min(t, jobs.submit[j]);
+        if (running[j]) t = std::min(t, out.end[j]);
+        if (submitted[j] && std::isnan(out.start[j]) && jobs.hold_until[j] > last && std::isfinite(jobs.hold_until[j]) &&
+            jobs.hold_until[j] > jobs.submit[j])
+          t = std::min(t, jobs.hold_until[j]);
+      }
+      if (!std::isfinite(t)) break;
+      if (pol.interval > 0) t = std::max(std::ceil(t / pol.interval) * pol.interval, last + pol.interval);
+      if (t > pol.until) break;
+      std::vector<std::pair<double, uint32_t>> ends;
+      for (uint32_t j = 0; j < n; ++j)
+        if (running[j] && out.end[j] <= t) ends.emplace_back(out.end[j], j);
+      std::sort(ends.begin(), ends.end());
+      for (const auto& [e, j] : ends) {
+        for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(pools, k, x, amount);
+        running[j] = 0;
+        ended[j] = 1;
+      }
+      for (uint32_t j = 0; j < n; ++j)
+        if (!jobs.rejected(j) && !submitted[j] && jobs.submit[j] <= t) {
+          submitted[j] = 1;
+          out.reason[j] = SimReason::NoFreeCapacity;
+        }
+      cycle(t, submitted, ended, running, idle);
+      last = t;
+    }
+  }
+
+  void cycle(double t, const std::vector<uint8_t>& submitted, const std::vector<uint8_t>& ended,
+             std::vector<uint8_t>& running, const Pools& idle) {
+    const size_t n = jobs.size();
+    std::vector<std::tuple<double, double, uint32_t>> ready;  // (-priority, submit, job)
+    for (uint32_t j = 0; j < n; ++j) {
+      if (!submitted[j] || !std::isnan(out.start[j])) continue;
+      if (jobs.hold_until[j] > t) {
+        out.reason[j] = SimReason::Held;
+        continue;
+      }
+      bool deps = true;
+      for (uint32_t d : jobs.depends[j]) deps = deps && ended[d];
+      if (!deps) {
+        out.reason[j] = SimReason::Dependency;
+        continue;
+      }
+      bool any = false;
+      for (uint32_t x = 0; x < tk.size() && !any; ++x) any = eligible(cat, tk, jobs, x, j);
+      Pools empty = idle;
+      if (!any || place(empty, j).empty()) {
+        out.reason[j] = any ? SimReason::TooLarge : SimReason::NoEligibleTasker;
+        continue;
+      }
+      const auto& w = pol.weights;
+      const double wait = t - jobs.submit[j], est = std::max(estimate(j), 1.0);
+      const double prio = w.credential * jobs.priority[j] + w.queue_time * wait / 60.0 +
+                          w.expansion * (wait + est) / est + w.size * jobs.slots[j];
+      ready.emplace_back(-prio, jobs.submit[j], j);
+    }
+    std::sort(ready.begin(), ready.end());
+    bool blocked = false, reserved = false;
+    double shadow = 0;
+    std::vector<uint8_t> taken(tk.size(), 0);
+    for (const auto& [negp, sub, j] : ready) {
+      if (!throttle_ok(j, running)) {
+        out.reason[j] = SimReason::Throttled;
+        continue;
+      }
+      if (blocked && pol.backfill == BackfillPolicy::None) {
+        out.reason[j] = SimReason::Blocked;
+        continue;
+      }
+      Pools trial = pools;
+      const Placement pl = place(trial, j);
+      if (pl.empty()) {
+        out.reason[j] = SimReason::NoFreeCapacity;
+        if (!blocked) {
+          blocked = true;
+          if (pol.backfill == BackfillPolicy::Easy) reserved = reserve(j, running, shadow, taken);
+        }
+        continue;
+      }
+      if (reserved && !(t + estimate(j) <= shadow)) {
+        bool alone = true;
+        const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
+        for (size_t k = 0; k < need.size(); ++k)
+          if ((need[k] > 0 || once[k] > 0) && col(k).multi_level()) alone = false;
+        for (const auto& [x, s] : pl) alone = alone && !taken[x];
+        if (!alone) {
+          out.reason[j] = SimReason::Reservation;
+          continue;
+        }
+      }
+      pools = std::move(trial);
+      out.start[j] = t;
+      out.end[j] = t + duration(j);
+      out.allocations[j] = pl;
+      out.reason[j] = SimReason::None;
+      out.backfilled[j] = reserved ? 1 : 0;
+      running[j] = 1;
+    }
+  }
+
+  bool reserve(uint32_t head, const std::vector<uint8_t>& running, double& shadow, std::vector<uint8_t>& taken) const {
+    std::vector<std::pair<double, uint32_t>> order;
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+      if (running[j]) order.emplace_back(out.start[j] + estimate(j), j);
+    std::sort(order.begin(), order.end());
+    Pools future = pools;
+    for (const auto& [e, j] : order) {
+      for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(future, k, x, amount);
+      Pools trial = future;
+      const Placement pl = place(trial, head);
+      if (pl.empty()) continue;
+      shadow = e;
+      for (const auto& [x, s] : pl) taken[x] = 1;
+      return true;
+    }
+    return false;
+  }
+
+  bool throttle_ok(uint32_t j, const std::vector<uint8_t>& running) const {
+    for (int kind = 0; kind < 4; ++kind) {
+      auto cred = [&](uint32_t x) -> std::string {
+        switch (kind) {
+          case 0: return jobs.owners.value(jobs.owner[x]);
+          case 1: return jobs.groups.value(jobs.group[x]);
+          case 2: return jobs.queues.value(jobs.queue[x]);
+          default: return jobs.accounts.value(jobs.account[x]);
+        }
+      };
+      const std::string mine = cred(j);
+      uint64_t max_jobs = std::numeric_limits<uint64_t>::max();
+      double max_slots = std::numeric_limits<double>::infinity();
+      for (const Throttle& th : pol.throttles)  // a default limit, then a named one wins
+        if (static_cast<int>(th.kind) == kind && th.name.empty()) max_jobs = th.max_jobs, max_slots = th.max_slots;
+      for (const Throttle& th : pol.throttles)
+        if (static_cast<int>(th.kind) == kind && th.name == mine && !th.name.empty())
+          max_jobs = th.max_jobs, max_slots = th.max_slots;
+      uint64_t count = 0;
+      double slots = 0;
+      for (uint32_t x = 0; x < jobs.size(); ++x)
+        if (running[x] && cred(x) == mine) ++count, slots += jobs.slots[x];
+      if (count + 1 > max_jobs || slots + jobs.slots[j] > max_slots) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy) {
+  Sim s{catalog, taskers, jobs, policy, {}, {}};
+  s.run();
+  return std::move(s.out);
+}
+
+}  // namespace colmatch::naive

@@ -1,0 +1,21 @@
+// The reference simulator: deliberately naive. Every cycle re-scans the whole queue and decides each
+// job's eligibility row by row (naive matcher), keeps its own pools, no categories, no bitsets, no
+// cursors, no cache. Same rules as engine/simulation.hpp; the engine is compared against it.
+#pragma once
+
+#include "engine/simulation.hpp"
+#include "tests/reference/naive_matcher.hpp"
+
+namespace colmatch::naive {
+
+struct SimOutcome {
+  std::vector<double> start, end;                                       ///< NaN if never started
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> allocations;  ///< (tasker, slots)
+  std::vector<SimReason> reason;
+  std::vector<uint8_t> backfilled;
+};
+
+/// O(cycles x jobs x taskers x request size).
+SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy);
+
+}  // namespace colmatch::naive
