@@ -23,6 +23,10 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
     c.host_[k] = col.by_host().nums();
     c.global_[k] = col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN();
     for (size_t b = 0; b < nblocks; ++b) c.refresh_block(k, b);
+    double total = 0;
+    for (double v : c.queue_[k]) total += v;
+    c.total_.push_back(total);
+    c.slack_.push_back(std::max(1e-9, 1e-9 * std::fabs(total)));
   }
   return c;
 }
@@ -62,9 +66,14 @@ void Capacity::add(size_t k, uint32_t t, double delta) {
   };
   const bool queue_only = !col.multi_level();
   if (queue_only || col.has(t)) {
+    const double before = queue_[k][t];
     change(queue_[k][t]);
-    refresh_block(k, t >> 6);
-    if (recording_) touched_.emplace_back(k, t >> 6);
+    total_[k] += delta;
+    // The block maximum in O(1) unless the tasker holding it went down: then the block is scanned.
+    double& m = block_max_[k][t >> 6];
+    if (delta >= 0) m = std::max(m, queue_[k][t]);
+    else if (before >= m) refresh_block(k, t >> 6);
+    if (recording_) touched_.emplace_back(k, t);
   }
   if (queue_only) return;
   const uint32_t h = taskers_->host_of[t];
@@ -89,6 +98,7 @@ void Capacity::release(std::span<const Charge> charges, uint32_t t) {
 }
 
 void Capacity::begin() {
+  saved_total_ = total_;
   recording_ = true;
   undo_.clear();
   touched_.clear();
@@ -96,7 +106,9 @@ void Capacity::begin() {
 
 void Capacity::rollback() {
   for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) *it->first = it->second;
-  for (const auto& [k, b] : touched_) refresh_block(k, b);
+  total_ = saved_total_;
+  // restored values are the ones before the tentative takes: the maxima can only go back up to them
+  for (const auto& [k, t] : touched_) block_max_[k][t >> 6] = std::max(block_max_[k][t >> 6], queue_[k][t]);
   commit();
 }
 

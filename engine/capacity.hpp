@@ -40,7 +40,14 @@ class Capacity {
   const std::vector<double>& host_free(size_t k) const noexcept { return host_[k]; }
   /// Free amount of consumable k's global pool; NaN when there is none.
   double global_free(size_t k) const noexcept { return global_[k]; }
+  /// The sum of queue_free(k) over all taskers, kept as charges come and go (floating-point: use it as
+  /// a bound with slack, see queue_total_slack). O(1).
+  double queue_total(size_t k) const noexcept { return total_[k]; }
+  /// A margin that covers the rounding of queue_total(k): 1e-9 of the configured total, at least 1e-9.
+  double queue_total_slack(size_t k) const noexcept { return slack_[k]; }
 
+  /// Consumable k has a host or global pool somewhere (a charge may then limit other taskers).
+  bool shared(size_t k) const noexcept { return columns_[k]->multi_level(); }
   /// The charges of a category: one per consumable with need[k] > 0 (need in consumables() order).
   std::vector<Charge> charges(const std::vector<double>& need) const;
   /// Free amount of consumable k for tasker t: the smallest of the pools that define it for t, or NaN
@@ -98,10 +105,11 @@ class Capacity {
   std::vector<std::vector<double>> queue_, host_;
   std::vector<double> global_;
   std::vector<std::vector<double>> block_max_;  // per consumable, per block of 64 taskers (queue level)
+  std::vector<double> total_, slack_, saved_total_;  // per consumable: sum of queue_; its margin; at begin()
   uint64_t epoch_ = 0;
   bool recording_ = false;
   std::vector<std::pair<double*, double>> undo_;
-  std::vector<std::pair<size_t, size_t>> touched_;  // (consumable, block) changed while recording
+  std::vector<std::pair<size_t, size_t>> touched_;  // (consumable, tasker) changed while recording
 };
 
 }  // namespace colmatch

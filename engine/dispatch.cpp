@@ -67,7 +67,14 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
                const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors)
     : taskers_(taskers), jobs_(jobs), cats_(cats), eligible_(eligible), cap_(capacity), cursors_(cursors) {
   charges_.reserve(cats.size());
-  for (size_t c = 0; c < cats.size(); ++c) charges_.push_back(capacity.charges(cats.need[c]));
+  for (size_t c = 0; c < cats.size(); ++c) {
+    charges_.push_back(capacity.charges(cats.need[c]));
+    bool queue_only = true;
+    for (size_t k = 0; k < cats.need[c].size(); ++k)
+      if ((cats.need[c][k] > 0 || cats.master_need[c][k] > 0) && capacity.shared(k))
+        queue_only = false;
+    all_queue_only_.push_back(queue_only);
+  }
 }
 
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
@@ -152,6 +159,17 @@ uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) c
 bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const PreferenceTiers tiers(eligible_[c]);
   const size_t universe = tiers[0].universe();
+  if (eligible_[c].eligible.count() == universe && all_queue_only_[c]) {
+    // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
+    // queue-level free capacity together is short of its whole charge (checked in O(consumables)).
+    for (size_t k = 0; k < cap_.consumables(); ++k) {
+      const double whole = jobs_.slots[j] * cats_.need[c][k] + cats_.master_need[c][k];
+      if (whole > 0 && cap_.queue_total(k) + cap_.queue_total_slack(k) < whole) {
+        if (cursors_) cursors_->exhaust(c, universe);
+        return false;
+      }
+    }
+  }
   uint32_t remaining = jobs_.slots[j];
   const size_t first = out.size();
   std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
@@ -163,15 +181,26 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
     out.push_back({static_cast<uint32_t>(x), n});
     remaining -= n;
   };
+  // With only the taskers' own pools charged, a block of 64 taskers whose largest free amount cannot
+  // take one slot instance is skipped whole (exact, as for $pe_slots).
+  const bool skip_blocks = all_queue_only_[c] && !charges_[c].empty();
+  auto block_end_if_full = [&](size_t x) -> size_t {
+    return skip_blocks && cap_.block_full(charges_[c], x >> 6) ? (((x >> 6) + 1) << 6) : 0;
+  };
   size_t master = universe;
   for (size_t v = 0; v < tiers.size() && master == universe; ++v) {
     const kernels::TaskerSet& tier = tiers[v];
-    for (size_t x = tier.next(cursor(c, v)); x < universe; x = tier.next(x + 1))
+    for (size_t x = tier.next(cursor(c, v)); x < universe; x = tier.next(x + 1)) {
+      if (const size_t end = block_end_if_full(x)) {
+        x = end - 1;
+        continue;
+      }
       if (const uint32_t n = instances(c, static_cast<uint32_t>(x), true, remaining)) {
         place(x, n, true);
         master = x;
         break;
       }
+    }
   }
   for (size_t v = 0; v < tiers.size() && remaining > 0 && master != universe; ++v) {
     const kernels::TaskerSet& tier = tiers[v];
@@ -179,6 +208,11 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
     for (size_t x = tier.next(cursor(c, v)); x < universe && remaining > 0; x = tier.next(x + 1)) {
       if (x == master) {
         prefix = false;
+        continue;
+      }
+      if (const size_t end = block_end_if_full(x); end != 0 && (master >> 6) != (x >> 6)) {
+        if (prefix) advance.emplace_back(v, end);  // no room for one instance there, in this epoch
+        x = end - 1;
         continue;
       }
       const uint32_t n = instances(c, static_cast<uint32_t>(x), false, remaining);

@@ -113,6 +113,7 @@ class Placer {
   Capacity& cap_;
   DispatchCursors* cursors_;
   std::vector<std::vector<Charge>> charges_;
+  std::vector<uint8_t> all_queue_only_;  // per category: every pool it charges is a tasker's own
   size_t scratch_cursor_ = 0;
 };
 

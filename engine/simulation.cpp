@@ -247,14 +247,47 @@ class Simulator {
   };
 
   // EASY: the earliest time job j fits, releasing the running jobs in order of their expected end on a
-  // copy of the capacity; the taskers it would get then are reserved.
+  // copy of the capacity; the taskers it would get then are reserved. A full placement is tried only
+  // when a cheap test says it can succeed: for $pe_slots, one of the taskers the last release touched
+  // has room (nothing else changed); for $fill_up, the eligible taskers together take enough slot
+  // instances. Both tests are exact necessary conditions when the job charges no shared (host or
+  // global) pool; with shared pools every release is followed by a full placement.
   Reservation reserve(uint32_t j) {
     Reservation r;
+    const uint32_t c = cats_.of_job[j];
+    const bool fill = cats_.rule[c] == AllocationRule::FillUp;
+    bool shared = false;
+    for (size_t k = 0; k < shared_pool_.size(); ++k)
+      shared = shared || (shared_pool_[k] && (cats_.need[c][k] > 0 || cats_.master_need[c][k] > 0));
+    const kernels::TaskerSet& elig = eligible_[c].eligible;
     Capacity copy = cap_;
+    auto instances = [&](uint32_t t) {  // slot instances tasker t takes on the copy (no master charges)
+      double n = std::numeric_limits<double>::infinity();
+      for (size_t k = 0; k < cats_.need[c].size(); ++k)
+        if (cats_.need[c][k] > 0) n = std::min(n, std::floor(copy.available(k, t) / cats_.need[c][k]));
+      return n > 0 ? n : 0.0;
+    };
+    double total = 0;  // $fill_up: instances over the eligible taskers
+    if (fill && !shared)
+      for (size_t t = elig.next(0); t < elig.universe(); t = elig.next(t + 1))
+        total += instances(static_cast<uint32_t>(t));
     Placer trial_placer(taskers_, jobs_, cats_, eligible_, copy, nullptr);
     std::vector<Allocation> trial;
     for (const auto& [expected_end, rj] : running_) {
+      bool worth = shared;
+      for (uint32_t a = 0; a < res_.alloc_count[rj]; ++a) {
+        const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
+        if (!shared && fill && elig.contains(x)) total -= instances(x);
+      }
       for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { copy.release(k, x, amount); });
+      for (uint32_t a = 0; a < res_.alloc_count[rj] && !shared; ++a) {
+        const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
+        if (!elig.contains(x)) continue;
+        if (fill) total += instances(x);
+        else worth = worth || copy.fits(placer_.charges(c), x);
+      }
+      if (fill && !shared) worth = total >= jobs_.slots[j];
+      if (!worth) continue;
       trial.clear();
       if (!trial_placer.try_place(j, policy_.allocation, trial)) continue;
       copy.commit();
@@ -264,7 +297,7 @@ class Simulator {
       for (const Allocation& a : trial) r.reserved[a.tasker] = 1;
       return r;
     }
-    return r;  // does not fit even on an empty farm's share of it: no reservation
+    return r;  // does not fit even once every running job has ended: no reservation
   }
 
   // A job placed on `allocs` leaves reservation r alone: none of its taskers is reserved and it

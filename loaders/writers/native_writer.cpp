@@ -109,6 +109,18 @@ void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds) {
         res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name),
                            j.amount[k][i]);
     if (!res.empty()) s += ",\"resources\":{" + res + "}";
+    if (!std::isnan(j.runtime[i])) s += fmt::format(",\"runtime\":{}", j.runtime[i]);
+    if (!std::isnan(j.walltime[i])) s += fmt::format(",\"walltime\":{}", j.walltime[i]);
+    if (std::isinf(j.hold_until[i]) && j.hold_until[i] > 0) s += ",\"hold\":true";
+    else if (std::isfinite(j.hold_until[i])) s += fmt::format(",\"hold\":{}", j.hold_until[i]);
+    if (!j.depends[i].empty()) {
+      std::vector<std::string> ids;
+      for (uint32_t d : j.depends[i]) ids.push_back(json_string(j.id[d]));
+      s += fmt::format(",\"depends\":[{}]", fmt::join(ids, ","));
+    }
+    if (!j.queues.value(j.queue[i]).empty()) s += fmt::format(",\"queue\":{}", json_string(j.queues.value(j.queue[i])));
+    if (!j.accounts.value(j.account[i]).empty())
+      s += fmt::format(",\"account\":{}", json_string(j.accounts.value(j.account[i])));
     if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
     s += "}\n";
   }

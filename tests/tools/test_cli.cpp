@@ -172,3 +172,76 @@ TEST(Cli, ProgressLineOnlyOnATerminal) {
 }
 
 }  // namespace
+
+namespace {
+
+// colmatch simulate on the bundled KTH SP2 sample: every job in schedule.csv, each started one with its
+// slots on nodes, outputs complete; EASY waits less than strict priority order on the same log.
+TEST(CliSimulate, KthSampleEveryJobOnceAndEasyWaitsLess) {
+  const std::string log = "--format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz";
+  Out strict, easy;
+  const auto policy = strict.dir.string() + "-easy.toml";
+  std::ofstream(policy) << "[policy]\nbackfill = \"easy\"\n";
+  const auto a = run("simulate " + log + " --out " + strict.dir.string());
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto b = run("simulate " + log + " --policy " + policy + " --out " + easy.dir.string());
+  ASSERT_EQ(b.status, 0) << b.err;
+  fs::remove(policy);
+  for (const char* f : {"schedule.csv", "metrics.json", "timeline.csv", "summary.json"})
+    EXPECT_TRUE(fs::exists(easy.dir / f)) << f;
+  const auto rows = lines((easy.dir / "schedule.csv").string());
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0], "job,submit,start,end,wait,tasker,slots,queue,user,status,reason");
+  std::map<std::string, long> slots;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    std::vector<std::string> f;
+    std::stringstream ss(rows[i]);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 10u) << rows[i];
+    EXPECT_EQ(f[9], "started") << rows[i];
+    slots[f[0]] += std::stol(f[6]);
+  }
+  EXPECT_EQ(slots.size(), 3000u) << "every job appears";
+  auto mean_wait = [](const fs::path& metrics) {
+    std::ifstream in(metrics);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string s = ss.str();
+    const size_t at = s.find("\"mean\": ", s.find("\"wait_seconds\""));
+    return std::stod(s.substr(at + 8));
+  };
+  EXPECT_LT(mean_wait(easy.dir / "metrics.json"), mean_wait(strict.dir / "metrics.json") / 2)
+      << "EASY backfill cuts the mean wait at least in half on this log";
+  EXPECT_NE(b.out.find("\"started\": 3000"), std::string::npos) << b.out;
+}
+
+TEST(CliSimulate, BadPolicyNamesFileLineAndKey) {
+  Out out;
+  const auto policy = out.dir.string() + "-bad.toml";
+  std::ofstream(policy) << "[policy]\nbackfill = \"conservative\"\n";
+  const auto r = run("simulate --format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz --policy " +
+                     policy + " --out " + out.dir.string());
+  fs::remove(policy);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(policy + ":2: field 'policy.backfill': expected none or easy"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out.dir)) << "no output on a fatal error";
+}
+
+}  // namespace
+
+namespace {
+
+// An SWF log imported into the native format simulates to the same schedule.
+TEST(CliSimulate, ImportedSwfSimulatesTheSame) {
+  Out direct, native, saved;
+  const std::string log = "--format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz";
+  ASSERT_EQ(run("simulate " + log + " --out " + direct.dir.string()).status, 0);
+  ASSERT_EQ(run("import " + log + " --save " + saved.dir.string()).status, 0);
+  const auto s = saved.dir.string();
+  const auto r = run("simulate --farm " + s + "/farm.toml --taskers " + s + "/taskers.jsonl --jobs " + s +
+                     "/jobs.jsonl --out " + native.dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines((direct.dir / "schedule.csv").string()), lines((native.dir / "schedule.csv").string()));
+}
+
+}  // namespace
