@@ -12,8 +12,11 @@
 #include "datasets/synth/synthetic.hpp"
 #include "engine/matcher.hpp"
 #include "kernels/kernels.hpp"
+#include "engine/simulation.hpp"
+#include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
 #include "tests/reference/naive_matcher.hpp"
+#include "tests/reference/naive_simulator.hpp"
 
 using namespace colmatch;
 
@@ -292,6 +295,93 @@ void BM_Google_Naive(benchmark::State& st) {
   else st.SkipWithError("Google trace not found (set COLMATCH_RAW)");
 }
 
+// ---- colmatch simulate -------------------------------------------------------------------------------
+
+const loaders::Dataset& kth_sample() {
+  static const loaders::Dataset ds =
+      loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
+  return ds;
+}
+
+// The first `jobs` jobs of the KTH sample (by submit time) with EASY backfill: `until` stops at the
+// submit time of job `jobs`, so both simulators see the same trace.
+SimPolicy kth_policy(size_t jobs) {
+  SimPolicy p;
+  p.backfill = BackfillPolicy::Easy;
+  const auto& ds = kth_sample();
+  p.until = ds.jobs.submit[std::min(jobs, ds.jobs.size()) - 1];
+  return p;
+}
+
+void BM_Simulate_Kth(benchmark::State& state) {
+  const auto& ds = kth_sample();
+  const SimPolicy p = kth_policy(static_cast<size_t>(state.range(0)));
+  SimResult r;
+  for (auto _ : state) r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active());
+  uint64_t started = 0;
+  for (double x : r.start) started += !std::isnan(x);
+  state.counters["started"] = static_cast<double>(started);
+  state.counters["cycles"] = static_cast<double>(r.cycles);
+}
+
+void BM_Simulate_Kth_Naive(benchmark::State& state) {
+  const auto& ds = kth_sample();
+  const SimPolicy p = kth_policy(static_cast<size_t>(state.range(0)));
+  const SimResult fast = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active());
+  naive::SimOutcome r;
+  for (auto _ : state) r = naive::simulate(ds.catalog, ds.taskers, ds.jobs, p);
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+    if (!(std::isnan(r.start[j]) && std::isnan(fast.start[j])) && r.start[j] != fast.start[j]) {
+      state.SkipWithError("the naive simulator disagrees with the engine");
+      return;
+    }
+}
+
+// The cost of one cycle as the queue grows: one job holds the whole farm (100 taskers) for ever, N jobs
+// wait, and one more arrives; the benchmark times the simulation of that last cycle alone (the cycles
+// before it are the same in every run and are subtracted via the per-cycle times the result records).
+void BM_SimCycle_Queue(benchmark::State& state) {
+  const size_t queued = static_cast<size_t>(state.range(0));
+  static std::map<size_t, loaders::Dataset> farms;
+  auto& ds = farms[queued];
+  if (ds.taskers.size() == 0) {
+    AttributeDef d;
+    d.name = "slots";
+    d.type = AttrType::Int;
+    d.relop = Relop::LE;
+    d.consumable = true;
+    const uint32_t slots = ds.catalog.add(d);
+    TaskerBuilder tb(ds.catalog);
+    for (int i = 0; i < 100; ++i) {
+      tb.add("t" + std::to_string(i));
+      tb.set_number(slots, 1);
+    }
+    ds.taskers = std::move(tb).build();
+    JobBuilder jb(ds.catalog);
+    jb.add("holder", "u", "g", 0, 0, 100);
+    jb.set_rule(AllocationRule::FillUp);
+    jb.set_times(1e12, NAN);
+    for (size_t i = 0; i < queued; ++i) {
+      jb.add("w" + std::to_string(i), "u" + std::to_string(i % 50), "g", 0, 1, 1 + i % 8);  // all at t = 1
+      jb.set_rule(AllocationRule::FillUp);
+      jb.set_times(100, 100);
+    }
+    jb.add("last", "u", "g", 0, 2, 1);
+    jb.set_times(100, 100);
+    ds.jobs = std::move(jb).build();
+  }
+  SimPolicy p;
+  p.backfill = BackfillPolicy::Easy;
+  double last_cycle = 0;
+  for (auto _ : state) {
+    const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active());
+    last_cycle = r.cycle_seconds.back();  // the cycle at t = 2: `queued` jobs wait, one arrives
+    state.SetIterationTime(last_cycle);
+  }
+  state.counters["queued"] = static_cast<double>(queued);
+  state.counters["last_cycle_us"] = last_cycle * 1e6;
+}
+
 int register_all() {
   for (kernels::Isa isa : kernels::usable_isas()) {
     const std::string n(kernels::isa_name(isa));
@@ -323,6 +413,18 @@ int register_all() {
       ->Iterations(3);
   benchmark::RegisterBenchmark("BM_Google_Columnar", BM_Google_Columnar)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_Google_Naive", BM_Google_Naive)->Unit(benchmark::kMillisecond)->Iterations(1);
+  benchmark::RegisterBenchmark("BM_Simulate_Kth", BM_Simulate_Kth)->Arg(400)->Arg(3000)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_Simulate_Kth_Naive", BM_Simulate_Kth_Naive)
+      ->Arg(400)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
+  benchmark::RegisterBenchmark("BM_SimCycle_Queue", BM_SimCycle_Queue)
+      ->Arg(1000)
+      ->Arg(10000)
+      ->Arg(100000)
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->Iterations(3);
   return 0;
 }
 

@@ -70,6 +70,7 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
     std::string user;
     int64_t sched_class, priority;
     double cpu, mem;
+    int64_t scheduled = -1, ended = -1;  // first SCHEDULE, then the first end event after it (us)
   };
   std::vector<Task> tasks;
   std::unordered_map<uint64_t, uint32_t> task_index;  // hash(job, index) -> position; collisions checked
@@ -84,8 +85,19 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
       csv.need(13);
       const int64_t time = csv.integer(0, "time");
       last_time = std::max(last_time, time);
-      if (csv.integer(5, "event type") != 0) continue;
+      const int64_t event = csv.integer(5, "event type");
       const int64_t job = csv.integer(2, "job ID"), idx = csv.integer(3, "task index");
+      if (event != 0) {  // SCHEDULE 1; EVICT 2, FAIL 3, FINISH 4, KILL 5, LOST 6 end a run
+        uint64_t probe = static_cast<uint64_t>(job) * 1000003ULL ^ static_cast<uint64_t>(idx);
+        for (auto it = task_index.find(probe); it != task_index.end(); it = task_index.find(++probe)) {
+          Task& t = tasks[it->second];
+          if (t.job != job || t.index != idx) continue;
+          if (event == 1 && t.scheduled < 0) t.scheduled = time;
+          if (event >= 2 && event <= 6 && t.scheduled >= 0 && t.ended < 0) t.ended = time;
+          break;
+        }
+        continue;
+      }
       Task t{job,
              idx,
              time,
@@ -104,6 +116,8 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
         }
         Task& old = tasks[it->second];
         if (old.job == job && old.index == idx) {
+          t.scheduled = old.scheduled;
+          t.ended = old.ended;
           old = std::move(t);  // the last SUBMIT's requests win; first-SUBMIT order is kept
           break;
         }
@@ -175,6 +189,11 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
            static_cast<double>(t.priority), static_cast<double>(t.time) / 1e6, 1);
     if (!std::isnan(t.cpu)) jb.set_amount(a_cpu, t.cpu);
     if (!std::isnan(t.mem)) jb.set_amount(a_mem, t.mem);
+    // runtime for `simulate`: first SCHEDULE to the end event; still running at the end of the events
+    // read: to that end; never scheduled: unknown
+    if (t.scheduled >= 0)
+      jb.set_times(static_cast<double>((t.ended >= 0 ? t.ended : last_time) - t.scheduled) / 1e6,
+                   std::numeric_limits<double>::quiet_NaN());
   }
   ds.jobs = std::move(jb).build();
   return ds;
@@ -229,6 +248,12 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
           csv.f.size() > 8 && !csv.f[8].empty() ? static_cast<double>(csv.integer(8, "creation_time")) : 0;
       const std::string qos = csv.f.size() > 6 ? std::string(csv.f[6]) : std::string();
       jb.add(std::string(csv.f[0]), "", qos, 0, submit, 1);
+      // runtime for `simulate`: deletion_time - scheduled_time when both are given
+      if (csv.f.size() > 10 && !csv.f[9].empty() && !csv.f[10].empty()) {
+        const double runtime = static_cast<double>(csv.integer(9, "deletion_time")) -
+                               static_cast<double>(csv.integer(10, "scheduled_time"));
+        if (runtime >= 0) jb.set_times(runtime, std::numeric_limits<double>::quiet_NaN());
+      }
       jb.set_amount(a_cpu, static_cast<double>(csv.integer(1, "cpu_milli")));
       jb.set_amount(a_mem, static_cast<double>(csv.integer(2, "memory_mib")));
       const int64_t num_gpu = csv.integer(3, "num_gpu");

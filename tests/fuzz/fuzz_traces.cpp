@@ -1,6 +1,7 @@
 // libFuzzer targets for the two-file trace formats, chosen at build time by COLMATCH_FUZZ_FORMAT
-// ("google2011", "openb" or "dirac"): the input is FIRST --8<-- SECOND (machine events / task events,
-// nodes / pods, resources / JDL), loaded through the format registry as the CLI does, then matched.
+// ("google2011", "openb", "dirac" or "swf"): the input is FIRST --8<-- SECOND (machine events / task
+// events, nodes / pods, resources / JDL; an SWF log is one file), loaded through the format registry as
+// the CLI does, then matched (and an SWF log also simulated).
 #include <map>
 
 #include "loaders/formats.hpp"
@@ -13,9 +14,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string format = COLMATCH_FUZZ_FORMAT;
     const auto [first, second] = fuzz::split(data, size);
     static const std::map<std::string, std::pair<std::string, std::string>> options{
-        {"google2011", {"machines", "tasks"}}, {"openb", {"nodes", "pods"}}, {"dirac", {"resources", "jdl"}}};
+        {"google2011", {"machines", "tasks"}},
+        {"openb", {"nodes", "pods"}},
+        {"dirac", {"resources", "jdl"}},
+        {"swf", {"log", ""}}};
     const auto& [a, b] = options.at(format);
-    loaders::FormatArgs args{{a, fuzz::temp_file(a, first)}, {b, fuzz::temp_file(b, second)}};
-    fuzz::match(loaders::load_format(*loaders::find_format(format), args));
+    loaders::FormatArgs args{{a, fuzz::temp_file(a, first)}};
+    if (!b.empty()) args[b] = fuzz::temp_file(b, second);
+    const loaders::Dataset ds = loaders::load_format(*loaders::find_format(format), args);
+    fuzz::match(ds);
+    if (format == "swf") {  // and over time, bounded to 10 simulated days
+      SimPolicy policy;
+      policy.backfill = BackfillPolicy::Easy;
+      policy.until = 864000;
+      (void)simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());
+    }
   });
 }

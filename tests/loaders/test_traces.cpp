@@ -88,6 +88,29 @@ TEST(Google2011, MalformedRowNamesFileLineAndField) {
   std::filesystem::remove(p);
 }
 
+// For `simulate`: a task's runtime runs from its first SCHEDULE to the end event after it; a task still
+// running when the events end runs to the last event; one never scheduled has no runtime.
+TEST(Google2011, RuntimesFromScheduleToEndEvents) {
+  const auto p = std::filesystem::temp_directory_path() / "colmatch-runtime-tasks.csv";
+  std::FILE* f = std::fopen(p.c_str(), "w");
+  std::fputs(
+      "0,,7,0,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.0 submitted at 0
+      "0,,7,1,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.1 submitted at 0
+      "0,,7,2,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.2 submitted at 0, never scheduled
+      "1000000,,7,0,5,1,u,1,2,,,,\n"    // 7.0 scheduled at 1 s
+      "2000000,,7,1,5,1,u,1,2,,,,\n"    // 7.1 scheduled at 2 s
+      "5000000,,7,0,5,4,u,1,2,,,,\n"    // 7.0 finishes at 5 s
+      "9000000,,7,0,5,2,u,1,2,,,,\n",   // a later EVICT of 7.0 does not count; last event at 9 s
+      f);
+  std::fclose(f);
+  const auto ds = loaders::load_google2011(kSamples + "google_machine_events.csv.gz", p.string());
+  ASSERT_EQ(ds.jobs.size(), 3u);
+  EXPECT_EQ(ds.jobs.runtime[0], 4.0);
+  EXPECT_EQ(ds.jobs.runtime[1], 7.0) << "still running: until the last event read";
+  EXPECT_TRUE(std::isnan(ds.jobs.runtime[2]));
+  std::filesystem::remove(p);
+}
+
 // GPU milli-units are gpus x 1000: in 64-bit integers that overflowed for huge counts (UBSan).
 TEST(OpenB, HugeGpuCountsDoNotOverflow) {
   const auto dir = std::filesystem::temp_directory_path();
