@@ -153,6 +153,24 @@ uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) c
   return n;
 }
 
+size_t Placer::fill_up_master(uint32_t j) {
+  const uint32_t c = cats_.of_job[j];
+  const PreferenceTiers tiers(eligible_[c]);
+  const size_t universe = tiers[0].universe();
+  const bool skip_blocks = all_queue_only_[c] && !charges_[c].empty();
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    for (size_t x = tier.next(cursor(c, v)); x < universe; x = tier.next(x + 1)) {
+      if (skip_blocks && cap_.block_full(charges_[c], x >> 6)) {
+        x = (((x >> 6) + 1) << 6) - 1;
+        continue;
+      }
+      if (instances(c, static_cast<uint32_t>(x), true, jobs_.slots[j]) > 0) return x;
+    }
+  }
+  return universe;
+}
+
 // $fill_up (seed 002, example E2): the master is the first tasker in preference order that takes
 // at least one slot and the per-job charges; the other slots fill the remaining taskers in the same
 // order, each with as many as fit. If not all slots fit, the caller rolls the tentative charges back.
@@ -187,21 +205,8 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   auto block_end_if_full = [&](size_t x) -> size_t {
     return skip_blocks && cap_.block_full(charges_[c], x >> 6) ? (((x >> 6) + 1) << 6) : 0;
   };
-  size_t master = universe;
-  for (size_t v = 0; v < tiers.size() && master == universe; ++v) {
-    const kernels::TaskerSet& tier = tiers[v];
-    for (size_t x = tier.next(cursor(c, v)); x < universe; x = tier.next(x + 1)) {
-      if (const size_t end = block_end_if_full(x)) {
-        x = end - 1;
-        continue;
-      }
-      if (const uint32_t n = instances(c, static_cast<uint32_t>(x), true, remaining)) {
-        place(x, n, true);
-        master = x;
-        break;
-      }
-    }
-  }
+  const size_t master = fill_up_master(j);
+  if (master < universe) place(master, instances(c, static_cast<uint32_t>(master), true, remaining), true);
   for (size_t v = 0; v < tiers.size() && remaining > 0 && master != universe; ++v) {
     const kernels::TaskerSet& tier = tiers[v];
     bool prefix = true;

@@ -99,6 +99,11 @@ class Placer {
   bool try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
   /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
   const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }
+  /// For a $fill_up job: the tasker try_place would make its master (the first in preference order that
+  /// takes one slot instance and the per-job charges), or universe if none. Takes no charge.
+  size_t fill_up_master(uint32_t j);
+  /// Category c charges only pools of single taskers (no host or global pool).
+  bool queue_only(uint32_t c) const { return all_queue_only_[c] != 0; }
 
  private:
   bool place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);

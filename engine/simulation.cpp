@@ -129,6 +129,7 @@ class Simulator {
         idle_(Capacity::configured(catalog, taskers)),
         idle_placer_(taskers, jobs, cats_, eligible_, idle_, nullptr),
         fits_idle_(cats_.size(), 0),
+        master_memo_(cats_.size(), {~uint64_t{0}, 0}),
         creds_(jobs, policy.throttles),
         ended_(jobs.size(), 0),
         used_(catalog.consumables().size(), 0.0) {
@@ -327,6 +328,7 @@ class Simulator {
   void cycle(double t) {
     const auto t0 = std::chrono::steady_clock::now();
     ++res_.cycles;
+    ++capacity_gen_;  // capacity may have come back since the last cycle
     cursors_.sync(cap_);
     ready_.clear();
     for (uint32_t j : queued_) {
@@ -366,22 +368,45 @@ class Simulator {
         res_.reason[j] = SimReason::Blocked;
         continue;
       }
+      // Under a reservation, a job that would not end by its time starts only if it has a placement that
+      // leaves the reservation alone; else it waits for the reservation. Two cases are decided without
+      // placing: a job charging a shared pool, and a $fill_up job whose master would be reserved.
+      const uint32_t c = cats_.of_job[j];
+      const bool must_avoid = r.active && !(t + sim_estimate(jobs_, j) <= r.shadow);
+      if (must_avoid) {
+        bool decided = !placer_.queue_only(c);
+        if (!decided && cats_.rule[c] == AllocationRule::FillUp) {
+          // the master depends on the category and the capacity only: one search per category until
+          // a job starts (capacity changes)
+          auto& [gen, master] = master_memo_[c];
+          if (gen != capacity_gen_) {
+            gen = capacity_gen_;
+            master = placer_.fill_up_master(j);
+          }
+          decided = master >= taskers_.size() || r.reserved[master];
+        }
+        if (decided) {
+          res_.reason[j] = SimReason::Reservation;
+          continue;
+        }
+      }
       trial.clear();
       if (!placer_.try_place(j, policy_.allocation, trial)) {
-        res_.reason[j] = SimReason::NoFreeCapacity;
+        res_.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
         if (!blocked) {
           blocked = true;
           if (policy_.backfill == BackfillPolicy::Easy) r = reserve(j);
         }
         continue;
       }
-      if (r.active && !(t + sim_estimate(jobs_, j) <= r.shadow) && !leaves_alone(j, trial, r)) {
+      if (must_avoid && !leaves_alone(j, trial, r)) {
         cap_.rollback();
-        cursors_.reset(cats_.of_job[j]);
+        cursors_.reset(c);
         res_.reason[j] = SimReason::Reservation;
         continue;
       }
       cap_.commit();
+      ++capacity_gen_;
       start(j, t, trial, r.active);
       started = true;
     }
@@ -408,6 +433,8 @@ class Simulator {
   Capacity idle_;  // configured capacity, never charged: can a category run at all?
   Placer idle_placer_;
   std::vector<uint8_t> fits_idle_;
+  std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (capacity_gen_, fill_up master)
+  uint64_t capacity_gen_ = 0;  // advances whenever capacity may have changed
   Credentials creds_;
   std::vector<uint8_t> ended_;
   std::vector<double> used_;

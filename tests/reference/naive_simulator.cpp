@@ -255,8 +255,15 @@ struct Sim {
         out.reason[j] = SimReason::Blocked;
         continue;
       }
+      // under a reservation, a job that would not end by its time starts only with a placement that
+      // leaves the reserved taskers and every shared pool alone; otherwise it waits for the reservation
+      const bool must_avoid = reserved && !(t + estimate(j) <= shadow);
       Pools trial = pools;
       const Placement pl = place(trial, j);
+      if (pl.empty() && must_avoid) {
+        out.reason[j] = SimReason::Reservation;
+        continue;
+      }
       if (pl.empty()) {
         out.reason[j] = SimReason::NoFreeCapacity;
         if (!blocked) {
@@ -265,7 +272,7 @@ struct Sim {
         }
         continue;
       }
-      if (reserved && !(t + estimate(j) <= shadow)) {
+      if (must_avoid) {
         bool alone = true;
         const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
         for (size_t k = 0; k < need.size(); ++k)
