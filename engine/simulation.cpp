@@ -131,6 +131,7 @@ class Simulator {
         fits_idle_(cats_.size(), 0),
         master_memo_(cats_.size(), {~uint64_t{0}, 0}),
         creds_(jobs, policy.throttles),
+        static_order_(policy.weights.queue_time == 0 && policy.weights.expansion == 0),
         ended_(jobs.size(), 0),
         used_(catalog.consumables().size(), 0.0) {
     const size_t n = jobs.size();
@@ -166,7 +167,8 @@ class Simulator {
       while (!wakes_.empty() && wakes_.top() <= last_cycle) wakes_.pop();
       if (!wakes_.empty()) t = std::min(t, wakes_.top());
       if (!std::isfinite(t)) break;
-      if (policy_.interval > 0) t = std::max(std::ceil(t / policy_.interval) * policy_.interval, last_cycle + policy_.interval);
+      if (policy_.interval > 0)
+        t = std::max(std::ceil(t / policy_.interval) * policy_.interval, last_cycle + policy_.interval);
       if (t > policy_.until) break;
       while (!ends_.empty() && ends_.top().first <= t) {  // 1. capacity comes back
         finish(ends_.top().second);
@@ -198,7 +200,19 @@ class Simulator {
     res_.reason[j] = SimReason::NoFreeCapacity;
     const double hold = jobs_.hold_until[j];
     if (hold > jobs_.submit[j] && std::isfinite(hold)) wakes_.push(hold);
-    queued_.push_back(j);
+    if (!static_order_) {
+      queued_.push_back(j);
+      return;
+    }
+    // priorities do not depend on time: keep the queue in priority order as jobs arrive
+    const double p = priority(j, 0);
+    const auto at = std::upper_bound(queued_.begin(), queued_.end(), j, [&](uint32_t a, uint32_t b) {
+      const double pb = priority(b, 0);
+      if (p != pb) return p > pb;
+      if (jobs_.submit[a] != jobs_.submit[b]) return jobs_.submit[a] < jobs_.submit[b];
+      return a < b;
+    });
+    queued_.insert(at, j);
   }
 
   // Calls f(consumable, tasker, amount) for every charge job j holds (the amounts Placer took).
@@ -209,8 +223,8 @@ class Simulator {
     for (uint32_t a = 0; a < res_.alloc_count[j]; ++a) {
       const Allocation& x = res_.allocations[res_.alloc_first[j] + a];
       for (size_t k = 0; k < cats_.need[c].size(); ++k) {
-        const double amount = fill ? x.slots * cats_.need[c][k] + (a == 0 ? cats_.master_need[c][k] : 0.0)
-                                   : cats_.need[c][k];
+        const double amount =
+            fill ? x.slots * cats_.need[c][k] + (a == 0 ? cats_.master_need[c][k] : 0.0) : cats_.need[c][k];
         if (amount > 0) f(k, x.tasker, amount);
       }
     }
@@ -342,17 +356,18 @@ class Simulator {
         continue;
       }
       if (!fits_idle_[cats_.of_job[j]]) {
-        res_.reason[j] = eligible_[cats_.of_job[j]].eligible.count() == 0 ? SimReason::NoEligibleTasker
-                                                                           : SimReason::TooLarge;
+        res_.reason[j] =
+            eligible_[cats_.of_job[j]].eligible.count() == 0 ? SimReason::NoEligibleTasker : SimReason::TooLarge;
         continue;
       }
       ready_.push_back({priority(j, t), j});
     }
-    std::sort(ready_.begin(), ready_.end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first > b.first;
-      if (jobs_.submit[a.second] != jobs_.submit[b.second]) return jobs_.submit[a.second] < jobs_.submit[b.second];
-      return a.second < b.second;
-    });
+    if (!static_order_)  // with static priorities queued_ is kept in this order already
+      std::sort(ready_.begin(), ready_.end(), [&](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first > b.first;
+        if (jobs_.submit[a.second] != jobs_.submit[b.second]) return jobs_.submit[a.second] < jobs_.submit[b.second];
+        return a.second < b.second;
+      });
     bool blocked = false, started = false;
     Reservation r;
     std::vector<Allocation> trial;
@@ -414,8 +429,7 @@ class Simulator {
     SimResult::Row row{t, running_.size(), queued_.size(), used_};
     if (!res_.timeline.empty() && std::floor(res_.timeline.back().time / 60) == std::floor(t / 60))
       res_.timeline.back() = std::move(row);
-    else
-      res_.timeline.push_back(std::move(row));
+    else res_.timeline.push_back(std::move(row));
     res_.cycle_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
 
@@ -434,8 +448,9 @@ class Simulator {
   Placer idle_placer_;
   std::vector<uint8_t> fits_idle_;
   std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (capacity_gen_, fill_up master)
-  uint64_t capacity_gen_ = 0;  // advances whenever capacity may have changed
+  uint64_t capacity_gen_ = 0;                             // advances whenever capacity may have changed
   Credentials creds_;
+  bool static_order_;  // no time-dependent priority factor: the queue is kept sorted on arrival
   std::vector<uint8_t> ended_;
   std::vector<double> used_;
   std::vector<uint8_t> shared_pool_;
