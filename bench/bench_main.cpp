@@ -345,12 +345,7 @@ void BM_SimCycle_Queue(benchmark::State& state) {
   static std::map<size_t, loaders::Dataset> farms;
   auto& ds = farms[queued];
   if (ds.taskers.size() == 0) {
-    AttributeDef d;
-    d.name = "slots";
-    d.type = AttrType::Int;
-    d.relop = Relop::LE;
-    d.consumable = true;
-    const uint32_t slots = ds.catalog.add(d);
+    const uint32_t slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
     TaskerBuilder tb(ds.catalog);
     for (int i = 0; i < 100; ++i) {
       tb.add("t" + std::to_string(i));

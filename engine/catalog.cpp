@@ -151,6 +151,16 @@ std::string normalize_string(AttrType t, std::string_view text) {
   return s;
 }
 
+AttributeDef consumable_attribute(std::string name, AttrType type, ConsumeScope scope) {
+  AttributeDef d;
+  d.name = std::move(name);
+  d.type = type;
+  d.relop = Relop::LE;
+  d.consumable = true;
+  d.scope = scope;
+  return d;
+}
+
 uint32_t Catalog::add(AttributeDef def) {
   const auto fail = [&](std::string_view rule) { throw ValueError(fmt::format("attribute '{}': {}", def.name, rule)); };
   if (def.name.empty()) fail("a name is required");

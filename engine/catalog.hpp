@@ -75,6 +75,10 @@ struct AttributeDef {
   bool multi_valued = false;
 };
 
+/// A consumable of the given type (relop <=, Grid Engine's rule for consumables), charged per slot or
+/// per job: the `slots` consumable of the trace importers, licences, memory.
+AttributeDef consumable_attribute(std::string name, AttrType type, ConsumeScope scope = ConsumeScope::PerSlot);
+
 /// Separator of the values of a set-valued attribute inside one dictionary entry.
 inline constexpr char kSetSeparator = '\x1f';
 

@@ -77,12 +77,7 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
 
   Dataset ds;
   ds.name = "swf";
-  AttributeDef slots;
-  slots.name = "slots";
-  slots.type = AttrType::Int;
-  slots.relop = Relop::LE;
-  slots.consumable = true;
-  const uint32_t a_slots = ds.catalog.add(slots);
+  const uint32_t a_slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
   auto procs_of = [](const SwfJob& j) { return j.f[4] > 0 ? j.f[4] : j.f[7]; };
   if (max_procs <= 0)
     for (const auto& j : raw) max_procs = std::max(max_procs, procs_of(j));

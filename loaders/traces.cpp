@@ -42,13 +42,11 @@ struct Csv {
 };
 
 AttributeDef attr(const char* name, AttrType t, bool consumable, ConsumeScope scope = ConsumeScope::PerSlot) {
+  if (consumable) return consumable_attribute(name, t, scope);
   AttributeDef d;
   d.name = name;
   d.type = t;
-  d.consumable = consumable;
-  d.relop = consumable ? Relop::LE : Relop::EQ;
-  d.scope = scope;
-  if (!consumable && is_numeric(t)) d.relop = Relop::LE;
+  d.relop = is_numeric(t) ? Relop::LE : Relop::EQ;
   return d;
 }
 

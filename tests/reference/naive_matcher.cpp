@@ -131,6 +131,66 @@ bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable
   return eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], charge(catalog, jobs, j), t);
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
+                                                         const JobTable& jobs, uint32_t j,
+                                                         const std::vector<uint32_t>& order, Pools& pools) {
+  const auto need = charge(catalog, jobs, j), once = master_charge(catalog, jobs, j);
+  Pools p = pools;
+  uint32_t remaining = jobs.slots[j];
+  std::vector<std::pair<uint32_t, uint32_t>> placed;
+  // Instances tasker t can take now (at most `remaining`); a master also pays the per-job charges.
+  auto fit = [&](uint32_t t, bool master) {
+    const uint32_t h = taskers.host_of[t];
+    uint32_t n = remaining;
+    for (size_t k = 0; k < need.size() && n > 0; ++k) {
+      const double o = master ? once[k] : 0.0, inst = need[k];
+      if (o <= 0 && inst <= 0) continue;
+      const Column& col = taskers.columns[catalog.consumables()[k]];
+      double a = std::numeric_limits<double>::quiet_NaN();
+      if (col.has(t)) a = p.queue[k][t];
+      if (h != kNone && col.by_host().has(h)) a = std::isnan(a) ? p.host[k][h] : std::min(a, p.host[k][h]);
+      if (col.global().present) a = std::isnan(a) ? p.global[k] : std::min(a, p.global[k]);
+      a -= o;
+      if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0u;
+      if (inst > 0) {
+        double most = std::floor(a / inst);
+        if (most * inst > a) most -= 1;
+        n = static_cast<uint32_t>(std::min<double>(n, most));
+      }
+    }
+    return n;
+  };
+  auto put = [&](uint32_t t, uint32_t n, bool master) {
+    const uint32_t h = taskers.host_of[t];
+    for (size_t k = 0; k < need.size(); ++k) {
+      const double amount = n * need[k] + (master ? once[k] : 0.0);
+      if (amount <= 0) continue;
+      const Column& col = taskers.columns[catalog.consumables()[k]];
+      if (col.has(t)) p.queue[k][t] -= amount;
+      if (h != kNone && col.by_host().has(h)) p.host[k][h] -= amount;
+      if (col.global().present) p.global[k] -= amount;
+    }
+    placed.emplace_back(t, n);
+    remaining -= n;
+  };
+  uint32_t master = kNone;
+  for (uint32_t t : order)
+    if (const uint32_t n = fit(t, true)) {
+      put(t, n, true);
+      master = t;
+      break;
+    }
+  if (master != kNone)
+    for (uint32_t t : order) {
+      if (remaining == 0) break;
+      if (t == master) continue;
+      if (const uint32_t n = fit(t, false)) put(t, n, false);
+    }
+  if (remaining > 0) return {};
+  pools = std::move(p);
+  return placed;
+}
+
 Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs) {
   Result res;
   const size_t nj = jobs.size(), nt = taskers.size();
@@ -187,63 +247,14 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           return taskers.power[a.second] > taskers.power[b.second];
         return taskers.input_index[a.second] < taskers.input_index[b.second];
       });
-      auto q = res.free;
-      auto hq = free_host;
-      auto g = free_global;
-      uint32_t remaining = jobs.slots[j];
-      std::vector<std::pair<uint32_t, uint32_t>> placed;
-      // Instances tasker t can take now (at most `remaining`); a master also pays the per-job charges.
-      auto fit = [&](uint32_t t, bool master) {
-        const uint32_t h = taskers.host_of[t];
-        uint32_t n = remaining;
-        for (size_t k = 0; k < need.size() && n > 0; ++k) {
-          const double o = master ? once[k] : 0.0, inst = need[k];
-          if (o <= 0 && inst <= 0) continue;
-          const Column& col = taskers.columns[catalog.consumables()[k]];
-          double a = std::numeric_limits<double>::quiet_NaN();
-          if (col.has(t)) a = q[k][t];
-          if (h != kNone && col.by_host().has(h)) a = std::isnan(a) ? hq[k][h] : std::min(a, hq[k][h]);
-          if (col.global().present) a = std::isnan(a) ? g[k] : std::min(a, g[k]);
-          a -= o;
-          if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0u;
-          if (inst > 0) {
-            double most = std::floor(a / inst);
-            if (most * inst > a) most -= 1;
-            n = static_cast<uint32_t>(std::min<double>(n, most));
-          }
-        }
-        return n;
-      };
-      auto put = [&](uint32_t t, uint32_t n, bool master) {
-        const uint32_t h = taskers.host_of[t];
-        for (size_t k = 0; k < need.size(); ++k) {
-          const double amount = n * need[k] + (master ? once[k] : 0.0);
-          if (amount <= 0) continue;
-          const Column& col = taskers.columns[catalog.consumables()[k]];
-          if (col.has(t)) q[k][t] -= amount;
-          if (h != kNone && col.by_host().has(h)) hq[k][h] -= amount;
-          if (col.global().present) g[k] -= amount;
-        }
-        placed.emplace_back(t, n);
-        remaining -= n;
-      };
-      uint32_t master = kNone;
-      for (const auto& [v, t] : cand)
-        if (const uint32_t n = fit(t, true)) {
-          put(t, n, true);
-          master = t;
-          break;
-        }
-      if (master != kNone)
-        for (const auto& [v, t] : cand) {
-          if (remaining == 0) break;
-          if (t == master) continue;
-          if (const uint32_t n = fit(t, false)) put(t, n, false);
-        }
-      if (remaining == 0) {
-        res.free = std::move(q);
-        free_host = std::move(hq);
-        free_global = std::move(g);
+      std::vector<uint32_t> preference;
+      for (const auto& [v, t] : cand) preference.push_back(t);
+      Pools pools{res.free, free_host, free_global};
+      const auto placed = place_fill_up(catalog, taskers, jobs, j, preference, pools);
+      if (!placed.empty()) {
+        res.free = std::move(pools.queue);
+        free_host = std::move(pools.host);
+        free_global = std::move(pools.global);
         res.status[j] = JobStatus::Assigned;
         res.tasker[j] = placed.front().first;
         res.allocations[j] = placed;

@@ -25,6 +25,20 @@ std::vector<double> master_charge(const Catalog& catalog, const JobTable& jobs, 
 /// Whether tasker t is eligible for job j: request satisfied and configured capacity >= charge.
 bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j);
 
+/// Free amounts of every pool: per consumable, per tasker (queue level) and per host; global (NaN: none).
+struct Pools {
+  std::vector<std::vector<double>> queue, host;
+  std::vector<double> global;
+};
+
+/// Places $fill_up job j over `order` (eligible taskers, most preferred first): a master that takes at
+/// least one slot instance and pays the per-job charges, then the other taskers filled in turn, each
+/// with as many instances as fit. Returns the (tasker, slots) list and charges `pools`, or returns
+/// nothing and leaves `pools` unchanged when the slots do not all fit.
+std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
+                                                         const JobTable& jobs, uint32_t j,
+                                                         const std::vector<uint32_t>& order, Pools& pools);
+
 struct Result {
   std::vector<JobStatus> status;
   std::vector<uint32_t> tasker;  ///< tasker row (same indexing as TaskerTable) or kNone

@@ -11,11 +11,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using Placement = std::vector<std::pair<uint32_t, uint32_t>>;
 
-struct Pools {
-  std::vector<std::vector<double>> q, h;
-  std::vector<double> g;
-};
-
 struct Sim {
   const Catalog& cat;
   const TaskerTable& tk;
@@ -29,32 +24,32 @@ struct Sim {
   double avail(const Pools& p, size_t k, uint32_t t) const {
     const Column& c = col(k);
     double a = kNaN;
-    if (c.has(t)) a = p.q[k][t];
+    if (c.has(t)) a = p.queue[k][t];
     const uint32_t h = tk.host_of[t];
-    if (h != kNone && c.by_host().has(h)) a = std::isnan(a) ? p.h[k][h] : std::min(a, p.h[k][h]);
-    if (c.global().present) a = std::isnan(a) ? p.g[k] : std::min(a, p.g[k]);
+    if (h != kNone && c.by_host().has(h)) a = std::isnan(a) ? p.host[k][h] : std::min(a, p.host[k][h]);
+    if (c.global().present) a = std::isnan(a) ? p.global[k] : std::min(a, p.global[k]);
     return a;
   }
   void add(Pools& p, size_t k, uint32_t t, double delta) const {
     const Column& c = col(k);
-    if (c.has(t) || !c.multi_level()) p.q[k][t] += delta;
+    if (c.has(t) || !c.multi_level()) p.queue[k][t] += delta;
     if (!c.multi_level()) return;
     const uint32_t h = tk.host_of[t];
-    if (h != kNone && c.by_host().has(h)) p.h[k][h] += delta;
-    if (c.global().present) p.g[k] += delta;
+    if (h != kNone && c.by_host().has(h)) p.host[k][h] += delta;
+    if (c.global().present) p.global[k] += delta;
   }
   bool fits_all(const Pools& p, const std::vector<double>& need, uint32_t t) const {
     for (size_t k = 0; k < need.size(); ++k) {
       if (!(need[k] > 0)) continue;
       const Column& c = col(k);
       if (!c.multi_level()) {
-        if (!(p.q[k][t] >= need[k])) return false;
+        if (!(p.queue[k][t] >= need[k])) return false;
         continue;
       }
-      if (c.has(t) && !(p.q[k][t] >= need[k])) return false;
+      if (c.has(t) && !(p.queue[k][t] >= need[k])) return false;
       const uint32_t h = tk.host_of[t];
-      if (h != kNone && c.by_host().has(h) && !(p.h[k][h] >= need[k])) return false;
-      if (c.global().present && !(p.g[k] >= need[k])) return false;
+      if (h != kNone && c.by_host().has(h) && !(p.host[k][h] >= need[k])) return false;
+      if (c.global().present && !(p.global[k] >= need[k])) return false;
     }
     return true;
   }
@@ -108,52 +103,13 @@ struct Sim {
       for (const auto& [k, x, amount] : charges(j, pl)) add(p, k, x, -amount);
       return pl;
     }
-    // $fill_up: taskers by (violations, rank); the master pays the per-job charges.
-    const auto once = master_charge(cat, jobs, j);
+    // $fill_up: taskers by (violations, rank), placed by the naive matcher's own $fill_up
     std::vector<std::pair<size_t, uint32_t>> cand;
     for (uint32_t t : elig) cand.emplace_back(violations(j, t), t);
     std::sort(cand.begin(), cand.end());
-    Pools trial = p;
-    uint32_t remaining = jobs.slots[j];
-    auto fit = [&](uint32_t t, bool master) {
-      uint32_t n = remaining;
-      for (size_t k = 0; k < need.size(); ++k) {
-        const double o = master ? once[k] : 0.0, inst = need[k];
-        if (o <= 0 && inst <= 0) continue;
-        const double a = avail(trial, k, t) - o;
-        if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0u;
-        if (inst > 0) {
-          double most = std::floor(a / inst);
-          if (most * inst > a) most -= 1;
-          n = static_cast<uint32_t>(std::min<double>(n, most));
-        }
-      }
-      return n;
-    };
-    auto put = [&](uint32_t t, uint32_t n, bool master) {
-      for (size_t k = 0; k < need.size(); ++k) {
-        const double amount = n * need[k] + (master ? once[k] : 0.0);
-        if (amount > 0) add(trial, k, t, -amount);
-      }
-      pl.emplace_back(t, n);
-      remaining -= n;
-    };
-    uint32_t master = kNone;
-    for (const auto& [v, t] : cand)
-      if (const uint32_t n = fit(t, true)) {
-        put(t, n, true);
-        master = t;
-        break;
-      }
-    if (master != kNone)
-      for (const auto& [v, t] : cand) {
-        if (remaining == 0) break;
-        if (t == master) continue;
-        if (const uint32_t n = fit(t, false)) put(t, n, false);
-      }
-    if (remaining > 0) return {};
-    p = std::move(trial);
-    return pl;
+    std::vector<uint32_t> order;
+    for (const auto& [v, t] : cand) order.push_back(t);
+    return place_fill_up(cat, tk, jobs, j, order, p);
   }
 
   double estimate(uint32_t j) const { return jobs.walltime[j] >= 0 ? jobs.walltime[j] : duration(j); }
@@ -171,9 +127,9 @@ struct Sim {
     out.reason.assign(n, SimReason::NotSubmitted);
     out.backfilled.assign(n, 0);
     for (size_t k = 0; k < cat.consumables().size(); ++k) {
-      pools.q.push_back(col(k).queue().nums());
-      pools.h.push_back(col(k).by_host().nums());
-      pools.g.push_back(col(k).global().present ? col(k).global().num : kNaN);
+      pools.queue.push_back(col(k).queue().nums());
+      pools.host.push_back(col(k).by_host().nums());
+      pools.global.push_back(col(k).global().present ? col(k).global().num : kNaN);
     }
     const Pools idle = pools;
     std::vector<uint8_t> submitted(n, 0), ended(n, 0), running(n, 0);

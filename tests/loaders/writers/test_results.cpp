@@ -30,13 +30,8 @@ struct MatchRun {
   MatchOutcome m;
   fs::path dir = fs::temp_directory_path() / ("colmatch-results-" + std::to_string(::getpid()));
   MatchRun() {
+    const uint32_t slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
     AttributeDef d;
-    d.name = "slots";
-    d.type = AttrType::Int;
-    d.relop = Relop::LE;
-    d.consumable = true;
-    const uint32_t slots = ds.catalog.add(d);
-    d = AttributeDef{};
     d.name = "arch";
     const uint32_t arch = ds.catalog.add(d);
     ds.name = "farm \"x\"";
