@@ -222,6 +222,7 @@ Param param_of(simdjson::dom::element v, const std::string& path, const std::str
 std::vector<Queue> read_resources(const std::string& path) {
   simdjson::dom::parser parser;
   simdjson::padded_string json;
+  require_not_directory(path);
   if (auto err = simdjson::padded_string::load(path).get(json))
     throw LoadError(path, 0, "", std::string("cannot read: ") + simdjson::error_message(err));
   simdjson::dom::element doc;
@@ -285,6 +286,7 @@ std::vector<Queue> read_resources(const std::string& path) {
 
 Dataset load_dirac(const std::string& resources, const std::string& jdl, const ProgressFn&) {
   const std::vector<Queue> queues = read_resources(resources);
+  require_not_directory(jdl);
   std::ifstream in(jdl, std::ios::binary);
   if (!in) throw LoadError(jdl, 0, "", "cannot open");
   std::stringstream buf;

@@ -27,4 +27,7 @@ class LoadError : public std::runtime_error {
   }
 };
 
+/// Throws LoadError when `path` names a folder (reading one would look like an empty file).
+void require_not_directory(const std::string& path);
+
 }  // namespace colmatch::loaders

@@ -1,6 +1,7 @@
 #include "loaders/line_reader.hpp"
 
 #include <cstring>
+#include <filesystem>
 
 #include <zlib.h>
 
@@ -8,8 +9,14 @@
 
 namespace colmatch::loaders {
 
+void require_not_directory(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw LoadError(path, 0, "", "is a folder, not a file");
+}
+
 LineReader::LineReader(std::string path, ProgressFn progress)
     : path_(std::move(path)), buf_(1 << 20), progress_(std::move(progress)) {
+  require_not_directory(path_);
   gz_ = gzopen(path_.c_str(), "rb");
   if (gz_ == nullptr) throw LoadError(path_, 0, "", std::string("cannot open: ") + std::strerror(errno));
   gzbuffer(static_cast<gzFile>(gz_), 1 << 18);

@@ -66,6 +66,7 @@ bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::str
 }  // namespace
 
 FarmFile read_farm_toml(const std::string& path) {
+  require_not_directory(path);
   FarmFile farm;
   farm.path = path;
   toml::table tbl;

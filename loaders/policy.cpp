@@ -103,6 +103,7 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
 }
 
 SimPolicy read_policy_toml(const std::string& path) {
+  require_not_directory(path);
   toml::table tbl;
   try {
     tbl = toml::parse_file(path);

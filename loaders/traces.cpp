@@ -105,6 +105,8 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
              csv.real(9, "CPU request"),
              csv.real(10, "memory request")};
       csv.real(11, "disk space request");  // validated, not matched (see header)
+      if (t.cpu < 0) csv.fail("CPU request", "a request must not be negative");
+      if (t.mem < 0) csv.fail("memory request", "a request must not be negative");
       uint64_t key = static_cast<uint64_t>(job) * 1000003ULL ^ static_cast<uint64_t>(idx);
       while (true) {
         auto [it, fresh] = task_index.emplace(key, static_cast<uint32_t>(tasks.size()));
@@ -252,8 +254,14 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
                                static_cast<double>(csv.integer(10, "scheduled_time"));
         if (runtime >= 0) jb.set_times(runtime, std::numeric_limits<double>::quiet_NaN());
       }
-      jb.set_amount(a_cpu, static_cast<double>(csv.integer(1, "cpu_milli")));
-      jb.set_amount(a_mem, static_cast<double>(csv.integer(2, "memory_mib")));
+      for (const auto& [attr, field, name] :
+           {std::tuple{a_cpu, size_t{1}, "cpu_milli"}, {a_mem, size_t{2}, "memory_mib"}}) {
+        try {
+          jb.set_amount(attr, static_cast<double>(csv.integer(field, name)));
+        } catch (const ValueError& e) {
+          csv.fail(name, e.what());
+        }
+      }
       const int64_t num_gpu = csv.integer(3, "num_gpu");
       const int64_t gpu_milli = csv.integer(4, "gpu_milli");
       if (num_gpu < 0 || gpu_milli < 0) csv.fail("num_gpu", "negative GPU request");

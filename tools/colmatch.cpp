@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -22,8 +23,8 @@
 #include "engine/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/formats.hpp"
-#include "loaders/writers/native_writer.hpp"
 #include "loaders/policy.hpp"
+#include "loaders/writers/native_writer.hpp"
 #include "loaders/writers/results.hpp"
 #include "loaders/writers/simulation_writer.hpp"
 
@@ -109,21 +110,23 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       app.add_subcommand("match", "Match jobs to taskers and write results.csv, categories.csv, summary.json");
   add_input_options(match, in);
   match->add_option("--out", out_dir, "Output folder")->required();
-  match->add_option("--threads", threads, "Worker threads (default: all cores)");
+  match->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   bool pools = false;
   match->add_flag("--pools", pools,
                   "Also write pools.csv: DIRAC submit pools with their eligible taskers (default with --format dirac)");
   match->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
 
   auto* sim = app.add_subcommand(
-      "simulate", "Schedule over time (Moab's iteration, EASY backfill): write schedule.csv, metrics.json, timeline.csv");
+      "simulate",
+      "Schedule over time (Moab's iteration, EASY backfill): write schedule.csv, metrics.json, timeline.csv");
   add_input_options(sim, in);
   std::string policy_path;
   double until = std::numeric_limits<double>::infinity();
   sim->add_option("--out", out_dir, "Output folder")->required();
-  sim->add_option("--policy", policy_path, "Policy TOML: a [policy] table (default: farm.toml's [policy], else defaults)");
+  sim->add_option("--policy", policy_path,
+                  "Policy TOML: a [policy] table (default: farm.toml's [policy], else defaults)");
   sim->add_option("--until", until, "No scheduling cycle after this time (seconds)");
-  sim->add_option("--threads", threads, "Worker threads (default: all cores)");
+  sim->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   sim->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
 
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");
@@ -132,13 +135,31 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
 
   synth::SynthSpec spec;
   auto* gen = app.add_subcommand("generate", "Write a seeded synthetic farm in the native format");
-  gen->add_option("--taskers", spec.taskers, "Number of taskers")->capture_default_str();
-  gen->add_option("--jobs", spec.jobs, "Number of jobs")->capture_default_str();
-  gen->add_option("--categories", spec.categories, "Number of request templates")->capture_default_str();
+  gen->add_option("--taskers", spec.taskers, "Number of taskers (1 to 10^7)")
+      ->check(CLI::Range(1, 10'000'000))
+      ->capture_default_str();
+  gen->add_option("--jobs", spec.jobs, "Number of jobs (1 to 10^8)")
+      ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
+  gen->add_option("--categories", spec.categories, "Number of request templates (1 to 10^6)")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
   gen->add_option("--seed", spec.seed, "Random seed")->capture_default_str();
   gen->add_option("--save", save_dir, "Output folder")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  // Usage errors exit 1 like every other fatal error (CLI11's own codes are 100 and up); help exits 0.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  if (const char* env = std::getenv("COLMATCH_ISA"); env != nullptr) {
+    kernels::Isa forced;
+    if (!kernels::parse_isa(env, forced)) {
+      std::fprintf(stderr, "colmatch: error: COLMATCH_ISA=%s: expected scalar, sse2, avx2 or avx512\n", env);
+      return 1;
+    }
+  }
 
   try {
     if (*gen) {
@@ -189,7 +210,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
     std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);
     return report_rejections(ds);
   } catch (const CLI::Error& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "colmatch: error: %s\n", e.what());
     return 1;

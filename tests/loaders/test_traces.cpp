@@ -88,6 +88,23 @@ TEST(Google2011, MalformedRowNamesFileLineAndField) {
   std::filesystem::remove(p);
 }
 
+// A negative request is a load error naming file, line and field (it once surfaced without them).
+TEST(Google2011, NegativeRequestNamesFileLineAndField) {
+  const auto p = std::filesystem::temp_directory_path() / "colmatch-negative-tasks.csv";
+  std::FILE* f = std::fopen(p.c_str(), "w");
+  std::fputs("0,,1,0,,0,u,1,2,0.1,0.1,0,0\n0,,1,1,,0,u,1,2,-0.5,0.1,0,0\n", f);
+  std::fclose(f);
+  try {
+    loaders::load_google2011(kSamples + "google_machine_events.csv.gz", p.string());
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, p.string());
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "CPU request");
+  }
+  std::filesystem::remove(p);
+}
+
 // For `simulate`: a task's runtime runs from its first SCHEDULE to the end event after it; a task still
 // running when the events end runs to the last event; one never scheduled has no runtime.
 TEST(Google2011, RuntimesFromScheduleToEndEvents) {

@@ -245,3 +245,73 @@ TEST(CliSimulate, ImportedSwfSimulatesTheSame) {
 }
 
 }  // namespace
+
+namespace {
+
+// Careless command lines (issue 12): every one is a clear error with exit 1, none a crash or a stall.
+TEST(CliHostile, UsageErrorsExitOneWithAMessage) {
+  Out out;
+  const std::string o = " --save " + out.dir.string();
+  const std::vector<std::string> cases = {"match --bogus",
+                                         "match " + kDemo,
+                                         "generate --categories 0" + o,
+                                         "generate --taskers -5" + o,
+                                         "generate --jobs 0" + o,
+                                         "match " + kDemo + " --threads 0 --out " + out.dir.string()};
+  for (const std::string& args : cases) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  EXPECT_FALSE(fs::exists(out.dir)) << "nothing written";
+  EXPECT_EQ(run("match --help").status, 0);
+}
+
+TEST(CliHostile, UnknownInstructionSetInTheEnvironmentIsAnError) {
+  Out out;
+  ::setenv("COLMATCH_ISA", "bogus", 1);  // inherited by the child process
+  const auto r = run("match " + kDemo + " --out " + out.dir.string());
+  ::unsetenv("COLMATCH_ISA");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("COLMATCH_ISA=bogus: expected scalar, sse2, avx2 or avx512"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out.dir));
+}
+
+TEST(CliHostile, AFolderGivenAsAFileIsAnError) {
+  Out out;
+  const auto folder = fs::temp_directory_path().string();
+  const std::vector<std::string> cases = {
+      "match --format dirac --resources " + kSrc + "/datasets/demo/dirac/resources.json --jdl " + folder,
+      "match --farm " + folder + " --taskers " + kSrc + "/datasets/demo/taskers.jsonl --jobs " + kSrc +
+          "/datasets/demo/jobs.jsonl",
+      "match --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + folder + " --jobs " + kSrc +
+          "/datasets/demo/jobs.jsonl"};
+  for (const std::string& args : cases) {
+    const auto r = run(args + " --out " + out.dir.string());
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find(folder + ": is a folder, not a file"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out.dir));
+}
+
+// Decided: an empty taskers file is a farm with no taskers (every job pending, no eligible tasker); an
+// empty jobs file is a run with nothing to place (outputs with their headers only). Both exit 0.
+TEST(CliHostile, EmptyInputsAreValidRuns) {
+  Out a, b;
+  const std::string empty = (fs::temp_directory_path() / ("empty-" + std::to_string(getpid()) + ".jsonl")).string();
+  std::ofstream(empty).close();
+  const std::string farm = kSrc + "/datasets/demo/farm.toml";
+  const auto no_taskers = run("match --farm " + farm + " --taskers " + empty + " --jobs " + kSrc +
+                              "/datasets/demo/jobs.jsonl --out " + a.dir.string());
+  EXPECT_EQ(no_taskers.status, 0) << no_taskers.err;
+  const auto rows = lines((a.dir / "results.csv").string());
+  ASSERT_EQ(rows.size(), 9u);
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_NE(rows[i].find(",pending,,0,no eligible tasker"), std::string::npos);
+  const auto no_jobs = run("match --farm " + farm + " --taskers " + kSrc + "/datasets/demo/taskers.jsonl --jobs " +
+                           empty + " --out " + b.dir.string());
+  EXPECT_EQ(no_jobs.status, 0) << no_jobs.err;
+  EXPECT_EQ(lines((b.dir / "results.csv").string()), std::vector<std::string>{"job,status,tasker,slots,reason"});
+  fs::remove(empty);
+}
+
+}  // namespace
