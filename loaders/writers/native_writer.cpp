@@ -9,7 +9,7 @@
 
 namespace colmatch::writers {
 
-void write_farm_toml(const std::string& path, const loaders::Dataset& ds) {
+std::string farm_toml_text(const loaders::Dataset& ds) {
   std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
   if (!ds.power_attribute.empty()) s += fmt::format("\n[policy]\npower = \"{}\"\n", json_escape(ds.power_attribute));
   // Global values (already combined from fixed and load values: written back as fixed values).
@@ -34,10 +34,10 @@ void write_farm_toml(const std::string& path, const loaders::Dataset& ds) {
     if (d.default_amount) s += fmt::format("default = {}\n", *d.default_amount);
     if (d.multi_valued) s += "multi_valued = true\n";
   }
-  write_file_atomic(path, s);
+  return s;
 }
 
-void write_taskers_jsonl(const std::string& path, const loaders::Dataset& ds) {
+std::string taskers_jsonl_text(const loaders::Dataset& ds) {
   const TaskerTable& t = ds.taskers;
   std::vector<uint32_t> by_input(t.size());
   for (uint32_t r = 0; r < t.size(); ++r) by_input[t.input_index[r]] = r;
@@ -65,10 +65,10 @@ void write_taskers_jsonl(const std::string& path, const loaders::Dataset& ds) {
     }
     s += "}}\n";
   }
-  write_file_atomic(path, s);
+  return s;
 }
 
-bool write_hosts_jsonl(const std::string& path, const loaders::Dataset& ds) {
+std::string hosts_jsonl_text(const loaders::Dataset& ds) {
   const TaskerTable& t = ds.taskers;
   std::string s;
   bool any = false;
@@ -87,12 +87,10 @@ bool write_hosts_jsonl(const std::string& path, const loaders::Dataset& ds) {
     }
     s += "}}\n";
   }
-  if (!any) return false;
-  write_file_atomic(path, s);
-  return true;
+  return any ? s : std::string();
 }
 
-void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds) {
+std::string jobs_jsonl_text(const loaders::Dataset& ds) {
   const JobTable& j = ds.jobs;
   const auto& cons = ds.catalog.consumables();
   std::string s;
@@ -124,19 +122,34 @@ void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds) {
     if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
     s += "}\n";
   }
-  write_file_atomic(path, s);
+  return s;
+}
+
+void write_farm_toml(const std::string& path, const loaders::Dataset& ds) {
+  write_file_atomic(path, farm_toml_text(ds));
+}
+void write_taskers_jsonl(const std::string& path, const loaders::Dataset& ds) {
+  write_file_atomic(path, taskers_jsonl_text(ds));
+}
+bool write_hosts_jsonl(const std::string& path, const loaders::Dataset& ds) {
+  const std::string text = hosts_jsonl_text(ds);
+  if (text.empty()) return false;
+  write_file_atomic(path, text);
+  return true;
+}
+void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds) {
+  write_file_atomic(path, jobs_jsonl_text(ds));
 }
 
 bool save_native(const std::string& dir, const loaders::Dataset& ds) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw WriteError(dir, "cannot create folder: " + ec.message());
-  const std::filesystem::path base(dir);
-  write_farm_toml((base / "farm.toml").string(), ds);
-  write_taskers_jsonl((base / "taskers.jsonl").string(), ds);
-  const bool hosts = write_hosts_jsonl((base / "hosts.jsonl").string(), ds);
-  write_jobs_jsonl((base / "jobs.jsonl").string(), ds);
-  return hosts;
+  OutputSet out(dir);
+  out.add("farm.toml", farm_toml_text(ds));
+  out.add("taskers.jsonl", taskers_jsonl_text(ds));
+  const std::string hosts = hosts_jsonl_text(ds);
+  if (!hosts.empty()) out.add("hosts.jsonl", hosts);
+  out.add("jobs.jsonl", jobs_jsonl_text(ds));
+  out.publish();
+  return !hosts.empty();
 }
 
 }  // namespace colmatch::writers

@@ -17,8 +17,14 @@ bool write_hosts_jsonl(const std::string& path, const loaders::Dataset& ds);
 /// jobs.jsonl, in input order; a rejected job keeps its reason under "rejected".
 void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds);
 
-/// All of the above into folder `dir` (created if missing). Returns true when hosts.jsonl was written.
-/// Each file is written atomically. Throws WriteError.
+/// The texts of the four files (hosts: empty when no host has a value of its own).
+std::string farm_toml_text(const loaders::Dataset& ds);
+std::string taskers_jsonl_text(const loaders::Dataset& ds);
+std::string hosts_jsonl_text(const loaders::Dataset& ds);
+std::string jobs_jsonl_text(const loaders::Dataset& ds);
+
+/// All of the above into folder `dir` as one OutputSet (text.hpp). Returns true when hosts.jsonl was
+/// written. Throws WriteError.
 bool save_native(const std::string& dir, const loaders::Dataset& ds);
 
 }  // namespace colmatch::writers

@@ -32,9 +32,6 @@ std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, cons
 }
 
 void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw WriteError(dir, "cannot create output folder: " + ec.message());
   const JobTable& jobs = ds.jobs;
   std::string csv = "job,status,tasker,slots,reason\n";
   csv.reserve(jobs.size() * 40);
@@ -96,11 +93,12 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
       pools += '\n';
     }
   }
-  const std::string base = (std::filesystem::path(dir) / "").string();
-  if (info.pools) write_file_atomic(base + "pools.csv", pools);
-  write_file_atomic(base + "results.csv", csv);
-  write_file_atomic(base + "categories.csv", cats);
-  write_file_atomic(base + "summary.json", summary_json(ds, m, info));
+  OutputSet out(dir);  // one transaction: a pools.csv of an earlier run does not survive one without
+  if (info.pools) out.add("pools.csv", pools);
+  out.add("results.csv", csv);
+  out.add("categories.csv", cats);
+  out.add("summary.json", summary_json(ds, m, info));
+  out.publish();
 }
 
 }  // namespace colmatch::writers

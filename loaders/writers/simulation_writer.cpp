@@ -36,8 +36,8 @@ std::string shares_json(const std::map<std::string, Share>& m, double total) {
   std::string out = "{";
   bool first = true;
   for (const auto& [name, s] : m) {
-    out += fmt::format("{}{}: {{\"starts\": {}, \"slot_share\": {:.6f}}}", first ? "" : ", ", json_string(name), s.starts,
-                       total > 0 ? s.slot_seconds / total : 0.0);
+    out += fmt::format("{}{}: {{\"starts\": {}, \"slot_share\": {:.6f}}}", first ? "" : ", ", json_string(name),
+                       s.starts, total > 0 ? s.slot_seconds / total : 0.0);
     first = false;
   }
   return out + "}";
@@ -89,7 +89,8 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
       "  \"mean_bounded_slowdown\": {:.4f},\n  \"makespan_seconds\": {},\n"
       "  \"started\": {},\n  \"held\": {},\n  \"throttled\": {},\n  \"backfilled\": {},\n"
       "  \"per_queue\": {},\n  \"per_user\": {},\n  \"per_group\": {},\n"
-      "  \"cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": {:.4f}}}\n}}\n",
+      "  \"cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": "
+      "{:.4f}}}\n}}\n",
       offered > 0 ? busy / offered : 0.0, busy, offered, mean(waits), quantile(waits, 0.5), quantile(waits, 0.95),
       mean(slowdowns), makespan, waits.size(), held, throttled, backfilled, shares_json(by_queue, busy),
       shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, quantile(cycle_ms, 0.5),
@@ -113,9 +114,6 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
 }
 
 void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw WriteError(dir, "cannot create output folder: " + ec.message());
   const JobTable& jobs = ds.jobs;
   std::string csv = "job,submit,start,end,wait,tasker,slots,queue,user,status,reason\n";
   for (uint32_t j = 0; j < jobs.size(); ++j) {
@@ -163,11 +161,12 @@ void write_simulation(const std::string& dir, const loaders::Dataset& ds, const 
     for (double u : row.used) timeline += ',' + num(u);
     timeline += '\n';
   }
-  const std::string base = (std::filesystem::path(dir) / "").string();
-  write_file_atomic(base + "schedule.csv", csv);
-  write_file_atomic(base + "metrics.json", simulation_metrics_json(ds, r));
-  write_file_atomic(base + "timeline.csv", timeline);
-  write_file_atomic(base + "summary.json", simulation_summary_json(ds, r, info));
+  OutputSet out(dir);
+  out.add("schedule.csv", csv);
+  out.add("metrics.json", simulation_metrics_json(ds, r));
+  out.add("timeline.csv", timeline);
+  out.add("summary.json", simulation_summary_json(ds, r, info));
+  out.publish();
 }
 
 }  // namespace colmatch::writers

@@ -1,8 +1,17 @@
 #include "loaders/writers/text.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -59,6 +68,141 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     std::remove(tmp.c_str());
     throw WriteError(path, "cannot rename into place: " + ec.message());
   }
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Files a colmatch run writes into an output folder: an existing folder holding anything else is refused.
+const std::set<std::string>& own_files() {
+  static const std::set<std::string> names{"results.csv",   "categories.csv", "summary.json", "pools.csv",
+                                           "schedule.csv",  "metrics.json",   "timeline.csv", "farm.toml",
+                                           "taskers.jsonl", "hosts.jsonl",    "jobs.jsonl"};
+  return names;
+}
+
+// Signal cleanup: the private folder being written and its files, as fixed C strings (a handler may only
+// call async-signal-safe functions: unlink, rmdir, signal, raise).
+constexpr size_t kMaxFiles = 16, kPathMax = 4096;
+char g_tmp[kPathMax];
+char g_files[kMaxFiles][kPathMax];
+volatile sig_atomic_t g_nfiles = 0, g_active = 0;
+struct sigaction g_old_int, g_old_term;
+
+extern "C" void cleanup_on_signal(int sig) {
+  if (g_active) {
+    for (sig_atomic_t i = 0; i < g_nfiles; ++i) ::unlink(g_files[i]);
+    ::rmdir(g_tmp);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+OutputSet::OutputSet(const std::string& dir) {
+  fs::path out = fs::absolute(fs::path(dir)).lexically_normal();
+  if (out.has_filename() == false) out = out.parent_path();  // "out/" -> "out"
+  dir_ = out.string();
+  const fs::path parent = out.parent_path();
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw WriteError(parent.string(), "cannot create folder: " + ec.message());
+  const std::string lock = (parent / ("." + out.filename().string() + ".lock")).string();
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lock_fd_ < 0) throw WriteError(lock, "cannot open the lock file: " + errno_text());
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw WriteError(dir_, "another colmatch run is writing this folder (lock " + lock + ")");
+  }
+  std::string pattern = (parent / ("." + out.filename().string() + ".new-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    const std::string why = errno_text();
+    ::close(lock_fd_);
+    throw WriteError(pattern, "cannot create a private folder: " + why);
+  }
+  tmp_ = pattern;
+  if (tmp_.size() < kPathMax) {
+    std::memcpy(g_tmp, tmp_.c_str(), tmp_.size() + 1);
+    g_nfiles = 0;
+    g_active = 1;
+    struct sigaction sa {};
+    sa.sa_handler = cleanup_on_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &g_old_int);
+    ::sigaction(SIGTERM, &sa, &g_old_term);
+  }
+}
+
+OutputSet::~OutputSet() {
+  if (g_active) {
+    ::sigaction(SIGINT, &g_old_int, nullptr);
+    ::sigaction(SIGTERM, &g_old_term, nullptr);
+    g_active = 0;
+  }
+  if (!published_ && !tmp_.empty()) {
+    std::error_code ec;
+    fs::remove_all(tmp_, ec);
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
+}
+
+void OutputSet::add(const std::string& name, const std::string& content) {
+  if (name.empty() || name.find('/') != std::string::npos) throw WriteError(name, "not a plain file name");
+  const std::string path = tmp_ + "/" + name;
+  if (g_active && g_nfiles < static_cast<sig_atomic_t>(kMaxFiles) && path.size() < kPathMax) {
+    std::memcpy(g_files[g_nfiles], path.c_str(), path.size() + 1);
+    g_nfiles = g_nfiles + 1;
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw WriteError(path, "cannot create file: " + errno_text());
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = errno_text();
+      ::close(fd);
+      throw WriteError(path, "write failed: " + why);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) throw WriteError(path, "write failed: " + errno_text());
+}
+
+void OutputSet::publish() {
+  auto sync_dir = [](const std::string& d) {
+    const int fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+      ::fsync(fd);
+      ::close(fd);
+    }
+  };
+  const mode_t mask = ::umask(0);  // the published folder gets the usual mode, not mkdtemp's 0700
+  ::umask(mask);
+  ::chmod(tmp_.c_str(), 0777 & ~mask);
+  sync_dir(tmp_);
+  std::error_code ec;
+  const auto st = fs::symlink_status(dir_, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st)) throw WriteError(dir_, "exists and is not a folder");
+    for (const auto& e : fs::directory_iterator(dir_, ec))
+      if (!own_files().count(e.path().filename().string()) || !fs::is_regular_file(e.symlink_status()))
+        throw WriteError(dir_, "holds '" + e.path().filename().string() +
+                                   "', which colmatch did not write: choose a new or empty folder");
+    if (::renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, dir_.c_str(), RENAME_EXCHANGE) != 0)
+      throw WriteError(dir_, "cannot publish the outputs: " + errno_text());
+    fs::remove_all(tmp_, ec);  // the previous set, now in the private folder's place
+  } else {
+    if (::rename(tmp_.c_str(), dir_.c_str()) != 0)
+      throw WriteError(dir_, "cannot publish the outputs: " + errno_text());
+  }
+  published_ = true;
+  sync_dir(fs::path(dir_).parent_path().string());
 }
 
 }  // namespace colmatch::writers

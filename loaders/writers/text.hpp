@@ -26,7 +26,35 @@ std::string json_escape(std::string_view s);
 std::string json_string(std::string_view s);
 
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then rename. Throws
-/// WriteError (and leaves no temporary file) on failure.
+/// WriteError (and leaves no temporary file) on failure. For one file; a run's outputs use OutputSet.
 void write_file_atomic(const std::string& path, const std::string& content);
+
+/// The files of one run, published together as one transaction:
+///  * an advisory lock (flock on `<parent>/.<name>.lock`) is taken first: a second run on the same folder
+///    fails at once with WriteError instead of interleaving;
+///  * files are written into a fresh private folder beside `dir` (mkdtemp, mode 0700; each file created
+///    with O_EXCL|O_NOFOLLOW, written whole and fsynced), so nothing is followed or overwritten on the way;
+///  * publish() swaps that folder with `dir` in one rename (renameat2 RENAME_EXCHANGE; a plain rename when
+///    `dir` does not exist yet) and removes the previous set, stale files included. A reader sees the
+///    whole previous set or the whole new one, never a mix;
+///  * an existing `dir` is replaced only if it holds nothing but files colmatch writes (else WriteError,
+///    and it is left untouched), so a mistyped `--out $HOME` cannot remove anything;
+///  * on failure, destruction before publish(), SIGINT or SIGTERM, the private folder is removed.
+class OutputSet {
+ public:
+  explicit OutputSet(const std::string& dir);
+  ~OutputSet();
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+  /// Writes one file of the set (a plain name, no folder). Throws WriteError.
+  void add(const std::string& name, const std::string& content);
+  /// Makes the set visible at `dir`. Throws WriteError (the previous set then stays as it was).
+  void publish();
+
+ private:
+  std::string dir_, tmp_;
+  int lock_fd_ = -1;
+  bool published_ = false;
+};
 
 }  // namespace colmatch::writers

@@ -1,4 +1,6 @@
 // The colmatch binary as a user runs it: exit status, messages, outputs, and no partial files.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -312,6 +314,67 @@ TEST(CliHostile, EmptyInputsAreValidRuns) {
   EXPECT_EQ(no_jobs.status, 0) << no_jobs.err;
   EXPECT_EQ(lines((b.dir / "results.csv").string()), std::vector<std::string>{"job,status,tasker,slots,reason"});
   fs::remove(empty);
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<std::string> leftovers(const fs::path& out) {  // private folders left beside `out`
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(out.parent_path()))
+    if (e.path().filename().string().rfind("." + out.filename().string() + ".new-", 0) == 0)
+      found.push_back(e.path().string());
+  return found;
+}
+
+// The output set is one transaction (issue 12): a later run replaces the whole set, so a pools.csv of an
+// earlier run does not survive one that writes none; nothing private is left behind.
+TEST(CliOutputSet, ALaterRunReplacesTheWholeSet) {
+  Out out;
+  ASSERT_EQ(run("match " + kDemo + " --pools --out " + out.dir.string()).status, 0);
+  EXPECT_TRUE(fs::exists(out.dir / "pools.csv"));
+  ASSERT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 0);
+  EXPECT_FALSE(fs::exists(out.dir / "pools.csv")) << "stale file of the previous run";
+  EXPECT_TRUE(fs::exists(out.dir / "results.csv"));
+  EXPECT_TRUE(leftovers(out.dir).empty());
+}
+
+TEST(CliOutputSet, ASecondRunOnTheSameFolderFailsClearly) {
+  Out out;
+  const fs::path lock = out.dir.parent_path() / ("." + out.dir.filename().string() + ".lock");
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // as a run in progress holds it
+  const auto r = run("match " + kDemo + " --out " + out.dir.string());
+  ::close(fd);
+  fs::remove(lock);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("another colmatch run is writing this folder"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out.dir));
+}
+
+TEST(CliOutputSet, AFolderWithOtherFilesOrSymlinksIsNotReplaced) {
+  Out out;
+  fs::create_directories(out.dir);
+  std::ofstream(out.dir / "notes.txt") << "mine";
+  auto r = run("match " + kDemo + " --out " + out.dir.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("holds 'notes.txt', which colmatch did not write"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(out.dir / "notes.txt"));
+  EXPECT_TRUE(leftovers(out.dir).empty()) << "the private folder is removed on failure";
+  fs::remove(out.dir / "notes.txt");
+  // a symlink planted where an output goes is neither followed nor replaced
+  const fs::path victim = out.dir.string() + "-victim";
+  std::ofstream(victim) << "precious";
+  fs::create_symlink(victim, out.dir / "results.csv");
+  r = run("match " + kDemo + " --out " + out.dir.string());
+  EXPECT_EQ(r.status, 1);
+  std::ifstream in(victim);
+  std::string content;
+  std::getline(in, content);
+  EXPECT_EQ(content, "precious");
+  fs::remove(victim);
 }
 
 }  // namespace
