@@ -11,8 +11,8 @@
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/matcher.hpp"
-#include "kernels/kernels.hpp"
 #include "engine/simulation.hpp"
+#include "kernels/kernels.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
 #include "tests/reference/naive_matcher.hpp"

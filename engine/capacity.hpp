@@ -104,7 +104,7 @@ class Capacity {
   std::vector<const Column*> columns_;  // per consumable
   std::vector<std::vector<double>> queue_, host_;
   std::vector<double> global_;
-  std::vector<std::vector<double>> block_max_;  // per consumable, per block of 64 taskers (queue level)
+  std::vector<std::vector<double>> block_max_;       // per consumable, per block of 64 taskers (queue level)
   std::vector<double> total_, slack_, saved_total_;  // per consumable: sum of queue_; its margin; at begin()
   uint64_t epoch_ = 0;
   bool recording_ = false;

@@ -337,9 +337,9 @@ class JobBuilder {
   uint32_t parse_cached(std::string_view text);
   const Catalog& catalog_;
   JobTable table_;
-  std::unordered_map<std::string, uint32_t> by_text_;       // raw text -> request index
-  std::unordered_map<std::string, std::string> bad_text_;   // raw text -> parse error
-  std::unordered_map<std::string, uint32_t> by_canonical_;  // canonical text -> request index
+  std::unordered_map<std::string, uint32_t> by_text_;                   // raw text -> request index
+  std::unordered_map<std::string, std::string> bad_text_;               // raw text -> parse error
+  std::unordered_map<std::string, uint32_t> by_canonical_;              // canonical text -> request index
   std::vector<std::pair<uint32_t, std::vector<std::string>>> depends_;  // (job, ids) to resolve
 };
 

@@ -71,8 +71,7 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
     charges_.push_back(capacity.charges(cats.need[c]));
     bool queue_only = true;
     for (size_t k = 0; k < cats.need[c].size(); ++k)
-      if ((cats.need[c][k] > 0 || cats.master_need[c][k] > 0) && capacity.shared(k))
-        queue_only = false;
+      if ((cats.need[c][k] > 0 || cats.master_need[c][k] > 0) && capacity.shared(k)) queue_only = false;
     all_queue_only_.push_back(queue_only);
   }
 }
@@ -80,7 +79,8 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
   cap_.begin();
-  const bool ok = cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c, out) : place_pe_slots(j, c, policy, out);
+  const bool ok =
+      cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c, out) : place_pe_slots(j, c, policy, out);
   if (!ok) cap_.rollback();
   return ok;
 }
@@ -248,7 +248,12 @@ class Dispatcher {
   Dispatcher(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
              const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors,
              DispatchResult& res)
-      : jobs_(jobs), cats_(cats), eligible_(eligible), cap_(capacity), cursors_(cursors), res_(res),
+      : jobs_(jobs),
+        cats_(cats),
+        eligible_(eligible),
+        cap_(capacity),
+        cursors_(cursors),
+        res_(res),
         placer_(taskers, jobs, cats, eligible, capacity, &cursors) {}
 
   void run() {

@@ -135,7 +135,6 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
 /// as the caller keeps them (synced to capacity's epoch here). result.capacity is left empty; the
 /// charges are taken from `capacity`.
 DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
-                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity,
-                        DispatchCursors& cursors);
+                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors);
 
 }  // namespace colmatch

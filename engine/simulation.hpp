@@ -35,7 +35,7 @@ enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 
 struct Throttle {
   CredentialKind kind = CredentialKind::User;
   std::string name;
-  uint64_t max_jobs = std::numeric_limits<uint64_t>::max();  ///< running jobs at once
+  uint64_t max_jobs = std::numeric_limits<uint64_t>::max();    ///< running jobs at once
   double max_slots = std::numeric_limits<double>::infinity();  ///< running slots at once
 };
 

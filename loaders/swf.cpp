@@ -11,12 +11,24 @@
 namespace colmatch::loaders {
 namespace {
 
-const char* const kFieldNames[18] = {"job number",      "submit time",     "wait time",
-                                     "run time",        "allocated processors", "average CPU time",
-                                     "used memory",     "requested processors", "requested time",
-                                     "requested memory", "status",         "user ID",
-                                     "group ID",        "executable number", "queue number",
-                                     "partition number", "preceding job number", "think time"};
+const char* const kFieldNames[18] = {"job number",
+                                     "submit time",
+                                     "wait time",
+                                     "run time",
+                                     "allocated processors",
+                                     "average CPU time",
+                                     "used memory",
+                                     "requested processors",
+                                     "requested time",
+                                     "requested memory",
+                                     "status",
+                                     "user ID",
+                                     "group ID",
+                                     "executable number",
+                                     "queue number",
+                                     "partition number",
+                                     "preceding job number",
+                                     "think time"};
 
 struct SwfJob {
   std::string id;
@@ -85,7 +97,8 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
   if (max_nodes <= 0) max_nodes = 1;
   const double ppn = std::floor(max_procs / max_nodes);
   if (ppn < 1)
-    throw LoadError(path, 0, "MaxProcs", fmt::format("{} processors on {} nodes is less than one a node", max_procs, max_nodes));
+    throw LoadError(path, 0, "MaxProcs",
+                    fmt::format("{} processors on {} nodes is less than one a node", max_procs, max_nodes));
   TaskerBuilder tb(ds.catalog);
   for (size_t i = 0; i < static_cast<size_t>(max_nodes); ++i) {
     tb.add(fmt::format("node{:04}", i + 1));
@@ -97,7 +110,9 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
   std::unordered_set<std::string> seen;
   for (const SwfJob& j : raw) {
     const double procs = procs_of(j);
-    const auto cred = [](const char* prefix, double v) { return v < 0 ? std::string() : fmt::format("{}{}", prefix, v); };
+    const auto cred = [](const char* prefix, double v) {
+      return v < 0 ? std::string() : fmt::format("{}{}", prefix, v);
+    };
     const uint32_t k = jb.add(j.id, cred("u", j.f[11]), cred("g", j.f[12]), 0, j.f[1],
                               procs >= 1 && procs <= 1e9 ? static_cast<uint32_t>(procs) : 1);
     jb.set_rule(AllocationRule::FillUp);

@@ -74,8 +74,8 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
     for (uint32_t a = 0; a < r.alloc_count[ev.j]; ++a) {
       const Allocation& x = r.allocations[r.alloc_first[ev.j] + a];
       for (size_t k = 0; k < cons.size(); ++k) {
-        const double amount = jobs.rule[ev.j] == AllocationRule::FillUp ? x.slots * need[k] + (a == 0 ? once[k] : 0.0)
-                                                                         : need[k];
+        const double amount =
+            jobs.rule[ev.j] == AllocationRule::FillUp ? x.slots * need[k] + (a == 0 ? once[k] : 0.0) : need[k];
         if (!(amount > 0)) continue;
         const Column& c = tk.columns[cons[k]];
         if (c.has(x.tasker)) q[k][x.tasker] += sign * amount;

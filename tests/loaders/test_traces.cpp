@@ -114,10 +114,10 @@ TEST(Google2011, RuntimesFromScheduleToEndEvents) {
       "0,,7,0,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.0 submitted at 0
       "0,,7,1,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.1 submitted at 0
       "0,,7,2,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.2 submitted at 0, never scheduled
-      "1000000,,7,0,5,1,u,1,2,,,,\n"    // 7.0 scheduled at 1 s
-      "2000000,,7,1,5,1,u,1,2,,,,\n"    // 7.1 scheduled at 2 s
-      "5000000,,7,0,5,4,u,1,2,,,,\n"    // 7.0 finishes at 5 s
-      "9000000,,7,0,5,2,u,1,2,,,,\n",   // a later EVICT of 7.0 does not count; last event at 9 s
+      "1000000,,7,0,5,1,u,1,2,,,,\n"   // 7.0 scheduled at 1 s
+      "2000000,,7,1,5,1,u,1,2,,,,\n"   // 7.1 scheduled at 2 s
+      "5000000,,7,0,5,4,u,1,2,,,,\n"   // 7.0 finishes at 5 s
+      "9000000,,7,0,5,2,u,1,2,,,,\n",  // a later EVICT of 7.0 does not count; last event at 9 s
       f);
   std::fclose(f);
   const auto ds = loaders::load_google2011(kSamples + "google_machine_events.csv.gz", p.string());

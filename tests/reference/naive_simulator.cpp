@@ -143,8 +143,8 @@ struct Sim {
         if (jobs.rejected(j)) continue;
         if (!submitted[j]) t = std::min(t, jobs.submit[j]);
         if (running[j]) t = std::min(t, out.end[j]);
-        if (submitted[j] && std::isnan(out.start[j]) && jobs.hold_until[j] > last && std::isfinite(jobs.hold_until[j]) &&
-            jobs.hold_until[j] > jobs.submit[j])
+        if (submitted[j] && std::isnan(out.start[j]) && jobs.hold_until[j] > last &&
+            std::isfinite(jobs.hold_until[j]) && jobs.hold_until[j] > jobs.submit[j])
           t = std::min(t, jobs.hold_until[j]);
       }
       if (!std::isfinite(t)) break;

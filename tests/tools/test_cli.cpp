@@ -255,11 +255,11 @@ TEST(CliHostile, UsageErrorsExitOneWithAMessage) {
   Out out;
   const std::string o = " --save " + out.dir.string();
   const std::vector<std::string> cases = {"match --bogus",
-                                         "match " + kDemo,
-                                         "generate --categories 0" + o,
-                                         "generate --taskers -5" + o,
-                                         "generate --jobs 0" + o,
-                                         "match " + kDemo + " --threads 0 --out " + out.dir.string()};
+                                          "match " + kDemo,
+                                          "generate --categories 0" + o,
+                                          "generate --taskers -5" + o,
+                                          "generate --jobs 0" + o,
+                                          "match " + kDemo + " --threads 0 --out " + out.dir.string()};
   for (const std::string& args : cases) {
     const auto r = run(args);
     EXPECT_EQ(r.status, 1) << args << "\n" << r.err;
