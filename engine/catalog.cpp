@@ -122,6 +122,7 @@ double parse_number(AttrType t, std::string_view raw) {
       }
       if (mult != 1) num.remove_suffix(1);
       if (!parse_double(num, v) || v < 0) bad_value(t, raw, "expected a number with optional k/m/g/t or K/M/G/T");
+      if (!std::isfinite(v * mult)) bad_value(t, raw, "too large");
       return v * mult;
     }
     case AttrType::Time: {
@@ -137,12 +138,37 @@ double parse_number(AttrType t, std::string_view raw) {
         if (colon == std::string_view::npos) break;
         rest.remove_prefix(colon + 1);
       }
-      if (n == 1) return parts[0];
-      if (n == 2) return parts[0] * 60 + parts[1];
-      return parts[0] * 3600 + parts[1] * 60 + parts[2];
+      const double seconds = n == 1   ? parts[0]
+                             : n == 2 ? parts[0] * 60 + parts[1]
+                                      : parts[0] * 3600 + parts[1] * 60 + parts[2];
+      if (!std::isfinite(seconds)) bad_value(t, raw, "too large");
+      return seconds;
     }
     default: bad_value(t, raw, "not a numeric type");
   }
+}
+
+double check_number(const AttributeDef& def, double v) {
+  const auto fail = [&](std::string_view why) {
+    throw ValueError(fmt::format("'{}' is not a {} value: {}", v, type_name(def.type), why));
+  };
+  if (!std::isfinite(v)) fail("not a finite number");
+  switch (def.type) {
+    case AttrType::Int:
+      if (v != std::floor(v)) fail("not a whole number");
+      if (std::fabs(v) > 9007199254740992.0) fail("beyond 2^53, not exact");
+      break;
+    case AttrType::Boolean:
+      if (v != 0 && v != 1) fail("expected 0 or 1");
+      break;
+    case AttrType::Memory:
+    case AttrType::Time:
+      if (v < 0) fail("must not be negative");
+      break;
+    default: break;
+  }
+  if (def.consumable && v < 0) fail("a consumable's amount must not be negative");
+  return v;
 }
 
 std::string normalize_string(AttrType t, std::string_view text) {

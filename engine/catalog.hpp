@@ -75,6 +75,11 @@ struct AttributeDef {
   bool multi_valued = false;
 };
 
+/// The one check of a numeric value, whatever it was written as (text, JSON or TOML number): finite;
+/// int values whole and within 2^53; boolean 0 or 1; memory and time not negative; a consumable's value
+/// (capacity, request, default) not negative. Returns `v`; throws ValueError naming the rule broken.
+double check_number(const AttributeDef& def, double v);
+
 /// A consumable of the given type (relop <=, Grid Engine's rule for consumables), charged per slot or
 /// per job: the `slots` consumable of the trace importers, licences, memory.
 AttributeDef consumable_attribute(std::string name, AttrType type, ConsumeScope scope = ConsumeScope::PerSlot);

@@ -199,7 +199,7 @@ void TaskerBuilder::mark(uint32_t attr) { columns_[attr].has.back() = 1; }
 
 double TaskerBuilder::parse(uint32_t attr, std::string_view text, uint32_t& id) {
   Raw& c = columns_.at(attr);
-  if (is_numeric(c.type)) return parse_number(c.type, text);
+  if (is_numeric(c.type)) return check_number(catalog_.at(attr), parse_number(c.type, text));
   id = c.dict.intern(normalize_string(c.type, text));
   return 0;
 }
@@ -217,7 +217,7 @@ void TaskerBuilder::set(uint32_t attr, std::string_view text) {
 void TaskerBuilder::set_number(uint32_t attr, double v) {
   Raw& c = columns_.at(attr);
   if (!is_numeric(c.type)) throw ValueError(fmt::format("attribute '{}' is not numeric", catalog_.at(attr).name));
-  c.num.back() = v;
+  c.num.back() = check_number(catalog_.at(attr), v);
   mark(attr);
 }
 
@@ -444,6 +444,7 @@ void JobBuilder::set_amount(uint32_t attr, double amount) {
   if (slot < 0) throw ValueError(fmt::format("attribute '{}' is not a consumable", d.name));
   if (d.requestable == Requestable::No) throw ValueError(fmt::format("attribute '{}' is not requestable", d.name));
   if (!(amount >= 0)) throw ValueError(fmt::format("attribute '{}': a request must not be negative", d.name));
+  check_number(d, amount);
   table_.amount[static_cast<size_t>(slot)].back() = amount;
 }
 

@@ -203,7 +203,7 @@ class TaskerBuilder {
   /// Sets attribute `attr` of the last added tasker (queue level) from text, parsed by the
   /// attribute's type. Throws ValueError when the text is not a value of that type.
   void set(uint32_t attr, std::string_view text);
-  /// Sets a numeric attribute of the last added tasker.
+  /// Sets a numeric attribute of the last added tasker. Throws ValueError when check_number refuses it.
   void set_number(uint32_t attr, double v);
   /// Sets a set-valued attribute of the last added tasker (normalized, sorted, deduplicated).
   /// Throws ValueError if the attribute is not multi-valued.

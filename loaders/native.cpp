@@ -41,14 +41,11 @@ bool number_of(element v, double& out) {
 // Parses a value of attribute `def` given as JSON (number, bool or string).
 double numeric_value(const AttributeDef& def, element v) {
   double d = 0;
-  if (number_of(v, d)) {
-    if (def.type == AttrType::Int && d != std::floor(d)) throw ValueError(fmt::format("'{}' is not an int value", d));
-    return d;
-  }
+  if (number_of(v, d)) return check_number(def, d);  // the same rules as the same value as text
   if (v.type() == element_type::BOOL) return v.get_bool().value_unsafe() ? 1 : 0;
   std::string text;
   if (!scalar_text(v, text)) throw ValueError("expected a number or a string");
-  return parse_number(def.type, text);
+  return check_number(def, parse_number(def.type, text));
 }
 
 simdjson::dom::object parse_object(simdjson::dom::parser& parser, std::string_view line, const std::string& path,
@@ -138,6 +135,7 @@ FarmFile read_farm_toml(const std::string& path) {
         if (auto s = d->value<std::string>()) def.default_amount = parse_number(def.type, *s);
         else if (auto x = d->value<double>()) def.default_amount = *x;
         else throw ValueError("expected a number or a string");
+        if (def.consumable) check_number(def, *def.default_amount);
         if (!is_numeric(def.type)) throw ValueError("only consumables may have a default value");
       } catch (const ValueError& e) {
         throw LoadError(path, d->source().begin.line, "default", fmt::format("attribute '{}': {}", def.name, e.what()));

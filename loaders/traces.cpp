@@ -149,6 +149,8 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
       const int64_t id = csv.integer(1, "machine ID");
       const int64_t ev = csv.integer(2, "event type");
       const double cpu = csv.real(4, "CPUs"), mem = csv.real(5, "Memory");
+      if (cpu < 0) csv.fail("CPUs", "a capacity must not be negative");
+      if (mem < 0) csv.fail("Memory", "a capacity must not be negative");
       auto [it, fresh] = machines.try_emplace(id);
       Machine& m = it->second;
       if (fresh) {
@@ -225,11 +227,18 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
       } catch (const ValueError& e) {
         csv.fail("sn", e.what());
       }
-      tb.set_number(a_cpu, cpu);
-      tb.set_number(a_mem, static_cast<double>(csv.integer(2, "memory_mib")));
       const int64_t gpus = csv.integer(3, "gpu");
-      tb.set_number(a_gpu, static_cast<double>(gpus));
-      tb.set_number(a_gpum, static_cast<double>(gpus) * 1000.0);  // in double: no integer overflow
+      for (const auto& [attr, value, field] :  // the catalog's checks, with file, line and field named
+           {std::tuple{a_cpu, cpu, "cpu_milli"},
+            {a_mem, static_cast<double>(csv.integer(2, "memory_mib")), "memory_mib"},
+            {a_gpu, static_cast<double>(gpus), "gpu"},
+            {a_gpum, static_cast<double>(gpus) * 1000.0, "gpu"}}) {  // in double: no integer overflow
+        try {
+          tb.set_number(attr, value);
+        } catch (const ValueError& e) {
+          csv.fail(field, e.what());
+        }
+      }
       if (!csv.f[4].empty()) tb.set(a_model, csv.f[4]);
     }
     ds.taskers = std::move(tb).build();

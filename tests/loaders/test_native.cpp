@@ -155,6 +155,31 @@ TEST(Native, BadJobRequestsAreRejectedAndTheRunGoesOn) {
   EXPECT_EQ(m.dispatch.rejected, 3u);
 }
 
+// One check per value type, whatever the value was written as (issue 12): a JSON number gets the checks
+// the same value as text gets; capacities and requests are never negative or infinite.
+TEST(Native, NumbersAreCheckedTheSameAsTextOrJson) {
+  TempDir d;
+  const auto farm = loaders::read_farm_toml(kDemo + "farm.toml");
+  for (const char* bad :
+       {"{\"name\":\"a\",\"attrs\":{\"h_vmem\":-5}}", "{\"name\":\"a\",\"attrs\":{\"h_vmem\":\"-5\"}}",
+        "{\"name\":\"a\",\"attrs\":{\"h_vmem\":\"1e308T\"}}", "{\"name\":\"a\",\"attrs\":{\"slots\":-1}}",
+        "{\"name\":\"a\",\"attrs\":{\"slots\":2.5}}"}) {
+    const auto p = d.file("t.jsonl", std::string(bad) + "\n");
+    EXPECT_THROW(loaders::read_taskers_jsonl(p, farm), loaders::LoadError) << bad;
+  }
+  const auto jobs = d.file("j.jsonl",
+                           "{\"id\":\"n\",\"resources\":{\"h_vmem\":-5}}\n"
+                           "{\"id\":\"t\",\"resources\":{\"h_vmem\":\"-5\"}}\n"
+                           "{\"id\":\"ok\",\"resources\":{\"h_vmem\":\"2G\"}}\n");
+  const JobTable t = loaders::read_jobs_jsonl(jobs, farm.catalog);
+  EXPECT_TRUE(t.rejected(0)) << "as a JSON number";
+  EXPECT_TRUE(t.rejected(1)) << "as text";
+  EXPECT_FALSE(t.rejected(2));
+  const auto inf_default =
+      d.file("inf.toml", "[[attribute]]\nname = \"lic\"\ntype = \"double\"\nconsumable = true\ndefault = inf\n");
+  EXPECT_THROW(loaders::read_farm_toml(inf_default), loaders::LoadError);
+}
+
 TEST(Native, JobFileErrorsAreFatal) {
   TempDir d;
   const auto farm = loaders::read_farm_toml(kDemo + "farm.toml");
