@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -361,19 +363,48 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
   size_t n = 0;
   for (const JdlJob& j : jobs) {
     ++n;
-    std::string id, owner, group;
+    std::string id, owner, group, number_field, number_why;
     double priority = 0;
     uint32_t slots = 1;
+    // A number as written, or NaN when it is not one a double holds (1e-400, 1e400).
+    auto as_number = [](const std::string& text) {
+      double d = 0;
+      const char* b = text.data() + (!text.empty() && text[0] == '+');
+      const auto [p, ec] = std::from_chars(b, text.data() + text.size(), d);
+      return ec == std::errc() && p == text.data() + text.size() && std::isfinite(d)
+                 ? d
+                 : std::numeric_limits<double>::quiet_NaN();
+    };
     for (const auto& [name, v] : j.fields) {
-      if (name == "JobID" || (name == "JobName" && id.empty())) id = v.text;  // JobID wins over JobName
-      else if (name == "Owner") owner = v.text;
-      else if (name == "OwnerGroup") group = v.text;
-      else if (name == "Priority" && v.kind == JdlValue::Kind::Number) priority = std::stod(v.text);
-      else if (name == "NumberOfProcessors" && v.kind == JdlValue::Kind::Number)
-        slots = static_cast<uint32_t>(std::max(1.0, std::stod(v.text)));
+      if (name == "JobID" || (name == "JobName" && id.empty())) {
+        id = v.text;  // JobID wins over JobName
+      } else if (name == "Owner") {
+        owner = v.text;
+      } else if (name == "OwnerGroup") {
+        group = v.text;
+      } else if (name == "Priority" && v.kind == JdlValue::Kind::Number) {
+        priority = as_number(v.text);
+        if (std::isnan(priority)) {
+          number_field = name;
+          number_why = fmt::format("'{}' is not a number a double can hold", v.text);
+          priority = 0;
+        }
+      } else if (name == "NumberOfProcessors" && v.kind == JdlValue::Kind::Number) {
+        const double p = as_number(v.text);
+        if (!(p >= 1 && p <= 1e9 && p == std::floor(p))) {
+          number_field = name;
+          number_why = fmt::format("'{}' is not a whole number from 1 to 10^9", v.text);
+        } else {
+          slots = static_cast<uint32_t>(p);
+        }
+      }
     }
     if (id.empty()) id = fmt::format("{}", n);
     const uint32_t jid = jb.add(id, owner, group, priority, static_cast<double>(n), slots);
+    if (!number_field.empty()) {
+      jb.reject(jid, fmt::format("{}:{}: job {}: field '{}': {}", jdl, j.line, id, number_field, number_why));
+      continue;
+    }
     // Requirements -> clauses, in name order (the RFC sorts them to name the submit pool).
     std::vector<std::string> clauses;
     std::string bad_field, bad_why;

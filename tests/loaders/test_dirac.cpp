@@ -119,6 +119,24 @@ TEST(Dirac, ErrorsNameFileLineAndJob) {
   fs::remove(wrong_type);
 }
 
+// Numbers a double cannot hold, or a processor count out of range, reject the job naming the field (they
+// once escaped as a bare "stod" error ending the run).
+TEST(Dirac, OutOfRangeNumbersRejectTheJob) {
+  const auto jdl = write("numbers.jdl",
+                         "[ JobID = \"tiny\"; Priority = 1e-400; ]\n[ JobID = \"many\"; NumberOfProcessors = 1e20; ]\n"
+                         "[ JobID = \"ok\"; Priority = 3; NumberOfProcessors = 2; ]\n");
+  const auto ds = loaders::load_dirac(kDir + "resources.json", jdl);
+  ASSERT_EQ(ds.jobs.size(), 3u);
+  ASSERT_TRUE(ds.jobs.rejected(0));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[0]].find(":1: job tiny: field 'Priority'"), std::string::npos)
+      << ds.jobs.reject_reason[ds.jobs.reject[0]];
+  ASSERT_TRUE(ds.jobs.rejected(1));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find("field 'NumberOfProcessors'"), std::string::npos);
+  EXPECT_FALSE(ds.jobs.rejected(2));
+  EXPECT_EQ(ds.jobs.slots[2], 2u);
+  fs::remove(jdl);
+}
+
 // The JDL reader recurses once per list or record: 20,000 levels once crashed the loader.
 TEST(Dirac, DeepNestingIsAnErrorNotACrash) {
   std::string records;
