@@ -28,7 +28,7 @@ std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
 
 DispatchCursors::DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible)
     : pos_(cats.size()) {
-  for (size_t c = 0; c < cats.size(); ++c) pos_[c].assign(std::max<size_t>(1, eligible[c].tiers.size()), 0);
+  for (size_t c = 0; c < cats.size(); ++c) init(c, eligible[c]);
 }
 
 void DispatchCursors::sync(const Capacity& capacity) {
@@ -136,8 +136,6 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
   return true;
 }
 
-// How many slot instances of category c tasker t takes now (at most `want`); the master also pays
-// the per-job charges.
 uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
   uint32_t n = want;
   for (size_t k = 0; k < cap_.consumables(); ++k) {

@@ -104,11 +104,13 @@ class Placer {
   size_t fill_up_master(uint32_t j);
   /// Category c charges only pools of single taskers (no host or global pool).
   bool queue_only(uint32_t c) const { return all_queue_only_[c] != 0; }
+  /// How many slot instances of category c tasker t takes now (at most `want`); a master also pays the
+  /// per-job charges. 0 where a charged pool is missing or short.
+  uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const;
 
  private:
   bool place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
-  uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const;
   size_t& cursor(uint32_t c, size_t v) { return cursors_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
 
   const TaskerTable& taskers_;

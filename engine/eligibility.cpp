@@ -146,10 +146,17 @@ class Evaluator {
     }
   }
 
+ public:
+  // out &= the clause's mask, computed in a scratch buffer of the evaluator (free once eval returned).
+  void and_clause(const Clause& c, uint64_t* out) {
+    uint64_t* tmp = scratch(0);
+    clause(c, tmp);
+    k_.and_words(out, tmp, nw_);
+  }
+
   // Strict hierarchical matching (seed 002, section 5; Column::holds_at_every_level is the same rule for
   // one row): every level that defines the attribute must match; a level without it defers; a tasker
   // with no level defining it fails the clause.
- public:
   void clause(const Clause& c, uint64_t* out) {
     const Column& col = t_.columns[c.attr];
     const Plan p = plan(c, col);
@@ -273,13 +280,8 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
   Evaluator ev(taskers, k);
   ev.eval(request, out);
   const auto& cons = catalog.consumables();
-  std::vector<uint64_t> tmp;
-  for (size_t i = 0; i < cons.size(); ++i) {
-    if (!(need[i] > 0)) continue;
-    tmp.resize(kernels::words_for(taskers.size()));
-    ev.clause(capacity_clause(cons[i], need[i]), tmp.data());
-    k.and_words(out, tmp.data(), tmp.size());
-  }
+  for (size_t i = 0; i < cons.size(); ++i)
+    if (need[i] > 0) ev.and_clause(capacity_clause(cons[i], need[i]), out);
 }
 
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
@@ -287,9 +289,9 @@ bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const R
   if (!row_holds(taskers, request, t)) return false;
   const auto& cons = catalog.consumables();
   for (size_t i = 0; i < cons.size(); ++i) {
-    if (!(need[i] > 0)) continue;
-    const Clause c = capacity_clause(cons[i], need[i]);
-    if (!row_holds(taskers, Request{Request::Kind::Clause, {}, c}, t)) return false;
+    const double n = need[i];
+    if (!(n > 0)) continue;  // capacity >= need on every level that defines the pool, as capacity_clause
+    if (!taskers.columns[cons[i]].holds_at_every_level(t, [n](double num, uint32_t) { return num >= n; })) return false;
   }
   return true;
 }

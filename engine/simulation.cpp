@@ -128,6 +128,8 @@ class Simulator {
         placer_(taskers, jobs, cats_, eligible_, cap_, &cursors_),
         idle_(Capacity::configured(catalog, taskers)),
         idle_placer_(taskers, jobs, cats_, eligible_, idle_, nullptr),
+        future_(Capacity::configured(catalog, taskers)),
+        future_placer_(taskers, jobs, cats_, eligible_, future_, nullptr),
         fits_idle_(cats_.size(), 0),
         master_memo_(cats_.size(), {~uint64_t{0}, 0}),
         creds_(jobs, policy.throttles),
@@ -275,18 +277,14 @@ class Simulator {
     for (size_t k = 0; k < shared_pool_.size(); ++k)
       shared = shared || (shared_pool_[k] && (cats_.need[c][k] > 0 || cats_.master_need[c][k] > 0));
     const kernels::TaskerSet& elig = eligible_[c].eligible;
-    Capacity copy = cap_;
-    auto instances = [&](uint32_t t) {  // slot instances tasker t takes on the copy (no master charges)
-      double n = std::numeric_limits<double>::infinity();
-      for (size_t k = 0; k < cats_.need[c].size(); ++k)
-        if (cats_.need[c][k] > 0) n = std::min(n, std::floor(copy.available(k, t) / cats_.need[c][k]));
-      return n > 0 ? n : 0.0;
-    };
-    double total = 0;  // $fill_up: instances over the eligible taskers
+    future_ = cap_;  // the capacity as the running jobs end (storage reused across reservations)
+    // slot instances tasker t takes then, capped at the job's slots: the capped sum reaches the slots
+    // exactly when the uncapped one does
+    auto instances = [&](uint32_t t) { return future_placer_.instances(c, t, false, jobs_.slots[j]); };
+    uint64_t total = 0;  // $fill_up: instances over the eligible taskers
     if (fill && !shared)
       for (size_t t = elig.next(0); t < elig.universe(); t = elig.next(t + 1))
         total += instances(static_cast<uint32_t>(t));
-    Placer trial_placer(taskers_, jobs_, cats_, eligible_, copy, nullptr);
     std::vector<Allocation> trial;
     for (const auto& [expected_end, rj] : running_) {
       bool worth = shared;
@@ -294,18 +292,18 @@ class Simulator {
         const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
         if (!shared && fill && elig.contains(x)) total -= instances(x);
       }
-      for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { copy.release(k, x, amount); });
+      for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
       for (uint32_t a = 0; a < res_.alloc_count[rj] && !shared; ++a) {
         const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
         if (!elig.contains(x)) continue;
         if (fill) total += instances(x);
-        else worth = worth || copy.fits(placer_.charges(c), x);
+        else worth = worth || future_.fits(placer_.charges(c), x);
       }
       if (fill && !shared) worth = total >= jobs_.slots[j];
       if (!worth) continue;
       trial.clear();
-      if (!trial_placer.try_place(j, policy_.allocation, trial)) continue;
-      copy.commit();
+      if (!future_placer_.try_place(j, policy_.allocation, trial)) continue;
+      future_.commit();
       r.active = true;
       r.shadow = expected_end;
       r.reserved.assign(taskers_.size(), 0);
@@ -446,6 +444,8 @@ class Simulator {
   Placer placer_;
   Capacity idle_;  // configured capacity, never charged: can a category run at all?
   Placer idle_placer_;
+  Capacity future_;  // EASY: the capacity as running jobs end (reserve), with its placer
+  Placer future_placer_;
   std::vector<uint8_t> fits_idle_;
   std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (capacity_gen_, fill_up master)
   uint64_t capacity_gen_ = 0;                             // advances whenever capacity may have changed

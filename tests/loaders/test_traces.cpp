@@ -41,6 +41,15 @@ void check_invariants(const loaders::Dataset& ds, const MatchOutcome& m) {
   EXPECT_EQ(m.dispatch.assigned + m.dispatch.pending + m.dispatch.rejected, ds.jobs.size());
 }
 
+// Writes `text` to a file of the temporary folder and returns its path.
+std::filesystem::path temp_file(const std::string& name, const char* text) {
+  const auto p = std::filesystem::temp_directory_path() / name;
+  std::FILE* f = std::fopen(p.c_str(), "w");
+  std::fputs(text, f);
+  std::fclose(f);
+  return p;
+}
+
 TEST(Google2011, SampleSliceEndToEnd) {
   const auto ds = loaders::load_google2011(kSamples + "google_machine_events.csv.gz",
                                            kSamples + "google_task_events_job_mod25.csv.gz");
@@ -74,10 +83,7 @@ TEST(Google2011, FullTraceWhenPresent) {
 }
 
 TEST(Google2011, MalformedRowNamesFileLineAndField) {
-  const auto p = std::filesystem::temp_directory_path() / "colmatch-bad-tasks.csv";
-  FILE* f = std::fopen(p.c_str(), "w");
-  std::fputs("0,,1,0,,0,u,1,2,0.1,0.1,0,0\n0,,1,1,,zero,u,1,2,0.1,0.1,0,0\n", f);
-  std::fclose(f);
+  const auto p = temp_file("colmatch-bad-tasks.csv", "0,,1,0,,0,u,1,2,0.1,0.1,0,0\n0,,1,1,,zero,u,1,2,0.1,0.1,0,0\n");
   try {
     loaders::load_google2011(kSamples + "google_machine_events.csv.gz", p.string());
     FAIL();
@@ -90,10 +96,8 @@ TEST(Google2011, MalformedRowNamesFileLineAndField) {
 
 // A negative request is a load error naming file, line and field (it once surfaced without them).
 TEST(Google2011, NegativeRequestNamesFileLineAndField) {
-  const auto p = std::filesystem::temp_directory_path() / "colmatch-negative-tasks.csv";
-  std::FILE* f = std::fopen(p.c_str(), "w");
-  std::fputs("0,,1,0,,0,u,1,2,0.1,0.1,0,0\n0,,1,1,,0,u,1,2,-0.5,0.1,0,0\n", f);
-  std::fclose(f);
+  const auto p =
+      temp_file("colmatch-negative-tasks.csv", "0,,1,0,,0,u,1,2,0.1,0.1,0,0\n0,,1,1,,0,u,1,2,-0.5,0.1,0,0\n");
   try {
     loaders::load_google2011(kSamples + "google_machine_events.csv.gz", p.string());
     FAIL();
@@ -108,18 +112,14 @@ TEST(Google2011, NegativeRequestNamesFileLineAndField) {
 // For `simulate`: a task's runtime runs from its first SCHEDULE to the end event after it; a task still
 // running when the events end runs to the last event; one never scheduled has no runtime.
 TEST(Google2011, RuntimesFromScheduleToEndEvents) {
-  const auto p = std::filesystem::temp_directory_path() / "colmatch-runtime-tasks.csv";
-  std::FILE* f = std::fopen(p.c_str(), "w");
-  std::fputs(
-      "0,,7,0,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.0 submitted at 0
-      "0,,7,1,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.1 submitted at 0
-      "0,,7,2,,0,u,1,2,0.1,0.1,0,0\n"  // task 7.2 submitted at 0, never scheduled
-      "1000000,,7,0,5,1,u,1,2,,,,\n"   // 7.0 scheduled at 1 s
-      "2000000,,7,1,5,1,u,1,2,,,,\n"   // 7.1 scheduled at 2 s
-      "5000000,,7,0,5,4,u,1,2,,,,\n"   // 7.0 finishes at 5 s
-      "9000000,,7,0,5,2,u,1,2,,,,\n",  // a later EVICT of 7.0 does not count; last event at 9 s
-      f);
-  std::fclose(f);
+  const auto p = temp_file("colmatch-runtime-tasks.csv",
+                           "0,,7,0,,0,u,1,2,0.1,0.1,0,0\n"   // task 7.0 submitted at 0
+                           "0,,7,1,,0,u,1,2,0.1,0.1,0,0\n"   // task 7.1 submitted at 0
+                           "0,,7,2,,0,u,1,2,0.1,0.1,0,0\n"   // task 7.2 submitted at 0, never scheduled
+                           "1000000,,7,0,5,1,u,1,2,,,,\n"    // 7.0 scheduled at 1 s
+                           "2000000,,7,1,5,1,u,1,2,,,,\n"    // 7.1 scheduled at 2 s
+                           "5000000,,7,0,5,4,u,1,2,,,,\n"    // 7.0 finishes at 5 s
+                           "9000000,,7,0,5,2,u,1,2,,,,\n");  // a later EVICT of 7.0 does not count; last event at 9 s
   const auto ds = loaders::load_google2011(kSamples + "google_machine_events.csv.gz", p.string());
   ASSERT_EQ(ds.jobs.size(), 3u);
   EXPECT_EQ(ds.jobs.runtime[0], 4.0);
@@ -130,14 +130,10 @@ TEST(Google2011, RuntimesFromScheduleToEndEvents) {
 
 // GPU milli-units are gpus x 1000: in 64-bit integers that overflowed for huge counts (UBSan).
 TEST(OpenB, HugeGpuCountsDoNotOverflow) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto nodes = dir / "colmatch-openb-nodes.csv", pods = dir / "colmatch-openb-pods.csv";
-  std::FILE* f = std::fopen(nodes.c_str(), "w");
-  std::fputs("sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,9223372036854775807,V100\n", f);
-  std::fclose(f);
-  f = std::fopen(pods.c_str(), "w");
-  std::fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,4611686018427387904,1000\n", f);
-  std::fclose(f);
+  const auto nodes = temp_file("colmatch-openb-nodes.csv",
+                               "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,9223372036854775807,V100\n");
+  const auto pods = temp_file("colmatch-openb-pods.csv",
+                              "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,4611686018427387904,1000\n");
   try {  // no undefined behaviour, and an int beyond 2^53 is refused (it would not be exact)
     loaders::load_openb(nodes.string(), pods.string());
     FAIL();
