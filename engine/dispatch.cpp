@@ -41,8 +41,6 @@ void DispatchCursors::init(size_t c, const CategoryEligibility& e) {
   pos_[c].assign(std::max<size_t>(1, e.tiers.size()), 0);
 }
 
-void DispatchCursors::reset(size_t c) noexcept { std::fill(pos_[c].begin(), pos_[c].end(), 0); }
-
 void DispatchCursors::exhaust(size_t c, size_t universe) noexcept {
   for (auto& x : pos_[c]) x = universe;
 }
@@ -138,10 +136,12 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
 
 uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
   uint32_t n = want;
+  const bool own = all_queue_only_[c] != 0;
   for (size_t k = 0; k < cap_.consumables(); ++k) {
     const double once = master ? cats_.master_need[c][k] : 0.0, inst = cats_.need[c][k];
     if (once <= 0 && inst <= 0) continue;
-    const double a = cap_.available(k, t) - once;
+    // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN would)
+    const double a = (own ? cap_.queue_free(k)[t] : cap_.available(k, t)) - once;
     if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
     if (inst <= 0) continue;
     double q = std::floor(a / inst);

@@ -64,8 +64,6 @@ class DispatchCursors {
   explicit DispatchCursors(size_t categories) : pos_(categories) {}
   /// Sizes category c's cursors for its match result (one per soft tier, at least one), all at 0.
   void init(size_t c, const CategoryEligibility& e);
-  /// Starts category c's cursors again at 0 (after a tentative placement was undone).
-  void reset(size_t c) noexcept;
   /// Starts every cursor again at 0 if `capacity` is in another epoch than when they were last synced.
   void sync(const Capacity& capacity);
   size_t& at(size_t c, size_t tier) noexcept { return pos_[c][tier]; }
@@ -96,6 +94,8 @@ class Placer {
   /// Tries job j (its category must have some eligible tasker). Opens a Capacity transaction; on success
   /// appends the job's allocations to `out`, takes its charges and returns true, leaving the transaction
   /// open for the caller to commit() or rollback(); on failure rolls back itself and returns false.
+  /// Cursors only move past taskers that had no room before the job's own charges, so they stay valid
+  /// when the caller rolls a successful placement back.
   bool try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
   /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
   const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }

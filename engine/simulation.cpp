@@ -4,12 +4,15 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <queue>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "engine/matcher.hpp"
+#include "engine/wait_queue.hpp"
+#include "kernels/dassert.hpp"
 
 namespace colmatch {
 
@@ -73,17 +76,35 @@ class Credentials {
       }
   }
 
-  // Empty when job j may start now, else which limit it would break.
-  std::string check(uint32_t j) const {
-    static const char* kind_name[kKinds] = {"user", "group", "class", "account"};
+  // The first limit job j would break by starting now (kind kKinds: none).
+  struct Violation {
+    size_t kind = kKinds;
+    uint32_t id = 0;
+    bool slots = false;  // max_slots, else max_jobs
+    explicit operator bool() const noexcept { return kind < kKinds; }
+  };
+  Violation violation(uint32_t j) const noexcept {
     for (size_t kind = 0; kind < kKinds; ++kind) {
       const uint32_t id = cred(kind, j);
-      if (running_[kind][id] + 1 > max_jobs_[kind][id])
-        return fmt::format("{} {} max_jobs {}", kind_name[kind], names_[kind]->value(id), max_jobs_[kind][id]);
-      if (slots_[kind][id] + jobs_.slots[j] > max_slots_[kind][id])
-        return fmt::format("{} {} max_slots {}", kind_name[kind], names_[kind]->value(id), max_slots_[kind][id]);
+      if (running_[kind][id] + 1 > max_jobs_[kind][id]) return {kind, id, false};
+      if (slots_[kind][id] + jobs_.slots[j] > max_slots_[kind][id]) return {kind, id, true};
     }
     return {};
+  }
+  std::string describe(const Violation& v) const {
+    static const char* kind_name[kKinds] = {"user", "group", "class", "account"};
+    const std::string& name = names_[v.kind]->value(v.id);
+    if (v.slots) return fmt::format("{} {} max_slots {}", kind_name[v.kind], name, max_slots_[v.kind][v.id]);
+    return fmt::format("{} {} max_jobs {}", kind_name[v.kind], name, max_jobs_[v.kind][v.id]);
+  }
+
+  uint32_t cred(size_t kind, uint32_t j) const {
+    switch (kind) {
+      case 0: return jobs_.owner[j];
+      case 1: return jobs_.group[j];
+      case 2: return jobs_.queue[j];
+      default: return jobs_.account[j];
+    }
   }
 
   void add(uint32_t j, int sign) {
@@ -95,14 +116,6 @@ class Credentials {
   }
 
  private:
-  uint32_t cred(size_t kind, uint32_t j) const {
-    switch (kind) {
-      case 0: return jobs_.owner[j];
-      case 1: return jobs_.group[j];
-      case 2: return jobs_.queue[j];
-      default: return jobs_.account[j];
-    }
-  }
   const JobTable& jobs_;
   std::array<const Dictionary*, kKinds> names_{};
   std::array<std::vector<uint64_t>, kKinds> running_;
@@ -110,6 +123,11 @@ class Credentials {
   std::array<std::vector<uint64_t>, kKinds> max_jobs_;
   std::array<std::vector<double>, kKinds> max_slots_;
 };
+
+// Where a waiting job is kept (static priority order; see WaitQueue): parked jobs are out of the
+// ready queue until the event that can change their state (hold release, dependency end, a job of a
+// credential they were throttled on ending).
+enum class Waiting : uint8_t { No, Held, Dependency, Throttled, Ready, Never };
 
 class Simulator {
  public:
@@ -132,10 +150,13 @@ class Simulator {
         future_placer_(taskers, jobs, cats_, eligible_, future_, nullptr),
         fits_idle_(cats_.size(), 0),
         master_memo_(cats_.size(), {~uint64_t{0}, 0}),
+        dead_(cats_.size(), ~uint64_t{0}),
         creds_(jobs, policy.throttles),
         static_order_(policy.weights.queue_time == 0 && policy.weights.expansion == 0),
         ended_(jobs.size(), 0),
-        used_(catalog.consumables().size(), 0.0) {
+        used_(catalog.consumables().size(), 0.0),
+        waiting_(jobs.size(), Waiting::No),
+        dependents_(jobs.size()) {
     const size_t n = jobs.size();
     res_.start.assign(n, kNaN);
     res_.end.assign(n, kNaN);
@@ -157,35 +178,81 @@ class Simulator {
                      [&](uint32_t a, uint32_t b) { return jobs.submit[a] < jobs.submit[b]; });
     for (uint32_t kk = 0; kk < catalog.consumables().size(); ++kk)
       shared_pool_.push_back(taskers.columns[catalog.consumables()[kk]].multi_level());
+    if (static_order_) {
+      // priorities do not depend on time: one rank per job, in the order every cycle considers them
+      std::vector<uint32_t> order = arrivals_;
+      std::vector<double> prio(n, 0.0), est(n, 0.0);
+      for (uint32_t j : order) {
+        prio[j] = priority(j, 0);
+        est[j] = sim_estimate(jobs, j);
+      }
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (prio[a] != prio[b]) return prio[a] > prio[b];
+        if (jobs.submit[a] != jobs.submit[b]) return jobs.submit[a] < jobs.submit[b];
+        return a < b;
+      });
+      wq_.emplace(order, cats_.of_job, cats_.size(), est);
+      queued_set_ = RankSet(order.size());
+      const std::array<const Dictionary*, kKinds> dicts{&jobs.owners, &jobs.groups, &jobs.queues, &jobs.accounts};
+      for (size_t kind = 0; kind < kKinds; ++kind) throttled_[kind].resize(dicts[kind]->size());
+    }
   }
 
   SimResult run() {
     size_t next = 0;  // next arrival
     double last_cycle = -std::numeric_limits<double>::infinity();
     while (true) {
-      double t = std::numeric_limits<double>::infinity();
-      if (next < arrivals_.size()) t = std::min(t, jobs_.submit[arrivals_[next]]);
-      if (!ends_.empty()) t = std::min(t, ends_.top().first);
-      while (!wakes_.empty() && wakes_.top() <= last_cycle) wakes_.pop();
-      if (!wakes_.empty()) t = std::min(t, wakes_.top());
+      double t = next_event(next);
       if (!std::isfinite(t)) break;
       if (policy_.interval > 0)
         t = std::max(std::ceil(t / policy_.interval) * policy_.interval, last_cycle + policy_.interval);
       if (t > policy_.until) break;
       while (!ends_.empty() && ends_.top().first <= t) {  // 1. capacity comes back
-        finish(ends_.top().second);
+        const uint32_t j = ends_.top().second;
         ends_.pop();
+        finish(j, t);
       }
-      while (next < arrivals_.size() && jobs_.submit[arrivals_[next]] <= t) submit(arrivals_[next++]);
-      while (!wakes_.empty() && wakes_.top() <= t) wakes_.pop();
-      cycle(t);
+      while (next < arrivals_.size() && jobs_.submit[arrivals_[next]] <= t) submit(arrivals_[next++], t);
+      while (!wakes_.empty() && wakes_.top().first <= t) {
+        const uint32_t j = wakes_.top().second;
+        wakes_.pop();
+        if (static_order_ && waiting_[j] == Waiting::Held) classify(j, t);
+      }
+      // The fast cycle decides the same starts as the full one but not every waiting job's reason; the
+      // last cycle of the run, whose reasons are reported, is always a full one.
+      if (static_order_ && !policy_.full_cycles && !might_be_last(next, t)) cycle_fast(t);
+      else cycle_full(t);
       last_cycle = t;
     }
     return std::move(res_);
   }
 
  private:
-  void submit(uint32_t j) {
+  struct Reservation {
+    bool active = false;
+    double shadow = 0;
+    std::vector<uint8_t> reserved;  // per tasker
+  };
+
+  double next_event(size_t next) const {
+    double t = std::numeric_limits<double>::infinity();
+    if (next < arrivals_.size()) t = std::min(t, jobs_.submit[arrivals_[next]]);
+    if (!ends_.empty()) t = std::min(t, ends_.top().first);
+    if (!wakes_.empty()) t = std::min(t, wakes_.top().first);
+    return t;
+  }
+
+  // No event known now would bring another cycle by `until` (the jobs this cycle starts may still).
+  bool might_be_last(size_t next, double t) const {
+    double n = next_event(next);
+    if (!std::isfinite(n)) return true;
+    if (policy_.interval > 0) n = std::max(std::ceil(n / policy_.interval) * policy_.interval, t + policy_.interval);
+    return n > policy_.until;
+  }
+
+  size_t queued_count() const { return static_order_ ? queued_set_.size() : queued_.size(); }
+
+  void submit(uint32_t j, double t) {
     const uint32_t c = cats_.of_job[j];
     if (!evaluated_[c]) {
       const Request* soft = cats_.soft[c] != 0 ? &jobs_.requests[cats_.soft[c]] : nullptr;
@@ -200,21 +267,50 @@ class Simulator {
       ++res_.categories_evaluated;
     }
     res_.reason[j] = SimReason::NoFreeCapacity;
-    const double hold = jobs_.hold_until[j];
-    if (hold > jobs_.submit[j] && std::isfinite(hold)) wakes_.push(hold);
-    if (!static_order_) {
-      queued_.push_back(j);
+    if (static_order_) {
+      queued_set_.insert(wq_->rank(j));
+      classify(j, t);
       return;
     }
-    // priorities do not depend on time: keep the queue in priority order as jobs arrive
-    const double p = priority(j, 0);
-    const auto at = std::upper_bound(queued_.begin(), queued_.end(), j, [&](uint32_t a, uint32_t b) {
-      const double pb = priority(b, 0);
-      if (p != pb) return p > pb;
-      if (jobs_.submit[a] != jobs_.submit[b]) return jobs_.submit[a] < jobs_.submit[b];
-      return a < b;
-    });
-    queued_.insert(at, j);
+    const double hold = jobs_.hold_until[j];
+    if (hold > t && std::isfinite(hold)) wakes_.emplace(hold, j);
+    queued_.push_back(j);
+  }
+
+  // Static order: puts a queued job where its state says (held, waiting for a dependency, ready).
+  // A hold's end is an event (a cycle runs then) whatever the job's state after it.
+  void classify(uint32_t j, double t) {
+    const double hold = jobs_.hold_until[j];
+    if (hold > t) {
+      waiting_[j] = Waiting::Held;
+      res_.was_held[j] = 1;
+      if (std::isfinite(hold)) wakes_.emplace(hold, j);
+      return;
+    }
+    if (!fits_idle_[cats_.of_job[j]]) {
+      waiting_[j] = Waiting::Never;
+      return;
+    }
+    for (uint32_t d : jobs_.depends[j])
+      if (!ended_[d]) {
+        waiting_[j] = Waiting::Dependency;
+        dependents_[d].push_back(j);
+        return;
+      }
+    waiting_[j] = Waiting::Ready;
+    wq_->add(j);
+  }
+
+  // Static order: parks job j if a credential limit keeps it from starting now. Until a job of that
+  // credential ends the limit can only get tighter, so j stays parked until then.
+  bool throttle(uint32_t j) {
+    const auto v = creds_.violation(j);
+    if (!v) return false;
+    res_.was_throttled[j] = 1;
+    wq_->remove(j);
+    waiting_[j] = Waiting::Throttled;
+    throttled_[v.kind][v.id].push_back(j);
+    return true;
   }
 
   // Calls f(consumable, tasker, amount) for every charge job j holds (the amounts Placer took).
@@ -245,9 +341,16 @@ class Simulator {
     creds_.add(j, +1);
     ends_.emplace(res_.end[j], j);
     running_.insert({t + sim_estimate(jobs_, j), j});
+    ++state_version_;
+    for (const Allocation& a : allocs) refresh_totals(a.tasker);
+    if (static_order_) {
+      queued_set_.erase(wq_->rank(j));
+      wq_->remove(j);
+      waiting_[j] = Waiting::No;
+    }
   }
 
-  void finish(uint32_t j) {
+  void finish(uint32_t j, double t) {
     for_each_charge(j, [&](size_t k, uint32_t x, double amount) {
       cap_.release(k, x, amount);
       used_[k] -= amount;
@@ -255,13 +358,22 @@ class Simulator {
     creds_.add(j, -1);
     ended_[j] = 1;
     running_.erase({res_.start[j] + sim_estimate(jobs_, j), j});
+    ++state_version_;
+    for (uint32_t a = 0; a < res_.alloc_count[j]; ++a) refresh_totals(res_.allocations[res_.alloc_first[j] + a].tasker);
+    if (!static_order_) return;
+    for (size_t kind = 0; kind < kKinds; ++kind) {  // its credentials have room again
+      auto& parked = throttled_[kind][creds_.cred(kind, j)];
+      for (uint32_t x : parked)
+        if (waiting_[x] == Waiting::Throttled) {
+          waiting_[x] = Waiting::Ready;
+          wq_->add(x);
+        }
+      parked.clear();
+    }
+    for (uint32_t x : dependents_[j])
+      if (waiting_[x] == Waiting::Dependency) classify(x, t);
+    std::vector<uint32_t>().swap(dependents_[j]);
   }
-
-  struct Reservation {
-    bool active = false;
-    double shadow = 0;
-    std::vector<uint8_t> reserved;  // per tasker
-  };
 
   // EASY: the earliest time job j fits, releasing the running jobs in order of their expected end on a
   // copy of the capacity; the taskers it would get then are reserved. A full placement is tried only
@@ -269,8 +381,8 @@ class Simulator {
   // has room (nothing else changed); for $fill_up, the eligible taskers together take enough slot
   // instances. Both tests are exact necessary conditions when the job charges no shared (host or
   // global) pool; with shared pools every release is followed by a full placement.
-  Reservation reserve(uint32_t j) {
-    Reservation r;
+  void reserve(uint32_t j, Reservation& r) {
+    r.active = false;
     const uint32_t c = cats_.of_job[j];
     const bool fill = cats_.rule[c] == AllocationRule::FillUp;
     bool shared = false;
@@ -281,10 +393,7 @@ class Simulator {
     // slot instances tasker t takes then, capped at the job's slots: the capped sum reaches the slots
     // exactly when the uncapped one does
     auto instances = [&](uint32_t t) { return future_placer_.instances(c, t, false, jobs_.slots[j]); };
-    uint64_t total = 0;  // $fill_up: instances over the eligible taskers
-    if (fill && !shared)
-      for (size_t t = elig.next(0); t < elig.universe(); t = elig.next(t + 1))
-        total += instances(static_cast<uint32_t>(t));
+    uint64_t total = fill && !shared ? instance_total(c) : 0;  // $fill_up: instances over the eligible taskers
     std::vector<Allocation> trial;
     for (const auto& [expected_end, rj] : running_) {
       bool worth = shared;
@@ -308,9 +417,62 @@ class Simulator {
       r.shadow = expected_end;
       r.reserved.assign(taskers_.size(), 0);
       for (const Allocation& a : trial) r.reserved[a.tasker] = 1;
-      return r;
+      return;
     }
-    return r;  // does not fit even once every running job has ended: no reservation
+    // does not fit even once every running job has ended: no reservation
+  }
+
+  // $fill_up categories charging no shared pool: how many slot instances (capped at the job's slots)
+  // each eligible tasker takes now, and their sum; kept for the last few categories reserve() needed,
+  // and updated on the taskers a start or an end touches instead of summed over the farm again.
+  struct InstanceTotal {
+    uint32_t category = UINT32_MAX;
+    uint64_t total = 0, used = 0;  // used: when it was last needed (LRU)
+    std::vector<uint32_t> per_tasker;
+  };
+  static constexpr size_t kInstanceTotals = 4;
+
+  uint64_t instance_total(uint32_t c) {
+    InstanceTotal* e = nullptr;
+    for (InstanceTotal& x : totals_)
+      if (x.category == c) e = &x;
+    if (e == nullptr) {
+      e = &totals_[0];
+      for (InstanceTotal& x : totals_)
+        if (x.used < e->used) e = &x;
+      e->category = c;
+      e->total = 0;
+      e->per_tasker.assign(taskers_.size(), 0);
+      const kernels::TaskerSet& elig = eligible_[c].eligible;
+      for (size_t t = elig.next(0); t < elig.universe(); t = elig.next(t + 1)) {
+        e->per_tasker[t] = placer_.instances(c, static_cast<uint32_t>(t), false, cats_.slots[c]);
+        e->total += e->per_tasker[t];
+      }
+    }
+    e->used = ++totals_clock_;
+    return e->total;
+  }
+
+  // Capacity on tasker x changed: the kept instance totals follow.
+  void refresh_totals(uint32_t x) {
+    for (InstanceTotal& e : totals_) {
+      if (e.category == UINT32_MAX || !eligible_[e.category].eligible.contains(x)) continue;
+      e.total -= e.per_tasker[x];
+      e.per_tasker[x] = placer_.instances(e.category, x, false, cats_.slots[e.category]);
+      e.total += e.per_tasker[x];
+    }
+  }
+
+  // The reservation of job j on the farm as it is: kept while no job starts or ends. (Keeping it across
+  // the starts it allows is not exact: a job ending at the same expected time as the one the
+  // reservation waits for, or a best_fit placement, can move it.)
+  const Reservation& reservation_for(uint32_t j) {
+    if (resv_job_ != j || resv_version_ != state_version_ || policy_.full_cycles) {
+      reserve(j, resv_);
+      resv_job_ = j;
+      resv_version_ = state_version_;
+    }
+    return resv_;
   }
 
   // A job placed on `allocs` leaves reservation r alone: none of its taskers is reserved and it
@@ -322,6 +484,21 @@ class Simulator {
     for (const Allocation& a : allocs)
       if (r.reserved[a.tasker]) return false;
     return true;
+  }
+
+  // Job j, which would not end before reservation r, cannot leave it alone, decided without a
+  // placement: it charges a shared pool, or it is a $fill_up job whose master would be reserved (the
+  // master depends on the category and the capacity only: one search per category until a job starts).
+  bool cannot_leave_alone(uint32_t j, const Reservation& r) {
+    const uint32_t c = cats_.of_job[j];
+    if (!placer_.queue_only(c)) return true;
+    if (cats_.rule[c] != AllocationRule::FillUp) return false;
+    auto& [gen, master] = master_memo_[c];
+    if (gen != state_version_) {
+      gen = state_version_;
+      master = placer_.fill_up_master(j);
+    }
+    return master >= taskers_.size() || r.reserved[master];
   }
 
   double priority(uint32_t j, double t) const {
@@ -337,43 +514,56 @@ class Simulator {
     return true;
   }
 
-  void cycle(double t) {
+  void end_cycle(double t, std::chrono::steady_clock::time_point t0) {
+    SimResult::Row row{t, running_.size(), queued_count(), used_};
+    if (!res_.timeline.empty() && std::floor(res_.timeline.back().time / 60) == std::floor(t / 60))
+      res_.timeline.back() = std::move(row);
+    else res_.timeline.push_back(std::move(row));
+    res_.cycle_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+
+  // The cycle as the seed describes it: every waiting job in priority order, each given its reason.
+  // O(waiting jobs) plus the placements; the reference the fast cycle is equal to.
+  void cycle_full(double t) {
     const auto t0 = std::chrono::steady_clock::now();
     ++res_.cycles;
-    ++capacity_gen_;  // capacity may have come back since the last cycle
+    ++res_.full_cycles;
     cursors_.sync(cap_);
     ready_.clear();
-    for (uint32_t j : queued_) {
+    auto consider = [&](uint32_t j) {
       if (jobs_.hold_until[j] > t) {
         res_.reason[j] = SimReason::Held;
         res_.was_held[j] = 1;
-        continue;
+        return;
       }
       if (!dependencies_ended(j)) {
         res_.reason[j] = SimReason::Dependency;
-        continue;
+        return;
       }
       if (!fits_idle_[cats_.of_job[j]]) {
         res_.reason[j] =
             eligible_[cats_.of_job[j]].eligible.count() == 0 ? SimReason::NoEligibleTasker : SimReason::TooLarge;
-        continue;
+        return;
       }
       ready_.push_back({priority(j, t), j});
-    }
-    if (!static_order_)  // with static priorities queued_ is kept in this order already
+    };
+    if (static_order_) {  // ranks are the priority order
+      for (size_t r = queued_set_.next(0); r != RankSet::npos; r = queued_set_.next(r + 1)) consider(wq_->job(r));
+    } else {
+      for (uint32_t j : queued_) consider(j);
       std::sort(ready_.begin(), ready_.end(), [&](const auto& a, const auto& b) {
         if (a.first != b.first) return a.first > b.first;
         if (jobs_.submit[a.second] != jobs_.submit[b.second]) return jobs_.submit[a.second] < jobs_.submit[b.second];
         return a.second < b.second;
       });
+    }
     bool blocked = false, started = false;
-    Reservation r;
-    std::vector<Allocation> trial;
+    const Reservation* r = &no_reservation_;
+    std::vector<Allocation>& trial = trial_;
     for (const auto& [prio, j] : ready_) {
-      std::string why = creds_.check(j);
-      if (!why.empty()) {
+      if (const auto v = creds_.violation(j)) {
         res_.reason[j] = SimReason::Throttled;
-        res_.detail[j] = std::move(why);
+        res_.detail[j] = creds_.describe(v);
         res_.was_throttled[j] = 1;
         continue;
       }
@@ -382,53 +572,155 @@ class Simulator {
         continue;
       }
       // Under a reservation, a job that would not end by its time starts only if it has a placement that
-      // leaves the reservation alone; else it waits for the reservation. Two cases are decided without
-      // placing: a job charging a shared pool, and a $fill_up job whose master would be reserved.
-      const uint32_t c = cats_.of_job[j];
-      const bool must_avoid = r.active && !(t + sim_estimate(jobs_, j) <= r.shadow);
-      if (must_avoid) {
-        bool decided = !placer_.queue_only(c);
-        if (!decided && cats_.rule[c] == AllocationRule::FillUp) {
-          // the master depends on the category and the capacity only: one search per category until
-          // a job starts (capacity changes)
-          auto& [gen, master] = master_memo_[c];
-          if (gen != capacity_gen_) {
-            gen = capacity_gen_;
-            master = placer_.fill_up_master(j);
-          }
-          decided = master >= taskers_.size() || r.reserved[master];
-        }
-        if (decided) {
-          res_.reason[j] = SimReason::Reservation;
-          continue;
-        }
+      // leaves the reservation alone; else it waits for the reservation.
+      const bool must_avoid = r->active && !(t + sim_estimate(jobs_, j) <= r->shadow);
+      if (must_avoid && cannot_leave_alone(j, *r)) {
+        res_.reason[j] = SimReason::Reservation;
+        continue;
       }
       trial.clear();
       if (!placer_.try_place(j, policy_.allocation, trial)) {
         res_.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
         if (!blocked) {
           blocked = true;
-          if (policy_.backfill == BackfillPolicy::Easy) r = reserve(j);
+          if (policy_.backfill == BackfillPolicy::Easy) r = &reservation_for(j);
         }
         continue;
       }
-      if (must_avoid && !leaves_alone(j, trial, r)) {
+      if (must_avoid && !leaves_alone(j, trial, *r)) {
         cap_.rollback();
-        cursors_.reset(c);
         res_.reason[j] = SimReason::Reservation;
         continue;
       }
       cap_.commit();
-      ++capacity_gen_;
-      start(j, t, trial, r.active);
+      start(j, t, trial, r->active);
       started = true;
     }
-    if (started) std::erase_if(queued_, [&](uint32_t j) { return res_.reason[j] == SimReason::None; });
-    SimResult::Row row{t, running_.size(), queued_.size(), used_};
-    if (!res_.timeline.empty() && std::floor(res_.timeline.back().time / 60) == std::floor(t / 60))
-      res_.timeline.back() = std::move(row);
-    else res_.timeline.push_back(std::move(row));
-    res_.cycle_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (started && !static_order_)
+      std::erase_if(queued_, [&](uint32_t j) { return res_.reason[j] == SimReason::None; });
+    end_cycle(t, t0);
+  }
+
+  // The same starts as cycle_full, visiting what can change them (static order only). Ready jobs are
+  // taken in rank order until the first that does not fit (the blocker); with EASY, each later start is
+  // the lowest-ranked ready job that would start, found per category: a category whose placement
+  // failed stays failed until capacity comes back (Capacity epoch), and within a category the first
+  // candidate is its first ready job or, when that one would have to avoid the reservation and cannot,
+  // its first ready job that ends before the reservation (WaitQueue's min-tree over estimates).
+  // Throttled jobs are parked on the way. Reasons are left to the last, full, cycle.
+  void cycle_fast(double t) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ++res_.cycles;
+    cursors_.sync(cap_);
+    wq_->compact();
+    std::vector<Allocation>& trial = trial_;
+    uint32_t blocker = WaitQueue::kNoJob;
+    for (uint32_t j = wq_->first(0); j != WaitQueue::kNoJob; j = wq_->first(wq_->rank(j) + 1)) {
+      if (throttle(j)) continue;
+      const uint32_t c = cats_.of_job[j];
+      trial.clear();
+      if (dead_[c] == cap_.epoch() || !placer_.try_place(j, policy_.allocation, trial)) {
+        dead_[c] = cap_.epoch();
+        blocker = j;
+        break;
+      }
+      cap_.commit();
+      start(j, t, trial, false);
+    }
+    if (blocker != WaitQueue::kNoJob && policy_.backfill == BackfillPolicy::Easy) backfill(blocker, t);
+    end_cycle(t, t0);
+  }
+
+  // The reservation of the blocker, made when a backfill candidate first needs it (when some job of a
+  // category can be placed): a cycle where no category can place a job needs none.
+  struct LazyReservation {
+    Simulator& sim;
+    uint32_t blocker;
+    const Reservation* r = nullptr;
+    double shadow = 0;
+    const Reservation& get() {
+      if (r == nullptr) {
+        r = &sim.reservation_for(blocker);
+        shadow = r->active ? r->shadow : std::numeric_limits<double>::infinity();
+      }
+      return *r;
+    }
+  };
+
+  void backfill(uint32_t blocker, double t) {
+    LazyReservation resv{*this, blocker};
+    size_t from = wq_->rank(blocker) + 1;
+    std::vector<Allocation>& trial = trial_;
+    while (true) {
+      uint32_t best = WaitQueue::kNoJob;
+      const auto& cats = wq_->categories();  // no category is added while backfilling
+      for (size_t i = 0; i < cats.size(); ++i) {
+        const uint32_t c = cats[i];
+        if (wq_->ready_in(c) == 0 || dead_[c] == cap_.epoch()) continue;
+        const uint32_t j = candidate(c, from, t, resv);
+        if (j != WaitQueue::kNoJob && (best == WaitQueue::kNoJob || wq_->rank(j) < wq_->rank(best))) best = j;
+      }
+      if (best == WaitQueue::kNoJob) return;
+      trial.clear();
+      [[maybe_unused]] const bool placed = placer_.try_place(best, policy_.allocation, trial);
+      COLMATCH_DASSERT(placed, "a backfill candidate places as it did when chosen");
+      COLMATCH_DASSERT(t + sim_estimate(jobs_, best) <= resv.shadow || leaves_alone(best, trial, *resv.r),
+                       "a backfill candidate leaves the reservation alone");
+      cap_.commit();
+      start(best, t, trial, resv.r->active);
+      from = wq_->rank(best) + 1;
+    }
+  }
+
+  // Job j of category c fits now (its placement is tried and undone, trial_ keeps it); marks c failed
+  // if not: so would every job of c until capacity comes back.
+  bool fits_now(uint32_t j, uint32_t c) {
+    trial_.clear();
+    if (!placer_.try_place(j, policy_.allocation, trial_)) {
+      dead_[c] = cap_.epoch();
+      return false;
+    }
+    cap_.rollback();  // cursors stay valid (Placer::try_place)
+    return true;
+  }
+
+  // The ready job of category c ranked >= from that would start now, or kNoJob. Its first ready job a
+  // starts if it fits and ends before the reservation, or if its placement leaves the reservation
+  // alone. If a fits but must avoid the reservation and cannot, no job of c that must avoid it can
+  // either (they all get the same placement now), and the candidate is the first that ends before it
+  // (the same placement fits it). Until the reservation is made (the first category to get here), a
+  // is placed first, so that a cycle where nothing fits makes no reservation; after, cycle_full's
+  // shortcuts (shared pool, reserved $fill_up master) spare the placements they can.
+  uint32_t candidate(uint32_t c, size_t from, double t, LazyReservation& resv) {
+    auto first_unthrottled = [&](auto&& test) {
+      size_t at = from;
+      while (true) {
+        const uint32_t j = wq_->first_in(c, at, test);
+        if (j == WaitQueue::kNoJob || !throttle(j)) return j;
+        at = wq_->rank(j) + 1;
+      }
+    };
+    const uint32_t a = first_unthrottled([](double) { return true; });
+    if (a == WaitQueue::kNoJob) return a;
+    bool fits = false;
+    if (resv.r == nullptr) {
+      if (!fits_now(a, c)) return WaitQueue::kNoJob;
+      fits = true;
+    }
+    const Reservation& r = resv.get();
+    const double shadow = resv.shadow;
+    auto ends_before = [&](double e) { return t + e <= shadow; };
+    if (ends_before(sim_estimate(jobs_, a))) return fits || fits_now(a, c) ? a : WaitQueue::kNoJob;
+    if (fits) {  // trial_ holds a's placement: the shortcuts are implied by it
+      if (leaves_alone(a, trial_, r)) return a;
+    } else if (!cannot_leave_alone(a, r)) {
+      if (!fits_now(a, c)) return WaitQueue::kNoJob;
+      if (leaves_alone(a, trial_, r)) return a;
+      fits = true;
+    }
+    const uint32_t b = first_unthrottled(ends_before);
+    if (b == WaitQueue::kNoJob) return b;
+    return fits || fits_now(b, c) ? b : WaitQueue::kNoJob;
   }
 
   const Catalog& catalog_;
@@ -447,17 +739,30 @@ class Simulator {
   Capacity future_;  // EASY: the capacity as running jobs end (reserve), with its placer
   Placer future_placer_;
   std::vector<uint8_t> fits_idle_;
-  std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (capacity_gen_, fill_up master)
-  uint64_t capacity_gen_ = 0;                             // advances whenever capacity may have changed
+  std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (state_version_, fill_up master)
+  std::vector<uint64_t> dead_;  // per category: the Capacity epoch in which its placement failed
+  uint64_t state_version_ = 0;  // advances whenever a job starts or ends (capacity changes)
   Credentials creds_;
-  bool static_order_;  // no time-dependent priority factor: the queue is kept sorted on arrival
+  bool static_order_;  // no time-dependent priority factor: jobs ranked once (wq_)
   std::vector<uint8_t> ended_;
   std::vector<double> used_;
   std::vector<uint8_t> shared_pool_;
-  std::vector<uint32_t> arrivals_, queued_;
+  std::vector<uint32_t> arrivals_;
+  std::vector<uint32_t> queued_;  // time-dependent order: the waiting jobs
+  std::optional<WaitQueue> wq_;   // static order: the ready jobs
+  RankSet queued_set_;            // static order: the ranks of the waiting jobs
+  std::vector<Waiting> waiting_;
+  std::vector<std::vector<uint32_t>> dependents_;                  // per job: parked jobs waiting for it
+  std::array<std::vector<std::vector<uint32_t>>, kKinds> throttled_;  // per credential: parked jobs
   std::vector<std::pair<double, uint32_t>> ready_;
-  std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>, std::greater<>> ends_;
-  std::priority_queue<double, std::vector<double>, std::greater<>> wakes_;
+  std::vector<Allocation> trial_;
+  Reservation resv_, no_reservation_;
+  std::array<InstanceTotal, kInstanceTotals> totals_;
+  uint64_t totals_clock_ = 0;
+  uint32_t resv_job_ = WaitQueue::kNoJob;
+  uint64_t resv_version_ = 0;  // state_version_ when resv_ was made
+  using TimedJob = std::pair<double, uint32_t>;
+  std::priority_queue<TimedJob, std::vector<TimedJob>, std::greater<>> ends_, wakes_;
   std::set<std::pair<double, uint32_t>> running_;  // (expected end, job)
   SimResult res_;
 };

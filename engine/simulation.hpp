@@ -53,6 +53,9 @@ struct SimPolicy {
   PriorityWeights weights;
   std::vector<Throttle> throttles;
   double until = std::numeric_limits<double>::infinity();  ///< no cycle after this time
+  /// Every cycle visits every waiting job and makes its reservation anew (the full cycle the fast one
+  /// must equal). For verification: same schedule, slower.
+  bool full_cycles = false;
 };
 
 /// Why a job did not start in the last cycle that considered it.
@@ -81,6 +84,9 @@ struct SimResult {
   std::vector<uint8_t> backfilled;                 ///< per job: started ahead of a reservation
   std::vector<uint8_t> was_held, was_throttled;    ///< per job: ever held / ever throttled
   uint64_t cycles = 0;
+  /// Cycles that visited every waiting job (Simulator's full cycle: time-dependent priorities, or a
+  /// cycle that may be the run's last); the others visited only what could change the schedule.
+  uint64_t full_cycles = 0;
   std::vector<double> cycle_seconds;  ///< wall-clock time of each cycle
   /// Timeline: one row per cycle (the last cycle of each simulated minute when there are many).
   struct Row {

@@ -89,11 +89,11 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
       "  \"mean_bounded_slowdown\": {:.4f},\n  \"makespan_seconds\": {},\n"
       "  \"started\": {},\n  \"held\": {},\n  \"throttled\": {},\n  \"backfilled\": {},\n"
       "  \"per_queue\": {},\n  \"per_user\": {},\n  \"per_group\": {},\n"
-      "  \"cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": "
+      "  \"cycles\": {},\n  \"full_cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": "
       "{:.4f}}}\n}}\n",
       offered > 0 ? busy / offered : 0.0, busy, offered, mean(waits), quantile(waits, 0.5), quantile(waits, 0.95),
       mean(slowdowns), makespan, waits.size(), held, throttled, backfilled, shares_json(by_queue, busy),
-      shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, quantile(cycle_ms, 0.5),
+      shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, r.full_cycles, quantile(cycle_ms, 0.5),
       quantile(cycle_ms, 0.99), quantile(cycle_ms, 1.0), mean(cycle_ms));
 }
 

@@ -2,11 +2,13 @@
 // named test, EASY backfill's guarantee, and the engine against the naive reference simulator on
 // random traces for every allocation and backfill policy. Every schedule passes the independent checker.
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include <gtest/gtest.h>
 
 #include "datasets/synth/synthetic.hpp"
+#include "loaders/swf.hpp"
 #include "tests/engine/sim_checker.hpp"
 #include "tests/reference/naive_simulator.hpp"
 
@@ -206,15 +208,19 @@ TEST(Simulation, PollingIntervalDelaysStartsToCycleTimes) {
 
 void randomize_times(JobTable& jobs, std::mt19937_64& rng) {
   const size_t n = jobs.size();
+  const bool classes = rng() % 2 == 0;  // walltimes from a few classes: many jobs expected to end together
   for (uint32_t j = 0; j < n; ++j) {
-    jobs.submit[j] = static_cast<double>(rng() % 60);
+    jobs.submit[j] = static_cast<double>(classes ? 5 * (rng() % 12) : rng() % 60);
     jobs.runtime[j] = static_cast<double>(rng() % 40);
     jobs.walltime[j] = rng() % 4 == 0 ? NAN : jobs.runtime[j] + static_cast<double>(rng() % 20) - 3;
+    if (classes) jobs.walltime[j] = 10.0 * (1 + rng() % 4);
     if (jobs.walltime[j] < 0) jobs.walltime[j] = 0;
     jobs.priority[j] = static_cast<double>(rng() % 3);
     if (rng() % 20 == 0) jobs.hold_until[j] = rng() % 2 ? kInf : static_cast<double>(rng() % 120);
     if (j > 0 && rng() % 15 == 0) jobs.depends[j].push_back(static_cast<uint32_t>(rng() % j));
     jobs.queue[j] = jobs.queues.intern(rng() % 2 ? "short" : "long");
+    jobs.owner[j] = jobs.owners.intern("u" + std::to_string(rng() % 3));
+    jobs.group[j] = jobs.groups.intern("g" + std::to_string(rng() % 2));
   }
 }
 
@@ -225,7 +231,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   SimPolicy base;
   base.allocation = static_cast<AllocationPolicy>(combo % 4);
   base.backfill = combo / 4 ? BackfillPolicy::Easy : BackfillPolicy::None;
-  size_t started = 0, waited = 0, backfilled = 0, throttled = 0;
+  size_t started = 0, waited = 0, backfilled = 0, throttled = 0, fast_cycles = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7919ULL * static_cast<uint64_t>(combo) + static_cast<uint64_t>(i);
     std::mt19937_64 rng(seed);
@@ -243,11 +249,17 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     SimPolicy pol = base;
     if (rng() % 3 == 0) pol.interval = static_cast<double>(1 + rng() % 9);
     if (rng() % 3 == 0) pol.throttles.push_back({CredentialKind::Class, "", 1 + rng() % 3, kInf});
+    if (rng() % 4 == 0) {  // slot limits, per user or group, some for one named credential
+      const auto kind = rng() % 2 ? CredentialKind::User : CredentialKind::Group;
+      const std::string name = rng() % 2 ? "" : kind == CredentialKind::User ? "u1" : "g0";
+      pol.throttles.push_back({kind, name, std::numeric_limits<uint64_t>::max(), static_cast<double>(1 + rng() % 12)});
+    }
     if (rng() % 3 == 0) pol.weights = {0, 1, static_cast<double>(rng() % 2), 0};
     const std::string ctx = "seed " + std::to_string(seed);
     const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active());
     ASSERT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, e), "") << ctx;
     const naive::SimOutcome ref = naive::simulate(ds.catalog, ds.taskers, ds.jobs, pol);
+    fast_cycles += e.cycles - e.full_cycles;
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
       const std::string at = ctx + " job " + ds.jobs.id[j];
       ASSERT_EQ(std::isnan(e.start[j]), std::isnan(ref.start[j])) << at;
@@ -271,11 +283,72 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   EXPECT_GT(started, 500u);
   EXPECT_GT(waited, 100u) << "jobs wait for capacity, so the queue logic is exercised";
   EXPECT_GT(throttled, 5u);
+  EXPECT_GT(fast_cycles, 1000u) << "most cycles take the fast path, which is what is compared";
   if (base.backfill == BackfillPolicy::Easy) {
     EXPECT_GT(backfilled, 5u) << "EASY backfills some jobs";
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Range(0, 8));
+
+
+// ---- the fast cycle against the full one on real workload logs ---------------------------------------
+
+// The fast cycle (ready jobs per category, parked jobs, failed categories remembered) must start the
+// same jobs at the same times on the same taskers as the full cycle that visits every waiting job.
+// Real logs reach states the small random traces rarely do (hundreds of running jobs ending at the
+// same expected time, long queues of one category).
+void expect_fast_equals_full(const std::string& path, const SimPolicy& pol) {
+  const loaders::Dataset ds = loaders::load_swf(path);
+  SimPolicy full = pol;
+  full.full_cycles = true;
+  const SimResult f = simulate(ds.catalog, ds.taskers, ds.jobs, full, kernels::active());
+  const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active());
+  EXPECT_EQ(f.full_cycles, f.cycles);
+  EXPECT_LT(e.full_cycles * 10, e.cycles) << "the fast cycle is the one exercised";
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    const std::string at = path + " job " + ds.jobs.id[j];
+    ASSERT_EQ(std::isnan(e.start[j]), std::isnan(f.start[j])) << at;
+    if (std::isnan(e.start[j])) {
+      ASSERT_EQ(e.reason[j], f.reason[j]) << at;
+      continue;
+    }
+    ASSERT_EQ(e.start[j], f.start[j]) << at;
+    ASSERT_EQ(e.alloc_count[j], f.alloc_count[j]) << at;
+    for (uint32_t a = 0; a < e.alloc_count[j]; ++a) {
+      ASSERT_EQ(e.allocations[e.alloc_first[j] + a].tasker, f.allocations[f.alloc_first[j] + a].tasker) << at;
+      ASSERT_EQ(e.allocations[e.alloc_first[j] + a].slots, f.allocations[f.alloc_first[j] + a].slots) << at;
+    }
+    ASSERT_EQ(e.backfilled[j], f.backfilled[j]) << at;
+  }
+}
+
+std::vector<SimPolicy> log_policies() {
+  std::vector<SimPolicy> out;
+  SimPolicy p;
+  p.throttles.push_back({CredentialKind::User, "", 3, kInf});
+  out.push_back(p);  // strict order, a job limit per user
+  p.backfill = BackfillPolicy::Easy;
+  p.throttles[0].max_jobs = 2;
+  p.throttles.push_back({CredentialKind::Group, "", std::numeric_limits<uint64_t>::max(), 64});
+  out.push_back(p);  // EASY, user job limit and group slot limit
+  SimPolicy b;
+  b.backfill = BackfillPolicy::Easy;
+  b.allocation = AllocationPolicy::BestFit;
+  out.push_back(b);
+  return out;
+}
+
+TEST(Simulation, FastCyclesEqualFullCyclesOnTheBundledKthSample) {
+  for (const SimPolicy& pol : log_policies())
+    expect_fast_equals_full(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz", pol);
+}
+
+TEST(Simulation, FastCyclesEqualFullCyclesOnTheFullKthLog) {
+  const std::string path =
+      std::string(COLMATCH_SOURCE_DIR) + "/../shared/datasets/raw/parallel-workloads-archive/KTH-SP2-1996-2.1-cln.swf.gz";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not here";
+  for (const SimPolicy& pol : log_policies()) expect_fast_equals_full(path, pol);
+}
 
 }  // namespace
