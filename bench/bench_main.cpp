@@ -338,8 +338,10 @@ void BM_Simulate_Kth_Naive(benchmark::State& state) {
 }
 
 // The cost of one cycle as the queue grows: one job holds the whole farm (100 taskers) for ever, N jobs
-// wait, and one more arrives; the benchmark reports the time of that last cycle alone (manual time, from
-// the per-cycle times the result records).
+// wait, and one more arrives at t = 2; the benchmark reports the time of that cycle alone (manual time,
+// from the per-cycle times the result records). A job arriving at t = 3 makes the t = 2 cycle one that
+// is not the run's last (the last one visits every job to report its reason): `full` runs every cycle
+// over every waiting job (SimPolicy::full_cycles), for the ratio.
 void BM_SimCycle_Queue(benchmark::State& state) {
   const size_t queued = static_cast<size_t>(state.range(0));
   static std::map<size_t, loaders::Dataset> farms;
@@ -363,15 +365,18 @@ void BM_SimCycle_Queue(benchmark::State& state) {
     }
     jb.add("last", "u", "g", 0, 2, 1);
     jb.set_times(100, 100);
+    jb.add("after", "u", "g", 0, 3, 1);
+    jb.set_times(100, 100);
     ds.jobs = std::move(jb).build();
   }
   SimPolicy p;
   p.backfill = BackfillPolicy::Easy;
-  p.until = 2;  // cycles at t = 0 (the holder starts), 1 (the queue arrives), 2 (one more job)
+  p.until = 3;  // cycles at t = 0 (the holder starts), 1 (the queue arrives), 2 (one more job), 3
+  p.full_cycles = state.range(1) != 0;
   double last_cycle = 0;
   for (auto _ : state) {
     const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active());
-    last_cycle = r.cycle_seconds.back();  // the cycle at t = 2: `queued` jobs wait, one arrives
+    last_cycle = r.cycle_seconds.at(2);  // the cycle at t = 2: `queued` jobs wait, one arrives
     state.SetIterationTime(last_cycle);
   }
   state.counters["queued"] = static_cast<double>(queued);
@@ -415,9 +420,15 @@ int register_all() {
       ->Unit(benchmark::kMillisecond)
       ->Iterations(1);
   benchmark::RegisterBenchmark("BM_SimCycle_Queue", BM_SimCycle_Queue)
-      ->Arg(1000)
-      ->Arg(10000)
-      ->Arg(100000)
+      ->ArgNames({"queued", "full"})
+      ->Args({1000, 0})
+      ->Args({10000, 0})
+      ->Args({100000, 0})
+      ->Args({1000000, 0})
+      ->Args({1000, 1})
+      ->Args({10000, 1})
+      ->Args({100000, 1})
+      ->Args({1000000, 1})
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
       ->Iterations(3);
