@@ -14,6 +14,12 @@
 // category's first job is submitted), dispatch cursors that live across cycles until capacity comes
 // back (Capacity epochs).
 //
+// Cost: when no priority factor depends on time, a cycle visits what can change the schedule (ready
+// jobs up to the first that does not fit; with EASY, one candidate per category per start; parked
+// held, dependency-waiting and throttled jobs only when their event comes; engine/wait_queue.hpp),
+// not every waiting job, and gives the same schedule as the full cycle that does (SimPolicy::
+// full_cycles). The run's last cycle is a full one, which sets every waiting job's reason.
+//
 // Times are seconds (doubles). A job runs min(runtime, walltime) seconds: a scheduler ends a job at its
 // walltime, which keeps EASY's reservations honest.
 #pragma once
