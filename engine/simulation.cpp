@@ -98,6 +98,8 @@ class Credentials {
     return fmt::format("{} {} max_jobs {}", kind_name[v.kind], name, max_jobs_[v.kind][v.id]);
   }
 
+  size_t count(size_t kind) const noexcept { return names_[kind]->size(); }  ///< credentials of that kind
+
   uint32_t cred(size_t kind, uint32_t j) const {
     switch (kind) {
       case 0: return jobs_.owner[j];
@@ -124,10 +126,10 @@ class Credentials {
   std::array<std::vector<double>, kKinds> max_slots_;
 };
 
-// Where a waiting job is kept (static priority order; see WaitQueue): parked jobs are out of the
-// ready queue until the event that can change their state (hold release, dependency end, a job of a
-// credential they were throttled on ending).
-enum class Waiting : uint8_t { No, Held, Dependency, Throttled, Ready, Never };
+// Why a waiting job is out of the ready queue (static priority order; see WaitQueue) until the event
+// that can change it: its hold's end, its dependency's end, the end of a job of the credential it was
+// throttled on. No: ready, started, or never able to run.
+enum class Parked : uint8_t { No, Held, Dependency, Throttled };
 
 class Simulator {
  public:
@@ -155,7 +157,7 @@ class Simulator {
         static_order_(policy.weights.queue_time == 0 && policy.weights.expansion == 0),
         ended_(jobs.size(), 0),
         used_(catalog.consumables().size(), 0.0),
-        waiting_(jobs.size(), Waiting::No),
+        parked_(jobs.size(), Parked::No),
         dependents_(jobs.size()) {
     const size_t n = jobs.size();
     res_.start.assign(n, kNaN);
@@ -176,8 +178,6 @@ class Simulator {
     }
     std::stable_sort(arrivals_.begin(), arrivals_.end(),
                      [&](uint32_t a, uint32_t b) { return jobs.submit[a] < jobs.submit[b]; });
-    for (uint32_t kk = 0; kk < catalog.consumables().size(); ++kk)
-      shared_pool_.push_back(taskers.columns[catalog.consumables()[kk]].multi_level());
     if (static_order_) {
       // priorities do not depend on time: one rank per job, in the order every cycle considers them
       std::vector<uint32_t> order = arrivals_;
@@ -193,8 +193,7 @@ class Simulator {
       });
       wq_.emplace(order, cats_.of_job, cats_.size(), est);
       queued_set_ = RankSet(order.size());
-      const std::array<const Dictionary*, kKinds> dicts{&jobs.owners, &jobs.groups, &jobs.queues, &jobs.accounts};
-      for (size_t kind = 0; kind < kKinds; ++kind) throttled_[kind].resize(dicts[kind]->size());
+      for (size_t kind = 0; kind < kKinds; ++kind) throttled_[kind].resize(creds_.count(kind));
     }
   }
 
@@ -216,7 +215,7 @@ class Simulator {
       while (!wakes_.empty() && wakes_.top().first <= t) {
         const uint32_t j = wakes_.top().second;
         wakes_.pop();
-        if (static_order_ && waiting_[j] == Waiting::Held) classify(j, t);
+        if (static_order_ && parked_[j] == Parked::Held) classify(j, t);
       }
       // The fast cycle decides the same starts as the full one but not every waiting job's reason; the
       // last cycle of the run, whose reasons are reported, is always a full one.
@@ -282,22 +281,19 @@ class Simulator {
   void classify(uint32_t j, double t) {
     const double hold = jobs_.hold_until[j];
     if (hold > t) {
-      waiting_[j] = Waiting::Held;
+      parked_[j] = Parked::Held;
       res_.was_held[j] = 1;
       if (std::isfinite(hold)) wakes_.emplace(hold, j);
       return;
     }
-    if (!fits_idle_[cats_.of_job[j]]) {
-      waiting_[j] = Waiting::Never;
-      return;
-    }
+    parked_[j] = Parked::No;
+    if (!fits_idle_[cats_.of_job[j]]) return;  // never ready: its reason comes from the full cycle
     for (uint32_t d : jobs_.depends[j])
       if (!ended_[d]) {
-        waiting_[j] = Waiting::Dependency;
+        parked_[j] = Parked::Dependency;
         dependents_[d].push_back(j);
         return;
       }
-    waiting_[j] = Waiting::Ready;
     wq_->add(j);
   }
 
@@ -308,7 +304,7 @@ class Simulator {
     if (!v) return false;
     res_.was_throttled[j] = 1;
     wq_->remove(j);
-    waiting_[j] = Waiting::Throttled;
+    parked_[j] = Parked::Throttled;
     throttled_[v.kind][v.id].push_back(j);
     return true;
   }
@@ -346,7 +342,6 @@ class Simulator {
     if (static_order_) {
       queued_set_.erase(wq_->rank(j));
       wq_->remove(j);
-      waiting_[j] = Waiting::No;
     }
   }
 
@@ -364,14 +359,14 @@ class Simulator {
     for (size_t kind = 0; kind < kKinds; ++kind) {  // its credentials have room again
       auto& parked = throttled_[kind][creds_.cred(kind, j)];
       for (uint32_t x : parked)
-        if (waiting_[x] == Waiting::Throttled) {
-          waiting_[x] = Waiting::Ready;
+        if (parked_[x] == Parked::Throttled) {
+          parked_[x] = Parked::No;
           wq_->add(x);
         }
       parked.clear();
     }
     for (uint32_t x : dependents_[j])
-      if (waiting_[x] == Waiting::Dependency) classify(x, t);
+      if (parked_[x] == Parked::Dependency) classify(x, t);
     std::vector<uint32_t>().swap(dependents_[j]);
   }
 
@@ -385,9 +380,7 @@ class Simulator {
     r.active = false;
     const uint32_t c = cats_.of_job[j];
     const bool fill = cats_.rule[c] == AllocationRule::FillUp;
-    bool shared = false;
-    for (size_t k = 0; k < shared_pool_.size(); ++k)
-      shared = shared || (shared_pool_[k] && (cats_.need[c][k] > 0 || cats_.master_need[c][k] > 0));
+    const bool shared = !placer_.queue_only(c);
     const kernels::TaskerSet& elig = eligible_[c].eligible;
     future_ = cap_;  // the capacity as the running jobs end (storage reused across reservations)
     // slot instances tasker t takes then, capped at the job's slots: the capped sum reaches the slots
@@ -478,9 +471,7 @@ class Simulator {
   // A job placed on `allocs` leaves reservation r alone: none of its taskers is reserved and it
   // charges no pool shared between taskers (host or global).
   bool leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) const {
-    const uint32_t c = cats_.of_job[j];
-    for (size_t k = 0; k < shared_pool_.size(); ++k)
-      if (shared_pool_[k] && (cats_.need[c][k] > 0 || cats_.master_need[c][k] > 0)) return false;
+    if (!placer_.queue_only(cats_.of_job[j])) return false;
     for (const Allocation& a : allocs)
       if (r.reserved[a.tasker]) return false;
     return true;
@@ -711,12 +702,11 @@ class Simulator {
     const double shadow = resv.shadow;
     auto ends_before = [&](double e) { return t + e <= shadow; };
     if (ends_before(sim_estimate(jobs_, a))) return fits || fits_now(a, c) ? a : WaitQueue::kNoJob;
-    if (fits) {  // trial_ holds a's placement: the shortcuts are implied by it
-      if (leaves_alone(a, trial_, r)) return a;
-    } else if (!cannot_leave_alone(a, r)) {
-      if (!fits_now(a, c)) return WaitQueue::kNoJob;
-      if (leaves_alone(a, trial_, r)) return a;
+    // with a's placement known (trial_) the shortcuts are implied by it; else they spare placing a
+    if (fits || !cannot_leave_alone(a, r)) {
+      if (!fits && !fits_now(a, c)) return WaitQueue::kNoJob;
       fits = true;
+      if (leaves_alone(a, trial_, r)) return a;
     }
     const uint32_t b = first_unthrottled(ends_before);
     if (b == WaitQueue::kNoJob) return b;
@@ -746,13 +736,12 @@ class Simulator {
   bool static_order_;  // no time-dependent priority factor: jobs ranked once (wq_)
   std::vector<uint8_t> ended_;
   std::vector<double> used_;
-  std::vector<uint8_t> shared_pool_;
   std::vector<uint32_t> arrivals_;
   std::vector<uint32_t> queued_;  // time-dependent order: the waiting jobs
   std::optional<WaitQueue> wq_;   // static order: the ready jobs
   RankSet queued_set_;            // static order: the ranks of the waiting jobs
-  std::vector<Waiting> waiting_;
-  std::vector<std::vector<uint32_t>> dependents_;                  // per job: parked jobs waiting for it
+  std::vector<Parked> parked_;
+  std::vector<std::vector<uint32_t>> dependents_;                     // per job: parked jobs waiting for it
   std::array<std::vector<std::vector<uint32_t>>, kKinds> throttled_;  // per credential: parked jobs
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<Allocation> trial_;

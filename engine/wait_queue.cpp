@@ -1,5 +1,6 @@
 #include "engine/wait_queue.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -50,7 +51,7 @@ WaitQueue::WaitQueue(const std::vector<uint32_t>& order, const std::vector<uint3
       first_(categories + 1, 0),
       slot_(category.size(), 0),
       tree_at_(categories, 0),
-      leaves_(categories, 1),
+      leaves_(categories, 0),
       estimate_(category.size()),
       count_(categories, 0),
       listed_(categories, 0) {
@@ -68,7 +69,7 @@ WaitQueue::WaitQueue(const std::vector<uint32_t>& order, const std::vector<uint3
   }
   size_t at = 0;
   for (size_t c = 0; c < categories; ++c) {
-    while (leaves_[c] < first_[c + 1] - first_[c]) leaves_[c] *= 2;
+    leaves_[c] = std::bit_ceil(std::max<uint32_t>(1, first_[c + 1] - first_[c]));
     tree_at_[c] = at;
     at += 2 * size_t{leaves_[c]};
   }

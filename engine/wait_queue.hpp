@@ -71,14 +71,14 @@ class WaitQueue {
 
   std::vector<uint32_t> order_, rank_;
   RankSet ready_;
-  std::vector<uint32_t> cat_of_;   // per job
-  std::vector<uint32_t> first_;    // per category: offset of its jobs in by_cat_ (categories + 1)
-  std::vector<uint32_t> by_cat_;   // per category, its ranked jobs' ranks, ascending
-  std::vector<uint32_t> slot_;     // per job: index among its category's jobs
-  std::vector<size_t> tree_at_;    // per category: offset of its min-tree in tree_
-  std::vector<uint32_t> leaves_;   // per category: leaf count (a power of two)
-  std::vector<double> tree_;       // 1-based heaps: node i has children 2i, 2i+1; +inf where not ready
-  std::vector<double> estimate_;   // per job, NaN as +inf
+  std::vector<uint32_t> cat_of_;  // per job
+  std::vector<uint32_t> first_;   // per category: offset of its jobs in by_cat_ (categories + 1)
+  std::vector<uint32_t> by_cat_;  // per category, its ranked jobs' ranks, ascending
+  std::vector<uint32_t> slot_;    // per job: index among its category's jobs
+  std::vector<size_t> tree_at_;   // per category: offset of its min-tree in tree_
+  std::vector<uint32_t> leaves_;  // per category: leaf count (a power of two)
+  std::vector<double> tree_;      // 1-based heaps: node i has children 2i, 2i+1; +inf where not ready
+  std::vector<double> estimate_;  // per job, NaN as +inf
   std::vector<uint32_t> count_, active_;
   std::vector<uint8_t> listed_;
 };

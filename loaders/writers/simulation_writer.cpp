@@ -89,7 +89,8 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
       "  \"mean_bounded_slowdown\": {:.4f},\n  \"makespan_seconds\": {},\n"
       "  \"started\": {},\n  \"held\": {},\n  \"throttled\": {},\n  \"backfilled\": {},\n"
       "  \"per_queue\": {},\n  \"per_user\": {},\n  \"per_group\": {},\n"
-      "  \"cycles\": {},\n  \"full_cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": "
+      "  \"cycles\": {},\n  \"full_cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, "
+      "\"mean\": "
       "{:.4f}}}\n}}\n",
       offered > 0 ? busy / offered : 0.0, busy, offered, mean(waits), quantile(waits, 0.5), quantile(waits, 0.95),
       mean(slowdowns), makespan, waits.size(), held, throttled, backfilled, shares_json(by_queue, busy),

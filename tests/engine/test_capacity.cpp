@@ -15,19 +15,9 @@ struct Farm {
   uint32_t slots, lic, mem;
   TaskerTable taskers;
   explicit Farm(size_t n = 130) {
-    AttributeDef d;
-    d.type = AttrType::Int;
-    d.consumable = true;
-    d.relop = Relop::LE;
-    d.name = "slots";
-    slots = cat.add(d);
-    d.name = "lic";
-    d.scope = ConsumeScope::PerJob;
-    lic = cat.add(d);
-    d.name = "mem";
-    d.type = AttrType::Double;
-    d.scope = ConsumeScope::PerSlot;
-    mem = cat.add(d);
+    slots = cat.add(consumable_attribute("slots", AttrType::Int));
+    lic = cat.add(consumable_attribute("lic", AttrType::Int, ConsumeScope::PerJob));
+    mem = cat.add(consumable_attribute("mem", AttrType::Double));
     TaskerBuilder tb(cat);
     const uint32_t h = tb.add_host("h");
     tb.set_host(h, slots, "6");

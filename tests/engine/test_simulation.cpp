@@ -27,13 +27,8 @@ struct Farm {
   uint32_t slots, arch;
   TaskerTable taskers;
   explicit Farm(std::vector<int> per_tasker, std::vector<double> power = {}) {
+    slots = cat.add(consumable_attribute("slots", AttrType::Int));
     AttributeDef d;
-    d.name = "slots";
-    d.type = AttrType::Int;
-    d.relop = Relop::LE;
-    d.consumable = true;
-    slots = cat.add(d);
-    d = AttributeDef{};
     d.name = "arch";
     arch = cat.add(d);
     TaskerBuilder tb(cat);
@@ -291,7 +286,6 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
 
 INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Range(0, 8));
 
-
 // ---- the fast cycle against the full one on real workload logs ---------------------------------------
 
 // The fast cycle (ready jobs per category, parked jobs, failed categories remembered) must start the
@@ -345,8 +339,8 @@ TEST(Simulation, FastCyclesEqualFullCyclesOnTheBundledKthSample) {
 }
 
 TEST(Simulation, FastCyclesEqualFullCyclesOnTheFullKthLog) {
-  const std::string path =
-      std::string(COLMATCH_SOURCE_DIR) + "/../shared/datasets/raw/parallel-workloads-archive/KTH-SP2-1996-2.1-cln.swf.gz";
+  const std::string path = std::string(COLMATCH_SOURCE_DIR) +
+                           "/../shared/datasets/raw/parallel-workloads-archive/KTH-SP2-1996-2.1-cln.swf.gz";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not here";
   for (const SimPolicy& pol : log_policies()) expect_fast_equals_full(path, pol);
 }
