@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace colmatch {
 
@@ -88,13 +89,49 @@ void Capacity::take(std::span<const Charge> charges, uint32_t t) {
 }
 
 void Capacity::release(size_t k, uint32_t t, double amount) {
-  add(k, t, amount);
+  add(k, t, repay(k, t, amount));
   ++epoch_;
 }
 
 void Capacity::release(std::span<const Charge> charges, uint32_t t) {
-  for (const Charge& x : charges) add(x.k, t, x.amount);
+  for (const Charge& x : charges) add(x.k, t, repay(x.k, t, x.amount));
   ++epoch_;
+}
+
+double Capacity::repay(size_t k, uint32_t t, double amount) {
+  if (debt_.empty() || debt_[k].empty() || !(debt_[k][t] > 0)) return amount;
+  const double paid = std::min(debt_[k][t], amount);
+  debt_[k][t] -= paid;
+  return amount - paid;
+}
+
+void Capacity::set_down(uint32_t t, bool down) {
+  if (down_.empty()) {
+    if (!down) return;
+    down_.assign(taskers_->size(), 0);
+  }
+  if (down_[t] && !down) ++epoch_;  // capacity came back
+  down_[t] = down ? 1 : 0;
+}
+
+void Capacity::reconfigure(size_t k, uint32_t t, double delta) {
+  if (columns_[k]->multi_level())
+    throw std::invalid_argument("Capacity::reconfigure: the consumable has a host or global pool");
+  if (delta >= 0) {
+    const double grow = repay(k, t, delta);
+    if (grow > 0) {
+      add(k, t, grow);
+      ++epoch_;
+    }
+    return;
+  }
+  const double cut = std::min(std::max(queue_[k][t], 0.0), -delta);
+  add(k, t, -cut);
+  if (cut < -delta) {
+    if (debt_.empty()) debt_.resize(queue_.size());
+    if (debt_[k].empty()) debt_[k].assign(queue_[k].size(), 0.0);
+    debt_[k][t] += -delta - cut;
+  }
 }
 
 void Capacity::begin() {

@@ -56,6 +56,7 @@ class Capacity {
   /// Every pool above tasker t has room for every charge (each pool >= the amount). Inline: dispatch
   /// calls it once per candidate tasker.
   bool fits(std::span<const Charge> charges, uint32_t t) const noexcept {
+    if (!down_.empty() && down_[t]) return false;
     for (const Charge& x : charges) {
       if (x.queue_only) {
         if (!(queue_[x.k][t] >= x.amount)) return false;
@@ -81,9 +82,21 @@ class Capacity {
   void take(size_t k, uint32_t t, double amount);
   void take(std::span<const Charge> charges, uint32_t t);
   /// Gives `amount` of consumable k back to every pool above tasker t (a job ended), and starts a new
-  /// epoch: capacity may have grown, so cursors positioned before must start again.
+  /// epoch: capacity may have grown, so cursors positioned before must start again. A debt left by
+  /// reconfigure() is paid first.
   void release(size_t k, uint32_t t, double amount);
   void release(std::span<const Charge> charges, uint32_t t);
+
+  /// Tasker t is down (a machine REMOVEd from the farm): nothing fits on it, whatever its pools hold;
+  /// jobs placed before keep their charges until released. Bringing it up starts a new epoch.
+  void set_down(uint32_t t, bool down);
+  bool down(uint32_t t) const noexcept { return !down_.empty() && down_[t] != 0; }
+  /// The configured amount of consumable k on tasker t's own pool changes by `delta` (a machine
+  /// UPDATE). Moab (seed 001): R.Available = R.Configured - R.Dedicated, and never below 0: when the
+  /// running jobs hold more than the new amount, the excess is a debt that their releases pay before
+  /// the pool grows again. Growth starts a new epoch. Only for a consumable with no host or global
+  /// pool (throws std::invalid_argument otherwise). Not while recording (begin()).
+  void reconfigure(size_t k, uint32_t t, double delta);
 
   /// Counts release() calls. Within one epoch capacity only shrinks, so a tasker that cannot fit a
   /// charge now never will until the epoch changes: the rule that lets dispatch cursors move forward.
@@ -99,6 +112,7 @@ class Capacity {
  private:
   void refresh_block(size_t k, size_t b);
   void add(size_t k, uint32_t t, double delta);
+  double repay(size_t k, uint32_t t, double amount);  // pays tasker t's debt on k first; returns the rest
 
   const TaskerTable* taskers_ = nullptr;
   std::vector<const Column*> columns_;  // per consumable
@@ -107,6 +121,8 @@ class Capacity {
   std::vector<std::vector<double>> block_max_;       // per consumable, per block of 64 taskers (queue level)
   std::vector<double> total_, slack_, saved_total_;  // per consumable: sum of queue_; its margin; at begin()
   uint64_t epoch_ = 0;
+  std::vector<uint8_t> down_;              // per tasker once one went down; empty while every tasker is up
+  std::vector<std::vector<double>> debt_;  // per consumable, per tasker (sized on the first debt): see reconfigure
   bool recording_ = false;
   std::vector<std::pair<double*, double>> undo_;
   std::vector<std::pair<size_t, size_t>> touched_;  // (consumable, tasker) changed while recording

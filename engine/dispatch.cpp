@@ -135,6 +135,7 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
 }
 
 uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
+  if (cap_.down(t)) return 0;
   uint32_t n = want;
   const bool own = all_queue_only_[c] != 0;
   for (size_t k = 0; k < cap_.consumables(); ++k) {

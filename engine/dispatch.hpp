@@ -105,7 +105,7 @@ class Placer {
   /// Category c charges only pools of single taskers (no host or global pool).
   bool queue_only(uint32_t c) const { return all_queue_only_[c] != 0; }
   /// How many slot instances of category c tasker t takes now (at most `want`); a master also pays the
-  /// per-job charges. 0 where a charged pool is missing or short.
+  /// per-job charges. 0 where a charged pool is missing or short, or t is down.
   uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const;
 
  private:

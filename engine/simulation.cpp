@@ -7,6 +7,7 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -134,12 +135,13 @@ enum class Parked : uint8_t { No, Held, Dependency, Throttled };
 class Simulator {
  public:
   Simulator(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
-            const kernels::KernelTable& k)
+            const kernels::KernelTable& k, const FarmEvents& farm)
       : catalog_(catalog),
         taskers_(taskers),
         jobs_(jobs),
         policy_(policy),
         k_(k),
+        farm_(farm),
         cats_(categorize(catalog, jobs)),
         eligible_(cats_.size()),
         evaluated_(cats_.size(), 0),
@@ -159,6 +161,9 @@ class Simulator {
         used_(catalog.consumables().size(), 0.0),
         parked_(jobs.size(), Parked::No),
         dependents_(jobs.size()) {
+    check_farm_events();
+    for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)
+      if (farm.down_at_start[t]) cap_.set_down(t, true);
     const size_t n = jobs.size();
     res_.start.assign(n, kNaN);
     res_.end.assign(n, kNaN);
@@ -211,6 +216,7 @@ class Simulator {
         ends_.pop();
         finish(j, t);
       }
+      apply_farm_events(t);
       while (next < arrivals_.size() && jobs_.submit[arrivals_[next]] <= t) submit(arrivals_[next++], t);
       while (!wakes_.empty() && wakes_.top().first <= t) {
         const uint32_t j = wakes_.top().second;
@@ -238,7 +244,51 @@ class Simulator {
     if (next < arrivals_.size()) t = std::min(t, jobs_.submit[arrivals_[next]]);
     if (!ends_.empty()) t = std::min(t, ends_.top().first);
     if (!wakes_.empty()) t = std::min(t, wakes_.top().first);
+    if (next_farm_ < farm_.events.size()) t = std::min(t, farm_.events[next_farm_].time);
     return t;
+  }
+
+  void check_farm_events() const {
+    const auto& cons = catalog_.consumables();
+    if (!farm_.down_at_start.empty() && farm_.down_at_start.size() != taskers_.size())
+      throw std::invalid_argument("FarmEvents: down_at_start must have one entry per tasker");
+    double last = -std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < farm_.events.size(); ++i) {
+      const TaskerEvent& e = farm_.events[i];
+      const std::string at = fmt::format("FarmEvents: event {}: ", i);
+      if (!(e.time >= last)) throw std::invalid_argument(at + "out of time order");
+      last = e.time;
+      if (e.tasker >= taskers_.size()) throw std::invalid_argument(at + "no such tasker");
+      if (e.kind != TaskerEvent::Kind::Configure) continue;
+      if (e.consumable >= cons.size()) throw std::invalid_argument(at + "no such consumable");
+      const Column& col = taskers_.columns[cons[e.consumable]];
+      if (col.multi_level()) throw std::invalid_argument(at + "the consumable has a host or global pool");
+      if (!col.has(e.tasker)) throw std::invalid_argument(at + "the tasker has no value for the consumable");
+      if (!(e.amount >= 0) || !std::isfinite(e.amount)) throw std::invalid_argument(at + "amount must be >= 0");
+    }
+  }
+
+  // The farm changes due by time t: taskers go down or come up, configured amounts change.
+  void apply_farm_events(double t) {
+    while (next_farm_ < farm_.events.size() && farm_.events[next_farm_].time <= t) {
+      const TaskerEvent& e = farm_.events[next_farm_++];
+      switch (e.kind) {
+        case TaskerEvent::Kind::Up: cap_.set_down(e.tasker, false); break;
+        case TaskerEvent::Kind::Down: cap_.set_down(e.tasker, true); break;
+        case TaskerEvent::Kind::Configure: {
+          if (configured_.empty()) {
+            const auto& cons = catalog_.consumables();
+            for (size_t k = 0; k < cons.size(); ++k) configured_.push_back(taskers_.columns[cons[k]].queue().nums());
+          }
+          double& was = configured_[e.consumable][e.tasker];
+          cap_.reconfigure(e.consumable, e.tasker, e.amount - was);
+          was = e.amount;
+          break;
+        }
+      }
+      ++state_version_;
+      refresh_totals(e.tasker);
+    }
   }
 
   // No event known now would bring another cycle by `until` (the jobs this cycle starts may still).
@@ -718,6 +768,9 @@ class Simulator {
   const JobTable& jobs_;
   const SimPolicy& policy_;
   const kernels::KernelTable& k_;
+  const FarmEvents& farm_;
+  size_t next_farm_ = 0;                         // the next farm event to apply
+  std::vector<std::vector<double>> configured_;  // per consumable, per tasker: once a Configure came
   Categories cats_;
   std::vector<CategoryEligibility> eligible_;
   std::vector<uint8_t> evaluated_;
@@ -759,8 +812,8 @@ class Simulator {
 }  // namespace
 
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
-                   const kernels::KernelTable& k) {
-  return Simulator(catalog, taskers, jobs, policy, k).run();
+                   const kernels::KernelTable& k, const FarmEvents& farm) {
+  return Simulator(catalog, taskers, jobs, policy, k, farm).run();
 }
 
 }  // namespace colmatch

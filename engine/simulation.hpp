@@ -1,7 +1,8 @@
 // Scheduling over time: jobs arrive, wait, start, run and end, and the scheduler runs cycle after
 // cycle. Each cycle is Moab's scheduling iteration (seed 001) in its order:
 //   1. refresh resources: R.Available = R.Configured - R.Dedicated (what running jobs were charged;
-//      Capacity::release gives a job's charge back when it ends);
+//      Capacity::release gives a job's charge back when it ends), with the farm's own changes due by
+//      then applied (FarmEvents: taskers down, up, reconfigured);
 //   2. feasible jobs: submitted, not held, dependencies ended, some tasker eligible;
 //   3. priority: a weighted sum of factors (credential priority, minutes queued, expansion factor, slots);
 //   4. throttling per credential (user, group, class, account): running jobs and slots;
@@ -64,6 +65,30 @@ struct SimPolicy {
   bool full_cycles = false;
 };
 
+/// A change of the farm during the run (Google cluster-data 2011 machine events ADD, REMOVE, UPDATE).
+/// Down: the tasker takes no new job; the jobs running on it keep running to their end with their
+/// charges (Moab's default when a node fails: no action on its jobs). Up: it takes jobs again.
+/// Configure: the configured amount of consumable `consumable` (catalog.consumables() order) on the
+/// tasker's own pool becomes `amount` (base units); R.Available = R.Configured - R.Dedicated, at least
+/// 0 (Capacity::reconfigure). Only for consumables with no host or global pool, on taskers that have a
+/// value for them. The scheduler does not know the future: a reservation counts on the taskers up now.
+struct TaskerEvent {
+  enum class Kind : uint8_t { Up, Down, Configure };
+  double time = 0;  ///< seconds, the clock of the jobs' submit times
+  uint32_t tasker = 0;
+  Kind kind = Kind::Up;
+  uint32_t consumable = 0;
+  double amount = 0;
+};
+
+/// The farm over time: which taskers are down when the run starts, and the events after (ascending
+/// time; events at one instant apply in order). Empty: every tasker up with its configured values.
+struct FarmEvents {
+  std::vector<uint8_t> down_at_start;  ///< per tasker, or empty (all up)
+  std::vector<TaskerEvent> events;
+  bool empty() const noexcept { return down_at_start.empty() && events.empty(); }
+};
+
 /// Why a job did not start in the last cycle that considered it.
 enum class SimReason : uint8_t {
   None,              ///< started
@@ -104,10 +129,13 @@ struct SimResult {
   uint64_t categories_evaluated = 0;
 };
 
-/// Runs the simulation. `jobs` carry submit, runtime, walltime, holds, dependencies and credentials.
+/// Runs the simulation. `jobs` carry submit, runtime, walltime, holds, dependencies and credentials;
+/// `farm` the taskers' changes over time (applied in a cycle before its submits, after its ends).
 /// Deterministic; the result does not depend on the thread count. Allocates O(jobs + taskers).
+/// Throws std::invalid_argument for a farm event naming a tasker or consumable that does not exist,
+/// events out of time order, or a Configure on a consumable with a host or global pool.
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
-                   const kernels::KernelTable& k);
+                   const kernels::KernelTable& k, const FarmEvents& farm = {});
 
 /// The time job j occupies its taskers: min(runtime, walltime), NaN or negative counted as 0.
 double sim_duration(const JobTable& jobs, uint32_t j) noexcept;

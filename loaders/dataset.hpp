@@ -15,6 +15,12 @@ struct Dataset {
   std::string name;             ///< farm name (summary.json)
   std::string power_attribute;  ///< numeric attribute used as effective power; empty = "power" field
   SimPolicy policy;             ///< farm.toml's [policy] for `colmatch simulate` (defaults elsewhere)
+  FarmEvents farm;              ///< the taskers' changes over time (LoadMode::OverTime; empty otherwise)
 };
+
+/// What a farm is loaded for: one matching instant (`match`: the taskers as they are then) or a run
+/// over time (`simulate`: every tasker the farm ever has, with Dataset::farm saying when each is up).
+/// Formats whose farm does not change over time load the same in both.
+enum class LoadMode : uint8_t { Snapshot, OverTime };
 
 }  // namespace colmatch::loaders

@@ -37,31 +37,36 @@ std::vector<InputFormat> make_formats() {
                 {"hosts", "hosts.jsonl[.gz] (host-level fixed and load values)", false},
                 {"taskers", "taskers.jsonl[.gz]"},
                 {"jobs", "jobs.jsonl[.gz]"}},
-               [](const FormatArgs& a, const ProgressFn& p) {
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
                  return load_native({arg(a, "farm"), arg(a, "hosts"), arg(a, "taskers"), arg(a, "jobs")}, p);
                }});
-  f.push_back({"google2011",
-               "Google cluster-data 2011: machine and task events",
-               {{"machines", "machine_events CSV[.gz]"},
-                {"tasks", "task_events CSV[.gz]"},
-                {"at", "machine state at this time in microseconds (default: last task event)", false}},
-               [](const FormatArgs& a, const ProgressFn& p) {
-                 return load_google2011(arg(a, "machines"), arg(a, "tasks"), int_arg(a, "at"), p);
+  f.push_back(
+      {"google2011",
+       "Google cluster-data 2011: machine and task events",
+       {{"machines", "machine_events CSV[.gz]"},
+        {"tasks", "task_events CSV[.gz]"},
+        {"at",
+         "machine state at this time in microseconds (simulate: machine events up to it); default: last task event",
+         false}},
+       [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
+         return load_google2011(arg(a, "machines"), arg(a, "tasks"), int_arg(a, "at"), p, mode);
+       }});
+  f.push_back({"openb",
+               "Alibaba OpenB GPU cluster trace 2023: node and pod lists",
+               {{"nodes", "node list CSV"}, {"pods", "pod list CSV"}},
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
+                 return load_openb(arg(a, "nodes"), arg(a, "pods"), p);
                }});
-  f.push_back(
-      {"openb",
-       "Alibaba OpenB GPU cluster trace 2023: node and pod lists",
-       {{"nodes", "node list CSV"}, {"pods", "pod list CSV"}},
-       [](const FormatArgs& a, const ProgressFn& p) { return load_openb(arg(a, "nodes"), arg(a, "pods"), p); }});
-  f.push_back(
-      {"dirac",
-       "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
-       {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
-       [](const FormatArgs& a, const ProgressFn& p) { return load_dirac(arg(a, "resources"), arg(a, "jdl"), p); }});
+  f.push_back({"dirac",
+               "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
+               {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
+                 return load_dirac(arg(a, "resources"), arg(a, "jdl"), p);
+               }});
   f.push_back({"swf",
                "Standard Workload Format (Parallel Workloads Archive): one node per MaxNodes, slots per node",
                {{"log", "SWF log, plain or .gz"}},
-               [](const FormatArgs& a, const ProgressFn& p) { return load_swf(arg(a, "log"), p); }});
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode) { return load_swf(arg(a, "log"), p); }});
   return f;
 }
 
@@ -78,11 +83,11 @@ const InputFormat* find_format(const std::string& name) {
   return nullptr;
 }
 
-Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress) {
+Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress, LoadMode mode) {
   for (const auto& o : format.options)
     if (o.required && arg(args, o.name).empty())
       throw LoadError("--" + o.name, 0, "", fmt::format("is required with --format {}", format.name));
-  return format.load(args, progress);
+  return format.load(args, progress, mode);
 }
 
 }  // namespace colmatch::loaders

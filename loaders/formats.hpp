@@ -30,7 +30,7 @@ struct InputFormat {
   std::string name;
   std::string description;
   std::vector<FormatOption> options;
-  std::function<Dataset(const FormatArgs&, const ProgressFn&)> load;
+  std::function<Dataset(const FormatArgs&, const ProgressFn&, LoadMode)> load;
 };
 
 /// Every registered format, the default ("native") first.
@@ -41,6 +41,7 @@ const InputFormat* find_format(const std::string& name);
 
 /// Loads with `format`: checks that its required options are given (else throws LoadError naming
 /// the option), then calls its loader.
-Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress = {});
+Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress = {},
+                    LoadMode mode = LoadMode::Snapshot);
 
 }  // namespace colmatch::loaders

@@ -1,5 +1,6 @@
 #include "loaders/traces.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -50,10 +51,201 @@ AttributeDef attr(const char* name, AttrType t, bool consumable, ConsumeScope sc
   return d;
 }
 
+// One machine_events row: time, machine ID, event type, platform, CPUs, memory (empty fields: NaN / "").
+struct MachineRow {
+  int64_t time, id, event;
+  std::string_view platform;
+  double cpu, mem;
+};
+
+MachineRow read_machine_row(Csv& csv) {
+  csv.need(6);
+  MachineRow r{csv.integer(0, "time"), csv.integer(1, "machine ID"), csv.integer(2, "event type"), csv.f[3],
+               csv.real(4, "CPUs"),    csv.real(5, "Memory")};
+  if (r.cpu < 0) csv.fail("CPUs", "a capacity must not be negative");
+  if (r.mem < 0) csv.fail("Memory", "a capacity must not be negative");
+  if (r.event < 0 || r.event > 2) csv.fail("event type", fmt::format("unknown machine event type {}", r.event));
+  return r;
+}
+
+// `match`: the machines alive at `at`, each with its attributes then.
+void read_machines_at(const std::string& machine_events, int64_t at, Dataset& ds, uint32_t a_cpu, uint32_t a_mem,
+                      uint32_t a_plat, const ProgressFn& progress) {
+  struct Machine {
+    bool alive = false;
+    std::string platform;
+    double cpu = std::numeric_limits<double>::quiet_NaN(), mem = std::numeric_limits<double>::quiet_NaN();
+    uint32_t order = 0;
+  };
+  std::unordered_map<int64_t, Machine> machines;
+  std::vector<int64_t> first_seen;
+  {
+    LineReader in(machine_events, progress);
+    Csv csv{in, {}};
+    std::string_view line;
+    while (in.next(line)) {
+      if (line.empty()) continue;
+      split_csv(line, csv.f);
+      const MachineRow row = read_machine_row(csv);
+      if (row.time > at) continue;
+      auto [it, fresh] = machines.try_emplace(row.id);
+      Machine& m = it->second;
+      if (fresh) {
+        m.order = static_cast<uint32_t>(first_seen.size());
+        first_seen.push_back(row.id);
+      }
+      switch (row.event) {
+        case 0:  // ADD: the machine's attributes as given
+          m.alive = true;
+          m.platform = std::string(row.platform);
+          m.cpu = row.cpu;
+          m.mem = row.mem;
+          break;
+        case 1: m.alive = false; break;  // REMOVE
+        default:                         // UPDATE: empty fields keep their value
+          if (!row.platform.empty()) m.platform = std::string(row.platform);
+          if (!std::isnan(row.cpu)) m.cpu = row.cpu;
+          if (!std::isnan(row.mem)) m.mem = row.mem;
+          break;
+      }
+    }
+  }
+  TaskerBuilder tb(ds.catalog);
+  for (int64_t id : first_seen) {
+    const Machine& m = machines[id];
+    if (!m.alive) continue;
+    tb.add(fmt::format("{}", id), std::isnan(m.cpu) ? 0.0 : m.cpu);
+    if (!std::isnan(m.cpu)) tb.set_number(a_cpu, m.cpu);
+    if (!std::isnan(m.mem)) tb.set_number(a_mem, m.mem);
+    if (!m.platform.empty()) tb.set(a_plat, m.platform);
+  }
+  ds.taskers = std::move(tb).build();
+}
+
+// `simulate`: every machine that is ever up by `at`, as tasker rows with FarmEvents saying when each is
+// up and what its capacities are. A machine whose platform changes, or that gains a capacity it had no
+// value for, continues as a new row ("ID#2", ...): what categories matched on it changes, and the
+// engine's eligibility is per row. A row's capacity columns hold the largest value it ever has (so
+// eligibility holds all its life); Configure events set the amount in force from the row's start.
+void read_machines_over_time(const std::string& machine_events, int64_t at, Dataset& ds, uint32_t a_cpu, uint32_t a_mem,
+                             uint32_t a_plat, const ProgressFn& progress) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  struct Row {
+    int64_t machine;
+    uint32_t incarnation;
+    std::string platform;
+    double cpu_max = kNaN, mem_max = kNaN;
+    bool up_at_start = false;
+  };
+  struct Machine {
+    std::string platform;
+    double cpu = kNaN, mem = kNaN;
+    uint32_t row = UINT32_MAX;  // its current row, if any
+    uint32_t rows = 0;          // rows so far
+    bool alive = false;
+  };
+  struct Event {
+    double time;
+    uint32_t row;
+    TaskerEvent::Kind kind;
+    uint32_t consumable;
+    double amount;
+  };
+  const auto k_cpu = static_cast<uint32_t>(ds.catalog.consumable_slot(a_cpu));
+  const auto k_mem = static_cast<uint32_t>(ds.catalog.consumable_slot(a_mem));
+  std::vector<Row> rows;
+  std::vector<Event> events;
+  std::unordered_map<int64_t, Machine> machines;
+  auto same_shape = [](const Row& r, const Machine& m) {
+    return r.platform == m.platform && std::isnan(r.cpu_max) == std::isnan(m.cpu) &&
+           std::isnan(r.mem_max) == std::isnan(m.mem);
+  };
+  auto configure = [&](double time, uint32_t row, const Machine& m) {  // the amounts in force from `time`
+    Row& r = rows[row];
+    if (!std::isnan(m.cpu)) {
+      r.cpu_max = std::isnan(r.cpu_max) ? m.cpu : std::max(r.cpu_max, m.cpu);
+      events.push_back({time, row, TaskerEvent::Kind::Configure, k_cpu, m.cpu});
+    }
+    if (!std::isnan(m.mem)) {
+      r.mem_max = std::isnan(r.mem_max) ? m.mem : std::max(r.mem_max, m.mem);
+      events.push_back({time, row, TaskerEvent::Kind::Configure, k_mem, m.mem});
+    }
+  };
+  auto new_row = [&](int64_t time, int64_t id, Machine& m) {
+    m.row = static_cast<uint32_t>(rows.size());
+    rows.push_back({id, ++m.rows, m.platform, kNaN, kNaN, time == 0});
+    if (time != 0) events.push_back({static_cast<double>(time) / 1e6, m.row, TaskerEvent::Kind::Up, 0, 0});
+  };
+  {
+    LineReader in(machine_events, progress);
+    Csv csv{in, {}};
+    std::string_view line;
+    int64_t last = 0;
+    while (in.next(line)) {
+      if (line.empty()) continue;
+      split_csv(line, csv.f);
+      const MachineRow ev = read_machine_row(csv);
+      if (ev.time > at) continue;
+      if (ev.time < last) csv.fail("time", "machine events must be in time order");
+      last = ev.time;
+      const double time = static_cast<double>(ev.time) / 1e6;
+      Machine& m = machines[ev.id];
+      if (ev.event == 1) {  // REMOVE
+        if (m.alive && m.row != UINT32_MAX) events.push_back({time, m.row, TaskerEvent::Kind::Down, 0, 0});
+        m.alive = false;
+        continue;
+      }
+      if (ev.event == 0) {  // ADD: the attributes as given
+        m.platform = std::string(ev.platform);
+        m.cpu = ev.cpu;
+        m.mem = ev.mem;
+      } else {  // UPDATE: empty fields keep their value
+        if (!ev.platform.empty()) m.platform = std::string(ev.platform);
+        if (!std::isnan(ev.cpu)) m.cpu = ev.cpu;
+        if (!std::isnan(ev.mem)) m.mem = ev.mem;
+      }
+      const bool was_up = m.alive;
+      const bool up = ev.event == 0 || m.alive;
+      if (m.row != UINT32_MAX && !same_shape(rows[m.row], m)) {  // another row from now on
+        if (was_up) events.push_back({time, m.row, TaskerEvent::Kind::Down, 0, 0});
+        m.row = UINT32_MAX;
+      }
+      if (!up) continue;  // an UPDATE of a machine that is down: applied when it comes back
+      if (m.row == UINT32_MAX) new_row(ev.time, ev.id, m);
+      else if (!was_up) events.push_back({time, m.row, TaskerEvent::Kind::Up, 0, 0});
+      configure(time, m.row, m);
+      m.alive = true;
+    }
+  }
+  TaskerBuilder tb(ds.catalog);
+  for (const Row& r : rows) {
+    tb.add(r.incarnation == 1 ? fmt::format("{}", r.machine) : fmt::format("{}#{}", r.machine, r.incarnation),
+           std::isnan(r.cpu_max) ? 0.0 : r.cpu_max);
+    if (!std::isnan(r.cpu_max)) tb.set_number(a_cpu, r.cpu_max);
+    if (!std::isnan(r.mem_max)) tb.set_number(a_mem, r.mem_max);
+    if (!r.platform.empty()) tb.set(a_plat, r.platform);
+  }
+  ds.taskers = std::move(tb).build();
+  std::vector<uint32_t> tasker_of(rows.size());  // row (input order) -> tasker (rank order)
+  for (uint32_t t = 0; t < ds.taskers.size(); ++t) tasker_of[ds.taskers.input_index[t]] = t;
+  ds.farm.down_at_start.assign(rows.size(), 0);
+  for (uint32_t r = 0; r < rows.size(); ++r) ds.farm.down_at_start[tasker_of[r]] = rows[r].up_at_start ? 0 : 1;
+  // Configure events that leave the amount as it is are dropped (a row starts at its column's value).
+  std::vector<std::array<double, 2>> in_force(rows.size());
+  for (uint32_t r = 0; r < rows.size(); ++r) in_force[r] = {rows[r].cpu_max, rows[r].mem_max};
+  for (const Event& e : events) {
+    if (e.kind == TaskerEvent::Kind::Configure) {
+      double& was = in_force[e.row][e.consumable == k_cpu ? 0 : 1];
+      if (was == e.amount) continue;
+      was = e.amount;
+    }
+    ds.farm.events.push_back({e.time, tasker_of[e.row], e.kind, e.consumable, e.amount});
+  }
+}
 }  // namespace
 
 Dataset load_google2011(const std::string& machine_events, const std::string& task_events, std::optional<int64_t> at_us,
-                        const ProgressFn& progress) {
+                        const ProgressFn& progress, LoadMode mode) {
   Dataset ds;
   ds.name = "google-clusterdata-2011-2";
   ds.power_attribute = "cpu";
@@ -127,63 +319,8 @@ Dataset load_google2011(const std::string& machine_events, const std::string& ta
   }
   const int64_t at = at_us.value_or(last_time);
 
-  // --- machines as of `at` --------------------------------------------------------------------------
-  struct Machine {
-    bool alive = false;
-    std::string platform;
-    double cpu = std::numeric_limits<double>::quiet_NaN(), mem = std::numeric_limits<double>::quiet_NaN();
-    uint32_t order = 0;
-  };
-  std::unordered_map<int64_t, Machine> machines;
-  std::vector<int64_t> first_seen;
-  {
-    LineReader in(machine_events, progress);
-    Csv csv{in, {}};
-    std::string_view line;
-    while (in.next(line)) {
-      if (line.empty()) continue;
-      split_csv(line, csv.f);
-      csv.need(6);
-      const int64_t time = csv.integer(0, "time");
-      if (time > at) continue;
-      const int64_t id = csv.integer(1, "machine ID");
-      const int64_t ev = csv.integer(2, "event type");
-      const double cpu = csv.real(4, "CPUs"), mem = csv.real(5, "Memory");
-      if (cpu < 0) csv.fail("CPUs", "a capacity must not be negative");
-      if (mem < 0) csv.fail("Memory", "a capacity must not be negative");
-      auto [it, fresh] = machines.try_emplace(id);
-      Machine& m = it->second;
-      if (fresh) {
-        m.order = static_cast<uint32_t>(first_seen.size());
-        first_seen.push_back(id);
-      }
-      switch (ev) {
-        case 0:  // ADD: the machine's attributes as given
-          m.alive = true;
-          m.platform = std::string(csv.f[3]);
-          m.cpu = cpu;
-          m.mem = mem;
-          break;
-        case 1: m.alive = false; break;  // REMOVE
-        case 2:                          // UPDATE: empty fields keep their value
-          if (!csv.f[3].empty()) m.platform = std::string(csv.f[3]);
-          if (!std::isnan(cpu)) m.cpu = cpu;
-          if (!std::isnan(mem)) m.mem = mem;
-          break;
-        default: csv.fail("event type", fmt::format("unknown machine event type {}", ev));
-      }
-    }
-  }
-  TaskerBuilder tb(ds.catalog);
-  for (int64_t id : first_seen) {
-    const Machine& m = machines[id];
-    if (!m.alive) continue;
-    tb.add(fmt::format("{}", id), std::isnan(m.cpu) ? 0.0 : m.cpu);
-    if (!std::isnan(m.cpu)) tb.set_number(a_cpu, m.cpu);
-    if (!std::isnan(m.mem)) tb.set_number(a_mem, m.mem);
-    if (!m.platform.empty()) tb.set(a_plat, m.platform);
-  }
-  ds.taskers = std::move(tb).build();
+  if (mode == LoadMode::OverTime) read_machines_over_time(machine_events, at, ds, a_cpu, a_mem, a_plat, progress);
+  else read_machines_at(machine_events, at, ds, a_cpu, a_mem, a_plat, progress);
 
   JobBuilder jb(ds.catalog);
   for (const Task& t : tasks) {

@@ -21,9 +21,15 @@ namespace colmatch::loaders {
 ///  request field, which the schema marks optional, means no request). Disk requests are read but not
 ///  matched: machine_events carries no disk capacity. The anti-affinity flag is not modelled.
 ///  `at_us` defaults to the last timestamp of the task events read.
+///  LoadMode::OverTime (`simulate`): every machine up at some time by `at_us` is a tasker, and
+///  Dataset::farm says when: rows ADDed at time 0 are up at the start, later ADDs are Up events,
+///  REMOVEs Down events, capacity UPDATEs Configure events (the columns hold each row's largest
+///  capacity); a machine whose platform changes, or that gains a capacity it had no value for, goes
+///  on as a new row named `ID#2`, `ID#3`... Machine events must then be in time order.
 /// Throws LoadError naming file, line and field on malformed rows.
 Dataset load_google2011(const std::string& machine_events, const std::string& task_events,
-                        std::optional<int64_t> at_us = std::nullopt, const ProgressFn& progress = {});
+                        std::optional<int64_t> at_us = std::nullopt, const ProgressFn& progress = {},
+                        LoadMode mode = LoadMode::Snapshot);
 
 /// Alibaba OpenB GPU cluster trace 2023 (Weng et al., USENIX ATC 2023).
 ///  Taskers: node list rows `sn,cpu_milli,memory_mib,gpu,model`: consumables cpu_milli, memory_mib,

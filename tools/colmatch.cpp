@@ -66,10 +66,10 @@ loaders::ProgressFn progress_fn() {
   };
 }
 
-loaders::Dataset load(const Inputs& in) {
+loaders::Dataset load(const Inputs& in, loaders::LoadMode mode = loaders::LoadMode::Snapshot) {
   const auto progress = progress_fn();
   const loaders::InputFormat* format = loaders::find_format(in.format);
-  loaders::Dataset ds = loaders::load_format(*format, in.args, progress);
+  loaders::Dataset ds = loaders::load_format(*format, in.args, progress, mode);
   if (progress) std::fprintf(stderr, "\r\033[K");
   return ds;
 }
@@ -184,7 +184,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
     const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
     const auto t0 = std::chrono::steady_clock::now();
-    auto ds = load(in);
+    auto ds = load(in, *sim ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
     if (*sim) {
       SimPolicy policy = policy_path.empty() ? ds.policy : loaders::read_policy_toml(policy_path);
       policy.until = until;
@@ -194,7 +194,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       info.isa = table->isa;
       info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const auto t1 = std::chrono::steady_clock::now();
-      const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table);
+      const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table, ds.farm);
       info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
       writers::write_simulation(out_dir, ds, r, info);
       std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);

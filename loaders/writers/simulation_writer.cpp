@@ -43,6 +43,53 @@ std::string shares_json(const std::map<std::string, Share>& m, double total) {
   return out + "}";
 }
 
+// Slot-seconds the farm offers over [from, from + span]: each tasker's consumable "slots" (else one a tasker)
+// while it is up, the farm's events (Dataset::farm) applied as they come.
+double offered_slot_seconds(const loaders::Dataset& ds, double from, double span) {
+  const double to = from + span;
+  const size_t n = ds.taskers.size();
+  std::vector<double> value(n, 1.0);
+  int slots_k = -1;
+  if (const auto a = ds.catalog.find("slots"); a && ds.catalog.consumable_slot(*a) >= 0) {
+    slots_k = ds.catalog.consumable_slot(*a);
+    const Column& col = ds.taskers.columns[*a];
+    for (uint32_t t = 0; t < n; ++t) value[t] = col.has(t) ? col.queue().num(t) : 0;
+  }
+  std::vector<uint8_t> up(n, 1);
+  double rate = 0;
+  for (uint32_t t = 0; t < n; ++t) {
+    if (t < ds.farm.down_at_start.size() && ds.farm.down_at_start[t]) up[t] = 0;
+    if (up[t]) rate += value[t];
+  }
+  if (ds.farm.events.empty()) return rate * span;
+  double total = 0, now = from;
+  for (const TaskerEvent& e : ds.farm.events) {
+    if (e.time >= to) break;
+    if (e.time > now) {
+      total += rate * (e.time - now);
+      now = e.time;
+    }
+    const uint32_t t = e.tasker;
+    switch (e.kind) {
+      case TaskerEvent::Kind::Up:
+        if (!up[t]) rate += value[t];
+        up[t] = 1;
+        break;
+      case TaskerEvent::Kind::Down:
+        if (up[t]) rate -= value[t];
+        up[t] = 0;
+        break;
+      case TaskerEvent::Kind::Configure:
+        if (static_cast<int>(e.consumable) != slots_k) break;
+        if (up[t]) rate += e.amount - value[t];
+        value[t] = e.amount;
+        break;
+    }
+  }
+  if (to > now) total += rate * (to - now);
+  return total;
+}
+
 }  // namespace
 
 std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult& r) {
@@ -73,14 +120,7 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
     }
   }
   const double makespan = waits.empty() ? 0 : last_end - first_submit;
-  double offered_slots = 0;  // the consumable "slots" summed over taskers, else one a tasker
-  if (const auto a = ds.catalog.find("slots"); a && ds.catalog.consumable_slot(*a) >= 0) {
-    const Column& col = ds.taskers.columns[*a];
-    for (uint32_t t = 0; t < ds.taskers.size(); ++t) offered_slots += col.has(t) ? col.queue().num(t) : 0;
-  } else {
-    offered_slots = static_cast<double>(ds.taskers.size());
-  }
-  const double offered = offered_slots * makespan;
+  const double offered = offered_slot_seconds(ds, first_submit, makespan);
   std::vector<double> cycle_ms;
   for (double s : r.cycle_seconds) cycle_ms.push_back(s * 1e3);
   return fmt::format(

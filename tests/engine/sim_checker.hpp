@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,12 +15,15 @@
 
 namespace colmatch::simcheck {
 
+// With `farm`: no job starts on a tasker that is down, and configured amounts follow the Configure
+// events (a pool may go below 0 when its amount shrinks under running jobs, but no start may charge a
+// pool that ends the instant below 0).
 inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, const JobTable& jobs, const SimPolicy& pol,
-                                  const SimResult& r) {
+                                  const SimResult& r, const FarmEvents& farm = {}) {
   const size_t n = jobs.size();
   struct Ev {
     double time;
-    int kind;  // 0 end, 1 start
+    int kind;  // 0 end, 1 farm event (j: its index), 2 start
     uint32_t j;
   };
   std::vector<Ev> evs;
@@ -42,12 +46,17 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
     }
     if (slots != jobs.slots[j]) return who + ": its allocations do not add up to its slots";
     if (jobs.rule[j] == AllocationRule::PeSlots && r.alloc_count[j] != 1) return who + ": $pe_slots on several taskers";
-    evs.push_back({r.start[j], 1, j});
+    evs.push_back({r.start[j], 2, j});
     evs.push_back({r.end[j], 0, j});
   }
+  for (uint32_t i = 0; i < farm.events.size(); ++i) evs.push_back({farm.events[i].time, 1, i});
   std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
-    return a.time != b.time ? a.time < b.time : a.kind < b.kind;  // ends before starts at one instant
+    if (a.time != b.time) return a.time < b.time;
+    if (a.kind != b.kind) return a.kind < b.kind;  // ends, then the farm's changes, then starts
+    return a.kind == 1 && a.j < b.j;               // farm events in their order
   });
+  std::vector<uint8_t> down = farm.down_at_start;
+  down.resize(tk.size(), 0);
   // Pools on every level, charged and released independently of the engine.
   const auto& cons = cat.consumables();
   std::vector<std::vector<double>> q(cons.size()), h(cons.size());
@@ -60,6 +69,7 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
     for (uint32_t x = 0; x < tk.host_names.size(); ++x) h[k][x] = c.by_host().has(x) ? c.by_host().num(x) : 0;
     g[k] = c.global().present ? c.global().num : 0;
   }
+  std::map<std::pair<size_t, uint32_t>, double> configured;  // (consumable, tasker) -> amount, once changed
   std::map<std::pair<int, std::string>, std::pair<uint64_t, double>> usage;  // (kind, name) -> jobs, slots
   auto creds = [&](uint32_t j) {
     return std::vector<std::pair<int, std::string>>{{0, jobs.owners.value(jobs.owner[j])},
@@ -67,37 +77,64 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
                                                     {2, jobs.queues.value(jobs.queue[j])},
                                                     {3, jobs.accounts.value(jobs.account[j])}};
   };
+  std::vector<std::tuple<int, size_t, uint32_t>> charged;  // pools charged this instant: (level, k, index)
   for (size_t e = 0; e < evs.size(); ++e) {
     const Ev& ev = evs[e];
-    const double sign = ev.kind == 1 ? -1.0 : 1.0;
-    const auto need = naive::charge(cat, jobs, ev.j), once = naive::master_charge(cat, jobs, ev.j);
-    for (uint32_t a = 0; a < r.alloc_count[ev.j]; ++a) {
-      const Allocation& x = r.allocations[r.alloc_first[ev.j] + a];
-      for (size_t k = 0; k < cons.size(); ++k) {
-        const double amount =
-            jobs.rule[ev.j] == AllocationRule::FillUp ? x.slots * need[k] + (a == 0 ? once[k] : 0.0) : need[k];
-        if (!(amount > 0)) continue;
-        const Column& c = tk.columns[cons[k]];
-        if (c.has(x.tasker)) q[k][x.tasker] += sign * amount;
-        const uint32_t host = tk.host_of[x.tasker];
-        if (host != kNone && c.by_host().has(host)) h[k][host] += sign * amount;
-        if (c.global().present) g[k] += sign * amount;
+    if (ev.kind == 1) {
+      const TaskerEvent& fe = farm.events[ev.j];
+      if (fe.kind == TaskerEvent::Kind::Configure) {
+        const Column& c = tk.columns[cons[fe.consumable]];
+        const double was = configured.count({fe.consumable, fe.tasker}) ? configured[{fe.consumable, fe.tasker}]
+                                                                        : c.queue().num(fe.tasker);
+        q[fe.consumable][fe.tasker] += fe.amount - was;
+        configured[{fe.consumable, fe.tasker}] = fe.amount;
+      } else {
+        down[fe.tasker] = fe.kind == TaskerEvent::Kind::Down ? 1 : 0;
       }
-    }
-    for (const auto& key : creds(ev.j)) {
-      usage[key].first += ev.kind == 1 ? 1 : -1;
-      usage[key].second -= sign * jobs.slots[ev.j];
+    } else {
+      const double sign = ev.kind == 2 ? -1.0 : 1.0;
+      const auto need = naive::charge(cat, jobs, ev.j), once = naive::master_charge(cat, jobs, ev.j);
+      for (uint32_t a = 0; a < r.alloc_count[ev.j]; ++a) {
+        const Allocation& x = r.allocations[r.alloc_first[ev.j] + a];
+        for (size_t k = 0; k < cons.size(); ++k) {
+          const double amount =
+              jobs.rule[ev.j] == AllocationRule::FillUp ? x.slots * need[k] + (a == 0 ? once[k] : 0.0) : need[k];
+          if (!(amount > 0)) continue;
+          const Column& c = tk.columns[cons[k]];
+          const bool start = ev.kind == 2;
+          if (c.has(x.tasker)) {
+            q[k][x.tasker] += sign * amount;
+            if (start) charged.emplace_back(0, k, x.tasker);
+          }
+          const uint32_t host = tk.host_of[x.tasker];
+          if (host != kNone && c.by_host().has(host)) {
+            h[k][host] += sign * amount;
+            if (start) charged.emplace_back(1, k, host);
+          }
+          if (c.global().present) {
+            g[k] += sign * amount;
+            if (start) charged.emplace_back(2, k, 0);
+          }
+        }
+        if (ev.kind == 2 && down[x.tasker])
+          return fmt::format("at {}: job {} starts on tasker {}, which is down", ev.time, jobs.id[ev.j],
+                             tk.names[x.tasker]);
+      }
+      for (const auto& key : creds(ev.j)) {
+        usage[key].first += ev.kind == 2 ? 1 : -1;
+        usage[key].second -= sign * jobs.slots[ev.j];
+      }
     }
     const bool instant_done = e + 1 == evs.size() || evs[e + 1].time != ev.time;
     if (!instant_done) continue;
-    for (size_t k = 0; k < cons.size(); ++k) {
-      const double eps = 1e-9;
-      for (uint32_t t = 0; t < tk.size(); ++t)
-        if (q[k][t] < -eps) return fmt::format("at {}: tasker {} over-committed on {}", ev.time, tk.names[t], cons[k]);
-      for (uint32_t x = 0; x < h[k].size(); ++x)
-        if (h[k][x] < -eps) return fmt::format("at {}: host {} over-committed", ev.time, tk.host_names[x]);
-      if (g[k] < -eps) return fmt::format("at {}: global pool over-committed", ev.time);
+    const double eps = 1e-9;
+    for (const auto& [level, k, x] : charged) {
+      if (level == 0 && q[k][x] < -eps)
+        return fmt::format("at {}: tasker {} over-committed on {}", ev.time, tk.names[x], cons[k]);
+      if (level == 1 && h[k][x] < -eps) return fmt::format("at {}: host {} over-committed", ev.time, tk.host_names[x]);
+      if (level == 2 && g[k] < -eps) return fmt::format("at {}: global pool over-committed", ev.time);
     }
+    charged.clear();
     for (const Throttle& th : pol.throttles)
       for (const auto& [key, use] : usage) {
         if (key.first != static_cast<int>(th.kind)) continue;

@@ -132,4 +132,45 @@ TEST(Capacity, CursorsStartAgainWhenCapacityComesBack) {
   EXPECT_EQ(again.tasker[0], 0u) << "from the start of the set";
 }
 
+// A machine REMOVEd (Google 2011): nothing fits on it, whatever its pools hold; bringing it back is
+// capacity coming back (a new epoch), taking it down is not.
+TEST(Capacity, DownTaskerFitsNothingAndComingBackStartsANewEpoch) {
+  const Farm f;
+  Capacity c = Capacity::configured(f.cat, f.taskers);
+  const auto none = c.charges(std::vector<double>(3, 0.0));
+  ASSERT_TRUE(c.fits(none, 5));
+  const uint64_t e0 = c.epoch();
+  c.set_down(5, true);
+  EXPECT_TRUE(c.down(5));
+  EXPECT_FALSE(c.fits(none, 5)) << "not even a job that charges nothing";
+  EXPECT_TRUE(c.fits(none, 6));
+  EXPECT_EQ(c.epoch(), e0);
+  c.set_down(5, false);
+  EXPECT_TRUE(c.fits(none, 5));
+  EXPECT_GT(c.epoch(), e0);
+}
+
+// Moab: R.Available = R.Configured - R.Dedicated, never below 0. A machine UPDATE that shrinks a pool
+// under what running jobs hold leaves a debt their releases pay before the pool grows again.
+TEST(Capacity, ReconfigureBelowWhatRunningJobsHoldLeavesADebtReleasesPayFirst) {
+  const Farm f;
+  Capacity c = Capacity::configured(f.cat, f.taskers);
+  const size_t mem = f.k(f.mem);
+  ASSERT_EQ(c.queue_free(mem)[0], 1.0);
+  c.take(mem, 0, 0.75);  // a running job holds 0.75 of 1.0
+  const double total = c.queue_total(mem);
+  c.reconfigure(mem, 0, -0.5);  // configured 1.0 -> 0.5: 0.25 over
+  EXPECT_EQ(c.queue_free(mem)[0], 0.0) << "available is never below 0";
+  EXPECT_EQ(c.queue_total(mem), total - 0.25);
+  const uint64_t e0 = c.epoch();
+  c.release(mem, 0, 0.5);  // pays the 0.25 debt, 0.25 comes back
+  EXPECT_EQ(c.queue_free(mem)[0], 0.25);
+  c.release(mem, 0, 0.25);
+  EXPECT_EQ(c.queue_free(mem)[0], 0.5) << "configured 0.5, nothing dedicated";
+  EXPECT_GT(c.epoch(), e0);
+  c.reconfigure(mem, 0, 1.5);
+  EXPECT_EQ(c.queue_free(mem)[0], 2.0);
+  EXPECT_THROW(c.reconfigure(f.k(f.slots), 0, 1.0), std::invalid_argument) << "slots has a host pool";
+}
+
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "datasets/synth/synthetic.hpp"
 #include "loaders/swf.hpp"
+#include "loaders/traces.hpp"
 #include "tests/engine/sim_checker.hpp"
 #include "tests/reference/naive_simulator.hpp"
 
@@ -199,6 +200,83 @@ TEST(Simulation, PollingIntervalDelaysStartsToCycleTimes) {
   EXPECT_EQ(r.start[1], 120) << "a ends at 70; the next cycle is at 120";
 }
 
+// ---- the farm over time (Google 2011 machine ADD, REMOVE, UPDATE) ------------------------------------
+
+SimResult run_with(const Farm& f, const JobTable& jobs, const FarmEvents& farm, const SimPolicy& pol = {}) {
+  SimResult r = simulate(f.cat, f.taskers, jobs, pol, kernels::active(), farm);
+  EXPECT_EQ(simcheck::check_schedule(f.cat, f.taskers, jobs, pol, r, farm), "");
+  return r;
+}
+
+TaskerEvent farm_event(double time, uint32_t tasker, TaskerEvent::Kind kind, double amount = 0) {
+  return {time, tasker, kind, 0, amount};
+}
+
+// A tasker that goes down takes no new job; the job running there runs to its end (Moab's default when
+// a node fails: no action on its jobs).
+TEST(FarmOverTime, DownTaskerTakesNoNewJobButItsRunningJobEnds) {
+  const Farm f({2, 2});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .slots = 2},
+                                      {.id = "b", .runtime = 100, .slots = 2},
+                                      {.id = "c", .submit = 20, .runtime = 10, .slots = 2}});
+  FarmEvents farm;
+  farm.events = {farm_event(10, 0, TaskerEvent::Kind::Down)};
+  const auto r = run_with(f, jobs, farm);
+  EXPECT_EQ(r.allocations[r.alloc_first[0]].tasker, 0u);
+  EXPECT_EQ(r.end[0], 100) << "a keeps running on the tasker that went down";
+  EXPECT_EQ(r.start[2], 100);
+  EXPECT_EQ(r.allocations[r.alloc_first[2]].tasker, 1u) << "c waits for b's tasker: a's is down";
+}
+
+// A machine ADDed during the run: down until then, it takes the waiting jobs when it comes up.
+TEST(FarmOverTime, TaskerAddedLaterTakesTheWaitingJobs) {
+  const Farm f({2, 2});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .slots = 2}, {.id = "b", .runtime = 10, .slots = 2}});
+  FarmEvents farm;
+  farm.down_at_start = {0, 1};
+  farm.events = {farm_event(30, 1, TaskerEvent::Kind::Up)};
+  const auto r = run_with(f, jobs, farm);
+  EXPECT_EQ(r.start[1], 30);
+  EXPECT_EQ(r.allocations[r.alloc_first[1]].tasker, 1u);
+}
+
+// A machine UPDATE that shrinks it under what its running jobs hold: nothing is available there until
+// enough of them end (R.Available = R.Configured - R.Dedicated, at least 0); growing it starts jobs.
+TEST(FarmOverTime, ConfiguredAmountsChangeAvailableCapacity) {
+  const Farm f({4});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .slots = 4},
+                                      {.id = "b", .submit = 20, .runtime = 10, .slots = 1},
+                                      {.id = "c", .submit = 20, .runtime = 10, .slots = 3}});
+  FarmEvents farm;
+  farm.events = {farm_event(10, 0, TaskerEvent::Kind::Configure, 2),
+                 farm_event(200, 0, TaskerEvent::Kind::Configure, 4)};
+  const auto r = run_with(f, jobs, farm);
+  EXPECT_EQ(r.start[1], 100) << "2 configured, 4 dedicated: nothing free until a ends";
+  EXPECT_EQ(r.start[2], 200) << "3 slots fit only once the tasker has 4 again";
+  SimPolicy until;
+  until.until = 150;
+  const auto cut = run_with(f, jobs, farm, until);
+  EXPECT_EQ(cut.reason[2], SimReason::NoFreeCapacity) << "not TooLarge: the tasker has had 4";
+}
+
+TEST(FarmOverTime, BadFarmEventsAreRefused) {
+  const Farm f({2, 2});
+  const auto jobs = make_jobs(f.cat, {{.id = "a"}});
+  const SimPolicy pol;
+  FarmEvents late_first;
+  late_first.events = {farm_event(10, 0, TaskerEvent::Kind::Down), farm_event(5, 0, TaskerEvent::Kind::Up)};
+  EXPECT_THROW(simulate(f.cat, f.taskers, jobs, pol, kernels::active(), late_first), std::invalid_argument);
+  FarmEvents nobody;
+  nobody.events = {farm_event(1, 7, TaskerEvent::Kind::Down)};
+  EXPECT_THROW(simulate(f.cat, f.taskers, jobs, pol, kernels::active(), nobody), std::invalid_argument);
+  FarmEvents short_list;
+  short_list.down_at_start = {1};
+  EXPECT_THROW(simulate(f.cat, f.taskers, jobs, pol, kernels::active(), short_list), std::invalid_argument);
+  FarmEvents negative;
+  negative.events = {farm_event(1, 0, TaskerEvent::Kind::Configure, -1)};
+  EXPECT_THROW(simulate(f.cat, f.taskers, jobs, pol, kernels::active(), negative), std::invalid_argument);
+}
+
 // ---- differential: engine against the naive reference simulator --------------------------------------
 
 void randomize_times(JobTable& jobs, std::mt19937_64& rng) {
@@ -219,6 +297,37 @@ void randomize_times(JobTable& jobs, std::mt19937_64& rng) {
   }
 }
 
+// Taskers that go down and come back, some down at the start, slot counts that change (on a consumable
+// with only taskers' own pools), at random times over the trace.
+FarmEvents random_farm(const Catalog& cat, const TaskerTable& tk, std::mt19937_64& rng) {
+  FarmEvents f;
+  if (rng() % 3 != 0) return f;
+  const size_t n = tk.size();
+  f.down_at_start.assign(n, 0);
+  for (uint32_t t = 0; t < n; ++t) f.down_at_start[t] = rng() % 5 == 0;
+  int slots_k = -1;
+  if (const auto a = cat.find("slots"); a && cat.consumable_slot(*a) >= 0 && !tk.columns[*a].multi_level())
+    slots_k = cat.consumable_slot(*a);
+  const size_t count = rng() % (2 * n + 4);
+  for (size_t i = 0; i < count; ++i) {
+    TaskerEvent e;
+    e.time = static_cast<double>(rng() % 120);
+    e.tasker = static_cast<uint32_t>(rng() % n);
+    const auto pick = rng() % 3;
+    e.kind = pick == 0 ? TaskerEvent::Kind::Up : pick == 1 ? TaskerEvent::Kind::Down : TaskerEvent::Kind::Configure;
+    if (e.kind == TaskerEvent::Kind::Configure) {
+      const Column& col = tk.columns[cat.consumables()[slots_k < 0 ? 0 : slots_k]];
+      if (slots_k < 0 || !col.has(e.tasker)) continue;
+      e.consumable = static_cast<uint32_t>(slots_k);
+      e.amount = static_cast<double>(rng() % (static_cast<uint64_t>(col.queue().num(e.tasker)) + 3));
+    }
+    f.events.push_back(e);
+  }
+  std::stable_sort(f.events.begin(), f.events.end(),
+                   [](const TaskerEvent& a, const TaskerEvent& b) { return a.time < b.time; });
+  return f;
+}
+
 class SimDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
@@ -226,7 +335,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   SimPolicy base;
   base.allocation = static_cast<AllocationPolicy>(combo % 4);
   base.backfill = combo / 4 ? BackfillPolicy::Easy : BackfillPolicy::None;
-  size_t started = 0, waited = 0, backfilled = 0, throttled = 0, fast_cycles = 0;
+  size_t started = 0, waited = 0, backfilled = 0, throttled = 0, fast_cycles = 0, with_farm_events = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7919ULL * static_cast<uint64_t>(combo) + static_cast<uint64_t>(i);
     std::mt19937_64 rng(seed);
@@ -250,10 +359,12 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       pol.throttles.push_back({kind, name, std::numeric_limits<uint64_t>::max(), static_cast<double>(1 + rng() % 12)});
     }
     if (rng() % 3 == 0) pol.weights = {0, 1, static_cast<double>(rng() % 2), 0};
+    const FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
+    with_farm_events += !farm.events.empty();
     const std::string ctx = "seed " + std::to_string(seed);
-    const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active());
-    ASSERT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, e), "") << ctx;
-    const naive::SimOutcome ref = naive::simulate(ds.catalog, ds.taskers, ds.jobs, pol);
+    const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active(), farm);
+    ASSERT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, e, farm), "") << ctx;
+    const naive::SimOutcome ref = naive::simulate(ds.catalog, ds.taskers, ds.jobs, pol, farm);
     fast_cycles += e.cycles - e.full_cycles;
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
       const std::string at = ctx + " job " + ds.jobs.id[j];
@@ -279,6 +390,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   EXPECT_GT(waited, 100u) << "jobs wait for capacity, so the queue logic is exercised";
   EXPECT_GT(throttled, 5u);
   EXPECT_GT(fast_cycles, 1000u) << "most cycles take the fast path, which is what is compared";
+  EXPECT_GT(with_farm_events, 30u) << "taskers go down, come up and change size during some runs";
   if (base.backfill == BackfillPolicy::Easy) {
     EXPECT_GT(backfilled, 5u) << "EASY backfills some jobs";
   }
@@ -292,12 +404,11 @@ INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Ra
 // same jobs at the same times on the same taskers as the full cycle that visits every waiting job.
 // Real logs reach states the small random traces rarely do (hundreds of running jobs ending at the
 // same expected time, long queues of one category).
-void expect_fast_equals_full(const std::string& path, const SimPolicy& pol) {
-  const loaders::Dataset ds = loaders::load_swf(path);
+void expect_fast_equals_full(const loaders::Dataset& ds, const std::string& path, const SimPolicy& pol) {
   SimPolicy full = pol;
   full.full_cycles = true;
-  const SimResult f = simulate(ds.catalog, ds.taskers, ds.jobs, full, kernels::active());
-  const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active());
+  const SimResult f = simulate(ds.catalog, ds.taskers, ds.jobs, full, kernels::active(), ds.farm);
+  const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active(), ds.farm);
   EXPECT_EQ(f.full_cycles, f.cycles);
   EXPECT_LT(e.full_cycles * 10, e.cycles) << "the fast cycle is the one exercised";
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
@@ -315,6 +426,10 @@ void expect_fast_equals_full(const std::string& path, const SimPolicy& pol) {
     }
     ASSERT_EQ(e.backfilled[j], f.backfilled[j]) << at;
   }
+}
+
+void expect_fast_equals_full(const std::string& path, const SimPolicy& pol) {
+  expect_fast_equals_full(loaders::load_swf(path), path, pol);
 }
 
 std::vector<SimPolicy> log_policies() {
@@ -336,6 +451,32 @@ std::vector<SimPolicy> log_policies() {
 TEST(Simulation, FastCyclesEqualFullCyclesOnTheBundledKthSample) {
   for (const SimPolicy& pol : log_policies())
     expect_fast_equals_full(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz", pol);
+}
+
+// The bundled Google 2011 slice with its machine events applied during the run: machines ADDed,
+// REMOVEd and UPDATEd while tasks wait and run. The checker holds, and fast cycles equal full ones.
+TEST(Simulation, GoogleSliceWithMachineEventsDuringTheRun) {
+  const std::string dir = std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/";
+  const auto ds =
+      loaders::load_google2011(dir + "google_machine_events.csv.gz", dir + "google_task_events_job_mod25.csv.gz",
+                               std::nullopt, {}, loaders::LoadMode::OverTime);
+  size_t downs = 0, ups = 0, configures = 0;
+  for (const TaskerEvent& e : ds.farm.events) {
+    downs += e.kind == TaskerEvent::Kind::Down;
+    ups += e.kind == TaskerEvent::Kind::Up;
+    configures += e.kind == TaskerEvent::Kind::Configure;
+  }
+  EXPECT_GT(downs, 0u);
+  EXPECT_GT(ups, 0u);
+  SimPolicy pol;
+  pol.backfill = BackfillPolicy::Easy;
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active(), ds.farm);
+  EXPECT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, r, ds.farm), "");
+  size_t started = 0;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) started += !std::isnan(r.start[j]);
+  EXPECT_GT(started, ds.jobs.size() / 2);
+  expect_fast_equals_full(ds, "google sample", pol);
+  RecordProperty("farm_events", fmt::format("{} down, {} up, {} configure", downs, ups, configures));
 }
 
 TEST(Simulation, FastCyclesEqualFullCyclesOnTheFullKthLog) {

@@ -3,6 +3,7 @@
 // exceeded, and every assigned tasker satisfies its job's constraints.
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -167,6 +168,64 @@ TEST(OpenB, SampleEndToEndWithGpuModelConstraints) {
     EXPECT_NE(req.find(col.dict.value(col.queue().id(m.dispatch.tasker[j]))), std::string::npos) << req;
   }
   EXPECT_GT(constrained, 10u);
+}
+
+// For `simulate` (LoadMode::OverTime): every machine up at some time is a tasker, and the farm's events
+// say when. Machine 1 is there from the start, is UPDATEd to more CPU, REMOVEd and ADDed back;
+// machine 2 is ADDed at 3 s; machine 3 changes platform at 4 s and goes on as a new row "3#2".
+TEST(Google2011, MachineEventsOverTimeBecomeFarmEvents) {
+  const auto m = temp_file("colmatch-machines-over-time.csv",
+                           "0,1,0,P,0.5,0.25\n"
+                           "0,3,0,P,0.5,0.5\n"
+                           "1000000,1,2,,1,\n"            // UPDATE: CPU 1 (memory kept)
+                           "2000000,1,1,P,1,0.25\n"       // REMOVE
+                           "3000000,2,0,Q,0.25,0.25\n"    // ADD machine 2
+                           "4000000,3,2,Q,,\n"            // UPDATE: another platform
+                           "5000000,1,0,P,0.5,0.25\n"     // ADD machine 1 back, CPU 0.5
+                           "9000000,2,1,Q,0.25,0.25\n");  // REMOVE after the last task event: ignored
+  const auto t = temp_file("colmatch-tasks-over-time.csv",
+                           "0,,7,0,,0,u,1,2,0.1,0.1,0,0\n"
+                           "6000000,,7,1,,0,u,1,2,0.1,0.1,0,0\n");
+  const auto ds = loaders::load_google2011(m.string(), t.string(), std::nullopt, {}, loaders::LoadMode::OverTime);
+  ASSERT_EQ(ds.taskers.size(), 4u);
+  auto tasker = [&](const std::string& name) {
+    for (uint32_t i = 0; i < ds.taskers.size(); ++i)
+      if (ds.taskers.names[i] == name) return i;
+    ADD_FAILURE() << name;
+    return 0u;
+  };
+  const uint32_t t1 = tasker("1"), t2 = tasker("2"), t3 = tasker("3"), t3b = tasker("3#2");
+  const auto cpu = *ds.catalog.find("cpu");
+  EXPECT_EQ(ds.taskers.columns[cpu].queue().num(t1), 1.0) << "the column holds the largest CPU it ever has";
+  ASSERT_EQ(ds.farm.down_at_start.size(), 4u);
+  EXPECT_EQ(ds.farm.down_at_start[t1], 0);
+  EXPECT_EQ(ds.farm.down_at_start[t2], 1) << "ADDed at 3 s";
+  EXPECT_EQ(ds.farm.down_at_start[t3b], 1);
+  using K = TaskerEvent::Kind;
+  std::vector<std::tuple<double, uint32_t, K, double>> got;
+  for (const TaskerEvent& e : ds.farm.events) got.emplace_back(e.time, e.tasker, e.kind, e.amount);
+  const uint32_t k_cpu = static_cast<uint32_t>(ds.catalog.consumable_slot(cpu));
+  const std::vector<std::tuple<double, uint32_t, K, double>> want{
+      {0, t1, K::Configure, 0.5},  // starts at CPU 0.5 under its column's 1.0
+      {1, t1, K::Configure, 1.0}, {2, t1, K::Down, 0}, {3, t2, K::Up, 0},         {4, t3, K::Down, 0},
+      {4, t3b, K::Up, 0},         {5, t1, K::Up, 0},   {5, t1, K::Configure, 0.5}};
+  EXPECT_EQ(got, want);
+  for (const TaskerEvent& e : ds.farm.events)
+    if (e.kind == K::Configure) {
+      EXPECT_EQ(e.consumable, k_cpu);
+    }
+  const auto snapshot = loaders::load_google2011(m.string(), t.string());
+  EXPECT_EQ(snapshot.taskers.size(), 3u) << "match: the machines up at the last task event (1, 2, 3)";
+  EXPECT_TRUE(snapshot.farm.empty());
+  const auto unordered = temp_file("colmatch-machines-unordered.csv", "5,1,0,P,0.5,0.25\n4,2,0,P,0.5,0.25\n");
+  try {
+    loaders::load_google2011(unordered.string(), t.string(), std::nullopt, {}, loaders::LoadMode::OverTime);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "time");
+  }
+  for (const auto& p : {m, t, unordered}) std::filesystem::remove(p);
 }
 
 }  // namespace

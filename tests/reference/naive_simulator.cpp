@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 
 namespace colmatch::naive {
 namespace {
@@ -16,8 +17,12 @@ struct Sim {
   const TaskerTable& tk;
   const JobTable& jobs;
   const SimPolicy& pol;
+  const FarmEvents& farm;
   Pools pools;
   SimOutcome out;
+  std::vector<uint8_t> down;
+  std::vector<std::vector<double>> configured;  // per consumable, per tasker
+  size_t next_farm = 0;
 
   const Column& col(size_t k) const { return tk.columns[cat.consumables()[k]]; }
 
@@ -78,7 +83,7 @@ struct Sim {
     const auto need = charge(cat, jobs, j);
     std::vector<uint32_t> elig;
     for (uint32_t t = 0; t < tk.size(); ++t)
-      if (eligible(cat, tk, jobs, t, j)) elig.push_back(t);
+      if (!down[t] && eligible(cat, tk, jobs, t, j)) elig.push_back(t);
     Placement pl;
     if (jobs.rule[j] != AllocationRule::FillUp) {
       bool found = false;
@@ -132,6 +137,9 @@ struct Sim {
       pools.global.push_back(col(k).global().present ? col(k).global().num : kNaN);
     }
     const Pools idle = pools;
+    const std::vector<uint8_t> all_up(tk.size(), 0);
+    down = farm.down_at_start.empty() ? all_up : farm.down_at_start;
+    for (size_t k = 0; k < cat.consumables().size(); ++k) configured.push_back(col(k).queue().nums());
     std::vector<uint8_t> submitted(n, 0), ended(n, 0), running(n, 0);
     for (uint32_t j = 0; j < n; ++j)
       if (jobs.rejected(j)) out.reason[j] = SimReason::Rejected;
@@ -147,6 +155,7 @@ struct Sim {
             std::isfinite(jobs.hold_until[j]) && jobs.hold_until[j] > jobs.submit[j])
           t = std::min(t, jobs.hold_until[j]);
       }
+      if (next_farm < farm.events.size()) t = std::min(t, farm.events[next_farm].time);
       if (!std::isfinite(t)) break;
       if (pol.interval > 0) t = std::max(std::ceil(t / pol.interval) * pol.interval, last + pol.interval);
       if (t > pol.until) break;
@@ -158,6 +167,15 @@ struct Sim {
         for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(pools, k, x, amount);
         running[j] = 0;
         ended[j] = 1;
+      }
+      for (; next_farm < farm.events.size() && farm.events[next_farm].time <= t; ++next_farm) {
+        const TaskerEvent& e = farm.events[next_farm];
+        if (e.kind == TaskerEvent::Kind::Configure) {
+          pools.queue[e.consumable][e.tasker] += e.amount - configured[e.consumable][e.tasker];
+          configured[e.consumable][e.tasker] = e.amount;
+        } else {
+          down[e.tasker] = e.kind == TaskerEvent::Kind::Down ? 1 : 0;
+        }
       }
       for (uint32_t j = 0; j < n; ++j)
         if (!jobs.rejected(j) && !submitted[j] && jobs.submit[j] <= t) {
@@ -187,8 +205,11 @@ struct Sim {
       }
       bool any = false;
       for (uint32_t x = 0; x < tk.size() && !any; ++x) any = eligible(cat, tk, jobs, x, j);
-      Pools empty = idle;
-      if (!any || place(empty, j).empty()) {
+      Pools empty = idle;  // on the whole farm, every tasker up
+      const std::vector<uint8_t> now_down = std::exchange(down, std::vector<uint8_t>(tk.size(), 0));
+      const bool fits_idle = any && !place(empty, j).empty();
+      down = now_down;
+      if (!fits_idle) {
         out.reason[j] = any ? SimReason::TooLarge : SimReason::NoEligibleTasker;
         continue;
       }
@@ -297,8 +318,9 @@ struct Sim {
 
 }  // namespace
 
-SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy) {
-  Sim s{catalog, taskers, jobs, policy, {}, {}};
+SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+                    const FarmEvents& farm) {
+  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}};
   s.run();
   return std::move(s.out);
 }
