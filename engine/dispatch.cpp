@@ -27,22 +27,20 @@ std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
 }
 
 DispatchCursors::DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible)
-    : pos_(cats.size()) {
+    : pos_(cats.size()), exhausted_(cats.size(), 0) {
   for (size_t c = 0; c < cats.size(); ++c) init(c, eligible[c]);
 }
 
 void DispatchCursors::sync(const Capacity& capacity) {
   if (capacity.epoch() == epoch_) return;
   for (auto& p : pos_) std::fill(p.begin(), p.end(), 0);
+  std::fill(exhausted_.begin(), exhausted_.end(), 0);
   epoch_ = capacity.epoch();
 }
 
 void DispatchCursors::init(size_t c, const CategoryEligibility& e) {
   pos_[c].assign(std::max<size_t>(1, e.tiers.size()), 0);
-}
-
-void DispatchCursors::exhaust(size_t c, size_t universe) noexcept {
-  for (auto& x : pos_[c]) x = universe;
+  exhausted_[c] = 0;
 }
 
 namespace {
@@ -156,6 +154,7 @@ size_t Placer::fill_up_master(uint32_t j) {
   const uint32_t c = cats_.of_job[j];
   const PreferenceTiers tiers(eligible_[c]);
   const size_t universe = tiers[0].universe();
+  if (cursors_ && cursors_->exhausted(c)) return universe;
   const bool skip_blocks = all_queue_only_[c] && !charges_[c].empty();
   for (size_t v = 0; v < tiers.size(); ++v) {
     const kernels::TaskerSet& tier = tiers[v];
@@ -176,13 +175,14 @@ size_t Placer::fill_up_master(uint32_t j) {
 bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const PreferenceTiers tiers(eligible_[c]);
   const size_t universe = tiers[0].universe();
+  if (cursors_ && cursors_->exhausted(c)) return false;
   if (eligible_[c].eligible.count() == universe && all_queue_only_[c]) {
     // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
     // queue-level free capacity together is short of its whole charge (checked in O(consumables)).
     for (size_t k = 0; k < cap_.consumables(); ++k) {
       const double whole = jobs_.slots[j] * cats_.need[c][k] + cats_.master_need[c][k];
       if (whole > 0 && cap_.queue_total(k) + cap_.queue_total_slack(k) < whole) {
-        if (cursors_) cursors_->exhaust(c, universe);
+        if (cursors_) cursors_->exhaust(c);
         return false;
       }
     }
@@ -231,7 +231,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   if (remaining > 0) {
     out.resize(first);
     // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
-    if (cursors_) cursors_->exhaust(c, universe);
+    if (cursors_) cursors_->exhaust(c);
     return false;
   }
   if (cursors_)

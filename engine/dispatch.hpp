@@ -61,18 +61,23 @@ class DispatchCursors {
   /// Cursors for `cats` / `eligible` (one per tier where a category has soft tiers), all at 0.
   DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible);
   /// Cursors for `categories` categories, each to be sized by init() before use.
-  explicit DispatchCursors(size_t categories) : pos_(categories) {}
+  explicit DispatchCursors(size_t categories) : pos_(categories), exhausted_(categories, 0) {}
   /// Sizes category c's cursors for its match result (one per soft tier, at least one), all at 0.
   void init(size_t c, const CategoryEligibility& e);
   /// Starts every cursor again at 0 if `capacity` is in another epoch than when they were last synced.
   void sync(const Capacity& capacity);
   size_t& at(size_t c, size_t tier) noexcept { return pos_[c][tier]; }
   size_t tiers(size_t c) const noexcept { return pos_[c].size(); }
-  /// Category c cannot place another job in this epoch.
-  void exhaust(size_t c, size_t universe) noexcept;
+  /// Category c cannot place another job ($fill_up: its slots do not all fit) until capacity grows:
+  /// placements fail at once. Its cursors keep their positions. sync() and init() clear it.
+  void exhaust(size_t c) noexcept { exhausted_[c] = 1; }
+  bool exhausted(size_t c) const noexcept { return exhausted_[c] != 0; }
+  /// Capacity grew where category c's jobs might now fit: placements are tried again.
+  void clear_exhausted(size_t c) noexcept { exhausted_[c] = 0; }
 
  private:
   std::vector<std::vector<size_t>> pos_;
+  std::vector<uint8_t> exhausted_;
   uint64_t epoch_ = 0;
 };
 

@@ -155,6 +155,11 @@ class Simulator {
         fits_idle_(cats_.size(), 0),
         master_memo_(cats_.size(), {~uint64_t{0}, 0}),
         dead_(cats_.size(), ~uint64_t{0}),
+        dead_since_(cats_.size(), 0),
+        revived_by_(cats_.size(), kNone),
+        cursor_seen_(cats_.size(), 0),
+        cursor_epoch_(cats_.size(), 0),
+        memo_(cats_.size()),
         creds_(jobs, policy.throttles),
         static_order_(policy.weights.queue_time == 0 && policy.weights.expansion == 0),
         ended_(jobs.size(), 0),
@@ -174,6 +179,7 @@ class Simulator {
     res_.backfilled.assign(n, 0);
     res_.was_held.assign(n, 0);
     res_.was_throttled.assign(n, 0);
+    res_.held_seconds.assign(catalog.consumables().size(), 0.0);
     for (uint32_t j = 0; j < n; ++j) {
       if (jobs.rejected(j)) {
         res_.reason[j] = SimReason::Rejected;
@@ -273,7 +279,10 @@ class Simulator {
     while (next_farm_ < farm_.events.size() && farm_.events[next_farm_].time <= t) {
       const TaskerEvent& e = farm_.events[next_farm_++];
       switch (e.kind) {
-        case TaskerEvent::Kind::Up: cap_.set_down(e.tasker, false); break;
+        case TaskerEvent::Kind::Up:
+          cap_.set_down(e.tasker, false);
+          grew(e.tasker);
+          break;
         case TaskerEvent::Kind::Down: cap_.set_down(e.tasker, true); break;
         case TaskerEvent::Kind::Configure: {
           if (configured_.empty()) {
@@ -281,6 +290,7 @@ class Simulator {
             for (size_t k = 0; k < cons.size(); ++k) configured_.push_back(taskers_.columns[cons[k]].queue().nums());
           }
           double& was = configured_[e.consumable][e.tasker];
+          if (e.amount > was) grew(e.tasker);
           cap_.reconfigure(e.consumable, e.tasker, e.amount - was);
           was = e.amount;
           break;
@@ -307,6 +317,8 @@ class Simulator {
       const Request* soft = cats_.soft[c] != 0 ? &jobs_.requests[cats_.soft[c]] : nullptr;
       eligible_[c] = evaluate_category(catalog_, taskers_, jobs_.requests[cats_.request[c]], soft, cats_.need[c], k_);
       cursors_.init(c, eligible_[c]);
+      cursor_seen_[c] = grown_.size();
+      cursor_epoch_[c] = cap_.epoch();
       evaluated_[c] = 1;
       std::vector<Allocation> trial;  // can it run at all, on the idle farm?
       if (eligible_[c].eligible.count() > 0 && idle_placer_.try_place(j, policy_.allocation, trial)) {
@@ -383,7 +395,11 @@ class Simulator {
     res_.reason[j] = SimReason::None;
     res_.detail[j].clear();
     res_.backfilled[j] = backfilled ? 1 : 0;
-    for_each_charge(j, [&](size_t k, uint32_t, double amount) { used_[k] += amount; });
+    const double held = res_.end[j] - t;
+    for_each_charge(j, [&](size_t k, uint32_t, double amount) {
+      used_[k] += amount;
+      res_.held_seconds[k] += amount * held;
+    });
     creds_.add(j, +1);
     ends_.emplace(res_.end[j], j);
     running_.insert({t + sim_estimate(jobs_, j), j});
@@ -404,7 +420,10 @@ class Simulator {
     ended_[j] = 1;
     running_.erase({res_.start[j] + sim_estimate(jobs_, j), j});
     ++state_version_;
-    for (uint32_t a = 0; a < res_.alloc_count[j]; ++a) refresh_totals(res_.allocations[res_.alloc_first[j] + a].tasker);
+    for (uint32_t a = 0; a < res_.alloc_count[j]; ++a) {
+      refresh_totals(res_.allocations[res_.alloc_first[j] + a].tasker);
+      grew(res_.allocations[res_.alloc_first[j] + a].tasker);
+    }
     if (!static_order_) return;
     for (size_t kind = 0; kind < kKinds; ++kind) {  // its credentials have room again
       auto& parked = throttled_[kind][creds_.cred(kind, j)];
@@ -537,7 +556,7 @@ class Simulator {
     auto& [gen, master] = master_memo_[c];
     if (gen != state_version_) {
       gen = state_version_;
-      master = placer_.fill_up_master(j);
+      master = placer(c).fill_up_master(j);
     }
     return master >= taskers_.size() || r.reserved[master];
   }
@@ -545,8 +564,8 @@ class Simulator {
   double priority(uint32_t j, double t) const {
     const PriorityWeights& w = policy_.weights;
     const double wait = t - jobs_.submit[j], est = std::max(sim_estimate(jobs_, j), 1.0);
-    return w.credential * jobs_.priority[j] + w.queue_time * wait / 60.0 + w.expansion * (wait + est) / est +
-           w.size * jobs_.slots[j];
+    return w.credential * jobs_.priority[j] + w.queue_time * wait / 60.0 +
+           w.expansion * (wait + est) / est + w.size * jobs_.slots[j];
   }
 
   bool dependencies_ended(uint32_t j) const {
@@ -620,7 +639,7 @@ class Simulator {
         continue;
       }
       trial.clear();
-      if (!placer_.try_place(j, policy_.allocation, trial)) {
+      if (!placer(cats_.of_job[j]).try_place(j, policy_.allocation, trial)) {
         res_.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
         if (!blocked) {
           blocked = true;
@@ -652,7 +671,6 @@ class Simulator {
   void cycle_fast(double t) {
     const auto t0 = std::chrono::steady_clock::now();
     ++res_.cycles;
-    cursors_.sync(cap_);
     wq_->compact();
     std::vector<Allocation>& trial = trial_;
     uint32_t blocker = WaitQueue::kNoJob;
@@ -660,8 +678,8 @@ class Simulator {
       if (throttle(j)) continue;
       const uint32_t c = cats_.of_job[j];
       trial.clear();
-      if (dead_[c] == cap_.epoch() || !placer_.try_place(j, policy_.allocation, trial)) {
-        dead_[c] = cap_.epoch();
+      if (dead(c) || !placer(c).try_place(j, policy_.allocation, trial)) {
+        mark_dead(c);
         blocker = j;
         break;
       }
@@ -688,37 +706,181 @@ class Simulator {
     }
   };
 
+  // A category's candidate, kept within one backfill pass while a start leaves what it saw alone: the
+  // jobs it looked at (a: its first ready job from `from`; b: the first that ends before the
+  // reservation) are still where they were and unthrottled, no shared pool is involved, and the start
+  // took capacity from none of the taskers that could change its placement: its eligible taskers, or,
+  // where placements take taskers in a fixed order (greatest_power, first_available, $fill_up), only
+  // the taskers of the placement it found (a tasker skipped before had no room and has less now).
+  // candidate() would then see the same jobs and the same placement and give the same answer.
+  struct CandidateMemo {
+    uint64_t pass = 0;
+    uint32_t job = WaitQueue::kNoJob, a = WaitQueue::kNoJob, b = WaitQueue::kNoJob;
+    bool placed_known = false;  // `placed` holds the taskers of its placement
+    std::vector<uint32_t> placed;
+  };
+
+  // Placements of category c take taskers in a fixed order, whatever the capacity elsewhere.
+  bool in_order(uint32_t c) const {
+    return cats_.rule[c] == AllocationRule::FillUp || policy_.allocation == AllocationPolicy::GreatestPower ||
+           policy_.allocation == AllocationPolicy::FirstAvailable;
+  }
+
+  // The start of a job on `allocs` may change what candidate() says for the memo of category c.
+  bool start_touches(const CandidateMemo& m, uint32_t c, const std::vector<Allocation>& allocs) const {
+    if (m.placed_known && in_order(c)) {
+      for (const Allocation& a : allocs)
+        if (std::find(m.placed.begin(), m.placed.end(), a.tasker) != m.placed.end()) return true;
+      return false;
+    }
+    for (const Allocation& a : allocs)
+      if (eligible_[c].eligible.contains(a.tasker)) return true;
+    return false;
+  }
+
+  bool memo_holds(const CandidateMemo& m, size_t from) const {
+    for (uint32_t x : {m.a, m.b})
+      if (x != WaitQueue::kNoJob && (wq_->rank(x) < from || creds_.violation(x))) return false;
+    return true;
+  }
+
   void backfill(uint32_t blocker, double t) {
     LazyReservation resv{*this, blocker};
     size_t from = wq_->rank(blocker) + 1;
     std::vector<Allocation>& trial = trial_;
+    const uint64_t pass = ++backfill_pass_;
+    const auto& cats = wq_->categories();  // no category is added while backfilling
+    std::vector<std::pair<size_t, uint32_t>>& bounds = bounds_;
     while (true) {
+      // Each category's candidate ranks no better than its first ready job: categories are tried in
+      // the order of that bound (or of their kept candidate), until the bound passes the best found.
+      bounds.clear();
+      for (const uint32_t c : cats) {
+        if (wq_->ready_in(c) == 0 || dead(c)) continue;
+        const CandidateMemo& m = memo_[c];
+        if (m.pass == pass && memo_holds(m, from)) {
+          if (m.job != WaitQueue::kNoJob) bounds.emplace_back(wq_->rank(m.job), c);
+          continue;
+        }
+        const uint32_t a = first_unthrottled(c, from, [](double) { return true; });
+        if (a != WaitQueue::kNoJob) bounds.emplace_back(wq_->rank(a), c);
+      }
+      std::sort(bounds.begin(), bounds.end());
       uint32_t best = WaitQueue::kNoJob;
-      const auto& cats = wq_->categories();  // no category is added while backfilling
-      for (size_t i = 0; i < cats.size(); ++i) {
-        const uint32_t c = cats[i];
-        if (wq_->ready_in(c) == 0 || dead_[c] == cap_.epoch()) continue;
-        const uint32_t j = candidate(c, from, t, resv);
+      for (const auto& [bound, c] : bounds) {
+        if (best != WaitQueue::kNoJob && bound > wq_->rank(best)) break;
+        if (dead(c)) continue;
+        CandidateMemo& m = memo_[c];
+        if (m.pass != pass || !memo_holds(m, from)) {
+          m.pass = pass;
+          m.job = candidate(c, from, t, resv, m);
+        }
+        const uint32_t j = m.job;
         if (j != WaitQueue::kNoJob && (best == WaitQueue::kNoJob || wq_->rank(j) < wq_->rank(best))) best = j;
       }
       if (best == WaitQueue::kNoJob) return;
       trial.clear();
-      [[maybe_unused]] const bool placed = placer_.try_place(best, policy_.allocation, trial);
+      [[maybe_unused]] const bool placed = placer(cats_.of_job[best]).try_place(best, policy_.allocation, trial);
       COLMATCH_DASSERT(placed, "a backfill candidate places as it did when chosen");
       COLMATCH_DASSERT(t + sim_estimate(jobs_, best) <= resv.shadow || leaves_alone(best, trial, *resv.r),
                        "a backfill candidate leaves the reservation alone");
       cap_.commit();
       start(best, t, trial, resv.r->active);
       from = wq_->rank(best) + 1;
+      const uint32_t cb = cats_.of_job[best];
+      memo_[cb].pass = 0;
+      const bool shared = !placer_.queue_only(cb);
+      for (const uint32_t c : cats) {
+        CandidateMemo& m = memo_[c];
+        if (m.pass == pass && (shared || !placer_.queue_only(c) || start_touches(m, c, trial))) m.pass = 0;
+      }
     }
+  }
+
+  // The placer, with category c's dispatch cursors made valid for the capacity as it is now. A cursor
+  // says that no tasker before it can take the category's charge; capacity only shrinks except on
+  // the taskers logged in grown_, so each cursor is pulled back to the first of those logged since it
+  // was last made valid (categories charging a shared pool start again at 0 in each Capacity epoch).
+  // Cheaper than starting every category again at 0 whenever a job ends.
+  Placer& placer(uint32_t c) {
+    if (!placer_.queue_only(c)) {
+      if (cursor_epoch_[c] != cap_.epoch()) {
+        for (size_t v = 0; v < cursors_.tiers(c); ++v) cursors_.at(c, v) = 0;
+        cursors_.clear_exhausted(c);
+        cursor_epoch_[c] = cap_.epoch();
+      }
+      return placer_;
+    }
+    if (cursor_seen_[c] < grown_.size()) {
+      uint32_t low = UINT32_MAX;
+      for (size_t i = cursor_seen_[c]; i < grown_.size(); ++i) low = std::min(low, grown_[i]);
+      for (size_t v = 0; v < cursors_.tiers(c); ++v) cursors_.at(c, v) = std::min<size_t>(cursors_.at(c, v), low);
+      cursors_.clear_exhausted(c);
+      cursor_seen_[c] = grown_.size();
+    }
+    return placer_;
+  }
+
+  // Category c's placement failed: so will every job of c until capacity grows where it could help.
+  void mark_dead(uint32_t c) {
+    dead_[c] = cap_.epoch();
+    dead_since_[c] = grown_.size();
+    revived_by_[c] = kNone;
+  }
+
+  // A tasker x whose capacity grew could take a job of category c now (one slot instance for $fill_up).
+  bool could_take(uint32_t c, uint32_t x) const {
+    if (!eligible_[c].eligible.contains(x)) return false;
+    return cats_.rule[c] == AllocationRule::FillUp ? placer_.instances(c, x, false, 1) > 0
+                                                   : cap_.fits(placer_.charges(c), x);
+  }
+
+  // Category c's placement still fails (exact for $pe_slots: it would fail; for $fill_up: no tasker
+  // takes one slot instance, or it failed in this epoch). After c failed, only the taskers whose
+  // capacity grew since (grown_, in order) can take one of its jobs: each is looked at once, when dead()
+  // next asks, and the one found is asked again first (a tasker that had no room and has not grown
+  // since has none now; one that grows again is logged again). A category charging a shared (host or
+  // global) pool is tried again in every epoch.
+  bool dead(uint32_t c) {
+    if (dead_[c] == ~uint64_t{0}) return false;
+    if (dead_[c] == cap_.epoch()) return true;
+    if (!placer_.queue_only(c)) {
+      dead_[c] = ~uint64_t{0};
+      return false;
+    }
+    if (revived_by_[c] != kNone && could_take(c, revived_by_[c])) return false;
+    revived_by_[c] = kNone;
+    for (size_t& i = dead_since_[c]; i < grown_.size();) {
+      const uint32_t x = grown_[i++];
+      if (could_take(c, x)) {
+        revived_by_[c] = x;
+        return false;
+      }
+    }
+    dead_[c] = cap_.epoch();
+    return true;
+  }
+
+  // Capacity grew on tasker x (kept for dead()); a long log is dropped by forgetting every failure.
+  void grew(uint32_t x) {
+    if (grown_.size() >= (size_t{1} << 22)) {  // forget every failure, start every cursor again
+      std::fill(dead_.begin(), dead_.end(), ~uint64_t{0});
+      for (uint32_t c = 0; c < cats_.size(); ++c) {
+        for (size_t v = 0; v < cursors_.tiers(c); ++v) cursors_.at(c, v) = 0;
+        cursors_.clear_exhausted(c);
+      }
+      std::fill(cursor_seen_.begin(), cursor_seen_.end(), 0);
+      grown_.clear();
+    }
+    grown_.push_back(x);
   }
 
   // Job j of category c fits now (its placement is tried and undone, trial_ keeps it); marks c failed
   // if not: so would every job of c until capacity comes back.
   bool fits_now(uint32_t j, uint32_t c) {
     trial_.clear();
-    if (!placer_.try_place(j, policy_.allocation, trial_)) {
-      dead_[c] = cap_.epoch();
+    if (!placer(c).try_place(j, policy_.allocation, trial_)) {
+      mark_dead(c);
       return false;
     }
     cap_.rollback();  // cursors stay valid (Placer::try_place)
@@ -732,35 +894,50 @@ class Simulator {
   // (the same placement fits it). Until the reservation is made (the first category to get here), a
   // is placed first, so that a cycle where nothing fits makes no reservation; after, cycle_full's
   // shortcuts (shared pool, reserved $fill_up master) spare the placements they can.
-  uint32_t candidate(uint32_t c, size_t from, double t, LazyReservation& resv) {
-    auto first_unthrottled = [&](auto&& test) {
-      size_t at = from;
-      while (true) {
-        const uint32_t j = wq_->first_in(c, at, test);
-        if (j == WaitQueue::kNoJob || !throttle(j)) return j;
-        at = wq_->rank(j) + 1;
-      }
+  // The first ready job of category c ranked >= from whose walltime estimate passes `test` and that no
+  // credential limit keeps from starting (the throttled ones met on the way are parked), or kNoJob.
+  template <class Test>
+  uint32_t first_unthrottled(uint32_t c, size_t from, Test&& test) {
+    for (size_t at = from;;) {
+      const uint32_t j = wq_->first_in(c, at, test);
+      if (j == WaitQueue::kNoJob || !throttle(j)) return j;
+      at = wq_->rank(j) + 1;
+    }
+  }
+
+  // Records in `memo` the jobs it looked at and the placement it found (for backfill's memo).
+  uint32_t candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo) {
+    memo.a = memo.b = WaitQueue::kNoJob;
+    memo.placed_known = false;
+    auto fits_now = [&](uint32_t j) {
+      if (!this->fits_now(j, c)) return false;
+      memo.placed_known = true;
+      memo.placed.clear();
+      for (const Allocation& x : trial_) memo.placed.push_back(x.tasker);
+      return true;
     };
-    const uint32_t a = first_unthrottled([](double) { return true; });
+    const uint32_t a = first_unthrottled(c, from, [](double) { return true; });
+    memo.a = a;
     if (a == WaitQueue::kNoJob) return a;
     bool fits = false;
     if (resv.r == nullptr) {
-      if (!fits_now(a, c)) return WaitQueue::kNoJob;
+      if (!fits_now(a)) return WaitQueue::kNoJob;
       fits = true;
     }
     const Reservation& r = resv.get();
     const double shadow = resv.shadow;
     auto ends_before = [&](double e) { return t + e <= shadow; };
-    if (ends_before(sim_estimate(jobs_, a))) return fits || fits_now(a, c) ? a : WaitQueue::kNoJob;
+    if (ends_before(sim_estimate(jobs_, a))) return fits || fits_now(a) ? a : WaitQueue::kNoJob;
     // with a's placement known (trial_) the shortcuts are implied by it; else they spare placing a
     if (fits || !cannot_leave_alone(a, r)) {
-      if (!fits && !fits_now(a, c)) return WaitQueue::kNoJob;
+      if (!fits && !fits_now(a)) return WaitQueue::kNoJob;
       fits = true;
       if (leaves_alone(a, trial_, r)) return a;
     }
-    const uint32_t b = first_unthrottled(ends_before);
+    const uint32_t b = first_unthrottled(c, from, ends_before);
+    memo.b = b;
     if (b == WaitQueue::kNoJob) return b;
-    return fits || fits_now(b, c) ? b : WaitQueue::kNoJob;
+    return fits || fits_now(b) ? b : WaitQueue::kNoJob;
   }
 
   const Catalog& catalog_;
@@ -783,10 +960,18 @@ class Simulator {
   Placer future_placer_;
   std::vector<uint8_t> fits_idle_;
   std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (state_version_, fill_up master)
-  std::vector<uint64_t> dead_;  // per category: the Capacity epoch in which its placement failed
+  std::vector<uint64_t> dead_;                       // per category: the Capacity epoch in which its placement failed
+  std::vector<size_t> dead_since_;                   // per category, once failed: grown_ entries looked at since
+  std::vector<uint32_t> revived_by_;                 // per category, once failed: a grown tasker that could take a job
+  std::vector<size_t> cursor_seen_;                  // per category: grown_ entries its cursors account for
+  std::vector<uint64_t> cursor_epoch_;               // per category charging a shared pool: its cursors' epoch
+  std::vector<uint32_t> grown_;                      // taskers whose capacity grew (ends, taskers up, pools enlarged)
+  std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
+  std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)
+  uint64_t backfill_pass_ = 0;
   uint64_t state_version_ = 0;  // advances whenever a job starts or ends (capacity changes)
   Credentials creds_;
-  bool static_order_;  // no time-dependent priority factor: jobs ranked once (wq_)
+  bool static_order_;                  // no time-dependent priority factor: jobs ranked once (wq_)
   std::vector<uint8_t> ended_;
   std::vector<double> used_;
   std::vector<uint32_t> arrivals_;

@@ -126,6 +126,9 @@ struct SimResult {
     std::vector<double> used;  ///< per consumable: configured queue-level total minus free
   };
   std::vector<Row> timeline;
+  /// Per consumable (catalog.consumables() order): the amount x seconds the started jobs hold, each
+  /// from its start to its end (for utilisation: over what the taskers offer).
+  std::vector<double> held_seconds;
   uint64_t categories_evaluated = 0;
 };
 

@@ -43,16 +43,14 @@ std::string shares_json(const std::map<std::string, Share>& m, double total) {
   return out + "}";
 }
 
-// Slot-seconds the farm offers over [from, from + span]: each tasker's consumable "slots" (else one a tasker)
-// while it is up, the farm's events (Dataset::farm) applied as they come.
-double offered_slot_seconds(const loaders::Dataset& ds, double from, double span) {
-  const double to = from + span;
+// Amount-seconds the farm offers over [from, from + span]: each tasker's own (queue-level) amount of
+// consumable k, or one a tasker when k < 0, while it is up, the farm's events (Dataset::farm) applied
+// as they come.
+double offered_seconds(const loaders::Dataset& ds, int k, double from, double span) {
   const size_t n = ds.taskers.size();
   std::vector<double> value(n, 1.0);
-  int slots_k = -1;
-  if (const auto a = ds.catalog.find("slots"); a && ds.catalog.consumable_slot(*a) >= 0) {
-    slots_k = ds.catalog.consumable_slot(*a);
-    const Column& col = ds.taskers.columns[*a];
+  if (k >= 0) {
+    const Column& col = ds.taskers.columns[ds.catalog.consumables()[static_cast<size_t>(k)]];
     for (uint32_t t = 0; t < n; ++t) value[t] = col.has(t) ? col.queue().num(t) : 0;
   }
   std::vector<uint8_t> up(n, 1);
@@ -62,6 +60,7 @@ double offered_slot_seconds(const loaders::Dataset& ds, double from, double span
     if (up[t]) rate += value[t];
   }
   if (ds.farm.events.empty()) return rate * span;
+  const double to = from + span;
   double total = 0, now = from;
   for (const TaskerEvent& e : ds.farm.events) {
     if (e.time >= to) break;
@@ -80,7 +79,7 @@ double offered_slot_seconds(const loaders::Dataset& ds, double from, double span
         up[t] = 0;
         break;
       case TaskerEvent::Kind::Configure:
-        if (static_cast<int>(e.consumable) != slots_k) break;
+        if (static_cast<int>(e.consumable) != k) break;
         if (up[t]) rate += e.amount - value[t];
         value[t] = e.amount;
         break;
@@ -120,11 +119,33 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
     }
   }
   const double makespan = waits.empty() ? 0 : last_end - first_submit;
-  const double offered = offered_slot_seconds(ds, first_submit, makespan);
+  // slots: the consumable "slots" if the farm has one, else one a tasker
+  const auto slots_attr = ds.catalog.find("slots");
+  const int slots_k = slots_attr ? ds.catalog.consumable_slot(*slots_attr) : -1;
+  const double offered = offered_seconds(ds, slots_k, first_submit, makespan);
+  // per consumable: what started jobs held over what the taskers' own pools offered
+  const auto& cons = ds.catalog.consumables();
+  std::string per_consumable = "{";
+  std::string utilisation_of = slots_k >= 0 ? "slots" : "";
+  double utilisation = offered > 0 ? busy / offered : 0.0;
+  for (size_t k = 0; k < cons.size() && k < r.held_seconds.size(); ++k) {
+    const double o = offered_seconds(ds, static_cast<int>(k), first_submit, makespan);
+    if (!(o > 0)) continue;
+    const std::string& name = ds.catalog.at(cons[k]).name;
+    per_consumable +=
+        fmt::format("{}{}: {:.6f}", per_consumable.size() > 1 ? ", " : "", json_string(name), r.held_seconds[k] / o);
+    if (utilisation_of.empty()) {
+      utilisation_of = name;
+      utilisation = r.held_seconds[k] / o;
+    }
+  }
+  per_consumable += "}";
+  if (utilisation_of.empty()) utilisation_of = "taskers";
   std::vector<double> cycle_ms;
   for (double s : r.cycle_seconds) cycle_ms.push_back(s * 1e3);
   return fmt::format(
-      "{{\n  \"utilisation\": {:.6f},\n  \"busy_slot_seconds\": {},\n  \"offered_slot_seconds\": {},\n"
+      "{{\n  \"utilisation\": {:.6f},\n  \"utilisation_of\": {},\n  \"utilisation_per_consumable\": {},\n"
+      "  \"busy_slot_seconds\": {},\n  \"offered_slot_seconds\": {},\n"
       "  \"wait_seconds\": {{\"mean\": {:.3f}, \"median\": {}, \"p95\": {}}},\n"
       "  \"mean_bounded_slowdown\": {:.4f},\n  \"makespan_seconds\": {},\n"
       "  \"started\": {},\n  \"held\": {},\n  \"throttled\": {},\n  \"backfilled\": {},\n"
@@ -132,10 +153,10 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
       "  \"cycles\": {},\n  \"full_cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, "
       "\"mean\": "
       "{:.4f}}}\n}}\n",
-      offered > 0 ? busy / offered : 0.0, busy, offered, mean(waits), quantile(waits, 0.5), quantile(waits, 0.95),
-      mean(slowdowns), makespan, waits.size(), held, throttled, backfilled, shares_json(by_queue, busy),
-      shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, r.full_cycles, quantile(cycle_ms, 0.5),
-      quantile(cycle_ms, 0.99), quantile(cycle_ms, 1.0), mean(cycle_ms));
+      utilisation, json_string(utilisation_of), per_consumable, busy, offered, mean(waits), quantile(waits, 0.5),
+      quantile(waits, 0.95), mean(slowdowns), makespan, waits.size(), held, throttled, backfilled,
+      shares_json(by_queue, busy), shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, r.full_cycles,
+      quantile(cycle_ms, 0.5), quantile(cycle_ms, 0.99), quantile(cycle_ms, 1.0), mean(cycle_ms));
 }
 
 std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {

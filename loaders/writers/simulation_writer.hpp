@@ -2,7 +2,10 @@
 //   schedule.csv  job,submit,start,end,wait,tasker,slots,queue,user,status,reason: one row per tasker a
 //                 started job used (status started); a job that never started has one row with status
 //                 pending (its last reason) or rejected (why), start/end/wait/tasker empty. Input order.
-//   metrics.json  utilisation (busy slot-seconds / offered slot-seconds over the makespan), waits (mean,
+//   metrics.json  utilisation over the makespan: per consumable, what started jobs held (amount-seconds)
+//                 over what the taskers' own pools offered while up (Dataset::farm); `utilisation` is
+//                 that of "slots" (busy slot-seconds / offered slot-seconds), else of the first
+//                 consumable, else jobs over taskers (`utilisation_of` says which); waits (mean,
 //                 median, p95), mean bounded slowdown (tau = 10 s), makespan, starts and slot-share per
 //                 queue, user and group, jobs held / throttled / backfilled, cycles and per-cycle time.
 //   timeline.csv  time,running,queued,used_<consumable>...: the last cycle of each simulated minute.

@@ -1,0 +1,52 @@
+// metrics.json of `colmatch simulate` (loaders/writers/simulation_writer.hpp): utilisation is what the
+// started jobs held over what the taskers offered while they were up.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/simulation.hpp"
+#include "loaders/writers/simulation_writer.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+// Two taskers of 2 slots and 4 GB; the second is down until 50 s. Job a takes 2 slots and 1 GB on the
+// first for 100 s, job b 2 slots and 3 GB on the second from 50 s to 100 s. Over the makespan (100 s)
+// the farm offers 2 x 100 + 2 x 50 = 300 slot-seconds and 4 x 100 + 4 x 50 = 600 GB-seconds; the jobs
+// hold 200 + 100 = 300 slot-seconds and 100 + 150 = 250 GB-seconds.
+TEST(SimulationMetrics, UtilisationFollowsTheTaskersThatAreUp) {
+  loaders::Dataset ds;
+  const uint32_t slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
+  const uint32_t mem = ds.catalog.add(consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob));
+  TaskerBuilder tb(ds.catalog);
+  for (const char* name : {"t0", "t1"}) {
+    tb.add(name, 1.0);
+    tb.set_number(slots, 2);
+    tb.set_number(mem, 4);
+  }
+  ds.taskers = std::move(tb).build();
+  JobBuilder jb(ds.catalog);
+  jb.add("a", "u", "g", 0, 0, 2);
+  jb.set_amount(mem, 1);
+  jb.set_times(100, 100);
+  jb.add("b", "u", "g", 0, 0, 2);
+  jb.set_amount(mem, 3);
+  jb.set_times(50, 50);
+  ds.jobs = std::move(jb).build();
+  ds.farm.down_at_start = {0, 1};
+  ds.farm.events = {{50, 1, TaskerEvent::Kind::Up, 0, 0}};
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  ASSERT_EQ(r.start[1], 50);
+  const std::string m = writers::simulation_metrics_json(ds, r);
+  EXPECT_NE(m.find("\"utilisation\": 1.000000,"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"utilisation_of\": \"slots\","), std::string::npos) << m;
+  EXPECT_NE(m.find("\"utilisation_per_consumable\": {\"slots\": 1.000000, \"mem\": 0.416667}"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"offered_slot_seconds\": 300,"), std::string::npos) << m;
+  // without the farm's events the second tasker would count as up all along: 400 slot-seconds offered
+  ds.farm = {};
+  const std::string frozen = writers::simulation_metrics_json(ds, r);
+  EXPECT_NE(frozen.find("\"offered_slot_seconds\": 400,"), std::string::npos) << frozen;
+}
+
+}  // namespace
