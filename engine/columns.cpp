@@ -383,6 +383,7 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.depends.emplace_back();
   table_.queue.push_back(table_.queues.intern(""));
   table_.account.push_back(table_.accounts.intern(""));
+  table_.qos.push_back(table_.qos_names.intern(""));
   if (slots == 0) throw ValueError("slots must be at least 1");
   return j;
 }
@@ -467,9 +468,10 @@ void JobBuilder::set_depends(std::vector<std::string> ids) {
   depends_.emplace_back(static_cast<uint32_t>(table_.size() - 1), std::move(ids));
 }
 
-void JobBuilder::set_credentials(std::string_view queue, std::string_view account) {
+void JobBuilder::set_credentials(std::string_view queue, std::string_view account, std::string_view qos) {
   table_.queue.back() = table_.queues.intern(queue);
   table_.account.back() = table_.accounts.intern(account);
+  table_.qos.back() = table_.qos_names.intern(qos);
 }
 
 void JobBuilder::reject(uint32_t j, std::string reason) {

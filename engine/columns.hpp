@@ -281,7 +281,7 @@ struct JobTable {
   std::vector<uint32_t> reject;  ///< kNone, or an index into reject_reason
   std::vector<std::string> reject_reason;
 
-  // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue) and account.
+  // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue), account and QoS.
   std::vector<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
   std::vector<double> walltime;  ///< the user's estimate (NaN: none; backfill then takes the runtime)
   /// Held until this time (Moab job hold; +inf: never released; -inf: not held).
@@ -290,7 +290,8 @@ struct JobTable {
   std::vector<std::vector<uint32_t>> depends;
   std::vector<uint32_t> queue;    ///< ids into queues (the Moab class); "" when none
   std::vector<uint32_t> account;  ///< ids into accounts
-  Dictionary queues, accounts;
+  std::vector<uint32_t> qos;      ///< ids into qos_names (Moab quality of service); "" when none
+  Dictionary queues, accounts, qos_names;
 
   size_t size() const noexcept { return id.size(); }
   bool rejected(uint32_t j) const noexcept { return reject[j] != kNone; }
@@ -325,8 +326,8 @@ class JobBuilder {
   /// The last job may start only after the jobs with these ids have ended; ids are resolved in
   /// build(), where an unknown id rejects the job.
   void set_depends(std::vector<std::string> ids);
-  /// Sets the last job's class (queue) and account credentials.
-  void set_credentials(std::string_view queue, std::string_view account);
+  /// Sets the last job's class (queue), account and QoS credentials ("" for none).
+  void set_credentials(std::string_view queue, std::string_view account, std::string_view qos = "");
   size_t size() const noexcept { return table_.size(); }
   /// Checks forced attributes (Grid Engine: a job must request them) and rejects jobs that do not,
   /// then returns the table. Every rejection's reason is in JobTable::reject_reason (the one store).

@@ -50,13 +50,14 @@ double sim_estimate(const JobTable& jobs, uint32_t j) noexcept {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr size_t kKinds = 4;
+constexpr size_t kKinds = 5;
 
 // Running jobs and slots per credential, with the limits that apply to each.
 class Credentials {
  public:
   Credentials(const JobTable& jobs, const std::vector<Throttle>& throttles) : jobs_(jobs) {
-    const std::array<const Dictionary*, kKinds> dicts{&jobs.owners, &jobs.groups, &jobs.queues, &jobs.accounts};
+    const std::array<const Dictionary*, kKinds> dicts{&jobs.owners, &jobs.groups, &jobs.queues, &jobs.accounts,
+                                                      &jobs.qos_names};
     for (size_t kind = 0; kind < kKinds; ++kind) {
       const size_t n = dicts[kind]->size();
       running_[kind].assign(n, 0);
@@ -93,7 +94,7 @@ class Credentials {
     return {};
   }
   std::string describe(const Violation& v) const {
-    static const char* kind_name[kKinds] = {"user", "group", "class", "account"};
+    static const char* kind_name[kKinds] = {"user", "group", "class", "account", "qos"};
     const std::string& name = names_[v.kind]->value(v.id);
     if (v.slots) return fmt::format("{} {} max_slots {}", kind_name[v.kind], name, max_slots_[v.kind][v.id]);
     return fmt::format("{} {} max_jobs {}", kind_name[v.kind], name, max_jobs_[v.kind][v.id]);
@@ -101,12 +102,29 @@ class Credentials {
 
   size_t count(size_t kind) const noexcept { return names_[kind]->size(); }  ///< credentials of that kind
 
+  /// Per job: the sum of the priorities of its credentials (SimPolicy::credential_priorities).
+  std::vector<double> priorities(const std::vector<CredentialPriority>& list) const {
+    std::array<std::vector<double>, kKinds> per;
+    for (size_t kind = 0; kind < kKinds; ++kind) per[kind].assign(names_[kind]->size(), 0.0);
+    for (const CredentialPriority& cp : list) {
+      const auto kind = static_cast<size_t>(cp.kind);
+      for (uint32_t id = 0; id < names_[kind]->size(); ++id)
+        if (names_[kind]->value(id) == cp.name) per[kind][id] += cp.priority;
+    }
+    std::vector<double> out(jobs_.size(), 0.0);
+    if (list.empty()) return out;
+    for (uint32_t j = 0; j < jobs_.size(); ++j)
+      for (size_t kind = 0; kind < kKinds; ++kind) out[j] += per[kind][cred(kind, j)];
+    return out;
+  }
+
   uint32_t cred(size_t kind, uint32_t j) const {
     switch (kind) {
       case 0: return jobs_.owner[j];
       case 1: return jobs_.group[j];
       case 2: return jobs_.queue[j];
-      default: return jobs_.account[j];
+      case 3: return jobs_.account[j];
+      default: return jobs_.qos[j];
     }
   }
 
@@ -161,6 +179,7 @@ class Simulator {
         cursor_epoch_(cats_.size(), 0),
         memo_(cats_.size()),
         creds_(jobs, policy.throttles),
+        cred_priority_(creds_.priorities(policy.credential_priorities)),
         static_order_(policy.weights.queue_time == 0 && policy.weights.expansion == 0),
         ended_(jobs.size(), 0),
         used_(catalog.consumables().size(), 0.0),
@@ -564,7 +583,7 @@ class Simulator {
   double priority(uint32_t j, double t) const {
     const PriorityWeights& w = policy_.weights;
     const double wait = t - jobs_.submit[j], est = std::max(sim_estimate(jobs_, j), 1.0);
-    return w.credential * jobs_.priority[j] + w.queue_time * wait / 60.0 +
+    return w.credential * (jobs_.priority[j] + cred_priority_[j]) + w.queue_time * wait / 60.0 +
            w.expansion * (wait + est) / est + w.size * jobs_.slots[j];
   }
 
@@ -971,6 +990,7 @@ class Simulator {
   uint64_t backfill_pass_ = 0;
   uint64_t state_version_ = 0;  // advances whenever a job starts or ends (capacity changes)
   Credentials creds_;
+  std::vector<double> cred_priority_;  // per job: its credentials' priorities summed
   bool static_order_;                  // no time-dependent priority factor: jobs ranked once (wq_)
   std::vector<uint8_t> ended_;
   std::vector<double> used_;

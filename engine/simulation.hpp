@@ -35,7 +35,8 @@
 namespace colmatch {
 
 enum class BackfillPolicy : uint8_t { None, Easy };
-enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3 };
+/// Moab credentials: user, group, class (queue), account, quality of service.
+enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3, QoS = 4 };
 
 /// Moab throttling policy for one credential kind: a limit for one named credential, or for each
 /// credential of that kind when `name` is empty (a named limit wins over the default one).
@@ -46,9 +47,17 @@ struct Throttle {
   double max_slots = std::numeric_limits<double>::infinity();  ///< running slots at once
 };
 
-/// Moab priority factor weights: priority = credential x (the job's priority field) + queue_time x
-/// (minutes queued) + expansion x ((wait + walltime) / walltime) + size x (slots). Ties: earlier
-/// submit, then input order.
+/// Moab credential priority (USERCFG[alice] PRIORITY=10, QOSCFG[high] PRIORITY=1000, CLASSCFG, GROUPCFG,
+/// ACCOUNTCFG): added to the credential factor of every job holding that credential.
+struct CredentialPriority {
+  CredentialKind kind = CredentialKind::User;
+  std::string name;
+  double priority = 0;
+};
+
+/// Moab priority factor weights: priority = credential x (the job's priority field + the priorities
+/// of its user, group, class, account and QoS) + queue_time x (minutes queued) + expansion x
+/// ((wait + walltime) / walltime) + size x (slots). Ties: earlier submit, then input order.
 struct PriorityWeights {
   double credential = 1, queue_time = 0, expansion = 0, size = 0;
 };
@@ -59,6 +68,7 @@ struct SimPolicy {
   BackfillPolicy backfill = BackfillPolicy::None;
   PriorityWeights weights;
   std::vector<Throttle> throttles;
+  std::vector<CredentialPriority> credential_priorities;
   double until = std::numeric_limits<double>::infinity();  ///< no cycle after this time
   /// Every cycle visits every waiting job and makes its reservation anew (the full cycle the fast one
   /// must equal). For verification: same schedule, slower.

@@ -350,7 +350,7 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
       throw LoadError(path, ln, "slots", "expected a whole number >= 1");
     const uint32_t j = b.add(id, owner, group, priority, submit, static_cast<uint32_t>(slots));
     double runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
-    std::string queue, account;
+    std::string queue, account, qos;
     auto reject = [&](const std::string& field, const std::string& why) {
       b.reject(j, fmt::format("{}:{}: job {}: field '{}': {}", path, ln, id, field, why));
     };
@@ -425,13 +425,13 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
           continue;
         }
         b.set_depends(std::move(deps));
-      } else if (key == "queue" || key == "class" || key == "account") {
+      } else if (key == "queue" || key == "class" || key == "account" || key == "qos") {
         std::string text;
         if (!scalar_text(field.value, text)) {
           reject(std::string(key), "expected a string");
           continue;
         }
-        (key == "account" ? account : queue) = text;
+        (key == "account" ? account : key == "qos" ? qos : queue) = text;
       } else if (key == "rejected") {
         std::string why;
         scalar_text(field.value, why);
@@ -441,7 +441,7 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
       }
     }
     b.set_times(runtime, walltime);
-    b.set_credentials(queue, account);
+    b.set_credentials(queue, account, qos);
   }
   return std::move(b).build();
 }

@@ -25,6 +25,21 @@ std::string text(const std::string& path, const toml::node& n, const std::string
   return *v;
 }
 
+// "user", "group", "class", "account", "qos" -> the kind; false for anything else.
+bool credential_kind(const std::string& v, CredentialKind& kind) {
+  static const std::pair<const char*, CredentialKind> kinds[] = {{"user", CredentialKind::User},
+                                                                 {"group", CredentialKind::Group},
+                                                                 {"class", CredentialKind::Class},
+                                                                 {"account", CredentialKind::Account},
+                                                                 {"qos", CredentialKind::QoS}};
+  for (const auto& [name, k] : kinds)
+    if (v == name) {
+      kind = k;
+      return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy, bool allow_power_key) {
@@ -63,6 +78,23 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
         if (!v || !std::isfinite(*v)) bad(path, wn, "priority." + w, "expected a finite number");
         *field = *v;
       }
+    } else if (key == "credential_priority") {
+      const auto* t = node.as_table();
+      if (!t) bad(path, node, key, "expected a table of credential kinds");
+      for (auto&& [ck, cn] : *t) {
+        const std::string kind_text(ck.str());
+        CredentialKind kind{};
+        if (!credential_kind(kind_text, kind))
+          bad(path, cn, key + "." + kind_text, "unknown credential kind (user, group, class, account, qos)");
+        const auto* names = cn.as_table();
+        if (!names) bad(path, cn, key + "." + kind_text, "expected a table: name = priority");
+        for (auto&& [nk, nv] : *names) {
+          const std::string field = key + "." + kind_text + "." + std::string(nk.str());
+          const auto v = nv.value<double>();
+          if (!v || !std::isfinite(*v)) bad(path, nv, field, "expected a finite number");
+          policy.credential_priorities.push_back({kind, std::string(nk.str()), *v});
+        }
+      }
     } else if (key == "throttle") {
       const auto* arr = node.as_array();
       if (!arr) bad(path, node, key, "expected [[policy.throttle]] tables");
@@ -76,11 +108,8 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
           if (f == "credential") {
             const std::string v = text(path, tn, "throttle.credential");
             has_kind = true;
-            if (v == "user") th.kind = CredentialKind::User;
-            else if (v == "group") th.kind = CredentialKind::Group;
-            else if (v == "class") th.kind = CredentialKind::Class;
-            else if (v == "account") th.kind = CredentialKind::Account;
-            else bad(path, tn, "throttle.credential", "expected user, group, class or account");
+            if (!credential_kind(v, th.kind))
+              bad(path, tn, "throttle.credential", "expected user, group, class, account or qos");
           } else if (f == "name") {
             th.name = text(path, tn, "throttle.name");
           } else if (f == "max_jobs") {
@@ -93,7 +122,8 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
             bad(path, tn, "throttle." + f, "unknown key (credential, name, max_jobs, max_slots)");
           }
         }
-        if (!has_kind) bad(path, item, "throttle", "needs credential = \"user\", \"group\", \"class\" or \"account\"");
+        if (!has_kind)
+          bad(path, item, "throttle", "needs credential = \"user\", \"group\", \"class\", \"account\" or \"qos\"");
         policy.throttles.push_back(std::move(th));
       }
     } else {

@@ -5,8 +5,10 @@
 //   backfill = "none"                 BACKFILLPOLICY: none (strict priority order) or easy
 //   resource_availability = "dedicated"  RESOURCEAVAILABILITYPOLICY (only dedicated so far)
 //   [policy.priority] credential = 1, queue_time = 0, expansion = 0, size = 0   (factor weights)
-//   [[policy.throttle]] credential = "user" | "group" | "class" | "account", name = "alice" (optional:
-//     every credential of that kind), max_jobs = N, max_slots = N
+//   [[policy.throttle]] credential = "user" | "group" | "class" | "account" | "qos", name = "alice"
+//     (optional: every credential of that kind), max_jobs = N, max_slots = N   (MAXJOB, MAXPROC)
+//   [policy.credential_priority] qos = { high = 1000 }, user = { alice = 10 }, group, class, account
+//     (QOSCFG[high] PRIORITY=1000 ...: added to the credential factor of the jobs holding them)
 #pragma once
 
 #include <string>

@@ -119,6 +119,7 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
     if (!j.queues.value(j.queue[i]).empty()) s += fmt::format(",\"queue\":{}", json_string(j.queues.value(j.queue[i])));
     if (!j.accounts.value(j.account[i]).empty())
       s += fmt::format(",\"account\":{}", json_string(j.accounts.value(j.account[i])));
+    if (!j.qos_names.value(j.qos[i]).empty()) s += fmt::format(",\"qos\":{}", json_string(j.qos_names.value(j.qos[i])));
     if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
     s += "}\n";
   }

@@ -75,7 +75,8 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
     return std::vector<std::pair<int, std::string>>{{0, jobs.owners.value(jobs.owner[j])},
                                                     {1, jobs.groups.value(jobs.group[j])},
                                                     {2, jobs.queues.value(jobs.queue[j])},
-                                                    {3, jobs.accounts.value(jobs.account[j])}};
+                                                    {3, jobs.accounts.value(jobs.account[j])},
+                                                    {4, jobs.qos_names.value(jobs.qos[j])}};
   };
   std::vector<std::tuple<int, size_t, uint32_t>> charged;  // pools charged this instant: (level, k, index)
   for (size_t e = 0; e < evs.size(); ++e) {

@@ -47,7 +47,7 @@ struct Job {
   double submit = 0, runtime = 10, walltime = NAN;
   uint32_t slots = 1;
   double priority = 0;
-  std::string user = "u", request;
+  std::string user = "u", request, qos;
   double hold = -kInf;
   std::vector<std::string> depends;
   bool fill_up = false;
@@ -62,6 +62,7 @@ JobTable make_jobs(const Catalog& cat, const std::vector<Job>& list) {
     if (j.hold > -kInf) jb.set_hold(j.hold);
     if (!j.depends.empty()) jb.set_depends(j.depends);
     if (j.fill_up) jb.set_rule(AllocationRule::FillUp);
+    if (!j.qos.empty()) jb.set_credentials("", "", j.qos);
   }
   return std::move(jb).build();
 }
@@ -128,6 +129,30 @@ TEST(SeedExamples, MoabPriorityFactorsOrderTheQueue) {
   EXPECT_EQ(first_after_busy({.credential = 0, .expansion = 1}), "short") << "highest expansion factor";
 }
 
+// Step 3, credential priority (Moab QOSCFG[high] PRIORITY=100, USERCFG[...] PRIORITY=...): a job's
+// credentials add their priorities to its own in the credential factor.
+TEST(SeedExamples, MoabCredentialPriorityOfQosAndUser) {
+  const Farm f({1});
+  const auto jobs = make_jobs(f.cat, {{.id = "busy", .runtime = 100},
+                                      {.id = "plain", .submit = 1, .priority = 5},
+                                      {.id = "express", .submit = 2, .qos = "high"},
+                                      {.id = "friend", .submit = 3, .user = "alice"}});
+  auto order = [&](std::vector<CredentialPriority> cp) {
+    SimPolicy pol;
+    pol.credential_priorities = std::move(cp);
+    const auto r = run(f, jobs, pol);
+    std::vector<std::pair<double, std::string>> starts;
+    for (uint32_t j = 1; j < jobs.size(); ++j) starts.emplace_back(r.start[j], jobs.id[j]);
+    std::sort(starts.begin(), starts.end());
+    return starts[0].second + "," + starts[1].second + "," + starts[2].second;
+  };
+  EXPECT_EQ(order({}), "plain,express,friend") << "own priority, then submit order";
+  EXPECT_EQ(order({{CredentialKind::QoS, "high", 10}}), "express,plain,friend");
+  EXPECT_EQ(order({{CredentialKind::QoS, "high", 10}, {CredentialKind::User, "alice", 20}}), "friend,express,plain");
+  EXPECT_EQ(order({{CredentialKind::QoS, "high", 3}, {CredentialKind::User, "u", 3}}), "plain,express,friend")
+      << "plain (5 + 3) still leads express (0 + 3 + 3)";
+}
+
 // Step 4, throttling per credential.
 TEST(SeedExamples, MoabThrottlingPerCredential) {
   const Farm f({8});
@@ -146,6 +171,21 @@ TEST(SeedExamples, MoabThrottlingPerCredential) {
   const auto cut = run(f, jobs, until);
   EXPECT_EQ(cut.reason[1], SimReason::Throttled);
   EXPECT_EQ(cut.detail[1], "user alice max_jobs 1");
+}
+
+// Step 4 for QoS (Moab QOSCFG[low] MAXJOB=1): a limit per quality of service.
+TEST(SeedExamples, MoabThrottlingPerQos) {
+  const Farm f({8});
+  const auto jobs = make_jobs(f.cat, {{.id = "l1", .runtime = 20, .qos = "low"},
+                                      {.id = "l2", .runtime = 20, .qos = "low"},
+                                      {.id = "h1", .runtime = 20, .qos = "high"}});
+  SimPolicy pol;
+  pol.throttles.push_back({CredentialKind::QoS, "low", 1, kInf});
+  const auto r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[1], 20) << "one low-QoS job at a time";
+  EXPECT_EQ(r.start[2], 0);
+  pol.until = 10;
+  EXPECT_EQ(run(f, jobs, pol).detail[1], "qos low max_jobs 1");
 }
 
 // Step 5, node allocation policies.
@@ -294,6 +334,7 @@ void randomize_times(JobTable& jobs, std::mt19937_64& rng) {
     jobs.queue[j] = jobs.queues.intern(rng() % 2 ? "short" : "long");
     jobs.owner[j] = jobs.owners.intern("u" + std::to_string(rng() % 3));
     jobs.group[j] = jobs.groups.intern("g" + std::to_string(rng() % 2));
+    jobs.qos[j] = jobs.qos_names.intern(rng() % 3 ? "normal" : "high");
   }
 }
 
@@ -359,6 +400,11 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       pol.throttles.push_back({kind, name, std::numeric_limits<uint64_t>::max(), static_cast<double>(1 + rng() % 12)});
     }
     if (rng() % 3 == 0) pol.weights = {0, 1, static_cast<double>(rng() % 2), 0};
+    if (rng() % 3 == 0) {  // credential priorities, and a job limit per QoS
+      pol.credential_priorities.push_back({CredentialKind::QoS, "high", static_cast<double>(rng() % 3)});
+      pol.credential_priorities.push_back({CredentialKind::User, "u1", static_cast<double>(rng() % 2)});
+      if (rng() % 2) pol.throttles.push_back({CredentialKind::QoS, "high", 1 + rng() % 2, kInf});
+    }
     const FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
     with_farm_events += !farm.events.empty();
     const std::string ctx = "seed " + std::to_string(seed);

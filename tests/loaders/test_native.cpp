@@ -8,6 +8,7 @@
 #include "engine/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
+#include "loaders/policy.hpp"
 #include "loaders/writers/native_writer.hpp"
 
 using namespace colmatch;
@@ -304,6 +305,51 @@ TEST(Native, SoftRequestsAreReadAndBadOnesRejected) {
             std::string::npos);
   const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[0]], "short.q@node03") << "the only tasker violating neither";
+}
+
+// Moab credentials of simulate: class (queue), account and QoS are read, written back and read again;
+// the [policy] table gives credential priorities and QoS throttles, and names file, line and key when
+// one is wrong.
+TEST(Native, CredentialsAndCredentialPolicyRoundTrip) {
+  TempDir dir;
+  const auto jobs =
+      dir.file("jobs.jsonl",
+               "{\"id\":\"a\",\"owner\":\"u\",\"queue\":\"short\",\"account\":\"proj\",\"qos\":\"high\"}\n"
+               "{\"id\":\"b\",\"owner\":\"u\"}\n");
+  const auto ds = loaders::load_native({kDemo + "farm.toml", "", kDemo + "taskers.jsonl", jobs});
+  ASSERT_EQ(ds.jobs.size(), 2u);
+  EXPECT_EQ(ds.jobs.qos_names.value(ds.jobs.qos[0]), "high");
+  EXPECT_EQ(ds.jobs.qos_names.value(ds.jobs.qos[1]), "");
+  EXPECT_EQ(ds.jobs.accounts.value(ds.jobs.account[0]), "proj");
+  writers::write_jobs_jsonl(dir.path("back.jsonl"), ds);
+  const auto back = loaders::load_native({kDemo + "farm.toml", "", kDemo + "taskers.jsonl", dir.path("back.jsonl")});
+  EXPECT_EQ(back.jobs.qos_names.value(back.jobs.qos[0]), "high");
+  EXPECT_EQ(back.jobs.queues.value(back.jobs.queue[0]), "short");
+
+  const auto policy = dir.file("policy.toml",
+                               "[policy]\n"
+                               "[policy.credential_priority]\n"
+                               "qos = { high = 1000, low = -5 }\n"
+                               "user = { alice = 10 }\n"
+                               "[[policy.throttle]]\n"
+                               "credential = \"qos\"\n"
+                               "name = \"low\"\n"
+                               "max_jobs = 2\n");
+  const SimPolicy p = loaders::read_policy_toml(policy);
+  ASSERT_EQ(p.credential_priorities.size(), 3u);
+  size_t qos = 0;
+  for (const auto& cp : p.credential_priorities)
+    if (cp.kind == CredentialKind::QoS) qos += cp.name == "high" ? cp.priority == 1000 : cp.priority == -5;
+  EXPECT_EQ(qos, 2u);
+  ASSERT_EQ(p.throttles.size(), 1u);
+  EXPECT_EQ(p.throttles[0].kind, CredentialKind::QoS);
+  EXPECT_EQ(p.throttles[0].max_jobs, 2u);
+  const auto bad = dir.file("bad.toml", "[policy.credential_priority]\nproject = { x = 1 }\n");
+  expect_load_error([&] { loaders::read_policy_toml(bad); }, bad, 2, "policy.credential_priority.project",
+                    "unknown credential kind");
+  const auto bad_value = dir.file("bad2.toml", "[policy.credential_priority]\nqos = { high = \"lots\" }\n");
+  expect_load_error([&] { loaders::read_policy_toml(bad_value); }, bad_value, 2, "policy.credential_priority.qos.high",
+                    "expected a finite number");
 }
 
 }  // namespace

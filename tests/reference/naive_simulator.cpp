@@ -215,7 +215,10 @@ struct Sim {
       }
       const auto& w = pol.weights;
       const double wait = t - jobs.submit[j], est = std::max(estimate(j), 1.0);
-      const double prio = w.credential * jobs.priority[j] + w.queue_time * wait / 60.0 +
+      double cred_prio = 0;
+      for (const CredentialPriority& cp : pol.credential_priorities)
+        if (cred(static_cast<int>(cp.kind), j) == cp.name) cred_prio += cp.priority;
+      const double prio = w.credential * (jobs.priority[j] + cred_prio) + w.queue_time * wait / 60.0 +
                           w.expansion * (wait + est) / est + w.size * jobs.slots[j];
       ready.emplace_back(-prio, jobs.submit[j], j);
     }
@@ -288,17 +291,19 @@ struct Sim {
     return false;
   }
 
+  std::string cred(int kind, uint32_t x) const {
+    switch (kind) {
+      case 0: return jobs.owners.value(jobs.owner[x]);
+      case 1: return jobs.groups.value(jobs.group[x]);
+      case 2: return jobs.queues.value(jobs.queue[x]);
+      case 3: return jobs.accounts.value(jobs.account[x]);
+      default: return jobs.qos_names.value(jobs.qos[x]);
+    }
+  }
+
   bool throttle_ok(uint32_t j, const std::vector<uint8_t>& running) const {
-    for (int kind = 0; kind < 4; ++kind) {
-      auto cred = [&](uint32_t x) -> std::string {
-        switch (kind) {
-          case 0: return jobs.owners.value(jobs.owner[x]);
-          case 1: return jobs.groups.value(jobs.group[x]);
-          case 2: return jobs.queues.value(jobs.queue[x]);
-          default: return jobs.accounts.value(jobs.account[x]);
-        }
-      };
-      const std::string mine = cred(j);
+    for (int kind = 0; kind < 5; ++kind) {
+      const std::string mine = cred(kind, j);
       uint64_t max_jobs = std::numeric_limits<uint64_t>::max();
       double max_slots = std::numeric_limits<double>::infinity();
       for (const Throttle& th : pol.throttles)  // a default limit, then a named one wins
@@ -309,7 +314,7 @@ struct Sim {
       uint64_t count = 0;
       double slots = 0;
       for (uint32_t x = 0; x < jobs.size(); ++x)
-        if (running[x] && cred(x) == mine) ++count, slots += jobs.slots[x];
+        if (running[x] && cred(kind, x) == mine) ++count, slots += jobs.slots[x];
       if (count + 1 > max_jobs || slots + jobs.slots[j] > max_slots) return false;
     }
     return true;
