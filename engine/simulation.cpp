@@ -153,13 +153,14 @@ enum class Parked : uint8_t { No, Held, Dependency, Throttled };
 class Simulator {
  public:
   Simulator(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
-            const kernels::KernelTable& k, const FarmEvents& farm)
+            const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress)
       : catalog_(catalog),
         taskers_(taskers),
         jobs_(jobs),
         policy_(policy),
         k_(k),
         farm_(farm),
+        progress_(progress),
         cats_(categorize(catalog, jobs)),
         eligible_(cats_.size()),
         evaluated_(cats_.size(), 0),
@@ -253,7 +254,9 @@ class Simulator {
       if (static_order_ && !policy_.full_cycles && !might_be_last(next, t)) cycle_fast(t);
       else cycle_full(t);
       last_cycle = t;
+      if (progress_ && (res_.cycles & 1023) == 0) progress_(t, ended_count_, arrivals_.size());
     }
+    if (progress_) progress_(last_cycle, ended_count_, arrivals_.size());
     return std::move(res_);
   }
 
@@ -437,6 +440,7 @@ class Simulator {
     });
     creds_.add(j, -1);
     ended_[j] = 1;
+    ++ended_count_;
     running_.erase({res_.start[j] + sim_estimate(jobs_, j), j});
     ++state_version_;
     for (uint32_t a = 0; a < res_.alloc_count[j]; ++a) {
@@ -965,6 +969,8 @@ class Simulator {
   const SimPolicy& policy_;
   const kernels::KernelTable& k_;
   const FarmEvents& farm_;
+  const SimProgress& progress_;
+  uint64_t ended_count_ = 0;
   size_t next_farm_ = 0;                         // the next farm event to apply
   std::vector<std::vector<double>> configured_;  // per consumable, per tasker: once a Configure came
   Categories cats_;
@@ -1017,8 +1023,8 @@ class Simulator {
 }  // namespace
 
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
-                   const kernels::KernelTable& k, const FarmEvents& farm) {
-  return Simulator(catalog, taskers, jobs, policy, k, farm).run();
+                   const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
+  return Simulator(catalog, taskers, jobs, policy, k, farm, progress).run();
 }
 
 }  // namespace colmatch

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -142,13 +143,17 @@ struct SimResult {
   uint64_t categories_evaluated = 0;
 };
 
+/// Progress of a run: the simulated time reached (seconds), the jobs that have ended, the jobs to
+/// schedule (not rejected). Called every 1,024 cycles and once at the end, on the simulating thread.
+using SimProgress = std::function<void(double time, uint64_t ended, uint64_t jobs)>;
+
 /// Runs the simulation. `jobs` carry submit, runtime, walltime, holds, dependencies and credentials;
 /// `farm` the taskers' changes over time (applied in a cycle before its submits, after its ends).
 /// Deterministic; the result does not depend on the thread count. Allocates O(jobs + taskers).
 /// Throws std::invalid_argument for a farm event naming a tasker or consumable that does not exist,
 /// events out of time order, or a Configure on a consumable with a host or global pool.
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
-                   const kernels::KernelTable& k, const FarmEvents& farm = {});
+                   const kernels::KernelTable& k, const FarmEvents& farm = {}, const SimProgress& progress = {});
 
 /// The time job j occupies its taskers: min(runtime, walltime), NaN or negative counted as 0.
 double sim_duration(const JobTable& jobs, uint32_t j) noexcept;

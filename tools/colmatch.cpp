@@ -66,6 +66,23 @@ loaders::ProgressFn progress_fn() {
   };
 }
 
+// On a terminal: the simulated time reached, the jobs done and the rate, redrawn at most every 200 ms.
+SimProgress simulate_progress_fn() {
+  if (!isatty(STDERR_FILENO)) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [start, last = std::chrono::steady_clock::time_point{}](double t, uint64_t ended, uint64_t jobs) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::milliseconds(200) && ended < jobs) return;
+    last = now;
+    const double s = std::chrono::duration<double>(now - start).count();
+    std::fprintf(stderr, "\r\033[Ksimulating: t = %.0f s, %llu / %llu jobs done (%.0f%%), %.0f jobs/s", t,
+                 static_cast<unsigned long long>(ended), static_cast<unsigned long long>(jobs),
+                 jobs ? 100.0 * static_cast<double>(ended) / static_cast<double>(jobs) : 100.0,
+                 s > 0 ? static_cast<double>(ended) / s : 0.0);
+    std::fflush(stderr);
+  };
+}
+
 loaders::Dataset load(const Inputs& in, loaders::LoadMode mode = loaders::LoadMode::Snapshot) {
   const auto progress = progress_fn();
   const loaders::InputFormat* format = loaders::find_format(in.format);
@@ -194,7 +211,9 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       info.isa = table->isa;
       info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const auto t1 = std::chrono::steady_clock::now();
-      const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table, ds.farm);
+      const SimProgress progress = simulate_progress_fn();
+      const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table, ds.farm, progress);
+      if (progress) std::fputs("\r\033[K", stderr);
       info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
       writers::write_simulation(out_dir, ds, r, info);
       std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);

@@ -525,6 +525,25 @@ TEST(Simulation, GoogleSliceWithMachineEventsDuringTheRun) {
   RecordProperty("farm_events", fmt::format("{} down, {} up, {} configure", downs, ups, configures));
 }
 
+// The progress callback (the CLI's progress bar): simulated time never goes back, ends only add up, and
+// the last call reports every started job as ended.
+TEST(Simulation, ProgressReportsTimeAndJobsDone) {
+  const auto ds = loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
+  std::vector<std::tuple<double, uint64_t, uint64_t>> calls;
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), {},
+                               [&](double t, uint64_t ended, uint64_t jobs) { calls.emplace_back(t, ended, jobs); });
+  ASSERT_GE(calls.size(), r.cycles / 1024);
+  ASSERT_GE(calls.size(), 2u);
+  for (size_t i = 1; i < calls.size(); ++i) {
+    EXPECT_LE(std::get<0>(calls[i - 1]), std::get<0>(calls[i]));
+    EXPECT_LE(std::get<1>(calls[i - 1]), std::get<1>(calls[i]));
+  }
+  uint64_t started = 0;
+  for (double s : r.start) started += !std::isnan(s);
+  EXPECT_EQ(std::get<1>(calls.back()), started);
+  EXPECT_EQ(std::get<2>(calls.back()), 3000u);
+}
+
 TEST(Simulation, FastCyclesEqualFullCyclesOnTheFullKthLog) {
   const std::string path = std::string(COLMATCH_SOURCE_DIR) +
                            "/../shared/datasets/raw/parallel-workloads-archive/KTH-SP2-1996-2.1-cln.swf.gz";
