@@ -81,6 +81,19 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
   return ok;
 }
 
+bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
+  const uint32_t c = cats_.of_job[j];
+  if (cats_.rule[c] != AllocationRule::FillUp || !all_queue_only_[c]) {
+    if (!try_place(j, policy, out)) return false;
+    cap_.rollback();
+    return true;
+  }
+  planning_ = true;
+  const bool ok = place_fill_up(j, c, out);
+  planning_ = false;
+  return ok;
+}
+
 // $pe_slots: all slots on one tasker with room for the whole charge, chosen by `policy` within the
 // first soft tier that has one. GreatestPower walks the tier in rank order from the category's cursor,
 // which moves to the tasker found (or past the end); the others look at every eligible tasker.
@@ -191,7 +204,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   const size_t first = out.size();
   std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
   auto place = [&](size_t x, uint32_t n, bool master) {
-    for (size_t k = 0; k < cap_.consumables(); ++k) {
+    for (size_t k = 0; k < cap_.consumables() && !planning_; ++k) {
       const double amount = n * cats_.need[c][k] + (master ? cats_.master_need[c][k] : 0.0);
       if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
     }

@@ -102,6 +102,10 @@ class Placer {
   /// Cursors only move past taskers that had no room before the job's own charges, so they stay valid
   /// when the caller rolls a successful placement back.
   bool try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
+  /// The allocations try_place would append for job j now, without taking any charge (the capacity
+  /// is left as it was). A $fill_up job charging only taskers' own pools is planned tasker by tasker
+  /// (each tasker's instances do not depend on the others'); any other job is placed and rolled back.
+  bool plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
   /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
   const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }
   /// For a $fill_up job: the tasker try_place would make its master (the first in preference order that
@@ -127,6 +131,7 @@ class Placer {
   std::vector<std::vector<Charge>> charges_;
   std::vector<uint8_t> all_queue_only_;  // per category: every pool it charges is a tasker's own
   size_t scratch_cursor_ = 0;
+  bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
 };
 
 /// The order jobs are considered in (rejected jobs excluded).

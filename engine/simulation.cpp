@@ -496,8 +496,7 @@ class Simulator {
       if (fill && !shared) worth = total >= jobs_.slots[j];
       if (!worth) continue;
       trial.clear();
-      if (!future_placer_.try_place(j, policy_.allocation, trial)) continue;
-      future_.commit();
+      if (!future_placer_.plan(j, policy_.allocation, trial)) continue;
       r.active = true;
       r.shadow = expected_end;
       r.reserved.assign(taskers_.size(), 0);

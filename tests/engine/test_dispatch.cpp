@@ -3,6 +3,9 @@
 
 #include <tbb/global_control.h>
 
+#include "datasets/synth/synthetic.hpp"
+#include "engine/dispatch.hpp"
+#include "engine/eligibility.hpp"
 #include "engine/matcher.hpp"
 
 using namespace colmatch;
@@ -347,6 +350,54 @@ TEST(FillUp, AllOrNothingAndPerJobChargesOnTheMaster) {
   const size_t ks = static_cast<size_t>(cat.consumable_slot(slots));
   EXPECT_EQ(m.dispatch.capacity.queue_free(ks)[0] + m.dispatch.capacity.queue_free(ks)[1], 1)
       << "the failed job left no charge behind";
+}
+
+// Placer::plan (EASY's reservation asks where a job would go without placing it): the same allocations
+// try_place makes, and the capacity untouched, on random farms with $fill_up and $pe_slots jobs,
+// soft tiers and partly used taskers.
+TEST(Placer, PlanGivesTryPlaceAllocationsAndTakesNothing) {
+  size_t planned = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    synth::SynthSpec s;
+    s.seed = seed;
+    s.taskers = 1 + seed % 40;
+    s.jobs = 30;
+    s.categories = 1 + seed % 6;
+    s.levels = seed % 3 == 0;
+    s.with_slots = true;
+    s.soft = seed % 4 == 0 ? 0.5 : 0.0;
+    s.fill_up = 0.5;
+    const auto ds = synth::generate(s);
+    const Categories cats = categorize(ds.catalog, ds.jobs);
+    std::vector<CategoryEligibility> elig;
+    for (uint32_t c = 0; c < cats.size(); ++c) {
+      const Request* soft = cats.soft[c] != 0 ? &ds.jobs.requests[cats.soft[c]] : nullptr;
+      elig.push_back(evaluate_category(ds.catalog, ds.taskers, ds.jobs.requests[cats.request[c]], soft, cats.need[c],
+                                       kernels::active()));
+    }
+    Capacity cap = Capacity::configured(ds.catalog, ds.taskers);
+    Placer placer(ds.taskers, ds.jobs, cats, elig, cap, nullptr);
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      if (ds.jobs.rejected(j) || elig[cats.of_job[j]].eligible.count() == 0) continue;
+      const auto policy = static_cast<AllocationPolicy>(j % 4);
+      std::vector<Allocation> planned_allocs, placed;
+      const std::vector<double> before = cap.queue_free(0);
+      const bool p = placer.plan(j, policy, planned_allocs);
+      ASSERT_EQ(cap.queue_free(0), before) << "seed " << seed << " job " << j << ": plan took capacity";
+      const bool ok = placer.try_place(j, policy, placed);
+      ASSERT_EQ(p, ok) << "seed " << seed << " job " << j;
+      ASSERT_EQ(planned_allocs.size(), placed.size()) << "seed " << seed << " job " << j;
+      for (size_t a = 0; a < placed.size(); ++a) {
+        ASSERT_EQ(planned_allocs[a].tasker, placed[a].tasker);
+        ASSERT_EQ(planned_allocs[a].slots, placed[a].slots);
+      }
+      if (ok) {
+        cap.commit();  // the next job sees a fuller farm
+        planned += cats.rule[cats.of_job[j]] == AllocationRule::FillUp;
+      }
+    }
+  }
+  EXPECT_GT(planned, 500u) << "$fill_up plans are exercised";
 }
 
 }  // namespace
