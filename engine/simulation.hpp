@@ -124,7 +124,10 @@ struct SimResult {
   std::vector<SimReason> reason;                   ///< per job: None if started, else the last reason
   std::vector<std::string> detail;                 ///< per job: throttle detail ("user alice max_jobs 2")
   std::vector<uint8_t> backfilled;                 ///< per job: started ahead of a reservation
-  std::vector<uint8_t> was_held, was_throttled;    ///< per job: ever held / ever throttled
+  /// Per job: ever held; ever held back by a credential limit when a cycle looked at it. A fast cycle
+  /// looks at fewer waiting jobs than a full one (only those that could start), so was_throttled, unlike
+  /// the schedule, depends on which cycles ran: a lower bound of the jobs a limit concerned.
+  std::vector<uint8_t> was_held, was_throttled;
   uint64_t cycles = 0;
   /// Cycles that visited every waiting job (Simulator's full cycle: time-dependent priorities, or a
   /// cycle that may be the run's last); the others visited only what could change the schedule.

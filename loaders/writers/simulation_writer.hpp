@@ -7,7 +7,8 @@
 //                 that of "slots" (busy slot-seconds / offered slot-seconds), else of the first
 //                 consumable, else jobs over taskers (`utilisation_of` says which); waits (mean,
 //                 median, p95), mean bounded slowdown (tau = 10 s), makespan, starts and slot-share per
-//                 queue, user and group, jobs held / throttled / backfilled, cycles and per-cycle time.
+//                 queue, user and group, jobs held / throttled (held back by a limit when a cycle looked
+//                 at them: see SimResult::was_throttled) / backfilled, cycles and per-cycle time.
 //   timeline.csv  time,running,queued,used_<consumable>...: the last cycle of each simulated minute.
 //   summary.json  counts, categories evaluated, seconds (load, simulate), threads, instruction set.
 #pragma once
