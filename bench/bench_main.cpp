@@ -233,28 +233,25 @@ const loaders::Dataset& synthetic(size_t jobs, size_t taskers, size_t categories
   return it->second;
 }
 
+// The Google 2011 slice (part 0 of the task events) from $COLMATCH_RAW or ../shared/datasets/raw, loaded
+// once for `mode`; nullptr when the files are not there.
+const loaders::Dataset* load_google_once(loaders::LoadMode mode) {
+  const char* raw = std::getenv("COLMATCH_RAW");
+  const std::string base = raw ? raw : std::string(COLMATCH_SOURCE_DIR) + "/../shared/datasets/raw";
+  const std::string m = base + "/google-clusterdata-2011-2/machine_events/part-00000-of-00001.csv.gz";
+  const std::string t = base + "/google-clusterdata-2011-2/task_events/part-00000-of-00500.csv.gz";
+  if (!std::filesystem::exists(m) || !std::filesystem::exists(t)) return nullptr;
+  return new loaders::Dataset(loaders::load_google2011(m, t, std::nullopt, {}, mode));
+}
+
 const loaders::Dataset* google_trace() {
-  static const loaders::Dataset* ds = []() -> const loaders::Dataset* {
-    const char* raw = std::getenv("COLMATCH_RAW");
-    const std::string base = raw ? raw : std::string(COLMATCH_SOURCE_DIR) + "/../shared/datasets/raw";
-    const std::string m = base + "/google-clusterdata-2011-2/machine_events/part-00000-of-00001.csv.gz";
-    const std::string t = base + "/google-clusterdata-2011-2/task_events/part-00000-of-00500.csv.gz";
-    if (!std::filesystem::exists(m) || !std::filesystem::exists(t)) return nullptr;
-    return new loaders::Dataset(loaders::load_google2011(m, t));
-  }();
+  static const loaders::Dataset* ds = load_google_once(loaders::LoadMode::Snapshot);
   return ds;
 }
 
 // The same slice loaded for `simulate`: every machine of the slice with its ADD, REMOVE and UPDATE events.
 const loaders::Dataset* google_trace_over_time() {
-  static const loaders::Dataset* ds = []() -> const loaders::Dataset* {
-    const char* raw = std::getenv("COLMATCH_RAW");
-    const std::string base = raw ? raw : std::string(COLMATCH_SOURCE_DIR) + "/../shared/datasets/raw";
-    const std::string m = base + "/google-clusterdata-2011-2/machine_events/part-00000-of-00001.csv.gz";
-    const std::string t = base + "/google-clusterdata-2011-2/task_events/part-00000-of-00500.csv.gz";
-    if (!std::filesystem::exists(m) || !std::filesystem::exists(t)) return nullptr;
-    return new loaders::Dataset(loaders::load_google2011(m, t, std::nullopt, {}, loaders::LoadMode::OverTime));
-  }();
+  static const loaders::Dataset* ds = load_google_once(loaders::LoadMode::OverTime);
   return ds;
 }
 
@@ -327,23 +324,30 @@ SimPolicy kth_policy(size_t jobs) {
   return p;
 }
 
-void BM_Simulate_Kth(benchmark::State& state) {
-  const auto& ds = kth_sample();
-  const SimPolicy p = kth_policy(static_cast<size_t>(state.range(0)));
+// Runs the engine's simulation while the benchmark loop lasts and reports what it did: jobs started,
+// cycles, and the per-cycle time distribution of the last run.
+void engine_simulation(benchmark::State& state, const loaders::Dataset& ds, const SimPolicy& p) {
   SimResult r;
-  for (auto _ : state) r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active());
+  for (auto _ : state) r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active(), ds.farm);
   uint64_t started = 0;
   for (double x : r.start) started += !std::isnan(x);
   state.counters["started"] = static_cast<double>(started);
   state.counters["cycles"] = static_cast<double>(r.cycles);
+  std::vector<double> c = r.cycle_seconds;
+  std::sort(c.begin(), c.end());
+  if (!c.empty()) {
+    state.counters["cycle_p50_us"] = c[c.size() / 2] * 1e6;
+    state.counters["cycle_p99_us"] = c[c.size() * 99 / 100] * 1e6;
+    state.counters["cycle_max_us"] = c.back() * 1e6;
+  }
 }
 
-void BM_Simulate_Kth_Naive(benchmark::State& state) {
-  const auto& ds = kth_sample();
-  const SimPolicy p = kth_policy(static_cast<size_t>(state.range(0)));
-  const SimResult fast = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active());
+// The same with the naive reference simulator; its start times must equal the engine's before its
+// time means anything.
+void naive_simulation(benchmark::State& state, const loaders::Dataset& ds, const SimPolicy& p) {
+  const SimResult fast = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active(), ds.farm);
   naive::SimOutcome r;
-  for (auto _ : state) r = naive::simulate(ds.catalog, ds.taskers, ds.jobs, p);
+  for (auto _ : state) r = naive::simulate(ds.catalog, ds.taskers, ds.jobs, p, ds.farm);
   for (uint32_t j = 0; j < ds.jobs.size(); ++j)
     if (!(std::isnan(r.start[j]) && std::isnan(fast.start[j])) && r.start[j] != fast.start[j]) {
       state.SkipWithError("the naive simulator disagrees with the engine");
@@ -351,10 +355,17 @@ void BM_Simulate_Kth_Naive(benchmark::State& state) {
     }
 }
 
+void BM_Simulate_Kth(benchmark::State& state) {
+  engine_simulation(state, kth_sample(), kth_policy(static_cast<size_t>(state.range(0))));
+}
+
+void BM_Simulate_Kth_Naive(benchmark::State& state) {
+  naive_simulation(state, kth_sample(), kth_policy(static_cast<size_t>(state.range(0))));
+}
+
 // The Google 2011 slice (190,926 tasks, 12,480 machine rows) with its machine events applied during the
 // run, EASY backfill. Arg: keep every Nth task (1: the whole slice; the trace starts with 144k tasks
-// submitted at time 0, so a time cut cannot make it small enough for the naive simulator). The
-// per-cycle time distribution is reported from the cycles of the last iteration.
+// submitted at time 0, so a time cut cannot make it small enough for the naive simulator).
 const loaders::Dataset* google_over_time_every(size_t stride) {
   static std::map<size_t, loaders::Dataset> cache;
   const auto* full = google_trace_over_time();
@@ -380,46 +391,25 @@ const loaders::Dataset* google_over_time_every(size_t stride) {
   return &it->second;
 }
 
-void BM_Simulate_Google(benchmark::State& state) {
-  const auto* ds = google_over_time_every(static_cast<size_t>(state.range(0)));
-  if (!ds) {
-    state.SkipWithError("Google trace not found (set COLMATCH_RAW)");
-    return;
-  }
+SimPolicy easy_backfill() {
   SimPolicy p;
   p.backfill = BackfillPolicy::Easy;
-  SimResult r;
-  for (auto _ : state) r = simulate(ds->catalog, ds->taskers, ds->jobs, p, kernels::active(), ds->farm);
-  std::vector<double> c = r.cycle_seconds;
-  std::sort(c.begin(), c.end());
-  uint64_t started = 0;
-  for (double x : r.start) started += !std::isnan(x);
-  state.counters["started"] = static_cast<double>(started);
-  state.counters["cycles"] = static_cast<double>(r.cycles);
-  state.counters["farm_events"] = static_cast<double>(ds->farm.events.size());
-  if (!c.empty()) {
-    state.counters["cycle_p50_us"] = c[c.size() / 2] * 1e6;
-    state.counters["cycle_p99_us"] = c[c.size() * 99 / 100] * 1e6;
-    state.counters["cycle_max_us"] = c.back() * 1e6;
+  return p;
+}
+
+void BM_Simulate_Google(benchmark::State& state) {
+  if (const auto* ds = google_over_time_every(static_cast<size_t>(state.range(0)))) {
+    engine_simulation(state, *ds, easy_backfill());
+    state.counters["farm_events"] = static_cast<double>(ds->farm.events.size());
+  } else {
+    state.SkipWithError("Google trace not found (set COLMATCH_RAW)");
   }
 }
 
 void BM_Simulate_Google_Naive(benchmark::State& state) {
-  const auto* ds = google_over_time_every(static_cast<size_t>(state.range(0)));
-  if (!ds) {
-    state.SkipWithError("Google trace not found (set COLMATCH_RAW)");
-    return;
-  }
-  SimPolicy p;
-  p.backfill = BackfillPolicy::Easy;
-  const SimResult fast = simulate(ds->catalog, ds->taskers, ds->jobs, p, kernels::active(), ds->farm);
-  naive::SimOutcome r;
-  for (auto _ : state) r = naive::simulate(ds->catalog, ds->taskers, ds->jobs, p, ds->farm);
-  for (uint32_t j = 0; j < ds->jobs.size(); ++j)
-    if (!(std::isnan(r.start[j]) && std::isnan(fast.start[j])) && r.start[j] != fast.start[j]) {
-      state.SkipWithError("the naive simulator disagrees with the engine");
-      return;
-    }
+  if (const auto* ds = google_over_time_every(static_cast<size_t>(state.range(0))))
+    naive_simulation(state, *ds, easy_backfill());
+  else state.SkipWithError("Google trace not found (set COLMATCH_RAW)");
 }
 
 // The cost of one cycle as the queue grows: one job holds the whole farm (100 taskers) for ever, N jobs
