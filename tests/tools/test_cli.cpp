@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -215,6 +216,31 @@ TEST(CliSimulate, KthSampleEveryJobOnceAndEasyWaitsLess) {
   EXPECT_LT(mean_wait(easy.dir / "metrics.json"), mean_wait(strict.dir / "metrics.json") / 2)
       << "EASY backfill cuts the mean wait at least in half on this log";
   EXPECT_NE(b.out.find("\"started\": 3000"), std::string::npos) << b.out;
+}
+
+// colmatch simulate on the bundled Google 2011 slice: the machines' events are applied during the run
+// (summary counts every machine row ever up), every task has its rows, and utilisation is that of cpu.
+TEST(CliSimulate, GoogleSampleWithMachineEvents) {
+  Out out, snapshot;
+  const std::string g = "--format google2011 --machines " + kSrc + "/datasets/samples/google_machine_events.csv.gz" +
+                        " --tasks " + kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz";
+  const auto r = run("simulate " + g + " --out " + out.dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto m = run("match " + g + " --out " + snapshot.dir.string());
+  ASSERT_EQ(m.status, 0) << m.err;
+  auto count = [](const std::string& json, const std::string& key) {
+    const size_t at = json.find("\"" + key + "\": ");
+    return at == std::string::npos ? -1L : std::stol(json.substr(at + key.size() + 4));
+  };
+  EXPECT_GT(count(r.out, "taskers"), count(m.out, "taskers")) << "simulate keeps machines removed before the end";
+  std::set<std::string> jobs;
+  const auto rows = lines((out.dir / "schedule.csv").string());
+  for (size_t i = 1; i < rows.size(); ++i) jobs.insert(rows[i].substr(0, rows[i].find(',')));
+  EXPECT_EQ(jobs.size(), 24748u) << "every task appears";
+  std::ifstream in(out.dir / "metrics.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_NE(ss.str().find("\"utilisation_of\": \"cpu\""), std::string::npos) << ss.str();
 }
 
 TEST(CliSimulate, BadPolicyNamesFileLineAndKey) {
