@@ -1,7 +1,8 @@
 // libFuzzer targets for the two-file trace formats, chosen at build time by COLMATCH_FUZZ_FORMAT
 // ("google2011", "openb", "dirac" or "swf"): the input is FIRST --8<-- SECOND (machine events / task
 // events, nodes / pods, resources / JDL; an SWF log is one file), loaded through the format registry as
-// the CLI does, then matched (and an SWF log also simulated).
+// the CLI does, then matched (an SWF log also simulated; a Google trace also loaded over time, with its
+// machine events, and simulated).
 #include <map>
 
 #include "loaders/formats.hpp"
@@ -23,11 +24,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!b.empty()) args[b] = fuzz::temp_file(b, second);
     const loaders::Dataset ds = loaders::load_format(*loaders::find_format(format), args);
     fuzz::match(ds);
-    if (format == "swf") {  // and over time, bounded to 10 simulated days
-      SimPolicy policy;
-      policy.backfill = BackfillPolicy::Easy;
-      policy.until = 864000;
-      (void)simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());
+    SimPolicy policy;  // over time, bounded to 10 simulated days
+    policy.backfill = BackfillPolicy::Easy;
+    policy.until = 864000;
+    if (format == "swf") (void)simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());
+    if (format == "google2011") {
+      const loaders::Dataset t =
+          loaders::load_format(*loaders::find_format(format), args, {}, loaders::LoadMode::OverTime);
+      (void)simulate(t.catalog, t.taskers, t.jobs, policy, kernels::active(), t.farm);
     }
   });
 }
