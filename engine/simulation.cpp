@@ -478,20 +478,32 @@ class Simulator {
     // slot instances tasker t takes then, capped at the job's slots: the capped sum reaches the slots
     // exactly when the uncapped one does
     auto instances = [&](uint32_t t) { return future_placer_.instances(c, t, false, jobs_.slots[j]); };
-    uint64_t total = fill && !shared ? instance_total(c) : 0;  // $fill_up: instances over the eligible taskers
+    // $fill_up: instances over the eligible taskers, and per tasker (a copy of the kept totals, updated
+    // as the walk releases capacity: each tasker's count is computed once per release, not twice)
+    uint64_t total = 0;
+    if (fill && !shared) {
+      const InstanceTotal& kept = instance_total(c);
+      COLMATCH_DASSERT(cats_.slots[c] == jobs_.slots[j], "a category's jobs ask for its slots");
+      total = kept.total;
+      future_instances_ = kept.per_tasker;
+    }
     std::vector<Allocation> trial;
     for (const auto& [expected_end, rj] : running_) {
       bool worth = shared;
       for (uint32_t a = 0; a < res_.alloc_count[rj]; ++a) {
         const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
-        if (!shared && fill && elig.contains(x)) total -= instances(x);
+        if (!shared && fill && elig.contains(x)) total -= future_instances_[x];
       }
       for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
       for (uint32_t a = 0; a < res_.alloc_count[rj] && !shared; ++a) {
         const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
         if (!elig.contains(x)) continue;
-        if (fill) total += instances(x);
-        else worth = worth || future_.fits(placer_.charges(c), x);
+        if (fill) {
+          future_instances_[x] = instances(x);
+          total += future_instances_[x];
+        } else {
+          worth = worth || future_.fits(placer_.charges(c), x);
+        }
       }
       if (fill && !shared) worth = total >= jobs_.slots[j];
       if (!worth) continue;
@@ -516,7 +528,7 @@ class Simulator {
   };
   static constexpr size_t kInstanceTotals = 4;
 
-  uint64_t instance_total(uint32_t c) {
+  const InstanceTotal& instance_total(uint32_t c) {
     InstanceTotal* e = nullptr;
     for (InstanceTotal& x : totals_)
       if (x.category == c) e = &x;
@@ -534,7 +546,7 @@ class Simulator {
       }
     }
     e->used = ++totals_clock_;
-    return e->total;
+    return *e;
   }
 
   // Capacity on tasker x changed: the kept instance totals follow.
@@ -1013,6 +1025,7 @@ class Simulator {
   std::vector<Allocation> trial_;
   Reservation resv_, no_reservation_;
   std::array<InstanceTotal, kInstanceTotals> totals_;
+  std::vector<uint32_t> future_instances_;  // reserve(): per tasker, instances on future_
   uint64_t totals_clock_ = 0;
   uint32_t resv_job_ = WaitQueue::kNoJob;
   uint64_t resv_version_ = 0;  // state_version_ when resv_ was made
