@@ -55,7 +55,9 @@ struct DispatchResult {
 };
 
 /// Per (category, soft tier): the position before which no tasker can take the category's charge in
-/// the current Capacity epoch. Positions are forgotten when the epoch changes (capacity came back).
+/// the current Capacity epoch. sync() forgets the positions when the epoch changes (capacity came
+/// back); a caller that knows where capacity grew may instead pull a cursor back to there (the
+/// simulator does).
 class DispatchCursors {
  public:
   /// Cursors for `cats` / `eligible` (one per tier where a category has soft tiers), all at 0.

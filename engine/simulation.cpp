@@ -698,7 +698,8 @@ class Simulator {
   // The same starts as cycle_full, visiting what can change them (static order only). Ready jobs are
   // taken in rank order until the first that does not fit (the blocker); with EASY, each later start is
   // the lowest-ranked ready job that would start, found per category: a category whose placement
-  // failed stays failed until capacity comes back (Capacity epoch), and within a category the first
+  // failed stays failed until a tasker that grew could take one of its jobs (dead()), categories are
+  // tried in the order of a rank bound, and within a category the first
   // candidate is its first ready job or, when that one would have to avoid the reservation and cannot,
   // its first ready job that ends before the reservation (WaitQueue's min-tree over estimates).
   // Throttled jobs are parked on the way. Reasons are left to the last, full, cycle.
@@ -913,7 +914,7 @@ class Simulator {
   }
 
   // Job j of category c fits now (its placement is tried and undone, trial_ keeps it); marks c failed
-  // if not: so would every job of c until capacity comes back.
+  // if not: so would every job of c until capacity grows where it could help (dead()).
   bool fits_now(uint32_t j, uint32_t c) {
     trial_.clear();
     if (!placer(c).try_place(j, policy_.allocation, trial_)) {

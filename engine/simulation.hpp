@@ -12,8 +12,8 @@
 //      walltime estimates; a later job starts now only if it ends by then or leaves the reserved
 //      taskers alone).
 // Matching is the columnar engine's: job categories, their eligibility computed once (lazily, when a
-// category's first job is submitted), dispatch cursors that live across cycles until capacity comes
-// back (Capacity epochs).
+// category's first job is submitted), dispatch cursors that live across cycles and are pulled back
+// only to the taskers whose capacity grew (a job ended there, it came up or was enlarged).
 //
 // Cost: when no priority factor depends on time, a cycle visits what can change the schedule (ready
 // jobs up to the first that does not fit; with EASY, one candidate per category per start; parked
