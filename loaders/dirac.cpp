@@ -343,7 +343,12 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
 
   TaskerBuilder tb(ds.catalog);
   for (const Queue& q : queues) {
-    tb.add(q.site + "/" + q.ce + "/" + q.queue);
+    try {  // a queue named twice in one CE (duplicate JSON keys, which the parser keeps) is fatal, with its path
+      tb.add(q.site + "/" + q.ce + "/" + q.queue);
+    } catch (const ValueError&) {
+      throw LoadError(resources, 0, fmt::format("Sites.{}.CEs.{}.Queues.{}", q.site, q.ce, q.queue),
+                      "queue defined twice");
+    }
     tb.set(*ds.catalog.find("Site"), q.site);
     tb.set(*ds.catalog.find("CE"), q.ce);
     tb.set(*ds.catalog.find("Queue"), q.queue);

@@ -119,6 +119,24 @@ TEST(Dirac, ErrorsNameFileLineAndJob) {
   fs::remove(wrong_type);
 }
 
+// Issue 12: a queue defined twice in one CE (duplicate JSON keys) is a fatal error naming the file and
+// the queue's path, not a bare "tasker is defined twice".
+TEST(Dirac, QueueDefinedTwiceNamesFileAndPath) {
+  const auto res =
+      write("dup.json", R"({"Sites": {"S": {"CEs": {"ce": {"Queues": {"q": {"CPUTime": 1}, "q": {"CPUTime": 2}}}}}}})");
+  const auto jdl = write("one.jdl", "[ JobID = \"a\"; ]\n");
+  try {
+    loaders::load_dirac(res, jdl);
+    FAIL() << "accepted a queue defined twice";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, res);
+    EXPECT_EQ(e.field, "Sites.S.CEs.ce.Queues.q");
+    EXPECT_NE(std::string(e.what()).find("queue defined twice"), std::string::npos) << e.what();
+  }
+  fs::remove(res);
+  fs::remove(jdl);
+}
+
 // Numbers a double cannot hold, or a processor count out of range, reject the job naming the field (they
 // once escaped as a bare "stod" error ending the run).
 TEST(Dirac, OutOfRangeNumbersRejectTheJob) {
