@@ -114,16 +114,20 @@ void Capacity::set_down(uint32_t t, bool down) {
   down_[t] = down ? 1 : 0;
 }
 
-void Capacity::reconfigure(size_t k, uint32_t t, double delta) {
+bool Capacity::set_configured(size_t k, uint32_t t, double amount) {
   if (columns_[k]->multi_level())
-    throw std::invalid_argument("Capacity::reconfigure: the consumable has a host or global pool");
+    throw std::invalid_argument("Capacity::set_configured: the consumable has a host or global pool");
+  if (configured_.empty()) configured_.resize(queue_.size());
+  if (configured_[k].empty()) configured_[k] = columns_[k]->queue().nums();
+  const double delta = amount - configured_[k][t];
+  configured_[k][t] = amount;
   if (delta >= 0) {
     const double grow = repay(k, t, delta);
     if (grow > 0) {
       add(k, t, grow);
       ++epoch_;
     }
-    return;
+    return delta > 0;
   }
   const double cut = std::min(std::max(queue_[k][t], 0.0), -delta);
   add(k, t, -cut);
@@ -132,6 +136,7 @@ void Capacity::reconfigure(size_t k, uint32_t t, double delta) {
     if (debt_[k].empty()) debt_[k].assign(queue_[k].size(), 0.0);
     debt_[k][t] += -delta - cut;
   }
+  return false;
 }
 
 void Capacity::begin() {

@@ -83,7 +83,7 @@ class Capacity {
   void take(std::span<const Charge> charges, uint32_t t);
   /// Gives `amount` of consumable k back to every pool above tasker t (a job ended), and starts a new
   /// epoch: capacity may have grown, so cursors positioned before must start again. A debt left by
-  /// reconfigure() is paid first.
+  /// set_configured() is paid first.
   void release(size_t k, uint32_t t, double amount);
   void release(std::span<const Charge> charges, uint32_t t);
 
@@ -91,12 +91,13 @@ class Capacity {
   /// jobs placed before keep their charges until released. Bringing it up starts a new epoch.
   void set_down(uint32_t t, bool down);
   bool down(uint32_t t) const noexcept { return !down_.empty() && down_[t] != 0; }
-  /// The configured amount of consumable k on tasker t's own pool changes by `delta` (a machine
-  /// UPDATE). Moab (seed 001): R.Available = R.Configured - R.Dedicated, and never below 0: when the
-  /// running jobs hold more than the new amount, the excess is a debt that their releases pay before
-  /// the pool grows again. Growth starts a new epoch. Only for a consumable with no host or global
-  /// pool (throws std::invalid_argument otherwise). Not while recording (begin()).
-  void reconfigure(size_t k, uint32_t t, double delta);
+  /// The configured amount of consumable k on tasker t's own pool becomes `amount` (a machine UPDATE;
+  /// it was the column's value until a first call). Moab (seed 001): R.Available = R.Configured -
+  /// R.Dedicated, and never below 0: when the running jobs hold more than the new amount, the excess
+  /// is a debt that their releases pay before the pool grows again. Returns true when the amount
+  /// grew (a new epoch starts). Only for a consumable with no host or global pool (throws
+  /// std::invalid_argument otherwise). Not while recording (begin()).
+  bool set_configured(size_t k, uint32_t t, double amount);
 
   /// Counts release() calls. Within one epoch capacity only shrinks, so a tasker that cannot fit a
   /// charge now never will until the epoch changes: the rule that lets dispatch cursors move forward.
@@ -122,7 +123,8 @@ class Capacity {
   std::vector<double> total_, slack_, saved_total_;  // per consumable: sum of queue_; its margin; at begin()
   uint64_t epoch_ = 0;
   std::vector<uint8_t> down_;              // per tasker once one went down; empty while every tasker is up
-  std::vector<std::vector<double>> debt_;  // per consumable, per tasker (sized on the first debt): see reconfigure
+  std::vector<std::vector<double>> debt_;  // per consumable, per tasker (sized on the first debt): see set_configured
+  std::vector<std::vector<double>> configured_;  // per consumable, per tasker (sized on the first set_configured)
   bool recording_ = false;
   std::vector<std::pair<double*, double>> undo_;
   std::vector<std::pair<size_t, size_t>> touched_;  // (consumable, tasker) changed while recording

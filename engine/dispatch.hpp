@@ -18,6 +18,7 @@
 // too small.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -74,8 +75,14 @@ class DispatchCursors {
   /// placements fail at once. Its cursors keep their positions. sync() and init() clear it.
   void exhaust(size_t c) noexcept { exhausted_[c] = 1; }
   bool exhausted(size_t c) const noexcept { return exhausted_[c] != 0; }
-  /// Capacity grew where category c's jobs might now fit: placements are tried again.
-  void clear_exhausted(size_t c) noexcept { exhausted_[c] = 0; }
+  /// Every cursor of category c back at 0, not exhausted (capacity may have grown anywhere).
+  void restart(size_t c) noexcept { pull_back(c, 0); }
+  /// Capacity grew on taskers from `to` on: category c's cursors go back to at most `to`, and it is
+  /// no longer exhausted.
+  void pull_back(size_t c, size_t to) noexcept {
+    for (size_t& p : pos_[c]) p = std::min(p, to);
+    exhausted_[c] = 0;
+  }
 
  private:
   std::vector<std::vector<size_t>> pos_;

@@ -306,17 +306,9 @@ class Simulator {
           grew(e.tasker);
           break;
         case TaskerEvent::Kind::Down: cap_.set_down(e.tasker, true); break;
-        case TaskerEvent::Kind::Configure: {
-          if (configured_.empty()) {
-            const auto& cons = catalog_.consumables();
-            for (size_t k = 0; k < cons.size(); ++k) configured_.push_back(taskers_.columns[cons[k]].queue().nums());
-          }
-          double& was = configured_[e.consumable][e.tasker];
-          if (e.amount > was) grew(e.tasker);
-          cap_.reconfigure(e.consumable, e.tasker, e.amount - was);
-          was = e.amount;
+        case TaskerEvent::Kind::Configure:
+          if (cap_.set_configured(e.consumable, e.tasker, e.amount)) grew(e.tasker);
           break;
-        }
       }
       ++state_version_;
       refresh_totals(e.tasker);
@@ -751,8 +743,7 @@ class Simulator {
   struct CandidateMemo {
     uint64_t pass = 0;
     uint32_t job = WaitQueue::kNoJob, a = WaitQueue::kNoJob, b = WaitQueue::kNoJob;
-    bool placed_known = false;  // `placed` holds the taskers of its placement
-    std::vector<uint32_t> placed;
+    std::vector<uint32_t> placed;  // the taskers of the placement it found (empty: it placed nothing)
   };
 
   // Placements of category c take taskers in a fixed order, whatever the capacity elsewhere.
@@ -763,7 +754,7 @@ class Simulator {
 
   // The start of a job on `allocs` may change what candidate() says for the memo of category c.
   bool start_touches(const CandidateMemo& m, uint32_t c, const std::vector<Allocation>& allocs) const {
-    if (m.placed_known && in_order(c)) {
+    if (!m.placed.empty() && in_order(c)) {
       for (const Allocation& a : allocs)
         if (std::find(m.placed.begin(), m.placed.end(), a.tasker) != m.placed.end()) return true;
       return false;
@@ -804,8 +795,7 @@ class Simulator {
       uint32_t best = WaitQueue::kNoJob;
       for (const auto& [bound, c] : bounds) {
         if (best != WaitQueue::kNoJob && bound > wq_->rank(best)) break;
-        if (dead(c)) continue;
-        CandidateMemo& m = memo_[c];
+        CandidateMemo& m = memo_[c];  // not dead: nothing has grown or been placed since the bounds
         if (m.pass != pass || !memo_holds(m, from)) {
           m.pass = pass;
           m.job = candidate(c, from, t, resv, m);
@@ -840,8 +830,7 @@ class Simulator {
   Placer& placer(uint32_t c) {
     if (!placer_.queue_only(c)) {
       if (cursor_epoch_[c] != cap_.epoch()) {
-        for (size_t v = 0; v < cursors_.tiers(c); ++v) cursors_.at(c, v) = 0;
-        cursors_.clear_exhausted(c);
+        cursors_.restart(c);
         cursor_epoch_[c] = cap_.epoch();
       }
       return placer_;
@@ -849,8 +838,7 @@ class Simulator {
     if (cursor_seen_[c] < grown_.size()) {
       uint32_t low = UINT32_MAX;
       for (size_t i = cursor_seen_[c]; i < grown_.size(); ++i) low = std::min(low, grown_[i]);
-      for (size_t v = 0; v < cursors_.tiers(c); ++v) cursors_.at(c, v) = std::min<size_t>(cursors_.at(c, v), low);
-      cursors_.clear_exhausted(c);
+      cursors_.pull_back(c, low);
       cursor_seen_[c] = grown_.size();
     }
     return placer_;
@@ -903,10 +891,7 @@ class Simulator {
   void grew(uint32_t x) {
     if (grown_.size() >= std::max<size_t>(4096, 256 * taskers_.size())) {
       std::fill(dead_.begin(), dead_.end(), ~uint64_t{0});
-      for (uint32_t c = 0; c < cats_.size(); ++c) {
-        for (size_t v = 0; v < cursors_.tiers(c); ++v) cursors_.at(c, v) = 0;
-        cursors_.clear_exhausted(c);
-      }
+      for (uint32_t c = 0; c < cats_.size(); ++c) cursors_.restart(c);
       std::fill(cursor_seen_.begin(), cursor_seen_.end(), 0);
       grown_.clear();
     }
@@ -925,13 +910,6 @@ class Simulator {
     return true;
   }
 
-  // The ready job of category c ranked >= from that would start now, or kNoJob. Its first ready job a
-  // starts if it fits and ends before the reservation, or if its placement leaves the reservation
-  // alone. If a fits but must avoid the reservation and cannot, no job of c that must avoid it can
-  // either (they all get the same placement now), and the candidate is the first that ends before it
-  // (the same placement fits it). Until the reservation is made (the first category to get here), a
-  // is placed first, so that a cycle where nothing fits makes no reservation; after, cycle_full's
-  // shortcuts (shared pool, reserved $fill_up master) spare the placements they can.
   // The first ready job of category c ranked >= from whose walltime estimate passes `test` and that no
   // credential limit keeps from starting (the throttled ones met on the way are parked), or kNoJob.
   template <class Test>
@@ -943,13 +921,19 @@ class Simulator {
     }
   }
 
+  // The ready job of category c ranked >= from that would start now, or kNoJob. Its first ready job a
+  // starts if it fits and ends before the reservation, or if its placement leaves the reservation
+  // alone. If a fits but must avoid the reservation and cannot, no job of c that must avoid it can
+  // either (they all get the same placement now), and the candidate is the first that ends before it
+  // (the same placement fits it). Until the reservation is made (the first category to get here), a
+  // is placed first, so that a cycle where nothing fits makes no reservation; after, cycle_full's
+  // shortcuts (shared pool, reserved $fill_up master) spare the placements they can.
   // Records in `memo` the jobs it looked at and the placement it found (for backfill's memo).
   uint32_t candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo) {
     memo.a = memo.b = WaitQueue::kNoJob;
-    memo.placed_known = false;
+    memo.placed.clear();
     auto fits_now = [&](uint32_t j) {
       if (!this->fits_now(j, c)) return false;
-      memo.placed_known = true;
       memo.placed.clear();
       for (const Allocation& x : trial_) memo.placed.push_back(x.tasker);
       return true;
@@ -986,8 +970,7 @@ class Simulator {
   const FarmEvents& farm_;
   const SimProgress& progress_;
   uint64_t ended_count_ = 0;
-  size_t next_farm_ = 0;                         // the next farm event to apply
-  std::vector<std::vector<double>> configured_;  // per consumable, per tasker: once a Configure came
+  size_t next_farm_ = 0;  // the next farm event to apply
   Categories cats_;
   std::vector<CategoryEligibility> eligible_;
   std::vector<uint8_t> evaluated_;

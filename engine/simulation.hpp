@@ -81,7 +81,7 @@ struct SimPolicy {
 /// charges (Moab's default when a node fails: no action on its jobs). Up: it takes jobs again.
 /// Configure: the configured amount of consumable `consumable` (catalog.consumables() order) on the
 /// tasker's own pool becomes `amount` (base units); R.Available = R.Configured - R.Dedicated, at least
-/// 0 (Capacity::reconfigure). Only for consumables with no host or global pool, on taskers that have a
+/// 0 (Capacity::set_configured). Only for consumables with no host or global pool, on taskers that have a
 /// value for them. The scheduler does not know the future: a reservation counts on the taskers up now.
 struct TaskerEvent {
   enum class Kind : uint8_t { Up, Down, Configure };

@@ -159,7 +159,7 @@ TEST(Capacity, ReconfigureBelowWhatRunningJobsHoldLeavesADebtReleasesPayFirst) {
   ASSERT_EQ(c.queue_free(mem)[0], 1.0);
   c.take(mem, 0, 0.75);  // a running job holds 0.75 of 1.0
   const double total = c.queue_total(mem);
-  c.reconfigure(mem, 0, -0.5);  // configured 1.0 -> 0.5: 0.25 over
+  EXPECT_FALSE(c.set_configured(mem, 0, 0.5));  // configured 1.0 -> 0.5: 0.25 over
   EXPECT_EQ(c.queue_free(mem)[0], 0.0) << "available is never below 0";
   EXPECT_EQ(c.queue_total(mem), total - 0.25);
   const uint64_t e0 = c.epoch();
@@ -168,9 +168,9 @@ TEST(Capacity, ReconfigureBelowWhatRunningJobsHoldLeavesADebtReleasesPayFirst) {
   c.release(mem, 0, 0.25);
   EXPECT_EQ(c.queue_free(mem)[0], 0.5) << "configured 0.5, nothing dedicated";
   EXPECT_GT(c.epoch(), e0);
-  c.reconfigure(mem, 0, 1.5);
+  EXPECT_TRUE(c.set_configured(mem, 0, 2.0));  // 0.5 -> 2.0
   EXPECT_EQ(c.queue_free(mem)[0], 2.0);
-  EXPECT_THROW(c.reconfigure(f.k(f.slots), 0, 1.0), std::invalid_argument) << "slots has a host pool";
+  EXPECT_THROW(c.set_configured(f.k(f.slots), 0, 1.0), std::invalid_argument) << "slots has a host pool";
 }
 
 }  // namespace
