@@ -29,6 +29,7 @@ const char* sim_reason_text(SimReason r) noexcept {
     case SimReason::Blocked: return "waiting behind a higher-priority job";
     case SimReason::Reservation: return "would delay a reservation";
     case SimReason::NoFreeCapacity: return "eligible but no free capacity";
+    case SimReason::PriorityGap: return "held by a priority gap";
     case SimReason::Rejected: return "rejected";
   }
   return "";
@@ -181,12 +182,14 @@ class Simulator {
         memo_(cats_.size()),
         creds_(jobs, policy.throttles),
         cred_priority_(creds_.priorities(policy.credential_priorities)),
-        static_order_(policy.weights.queue_time == 0 && policy.weights.expansion == 0),
+        static_order_(policy.scheduler == Scheduler::Moab && policy.weights.queue_time == 0 &&
+                      policy.weights.expansion == 0),
         ended_(jobs.size(), 0),
         used_(catalog.consumables().size(), 0.0),
         parked_(jobs.size(), Parked::No),
         dependents_(jobs.size()) {
     check_farm_events();
+    if (policy.scheduler == Scheduler::Fbsng) init_fbsng();
     for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)
       if (farm.down_at_start[t]) cap_.set_down(t, true);
     const size_t n = jobs.size();
@@ -236,6 +239,7 @@ class Simulator {
       if (!std::isfinite(t)) break;
       if (policy_.interval > 0)
         t = std::max(std::ceil(t / policy_.interval) * policy_.interval, last_cycle + policy_.interval);
+      if (policy_.min_interval > 0) t = std::max(t, last_cycle + policy_.min_interval);
       if (t > policy_.until) break;
       while (!ends_.empty() && ends_.top().first <= t) {  // 1. capacity comes back
         const uint32_t j = ends_.top().second;
@@ -248,10 +252,12 @@ class Simulator {
         const uint32_t j = wakes_.top().second;
         wakes_.pop();
         if (static_order_ && parked_[j] == Parked::Held) classify(j, t);
+        if (fbsng_ && parked_[j] == Parked::Held) fbsng_classify(j, t);
       }
       // The fast cycle decides the same starts as the full one but not every waiting job's reason; the
       // last cycle of the run, whose reasons are reported, is always a full one.
-      if (static_order_ && !policy_.full_cycles && !might_be_last(next, t)) cycle_fast(t);
+      if (fbsng_) cycle_fbsng(t, policy_.full_cycles || might_be_last(next, t));
+      else if (static_order_ && !policy_.full_cycles && !might_be_last(next, t)) cycle_fast(t);
       else cycle_full(t);
       last_cycle = t;
       if (progress_ && (res_.cycles & 1023) == 0) progress_(t, ended_count_, arrivals_.size());
@@ -323,7 +329,9 @@ class Simulator {
     return n > policy_.until;
   }
 
-  size_t queued_count() const { return static_order_ ? queued_set_.size() : queued_.size(); }
+  size_t queued_count() const {
+    return fbsng_ ? fb_waiting_ : static_order_ ? queued_set_.size() : queued_.size();
+  }
 
   void submit(uint32_t j, double t) {
     const uint32_t c = cats_.of_job[j];
@@ -342,6 +350,11 @@ class Simulator {
       ++res_.categories_evaluated;
     }
     res_.reason[j] = SimReason::NoFreeCapacity;
+    if (fbsng_) {
+      ++fb_waiting_;
+      fbsng_classify(j, t);
+      return;
+    }
     if (static_order_) {
       queued_set_.insert(wq_->rank(j));
       classify(j, t);
@@ -415,6 +428,10 @@ class Simulator {
       res_.held_seconds[k] += amount * held;
     });
     creds_.add(j, +1);
+    if (fbsng_) {
+      fbsng_use(j, +1);
+      --fb_waiting_;
+    }
     ends_.emplace(res_.end[j], j);
     running_.insert({t + sim_estimate(jobs_, j), j});
     ++state_version_;
@@ -431,7 +448,13 @@ class Simulator {
       used_[k] -= amount;
     });
     creds_.add(j, -1);
+    if (fbsng_) fbsng_use(j, -1);
     ended_[j] = 1;
+    if (fbsng_) {
+      for (uint32_t x : dependents_[j])
+        if (parked_[x] == Parked::Dependency) fbsng_classify(x, t);
+      std::vector<uint32_t>().swap(dependents_[j]);
+    }
     ++ended_count_;
     running_.erase({res_.start[j] + sim_estimate(jobs_, j), j});
     ++state_version_;
@@ -962,6 +985,247 @@ class Simulator {
     return fits || fits_now(b) ? b : WaitQueue::kNoJob;
   }
 
+  // ---- FBSNG (engine/fbsng.hpp: the rules Q1-Q3, S1-S2, P1 named below) ----
+
+  uint32_t process_type(uint32_t j) const { return creds_.cred(static_cast<size_t>(policy_.process_type), j); }
+
+  void init_fbsng() {
+    fbsng_.emplace(fbsng_queue_params(policy_.fbsng, jobs_));
+    const auto& cons = catalog_.consumables();
+    const size_t types = creds_.count(static_cast<size_t>(policy_.process_type));
+    quota_.assign(types, Quota{});
+    quota_use_.assign(types, QuotaUse{});
+    for (uint32_t id = 0; id < types; ++id) {
+      quota_[id].max_amount.assign(cons.size(), std::numeric_limits<double>::infinity());
+      quota_use_[id].amount.assign(cons.size(), 0.0);
+    }
+    const std::array<const Dictionary*, kKinds> dicts{&jobs_.owners, &jobs_.groups, &jobs_.queues, &jobs_.accounts,
+                                                      &jobs_.qos_names};
+    const Dictionary& names = *dicts[static_cast<size_t>(policy_.process_type)];
+    for (const FbsngProcessType& pt : policy_.fbsng.process_types) {
+      std::vector<double> amounts(cons.size(), std::numeric_limits<double>::infinity());
+      for (const auto& [name, amount] : pt.max_amount) {
+        size_t k = 0;
+        while (k < cons.size() && catalog_.at(cons[k]).name != name) ++k;
+        if (k == cons.size())
+          throw std::invalid_argument(
+              fmt::format("FBSNG process type '{}': quota on '{}', which is not a consumable", pt.name, name));
+        if (!(amount >= 0)) throw std::invalid_argument(fmt::format("FBSNG process type '{}': quota < 0", pt.name));
+        amounts[k] = amount;
+      }
+      const auto id = names.find(pt.name);
+      if (!id) continue;  // no section of that type
+      quota_[*id] = Quota{pt.max_sections, pt.max_slots, std::move(amounts), pt.name};
+    }
+    section_priority_.assign(jobs_.size(), 0.0);
+    fb_set_.assign(fbsng_->size(), {});
+    fb_it_.assign(fbsng_->size(), {});
+    fb_gap_.assign(fbsng_->size(), 0);
+    fb_head_.assign(fbsng_->size(), WaitQueue::kNoJob);
+    fb_failed_.assign(cats_.size(), 0);
+    fb_charge_.assign(cons.size(), 0.0);
+  }
+
+  void fbsng_use(uint32_t j, int sign) {
+    QuotaUse& u = quota_use_[process_type(j)];
+    u.sections = static_cast<uint64_t>(static_cast<int64_t>(u.sections) + sign);
+    u.slots += sign * static_cast<double>(jobs_.slots[j]);
+    for_each_charge(j, [&](size_t k, uint32_t, double amount) { u.amount[k] += sign * amount; });
+  }
+
+  // P1: the quota job j's start would break ("" if none); `allocs` empty: sections and slots only.
+  std::string quota_broken(uint32_t j, const std::vector<Allocation>& allocs) {
+    const uint32_t type = process_type(j);
+    const Quota& q = quota_[type];
+    const QuotaUse& u = quota_use_[type];
+    if (u.sections + 1 > q.max_sections) return fmt::format("process type {} max_sections {}", q.name, q.max_sections);
+    if (u.slots + jobs_.slots[j] > q.max_slots) return fmt::format("process type {} max_slots {}", q.name, q.max_slots);
+    if (allocs.empty()) return {};
+    const uint32_t c = cats_.of_job[j];
+    const bool fill = cats_.rule[c] == AllocationRule::FillUp;
+    std::fill(fb_charge_.begin(), fb_charge_.end(), 0.0);
+    for (size_t a = 0; a < allocs.size(); ++a)
+      for (size_t k = 0; k < cats_.need[c].size(); ++k)
+        fb_charge_[k] += fill ? allocs[a].slots * cats_.need[c][k] + (a == 0 ? cats_.master_need[c][k] : 0.0)
+                              : cats_.need[c][k];
+    const auto& cons = catalog_.consumables();
+    for (size_t k = 0; k < fb_charge_.size(); ++k)
+      if (fb_charge_[k] > 0 && u.amount[k] + fb_charge_[k] > q.max_amount[k])
+        return fmt::format("process type {} max {} {}", q.name, catalog_.at(cons[k]).name, q.max_amount[k]);
+    return {};
+  }
+
+  // A ready section in its queue's order (S1): section priority descending, then submit time, then index.
+  struct SectionKey {
+    double neg_priority, submit;
+    uint32_t job;
+    bool operator<(const SectionKey& o) const noexcept {
+      if (neg_priority != o.neg_priority) return neg_priority < o.neg_priority;
+      if (submit != o.submit) return submit < o.submit;
+      return job < o.job;
+    }
+  };
+  SectionKey key_of(uint32_t j) const { return {-section_priority_[j], jobs_.submit[j], j}; }
+
+  // A waiting section goes where its state says: held, waiting for a dependency, never able to run (its
+  // reason set once), or ready (its queue's ordered set). A hold's end is an event (wakes_).
+  void fbsng_classify(uint32_t j, double t) {
+    if (jobs_.hold_until[j] > t) {
+      parked_[j] = Parked::Held;
+      res_.reason[j] = SimReason::Held;
+      res_.was_held[j] = 1;
+      return;
+    }
+    parked_[j] = Parked::No;
+    const uint32_t c = cats_.of_job[j];
+    if (!fits_idle_[c]) {
+      res_.reason[j] = eligible_[c].eligible.count() == 0 ? SimReason::NoEligibleTasker : SimReason::TooLarge;
+      return;
+    }
+    for (uint32_t d : jobs_.depends[j])
+      if (!ended_[d]) {
+        parked_[j] = Parked::Dependency;
+        res_.reason[j] = SimReason::Dependency;
+        dependents_[d].push_back(j);
+        return;
+      }
+    res_.reason[j] = SimReason::NoFreeCapacity;
+    fb_set_[jobs_.queue[j]].insert(key_of(j));
+  }
+
+  enum class QueueTry : uint8_t { Started, Stuck, Idle };
+
+  // S1, S2, P1: the walk of queue q's ready sections in SP order, resumed where it stopped in this run
+  // (capacity only shrinks within a run: a section that did not fit still does not, nor does any job of
+  // its category). Started: a section started; Stuck: the queue has a head (a section waiting for
+  // capacity) and started nothing; Idle: nothing started and nothing waits for capacity.
+  QueueTry fbsng_try_queue(uint32_t q, double t) {
+    std::set<SectionKey>& set = fb_set_[q];
+    auto& it = fb_it_[q];
+    uint32_t& head = fb_head_[q];
+    const double spg = fbsng_->params(q).spg;
+    for (; it != set.end(); ++it) {
+      const uint32_t x = it->job;
+      // S2: x and every section after it (SP descending) wait for the head
+      if (head != WaitQueue::kNoJob && fbsng_gap_blocks(section_priority_[head], section_priority_[x], spg)) {
+        fb_gap_[q] = 1;
+        return QueueTry::Stuck;
+      }
+      if (const auto v = creds_.violation(x)) {
+        res_.reason[x] = SimReason::Throttled;
+        res_.detail[x] = creds_.describe(v);
+        res_.was_throttled[x] = 1;
+        continue;
+      }
+      if (std::string why = quota_broken(x, {}); !why.empty()) {
+        res_.reason[x] = SimReason::Throttled;
+        res_.detail[x] = std::move(why);
+        res_.was_throttled[x] = 1;
+        continue;
+      }
+      const uint32_t c = cats_.of_job[x];
+      trial_.clear();
+      if (fb_failed_[c] == fb_run_ || !placer(c).try_place(x, policy_.allocation, trial_)) {
+        fb_failed_[c] = fb_run_;
+        res_.reason[x] = SimReason::NoFreeCapacity;
+        res_.detail[x].clear();
+        if (head == WaitQueue::kNoJob) head = x;
+        continue;
+      }
+      if (std::string why = quota_broken(x, trial_); !why.empty()) {
+        cap_.rollback();
+        res_.reason[x] = SimReason::Throttled;
+        res_.detail[x] = std::move(why);
+        res_.was_throttled[x] = 1;
+        continue;
+      }
+      cap_.commit();
+      it = set.erase(it);
+      start(x, t, trial_, false);
+      // S1: a start passes the head if submitted after it (the head, ahead of `it`, stays ahead of it)
+      if (head != WaitQueue::kNoJob &&
+          (jobs_.submit[head] < jobs_.submit[x] || (jobs_.submit[head] == jobs_.submit[x] && head < x))) {
+        set.erase(key_of(head));
+        section_priority_[head] += 1;
+        set.insert(key_of(head));
+      }
+      return QueueTry::Started;
+    }
+    return head != WaitQueue::kNoJob ? QueueTry::Stuck : QueueTry::Idle;
+  }
+
+  // One run of the FBSNG scheduler: steps 1 (choose the queue, Q3) and 2 (choose the section, S1) until
+  // no section can start. Visits each queue's ready sections up to where its walk stops (a section
+  // gap, or the end); `last`: also gives the sections it did not visit their reason (the run's last
+  // cycle, or full_cycles), which costs a visit of every ready section.
+  void cycle_fbsng(double t, bool last) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ++res_.cycles;
+    ++fb_run_;
+    if (last) ++res_.full_cycles;
+    cursors_.sync(cap_);
+    fb_order_.clear();
+    for (uint32_t q = 0; q < fb_set_.size(); ++q) {
+      fb_it_[q] = fb_set_[q].begin();
+      fb_head_[q] = WaitQueue::kNoJob;
+      fb_gap_[q] = 0;
+      if (!fb_set_[q].empty()) fb_order_.push_back(q);
+    }
+    std::vector<std::pair<uint32_t, uint32_t>>& held = fb_held_;  // (queue, the stuck queue holding it)
+    while (true) {
+      // Q3: queues by priority (ties: the queue whose next section was submitted first, then its name);
+      // a stuck queue holds those below its priority minus its QPG
+      auto next_submit = [&](uint32_t q) {
+        return fb_it_[q] != fb_set_[q].end() ? fb_it_[q]->submit : std::numeric_limits<double>::infinity();
+      };
+      std::sort(fb_order_.begin(), fb_order_.end(), [&](uint32_t a, uint32_t b) {
+        if (fbsng_->priority(a) != fbsng_->priority(b)) return fbsng_->priority(a) > fbsng_->priority(b);
+        const double sa = next_submit(a), sb = next_submit(b);
+        if (sa != sb) return sa < sb;
+        return jobs_.queues.value(a) < jobs_.queues.value(b);
+      });
+      double holds_below = -std::numeric_limits<double>::infinity();
+      uint32_t holder = kNone;
+      bool any = false;
+      held.clear();
+      for (const uint32_t q : fb_order_) {
+        if (fbsng_->priority(q) < holds_below) {
+          held.emplace_back(q, holder);
+          continue;
+        }
+        const QueueTry r = fbsng_try_queue(q, t);
+        if (r == QueueTry::Started) {
+          fbsng_->on_start(q);  // Q2
+          any = true;
+          break;
+        }
+        if (r == QueueTry::Stuck && fbsng_->holds_below(q) > holds_below) {
+          holds_below = fbsng_->holds_below(q);
+          holder = q;
+        }
+      }
+      if (!any) break;
+    }
+    if (last) {  // reasons as the last pass left them: behind a section gap, held by a queue gap
+      for (const uint32_t q : fb_order_) {
+        if (!fb_gap_[q]) continue;
+        const uint32_t head = fb_head_[q];
+        for (auto it = fb_it_[q]; it != fb_set_[q].end(); ++it) {
+          res_.reason[it->job] = SimReason::PriorityGap;
+          res_.detail[it->job] =
+              fmt::format("section {} (priority {}) waits first", jobs_.id[head], section_priority_[head]);
+        }
+      }
+      for (const auto& [q, by] : held)
+        for (const SectionKey& k : fb_set_[q]) {
+          res_.reason[k.job] = SimReason::PriorityGap;
+          res_.detail[k.job] =
+              fmt::format("queue {} (priority {}) is stuck", jobs_.queues.value(by), fbsng_->priority(by));
+        }
+    }
+    end_cycle(t, t0);
+  }
+
   const Catalog& catalog_;
   const TaskerTable& taskers_;
   const JobTable& jobs_;
@@ -1008,6 +1272,32 @@ class Simulator {
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<Allocation> trial_;
   Reservation resv_, no_reservation_;
+  // FBSNG (scheduler = Fbsng)
+  struct Quota {
+    uint64_t max_sections = std::numeric_limits<uint64_t>::max();
+    double max_slots = std::numeric_limits<double>::infinity();
+    std::vector<double> max_amount;  // per consumable
+    std::string name;
+  };
+  struct QuotaUse {
+    uint64_t sections = 0;
+    double slots = 0;
+    std::vector<double> amount;  // per consumable
+  };
+  std::optional<FbsngQueuePriorities> fbsng_;
+  std::vector<Quota> quota_;               // per process type (credential id)
+  std::vector<QuotaUse> quota_use_;        // per process type
+  std::vector<double> section_priority_;   // per job (SP)
+  std::vector<std::set<SectionKey>> fb_set_;               // per queue: its ready sections, in SP order (S1)
+  std::vector<std::set<SectionKey>::iterator> fb_it_;      // per queue: where its walk resumes in this run
+  std::vector<uint8_t> fb_gap_;                            // per queue: its walk stopped at a section gap
+  uint64_t fb_waiting_ = 0;                                // submitted sections not started
+  std::vector<uint32_t> fb_head_;          // per queue: its head (first section waiting for capacity)
+  std::vector<uint64_t> fb_failed_;        // per category: the run its placement failed in
+  std::vector<uint32_t> fb_order_;         // queues with ready sections, by priority
+  std::vector<double> fb_charge_;          // per consumable: a trial placement's charges
+  std::vector<std::pair<uint32_t, uint32_t>> fb_held_;
+  uint64_t fb_run_ = 0;
   std::array<InstanceTotal, kInstanceTotals> totals_;
   std::vector<uint32_t> future_instances_;  // reserve(): per tasker, instances on future_
   uint64_t totals_clock_ = 0;
@@ -1023,6 +1313,9 @@ class Simulator {
 
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
+  if (policy.scheduler == Scheduler::Fbsng)  // P2: process types' default requirements
+    if (std::optional<JobTable> with = fbsng_apply_requirements(policy.fbsng, policy.process_type, catalog, jobs))
+      return Simulator(catalog, taskers, *with, policy, k, farm, progress).run();
   return Simulator(catalog, taskers, jobs, policy, k, farm, progress).run();
 }
 

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "engine/dispatch.hpp"
+#include "engine/fbsng.hpp"
 
 namespace colmatch {
 
@@ -63,8 +64,18 @@ struct PriorityWeights {
   double credential = 1, queue_time = 0, expansion = 0, size = 0;
 };
 
+/// Which scheduler chooses the starts: Moab's scheduling iteration (priority order, throttles,
+/// backfill) or FBSNG's dynamic queue and section priorities (engine/fbsng.hpp, seed 004).
+enum class Scheduler : uint8_t { Moab, Fbsng };
+
 struct SimPolicy {
   double interval = 0;  ///< 0: a cycle at every event time (event driven); > 0: every `interval` s
+  /// At least this many seconds between two cycles (FBSNG: the scheduler runs at most once per 5 s);
+  /// a cycle due earlier waits for it.
+  double min_interval = 0;
+  Scheduler scheduler = Scheduler::Moab;
+  FbsngPolicy fbsng;  ///< scheduler = Fbsng: queues and process types
+  CredentialKind process_type = CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
   AllocationPolicy allocation = AllocationPolicy::GreatestPower;
   BackfillPolicy backfill = BackfillPolicy::None;
   PriorityWeights weights;
@@ -112,6 +123,7 @@ enum class SimReason : uint8_t {
   Blocked,           ///< strict priority order: a higher-priority job waits first
   Reservation,       ///< would delay the EASY reservation of a higher-priority job
   NoFreeCapacity,    ///< eligible taskers exist, none has room now
+  PriorityGap,       ///< FBSNG: its queue is held by a queue priority gap, or a section priority gap (detail)
   Rejected,          ///< bad input (JobTable::reject_reason)
 };
 const char* sim_reason_text(SimReason r) noexcept;

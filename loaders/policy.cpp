@@ -1,5 +1,7 @@
 #include "loaders/policy.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -40,14 +42,105 @@ bool credential_kind(const std::string& v, CredentialKind& kind) {
   return false;
 }
 
+const toml::table& table_of(const std::string& path, const toml::node& n, const std::string& key) {
+  const auto* t = n.as_table();
+  if (!t) bad(path, n, key, "expected a table");
+  return *t;
+}
+
+// [policy.fbsng.queues.NAME] (NAME "*": the queues not listed): QPmin, QPmax, QPI, QPD, QPG, SPG.
+FbsngQueue read_fbsng_queue(const std::string& path, const toml::node& n, const std::string& key) {
+  FbsngQueue q;
+  for (auto&& [k, v] : table_of(path, n, key)) {
+    std::string f(k.str());
+    std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
+    double* field = f == "qpmin" ? &q.qp_min
+                    : f == "qpmax" ? &q.qp_max
+                    : f == "qpi"   ? &q.qpi
+                    : f == "qpd"   ? &q.qpd
+                    : f == "qpg"   ? &q.qpg
+                    : f == "spg"   ? &q.spg
+                                   : nullptr;
+    const std::string at = key + "." + std::string(k.str());
+    if (!field) bad(path, v, at, "unknown key (QPmin, QPmax, QPI, QPD, QPG, SPG)");
+    const auto x = v.value<double>();
+    if (!x || std::isnan(*x) || (field == &q.qp_min && !std::isfinite(*x)))
+      bad(path, v, at, "expected a number (QPG, SPG and QPmax may be inf)");
+    if (field != &q.qp_min && field != &q.qp_max && *x < 0) bad(path, v, at, "expected a number >= 0");
+    *field = *x;
+  }
+  if (!std::isnan(q.qp_max) && q.qp_max < q.qp_min) bad(path, n, key, "QPmax is below QPmin");
+  return q;
+}
+
+// [policy.fbsng.process_types.NAME]: max_sections, max_slots, max = { consumable = amount }, requirements.
+FbsngProcessType read_fbsng_type(const std::string& path, const toml::node& n, const std::string& key) {
+  FbsngProcessType t;
+  for (auto&& [k, v] : table_of(path, n, key)) {
+    const std::string f(k.str()), at = key + "." + f;
+    if (f == "max_sections") {
+      const double x = non_negative(path, v, at);
+      if (x != std::floor(x) || x > 1e15) bad(path, v, at, "expected a whole number");
+      t.max_sections = static_cast<uint64_t>(x);
+    } else if (f == "max_slots") {
+      t.max_slots = non_negative(path, v, at);
+    } else if (f == "max") {
+      for (auto&& [ck, cv] : table_of(path, v, at))
+        t.max_amount.emplace_back(std::string(ck.str()), non_negative(path, cv, at + "." + std::string(ck.str())));
+    } else if (f == "requirements") {
+      t.requirements = text(path, v, at);
+    } else {
+      bad(path, v, at, "unknown key (max_sections, max_slots, max, requirements)");
+    }
+  }
+  return t;
+}
+
+void read_fbsng(const std::string& path, const toml::node& n, SimPolicy& policy) {
+  for (auto&& [k, v] : table_of(path, n, "fbsng")) {
+    const std::string f(k.str()), at = "fbsng." + f;
+    if (f == "process_type") {
+      if (!credential_kind(text(path, v, at), policy.process_type))
+        bad(path, v, at, "expected user, group, class, account or qos");
+    } else if (f == "queues") {
+      for (auto&& [qk, qv] : table_of(path, v, at)) {
+        const std::string name(qk.str());
+        FbsngQueue q = read_fbsng_queue(path, qv, at + "." + name);
+        q.name = name;
+        if (name == "*") policy.fbsng.defaults = q;
+        else policy.fbsng.queues.push_back(std::move(q));
+      }
+    } else if (f == "process_types") {
+      for (auto&& [tk, tv] : table_of(path, v, at)) {
+        FbsngProcessType t = read_fbsng_type(path, tv, at + "." + std::string(tk.str()));
+        t.name = std::string(tk.str());
+        policy.fbsng.process_types.push_back(std::move(t));
+      }
+    } else {
+      bad(path, v, at, "unknown key (process_type, queues, process_types)");
+    }
+  }
+}
+
 }  // namespace
 
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy, bool allow_power_key) {
+  bool min_interval_set = false;
   for (auto&& [k, node] : table) {
     const std::string key(k.str());
     if (key == "power" && allow_power_key) continue;
     if (key == "interval") {
       policy.interval = non_negative(path, node, key);
+    } else if (key == "min_interval") {
+      policy.min_interval = non_negative(path, node, key);
+      min_interval_set = true;
+    } else if (key == "scheduler") {
+      const std::string v = text(path, node, key);
+      if (v == "moab") policy.scheduler = Scheduler::Moab;
+      else if (v == "fbsng") policy.scheduler = Scheduler::Fbsng;
+      else bad(path, node, key, "expected moab or fbsng");
+    } else if (key == "fbsng") {
+      read_fbsng(path, node, policy);
     } else if (key == "allocation") {
       const std::string v = text(path, node, key);
       if (v == "greatest_power") policy.allocation = AllocationPolicy::GreatestPower;
@@ -130,6 +223,8 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
       bad(path, node, key, "unknown key");
     }
   }
+  // FBSNG's scheduler runs at most once per 5 s
+  if (policy.scheduler == Scheduler::Fbsng && !min_interval_set) policy.min_interval = 5;
 }
 
 SimPolicy read_policy_toml(const std::string& path) {

@@ -9,6 +9,12 @@
 //     (optional: every credential of that kind), max_jobs = N, max_slots = N   (MAXJOB, MAXPROC)
 //   [policy.credential_priority] qos = { high = 1000 }, user = { alice = 10 }, group, class, account
 //     (QOSCFG[high] PRIORITY=1000 ...: added to the credential factor of the jobs holding them)
+//   scheduler = "moab"                moab (the above) or fbsng (FBSNG's dynamic priorities, seed 004)
+//   min_interval = 0                  seconds at least between cycles (5 with scheduler = "fbsng")
+//   [policy.fbsng] process_type = "account"   the job credential naming a section's process type
+//   [policy.fbsng.queues.NAME] QPmin, QPmax, QPI, QPD, QPG, SPG   (NAME "*": every queue not listed)
+//   [policy.fbsng.process_types.NAME] max_sections, max_slots, max = { consumable = amount },
+//     requirements = "request"   (quotas and default requirements; engine/fbsng.hpp)
 #pragma once
 
 #include <string>

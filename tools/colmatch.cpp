@@ -212,7 +212,13 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const auto t1 = std::chrono::steady_clock::now();
       const SimProgress progress = simulate_progress_fn();
-      const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table, ds.farm, progress);
+      SimResult r;
+      try {
+        r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table, ds.farm, progress);
+      } catch (const std::invalid_argument& e) {  // a policy the farm cannot take (FBSNG quota, requirements)
+        if (std::string_view(e.what()).substr(0, 5) != "FBSNG") throw;
+        throw std::invalid_argument((policy_path.empty() ? std::string("[policy]") : policy_path) + ": " + e.what());
+      }
       if (progress) std::fputs("\r\033[K", stderr);
       info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
       writers::write_simulation(out_dir, ds, r, info);

@@ -78,6 +78,22 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
                                                     {3, jobs.accounts.value(jobs.account[j])},
                                                     {4, jobs.qos_names.value(jobs.qos[j])}};
   };
+  // FBSNG process-type quotas: (type name) -> sections, slots, amount per consumable
+  struct TypeUse {
+    uint64_t sections = 0;
+    double slots = 0;
+    std::vector<double> amount;
+  };
+  std::map<std::string, TypeUse> type_use;
+  auto type_of = [&](uint32_t j) {
+    switch (pol.process_type) {
+      case CredentialKind::User: return jobs.owners.value(jobs.owner[j]);
+      case CredentialKind::Group: return jobs.groups.value(jobs.group[j]);
+      case CredentialKind::Class: return jobs.queues.value(jobs.queue[j]);
+      case CredentialKind::Account: return jobs.accounts.value(jobs.account[j]);
+      default: return jobs.qos_names.value(jobs.qos[j]);
+    }
+  };
   std::vector<std::tuple<int, size_t, uint32_t>> charged;  // pools charged this instant: (level, k, index)
   for (size_t e = 0; e < evs.size(); ++e) {
     const Ev& ev = evs[e];
@@ -121,6 +137,18 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
           return fmt::format("at {}: job {} starts on tasker {}, which is down", ev.time, jobs.id[ev.j],
                              tk.names[x.tasker]);
       }
+      TypeUse& tu = type_use[type_of(ev.j)];
+      tu.amount.resize(cons.size(), 0.0);
+      tu.sections += ev.kind == 2 ? 1 : -1;
+      tu.slots -= sign * jobs.slots[ev.j];
+      for (uint32_t a = 0; a < r.alloc_count[ev.j]; ++a) {
+        const Allocation& x = r.allocations[r.alloc_first[ev.j] + a];
+        for (size_t k = 0; k < cons.size(); ++k) {
+          const double amount =
+              jobs.rule[ev.j] == AllocationRule::FillUp ? x.slots * need[k] + (a == 0 ? once[k] : 0.0) : need[k];
+          if (amount > 0) tu.amount[k] -= sign * amount;
+        }
+      }
       for (const auto& key : creds(ev.j)) {
         usage[key].first += ev.kind == 2 ? 1 : -1;
         usage[key].second -= sign * jobs.slots[ev.j];
@@ -136,6 +164,17 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
       if (level == 2 && g[k] < -eps) return fmt::format("at {}: global pool over-committed", ev.time);
     }
     charged.clear();
+    if (pol.scheduler == Scheduler::Fbsng)
+      for (const FbsngProcessType& pt : pol.fbsng.process_types) {
+        if (!type_use.count(pt.name)) continue;
+        const TypeUse& u = type_use[pt.name];
+        if (u.sections > pt.max_sections || u.slots > pt.max_slots + eps)
+          return fmt::format("at {}: process type {} over its quota of sections or slots", ev.time, pt.name);
+        for (const auto& [name, max] : pt.max_amount)
+          for (size_t k = 0; k < cons.size(); ++k)
+            if (cat.at(cons[k]).name == name && u.amount[k] > max + eps)
+              return fmt::format("at {}: process type {} over its quota of {}", ev.time, pt.name, name);
+      }
     for (const Throttle& th : pol.throttles)
       for (const auto& [key, use] : usage) {
         if (key.first != static_cast<int>(th.kind)) continue;

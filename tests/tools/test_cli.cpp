@@ -255,6 +255,38 @@ TEST(CliSimulate, BadPolicyNamesFileLineAndKey) {
   EXPECT_FALSE(fs::exists(out.dir)) << "no output on a fatal error";
 }
 
+// scheduler = "fbsng" from a policy file: every job of the KTH sample appears once, the FBSNG scheduler
+// ran at most once per 5 s; a quota on a consumable the farm does not have names the policy file.
+TEST(CliSimulate, FbsngPolicyOnKthSample) {
+  Out out, bad;
+  const auto policy = out.dir.string() + "-fbsng.toml";
+  std::ofstream(policy) << "[policy]\nscheduler = \"fbsng\"\n[policy.fbsng.queues.\"*\"]\nSPG = 20\n";
+  const std::string log = "--format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz";
+  const auto r = run("simulate " + log + " --policy " + policy + " --out " + out.dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rows = lines((out.dir / "schedule.csv").string());
+  std::set<std::string> jobs;
+  std::vector<double> starts;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    jobs.insert(rows[i].substr(0, rows[i].find(',')));
+    std::vector<std::string> f;
+    std::stringstream ss(rows[i]);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 3u);
+    if (!f[2].empty()) starts.push_back(std::stod(f[2]));
+  }
+  EXPECT_EQ(jobs.size(), 3000u);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  for (size_t i = 1; i < starts.size(); ++i) ASSERT_GE(starts[i] - starts[i - 1], 5.0) << "cycles 5 s apart at least";
+  std::ofstream(policy) << "[policy]\nscheduler = \"fbsng\"\n[policy.fbsng.process_types.x]\nmax = { gpu = 1 }\n";
+  const auto e = run("simulate " + log + " --policy " + policy + " --out " + bad.dir.string());
+  fs::remove(policy);
+  EXPECT_EQ(e.status, 1);
+  EXPECT_NE(e.err.find(policy + ": FBSNG process type 'x': quota on 'gpu'"), std::string::npos) << e.err;
+  EXPECT_FALSE(fs::exists(bad.dir)) << "no output on a fatal error";
+}
+
 }  // namespace
 
 namespace {

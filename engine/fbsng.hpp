@@ -1,0 +1,115 @@
+// FBSNG dynamic priorities (seed 004): the rules, in one file a reader can check against the seed.
+// `colmatch simulate` with `scheduler = "fbsng"` runs them (engine/simulation.cpp, Simulator::
+// cycle_fbsng); README "FBSNG" has the seed's wording beside each rule.
+//
+// Terms. A section is a job (its slots start together); it belongs to a queue (the job's class) and to
+// a process type (a job credential, the account by default). The seed gives the behaviour and leaves
+// the formulas out; these are the simplest rules that fit every sentence of it and its four worked
+// configurations (tests/engine/test_fbsng.cpp runs each):
+//
+// Q1 Queue priority P starts at QPmin and stays in [QPmin, QPmax].
+// Q2 Every section start is one tick for every queue: each queue's priority rises by its QPI (to at most
+//    QPmax), and the queue the section started from then drops by its QPD. Priorities are relative:
+//    then all queues move by the same amount so that the queue nearest its QPmin sits at it (each
+//    still at most its QPmax), which keeps their order and differences and stops the drift that
+//    would otherwise pin them all at QPmin or at QPmax, where a gap could no longer open.
+//    (Why the starting queue also takes its QPI: the seed's formula QPD(A)/QPD(B) = share(B)/share(A)
+//    with QPI = 1 holds exactly then; with the starting queue left out, A and B share starts
+//    (QPD(B)+QPI(A)) : (QPD(A)+QPI(B)), 67% instead of the seed's 70% for QPD 3/7.)
+// Q3 Step 1, choose the queue: the queues with ready sections in descending priority (ties: the
+//    queue whose next section in line was submitted first, then the queue's name). A queue that cannot start a section while it has one that waits for capacity is
+//    stuck; every queue whose priority is lower than a stuck queue Q's by more than QPG(Q) is held
+//    (starts nothing, even if it could) until Q starts one. The next unheld queue is tried.
+// S1 Step 2, choose the section: the queue's ready sections in descending section priority SP, ties
+//    by submit time. The first that fits starts. A section waiting for capacity that the scheduler
+//    meets first in this order is the queue's head; while it waits, each start of a section submitted
+//    after it passes it: its SP rises by 1 (SP starts at 0 and never goes down; only the head is
+//    passed: the next section in line is passed when it is the head, so with SPG = N one bulk
+//    section starts per N light ones, as the seed's example promises).
+// S2 Section priority gap: a section whose SP is lower than the head's by SPG or more may not start
+//    (its start would leave the head more than SPG above it): with SPG = 0 nothing passes the head.
+// P1 Process-type quotas: a section whose start would take its process type past a quota (running
+//    sections, slots, or an amount of a consumable) does not start, and it is not waiting for
+//    capacity (holding others would not help it): it makes its queue neither stuck nor headed.
+// P2 Process-type default requirements are added to the requests of the type's sections for the
+//    attributes a section does not name itself.
+// The scheduler runs at most once per SimPolicy::min_interval (FBSNG: 5 s) and on events.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace colmatch {
+
+struct Catalog;
+struct JobTable;
+
+/// One FBSNG queue's parameters (seed 004's names). Defaults: QPmax = QPmin + 100, QPI = QPD = 1,
+/// no gaps (QPG, SPG infinite).
+struct FbsngQueue {
+  std::string name;  ///< the job class (queue) it configures
+  double qp_min = 0;
+  double qp_max = std::numeric_limits<double>::quiet_NaN();  ///< NaN: qp_min + 100
+  double qpi = 1, qpd = 1;
+  double qpg = std::numeric_limits<double>::infinity();
+  double spg = std::numeric_limits<double>::infinity();
+};
+
+/// One FBSNG process type: its resource allocation quotas and default requirements.
+struct FbsngProcessType {
+  std::string name;
+  uint64_t max_sections = std::numeric_limits<uint64_t>::max();  ///< running sections at once
+  double max_slots = std::numeric_limits<double>::infinity();     ///< running slots at once
+  /// At most this amount (base units: bytes, seconds, counts) of the named consumable held at once.
+  std::vector<std::pair<std::string, double>> max_amount;
+  /// Default resource requirements (request syntax), added for the attributes a section does not name.
+  std::string requirements;
+};
+
+enum class CredentialKind : uint8_t;
+
+/// scheduler = "fbsng": the queues (unlisted ones take `defaults`) and the process types.
+struct FbsngPolicy {
+  std::vector<FbsngQueue> queues;
+  FbsngQueue defaults;
+  std::vector<FbsngProcessType> process_types;
+};
+
+/// Queue priorities under rules Q1-Q3, indexed by queue id (the jobs' queue dictionary).
+class FbsngQueuePriorities {
+ public:
+  /// `params[q]`: queue q's parameters (NaN qp_max resolved here). Throws std::invalid_argument when
+  /// QPmax < QPmin, or QPI, QPD, QPG or SPG is negative or NaN.
+  explicit FbsngQueuePriorities(std::vector<FbsngQueue> params);
+  size_t size() const noexcept { return p_.size(); }
+  double priority(uint32_t q) const noexcept { return p_[q]; }
+  const FbsngQueue& params(uint32_t q) const noexcept { return params_[q]; }
+  /// Q2: a section started from queue q.
+  void on_start(uint32_t q);
+  /// Q3: queue q is stuck; queues with a priority below the value returned are held.
+  double holds_below(uint32_t q) const noexcept { return p_[q] - params_[q].qpg; }
+
+ private:
+  std::vector<FbsngQueue> params_;
+  std::vector<double> p_;
+};
+
+/// S2: a section with priority `sp` may not start while its queue's head has priority `head_sp`.
+inline bool fbsng_gap_blocks(double head_sp, double sp, double spg) noexcept { return head_sp - sp >= spg; }
+
+/// Per queue id of `jobs`: its parameters (by name, else `policy.defaults` with the queue's name).
+std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobTable& jobs);
+
+/// P2: a copy of `jobs` whose requests carry their process types' default requirements (each top-level
+/// AND term of a default whose attributes the section's request does not mention is ANDed to it), or
+/// nothing when no process type has requirements. `kind` names the credential that is the process
+/// type. Throws std::invalid_argument naming the process type when its requirements do not parse or
+/// name a consumable (quotas, not requirements, govern consumables).
+std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind,
+                                                 const Catalog& catalog, const JobTable& jobs);
+
+}  // namespace colmatch
