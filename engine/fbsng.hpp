@@ -17,7 +17,7 @@
 //    with QPI = 1 holds exactly then; with the starting queue left out, A and B share starts
 //    (QPD(B)+QPI(A)) : (QPD(A)+QPI(B)), 67% instead of the seed's 70% for QPD 3/7.)
 // Q3 Step 1, choose the queue: the queues with ready sections in descending priority (ties: the
-//    queue whose next section in line was submitted first, then the queue's name). A queue that cannot start a section while it has one that waits for capacity is
+//    queue whose first section in line was submitted first, then the queue's name). A queue that cannot start a section while it has one that waits for capacity is
 //    stuck; every queue whose priority is lower than a stuck queue Q's by more than QPG(Q) is held
 //    (starts nothing, even if it could) until Q starts one. The next unheld queue is tried.
 // S1 Step 2, choose the section: the queue's ready sections in descending section priority SP, ties

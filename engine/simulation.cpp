@@ -1023,7 +1023,6 @@ class Simulator {
     fb_gap_.assign(fbsng_->size(), 0);
     fb_head_.assign(fbsng_->size(), WaitQueue::kNoJob);
     fb_failed_.assign(cats_.size(), 0);
-    fb_charge_.assign(cons.size(), 0.0);
   }
 
   void fbsng_use(uint32_t j, int sign) {
@@ -1033,25 +1032,24 @@ class Simulator {
     for_each_charge(j, [&](size_t k, uint32_t, double amount) { u.amount[k] += sign * amount; });
   }
 
-  // P1: the quota job j's start would break ("" if none); `allocs` empty: sections and slots only.
-  std::string quota_broken(uint32_t j, const std::vector<Allocation>& allocs) {
+  // P1: the quota job j's start would break ("" if none). What a start charges in all does not depend
+  // on where it is placed ($pe_slots: the category's charge on one tasker; $fill_up: slots x the
+  // per-slot charge plus the master's), so the quota is decided before a placement, and within a run
+  // a section it stops stays stopped (usage only grows until the next run).
+  std::string quota_broken(uint32_t j) const {
     const uint32_t type = process_type(j);
     const Quota& q = quota_[type];
     const QuotaUse& u = quota_use_[type];
     if (u.sections + 1 > q.max_sections) return fmt::format("process type {} max_sections {}", q.name, q.max_sections);
     if (u.slots + jobs_.slots[j] > q.max_slots) return fmt::format("process type {} max_slots {}", q.name, q.max_slots);
-    if (allocs.empty()) return {};
     const uint32_t c = cats_.of_job[j];
     const bool fill = cats_.rule[c] == AllocationRule::FillUp;
-    std::fill(fb_charge_.begin(), fb_charge_.end(), 0.0);
-    for (size_t a = 0; a < allocs.size(); ++a)
-      for (size_t k = 0; k < cats_.need[c].size(); ++k)
-        fb_charge_[k] += fill ? allocs[a].slots * cats_.need[c][k] + (a == 0 ? cats_.master_need[c][k] : 0.0)
-                              : cats_.need[c][k];
     const auto& cons = catalog_.consumables();
-    for (size_t k = 0; k < fb_charge_.size(); ++k)
-      if (fb_charge_[k] > 0 && u.amount[k] + fb_charge_[k] > q.max_amount[k])
+    for (size_t k = 0; k < cats_.need[c].size(); ++k) {
+      const double charge = fill ? jobs_.slots[j] * cats_.need[c][k] + cats_.master_need[c][k] : cats_.need[c][k];
+      if (charge > 0 && u.amount[k] + charge > q.max_amount[k])
         return fmt::format("process type {} max {} {}", q.name, catalog_.at(cons[k]).name, q.max_amount[k]);
+    }
     return {};
   }
 
@@ -1074,6 +1072,7 @@ class Simulator {
       parked_[j] = Parked::Held;
       res_.reason[j] = SimReason::Held;
       res_.was_held[j] = 1;
+      if (std::isfinite(jobs_.hold_until[j])) wakes_.emplace(jobs_.hold_until[j], j);
       return;
     }
     parked_[j] = Parked::No;
@@ -1104,6 +1103,13 @@ class Simulator {
     auto& it = fb_it_[q];
     uint32_t& head = fb_head_[q];
     const double spg = fbsng_->params(q).spg;
+    // A start elsewhere in this run may have put the head over a credential limit or its quota: it no
+    // longer waits for capacity, and the queue is walked again from the start (rare: limits that bind)
+    if (head != WaitQueue::kNoJob && (creds_.violation(head) || !quota_broken(head).empty())) {
+      it = set.begin();
+      head = WaitQueue::kNoJob;
+      fb_gap_[q] = 0;
+    }
     for (; it != set.end(); ++it) {
       const uint32_t x = it->job;
       // S2: x and every section after it (SP descending) wait for the head
@@ -1111,32 +1117,28 @@ class Simulator {
         fb_gap_[q] = 1;
         return QueueTry::Stuck;
       }
+      const uint32_t c = cats_.of_job[x];
+      // a job of a category that failed in this run fails too; with the queue's head set, only x's
+      // reason could change, and reasons are kept up to date in the run's last cycle only
+      if (fb_failed_[c] == fb_run_ && head != WaitQueue::kNoJob && !fb_last_) continue;
       if (const auto v = creds_.violation(x)) {
         res_.reason[x] = SimReason::Throttled;
         res_.detail[x] = creds_.describe(v);
         res_.was_throttled[x] = 1;
         continue;
       }
-      if (std::string why = quota_broken(x, {}); !why.empty()) {
+      if (std::string why = quota_broken(x); !why.empty()) {
         res_.reason[x] = SimReason::Throttled;
         res_.detail[x] = std::move(why);
         res_.was_throttled[x] = 1;
         continue;
       }
-      const uint32_t c = cats_.of_job[x];
       trial_.clear();
       if (fb_failed_[c] == fb_run_ || !placer(c).try_place(x, policy_.allocation, trial_)) {
         fb_failed_[c] = fb_run_;
         res_.reason[x] = SimReason::NoFreeCapacity;
         res_.detail[x].clear();
         if (head == WaitQueue::kNoJob) head = x;
-        continue;
-      }
-      if (std::string why = quota_broken(x, trial_); !why.empty()) {
-        cap_.rollback();
-        res_.reason[x] = SimReason::Throttled;
-        res_.detail[x] = std::move(why);
-        res_.was_throttled[x] = 1;
         continue;
       }
       cap_.commit();
@@ -1162,6 +1164,7 @@ class Simulator {
     const auto t0 = std::chrono::steady_clock::now();
     ++res_.cycles;
     ++fb_run_;
+    fb_last_ = last;
     if (last) ++res_.full_cycles;
     cursors_.sync(cap_);
     fb_order_.clear();
@@ -1173,10 +1176,10 @@ class Simulator {
     }
     std::vector<std::pair<uint32_t, uint32_t>>& held = fb_held_;  // (queue, the stuck queue holding it)
     while (true) {
-      // Q3: queues by priority (ties: the queue whose next section was submitted first, then its name);
-      // a stuck queue holds those below its priority minus its QPG
+      // Q3: queues by priority (ties: the queue whose first section in line was submitted first, then
+      // its name); a stuck queue holds those below its priority minus its QPG
       auto next_submit = [&](uint32_t q) {
-        return fb_it_[q] != fb_set_[q].end() ? fb_it_[q]->submit : std::numeric_limits<double>::infinity();
+        return fb_set_[q].empty() ? std::numeric_limits<double>::infinity() : fb_set_[q].begin()->submit;
       };
       std::sort(fb_order_.begin(), fb_order_.end(), [&](uint32_t a, uint32_t b) {
         if (fbsng_->priority(a) != fbsng_->priority(b)) return fbsng_->priority(a) > fbsng_->priority(b);
@@ -1295,9 +1298,9 @@ class Simulator {
   std::vector<uint32_t> fb_head_;          // per queue: its head (first section waiting for capacity)
   std::vector<uint64_t> fb_failed_;        // per category: the run its placement failed in
   std::vector<uint32_t> fb_order_;         // queues with ready sections, by priority
-  std::vector<double> fb_charge_;          // per consumable: a trial placement's charges
   std::vector<std::pair<uint32_t, uint32_t>> fb_held_;
   uint64_t fb_run_ = 0;
+  bool fb_last_ = false;  // the current run gives every section its reason
   std::array<InstanceTotal, kInstanceTotals> totals_;
   std::vector<uint32_t> future_instances_;  // reserve(): per tasker, instances on future_
   uint64_t totals_clock_ = 0;

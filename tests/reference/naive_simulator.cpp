@@ -83,7 +83,7 @@ struct Sim {
     const auto need = charge(cat, jobs, j);
     std::vector<uint32_t> elig;
     for (uint32_t t = 0; t < tk.size(); ++t)
-      if (!down[t] && eligible(cat, tk, jobs, t, j)) elig.push_back(t);
+      if (!down[t] && eligible(cat, tk, jobs, t, j) && meets_type(j, t)) elig.push_back(t);
     Placement pl;
     if (jobs.rule[j] != AllocationRule::FillUp) {
       bool found = false;
@@ -117,6 +117,14 @@ struct Sim {
     return place_fill_up(cat, tk, jobs, j, order, p);
   }
 
+  // FBSNG: tasker t meets the default requirements of job j's process type (those terms it does not name)
+  bool meets_type(uint32_t j, uint32_t t) const {
+    if (type_terms.empty()) return true;
+    for (const Request& term : type_terms[j])
+      if (!satisfies(tk, t, term)) return false;
+    return true;
+  }
+
   double estimate(uint32_t j) const { return jobs.walltime[j] >= 0 ? jobs.walltime[j] : duration(j); }
   double duration(uint32_t j) const {
     double d = jobs.runtime[j] > 0 ? jobs.runtime[j] : 0;
@@ -137,6 +145,7 @@ struct Sim {
       pools.global.push_back(col(k).global().present ? col(k).global().num : kNaN);
     }
     const Pools idle = pools;
+    if (pol.scheduler == Scheduler::Fbsng) init_fbsng();
     const std::vector<uint8_t> all_up(tk.size(), 0);
     down = farm.down_at_start.empty() ? all_up : farm.down_at_start;
     for (size_t k = 0; k < cat.consumables().size(); ++k) configured.push_back(col(k).queue().nums());
@@ -158,6 +167,7 @@ struct Sim {
       if (next_farm < farm.events.size()) t = std::min(t, farm.events[next_farm].time);
       if (!std::isfinite(t)) break;
       if (pol.interval > 0) t = std::max(std::ceil(t / pol.interval) * pol.interval, last + pol.interval);
+      if (pol.min_interval > 0) t = std::max(t, last + pol.min_interval);
       if (t > pol.until) break;
       std::vector<std::pair<double, uint32_t>> ends;
       for (uint32_t j = 0; j < n; ++j)
@@ -182,7 +192,8 @@ struct Sim {
           submitted[j] = 1;
           out.reason[j] = SimReason::NoFreeCapacity;
         }
-      cycle(t, submitted, ended, running, idle);
+      if (pol.scheduler == Scheduler::Fbsng) cycle_fbsng(t, submitted, ended, running, idle);
+      else cycle(t, submitted, ended, running, idle);
       last = t;
     }
   }
@@ -291,6 +302,146 @@ struct Sim {
     return false;
   }
 
+  // ---- FBSNG (engine/fbsng.hpp's rules, written again from their text) ----
+  std::vector<double> qprio;        // per queue id
+  std::vector<FbsngQueue> qparams;  // per queue id
+  std::vector<double> sprio;        // per job
+  std::vector<std::vector<Request>> type_terms;  // per job: its process type's default requirement terms
+
+  const FbsngProcessType* type_of(uint32_t j) const {
+    const std::string name = cred(static_cast<int>(pol.process_type), j);
+    for (const FbsngProcessType& pt : pol.fbsng.process_types)
+      if (pt.name == name) return &pt;
+    return nullptr;
+  }
+
+  void init_fbsng() {
+    for (uint32_t q = 0; q < jobs.queues.size(); ++q) {
+      FbsngQueue p = pol.fbsng.defaults;
+      for (const FbsngQueue& x : pol.fbsng.queues)
+        if (x.name == jobs.queues.value(q)) p = x;
+      if (std::isnan(p.qp_max)) p.qp_max = p.qp_min + 100;
+      qparams.push_back(p);
+      qprio.push_back(p.qp_min);
+    }
+    sprio.assign(jobs.size(), 0.0);
+    type_terms.assign(jobs.size(), {});
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      const FbsngProcessType* pt = type_of(j);
+      if (pt == nullptr || pt->requirements.empty()) continue;
+      Request r = parse_request(pt->requirements, cat);
+      std::vector<Request> terms = r.kind == Request::Kind::And ? r.kids : std::vector<Request>{r};
+      const auto mine = mentioned_attributes(jobs.requests[jobs.request[j]]);
+      for (const Request& term : terms) {
+        bool named = false;
+        for (uint32_t a : mentioned_attributes(term)) named = named || std::count(mine.begin(), mine.end(), a);
+        if (!named) type_terms[j].push_back(term);
+      }
+    }
+  }
+
+  // A start from queue q: every queue rises by its QPI up to its QPmax, q drops by its QPD, then all
+  // move together so that the one nearest its QPmin sits at it (each at most its QPmax).
+  void queue_started(uint32_t q) {
+    for (size_t i = 0; i < qprio.size(); ++i) qprio[i] = std::min(qparams[i].qp_max, qprio[i] + qparams[i].qpi);
+    qprio[q] -= qparams[q].qpd;
+    double m = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < qprio.size(); ++i) m = std::min(m, qprio[i] - qparams[i].qp_min);
+    for (size_t i = 0; i < qprio.size(); ++i) qprio[i] = std::min(qparams[i].qp_max, qprio[i] - m);
+  }
+
+  // The process type's quotas on sections, slots and consumables hold with job j started.
+  bool quota_ok(uint32_t j, const std::vector<uint8_t>& running) const {
+    const FbsngProcessType* pt = type_of(j);
+    if (pt == nullptr) return true;
+    const std::string name = pt->name;
+    uint64_t n = 0;
+    double slots = 0;
+    std::vector<double> amount(cat.consumables().size(), 0.0);
+    for (uint32_t x = 0; x < jobs.size(); ++x)
+      if (running[x] && cred(static_cast<int>(pol.process_type), x) == name) {
+        ++n;
+        slots += jobs.slots[x];
+        for (const auto& [k, t, a] : charges(x, out.allocations[x])) amount[k] += a;
+      }
+    if (n + 1 > pt->max_sections || slots + jobs.slots[j] > pt->max_slots) return false;
+    const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
+    for (size_t k = 0; k < amount.size(); ++k) {
+      const double a = jobs.rule[j] == AllocationRule::FillUp ? jobs.slots[j] * need[k] + once[k] : need[k];
+      if (a > 0) amount[k] += a;
+    }
+    for (const auto& [cname, max] : pt->max_amount)
+      for (size_t k = 0; k < amount.size(); ++k)
+        if (cat.at(cat.consumables()[k]).name == cname && amount[k] > max) return false;
+    return true;
+  }
+
+  void cycle_fbsng(double t, const std::vector<uint8_t>& submitted, const std::vector<uint8_t>& ended,
+                   std::vector<uint8_t>& running, const Pools& idle) {
+    std::vector<std::vector<uint32_t>> ready(qprio.size());
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      if (!submitted[j] || !std::isnan(out.start[j]) || jobs.hold_until[j] > t) continue;
+      bool deps = true;
+      for (uint32_t d : jobs.depends[j]) deps = deps && ended[d];
+      if (!deps) continue;
+      Pools empty = idle;
+      const std::vector<uint8_t> now_down = std::exchange(down, std::vector<uint8_t>(tk.size(), 0));
+      const bool fits_idle = !place(empty, j).empty();
+      down = now_down;
+      if (fits_idle) ready[jobs.queue[j]].push_back(j);
+    }
+    auto in_line = [&](std::vector<uint32_t>& v) {
+      std::erase_if(v, [&](uint32_t j) { return !std::isnan(out.start[j]); });
+      std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) {
+        return std::make_tuple(-sprio[a], jobs.submit[a], a) < std::make_tuple(-sprio[b], jobs.submit[b], b);
+      });
+    };
+    while (true) {
+      std::vector<uint32_t> order;
+      for (uint32_t q = 0; q < ready.size(); ++q) {
+        in_line(ready[q]);
+        if (!ready[q].empty()) order.push_back(q);
+      }
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return std::make_tuple(-qprio[a], jobs.submit[ready[a][0]], jobs.queues.value(a)) <
+               std::make_tuple(-qprio[b], jobs.submit[ready[b][0]], jobs.queues.value(b));
+      });
+      double holds_below = -std::numeric_limits<double>::infinity();
+      bool any = false;
+      for (uint32_t q : order) {
+        if (qprio[q] < holds_below) continue;
+        long head = -1;
+        for (uint32_t x : ready[q]) {
+          if (head >= 0 && sprio[head] - sprio[x] >= qparams[q].spg) break;
+          if (!throttle_ok(x, running) || !quota_ok(x, running)) continue;
+          Pools trial = pools;
+          const Placement pl = place(trial, x);
+          if (pl.empty()) {
+            if (head < 0) head = x;
+            continue;
+          }
+          pools = std::move(trial);
+          out.start[x] = t;
+          out.end[x] = t + duration(x);
+          out.allocations[x] = pl;
+          out.reason[x] = SimReason::None;
+          running[x] = 1;
+          if (head >= 0 && std::make_pair(jobs.submit[head], static_cast<uint32_t>(head)) <
+                               std::make_pair(jobs.submit[x], x))
+            sprio[head] += 1;
+          any = true;
+          break;
+        }
+        if (any) {
+          queue_started(q);
+          break;
+        }
+        if (head >= 0) holds_below = std::max(holds_below, qprio[q] - qparams[q].qpg);
+      }
+      if (!any) return;
+    }
+  }
+
   std::string cred(int kind, uint32_t x) const {
     switch (kind) {
       case 0: return jobs.owners.value(jobs.owner[x]);
@@ -325,7 +476,7 @@ struct Sim {
 
 SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
                     const FarmEvents& farm) {
-  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}};
+  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}};
   s.run();
   return std::move(s.out);
 }
