@@ -7,6 +7,7 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <unordered_map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -1019,8 +1020,8 @@ class Simulator {
     }
     section_priority_.assign(jobs_.size(), 0.0);
     fb_set_.assign(fbsng_->size(), {});
-    fb_it_.assign(fbsng_->size(), {});
-    fb_gap_.assign(fbsng_->size(), 0);
+    fb_by_cat_.assign(fbsng_->size(), {});
+    fb_heap_.assign(fbsng_->size(), {});
     fb_head_.assign(fbsng_->size(), WaitQueue::kNoJob);
     fb_failed_.assign(cats_.size(), 0);
   }
@@ -1090,66 +1091,96 @@ class Simulator {
       }
     res_.reason[j] = SimReason::NoFreeCapacity;
     fb_set_[jobs_.queue[j]].insert(key_of(j));
+    fb_by_cat_[jobs_.queue[j]][cats_.of_job[j]].insert(key_of(j));
   }
 
   enum class QueueTry : uint8_t { Started, Stuck, Idle };
 
-  // S1, S2, P1: the walk of queue q's ready sections in SP order, resumed where it stopped in this run
-  // (capacity only shrinks within a run: a section that did not fit still does not, nor does any job of
-  // its category). Started: a section started; Stuck: the queue has a head (a section waiting for
-  // capacity) and started nothing; Idle: nothing started and nothing waits for capacity.
+  // Queue q's ready sections merged from its categories: a cursor per category on its first section not
+  // yet passed over in this run, the earliest (in S1's order) on top. A category whose placement failed
+  // in this run is dropped once the queue has a head: none of its sections can start before the next
+  // run (capacity only shrinks within one), so the walk jumps over them instead of visiting each.
+  struct Cursor {
+    SectionKey key;
+    uint32_t category;
+    std::set<SectionKey>::iterator it;
+  };
+  static bool later(const Cursor& a, const Cursor& b) noexcept { return b.key < a.key; }
+
+  void build_heap(uint32_t q) {
+    std::vector<Cursor>& h = fb_heap_[q];
+    h.clear();
+    for (auto& [c, set] : fb_by_cat_[q])
+      if (!set.empty()) h.push_back({*set.begin(), c, set.begin()});
+    std::make_heap(h.begin(), h.end(), later);
+  }
+
+  // S1, S2, P1: the walk of queue q's ready sections in S1's order, resumed where it stopped in this run.
+  // Started: a section started; Stuck: the queue has a head (a section waiting for capacity) and started
+  // nothing; Idle: nothing started and nothing waits for capacity. Reasons: cycle_fbsng's last pass.
   QueueTry fbsng_try_queue(uint32_t q, double t) {
-    std::set<SectionKey>& set = fb_set_[q];
-    auto& it = fb_it_[q];
+    std::vector<Cursor>& h = fb_heap_[q];
     uint32_t& head = fb_head_[q];
     const double spg = fbsng_->params(q).spg;
     // A start elsewhere in this run may have put the head over a credential limit or its quota: it no
     // longer waits for capacity, and the queue is walked again from the start (rare: limits that bind)
     if (head != WaitQueue::kNoJob && (creds_.violation(head) || !quota_broken(head).empty())) {
-      it = set.begin();
       head = WaitQueue::kNoJob;
-      fb_gap_[q] = 0;
+      build_heap(q);
     }
-    for (; it != set.end(); ++it) {
-      const uint32_t x = it->job;
-      // S2: x and every section after it (SP descending) wait for the head
-      if (head != WaitQueue::kNoJob && fbsng_gap_blocks(section_priority_[head], section_priority_[x], spg)) {
-        fb_gap_[q] = 1;
-        return QueueTry::Stuck;
+    auto drop = [&] {  // the top category, for the rest of this run
+      std::pop_heap(h.begin(), h.end(), later);
+      h.pop_back();
+    };
+    auto advance = [&] {  // the top category's next section
+      std::pop_heap(h.begin(), h.end(), later);
+      Cursor& cur = h.back();
+      if (++cur.it == fb_by_cat_[q][cur.category].end()) {
+        h.pop_back();
+        return;
       }
-      const uint32_t c = cats_.of_job[x];
-      // a job of a category that failed in this run fails too; with the queue's head set, only x's
-      // reason could change, and reasons are kept up to date in the run's last cycle only
-      if (fb_failed_[c] == fb_run_ && head != WaitQueue::kNoJob && !fb_last_) continue;
-      if (const auto v = creds_.violation(x)) {
-        res_.reason[x] = SimReason::Throttled;
-        res_.detail[x] = creds_.describe(v);
-        res_.was_throttled[x] = 1;
+      cur.key = *cur.it;
+      std::push_heap(h.begin(), h.end(), later);
+    };
+    while (!h.empty()) {
+      const uint32_t x = h.front().key.job, c = h.front().category;
+      // S2: x and every section after it (SP descending) wait for the head
+      if (head != WaitQueue::kNoJob && fbsng_gap_blocks(section_priority_[head], section_priority_[x], spg))
+        return QueueTry::Stuck;
+      if (fb_failed_[c] == fb_run_ && head != WaitQueue::kNoJob) {
+        drop();
         continue;
       }
-      if (std::string why = quota_broken(x); !why.empty()) {
-        res_.reason[x] = SimReason::Throttled;
-        res_.detail[x] = std::move(why);
+      if (creds_.violation(x) || !quota_broken(x).empty()) {
         res_.was_throttled[x] = 1;
+        advance();
         continue;
       }
       trial_.clear();
       if (fb_failed_[c] == fb_run_ || !placer(c).try_place(x, policy_.allocation, trial_)) {
         fb_failed_[c] = fb_run_;
-        res_.reason[x] = SimReason::NoFreeCapacity;
-        res_.detail[x].clear();
         if (head == WaitQueue::kNoJob) head = x;
+        drop();
         continue;
       }
       cap_.commit();
-      it = set.erase(it);
+      const auto at = h.front().it;
+      advance();
+      std::set<SectionKey>& of_cat = fb_by_cat_[q][c];
+      of_cat.erase(at);
+      if (of_cat.empty()) fb_by_cat_[q].erase(c);
+      fb_set_[q].erase(key_of(x));
       start(x, t, trial_, false);
-      // S1: a start passes the head if submitted after it (the head, ahead of `it`, stays ahead of it)
+      // S1: a start passes the head if submitted after it. The head's category left the merge when
+      // it became the head, so its new place in the order moves no cursor.
       if (head != WaitQueue::kNoJob &&
           (jobs_.submit[head] < jobs_.submit[x] || (jobs_.submit[head] == jobs_.submit[x] && head < x))) {
-        set.erase(key_of(head));
+        std::set<SectionKey>& hs = fb_by_cat_[q][cats_.of_job[head]];
+        hs.erase(key_of(head));
+        fb_set_[q].erase(key_of(head));
         section_priority_[head] += 1;
-        set.insert(key_of(head));
+        hs.insert(key_of(head));
+        fb_set_[q].insert(key_of(head));
       }
       return QueueTry::Started;
     }
@@ -1157,22 +1188,20 @@ class Simulator {
   }
 
   // One run of the FBSNG scheduler: steps 1 (choose the queue, Q3) and 2 (choose the section, S1) until
-  // no section can start. Visits each queue's ready sections up to where its walk stops (a section
-  // gap, or the end); `last`: also gives the sections it did not visit their reason (the run's last
-  // cycle, or full_cycles), which costs a visit of every ready section.
+  // no section can start. `last` (the run's last cycle, or full_cycles): then every waiting section is
+  // given its reason, which costs a visit of each.
   void cycle_fbsng(double t, bool last) {
     const auto t0 = std::chrono::steady_clock::now();
     ++res_.cycles;
     ++fb_run_;
-    fb_last_ = last;
     if (last) ++res_.full_cycles;
     cursors_.sync(cap_);
     fb_order_.clear();
     for (uint32_t q = 0; q < fb_set_.size(); ++q) {
-      fb_it_[q] = fb_set_[q].begin();
       fb_head_[q] = WaitQueue::kNoJob;
-      fb_gap_[q] = 0;
-      if (!fb_set_[q].empty()) fb_order_.push_back(q);
+      if (fb_set_[q].empty()) continue;
+      fb_order_.push_back(q);
+      build_heap(q);
     }
     std::vector<std::pair<uint32_t, uint32_t>>& held = fb_held_;  // (queue, the stuck queue holding it)
     while (true) {
@@ -1209,24 +1238,40 @@ class Simulator {
       }
       if (!any) break;
     }
-    if (last) {  // reasons as the last pass left them: behind a section gap, held by a queue gap
-      for (const uint32_t q : fb_order_) {
-        if (!fb_gap_[q]) continue;
-        const uint32_t head = fb_head_[q];
-        for (auto it = fb_it_[q]; it != fb_set_[q].end(); ++it) {
-          res_.reason[it->job] = SimReason::PriorityGap;
-          res_.detail[it->job] =
-              fmt::format("section {} (priority {}) waits first", jobs_.id[head], section_priority_[head]);
+    if (last) fbsng_reasons(held);
+    end_cycle(t, t0);
+  }
+
+  // Every ready section's reason as the run left it: its queue held by a stuck queue (Q3), behind its
+  // queue's head by the section gap (S2), over a credential limit or its process type's quota (P1), or
+  // waiting for capacity.
+  void fbsng_reasons(const std::vector<std::pair<uint32_t, uint32_t>>& held) {
+    std::vector<uint32_t> held_by(fb_set_.size(), kNone);
+    for (const auto& [q, by] : held) held_by[q] = by;
+    for (const uint32_t q : fb_order_) {
+      const uint32_t head = fb_head_[q], by = held_by[q];
+      for (const SectionKey& k : fb_set_[q]) {
+        const uint32_t x = k.job;
+        std::string& detail = res_.detail[x];
+        detail.clear();
+        if (by != kNone) {
+          res_.reason[x] = SimReason::PriorityGap;
+          detail = fmt::format("queue {} (priority {}) is stuck", jobs_.queues.value(by), fbsng_->priority(by));
+        } else if (head != WaitQueue::kNoJob && x != head &&
+                   fbsng_gap_blocks(section_priority_[head], section_priority_[x], fbsng_->params(q).spg)) {
+          res_.reason[x] = SimReason::PriorityGap;
+          detail = fmt::format("section {} (priority {}) waits first", jobs_.id[head], section_priority_[head]);
+        } else if (const auto v = creds_.violation(x)) {
+          res_.reason[x] = SimReason::Throttled;
+          detail = creds_.describe(v);
+        } else if (std::string why = quota_broken(x); !why.empty()) {
+          res_.reason[x] = SimReason::Throttled;
+          detail = std::move(why);
+        } else {
+          res_.reason[x] = SimReason::NoFreeCapacity;
         }
       }
-      for (const auto& [q, by] : held)
-        for (const SectionKey& k : fb_set_[q]) {
-          res_.reason[k.job] = SimReason::PriorityGap;
-          res_.detail[k.job] =
-              fmt::format("queue {} (priority {}) is stuck", jobs_.queues.value(by), fbsng_->priority(by));
-        }
     }
-    end_cycle(t, t0);
   }
 
   const Catalog& catalog_;
@@ -1292,15 +1337,14 @@ class Simulator {
   std::vector<QuotaUse> quota_use_;        // per process type
   std::vector<double> section_priority_;   // per job (SP)
   std::vector<std::set<SectionKey>> fb_set_;               // per queue: its ready sections, in SP order (S1)
-  std::vector<std::set<SectionKey>::iterator> fb_it_;      // per queue: where its walk resumes in this run
-  std::vector<uint8_t> fb_gap_;                            // per queue: its walk stopped at a section gap
+  std::vector<std::unordered_map<uint32_t, std::set<SectionKey>>> fb_by_cat_;  // per queue, per category
+  std::vector<std::vector<Cursor>> fb_heap_;  // per queue: its categories' cursors in this run (a heap)
   uint64_t fb_waiting_ = 0;                                // submitted sections not started
   std::vector<uint32_t> fb_head_;          // per queue: its head (first section waiting for capacity)
   std::vector<uint64_t> fb_failed_;        // per category: the run its placement failed in
   std::vector<uint32_t> fb_order_;         // queues with ready sections, by priority
   std::vector<std::pair<uint32_t, uint32_t>> fb_held_;
   uint64_t fb_run_ = 0;
-  bool fb_last_ = false;  // the current run gives every section its reason
   std::array<InstanceTotal, kInstanceTotals> totals_;
   std::vector<uint32_t> future_instances_;  // reserve(): per tasker, instances on future_
   uint64_t totals_clock_ = 0;
