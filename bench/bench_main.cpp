@@ -363,6 +363,43 @@ void BM_Simulate_Kth_Naive(benchmark::State& state) {
   naive_simulation(state, kth_sample(), kth_policy(static_cast<size_t>(state.range(0))));
 }
 
+// FBSNG on the KTH sample given three queues by size (q1: 1 processor, q2: 2-16, q3: more, as
+// bench/fbsng_replay.sh does to the full logs): queues take turns, the large-job queue holds the others
+// when stuck (QPG 1), SPG 50; the first `jobs` jobs as kth_policy cuts them.
+const loaders::Dataset& kth_three_queues() {
+  static const loaders::Dataset ds = [] {
+    loaders::Dataset d = loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
+    for (uint32_t j = 0; j < d.jobs.size(); ++j) {
+      const uint32_t p = d.jobs.slots[j];
+      d.jobs.queue[j] = d.jobs.queues.intern(p <= 1 ? "q1" : p <= 16 ? "q2" : "q3");
+    }
+    return d;
+  }();
+  return ds;
+}
+
+SimPolicy kth_fbsng(size_t jobs) {
+  SimPolicy p;
+  p.scheduler = Scheduler::Fbsng;
+  p.min_interval = 5;
+  p.fbsng.defaults.qpg = 100;
+  p.fbsng.defaults.spg = 50;
+  FbsngQueue large = p.fbsng.defaults;
+  large.name = "q3";
+  large.qpg = 1;
+  p.fbsng.queues = {large};
+  p.until = kth_policy(jobs).until;
+  return p;
+}
+
+void BM_Simulate_Kth_Fbsng(benchmark::State& state) {
+  engine_simulation(state, kth_three_queues(), kth_fbsng(static_cast<size_t>(state.range(0))));
+}
+
+void BM_Simulate_Kth_Fbsng_Naive(benchmark::State& state) {
+  naive_simulation(state, kth_three_queues(), kth_fbsng(static_cast<size_t>(state.range(0))));
+}
+
 // The Google 2011 slice (190,926 tasks, 12,480 machine rows) with its machine events applied during the
 // run, EASY backfill. Arg: keep every Nth task (1: the whole slice; the trace starts with 144k tasks
 // submitted at time 0, so a time cut cannot make it small enough for the naive simulator).
@@ -491,6 +528,14 @@ int register_all() {
   benchmark::RegisterBenchmark("BM_Google_Naive", BM_Google_Naive)->Unit(benchmark::kMillisecond)->Iterations(1);
   benchmark::RegisterBenchmark("BM_Simulate_Kth", BM_Simulate_Kth)->Arg(400)->Arg(3000)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_Simulate_Kth_Naive", BM_Simulate_Kth_Naive)
+      ->Arg(400)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
+  benchmark::RegisterBenchmark("BM_Simulate_Kth_Fbsng", BM_Simulate_Kth_Fbsng)
+      ->Arg(400)
+      ->Arg(3000)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_Simulate_Kth_Fbsng_Naive", BM_Simulate_Kth_Fbsng_Naive)
       ->Arg(400)
       ->Unit(benchmark::kMillisecond)
       ->Iterations(1);

@@ -225,6 +225,8 @@ TEST(FbsngSeed, BackgroundAndHighPriorityProjects) {
   // on: each high section starts when the first tasker empties (at most one background run, 150 s)
   EXPECT_LE(wait_on, 150);
   EXPECT_GT(wait_off, 2 * wait_on);
+  std::printf("high priority sections: mean wait %.1f s (off %.1f s); (background start, waiting high section) pairs: %d (off %d)\n",
+              wait_on, wait_off, pending_on, pending_off);
   // nothing but the high sections' waits differs in kind: every background section still runs
   EXPECT_GE(starts(jobs, r)["bg"], 1000);
 }
@@ -456,6 +458,7 @@ TEST(FbsngSeed, ProcessTypeQuotasNeverExceededAndFarmStaysBusy) {
     }
   ASSERT_GE(n, 1000);
   EXPECT_GT(busy / (40 * p.until), 0.93);
+  std::printf("quotas 3 x 16 slots over 40: utilisation %.3f over %.0f starts\n", busy / (40 * p.until), n);
   // a quota that binds shows as the reason of the sections it keeps waiting
   bool throttled = false;
   for (uint32_t j = 0; j < jobs.size(); ++j)
