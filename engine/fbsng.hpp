@@ -45,7 +45,7 @@
 
 namespace colmatch {
 
-struct Catalog;
+class Catalog;
 struct JobTable;
 
 /// One FBSNG queue's parameters (seed 004's names). Defaults: QPmax = QPmin + 100, QPI = QPD = 1,

@@ -11,6 +11,7 @@
 #include "datasets/synth/synthetic.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
+#include "loaders/writers/simulation_writer.hpp"
 #include "tests/engine/sim_checker.hpp"
 #include "tests/reference/naive_simulator.hpp"
 
@@ -312,6 +313,18 @@ TEST(FbsngSeed, BulkStartsAsOftenAsLight) {
   };
   EXPECT_LT(busy(r), busy(o));
   EXPECT_LT(busy(r), 0.99);
+  // metrics.json reports it: utilisation of the slots, busy over offered
+  loaders::Dataset ds;
+  ds.catalog = f.cat;
+  ds.taskers = f.taskers;
+  ds.jobs = jobs;
+  auto utilisation = [&](const SimResult& x) {
+    const std::string json = writers::simulation_metrics_json(ds, x);
+    const size_t at = json.find("\"utilisation\": ");
+    return at == std::string::npos ? -1.0 : std::stod(json.substr(at + 15));
+  };
+  EXPECT_GT(utilisation(r), 0.5);
+  EXPECT_LT(utilisation(r), utilisation(o) - 0.05);
   // the waiting light sections say why: the bulk queue is stuck and holds them (a reason can fail:
   // with the gap off, none has it)
   size_t held_by_gap = 0, held_by_gap_off = 0;
