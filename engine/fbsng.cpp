@@ -23,6 +23,9 @@ FbsngQueuePriorities::FbsngQueuePriorities(std::vector<FbsngQueue> params) : par
       throw std::invalid_argument(at + "QPmin must be finite and QPmax >= QPmin");
     for (const double v : {q.qpi, q.qpd, q.qpg, q.spg})
       if (!(v >= 0)) throw std::invalid_argument(at + "QPI, QPD, QPG and SPG must be >= 0");
+    // finite steps and floor keep every priority finite (QPmax, QPG, SPG may be infinite)
+    if (!(q.qpi <= kFbsngMaxValue && q.qpd <= kFbsngMaxValue && std::abs(q.qp_min) <= kFbsngMaxValue))
+      throw std::invalid_argument(at + fmt::format("QPmin, QPI and QPD must be at most {} in size", kFbsngMaxValue));
     p_.push_back(q.qp_min);  // Q1
   }
 }

@@ -48,6 +48,9 @@ namespace colmatch {
 class Catalog;
 struct JobTable;
 
+/// The largest QPmin (in size), QPI and QPD accepted: priorities stay finite over any run.
+inline constexpr double kFbsngMaxValue = 1e9;
+
 /// One FBSNG queue's parameters (seed 004's names). Defaults: QPmax = QPmin + 100, QPI = QPD = 1,
 /// no gaps (QPG, SPG infinite).
 struct FbsngQueue {
@@ -83,7 +86,7 @@ struct FbsngPolicy {
 class FbsngQueuePriorities {
  public:
   /// `params[q]`: queue q's parameters (NaN qp_max resolved here). Throws std::invalid_argument when
-  /// QPmax < QPmin, or QPI, QPD, QPG or SPG is negative or NaN.
+  /// QPmax < QPmin, QPI, QPD, QPG or SPG is negative or NaN, or QPmin, QPI, QPD exceed kFbsngMaxValue.
   explicit FbsngQueuePriorities(std::vector<FbsngQueue> params);
   size_t size() const noexcept { return p_.size(); }
   double priority(uint32_t q) const noexcept { return p_[q]; }

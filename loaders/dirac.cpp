@@ -365,6 +365,7 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
   ds.taskers = std::move(tb).build();
 
   JobBuilder jb(ds.catalog);
+  JobIds ids;
   size_t n = 0;
   for (const JdlJob& j : jobs) {
     ++n;
@@ -404,7 +405,13 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
         }
       }
     }
+    std::string id_field;  // where the id came from: JobID, else JobName, else the record's number
+    for (const auto& [name, v] : j.fields)
+      if (name == "JobID") id_field = name;
+      else if (name == "JobName" && id_field.empty()) id_field = name;
+    if (id_field.empty()) id_field = "JobID";
     if (id.empty()) id = fmt::format("{}", n);
+    ids.add(jdl, j.line, id_field, id);
     const uint32_t jid = jb.add(id, owner, group, priority, static_cast<double>(n), slots);
     if (!number_field.empty()) {
       jb.reject(jid, fmt::format("{}:{}: job {}: field '{}': {}", jdl, j.line, id, number_field, number_why));

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,22 @@ class LoadError : public std::runtime_error {
   static std::string field_text(const std::string& f) {
     return f.empty() ? std::string() : fmt::format("field '{}': ", f);
   }
+};
+
+/// Job ids seen so far in one input. One policy for every format (native, OpenB pods, DIRAC JDL, SWF):
+/// a duplicate job id is fatal, since outputs name jobs by id; the error names the file, the line, the
+/// field and the line of the first. O(1) per id.
+class JobIds {
+ public:
+  /// Records `id` met on `line` of `path`; throws LoadError on `field` if it was met before.
+  void add(const std::string& path, size_t line, const std::string& field, const std::string& id) {
+    const auto [it, fresh] = first_.emplace(id, line);
+    if (!fresh)
+      throw LoadError(path, line, field, fmt::format("duplicate job id '{}' (first on line {})", id, it->second));
+  }
+
+ private:
+  std::unordered_map<std::string, size_t> first_;
 };
 
 /// Throws LoadError when `path` names a folder (reading one would look like an empty file).

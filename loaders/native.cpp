@@ -327,7 +327,7 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
   LineReader in(path, progress);
   simdjson::dom::parser parser;
   JobBuilder b(catalog);
-  std::unordered_set<std::string> ids;
+  JobIds ids;
   std::string_view line;
   while (in.next(line)) {
     if (blank(line)) continue;
@@ -337,7 +337,7 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
     if (obj["id"].get(id_el)) throw LoadError(path, ln, "id", "a job needs an id");
     std::string id;
     if (!scalar_text(id_el, id) || id.empty()) throw LoadError(path, ln, "id", "expected a string or number");
-    if (!ids.insert(id).second) throw LoadError(path, ln, "id", fmt::format("duplicate job id '{}'", id));
+    ids.add(path, ln, "id", id);
     std::string owner, group;
     double priority = 0, submit = 0, slots = 1;
     element el;

@@ -67,6 +67,8 @@ FbsngQueue read_fbsng_queue(const std::string& path, const toml::node& n, const 
     if (!x || std::isnan(*x) || (field == &q.qp_min && !std::isfinite(*x)))
       bad(path, v, at, "expected a number (QPG, SPG and QPmax may be inf)");
     if (field != &q.qp_min && field != &q.qp_max && *x < 0) bad(path, v, at, "expected a number >= 0");
+    if ((field == &q.qp_min || field == &q.qpi || field == &q.qpd) && !(std::abs(*x) <= kFbsngMaxValue))
+      bad(path, v, at, fmt::format("expected a number of at most {} in size", kFbsngMaxValue));
     *field = *x;
   }
   if (!std::isnan(q.qp_max) && q.qp_max < q.qp_min) bad(path, n, key, "QPmax is below QPmin");

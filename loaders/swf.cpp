@@ -107,8 +107,9 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
   ds.taskers = std::move(tb).build();
 
   JobBuilder jb(ds.catalog);
-  std::unordered_set<std::string> seen;
+  JobIds ids;
   for (const SwfJob& j : raw) {
+    ids.add(path, j.line, "job number", j.id);
     const double procs = procs_of(j);
     const auto cred = [](const char* prefix, double v) {
       return v < 0 ? std::string() : fmt::format("{}{}", prefix, v);
@@ -118,10 +119,6 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
     jb.set_rule(AllocationRule::FillUp);
     jb.set_credentials(cred("q", j.f[14]), "");
     const std::string where = fmt::format("{}:{}: job {}", path, j.line, j.id);
-    if (!seen.insert(j.id).second) {
-      jb.reject(k, fmt::format("{}: field 'job number': duplicate job number", where));
-      continue;
-    }
     if (!(procs >= 1) || procs > 1e9) {
       jb.reject(k, fmt::format("{}: field 'allocated processors': no processors ({})", where, procs));
       continue;

@@ -384,6 +384,7 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
     LineReader in(pods, progress);
     Csv csv{in, {}};
     JobBuilder jb(ds.catalog);
+    JobIds ids;
     std::string_view line;
     while (in.next(line)) {
       if (line.empty()) continue;
@@ -393,6 +394,7 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
       const double submit =
           csv.f.size() > 8 && !csv.f[8].empty() ? static_cast<double>(csv.integer(8, "creation_time")) : 0;
       const std::string qos = csv.f.size() > 6 ? std::string(csv.f[6]) : std::string();
+      ids.add(in.path(), in.line(), "name", std::string(csv.f[0]));
       jb.add(std::string(csv.f[0]), "", qos, 0, submit, 1);
       // runtime for `simulate`: deletion_time - scheduled_time when both are given
       if (csv.f.size() > 10 && !csv.f[9].empty() && !csv.f[10].empty()) {

@@ -181,6 +181,8 @@ TEST(FbsngRules, BadQueueParametersAreRefused) {
   EXPECT_THROW(FbsngQueuePriorities({queue("A", 10, 5, 1, 1, 1)}), std::invalid_argument);
   EXPECT_THROW(FbsngQueuePriorities({queue("A", 0, 5, -1, 1, 1)}), std::invalid_argument);
   EXPECT_THROW(FbsngQueuePriorities({queue("A", 0, 5, 1, NAN, 1)}), std::invalid_argument);
+  EXPECT_THROW(FbsngQueuePriorities({queue("A", 0, kInf, 1e300, 1, 1)}), std::invalid_argument);  // inf - inf
+  EXPECT_THROW(FbsngQueuePriorities({queue("A", -kInf, 5, 1, 1, 1)}), std::invalid_argument);
 }
 
 // The seed: with QPI = 1 for all queues, shares are inversely proportional to QPD.
@@ -538,6 +540,7 @@ TEST(FbsngPolicy, BadValuesNameTheKey) {
   fails_with("[policy.fbsng.queues.A]\nQPX = 1\n", "policy.fbsng.queues.A.QPX");
   fails_with("[policy.fbsng.queues.A]\nQPI = -1\n", "policy.fbsng.queues.A.QPI");
   fails_with("[policy.fbsng.queues.A]\nQPmin = 10\nQPmax = 5\n", "policy.fbsng.queues.A");
+  fails_with("[policy.fbsng.queues.A]\nQPI = 1e300\n", "policy.fbsng.queues.A.QPI");
   fails_with("[policy.fbsng.process_types.x]\nmax_sections = 1.5\n", "policy.fbsng.process_types.x.max_sections");
   fails_with("[policy.fbsng]\nprocess_type = \"project\"\n", "policy.fbsng.process_type");
 }

@@ -137,6 +137,33 @@ TEST(Dirac, QueueDefinedTwiceNamesFileAndPath) {
   fs::remove(jdl);
 }
 
+// Issue 12: a job id given twice (JobID, or JobName without a JobID) is fatal, naming the JDL file, the
+// record's line, the field and the first line: the same policy as every other format.
+TEST(Dirac, DuplicateJobIdIsFatalNamingBothLines) {
+  const auto res = write("ok.json", R"({"Sites": {"S": {"CEs": {"ce": {"Queues": {"q": {"CPUTime": 1}}}}}}})");
+  const auto jdl = write("dup.jdl", "[ JobID = \"a\"; ]\n[ JobName = \"b\"; ]\n[ JobName = \"x\"; JobID = \"a\"; ]\n");
+  try {
+    loaders::load_dirac(res, jdl);
+    FAIL() << "accepted a duplicate job id";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, jdl);
+    EXPECT_EQ(e.line, 3u);
+    EXPECT_EQ(e.field, "JobID");
+    EXPECT_NE(std::string(e.what()).find("duplicate job id 'a' (first on line 1)"), std::string::npos) << e.what();
+  }
+  const auto names = write("dupname.jdl", "[ JobName = \"b\"; ]\n[ JobName = \"b\"; ]\n");
+  try {
+    loaders::load_dirac(res, names);
+    FAIL() << "accepted a duplicate job name";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "JobName");
+  }
+  fs::remove(res);
+  fs::remove(jdl);
+  fs::remove(names);
+}
+
 // Numbers a double cannot hold, or a processor count out of range, reject the job naming the field (they
 // once escaped as a bare "stod" error ending the run).
 TEST(Dirac, OutOfRangeNumbersRejectTheJob) {

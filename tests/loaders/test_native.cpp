@@ -188,7 +188,7 @@ TEST(Native, JobFileErrorsAreFatal) {
   const auto noid = d.file("j1.jsonl", "{\"id\":\"a\"}\n{\"owner\":\"x\"}\n");
   expect_load_error([&] { loaders::read_jobs_jsonl(noid, ds); }, noid, 2, "id", "needs an id");
   const auto dup = d.file("j2.jsonl", "{\"id\":\"a\"}\n{\"id\":\"a\"}\n");
-  expect_load_error([&] { loaders::read_jobs_jsonl(dup, ds); }, dup, 2, "id", "duplicate");
+  expect_load_error([&] { loaders::read_jobs_jsonl(dup, ds); }, dup, 2, "id", "duplicate job id 'a' (first on line 1)");
   const auto slots = d.file("j3.jsonl", "{\"id\":\"a\",\"slots\":0}\n");
   expect_load_error([&] { loaders::read_jobs_jsonl(slots, ds); }, slots, 1, "slots", "whole number");
   const auto typo = d.file("j4.jsonl", "{\"id\":\"a\",\"request\":\"x\"}\n");

@@ -66,4 +66,24 @@ TEST(Swf, MalformedLinesNameLineAndField) {
   fs::remove(header);
 }
 
+// Issue 12: one policy for duplicate job ids in every format: fatal, naming file, line, field and the
+// first line (outputs name jobs by id, so two jobs with one id would be two rows no reader can tell apart).
+TEST(Swf, DuplicateJobNumberIsFatalNamingBothLines) {
+  const auto dup = write("dup.swf",
+                         "; MaxNodes: 4\n; MaxProcs: 16\n"
+                         "7 0 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                         "8 1 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                         "7 2 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n");
+  try {
+    loaders::load_swf(dup);
+    FAIL() << "accepted a duplicate job number";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, dup);
+    EXPECT_EQ(e.line, 5u);
+    EXPECT_EQ(e.field, "job number");
+    EXPECT_NE(std::string(e.what()).find("duplicate job id '7' (first on line 3)"), std::string::npos) << e.what();
+  }
+  fs::remove(dup);
+}
+
 }  // namespace

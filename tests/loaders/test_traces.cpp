@@ -147,6 +147,25 @@ TEST(OpenB, HugeGpuCountsDoNotOverflow) {
   std::filesystem::remove(pods);
 }
 
+// Issue 12: a pod name given twice is fatal, naming the file, the line, the field and the first line (the
+// policy of every format; it once gave two rows for one id).
+TEST(OpenB, DuplicatePodNameIsFatalNamingBothLines) {
+  const auto nodes = temp_file("colmatch-openb-nodes2.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1,V100\n");
+  const auto pods = temp_file("colmatch-openb-pods2.csv",
+                              "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,0,0\np2,100,10,0,0\np1,5,5,0,0\n");
+  try {
+    loaders::load_openb(nodes.string(), pods.string());
+    FAIL() << "accepted a duplicate pod name";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, pods.string());
+    EXPECT_EQ(e.line, 4u);
+    EXPECT_EQ(e.field, "name");
+    EXPECT_NE(std::string(e.what()).find("duplicate job id 'p1' (first on line 2)"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(nodes);
+  std::filesystem::remove(pods);
+}
+
 TEST(OpenB, SampleEndToEndWithGpuModelConstraints) {
   const auto ds = loaders::load_openb(kSamples + "openb_nodes.csv", kSamples + "openb_pods_gpuspec20_head2000.csv");
   EXPECT_EQ(ds.taskers.size(), 1523u);

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -410,6 +412,102 @@ TEST(CliOutputSet, ASecondRunOnTheSameFolderFailsClearly) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("another colmatch run is writing this folder"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out.dir));
+}
+
+std::string slurp_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kGoogle = "--format google2011 --machines " + kSrc + "/datasets/samples/google_machine_events.csv.gz" +
+                            " --tasks " + kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz";
+
+// A disk that fills up while the outputs are written: the file size limit (ulimit -f, SIGXFSZ ignored)
+// makes every write past 8 blocks fail (EFBIG) as a full disk fails it (ENOSPC), through the same write
+// path. Exit 1 naming the file, the previous set left whole, no private folder left behind.
+TEST(CliOutputSet, AWriteFailureLeavesThePreviousSetWhole) {
+  Out out;
+  ASSERT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 0);
+  std::map<std::string, std::string> before;
+  for (const auto& e : fs::directory_iterator(out.dir)) before[e.path().filename()] = slurp_file(e.path());
+  const auto err = fs::temp_directory_path() / ("cli-full-" + std::to_string(getpid()));
+  const std::string cmd = "sh -c 'trap \"\" XFSZ; ulimit -f 8; exec " + kBin + " match " + kGoogle + " --out " +
+                          out.dir.string() + "' >/dev/null 2>" + err.string();
+  const int rc = std::system(cmd.c_str());
+  const std::string message = slurp_file(err);
+  fs::remove(err);
+  ASSERT_TRUE(WIFEXITED(rc)) << "killed by a signal: " << message;
+  EXPECT_EQ(WEXITSTATUS(rc), 1) << message;
+  EXPECT_NE(message.find("results.csv: write failed"), std::string::npos) << message;
+  std::map<std::string, std::string> after;
+  for (const auto& e : fs::directory_iterator(out.dir)) after[e.path().filename()] = slurp_file(e.path());
+  EXPECT_EQ(after, before) << "the previous run's set is untouched";
+  EXPECT_TRUE(leftovers(out.dir).empty());
+  // the same into a folder that does not exist yet: no folder at all
+  Out fresh;
+  const int rc2 = std::system(("sh -c 'trap \"\" XFSZ; ulimit -f 8; exec " + kBin + " match " + kGoogle + " --out " +
+                               fresh.dir.string() + "' >/dev/null 2>&1")
+                                  .c_str());
+  EXPECT_EQ(WIFEXITED(rc2) ? WEXITSTATUS(rc2) : -1, 1);
+  EXPECT_FALSE(fs::exists(fresh.dir));
+  EXPECT_TRUE(leftovers(fresh.dir).empty());
+}
+
+// SIGTERM (and SIGINT) at any moment of a run: loading, matching or writing. Afterwards the folder
+// holds either the previous set or the new one, whole (every job has its row), never a mix, and no
+// private folder is left. A whole run is timed first; the signals are then sent at every tenth of that
+// time (and finer over its last fifth, where the outputs are written), so they fall in each phase
+// whatever the machine's speed or build; whichever phase one hits, the invariant is the same.
+TEST(CliOutputSet, ASignalAtAnyMomentLeavesOneWholeSet) {
+  Out out;
+  ASSERT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 0);
+  const std::string demo_results = slurp_file(out.dir / "results.csv");
+  Out timing;
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(run("match " + kGoogle + " --out " + timing.dir.string()).status, 0);
+  const double whole_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<double> fractions;
+  for (int k = 0; k <= 10; ++k) fractions.push_back(k / 10.0);
+  for (int k = 1; k < 10; ++k) fractions.push_back(0.8 + k / 50.0);
+  int killed = 0, finished = 0;
+  for (const int sig : {SIGTERM, SIGINT})
+    for (const double fraction : fractions) {
+      const auto delay_us = static_cast<useconds_t>(fraction * whole_us);
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        ::execl(kBin.c_str(), kBin.c_str(), "match", "--format", "google2011", "--machines",
+                (kSrc + "/datasets/samples/google_machine_events.csv.gz").c_str(), "--tasks",
+                (kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz").c_str(), "--out",
+                out.dir.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+      ::usleep(delay_us);
+      ::kill(pid, sig);
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      if (WIFSIGNALED(status)) ++killed;
+      else ++finished;
+      const std::string at = "signal " + std::to_string(sig) + " after " + std::to_string(delay_us) + " us";
+      ASSERT_TRUE(leftovers(out.dir).empty()) << at;
+      const std::string results = slurp_file(out.dir / "results.csv");
+      if (results == demo_results) continue;  // the previous set, whole
+      // else the new one, whole: every task of the sample has its row, and the summary says the same
+      std::set<std::string> jobs;
+      std::stringstream ss(results);
+      std::string line;
+      std::getline(ss, line);
+      while (std::getline(ss, line)) jobs.insert(line.substr(0, line.find(',')));
+      ASSERT_EQ(jobs.size(), 24748u) << at;
+      ASSERT_NE(slurp_file(out.dir / "summary.json").find("\"jobs\": 24748"), std::string::npos) << at;
+    }
+  EXPECT_GT(killed, 0) << "some signals arrived while the run was going";
+  std::printf("a whole run: %.0f us; killed %d runs, %d had finished\n", whole_us, killed, finished);
 }
 
 TEST(CliOutputSet, AFolderWithOtherFilesOrSymlinksIsNotReplaced) {
