@@ -172,6 +172,8 @@ double check_number(const AttributeDef& def, double v) {
 }
 
 std::string normalize_string(AttrType t, std::string_view text) {
+  if (text.size() > kMaxStringValue)
+    throw ValueError(fmt::format("a value of {} bytes: at most {} are accepted", text.size(), kMaxStringValue));
   std::string s(text);
   if (is_caseless(t)) std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;

@@ -56,7 +56,13 @@ class ValueError : public std::runtime_error {
 /// Throws ValueError naming the type when the text is not a value of that type.
 double parse_number(AttrType t, std::string_view text);
 
+/// The longest string-like value (bytes) a tasker may offer or a request may name: longer ones are
+/// refused with a clear error rather than matched (a pattern of this size against a value of this size
+/// costs at most 2^26 / 64 word steps in the bit-parallel wildcard matcher).
+inline constexpr size_t kMaxStringValue = 65536;
+
 /// Folds the text of a string-like value as the type compares it (lower case for cstring and host).
+/// Throws ValueError for a value longer than kMaxStringValue bytes.
 std::string normalize_string(AttrType t, std::string_view text);
 
 /// One complex attribute definition.

@@ -129,14 +129,16 @@ class Parser {
     if (eat("{")) {
       while (true) {
         skip();
-        values.emplace_back(parse_value(true), pos_);
+        const size_t at = pos_ + 1;  // the value's first column (read before parse_value moves on)
+        values.emplace_back(parse_value(true), at);
         if (eat(",")) continue;
         if (eat("}")) break;
         fail("expected ',' or '}' in a value list");
       }
       if (op != Relop::EQ && op != Relop::NE) fail("a value list takes only == or !=");
     } else {
-      values.emplace_back(parse_value(false), pos_);
+      const size_t at = pos_ + 1;
+      values.emplace_back(parse_value(false), at);
     }
     for (auto& [v, at] : values) {
       if (is_numeric(def.type)) {
@@ -146,7 +148,11 @@ class Parser {
           throw RequestError(fmt::format("attribute '{}': {}", def.name, e.what()), at);
         }
       } else {
-        r.clause.strs.push_back(normalize_string(def.type, v));
+        try {
+          r.clause.strs.push_back(normalize_string(def.type, v));
+        } catch (const ValueError& e) {
+          throw RequestError(fmt::format("attribute '{}': {}", def.name, e.what()), at);
+        }
       }
     }
     return r;

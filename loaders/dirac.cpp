@@ -349,17 +349,24 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
       throw LoadError(resources, 0, fmt::format("Sites.{}.CEs.{}.Queues.{}", q.site, q.ce, q.queue),
                       "queue defined twice");
     }
-    tb.set(*ds.catalog.find("Site"), q.site);
-    tb.set(*ds.catalog.find("CE"), q.ce);
-    tb.set(*ds.catalog.find("Queue"), q.queue);
-    for (const auto& [name, p] : q.params) {
-      if (name == "Site" || name == "CE" || name == "Queue") continue;
-      const uint32_t a = *ds.catalog.find(name);
-      const AttributeDef& d = ds.catalog.at(a);
-      if (d.multi_valued)
-        tb.set_list(a, p.list ? p.items : std::vector<std::string>{p.number ? fmt::format("{}", p.num) : p.text});
-      else if (p.number && d.type == AttrType::Double) tb.set_number(a, p.num);
-      else tb.set(a, p.number ? fmt::format("{}", p.num) : p.text);
+    const std::string path = fmt::format("Sites.{}.CEs.{}.Queues.{}", q.site, q.ce, q.queue);
+    std::string field = path;
+    try {  // a value the catalog refuses (longer than kMaxStringValue) names the queue's path
+      tb.set(*ds.catalog.find("Site"), q.site);
+      tb.set(*ds.catalog.find("CE"), q.ce);
+      tb.set(*ds.catalog.find("Queue"), q.queue);
+      for (const auto& [name, p] : q.params) {
+        if (name == "Site" || name == "CE" || name == "Queue") continue;
+        field = path + "." + name;
+        const uint32_t a = *ds.catalog.find(name);
+        const AttributeDef& d = ds.catalog.at(a);
+        if (d.multi_valued)
+          tb.set_list(a, p.list ? p.items : std::vector<std::string>{p.number ? fmt::format("{}", p.num) : p.text});
+        else if (p.number && d.type == AttrType::Double) tb.set_number(a, p.num);
+        else tb.set(a, p.number ? fmt::format("{}", p.num) : p.text);
+      }
+    } catch (const ValueError& e) {
+      throw LoadError(resources, 0, field, e.what());
     }
   }
   ds.taskers = std::move(tb).build();

@@ -65,6 +65,8 @@ MachineRow read_machine_row(Csv& csv) {
   if (r.cpu < 0) csv.fail("CPUs", "a capacity must not be negative");
   if (r.mem < 0) csv.fail("Memory", "a capacity must not be negative");
   if (r.event < 0 || r.event > 2) csv.fail("event type", fmt::format("unknown machine event type {}", r.event));
+  if (r.platform.size() > kMaxStringValue)
+    csv.fail("platform", fmt::format("a value of {} bytes: at most {} are accepted", r.platform.size(), kMaxStringValue));
   return r;
 }
 
@@ -376,7 +378,13 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
           csv.fail(field, e.what());
         }
       }
-      if (!csv.f[4].empty()) tb.set(a_model, csv.f[4]);
+      if (!csv.f[4].empty()) {
+        try {
+          tb.set(a_model, csv.f[4]);
+        } catch (const ValueError& e) {
+          csv.fail("model", e.what());
+        }
+      }
     }
     ds.taskers = std::move(tb).build();
   }
@@ -427,6 +435,8 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
         c.clause.attr = a_model;
         c.clause.op = Relop::EQ;
         std::string_view spec = csv.f[5];
+        if (spec.size() > kMaxStringValue)
+          csv.fail("gpu_spec", fmt::format("a value of {} bytes: at most {} are accepted", spec.size(), kMaxStringValue));
         for (size_t start = 0;;) {
           const size_t bar = spec.find('|', start);
           c.clause.strs.emplace_back(spec.substr(start, bar == std::string_view::npos ? bar : bar - start));

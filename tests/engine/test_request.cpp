@@ -120,4 +120,15 @@ TEST(Request, NestingIsBoundedNotACrash) {
   expect_error(alternating, "nest deeper than 128 levels");
 }
 
+// Issue 12: string values and patterns are bounded (kMaxStringValue bytes): a longer one rejects the job
+// with the value's column, in a list too; the bound itself is accepted.
+TEST(Request, StringValuesAreBounded) {
+  const Catalog c = catalog();
+  EXPECT_NO_THROW(parse_request("site==\"" + std::string(kMaxStringValue, '*') + "\"", c));
+  const std::string big(kMaxStringValue + 1, 'x');
+  expect_error("arch==" + big, "a value of 65537 bytes: at most 65536 are accepted", 7);
+  expect_error("os=={a, " + big + "}", "at most 65536 are accepted", 9);
+  expect_error("speed>1 && site==\"" + big + "\"", "attribute 'site'", 18);
+}
+
 }  // namespace

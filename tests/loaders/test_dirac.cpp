@@ -164,6 +164,23 @@ TEST(Dirac, DuplicateJobIdIsFatalNamingBothLines) {
   fs::remove(names);
 }
 
+// Issue 12: a queue parameter longer than kMaxStringValue names the file and the parameter's path.
+TEST(Dirac, LongValuesNameFileAndPath) {
+  const auto res = write("long.json", R"({"Sites": {"S": {"CEs": {"ce": {"Queues": {"q": {"Tag": ")" +
+                                          std::string(kMaxStringValue + 1, 'x') + R"("}}}}}}})");
+  const auto jdl = write("one2.jdl", "[ JobID = \"a\"; ]\n");
+  try {
+    loaders::load_dirac(res, jdl);
+    FAIL() << "accepted a value past the bound";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, res);
+    EXPECT_EQ(e.field, "Sites.S.CEs.ce.Queues.q.Tag");
+    EXPECT_NE(std::string(e.what()).find("at most 65536 are accepted"), std::string::npos) << e.what();
+  }
+  fs::remove(res);
+  fs::remove(jdl);
+}
+
 // Numbers a double cannot hold, or a processor count out of range, reject the job naming the field (they
 // once escaped as a bare "stod" error ending the run).
 TEST(Dirac, OutOfRangeNumbersRejectTheJob) {

@@ -181,6 +181,15 @@ TEST(Native, NumbersAreCheckedTheSameAsTextOrJson) {
   EXPECT_THROW(loaders::read_farm_toml(inf_default), loaders::LoadError);
 }
 
+// Issue 12: a tasker's string value longer than kMaxStringValue is a load error naming line and field.
+TEST(Native, LongStringValuesNameLineAndField) {
+  TempDir d;
+  const auto farm = loaders::read_farm_toml(kDemo + "farm.toml");
+  const auto p = d.file("long.jsonl", "{\"name\":\"ok\",\"attrs\":{\"arch\":\"lx-amd64\"}}\n{\"name\":\"a\",\"attrs\":{\"arch\":\"" +
+                                         std::string(kMaxStringValue + 1, 'x') + "\"}}\n");
+  expect_load_error([&] { loaders::read_taskers_jsonl(p, farm); }, p, 2, "attrs.arch", "at most 65536 are accepted");
+}
+
 TEST(Native, JobFileErrorsAreFatal) {
   TempDir d;
   const auto farm = loaders::read_farm_toml(kDemo + "farm.toml");

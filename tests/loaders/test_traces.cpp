@@ -166,6 +166,32 @@ TEST(OpenB, DuplicatePodNameIsFatalNamingBothLines) {
   std::filesystem::remove(pods);
 }
 
+// Issue 12: string values past kMaxStringValue name file, line and field in both trace formats.
+TEST(Traces, LongStringValuesNameLineAndField) {
+  const std::string big(kMaxStringValue + 1, 'x');
+  const auto nodes = temp_file("colmatch-openb-nodes3.csv", ("sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1," + big + "\n").c_str());
+  const auto pods = temp_file("colmatch-openb-pods3.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,0,0\n");
+  const auto pods_long = temp_file("colmatch-openb-pods4.csv",
+                                   ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,100,10,1,1000," + big + "\n").c_str());
+  const auto ok_nodes = temp_file("colmatch-openb-nodes4.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1,V100\n");
+  auto expect = [](auto&& f, size_t line, const std::string& field) {
+    try {
+      f();
+      ADD_FAILURE() << "accepted a value past the bound (" << field << ")";
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(e.line, line);
+      EXPECT_EQ(e.field, field);
+      EXPECT_NE(std::string(e.what()).find("at most 65536 are accepted"), std::string::npos) << e.what();
+    }
+  };
+  expect([&] { loaders::load_openb(nodes.string(), pods.string()); }, 2, "model");
+  expect([&] { loaders::load_openb(ok_nodes.string(), pods_long.string()); }, 2, "gpu_spec");
+  const auto machines = temp_file("colmatch-g-machines.csv", ("0,1,0," + big + ",0.5,0.5\n").c_str());
+  const auto tasks = temp_file("colmatch-g-tasks.csv", "");
+  expect([&] { loaders::load_google2011(machines.string(), tasks.string()); }, 1, "platform");
+  for (const auto& f : {nodes, pods, pods_long, ok_nodes, machines, tasks}) std::filesystem::remove(f);
+}
+
 TEST(OpenB, SampleEndToEndWithGpuModelConstraints) {
   const auto ds = loaders::load_openb(kSamples + "openb_nodes.csv", kSamples + "openb_pods_gpuspec20_head2000.csv");
   EXPECT_EQ(ds.taskers.size(), 1523u);
