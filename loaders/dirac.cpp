@@ -227,8 +227,10 @@ std::vector<Queue> read_resources(const std::string& path) {
   require_not_directory(path);
   if (auto err = simdjson::padded_string::load(path).get(json))
     throw LoadError(path, 0, "", std::string("cannot read: ") + simdjson::error_message(err));
+  std::string_view text(json.data(), json.size());
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte-order mark is not data
   simdjson::dom::element doc;
-  if (auto err = parser.parse(json).get(doc))
+  if (auto err = parser.parse(text.data(), text.size(), true).get(doc))
     throw LoadError(path, 0, "", std::string("malformed JSON: ") + simdjson::error_message(err));
   simdjson::dom::object sites;
   if (doc["Sites"].get_object().get(sites)) throw LoadError(path, 0, "Sites", "expected an object of sites");
@@ -293,7 +295,9 @@ Dataset load_dirac(const std::string& resources, const std::string& jdl, const P
   if (!in) throw LoadError(jdl, 0, "", "cannot open");
   std::stringstream buf;
   buf << in.rdbuf();
-  const std::vector<JdlJob> jobs = JdlReader(buf.str(), jdl).jobs();
+  std::string jdl_text = buf.str();
+  if (jdl_text.compare(0, 3, "\xEF\xBB\xBF") == 0) jdl_text.erase(0, 3);  // a UTF-8 byte-order mark is not data
+  const std::vector<JdlJob> jobs = JdlReader(jdl_text, jdl).jobs();
 
   // Catalog: Site, CE, Queue, then every parameter (resource side decides the type; job-only ones by
   // the job's value).

@@ -48,6 +48,13 @@ bool LineReader::refill() {
   return true;
 }
 
+namespace {
+// A UTF-8 byte-order mark at the start of a file (editors on Windows write one) is not part of the data.
+void strip_bom(std::string_view& line) {
+  if (line.size() >= 3 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+}
+}  // namespace
+
 bool LineReader::next(std::string_view& out) {
   carry_.clear();
   while (true) {
@@ -55,6 +62,7 @@ bool LineReader::next(std::string_view& out) {
       if (carry_.empty()) return false;
       ++line_;  // the last line, without a final '\n'
       out = carry_;
+      if (line_ == 1) strip_bom(out);
       if (out.back() == '\r') out.remove_suffix(1);
       return true;
     }
@@ -74,6 +82,7 @@ bool LineReader::next(std::string_view& out) {
       carry_.append(start, len);
       out = carry_;
     }
+    if (line_ == 1) strip_bom(out);
     if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
     return true;
   }

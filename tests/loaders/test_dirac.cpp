@@ -164,6 +164,19 @@ TEST(Dirac, DuplicateJobIdIsFatalNamingBothLines) {
   fs::remove(names);
 }
 
+// Issue 12: both DIRAC files may open with a UTF-8 byte-order mark, as every other input may.
+TEST(Dirac, AByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const auto res = write("bom.json", bom + R"({"Sites": {"S": {"CEs": {"ce": {"Queues": {"q": {"CPUTime": 1}}}}}}})");
+  const auto jdl = write("bom.jdl", bom + "[ JobID = \"a\"; ]\n");
+  const auto l = loaders::load_dirac(res, jdl);
+  EXPECT_EQ(l.jobs.size(), 1u);
+  EXPECT_EQ(l.jobs.id[0], "a");
+  EXPECT_EQ(l.taskers.size(), 1u);
+  fs::remove(res);
+  fs::remove(jdl);
+}
+
 // Issue 12: a queue parameter longer than kMaxStringValue names the file and the parameter's path.
 TEST(Dirac, LongValuesNameFileAndPath) {
   const auto res = write("long.json", R"({"Sites": {"S": {"CEs": {"ce": {"Queues": {"q": {"Tag": ")" +

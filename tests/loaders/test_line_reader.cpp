@@ -52,6 +52,16 @@ TEST(LineReader, PlainAndGzipGiveTheSameLinesAndNumbers) {
   EXPECT_TRUE(read_all(write_plain("empty.txt", "")).empty());
 }
 
+// Issue 12: a UTF-8 byte-order mark opening a file is skipped in every line format (it was accepted only
+// in TOML); the same bytes later in a file are data.
+TEST(LineReader, AByteOrderMarkOpeningTheFileIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::vector<std::pair<size_t, std::string>> want = {{1, "a"}, {2, bom + "b"}};
+  EXPECT_EQ(read_all(write_plain("bom.txt", bom + "a\n" + bom + "b\n")), want);
+  EXPECT_EQ(read_all(write_gz("bom.gz", bom + "a\n" + bom + "b")), want);
+  EXPECT_EQ(read_all(write_plain("bomonly.txt", bom)), (std::vector<std::pair<size_t, std::string>>{{1, ""}}));
+}
+
 TEST(LineReader, LinesLongerThanTheBufferComeThroughWhole) {
   const std::string big(3 * 1024 * 1024 + 7, 'x');
   const auto lines = read_all(write_gz("big.gz", "short\n" + big + "\nend\n"));
