@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <random>
+
 #include <gtest/gtest.h>
 
 #include "engine/request.hpp"
@@ -118,6 +121,94 @@ TEST(Request, NestingIsBoundedNotACrash) {
   std::string alternating = "arch==x";
   for (int i = 0; i < 200; ++i) alternating = "(" + alternating + (i % 2 ? " && " : " || ") + "speed>1)";
   expect_error(alternating, "nest deeper than 128 levels");
+}
+
+// The canonical form as first written: every kid's text computed afresh at every level (O(size x
+// depth^2)); canonicalize, which computes each text once, must give the same tree and text.
+void reference_canonicalize(Request& r, const Catalog& catalog) {
+  if (r.kind == Request::Kind::Clause) {
+    auto& n = r.clause.nums;
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+    auto& s = r.clause.strs;
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return;
+  }
+  for (auto& k : r.kids) reference_canonicalize(k, catalog);
+  if (r.kind == Request::Kind::Not) {
+    if (r.kids[0].kind == Request::Kind::Not) {
+      Request inner = std::move(r.kids[0].kids[0]);
+      r = std::move(inner);
+    }
+    return;
+  }
+  std::vector<Request> flat;
+  for (auto& k : r.kids) {
+    if (k.kind == r.kind) {
+      for (auto& kk : k.kids) flat.push_back(std::move(kk));
+    } else {
+      flat.push_back(std::move(k));
+    }
+  }
+  std::vector<std::pair<std::string, Request>> keyed;
+  for (auto& k : flat) keyed.emplace_back(canonical_text(k, catalog), std::move(k));
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  keyed.erase(std::unique(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+              keyed.end());
+  r.kids.clear();
+  for (auto& [key, k] : keyed) r.kids.push_back(std::move(k));
+  if (r.kids.size() == 1) {
+    Request only = std::move(r.kids[0]);
+    r = std::move(only);
+  }
+}
+
+// A random tree with what canonicalization has to undo: groups inside groups of the same kind, groups
+// of one kid, double negations, duplicate kids and values, empty groups.
+Request random_tree(std::mt19937_64& rng, int depth) {
+  Request r;
+  const auto pick = rng() % 10;
+  if (depth == 0 || pick < 3) {
+    r.kind = Request::Kind::Clause;
+    r.clause.attr = static_cast<uint32_t>(rng() % 2 ? 0 : 4);  // arch (string) or speed (double)
+    r.clause.op = rng() % 2 ? Relop::EQ : Relop::NE;
+    const auto n = 1 + rng() % 3;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (r.clause.attr == 0) r.clause.strs.push_back(std::string(1, static_cast<char>('a' + rng() % 3)));
+      else r.clause.nums.push_back(static_cast<double>(rng() % 3));
+    }
+    return r;
+  }
+  if (pick < 5) {
+    r.kind = Request::Kind::Not;
+    r.kids.push_back(random_tree(rng, depth - 1));
+    return r;
+  }
+  r.kind = pick < 8 ? Request::Kind::And : Request::Kind::Or;
+  const auto n = rng() % 4;  // 0 to 3 kids
+  for (uint64_t i = 0; i < n; ++i) r.kids.push_back(random_tree(rng, depth - 1));
+  return r;
+}
+
+TEST(Request, CanonicalFormEqualsTheReferenceOnRandomTrees) {
+  const Catalog c = catalog();
+  std::mt19937_64 rng(12);
+  size_t flattened_or_collapsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Request tree = random_tree(rng, 1 + static_cast<int>(rng() % 7));
+    Request fast = tree, ref = tree;
+    canonicalize(fast, c);
+    reference_canonicalize(ref, c);
+    const std::string want = canonical_text(ref, c);
+    ASSERT_EQ(canonical_text(fast, c), want) << "tree " << i << ": " << canonical_text(tree, c);
+    // and the trees are alike: canonicalizing again changes nothing
+    Request again = fast;
+    canonicalize(again, c);
+    ASSERT_EQ(canonical_text(again, c), want);
+    flattened_or_collapsed += canonical_text(tree, c) != want;
+  }
+  EXPECT_GT(flattened_or_collapsed, 5000u) << "the trees exercise the rewriting";
 }
 
 // Issue 12: string values and patterns are bounded (kMaxStringValue bytes): a longer one rejects the job
