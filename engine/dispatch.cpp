@@ -5,6 +5,21 @@
 
 namespace colmatch {
 
+std::vector<Room> room_on_eligible(const Capacity& capacity, const kernels::TaskerSet& eligible,
+                                   const std::vector<double>& need) {
+  std::vector<Room> out;
+  for (size_t k = 0; k < need.size(); ++k)
+    if (need[k] > 0) out.push_back({k, need[k], 0, 0});
+  for (size_t t = eligible.next(0); t < eligible.universe(); t = eligible.next(t + 1))
+    for (Room& r : out) {
+      const double free = capacity.available(r.consumable, static_cast<uint32_t>(t));
+      if (!(free >= 0)) continue;  // NaN: no pool defines it
+      r.largest_free = std::max(r.largest_free, free);
+      r.with_room += free >= r.charge;
+    }
+  return out;
+}
+
 const char* reason_text(PendingReason r) noexcept {
   switch (r) {
     case PendingReason::None: return "";

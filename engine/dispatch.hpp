@@ -36,6 +36,19 @@ enum class PendingReason : uint8_t { None, NoEligibleTasker, NoFreeCapacity };
 /// Text used in results.csv for a pending reason.
 const char* reason_text(PendingReason r) noexcept;
 
+/// Room on a category's eligible taskers for one consumable it charges, after dispatch (why a job that
+/// has eligible taskers is pending): the charge, the largest amount free on an eligible tasker (every pool
+/// above it counted, Capacity::available), and how many eligible taskers have the charge free.
+struct Room {
+  size_t consumable = 0;  ///< index in catalog.consumables()
+  double charge = 0, largest_free = 0;
+  uint64_t with_room = 0;
+};
+
+/// One Room per consumable with need[k] > 0, over the taskers of `eligible`. O(eligible x consumables).
+std::vector<Room> room_on_eligible(const Capacity& capacity, const kernels::TaskerSet& eligible,
+                                   const std::vector<double>& need);
+
 /// Slots of one job placed on one tasker.
 struct Allocation {
   uint32_t tasker;

@@ -1,8 +1,10 @@
 #include "engine/eligibility.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
+#include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -148,10 +150,34 @@ class Evaluator {
 
  public:
   // out &= the clause's mask, computed in a scratch buffer of the evaluator (free once eval returned).
-  void and_clause(const Clause& c, uint64_t* out) {
+  void and_clause(const Clause& c, uint64_t* out, EligibilityStep* step = nullptr) {
     uint64_t* tmp = scratch(0);
     clause(c, tmp);
     k_.and_words(out, tmp, nw_);
+    if (step != nullptr) {
+      step->pass = k_.popcount(tmp, nw_);
+      step->after = k_.popcount(out, nw_);
+    }
+  }
+
+  // eval() of a whole request, recording each term of its top-level AND (or the whole request) as a
+  // step: the term's mask is built anyway, so its counts are two popcounts.
+  void eval_steps(const Request& r, uint64_t* out, std::vector<EligibilityStep>& steps) {
+    if (r.kind != Request::Kind::And || r.kids.empty()) {
+      eval(r, out);
+      const uint64_t c = k_.popcount(out, nw_);
+      steps.push_back({-1, -1, c, c});
+      return;
+    }
+    eval(r.kids[0], out, 1);
+    const uint64_t first = k_.popcount(out, nw_);
+    steps.push_back({0, -1, first, first});
+    uint64_t* tmp = scratch(0);
+    for (size_t i = 1; i < r.kids.size(); ++i) {
+      eval(r.kids[i], tmp, 1);
+      k_.and_words(out, tmp, nw_);
+      steps.push_back({static_cast<int32_t>(i), -1, k_.popcount(tmp, nw_), k_.popcount(out, nw_)});
+    }
   }
 
   // Strict hierarchical matching (seed 002, section 5; Column::holds_at_every_level is the same rule for
@@ -275,13 +301,62 @@ Clause capacity_clause(uint32_t attr, double need) {
 
 }  // namespace
 
+std::string describe_step(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+                          const EligibilityStep& step) {
+  if (step.consumable >= 0) {
+    const size_t k = static_cast<size_t>(step.consumable);
+    const AttributeDef& d = catalog.at(catalog.consumables()[k]);
+    std::string amount = fmt::format("{}", need[k]);
+    if (d.type == AttrType::Memory)  // in the largest binary unit that divides it (the units requests use)
+      for (const auto& [unit, bytes] : {std::pair{'T', 1099511627776.0}, {'G', 1073741824.0}, {'M', 1048576.0},
+                                        {'K', 1024.0}})
+        if (need[k] >= bytes && std::fmod(need[k], bytes) == 0) {
+          amount = fmt::format("{}{}", need[k] / bytes, unit);
+          break;
+        }
+    return fmt::format("{}>={}", d.name, amount);
+  }
+  if (step.term < 0) return canonical_text(request, catalog);
+  const Request& term = request.kids[static_cast<size_t>(step.term)];
+  const bool group = term.kind == Request::Kind::And || term.kind == Request::Kind::Or;
+  return group ? "(" + canonical_text(term, catalog) + ")" : canonical_text(term, catalog);
+}
+
+std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible) {
+  if (!no_eligible)
+    return fmt::format("eligible but no free capacity: {} eligible taskers, none with room now", e.eligible.count());
+  if (taskers == 0) return "no eligible tasker: the farm has no taskers";
+  uint64_t before = taskers;
+  for (const EligibilityStep& s : e.steps) {
+    if (s.after > 0) {
+      before = s.after;
+      continue;
+    }
+    const std::string what = describe_step(catalog, request, need, s);
+    if (s.pass == 0 || before == taskers) return fmt::format("no eligible tasker: {} matches {} of {}", what, s.pass, taskers);
+    return fmt::format("no eligible tasker: {} matches {} of {}, none of the {} left before it", what, s.pass, taskers,
+                       before);
+  }
+  return "no eligible tasker";
+}
+
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out) {
+                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
+                    std::vector<EligibilityStep>* steps) {
   Evaluator ev(taskers, k);
-  ev.eval(request, out);
+  if (steps != nullptr) ev.eval_steps(request, out, *steps);
+  else ev.eval(request, out);
   const auto& cons = catalog.consumables();
-  for (size_t i = 0; i < cons.size(); ++i)
-    if (need[i] > 0) ev.and_clause(capacity_clause(cons[i], need[i]), out);
+  for (size_t i = 0; i < cons.size(); ++i) {
+    if (!(need[i] > 0)) continue;
+    EligibilityStep* step = nullptr;
+    if (steps != nullptr) {
+      steps->push_back({-1, static_cast<int32_t>(i), 0, 0});
+      step = &steps->back();
+    }
+    ev.and_clause(capacity_clause(cons[i], need[i]), out, step);
+  }
 }
 
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
@@ -339,7 +414,7 @@ CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable&
   CategoryEligibility e;
   const size_t n = taskers.size(), nw = kernels::words_for(n);
   std::vector<uint64_t> words(nw);
-  eligible_words(catalog, taskers, request, need, k, words.data());
+  eligible_words(catalog, taskers, request, need, k, words.data(), &e.steps);
   const uint64_t count = k.popcount(words.data(), nw);
   if (soft != nullptr && count > 0) e.tiers = soft_tiers(taskers, *soft, words.data(), k);
   e.eligible = kernels::TaskerSet::from_words(std::move(words), n, count);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/categories.hpp"
@@ -13,12 +14,43 @@
 
 namespace colmatch {
 
+/// One step of a category's eligibility chain, with its counts (why a job has no eligible tasker: the
+/// first step that leaves none). The steps are the terms of the request's top-level AND (the whole
+/// request when it is not an AND), in evaluation order, then one capacity step per consumable the
+/// category charges (configured capacity >= the charge).
+struct EligibilityStep {
+  int32_t term = -1;        ///< index into the request's top-level AND terms; -1: the whole request
+  int32_t consumable = -1;  ///< capacity step: index in catalog.consumables(); -1: a request step
+  uint64_t pass = 0;        ///< taskers passing this step alone
+  uint64_t after = 0;       ///< taskers passing it and every step before it
+};
+
+/// The match result of one job category: its eligible taskers, for a category with soft requests and
+/// some eligible tasker those taskers by number of soft violations (soft_tiers; else empty), and the
+/// counts of each step of its eligibility chain (two popcounts a step on masks the evaluation builds).
+struct CategoryEligibility {
+  kernels::TaskerSet eligible;
+  std::vector<kernels::TaskerSet> tiers;
+  std::vector<EligibilityStep> steps;
+};
+
+/// What a step checks, as text: the term's canonical text, or `name>=charge` for a capacity step.
+std::string describe_step(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+                          const EligibilityStep& step);
+
+/// The short reason of a pending job of a category (results.csv), from its step counts: for no eligible
+/// tasker, the first step that leaves none ("no eligible tasker: gpu_model==A100 matches 0 of 1523"); for
+/// no free capacity, how many taskers are eligible. `taskers`: the farm's size.
+std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible);
+
 /// Writes into `out` (words_for(taskers.size()) words) the taskers that satisfy `request` and whose
 /// configured capacity of every consumable k with need[k] > 0 is defined and >= need[k].
 /// String patterns and value lists are evaluated once per distinct dictionary value, then expanded to
 /// taskers with the lookup kernel. Thread-safe; allocates scratch per call.
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out);
+                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
+                    std::vector<EligibilityStep>* steps = nullptr);
 
 /// Eligibility of one tasker row, by the same rules as eligible_words (used to refresh one bit of a
 /// cached category when the tasker changes). O(request size); no kernels.
@@ -34,13 +66,6 @@ size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t
 /// Counted with a 4-plane bit-sliced adder over the soft requests' masks, once per category.
 std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Request& soft, const uint64_t* eligible,
                                            const kernels::KernelTable& k);
-
-/// The match result of one job category: its eligible taskers and, for a category with soft requests
-/// and some eligible tasker, those taskers by number of soft violations (soft_tiers; else empty).
-struct CategoryEligibility {
-  kernels::TaskerSet eligible;
-  std::vector<kernels::TaskerSet> tiers;
-};
 
 /// Evaluates one category (hard request, soft requests or nullptr, consumable charges in
 /// catalog.consumables() order) over all taskers with the kernels of `k`. The one evaluation used by

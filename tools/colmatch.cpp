@@ -24,6 +24,7 @@
 #include "loaders/errors.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/policy.hpp"
+#include "loaders/writers/explain.hpp"
 #include "loaders/writers/native_writer.hpp"
 #include "loaders/writers/results.hpp"
 #include "loaders/writers/simulation_writer.hpp"
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
   colmatch match --format google2011 --machines machine_events.csv.gz --tasks task_events.csv.gz --out out/ --threads 2
   colmatch match --format openb --nodes openb_node_list_all_node.csv --pods openb_pod_list_default.csv --out out/
   colmatch match --format dirac --resources resources.json --jdl jobs.jdl --out out/
+  colmatch explain --format google2011 --machines machine_events.csv.gz --tasks task_events.csv.gz --job 6251812952.0
   colmatch import --format openb --nodes nodes.csv --pods pods.csv --save native/
   colmatch generate --taskers 10000 --jobs 20000 --categories 1000 --seed 42 --save synth/
 
@@ -145,6 +147,14 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   sim->add_option("--until", until, "No scheduling cycle after this time (seconds)");
   sim->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   sim->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
+
+  auto* explain = app.add_subcommand(
+      "explain", "Why is a job pending (or where it went): run the match and explain one job or job category");
+  add_input_options(explain, in);
+  std::string explain_job_id, explain_hash;
+  auto* job_opt = explain->add_option("--job", explain_job_id, "The job's id");
+  explain->add_option("--category", explain_hash, "A category's hash (categories.csv)")->excludes(job_opt);
+  explain->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
 
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");
   add_input_options(import, in);
@@ -183,6 +193,28 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       writers::save_native(save_dir, synth::generate(spec));
       std::printf("wrote %s/{farm.toml,taskers.jsonl,jobs.jsonl}\n", save_dir.c_str());
       return 0;
+    }
+    if (*explain) {
+      if (explain_job_id.empty() == explain_hash.empty())
+        throw CLI::ValidationError("explain", "give --job ID or --category HASH");
+      const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
+      auto ds = load(in);
+      const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+      if (!explain_job_id.empty()) {
+        for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+          if (ds.jobs.id[j] == explain_job_id) {
+            std::fputs(writers::explain_job(ds, m, j).c_str(), stdout);
+            return 0;
+          }
+        throw std::runtime_error("no job '" + explain_job_id + "' in the input");
+      }
+      for (size_t c = 0; c < m.categories.size(); ++c)
+        if (fmt::format("{:016x}", m.categories.hash[c]) == explain_hash) {
+          std::fputs(writers::explain_category(ds, m, c).c_str(), stdout);
+          return 0;
+        }
+      throw std::runtime_error("no category '" + explain_hash + "' in the input (see categories.csv)");
     }
     if (*import) {
       auto ds = load(in);

@@ -35,6 +35,17 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
   const JobTable& jobs = ds.jobs;
   std::string csv = "job,status,tasker,slots,reason\n";
   csv.reserve(jobs.size() * 40);
+  // pending reasons, once per category and kind (issue 11: why is my job pending)
+  std::vector<std::string> why_none(m.categories.size()), why_full(m.categories.size());
+  auto reason_of = [&](uint32_t j) -> const std::string& {
+    const uint32_t c = m.categories.of_job[j];
+    const bool none = m.dispatch.reason[j] == PendingReason::NoEligibleTasker;
+    std::string& s = none ? why_none[c] : why_full[c];
+    if (s.empty())
+      s = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
+                         ds.taskers.size(), none);
+    return s;
+  };
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     csv_field(csv, jobs.id[j]);
     switch (m.dispatch.status[j]) {
@@ -50,7 +61,7 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
       }
       case JobStatus::Pending:
         csv += ",pending,,0,";
-        csv_field(csv, reason_text(m.dispatch.reason[j]));
+        csv_field(csv, reason_of(j));
         csv += '\n';
         break;
       case JobStatus::Rejected:
@@ -60,11 +71,19 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
         break;
     }
   }
-  std::string cats = "category,jobs,slots,eligible_taskers,representation,request\n";
+  std::string cats = "category,jobs,slots,eligible_taskers,representation,request,steps\n";
   for (size_t c = 0; c < m.categories.size(); ++c) {
     cats += fmt::format("{:016x},{},{},{},{},", m.categories.hash[c], m.categories.job_count[c], m.categories.slots[c],
                         m.eligible[c].eligible.count(), m.eligible[c].eligible.sparse() ? "roaring" : "dense");
+    const Request& request = jobs.requests[m.categories.request[c]];
     csv_field(cats, jobs.request_text[m.categories.request[c]]);
+    std::string steps;  // each step of the eligibility chain: what it checks, passing alone / left after it
+    for (const EligibilityStep& s : m.eligible[c].steps) {
+      if (!steps.empty()) steps += "; ";
+      steps += fmt::format("{}: {}/{}", describe_step(ds.catalog, request, m.categories.need[c], s), s.pass, s.after);
+    }
+    cats += ',';
+    csv_field(cats, steps);
     cats += '\n';
   }
   std::string pools;

@@ -2,7 +2,9 @@
 // `>= need` clause under the strict hierarchy, soft tiers, and one-bit refreshes of a cached category.
 #include <gtest/gtest.h>
 
+#include "datasets/synth/synthetic.hpp"
 #include "engine/eligibility.hpp"
+#include "tests/reference/naive_matcher.hpp"
 
 using namespace colmatch;
 
@@ -157,3 +159,54 @@ TEST(Eligibility, RefreshTaskerEqualsAFreshEvaluation) {
 }
 
 }  // namespace
+
+// Issue 11 (why is my job pending): each step of a category's eligibility chain carries the taskers
+// passing it alone and those left after it, counted on the masks the evaluation builds; here they equal
+// a row-by-row count with the naive matcher, on random farms with levels, over every category.
+TEST(EligibilitySteps, CountsEqualARowByRowCount) {
+  size_t categories = 0, emptied = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    synth::SynthSpec s;
+    s.seed = seed;
+    s.taskers = 40 + seed % 90;
+    s.jobs = 120;
+    s.categories = 30;
+    s.levels = seed % 2 == 0;
+    const auto ds = synth::generate(s);
+    const Categories cats = categorize(ds.catalog, ds.jobs);
+    const auto elig = compute_eligibility(ds.catalog, ds.taskers, ds.jobs, cats, kernels::active());
+    for (size_t c = 0; c < cats.size(); ++c) {
+      const Request& r = ds.jobs.requests[cats.request[c]];
+      std::vector<Request> terms;  // the steps, as requests: the top-level AND terms, then capacity clauses
+      if (r.kind == Request::Kind::And && !r.kids.empty()) terms = r.kids;
+      else terms.push_back(r);
+      const auto& cons = ds.catalog.consumables();
+      for (size_t k = 0; k < cons.size(); ++k)
+        if (cats.need[c][k] > 0) {
+          Request cap;
+          cap.kind = Request::Kind::Clause;
+          cap.clause = Clause{cons[k], Relop::GE, {cats.need[c][k]}, {}};
+          terms.push_back(cap);
+        }
+      const auto& steps = elig[c].steps;
+      ASSERT_EQ(steps.size(), terms.size()) << "category " << c;
+      std::vector<uint8_t> left(ds.taskers.size(), 1);
+      for (size_t i = 0; i < terms.size(); ++i) {
+        uint64_t pass = 0, after = 0;
+        for (uint32_t t = 0; t < ds.taskers.size(); ++t) {
+          const bool ok = naive::satisfies(ds.taskers, t, terms[i]);
+          pass += ok;
+          left[t] = left[t] && ok;
+          after += left[t];
+        }
+        ASSERT_EQ(steps[i].pass, pass) << "seed " << seed << " category " << c << " step " << i;
+        ASSERT_EQ(steps[i].after, after) << "seed " << seed << " category " << c << " step " << i;
+      }
+      ASSERT_EQ(steps.back().after, elig[c].eligible.count());
+      ++categories;
+      emptied += elig[c].eligible.count() == 0;
+    }
+  }
+  EXPECT_GT(categories, 1000u);
+  EXPECT_GT(emptied, 50u) << "some categories end with no tasker, so the first emptying step matters";
+}

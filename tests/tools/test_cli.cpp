@@ -70,10 +70,42 @@ TEST(Cli, MatchNativeWritesAllOutputs) {
   ASSERT_EQ(rows.size(), 9u);
   EXPECT_EQ(rows[0], "job,status,tasker,slots,reason");
   EXPECT_EQ(rows[2], "2,assigned,all.q@node01,4,");
-  EXPECT_EQ(rows[6], "6,pending,,0,no eligible tasker");
+  // why: the first step of its eligibility chain that leaves no tasker, with its counts (issue 11)
+  EXPECT_EQ(rows[6], "6,pending,,0,\"no eligible tasker: h_vmem>=32G matches 3 of 4, none of the 1 left before it\"");
   EXPECT_TRUE(fs::exists(o.dir / "summary.json"));
   EXPECT_TRUE(fs::exists(o.dir / "categories.csv"));
   for (const auto& f : fs::directory_iterator(o.dir)) EXPECT_NE(f.path().extension(), ".tmp");
+}
+
+// colmatch explain (issue 11): a pending job's category step by step, the first step that leaves no
+// tasker marked; a job with eligible taskers but no room gets the room on them per consumable; an
+// unknown job is an error.
+TEST(Cli, ExplainSaysWhyAJobIsPending) {
+  const auto r = run("explain " + kDemo + " --job 6");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("job 6: pending: no eligible tasker: h_vmem>=32G matches 3 of 4, none of the 1 left before it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("h_vmem>=32G"), std::string::npos);
+  EXPECT_NE(r.out.find("<- the first step that leaves none"), std::string::npos) << r.out;
+  const auto a = run("explain " + kDemo + " --job 1");
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_NE(a.out.find("job 1: assigned to"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("room now on the eligible taskers"), std::string::npos) << a.out;
+  const auto none = run("explain " + kDemo + " --job nosuch");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.err.find("no job 'nosuch'"), std::string::npos) << none.err;
+  EXPECT_EQ(run("explain " + kDemo).status, 1) << "--job or --category is needed";
+  // a category by its hash, as categories.csv names it
+  Out out;
+  ASSERT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 0);
+  const auto cats = lines((out.dir / "categories.csv").string());
+  ASSERT_GE(cats.size(), 2u);
+  EXPECT_NE(cats[0].find(",steps"), std::string::npos) << "categories.csv carries the step counts";
+  const std::string hash = cats[1].substr(0, 16);
+  const auto c = run("explain " + kDemo + " --category " + hash);
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(c.out.find("category " + hash), std::string::npos) << c.out;
 }
 
 TEST(Cli, ForcedInstructionSetIsReported) {

@@ -66,8 +66,8 @@ TEST(Results, OneRowPerAllocationThenPendingAndRejectedWithReasons) {
             "job,status,tasker,slots,reason\n"
             "\"a,b\",assigned,q@n0,2,\n"
             "\"a,b\",assigned,q@n1,1,\n"
-            "\"q\"\"uote\",pending,,0,no eligible tasker\n"
-            "big,pending,,0,no eligible tasker\n"
+            "\"q\"\"uote\",pending,,0,\"no eligible tasker: arch==\"\"sparc\"\" matches 0 of 3\"\n"
+            "big,pending,,0,no eligible tasker: slots>=5 matches 0 of 3\n"
             "bad,rejected,,0,\"jobs.jsonl:4: job bad: field 'requests': unknown attribute 'gpu', really\"\n");
   const std::string cats = slurp(r.dir / "categories.csv");
   EXPECT_EQ(std::count(cats.begin(), cats.end(), '\n'), static_cast<long>(1 + r.m.categories.size()));

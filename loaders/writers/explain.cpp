@@ -1,0 +1,82 @@
+#include "loaders/writers/explain.hpp"
+
+#include <fmt/format.h>
+
+namespace colmatch::writers {
+namespace {
+
+// An amount of consumable k as requests write it (memory in the largest binary unit dividing it).
+std::string amount_text(const Catalog& catalog, size_t k, double v) {
+  const AttributeDef& d = catalog.at(catalog.consumables()[k]);
+  if (d.type == AttrType::Memory && v > 0)
+    for (const auto& [unit, bytes] :
+         {std::pair{'T', 1099511627776.0}, {'G', 1073741824.0}, {'M', 1048576.0}, {'K', 1024.0}})
+      if (v >= bytes) return fmt::format("{:.4g}{}", v / bytes, unit);
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
+std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c) {
+  const Categories& cats = m.categories;
+  const Request& request = ds.jobs.requests[cats.request[c]];
+  const CategoryEligibility& e = m.eligible[c];
+  std::string out = fmt::format("category {:016x}: {} jobs, {} slots each\nrequest: {}\n", cats.hash[c],
+                                cats.job_count[c], cats.slots[c], ds.jobs.request_text[cats.request[c]]);
+  out += fmt::format("eligibility, step by step over {} taskers (passing alone, left after it):\n", ds.taskers.size());
+  uint64_t before = ds.taskers.size();
+  bool emptied = false;
+  for (const EligibilityStep& s : e.steps) {
+    const std::string what = describe_step(ds.catalog, request, cats.need[c], s);
+    out += fmt::format("  {:<48} {:>10} {:>10}", what, s.pass, s.after);
+    if (!emptied && s.after == 0 && before > 0) {
+      out += "   <- the first step that leaves none";
+      emptied = true;
+    }
+    out += '\n';
+    before = s.after;
+  }
+  out += fmt::format("eligible taskers: {}\n", e.eligible.count());
+  if (cats.soft[c] != 0 && !e.tiers.empty()) {
+    out += "soft requests: " + ds.jobs.request_text[cats.soft[c]] + "\n";
+    for (size_t v = 0; v < e.tiers.size(); ++v)
+      out += fmt::format("  eligible taskers violating {} of them: {}\n", v, e.tiers[v].count());
+  }
+  if (e.eligible.count() > 0) {
+    out += "room now on the eligible taskers (after this match's placements):\n";
+    for (const Room& r : room_on_eligible(m.dispatch.capacity, e.eligible, cats.need[c]))
+      out += fmt::format("  {}: charge {}, largest free {}, taskers with the charge free {}\n",
+                         ds.catalog.at(ds.catalog.consumables()[r.consumable]).name,
+                         amount_text(ds.catalog, r.consumable, r.charge),
+                         amount_text(ds.catalog, r.consumable, r.largest_free), r.with_room);
+  }
+  return out;
+}
+
+std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint32_t j) {
+  const JobTable& jobs = ds.jobs;
+  std::string out = fmt::format("job {}: ", jobs.id[j]);
+  switch (m.dispatch.status[j]) {
+    case JobStatus::Rejected: return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
+    case JobStatus::Assigned: {
+      out += "assigned to";
+      for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
+        const Allocation& x = m.dispatch.allocations[m.dispatch.alloc_first[j] + a];
+        out += fmt::format(" {} ({} slots)", ds.taskers.names[x.tasker], x.slots);
+      }
+      out += '\n';
+      break;
+    }
+    case JobStatus::Pending: {
+      const size_t c = m.categories.of_job[j];
+      out += "pending: " +
+             pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
+                            ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker) +
+             "\n";
+      break;
+    }
+  }
+  return out + explain_category(ds, m, m.categories.of_job[j]);
+}
+
+}  // namespace colmatch::writers
