@@ -32,15 +32,8 @@ QPD = 1
 QPG = 100
 SPG = 50
 T
-cat > "$WORK/fbsng-large.toml" <<'T'
 # as fbsng-equal, and the large-job queue holds the others when it is stuck (the seed's bulk queue)
-[policy]
-scheduler = "fbsng"
-[policy.fbsng.queues."*"]
-QPI = 1
-QPD = 1
-QPG = 100
-SPG = 50
+{ cat "$WORK/fbsng-equal.toml"; cat <<'T'; } > "$WORK/fbsng-large.toml"
 [policy.fbsng.queues.q3]
 QPI = 1
 QPD = 1

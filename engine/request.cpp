@@ -304,24 +304,13 @@ void canonicalize(Request& r, const Catalog& catalog) { canon(r, catalog); }
 
 std::string canonical_text(const Request& r, const Catalog& catalog) {
   switch (r.kind) {
-    case Request::Kind::Clause: {
-      const AttributeDef& d = catalog.at(r.clause.attr);
-      std::vector<std::string> vals;
-      for (double v : r.clause.nums) vals.push_back(num_text(v));
-      for (const auto& v : r.clause.strs) vals.push_back(quote_value(v));
-      if (vals.size() == 1) return fmt::format("{}{}{}", d.name, relop_name(r.clause.op), vals[0]);
-      return fmt::format("{}{}{{{}}}", d.name, relop_name(r.clause.op), fmt::join(vals, ","));
-    }
+    case Request::Kind::Clause: return clause_text(r, catalog);
     case Request::Kind::Not: return fmt::format("!({})", canonical_text(r.kids[0], catalog));
     case Request::Kind::And:
     case Request::Kind::Or: {
-      if (r.kids.empty()) return r.kind == Request::Kind::And ? "true" : "false";
       std::vector<std::string> parts;
-      for (const auto& k : r.kids) {
-        const bool paren = k.kind == Request::Kind::And || k.kind == Request::Kind::Or;
-        parts.push_back(paren ? fmt::format("({})", canonical_text(k, catalog)) : canonical_text(k, catalog));
-      }
-      return fmt::format("{}", fmt::join(parts, r.kind == Request::Kind::And ? " && " : " || "));
+      for (const auto& k : r.kids) parts.push_back(canonical_text(k, catalog));
+      return group_text(r, parts);
     }
   }
   return {};
