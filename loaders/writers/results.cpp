@@ -31,7 +31,7 @@ std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, cons
       json_string(kernels::isa_name(m.isa)));
 }
 
-void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
   const JobTable& jobs = ds.jobs;
   std::string csv = "job,status,tasker,slots,reason\n";
   csv.reserve(jobs.size() * 40);
@@ -71,6 +71,11 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
         break;
     }
   }
+  return csv;
+}
+
+std::string categories_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
+  const JobTable& jobs = ds.jobs;
   std::string cats = "category,jobs,slots,eligible_taskers,representation,request,steps\n";
   for (size_t c = 0; c < m.categories.size(); ++c) {
     cats += fmt::format("{:016x},{},{},{},{},", m.categories.hash[c], m.categories.job_count[c], m.categories.slots[c],
@@ -86,6 +91,11 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
     csv_field(cats, steps);
     cats += '\n';
   }
+  return cats;
+}
+
+void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+  const JobTable& jobs = ds.jobs;
   std::string pools;
   if (info.pools) {
     pools = "pool,jobs,eligible,taskers,requirements\n";
@@ -114,8 +124,8 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
   }
   OutputSet out(dir);  // one transaction: a pools.csv of an earlier run does not survive one without
   if (info.pools) out.add("pools.csv", pools);
-  out.add("results.csv", csv);
-  out.add("categories.csv", cats);
+  out.add("results.csv", results_csv(ds, m));
+  out.add("categories.csv", categories_csv(ds, m));
   out.add("summary.json", summary_json(ds, m, info));
   out.publish();
 }

@@ -30,6 +30,12 @@ struct RunInfo {
 /// Throws WriteError on I/O failure.
 void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info);
 
+/// The text of results.csv (see write_results; also the Python module's results frame).
+std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m);
+
+/// The text of categories.csv (see write_results).
+std::string categories_csv(const loaders::Dataset& ds, const MatchOutcome& m);
+
 /// The text of summary.json (also printed by the CLI).
 std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info);
 

@@ -175,7 +175,7 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
       json_string(kernels::isa_name(info.isa)));
 }
 
-void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
+std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
   const JobTable& jobs = ds.jobs;
   std::string csv = "job,submit,start,end,wait,tasker,slots,queue,user,status,reason\n";
   for (uint32_t j = 0; j < jobs.size(); ++j) {
@@ -215,6 +215,10 @@ void write_simulation(const std::string& dir, const loaders::Dataset& ds, const 
       tail("started", r.backfilled[j] ? "backfilled" : "");
     }
   }
+  return csv;
+}
+
+std::string timeline_csv(const loaders::Dataset& ds, const SimResult& r) {
   std::string timeline = "time,running,queued";
   for (uint32_t a : ds.catalog.consumables()) timeline += ",used_" + ds.catalog.at(a).name;
   timeline += '\n';
@@ -223,10 +227,14 @@ void write_simulation(const std::string& dir, const loaders::Dataset& ds, const 
     for (double u : row.used) timeline += ',' + num(u);
     timeline += '\n';
   }
+  return timeline;
+}
+
+void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
   OutputSet out(dir);
-  out.add("schedule.csv", csv);
+  out.add("schedule.csv", schedule_csv(ds, r));
   out.add("metrics.json", simulation_metrics_json(ds, r));
-  out.add("timeline.csv", timeline);
+  out.add("timeline.csv", timeline_csv(ds, r));
   out.add("summary.json", simulation_summary_json(ds, r, info));
   out.publish();
 }

@@ -36,4 +36,10 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
 /// The text of metrics.json.
 std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult& r);
 
+/// The text of schedule.csv (see write_simulation; also the Python module's schedule frame).
+std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r);
+
+/// The text of timeline.csv (see write_simulation).
+std::string timeline_csv(const loaders::Dataset& ds, const SimResult& r);
+
 }  // namespace colmatch::writers

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 
 #include <fmt/format.h>
@@ -82,8 +83,9 @@ const std::set<std::string>& own_files() {
   return names;
 }
 
-// Signal cleanup: the private folder being written and its files, as fixed C strings (a handler may only
-// call async-signal-safe functions: unlink, rmdir, signal, raise).
+// Signal cleanup: the private folder being written and every file a run may have in it (the names
+// colmatch writes: after a publish by exchange the folder holds the previous set), as fixed C strings
+// (a handler may only call async-signal-safe functions: unlink, rmdir, signal, raise).
 constexpr size_t kMaxFiles = 16, kPathMax = 4096;
 char g_tmp[kPathMax];
 char g_files[kMaxFiles][kPathMax];
@@ -104,6 +106,7 @@ std::string errno_text() { return std::strerror(errno); }
 }  // namespace
 
 OutputSet::OutputSet(const std::string& dir) {
+  static_assert(kMaxFiles >= 11, "every name own_files() lists fits the handler's table");
   fs::path out = fs::absolute(fs::path(dir)).lexically_normal();
   if (out.has_filename() == false) out = out.parent_path();  // "out/" -> "out"
   dir_ = out.string();
@@ -119,45 +122,62 @@ OutputSet::OutputSet(const std::string& dir) {
     lock_fd_ = -1;
     throw WriteError(dir_, "another colmatch run is writing this folder (lock " + lock + ")");
   }
-  std::string pattern = (parent / ("." + out.filename().string() + ".new-XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    const std::string why = errno_text();
-    ::close(lock_fd_);
-    throw WriteError(pattern, "cannot create a private folder: " + why);
-  }
-  tmp_ = pattern;
-  if (tmp_.size() < kPathMax) {
-    std::memcpy(g_tmp, tmp_.c_str(), tmp_.size() + 1);
-    g_nfiles = 0;
-    g_active = 1;
-    struct sigaction sa {};
-    sa.sa_handler = cleanup_on_signal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &g_old_int);
-    ::sigaction(SIGTERM, &sa, &g_old_term);
+  // The private folder's name is chosen here (process id and random bits, so not guessable) and handed
+  // to the signal handler before the folder is made: a signal at any moment finds every folder made.
+  // (mkdtemp names it only once it exists, leaving a moment where a signal would leave it behind.)
+  // mkdir fails on anything already at the path, a symlink included.
+  struct sigaction sa {};
+  sa.sa_handler = cleanup_on_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &g_old_int);
+  ::sigaction(SIGTERM, &sa, &g_old_term);
+  std::random_device bits;
+  for (int attempt = 0;; ++attempt) {
+    const std::string name = (parent / fmt::format(".{}.new-{:x}{:08x}", out.filename().string(),
+                                                   static_cast<unsigned>(::getpid()), bits()))
+                                 .string();
+    if (name.size() + 24 < kPathMax) {
+      g_active = 0;  // while the table changes
+      std::memcpy(g_tmp, name.c_str(), name.size() + 1);
+      sig_atomic_t n = 0;
+      for (const std::string& f : own_files()) {
+        const std::string path = name + "/" + f;
+        std::memcpy(g_files[n], path.c_str(), path.size() + 1);
+        ++n;
+      }
+      g_nfiles = n;
+      g_active = 1;
+    }
+    if (::mkdir(name.c_str(), 0700) == 0) {
+      tmp_ = name;
+      break;
+    }
+    if (errno != EEXIST || attempt >= 100) {
+      const std::string why = errno_text();
+      g_active = 0;
+      ::sigaction(SIGINT, &g_old_int, nullptr);
+      ::sigaction(SIGTERM, &g_old_term, nullptr);
+      ::close(lock_fd_);
+      throw WriteError(name, "cannot create a private folder: " + why);
+    }
   }
 }
 
 OutputSet::~OutputSet() {
-  if (g_active) {
-    ::sigaction(SIGINT, &g_old_int, nullptr);
-    ::sigaction(SIGTERM, &g_old_term, nullptr);
-    g_active = 0;
-  }
-  if (!published_ && !tmp_.empty()) {
+  if (!published_ && !tmp_.empty()) {  // removed while the handler still knows it: no moment without
     std::error_code ec;
     fs::remove_all(tmp_, ec);
   }
+  g_active = 0;
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 
 void OutputSet::add(const std::string& name, const std::string& content) {
   if (name.empty() || name.find('/') != std::string::npos) throw WriteError(name, "not a plain file name");
+  if (!own_files().count(name)) throw WriteError(name, "not a file colmatch writes");  // the handler's table
   const std::string path = tmp_ + "/" + name;
-  if (g_active && g_nfiles < static_cast<sig_atomic_t>(kMaxFiles) && path.size() < kPathMax) {
-    std::memcpy(g_files[g_nfiles], path.c_str(), path.size() + 1);
-    g_nfiles = g_nfiles + 1;
-  }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw WriteError(path, "cannot create file: " + errno_text());
   size_t done = 0;
