@@ -5,7 +5,8 @@ set -euo pipefail
 # clang and its runtime libraries build the ASan/UBSan suite and the libFuzzer targets (preset sanitize).
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
       libtbb-dev libxsimd-dev libroaring-dev libsimdjson-dev libtomlplusplus-dev
-      libcli11-dev libfmt-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libcli11-dev libfmt-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+      pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,111 @@
+"""The Python module colmatch against the CLI: the same inputs give the same results.csv, categories.csv
+and schedule.csv row for row; the arrays view the engine's columns (read-only, no copy); bad input
+raises colmatch.LoadError naming file, line and field. Run by ctest (label e2e) with PYTHONPATH set."""
+import os
+import subprocess
+import tempfile
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import colmatch
+
+SRC = os.environ.get("COLMATCH_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ["COLMATCH_CLI"]
+S = os.path.join(SRC, "datasets", "samples")
+D = os.path.join(SRC, "datasets", "demo")
+
+INPUTS = {
+    "native": dict(farm=f"{D}/farm.toml", taskers=f"{D}/taskers.jsonl", jobs=f"{D}/jobs.jsonl"),
+    "google2011": dict(machines=f"{S}/google_machine_events.csv.gz", tasks=f"{S}/google_task_events_job_mod25.csv.gz"),
+    "openb": dict(nodes=f"{S}/openb_nodes.csv", pods=f"{S}/openb_pods_gpuspec20_head2000.csv"),
+    "dirac": dict(resources=f"{D}/dirac/resources.json", jdl=f"{D}/dirac/jobs.jdl"),
+}
+
+
+def cli(command, fmt, inputs, out, *extra):
+    args = [CLI, command, "--format", fmt] + [x for k, v in inputs.items() for x in (f"--{k}", v)]
+    subprocess.run(args + ["--out", out] + list(extra), check=True, capture_output=True)
+
+
+def read(path):
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+@pytest.mark.parametrize("fmt", sorted(INPUTS))
+def test_match_equals_the_cli_row_for_row(fmt):
+    r = colmatch.match(format=fmt, **INPUTS[fmt])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        cli("match", fmt, INPUTS[fmt], out)
+        pd.testing.assert_frame_equal(r.to_pandas(), read(f"{out}/results.csv"))
+        pd.testing.assert_frame_equal(r.to_pandas("categories"), read(f"{out}/categories.csv"))
+    assert len(r.status) == len(r.job_ids) == len(r.tasker) == len(r.reason) == len(r.slots)
+
+
+def test_arrays_view_the_engines_columns():
+    r = colmatch.match(**INPUTS["native"])
+    for a, dtype in ((r.status, np.uint8), (r.tasker, np.uint32), (r.reason, np.uint8), (r.slots, np.uint32)):
+        assert a.dtype == dtype
+        assert not a.flags.writeable  # a view of the engine's column, not a copy to change
+        assert not a.flags.owndata and a.base is not None
+    frame = r.to_pandas().drop_duplicates("job")  # first row per job, in input order
+    names = {"assigned": colmatch.ASSIGNED, "pending": colmatch.PENDING, "rejected": colmatch.REJECTED}
+    assert [names[s] for s in frame["status"]] == list(r.status)
+    for j, job in enumerate(r.job_ids):
+        row = frame.iloc[j]
+        assert row["job"] == job
+        if r.status[j] == colmatch.ASSIGNED:
+            assert r.tasker_names[r.tasker[j]] == row["tasker"]
+        else:
+            assert r.tasker[j] == colmatch.NO_TASKER
+    status = r.status
+    del r  # the arrays keep their run alive
+    assert list(status) == [names[s] for s in frame["status"]]
+
+
+def test_bad_input_raises_load_error_with_file_line_field():
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "taskers.jsonl")
+        with open(bad, "w") as f:
+            f.write('{"name": "a", "attrs": {"arch": "lx-amd64"}}\n{"name": "b", "attrs": {"slots": -1}}\n')
+        with pytest.raises(colmatch.LoadError) as e:
+            colmatch.match(farm=f"{D}/farm.toml", taskers=bad, jobs=f"{D}/jobs.jsonl")
+        assert e.value.file == bad and e.value.line == 2 and e.value.field == "attrs.slots"
+        assert isinstance(e.value, ValueError)
+    with pytest.raises(ValueError):
+        colmatch.match(format="nosuch", log="x")
+
+
+def test_simulate_equals_the_cli_schedule():
+    log = dict(log=f"{S}/kth_sp2_head3000.swf.gz")
+    with tempfile.TemporaryDirectory() as tmp:
+        policy = os.path.join(tmp, "policy.toml")
+        with open(policy, "w") as f:
+            f.write('[policy]\nbackfill = "easy"\n')
+        s = colmatch.simulate(format="swf", policy=policy, **log)
+        out = os.path.join(tmp, "out")
+        cli("simulate", "swf", log, out, "--policy", policy)
+        pd.testing.assert_frame_equal(s.to_pandas(), read(f"{out}/schedule.csv"))
+        pd.testing.assert_frame_equal(s.to_pandas("timeline"), read(f"{out}/timeline.csv"))
+    assert s.start.dtype == np.float64 and not s.start.flags.writeable
+    started = ~np.isnan(s.start)
+    assert started.sum() == 3000 and (s.end[started] >= s.start[started]).all()
+    assert 0 < s.metrics()["utilisation"] <= 1
+
+
+def test_matches_run_in_threads_at_once():
+    # the GIL is released while matching: two threads' runs overlap and give the same results
+    results = [None, None]
+
+    def run(i):
+        results[i] = colmatch.match(format="google2011", **INPUTS["google2011"]).to_pandas()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    pd.testing.assert_frame_equal(results[0], results[1])

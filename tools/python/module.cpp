@@ -1,0 +1,175 @@
+// The Python module colmatch (its compiled part, colmatch._colmatch): match and simulate from Python,
+// with the results as NumPy arrays that view the engine's own columns (no copy; each array keeps its
+// run alive) and the outputs' texts for pandas frames. The GIL is released while loading and running.
+// Loader errors raise colmatch.LoadError with the file, line and field the CLI names.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+#include <tbb/global_control.h>
+
+#include "engine/matcher.hpp"
+#include "engine/simulation.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/formats.hpp"
+#include "loaders/policy.hpp"
+#include "loaders/writers/results.hpp"
+#include "loaders/writers/simulation_writer.hpp"
+
+namespace py = pybind11;
+using namespace colmatch;
+
+namespace {
+
+// One match: the loaded farm and the outcome the arrays view.
+struct Match {
+  loaders::Dataset ds;
+  MatchOutcome m;
+};
+
+// One simulation.
+struct Simulation {
+  loaders::Dataset ds;
+  SimResult r;
+};
+
+// A read-only array of `n` values of T at `data`, owned by `owner` (kept alive while the array is).
+template <class T>
+py::array view(const T* data, size_t n, py::handle owner) {
+  py::array_t<T> a({n}, {sizeof(T)}, data, owner);
+  a.attr("setflags")(py::arg("write") = false);
+  return a;
+}
+
+std::optional<tbb::global_control> threads_limit(unsigned threads) {
+  if (threads == 0) return std::nullopt;
+  return std::optional<tbb::global_control>(std::in_place, tbb::global_control::max_allowed_parallelism, threads);
+}
+
+loaders::Dataset load(const std::string& format, const std::map<std::string, std::string>& args,
+                      loaders::LoadMode mode) {
+  const loaders::InputFormat* f = loaders::find_format(format);
+  if (f == nullptr) throw std::invalid_argument("unknown format '" + format + "'");
+  return loaders::load_format(*f, args, {}, mode);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_colmatch, m) {
+  m.doc() = "colmatch: columnar matching of batch jobs to taskers (compiled part; use the colmatch package)";
+  static py::object load_error = py::reinterpret_steal<py::object>(
+      PyErr_NewExceptionWithDoc("colmatch.LoadError",
+                                "A bad input: .file, .line (0: the whole file) and .field name where.",
+                                PyExc_ValueError, nullptr));
+  m.attr("LoadError") = load_error;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const loaders::LoadError& e) {
+      py::gil_scoped_acquire gil;
+      py::object err = load_error(e.what());
+      err.attr("file") = e.file;
+      err.attr("line") = e.line;
+      err.attr("field") = e.field;
+      PyErr_SetObject(load_error.ptr(), err.ptr());
+    }
+  });
+
+  py::class_<Match, std::shared_ptr<Match>>(m, "Match")
+      .def_property_readonly(
+          "status",
+          [](py::object self) {
+            const Match& x = self.cast<const Match&>();
+            return view(reinterpret_cast<const uint8_t*>(x.m.dispatch.status.data()), x.m.dispatch.status.size(), self);
+          },
+          "per job: 0 assigned, 1 pending, 2 rejected (uint8, input order)")
+      .def_property_readonly(
+          "tasker",
+          [](py::object self) {
+            const Match& x = self.cast<const Match&>();
+            return view(x.m.dispatch.tasker.data(), x.m.dispatch.tasker.size(), self);
+          },
+          "per job: its tasker's index in tasker_names (the master for $fill_up), 2**32-1 if none (uint32)")
+      .def_property_readonly(
+          "reason",
+          [](py::object self) {
+            const Match& x = self.cast<const Match&>();
+            return view(reinterpret_cast<const uint8_t*>(x.m.dispatch.reason.data()), x.m.dispatch.reason.size(),
+                        self);
+          },
+          "per job: 0 none, 1 no eligible tasker, 2 eligible but no free capacity (uint8)")
+      .def_property_readonly(
+          "slots",
+          [](py::object self) {
+            const Match& x = self.cast<const Match&>();
+            return view(x.ds.jobs.slots.data(), x.ds.jobs.slots.size(), self);
+          },
+          "per job: the slots it asks for (uint32)")
+      .def_property_readonly("job_ids", [](const Match& x) { return x.ds.jobs.id; })
+      .def_property_readonly("tasker_names", [](const Match& x) { return x.ds.taskers.names; })
+      .def("results_csv", [](const Match& x) { return writers::results_csv(x.ds, x.m); })
+      .def("categories_csv", [](const Match& x) { return writers::categories_csv(x.ds, x.m); });
+
+  py::class_<Simulation, std::shared_ptr<Simulation>>(m, "Simulation")
+      .def_property_readonly(
+          "start",
+          [](py::object self) {
+            const Simulation& x = self.cast<const Simulation&>();
+            return view(x.r.start.data(), x.r.start.size(), self);
+          },
+          "per job: start time in seconds, NaN if it never started (float64)")
+      .def_property_readonly(
+          "end",
+          [](py::object self) {
+            const Simulation& x = self.cast<const Simulation&>();
+            return view(x.r.end.data(), x.r.end.size(), self);
+          },
+          "per job: end time in seconds, NaN if it never started (float64)")
+      .def_property_readonly(
+          "reason",
+          [](py::object self) {
+            const Simulation& x = self.cast<const Simulation&>();
+            return view(reinterpret_cast<const uint8_t*>(x.r.reason.data()), x.r.reason.size(), self);
+          },
+          "per job: why it did not start in the last cycle that considered it (SimReason, uint8; 0 started)")
+      .def_property_readonly("job_ids", [](const Simulation& x) { return x.ds.jobs.id; })
+      .def("schedule_csv", [](const Simulation& x) { return writers::schedule_csv(x.ds, x.r); })
+      .def("timeline_csv", [](const Simulation& x) { return writers::timeline_csv(x.ds, x.r); })
+      .def("metrics_json", [](const Simulation& x) { return writers::simulation_metrics_json(x.ds, x.r); });
+
+  m.def(
+      "match",
+      [](const std::string& format, const std::map<std::string, std::string>& args, unsigned threads) {
+        auto x = std::make_shared<Match>();
+        {
+          py::gil_scoped_release free;
+          auto limit = threads_limit(threads);
+          x->ds = load(format, args, loaders::LoadMode::Snapshot);
+          x->m = run_match(x->ds.catalog, x->ds.taskers, x->ds.jobs, kernels::active());
+        }
+        return x;
+      },
+      py::arg("format"), py::arg("args"), py::arg("threads") = 0,
+      "Loads `args` (the CLI's options without dashes) in `format` and matches; raises LoadError on bad input");
+  m.def(
+      "simulate",
+      [](const std::string& format, const std::map<std::string, std::string>& args, const std::string& policy,
+         double until, unsigned threads) {
+        auto x = std::make_shared<Simulation>();
+        {
+          py::gil_scoped_release free;
+          auto limit = threads_limit(threads);
+          x->ds = load(format, args, loaders::LoadMode::OverTime);
+          SimPolicy p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy);
+          p.until = until;
+          x->r = simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm);
+        }
+        return x;
+      },
+      py::arg("format"), py::arg("args"), py::arg("policy") = "",
+      py::arg("until") = std::numeric_limits<double>::infinity(), py::arg("threads") = 0,
+      "Loads and simulates over time with the policy file (default: the farm's [policy])");
+}
