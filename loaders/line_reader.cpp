@@ -5,6 +5,8 @@
 
 #include <zlib.h>
 
+#include <fmt/format.h>
+
 #include "loaders/errors.hpp"
 
 namespace colmatch::loaders {
@@ -70,6 +72,8 @@ bool LineReader::next(std::string_view& out) {
     const void* nl = std::memchr(start, '\n', end_ - begin_);
     if (nl == nullptr) {
       carry_.append(start, end_ - begin_);
+      if (carry_.size() > kMaxLineBytes)  // one line may not take the memory of the whole run
+        throw LoadError(path_, line_ + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
       begin_ = end_;
       continue;
     }
@@ -80,6 +84,8 @@ bool LineReader::next(std::string_view& out) {
       out = std::string_view(start, len);
     } else {
       carry_.append(start, len);
+      if (carry_.size() > kMaxLineBytes)
+        throw LoadError(path_, line_, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
       out = carry_;
     }
     if (line_ == 1) strip_bom(out);

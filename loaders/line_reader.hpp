@@ -12,6 +12,10 @@ namespace colmatch::loaders {
 /// Called now and then with (path, lines read so far, bytes read so far); used for progress output.
 using ProgressFn = std::function<void(const std::string& path, uint64_t lines, uint64_t bytes)>;
 
+/// The longest line a LineReader returns (64 MiB): a longer one is a LoadError naming file and line, so
+/// that one line of an input (a runaway file without newlines) cannot take the run's memory.
+inline constexpr size_t kMaxLineBytes = size_t{64} << 20;
+
 class LineReader {
  public:
   /// Opens `path`; throws LoadError naming the file if it cannot be opened.

@@ -62,6 +62,24 @@ TEST(LineReader, AByteOrderMarkOpeningTheFileIsSkipped) {
   EXPECT_EQ(read_all(write_plain("bomonly.txt", bom)), (std::vector<std::pair<size_t, std::string>>{{1, ""}}));
 }
 
+// Issue 12: a line past kMaxLineBytes (64 MiB) is a load error naming file and line, not a run's memory.
+TEST(LineReader, ALineLongerThanTheBoundIsAnError) {
+  const std::string path = write_gz("huge.gz", "ok\n" + std::string(kMaxLineBytes + 1, 'x') + "\n");
+  LineReader r(path);
+  std::string_view line;
+  ASSERT_TRUE(r.next(line));
+  try {
+    r.next(line);
+    FAIL() << "read a line past the bound";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.file, path);
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_NE(std::string(e.what()).find("a line longer than 67108864 bytes"), std::string::npos) << e.what();
+  }
+  const std::string at = write_gz("atbound.gz", std::string(kMaxLineBytes, 'y'));
+  EXPECT_EQ(read_all(at).at(0).second.size(), kMaxLineBytes) << "the bound itself is read";
+}
+
 TEST(LineReader, LinesLongerThanTheBufferComeThroughWhole) {
   const std::string big(3 * 1024 * 1024 + 7, 'x');
   const auto lines = read_all(write_gz("big.gz", "short\n" + big + "\nend\n"));
