@@ -368,7 +368,8 @@ void BM_Simulate_Kth_Naive(benchmark::State& state) {
 // when stuck (QPG 1), SPG 50; the first `jobs` jobs as kth_policy cuts them.
 const loaders::Dataset& kth_three_queues() {
   static const loaders::Dataset ds = [] {
-    loaders::Dataset d = loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
+    loaders::Dataset d =
+        loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
     for (uint32_t j = 0; j < d.jobs.size(); ++j) {
       const uint32_t p = d.jobs.slots[j];
       d.jobs.queue[j] = d.jobs.queues.intern(p <= 1 ? "q1" : p <= 16 ? "q2" : "q3");

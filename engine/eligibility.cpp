@@ -308,8 +308,8 @@ std::string describe_step(const Catalog& catalog, const Request& request, const 
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     std::string amount = fmt::format("{}", need[k]);
     if (d.type == AttrType::Memory)  // in the largest binary unit that divides it (the units requests use)
-      for (const auto& [unit, bytes] : {std::pair{'T', 1099511627776.0}, {'G', 1073741824.0}, {'M', 1048576.0},
-                                        {'K', 1024.0}})
+      for (const auto& [unit, bytes] :
+           {std::pair{'T', 1099511627776.0}, {'G', 1073741824.0}, {'M', 1048576.0}, {'K', 1024.0}})
         if (need[k] >= bytes && std::fmod(need[k], bytes) == 0) {
           amount = fmt::format("{}{}", need[k] / bytes, unit);
           break;
@@ -334,7 +334,8 @@ std::string pending_reason(const Catalog& catalog, const Request& request, const
       continue;
     }
     const std::string what = describe_step(catalog, request, need, s);
-    if (s.pass == 0 || before == taskers) return fmt::format("no eligible tasker: {} matches {} of {}", what, s.pass, taskers);
+    if (s.pass == 0 || before == taskers)
+      return fmt::format("no eligible tasker: {} matches {} of {}", what, s.pass, taskers);
     return fmt::format("no eligible tasker: {} matches {} of {}, none of the {} left before it", what, s.pass, taskers,
                        before);
   }

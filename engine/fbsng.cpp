@@ -45,8 +45,8 @@ std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobT
   out.reserve(jobs.queues.size());
   for (uint32_t q = 0; q < jobs.queues.size(); ++q) {
     const std::string& name = jobs.queues.value(q);
-    auto it = std::find_if(policy.queues.begin(), policy.queues.end(),
-                           [&](const FbsngQueue& x) { return x.name == name; });
+    auto it =
+        std::find_if(policy.queues.begin(), policy.queues.end(), [&](const FbsngQueue& x) { return x.name == name; });
     FbsngQueue p = it != policy.queues.end() ? *it : policy.defaults;
     p.name = name;
     out.push_back(std::move(p));
@@ -54,18 +54,10 @@ std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobT
   return out;
 }
 
-std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind,
-                                                 const Catalog& catalog, const JobTable& jobs) {
-  const Dictionary& names = kind == CredentialKind::User      ? jobs.owners
-                            : kind == CredentialKind::Group   ? jobs.groups
-                            : kind == CredentialKind::Class   ? jobs.queues
-                            : kind == CredentialKind::Account ? jobs.accounts
-                                                              : jobs.qos_names;
-  const std::vector<uint32_t>& of_job = kind == CredentialKind::User      ? jobs.owner
-                                        : kind == CredentialKind::Group   ? jobs.group
-                                        : kind == CredentialKind::Class   ? jobs.queue
-                                        : kind == CredentialKind::Account ? jobs.account
-                                                                          : jobs.qos;
+std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind, const Catalog& catalog,
+                                                 const JobTable& jobs) {
+  const Dictionary& names = credential_names(jobs, kind);
+  const std::vector<uint32_t>& of_job = credential_ids(jobs, kind);
   // per credential id: the top-level AND terms of its type's default requirements
   std::vector<std::vector<Request>> terms(names.size());
   bool any = false;

@@ -17,9 +17,9 @@
 //    with QPI = 1 holds exactly then; with the starting queue left out, A and B share starts
 //    (QPD(B)+QPI(A)) : (QPD(A)+QPI(B)), 67% instead of the seed's 70% for QPD 3/7.)
 // Q3 Step 1, choose the queue: the queues with ready sections in descending priority (ties: the
-//    queue whose first section in line was submitted first, then the queue's name). A queue that cannot start a section while it has one that waits for capacity is
-//    stuck; every queue whose priority is lower than a stuck queue Q's by more than QPG(Q) is held
-//    (starts nothing, even if it could) until Q starts one. The next unheld queue is tried.
+//    queue whose first section in line was submitted first, then the queue's name). A queue that cannot start a section
+//    while it has one that waits for capacity is stuck; every queue whose priority is lower than a stuck queue Q's by
+//    more than QPG(Q) is held (starts nothing, even if it could) until Q starts one. The next unheld queue is tried.
 // S1 Step 2, choose the section: the queue's ready sections in descending section priority SP, ties
 //    by submit time. The first that fits starts. A section waiting for capacity that the scheduler
 //    meets first in this order is the queue's head; while it waits, each start of a section submitted
@@ -66,7 +66,7 @@ struct FbsngQueue {
 struct FbsngProcessType {
   std::string name;
   uint64_t max_sections = std::numeric_limits<uint64_t>::max();  ///< running sections at once
-  double max_slots = std::numeric_limits<double>::infinity();     ///< running slots at once
+  double max_slots = std::numeric_limits<double>::infinity();    ///< running slots at once
   /// At most this amount (base units: bytes, seconds, counts) of the named consumable held at once.
   std::vector<std::pair<std::string, double>> max_amount;
   /// Default resource requirements (request syntax), added for the attributes a section does not name.
@@ -112,7 +112,7 @@ std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobT
 /// nothing when no process type has requirements. `kind` names the credential that is the process
 /// type. Throws std::invalid_argument naming the process type when its requirements do not parse or
 /// name a consumable (quotas, not requirements, govern consumables).
-std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind,
-                                                 const Catalog& catalog, const JobTable& jobs);
+std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind, const Catalog& catalog,
+                                                 const JobTable& jobs);
 
 }  // namespace colmatch

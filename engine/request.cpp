@@ -1,8 +1,8 @@
 #include "engine/request.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <cctype>
+#include <optional>
 
 #include <fmt/format.h>
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <queue>
 #include <set>
-#include <unordered_map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -58,15 +58,13 @@ constexpr size_t kKinds = 5;
 class Credentials {
  public:
   Credentials(const JobTable& jobs, const std::vector<Throttle>& throttles) : jobs_(jobs) {
-    const std::array<const Dictionary*, kKinds> dicts{&jobs.owners, &jobs.groups, &jobs.queues, &jobs.accounts,
-                                                      &jobs.qos_names};
     for (size_t kind = 0; kind < kKinds; ++kind) {
-      const size_t n = dicts[kind]->size();
+      names_[kind] = &credential_names(jobs, static_cast<CredentialKind>(kind));
+      const size_t n = names_[kind]->size();
       running_[kind].assign(n, 0);
       slots_[kind].assign(n, 0);
       max_jobs_[kind].assign(n, std::numeric_limits<uint64_t>::max());
       max_slots_[kind].assign(n, std::numeric_limits<double>::infinity());
-      names_[kind] = dicts[kind];
     }
     for (bool named : {false, true})  // defaults first, then named limits override them
       for (const Throttle& th : throttles) {
@@ -120,15 +118,7 @@ class Credentials {
     return out;
   }
 
-  uint32_t cred(size_t kind, uint32_t j) const {
-    switch (kind) {
-      case 0: return jobs_.owner[j];
-      case 1: return jobs_.group[j];
-      case 2: return jobs_.queue[j];
-      case 3: return jobs_.account[j];
-      default: return jobs_.qos[j];
-    }
-  }
+  uint32_t cred(size_t kind, uint32_t j) const { return credential_ids(jobs_, static_cast<CredentialKind>(kind))[j]; }
 
   void add(uint32_t j, int sign) {
     for (size_t kind = 0; kind < kKinds; ++kind) {
@@ -330,9 +320,7 @@ class Simulator {
     return n > policy_.until;
   }
 
-  size_t queued_count() const {
-    return fbsng_ ? fb_waiting_ : static_order_ ? queued_set_.size() : queued_.size();
-  }
+  size_t queued_count() const { return fbsng_ ? fb_waiting_ : static_order_ ? queued_set_.size() : queued_.size(); }
 
   void submit(uint32_t j, double t) {
     const uint32_t c = cats_.of_job[j];
@@ -1000,9 +988,7 @@ class Simulator {
       quota_[id].max_amount.assign(cons.size(), std::numeric_limits<double>::infinity());
       quota_use_[id].amount.assign(cons.size(), 0.0);
     }
-    const std::array<const Dictionary*, kKinds> dicts{&jobs_.owners, &jobs_.groups, &jobs_.queues, &jobs_.accounts,
-                                                      &jobs_.qos_names};
-    const Dictionary& names = *dicts[static_cast<size_t>(policy_.process_type)];
+    const Dictionary& names = credential_names(jobs_, policy_.process_type);
     for (const FbsngProcessType& pt : policy_.fbsng.process_types) {
       std::vector<double> amounts(cons.size(), std::numeric_limits<double>::infinity());
       for (const auto& [name, amount] : pt.max_amount) {
@@ -1333,16 +1319,16 @@ class Simulator {
     std::vector<double> amount;  // per consumable
   };
   std::optional<FbsngQueuePriorities> fbsng_;
-  std::vector<Quota> quota_;               // per process type (credential id)
-  std::vector<QuotaUse> quota_use_;        // per process type
-  std::vector<double> section_priority_;   // per job (SP)
-  std::vector<std::set<SectionKey>> fb_set_;               // per queue: its ready sections, in SP order (S1)
+  std::vector<Quota> quota_;                  // per process type (credential id)
+  std::vector<QuotaUse> quota_use_;           // per process type
+  std::vector<double> section_priority_;      // per job (SP)
+  std::vector<std::set<SectionKey>> fb_set_;  // per queue: its ready sections, in SP order (S1)
   std::vector<std::unordered_map<uint32_t, std::set<SectionKey>>> fb_by_cat_;  // per queue, per category
   std::vector<std::vector<Cursor>> fb_heap_;  // per queue: its categories' cursors in this run (a heap)
-  uint64_t fb_waiting_ = 0;                                // submitted sections not started
-  std::vector<uint32_t> fb_head_;          // per queue: its head (first section waiting for capacity)
-  std::vector<uint64_t> fb_failed_;        // per category: the run its placement failed in
-  std::vector<uint32_t> fb_order_;         // queues with ready sections, by priority
+  uint64_t fb_waiting_ = 0;                   // submitted sections not started
+  std::vector<uint32_t> fb_head_;             // per queue: its head (first section waiting for capacity)
+  std::vector<uint64_t> fb_failed_;           // per category: the run its placement failed in
+  std::vector<uint32_t> fb_order_;            // queues with ready sections, by priority
   std::vector<std::pair<uint32_t, uint32_t>> fb_held_;
   uint64_t fb_run_ = 0;
   std::array<InstanceTotal, kInstanceTotals> totals_;

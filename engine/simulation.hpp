@@ -40,6 +40,28 @@ enum class BackfillPolicy : uint8_t { None, Easy };
 /// Moab credentials: user, group, class (queue), account, quality of service.
 enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3, QoS = 4 };
 
+/// The names of the credentials of `kind` in `jobs` (owners, groups, queues, accounts, QoS names).
+inline const Dictionary& credential_names(const JobTable& jobs, CredentialKind kind) noexcept {
+  switch (kind) {
+    case CredentialKind::User: return jobs.owners;
+    case CredentialKind::Group: return jobs.groups;
+    case CredentialKind::Class: return jobs.queues;
+    case CredentialKind::Account: return jobs.accounts;
+    default: return jobs.qos_names;
+  }
+}
+
+/// Per job: the id (into credential_names) of its credential of `kind`.
+inline const std::vector<uint32_t>& credential_ids(const JobTable& jobs, CredentialKind kind) noexcept {
+  switch (kind) {
+    case CredentialKind::User: return jobs.owner;
+    case CredentialKind::Group: return jobs.group;
+    case CredentialKind::Class: return jobs.queue;
+    case CredentialKind::Account: return jobs.account;
+    default: return jobs.qos;
+  }
+}
+
 /// Moab throttling policy for one credential kind: a limit for one named credential, or for each
 /// credential of that kind when `name` is empty (a named limit wins over the default one).
 struct Throttle {
@@ -75,7 +97,8 @@ struct SimPolicy {
   double min_interval = 0;
   Scheduler scheduler = Scheduler::Moab;
   FbsngPolicy fbsng;  ///< scheduler = Fbsng: queues and process types
-  CredentialKind process_type = CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
+  CredentialKind process_type =
+      CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
   AllocationPolicy allocation = AllocationPolicy::GreatestPower;
   BackfillPolicy backfill = BackfillPolicy::None;
   PriorityWeights weights;

@@ -54,7 +54,7 @@ FbsngQueue read_fbsng_queue(const std::string& path, const toml::node& n, const 
   for (auto&& [k, v] : table_of(path, n, key)) {
     std::string f(k.str());
     std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
-    double* field = f == "qpmin" ? &q.qp_min
+    double* field = f == "qpmin"   ? &q.qp_min
                     : f == "qpmax" ? &q.qp_max
                     : f == "qpi"   ? &q.qpi
                     : f == "qpd"   ? &q.qpd

@@ -66,7 +66,8 @@ MachineRow read_machine_row(Csv& csv) {
   if (r.mem < 0) csv.fail("Memory", "a capacity must not be negative");
   if (r.event < 0 || r.event > 2) csv.fail("event type", fmt::format("unknown machine event type {}", r.event));
   if (r.platform.size() > kMaxStringValue)
-    csv.fail("platform", fmt::format("a value of {} bytes: at most {} are accepted", r.platform.size(), kMaxStringValue));
+    csv.fail("platform",
+             fmt::format("a value of {} bytes: at most {} are accepted", r.platform.size(), kMaxStringValue));
   return r;
 }
 
@@ -436,7 +437,8 @@ Dataset load_openb(const std::string& nodes, const std::string& pods, const Prog
         c.clause.op = Relop::EQ;
         std::string_view spec = csv.f[5];
         if (spec.size() > kMaxStringValue)
-          csv.fail("gpu_spec", fmt::format("a value of {} bytes: at most {} are accepted", spec.size(), kMaxStringValue));
+          csv.fail("gpu_spec",
+                   fmt::format("a value of {} bytes: at most {} are accepted", spec.size(), kMaxStringValue));
         for (size_t start = 0;;) {
           const size_t bar = spec.find('|', start);
           c.clause.strs.emplace_back(spec.substr(start, bar == std::string_view::npos ? bar : bar - start));

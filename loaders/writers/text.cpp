@@ -133,9 +133,9 @@ OutputSet::OutputSet(const std::string& dir) {
   ::sigaction(SIGTERM, &sa, &g_old_term);
   std::random_device bits;
   for (int attempt = 0;; ++attempt) {
-    const std::string name = (parent / fmt::format(".{}.new-{:x}{:08x}", out.filename().string(),
-                                                   static_cast<unsigned>(::getpid()), bits()))
-                                 .string();
+    const std::string name =
+        (parent / fmt::format(".{}.new-{:x}{:08x}", out.filename().string(), static_cast<unsigned>(::getpid()), bits()))
+            .string();
     if (name.size() + 24 < kPathMax) {
       g_active = 0;  // while the table changes
       std::memcpy(g_tmp, name.c_str(), name.size() + 1);
