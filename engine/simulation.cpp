@@ -618,6 +618,7 @@ class Simulator {
       res_.timeline.back() = std::move(row);
     else res_.timeline.push_back(std::move(row));
     res_.cycle_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    res_.cycle_time.push_back(t);
   }
 
   // The cycle as the seed describes it: every waiting job in priority order, each given its reason.

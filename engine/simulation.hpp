@@ -168,6 +168,7 @@ struct SimResult {
   /// cycle that may be the run's last); the others visited only what could change the schedule.
   uint64_t full_cycles = 0;
   std::vector<double> cycle_seconds;  ///< wall-clock time of each cycle
+  std::vector<double> cycle_time;     ///< simulated time of each cycle (seconds), beside cycle_seconds
   /// Timeline: one row per cycle (the last cycle of each simulated minute when there are many).
   struct Row {
     double time;

@@ -2,13 +2,16 @@
 //   match     load a farm and its jobs, match, write results.csv / categories.csv / summary.json
 //   import    load a farm (any format) and save it in the native format
 //   generate  write a seeded synthetic farm in the native format
+//   report    report.html with figures from a match or simulate output folder (tools/report.py, python3)
 // Exit status: 0 success; 1 fatal error (bad input file, I/O), no output written; 2 the run completed
 // but some jobs were rejected for invalid requests (listed on stderr and in results.csv).
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -103,6 +106,31 @@ int report_rejections(const loaders::Dataset& ds) {
   return 2;
 }
 
+// tools/report.py: beside the executable (the build copies it there), else in the source tree.
+std::string report_script() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto beside = self.parent_path() / "report.py";
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+  }
+  return COLMATCH_REPORT_SCRIPT;
+}
+
+// Runs the report script under $COLMATCH_PYTHON, else Debian's /usr/bin/python3 (the one that has
+// python3-matplotlib), else python3 on PATH; returns only if it cannot be started.
+int run_report(const std::string& out_dir) {
+  const std::string script = report_script();
+  std::string python = "python3";
+  if (const char* env = std::getenv("COLMATCH_PYTHON"); env != nullptr && *env) python = env;
+  else if (::access("/usr/bin/python3", X_OK) == 0) python = "/usr/bin/python3";
+  std::fflush(stdout);
+  const char* argv[] = {python.c_str(), script.c_str(), out_dir.c_str(), nullptr};
+  ::execvp(argv[0], const_cast<char* const*>(argv));
+  std::fprintf(stderr, "colmatch: error: cannot run %s %s: %s\n", python.c_str(), script.c_str(), std::strerror(errno));
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +145,7 @@ int main(int argc, char** argv) {
   colmatch explain --format google2011 --machines machine_events.csv.gz --tasks task_events.csv.gz --job 6251812952.0
   colmatch import --format openb --nodes nodes.csv --pods pods.csv --save native/
   colmatch generate --taskers 10000 --jobs 20000 --categories 1000 --seed 42 --save synth/
+  colmatch report out/
 
 Exit status: 0 success; 1 fatal error (no output written); 2 completed, some jobs rejected for bad requests.)");
 
@@ -174,6 +203,11 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   gen->add_option("--seed", spec.seed, "Random seed")->capture_default_str();
   gen->add_option("--save", save_dir, "Output folder")->required();
 
+  std::string report_dir;
+  auto* report = app.add_subcommand(
+      "report", "Write report.html with PNG figures into a match or simulate output folder (python3, matplotlib)");
+  report->add_option("OUT_DIR", report_dir, "A folder written by colmatch match or simulate")->required();
+
   // Usage errors exit 1 like every other fatal error (CLI11's own codes are 100 and up); help exits 0.
   try {
     app.parse(argc, argv);
@@ -189,6 +223,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   }
 
   try {
+    if (*report) return run_report(report_dir);
     if (*gen) {
       writers::save_native(save_dir, synth::generate(spec));
       std::printf("wrote %s/{farm.toml,taskers.jsonl,jobs.jsonl}\n", save_dir.c_str());

@@ -43,49 +43,68 @@ std::string shares_json(const std::map<std::string, Share>& m, double total) {
   return out + "}";
 }
 
-// Amount-seconds the farm offers over [from, from + span]: each tasker's own (queue-level) amount of
-// consumable k, or one a tasker when k < 0, while it is up, the farm's events (Dataset::farm) applied
-// as they come.
-double offered_seconds(const loaders::Dataset& ds, int k, double from, double span) {
-  const size_t n = ds.taskers.size();
-  std::vector<double> value(n, 1.0);
-  if (k >= 0) {
-    const Column& col = ds.taskers.columns[ds.catalog.consumables()[static_cast<size_t>(k)]];
-    for (uint32_t t = 0; t < n; ++t) value[t] = col.has(t) ? col.queue().num(t) : 0;
-  }
-  std::vector<uint8_t> up(n, 1);
-  double rate = 0;
-  for (uint32_t t = 0; t < n; ++t) {
-    if (t < ds.farm.down_at_start.size() && ds.farm.down_at_start[t]) up[t] = 0;
-    if (up[t]) rate += value[t];
-  }
-  if (ds.farm.events.empty()) return rate * span;
-  const double to = from + span;
-  double total = 0, now = from;
-  for (const TaskerEvent& e : ds.farm.events) {
-    if (e.time >= to) break;
-    if (e.time > now) {
-      total += rate * (e.time - now);
-      now = e.time;
+// What the farm offers of consumable k (each tasker's own, queue-level amount), or one per tasker
+// when k < 0, while the taskers are up, the farm's events (Dataset::farm) applied in time order.
+class OfferedRate {
+ public:
+  OfferedRate(const loaders::Dataset& ds, int k) : ds_(ds), k_(k), value_(ds.taskers.size(), 1.0) {
+    const size_t n = ds.taskers.size();
+    if (k >= 0) {
+      const Column& col = ds.taskers.columns[ds.catalog.consumables()[static_cast<size_t>(k)]];
+      for (uint32_t t = 0; t < n; ++t) value_[t] = col.has(t) ? col.queue().num(t) : 0;
     }
+    up_.assign(n, 1);
+    for (uint32_t t = 0; t < n; ++t) {
+      if (t < ds.farm.down_at_start.size() && ds.farm.down_at_start[t]) up_[t] = 0;
+      if (up_[t]) rate_ += value_[t];
+    }
+  }
+  double rate() const { return rate_; }
+  bool more() const { return next_ < ds_.farm.events.size(); }
+  double next_time() const { return ds_.farm.events[next_].time; }
+  /// Applies the next event.
+  void apply() {
+    const TaskerEvent& e = ds_.farm.events[next_++];
     const uint32_t t = e.tasker;
     switch (e.kind) {
       case TaskerEvent::Kind::Up:
-        if (!up[t]) rate += value[t];
-        up[t] = 1;
+        if (!up_[t]) rate_ += value_[t];
+        up_[t] = 1;
         break;
       case TaskerEvent::Kind::Down:
-        if (up[t]) rate -= value[t];
-        up[t] = 0;
+        if (up_[t]) rate_ -= value_[t];
+        up_[t] = 0;
         break;
       case TaskerEvent::Kind::Configure:
-        if (static_cast<int>(e.consumable) != k) break;
-        if (up[t]) rate += e.amount - value[t];
-        value[t] = e.amount;
+        if (static_cast<int>(e.consumable) != k_) break;
+        if (up_[t]) rate_ += e.amount - value_[t];
+        value_[t] = e.amount;
         break;
     }
   }
-  if (to > now) total += rate * (to - now);
+
+ private:
+  const loaders::Dataset& ds_;
+  int k_;
+  std::vector<double> value_;
+  std::vector<uint8_t> up_;
+  double rate_ = 0;
+  size_t next_ = 0;
+};
+
+// Amount-seconds the farm offers of consumable k (see OfferedRate) over [from, from + span].
+double offered_seconds(const loaders::Dataset& ds, int k, double from, double span) {
+  OfferedRate offered(ds, k);
+  const double to = from + span;
+  double total = 0, now = from;
+  while (offered.more() && offered.next_time() < to) {
+    if (offered.next_time() > now) {
+      total += offered.rate() * (offered.next_time() - now);
+      now = offered.next_time();
+    }
+    offered.apply();
+  }
+  if (to > now) total += offered.rate() * (to - now);
   return total;
 }
 
@@ -219,15 +238,40 @@ std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
 }
 
 std::string timeline_csv(const loaders::Dataset& ds, const SimResult& r) {
+  const auto& consumables = ds.catalog.consumables();
   std::string timeline = "time,running,queued";
-  for (uint32_t a : ds.catalog.consumables()) timeline += ",used_" + ds.catalog.at(a).name;
+  for (uint32_t a : consumables) timeline += ",used_" + ds.catalog.at(a).name;
+  for (uint32_t a : consumables) timeline += ",offered_" + ds.catalog.at(a).name;
   timeline += '\n';
+  std::vector<OfferedRate> offered;
+  for (size_t k = 0; k < consumables.size(); ++k) offered.emplace_back(ds, static_cast<int>(k));
   for (const auto& row : r.timeline) {
     timeline += fmt::format("{},{},{}", num(row.time), row.running, row.queued);
     for (double u : row.used) timeline += ',' + num(u);
+    for (OfferedRate& o : offered) {  // the farm's events up to the row's cycle are applied in it
+      while (o.more() && o.next_time() <= row.time) o.apply();
+      timeline += ',' + num(o.rate());
+    }
     timeline += '\n';
   }
   return timeline;
+}
+
+std::string cycles_csv(const SimResult& r) {
+  std::string csv = "time,cycles,scheduler_us,max_cycle_us\n";
+  const size_t n = std::min(r.cycle_time.size(), r.cycle_seconds.size());
+  for (size_t i = 0; i < n;) {
+    const double minute = std::floor(r.cycle_time[i] / 60);
+    double sum = 0, max = 0;
+    size_t e = i;
+    for (; e < n && std::floor(r.cycle_time[e] / 60) == minute; ++e) {
+      sum += r.cycle_seconds[e];
+      max = std::max(max, r.cycle_seconds[e]);
+    }
+    csv += fmt::format("{},{},{:.3f},{:.3f}\n", num(r.cycle_time[i]), e - i, sum * 1e6, max * 1e6);
+    i = e;
+  }
+  return csv;
 }
 
 void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
@@ -235,6 +279,7 @@ void write_simulation(const std::string& dir, const loaders::Dataset& ds, const 
   out.add("schedule.csv", schedule_csv(ds, r));
   out.add("metrics.json", simulation_metrics_json(ds, r));
   out.add("timeline.csv", timeline_csv(ds, r));
+  out.add("cycles.csv", cycles_csv(r));
   out.add("summary.json", simulation_summary_json(ds, r, info));
   out.publish();
 }

@@ -9,7 +9,12 @@
 //                 median, p95), mean bounded slowdown (tau = 10 s), makespan, starts and slot-share per
 //                 queue, user and group, jobs held / throttled (held back by a limit when a cycle looked
 //                 at them: see SimResult::was_throttled) / backfilled, cycles and per-cycle time.
-//   timeline.csv  time,running,queued,used_<consumable>...: the last cycle of each simulated minute.
+//   timeline.csv  time,running,queued,used_<consumable>...,offered_<consumable>...: the last cycle of each
+//                 simulated minute; used = what running jobs hold, offered = what the taskers that are up
+//                 offer at that time (their own, queue-level amounts, the farm's events applied).
+//   cycles.csv    time,cycles,scheduler_us,max_cycle_us: per simulated minute with cycles (time = its
+//                 first cycle), the wall-clock time the scheduler spent in them. Measured, so it differs
+//                 from run to run, unlike every other file.
 //   summary.json  counts, categories evaluated, seconds (load, simulate), threads, instruction set.
 #pragma once
 
@@ -27,7 +32,7 @@ struct SimRunInfo {
   kernels::Isa isa = kernels::Isa::Scalar;
 };
 
-/// Writes the four files into `dir` (created if missing). Throws WriteError.
+/// Writes the five files into `dir` (created if missing). Throws WriteError.
 void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info);
 
 /// The text of summary.json (also printed by the CLI).
@@ -41,5 +46,8 @@ std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r);
 
 /// The text of timeline.csv (see write_simulation).
 std::string timeline_csv(const loaders::Dataset& ds, const SimResult& r);
+
+/// The text of cycles.csv (see write_simulation).
+std::string cycles_csv(const SimResult& r);
 
 }  // namespace colmatch::writers

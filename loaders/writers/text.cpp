@@ -77,16 +77,21 @@ namespace fs = std::filesystem;
 
 // Files a colmatch run writes into an output folder: an existing folder holding anything else is refused.
 const std::set<std::string>& own_files() {
-  static const std::set<std::string> names{"results.csv",   "categories.csv", "summary.json", "pools.csv",
-                                           "schedule.csv",  "metrics.json",   "timeline.csv", "farm.toml",
-                                           "taskers.jsonl", "hosts.jsonl",    "jobs.jsonl"};
+  // colmatch report adds report.html and its figures (tools/report.py): a new run replaces them too.
+  static const std::set<std::string> names{
+      "results.csv",   "categories.csv",   "summary.json",         "pools.csv",
+      "schedule.csv",  "metrics.json",     "timeline.csv",         "cycles.csv",
+      "farm.toml",     "taskers.jsonl",    "hosts.jsonl",          "jobs.jsonl",
+      "report.html",   "fig_eligible.png", "fig_reasons.png",      "fig_utilisation.png",
+      "fig_queue.png", "fig_waits.png",    "fig_shares_queue.png", "fig_shares_user.png",
+      "fig_cycles.png"};
   return names;
 }
 
 // Signal cleanup: the private folder being written and every file a run may have in it (the names
 // colmatch writes: after a publish by exchange the folder holds the previous set), as fixed C strings
 // (a handler may only call async-signal-safe functions: unlink, rmdir, signal, raise).
-constexpr size_t kMaxFiles = 16, kPathMax = 4096;
+constexpr size_t kMaxFiles = 32, kPathMax = 4096;
 char g_tmp[kPathMax];
 char g_files[kMaxFiles][kPathMax];
 volatile sig_atomic_t g_nfiles = 0, g_active = 0;
@@ -106,7 +111,7 @@ std::string errno_text() { return std::strerror(errno); }
 }  // namespace
 
 OutputSet::OutputSet(const std::string& dir) {
-  static_assert(kMaxFiles >= 11, "every name own_files() lists fits the handler's table");
+  static_assert(kMaxFiles >= 21, "every name own_files() lists fits the handler's table");
   fs::path out = fs::absolute(fs::path(dir)).lexically_normal();
   if (out.has_filename() == false) out = out.parent_path();  // "out/" -> "out"
   dir_ = out.string();

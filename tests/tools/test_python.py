@@ -90,6 +90,8 @@ def test_simulate_equals_the_cli_schedule():
         cli("simulate", "swf", log, out, "--policy", policy)
         pd.testing.assert_frame_equal(s.to_pandas(), read(f"{out}/schedule.csv"))
         pd.testing.assert_frame_equal(s.to_pandas("timeline"), read(f"{out}/timeline.csv"))
+        cycles = s.to_pandas("cycles")  # wall-clock times differ run to run; the cycles per minute do not
+        pd.testing.assert_frame_equal(cycles[["time", "cycles"]], read(f"{out}/cycles.csv")[["time", "cycles"]])
     assert s.start.dtype == np.float64 and not s.start.flags.writeable
     started = ~np.isnan(s.start)
     assert started.sum() == 3000 and (s.end[started] >= s.start[started]).all()

@@ -60,10 +60,9 @@ loaders::Dataset load(const std::string& format, const std::map<std::string, std
 
 PYBIND11_MODULE(_colmatch, m) {
   m.doc() = "colmatch: columnar matching of batch jobs to taskers (compiled part; use the colmatch package)";
-  static py::object load_error = py::reinterpret_steal<py::object>(
-      PyErr_NewExceptionWithDoc("colmatch.LoadError",
-                                "A bad input: .file, .line (0: the whole file) and .field name where.",
-                                PyExc_ValueError, nullptr));
+  static py::object load_error = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
+      "colmatch.LoadError", "A bad input: .file, .line (0: the whole file) and .field name where.", PyExc_ValueError,
+      nullptr));
   m.attr("LoadError") = load_error;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -97,8 +96,7 @@ PYBIND11_MODULE(_colmatch, m) {
           "reason",
           [](py::object self) {
             const Match& x = self.cast<const Match&>();
-            return view(reinterpret_cast<const uint8_t*>(x.m.dispatch.reason.data()), x.m.dispatch.reason.size(),
-                        self);
+            return view(reinterpret_cast<const uint8_t*>(x.m.dispatch.reason.data()), x.m.dispatch.reason.size(), self);
           },
           "per job: 0 none, 1 no eligible tasker, 2 eligible but no free capacity (uint8)")
       .def_property_readonly(
@@ -138,6 +136,7 @@ PYBIND11_MODULE(_colmatch, m) {
       .def_property_readonly("job_ids", [](const Simulation& x) { return x.ds.jobs.id; })
       .def("schedule_csv", [](const Simulation& x) { return writers::schedule_csv(x.ds, x.r); })
       .def("timeline_csv", [](const Simulation& x) { return writers::timeline_csv(x.ds, x.r); })
+      .def("cycles_csv", [](const Simulation& x) { return writers::cycles_csv(x.r); })
       .def("metrics_json", [](const Simulation& x) { return writers::simulation_metrics_json(x.ds, x.r); });
 
   m.def(

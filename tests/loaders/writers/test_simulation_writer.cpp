@@ -49,4 +49,41 @@ TEST(SimulationMetrics, UtilisationFollowsTheTaskersThatAreUp) {
   EXPECT_NE(frozen.find("\"offered_slot_seconds\": 400,"), std::string::npos) << frozen;
 }
 
+// timeline.csv: the last cycle of each simulated minute, with what running jobs hold and what the taskers
+// that are up offer then. t1 comes up at 90 s; a runs 200 s on t0, b 100 s on t1 from 90 s.
+TEST(SimulationTimeline, OfferedFollowsTheTaskersThatAreUp) {
+  loaders::Dataset ds;
+  const uint32_t slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
+  TaskerBuilder tb(ds.catalog);
+  for (const char* name : {"t0", "t1"}) {
+    tb.add(name, 1.0);
+    tb.set_number(slots, 2);
+  }
+  ds.taskers = std::move(tb).build();
+  JobBuilder jb(ds.catalog);
+  jb.add("a", "u", "g", 0, 0, 2);
+  jb.set_times(200, 200);
+  jb.add("b", "u", "g", 0, 0, 2);
+  jb.set_times(100, 100);
+  ds.jobs = std::move(jb).build();
+  ds.farm.down_at_start = {0, 1};
+  ds.farm.events = {{90, 1, TaskerEvent::Kind::Up, 0, 0}};
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  ASSERT_EQ(r.start[1], 90);
+  EXPECT_EQ(writers::timeline_csv(ds, r),
+            "time,running,queued,used_slots,offered_slots\n"
+            "0,1,1,2,2\n"
+            "90,2,0,4,4\n"
+            "200,0,0,0,4\n");
+  // cycles.csv: one row per simulated minute with cycles, the cycles adding up to the run's
+  const std::string cycles = writers::cycles_csv(r);
+  ASSERT_EQ(cycles.rfind("time,cycles,scheduler_us,max_cycle_us\n", 0), 0u) << cycles;
+  ASSERT_EQ(r.cycle_time.size(), r.cycles);
+  uint64_t total = 0, rows = 0;
+  for (size_t at = cycles.find('\n') + 1; at < cycles.size(); at = cycles.find('\n', at) + 1, ++rows)
+    total += std::stoull(cycles.substr(cycles.find(',', at) + 1));
+  EXPECT_EQ(total, r.cycles);
+  EXPECT_EQ(rows, 3u) << cycles;  // minutes 0, 1 and 3
+}
+
 }  // namespace

@@ -60,10 +60,11 @@ class SimulationResult:
         return json.loads(self._raw.metrics_json())
 
     def to_pandas(self, what="schedule"):
-        """'schedule' (schedule.csv) or 'timeline' (timeline.csv) as a DataFrame of strings."""
-        texts = {"schedule": self._raw.schedule_csv, "timeline": self._raw.timeline_csv}
+        """'schedule', 'timeline' or 'cycles' (schedule.csv, timeline.csv, cycles.csv) as a DataFrame of strings."""
+        texts = {"schedule": self._raw.schedule_csv, "timeline": self._raw.timeline_csv,
+                 "cycles": self._raw.cycles_csv}
         if what not in texts:
-            raise ValueError("expected 'schedule' or 'timeline'")
+            raise ValueError("expected 'schedule', 'timeline' or 'cycles'")
         return _frame(texts[what]())
 
 

@@ -1,0 +1,176 @@
+"""colmatch report: report.html and its figures from a match and a simulate folder, opened in a real
+browser (Debian's headless Chromium through chromedriver) where every figure must load with the size its
+PNG file has; errors name the file and leave nothing behind; a later run replaces the report.
+Run by ctest (label python) with COLMATCH_CLI and COLMATCH_SOURCE_DIR set."""
+import importlib.util
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+SRC = os.environ.get("COLMATCH_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ["COLMATCH_CLI"]
+S = os.path.join(SRC, "datasets", "samples")
+
+MATCH_FIGURES = ["fig_eligible.png", "fig_reasons.png"]
+SIMULATE_FIGURES = ["fig_utilisation.png", "fig_queue.png", "fig_waits.png", "fig_shares_queue.png",
+                    "fig_shares_user.png", "fig_cycles.png", "fig_reasons.png"]
+
+
+def run(*args, check=True):
+    return subprocess.run([CLI, *args], check=check, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def match_dir():
+    with tempfile.TemporaryDirectory() as tmp:
+        run("generate", "--taskers", "500", "--jobs", "3000", "--seed", "7", "--save", f"{tmp}/farm")
+        run("match", "--farm", f"{tmp}/farm/farm.toml", "--taskers", f"{tmp}/farm/taskers.jsonl", "--jobs",
+            f"{tmp}/farm/jobs.jsonl", "--out", f"{tmp}/out")
+        yield f"{tmp}/out"
+
+
+@pytest.fixture(scope="module")
+def simulate_dir():
+    with tempfile.TemporaryDirectory() as tmp:
+        run("simulate", "--format", "swf", "--log", f"{S}/kth_sp2_head3000.swf.gz", "--out", f"{tmp}/out")
+        yield f"{tmp}/out"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(a)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    yield driver
+    driver.quit()
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return struct.unpack(">II", head[16:24])
+
+
+def figures_in_browser(driver, folder):
+    """Opens report.html; for each <img>: its src name, whether it loaded, its natural width and height."""
+    driver.get("file://" + os.path.join(folder, "report.html"))
+    driver.execute_async_script(  # every image settled (loaded or failed), not only the document
+        "const done = arguments[arguments.length - 1];"
+        "Promise.all([...document.images].map(i => i.complete ? null :"
+        " new Promise(r => { i.onload = r; i.onerror = r; }))).then(() => done());")
+    return driver.execute_script(
+        "return [...document.images].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0,"
+        " i.naturalWidth, i.naturalHeight]);")
+
+
+def check_report(driver, folder, expected):
+    out = run("report", folder)
+    assert f"with {len(expected)} figures" in out.stdout
+    seen = figures_in_browser(driver, folder)
+    assert sorted(s[0] for s in seen) == sorted(expected)
+    for name, loaded, w, h in seen:
+        assert loaded, f"{name} did not load"
+        assert (w, h) == png_size(os.path.join(folder, name)), name
+        assert w >= 400 and h >= 150, name  # a drawn figure, not an empty canvas
+    assert not [f for f in os.listdir(folder) if f.startswith(".")], "temporary files left behind"
+
+
+def test_match_report_loads_every_figure_in_chromium(match_dir, browser):
+    check_report(browser, match_dir, MATCH_FIGURES)
+    page = open(os.path.join(match_dir, "report.html"), encoding="utf-8").read()
+    assert "<h1>colmatch match: synthetic" in page and "Summary" in page
+
+
+def test_simulate_report_loads_every_figure_in_chromium(simulate_dir, browser):
+    check_report(browser, simulate_dir, SIMULATE_FIGURES)
+    page = open(os.path.join(simulate_dir, "report.html"), encoding="utf-8").read()
+    assert "<h1>colmatch simulate: swf" in page and "Metrics" in page
+
+
+def test_the_browser_check_sees_a_missing_figure(match_dir, browser):
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(match_dir, f"{tmp}/out")
+        run("report", f"{tmp}/out")
+        os.unlink(f"{tmp}/out/fig_reasons.png")
+        seen = {s[0]: s[1] for s in figures_in_browser(browser, f"{tmp}/out")}
+        assert seen == {"fig_eligible.png": True, "fig_reasons.png": False}
+
+
+def test_a_later_run_replaces_the_report(match_dir):
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(match_dir, f"{tmp}/out")
+        run("report", f"{tmp}/out")
+        run("simulate", "--format", "swf", "--log", f"{S}/kth_sp2_head3000.swf.gz", "--out", f"{tmp}/out")
+        assert not os.path.exists(f"{tmp}/out/report.html")
+        assert not os.path.exists(f"{tmp}/out/fig_eligible.png")
+
+
+def test_errors_name_the_file_and_leave_nothing(simulate_dir):
+    with tempfile.TemporaryDirectory() as tmp:
+        r = run("report", f"{tmp}", check=False)
+        assert r.returncode == 1 and "no results.csv or schedule.csv" in r.stderr
+        r = run("report", f"{tmp}/missing", check=False)
+        assert r.returncode == 1 and "not a folder" in r.stderr
+        shutil.copytree(simulate_dir, f"{tmp}/out")
+        for f in os.listdir(f"{tmp}/out"):
+            if f.startswith("fig_") or f == "report.html":
+                os.unlink(f"{tmp}/out/{f}")
+        with open(f"{tmp}/out/timeline.csv", "w") as f:
+            f.write("time,running\n1,2\n")
+        r = run("report", f"{tmp}/out", check=False)
+        assert r.returncode == 1 and "timeline.csv: line 1: no column queued" in r.stderr, r.stderr
+        with open(f"{tmp}/out/timeline.csv", "w") as f:
+            f.write("time,running,queued\n1,2,3\nx,2,3\n")
+        r = run("report", f"{tmp}/out", check=False)
+        assert r.returncode == 1 and "timeline.csv: line 3: field 'time': not a number" in r.stderr, r.stderr
+        left = sorted(f for f in os.listdir(f"{tmp}/out") if f.startswith((".", "fig_", "report")))
+        assert left == [], left
+
+
+def test_a_folder_being_written_is_refused(match_dir):
+    import fcntl
+
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(match_dir, f"{tmp}/out", ignore=shutil.ignore_patterns("report.html", "fig_*"))
+        with open(f"{tmp}/.out.lock", "w") as lock:  # the lock a colmatch run holds while it writes out/
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            r = run("report", f"{tmp}/out", check=False)
+            assert r.returncode == 1 and "a colmatch run is writing" in r.stderr, r.stderr
+        assert not os.path.exists(f"{tmp}/out/report.html")
+        run("report", f"{tmp}/out")
+
+
+def _report_module():
+    spec = importlib.util.spec_from_file_location("report", os.path.join(SRC, "tools", "report.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def test_slot_seconds_per_interval():
+    m = _report_module()
+    # 2 slots over [0, 10), 1 slot over [5, 20): per interval of 5 s, 10, 15, 5, 5 slot-seconds
+    got = m._step_integral(np.array([0.0, 5.0]), np.array([10.0, 20.0]), np.array([2.0, 1.0]),
+                           np.array([0.0, 5.0, 10.0, 15.0, 20.0]))
+    np.testing.assert_allclose(got, [10, 15, 5, 5])
+    got = m._step_integral(np.array([3.0]), np.array([4.0]), np.array([7.0]), np.array([0.0, 3.5, 10.0]))
+    np.testing.assert_allclose(got, [3.5, 3.5])
+
+
+def test_reason_classes():
+    m = _report_module()
+    assert m._reason_class("no eligible tasker: mem>=8G matches 0 of 5,000") == "no eligible tasker: mem"
+    assert m._reason_class("throttled: user alice max_jobs 2") == "throttled: user"
+    assert m._reason_class("eligible but no free capacity: 186 eligible taskers") == "eligible but no free capacity"
+    assert m._reason_class("") == "(no reason)"

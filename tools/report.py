@@ -1,0 +1,411 @@
+#!/usr/bin/python3
+"""colmatch report OUT_DIR: report.html with PNG figures beside it, from the files a run wrote there.
+
+A match folder (results.csv, categories.csv, summary.json) gets: eligible taskers per job category and
+the jobs by outcome and pending reason. A simulate folder (schedule.csv, timeline.csv, cycles.csv,
+metrics.json, summary.json) gets: utilisation and queue length over time, the wait-time CDF, slot
+shares per queue and per user over time, the scheduler's time per cycle, and the jobs by outcome.
+
+Reads only the output files (no engine): it can be run on a folder from any colmatch run, and again.
+Every file is written to a temporary name and renamed; report.html last, so a reader never sees a page
+whose figures are missing. Errors (no run in the folder, a file without the columns it should have)
+name the file and exit 1. Needs Debian's python3-matplotlib, python3-numpy and python3-pandas.
+"""
+import fcntl
+import html
+import json
+import os
+import re
+import signal
+import sys
+
+FIGURE_DPI = 100
+TOP = 8  # queues or users drawn one by one in the shares; the rest are "other"
+
+
+class ReportError(Exception):
+    pass
+
+
+def _read_csv(folder, name, columns):
+    import pandas as pd
+
+    path = os.path.join(folder, name)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise ReportError(f"{path}: missing (run colmatch match or simulate with --out {folder} first)")
+    except Exception as e:  # pandas' parser errors name the line
+        raise ReportError(f"{path}: {e}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ReportError(f"{path}: line 1: no column {', '.join(missing)} (not a colmatch output file?)")
+    return frame
+
+
+def _numbers(frame, column, name):
+    import pandas as pd
+
+    values = pd.to_numeric(frame[column].replace("", "nan"), errors="coerce")
+    bad = values.isna() & (frame[column] != "")
+    if bad.any():
+        line = int(bad.to_numpy().nonzero()[0][0]) + 2
+        raise ReportError(f"{name}: line {line}: field '{column}': not a number: {frame[column].iloc[line - 2]!r}")
+    return values.to_numpy(dtype=float)
+
+
+def _read_json(folder, name):
+    path = os.path.join(folder, name)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: line {e.lineno}: {e.msg}")
+
+
+class Figures:
+    """Saves figures into the folder under temporary names; publish() renames them into place."""
+
+    def __init__(self, folder):
+        self.folder, self.items, self.pending = folder, [], []
+
+    def save(self, fig, name, title, caption):
+        import matplotlib.pyplot as plt
+
+        tmp = os.path.join(self.folder, f".{name}.tmp")
+        fig.savefig(tmp, dpi=FIGURE_DPI, format="png", bbox_inches="tight")
+        plt.close(fig)
+        self.pending.append((tmp, os.path.join(self.folder, name)))
+        self.items.append((name, title, caption))
+
+    def publish(self):
+        for tmp, final in self.pending:
+            os.replace(tmp, final)
+
+    def discard(self):
+        for tmp, _ in self.pending:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+def _reason_class(reason):
+    """A reason's short form: its first part, with the attribute or credential kind its detail starts with
+    ("no eligible tasker: mem>=8G matches 0 of 5,000" -> "no eligible tasker: mem";
+    "throttled: user alice max_jobs 2" -> "throttled: user"); counts and values are left out."""
+    if not reason:
+        return "(no reason)"
+    head, _, detail = reason.partition(":")
+    word = re.match(r"\s*([A-Za-z_][A-Za-z0-9_.]*)", detail)
+    if head in ("no eligible tasker", "throttled") and word:
+        return f"{head}: {word.group(1)}"
+    return head.strip()
+
+
+def _outcome_reasons(status, reason, assigned_word):
+    """Counts of jobs per outcome: assigned/started, then pending and rejected per reason's short form."""
+    from collections import Counter
+
+    counts = Counter()
+    for s, r in zip(status, reason):
+        counts[s if s == assigned_word else f"{s}: {_reason_class(r)}"] += 1
+    return counts
+
+
+def _reasons_figure(figs, counts, what):
+    import matplotlib.pyplot as plt
+
+    items = counts.most_common(12)
+    rest = sum(counts.values()) - sum(n for _, n in items)
+    if rest:
+        items.append(("other reasons", rest))
+    labels = [k if len(k) <= 60 else k[:57] + "..." for k, _ in items][::-1]
+    values = [n for _, n in items][::-1]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(items) + 1.5))
+    bars = ax.barh(range(len(values)), values, color="#4472c4")
+    ax.set_yticks(range(len(values)), labels)
+    ax.set_xlabel("jobs")
+    ax.set_title(f"Jobs by outcome and reason ({sum(counts.values()):,} jobs)")
+    ax.bar_label(bars, labels=[f"{v:,}" for v in values], padding=3, fontsize=8)
+    ax.margins(x=0.15)
+    figs.save(fig, "fig_reasons.png", "Jobs by outcome and reason",
+              f"Every job of the {what}, by outcome; pending and rejected jobs by the first part of their reason.")
+
+
+def match_report(folder, figs):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    results = _read_csv(folder, "results.csv", ["job", "status", "reason"])
+    cats = _read_csv(folder, "categories.csv", ["category", "jobs", "eligible_taskers"])
+    summary = _read_json(folder, "summary.json")
+    taskers = int(summary.get("taskers", 0))
+    eligible = _numbers(cats, "eligible_taskers", os.path.join(folder, "categories.csv"))
+    jobs = _numbers(cats, "jobs", os.path.join(folder, "categories.csv"))
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    top = max(float(eligible.max()) if len(eligible) else 1.0, 1.0)
+    bins = np.unique(np.concatenate([[0, 1], np.geomspace(1, top + 1, 30)]))
+    left.hist(eligible, bins=bins, color="#4472c4")
+    left.set_xscale("symlog", linthresh=1)
+    left.set_xlabel("eligible taskers")
+    left.set_ylabel("job categories")
+    left.set_title(f"{len(cats):,} job categories")
+    order = np.argsort(eligible, kind="stable")
+    x = eligible[order]
+    y = np.cumsum(jobs[order]) / max(jobs.sum(), 1)
+    right.step(np.concatenate([[0], x]), np.concatenate([[0], y]), where="post", color="#c55a11")
+    right.set_xscale("symlog", linthresh=1)
+    right.set_ylim(0, 1.02)
+    right.set_xlabel("eligible taskers of the job's category")
+    right.set_ylabel("fraction of jobs (at most x)")
+    right.set_title(f"{int(jobs.sum()):,} jobs" + (f" over {taskers:,} taskers" if taskers else ""))
+    right.grid(alpha=0.3)
+    figs.save(fig, "fig_eligible.png", "Eligible taskers per job category",
+              "Left: how many job categories have a given number of eligible taskers (0 = none). "
+              "Right: the fraction of jobs whose category has at most that many.")
+
+    _reasons_figure(figs, _outcome_reasons(results["status"], results["reason"], "assigned"), "match")
+    return summary, {}
+
+
+def _step_integral(starts, ends, weights, edges):
+    """The integral of sum_i weights[i] * [starts[i] <= t < ends[i]] over each [edges[k], edges[k+1])."""
+    import numpy as np
+
+    def area_to(ts):  # integral from -inf to each t of the step function
+        # each interval contributes w * clip(t - start, 0, end - start)
+        times = np.concatenate([starts, ends])
+        slope = np.concatenate([weights, -weights])
+        order = np.argsort(times, kind="stable")
+        times, slope = times[order], slope[order]
+        rate = np.cumsum(slope)  # rate just after times[k]
+        area = np.concatenate([[0.0], np.cumsum(rate[:-1] * np.diff(times))]) if len(times) else np.zeros(0)
+        k = np.searchsorted(times, ts, side="right") - 1
+        out = np.zeros(len(ts))
+        ok = k >= 0
+        out[ok] = area[k[ok]] + rate[k[ok]] * (ts[ok] - times[k[ok]])
+        return out
+
+    a = area_to(edges)
+    return np.diff(a)
+
+
+def _shares_figure(figs, started, column, name, title, edges):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    groups = started[column].replace("", "(none)")
+    weight = started["slots_n"] * (started["end_n"] - started["start_n"])
+    totals = weight.groupby(groups).sum().sort_values(ascending=False)
+    shown = list(totals.index[:TOP])
+    label = groups.where(groups.isin(shown), "other")
+    widths = np.diff(edges)
+    series, names = [], []
+    for g in shown + (["other"] if len(totals) > TOP else []):
+        sel = (label == g).to_numpy()
+        series.append(_step_integral(started["start_n"].to_numpy()[sel], started["end_n"].to_numpy()[sel],
+                                     started["slots_n"].to_numpy()[sel], edges) / widths)
+        names.append(g)
+    total = np.sum(series, axis=0)
+    shares = [np.divide(s, total, out=np.zeros_like(s), where=total > 0) for s in series]
+    fig, ax = plt.subplots(figsize=(11, 4))
+    mid = (edges[:-1] + edges[1:]) / 2 / 3600
+    ax.stackplot(mid, shares, labels=names, step="mid")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("simulated time (hours)")
+    ax.set_ylabel("share of the slots in use")
+    ax.set_title(title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    figs.save(fig, name, title,
+              f"Of the slots that running jobs hold, the share of each {column} (the {TOP} largest; the rest as "
+              f"'other'), in {len(edges) - 1} intervals of the run.")
+
+
+def simulate_report(folder, figs):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    sched_name = os.path.join(folder, "schedule.csv")
+    sched = _read_csv(folder, "schedule.csv", ["job", "submit", "start", "end", "wait", "slots", "queue", "user",
+                                               "status", "reason"])
+    timeline = _read_csv(folder, "timeline.csv", ["time", "running", "queued"])
+    cycles = _read_csv(folder, "cycles.csv", ["time", "cycles", "scheduler_us", "max_cycle_us"])
+    summary, metrics = _read_json(folder, "summary.json"), _read_json(folder, "metrics.json")
+    tl_name = os.path.join(folder, "timeline.csv")
+    t = _numbers(timeline, "time", tl_name) / 3600
+
+    fig, ax = plt.subplots(figsize=(11, 4))
+    drawn = 0
+    for col in timeline.columns:
+        if col.startswith("used_") and "offered_" + col[5:] in timeline.columns:
+            used = _numbers(timeline, col, tl_name)
+            offered = _numbers(timeline, "offered_" + col[5:], tl_name)
+            ax.step(t, np.divide(used, offered, out=np.zeros_like(used), where=offered > 0), where="post",
+                    label=col[5:], linewidth=1)
+            drawn += 1
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("simulated time (hours)")
+    ax.set_ylabel("in use / offered")
+    u = metrics.get("utilisation")
+    ax.set_title("Utilisation" + (f" (over the run: {u:.3f} of {metrics.get('utilisation_of', 'slots')})"
+                                  if isinstance(u, (int, float)) else ""))
+    if drawn:
+        ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    figs.save(fig, "fig_utilisation.png", "Utilisation over time",
+              "Per consumable: what running jobs hold over what the taskers that are up offer, at the last "
+              "cycle of each simulated minute.")
+
+    fig, ax = plt.subplots(figsize=(11, 4))
+    ax.step(t, _numbers(timeline, "queued", tl_name), where="post", label="queued", color="#c55a11")
+    ax.step(t, _numbers(timeline, "running", tl_name), where="post", label="running", color="#4472c4")
+    ax.set_xlabel("simulated time (hours)")
+    ax.set_ylabel("jobs")
+    ax.set_title("Queue length and running jobs")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    figs.save(fig, "fig_queue.png", "Queue length over time",
+              "Jobs waiting (submitted, not started: held and throttled ones included) and jobs running.")
+
+    started = sched[sched["status"] == "started"].copy()
+    started["start_n"] = _numbers(started, "start", sched_name)
+    started["end_n"] = _numbers(started, "end", sched_name)
+    started["slots_n"] = _numbers(started, "slots", sched_name)
+    waits = np.sort(_numbers(started.drop_duplicates("job"), "wait", sched_name))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    if len(waits):
+        ax.step(np.concatenate([[0], waits]), np.arange(len(waits) + 1) / len(waits), where="post")
+        ax.set_xscale("symlog", linthresh=1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("wait (seconds, from submit to start)")
+    ax.set_ylabel("fraction of started jobs (at most x)")
+    w = metrics.get("wait_seconds", {})
+    ax.set_title(f"Wait-time CDF ({len(waits):,} started jobs"
+                 + (f"; mean {w['mean']:,.0f} s, median {w['median']:,.0f} s" if "mean" in w else "") + ")")
+    ax.grid(alpha=0.3)
+    figs.save(fig, "fig_waits.png", "Wait-time CDF", "The fraction of started jobs that waited at most x seconds.")
+
+    if len(started):
+        lo, hi = float(started["start_n"].min()), float(started["end_n"].max())
+        edges = np.linspace(lo, hi if hi > lo else lo + 1, 201)
+    else:
+        edges = np.linspace(0, 1, 2)
+    _shares_figure(figs, started, "queue", "fig_shares_queue.png", "Slot shares per queue over time", edges)
+    _shares_figure(figs, started, "user", "fig_shares_user.png", "Slot shares per user over time", edges)
+
+    cy_name = os.path.join(folder, "cycles.csv")
+    ct = _numbers(cycles, "time", cy_name) / 3600
+    n = _numbers(cycles, "cycles", cy_name)
+    us = _numbers(cycles, "scheduler_us", cy_name)
+    mx = _numbers(cycles, "max_cycle_us", cy_name)
+    fig, ax = plt.subplots(figsize=(11, 4))
+    ax.plot(ct, np.divide(us, n, out=np.zeros_like(us), where=n > 0), ".", markersize=2,
+            label="mean per cycle in the minute")
+    ax.plot(ct, mx, ".", markersize=2, alpha=0.5, label="slowest cycle in the minute")
+    ax.set_yscale("log")
+    ax.set_xlabel("simulated time (hours)")
+    ax.set_ylabel("scheduler time per cycle (us)")
+    ax.set_title(f"Scheduler time per cycle ({int(n.sum()):,} cycles; wall clock, differs run to run)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    figs.save(fig, "fig_cycles.png", "Scheduler time per cycle",
+              "Wall-clock time of the scheduling cycles, per simulated minute (cycles.csv).")
+
+    jobs = sched.drop_duplicates("job")
+    _reasons_figure(figs, _outcome_reasons(jobs["status"], jobs["reason"], "started"), "simulation")
+    return summary, metrics
+
+
+def _table(d):
+    rows = []
+    for k, v in d.items():
+        if isinstance(v, dict):
+            if len(v) > 6:  # per-user tables are long: the figures show them
+                continue
+            v = ", ".join(f"{a}: {b}" for a, b in v.items())
+        rows.append(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>")
+    return "<table>\n" + "\n".join(rows) + "\n</table>"
+
+
+def write_report(folder):
+    """Writes report.html and its figures into `folder`; returns the figure names. Raises ReportError."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    if not os.path.isdir(folder):
+        raise ReportError(f"{folder}: not a folder")
+    figs = Figures(folder)
+    try:
+        if os.path.exists(os.path.join(folder, "schedule.csv")):
+            kind = "simulate"
+            summary, metrics = simulate_report(folder, figs)
+        elif os.path.exists(os.path.join(folder, "results.csv")):
+            kind = "match"
+            summary, metrics = match_report(folder, figs)
+        else:
+            raise ReportError(f"{folder}: no results.csv or schedule.csv (run colmatch match or simulate first)")
+        parts = [f"<h1>colmatch {kind}: {html.escape(str(summary.get('farm', '')))}</h1>",
+                 f"<p>From the files in <code>{html.escape(os.path.abspath(folder))}</code>.</p>",
+                 "<h2>Summary</h2>", _table(summary)]
+        if metrics:
+            parts += ["<h2>Metrics</h2>", _table(metrics)]
+        for name, title, caption in figs.items:
+            parts.append(f'<figure><h2>{html.escape(title)}</h2><img src="{name}" alt="{html.escape(title)}">'
+                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>colmatch {kind} report</title><style>body{{font-family:sans-serif;max-width:70em;"
+                "margin:auto}} table{border-collapse:collapse} th,td{border:1px solid #ccc;padding:2px 8px;"
+                "text-align:left} img{max-width:100%} figcaption{color:#555}</style></head><body>\n"
+                + "\n".join(parts) + "\n</body></html>\n")
+        tmp = os.path.join(folder, ".report.html.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(page)
+        figs.publish()
+        os.replace(tmp, os.path.join(folder, "report.html"))
+    except BaseException:
+        figs.discard()
+        if os.path.exists(os.path.join(folder, ".report.html.tmp")):
+            os.unlink(os.path.join(folder, ".report.html.tmp"))
+        raise
+    return [name for name, _, _ in figs.items]
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1].startswith("-"):
+        print("usage: colmatch report OUT_DIR   (a folder written by colmatch match or simulate)", file=sys.stderr)
+        return 1
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds: the temporary files are removed
+    folder = os.path.abspath(argv[1]).rstrip("/")
+    try:
+        if not os.path.isdir(folder):
+            raise ReportError(f"{argv[1]}: not a folder")
+        # the lock a colmatch run holds while it writes the folder (loaders/writers/text.cpp): a run that
+        # replaces the folder meanwhile would take the figures with it
+        lock = os.path.join(os.path.dirname(folder), f".{os.path.basename(folder)}.lock")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ReportError(f"{lock}: a colmatch run is writing {argv[1]}; try again when it is done")
+            names = write_report(argv[1])
+        finally:
+            os.close(fd)
+    except OSError as e:
+        print(f"colmatch: error: {e}", file=sys.stderr)
+        return 1
+    except ReportError as e:
+        print(f"colmatch: error: {e}", file=sys.stderr)
+        return 1
+    except ImportError as e:
+        print(f"colmatch: error: {e} (install python3-matplotlib, python3-numpy and python3-pandas: tools/setup.sh)",
+              file=sys.stderr)
+        return 1
+    print(f"wrote {os.path.join(argv[1], 'report.html')} with {len(names)} figures")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
