@@ -62,16 +62,11 @@ bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::str
 
 }  // namespace
 
-FarmFile read_farm_toml(const std::string& path) {
-  require_not_directory(path);
+namespace {
+
+FarmFile farm_from_toml(const toml::table& tbl, const std::string& path) {
   FarmFile farm;
   farm.path = path;
-  toml::table tbl;
-  try {
-    tbl = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw LoadError(path, e.source().begin.line, "", std::string(e.description()));
-  }
   for (auto&& [k, v] : tbl) {
     const std::string_view key = k.str();
     if (key != "name" && key != "policy" && key != "attribute" && key != "global")
@@ -172,6 +167,25 @@ FarmFile read_farm_toml(const std::string& path) {
       throw LoadError(path, 0, "policy.power", fmt::format("'{}' is not a numeric attribute", farm.power_attribute));
   }
   return farm;
+}
+
+}  // namespace
+
+FarmFile read_farm_toml(const std::string& path) {
+  require_not_directory(path);
+  try {
+    return farm_from_toml(toml::parse_file(path), path);
+  } catch (const toml::parse_error& e) {
+    throw LoadError(path, e.source().begin.line, "", std::string(e.description()));
+  }
+}
+
+FarmFile read_farm_toml_text(std::string_view text, const std::string& source) {
+  try {
+    return farm_from_toml(toml::parse(text, source), source);
+  } catch (const toml::parse_error& e) {
+    throw LoadError(source, e.source().begin.line, "", std::string(e.description()));
+  }
 }
 
 namespace {

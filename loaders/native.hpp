@@ -39,6 +39,9 @@ struct FarmFile {
 /// keys, types or relops, Grid Engine catalog rules).
 FarmFile read_farm_toml(const std::string& path);
 
+/// The same from farm.toml's text held in memory; errors name `source` as their file.
+FarmFile read_farm_toml_text(std::string_view text, const std::string& source);
+
 /// Reads taskers (queue level) with the hosts of `hosts_path` (optional, "" for none) and the global
 /// values of `farm`. A tasker's "host" that no hosts file line declares is a host without values of its
 /// own. Throws LoadError on malformed JSON, unknown attributes, values of the wrong type, duplicate

@@ -111,3 +111,87 @@ def test_matches_run_in_threads_at_once():
     for t in threads:
         t.join()
     pd.testing.assert_frame_equal(results[0], results[1])
+
+
+def _farm_from_files(folder):
+    """The native files of `folder` as colmatch.Farm's columns, read here with json and tomllib."""
+    import json
+    import tomllib
+
+    with open(f"{folder}/farm.toml", "rb") as f:
+        toml = tomllib.load(f)
+    taskers = [json.loads(x) for x in open(f"{folder}/taskers.jsonl") if x.strip()]
+    jobs = [json.loads(x) for x in open(f"{folder}/jobs.jsonl") if x.strip()]
+    names = [a["name"] for a in toml["attribute"]]
+
+    def cell(v):
+        return ",".join(v) if isinstance(v, list) else v
+
+    t = {"name": [x["name"] for x in taskers]}
+    if any("power" in x for x in taskers):
+        t["power"] = [x.get("power", 1.0) for x in taskers]
+    for a in names:
+        col = [cell(x.get("attrs", {}).get(a)) for x in taskers]
+        if any(v is not None for v in col):
+            t[a] = col
+    j = {"id": [x["id"] for x in jobs]}
+    for k in ("requests", "soft", "owner", "group", "priority", "submit", "slots", "runtime", "walltime"):
+        if any(k in x for x in jobs):
+            j[k] = [x.get(k) for x in jobs]
+            if k == "slots":
+                j[k] = [1 if v is None else v for v in j[k]]
+            elif k in ("priority", "submit"):
+                j[k] = [0 if v is None else v for v in j[k]]
+    j["resources"] = {a: [x.get("resources", {}).get(a) for x in jobs] for a in names
+                      if any(a in x.get("resources", {}) for x in jobs)}
+    return colmatch.Farm(attributes=toml["attribute"], taskers=t, jobs=j, name=toml.get("name", "farm"),
+                         policy=toml.get("policy"), global_values=toml.get("global"))
+
+
+def test_a_farm_built_in_memory_equals_the_same_farm_from_files():
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([CLI, "generate", "--taskers", "800", "--jobs", "4000", "--seed", "3", "--save", tmp],
+                       check=True, capture_output=True)
+        for folder in (D, tmp):
+            files = colmatch.match(farm=f"{folder}/farm.toml", taskers=f"{folder}/taskers.jsonl",
+                                   jobs=f"{folder}/jobs.jsonl")
+            memory = _farm_from_files(folder).match()
+            pd.testing.assert_frame_equal(memory.to_pandas(), files.to_pandas())
+            pd.testing.assert_frame_equal(memory.to_pandas("categories"), files.to_pandas("categories"))
+            assert (memory.status == files.status).all() and (memory.tasker == files.tasker).all()
+    assert (files.status == colmatch.PENDING).any() and (files.status == colmatch.ASSIGNED).any()
+
+
+def test_a_farm_in_memory_from_arrays_and_its_errors():
+    farm = colmatch.Farm(
+        attributes=[dict(name="arch"), dict(name="slots", type="int", consumable=True),
+                    dict(name="mem", type="memory", consumable=True, per="slot", default="1G")],
+        taskers={"name": ["n1", "n2", "n3"], "arch": ["x86", "arm", None], "slots": np.array([8, 4, 2]),
+                 "mem": ["32G", "16G", "8G"]},
+        jobs={"id": ["a", "b", "c", "d"], "requests": ["arch==x86", "mem>=10G", "arch==sparc", "arch=="],
+              "slots": [2, 1, 1, 1], "resources": {"mem": ["4G", None, None, None]}})
+    r = farm.match()
+    frame = r.to_pandas()
+    assert list(frame["status"]) == ["assigned", "assigned", "pending", "rejected"]
+    assert list(frame["tasker"][:2]) == ["n1", "n1"]
+    assert frame["reason"][2] == "no eligible tasker: arch==\"sparc\" matches 0 of 3"
+    s = farm.simulate()
+    assert s.to_pandas()["status"].tolist()[:2] == ["started", "started"]
+    with pytest.raises(colmatch.LoadError) as e:  # the row and the field, as a file's line
+        colmatch.Farm(attributes=[dict(name="slots", type="int", consumable=True)],
+                      taskers={"name": ["n1", "n2"], "slots": ["4", "x"]}).match()
+    assert (e.value.file, e.value.line, e.value.field) == ("taskers", 2, "attrs.slots")
+    with pytest.raises(colmatch.LoadError) as e:
+        colmatch.Farm(attributes=[dict(name="slots", type="int", consumable=True)],
+                      taskers={"name": ["n1", "n2"], "slots": [4]}).match()
+    assert (e.value.file, e.value.field) == ("taskers", "attrs.slots") and "1 values for 2 rows" in str(e.value)
+    with pytest.raises(colmatch.LoadError) as e:
+        colmatch.Farm(attributes=[dict(name="arch")], taskers={"name": ["n1"], "gpu": ["x"]}).match()
+    assert e.value.field == "attrs.gpu" and "unknown attribute" in str(e.value)
+    with pytest.raises(colmatch.LoadError) as e:
+        colmatch.Farm(attributes=[dict(name="arch")], taskers={"name": ["n1"]},
+                      jobs={"id": ["a", "a"]}).match()
+    assert (e.value.file, e.value.line, e.value.field) == ("jobs", 2, "id")
+    with pytest.raises(colmatch.LoadError) as e:
+        colmatch.Farm(attributes=[dict(name="arch", type="nosuch")], taskers={"name": ["n1"]}).match()
+    assert e.value.file == "farm" and e.value.field == "type"

@@ -15,6 +15,7 @@
 #include "engine/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/formats.hpp"
+#include "loaders/memory.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/writers/results.hpp"
 #include "loaders/writers/simulation_writer.hpp"
@@ -54,6 +55,59 @@ loaders::Dataset load(const std::string& format, const std::map<std::string, std
   const loaders::InputFormat* f = loaders::find_format(format);
   if (f == nullptr) throw std::invalid_argument("unknown format '" + format + "'");
   return loaders::load_format(*f, args, {}, mode);
+}
+
+// A float64 vector from any array-like (copied once: the loader's builders own their columns).
+std::vector<double> doubles(const py::handle& h) {
+  if (h.is_none()) return {};
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!a) throw py::type_error("expected an array of numbers");
+  if (a.ndim() != 1) throw py::value_error("expected a one-dimensional array");
+  return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+std::vector<std::string> strings(const py::dict& d, const char* key) {
+  return d.contains(key) && !d[key].is_none() ? d[key].cast<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+std::vector<double> numbers(const py::dict& d, const char* key) {
+  return d.contains(key) ? doubles(d[key]) : std::vector<double>{};
+}
+
+// The Python package's in-memory farm (colmatch.Farm) as the loader's MemoryInputs.
+loaders::MemoryInputs memory_inputs(const py::dict& d) {
+  loaders::MemoryInputs in;
+  in.farm_toml = d["farm_toml"].cast<std::string>();
+  in.tasker_names = strings(d, "tasker_names");
+  in.tasker_power = numbers(d, "tasker_power");
+  in.tasker_hosts = strings(d, "tasker_hosts");
+  auto columns = [](const py::handle& list) {
+    std::vector<loaders::AttributeColumn> out;
+    for (const auto& c : list.cast<py::list>()) {
+      const auto t = c.cast<py::tuple>();  // (name, numbers or None, texts or None)
+      loaders::AttributeColumn col;
+      col.name = t[0].cast<std::string>();
+      col.numbers = doubles(t[1]);
+      if (!t[2].is_none()) col.texts = t[2].cast<std::vector<std::optional<std::string>>>();
+      out.push_back(std::move(col));
+    }
+    return out;
+  };
+  in.attributes = columns(d["columns"]);
+  in.job_ids = strings(d, "job_ids");
+  in.requests = strings(d, "requests");
+  in.soft = strings(d, "soft");
+  in.owners = strings(d, "owners");
+  in.groups = strings(d, "groups");
+  in.queues = strings(d, "queues");
+  in.accounts = strings(d, "accounts");
+  in.slots = numbers(d, "slots");
+  in.priority = numbers(d, "priority");
+  in.submit = numbers(d, "submit");
+  in.runtime = numbers(d, "runtime");
+  in.walltime = numbers(d, "walltime");
+  in.resources = columns(d["resources"]);
+  return in;
 }
 
 }  // namespace
@@ -171,4 +225,36 @@ PYBIND11_MODULE(_colmatch, m) {
       py::arg("format"), py::arg("args"), py::arg("policy") = "",
       py::arg("until") = std::numeric_limits<double>::infinity(), py::arg("threads") = 0,
       "Loads and simulates over time with the policy file (default: the farm's [policy])");
+  m.def(
+      "match_memory",
+      [](const py::dict& inputs, unsigned threads) {
+        loaders::MemoryInputs in = memory_inputs(inputs);  // copied under the GIL
+        auto x = std::make_shared<Match>();
+        {
+          py::gil_scoped_release free;
+          auto limit = threads_limit(threads);
+          x->ds = loaders::load_memory(in);
+          x->m = run_match(x->ds.catalog, x->ds.taskers, x->ds.jobs, kernels::active());
+        }
+        return x;
+      },
+      py::arg("inputs"), py::arg("threads") = 0,
+      "Builds the farm and jobs of colmatch.Farm (no files) and matches; raises LoadError on bad input");
+  m.def(
+      "simulate_memory",
+      [](const py::dict& inputs, const std::string& policy, double until, unsigned threads) {
+        loaders::MemoryInputs in = memory_inputs(inputs);
+        auto x = std::make_shared<Simulation>();
+        {
+          py::gil_scoped_release free;
+          auto limit = threads_limit(threads);
+          x->ds = loaders::load_memory(in);
+          SimPolicy p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy);
+          p.until = until;
+          x->r = simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm);
+        }
+        return x;
+      },
+      py::arg("inputs"), py::arg("policy") = "", py::arg("until") = std::numeric_limits<double>::infinity(),
+      py::arg("threads") = 0, "Builds colmatch.Farm's inputs and simulates over time");
 }

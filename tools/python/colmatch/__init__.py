@@ -10,8 +10,21 @@
 
 Keyword arguments are the CLI's input options without their dashes. Bad input raises colmatch.LoadError
 with .file, .line and .field. The GIL is released while loading and matching.
+
+A farm built in memory, without files (the native format's rules; columns as arrays):
+
+    farm = colmatch.Farm(
+        attributes=[dict(name="arch"), dict(name="slots", type="int", consumable=True),
+                    dict(name="mem", type="memory", consumable=True, per="slot", default="1G")],
+        taskers={"name": ["n1", "n2"], "arch": ["lx-amd64", "lx-arm64"], "slots": np.array([8, 4]),
+                 "mem": ["32G", "16G"]},
+        jobs={"id": ["j1", "j2"], "requests": ["arch==lx-amd64", "mem>=8G"], "slots": [2, 1]})
+    r = farm.match(); s = farm.simulate(until=3600)
 """
 import io
+import json
+import math
+from collections.abc import Mapping
 
 from ._colmatch import LoadError, Match, Simulation  # noqa: F401
 from . import _colmatch
@@ -76,3 +89,110 @@ def match(format="native", threads=0, **inputs):
 def simulate(format="native", policy=None, until=float("inf"), threads=0, **inputs):
     """Loads the inputs and simulates over time with the policy file (default: the farm's [policy])."""
     return SimulationResult(_colmatch.simulate(format, _args(inputs), policy or "", until, threads))
+
+
+_TASKER_FIELDS = {"name", "power", "host"}
+_JOB_TEXT = {"id": "job_ids", "requests": "requests", "soft": "soft", "owner": "owners", "group": "groups",
+             "queue": "queues", "account": "accounts"}
+_JOB_NUMBERS = {"slots", "priority", "submit", "runtime", "walltime"}
+
+
+def _toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)  # a JSON string is a TOML basic string
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot write {type(v).__name__} {v!r} in TOML")
+
+
+def _farm_toml(name, attributes, policy, global_values):
+    lines = [f"name = {json.dumps(name)}"]
+    for table, values in (("policy", policy), ("global", global_values)):
+        if values:
+            lines.append(f"[{table}]")
+            lines += [f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in values.items()]
+    for a in attributes:
+        lines.append("[[attribute]]")
+        lines += [f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in a.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _column(values):
+    """(numbers, None) for a numeric array, else (None, texts) with None where a row has no value."""
+    import numpy as np
+
+    a = np.asarray(values)
+    if a.ndim != 1:
+        raise ValueError("expected one value per row")
+    if a.dtype.kind in "biuf":
+        return a.astype(np.float64), None
+    texts = []
+    for x in values:
+        if x is None or (isinstance(x, float) and math.isnan(x)):
+            texts.append(None)
+        elif isinstance(x, (bool, np.bool_)):
+            texts.append("true" if x else "false")
+        else:
+            texts.append(str(x))
+    return None, texts
+
+
+class Farm:
+    """A farm and its jobs in memory: complex attributes as farm.toml's [[attribute]] tables (dicts),
+    taskers as columns (a dict: "name", optional "power" and "host", then one array per attribute, a row
+    without a value as NaN or None), jobs as columns ("id", "requests" in the request syntax, optional
+    "soft", "slots", "owner", "group", "priority", "submit", "runtime", "walltime", "queue", "account",
+    and "resources": a dict of consumable -> amounts). Errors raise LoadError naming "taskers" or "jobs",
+    the row (1-based, as .line) and the field. policy and global_values are farm.toml's [policy] and
+    [global] tables."""
+
+    def __init__(self, attributes, taskers, jobs=None, name="farm", policy=None, global_values=None):
+        self.attributes, self.taskers = list(attributes), dict(taskers)
+        self.jobs = dict(jobs) if jobs is not None else {"id": []}
+        self.name, self.policy, self.global_values = name, policy or {}, global_values or {}
+
+    def _inputs(self):
+        t, j = self.taskers, self.jobs
+        if "name" not in t:
+            raise ValueError("taskers needs a 'name' column")
+        if "id" not in j:
+            raise ValueError("jobs needs an 'id' column")
+        d = {"farm_toml": _farm_toml(self.name, self.attributes, self.policy, self.global_values),
+             "tasker_names": [str(x) for x in t["name"]],
+             "tasker_power": t.get("power"),
+             "tasker_hosts": [str(x) for x in t["host"]] if "host" in t else None,
+             "columns": [(k, *_column(v)) for k, v in t.items() if k not in _TASKER_FIELDS],
+             "resources": [(k, *_column(v)) for k, v in (j.get("resources") or {}).items()]}
+        for k, v in j.items():
+            if k in _JOB_TEXT:
+                d[_JOB_TEXT[k]] = ["" if x is None else str(x) for x in v]
+            elif k in _JOB_NUMBERS:
+                d[k] = _numbers(v, k)
+            elif k != "resources":
+                raise ValueError(f"jobs: unknown column '{k}'")
+        return d
+
+    def match(self, threads=0):
+        """Matches the jobs to the taskers: a MatchResult, as colmatch.match returns."""
+        return MatchResult(_colmatch.match_memory(self._inputs(), threads))
+
+    def simulate(self, policy=None, until=float("inf"), threads=0):
+        """Simulates over time (jobs' submit, runtime, walltime) with a policy file (default: policy=)."""
+        return SimulationResult(_colmatch.simulate_memory(self._inputs(), policy or "", until, threads))
+
+
+def _numbers(values, name):
+    import numpy as np
+
+    try:
+        return np.asarray([math.nan if x is None else x for x in values], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"jobs: column '{name}': expected numbers") from None
