@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   colmatch match --format openb --nodes openb_node_list_all_node.csv --pods openb_pod_list_default.csv --out out/
   colmatch match --format dirac --resources resources.json --jdl jobs.jdl --out out/
   colmatch explain --format google2011 --machines machine_events.csv.gz --tasks task_events.csv.gz --job 6251812952.0
+  colmatch explain --simulate --format swf --log kth.swf.gz --policy policy.toml --until 864000 --job 1234
   colmatch import --format openb --nodes nodes.csv --pods pods.csv --save native/
   colmatch generate --taskers 10000 --jobs 20000 --categories 1000 --seed 42 --save synth/
   colmatch report out/
@@ -184,6 +185,14 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   auto* job_opt = explain->add_option("--job", explain_job_id, "The job's id");
   explain->add_option("--category", explain_hash, "A category's hash (categories.csv)")->excludes(job_opt);
   explain->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  bool explain_simulate = false;
+  auto* explain_sim = explain->add_flag(
+      "--simulate", explain_simulate,
+      "Explain the job in a simulation over time (simulate's inputs): its start, or its reason at the last cycle");
+  explain->add_option("--policy", policy_path, "With --simulate: the policy TOML (as simulate's --policy)")
+      ->needs(explain_sim);
+  explain->add_option("--until", until, "With --simulate: no scheduling cycle after this time (seconds)")
+      ->needs(explain_sim);
 
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");
   add_input_options(import, in);
@@ -234,8 +243,19 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
         throw CLI::ValidationError("explain", "give --job ID or --category HASH");
       const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
       tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
-      auto ds = load(in);
+      auto ds = load(in, explain_simulate ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
       const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+      if (explain_simulate) {
+        if (explain_job_id.empty()) throw CLI::ValidationError("explain", "--simulate explains a job: give --job ID");
+        uint32_t j = 0;
+        while (j < ds.jobs.size() && ds.jobs.id[j] != explain_job_id) ++j;
+        if (j == ds.jobs.size()) throw std::runtime_error("no job '" + explain_job_id + "' in the input");
+        SimPolicy policy = policy_path.empty() ? ds.policy : loaders::read_policy_toml(policy_path);
+        policy.until = until;
+        const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active(), ds.farm);
+        std::fputs(writers::explain_simulated_job(ds, r, m, j).c_str(), stdout);
+        return 0;
+      }
       if (!explain_job_id.empty()) {
         for (uint32_t j = 0; j < ds.jobs.size(); ++j)
           if (ds.jobs.id[j] == explain_job_id) {

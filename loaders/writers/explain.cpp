@@ -1,5 +1,7 @@
 #include "loaders/writers/explain.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace colmatch::writers {
@@ -18,6 +20,10 @@ std::string amount_text(const Catalog& catalog, size_t k, double v) {
 }  // namespace
 
 std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c) {
+  return explain_category(ds, m, c, true);
+}
+
+std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room) {
   const Categories& cats = m.categories;
   const Request& request = ds.jobs.requests[cats.request[c]];
   const CategoryEligibility& e = m.eligible[c];
@@ -42,7 +48,7 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
     for (size_t v = 0; v < e.tiers.size(); ++v)
       out += fmt::format("  eligible taskers violating {} of them: {}\n", v, e.tiers[v].count());
   }
-  if (e.eligible.count() > 0) {
+  if (room && e.eligible.count() > 0) {
     out += "room now on the eligible taskers (after this match's placements):\n";
     for (const Room& r : room_on_eligible(m.dispatch.capacity, e.eligible, cats.need[c]))
       out += fmt::format("  {}: charge {}, largest free {}, taskers with the charge free {}\n",
@@ -77,6 +83,34 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
     }
   }
   return out + explain_category(ds, m, m.categories.of_job[j]);
+}
+
+std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j) {
+  const JobTable& jobs = ds.jobs;
+  std::string out = fmt::format("job {}: ", jobs.id[j]);
+  if (m.dispatch.status[j] == JobStatus::Rejected)
+    return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
+  if (!std::isnan(r.start[j])) {
+    out += fmt::format("started at {} (submitted at {}, waited {} s){}, ends at {}, on", r.start[j], jobs.submit[j],
+                       r.start[j] - jobs.submit[j], r.backfilled[j] ? " by backfill" : "", r.end[j]);
+    for (uint32_t a = 0; a < r.alloc_count[j]; ++a) {
+      const Allocation& x = r.allocations[r.alloc_first[j] + a];
+      out += fmt::format(" {} ({} slots)", ds.taskers.names[x.tasker], x.slots);
+    }
+    out += '\n';
+  } else {
+    const double last = r.cycle_time.empty() ? 0.0 : r.cycle_time.back();
+    out += fmt::format(
+        "pending at the end of the run (submitted at {}); at the last cycle that considered it (t = {}): {}",
+        jobs.submit[j], last, sim_reason_text(r.reason[j]));
+    if (!r.detail[j].empty()) out += ": " + r.detail[j];
+    out += '\n';
+    if (r.was_held[j]) out += "held at some time in the run\n";
+    if (r.was_throttled[j]) out += "held back by a credential limit at some time in the run\n";
+  }
+  // eligibility does not change over time: the steps over every tasker of the farm (those down at some
+  // time included); free capacity does, so no room is shown
+  return out + explain_category(ds, m, m.categories.of_job[j], false);
 }
 
 }  // namespace colmatch::writers

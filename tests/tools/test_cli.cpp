@@ -108,6 +108,46 @@ TEST(Cli, ExplainSaysWhyAJobIsPending) {
   EXPECT_NE(c.out.find("category " + hash), std::string::npos) << c.out;
 }
 
+// colmatch explain --simulate (issue 11): a started job's start, wait and taskers; a pending one's reason
+// at the last cycle that considered it: held, waiting for a dependency, throttled by which credential
+// and limit; then its category's steps.
+TEST(Cli, ExplainASimulatedJob) {
+  Out dir;
+  fs::create_directories(dir.dir);
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(dir.dir / name) << text; };
+  write("farm.toml", "name = \"t\"\n[[attribute]]\nname = \"slots\"\ntype = \"int\"\nconsumable = true\n");
+  write("taskers.jsonl", "{\"name\": \"n1\", \"attrs\": {\"slots\": 4}}\n");
+  write("jobs.jsonl",
+        "{\"id\": \"a\", \"owner\": \"alice\", \"runtime\": 100}\n"
+        "{\"id\": \"b\", \"owner\": \"alice\", \"runtime\": 100}\n"
+        "{\"id\": \"c\", \"owner\": \"bob\", \"runtime\": 100, \"hold\": true}\n"
+        "{\"id\": \"d\", \"owner\": \"carol\", \"runtime\": 100, \"depends\": [\"b\"]}\n");
+  write("policy.toml", "[policy]\n[[policy.throttle]]\ncredential = \"user\"\nmax_jobs = 1\n");
+  const std::string in = "--simulate --farm " + (dir.dir / "farm.toml").string() + " --taskers " +
+                         (dir.dir / "taskers.jsonl").string() + " --jobs " + (dir.dir / "jobs.jsonl").string() +
+                         " --policy " + (dir.dir / "policy.toml").string() + " --until 50 --job ";
+  auto a = run("explain " + in + "a");
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out.rfind("job a: started at 0 (submitted at 0, waited 0 s), ends at 100, on n1 (1 slots)\n", 0), 0u)
+      << a.out;
+  EXPECT_NE(a.out.find("eligibility, step by step over 1 taskers"), std::string::npos) << a.out;
+  EXPECT_EQ(a.out.find("room now"), std::string::npos) << "a batch match's room is not the simulation's";
+  auto b = run("explain " + in + "b");
+  EXPECT_EQ(b.out.rfind("job b: pending at the end of the run (submitted at 0); at the last cycle that considered it "
+                        "(t = 0): throttled: user alice max_jobs 1\n",
+                        0),
+            0u)
+      << b.out;
+  EXPECT_NE(b.out.find("held back by a credential limit at some time in the run"), std::string::npos) << b.out;
+  EXPECT_NE(run("explain " + in + "c").out.find("(t = 0): held\n"), std::string::npos);
+  EXPECT_NE(run("explain " + in + "d").out.find("(t = 0): waiting for a dependency\n"), std::string::npos);
+  // without --until the throttled job starts when a ends
+  const std::string all = in.substr(0, in.find(" --until"));
+  EXPECT_NE(run("explain " + all + " --job b").out.find("job b: started at 100 (submitted at 0, waited 100 s)"),
+            std::string::npos);
+  EXPECT_EQ(run("explain " + kDemo + " --policy x.toml --job 1").status, 1) << "--policy needs --simulate";
+}
+
 TEST(Cli, ForcedInstructionSetIsReported) {
   Out o;
   const CliRun r = run("match " + kDemo + " --out " + o.dir.string() + " --isa scalar");
@@ -453,8 +493,9 @@ std::string slurp_file(const fs::path& p) {
   return ss.str();
 }
 
-const std::string kGoogle = "--format google2011 --machines " + kSrc + "/datasets/samples/google_machine_events.csv.gz" +
-                            " --tasks " + kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz";
+const std::string kGoogle = "--format google2011 --machines " + kSrc +
+                            "/datasets/samples/google_machine_events.csv.gz" + " --tasks " + kSrc +
+                            "/datasets/samples/google_task_events_job_mod25.csv.gz";
 
 // A disk that fills up while the outputs are written: the file size limit (ulimit -f, SIGXFSZ ignored)
 // makes every write past 8 blocks fail (EFBIG) as a full disk fails it (ENOSPC), through the same write
@@ -515,8 +556,8 @@ TEST(CliOutputSet, ASignalAtAnyMomentLeavesOneWholeSet) {
         ::dup2(null, 2);
         ::execl(kBin.c_str(), kBin.c_str(), "match", "--format", "google2011", "--machines",
                 (kSrc + "/datasets/samples/google_machine_events.csv.gz").c_str(), "--tasks",
-                (kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz").c_str(), "--out",
-                out.dir.c_str(), static_cast<char*>(nullptr));
+                (kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz").c_str(), "--out", out.dir.c_str(),
+                static_cast<char*>(nullptr));
         ::_exit(127);
       }
       ::usleep(delay_us);
