@@ -322,6 +322,41 @@ std::string describe_step(const Catalog& catalog, const Request& request, const 
   return group ? "(" + canonical_text(term, catalog) + ")" : canonical_text(term, catalog);
 }
 
+std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                                          const std::vector<double>& need, const EligibilityStep& step) {
+  Clause capacity;
+  const Clause* clause = nullptr;
+  if (step.consumable >= 0) {
+    const size_t k = static_cast<size_t>(step.consumable);
+    capacity = capacity_clause(catalog.consumables()[k], need[k]);
+    clause = &capacity;
+  } else {
+    const Request& term = step.term < 0 ? request : request.kids[static_cast<size_t>(step.term)];
+    if (term.kind == Request::Kind::Clause) clause = &term.clause;
+  }
+  if (clause == nullptr) return {};
+  const Column& col = taskers.columns[clause->attr];
+  if (!col.multi_level()) return {};
+  auto holds = [&](double num, uint32_t id) { return Evaluator::value_holds(*clause, col, num, id); };
+  const uint64_t n = taskers.size();
+  std::vector<LevelCount> out;
+  if (col.global().present) out.push_back({"global", n, holds(col.global().num, col.global().id) ? n : 0});
+  LevelCount host{"host"}, queue{"queue"};
+  for (uint32_t t = 0; t < n; ++t) {
+    if (col.host().has(t)) {
+      ++host.defined;
+      host.pass += holds(col.host().num(t), col.host().id(t)) ? 1 : 0;
+    }
+    if (col.queue().has(t)) {
+      ++queue.defined;
+      queue.pass += holds(col.queue().num(t), col.queue().id(t)) ? 1 : 0;
+    }
+  }
+  out.push_back(host);
+  out.push_back(queue);
+  return out;
+}
+
 std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible) {
   if (!no_eligible)

@@ -38,6 +38,21 @@ struct CategoryEligibility {
 std::string describe_step(const Catalog& catalog, const Request& request, const std::vector<double>& need,
                           const EligibilityStep& step);
 
+/// One Grid Engine level's part in a step (seed 002, strict hierarchical matching: a tasker passes a
+/// clause only if every level that defines the attribute for it satisfies the clause).
+struct LevelCount {
+  const char* level;     ///< "global", "host" or "queue"
+  uint64_t defined = 0;  ///< taskers the level gives a value (global: every tasker)
+  uint64_t pass = 0;     ///< of those, the taskers whose value at this level satisfies the clause
+};
+
+/// Per level, for a step that is one clause (or a capacity step) on an attribute with values on the
+/// host or global level: which level decides (colmatch explain). Empty for any other step, and for an
+/// attribute that only the queue level defines. O(taskers) row by row: explain runs it on demand,
+/// never the match.
+std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                                          const std::vector<double>& need, const EligibilityStep& step);
+
 /// The short reason of a pending job of a category (results.csv), from its step counts: for no eligible
 /// tasker, the first step that leaves none ("no eligible tasker: gpu_model==A100 matches 0 of 1523"); for
 /// no free capacity, how many taskers are eligible. `taskers`: the farm's size.

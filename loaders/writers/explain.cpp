@@ -40,6 +40,17 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
       emptied = true;
     }
     out += '\n';
+    const auto levels = step_level_counts(ds.catalog, ds.taskers, request, cats.need[c], s);
+    if (!levels.empty()) {
+      out += "      by level (each level that defines it must pass):";
+      const char* sep = " ";
+      for (const LevelCount& l : levels) {
+        if (l.defined == 0) continue;
+        out += fmt::format("{}{} defines it on {}, {} pass", sep, l.level, l.defined, l.pass);
+        sep = "; ";
+      }
+      out += '\n';
+    }
     before = s.after;
   }
   out += fmt::format("eligible taskers: {}\n", e.eligible.count());

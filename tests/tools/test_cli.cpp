@@ -148,6 +148,51 @@ TEST(Cli, ExplainASimulatedJob) {
   EXPECT_EQ(run("explain " + kDemo + " --policy x.toml --job 1").status, 1) << "--policy needs --simulate";
 }
 
+// colmatch explain per Grid Engine level (issue 11): where a step's attribute has host or global values,
+// how many taskers each level defines it for and how many of those pass there. big.q@node01 offers
+// 128G at the queue level, but its host offers 64G: the host level decides (strict hierarchy).
+TEST(Cli, ExplainCountsPerLevel) {
+  Out dir;
+  fs::create_directories(dir.dir);
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(dir.dir / name) << text; };
+  write("farm.toml",
+        "name = \"levels\"\n[[attribute]]\nname = \"arch\"\n[[attribute]]\nname = \"h_vmem\"\ntype = "
+        "\"memory\"\nconsumable = true\n[[attribute]]\nname = \"lic\"\ntype = \"int\"\nconsumable = true\n"
+        "per = \"job\"\n[global]\nlic = 2\n");
+  write("hosts.jsonl",
+        "{\"name\": \"node01\", \"attrs\": {\"h_vmem\": \"64G\", \"arch\": \"lx-amd64\"}}\n"
+        "{\"name\": \"node02\", \"attrs\": {\"h_vmem\": \"16G\", \"arch\": \"lx-amd64\"}}\n");
+  write("taskers.jsonl",
+        "{\"name\": \"all.q@node01\", \"host\": \"node01\", \"attrs\": {\"h_vmem\": \"32G\"}}\n"
+        "{\"name\": \"big.q@node01\", \"host\": \"node01\", \"attrs\": {\"h_vmem\": \"128G\"}}\n"
+        "{\"name\": \"all.q@node02\", \"host\": \"node02\", \"attrs\": {\"h_vmem\": \"32G\"}}\n"
+        "{\"name\": \"all.q@node03\", \"host\": \"node03\", \"attrs\": {\"h_vmem\": \"8G\", \"arch\": "
+        "\"lx-arm64\"}}\n");
+  write("jobs.jsonl",
+        "{\"id\": \"1\", \"requests\": \"arch==lx-amd64\", \"resources\": {\"h_vmem\": \"20G\"}}\n"
+        "{\"id\": \"2\", \"resources\": {\"h_vmem\": \"100G\", \"lic\": 3}}\n");
+  const std::string in = "--farm " + (dir.dir / "farm.toml").string() + " --hosts " +
+                         (dir.dir / "hosts.jsonl").string() + " --taskers " + (dir.dir / "taskers.jsonl").string() +
+                         " --jobs " + (dir.dir / "jobs.jsonl").string();
+  const auto one = run("explain " + in + " --job 1");
+  ASSERT_EQ(one.status, 0) << one.err;
+  const std::string by = "      by level (each level that defines it must pass): ";
+  EXPECT_NE(one.out.find(by + "host defines it on 3, 3 pass; queue defines it on 1, 0 pass\n"), std::string::npos)
+      << one.out;  // arch: node03's queue value lx-arm64
+  EXPECT_NE(one.out.find(by + "host defines it on 3, 2 pass; queue defines it on 4, 3 pass\n"), std::string::npos)
+      << one.out;  // h_vmem>=20G: node02's 16G; node03's 8G
+  const auto two = run("explain " + in + " --job 2");
+  EXPECT_NE(two.out.find("h_vmem>=100G                                              0          0   <- the first "
+                         "step that leaves none\n" +
+                         by + "host defines it on 3, 0 pass; queue defines it on 4, 1 pass\n"),
+            std::string::npos)
+      << two.out;
+  EXPECT_NE(two.out.find(by + "global defines it on 4, 0 pass\n"), std::string::npos) << two.out;
+  // a step on an attribute only the queue level defines gets no level line
+  const auto demo = run("explain " + kDemo + " --job 6");
+  EXPECT_EQ(demo.out.find("by level"), std::string::npos) << demo.out;
+}
+
 TEST(Cli, ForcedInstructionSetIsReported) {
   Out o;
   const CliRun r = run("match " + kDemo + " --out " + o.dir.string() + " --isa scalar");
