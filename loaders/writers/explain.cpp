@@ -1,6 +1,8 @@
 #include "loaders/writers/explain.hpp"
 
+#include <bit>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,23 @@ std::string amount_text(const Catalog& catalog, size_t k, double v) {
          {std::pair{'T', 1099511627776.0}, {'G', 1073741824.0}, {'M', 1048576.0}, {'K', 1024.0}})
       if (v >= bytes) return fmt::format("{:.4g}{}", v / bytes, unit);
   return fmt::format("{}", v);
+}
+
+// For a step that is one clause: its attribute's name and the taskers describing it on some level
+// (DIRAC, Grid Engine: a tasker without the attribute is not eligible, so a parameter no queue
+// describes empties the set whatever its value).
+std::optional<std::pair<std::string, uint64_t>> describing_taskers(const loaders::Dataset& ds, const Request& request,
+                                                                   const EligibilityStep& s) {
+  if (s.consumable >= 0) return std::nullopt;
+  const Request& term = s.term < 0 ? request : request.kids[static_cast<size_t>(s.term)];
+  if (term.kind != Request::Kind::Clause) return std::nullopt;
+  const Column& col = ds.taskers.columns[term.clause.attr];
+  uint64_t n = ds.taskers.size();
+  if (!col.global().present) {
+    n = 0;
+    for (uint64_t w : col.defined()) n += static_cast<uint64_t>(std::popcount(w));
+  }
+  return std::pair{ds.catalog.at(term.clause.attr).name, n};
 }
 
 }  // namespace
@@ -40,6 +59,13 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
       emptied = true;
     }
     out += '\n';
+    if (const auto described = describing_taskers(ds, request, s)) {
+      const auto& [name, n] = *described;
+      if (n == 0) out += fmt::format("      no tasker describes {}: a tasker without it fails the step\n", name);
+      else if (n < ds.taskers.size())
+        out += fmt::format("      {} of {} taskers describe {}; a tasker without it fails the step\n", n,
+                           ds.taskers.size(), name);
+    }
     const auto levels = step_level_counts(ds.catalog, ds.taskers, request, cats.need[c], s);
     if (!levels.empty()) {
       out += "      by level (each level that defines it must pass):";

@@ -106,6 +106,15 @@ TEST(Cli, ExplainSaysWhyAJobIsPending) {
   const auto c = run("explain " + kDemo + " --category " + hash);
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_NE(c.out.find("category " + hash), std::string::npos) << c.out;
+  // DIRAC: the parameter no queue describes (a missing attribute makes a queue ineligible)
+  const std::string dirac = "--format dirac --resources " + kSrc + "/datasets/demo/dirac/resources.json --jdl " + kSrc +
+                            "/datasets/demo/dirac/jobs.jdl";
+  const auto g = run("explain " + dirac + " --job gpu");
+  ASSERT_EQ(g.status, 0) << g.err;
+  EXPECT_NE(g.out.find("<- the first step that leaves none\n      no tasker describes GPUModel: a tasker without it "
+                       "fails the step\n"),
+            std::string::npos)
+      << g.out;
 }
 
 // colmatch explain --simulate (issue 11): a started job's start, wait and taskers; a pending one's reason
@@ -158,7 +167,7 @@ TEST(Cli, ExplainCountsPerLevel) {
   write("farm.toml",
         "name = \"levels\"\n[[attribute]]\nname = \"arch\"\n[[attribute]]\nname = \"h_vmem\"\ntype = "
         "\"memory\"\nconsumable = true\n[[attribute]]\nname = \"lic\"\ntype = \"int\"\nconsumable = true\n"
-        "per = \"job\"\n[global]\nlic = 2\n");
+        "per = \"job\"\n[[attribute]]\nname = \"ssd\"\ntype = \"boolean\"\n[global]\nlic = 2\n");
   write("hosts.jsonl",
         "{\"name\": \"node01\", \"attrs\": {\"h_vmem\": \"64G\", \"arch\": \"lx-amd64\"}}\n"
         "{\"name\": \"node02\", \"attrs\": {\"h_vmem\": \"16G\", \"arch\": \"lx-amd64\"}}\n");
@@ -167,10 +176,11 @@ TEST(Cli, ExplainCountsPerLevel) {
         "{\"name\": \"big.q@node01\", \"host\": \"node01\", \"attrs\": {\"h_vmem\": \"128G\"}}\n"
         "{\"name\": \"all.q@node02\", \"host\": \"node02\", \"attrs\": {\"h_vmem\": \"32G\"}}\n"
         "{\"name\": \"all.q@node03\", \"host\": \"node03\", \"attrs\": {\"h_vmem\": \"8G\", \"arch\": "
-        "\"lx-arm64\"}}\n");
+        "\"lx-arm64\", \"ssd\": true}}\n");
   write("jobs.jsonl",
         "{\"id\": \"1\", \"requests\": \"arch==lx-amd64\", \"resources\": {\"h_vmem\": \"20G\"}}\n"
-        "{\"id\": \"2\", \"resources\": {\"h_vmem\": \"100G\", \"lic\": 3}}\n");
+        "{\"id\": \"2\", \"resources\": {\"h_vmem\": \"100G\", \"lic\": 3}}\n"
+        "{\"id\": \"3\", \"requests\": \"ssd==true\"}\n");
   const std::string in = "--farm " + (dir.dir / "farm.toml").string() + " --hosts " +
                          (dir.dir / "hosts.jsonl").string() + " --taskers " + (dir.dir / "taskers.jsonl").string() +
                          " --jobs " + (dir.dir / "jobs.jsonl").string();
@@ -188,6 +198,12 @@ TEST(Cli, ExplainCountsPerLevel) {
             std::string::npos)
       << two.out;
   EXPECT_NE(two.out.find(by + "global defines it on 4, 0 pass\n"), std::string::npos) << two.out;
+  // an attribute some taskers do not describe
+  const auto three = run("explain " + in + " --job 3");
+  EXPECT_NE(three.out.find("      1 of 4 taskers describe ssd; a tasker without it fails the step\n"),
+            std::string::npos)
+      << three.out;
+  EXPECT_EQ(one.out.find("taskers describe"), std::string::npos) << "arch is described on every tasker";
   // a step on an attribute only the queue level defines gets no level line
   const auto demo = run("explain " + kDemo + " --job 6");
   EXPECT_EQ(demo.out.find("by level"), std::string::npos) << demo.out;
