@@ -145,9 +145,11 @@ const EligibilityFarm& eligibility_farm() {
   return f;
 }
 
-void BM_Eligibility(benchmark::State& st, const char* request) {
+void BM_Eligibility(benchmark::State& st, const char* request, GridEngineReading reading) {
   const auto& ds = eligibility_farm().ds;
-  const Request r = parse_request(request, ds.catalog);
+  Catalog catalog = ds.catalog;  // the same farm, its requests read as `reading` says
+  catalog.reading = reading;
+  const Request r = parse_request(request, catalog);
   const std::vector<double> need(ds.catalog.consumables().size(), 0);
   std::vector<uint64_t> out(kernels::words_for(ds.taskers.size()));
   const auto& k = kernels::active();
@@ -509,7 +511,11 @@ int register_all() {
   for (const char* r : {"cores>=16", "speed>2.5", "arch==lx-amd64", "arch=={lx-amd64,lx-arm64}", "os==rhel8",
                         "site==\"*.ch|*.fr\"", "hostname==node00042.farm", "cores>=16 && speed>2.5 && ssd==true",
                         "!(arch==lx-amd64) || (mem_total>=64G && walltime>=24:00:00)"})
-    benchmark::RegisterBenchmark("BM_Eligibility", BM_Eligibility, r);
+    benchmark::RegisterBenchmark("BM_Eligibility", BM_Eligibility, r, GridEngineReading::Design60);
+  // Son of Grid Engine 8.1.9 wildcard expressions (issue 8): the restring pattern above read as an
+  // expression, and operators on string and cstring attributes
+  for (const char* r : {"site==\"*.ch|*.fr\"", "arch==\"lx-*&!*64\"", "os==\"!rhel*\"", "arch==\"(lx-*|sol*)&![^l]*\""})
+    benchmark::RegisterBenchmark("BM_Eligibility819", BM_Eligibility, r, GridEngineReading::SoGE819);
   benchmark::RegisterBenchmark("BM_EligibilityLevels/flat_int", BM_EligibilityLevels, false, "cores>=16");
   benchmark::RegisterBenchmark("BM_EligibilityLevels/hierarchy_int", BM_EligibilityLevels, true, "cores>=16");
   benchmark::RegisterBenchmark("BM_EligibilityLevels/flat_string", BM_EligibilityLevels, false, "arch==lx-amd64");

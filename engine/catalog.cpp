@@ -148,6 +148,67 @@ double parse_number(AttrType t, std::string_view raw) {
   }
 }
 
+namespace {
+
+// An unsigned integer in C's notation (strtoul base 0): 0x.. hexadecimal, 0.. octal, else decimal.
+bool parse_c_integer(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    s.remove_prefix(1);
+  }
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size()) return false;
+  out = static_cast<double>(v);
+  return true;
+}
+
+}  // namespace
+
+double parse_request_number(AttrType t, std::string_view raw, GridEngineReading reading) {
+  if (reading == GridEngineReading::Design60 || t == AttrType::Boolean) return parse_number(t, raw);
+  const std::string_view text = trim(raw);
+  double v = 0;
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  if (hex) {
+    if (!parse_c_integer(text, v)) bad_value(t, raw, "not a hexadecimal number");
+    return v;
+  }
+  switch (t) {
+    case AttrType::Int: {
+      if (!text.empty() && text[0] == '-') return parse_number(AttrType::Double, text);
+      const bool octal =
+          text.size() > 1 && text[0] == '0' && text.find_first_not_of("01234567") == std::string_view::npos;
+      if (octal && parse_c_integer(text, v)) return v;
+      return parse_number(AttrType::Memory, text);  // fractions and k/m/g/K/M/G as SGE reads an int
+    }
+    case AttrType::Time: {
+      if (text.find(':') == std::string_view::npos) return parse_number(t, text);
+      double parts[3] = {0, 0, 0};
+      size_t n = 0, at = 0;
+      while (true) {
+        const size_t colon = text.find(':', at);
+        const std::string_view part = text.substr(at, colon == std::string_view::npos ? colon : colon - at);
+        if (n == 3 || (!part.empty() && (!parse_double(part, parts[n]) || parts[n] < 0)))
+          bad_value(t, raw, "expected h:m:s or seconds");
+        ++n;
+        if (colon == std::string_view::npos) break;
+        at = colon + 1;
+      }
+      if (n != 3) bad_value(t, raw, "expected h:m:s or seconds (Grid Engine reads two fields as no time)");
+      const double seconds = parts[0] * 3600 + parts[1] * 60 + parts[2];
+      if (!std::isfinite(seconds)) bad_value(t, raw, "too large");
+      return seconds;
+    }
+    default: return parse_number(t, text);
+  }
+}
+
 double check_number(const AttributeDef& def, double v) {
   const auto fail = [&](std::string_view why) {
     throw ValueError(fmt::format("'{}' is not a {} value: {}", v, type_name(def.type), why));

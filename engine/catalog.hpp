@@ -56,6 +56,25 @@ class ValueError : public std::runtime_error {
 /// Throws ValueError naming the type when the text is not a value of that type.
 double parse_number(AttrType t, std::string_view text);
 
+/// Which Grid Engine a farm's requests follow (farm.toml: `[policy] grid_engine`).
+///  * SoGE819, "8.1.9" (the native format's default): Son of Grid Engine 8.1.9 as Debian 12 ships it,
+///    what administrators have: every string-like request value (string, cstring, host, restring) is
+///    a wildcard expression (WildcardExpression: `* ? [..] [^..]`, `! & |`, parentheses); a blank
+///    ends a value (trailing blanks dropped, text after one refused); request numbers as SGE reads
+///    them (parse_request_number).
+///  * Design60, "6.0-design" (seed 002, the Grid Engine 6.0 design document; also every format that is
+///    not Grid Engine's: DIRAC values are literals): only restring values are patterns (`* ? [..]`,
+///    top-level `|`), other strings compare exactly, quoted values keep their blanks, numbers as
+///    parse_number reads them.
+enum class GridEngineReading : uint8_t { SoGE819, Design60 };
+
+/// A number in a request under `reading`. Design60: parse_number. SoGE819, as SGE 8.1.9's qsub and
+/// qselect read it (answers recorded in tests/engine/test_sge_semantics.cpp): hexadecimal `0x..` for
+/// every numeric type; int also octal (a leading 0: `010` is 8), fractions (`16.5`) and the memory
+/// multipliers (`1k` = 1000); time is seconds or exactly three fields `h:m:s`, a field may be empty
+/// (`1::1` = 3601, `::60` = 60); two fields (`60:00`) are "not a time value". Throws ValueError.
+double parse_request_number(AttrType t, std::string_view text, GridEngineReading reading);
+
 /// The longest string-like value (bytes) a tasker may offer or a request may name: longer ones are
 /// refused with a clear error rather than matched (a pattern of this size against a value of this size
 /// costs at most 2^26 / 64 word steps in the bit-parallel wildcard matcher).
@@ -110,6 +129,9 @@ class Catalog {
   const std::vector<uint32_t>& consumables() const noexcept { return consumables_; }
   /// Position of attribute `attr` among consumables(), or -1.
   int consumable_slot(uint32_t attr) const noexcept;
+  /// The request semantics of this farm. Design60 unless a loader says otherwise: the native format
+  /// sets SoGE819 (farm.toml `[policy] grid_engine`, default "8.1.9").
+  GridEngineReading reading = GridEngineReading::Design60;
 
  private:
   std::vector<AttributeDef> defs_;

@@ -445,7 +445,13 @@ void JobBuilder::set_amount(uint32_t attr, double amount) {
   if (slot < 0) throw ValueError(fmt::format("attribute '{}' is not a consumable", d.name));
   if (d.requestable == Requestable::No) throw ValueError(fmt::format("attribute '{}' is not requestable", d.name));
   if (!(amount >= 0)) throw ValueError(fmt::format("attribute '{}': a request must not be negative", d.name));
-  check_number(d, amount);
+  if (d.type == AttrType::Int && catalog_.reading == GridEngineReading::SoGE819) {
+    AttributeDef as_double = d;  // SGE 8.1.9 takes lic=1.5 on an int consumable (compares 1.5)
+    as_double.type = AttrType::Double;
+    check_number(as_double, amount);
+  } else {
+    check_number(d, amount);
+  }
   table_.amount[static_cast<size_t>(slot)].back() = amount;
 }
 
@@ -495,10 +501,12 @@ JobTable JobBuilder::build() && {
         table_.depends[j].push_back(it->second);
       }
   }
-  // Forced attributes: a consumable must be in the job's amounts, any other in its request.
+  // Forced attributes (Design60, the seed's reading): a consumable must be in the job's amounts, any
+  // other in its request. Son of Grid Engine 8.1.9 keeps such a job off the taskers that define the
+  // attribute instead (unrequested_forced, engine/eligibility.hpp).
   std::vector<std::vector<uint32_t>> mentioned(table_.requests.size());
   for (size_t r = 0; r < table_.requests.size(); ++r) mentioned[r] = mentioned_attributes(table_.requests[r]);
-  for (uint32_t a = 0; a < catalog_.size(); ++a) {
+  for (uint32_t a = 0; a < catalog_.size() && catalog_.reading == GridEngineReading::Design60; ++a) {
     const AttributeDef& d = catalog_.at(a);
     if (d.requestable != Requestable::Forced) continue;
     const int slot = catalog_.consumable_slot(a);

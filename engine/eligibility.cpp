@@ -76,15 +76,31 @@ class Evaluator {
   Plan plan(const Clause& c, const Column& col) {
     Plan p;
     if (is_numeric(col.type)) return p;
-    if (col.type != AttrType::ReString && c.strs.size() == 1 && !col.multi) {
+    if (col.type != AttrType::ReString && !c.expression && c.strs.size() == 1 && !col.multi) {
       p.kind = PlanKind::Eq;
       p.id = col.dict.find(c.strs[0]);
       return p;
     }
-    // Patterns or lists: decide once per distinct dictionary value.
+    // Patterns, expressions or lists: decide once per distinct dictionary value.
     const size_t d = col.dict.size();
     lut_.assign(d == 0 ? 1 : d, 0);
-    if (col.multi) {  // a set matches when one of its values matches one of the request's
+    if (c.expression) {  // Grid Engine 8.1.9 wildcard expressions, on each value of a set
+      for (const auto& s : c.strs) {
+        const WildcardExpression ex(s);
+        for (uint32_t v = 0; v < d; ++v) {
+          if (lut_[v]) continue;
+          if (col.multi) {
+            for (std::string_view e : set_elements(col.dict.value(v)))
+              if (ex.matches(e)) {
+                lut_[v] = 0xFFFFFFFFu;
+                break;
+              }
+          } else if (ex.matches(col.dict.value(v))) {
+            lut_[v] = 0xFFFFFFFFu;
+          }
+        }
+      }
+    } else if (col.multi) {  // a set matches when one of its values matches one of the request's
       std::vector<WildcardPattern> pats;
       if (col.type == AttrType::ReString)
         for (const auto& s : c.strs) pats.emplace_back(s);
@@ -255,8 +271,12 @@ bool Evaluator::value_holds(const Clause& c, const Column& col, double num, uint
   } else {
     const std::string& text = col.dict.value(id);
     for (const auto& s : c.strs) {
-      const WildcardPattern pat(col.type == AttrType::ReString ? s : std::string_view{});
-      auto equal = [&](std::string_view e) { return col.type == AttrType::ReString ? pat.matches(e) : e == s; };
+      const WildcardPattern pat(col.type == AttrType::ReString && !c.expression ? s : std::string_view{});
+      std::optional<WildcardExpression> ex;
+      if (c.expression) ex.emplace(s);
+      auto equal = [&](std::string_view e) {
+        return ex ? ex->matches(e) : col.type == AttrType::ReString ? pat.matches(e) : e == s;
+      };
       bool eq = false;
       if (col.multi) {
         for (std::string_view e : set_elements(text)) eq = eq || equal(e);
@@ -301,8 +321,26 @@ Clause capacity_clause(uint32_t attr, double need) {
 
 }  // namespace
 
+std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& request,
+                                         const std::vector<double>& need) {
+  std::vector<uint32_t> out;
+  if (catalog.reading != GridEngineReading::SoGE819) return out;
+  std::vector<uint32_t> named;
+  for (uint32_t a = 0; a < catalog.size(); ++a) {
+    if (catalog.at(a).requestable != Requestable::Forced) continue;
+    if (named.empty()) named = mentioned_attributes(request), named.push_back(kNone);  // once, if needed
+    const int slot = catalog.consumable_slot(a);
+    const bool requested =
+        slot >= 0 ? need[static_cast<size_t>(slot)] > 0 : std::binary_search(named.begin(), named.end() - 1, a);
+    if (!requested) out.push_back(a);
+  }
+  return out;
+}
+
 std::string describe_step(const Catalog& catalog, const Request& request, const std::vector<double>& need,
                           const EligibilityStep& step) {
+  if (step.forced >= 0)
+    return fmt::format("no {} (forced, not requested)", catalog.at(static_cast<uint32_t>(step.forced)).name);
   if (step.consumable >= 0) {
     const size_t k = static_cast<size_t>(step.consumable);
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
@@ -393,11 +431,26 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
     }
     ev.and_clause(capacity_clause(cons[i], need[i]), out, step);
   }
+  for (uint32_t a : unrequested_forced(catalog, request, need)) {  // off the taskers that define it
+    const Column& col = taskers.columns[a];
+    const size_t nw = kernels::words_for(taskers.size());
+    uint64_t pass = taskers.size();
+    if (col.global().present) {
+      std::fill(out, out + nw, 0);
+      pass = 0;
+    } else {
+      k.andnot_words(out, col.defined().data(), nw);
+      pass -= k.popcount(col.defined().data(), nw);
+    }
+    if (steps != nullptr) steps->push_back({-1, -1, pass, k.popcount(out, nw), static_cast<int32_t>(a)});
+  }
 }
 
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                      const std::vector<double>& need, uint32_t t) {
   if (!row_holds(taskers, request, t)) return false;
+  for (uint32_t a : unrequested_forced(catalog, request, need))
+    if (taskers.columns[a].global().present || ((taskers.columns[a].defined()[t >> 6] >> (t & 63)) & 1)) return false;
   const auto& cons = catalog.consumables();
   for (size_t i = 0; i < cons.size(); ++i) {
     const double n = need[i];

@@ -23,7 +23,17 @@ struct EligibilityStep {
   int32_t consumable = -1;  ///< capacity step: index in catalog.consumables(); -1: a request step
   uint64_t pass = 0;        ///< taskers passing this step alone
   uint64_t after = 0;       ///< taskers passing it and every step before it
+  /// Forced step (Son of Grid Engine 8.1.9): a FORCED attribute the category does not request, whose
+  /// taskers it may not use; -1: not a forced step.
+  int32_t forced = -1;
 };
+
+/// The FORCED attributes a job category does not request (mentioned neither in its request nor, for a
+/// consumable, charged), under GridEngineReading::SoGE819: SGE 8.1.9 does not refuse such a job, it
+/// keeps it off every tasker where the attribute is defined on some level ("does not request 'forced'
+/// resource"). Empty under Design60, where the job is rejected instead (JobBuilder).
+std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& request,
+                                         const std::vector<double>& need);
 
 /// The match result of one job category: its eligible taskers, for a category with soft requests and
 /// some eligible tasker those taskers by number of soft violations (soft_tiers; else empty), and the
@@ -34,7 +44,8 @@ struct CategoryEligibility {
   std::vector<EligibilityStep> steps;
 };
 
-/// What a step checks, as text: the term's canonical text, or `name>=charge` for a capacity step.
+/// What a step checks, as text: the term's canonical text, `name>=charge` for a capacity step, or
+/// `no name (forced, not requested)` for a forced step.
 std::string describe_step(const Catalog& catalog, const Request& request, const std::vector<double>& need,
                           const EligibilityStep& step);
 

@@ -1,4 +1,5 @@
 #include "engine/request.hpp"
+#include "engine/wildcard.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -144,11 +145,27 @@ class Parser {
     for (auto& [v, at] : values) {
       if (is_numeric(def.type)) {
         try {
-          r.clause.nums.push_back(parse_number(def.type, v));
+          r.clause.nums.push_back(parse_request_number(def.type, v, cat_.reading));
         } catch (const ValueError& e) {
           throw RequestError(fmt::format("attribute '{}': {}", def.name, e.what()), at);
         }
       } else {
+        if (cat_.reading == GridEngineReading::SoGE819) {
+          // a blank ends a Grid Engine value: trailing ones are dropped, text after one is refused
+          // (qsub reads it as the next resource: "unknown resource")
+          while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.pop_back();
+          if (const size_t blank = v.find_first_of(" \t"); blank != std::string::npos)
+            throw RequestError(fmt::format("attribute '{}': a blank ends a Grid Engine value; '{}' follows it",
+                                           def.name, v.substr(blank + 1)),
+                               at + blank);
+          try {
+            if (!WildcardExpression(v).literal()) r.clause.expression = true;
+          } catch (const WildcardError& e) {
+            throw RequestError(
+                fmt::format("attribute '{}': {} at position {} of \"{}\"", def.name, e.what(), e.position, v),
+                at + e.position - 1);
+          }
+        }
         try {
           r.clause.strs.push_back(normalize_string(def.type, v));
         } catch (const ValueError& e) {

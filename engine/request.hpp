@@ -29,6 +29,10 @@ struct Clause {
   Relop op = Relop::EQ;
   std::vector<double> nums;
   std::vector<std::string> strs;
+  /// The strs are Grid Engine 8.1.9 wildcard expressions (WildcardExpression), set by the parser under
+  /// GridEngineReading::SoGE819 when a value has an operator or a wildcard; else they compare as the
+  /// type says (exactly, or as a restring pattern).
+  bool expression = false;
 };
 
 /// A request expression node. An AND with no children is true (the empty request).

@@ -67,6 +67,7 @@ namespace {
 FarmFile farm_from_toml(const toml::table& tbl, const std::string& path) {
   FarmFile farm;
   farm.path = path;
+  farm.catalog.reading = GridEngineReading::SoGE819;  // real Grid Engine unless [policy] says otherwise
   for (auto&& [k, v] : tbl) {
     const std::string_view key = k.str();
     if (key != "name" && key != "policy" && key != "attribute" && key != "global")
@@ -76,6 +77,12 @@ FarmFile farm_from_toml(const toml::table& tbl, const std::string& path) {
   if (auto* pol = tbl["policy"].as_table()) {
     read_policy_table(*pol, path, farm.policy, true);  // everything but power: loaders/policy.hpp
     farm.power_attribute = (*pol)["power"].value_or(std::string());
+    if (auto* ge = pol->get("grid_engine")) {
+      const auto v = ge->value<std::string>();
+      if (v && *v == "6.0-design") farm.catalog.reading = GridEngineReading::Design60;
+      else if (!v || *v != "8.1.9")
+        throw LoadError(path, ge->source().begin.line, "policy.grid_engine", "expected \"8.1.9\" or \"6.0-design\"");
+    }
   }
   auto* attrs = tbl["attribute"].as_array();
   if (attrs == nullptr) throw LoadError(path, 0, "attribute", "no [[attribute]] tables");

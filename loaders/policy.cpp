@@ -130,7 +130,7 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
   bool min_interval_set = false;
   for (auto&& [k, node] : table) {
     const std::string key(k.str());
-    if (key == "power" && allow_power_key) continue;
+    if ((key == "power" || key == "grid_engine") && allow_power_key) continue;  // farm.toml's own keys
     if (key == "interval") {
       policy.interval = non_negative(path, node, key);
     } else if (key == "min_interval") {

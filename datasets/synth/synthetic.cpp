@@ -64,6 +64,15 @@ class Gen {
       d.multi_valued = a.multi;
       ds.catalog.add(std::move(d));
     }
+    if (s_.sge_819) {
+      ds.catalog.reading = GridEngineReading::SoGE819;
+      AttributeDef f;
+      f.name = "frc";
+      f.type = AttrType::Int;
+      f.relop = Relop::LE;
+      f.requestable = Requestable::Forced;
+      frc_ = ds.catalog.add(std::move(f));
+    }
     TaskerBuilder tb(ds.catalog);
     const size_t nattr = attrs().size();
     // Placement of each attribute: 0 queue, 1 host, 2 global, 3 every level (ordering relops only).
@@ -137,6 +146,7 @@ class Gen {
           tb.set(i, tasker_value(a, t));
         }
       }
+      if (s_.sge_819 && chance(0.25)) tb.set_number(frc_, 1);
     }
     ds.taskers = std::move(tb).build();
 
@@ -205,7 +215,45 @@ class Gen {
     return "";
   }
 
+  // A Grid Engine 8.1.9 wildcard expression over the attribute's values: 1-3 operands joined by & or
+  // |, each maybe negated or parenthesized, each a value, a prefix + '*', a '?' in place of a
+  // character, a [^c]* or a [cx]* set.
+  std::string sge_expression(const Attr& a) {
+    auto value = [&] {
+      if (a.type == AttrType::Host) return fmt::format("node{:05}.farm", pick(s_.taskers / 4 + 1));
+      std::string v = a.values[pick(a.values.size())];
+      if (a.type == AttrType::CString && chance(0.5))
+        for (auto& ch : v) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      return v;
+    };
+    auto operand = [&]() -> std::string {
+      const std::string v = value();
+      switch (pick(6)) {
+        case 0: return v;
+        case 1: return v.substr(0, 1 + pick(v.size())) + "*";
+        case 2: {
+          std::string q = v;
+          q[pick(q.size())] = '?';
+          return q;
+        }
+        case 3: return fmt::format("[^{}]*", v[0]);
+        case 4: return fmt::format("[{}x]*", v[0]);
+        default: return "*" + v.substr(pick(v.size()));
+      }
+    };
+    std::string out;
+    for (size_t i = 0, n = 1 + pick(3); i < n; ++i) {
+      if (i) out += chance(0.5) ? "&" : "|";
+      std::string x = operand();
+      if (chance(0.2)) x = fmt::format("({}|{})", x, operand());
+      if (chance(0.3)) x = "!" + x;
+      out += x;
+    }
+    return out;
+  }
+
   std::string value_for(const Attr& a) {
+    if (s_.sge_819 && is_string_like(a.type) && chance(0.5)) return fmt::format("\"{}\"", sge_expression(a));
     switch (a.type) {
       case AttrType::String:
       case AttrType::CString: {
@@ -232,6 +280,7 @@ class Gen {
   }
 
   std::string clause() {
+    if (s_.sge_819 && chance(0.1)) return "frc>=0";  // requests the FORCED attribute
     const Attr& a = attrs()[pick(attrs().size())];
     int op = 0;
     if (is_string_like(a.type)) op = chance(0.8) ? 0 : 1;
@@ -260,6 +309,7 @@ class Gen {
 
   SynthSpec s_;
   std::mt19937_64 rng_;
+  uint32_t frc_ = 0;
 };
 
 }  // namespace

@@ -25,6 +25,10 @@ struct SynthSpec {
   bool levels = false;
   double soft = 0.0;     ///< chance a request template carries 1-3 soft requests
   double fill_up = 0.0;  ///< chance a request template uses the $fill_up allocation rule
+  /// Son of Grid Engine 8.1.9 requests (GridEngineReading::SoGE819): half the string-like values are
+  /// wildcard expressions (`! & |`, parentheses, `* ? [..] [^..]`), and a FORCED attribute `frc` that
+  /// a quarter of the taskers define and some templates request. Off: the farm is the same as before.
+  bool sge_819 = false;
 };
 
 /// Generates the farm. Request texts go through the parser, so they exercise it too.

@@ -11,7 +11,11 @@ namespace colmatch::writers {
 
 std::string farm_toml_text(const loaders::Dataset& ds) {
   std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
-  if (!ds.power_attribute.empty()) s += fmt::format("\n[policy]\npower = \"{}\"\n", json_escape(ds.power_attribute));
+  const bool design60 = ds.catalog.reading == GridEngineReading::Design60;
+  if (!ds.power_attribute.empty() || design60) s += "\n[policy]\n";
+  if (!ds.power_attribute.empty()) s += fmt::format("power = \"{}\"\n", json_escape(ds.power_attribute));
+  // the request semantics travel with the farm: an imported DIRAC farm keeps its literal values
+  if (design60) s += "grid_engine = \"6.0-design\"\n";
   // Global values (already combined from fixed and load values: written back as fixed values).
   std::string global;
   for (uint32_t a = 0; a < ds.taskers.columns.size(); ++a) {

@@ -29,6 +29,8 @@ synth::SynthSpec random_spec(uint64_t seed) {
   s.levels = (rng() % 2) == 0;
   s.soft = (rng() % 2) ? 0.5 : 0.0;
   s.fill_up = (rng() % 2) ? 0.4 : 0.0;
+  s.sge_819 = seed % 3 == 0;  // Grid Engine 8.1.9 expressions and FORCED attributes (no draw: the
+                              // other farms stay as they were)
   return s;
 }
 
@@ -68,6 +70,7 @@ class Differential : public ::testing::TestWithParam<int> {};
 TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   const int shard = GetParam();
   size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0, multi_level_columns = 0, soft_tiered = 0, spread = 0;
+  size_t expression_steps_narrowing = 0, forced_steps = 0;  // Grid Engine 8.1.9 farms
   for (int i = 0; i < 250; ++i) {
     const uint64_t seed = 1000003ULL * static_cast<uint64_t>(shard) + static_cast<uint64_t>(i);
     const auto ds = synth::generate(random_spec(seed));
@@ -85,6 +88,17 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
         for (const auto& col : ds.taskers.columns) multi_level_columns += col.multi_level();
         for (const auto& e : m.eligible) soft_tiered += e.tiers.size() > 1 && e.tiers[1].count() > 0;
         for (uint32_t j = 0; j < ds.jobs.size(); ++j) spread += m.dispatch.alloc_count[j] > 1;
+        for (size_t c = 0; c < m.categories.size(); ++c) {
+          const Request& r = ds.jobs.requests[m.categories.request[c]];
+          for (const EligibilityStep& st : m.eligible[c].steps) {
+            forced_steps += st.forced >= 0 && st.pass < ds.taskers.size();
+            const Request* term = st.term >= 0        ? &r.kids[static_cast<size_t>(st.term)]
+                                  : st.consumable < 0 ? &r
+                                                      : nullptr;
+            expression_steps_narrowing += term != nullptr && term->kind == Request::Kind::Clause &&
+                                          term->clause.expression && st.pass > 0 && st.pass < ds.taskers.size();
+          }
+        }
       }
     }
   }
@@ -95,6 +109,8 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(multi_level_columns, 500u) << "farms with host and global levels";
   EXPECT_GT(soft_tiered, 100u) << "categories whose taskers differ in soft violations";
   EXPECT_GT(spread, 20u) << "$fill_up jobs spread over several taskers";
+  EXPECT_GT(expression_steps_narrowing, 50u) << "8.1.9 wildcard expressions that some taskers pass, some not";
+  EXPECT_GT(forced_steps, 50u) << "FORCED attributes keeping categories off taskers";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 

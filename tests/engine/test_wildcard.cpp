@@ -93,4 +93,76 @@ TEST(Wildcard, LongPatternAgainstLongValueTakesTheBitParallelPath) {
   EXPECT_TRUE(q.matches(t));
 }
 
+// Son of Grid Engine 8.1.9: "[^...]" is the complement of a set; the seed's reading keeps '^' a member.
+TEST(Wildcard, CaretNegatesASetOnlyWhenAsked) {
+  const WildcardPattern sge("[^r]*", true), seed("[^r]*");
+  EXPECT_FALSE(sge.matches("rhel7"));
+  EXPECT_TRUE(sge.matches("ubuntu22"));
+  EXPECT_TRUE(seed.matches("rhel7"));
+  EXPECT_FALSE(seed.matches("ubuntu22"));
+  EXPECT_TRUE(seed.matches("^x"));
+  EXPECT_TRUE(WildcardPattern("[^a-c]x", true).matches("dx"));
+  EXPECT_FALSE(WildcardPattern("[^a-c]x", true).matches("bx"));
+  EXPECT_TRUE(WildcardPattern("[^]", true).matches("^")) << "'[^]' negates nothing: the set of '^'";
+  // both matchers read it the same
+  const WildcardPattern neg("*[^ab]?[^c-e]*", true);
+  for (const char* t : {"xay", "abcf", "zzzz", "cde", "qqfd"})
+    EXPECT_EQ(neg.matches_by_backtracking(t), neg.matches_bit_parallel(t)) << t;
+}
+
+// Wildcard expressions (sge_types(5)): ! binds tightest, then &, then |; parentheses; each operand a
+// pattern. The error positions are SGE's own (qsub's "Parse error on position N", recorded in
+// tests/engine/test_sge_semantics.cpp).
+TEST(WildcardExpression, OperatorsAndPrecedence) {
+  const WildcardExpression e("rhel*&!rhel7");
+  EXPECT_TRUE(e.matches("rhel8"));
+  EXPECT_FALSE(e.matches("rhel7"));
+  EXPECT_FALSE(e.matches("sles15"));
+  const WildcardExpression p("a|b&c");  // a | (b & c)
+  EXPECT_TRUE(p.matches("a"));
+  EXPECT_FALSE(p.matches("b"));
+  EXPECT_FALSE(WildcardExpression("b&c").matches("b"));
+  const WildcardExpression g("(x86*|aarch*)&!*_64");
+  EXPECT_TRUE(g.matches("x86"));
+  EXPECT_TRUE(g.matches("aarch64"));
+  EXPECT_FALSE(g.matches("x86_64"));
+  EXPECT_TRUE(WildcardExpression("!!rhel7").matches("rhel7"));
+  EXPECT_TRUE(WildcardExpression("!(a|b)").matches("c"));
+  EXPECT_FALSE(WildcardExpression("!(a|b)").matches("b"));
+  EXPECT_TRUE(WildcardExpression("[a|b]x").matches("|x")) << "inside a set, | is a member";
+  EXPECT_TRUE(WildcardExpression("rhel7").literal());
+  for (const char* t : {"rhel*", "(rhel7)", "!a", "a|b", "[ab]", "a\\*"})
+    EXPECT_FALSE(WildcardExpression(t).literal()) << t;
+}
+
+TEST(WildcardExpression, MalformedAtSgesPosition) {
+  const std::pair<const char*, size_t> cases[] = {{"rhel7|", 6}, {"[!x]*", 2},  {"&rhel7", 1},
+                                                  {"(rhel7", 6}, {"rhel7)", 6}, {"", 0},
+                                                  {"a&&b", 3},   {"!", 1},      {"()", 2}};
+  for (const auto& [text, at] : cases) {
+    try {
+      WildcardExpression e(text);
+      ADD_FAILURE() << "no error for '" << text << "'";
+    } catch (const WildcardError& err) {
+      EXPECT_EQ(err.position, at) << text << ": " << err.what();
+    }
+  }
+}
+
+// Bounded: a chain of 30,000 operators is one node (no recursion per operator); nesting past 128 is
+// refused before the parser recurses further.
+TEST(WildcardExpression, LongChainsAndDeepNesting) {
+  std::string chain = "a0";
+  for (int i = 1; i < 30000; ++i) chain += (i % 2 ? "|a" : "&!b") + std::to_string(i % 10);
+  const WildcardExpression e(chain);
+  EXPECT_TRUE(e.matches("a1"));
+  std::string deep(129, '(');
+  deep += "a" + std::string(129, ')');
+  EXPECT_THROW(WildcardExpression{deep}, WildcardError);
+  std::string ok(127, '(');
+  ok += "a" + std::string(127, ')');
+  EXPECT_TRUE(WildcardExpression(ok).matches("a"));
+  EXPECT_THROW(WildcardExpression{std::string(200, '!') + "a"}, WildcardError);
+}
+
 }  // namespace

@@ -121,6 +121,40 @@ TEST(Native, FarmErrorsNameFileLineAndField) {
                     "could not be opened");
 }
 
+// Which Grid Engine the farm's requests follow (issue 8): real SGE 8.1.9 by default, the seed's 6.0
+// design on request; the reading travels with an imported farm (a DIRAC farm keeps literal values).
+TEST(Native, GridEngineReadingFromThePolicy) {
+  TempDir d;
+  const std::string attr = "[[attribute]]\nname = \"arch\"\n";
+  EXPECT_EQ(loaders::read_farm_toml(d.file("a.toml", attr)).catalog.reading, GridEngineReading::SoGE819);
+  const auto design = d.file("b.toml", "[policy]\ngrid_engine = \"6.0-design\"\n" + attr);
+  EXPECT_EQ(loaders::read_farm_toml(design).catalog.reading, GridEngineReading::Design60);
+  const auto real = d.file("c.toml", "[policy]\ngrid_engine = \"8.1.9\"\n" + attr);
+  EXPECT_EQ(loaders::read_farm_toml(real).catalog.reading, GridEngineReading::SoGE819);
+  const auto bad = d.file("e.toml", "[policy]\ngrid_engine = \"6.1\"\n" + attr);
+  expect_load_error([&] { loaders::read_farm_toml(bad); }, bad, 2, "policy.grid_engine", "expected \"8.1.9\"");
+  // one request, read both ways: the blank and the wildcard
+  const auto jobs = d.file("j.jsonl",
+                           "{\"id\":\"a\",\"requests\":\"arch==\\\"lx-*\\\"\"}\n"
+                           "{\"id\":\"b\",\"requests\":\"arch==\\\"lx amd64\\\"\"}\n");
+  const auto taskers = d.file("t.jsonl", "{\"name\":\"q\",\"attrs\":{\"arch\":\"lx-amd64\"}}\n");
+  const auto sge = loaders::load_native({d.path("a.toml"), "", taskers, jobs});
+  const auto seed = loaders::load_native({design, "", taskers, jobs});
+  const auto ms = run_match(sge.catalog, sge.taskers, sge.jobs, kernels::active());
+  const auto md = run_match(seed.catalog, seed.taskers, seed.jobs, kernels::active());
+  EXPECT_EQ(ms.dispatch.status[0], JobStatus::Assigned) << "8.1.9: lx-* is a pattern on a string attribute";
+  EXPECT_EQ(md.dispatch.status[0], JobStatus::Pending) << "6.0 design: a string compares exactly";
+  ASSERT_TRUE(sge.jobs.rejected(1)) << "8.1.9: a blank ends the value";
+  EXPECT_NE(sge.jobs.reject_reason[sge.jobs.reject[1]].find("a blank ends a Grid Engine value; 'amd64' follows it"),
+            std::string::npos)
+      << sge.jobs.reject_reason[sge.jobs.reject[1]];
+  EXPECT_FALSE(seed.jobs.rejected(1));
+  // saved and read back, a 6.0-design farm stays one
+  loaders::Dataset copy = loaders::load_native({design, "", taskers, jobs});
+  writers::save_native(d.path("saved"), copy);
+  EXPECT_EQ(loaders::read_farm_toml(d.path("saved") + "/farm.toml").catalog.reading, GridEngineReading::Design60);
+}
+
 TEST(Native, TaskerErrorsNameFileLineAndField) {
   TempDir d;
   const auto ds = loaders::read_farm_toml(kDemo + "farm.toml");
@@ -185,8 +219,9 @@ TEST(Native, NumbersAreCheckedTheSameAsTextOrJson) {
 TEST(Native, LongStringValuesNameLineAndField) {
   TempDir d;
   const auto farm = loaders::read_farm_toml(kDemo + "farm.toml");
-  const auto p = d.file("long.jsonl", "{\"name\":\"ok\",\"attrs\":{\"arch\":\"lx-amd64\"}}\n{\"name\":\"a\",\"attrs\":{\"arch\":\"" +
-                                         std::string(kMaxStringValue + 1, 'x') + "\"}}\n");
+  const auto p = d.file("long.jsonl",
+                        "{\"name\":\"ok\",\"attrs\":{\"arch\":\"lx-amd64\"}}\n{\"name\":\"a\",\"attrs\":{\"arch\":\"" +
+                            std::string(kMaxStringValue + 1, 'x') + "\"}}\n");
   expect_load_error([&] { loaders::read_taskers_jsonl(p, farm); }, p, 2, "attrs.arch", "at most 65536 are accepted");
 }
 

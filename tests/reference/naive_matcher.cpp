@@ -36,11 +36,15 @@ bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
       const std::string& value = col.dict.value(id);
       for (const auto& s : c.strs) {
         bool equal = false;
+        // Son of Grid Engine 8.1.9: a wildcard expression; else restring patterns or equality
+        auto same = [&](std::string_view e) {
+          if (c.expression) return WildcardExpression(s).matches(e);
+          return col.type == AttrType::ReString ? WildcardPattern(s).matches(e) : e == s;
+        };
         if (col.multi) {  // set-valued: one of the tasker's values
-          for (std::string_view e : set_elements(value))
-            equal = equal || (col.type == AttrType::ReString ? WildcardPattern(s).matches(e) : e == s);
+          for (std::string_view e : set_elements(value)) equal = equal || same(e);
         } else {
-          equal = col.type == AttrType::ReString ? WildcardPattern(s).matches(value) : value == s;
+          equal = same(value);
         }
         const bool ok = c.op == Relop::EQ ? equal : !equal;
         any = any || ok;
@@ -110,9 +114,25 @@ std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_
 }
 
 namespace {
+bool names(const Request& r, uint32_t a) {
+  if (r.kind == Request::Kind::Clause) return r.clause.attr == a;
+  for (const auto& k : r.kids)
+    if (names(k, a)) return true;
+  return false;
+}
+
 bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                   const std::vector<double>& need, uint32_t t) {
   if (!satisfies(taskers, t, request)) return false;
+  // SGE 8.1.9: a FORCED attribute the job does not request keeps it off the taskers that define it
+  for (uint32_t a = 0; a < catalog.size() && catalog.reading == GridEngineReading::SoGE819; ++a) {
+    if (catalog.at(a).requestable != Requestable::Forced) continue;
+    const int slot = catalog.consumable_slot(a);
+    if (slot >= 0 ? need[static_cast<size_t>(slot)] > 0 : names(request, a)) continue;
+    const Column& col = taskers.columns[a];
+    const uint32_t h = taskers.host_of[t];
+    if (col.global().present || (h != kNone && col.by_host().has(h)) || col.has(t)) return false;
+  }
   for (size_t k = 0; k < need.size(); ++k) {
     if (need[k] <= 0) continue;
     const Column& col = taskers.columns[catalog.consumables()[k]];
