@@ -281,6 +281,7 @@ TaskerTable TaskerBuilder::build() && {
   const size_t nh = host_names_.size();
 
   // Override rules: lower fixed values against the fixed (and, for ==/!=, load) values above.
+  std::vector<std::string> warnings;
   for (uint32_t a = 0; a < catalog_.size(); ++a) {
     const AttributeDef& d = catalog_.at(a);
     if (d.consumable) continue;
@@ -290,11 +291,17 @@ TaskerTable TaskerBuilder::build() && {
       return in.fixed ? std::pair{who, value_text(c.type, c.dict, in.num, in.id)}
                       : std::pair{who + " (load)", value_text(c.type, c.dict, in.load_num, in.load_id)};
     };
+    // Son of Grid Engine 8.1.9 accepts any override and checks every level (strict hierarchical
+    // matching, which the columns do anyway): one warning per attribute instead of an error.
+    bool warned = false;
     auto check = [&](const LevelInput& up, const std::string& upper_who, double lnum, uint32_t lid,
                      const std::string& lower_who) {
-      if (may_override(d.relop, lnum, upper(up))) return;
+      if (warned || may_override(d.relop, lnum, upper(up))) return;
       const auto [uw, uv] = upper_text(up, upper_who);
-      throw ValueError(override_message(d, lower_who, value_text(c.type, c.dict, lnum, lid), uw, uv));
+      const std::string msg = override_message(d, lower_who, value_text(c.type, c.dict, lnum, lid), uw, uv);
+      if (catalog_.reading == GridEngineReading::Design60) throw OverrideError(msg, lower_who.starts_with("host"));
+      warnings.push_back(msg + " (Grid Engine 8.1.9 accepts it: every level is checked)");
+      warned = true;
     };
     const LevelInput& g = global_values_[a];
     for (uint32_t h = 0; h < nh; ++h) {
@@ -354,6 +361,7 @@ TaskerTable TaskerBuilder::build() && {
     if (gv.present) combine(d, numeric, g.fixed, g.num, g.id, g.load, g.load_num, g.load_id, gv.num, gv.id);
     dst.set_global(gv);
   }
+  t.warnings = std::move(warnings);
   return t;
 }
 

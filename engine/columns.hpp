@@ -97,7 +97,7 @@ struct UpperValue {
   bool load = false;
 };
 
-/// Grid Engine's override rule (seed 002, section 3), the one place it is written: may a lower level
+/// Grid Engine 6.0's override rule (seed 002, section 3), the one place it is written: may a lower level
 /// set `lower` for a non-consumable attribute with relop `relop` under `upper`? `==`/`!=` attributes
 /// may not be set below a level that has them at all (even as a load value); ordering relops only
 /// with a value at least as restrictive as the upper fixed value (`<`, `<=`: not larger; `>`, `>=`:
@@ -185,8 +185,19 @@ struct TaskerTable {
   std::vector<uint32_t> host_of;      ///< host index per tasker, or kNone
   std::vector<std::string> host_names;
   std::vector<Column> columns;  ///< one per catalog attribute, in catalog order
+  /// What the builder accepted but an administrator should hear about (GridEngineReading::SoGE819:
+  /// a lower level's value the seed's override rule forbids), one line per attribute.
+  std::vector<std::string> warnings;
 
   size_t size() const noexcept { return names.size(); }
+};
+
+/// A lower level's value that Grid Engine 6.0's override rule forbids (GridEngineReading::Design60).
+/// `host_level`: the lower value is a host's (a hosts file), else a tasker's (queue level).
+class OverrideError : public ValueError {
+ public:
+  OverrideError(const std::string& msg, bool host) : ValueError(msg), host_level(host) {}
+  bool host_level;
 };
 
 /// Builds a TaskerTable row by row (input order), then sorts it into rank order.

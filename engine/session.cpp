@@ -26,7 +26,9 @@ void MatchSession::set_tasker_value(uint32_t t, uint32_t attr, std::string_view 
   Column& c = taskers_.columns.at(attr);
   const bool numeric = is_numeric(c.type);
   const double v = numeric ? parse_number(c.type, text) : 0;
-  if (!d.consumable) {  // the override rule against the levels above (values there are combined)
+  // Grid Engine 6.0's override rule against the levels above (values there are combined); SGE 8.1.9
+  // accepts any value and checks every level
+  if (!d.consumable && catalog_.reading == GridEngineReading::Design60) {
     auto check = [&](bool present, double num, uint32_t id, const std::string& who) {
       if (!present || may_override(d.relop, v, UpperValue{true, num, false})) return;
       throw ValueError(override_message(d, fmt::format("tasker '{}'", taskers_.names[t]), text, who,

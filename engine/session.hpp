@@ -23,8 +23,8 @@ class MatchSession {
 
   /// Sets tasker t's (rank order) queue-level value of `attr` from text, parsed by the attribute's type,
   /// and marks t for refresh. Throws ValueError for a value of the wrong type, or for an override the
-  /// Grid Engine rules forbid (an ==/!= attribute the host or global level defines; an ordering relop
-  /// value less restrictive than the host's or global one).
+  /// Grid Engine 6.0 rules forbid under GridEngineReading::Design60 (an ==/!= attribute the host or global
+  /// level defines; an ordering relop value less restrictive than the host's or global one); 8.1.9 accepts it.
   void set_tasker_value(uint32_t t, uint32_t attr, std::string_view text);
   /// Removes tasker t's queue-level value of `attr` and marks t for refresh.
   void clear_tasker_value(uint32_t t, uint32_t attr);

@@ -339,6 +339,8 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
   }
   try {
     return std::move(b).build();
+  } catch (const OverrideError& e) {  // name the file the lower value came from
+    throw LoadError(e.host_level && !hosts_path.empty() ? hosts_path : path, 0, "", e.what());
   } catch (const ValueError& e) {
     throw LoadError(path, 0, "", e.what());
   }

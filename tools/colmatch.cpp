@@ -92,6 +92,7 @@ loaders::Dataset load(const Inputs& in, loaders::LoadMode mode = loaders::LoadMo
   const loaders::InputFormat* format = loaders::find_format(in.format);
   loaders::Dataset ds = loaders::load_format(*format, in.args, progress, mode);
   if (progress) std::fprintf(stderr, "\r\033[K");
+  for (const std::string& w : ds.taskers.warnings) std::fprintf(stderr, "colmatch: warning: %s\n", w.c_str());
   return ds;
 }
 

@@ -5,6 +5,7 @@
 #
 #   bash bench/peers/sge_oracle.sh setup                 # install, start, configure the farm below
 #   bash bench/peers/sge_oracle.sh ask requests.txt      # one request per line -> TSV on stdout
+#   bash bench/peers/sge_oracle.sh ask-global requests_global.txt   # the same with global values
 #   bash bench/peers/sge_oracle.sh teardown              # stop the qmaster, remove the hosts block
 #
 # The farm (the same one tests/engine/test_sge_semantics.cpp builds for colmatch): four simulated exec
@@ -170,6 +171,15 @@ ask() {
   done < "$1"
 }
 
+# Class 9: the same farm with values on the global level too (cores=8, arch_s=x86_64, under host values
+# that are larger or different): SGE accepts them and checks every level.
+ask_global() {
+  settings
+  qconf -mattr exechost complex_values cores=8,arch_s=x86_64 global >/dev/null 2>&1
+  ask "$1"
+  qconf -dattr exechost complex_values cores=8,arch_s=x86_64 global >/dev/null 2>&1 || true
+}
+
 teardown() {
   settings
   local pidf=/var/spool/gridengine/qmaster/qmaster.pid
@@ -180,6 +190,7 @@ teardown() {
 case "${1:-}" in
   setup) setup ;;
   ask) ask "$2" ;;
+  ask-global) ask_global "$2" ;;
   teardown) teardown ;;
-  *) echo "usage: $0 setup | ask FILE | teardown" >&2; exit 1 ;;
+  *) echo "usage: $0 setup | ask FILE | ask-global FILE | teardown" >&2; exit 1 ;;
 esac

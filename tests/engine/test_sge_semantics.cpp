@@ -94,6 +94,18 @@ const Answer kAnswers[] = {
     {"Forced", R"(arch_s=x86_64,frc=1)", "", Verdict::Refused},
 };
 
+// Class 9, the same farm with values on the global level too (bench/peers/sge_oracle.sh ask-global):
+// cores=8 under host values 16, 32, 8, 4 and arch_s=x86_64 under x86_64, aarch64, x86, sparc.
+const Answer kGlobalAnswers[] = {
+    {"Overrides", R"(cores=4)", "node0001 node0002 node0003 node0004", Verdict::Ok},
+    {"Overrides", R"(cores=8)", "node0001 node0002 node0003", Verdict::Ok},
+    {"Overrides", R"(cores=12)", "", Verdict::Refused},
+    {"Overrides", R"(arch_s=x86_64)", "node0001", Verdict::Ok},
+    {"Overrides", R"(arch_s=aarch64)", "", Verdict::Refused},
+    {"Overrides", R"(arch_s=x86*)", "node0001 node0003", Verdict::Ok},
+    {"Overrides", R"(arch_s=!sparc)", "node0001 node0002 node0003", Verdict::Ok},
+};
+
 // The oracle's farm: four hosts of one queue all.q, their complex_values at the host level. The
 // consumable lic has a default of 1 in SGE's farm. colmatch does not yet read a default as SGE does
 // (class 6: charged only where the consumable exists), so the other classes run on the same farm with
@@ -103,8 +115,9 @@ struct OracleFarm {
   Catalog cat;
   TaskerTable taskers;
   uint32_t lic = 0, frc = 0;
-  explicit OracleFarm(bool lic_default) {
-    cat.reading = GridEngineReading::SoGE819;
+  explicit OracleFarm(bool lic_default, bool global_values = false,
+                      GridEngineReading reading = GridEngineReading::SoGE819) {
+    cat.reading = reading;
     auto add = [&](const char* name, const char* shortcut, AttrType type, Relop relop, bool consumable = false) {
       AttributeDef d;
       d.name = name;
@@ -143,6 +156,10 @@ struct OracleFarm {
         "arch_s=sparc,osc=SUSE,os=sles15,cores=4,frc=1",
     };
     TaskerBuilder tb(cat);
+    if (global_values) {
+      tb.set_global(*cat.find("cores"), "8");
+      tb.set_global(*cat.find("arch_s"), "x86_64");
+    }
     for (int i = 0; i < 4; ++i) {
       const std::string host = "node000" + std::to_string(i + 1);
       const uint32_t h = tb.add_host(host);
@@ -185,10 +202,10 @@ struct OracleFarm {
   }
 };
 
-void check_group(const char* group, bool lic_default = false) {
-  const OracleFarm f(lic_default);
+template <size_t N>
+void check_answers(const OracleFarm& f, const Answer (&answers)[N], const char* group) {
   size_t n = 0;
-  for (const Answer& a : kAnswers) {
+  for (const Answer& a : answers) {
     if (std::string(a.group) != group) continue;
     ++n;
     SCOPED_TRACE(a.request);
@@ -218,6 +235,10 @@ void check_group(const char* group, bool lic_default = false) {
   EXPECT_GT(n, 0u);
 }
 
+void check_group(const char* group, bool lic_default = false) {
+  check_answers(OracleFarm(lic_default), kAnswers, group);
+}
+
 // Class 1: SGE applies wildcards (* ? [..], alternatives |) to string, cstring and host values, not
 // only restring; cstring and host caselessly.
 TEST(SgeWildcards, EveryStringLikeType) { check_group("Wildcards"); }
@@ -244,5 +265,20 @@ TEST(SgeConsumableDefaultsAndZero, DISABLED_OnlyWhereDefined) { check_group("Con
 // Class 8: FORCED attributes are per tasker: a job that does not request frc is not refused, it only
 // stays off node0004, which defines it.
 TEST(SgeForced, PerTasker) { check_group("Forced"); }
+
+// Class 9: values on the global level under different host values. SGE 8.1.9 accepts the farm and
+// checks every level (global cores=8 keeps cores=12 off every host; global arch_s=x86_64 keeps
+// arch_s=aarch64 off node0002); colmatch warns once per attribute. The seed's 6.0 design refuses it.
+TEST(SgeOverrides, AcceptedAndCheckedOnEveryLevel) {
+  const OracleFarm f(false, true);
+  ASSERT_EQ(f.taskers.warnings.size(), 2u) << "one warning per attribute";
+  EXPECT_NE(f.taskers.warnings[0].find("attribute 'arch_s' (relop ==): host 'node0001' (x86_64) overrides the "
+                                       "global value (x86_64)"),
+            std::string::npos)
+      << f.taskers.warnings[0];
+  EXPECT_NE(f.taskers.warnings[1].find("attribute 'cores' (relop <=)"), std::string::npos) << f.taskers.warnings[1];
+  check_answers(f, kGlobalAnswers, "Overrides");
+  EXPECT_THROW(OracleFarm(false, true, GridEngineReading::Design60), OverrideError);
+}
 
 }  // namespace

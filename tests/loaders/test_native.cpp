@@ -304,9 +304,15 @@ TEST(NativeLevels, GlobalHostsAndLoadValuesRoundTrip) {
   EXPECT_EQ(back.taskers.host_of, t.host_of);
 }
 
+// Grid Engine 6.0's override rule (the seed's reading): a forbidden override is an error naming both
+// levels, and the file of the lower value (hosts.jsonl for a host's); Son of Grid Engine 8.1.9 accepts
+// it with one warning per attribute and checks every level (issue 8, class 9).
 TEST(NativeLevels, ForbiddenOverrideIsAnErrorNamingTheLevels) {
   TempDir d;
-  const auto ds = loaders::read_farm_toml(d.file("farm.toml", kLevelsFarm));
+  const std::string levels = kLevelsFarm;  // its first line is the name, then [global]
+  const size_t eol = levels.find('\n') + 1;
+  const std::string design = levels.substr(0, eol) + "[policy]\ngrid_engine = \"6.0-design\"\n" + levels.substr(eol);
+  const auto ds = loaders::read_farm_toml(d.file("farm.toml", design));
   const auto hosts = d.file("hosts.jsonl", "{\"name\":\"h1\",\"load\":{\"arch\":\"lx-amd64\"}}\n");
   const auto taskers =
       d.file("taskers.jsonl", "{\"name\":\"q@h1\",\"host\":\"h1\",\"attrs\":{\"arch\":\"lx-arm64\"}}\n");
@@ -314,14 +320,38 @@ TEST(NativeLevels, ForbiddenOverrideIsAnErrorNamingTheLevels) {
     loaders::read_taskers_jsonl(taskers, ds, hosts);
     FAIL();
   } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, taskers);
     EXPECT_NE(
         std::string(e.what()).find("attribute 'arch' (relop ==): tasker 'q@h1' (lx-arm64) overrides host 'h1' (load)"),
         std::string::npos)
         << e.what();
   }
-  const auto ds2 = loaders::read_farm_toml(d.file("farm2.toml", std::string(kLevelsFarm) + "\n"));
+  // a host's value over the global one: the error names hosts.jsonl, where the value is
+  const auto big_host = d.file("hosts2.jsonl", "{\"name\":\"h1\",\"attrs\":{\"cores\":128}}\n");
+  const auto plain = d.file("taskers2.jsonl", "{\"name\":\"q@h1\",\"host\":\"h1\"}\n");
+  try {
+    loaders::read_taskers_jsonl(plain, ds, big_host);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, big_host) << e.what();
+    EXPECT_NE(std::string(e.what()).find("host 'h1' (128) overrides the global value (64)"), std::string::npos)
+        << e.what();
+  }
   const auto wide = d.file("t2.jsonl", "{\"name\":\"q\",\"attrs\":{\"cores\":128}}\n");
-  EXPECT_THROW(loaders::read_taskers_jsonl(wide, ds2), loaders::LoadError) << "128 cores under a global 64";
+  EXPECT_THROW(loaders::read_taskers_jsonl(wide, ds), loaders::LoadError) << "128 cores under a global 64";
+  // Son of Grid Engine 8.1.9 (the default): accepted, one warning per attribute, every level checked
+  const auto sge = loaders::read_farm_toml(d.file("farm819.toml", kLevelsFarm));
+  const TaskerTable t = loaders::read_taskers_jsonl(taskers, sge, hosts);
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_NE(t.warnings[0].find("Grid Engine 8.1.9 accepts it"), std::string::npos) << t.warnings[0];
+  const TaskerTable w = loaders::read_taskers_jsonl(wide, sge);
+  ASSERT_EQ(w.warnings.size(), 1u);
+  JobBuilder jb(sge.catalog);
+  jb.add("j", "u", "g", 0, 0);
+  jb.set_request("cores>=100");
+  const JobTable jobs = std::move(jb).build();
+  const auto m = run_match(sge.catalog, w, jobs, kernels::active());
+  EXPECT_EQ(m.dispatch.status[0], JobStatus::Pending) << "the global 64 is checked too";
   const auto bad_global = d.file("farm3.toml", "[global]\nnosuch = 1\n[[attribute]]\nname = \"arch\"\n");
   try {
     loaders::read_farm_toml(bad_global);

@@ -209,6 +209,35 @@ TEST(Cli, ExplainCountsPerLevel) {
   EXPECT_EQ(demo.out.find("by level"), std::string::npos) << demo.out;
 }
 
+// Son of Grid Engine 8.1.9 accepts a host value under a global one (issue 8, class 9): the run goes on,
+// with one warning per attribute on stderr; the seed's 6.0 design refuses it naming hosts.jsonl.
+TEST(Cli, OverrideBelowTheGlobalLevelWarns) {
+  Out dir;
+  fs::create_directories(dir.dir);
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(dir.dir / name) << text; };
+  const std::string attrs = "[[attribute]]\nname = \"arch\"\n[global]\narch = \"x86_64\"\n";
+  write("farm.toml", "name = \"g\"\n" + attrs);
+  write("farm60.toml", "name = \"g\"\n[policy]\ngrid_engine = \"6.0-design\"\n" + attrs);
+  write("hosts.jsonl", "{\"name\": \"n1\", \"attrs\": {\"arch\": \"aarch64\"}}\n");
+  write("taskers.jsonl", "{\"name\": \"q@n1\", \"host\": \"n1\"}\n");
+  write("jobs.jsonl", "{\"id\": \"1\", \"requests\": \"arch==aarch64\"}\n");
+  auto args = [&](const char* farm) {
+    return "match --farm " + (dir.dir / farm).string() + " --hosts " + (dir.dir / "hosts.jsonl").string() +
+           " --taskers " + (dir.dir / "taskers.jsonl").string() + " --jobs " + (dir.dir / "jobs.jsonl").string() +
+           " --out " + (dir.dir / "out").string();
+  };
+  const auto r = run(args("farm.toml"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("colmatch: warning: attribute 'arch' (relop ==): host 'n1' (aarch64) overrides the global "
+                       "value (x86_64)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("\"pending\": 1"), std::string::npos) << "the global x86_64 is checked too: " << r.out;
+  const auto old = run(args("farm60.toml"));
+  EXPECT_EQ(old.status, 1);
+  EXPECT_NE(old.err.find((dir.dir / "hosts.jsonl").string() + ": attribute 'arch'"), std::string::npos) << old.err;
+}
+
 TEST(Cli, ForcedInstructionSetIsReported) {
   Out o;
   const CliRun r = run("match " + kDemo + " --out " + o.dir.string() + " --isa scalar");
