@@ -22,6 +22,14 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
     c.columns_[k] = &col;
     c.queue_[k] = col.queue().nums();
     c.host_[k] = col.by_host().nums();
+    // Son of Grid Engine 8.1.9 charges a consumable's default only where the consumable is defined
+    // (ChargeKind::WhereDefined): a tasker that defines it on no level has no pool to limit it, an
+    // unbounded one here. Only requests that eligibility lets through reach it (a requested amount
+    // needs the consumable defined), so it takes only default charges, which change nothing.
+    const AttributeDef& d = catalog.at(cons[k]);
+    if (catalog.reading == GridEngineReading::SoGE819 && d.default_amount.value_or(0.0) > 0 && !col.global().present)
+      for (uint32_t t = 0; t < taskers.size(); ++t)
+        if (!((col.defined()[t >> 6] >> (t & 63)) & 1)) c.queue_[k][t] = std::numeric_limits<double>::infinity();
     c.global_[k] = col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN();
     for (size_t b = 0; b < nblocks; ++b) c.refresh_block(k, b);
     double total = 0;

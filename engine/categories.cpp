@@ -44,6 +44,23 @@ void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std:
   }
 }
 
+void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<ChargeKind>& out) {
+  out.clear();
+  if (catalog.reading != GridEngineReading::SoGE819) return;
+  const auto& cons = catalog.consumables();
+  bool any = false;
+  std::vector<ChargeKind> kinds(cons.size(), ChargeKind::Everywhere);
+  for (size_t k = 0; k < cons.size(); ++k) {
+    const AttributeDef& d = catalog.at(cons[k]);
+    if (d.name == "slots") continue;  // the slot count, never a default
+    const double a = jobs.amount[k][j];
+    if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) kinds[k] = ChargeKind::WhereDefined;
+    else if (a == 0) kinds[k] = ChargeKind::DefinedOnly;
+    any = any || kinds[k] != ChargeKind::Everywhere;
+  }
+  if (any) out = std::move(kinds);
+}
+
 uint64_t fnv1a(std::string_view data, uint64_t h) noexcept {
   for (const unsigned char ch : data) h = (h ^ ch) * 1099511628211ULL;
   return h;
@@ -54,6 +71,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   c.of_job.assign(jobs.size(), kNone);
   std::unordered_map<std::string, uint32_t> index;
   std::vector<double> need, once(catalog.consumables().size(), 0.0);
+  std::vector<ChargeKind> kinds;
   std::string key;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     if (jobs.rejected(j)) continue;
@@ -73,6 +91,8 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
         const double z = v + 0.0;  // -0.0 and 0.0 are one key
         key.append(reinterpret_cast<const char*>(&z), sizeof(double));
       }
+    job_charge_kinds(catalog, jobs, j, kinds);  // empty unless some kind differs: the key as before
+    for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
     auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
     if (fresh) {
       c.request.push_back(jobs.request[j]);
@@ -80,6 +100,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       c.slots.push_back(jobs.slots[j]);
       c.need.push_back(need);
       c.master_need.push_back(once);
+      c.charge_kind.push_back(kinds);
       c.rule.push_back(jobs.rule[j]);
       // The content: the request texts, then the slot count, rule and charges; the request indices
       // (first 8 bytes of `key`) are run-specific, the texts are not.

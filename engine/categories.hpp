@@ -14,6 +14,18 @@
 
 namespace colmatch {
 
+/// How a category's charge of one consumable binds (Son of Grid Engine 8.1.9; issue 8, classes 6, 7).
+enum class ChargeKind : uint8_t {
+  Everywhere = 0,    ///< requested (or any charge under 6.0-design): the tasker must define it, with room
+  WhereDefined = 1,  ///< the catalog default, not requested: charged only on taskers that define the
+                     ///< consumable on some level; taskers without it stay eligible and are not charged
+  DefinedOnly = 2,   ///< requested as 0: nothing charged, but the tasker must define it on some level
+};
+
+/// The charge kinds of one job (one per consumable) under the catalog's reading; all Everywhere (and
+/// `out` left empty) under GridEngineReading::Design60 or when every kind is Everywhere.
+void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<ChargeKind>& out);
+
 struct Categories {
   std::vector<uint32_t> of_job;      ///< category of each job; kNone for rejected jobs
   std::vector<uint32_t> request;     ///< per category: index into JobTable::requests
@@ -28,6 +40,8 @@ struct Categories {
   /// per category, per consumable: for $fill_up, the per-job amounts taken once on the first (master)
   /// tasker of the job; all 0 for $pe_slots (they are in `need`).
   std::vector<std::vector<double>> master_need;
+  /// per category, per consumable: how its charge binds (job_charge_kinds); empty = all Everywhere.
+  std::vector<std::vector<ChargeKind>> charge_kind;
   std::vector<uint64_t> hash;  ///< per category: 64-bit FNV-1a of its canonical content
   /// per category: its content (canonical hard and soft request texts, slots, rule, charges) as bytes,
   /// independent of any job table's numbering: the key of MatchSession's cache across cycles.

@@ -168,7 +168,13 @@ uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) c
     const double once = master ? cats_.master_need[c][k] : 0.0, inst = cats_.need[c][k];
     if (once <= 0 && inst <= 0) continue;
     // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN would)
-    const double a = (own ? cap_.queue_free(k)[t] : cap_.available(k, t)) - once;
+    const double free = own ? cap_.queue_free(k)[t] : cap_.available(k, t);
+    if (!std::isfinite(free)) {  // no pool defines it here (NaN; unbounded for an SGE 8.1.9 default)
+      const auto& kinds = cats_.charge_kind[c];
+      if (!kinds.empty() && kinds[k] == ChargeKind::WhereDefined) continue;  // a default takes nothing
+      return 0;  // a requested amount (a $fill_up master's per-job charge) needs the pool
+    }
+    const double a = free - once;
     if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
     if (inst <= 0) continue;
     double q = std::floor(a / inst);

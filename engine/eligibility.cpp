@@ -165,6 +165,9 @@ class Evaluator {
   }
 
  public:
+  // out = the clause's mask (strict hierarchy included).
+  void clause_words(const Clause& c, uint64_t* out) { clause(c, out); }
+
   // out &= the clause's mask, computed in a scratch buffer of the evaluator (free once eval returned).
   void and_clause(const Clause& c, uint64_t* out, EligibilityStep* step = nullptr) {
     uint64_t* tmp = scratch(0);
@@ -352,6 +355,8 @@ std::string describe_step(const Catalog& catalog, const Request& request, const 
           amount = fmt::format("{}{}", need[k] / bytes, unit);
           break;
         }
+    if (step.kind == ChargeKind::DefinedOnly) return fmt::format("{} defined (requested 0)", d.name);
+    if (step.kind == ChargeKind::WhereDefined) return fmt::format("{}>={} where defined (default)", d.name, amount);
     return fmt::format("{}>={}", d.name, amount);
   }
   if (step.term < 0) return canonical_text(request, catalog);
@@ -417,23 +422,42 @@ std::string pending_reason(const Catalog& catalog, const Request& request, const
 
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                     const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
-                    std::vector<EligibilityStep>* steps) {
+                    std::vector<EligibilityStep>* steps, const std::vector<ChargeKind>* kinds) {
   Evaluator ev(taskers, k);
   if (steps != nullptr) ev.eval_steps(request, out, *steps);
   else ev.eval(request, out);
   const auto& cons = catalog.consumables();
+  const size_t nw = kernels::words_for(taskers.size());
   for (size_t i = 0; i < cons.size(); ++i) {
-    if (!(need[i] > 0)) continue;
+    const ChargeKind kind = kinds != nullptr && !kinds->empty() ? (*kinds)[i] : ChargeKind::Everywhere;
+    if (!(need[i] > 0) && kind != ChargeKind::DefinedOnly) continue;
     EligibilityStep* step = nullptr;
     if (steps != nullptr) {
-      steps->push_back({-1, static_cast<int32_t>(i), 0, 0});
+      steps->push_back({-1, static_cast<int32_t>(i), 0, 0, -1, kind});
       step = &steps->back();
     }
-    ev.and_clause(capacity_clause(cons[i], need[i]), out, step);
+    const Column& col = taskers.columns[cons[i]];
+    if (kind == ChargeKind::Everywhere || col.global().present) {  // a global value defines it everywhere
+      ev.and_clause(capacity_clause(cons[i], kind == ChargeKind::DefinedOnly ? -HUGE_VAL : need[i]), out, step);
+      continue;
+    }
+    // WhereDefined: room where the consumable is defined, or not defined at all; DefinedOnly: defined
+    std::vector<uint64_t> mask(nw);
+    if (kind == ChargeKind::WhereDefined) {
+      ev.clause_words(capacity_clause(cons[i], need[i]), mask.data());
+      for (size_t w = 0; w < nw; ++w) mask[w] |= ~col.defined()[w];
+      if (nw > 0 && taskers.size() % 64 != 0) mask[nw - 1] &= (uint64_t{1} << (taskers.size() % 64)) - 1;
+    } else {
+      std::copy(col.defined().begin(), col.defined().begin() + static_cast<std::ptrdiff_t>(nw), mask.begin());
+    }
+    k.and_words(out, mask.data(), nw);
+    if (step != nullptr) {
+      step->pass = k.popcount(mask.data(), nw);
+      step->after = k.popcount(out, nw);
+    }
   }
   for (uint32_t a : unrequested_forced(catalog, request, need)) {  // off the taskers that define it
     const Column& col = taskers.columns[a];
-    const size_t nw = kernels::words_for(taskers.size());
     uint64_t pass = taskers.size();
     if (col.global().present) {
       std::fill(out, out + nw, 0);
@@ -447,15 +471,21 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
 }
 
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                     const std::vector<double>& need, uint32_t t) {
+                     const std::vector<double>& need, uint32_t t, const std::vector<ChargeKind>* kinds) {
   if (!row_holds(taskers, request, t)) return false;
   for (uint32_t a : unrequested_forced(catalog, request, need))
     if (taskers.columns[a].global().present || ((taskers.columns[a].defined()[t >> 6] >> (t & 63)) & 1)) return false;
   const auto& cons = catalog.consumables();
   for (size_t i = 0; i < cons.size(); ++i) {
-    const double n = need[i];
-    if (!(n > 0)) continue;  // capacity >= need on every level that defines the pool, as capacity_clause
-    if (!taskers.columns[cons[i]].holds_at_every_level(t, [n](double num, uint32_t) { return num >= n; })) return false;
+    const ChargeKind kind = kinds != nullptr && !kinds->empty() ? (*kinds)[i] : ChargeKind::Everywhere;
+    const double n = kind == ChargeKind::DefinedOnly ? -HUGE_VAL : need[i];
+    if (!(n > 0) && kind != ChargeKind::DefinedOnly) continue;
+    const Column& col = taskers.columns[cons[i]];
+    // capacity >= need on every level that defines the pool, as capacity_clause; a default charge
+    // passes a tasker that defines the consumable nowhere
+    if (kind == ChargeKind::WhereDefined && !col.global().present && !((col.defined()[t >> 6] >> (t & 63)) & 1))
+      continue;
+    if (!col.holds_at_every_level(t, [n](double num, uint32_t) { return num >= n; })) return false;
   }
   return true;
 }
@@ -499,11 +529,11 @@ std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Req
 
 CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                                       const Request* soft, const std::vector<double>& need,
-                                      const kernels::KernelTable& k) {
+                                      const kernels::KernelTable& k, const std::vector<ChargeKind>* kinds) {
   CategoryEligibility e;
   const size_t n = taskers.size(), nw = kernels::words_for(n);
   std::vector<uint64_t> words(nw);
-  eligible_words(catalog, taskers, request, need, k, words.data(), &e.steps);
+  eligible_words(catalog, taskers, request, need, k, words.data(), &e.steps, kinds);
   const uint64_t count = k.popcount(words.data(), nw);
   if (soft != nullptr && count > 0) e.tiers = soft_tiers(taskers, *soft, words.data(), k);
   e.eligible = kernels::TaskerSet::from_words(std::move(words), n, count);
@@ -511,8 +541,9 @@ CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable&
 }
 
 void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Request& request, const Request* soft,
-                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e) {
-  const bool ok = tasker_eligible(catalog, taskers, request, need, t);
+                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e,
+                    const std::vector<ChargeKind>* kinds) {
+  const bool ok = tasker_eligible(catalog, taskers, request, need, t, kinds);
   if (ok) e.eligible.add(t);
   else e.eligible.remove(t);
   if (soft == nullptr) return;
@@ -537,7 +568,8 @@ std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, con
   tbb::parallel_for(tbb::blocked_range<size_t>(0, cats.size(), 4), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t c = r.begin(); c != r.end(); ++c)
       out[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]],
-                                 cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.need[c], k);
+                                 cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.need[c], k,
+                                 &cats.charge_kind[c]);
   });
   return out;
 }

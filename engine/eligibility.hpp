@@ -26,6 +26,8 @@ struct EligibilityStep {
   /// Forced step (Son of Grid Engine 8.1.9): a FORCED attribute the category does not request, whose
   /// taskers it may not use; -1: not a forced step.
   int32_t forced = -1;
+  /// A capacity step's kind (ChargeKind): a default charge where defined, or a requested 0.
+  ChargeKind kind = ChargeKind::Everywhere;
 };
 
 /// The FORCED attributes a job category does not request (mentioned neither in its request nor, for a
@@ -74,14 +76,17 @@ std::string pending_reason(const Catalog& catalog, const Request& request, const
 /// configured capacity of every consumable k with need[k] > 0 is defined and >= need[k].
 /// String patterns and value lists are evaluated once per distinct dictionary value, then expanded to
 /// taskers with the lookup kernel. Thread-safe; allocates scratch per call.
+/// `kinds` (Categories::charge_kind; nullptr or empty: all Everywhere) relaxes a default charge to the
+/// taskers that define the consumable (WhereDefined) and turns a requested 0 into "defined"
+/// (DefinedOnly), as Son of Grid Engine 8.1.9 does.
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                     const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
-                    std::vector<EligibilityStep>* steps = nullptr);
+                    std::vector<EligibilityStep>* steps = nullptr, const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Eligibility of one tasker row, by the same rules as eligible_words (used to refresh one bit of a
 /// cached category when the tasker changes). O(request size); no kernels.
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                     const std::vector<double>& need, uint32_t t);
+                     const std::vector<double>& need, uint32_t t, const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Number of `soft`'s requests tasker t violates. O(soft request size); no kernels.
 size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t t);
@@ -98,12 +103,13 @@ std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Req
 /// the batch match and by MatchSession's cache. Thread-safe; allocates.
 CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                                       const Request* soft, const std::vector<double>& need,
-                                      const kernels::KernelTable& k);
+                                      const kernels::KernelTable& k, const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Re-decides tasker t's bit in an evaluated category (and its soft tier) after the tasker changed.
 /// O(request size).
 void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Request& request, const Request* soft,
-                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e);
+                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e,
+                    const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Evaluates every category in parallel (oneTBB); one result per category, in category order. The
 /// result does not depend on the thread count.

@@ -59,7 +59,7 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
   // 1. Changed taskers: one bit per cached category, not the whole cache.
   for (auto& [key, e] : cache_) {
     for (uint32_t t : dirty_) {
-      refresh_tasker(catalog_, taskers_, e.request, e.has_soft ? &e.soft : nullptr, e.need, t, e.result);
+      refresh_tasker(catalog_, taskers_, e.request, e.has_soft ? &e.soft : nullptr, e.need, t, e.result, &e.kinds);
       ++stats_.refreshed_bits;
     }
   }
@@ -83,7 +83,8 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
       e.has_soft = cats.soft[c] != 0;
       if (e.has_soft) e.soft = jobs.requests[cats.soft[c]];
       e.need = cats.need[c];
-      e.result = evaluate_category(catalog_, taskers_, e.request, e.has_soft ? &e.soft : nullptr, e.need, k_);
+      e.kinds = cats.charge_kind[c];
+      e.result = evaluate_category(catalog_, taskers_, e.request, e.has_soft ? &e.soft : nullptr, e.need, k_, &e.kinds);
     }
   });
   for (size_t i = 0; i < missing.size(); ++i) cache_.emplace(cats.key[missing[i]], std::move(fresh[i]));

@@ -48,6 +48,7 @@ class MatchSession {
     Request request, soft;
     bool has_soft = false;
     std::vector<double> need;
+    std::vector<ChargeKind> kinds;
     CategoryEligibility result;
   };
   void mark_dirty(uint32_t t);

@@ -326,7 +326,8 @@ class Simulator {
     const uint32_t c = cats_.of_job[j];
     if (!evaluated_[c]) {
       const Request* soft = cats_.soft[c] != 0 ? &jobs_.requests[cats_.soft[c]] : nullptr;
-      eligible_[c] = evaluate_category(catalog_, taskers_, jobs_.requests[cats_.request[c]], soft, cats_.need[c], k_);
+      eligible_[c] = evaluate_category(catalog_, taskers_, jobs_.requests[cats_.request[c]], soft, cats_.need[c], k_,
+                                       &cats_.charge_kind[c]);
       cursors_.init(c, eligible_[c]);
       cursor_seen_[c] = grown_.size();
       cursor_epoch_[c] = cap_.epoch();
@@ -397,7 +398,11 @@ class Simulator {
       for (size_t k = 0; k < cats_.need[c].size(); ++k) {
         const double amount =
             fill ? x.slots * cats_.need[c][k] + (a == 0 ? cats_.master_need[c][k] : 0.0) : cats_.need[c][k];
-        if (amount > 0) f(k, x.tasker, amount);
+        if (!(amount > 0)) continue;
+        const auto& kinds = cats_.charge_kind[c];  // a default charge holds nothing where no pool exists
+        if (!kinds.empty() && kinds[k] == ChargeKind::WhereDefined && !std::isfinite(cap_.queue_free(k)[x.tasker]))
+          continue;
+        f(k, x.tasker, amount);
       }
     }
   }

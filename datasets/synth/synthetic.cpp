@@ -61,6 +61,7 @@ class Gen {
       d.relop = a.consumable || (is_numeric(a.type) && a.type != AttrType::Boolean) ? Relop::LE : Relop::EQ;
       if (std::string(a.name) == "lic") d.scope = ConsumeScope::PerJob;
       if (std::string(a.name) == "mem") d.default_amount = std::ldexp(1.0, 30);  // 1G unless requested
+      if (s_.sge_819 && std::string(a.name) == "lic") d.default_amount = 1;      // 8.1.9: charged where defined
       d.multi_valued = a.multi;
       ds.catalog.add(std::move(d));
     }
@@ -132,7 +133,8 @@ class Gen {
         const Attr& a = attrs()[i];
         if (place[i] != 0 && place[i] != 3) continue;
         if (!a.consumable && chance(s_.missing)) continue;
-        if (a.multi) {  // 0-3 values
+        if (s_.sge_819 && a.consumable && std::string(a.name) == "lic" && chance(0.3)) continue;  // no licences
+        if (a.multi) {                                                                            // 0-3 values
           std::vector<std::string> vals;
           for (size_t n = pick(4); n > 0; --n) vals.push_back(a.values[pick(a.values.size())]);
           if (vals.empty()) continue;
@@ -161,6 +163,7 @@ class Gen {
       amounts[c] = {static_cast<double>(pick(3) + 1),
                     chance(0.3) ? std::nan("") : std::ldexp(1.0, 28 + static_cast<int>(pick(6))),
                     chance(0.2) ? 1.0 : std::nan("")};
+      if (s_.sge_819 && chance(0.15)) amounts[c][2] = 0.0;  // lic requested as 0: needs it defined
       slots[c] = s_.with_slots ? (chance(0.8) ? 1u : static_cast<uint32_t>(pick(8) + 1)) : 1u;
       if (chance(s_.fill_up)) {
         fill[c] = 1;

@@ -27,7 +27,9 @@ struct SynthSpec {
   double fill_up = 0.0;  ///< chance a request template uses the $fill_up allocation rule
   /// Son of Grid Engine 8.1.9 requests (GridEngineReading::SoGE819): half the string-like values are
   /// wildcard expressions (`! & |`, parentheses, `* ? [..] [^..]`), and a FORCED attribute `frc` that
-  /// a quarter of the taskers define and some templates request. Off: the farm is the same as before.
+  /// a quarter of the taskers define and some templates request; the licence consumable `lic` gets a
+  /// default of 1 (charged only where defined), is missing on some taskers and is sometimes requested
+  /// as 0. Off: the farm is the same as before.
   bool sge_819 = false;
 };
 

@@ -107,10 +107,9 @@ const Answer kGlobalAnswers[] = {
 };
 
 // The oracle's farm: four hosts of one queue all.q, their complex_values at the host level. The
-// consumable lic has a default of 1 in SGE's farm. colmatch does not yet read a default as SGE does
-// (class 6: charged only where the consumable exists), so the other classes run on the same farm with
-// lic's default left out: SGE never charges the default where lic is undefined, and on node0001 and
-// node0003 it fits, so SGE's answers to their requests are the same with or without it.
+// consumable lic has a default of 1 in SGE's farm (`lic_default`); without it the answers to every
+// request but those of classes 6 and 7 are the same, since SGE charges the default only where lic is
+// defined and it fits on node0001 and node0003.
 struct OracleFarm {
   Catalog cat;
   TaskerTable taskers;
@@ -255,12 +254,39 @@ TEST(SgeBlank, ABlankEndsTheValue) { check_group("Blank"); }
 // Class 5: hexadecimal and octal, int with multipliers and fractions, time as h:m:s with empty fields.
 TEST(SgeNumbers, AsSgeReadsThem) { check_group("Numbers"); }
 
-// Classes 6 and 7: a consumable's default is charged only where the consumable exists; an explicit
-// request of it, even 0, needs it on some level. NOT YET (issue 8): colmatch charges a default on every
-// tasker (so hosts without lic are ineligible) and an explicit 0 charges nothing (so hosts without lic
-// stay eligible); both need a charge that applies only where its pool exists, through the capacity
-// type and the dispatch's block skipping. Disabled until then; gtest lists it as disabled.
-TEST(SgeConsumableDefaultsAndZero, DISABLED_OnlyWhereDefined) { check_group("ConsumableDefaultsAndZero", true); }
+// Classes 6 and 7: a consumable's default is charged only where the consumable exists (node0002 and
+// node0004 have no lic and stay eligible for jobs that do not request it); an explicit request of it,
+// even 0, needs it on some level.
+TEST(SgeConsumableDefaultsAndZero, OnlyWhereDefined) { check_group("ConsumableDefaultsAndZero", true); }
+
+// Class 6, charging: the default is taken from node0001's lic=2 (two jobs fit, the third waits), and
+// nothing is taken on node0002, which has no lic (every job fits).
+TEST(SgeConsumableDefaultsAndZero, DefaultChargedOnlyWhereDefined) {
+  const OracleFarm f(true);
+  JobBuilder jb(f.cat);
+  for (int i = 0; i < 3; ++i) {
+    jb.add("x" + std::to_string(i), "u", "g", 0, i);
+    jb.set_request("arch_s=x86_64");
+  }
+  for (int i = 0; i < 3; ++i) {
+    jb.add("a" + std::to_string(i), "u", "g", 0, 3 + i);
+    jb.set_request("arch_s=aarch64");
+  }
+  const JobTable jobs = std::move(jb).build();
+  const MatchOutcome m = run_match(f.cat, f.taskers, jobs, kernels::active());
+  const JobStatus want[] = {JobStatus::Assigned, JobStatus::Assigned, JobStatus::Pending,
+                            JobStatus::Assigned, JobStatus::Assigned, JobStatus::Assigned};
+  for (uint32_t j = 0; j < 6; ++j) EXPECT_EQ(m.dispatch.status[j], want[j]) << jobs.id[j];
+  EXPECT_EQ(m.dispatch.reason[2], PendingReason::NoFreeCapacity);
+  const naive::Result ref = naive::run(f.cat, f.taskers, jobs);
+  for (uint32_t j = 0; j < 6; ++j) EXPECT_EQ(ref.status[j], want[j]) << jobs.id[j];
+}
+
+// The other groups again on the farm with lic's default, as SGE had it: the same answers.
+TEST(SgeConsumableDefaultsAndZero, EveryClassWithTheDefault) {
+  for (const char* g : {"Wildcards", "ValueOperators", "BracketNegation", "Blank", "Numbers", "Forced"})
+    check_group(g, true);
+}
 
 // Class 8: FORCED attributes are per tasker: a job that does not request frc is not refused, it only
 // stays off node0004, which defines it.

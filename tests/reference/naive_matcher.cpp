@@ -121,8 +121,28 @@ bool names(const Request& r, uint32_t a) {
   return false;
 }
 
+// SGE 8.1.9 (issue 8, classes 6 and 7): 1 = a default charge, binding only where the consumable is
+// defined; 2 = a requested 0, which needs it defined; 0 = as charged.
+std::vector<int> charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j) {
+  std::vector<int> out(catalog.consumables().size(), 0);
+  if (catalog.reading != GridEngineReading::SoGE819) return out;
+  for (size_t k = 0; k < out.size(); ++k) {
+    const AttributeDef& d = catalog.at(catalog.consumables()[k]);
+    if (d.name == "slots") continue;
+    const double a = jobs.amount[k][j];
+    if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) out[k] = 1;
+    else if (a == 0) out[k] = 2;
+  }
+  return out;
+}
+
+bool defined_anywhere(const TaskerTable& taskers, const Column& col, uint32_t t) {
+  const uint32_t h = taskers.host_of[t];
+  return col.global().present || (h != kNone && col.by_host().has(h)) || col.has(t);
+}
+
 bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                  const std::vector<double>& need, uint32_t t) {
+                  const std::vector<double>& need, uint32_t t, const std::vector<int>& kinds) {
   if (!satisfies(taskers, t, request)) return false;
   // SGE 8.1.9: a FORCED attribute the job does not request keeps it off the taskers that define it
   for (uint32_t a = 0; a < catalog.size() && catalog.reading == GridEngineReading::SoGE819; ++a) {
@@ -134,8 +154,10 @@ bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Requ
     if (col.global().present || (h != kNone && col.by_host().has(h)) || col.has(t)) return false;
   }
   for (size_t k = 0; k < need.size(); ++k) {
-    if (need[k] <= 0) continue;
     const Column& col = taskers.columns[catalog.consumables()[k]];
+    if (kinds[k] == 2 && !defined_anywhere(taskers, col, t)) return false;
+    if (need[k] <= 0) continue;
+    if (kinds[k] == 1 && !defined_anywhere(taskers, col, t)) continue;
     const uint32_t h = taskers.host_of[t];
     const bool at_host = h != kNone && col.by_host().has(h);
     if (!col.global().present && !at_host && !col.has(t)) return false;
@@ -148,13 +170,15 @@ bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Requ
 }  // namespace
 
 bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j) {
-  return eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], charge(catalog, jobs, j), t);
+  return eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], charge(catalog, jobs, j), t,
+                      charge_kinds(catalog, jobs, j));
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
                                                          const JobTable& jobs, uint32_t j,
                                                          const std::vector<uint32_t>& order, Pools& pools) {
   const auto need = charge(catalog, jobs, j), once = master_charge(catalog, jobs, j);
+  const auto kinds = charge_kinds(catalog, jobs, j);
   Pools p = pools;
   uint32_t remaining = jobs.slots[j];
   std::vector<std::pair<uint32_t, uint32_t>> placed;
@@ -170,6 +194,7 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
       if (col.has(t)) a = p.queue[k][t];
       if (h != kNone && col.by_host().has(h)) a = std::isnan(a) ? p.host[k][h] : std::min(a, p.host[k][h]);
       if (col.global().present) a = std::isnan(a) ? p.global[k] : std::min(a, p.global[k]);
+      if (std::isnan(a) && kinds[k] == 1) continue;  // no pool: an SGE 8.1.9 default charge takes nothing
       a -= o;
       if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0u;
       if (inst > 0) {
@@ -249,13 +274,14 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   res.allocations.assign(nj, {});
   for (uint32_t j : order) {
     const auto need = charge(catalog, jobs, j);
+    const auto kinds = charge_kinds(catalog, jobs, j);
     if ((jobs.rule[j] == AllocationRule::FillUp)) {
       // Every eligible tasker in preference order, filled in turn on copies of the pools.
       const auto once = master_charge(catalog, jobs, j);
       const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
       std::vector<std::pair<size_t, uint32_t>> cand;  // (violations, tasker)
       for (uint32_t t = 0; t < nt; ++t) {
-        if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t)) continue;
+        if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
         size_t v = 0;
         if (jobs.soft[j] != 0)
           for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
@@ -294,7 +320,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       return v;
     };
     for (uint32_t t = 0; t < nt; ++t) {
-      if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t)) continue;
+      if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
       any_eligible = true;
       bool fits = true;
       for (size_t k = 0; k < need.size(); ++k)
@@ -320,6 +346,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       const uint32_t h = taskers.host_of[best];
       if (col.global().present) free_global[k] -= need[k];
       if (h != kNone && col.by_host().has(h)) free_host[k][h] -= need[k];
+      if (kinds[k] == 1 && !defined_anywhere(taskers, col, best)) continue;  // no pool to charge
       if (col.has(best) || !col.multi_level()) res.free[k][best] -= need[k];
     }
     res.status[j] = JobStatus::Assigned;
