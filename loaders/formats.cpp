@@ -65,8 +65,14 @@ std::vector<InputFormat> make_formats() {
                }});
   f.push_back({"swf",
                "Standard Workload Format (Parallel Workloads Archive): one node per MaxNodes, slots per node",
-               {{"log", "SWF log, plain or .gz"}},
-               [](const FormatArgs& a, const ProgressFn& p, LoadMode) { return load_swf(arg(a, "log"), p); }});
+               {{"log", "SWF log, plain or .gz"},
+                {"machines",
+                 "CERIT-SC machines file (cluster nodes ppn ... memory per line); with it the PBS node request "
+                 "after the 18 fields is read",
+                 false}},
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
+                 return load_swf(arg(a, "log"), p, arg(a, "machines"));
+               }});
   return f;
 }
 

@@ -1,11 +1,13 @@
 #include "loaders/swf.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "engine/request.hpp"
 #include "loaders/errors.hpp"
 
 namespace colmatch::loaders {
@@ -34,7 +36,108 @@ struct SwfJob {
   std::string id;
   double f[18];
   size_t line;
+  std::string queue, spec;  // CERIT-SC: the queue name and the PBS node request after the 18 fields
 };
+
+// One CERIT-SC cluster of the machines file.
+struct Cluster {
+  std::string name;
+  uint32_t nodes = 0, ppn = 0;
+};
+
+std::vector<Cluster> read_machines(const std::string& path, const ProgressFn& progress) {
+  LineReader in(path, progress);
+  std::vector<Cluster> out;
+  std::string_view line;
+  while (in.next(line)) {
+    std::vector<std::string_view> f;
+    for (size_t pos = line.find_first_not_of(" \t\r"); pos != std::string_view::npos;
+         pos = line.find_first_not_of(" \t\r", pos)) {
+      const size_t end = std::min(line.find_first_of(" \t\r", pos), line.size());
+      f.push_back(line.substr(pos, end - pos));
+      pos = end;
+    }
+    if (f.empty()) continue;
+    if (f.size() < 4)
+      throw LoadError(path, in.line(), "", fmt::format("expected id, cluster, nodes, ppn; found {} fields", f.size()));
+    auto count = [&](std::string_view v, const char* field) {
+      uint32_t n = 0;
+      const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || p != v.data() + v.size() || n < 1 || n > 1000000)
+        throw LoadError(path, in.line(), field, fmt::format("'{}' is not a count from 1 to 10^6", v));
+      return n;
+    };
+    if (f[1].empty() || f[1].find_first_of("{}\"") != std::string_view::npos)
+      throw LoadError(path, in.line(), "cluster", "expected a name");
+    out.push_back({std::string(f[1]), count(f[2], "nodes"), count(f[3], "ppn")});
+  }
+  if (out.empty()) throw LoadError(path, 0, "", "no clusters");
+  return out;
+}
+
+// A PBS node request (`1:ppn=64:x86_64:cl_zewura#excl`, `1:ppn=1+2:ppn=2`, `zewura19.cerit-sc.cz`).
+struct PbsRequest {
+  uint64_t nodes = 0, slots = 0;
+  uint32_t ppn = 0;  // the largest of its parts
+  std::vector<std::string> has, has_not;
+  bool excl = false;
+};
+
+// Parses `spec`; returns an empty string or why it does not parse.
+std::string parse_pbs(std::string_view spec, PbsRequest& r) {
+  if (spec.empty()) return "an empty node request";
+  for (size_t at = 0; at <= spec.size();) {
+    const size_t plus = std::min(spec.find('+', at), spec.size());
+    const std::string_view part = spec.substr(at, plus - at);
+    at = plus + 1;
+    if (part.empty()) return "an empty part";
+    uint64_t count = 0;
+    uint32_t ppn = 1;
+    size_t i = 0;
+    for (size_t from = 0; from <= part.size(); ++i) {
+      const size_t colon = std::min(part.find(':', from), part.size());
+      std::string_view item = part.substr(from, colon - from);
+      from = colon + 1;
+      if (item.size() >= 5 && item.substr(item.size() - 5) == "#excl") {
+        r.excl = true;
+        item.remove_suffix(5);
+      }
+      if (item.empty()) return "an empty item";
+      if (i == 0) {  // a node count, or a host name for one node
+        const auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), count);
+        if (ec == std::errc() && p == item.data() + item.size()) {
+          if (count < 1 || count > 100000) return fmt::format("'{}' is not a node count from 1 to 10^5", item);
+          continue;
+        }
+        if (item.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-_") != std::string_view::npos ||
+            item.find_first_of("abcdefghijklmnopqrstuvwxyz") == std::string_view::npos)
+          return fmt::format("'{}' is neither a node count nor a host name", item);
+        count = 1;
+        r.has.emplace_back(item);
+        continue;
+      }
+      if (item.substr(0, 4) == "ppn=") {
+        const std::string_view v = item.substr(4);
+        const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), ppn);
+        if (ec != std::errc() || p != v.data() + v.size() || ppn < 1 || ppn > 100000)
+          return fmt::format("'{}' is not a processor count from 1 to 10^5", item);
+      } else if (item.substr(0, 4) == "mem=") {
+        // memory per node: the machines file gives no per-node memory to match it against
+      } else if (item[0] == '^') {
+        if (item.size() == 1) return "'^' without a property";
+        r.has_not.emplace_back(item.substr(1));
+      } else if (item.find_first_of("#=\"{}") != std::string_view::npos) {
+        return fmt::format("'{}' is not a property", item);
+      } else {
+        r.has.emplace_back(item);
+      }
+    }
+    r.nodes += count;
+    r.slots += count * ppn;
+    r.ppn = std::max(r.ppn, ppn);
+  }
+  return "";
+}
 
 double number(std::string_view s, const std::string& path, size_t line, size_t field) {
   double v = 0;
@@ -46,7 +149,8 @@ double number(std::string_view s, const std::string& path, size_t line, size_t f
 
 }  // namespace
 
-Dataset load_swf(const std::string& path, const ProgressFn& progress) {
+Dataset load_swf(const std::string& path, const ProgressFn& progress, const std::string& machines) {
+  const std::vector<Cluster> clusters = machines.empty() ? std::vector<Cluster>{} : read_machines(machines, progress);
   LineReader in(path, progress);
   double max_nodes = -1, max_procs = -1;
   std::vector<SwfJob> raw;
@@ -84,6 +188,22 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
       pos = end;
     }
     if (n < 18) throw LoadError(path, j.line, "", fmt::format("expected 18 fields, found {}", n));
+    if (!machines.empty()) {  // CERIT-SC: {allocated nodes} queue node-request
+      std::vector<std::string_view> extra;
+      for (pos = line.find_first_not_of(" \t\r", pos); pos != std::string_view::npos && extra.size() < 4;
+           pos = line.find_first_not_of(" \t\r", pos)) {
+        const size_t end = std::min(line.find_first_of(" \t\r", pos), line.size());
+        extra.push_back(line.substr(pos, end - pos));
+        pos = end;
+      }
+      if (extra.size() != 3)
+        throw LoadError(path, j.line, "",
+                        fmt::format("expected 21 fields with --machines (the node list, queue and node request), "
+                                    "found {}",
+                                    18 + extra.size()));
+      j.queue = std::string(extra[1]);
+      j.spec = std::string(extra[2]);
+    }
     raw.push_back(std::move(j));
   }
 
@@ -99,8 +219,23 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
   if (ppn < 1)
     throw LoadError(path, 0, "MaxProcs",
                     fmt::format("{} processors on {} nodes is less than one a node", max_procs, max_nodes));
+  uint32_t a_props = 0;
+  if (!clusters.empty()) {
+    AttributeDef d;
+    d.name = "properties";
+    d.multi_valued = true;
+    a_props = ds.catalog.add(std::move(d));
+  }
   TaskerBuilder tb(ds.catalog);
-  for (size_t i = 0; i < static_cast<size_t>(max_nodes); ++i) {
+  for (const Cluster& c : clusters)
+    for (uint32_t i = 1; i <= c.nodes; ++i) {
+      const std::string host = fmt::format("{}{}.cerit-sc.cz", c.name, i);
+      tb.add(host);
+      tb.set_number(a_slots, c.ppn);
+      tb.set_list(a_props, {host, "cl_" + c.name, fmt::format("nodecpus{}", c.ppn), "x86_64", "brno", "nfs4", "debian",
+                            "linux"});
+    }
+  for (size_t i = 0; clusters.empty() && i < static_cast<size_t>(max_nodes); ++i) {
     tb.add(fmt::format("node{:04}", i + 1));
     tb.set_number(a_slots, ppn);
   }
@@ -114,11 +249,44 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress) {
     const auto cred = [](const char* prefix, double v) {
       return v < 0 ? std::string() : fmt::format("{}{}", prefix, v);
     };
+    const std::string where = fmt::format("{}:{}: job {}", path, j.line, j.id);
+    if (!clusters.empty()) {  // CERIT-SC: the PBS node request decides slots, rule and properties
+      PbsRequest pbs;
+      const std::string why = parse_pbs(j.spec, pbs);
+      uint64_t slots = pbs.nodes == 1 ? pbs.ppn : pbs.slots;
+      if (why.empty() && pbs.excl && pbs.nodes == 1)  // the whole node, when the request names its cluster
+        for (const Cluster& c : clusters)
+          if (std::find(pbs.has.begin(), pbs.has.end(), "cl_" + c.name) != pbs.has.end()) slots = c.ppn;
+      const uint32_t k = jb.add(j.id, cred("u", j.f[11]), cred("g", j.f[12]), 0, j.f[1],
+                                why.empty() && slots >= 1 && slots <= 1000000000 ? static_cast<uint32_t>(slots) : 1);
+      jb.set_credentials(j.queue, "");
+      if (!why.empty()) {
+        jb.reject(k, fmt::format("{}: field 'node request': {}", where, why));
+        continue;
+      }
+      if (pbs.nodes > 1) jb.set_rule(AllocationRule::FillUp);
+      std::string request;
+      for (const std::string& p : pbs.has)
+        request += (request.empty() ? "" : " && ") + ("properties==" + quote_value(p));
+      for (const std::string& p : pbs.has_not)
+        request += (request.empty() ? "" : " && ") + ("!(properties==" + quote_value(p) + ")");
+      try {
+        if (!request.empty()) jb.set_request(request);
+      } catch (const RequestError& e) {
+        jb.reject(k, fmt::format("{}: field 'node request': {}", where, e.what()));
+        continue;
+      }
+      if (j.f[3] < 0 || j.f[1] < 0) {
+        jb.reject(k, fmt::format("{}: field '{}': unknown (-1)", where, j.f[3] < 0 ? "run time" : "submit time"));
+        continue;
+      }
+      jb.set_times(j.f[3], j.f[8] > 0 ? j.f[8] : std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
     const uint32_t k = jb.add(j.id, cred("u", j.f[11]), cred("g", j.f[12]), 0, j.f[1],
                               procs >= 1 && procs <= 1e9 ? static_cast<uint32_t>(procs) : 1);
     jb.set_rule(AllocationRule::FillUp);
     jb.set_credentials(cred("q", j.f[14]), "");
-    const std::string where = fmt::format("{}:{}: job {}", path, j.line, j.id);
     if (!(procs >= 1) || procs > 1e9) {
       jb.reject(k, fmt::format("{}: field 'allocated processors': no processors ({})", where, procs));
       continue;

@@ -97,13 +97,13 @@ loaders::Dataset load(const Inputs& in, loaders::LoadMode mode = loaders::LoadMo
 }
 
 // Lists the rejected jobs' reasons on stderr (the first 20); returns the exit status: 2 if any.
-int report_rejections(const loaders::Dataset& ds) {
+int report_rejections(const loaders::Dataset& ds, const char* file = "results.csv") {
   const auto& why = ds.jobs.reject_reason;
   if (why.empty()) return 0;
   const size_t shown = std::min<size_t>(why.size(), 20);
   for (size_t i = 0; i < shown; ++i) std::fprintf(stderr, "colmatch: rejected: %s\n", why[i].c_str());
   if (why.size() > shown)
-    std::fprintf(stderr, "colmatch: ... and %zu more rejected jobs (see results.csv)\n", why.size() - shown);
+    std::fprintf(stderr, "colmatch: ... and %zu more rejected jobs (see %s)\n", why.size() - shown, file);
   return 2;
 }
 
@@ -277,7 +277,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       if (writers::save_native(save_dir, ds))
         std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", save_dir.c_str());
       std::printf("imported %zu taskers, %zu jobs into %s\n", ds.taskers.size(), ds.jobs.size(), save_dir.c_str());
-      return report_rejections(ds);
+      return report_rejections(ds, "jobs.jsonl");
     }
     // match or simulate
     const kernels::KernelTable* table = &kernels::active();  // COLMATCH_ISA, else the best available
@@ -311,7 +311,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
       writers::write_simulation(out_dir, ds, r, info);
       std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);
-      return report_rejections(ds);
+      return report_rejections(ds, "schedule.csv");
     }
     writers::RunInfo info;
     info.format = in.format;

@@ -1,6 +1,7 @@
 // libFuzzer targets for the two-file trace formats, chosen at build time by COLMATCH_FUZZ_FORMAT
 // ("google2011", "openb", "dirac" or "swf"): the input is FIRST --8<-- SECOND (machine events / task
-// events, nodes / pods, resources / JDL; an SWF log is one file), loaded through the format registry as
+// events, nodes / pods, resources / JDL; an SWF log is one file, or with a second part a CERIT-SC log and
+// its machines file), loaded through the format registry as
 // the CLI does, then matched (an SWF log also simulated; a Google trace also loaded over time, with its
 // machine events, and simulated).
 #include <map>
@@ -18,10 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         {"google2011", {"machines", "tasks"}},
         {"openb", {"nodes", "pods"}},
         {"dirac", {"resources", "jdl"}},
-        {"swf", {"log", ""}}};
+        {"swf", {"log", "machines"}}};  // an SWF log alone, or a CERIT-SC log and its machines file
     const auto& [a, b] = options.at(format);
     loaders::FormatArgs args{{a, fuzz::temp_file(a, first)}};
-    if (!b.empty()) args[b] = fuzz::temp_file(b, second);
+    if (format != "swf" || !second.empty()) args[b] = fuzz::temp_file(b, second);
     const loaders::Dataset ds = loaders::load_format(*loaders::find_format(format), args);
     fuzz::match(ds);
     SimPolicy policy;  // over time, bounded to 10 simulated days

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/swf.hpp"
 
@@ -84,6 +85,80 @@ TEST(Swf, DuplicateJobNumberIsFatalNamingBothLines) {
     EXPECT_NE(std::string(e.what()).find("duplicate job id '7' (first on line 3)"), std::string::npos) << e.what();
   }
   fs::remove(dup);
+}
+
+// CERIT-SC wagap 2013 (issue 7): a machines file of clusters, and per job the node list, the queue name
+// and a PBS node request after the 18 fields.
+TEST(SwfCerit, MachinesAndPbsNodeRequests) {
+  const auto machines = write("m.machines", "0\tzewura\t2\t80\t1\t529426432\n1\tzegox\t3\t12\t1\t94035968\n");
+  const std::string f = " 1 1024 1 86400 -1 1 7 3 1 -1 1 1 1 {1,1} ";
+  const auto log =
+      write("c.swf",
+            "; MaxNodes: 5\n"
+            "1 0 0 100 64" +
+                f + "q_1d 1:ppn=64:x86_64:cl_zewura#excl\n" + "2 0 0 100 12" + f + "q_2w 1:ppn=12\n" + "3 0 0 100 4" +
+                f + "q_2h 2:ppn=2\n" + "4 0 0 100 5" + f + "q_2h 1:ppn=1+2:ppn=2\n" + "5 0 0 100 4" + f +
+                "q_4h 1:ppn=4:^zewura1.cerit-sc.cz:cl_zewura\n" + "6 0 0 100 1" + f + "q_4h zewura2.cerit-sc.cz\n" +
+                "7 0 0 100 1" + f + "q_4h 1:ppn=1.5\n" + "8 0 0 100 2" + f + "q_4h 2:infiniband\n");
+  const auto ds = loaders::load_swf(log, {}, machines);
+  ASSERT_EQ(ds.taskers.size(), 5u);
+  EXPECT_EQ(ds.taskers.names[0], "zewura1.cerit-sc.cz");
+  ASSERT_EQ(ds.jobs.size(), 8u);
+  EXPECT_EQ(ds.jobs.slots[0], 80u) << "#excl on a cl_zewura node: all 80 of its slots";
+  EXPECT_EQ(ds.jobs.rule[0], AllocationRule::PeSlots) << "one node: $pe_slots";
+  EXPECT_EQ(ds.jobs.slots[1], 12u);
+  EXPECT_EQ(ds.jobs.slots[2], 4u);
+  EXPECT_EQ(ds.jobs.rule[2], AllocationRule::FillUp) << "two nodes: $fill_up over their slots";
+  EXPECT_EQ(ds.jobs.slots[3], 5u) << "1 x 1 + 2 x 2";
+  EXPECT_EQ(ds.jobs.queues.value(ds.jobs.queue[4]), "q_4h") << "the queue name is the class";
+  ASSERT_TRUE(ds.jobs.rejected(6));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[6]].find(":8: job 7: field 'node request': 'ppn=1.5'"),
+            std::string::npos)
+      << ds.jobs.reject_reason[ds.jobs.reject[6]];
+  SimPolicy policy;
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active(), ds.farm);
+  auto tasker_of = [&](uint32_t j) { return ds.taskers.names[r.allocations[r.alloc_first[j]].tasker]; };
+  EXPECT_EQ(tasker_of(0).substr(0, 6), "zewura");
+  EXPECT_EQ(r.allocations[r.alloc_first[0]].slots, 80u);
+  EXPECT_EQ(tasker_of(4), "zewura2.cerit-sc.cz") << "a cl_zewura node other than zewura1";
+  EXPECT_EQ(tasker_of(5), "zewura2.cerit-sc.cz") << "the host it names";
+  EXPECT_TRUE(std::isnan(r.start[7])) << "no node has the property infiniband";
+  EXPECT_EQ(r.reason[7], SimReason::NoEligibleTasker);
+  // without the three fields, --machines is an error naming the line; a bad machines line names its field
+  const auto short_log = write("d.swf", "1 0 0 100 64 1 1024 1 86400 -1 1 7 3 1 -1 1 1 1\n");
+  try {
+    loaders::load_swf(short_log, {}, machines);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_NE(std::string(e.what()).find("expected 21 fields with --machines"), std::string::npos) << e.what();
+  }
+  const auto bad = write("b.machines", "0 zewura 2 80 1 5\n1 zegox x 12 1 5\n");
+  try {
+    loaders::load_swf(log, {}, bad);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, bad);
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "nodes");
+  }
+  for (const auto& p : {machines, log, short_log, bad}) fs::remove(p);
+}
+
+// The full CERIT-SC log when ../shared has it (skipped otherwise): every job is read; the 25 requests
+// of 1.5 processors per node are rejected naming the field; one job asks for infiniband, which no node
+// is known to offer (the machines file names no properties); every other job starts.
+TEST(SwfCerit, FullWagapLog) {
+  const std::string dir = COLMATCH_SOURCE_DIR "/../shared/datasets/raw/cerit-sc-wagap-2013/";
+  if (!fs::exists(dir + "wagap-2013.swf.gz")) GTEST_SKIP() << "no " << dir;
+  const auto ds = loaders::load_swf(dir + "wagap-2013.swf.gz", {}, dir + "wagap-2013.swf.machines");
+  EXPECT_EQ(ds.taskers.size(), 68u) << "20 zewura + 48 zegox nodes";
+  ASSERT_EQ(ds.jobs.size(), 17900u);
+  EXPECT_EQ(ds.jobs.reject_reason.size(), 25u);
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  size_t started = 0;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) started += !std::isnan(r.start[j]);
+  EXPECT_EQ(started, 17874u);
 }
 
 }  // namespace
