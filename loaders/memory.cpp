@@ -49,13 +49,7 @@ TaskerTable build_taskers(const MemoryInputs& in, const FarmFile& farm) {
     cols.push_back({*attr, &c});
   }
   TaskerBuilder b(farm.catalog);
-  for (const auto& g : farm.globals) {
-    try {
-      b.set_global(g.attr, g.text, g.kind);
-    } catch (const ValueError& e) {
-      throw LoadError(farm.path, g.line, "global." + farm.catalog.at(g.attr).name, e.what());
-    }
-  }
+  apply_globals(farm, b);
   const uint32_t power_attr =
       farm.power_attribute.empty() ? kNone : farm.catalog.find(farm.power_attribute).value_or(kNone);
   for (size_t t = 0; t < n; ++t) {
@@ -187,14 +181,9 @@ JobTable build_jobs(const MemoryInputs& in, const Catalog& catalog) {
 
 Dataset load_memory(const MemoryInputs& in) {
   FarmFile farm = read_farm_toml_text(in.farm_toml, "farm");
-  Dataset ds;
-  ds.taskers = build_taskers(in, farm);
-  ds.jobs = build_jobs(in, farm.catalog);
-  ds.catalog = std::move(farm.catalog);
-  ds.name = std::move(farm.name);
-  ds.power_attribute = std::move(farm.power_attribute);
-  ds.policy = std::move(farm.policy);
-  return ds;
+  TaskerTable taskers = build_taskers(in, farm);
+  JobTable jobs = build_jobs(in, farm.catalog);
+  return dataset_from(std::move(farm), std::move(taskers), std::move(jobs));
 }
 
 }  // namespace colmatch::loaders

@@ -259,13 +259,7 @@ void read_hosts(const std::string& path, const FarmFile& farm, TaskerBuilder& b,
 TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, const std::string& hosts_path,
                                const ProgressFn& progress) {
   TaskerBuilder b(farm.catalog);
-  for (const auto& g : farm.globals) {
-    try {
-      b.set_global(g.attr, g.text, g.kind);
-    } catch (const ValueError& e) {
-      throw LoadError(farm.path, g.line, "global." + farm.catalog.at(g.attr).name, e.what());
-    }
-  }
+  apply_globals(farm, b);
   if (!hosts_path.empty()) read_hosts(hosts_path, farm, b, progress);
   LineReader in(path, progress);
   simdjson::dom::parser parser;
@@ -469,16 +463,32 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
   return std::move(b).build();
 }
 
-Dataset load_native(const NativePaths& paths, const ProgressFn& progress) {
-  FarmFile farm = read_farm_toml(paths.farm);
+void apply_globals(const FarmFile& farm, TaskerBuilder& b) {
+  for (const auto& g : farm.globals) {
+    try {
+      b.set_global(g.attr, g.text, g.kind);
+    } catch (const ValueError& e) {
+      throw LoadError(farm.path, g.line, "global." + farm.catalog.at(g.attr).name, e.what());
+    }
+  }
+}
+
+Dataset dataset_from(FarmFile&& farm, TaskerTable taskers, JobTable jobs) {
   Dataset ds;
-  ds.taskers = read_taskers_jsonl(paths.taskers, farm, paths.hosts, progress);
-  ds.jobs = read_jobs_jsonl(paths.jobs, farm.catalog, progress);
+  ds.taskers = std::move(taskers);
+  ds.jobs = std::move(jobs);
   ds.catalog = std::move(farm.catalog);
   ds.name = std::move(farm.name);
   ds.power_attribute = std::move(farm.power_attribute);
   ds.policy = std::move(farm.policy);
   return ds;
+}
+
+Dataset load_native(const NativePaths& paths, const ProgressFn& progress) {
+  FarmFile farm = read_farm_toml(paths.farm);
+  TaskerTable taskers = read_taskers_jsonl(paths.taskers, farm, paths.hosts, progress);
+  JobTable jobs = read_jobs_jsonl(paths.jobs, farm.catalog, progress);
+  return dataset_from(std::move(farm), std::move(taskers), std::move(jobs));
 }
 
 }  // namespace colmatch::loaders

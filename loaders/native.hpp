@@ -55,6 +55,12 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
 /// JobTable::reject_reason.
 JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const ProgressFn& progress = {});
 
+/// Sets `farm`'s global-level values on `b` (each error names farm.toml's line).
+void apply_globals(const FarmFile& farm, TaskerBuilder& b);
+
+/// A Dataset of `farm`'s catalog, name, power attribute and policy with these taskers and jobs.
+Dataset dataset_from(FarmFile&& farm, TaskerTable taskers, JobTable jobs);
+
 /// The native inputs of one run.
 struct NativePaths {
   std::string farm, hosts, taskers, jobs;  ///< hosts may be empty
