@@ -1,0 +1,395 @@
+#include "engine/vov.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace colmatch::vov {
+namespace {
+
+constexpr size_t kMaxNesting = 64;
+// Breadth bound of one expansion: maps that fan out (a -> b b b ..., b -> c c c ...) would otherwise
+// grow the list geometrically within the depth limit. Past this many visited resources no map is
+// entered (curtailed, as past the depth limit): the work stays within it plus one map's size.
+constexpr size_t kMaxVisited = size_t{1} << 16;
+
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool operator_char(char c) { return c == '(' || c == ')' || c == '|' || c == '&' || c == '!'; }
+
+class Parser {
+ public:
+  Parser(std::string_view text, bool job_side) : s_(text), job_side_(job_side) {}
+
+  Expr parse() {
+    Expr e = parse_or(0);
+    skip();
+    if (i_ < s_.size()) fail(fmt::format("unexpected '{}'", s_[i_]));
+    return e;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const { throw ResourceError(why, i_ + 1); }
+  void skip() {
+    while (i_ < s_.size() && blank(s_[i_])) ++i_;
+  }
+  // The word at i_ (not consumed), "" at an operator or the end.
+  std::string_view word() const {
+    size_t e = i_;
+    while (e < s_.size() && !blank(s_[e]) && !operator_char(s_[e])) ++e;
+    return s_.substr(i_, e - i_);
+  }
+  bool eat_or() {
+    skip();
+    if (i_ < s_.size() && s_[i_] == '|') return ++i_, true;
+    if (word() == "OR") return i_ += 2, true;
+    return false;
+  }
+  // An AND: `&`, `AND`, or the start of another operand (juxtaposition).
+  bool more_and() {
+    skip();
+    if (i_ >= s_.size()) return false;
+    if (s_[i_] == '&') return ++i_, true;
+    if (word() == "AND") return i_ += 3, true;
+    const char c = s_[i_];
+    return c == '(' || c == '!' || (c != ')' && c != '|' && word() != "OR");
+  }
+  static Expr group(Expr::Op op, std::vector<Expr> kids) {
+    if (kids.size() == 1) return std::move(kids[0]);
+    Expr e;
+    e.op = op;
+    for (Expr& k : kids) {  // flatten a AND (b AND c)
+      if (k.op == op) {
+        for (Expr& g : k.kids) e.kids.push_back(std::move(g));
+      } else {
+        e.kids.push_back(std::move(k));
+      }
+    }
+    return e;
+  }
+  Expr parse_or(size_t depth) {
+    std::vector<Expr> kids{parse_and(depth)};
+    while (eat_or()) kids.push_back(parse_and(depth));
+    return group(Expr::Op::Or, std::move(kids));
+  }
+  Expr parse_and(size_t depth) {
+    std::vector<Expr> kids{parse_unary(depth)};
+    while (more_and()) kids.push_back(parse_unary(depth));
+    return group(Expr::Op::And, std::move(kids));
+  }
+  Expr parse_unary(size_t depth) {
+    skip();
+    if (depth >= kMaxNesting) fail("nested deeper than 64");
+    if (i_ >= s_.size()) fail("a resource is missing");
+    const bool bang = s_[i_] == '!';
+    if (bang || word() == "NOT") {
+      if (!job_side_) fail("a tasker cannot offer a negation");
+      i_ += bang ? 1 : 3;
+      Expr e;
+      e.op = Expr::Op::Not;
+      e.kids.push_back(parse_unary(depth + 1));
+      return e;
+    }
+    if (s_[i_] == '(') {
+      ++i_;
+      Expr e = parse_or(depth + 1);
+      skip();
+      if (i_ >= s_.size() || s_[i_] != ')') fail("'(' without ')'");
+      ++i_;
+      return e;
+    }
+    const std::string_view w = word();
+    if (w.empty()) fail(fmt::format("unexpected '{}'", s_[i_]));
+    Expr e;
+    e.op = Expr::Op::Token;
+    e.token.name = std::string(w);
+    const size_t cut = w.find_last_of("#/");
+    if (cut != std::string_view::npos && cut > 0 && cut + 1 < w.size()) {
+      const std::string_view n = w.substr(cut + 1);
+      double v = 0;
+      const auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+      if (ec == std::errc() && p == n.data() + n.size()) {
+        if (!(v >= 0) || !std::isfinite(v)) {
+          i_ += cut + 1;
+          fail(fmt::format("'{}' is not a count", n));
+        }
+        e.token.name = std::string(w.substr(0, cut));
+        e.token.kind = w[cut] == '#' ? Token::Kind::AtLeast : Token::Kind::Consumes;
+        e.token.amount = v;
+      }
+    }
+    i_ += w.size();
+    return e;
+  }
+
+  std::string_view s_;
+  bool job_side_;
+  size_t i_ = 0;
+};
+
+std::string token_text(const Token& t) {
+  switch (t.kind) {
+    case Token::Kind::Has: return t.name;
+    case Token::Kind::AtLeast: return fmt::format("{}#{}", t.name, t.amount);
+    case Token::Kind::Consumes: return fmt::format("{}/{}", t.name, t.amount);
+  }
+  return t.name;
+}
+
+std::string_view tail(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+Expr token_expr(std::string name) {
+  Expr e;
+  e.op = Expr::Op::Token;
+  e.token.name = std::move(name);
+  return e;
+}
+
+// The seed's walk: replaces mapped names, counts the depth, finds cycles and unavailable maps.
+class Expander {
+ public:
+  Expander(const std::map<std::string, ResourceMap, std::less<>>& maps,
+           const std::function<bool(std::string_view)>& available,
+           const std::map<std::string, std::string, std::less<>>& dollars, Expansion& out)
+      : maps_(maps), available_(available), dollars_(dollars), out_(out) {}
+
+  // Expands `e` into `into` (an AND being built); false when the job stops (not available, cycle).
+  bool walk(const Expr& e, std::vector<Expr>& into) {
+    switch (e.op) {
+      case Expr::Op::And:
+        for (const Expr& k : e.kids)
+          if (!walk(k, into)) return false;
+        return true;
+      case Expr::Op::Not: {
+        std::vector<Expr> inner;
+        if (!walk(e.kids[0], inner)) return false;
+        Expr n;
+        n.op = Expr::Op::Not;
+        n.kids.push_back(and_of(std::move(inner)));
+        into.push_back(std::move(n));
+        return true;
+      }
+      case Expr::Op::Or: {
+        if (count_ > kMaxDepthCount) {  // past the limit an OR keeps its first alternative
+          out_.curtailed = true;
+          return walk(e.kids[0], into);
+        }
+        Expr o;
+        o.op = Expr::Op::Or;
+        for (const Expr& k : e.kids) {
+          std::vector<Expr> alt;
+          const size_t held = out_.held.size();
+          if (!walk(k, alt)) {
+            if (out_.outcome == Expansion::Outcome::Cycle) return false;
+            out_.outcome = Expansion::Outcome::Ok;  // an alternative not available now: the others may be
+            out_.held.resize(held);
+            continue;
+          }
+          o.kids.push_back(and_of(std::move(alt)));
+        }
+        if (o.kids.empty()) {
+          out_.outcome = Expansion::Outcome::NotAvailable;
+          return false;
+        }
+        into.push_back(o.kids.size() == 1 ? std::move(o.kids[0]) : std::move(o));
+        return true;
+      }
+      case Expr::Op::Token: return walk_token(e, into);
+    }
+    return true;
+  }
+
+  static Expr and_of(std::vector<Expr> kids) {
+    if (kids.size() == 1) return std::move(kids[0]);
+    Expr a;
+    a.op = Expr::Op::And;
+    a.kids = std::move(kids);
+    return a;
+  }
+
+ private:
+  bool walk_token(const Expr& e, std::vector<Expr>& into) {
+    const std::string& name = e.token.name;
+    if (!name.empty() && name[0] == '$') {  // a special resource: its definition, in place
+      const auto d = dollars_.find(name.substr(1));
+      if (d == dollars_.end()) throw ResourceError(fmt::format("no definition of the resource {}", name), 1);
+      if (in_dollar_) throw ResourceError(fmt::format("{} inside a $ definition", name), 1);
+      in_dollar_ = true;
+      const Expr def = parse_resources(d->second);
+      const bool ok = walk(def, into);
+      in_dollar_ = false;
+      return ok;
+    }
+    ++count_;
+    ++visited_;
+    out_.max_depth_count = std::max(out_.max_depth_count, count_);
+    const auto m = maps_.find(name);
+    if (m == maps_.end() || e.token.kind != Token::Kind::Has) {  // not in a map: for the taskers
+      into.push_back(e);
+      return true;
+    }
+    for (size_t i = 0; i < path_.size(); ++i)
+      if (path_[i] == name) {
+        std::string cycle;
+        for (size_t k = i; k < path_.size(); ++k) cycle += path_[k] + " -> ";
+        out_.outcome = Expansion::Outcome::Cycle;
+        out_.detail = cycle + name;
+        return false;
+      }
+    if (m->second.count) {
+      if (!available_(name)) {
+        out_.outcome = Expansion::Outcome::NotAvailable;
+        out_.detail = name;
+        return false;
+      }
+      out_.held.push_back(name);
+    }
+    if (!m->second.map) return true;  // a counter only: satisfied by the map, no tasker offers it
+    if (count_ > kMaxDepthCount || visited_ > kMaxVisited) {  // curtailed: the name is left as it is
+      out_.curtailed = true;
+      into.push_back(e);
+      return true;
+    }
+    const int saved = count_;
+    ++count_;  // entering a map
+    out_.max_depth_count = std::max(out_.max_depth_count, count_);
+    path_.push_back(name);
+    const bool ok = walk(*m->second.map, into);
+    path_.pop_back();
+    count_ = saved;  // leaving it
+    return ok;
+  }
+
+  const std::map<std::string, ResourceMap, std::less<>>& maps_;
+  const std::function<bool(std::string_view)>& available_;
+  const std::map<std::string, std::string, std::less<>>& dollars_;
+  Expansion& out_;
+  std::vector<std::string> path_;
+  int count_ = 0;
+  size_t visited_ = 0;
+  bool in_dollar_ = false;
+};
+
+}  // namespace
+
+Expr parse_resources(std::string_view text, bool job_side) {
+  Parser p(text, job_side);
+  size_t i = 0;
+  while (i < text.size() && blank(text[i])) ++i;
+  if (i == text.size()) return Expr{};  // the empty list
+  return p.parse();
+}
+
+std::string to_text(const Expr& e) {
+  switch (e.op) {
+    case Expr::Op::Token: return token_text(e.token);
+    case Expr::Op::Not: {
+      const Expr& k = e.kids[0];
+      return "!" + (k.op == Expr::Op::Token || k.op == Expr::Op::Not ? to_text(k) : "(" + to_text(k) + ")");
+    }
+    case Expr::Op::And: {
+      std::string out;
+      for (const Expr& k : e.kids) {
+        if (!out.empty()) out += ' ';
+        out += k.op == Expr::Op::Or ? "(" + to_text(k) + ")" : to_text(k);
+      }
+      return out;
+    }
+    case Expr::Op::Or: {
+      std::string out;
+      for (const Expr& k : e.kids) {
+        if (!out.empty()) out += " | ";
+        out += to_text(k);
+      }
+      return out;
+    }
+  }
+  return "";
+}
+
+const std::vector<std::string>& default_wrappers() {
+  static const std::vector<std::string> w{"vov", "vw", "nc run", "time", "env"};
+  return w;
+}
+
+std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers) {
+  std::vector<std::string_view> args;
+  for (size_t i = 0; i < command.size();) {
+    while (i < command.size() && blank(command[i])) ++i;
+    const size_t start = i;
+    while (i < command.size() && !blank(command[i])) ++i;
+    if (i > start) args.push_back(command.substr(start, i - start));
+  }
+  size_t a = 0;
+  while (a < args.size()) {
+    bool wrapped = false;
+    for (const std::string& w : wrappers) {  // a wrapper of one or more words ("nc run")
+      size_t n = 0, pos = 0;
+      bool match = true;
+      while (pos <= w.size() && match) {
+        const size_t sp = std::min(w.find(' ', pos), w.size());
+        const std::string_view part = std::string_view(w).substr(pos, sp - pos);
+        match = a + n < args.size() && tail(args[a + n]) == part;
+        ++n;
+        pos = sp + 1;
+      }
+      if (match) {
+        a += n;
+        // the wrapper's options (nc run's -r, -e, -J, -P, -C, -d, -l take a value), env's assignments;
+        // "--" ends them
+        while (a < args.size()) {
+          const std::string_view x = args[a];
+          if (x == "--") {
+            ++a;
+            break;
+          }
+          if (w == "env" && x.find('=') != std::string_view::npos) {
+            ++a;
+            continue;
+          }
+          if (x[0] != '-') break;
+          static const std::string_view with_value[] = {"-r", "-e", "-J", "-P", "-C", "-d", "-l"};
+          const bool value =
+              w == "nc run" && std::find(std::begin(with_value), std::end(with_value), x) != std::end(with_value);
+          a += value ? 2 : 1;
+        }
+        wrapped = true;
+        break;
+      }
+    }
+    if (!wrapped) break;
+  }
+  return a < args.size() ? std::string(tail(args[a])) : std::string();
+}
+
+Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
+                 const std::function<bool(std::string_view map)>& available,
+                 const std::map<std::string, std::string, std::less<>>& dollars,
+                 const std::vector<std::string>& wrappers) {
+  Expansion out;
+  Expr list = parse_resources(job.resources);
+  std::vector<Expr> top;  // the job's list, then the appended resources, in the seed's order
+  if (list.op == Expr::Op::And) top = std::move(list.kids);
+  else top.push_back(std::move(list));
+  top.push_back(token_expr("Priority:" + (job.priority.empty() ? std::string("normal") : job.priority)));
+  if (const std::string tool = tool_of(job.command, wrappers); !tool.empty()) top.push_back(token_expr("Tool:" + tool));
+  top.push_back(token_expr("User:" + job.owner));
+  top.push_back(token_expr("Group:" + job.group));
+  Expander walker(maps, available, dollars, out);
+  std::vector<Expr> expanded;
+  for (const Expr& e : top)
+    if (!walker.walk(e, expanded)) return out;
+  Expr timeleft = token_expr("TIMELEFT");
+  timeleft.token.kind = Token::Kind::AtLeast;
+  timeleft.token.amount = std::max(0.0, std::ceil(job.expected_duration));
+  expanded.push_back(std::move(timeleft));
+  out.expanded.op = Expr::Op::And;
+  out.expanded.kids = std::move(expanded);
+  return out;
+}
+
+}  // namespace colmatch::vov

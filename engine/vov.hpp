@@ -1,0 +1,110 @@
+// Altair Accelerator (VOV) resources (seed 000 "Resource Mapping"; the notation in
+// ../shared/references/accelerator-resources.md), issue 10, first part: resource lists, the tool of a
+// command, and a job's expansion in the seed's order (appended resources, `$` resources, resource maps
+// with counts and cycle detection, the depth count, TIMELEFT). Matching the expanded list against the
+// taskers' columns, the Tcl loader and counted maps as farm-wide pools in dispatch come next.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace colmatch::vov {
+
+/// One resource token: `name` (has it: quantity 1), `name#N` (offers at least N), `name/N` (consumes
+/// N), `!name` (job only: must not run where it is offered). Names may be typed, `Type:value`
+/// (`License:spice`, `User:john`).
+struct Token {
+  enum class Kind : uint8_t { Has, AtLeast, Consumes };
+  std::string name;
+  Kind kind = Kind::Has;
+  double amount = 1;
+};
+
+/// A resource list: tokens under AND, OR and NOT (an AND with no children is the empty list).
+struct Expr {
+  enum class Op : uint8_t { Token, And, Or, Not };
+  Op op = Op::And;
+  Token token;
+  std::vector<Expr> kids;
+};
+
+/// A resource list that does not parse: `position` is the 1-based character where it went wrong.
+class ResourceError : public std::invalid_argument {
+ public:
+  ResourceError(const std::string& msg, size_t at) : std::invalid_argument(msg), position(at) {}
+  size_t position;
+};
+
+/// Parses a resource list: tokens joined by blanks, `&` or `AND` (and), `|` or `OR` (or), `!` or `NOT`
+/// (not), parentheses; AND binds tighter than OR. `job_side`: `!` is allowed (a tasker cannot offer a
+/// negation). Counts are non-negative finite numbers. Nesting is bounded at 64. Throws ResourceError.
+Expr parse_resources(std::string_view text, bool job_side = true);
+
+/// The list as text, in the notation it was parsed from (AND as blanks, OR as `|`, parentheses where
+/// needed): parse_resources(to_text(e)) gives `e` again.
+std::string to_text(const Expr& e);
+
+/// The wrappers a tool is found after by default: `vov`, `vw`, `nc run`, `time`, `env`.
+const std::vector<std::string>& default_wrappers();
+
+/// The tool of a command (seed 000): the tail (basename) of the first argument after the wrappers,
+/// skipping a wrapper's own options (`-x`; `nc run`'s -r -e -J -P -C -d -l with their values; `--`
+/// ends them) and `env`'s `NAME=value`; "" for an empty command.
+/// `vov /usr/bin/time /tools/bin/spice -b x.sp` -> `spice`.
+std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers = default_wrappers());
+
+/// A resource map (resources.tcl `vtk_resourcemap_set NAME COUNT [-map EXPR]`): a farm-wide count of
+/// units (each running job that maps through it holds one) and/or the expression it maps to.
+struct ResourceMap {
+  std::optional<uint64_t> count;
+  std::optional<Expr> map;
+};
+
+/// What a job brings to its expansion.
+struct JobResources {
+  std::string resources;         ///< its resource list
+  std::string command;           ///< for the tool
+  std::string owner, group;      ///< User:, Group:
+  std::string priority;          ///< level: Priority:<level> ("normal" when empty)
+  double expected_duration = 0;  ///< seconds: TIMELEFT#<it>
+};
+
+/// The seed's depth limit: past this count, traversal into a map is curtailed (silently in VOV).
+inline constexpr int kMaxDepthCount = 30;
+
+/// The outcome of a job's expansion.
+struct Expansion {
+  enum class Outcome : uint8_t {
+    Ok,            ///< `expanded` is the list to match against the taskers
+    NotAvailable,  ///< a counted map has no unit left: the job stays queued (`detail` names the map)
+    Cycle,         ///< the maps form a cycle: the job is removed (`detail` is the path, a -> b -> a)
+  };
+  Outcome outcome = Outcome::Ok;
+  Expr expanded;                  ///< names no map (each mapped name replaced, recursively)
+  std::vector<std::string> held;  ///< the counted maps traversed: one unit of each while it runs
+  std::string detail;
+  bool curtailed = false;   ///< the depth count passed kMaxDepthCount somewhere
+  int max_depth_count = 0;  ///< the largest depth count reached
+};
+
+/// Expands a job's resources in the seed's order: its list, then Priority:<level>, Tool:<tool> (when
+/// the command has one), User:<owner>, Group:<group>; `$name` tokens replaced by `dollars[name]`;
+/// each name found in `maps` replaced by its map (repeatedly) after checking `available(map)` for a
+/// counted one; finally TIMELEFT#<expected duration>. Depth count (seed 000): the three automatic
+/// resources and each resource visited add 1, entering a map adds 1 and leaving restores the count;
+/// while it is past kMaxDepthCount a map is not entered and an OR keeps its first alternative
+/// (`curtailed`); so is every map entry after 65,536 resources visited (maps that fan out would
+/// otherwise grow the list geometrically). O(size of the expanded list), bounded as said. Throws ResourceError for a
+/// `$` name with no definition or a list that does not parse (the job's own, or a `$` definition).
+Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
+                 const std::function<bool(std::string_view map)>& available,
+                 const std::map<std::string, std::string, std::less<>>& dollars = {},
+                 const std::vector<std::string>& wrappers = default_wrappers());
+
+}  // namespace colmatch::vov

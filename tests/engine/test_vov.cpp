@@ -1,0 +1,185 @@
+// Altair Accelerator resources (engine/vov.hpp, seed 000 "Resource Mapping"): resource lists, the tool of
+// a command, and a job's expansion in the seed's order, with its worked examples as named tests.
+#include <gtest/gtest.h>
+
+#include "engine/vov.hpp"
+
+using namespace colmatch::vov;
+
+namespace {
+
+using Maps = std::map<std::string, ResourceMap, std::less<>>;
+
+ResourceMap maps_to(const char* expr, std::optional<uint64_t> count = std::nullopt) {
+  return ResourceMap{count, parse_resources(expr)};
+}
+
+const auto always = [](std::string_view) { return true; };
+
+// Seed 000: the job's resources, then Priority:normal, Tool:<tail of the first argument after the
+// wrappers>, User:john, Group:time_regression, and TIMELEFT#32 for a job expected to take 32 seconds.
+TEST(VovExpansion, SeedAppendsPriorityToolUserGroupAndTimeleft) {
+  JobResources job;
+  job.resources = "RAM/4000 CORES/2 License:spice linux64";
+  job.command = "vov /usr/bin/time /tools/bin/spice -b x.sp";
+  job.owner = "john";
+  job.group = "time_regression";
+  job.expected_duration = 32;
+  const Expansion e = expand(job, {}, always);
+  ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
+  EXPECT_EQ(to_text(e.expanded),
+            "RAM/4000 CORES/2 License:spice linux64 Priority:normal Tool:spice User:john Group:time_regression "
+            "TIMELEFT#32");
+}
+
+// Seed 000: "a list of 4 separate resource requests (without maps) will result in a max count of 7; 4
+// from the explicit resource requests and 3 from the automatically added resources".
+TEST(VovExpansion, FourResourcesCountSeven) {
+  JobResources job;
+  job.resources = "a b c d";
+  job.owner = "u";
+  job.group = "g";
+  EXPECT_EQ(expand(job, {}, always).max_depth_count, 7);
+}
+
+// Traversal into a map adds one and returning restores the count: x (1), into x (2), y (3), z (4), back
+// to 1; a (2), Priority (3), User (4), Group (5).
+TEST(VovExpansion, MapTraversalCountsAndRestores) {
+  Maps maps{{"x", maps_to("y z")}};
+  JobResources job;
+  job.resources = "x a";
+  job.owner = "u";
+  job.group = "g";
+  const Expansion e = expand(job, maps, always);
+  EXPECT_EQ(e.max_depth_count, 5);
+  EXPECT_EQ(to_text(e.expanded), "y z a Priority:normal User:u Group:g TIMELEFT#0");
+}
+
+// Seed 000: `vovresourcemgr set mylocallimit -max 5`: at most 5 running; the sixth job is not available
+// and stays queued, the reason naming the map.
+TEST(VovExpansion, MyLocalLimitFive) {
+  Maps maps{{"mylocallimit", ResourceMap{5, std::nullopt}}};
+  uint64_t held = 0;
+  const auto available = [&](std::string_view name) { return name != "mylocallimit" || held < 5; };
+  JobResources job;
+  job.resources = "mylocallimit";
+  for (int i = 0; i < 6; ++i) {
+    const Expansion e = expand(job, maps, available);
+    if (i < 5) {
+      ASSERT_EQ(e.outcome, Expansion::Outcome::Ok) << i;
+      ASSERT_EQ(e.held, std::vector<std::string>{"mylocallimit"});
+      EXPECT_EQ(to_text(e.expanded), "Priority:normal User: Group: TIMELEFT#0") << "a counter no tasker offers";
+      held += e.held.size();
+    } else {
+      EXPECT_EQ(e.outcome, Expansion::Outcome::NotAvailable);
+      EXPECT_EQ(e.detail, "mylocallimit");
+    }
+  }
+}
+
+// Seed 000: a cycle in the mapping removes the job; the path names it.
+TEST(VovExpansion, CycleIsFoundWithItsPath) {
+  Maps maps{{"a", maps_to("b")}, {"b", maps_to("c x")}, {"c", maps_to("a")}};
+  JobResources job;
+  job.resources = "ok a";
+  const Expansion e = expand(job, maps, always);
+  EXPECT_EQ(e.outcome, Expansion::Outcome::Cycle);
+  EXPECT_EQ(e.detail, "a -> b -> c -> a");
+}
+
+// Seed 000: past a count of 30 traversal into a map is curtailed (silently in VOV; colmatch says so).
+TEST(VovExpansion, DepthThirtyCurtailsTraversal) {
+  Maps maps;
+  for (int i = 0; i < 40; ++i) maps["m" + std::to_string(i)] = maps_to(("m" + std::to_string(i + 1)).c_str());
+  JobResources job;
+  job.resources = "m0";
+  const Expansion e = expand(job, maps, always);
+  ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
+  EXPECT_TRUE(e.curtailed);
+  EXPECT_EQ(e.max_depth_count, 31);
+  EXPECT_EQ(e.expanded.kids[0].token.name, "m15") << "each map adds two (its name, entering it): 2 x 15 + 1";
+  job.resources = "m35";  // 5 maps deep: within the limit
+  const Expansion short_chain = expand(job, maps, always);
+  EXPECT_FALSE(short_chain.curtailed);
+  EXPECT_EQ(short_chain.expanded.kids[0].token.name, "m40");
+}
+
+// Maps that fan out (each name maps to 20 copies of the next) stay bounded: the expansion stops entering
+// maps after 65,536 resources and says it was curtailed.
+TEST(VovExpansion, FanOutIsBounded) {
+  Maps maps;
+  for (int i = 0; i < 12; ++i) {
+    std::string to;
+    for (int k = 0; k < 20; ++k) to += "f" + std::to_string(i + 1) + " ";
+    maps["f" + std::to_string(i)] = maps_to(to.c_str());
+  }
+  JobResources job;
+  job.resources = "f0";
+  const Expansion e = expand(job, maps, always);
+  EXPECT_TRUE(e.curtailed);
+  EXPECT_LT(e.expanded.kids.size(), 70000u);
+}
+
+// OR with and without maps: an alternative whose counted map has nothing left is dropped; when none is
+// left the job is not available. Maps inside an alternative are expanded.
+TEST(VovExpansion, OrWithAndWithoutMaps) {
+  Maps maps{{"Tool:hsim", ResourceMap{1, parse_resources("hsim_license")}}, {"fast", maps_to("CPUS#8 linux64")}};
+  JobResources job;
+  job.resources = "(Tool:spice | Tool:hsim) RAM/2000 (fast | slow)";
+  Expansion e = expand(job, maps, always);
+  EXPECT_EQ(to_text(e.expanded),
+            "(Tool:spice | hsim_license) RAM/2000 (CPUS#8 linux64 | slow) Priority:normal User: Group: TIMELEFT#0");
+  EXPECT_EQ(e.held, std::vector<std::string>{"Tool:hsim"});
+  e = expand(job, maps, [](std::string_view n) { return n != "Tool:hsim"; });
+  ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
+  EXPECT_EQ(to_text(e.expanded).substr(0, 21), "Tool:spice RAM/2000 (") << to_text(e.expanded);
+  EXPECT_TRUE(e.held.empty());
+  job.resources = "Tool:hsim | Tool:hsim";
+  EXPECT_EQ(expand(job, maps, [](std::string_view) { return false; }).outcome, Expansion::Outcome::NotAvailable);
+}
+
+// `$` resources are replaced by their definitions (the policy's named substitutions).
+TEST(VovExpansion, DollarResources) {
+  JobResources job;
+  job.resources = "$CPU RAM/100";
+  const std::map<std::string, std::string, std::less<>> dollars{{"CPU", "CORES/4 linux64"}};
+  EXPECT_EQ(to_text(expand(job, {}, always, dollars).expanded).substr(0, 27), "CORES/4 linux64 RAM/100 Pri");
+  job.resources = "$NONE";
+  EXPECT_THROW(expand(job, {}, always, dollars), ResourceError);
+}
+
+TEST(VovResources, NotationAndErrors) {
+  const Expr e = parse_resources("linux64 RAMTOTAL#128 !solaris & (a OR b) AND NOT c");
+  EXPECT_EQ(to_text(e), "linux64 RAMTOTAL#128 !solaris (a | b) !c");
+  EXPECT_EQ(to_text(parse_resources(to_text(e))), to_text(e));
+  EXPECT_EQ(to_text(parse_resources("a b | c d")), "a b | c d") << "AND binds tighter than OR";
+  EXPECT_EQ(parse_resources("a b | c d").op, Expr::Op::Or);
+  EXPECT_EQ(parse_resources("License:spice").token.name, "License:spice");
+  EXPECT_EQ(parse_resources("RAM/500").token.kind, Token::Kind::Consumes);
+  EXPECT_EQ(parse_resources("RAM/500").token.amount, 500);
+  EXPECT_TRUE(parse_resources("   ").kids.empty()) << "the empty list";
+  const std::pair<const char*, size_t> bad[] = {{"a (b", 5}, {"a |", 4}, {"a )", 3}, {"RAM/-1", 5}, {"!", 2}};
+  for (const auto& [text, at] : bad) {
+    try {
+      parse_resources(text);
+      ADD_FAILURE() << text;
+    } catch (const ResourceError& err) {
+      EXPECT_EQ(err.position, at) << text << ": " << err.what();
+    }
+  }
+  EXPECT_THROW(parse_resources("unix !solaris", false), ResourceError) << "a tasker cannot offer a negation";
+  EXPECT_THROW(parse_resources(std::string(100, '(') + "a" + std::string(100, ')')), ResourceError);
+}
+
+TEST(VovResources, ToolOfACommand) {
+  EXPECT_EQ(tool_of("vov /usr/bin/time /tools/bin/spice -b x.sp"), "spice");
+  EXPECT_EQ(tool_of("nc run -r linux64 -e SNAPSHOT /opt/vcs/bin/vcs top.v"), "vcs") << "-r and -e take a value";
+  EXPECT_EQ(tool_of("nc run -v -- /opt/vcs/bin/vcs"), "vcs");
+  EXPECT_EQ(tool_of("time -p /bin/gzip x"), "gzip");
+  EXPECT_EQ(tool_of("env A=1 B=2 /usr/bin/make all"), "make");
+  EXPECT_EQ(tool_of("vw vov sleep 10"), "sleep");
+  EXPECT_EQ(tool_of(""), "");
+  EXPECT_EQ(tool_of("vov"), "") << "a wrapper with nothing after it";
+}
+
+}  // namespace
