@@ -157,6 +157,17 @@ class Expander {
            const std::map<std::string, std::string, std::less<>>& dollars, Expansion& out)
       : maps_(maps), available_(available), dollars_(dollars), out_(out) {}
 
+  // An appended resource (Priority:, Tool:, User:, Group:): counted like any, expanded through its map
+  // if it has one, else dropped (every job has User:<owner>, which no tasker offers: it is a hook for
+  // maps and limits, not a requirement).
+  bool walk_appended(const Expr& e, std::vector<Expr>& into) {
+    if (maps_.find(e.token.name) != maps_.end()) return walk(e, into);
+    ++count_;
+    ++visited_;
+    out_.max_depth_count = std::max(out_.max_depth_count, count_);
+    return true;
+  }
+
   // Expands `e` into `into` (an AND being built); false when the job stops (not available, cycle).
   bool walk(const Expr& e, std::vector<Expr>& into) {
     switch (e.op) {
@@ -375,14 +386,16 @@ Expansion expand(const JobResources& job, const std::map<std::string, ResourceMa
   std::vector<Expr> top;  // the job's list, then the appended resources, in the seed's order
   if (list.op == Expr::Op::And) top = std::move(list.kids);
   else top.push_back(std::move(list));
-  top.push_back(token_expr("Priority:" + (job.priority.empty() ? std::string("normal") : job.priority)));
-  if (const std::string tool = tool_of(job.command, wrappers); !tool.empty()) top.push_back(token_expr("Tool:" + tool));
-  top.push_back(token_expr("User:" + job.owner));
-  top.push_back(token_expr("Group:" + job.group));
+  out.appended.push_back("Priority:" + (job.priority.empty() ? std::string("normal") : job.priority));
+  if (const std::string tool = tool_of(job.command, wrappers); !tool.empty()) out.appended.push_back("Tool:" + tool);
+  out.appended.push_back("User:" + job.owner);
+  out.appended.push_back("Group:" + job.group);
   Expander walker(maps, available, dollars, out);
   std::vector<Expr> expanded;
   for (const Expr& e : top)
     if (!walker.walk(e, expanded)) return out;
+  for (const std::string& name : std::vector<std::string>(out.appended))
+    if (!walker.walk_appended(token_expr(name), expanded)) return out;
   Expr timeleft = token_expr("TIMELEFT");
   timeleft.token.kind = Token::Kind::AtLeast;
   timeleft.token.amount = std::max(0.0, std::ceil(job.expected_duration));

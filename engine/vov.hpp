@@ -86,16 +86,19 @@ struct Expansion {
     Cycle,         ///< the maps form a cycle: the job is removed (`detail` is the path, a -> b -> a)
   };
   Outcome outcome = Outcome::Ok;
-  Expr expanded;                  ///< names no map (each mapped name replaced, recursively)
-  std::vector<std::string> held;  ///< the counted maps traversed: one unit of each while it runs
+  Expr expanded;                      ///< names no map (each mapped name replaced, recursively)
+  std::vector<std::string> appended;  ///< Priority:, Tool:, User:, Group: as appended (before mapping)
+  std::vector<std::string> held;      ///< the counted maps traversed: one unit of each while it runs
   std::string detail;
   bool curtailed = false;   ///< the depth count passed kMaxDepthCount somewhere
   int max_depth_count = 0;  ///< the largest depth count reached
 };
 
 /// Expands a job's resources in the seed's order: its list, then Priority:<level>, Tool:<tool> (when
-/// the command has one), User:<owner>, Group:<group>; `$name` tokens replaced by `dollars[name]`;
-/// each name found in `maps` replaced by its map (repeatedly) after checking `available(map)` for a
+/// the command has one), User:<owner>, Group:<group> (an appended resource without a map is dropped
+/// after it is counted: every job has User:<owner>, which no tasker offers, so it can only be a hook
+/// for maps and limits; the seed's literal reading would leave every job ineligible); `$name` tokens replaced by
+/// `dollars[name]`; each name found in `maps` replaced by its map (repeatedly) after checking `available(map)` for a
 /// counted one; finally TIMELEFT#<expected duration>. Depth count (seed 000): the three automatic
 /// resources and each resource visited add 1, entering a map adds 1 and leaving restores the count;
 /// while it is past kMaxDepthCount a map is not entered and an OR keeps its first alternative

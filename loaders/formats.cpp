@@ -10,6 +10,7 @@
 #include "loaders/native.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
+#include "loaders/vov.hpp"
 
 namespace colmatch::loaders {
 namespace {
@@ -62,6 +63,14 @@ std::vector<InputFormat> make_formats() {
                {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
                [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
                  return load_dirac(arg(a, "resources"), arg(a, "jdl"), p);
+               }});
+  f.push_back({"vov",
+               "Altair Accelerator: taskers.tcl and resources.tcl (a Tcl subset), jobs.jsonl with resource lists",
+               {{"taskers", "vtk_tasker_define lines (Tcl subset)"},
+                {"resources", "resources.tcl: vtk_resourcemap_set / vovresourcemgr set lines", false},
+                {"jobs", "jobs.jsonl: id, resources, command, owner, group, priority, expected_duration"}},
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
+                 return load_vov(arg(a, "taskers"), arg(a, "resources"), arg(a, "jobs"), p);
                }});
   f.push_back({"swf",
                "Standard Workload Format (Parallel Workloads Archive): one node per MaxNodes, slots per node",

@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   colmatch match --format google2011 --machines machine_events.csv.gz --tasks task_events.csv.gz --out out/ --threads 2
   colmatch match --format openb --nodes openb_node_list_all_node.csv --pods openb_pod_list_default.csv --out out/
   colmatch match --format dirac --resources resources.json --jdl jobs.jdl --out out/
+  colmatch match --format vov --taskers taskers.tcl --resources resources.tcl --jobs jobs.jsonl --out out/
   colmatch explain --format google2011 --machines machine_events.csv.gz --tasks task_events.csv.gz --job 6251812952.0
   colmatch explain --simulate --format swf --log kth.swf.gz --policy policy.toml --until 864000 --job 1234
   colmatch import --format openb --nodes nodes.csv --pods pods.csv --save native/

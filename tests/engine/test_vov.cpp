@@ -27,9 +27,17 @@ TEST(VovExpansion, SeedAppendsPriorityToolUserGroupAndTimeleft) {
   job.expected_duration = 32;
   const Expansion e = expand(job, {}, always);
   ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
-  EXPECT_EQ(to_text(e.expanded),
-            "RAM/4000 CORES/2 License:spice linux64 Priority:normal Tool:spice User:john Group:time_regression "
-            "TIMELEFT#32");
+  EXPECT_EQ(e.appended,
+            (std::vector<std::string>{"Priority:normal", "Tool:spice", "User:john", "Group:time_regression"}));
+  EXPECT_EQ(to_text(e.expanded), "RAM/4000 CORES/2 License:spice linux64 TIMELEFT#32")
+      << "appended resources without a map are hooks, not requirements";
+  // with maps, they are expanded like the job's own
+  const Maps maps{{"Tool:spice", maps_to("License:spice_sim")},
+                  {"User:john", ResourceMap{3, std::nullopt}},
+                  {"Priority:normal", maps_to("queue_normal")}};
+  const Expansion m = expand(job, maps, always);
+  EXPECT_EQ(to_text(m.expanded), "RAM/4000 CORES/2 License:spice linux64 queue_normal License:spice_sim TIMELEFT#32");
+  EXPECT_EQ(m.held, std::vector<std::string>{"User:john"}) << "a per-user limit";
 }
 
 // Seed 000: "a list of 4 separate resource requests (without maps) will result in a max count of 7; 4
@@ -52,7 +60,7 @@ TEST(VovExpansion, MapTraversalCountsAndRestores) {
   job.group = "g";
   const Expansion e = expand(job, maps, always);
   EXPECT_EQ(e.max_depth_count, 5);
-  EXPECT_EQ(to_text(e.expanded), "y z a Priority:normal User:u Group:g TIMELEFT#0");
+  EXPECT_EQ(to_text(e.expanded), "y z a TIMELEFT#0");
 }
 
 // Seed 000: `vovresourcemgr set mylocallimit -max 5`: at most 5 running; the sixth job is not available
@@ -68,7 +76,7 @@ TEST(VovExpansion, MyLocalLimitFive) {
     if (i < 5) {
       ASSERT_EQ(e.outcome, Expansion::Outcome::Ok) << i;
       ASSERT_EQ(e.held, std::vector<std::string>{"mylocallimit"});
-      EXPECT_EQ(to_text(e.expanded), "Priority:normal User: Group: TIMELEFT#0") << "a counter no tasker offers";
+      EXPECT_EQ(to_text(e.expanded), "TIMELEFT#0") << "a counter no tasker offers";
       held += e.held.size();
     } else {
       EXPECT_EQ(e.outcome, Expansion::Outcome::NotAvailable);
@@ -127,8 +135,7 @@ TEST(VovExpansion, OrWithAndWithoutMaps) {
   JobResources job;
   job.resources = "(Tool:spice | Tool:hsim) RAM/2000 (fast | slow)";
   Expansion e = expand(job, maps, always);
-  EXPECT_EQ(to_text(e.expanded),
-            "(Tool:spice | hsim_license) RAM/2000 (CPUS#8 linux64 | slow) Priority:normal User: Group: TIMELEFT#0");
+  EXPECT_EQ(to_text(e.expanded), "(Tool:spice | hsim_license) RAM/2000 (CPUS#8 linux64 | slow) TIMELEFT#0");
   EXPECT_EQ(e.held, std::vector<std::string>{"Tool:hsim"});
   e = expand(job, maps, [](std::string_view n) { return n != "Tool:hsim"; });
   ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
@@ -143,7 +150,7 @@ TEST(VovExpansion, DollarResources) {
   JobResources job;
   job.resources = "$CPU RAM/100";
   const std::map<std::string, std::string, std::less<>> dollars{{"CPU", "CORES/4 linux64"}};
-  EXPECT_EQ(to_text(expand(job, {}, always, dollars).expanded).substr(0, 27), "CORES/4 linux64 RAM/100 Pri");
+  EXPECT_EQ(to_text(expand(job, {}, always, dollars).expanded), "CORES/4 linux64 RAM/100 TIMELEFT#0");
   job.resources = "$NONE";
   EXPECT_THROW(expand(job, {}, always, dollars), ResourceError);
 }

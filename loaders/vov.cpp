@@ -1,0 +1,240 @@
+#include "loaders/vov.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "engine/vov.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/vov_tcl.hpp"
+
+namespace colmatch::loaders {
+namespace {
+
+constexpr double kUnbounded = 1e18;  // VOV's MAXINT: an uncountable resource a tasker offers
+
+struct VovJob {
+  std::string id;
+  vov::JobResources res;
+  double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+  size_t line = 0;
+};
+
+std::vector<VovJob> read_jobs(const std::string& path, const ProgressFn& progress) {
+  LineReader in(path, progress);
+  simdjson::dom::parser parser;
+  std::vector<VovJob> out;
+  JobIds ids;
+  std::string_view line;
+  while (in.next(line)) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const size_t ln = in.line();
+    simdjson::dom::element doc;
+    if (auto err = parser.parse(line.data(), line.size(), true).get(doc))
+      throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
+    simdjson::dom::object obj;
+    if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
+    VovJob j;
+    j.line = ln;
+    for (auto field : obj) {
+      const std::string_view key = field.key;
+      const simdjson::dom::element el = field.value;
+      auto text = [&](std::string& out_text) {
+        std::string_view sv;
+        double d = 0;
+        if (!el.get_string().get(sv)) out_text = std::string(sv);
+        else if (!el.get_double().get(d)) out_text = fmt::format("{}", d);
+        else throw LoadError(path, ln, std::string(key), "expected a string");
+      };
+      auto number = [&](double& out_num) {
+        double v = 0;
+        if (el.get_double().get(v) || !std::isfinite(v) || v < 0)
+          throw LoadError(path, ln, std::string(key), "expected a number >= 0");
+        out_num = v;
+      };
+      if (key == "id") text(j.id);
+      else if (key == "resources") text(j.res.resources);
+      else if (key == "command") text(j.res.command);
+      else if (key == "owner") text(j.res.owner);
+      else if (key == "group") text(j.res.group);
+      else if (key == "priority") text(j.res.priority);
+      else if (key == "expected_duration") number(j.res.expected_duration);
+      else if (key == "submit") number(j.submit);
+      else if (key == "runtime") number(j.runtime);
+      else if (key == "walltime") number(j.walltime);
+      else throw LoadError(path, ln, std::string(key), "unknown key");
+    }
+    if (j.id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
+    ids.add(path, ln, "id", j.id);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The tokens of a tasker's list (an AND of tokens: a tasker offers, it does not choose).
+void tasker_tokens(const vov::Expr& e, std::vector<vov::Token>& out, const std::string& path, size_t line) {
+  if (e.op == vov::Expr::Op::Token) {
+    out.push_back(e.token);
+    return;
+  }
+  if (e.op != vov::Expr::Op::And) throw LoadError(path, line, "-resources", "a tasker's list offers: no | or !");
+  for (const vov::Expr& k : e.kids) tasker_tokens(k, out, path, line);
+}
+
+void job_names(const vov::Expr& e, std::set<std::string>& out) {
+  if (e.op == vov::Expr::Op::Token) out.insert(e.token.name);
+  for (const vov::Expr& k : e.kids) job_names(k, out);
+}
+
+// The expanded list as the engine's request; top-level `name/N` of a consumable become charges.
+Request compile(const vov::Expr& e, const Catalog& cat, bool top, std::vector<std::pair<uint32_t, double>>& charges) {
+  Request r;
+  switch (e.op) {
+    case vov::Expr::Op::Token: {
+      const uint32_t a = *cat.find(e.token.name);
+      const double n = e.token.kind == vov::Token::Kind::Has ? 1.0 : e.token.amount;
+      if (e.token.kind == vov::Token::Kind::Consumes && top && cat.consumable_slot(a) >= 0) {
+        charges.emplace_back(a, n);
+        return r;  // the charge needs the room; the request itself asks nothing more
+      }
+      r.kind = Request::Kind::Clause;
+      r.clause.attr = a;
+      r.clause.op = Relop::GE;
+      r.clause.nums.push_back(n);
+      return r;
+    }
+    case vov::Expr::Op::Not:
+      r.kind = Request::Kind::Not;
+      r.kids.push_back(compile(e.kids[0], cat, false, charges));
+      return r;
+    case vov::Expr::Op::And:
+      r.kind = Request::Kind::And;
+      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, top, charges));
+      return r;
+    case vov::Expr::Op::Or:
+      r.kind = Request::Kind::Or;
+      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, false, charges));
+      return r;
+  }
+  return r;
+}
+
+}  // namespace
+
+Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
+                 const ProgressFn& progress) {
+  VovTclFile farm = read_vov_tcl(taskers_tcl);
+  if (!resources_tcl.empty()) {
+    VovTclFile res = read_vov_tcl(resources_tcl);
+    for (auto& t : res.taskers) farm.taskers.push_back(std::move(t));
+    for (auto& m : res.maps) farm.maps.push_back(std::move(m));
+  }
+  std::map<std::string, vov::ResourceMap, std::less<>> maps;
+  for (const VovMapDef& m : farm.maps) {
+    vov::ResourceMap rm;
+    rm.count = m.count;
+    if (m.map) {
+      try {
+        rm.map = vov::parse_resources(*m.map);
+      } catch (const vov::ResourceError& e) {
+        throw LoadError(resources_tcl.empty() ? taskers_tcl : resources_tcl, m.line, "-map", e.what());
+      }
+    }
+    maps[m.name] = std::move(rm);
+  }
+  // Taskers' offers.
+  std::vector<std::vector<vov::Token>> offers(farm.taskers.size());
+  std::set<std::string> consumable{"CPUS", "PERCENT"}, names{"CPUS", "PERCENT", "TIMELEFT"};
+  for (size_t t = 0; t < farm.taskers.size(); ++t) {
+    const VovTaskerDef& d = farm.taskers[t];
+    try {
+      tasker_tokens(vov::parse_resources(d.resources, false), offers[t], taskers_tcl, d.line);
+    } catch (const vov::ResourceError& e) {
+      throw LoadError(taskers_tcl, d.line, "-resources", e.what());
+    }
+    for (const vov::Token& k : offers[t]) {
+      names.insert(k.name);
+      if (k.kind == vov::Token::Kind::Consumes) consumable.insert(k.name);
+    }
+  }
+  // Jobs' expansions (every counted map is a pool: availability is the dispatch's).
+  std::vector<VovJob> jobs = read_jobs(jobs_jsonl, progress);
+  std::vector<vov::Expansion> exp(jobs.size());
+  std::vector<std::string> why(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    try {
+      exp[j] = vov::expand(jobs[j].res, maps, [](std::string_view) { return true; });
+      if (exp[j].outcome == vov::Expansion::Outcome::Cycle) why[j] = "a cycle in the resource maps: " + exp[j].detail;
+      else job_names(exp[j].expanded, names);
+    } catch (const vov::ResourceError& e) {
+      why[j] = fmt::format("column {}: {}", e.position, e.what());
+    }
+  }
+  Dataset ds;
+  ds.name = "vov";
+  ds.power_attribute = "";
+  for (const std::string& n : names) {
+    AttributeDef d;
+    d.name = n;
+    d.type = AttrType::Double;
+    d.relop = consumable.count(n) ? Relop::LE : Relop::GE;
+    d.consumable = consumable.count(n) > 0;
+    d.scope = ConsumeScope::PerJob;
+    if (n == "CPUS") d.default_amount = 1;  // a job takes one CPU unless it asks for more
+    ds.catalog.add(std::move(d));
+  }
+  for (const auto& [name, m] : maps) {
+    if (!m.count) continue;
+    AttributeDef d = consumable_attribute("map:" + name, AttrType::Int, ConsumeScope::PerJob);
+    ds.catalog.add(std::move(d));
+  }
+  TaskerBuilder tb(ds.catalog);
+  for (const auto& [name, m] : maps)
+    if (m.count) tb.set_global(*ds.catalog.find("map:" + name), fmt::format("{}", *m.count));
+  const uint32_t a_cpus = *ds.catalog.find("CPUS"), a_percent = *ds.catalog.find("PERCENT"),
+                 a_timeleft = *ds.catalog.find("TIMELEFT");
+  for (size_t t = 0; t < farm.taskers.size(); ++t) {
+    const VovTaskerDef& d = farm.taskers[t];
+    try {
+      tb.add(d.name, d.power);
+    } catch (const ValueError& e) {
+      throw LoadError(taskers_tcl, d.line, "vtk_tasker_define", e.what());
+    }
+    tb.set_number(a_cpus, d.cpus);
+    tb.set_number(a_percent, 100);
+    tb.set_number(a_timeleft, kUnbounded);
+    for (const vov::Token& k : offers[t]) {
+      const uint32_t a = *ds.catalog.find(k.name);
+      if (a == a_cpus || a == a_percent) continue;  // -CPUS and the 100 percent every tasker has
+      tb.set_number(a, k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount);
+    }
+  }
+  ds.taskers = std::move(tb).build();
+  JobBuilder jb(ds.catalog);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const VovJob& v = jobs[j];
+    const uint32_t k = jb.add(v.id, v.res.owner, v.res.group, 0, v.submit);
+    jb.set_times(v.runtime, v.walltime);
+    if (!why[j].empty()) {
+      jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[j]));
+      continue;
+    }
+    std::vector<std::pair<uint32_t, double>> charges;
+    Request r = compile(exp[j].expanded, ds.catalog, true, charges);
+    try {
+      jb.set_request(std::move(r));
+      for (const auto& [a, n] : charges) jb.set_amount(a, n);
+      for (const std::string& m : exp[j].held) jb.set_amount(*ds.catalog.find("map:" + m), 1);
+    } catch (const ValueError& e) {
+      jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, e.what()));
+    }
+  }
+  ds.jobs = std::move(jb).build();
+  return ds;
+}
+
+}  // namespace colmatch::loaders
