@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -163,15 +164,28 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   }
   // Jobs' expansions (every counted map is a pool: availability is the dispatch's).
   std::vector<VovJob> jobs = read_jobs(jobs_jsonl, progress);
-  std::vector<vov::Expansion> exp(jobs.size());
-  std::vector<std::string> why(jobs.size());
+  // The expansion depends only on the list, the tool, owner, group, priority level and duration: done
+  // once per distinct combination (a job category's), shared by its jobs.
+  std::vector<vov::Expansion> exp;
+  std::vector<std::string> why;
+  std::vector<uint32_t> of_job(jobs.size());
+  std::unordered_map<std::string, uint32_t> seen;
   for (size_t j = 0; j < jobs.size(); ++j) {
+    const vov::JobResources& r = jobs[j].res;
+    const std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.resources, vov::tool_of(r.command),
+                                        r.owner, r.group, r.priority, std::ceil(r.expected_duration));
+    const auto [it, fresh] = seen.emplace(key, static_cast<uint32_t>(exp.size()));
+    of_job[j] = it->second;
+    if (!fresh) continue;
+    exp.emplace_back();
+    why.emplace_back();
     try {
-      exp[j] = vov::expand(jobs[j].res, maps, [](std::string_view) { return true; });
-      if (exp[j].outcome == vov::Expansion::Outcome::Cycle) why[j] = "a cycle in the resource maps: " + exp[j].detail;
-      else job_names(exp[j].expanded, names);
+      exp.back() = vov::expand(r, maps, [](std::string_view) { return true; });
+      if (exp.back().outcome == vov::Expansion::Outcome::Cycle)
+        why.back() = "a cycle in the resource maps: " + exp.back().detail;
+      else job_names(exp.back().expanded, names);
     } catch (const vov::ResourceError& e) {
-      why[j] = fmt::format("column {}: {}", e.position, e.what());
+      why.back() = fmt::format("column {}: {}", e.position, e.what());
     }
   }
   Dataset ds;
@@ -219,16 +233,17 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
     const VovJob& v = jobs[j];
     const uint32_t k = jb.add(v.id, v.res.owner, v.res.group, 0, v.submit);
     jb.set_times(v.runtime, v.walltime);
-    if (!why[j].empty()) {
-      jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[j]));
+    const uint32_t x = of_job[j];
+    if (!why[x].empty()) {
+      jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[x]));
       continue;
     }
     std::vector<std::pair<uint32_t, double>> charges;
-    Request r = compile(exp[j].expanded, ds.catalog, true, charges);
+    Request r = compile(exp[x].expanded, ds.catalog, true, charges);
     try {
       jb.set_request(std::move(r));
       for (const auto& [a, n] : charges) jb.set_amount(a, n);
-      for (const std::string& m : exp[j].held) jb.set_amount(*ds.catalog.find("map:" + m), 1);
+      for (const std::string& m : exp[x].held) jb.set_amount(*ds.catalog.find("map:" + m), 1);
     } catch (const ValueError& e) {
       jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, e.what()));
     }
