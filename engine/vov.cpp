@@ -101,6 +101,7 @@ class Parser {
     }
     const std::string_view w = word();
     if (w.empty()) fail(fmt::format("unexpected '{}'", s_[i_]));
+    if (w == "AND" || w == "OR") fail(fmt::format("'{}' where a resource is expected", w));
     Expr e;
     e.op = Expr::Op::Token;
     e.token.name = std::string(w);
