@@ -66,6 +66,10 @@ uint64_t fnv1a(std::string_view data, uint64_t h) noexcept {
   return h;
 }
 
+namespace {
+constexpr size_t kDenseChargeKey = 16;
+}  // namespace
+
 Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   Categories c;
   c.of_job.assign(jobs.size(), kNone);
@@ -86,11 +90,19 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     key.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
     key.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
     key.push_back(static_cast<char>(jobs.rule[j]));
-    for (const auto* vec : {&need, &once})
-      for (double v : *vec) {
-        const double z = v + 0.0;  // -0.0 and 0.0 are one key
+    // The charges: every value while the consumables are few (the key every format had so far), only
+    // the nonzero ones with their index when there are many (an Accelerator farm has a consumable per
+    // counted resource map, and most jobs charge few of them: the key stays small).
+    const bool sparse = need.size() > kDenseChargeKey;
+    for (const auto* vec : {&need, &once}) {
+      for (uint32_t k = 0; k < vec->size(); ++k) {
+        const double z = (*vec)[k] + 0.0;  // -0.0 and 0.0 are one key
+        if (sparse && z == 0) continue;
+        if (sparse) key.append(reinterpret_cast<const char*>(&k), sizeof(uint32_t));
         key.append(reinterpret_cast<const char*>(&z), sizeof(double));
       }
+      if (sparse) key.push_back('|');
+    }
     job_charge_kinds(catalog, jobs, j, kinds);  // empty unless some kind differs: the key as before
     for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
     auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));

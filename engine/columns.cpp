@@ -447,6 +447,16 @@ void JobBuilder::set_request(Request r) {
   table_.request.back() = intern_request(std::move(r));
 }
 
+uint32_t JobBuilder::intern(Request r) {
+  canonicalize(r, catalog_);
+  return intern_request(std::move(r));
+}
+
+void JobBuilder::set_request_index(uint32_t request) {
+  if (request >= table_.requests.size()) throw ValueError(fmt::format("no interned request {}", request));
+  table_.request.back() = request;
+}
+
 void JobBuilder::set_amount(uint32_t attr, double amount) {
   const AttributeDef& d = catalog_.at(attr);
   const int slot = catalog_.consumable_slot(attr);

@@ -319,6 +319,12 @@ class JobBuilder {
   void set_request(std::string_view text);
   /// Sets the hard request of the last job from a built expression (canonicalized here).
   void set_request(Request r);
+  /// Canonicalizes and interns a built expression; returns its index for set_request_index (jobs that
+  /// share one expression pay for its canonical form once).
+  uint32_t intern(Request r);
+  /// Sets the hard request of the last job to an expression intern() returned. Throws ValueError for
+  /// an index intern() did not return.
+  void set_request_index(uint32_t request);
   /// Sets the soft requests of the last job from text: each term of a top-level && is one soft
   /// request, counted when violated (at most kMaxSoftRequests). Throws RequestError.
   void set_soft(std::string_view text);

@@ -229,6 +229,14 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   }
   ds.taskers = std::move(tb).build();
   JobBuilder jb(ds.catalog);
+  // One compiled request and one set of charges per expansion, shared by its jobs.
+  std::vector<uint32_t> request(exp.size(), 0);
+  std::vector<std::vector<std::pair<uint32_t, double>>> charges(exp.size());
+  for (size_t x = 0; x < exp.size(); ++x) {
+    if (!why[x].empty()) continue;
+    request[x] = jb.intern(compile(exp[x].expanded, ds.catalog, true, charges[x]));
+    for (const std::string& m : exp[x].held) charges[x].emplace_back(*ds.catalog.find("map:" + m), 1);
+  }
   for (size_t j = 0; j < jobs.size(); ++j) {
     const VovJob& v = jobs[j];
     const uint32_t k = jb.add(v.id, v.res.owner, v.res.group, 0, v.submit);
@@ -238,12 +246,9 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
       jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[x]));
       continue;
     }
-    std::vector<std::pair<uint32_t, double>> charges;
-    Request r = compile(exp[x].expanded, ds.catalog, true, charges);
     try {
-      jb.set_request(std::move(r));
-      for (const auto& [a, n] : charges) jb.set_amount(a, n);
-      for (const std::string& m : exp[x].held) jb.set_amount(*ds.catalog.find("map:" + m), 1);
+      jb.set_request_index(request[x]);
+      for (const auto& [a, n] : charges[x]) jb.set_amount(a, n);
     } catch (const ValueError& e) {
       jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, e.what()));
     }
