@@ -400,4 +400,37 @@ TEST(Placer, PlanGivesTryPlaceAllocationsAndTakesNothing) {
   EXPECT_GT(planned, 500u) << "$fill_up plans are exercised";
 }
 
+// Job categories of a farm with many consumables (an Accelerator farm: one per counted map) key their
+// charges sparsely; jobs with the same charges share a category, jobs whose charges differ (even by a
+// consumable only one of them asks for) do not, and the categories' hashes do not depend on the order.
+TEST(Categories, ManyConsumablesKeyTheirChargesSparsely) {
+  Catalog cat;
+  std::vector<uint32_t> lic;
+  for (int i = 0; i < 40; ++i)
+    lic.push_back(cat.add(consumable_attribute("lic" + std::to_string(i), AttrType::Int, ConsumeScope::PerJob)));
+  JobBuilder jb(cat);
+  auto job = [&](const char* id, std::vector<std::pair<int, double>> amounts) {
+    jb.add(id, "u", "g", 0, 0);
+    for (const auto& [i, a] : amounts) jb.set_amount(lic[static_cast<size_t>(i)], a);
+  };
+  job("a", {{3, 1}});
+  job("b", {{3, 1}});
+  job("c", {{3, 2}});
+  job("d", {{3, 1}, {30, 1}});
+  job("e", {{30, 1}, {3, 1}});
+  job("f", {});
+  job("g", {{39, 1}});
+  const JobTable jobs = std::move(jb).build();
+  const Categories c = categorize(cat, jobs);
+  EXPECT_EQ(c.of_job[0], c.of_job[1]);
+  EXPECT_NE(c.of_job[0], c.of_job[2]) << "another amount";
+  EXPECT_NE(c.of_job[0], c.of_job[3]) << "one more consumable";
+  EXPECT_EQ(c.of_job[3], c.of_job[4]) << "the same charges given in another order";
+  EXPECT_NE(c.of_job[5], c.of_job[0]);
+  EXPECT_NE(c.of_job[6], c.of_job[5]);
+  EXPECT_NE(c.of_job[6], c.of_job[0]);
+  EXPECT_EQ(c.size(), 5u);
+  EXPECT_EQ(c.need[c.of_job[3]][30], 1);
+}
+
 }  // namespace

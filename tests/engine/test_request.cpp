@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/columns.hpp"
 #include "engine/request.hpp"
 
 using namespace colmatch;
@@ -220,6 +221,23 @@ TEST(Request, StringValuesAreBounded) {
   expect_error("arch==" + big, "a value of 65537 bytes: at most 65536 are accepted", 7);
   expect_error("os=={a, " + big + "}", "at most 65536 are accepted", 9);
   expect_error("speed>1 && site==\"" + big + "\"", "attribute 'site'", 18);
+}
+
+// JobBuilder::intern / set_request_index: jobs sharing one built expression share one interned request
+// (its canonical form computed once); an index intern() did not return is refused.
+TEST(Request, InternedRequestsAreShared) {
+  const Catalog cat = catalog();
+  JobBuilder jb(cat);
+  const uint32_t idx = jb.intern(parse_request("speed>=8 && arch==x86", cat));
+  EXPECT_EQ(jb.intern(parse_request("arch==x86 && speed>=8", cat)), idx) << "the same canonical form";
+  for (int i = 0; i < 3; ++i) {
+    jb.add("j" + std::to_string(i), "u", "g", 0, 0);
+    jb.set_request_index(idx);
+  }
+  EXPECT_THROW(jb.set_request_index(idx + 7), ValueError);
+  const JobTable t = std::move(jb).build();
+  for (uint32_t j = 0; j < 3; ++j) EXPECT_EQ(t.request[j], idx);
+  EXPECT_EQ(t.request_text[idx], "arch==\"x86\" && speed>=8");
 }
 
 }  // namespace
