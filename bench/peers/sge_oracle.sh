@@ -183,7 +183,9 @@ ask_global() {
 teardown() {
   settings
   local pidf=/var/spool/gridengine/qmaster/qmaster.pid
-  [ -f "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null || true
+  if [ -f "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null; then  # it shuts down in a few seconds
+    while kill -0 "$(cat "$pidf")" 2>/dev/null; do sleep 0.2; done
+  fi
   sed -i "/$MARK/d" /etc/hosts
 }
 
