@@ -29,7 +29,7 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
     const AttributeDef& d = catalog.at(cons[k]);
     if (catalog.reading == GridEngineReading::SoGE819 && d.default_amount.value_or(0.0) > 0 && !col.global().present)
       for (uint32_t t = 0; t < taskers.size(); ++t)
-        if (!((col.defined()[t >> 6] >> (t & 63)) & 1)) c.queue_[k][t] = std::numeric_limits<double>::infinity();
+        if (!col.is_defined(t)) c.queue_[k][t] = std::numeric_limits<double>::infinity();
     c.global_[k] = col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN();
     for (size_t b = 0; b < nblocks; ++b) c.refresh_block(k, b);
     double total = 0;

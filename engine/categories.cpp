@@ -49,16 +49,16 @@ void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, 
   if (catalog.reading != GridEngineReading::SoGE819) return;
   const auto& cons = catalog.consumables();
   bool any = false;
-  std::vector<ChargeKind> kinds(cons.size(), ChargeKind::Everywhere);
+  out.assign(cons.size(), ChargeKind::Everywhere);  // out's storage is reused from job to job
   for (size_t k = 0; k < cons.size(); ++k) {
     const AttributeDef& d = catalog.at(cons[k]);
     if (d.name == "slots") continue;  // the slot count, never a default
     const double a = jobs.amount[k][j];
-    if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) kinds[k] = ChargeKind::WhereDefined;
-    else if (a == 0) kinds[k] = ChargeKind::DefinedOnly;
-    any = any || kinds[k] != ChargeKind::Everywhere;
+    if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) out[k] = ChargeKind::WhereDefined;
+    else if (a == 0) out[k] = ChargeKind::DefinedOnly;
+    any = any || out[k] != ChargeKind::Everywhere;
   }
-  if (any) out = std::move(kinds);
+  if (!any) out.clear();
 }
 
 uint64_t fnv1a(std::string_view data, uint64_t h) noexcept {

@@ -131,6 +131,8 @@ class Column {
   const LevelValues& by_host() const noexcept { return by_host_; }
   const GlobalValue& global() const noexcept { return global_; }
   const std::vector<uint64_t>& defined() const noexcept { return defined_; }
+  /// Tasker t has a value on some level (global, host or queue).
+  bool is_defined(uint32_t t) const noexcept { return global_.present || ((defined_[t >> 6] >> (t & 63)) & 1); }
   /// Numeric host levels with at most 32 distinct values (core counts, memory sizes): the sorted
   /// distinct values and each tasker's index into them (0 where absent), so a clause is decided once
   /// per distinct value and expanded with the bits32 kernel. Empty otherwise.

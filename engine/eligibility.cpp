@@ -165,8 +165,19 @@ class Evaluator {
   }
 
  public:
-  // out = the clause's mask (strict hierarchy included).
-  void clause_words(const Clause& c, uint64_t* out) { clause(c, out); }
+  // out &= the clause's mask or the taskers `defined` (words_for(n) words) leaves clear: a charge that
+  // binds only where its consumable is defined (ChargeKind::WhereDefined).
+  void and_clause_or_undefined(const Clause& c, const uint64_t* defined, uint64_t* out, EligibilityStep* step) {
+    uint64_t* tmp = scratch(0);
+    clause(c, tmp);
+    for (size_t w = 0; w < nw_; ++w) tmp[w] |= ~defined[w];
+    if (n_ % 64 != 0) tmp[nw_ - 1] &= (uint64_t{1} << (n_ % 64)) - 1;  // no bits past the last tasker
+    k_.and_words(out, tmp, nw_);
+    if (step != nullptr) {
+      step->pass = k_.popcount(tmp, nw_);
+      step->after = k_.popcount(out, nw_);
+    }
+  }
 
   // out &= the clause's mask, computed in a scratch buffer of the evaluator (free once eval returned).
   void and_clause(const Clause& c, uint64_t* out, EligibilityStep* step = nullptr) {
@@ -328,14 +339,16 @@ std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& 
                                          const std::vector<double>& need) {
   std::vector<uint32_t> out;
   if (catalog.reading != GridEngineReading::SoGE819) return out;
-  std::vector<uint32_t> named;
+  std::optional<std::vector<uint32_t>> named;  // the request's attributes, once a forced one needs them
   for (uint32_t a = 0; a < catalog.size(); ++a) {
     if (catalog.at(a).requestable != Requestable::Forced) continue;
-    if (named.empty()) named = mentioned_attributes(request), named.push_back(kNone);  // once, if needed
     const int slot = catalog.consumable_slot(a);
-    const bool requested =
-        slot >= 0 ? need[static_cast<size_t>(slot)] > 0 : std::binary_search(named.begin(), named.end() - 1, a);
-    if (!requested) out.push_back(a);
+    if (slot >= 0) {
+      if (!(need[static_cast<size_t>(slot)] > 0)) out.push_back(a);
+      continue;
+    }
+    if (!named) named = mentioned_attributes(request);
+    if (!std::binary_search(named->begin(), named->end(), a)) out.push_back(a);
   }
   return out;
 }
@@ -441,18 +454,13 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
       ev.and_clause(capacity_clause(cons[i], kind == ChargeKind::DefinedOnly ? -HUGE_VAL : need[i]), out, step);
       continue;
     }
-    // WhereDefined: room where the consumable is defined, or not defined at all; DefinedOnly: defined
-    std::vector<uint64_t> mask(nw);
-    if (kind == ChargeKind::WhereDefined) {
-      ev.clause_words(capacity_clause(cons[i], need[i]), mask.data());
-      for (size_t w = 0; w < nw; ++w) mask[w] |= ~col.defined()[w];
-      if (nw > 0 && taskers.size() % 64 != 0) mask[nw - 1] &= (uint64_t{1} << (taskers.size() % 64)) - 1;
-    } else {
-      std::copy(col.defined().begin(), col.defined().begin() + static_cast<std::ptrdiff_t>(nw), mask.begin());
+    if (kind == ChargeKind::WhereDefined) {  // room where the consumable is defined, or not defined at all
+      ev.and_clause_or_undefined(capacity_clause(cons[i], need[i]), col.defined().data(), out, step);
+      continue;
     }
-    k.and_words(out, mask.data(), nw);
+    k.and_words(out, col.defined().data(), nw);  // DefinedOnly: defined on some level
     if (step != nullptr) {
-      step->pass = k.popcount(mask.data(), nw);
+      step->pass = k.popcount(col.defined().data(), nw);
       step->after = k.popcount(out, nw);
     }
   }
@@ -474,7 +482,7 @@ bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const R
                      const std::vector<double>& need, uint32_t t, const std::vector<ChargeKind>* kinds) {
   if (!row_holds(taskers, request, t)) return false;
   for (uint32_t a : unrequested_forced(catalog, request, need))
-    if (taskers.columns[a].global().present || ((taskers.columns[a].defined()[t >> 6] >> (t & 63)) & 1)) return false;
+    if (taskers.columns[a].is_defined(t)) return false;
   const auto& cons = catalog.consumables();
   for (size_t i = 0; i < cons.size(); ++i) {
     const ChargeKind kind = kinds != nullptr && !kinds->empty() ? (*kinds)[i] : ChargeKind::Everywhere;
@@ -483,8 +491,7 @@ bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const R
     const Column& col = taskers.columns[cons[i]];
     // capacity >= need on every level that defines the pool, as capacity_clause; a default charge
     // passes a tasker that defines the consumable nowhere
-    if (kind == ChargeKind::WhereDefined && !col.global().present && !((col.defined()[t >> 6] >> (t & 63)) & 1))
-      continue;
+    if (kind == ChargeKind::WhereDefined && !col.is_defined(t)) continue;
     if (!col.holds_at_every_level(t, [n](double num, uint32_t) { return num >= n; })) return false;
   }
   return true;

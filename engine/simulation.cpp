@@ -400,7 +400,8 @@ class Simulator {
             fill ? x.slots * cats_.need[c][k] + (a == 0 ? cats_.master_need[c][k] : 0.0) : cats_.need[c][k];
         if (!(amount > 0)) continue;
         const auto& kinds = cats_.charge_kind[c];  // a default charge holds nothing where no pool exists
-        if (!kinds.empty() && kinds[k] == ChargeKind::WhereDefined && !std::isfinite(cap_.queue_free(k)[x.tasker]))
+        if (!kinds.empty() && kinds[k] == ChargeKind::WhereDefined &&
+            !taskers_.columns[catalog_.consumables()[k]].is_defined(x.tasker))
           continue;
         f(k, x.tasker, amount);
       }

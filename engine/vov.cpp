@@ -163,9 +163,7 @@ class Expander {
   // maps and limits, not a requirement).
   bool walk_appended(const Expr& e, std::vector<Expr>& into) {
     if (maps_.find(e.token.name) != maps_.end()) return walk(e, into);
-    ++count_;
-    ++visited_;
-    out_.max_depth_count = std::max(out_.max_depth_count, count_);
+    visit();
     return true;
   }
 
@@ -224,6 +222,14 @@ class Expander {
   }
 
  private:
+  // The seed's depth count goes up by one; the largest is remembered.
+  void raise_count() { out_.max_depth_count = std::max(out_.max_depth_count, ++count_); }
+  // One resource visited: the count, and the breadth bound's tally.
+  void visit() {
+    raise_count();
+    ++visited_;
+  }
+
   bool walk_token(const Expr& e, std::vector<Expr>& into) {
     const std::string& name = e.token.name;
     if (!name.empty() && name[0] == '$') {  // a special resource: its definition, in place
@@ -236,9 +242,7 @@ class Expander {
       in_dollar_ = false;
       return ok;
     }
-    ++count_;
-    ++visited_;
-    out_.max_depth_count = std::max(out_.max_depth_count, count_);
+    visit();
     const auto m = maps_.find(name);
     if (m == maps_.end() || e.token.kind != Token::Kind::Has) {  // not in a map: for the taskers
       into.push_back(e);
@@ -267,8 +271,7 @@ class Expander {
       return true;
     }
     const int saved = count_;
-    ++count_;  // entering a map
-    out_.max_depth_count = std::max(out_.max_depth_count, count_);
+    raise_count();  // entering a map
     path_.push_back(name);
     const bool ok = walk(*m->second.map, into);
     path_.pop_back();
@@ -395,7 +398,7 @@ Expansion expand(const JobResources& job, const std::map<std::string, ResourceMa
   std::vector<Expr> expanded;
   for (const Expr& e : top)
     if (!walker.walk(e, expanded)) return out;
-  for (const std::string& name : std::vector<std::string>(out.appended))
+  for (const std::string& name : out.appended)
     if (!walker.walk_appended(token_expr(name), expanded)) return out;
   Expr timeleft = token_expr("TIMELEFT");
   timeleft.token.kind = Token::Kind::AtLeast;

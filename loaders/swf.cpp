@@ -250,53 +250,42 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
       return v < 0 ? std::string() : fmt::format("{}{}", prefix, v);
     };
     const std::string where = fmt::format("{}:{}: job {}", path, j.line, j.id);
-    if (!clusters.empty()) {  // CERIT-SC: the PBS node request decides slots, rule and properties
+    // What the format decides: the slots, the rule, the class, the request; or why the job is refused.
+    uint64_t slots = procs >= 1 && procs <= 1e9 ? static_cast<uint64_t>(procs) : 1;
+    bool fill_up = true;
+    std::string queue = cred("q", j.f[14]), request, why;
+    if (clusters.empty()) {
+      if (!(procs >= 1) || procs > 1e9) why = fmt::format("field 'allocated processors': no processors ({})", procs);
+    } else {  // CERIT-SC: the PBS node request decides slots, rule and properties
       PbsRequest pbs;
-      const std::string why = parse_pbs(j.spec, pbs);
-      uint64_t slots = pbs.nodes == 1 ? pbs.ppn : pbs.slots;
+      why = parse_pbs(j.spec, pbs);
+      if (!why.empty()) why = "field 'node request': " + why;
+      slots = pbs.nodes == 1 ? pbs.ppn : pbs.slots;
       if (why.empty() && pbs.excl && pbs.nodes == 1)  // the whole node, when the request names its cluster
         for (const Cluster& c : clusters)
           if (std::find(pbs.has.begin(), pbs.has.end(), "cl_" + c.name) != pbs.has.end()) slots = c.ppn;
-      const uint32_t k = jb.add(j.id, cred("u", j.f[11]), cred("g", j.f[12]), 0, j.f[1],
-                                why.empty() && slots >= 1 && slots <= 1000000000 ? static_cast<uint32_t>(slots) : 1);
-      jb.set_credentials(j.queue, "");
-      if (!why.empty()) {
-        jb.reject(k, fmt::format("{}: field 'node request': {}", where, why));
-        continue;
-      }
-      if (pbs.nodes > 1) jb.set_rule(AllocationRule::FillUp);
-      std::string request;
+      if (!why.empty() || slots < 1 || slots > 1000000000) slots = 1;
+      fill_up = pbs.nodes > 1;
+      queue = j.queue;
       for (const std::string& p : pbs.has)
         request += (request.empty() ? "" : " && ") + ("properties==" + quote_value(p));
       for (const std::string& p : pbs.has_not)
         request += (request.empty() ? "" : " && ") + ("!(properties==" + quote_value(p) + ")");
+    }
+    const uint32_t k = jb.add(j.id, cred("u", j.f[11]), cred("g", j.f[12]), 0, j.f[1], static_cast<uint32_t>(slots));
+    if (fill_up) jb.set_rule(AllocationRule::FillUp);
+    jb.set_credentials(queue, "");
+    if (why.empty() && !request.empty()) {
       try {
-        if (!request.empty()) jb.set_request(request);
+        jb.set_request(request);
       } catch (const RequestError& e) {
-        jb.reject(k, fmt::format("{}: field 'node request': {}", where, e.what()));
-        continue;
+        why = std::string("field 'node request': ") + e.what();
       }
-      if (j.f[3] < 0 || j.f[1] < 0) {
-        jb.reject(k, fmt::format("{}: field '{}': unknown (-1)", where, j.f[3] < 0 ? "run time" : "submit time"));
-        continue;
-      }
-      jb.set_times(j.f[3], j.f[8] > 0 ? j.f[8] : std::numeric_limits<double>::quiet_NaN());
-      continue;
     }
-    const uint32_t k = jb.add(j.id, cred("u", j.f[11]), cred("g", j.f[12]), 0, j.f[1],
-                              procs >= 1 && procs <= 1e9 ? static_cast<uint32_t>(procs) : 1);
-    jb.set_rule(AllocationRule::FillUp);
-    jb.set_credentials(cred("q", j.f[14]), "");
-    if (!(procs >= 1) || procs > 1e9) {
-      jb.reject(k, fmt::format("{}: field 'allocated processors': no processors ({})", where, procs));
-      continue;
-    }
-    if (j.f[3] < 0) {
-      jb.reject(k, fmt::format("{}: field 'run time': unknown (-1)", where));
-      continue;
-    }
-    if (j.f[1] < 0) {
-      jb.reject(k, fmt::format("{}: field 'submit time': unknown (-1)", where));
+    if (why.empty() && j.f[3] < 0) why = "field 'run time': unknown (-1)";
+    if (why.empty() && j.f[1] < 0) why = "field 'submit time': unknown (-1)";
+    if (!why.empty()) {
+      jb.reject(k, fmt::format("{}: {}", where, why));
       continue;
     }
     jb.set_times(j.f[3], j.f[8] > 0 ? j.f[8] : std::numeric_limits<double>::quiet_NaN());

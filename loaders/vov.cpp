@@ -190,7 +190,6 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   }
   Dataset ds;
   ds.name = "vov";
-  ds.power_attribute = "";
   for (const std::string& n : names) {
     AttributeDef d;
     d.name = n;

@@ -38,10 +38,6 @@ std::optional<std::pair<std::string, uint64_t>> describing_taskers(const loaders
 
 }  // namespace
 
-std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c) {
-  return explain_category(ds, m, c, true);
-}
-
 std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room) {
   const Categories& cats = m.categories;
   const Request& request = ds.jobs.requests[cats.request[c]];

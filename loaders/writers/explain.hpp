@@ -16,11 +16,9 @@ namespace colmatch::writers {
 /// The explanation of job `j` (its status, its category's steps, its reason), as text.
 std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint32_t j);
 
-/// The explanation of category `c` (its steps and eligible taskers), as text.
-std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c);
-/// The same; `room` false leaves out the room on the eligible taskers (a simulation's capacity is not
-/// the batch match's).
-std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room);
+/// The explanation of category `c` (its steps and eligible taskers), as text; `room` false leaves out
+/// the room on the eligible taskers (a simulation's capacity is not the batch match's).
+std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room = true);
 
 /// The explanation of job `j` in simulation `r` (colmatch explain --simulate): when it started, where,
 /// whether by backfill; or, pending, the reason at the last cycle that considered it (held, waiting

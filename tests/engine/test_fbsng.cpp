@@ -96,8 +96,7 @@ std::map<std::string, double> starts(const JobTable& jobs, const SimResult& r, d
   return n;
 }
 
-FbsngQueue queue(std::string name, double qpmin, double qpmax, double qpi, double qpd, double qpg,
-                 double spg = kInf) {
+FbsngQueue queue(std::string name, double qpmin, double qpmax, double qpi, double qpd, double qpg, double spg = kInf) {
   FbsngQueue q;
   q.name = std::move(name);
   q.qp_min = qpmin;
@@ -228,8 +227,10 @@ TEST(FbsngSeed, BackgroundAndHighPriorityProjects) {
   // on: each high section starts when the first tasker empties (at most one background run, 150 s)
   EXPECT_LE(wait_on, 150);
   EXPECT_GT(wait_off, 2 * wait_on);
-  std::printf("high priority sections: mean wait %.1f s (off %.1f s); (background start, waiting high section) pairs: %d (off %d)\n",
-              wait_on, wait_off, pending_on, pending_off);
+  std::printf(
+      "high priority sections: mean wait %.1f s (off %.1f s); (background start, waiting high section) pairs: %d (off "
+      "%d)\n",
+      wait_on, wait_off, pending_on, pending_off);
   // nothing but the high sections' waits differs in kind: every background section still runs
   EXPECT_GE(starts(jobs, r)["bg"], 1000);
 }
@@ -337,8 +338,8 @@ TEST(FbsngSeed, BulkStartsAsOftenAsLight) {
   }
   EXPECT_GT(held_by_gap, 0u);
   EXPECT_EQ(held_by_gap_off, 0u);
-  std::printf("bulk vs light: starts bulk/light %.3f (off %.3f), utilisation %.3f (off %.3f)\n",
-              n["bulk"] / n["light"], m["bulk"] / m["light"], busy(r), busy(o));
+  std::printf("bulk vs light: starts bulk/light %.3f (off %.3f), utilisation %.3f (off %.3f)\n", n["bulk"] / n["light"],
+              m["bulk"] / m["light"], busy(r), busy(o));
 }
 
 // Seed: one queue for bulk and light sections, SPG = N: one bulk section per N light ones on average,
@@ -409,13 +410,14 @@ TEST(FbsngSeed, SectionPriorityGapOneBulkPerNLight) {
 TEST(FbsngSeed, FixedNodeSetsThroughProcessTypeRequirements) {
   // t0-t3: project a; t4-t7: project b; t8-t9: shared by both
   std::vector<std::vector<std::string>> flags;
-  for (int i = 0; i < 10; ++i) flags.push_back(i < 4 ? std::vector<std::string>{"proj_a"}
-                                               : i < 8 ? std::vector<std::string>{"proj_b"}
-                                                       : std::vector<std::string>{"proj_a", "proj_b"});
+  for (int i = 0; i < 10; ++i)
+    flags.push_back(i < 4   ? std::vector<std::string>{"proj_a"}
+                    : i < 8 ? std::vector<std::string>{"proj_b"}
+                            : std::vector<std::string>{"proj_a", "proj_b"});
   const Farm f(10, 4, flags, {"proj_a", "proj_b"});
   std::vector<Section> list;
-  for (int i = 0; i < 1500; ++i) list.push_back({"q", "b", 0, 100, 1});         // only b is active
-  for (int i = 0; i < 500; ++i) list.push_back({"q", "a", 20000, 100, 1});      // a arrives later
+  for (int i = 0; i < 1500; ++i) list.push_back({"q", "b", 0, 100, 1});     // only b is active
+  for (int i = 0; i < 500; ++i) list.push_back({"q", "a", 20000, 100, 1});  // a arrives later
   const JobTable jobs = make_jobs(f.cat, list);
   SimPolicy p = fbsng({queue("q", 0, 100, 1, 1, 100)});
   FbsngProcessType a, b;
@@ -639,9 +641,9 @@ TEST_P(FbsngDifferential, EngineEqualsNaiveOnRandomTraces) {
           << " submit " << ds.jobs.submit[j] << " queue " << ds.jobs.queues.value(ds.jobs.queue[j]) << " quotas "
           << pol.fbsng.process_types.size() << " req " << ds.jobs.request_text[ds.jobs.request[j]];
       if (std::isnan(e.start[j])) continue;
-      ASSERT_EQ(e.start[j], ref.start[j]) << at << " min_interval " << pol.min_interval << " submit "
-                                          << ds.jobs.submit[j] << " hold " << ds.jobs.hold_until[j] << " cycles "
-                                          << e.cycles;
+      ASSERT_EQ(e.start[j], ref.start[j])
+          << at << " min_interval " << pol.min_interval << " submit " << ds.jobs.submit[j] << " hold "
+          << ds.jobs.hold_until[j] << " cycles " << e.cycles;
       std::vector<std::pair<uint32_t, uint32_t>> allocs;
       for (uint32_t a = 0; a < e.alloc_count[j]; ++a)
         allocs.emplace_back(e.allocations[e.alloc_first[j] + a].tasker, e.allocations[e.alloc_first[j] + a].slots);

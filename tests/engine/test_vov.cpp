@@ -165,8 +165,8 @@ TEST(VovResources, NotationAndErrors) {
   EXPECT_EQ(parse_resources("RAM/500").token.kind, Token::Kind::Consumes);
   EXPECT_EQ(parse_resources("RAM/500").token.amount, 500);
   EXPECT_TRUE(parse_resources("   ").kids.empty()) << "the empty list";
-  const std::pair<const char*, size_t> bad[] = {{"a (b", 5}, {"a |", 4}, {"a )", 3}, {"RAM/-1", 5}, {"!", 2},
-                                                {"a & AND b", 5}, {"OR", 1}};  // found by fuzz_vov
+  const std::pair<const char*, size_t> bad[] = {{"a (b", 5}, {"a |", 4},       {"a )", 3}, {"RAM/-1", 5},
+                                                {"!", 2},    {"a & AND b", 5}, {"OR", 1}};  // found by fuzz_vov
   for (const auto& [text, at] : bad) {
     try {
       parse_resources(text);

@@ -14,7 +14,8 @@ namespace {
 
 const loaders::Dataset& kth_head() {
   static const loaders::Dataset ds = [] {
-    loaders::Dataset d = loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
+    loaders::Dataset d =
+        loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
     for (uint32_t j = 0; j < d.jobs.size(); ++j) {
       if (j >= 300) d.jobs.reject[j] = 0;  // rejected with the first reason: out of the run
       const uint32_t p = d.jobs.slots[j];

@@ -151,8 +151,9 @@ TEST(OpenB, HugeGpuCountsDoNotOverflow) {
 // policy of every format; it once gave two rows for one id).
 TEST(OpenB, DuplicatePodNameIsFatalNamingBothLines) {
   const auto nodes = temp_file("colmatch-openb-nodes2.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1,V100\n");
-  const auto pods = temp_file("colmatch-openb-pods2.csv",
-                              "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,0,0\np2,100,10,0,0\np1,5,5,0,0\n");
+  const auto pods =
+      temp_file("colmatch-openb-pods2.csv",
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,0,0\np2,100,10,0,0\np1,5,5,0,0\n");
   try {
     loaders::load_openb(nodes.string(), pods.string());
     FAIL() << "accepted a duplicate pod name";
@@ -169,11 +170,15 @@ TEST(OpenB, DuplicatePodNameIsFatalNamingBothLines) {
 // Issue 12: string values past kMaxStringValue name file, line and field in both trace formats.
 TEST(Traces, LongStringValuesNameLineAndField) {
   const std::string big(kMaxStringValue + 1, 'x');
-  const auto nodes = temp_file("colmatch-openb-nodes3.csv", ("sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1," + big + "\n").c_str());
-  const auto pods = temp_file("colmatch-openb-pods3.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,0,0\n");
-  const auto pods_long = temp_file("colmatch-openb-pods4.csv",
-                                   ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,100,10,1,1000," + big + "\n").c_str());
-  const auto ok_nodes = temp_file("colmatch-openb-nodes4.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1,V100\n");
+  const auto nodes = temp_file("colmatch-openb-nodes3.csv",
+                               ("sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1," + big + "\n").c_str());
+  const auto pods =
+      temp_file("colmatch-openb-pods3.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,100,10,0,0\n");
+  const auto pods_long =
+      temp_file("colmatch-openb-pods4.csv",
+                ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,100,10,1,1000," + big + "\n").c_str());
+  const auto ok_nodes =
+      temp_file("colmatch-openb-nodes4.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,1,V100\n");
   auto expect = [](auto&& f, size_t line, const std::string& field) {
     try {
       f();
