@@ -422,7 +422,7 @@ const loaders::Dataset* google_over_time_every(size_t stride) {
       jb.add(all.id[j], all.owners.value(all.owner[j]), all.groups.value(all.group[j]), all.priority[j], all.submit[j],
              all.slots[j]);
       for (size_t k = 0; k < ds.catalog.consumables().size(); ++k)
-        if (!std::isnan(all.amount[k][j])) jb.set_amount(ds.catalog.consumables()[k], all.amount[k][j]);
+        if (!std::isnan(all.amount.at(k, j))) jb.set_amount(ds.catalog.consumables()[k], all.amount.at(k, j));
       jb.set_times(all.runtime[j], all.walltime[j]);
     }
     ds.jobs = std::move(jb).build();

@@ -13,7 +13,7 @@ void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vec
   const double slots = jobs.slots[j];
   for (size_t k = 0; k < cons.size(); ++k) {
     const AttributeDef& d = catalog.at(cons[k]);
-    double a = jobs.amount[k][j];
+    double a = jobs.amount.at(k, j);
     if (std::isnan(a)) {
       if (d.name == "slots") {
         out[k] = slots;  // the built-in slots consumable is charged once per slot
@@ -32,7 +32,7 @@ void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std:
   per_job.assign(cons.size(), 0);
   for (size_t k = 0; k < cons.size(); ++k) {
     const AttributeDef& d = catalog.at(cons[k]);
-    const double a = jobs.amount[k][j];
+    const double a = jobs.amount.at(k, j);
     if (d.name == "slots") {
       if (std::isnan(a)) per_instance[k] = 1;
       else per_job[k] = a;
@@ -53,7 +53,7 @@ void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, 
   for (size_t k = 0; k < cons.size(); ++k) {
     const AttributeDef& d = catalog.at(cons[k]);
     if (d.name == "slots") continue;  // the slot count, never a default
-    const double a = jobs.amount[k][j];
+    const double a = jobs.amount.at(k, j);
     if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) out[k] = ChargeKind::WhereDefined;
     else if (a == 0) out[k] = ChargeKind::DefinedOnly;
     any = any || out[k] != ChargeKind::Everywhere;
@@ -73,12 +73,30 @@ constexpr size_t kDenseChargeKey = 16;
 Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   Categories c;
   c.of_job.assign(jobs.size(), kNone);
-  std::unordered_map<std::string, uint32_t> index;
+  // Two levels: jobs with the same raw key (request, soft request, slots, rule and the amounts as
+  // requested) are one category without computing their charges; a raw key seen for the first time
+  // computes them and finds its category by the full key (two raw keys may charge alike: an amount
+  // requested equal to the default). The raw key costs what the job requested, not the farm's
+  // consumable count.
+  std::unordered_map<std::string, uint32_t> index, raw_index;
   std::vector<double> need, once(catalog.consumables().size(), 0.0);
   std::vector<ChargeKind> kinds;
-  std::string key;
+  std::string key, raw;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     if (jobs.rejected(j)) continue;
+    raw.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
+    raw.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
+    raw.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
+    raw.push_back(static_cast<char>(jobs.rule[j]));
+    for (const JobAmounts::Entry& e : jobs.amount.of(j)) {
+      raw.append(reinterpret_cast<const char*>(&e.consumable), sizeof(uint32_t));
+      raw.append(reinterpret_cast<const char*>(&e.amount), sizeof(double));
+    }
+    if (const auto hit = raw_index.find(raw); hit != raw_index.end()) {
+      c.of_job[j] = hit->second;
+      ++c.job_count[hit->second];
+      continue;
+    }
     const bool fill = jobs.rule[j] == AllocationRule::FillUp;
     if (fill) {
       fill_up_need(catalog, jobs, j, need, once);
@@ -86,10 +104,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       job_need(catalog, jobs, j, need);
       std::fill(once.begin(), once.end(), 0.0);
     }
-    key.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
-    key.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
-    key.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
-    key.push_back(static_cast<char>(jobs.rule[j]));
+    key.assign(raw, 0, 3 * sizeof(uint32_t) + 1);
     // The charges: every value while the consumables are few (the key every format had so far), only
     // the nonzero ones with their index when there are many (an Accelerator farm has a consumable per
     // counted resource map, and most jobs charge few of them: the key stays small).
@@ -129,6 +144,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       c.key.push_back(std::move(content));
       c.job_count.push_back(0);
     }
+    raw_index.emplace(raw, it->second);
     c.of_job[j] = it->second;
     ++c.job_count[it->second];
   }

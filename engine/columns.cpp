@@ -365,8 +365,18 @@ TaskerTable TaskerBuilder::build() && {
   return t;
 }
 
+void JobAmounts::set_last(uint32_t k, double amount) {
+  const auto begin = entries_.begin() + first_[first_.size() - 2];
+  auto it = std::lower_bound(begin, entries_.end(), k, [](const Entry& e, uint32_t c) { return e.consumable < c; });
+  if (it != entries_.end() && it->consumable == k) {
+    it->amount = amount;
+    return;
+  }
+  entries_.insert(it, Entry{k, amount});
+  ++first_.back();
+}
+
 JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {
-  table_.amount.resize(catalog.consumables().size());
   // The empty request (true) is request 0, shared by every job that asks for nothing.
   intern_request(Request{});
 }
@@ -383,8 +393,9 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.request.push_back(0);
   table_.soft.push_back(0);
   table_.rule.push_back(AllocationRule::PeSlots);
-  for (auto& a : table_.amount) a.push_back(std::numeric_limits<double>::quiet_NaN());
+  table_.amount.add_job();
   table_.reject.push_back(kNone);
+  table_.note.push_back(kNone);
   table_.runtime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.walltime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.hold_until.push_back(-std::numeric_limits<double>::infinity());
@@ -470,7 +481,7 @@ void JobBuilder::set_amount(uint32_t attr, double amount) {
   } else {
     check_number(d, amount);
   }
-  table_.amount[static_cast<size_t>(slot)].back() = amount;
+  table_.amount.set_last(static_cast<uint32_t>(slot), amount);
 }
 
 void JobBuilder::set_rule(AllocationRule rule) { table_.rule.back() = rule; }
@@ -504,6 +515,8 @@ void JobBuilder::reject(uint32_t j, std::string reason) {
   table_.reject_reason.push_back(std::move(reason));
 }
 
+void JobBuilder::set_note(uint32_t j, std::string_view note) { table_.note[j] = table_.notes.intern(note); }
+
 JobTable JobBuilder::build() && {
   if (!depends_.empty()) {  // dependency ids -> job indices
     std::unordered_map<std::string_view, uint32_t> index;
@@ -530,7 +543,7 @@ JobTable JobBuilder::build() && {
     const int slot = catalog_.consumable_slot(a);
     for (uint32_t j = 0; j < table_.size(); ++j) {
       const bool has =
-          slot >= 0 ? !std::isnan(table_.amount[static_cast<size_t>(slot)][j])
+          slot >= 0 ? !std::isnan(table_.amount.at(static_cast<size_t>(slot), j))
                     : std::binary_search(mentioned[table_.request[j]].begin(), mentioned[table_.request[j]].end(), a);
       if (!has) reject(j, fmt::format("attribute '{}' is forced but not requested", d.name));
     }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -273,6 +274,37 @@ class TaskerBuilder {
 enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1 };
 
 /// Jobs, column-wise, in input order.
+/// The consumables each job requested, as (consumable, amount) pairs per job in CSR form: jobs name few
+/// of a farm's consumables (an Accelerator farm has one per counted resource map, a job holds one or
+/// two), so a job costs what it requested, not a slot per consumable of the farm.
+class JobAmounts {
+ public:
+  /// One requested amount: `consumable` indexes catalog.consumables(); `amount` >= 0 in base units.
+  struct Entry {
+    uint32_t consumable;
+    double amount;
+  };
+  /// The amount job `j` requested of consumable `k`; NaN where it requested none. O(its entries).
+  double at(size_t k, uint32_t j) const noexcept {
+    for (const Entry& e : of(j))
+      if (e.consumable == k) return e.amount;
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  /// Job `j`'s requested amounts, consumables ascending.
+  std::span<const Entry> of(uint32_t j) const noexcept {
+    return {entries_.data() + first_[j], entries_.data() + first_[j + 1]};
+  }
+  size_t jobs() const noexcept { return first_.size() - 1; }
+  /// Builder side: starts the next job (with no amounts).
+  void add_job() { first_.push_back(first_.back()); }
+  /// Builder side: sets (or replaces) the last job's amount of consumable `k`.
+  void set_last(uint32_t k, double amount);
+
+ private:
+  std::vector<uint32_t> first_{0};  ///< job j's entries are [first_[j], first_[j + 1])
+  std::vector<Entry> entries_;
+};
+
 struct JobTable {
   std::vector<std::string> id;
   std::vector<uint32_t> owner;  ///< ids into owners
@@ -289,10 +321,14 @@ struct JobTable {
   std::vector<Request> requests;          ///< distinct canonical requests
   std::vector<std::string> request_text;  ///< canonical text of each of `requests`
   /// Requested amount per consumable (catalog.consumables() order) per job, per slot or per job as the
-  /// attribute's scope says; NaN where the job did not request it.
-  std::vector<std::vector<double>> amount;
+  /// attribute's scope says; amount.at(k, j) is NaN where job j did not request consumable k.
+  JobAmounts amount;
   std::vector<uint32_t> reject;  ///< kNone, or an index into reject_reason
   std::vector<std::string> reject_reason;
+  /// A remark on how the job was read that does not stop it (an Accelerator expansion curtailed past
+  /// the depth limit): kNone, or an index into `notes`. Written beside the job's outcome and counted.
+  std::vector<uint32_t> note;
+  Dictionary notes;
 
   // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue), account and QoS.
   std::vector<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
@@ -337,6 +373,8 @@ class JobBuilder {
   void set_rule(AllocationRule rule);
   /// Marks job j rejected with a reason (kept in results.csv).
   void reject(uint32_t j, std::string reason);
+  /// Notes job j (JobTable::note): a short label such as "depth limit"; the last note stands.
+  void set_note(uint32_t j, std::string_view note);
   /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws
   /// ValueError for a negative or infinite value.
   void set_times(double runtime, double walltime);

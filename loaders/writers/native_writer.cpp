@@ -107,9 +107,9 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
     if (j.rule[i] == AllocationRule::FillUp) s += ",\"allocation_rule\":\"$fill_up\"";
     std::string res;
     for (size_t k = 0; k < cons.size(); ++k)
-      if (!std::isnan(j.amount[k][i]))
+      if (!std::isnan(j.amount.at(k, i)))
         res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name),
-                           j.amount[k][i]);
+                           j.amount.at(k, i));
     if (!res.empty()) s += ",\"resources\":{" + res + "}";
     if (!std::isnan(j.runtime[i])) s += fmt::format(",\"runtime\":{}", j.runtime[i]);
     if (!std::isnan(j.walltime[i])) s += fmt::format(",\"walltime\":{}", j.walltime[i]);

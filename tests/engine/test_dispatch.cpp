@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <cmath>
 #include <tuple>
 
 #include <tbb/global_control.h>
@@ -431,6 +432,66 @@ TEST(Categories, ManyConsumablesKeyTheirChargesSparsely) {
   EXPECT_NE(c.of_job[6], c.of_job[0]);
   EXPECT_EQ(c.size(), 5u);
   EXPECT_EQ(c.need[c.of_job[3]][30], 1);
+}
+
+}  // namespace
+
+namespace {
+
+// A job's requested amounts are stored per job (JobAmounts, CSR): a later set_amount of the same
+// consumable replaces the earlier one, entries stay sorted whatever the order they were set in, and a
+// consumable a job did not request reads NaN.
+TEST(JobAmounts, PerJobEntriesReplaceSortAndReadNaN) {
+  Catalog cat;
+  std::vector<uint32_t> lic;
+  for (int i = 0; i < 5; ++i)
+    lic.push_back(cat.add(consumable_attribute("lic" + std::to_string(i), AttrType::Int, ConsumeScope::PerJob)));
+  JobBuilder jb(cat);
+  jb.add("a", "u", "g", 0, 0);
+  jb.set_amount(lic[3], 2);
+  jb.set_amount(lic[1], 1);
+  jb.set_amount(lic[3], 7);
+  jb.add("b", "u", "g", 0, 0);
+  jb.add("c", "u", "g", 0, 0);
+  jb.set_amount(lic[0], 4);
+  const JobTable jobs = std::move(jb).build();
+  ASSERT_EQ(jobs.amount.jobs(), 3u);
+  const auto a = jobs.amount.of(0);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].consumable, static_cast<uint32_t>(cat.consumable_slot(lic[1])));
+  EXPECT_EQ(a[1].consumable, static_cast<uint32_t>(cat.consumable_slot(lic[3])));
+  EXPECT_EQ(jobs.amount.at(static_cast<size_t>(cat.consumable_slot(lic[3])), 0), 7);
+  EXPECT_TRUE(std::isnan(jobs.amount.at(static_cast<size_t>(cat.consumable_slot(lic[0])), 0)));
+  EXPECT_TRUE(jobs.amount.of(1).empty());
+  EXPECT_EQ(jobs.amount.at(static_cast<size_t>(cat.consumable_slot(lic[0])), 2), 4);
+}
+
+// categorize finds a job's category by what it requested and, the first time, by what it is charged:
+// a job requesting a consumable's default amount and a job requesting nothing are charged alike and
+// share one category; a job requesting another amount does not.
+TEST(Categories, RequestingTheDefaultChargesAsNotRequesting) {
+  Catalog cat;
+  AttributeDef mem = consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob);
+  mem.default_amount = 1024;
+  const uint32_t m = cat.add(mem);
+  JobBuilder jb(cat);
+  jb.add("none", "u", "g", 0, 0);
+  jb.add("default", "u", "g", 0, 0);
+  jb.set_amount(m, 1024);
+  jb.add("none-again", "u", "g", 0, 0);
+  jb.add("more", "u", "g", 0, 0);
+  jb.set_amount(m, 2048);
+  jb.add("default-again", "u", "g", 0, 0);
+  jb.set_amount(m, 1024);
+  const JobTable jobs = std::move(jb).build();
+  const Categories c = categorize(cat, jobs);
+  EXPECT_EQ(c.size(), 2u);
+  EXPECT_EQ(c.of_job[0], c.of_job[1]);
+  EXPECT_EQ(c.of_job[0], c.of_job[2]);
+  EXPECT_EQ(c.of_job[0], c.of_job[4]);
+  EXPECT_NE(c.of_job[0], c.of_job[3]);
+  EXPECT_EQ(c.job_count[c.of_job[0]], 4u);
+  EXPECT_EQ(c.need[c.of_job[3]][0], 2048);
 }
 
 }  // namespace

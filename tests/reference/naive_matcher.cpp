@@ -78,7 +78,7 @@ std::vector<double> master_charge(const Catalog& catalog, const JobTable& jobs, 
   std::vector<double> out;
   for (size_t k = 0; k < catalog.consumables().size(); ++k) {
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
-    const double requested = jobs.amount[k][j];
+    const double requested = jobs.amount.at(k, j);
     double c = 0;
     if ((jobs.rule[j] == AllocationRule::FillUp)) {
       if (d.name == "slots") c = std::isnan(requested) ? 0 : requested;
@@ -93,7 +93,7 @@ std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_
   std::vector<double> out;
   for (size_t k = 0; k < catalog.consumables().size(); ++k) {
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
-    const double requested = jobs.amount[k][j];
+    const double requested = jobs.amount.at(k, j);
     double c;
     if ((jobs.rule[j] == AllocationRule::FillUp)) {  // one slot instance
       if (d.name == "slots") c = std::isnan(requested) ? 1 : 0;
@@ -129,7 +129,7 @@ std::vector<int> charge_kinds(const Catalog& catalog, const JobTable& jobs, uint
   for (size_t k = 0; k < out.size(); ++k) {
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     if (d.name == "slots") continue;
-    const double a = jobs.amount[k][j];
+    const double a = jobs.amount.at(k, j);
     if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) out[k] = 1;
     else if (a == 0) out[k] = 2;
   }
