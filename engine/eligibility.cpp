@@ -8,6 +8,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "engine/capacity.hpp"
 #include "engine/wildcard.hpp"
 
 namespace colmatch {
@@ -414,9 +415,18 @@ std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTa
 }
 
 std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
-                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible) {
-  if (!no_eligible)
-    return fmt::format("eligible but no free capacity: {} eligible taskers, none with room now", e.eligible.count());
+                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible, const Capacity* capacity) {
+  if (!no_eligible) {
+    std::string out =
+        fmt::format("eligible but no free capacity: {} eligible taskers, none with room now", e.eligible.count());
+    for (size_t k = 0; capacity != nullptr && k < need.size(); ++k) {
+      const double free = capacity->global_free(k);
+      if (need[k] > 0 && !std::isnan(free) && free < need[k])
+        out += fmt::format("; the global pool of {} has {:g} left, {:g} needed",
+                           catalog.at(catalog.consumables()[k]).name, free, need[k]);
+    }
+    return out;
+  }
   if (taskers == 0) return "no eligible tasker: the farm has no taskers";
   uint64_t before = taskers;
   for (const EligibilityStep& s : e.steps) {

@@ -66,11 +66,17 @@ struct LevelCount {
 std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                                           const std::vector<double>& need, const EligibilityStep& step);
 
+class Capacity;
+
 /// The short reason of a pending job of a category (results.csv), from its step counts: for no eligible
 /// tasker, the first step that leaves none ("no eligible tasker: gpu_model==A100 matches 0 of 1523"); for
-/// no free capacity, how many taskers are eligible. `taskers`: the farm's size.
+/// no free capacity, how many taskers are eligible and, given the `capacity` left after dispatch, each
+/// farm-wide (global) pool the category charges that has less left than its charge (a licence, an
+/// Accelerator counted resource map: "the global pool of map:License:spice has 0 left, 1 needed").
+/// `taskers`: the farm's size.
 std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
-                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible);
+                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible,
+                           const Capacity* capacity = nullptr);
 
 /// Writes into `out` (words_for(taskers.size()) words) the taskers that satisfy `request` and whose
 /// configured capacity of every consumable k with need[k] > 0 is defined and >= need[k].

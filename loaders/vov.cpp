@@ -245,6 +245,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
       jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[x]));
       continue;
     }
+    if (exp[x].curtailed) jb.set_note(k, "depth limit");  // VOV curtails silently; colmatch says so
     try {
       jb.set_request_index(request[x]);
       for (const auto& [a, n] : charges[x]) jb.set_amount(a, n);

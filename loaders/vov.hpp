@@ -15,7 +15,10 @@
 //    job that maps through it holds one unit, taken in dispatch order in a match and given back when the
 //    job ends in simulate; a job finding none left waits (no free capacity, `map:M`);
 //  - a cycle in the maps rejects the job naming its path; an expansion curtailed past the depth of 30 is
-//    matched as VOV matches it (silently; the count of such jobs is not reported yet).
+//    matched as VOV matches it, and the job carries the note `depth limit` (VOV curtails silently:
+//    results.csv says so beside its outcome, summary.json counts such jobs under "notes");
+//  - a job waiting for a counted map with no unit left is pending for no free capacity, and its reason
+//    names the map's pool ("the global pool of map:License:spice has 0 left, 1 needed").
 #pragma once
 
 #include <string>

@@ -110,7 +110,8 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
       const size_t c = m.categories.of_job[j];
       out += "pending: " +
              pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
-                            ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker) +
+                            ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker,
+                            &m.dispatch.capacity) +
              "\n";
       break;
     }

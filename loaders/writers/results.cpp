@@ -8,6 +8,16 @@
 
 namespace colmatch::writers {
 
+std::string notes_json(const JobTable& jobs) {
+  std::vector<uint64_t> count(jobs.notes.size(), 0);
+  for (const uint32_t n : jobs.note)
+    if (n != kNone) ++count[n];
+  std::string out = "{";
+  for (uint32_t n = 0; n < count.size(); ++n)
+    out += fmt::format("{}{}: {}", n == 0 ? "" : ", ", json_string(jobs.notes.value(n)), count[n]);
+  return out + "}";
+}
+
 std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
   uint64_t no_eligible = 0, no_capacity = 0, sparse = 0;
   for (auto r : m.dispatch.reason) {
@@ -24,11 +34,12 @@ std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, cons
       "  \"categories\": {},\n  \"categories_sparse\": {},\n"
       "  \"seconds\": {{\"load\": {:.6f}, \"categorize\": {:.6f}, \"eligibility\": {:.6f}, \"dispatch\": {:.6f}, "
       "\"match_total\": {:.6f}}},\n"
+      "  \"notes\": {},\n"
       "  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
       json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), m.dispatch.assigned,
       m.dispatch.pending, no_eligible, no_capacity, m.dispatch.rejected, m.categories.size(), sparse, info.load_s,
-      m.timings.categorize_s, m.timings.eligibility_s, m.timings.dispatch_s, m.timings.total(), info.threads,
-      json_string(kernels::isa_name(m.isa)));
+      m.timings.categorize_s, m.timings.eligibility_s, m.timings.dispatch_s, m.timings.total(), notes_json(ds.jobs),
+      info.threads, json_string(kernels::isa_name(m.isa)));
 }
 
 std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
@@ -43,7 +54,7 @@ std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
     std::string& s = none ? why_none[c] : why_full[c];
     if (s.empty())
       s = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
-                         ds.taskers.size(), none);
+                         ds.taskers.size(), none, &m.dispatch.capacity);
     return s;
   };
   for (uint32_t j = 0; j < jobs.size(); ++j) {
@@ -55,13 +66,15 @@ std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
           if (a != first) csv_field(csv, jobs.id[j]);
           csv += ",assigned,";
           csv_field(csv, ds.taskers.names[m.dispatch.allocations[a].tasker]);
-          csv += fmt::format(",{},\n", m.dispatch.allocations[a].slots);
+          csv += fmt::format(",{},", m.dispatch.allocations[a].slots);
+          if (jobs.note[j] != kNone) csv_field(csv, jobs.notes.value(jobs.note[j]));
+          csv += '\n';
         }
         break;
       }
       case JobStatus::Pending:
         csv += ",pending,,0,";
-        csv_field(csv, reason_of(j));
+        csv_field(csv, jobs.note[j] == kNone ? reason_of(j) : reason_of(j) + "; " + jobs.notes.value(jobs.note[j]));
         csv += '\n';
         break;
       case JobStatus::Rejected:

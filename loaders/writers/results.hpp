@@ -18,17 +18,22 @@ struct RunInfo {
 
 /// Writes into `dir` (created if missing):
 ///   results.csv     header `job,status,tasker,slots,reason`; input job order; per job one row per
-///                   allocation when assigned (tasker name, slots there; several for $fill_up jobs), else one
-///                   row pending (reason) or rejected (reason). Fields quoted per RFC 4180.
+///                   allocation when assigned (tasker name, slots there, the job's note if any; several for
+///                   $fill_up jobs), else one row pending (reason, then `; ` and the note if any) or rejected
+///                   (reason). Fields quoted per RFC 4180.
 ///   categories.csv  `category,jobs,slots,eligible_taskers,representation,request`: one row per job category
 ///                   (hash in hex), the DIRAC submit-pool view.
-///   summary.json    counts, categories, seconds per phase, threads, instruction set.
+///   summary.json    counts, categories, seconds per phase, the jobs per note (JobTable::note: "depth
+///                   limit" for an Accelerator expansion curtailed), threads, instruction set.
 ///   pools.csv       with RunInfo::pools: `pool,jobs,eligible,taskers,requirements`, one row per distinct
 ///                   hard request (DIRAC submit pool: FNV-1a hash of the requirements in canonical, name-sorted
 ///                   form) with the taskers eligible for it, `;`-separated (those of its first category).
 /// Each file is written to a temporary name and renamed, so a failure leaves no partial file.
 /// Throws WriteError on I/O failure.
 void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info);
+
+/// `{"note": jobs, ...}`: how many jobs carry each note (JobTable::note), for summary.json.
+std::string notes_json(const JobTable& jobs);
 
 /// The text of results.csv (see write_results; also the Python module's results frame).
 std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "loaders/writers/results.hpp"
 #include "loaders/writers/text.hpp"
 
 namespace colmatch::writers {
@@ -188,9 +189,10 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
   return fmt::format(
       "{{\n  \"farm\": {},\n  \"format\": {},\n  \"taskers\": {},\n  \"jobs\": {},\n  \"started\": {},\n"
       "  \"pending\": {},\n  \"rejected\": {},\n  \"cycles\": {},\n  \"categories_evaluated\": {},\n"
-      "  \"seconds\": {{\"load\": {:.6f}, \"simulate\": {:.6f}}},\n  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
+      "  \"seconds\": {{\"load\": {:.6f}, \"simulate\": {:.6f}}},\n  \"notes\": {},\n  \"threads\": {},\n"
+      "  \"instruction_set\": {}\n}}\n",
       json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), started, pending, rejected,
-      r.cycles, r.categories_evaluated, info.load_s, info.simulate_s, info.threads,
+      r.cycles, r.categories_evaluated, info.load_s, info.simulate_s, notes_json(ds.jobs), info.threads,
       json_string(kernels::isa_name(info.isa)));
 }
 
@@ -201,6 +203,10 @@ std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
     auto head = [&] {
       csv_field(csv, jobs.id[j]);
       csv += ',' + num(jobs.submit[j]) + ',';
+    };
+    auto with_note = [&](std::string reason, uint32_t job) {  // a remark from reading the job (depth limit)
+      if (jobs.note[job] == kNone) return reason;
+      return reason.empty() ? jobs.notes.value(jobs.note[job]) : reason + "; " + jobs.notes.value(jobs.note[job]);
     };
     auto tail = [&](const std::string& status, const std::string& reason) {
       csv += ',';
@@ -222,7 +228,7 @@ std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
       csv += ",,,,0";
       std::string why = sim_reason_text(r.reason[j]);
       if (!r.detail[j].empty()) why += ": " + r.detail[j];
-      tail("pending", why);
+      tail("pending", with_note(why, j));
       continue;
     }
     for (uint32_t a = 0; a < r.alloc_count[j]; ++a) {
@@ -231,7 +237,7 @@ std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
       csv += fmt::format("{},{},{},", num(r.start[j]), num(r.end[j]), num(r.start[j] - jobs.submit[j]));
       csv_field(csv, ds.taskers.names[x.tasker]);
       csv += fmt::format(",{}", x.slots);
-      tail("started", r.backfilled[j] ? "backfilled" : "");
+      tail("started", with_note(r.backfilled[j] ? "backfilled" : "", j));
     }
   }
   return csv;

@@ -9,6 +9,7 @@
 #include "engine/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/vov.hpp"
+#include "loaders/writers/results.hpp"
 
 using namespace colmatch;
 
@@ -80,6 +81,56 @@ TEST(VovFormat, BadFilesNameFileLineAndField) {
     EXPECT_EQ(e.line, 2u);
     EXPECT_EQ(e.field, "cores");
   }
+}
+
+// Issue 10: a job that waits because a counted map has nothing left says which map (its farm-wide
+// pool, map:NAME); a job whose expansion VOV curtails past the depth count of 30 is matched as VOV
+// matches it and carries the note "depth limit" in results.csv, counted in summary.json.
+TEST(VovFormat, PendingReasonNamesTheExhaustedMap) {
+  const loaders::Dataset ds = demo();
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const std::string csv = writers::results_csv(ds, m);
+  EXPECT_NE(csv.find("\n2,pending,,0,\"eligible but no free capacity: 4 eligible taskers, none with room now; the "
+                     "global pool of map:License:spice has 0 left, 1 needed\"\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_EQ(csv.find("global pool of map:License:hsim"), std::string::npos) << "hsim licences are left";
+}
+
+TEST(VovFormat, DepthLimitIsNotedAndCounted) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    const std::string p = dir + "/colmatch-vov-depth-" + name;
+    FILE* f = std::fopen(p.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return p;
+  };
+  // a chain m0 -> m1 -> ... -> m39 -> linux: entering it at m0 passes the depth count of 30 (3 appended
+  // resources, 1 listed, 1 per map entered), entering it at m30 does not
+  std::string maps;
+  for (int i = 0; i < 40; ++i)
+    maps += "vovresourcemgr set m" + std::to_string(i) + " -map \"" +
+            (i == 39 ? std::string("linux") : "m" + std::to_string(i + 1)) + "\"\n";
+  const auto taskers = write("t.tcl", "vtk_tasker_define a -resources \"linux\" -CPUS 4\n");
+  const auto resources = write("r.tcl", maps);
+  const auto jobs =
+      write("j.jsonl", "{\"id\": \"deep\", \"resources\": \"m0\"}\n{\"id\": \"short\", \"resources\": \"m30\"}\n");
+  const loaders::Dataset ds = loaders::load_vov(taskers, resources, jobs);
+  ASSERT_EQ(ds.jobs.size(), 2u);
+  ASSERT_NE(ds.jobs.note[0], kNone);
+  EXPECT_EQ(ds.jobs.notes.value(ds.jobs.note[0]), "depth limit");
+  EXPECT_EQ(ds.jobs.note[1], kNone);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  EXPECT_EQ(m.dispatch.status[1], JobStatus::Assigned) << "m30 reaches linux within the depth";
+  EXPECT_EQ(m.dispatch.status[0], JobStatus::Pending) << "curtailed: a map name no tasker offers is left";
+  const std::string csv = writers::results_csv(ds, m);
+  // each map entered costs 2 (the resource visited, the map entered): traversal stops at m15
+  EXPECT_NE(csv.find("\ndeep,pending,,0,no eligible tasker: m15>=1 matches 0 of 1; depth limit\n"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\nshort,assigned,a,1,\n"), std::string::npos) << csv;
+  writers::RunInfo info;
+  EXPECT_NE(writers::summary_json(ds, m, info).find("\"notes\": {\"depth limit\": 1}"), std::string::npos);
 }
 
 }  // namespace
