@@ -8,6 +8,7 @@
 #include "loaders/dirac.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
+#include "loaders/policy.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
 #include "loaders/vov.hpp"
@@ -70,7 +71,10 @@ std::vector<InputFormat> make_formats() {
                 {"resources", "resources.tcl: vtk_resourcemap_set / vovresourcemgr set lines", false},
                 {"jobs", "jobs.jsonl: id, resources, command, owner, group, priority, expected_duration"}},
                [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
-                 return load_vov(arg(a, "taskers"), arg(a, "resources"), arg(a, "jobs"), p);
+                 // `$` resources, wrappers and tasker symbols: the policy's [policy.vov] (--policy)
+                 const std::string policy = arg(a, "policy");
+                 return load_vov(arg(a, "taskers"), arg(a, "resources"), arg(a, "jobs"), p,
+                                 policy.empty() ? VovOptions{} : read_vov_policy_toml(policy));
                }});
   f.push_back({"swf",
                "Standard Workload Format (Parallel Workloads Archive): one node per MaxNodes, slots per node",

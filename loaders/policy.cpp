@@ -131,6 +131,10 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
   for (auto&& [k, node] : table) {
     const std::string key(k.str());
     if ((key == "power" || key == "grid_engine") && allow_power_key) continue;  // farm.toml's own keys
+    if (key == "vov" && node.is_table()) {  // the Accelerator loader's (read_vov_table): checked here too
+      read_vov_table(*node.as_table(), path);
+      continue;
+    }
     if (key == "interval") {
       policy.interval = non_negative(path, node, key);
     } else if (key == "min_interval") {
@@ -227,6 +231,52 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
   }
   // FBSNG's scheduler runs at most once per 5 s
   if (policy.scheduler == Scheduler::Fbsng && !min_interval_set) policy.min_interval = 5;
+}
+
+VovOptions read_vov_table(const toml::table& table, const std::string& path) {
+  VovOptions o;
+  for (auto&& [k, node] : table) {
+    const std::string key(k.str());
+    if (key == "wrappers") {
+      const auto* list = node.as_array();
+      if (!list) bad(path, node, "vov.wrappers", "expected a list of strings");
+      o.wrappers.clear();
+      for (const auto& w : *list) o.wrappers.push_back(text(path, w, "vov.wrappers"));
+    } else if (key == "dollars" || key == "symbols") {
+      const auto* defs = node.as_table();
+      if (!defs) bad(path, node, "vov." + key, "expected a table of NAME = \"resource list\"");
+      for (auto&& [name, def] : *defs) {
+        const std::string at = "vov." + key + "." + std::string(name.str());
+        const std::string list = text(path, def, at);
+        if (key == "dollars") {
+          try {
+            vov::parse_resources(list);
+          } catch (const vov::ResourceError& e) {
+            bad(path, def, at, fmt::format("column {}: {}", e.position, e.what()));
+          }
+        }
+        (key == "dollars" ? o.dollars : o.symbols)[std::string(name.str())] = list;
+      }
+    } else {
+      bad(path, node, "vov." + key, "unknown key (wrappers, dollars, symbols)");
+    }
+  }
+  return o;
+}
+
+VovOptions read_vov_policy_toml(const std::string& path) {
+  require_not_directory(path);
+  toml::table tbl;
+  try {
+    tbl = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw LoadError(path, e.source().begin.line, "", std::string(e.description()));
+  }
+  const toml::node* vov = tbl["policy"]["vov"].node();
+  if (vov == nullptr) vov = tbl["vov"].node();
+  if (vov == nullptr) return {};
+  if (!vov->is_table()) bad(path, *vov, "vov", "expected a table");
+  return read_vov_table(*vov->as_table(), path);
 }
 
 SimPolicy read_policy_toml(const std::string& path) {

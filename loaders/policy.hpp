@@ -22,6 +22,7 @@
 #include <toml++/toml.h>
 
 #include "engine/simulation.hpp"
+#include "loaders/vov.hpp"
 
 namespace colmatch::loaders {
 
@@ -32,5 +33,18 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
 
 /// Reads a policy file: its [policy] table (or, without one, its top level).
 SimPolicy read_policy_toml(const std::string& path);
+
+/// Reads an Altair Accelerator `vov` table of a policy (issue 10):
+///   [policy.vov]
+///   wrappers = ["vov", "vw", "nc run", "time", "env"]   # the tool is found after these
+///   [policy.vov.dollars]                                 # `$NAME` in a job's list -> a list
+///   BIGMEM = "RAMTOTAL#64000 | bigmem"
+///   [policy.vov.symbols]                                 # `@NAME@` in a tasker's list -> a list
+///   OS = "linux64"
+/// Throws LoadError naming `path`, line and key for an unknown key or a value that is not a string.
+VovOptions read_vov_table(const toml::table& table, const std::string& path);
+
+/// The `[policy.vov]` table of a policy file (or its top-level `vov` table); defaults without one.
+VovOptions read_vov_policy_toml(const std::string& path);
 
 }  // namespace colmatch::loaders

@@ -124,10 +124,51 @@ Request compile(const vov::Expr& e, const Catalog& cat, bool top, std::vector<st
   return r;
 }
 
+void replace_symbols(std::string_view text, const std::string& host, uint32_t cpus, const VovOptions& options,
+                     int depth, std::string& out) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t at = text.find('@', i);
+    if (at == std::string_view::npos) {
+      out.append(text.substr(i));
+      break;
+    }
+    out.append(text.substr(i, at - i));
+    const size_t end = text.find('@', at + 1);
+    if (end == std::string_view::npos) throw std::invalid_argument(fmt::format("an '@' without its closing '@'"));
+    const std::string name(text.substr(at + 1, end - at - 1));
+    i = end + 1;
+    if (depth >= 8) throw std::invalid_argument(fmt::format("@{}@ nests deeper than 8 symbols", name));
+    if (const auto d = options.symbols.find(name); d != options.symbols.end()) {
+      replace_symbols(d->second, host, cpus, options, depth + 1, out);
+    } else if (name == "HOST") {
+      out += host;
+    } else if (name == "CPUS") {
+      out += fmt::format("CPUS/{}", cpus);
+    } else if (name == "STD") {
+      std::string std_list = "@HOST@ @CPUS@";
+      if (options.symbols.count("OS")) std_list += " @OS@";
+      if (options.symbols.count("MACHINE")) std_list += " @MACHINE@";
+      replace_symbols(std_list, host, cpus, options, depth + 1, out);
+    } else {
+      throw std::invalid_argument(fmt::format(
+          "no definition of the tasker symbol @{}@ (define it in the policy's [policy.vov.symbols])", name));
+    }
+    if (out.size() > 65536) throw std::invalid_argument("the list grows past 65,536 bytes with its symbols");
+  }
+}
+
 }  // namespace
 
+std::string replace_tasker_symbols(const std::string& resources, const std::string& host, uint32_t cpus,
+                                   const VovOptions& options) {
+  std::string out;
+  replace_symbols(resources, host, cpus, options, 0, out);
+  return out;
+}
+
 Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
-                 const ProgressFn& progress) {
+                 const ProgressFn& progress, const VovOptions& options) {
   VovTclFile farm = read_vov_tcl(taskers_tcl);
   if (!resources_tcl.empty()) {
     VovTclFile res = read_vov_tcl(resources_tcl);
@@ -153,8 +194,9 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   for (size_t t = 0; t < farm.taskers.size(); ++t) {
     const VovTaskerDef& d = farm.taskers[t];
     try {
-      tasker_tokens(vov::parse_resources(d.resources, false), offers[t], taskers_tcl, d.line);
-    } catch (const vov::ResourceError& e) {
+      const std::string list = replace_tasker_symbols(d.resources, d.host, d.cpus, options);
+      tasker_tokens(vov::parse_resources(list, false), offers[t], taskers_tcl, d.line);
+    } catch (const std::invalid_argument& e) {  // ResourceError too
       throw LoadError(taskers_tcl, d.line, "-resources", e.what());
     }
     for (const vov::Token& k : offers[t]) {
@@ -172,20 +214,25 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   std::unordered_map<std::string, uint32_t> seen;
   for (size_t j = 0; j < jobs.size(); ++j) {
     const vov::JobResources& r = jobs[j].res;
-    const std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.resources, vov::tool_of(r.command),
-                                        r.owner, r.group, r.priority, std::ceil(r.expected_duration));
+    const std::string key =
+        fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.resources, vov::tool_of(r.command, options.wrappers), r.owner,
+                    r.group, r.priority, std::ceil(r.expected_duration));
     const auto [it, fresh] = seen.emplace(key, static_cast<uint32_t>(exp.size()));
     of_job[j] = it->second;
     if (!fresh) continue;
     exp.emplace_back();
     why.emplace_back();
     try {
-      exp.back() = vov::expand(r, maps, [](std::string_view) { return true; });
+      exp.back() = vov::expand(
+          r, maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
       if (exp.back().outcome == vov::Expansion::Outcome::Cycle)
         why.back() = "a cycle in the resource maps: " + exp.back().detail;
       else job_names(exp.back().expanded, names);
     } catch (const vov::ResourceError& e) {
-      why.back() = fmt::format("column {}: {}", e.position, e.what());
+      const std::string what = e.what();
+      why.back() = what.starts_with("no definition of the resource $")
+                       ? what + " (define it in the policy's [policy.vov.dollars], --policy)"
+                       : fmt::format("column {}: {}", e.position, what);
     }
   }
   Dataset ds;

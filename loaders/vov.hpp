@@ -21,17 +21,39 @@
 //    names the map's pool ("the global pool of map:License:spice has 0 left, 1 needed").
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
+#include "engine/vov.hpp"
 #include "loaders/dataset.hpp"
 #include "loaders/line_reader.hpp"
 
 namespace colmatch::loaders {
 
+/// What a site configures around the files (the policy's `[policy.vov]` table, loaders/policy.hpp):
+struct VovOptions {
+  /// `$NAME` in a job's list is replaced by this list (seed 000: "expands any special resource").
+  std::map<std::string, std::string, std::less<>> dollars;
+  /// The wrappers a job's tool is found after (vov::tool_of).
+  std::vector<std::string> wrappers = vov::default_wrappers();
+  /// `@NAME@` in a tasker's list is replaced by this list (`OS`, `MACHINE`, `STD`, site symbols). Built
+  /// in: `@HOST@` (the tasker's host name as a resource), `@CPUS@` (`CPUS/<-CPUS>`), and `@STD@`
+  /// unless defined here: `@HOST@ @CPUS@`, then `@OS@` and `@MACHINE@` when those are defined.
+  std::map<std::string, std::string, std::less<>> symbols;
+};
+
 /// Loads the farm and its jobs. `resources_tcl` may be empty. Throws LoadError naming file, line and
-/// field (or command) for bad input; a job whose resources do not parse or whose maps loop is kept as
-/// rejected with the reason.
+/// field (or command) for bad input, among them a tasker's `@NAME@` with no definition; a job whose
+/// resources do not parse, whose maps loop or whose `$NAME` has no definition is kept as rejected with
+/// the reason.
 Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
-                 const ProgressFn& progress = {});
+                 const ProgressFn& progress = {}, const VovOptions& options = {});
+
+/// A tasker's list with its `@NAME@` symbols replaced (see VovOptions::symbols); nested symbols are
+/// replaced up to 8 deep. Throws std::invalid_argument naming the symbol when it has no definition,
+/// when it nests deeper, or when the list grows past 65,536 bytes.
+std::string replace_tasker_symbols(const std::string& resources, const std::string& host, uint32_t cpus,
+                                   const VovOptions& options);
 
 }  // namespace colmatch::loaders

@@ -166,12 +166,15 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   match->add_flag("--pools", pools,
                   "Also write pools.csv: DIRAC submit pools with their eligible taskers (default with --format dirac)");
   match->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
+  std::string policy_path;
+  match->add_option("--policy", policy_path,
+                    "Policy TOML; match reads its [policy.vov] table with --format vov ($ resources, wrappers, "
+                    "tasker symbols)");
 
   auto* sim = app.add_subcommand(
       "simulate",
       "Schedule over time (Moab's iteration, EASY backfill): write schedule.csv, metrics.json, timeline.csv");
   add_input_options(sim, in);
-  std::string policy_path;
   double until = std::numeric_limits<double>::infinity();
   sim->add_option("--out", out_dir, "Output folder")->required();
   sim->add_option("--policy", policy_path,
@@ -191,8 +194,8 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   auto* explain_sim = explain->add_flag(
       "--simulate", explain_simulate,
       "Explain the job in a simulation over time (simulate's inputs): its start, or its reason at the last cycle");
-  explain->add_option("--policy", policy_path, "With --simulate: the policy TOML (as simulate's --policy)")
-      ->needs(explain_sim);
+  explain->add_option("--policy", policy_path,
+                      "The policy TOML (as simulate's --policy; without --simulate only its [policy.vov] is read)");
   explain->add_option("--until", until, "With --simulate: no scheduling cycle after this time (seconds)")
       ->needs(explain_sim);
 
@@ -234,6 +237,10 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   }
 
   try {
+    if (!policy_path.empty()) {
+      (void)loaders::read_policy_toml(policy_path);  // checked whatever reads it: a bad policy is an error
+      in.args["policy"] = policy_path;              // --format vov reads its [policy.vov]
+    }
     if (*report) return run_report(report_dir);
     if (*gen) {
       writers::save_native(save_dir, synth::generate(spec));

@@ -8,6 +8,7 @@
 #include "engine/matcher.hpp"
 #include "engine/simulation.hpp"
 #include "loaders/errors.hpp"
+#include "loaders/policy.hpp"
 #include "loaders/vov.hpp"
 #include "loaders/writers/results.hpp"
 
@@ -131,6 +132,66 @@ TEST(VovFormat, DepthLimitIsNotedAndCounted) {
   EXPECT_NE(csv.find("\nshort,assigned,a,1,\n"), std::string::npos) << csv;
   writers::RunInfo info;
   EXPECT_NE(writers::summary_json(ds, m, info).find("\"notes\": {\"depth limit\": 1}"), std::string::npos);
+}
+
+// Issue 10: `$` resources are named substitutions in the policy's [policy.vov.dollars]; the wrappers a
+// tool is found after are [policy.vov] wrappers; a tasker's `@NAME@` symbols are @HOST@, @CPUS@, @STD@
+// and the policy's [policy.vov.symbols]. A `$` name without definition rejects the job naming it; an
+// `@` symbol without one is an error naming the taskers file, line and field; so is an unknown key.
+TEST(VovFormat, DollarResourcesWrappersAndTaskerSymbolsFromThePolicy) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    const std::string p = dir + "/colmatch-vov-policy-" + name;
+    FILE* f = std::fopen(p.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return p;
+  };
+  const auto policy = write("policy.toml",
+                            "[policy]\nbackfill = \"easy\"\n[policy.vov]\nwrappers = [\"mywrap\"]\n"
+                            "[policy.vov.dollars]\nBIG = \"RAMTOTAL#32000 | diskio\"\n"
+                            "[policy.vov.symbols]\nOS = \"linux64 OS:linux64\"\n");
+  const loaders::VovOptions o = loaders::read_vov_policy_toml(policy);
+  EXPECT_EQ(o.wrappers, std::vector<std::string>{"mywrap"});
+  EXPECT_EQ(loaders::read_policy_toml(policy).backfill, BackfillPolicy::Easy) << "the simulation keys still read";
+  EXPECT_EQ(loaders::replace_tasker_symbols("@STD@ x", "h1", 4, o), "h1 CPUS/4 linux64 OS:linux64 x");
+  const auto taskers = write("t.tcl",
+                             "vtk_tasker_define small -resources \"@STD@ RAMTOTAL#16000\" -CPUS 2 -power 9\n"
+                             "vtk_tasker_define big -resources \"@HOST@ RAMTOTAL#64000\" -CPUS 8\n");
+  const auto resources = write("r.tcl", "vovresourcemgr set Tool:hsim -map \"OS:linux64\"\n");
+  const auto jobs = write("j.jsonl",
+                          "{\"id\": \"big\", \"resources\": \"$BIG\"}\n"
+                          "{\"id\": \"named\", \"resources\": \"big\"}\n"
+                          "{\"id\": \"hsim\", \"command\": \"mywrap /bin/hsim x\"}\n"
+                          "{\"id\": \"hsim-vov\", \"command\": \"vov hsim x\"}\n"
+                          "{\"id\": \"undefined\", \"resources\": \"$NOPE\"}\n");
+  const loaders::Dataset ds = loaders::load_vov(taskers, resources, jobs, {}, o);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  auto tasker = [&](uint32_t j) {
+    return m.dispatch.status[j] == JobStatus::Assigned ? ds.taskers.names[m.dispatch.tasker[j]] : std::string("-");
+  };
+  EXPECT_EQ(tasker(0), "big") << "$BIG: RAMTOTAL#32000 | diskio";
+  EXPECT_EQ(tasker(1), "big") << "@HOST@ offers the host name";
+  EXPECT_EQ(tasker(2), "small") << "the tool after mywrap is hsim, mapped to what only @STD@'s @OS@ offers";
+  EXPECT_EQ(tasker(3), "small") << "vov is no wrapper here: the tool is vov, no map, any tasker (small: power 9)";
+  ASSERT_TRUE(ds.jobs.rejected(4));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[4]].find("$NOPE"), std::string::npos);
+  // errors
+  const auto bad_symbol = write("bad.tcl", "vtk_tasker_define a\nvtk_tasker_define b -resources \"@ARCH@\"\n");
+  try {
+    loaders::load_vov(bad_symbol, "", jobs, {}, o);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "-resources");
+    EXPECT_NE(std::string(e.what()).find("@ARCH@"), std::string::npos) << e.what();
+  }
+  for (const char* text :
+       {"[policy.vov]\nwrapper = [\"x\"]\n", "[policy.vov.dollars]\nX = \"(a\"\n", "[policy.vov.symbols]\nX = 3\n"}) {
+    const auto bad = write("bad.toml", text);
+    EXPECT_THROW(loaders::read_vov_policy_toml(bad), loaders::LoadError) << text;
+    EXPECT_THROW(loaders::read_policy_toml(bad), loaders::LoadError) << text;
+  }
 }
 
 }  // namespace

@@ -154,7 +154,10 @@ TEST(Cli, ExplainASimulatedJob) {
   const std::string all = in.substr(0, in.find(" --until"));
   EXPECT_NE(run("explain " + all + " --job b").out.find("job b: started at 100 (submitted at 0, waited 100 s)"),
             std::string::npos);
-  EXPECT_EQ(run("explain " + kDemo + " --policy x.toml --job 1").status, 1) << "--policy needs --simulate";
+  // without --simulate a policy is read for its [policy.vov] only, but read: a missing file is an error
+  const CliRun missing = run("explain " + kDemo + " --policy x.toml --job 1");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("x.toml"), std::string::npos) << missing.err;
 }
 
 // colmatch explain per Grid Engine level (issue 11): where a step's attribute has host or global values,
@@ -694,6 +697,34 @@ TEST(CliOutputSet, AFolderWithOtherFilesOrSymlinksIsNotReplaced) {
   std::getline(in, content);
   EXPECT_EQ(content, "precious");
   fs::remove(victim);
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 10: `--policy` reaches the Accelerator loader in match, simulate and explain: a `$` resource
+// defined in [policy.vov.dollars] expands; without the policy the job is rejected naming the resource.
+TEST(Cli, AcceleratorPolicyReachesTheLoader) {
+  Out out;
+  fs::create_directories(out.dir);
+  const fs::path policy = out.dir / "p.toml", jobs = out.dir / "j.jsonl";
+  std::ofstream(policy) << "[policy]\nbackfill = \"easy\"\n[policy.vov.dollars]\nBIG = \"RAMTOTAL#32000 | diskio\"\n";
+  std::ofstream(jobs) << "{\"id\": \"a\", \"resources\": \"$BIG\", \"runtime\": 10}\n";
+  const std::string d = kSrc + "/datasets/demo/vov/";
+  const std::string in =
+      "--format vov --taskers " + d + "taskers.tcl --resources " + d + "resources.tcl --jobs " + jobs.string() + " ";
+  ASSERT_EQ(run("match " + in + "--policy " + policy.string() + " --out " + (out.dir / "m").string()).status, 0);
+  EXPECT_EQ(lines(out.dir / "m" / "results.csv").at(1), "a,assigned,lnx01,1,");
+  ASSERT_EQ(run("simulate " + in + "--policy " + policy.string() + " --out " + (out.dir / "s").string()).status, 0);
+  EXPECT_EQ(lines(out.dir / "s" / "schedule.csv").at(1).substr(0, 21), "a,0,0,10,0,lnx01,1,,,");
+  EXPECT_NE(run("explain " + in + "--policy " + policy.string() + " --job a").out.find("RAMTOTAL>=32000 || diskio>=1"),
+            std::string::npos);
+  const CliRun without = run("match " + in + "--out " + (out.dir / "w").string());
+  EXPECT_EQ(without.status, 2) << "a rejected job";
+  EXPECT_NE(without.err.find("no definition of the resource $BIG (define it in the policy's [policy.vov.dollars]"),
+            std::string::npos)
+      << without.err;
 }
 
 }  // namespace
