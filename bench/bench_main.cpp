@@ -4,9 +4,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <simdjson.h>
 
 #include <benchmark/benchmark.h>
 
@@ -16,8 +21,11 @@
 #include "kernels/kernels.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
+#include "loaders/vov.hpp"
+#include "loaders/vov_tcl.hpp"
 #include "tests/reference/naive_matcher.hpp"
 #include "tests/reference/naive_simulator.hpp"
+#include "tests/reference/naive_vov.hpp"
 
 using namespace colmatch;
 
@@ -498,6 +506,139 @@ void BM_SimCycle_Queue(benchmark::State& state) {
   state.counters["last_cycle_us"] = last_cycle * 1e6;
 }
 
+// An Altair Accelerator farm (issue 10) in $COLMATCH_VOV_FARM: taskers.tcl, resources.tcl, jobs.jsonl as
+// datasets/vov_farm.py writes them (python3 datasets/vov_farm.py DIR: 10k taskers, 200 maps, 1M jobs over
+// 1k lists). Loaded once; the same files read plainly for the naive path.
+struct VovFarm {
+  std::string dir;
+  loaders::Dataset ds;
+  std::vector<naive::VovTasker> taskers;
+  std::map<std::string, naive::VovMap> maps;
+  std::vector<naive::VovJob> jobs;
+};
+
+const VovFarm* vov_farm() {
+  static const VovFarm* farm = []() -> const VovFarm* {
+    const char* dir = std::getenv("COLMATCH_VOV_FARM");
+    if (dir == nullptr || !std::filesystem::exists(std::string(dir) + "/jobs.jsonl")) return nullptr;
+    auto* f = new VovFarm;
+    f->dir = dir;
+    const std::string t = f->dir + "/taskers.tcl", r = f->dir + "/resources.tcl", j = f->dir + "/jobs.jsonl";
+    f->ds = loaders::load_vov(t, r, j);
+    for (const auto& d : loaders::read_vov_tcl(t).taskers) f->taskers.push_back({d.name, d.resources, d.cpus, d.power});
+    for (const auto& m : loaders::read_vov_tcl(r).maps) f->maps[m.name] = {m.count, m.map};
+    simdjson::dom::parser parser;
+    std::ifstream in(j);
+    for (std::string line; std::getline(in, line);) {
+      const simdjson::dom::element doc = parser.parse(line);
+      naive::VovJob job;
+      auto str = [&](const char* key) {
+        std::string_view v;
+        return doc[key].get_string().get(v) ? std::string() : std::string(v);
+      };
+      job.id = str("id");
+      job.resources = str("resources");
+      job.command = str("command");
+      job.owner = str("owner");
+      job.group = str("group");
+      job.priority = str("priority");
+      double d = 0;
+      if (!doc["expected_duration"].get_double().get(d)) job.expected_duration = d;
+      f->jobs.push_back(std::move(job));
+    }
+    return f;
+  }();
+  return farm;
+}
+
+// The columnar match of the whole farm (categorize, eligibility, dispatch; the expansion was done at
+// load, once per distinct list, tool, owner, group, priority and duration).
+void BM_Vov_Columnar(benchmark::State& st) {
+  if (const VovFarm* f = vov_farm()) columnar(st, f->ds);
+  else st.SkipWithError("no Accelerator farm (set COLMATCH_VOV_FARM; python3 datasets/vov_farm.py DIR)");
+}
+
+// Expansion as the loader does it: one per distinct key, shared by the jobs with that key.
+void BM_Vov_ExpandPerKey(benchmark::State& st) {
+  const VovFarm* f = vov_farm();
+  if (f == nullptr) return st.SkipWithError("no Accelerator farm (set COLMATCH_VOV_FARM)");
+  std::map<std::string, vov::ResourceMap, std::less<>> maps;
+  for (const auto& [name, m] : f->maps)
+    maps[name] = {m.count, m.map ? std::optional(vov::parse_resources(*m.map)) : std::nullopt};
+  size_t distinct = 0;
+  for (auto _ : st) {
+    std::unordered_map<std::string, uint32_t> seen;
+    std::vector<vov::Expansion> exp;
+    for (const naive::VovJob& j : f->jobs) {
+      const std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", j.resources, vov::tool_of(j.command),
+                                          j.owner, j.group, j.priority, std::ceil(j.expected_duration));
+      if (!seen.emplace(key, static_cast<uint32_t>(exp.size())).second) continue;
+      exp.push_back(vov::expand({j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration}, maps,
+                                [](std::string_view) { return true; }));
+    }
+    distinct = exp.size();
+    benchmark::DoNotOptimize(exp.data());
+  }
+  st.counters["expansions"] = static_cast<double>(distinct);
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * f->jobs.size()));
+}
+
+// Expansion job by job (the engine's expander, no sharing): every job of the farm.
+void BM_Vov_ExpandPerJob(benchmark::State& st) {
+  const VovFarm* f = vov_farm();
+  if (f == nullptr) return st.SkipWithError("no Accelerator farm (set COLMATCH_VOV_FARM)");
+  std::map<std::string, vov::ResourceMap, std::less<>> maps;
+  for (const auto& [name, m] : f->maps)
+    maps[name] = {m.count, m.map ? std::optional(vov::parse_resources(*m.map)) : std::nullopt};
+  for (auto _ : st) {
+    size_t tokens = 0;
+    for (const naive::VovJob& j : f->jobs)
+      tokens += vov::expand({j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration}, maps,
+                            [](std::string_view) { return true; })
+                    .expanded.kids.size();
+    benchmark::DoNotOptimize(tokens);
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * f->jobs.size()));
+}
+
+// The naive per-job expander and matcher (tests/reference/naive_vov) on every `range(0)`th job over all
+// the taskers; `per_job_s` times the farm's job count is its whole-farm estimate. Its outcomes are
+// checked against the columnar path on the same sample (written out and loaded) before they count.
+void BM_Vov_NaiveSample(benchmark::State& st) {
+  const VovFarm* f = vov_farm();
+  if (f == nullptr) return st.SkipWithError("no Accelerator farm (set COLMATCH_VOV_FARM)");
+  std::vector<naive::VovJob> sample;
+  for (size_t j = 0; j < f->jobs.size(); j += static_cast<size_t>(st.range(0))) sample.push_back(f->jobs[j]);
+  naive::VovOutcome ref;
+  for (auto _ : st) {
+    ref = naive::vov_match(f->taskers, f->maps, {}, sample);
+    benchmark::DoNotOptimize(ref.tasker.data());
+  }
+  const std::string sample_path = std::filesystem::temp_directory_path() / "colmatch-bench-vov-sample.jsonl";
+  {
+    std::ofstream out(sample_path);
+    for (const naive::VovJob& j : sample)
+      out << fmt::format(
+          "{{\"id\": \"{}\", \"resources\": \"{}\", \"command\": \"{}\", \"owner\": \"{}\", \"group\": \"{}\", "
+          "\"priority\": \"{}\", \"expected_duration\": {}}}\n",
+          j.id, j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration);
+  }
+  const loaders::Dataset ds = loaders::load_vov(f->dir + "/taskers.tcl", f->dir + "/resources.tcl", sample_path);
+  std::filesystem::remove(sample_path);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    const bool assigned = m.dispatch.status[j] == JobStatus::Assigned;
+    if (assigned != (ref.status[j] == "assigned") ||
+        (assigned && ds.taskers.names[m.dispatch.tasker[j]] != ref.tasker[j]))
+      return st.SkipWithError("columnar and naive results differ on the sample");
+  }
+  st.counters["sample_jobs"] = static_cast<double>(sample.size());
+  st.counters["per_job_us"] =
+      benchmark::Counter(static_cast<double>(sample.size()) * 1e-6,
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * sample.size()));
+}
+
 int register_all() {
   for (kernels::Isa isa : kernels::usable_isas()) {
     const std::string n(kernels::isa_name(isa));
@@ -533,6 +674,17 @@ int register_all() {
       ->Iterations(3);
   benchmark::RegisterBenchmark("BM_Google_Columnar", BM_Google_Columnar)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_Google_Naive", BM_Google_Naive)->Unit(benchmark::kMillisecond)->Iterations(1);
+  benchmark::RegisterBenchmark("BM_Vov_Columnar", BM_Vov_Columnar)->Unit(benchmark::kMillisecond)->Iterations(5);
+  benchmark::RegisterBenchmark("BM_Vov_ExpandPerKey", BM_Vov_ExpandPerKey)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(3);
+  benchmark::RegisterBenchmark("BM_Vov_ExpandPerJob", BM_Vov_ExpandPerJob)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
+  benchmark::RegisterBenchmark("BM_Vov_NaiveSample", BM_Vov_NaiveSample)
+      ->Arg(1000)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
   benchmark::RegisterBenchmark("BM_Simulate_Kth", BM_Simulate_Kth)->Arg(400)->Arg(3000)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_Simulate_Kth_Naive", BM_Simulate_Kth_Naive)
       ->Arg(400)
