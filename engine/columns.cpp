@@ -24,14 +24,19 @@ std::optional<uint32_t> Dictionary::find(std::string_view v) const {
   return it->second;
 }
 
-LevelValues::LevelValues(size_t rows, bool numeric)
+LevelValues::LevelValues(size_t rows, bool numeric, bool lazy)
     : rows_(rows), numeric_(numeric), present_(kernels::words_for(rows), 0), absent_(kernels::words_for(rows), 0) {
-  if (numeric) nums_.assign(rows, 0);
-  else ids_.assign(rows, 0);
+  if (!lazy) allocate();
   kernels::fill_ones(absent_.data(), rows);
 }
 
-void LevelValues::set(uint32_t r, double num, uint32_t id) noexcept {
+void LevelValues::allocate() {
+  if (numeric_) nums_.assign(rows_, 0);
+  else ids_.assign(rows_, 0);
+}
+
+void LevelValues::set(uint32_t r, double num, uint32_t id) {
+  if (nums_.empty() && ids_.empty()) allocate();
   if (numeric_) nums_[r] = num;
   else ids_[r] = id;
   const uint64_t bit = uint64_t{1} << (r & 63);
@@ -41,8 +46,8 @@ void LevelValues::set(uint32_t r, double num, uint32_t id) noexcept {
 }
 
 void LevelValues::clear(uint32_t r) noexcept {
-  if (numeric_) nums_[r] = 0;
-  else ids_[r] = 0;
+  if (!nums_.empty()) nums_[r] = 0;
+  if (!ids_.empty()) ids_[r] = 0;
   const uint64_t bit = uint64_t{1} << (r & 63);
   if (present_[r >> 6] & bit) --count_;
   present_[r >> 6] &= ~bit;
@@ -68,8 +73,8 @@ Column::Column(AttrType t, bool m, size_t taskers, size_t hosts)
     : type(t),
       multi(m),
       queue_(taskers, is_numeric(t)),
-      host_(taskers, is_numeric(t)),
-      by_host_(hosts, is_numeric(t)),
+      host_(taskers, is_numeric(t), /*lazy=*/true),
+      by_host_(hosts, is_numeric(t), /*lazy=*/true),
       defined_(kernels::words_for(taskers), 0) {}
 
 void Column::refresh_defined(uint32_t t) noexcept {
@@ -87,7 +92,7 @@ void Column::refresh_all_defined() {
   for (size_t w = 0; w < defined_.size(); ++w) defined_[w] = queue_.present()[w] | host_.present()[w];
 }
 
-void Column::set_queue(uint32_t t, double num, uint32_t id) noexcept {
+void Column::set_queue(uint32_t t, double num, uint32_t id) {
   queue_.set(t, num, id);
   refresh_defined(t);
 }
@@ -106,7 +111,7 @@ void Column::set_hosts(LevelValues by_host, const std::vector<uint32_t>& host_of
   by_host_ = std::move(by_host);
   const size_t n = host_of.size();
   const bool numeric = is_numeric(type);
-  host_ = LevelValues(n, numeric);
+  host_ = LevelValues(n, numeric, /*lazy=*/true);
   for (uint32_t r = 0; r < n; ++r) {
     const uint32_t h = host_of[r];
     if (h != kNone && by_host_.has(h)) host_.set(r, numeric ? by_host_.num(h) : 0, numeric ? 0 : by_host_.id(h));
@@ -345,7 +350,7 @@ TaskerTable TaskerBuilder::build() && {
       const uint32_t from = order[r];
       if (src.has[from]) dst.set_queue(r, numeric ? src.num[from] : 0, numeric ? 0 : src.ids[from]);
     }
-    LevelValues by_host(nh, numeric);
+    LevelValues by_host(nh, numeric, /*lazy=*/true);
     for (uint32_t h = 0; h < nh; ++h) {
       const LevelInput& in = host_values_[h][a];
       if (!in.fixed && !in.load) continue;

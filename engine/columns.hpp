@@ -55,27 +55,35 @@ enum class ValueKind : uint8_t { Fixed, Load };
 class LevelValues {
  public:
   LevelValues() = default;
-  /// `rows` rows, all absent. `numeric` chooses which of nums() / ids() holds the values.
-  LevelValues(size_t rows, bool numeric);
+  /// `rows` rows, all absent. `numeric` chooses which of nums() / ids() holds the values. `lazy`: the
+  /// values array is allocated by the first set(), so a level nobody gives a value costs its two
+  /// masks only (the host levels of a farm without hosts: most formats, and every resource name of
+  /// an Accelerator farm); until then nums() and ids() are empty.
+  LevelValues(size_t rows, bool numeric, bool lazy = false);
   size_t rows() const noexcept { return rows_; }
   bool numeric() const noexcept { return numeric_; }
   bool has(uint32_t r) const noexcept { return (present_[r >> 6] >> (r & 63)) & 1; }
   /// Some row has a value.
   bool any() const noexcept { return count_ > 0; }
   /// Row r's number (0 for string-like levels, and where absent).
-  double num(uint32_t r) const noexcept { return numeric_ ? nums_[r] : 0.0; }
+  double num(uint32_t r) const noexcept { return nums_.empty() ? 0.0 : nums_[r]; }
   /// Row r's dictionary id (0 for numeric levels, and where absent).
-  uint32_t id(uint32_t r) const noexcept { return numeric_ ? 0u : ids_[r]; }
-  const std::vector<double>& nums() const noexcept { return nums_; }  ///< empty unless numeric
-  const std::vector<uint32_t>& ids() const noexcept { return ids_; }  ///< empty if numeric
+  uint32_t id(uint32_t r) const noexcept { return ids_.empty() ? 0u : ids_[r]; }
+  /// Every row's number: rows() values, or empty for a string-like level or a lazy one with no value yet.
+  const std::vector<double>& nums() const noexcept { return nums_; }
+  /// Every row's dictionary id: rows() ids, or empty for a numeric level or a lazy one with no value yet.
+  const std::vector<uint32_t>& ids() const noexcept { return ids_; }
   const std::vector<uint64_t>& present() const noexcept { return present_; }
   const std::vector<uint64_t>& absent() const noexcept { return absent_; }
-  /// Gives row r the value `num` (numeric) or dictionary id `id` (string-like).
-  void set(uint32_t r, double num, uint32_t id) noexcept;
+  /// Gives row r the value `num` (numeric) or dictionary id `id` (string-like); the first set() of a
+  /// lazy level allocates its values (std::bad_alloc).
+  void set(uint32_t r, double num, uint32_t id);
   /// Makes row r absent (its value becomes 0).
   void clear(uint32_t r) noexcept;
 
  private:
+  void allocate();
+
   size_t rows_ = 0, count_ = 0;
   bool numeric_ = true;
   std::vector<double> nums_;
@@ -159,7 +167,7 @@ class Column {
   }
 
   /// Sets tasker t's queue-level value.
-  void set_queue(uint32_t t, double num, uint32_t id) noexcept;
+  void set_queue(uint32_t t, double num, uint32_t id);
   /// Removes tasker t's queue-level value.
   void clear_queue(uint32_t t) noexcept;
   /// Sets the host-level values: `by_host` (one row per host) expanded to taskers through `host_of`
