@@ -15,7 +15,27 @@ uint32_t Dictionary::intern(std::string_view v) {
   const uint32_t id = static_cast<uint32_t>(values_.size());
   values_.emplace_back(v);
   index_.emplace(values_.back(), id);
+  if (elements_indexed_) index_entry(id);
   return id;
+}
+
+void Dictionary::index_entry(uint32_t id) {
+  for (std::string_view e : set_elements(values_[id])) {
+    std::vector<uint32_t>& ids = elements_[std::string(e)];
+    if (ids.empty() || ids.back() != id) ids.push_back(id);  // an element twice in one entry: once
+  }
+}
+
+void Dictionary::index_elements() {
+  if (elements_indexed_) return;
+  elements_indexed_ = true;
+  for (uint32_t id = 0; id < values_.size(); ++id) index_entry(id);
+}
+
+std::span<const uint32_t> Dictionary::entries_with(std::string_view element) const {
+  const auto it = elements_.find(std::string(element));
+  if (it == elements_.end()) return {};
+  return it->second;
 }
 
 std::optional<uint32_t> Dictionary::find(std::string_view v) const {
@@ -140,6 +160,7 @@ TaskerBuilder::TaskerBuilder(const Catalog& catalog)
   for (size_t a = 0; a < catalog.size(); ++a) {
     columns_[a].type = catalog.at(static_cast<uint32_t>(a)).type;
     columns_[a].multi = catalog.at(static_cast<uint32_t>(a)).multi_valued;
+    if (columns_[a].multi) columns_[a].dict.index_elements();
   }
 }
 

@@ -36,9 +36,22 @@ class Dictionary {
   const std::string& value(uint32_t id) const { return values_.at(id); }
   size_t size() const noexcept { return values_.size(); }
 
+  /// For a set-valued column's dictionary: from now on also index each entry's elements
+  /// (set_elements), the entries there are and every later one, so that a clause naming an element
+  /// finds the entries holding it without scanning them all (an Accelerator farm's resource names,
+  /// thousands of distinct sets). O(total elements) memory.
+  void index_elements();
+  bool elements_indexed() const noexcept { return elements_indexed_; }
+  /// The ids of the entries holding `element`, ascending; empty when none (or not indexed).
+  std::span<const uint32_t> entries_with(std::string_view element) const;
+
  private:
+  void index_entry(uint32_t id);
+
   std::vector<std::string> values_;
   std::unordered_map<std::string, uint32_t> index_;
+  bool elements_indexed_ = false;
+  std::unordered_map<std::string, std::vector<uint32_t>> elements_;
 };
 
 /// Grid Engine's levels, outermost first (seed 002, section 3). A queue instance (a tasker) sees its

@@ -101,6 +101,11 @@ class Evaluator {
           }
         }
       }
+    } else if (col.multi && col.type != AttrType::ReString && col.dict.elements_indexed()) {
+      // a set matches when it holds one of the request's values: the entries holding each, from the
+      // dictionary's element index (no scan of the distinct sets)
+      for (const auto& s : c.strs)
+        for (const uint32_t v : col.dict.entries_with(s)) lut_[v] = 0xFFFFFFFFu;
     } else if (col.multi) {  // a set matches when one of its values matches one of the request's
       std::vector<WildcardPattern> pats;
       if (col.type == AttrType::ReString)

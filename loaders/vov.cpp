@@ -86,17 +86,21 @@ void tasker_tokens(const vov::Expr& e, std::vector<vov::Token>& out, const std::
   for (const vov::Expr& k : e.kids) tasker_tokens(k, out, path, line);
 }
 
-void job_names(const vov::Expr& e, std::set<std::string>& out) {
-  if (e.op == vov::Expr::Op::Token) out.insert(e.token.name);
-  for (const vov::Expr& k : e.kids) job_names(k, out);
-}
-
 // The expanded list as the engine's request; top-level `name/N` of a consumable become charges.
-Request compile(const vov::Expr& e, const Catalog& cat, bool top, std::vector<std::pair<uint32_t, double>>& charges) {
+Request compile(const vov::Expr& e, const Catalog& cat, uint32_t a_names, bool top,
+                std::vector<std::pair<uint32_t, double>>& charges) {
   Request r;
   switch (e.op) {
     case vov::Expr::Op::Token: {
-      const uint32_t a = *cat.find(e.token.name);
+      const auto quantified = cat.find(e.token.name);
+      if (!quantified || *quantified == a_names) {  // offered only as an attribute, or by no tasker
+        r.kind = Request::Kind::Clause;
+        r.clause.attr = a_names;
+        r.clause.op = Relop::EQ;
+        r.clause.strs.push_back(e.token.name);
+        return r;
+      }
+      const uint32_t a = *quantified;
       const double n = e.token.kind == vov::Token::Kind::Has ? 1.0 : e.token.amount;
       if (e.token.kind == vov::Token::Kind::Consumes && top && cat.consumable_slot(a) >= 0) {
         charges.emplace_back(a, n);
@@ -110,15 +114,15 @@ Request compile(const vov::Expr& e, const Catalog& cat, bool top, std::vector<st
     }
     case vov::Expr::Op::Not:
       r.kind = Request::Kind::Not;
-      r.kids.push_back(compile(e.kids[0], cat, false, charges));
+      r.kids.push_back(compile(e.kids[0], cat, a_names, false, charges));
       return r;
     case vov::Expr::Op::And:
       r.kind = Request::Kind::And;
-      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, top, charges));
+      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, a_names, top, charges));
       return r;
     case vov::Expr::Op::Or:
       r.kind = Request::Kind::Or;
-      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, false, charges));
+      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, a_names, false, charges));
       return r;
   }
   return r;
@@ -190,7 +194,9 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   }
   // Taskers' offers.
   std::vector<std::vector<vov::Token>> offers(farm.taskers.size());
-  std::set<std::string> consumable{"CPUS", "PERCENT"}, names{"CPUS", "PERCENT", "TIMELEFT"};
+  // Names some tasker offers with a quantity (name#N, name/N) are numeric columns; the others (offered
+  // only as attributes, or by no tasker) are elements of one set-valued column, `resources`.
+  std::set<std::string> consumable{"CPUS", "PERCENT"}, quantified{"CPUS", "PERCENT", "TIMELEFT"};
   for (size_t t = 0; t < farm.taskers.size(); ++t) {
     const VovTaskerDef& d = farm.taskers[t];
     try {
@@ -200,7 +206,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
       throw LoadError(taskers_tcl, d.line, "-resources", e.what());
     }
     for (const vov::Token& k : offers[t]) {
-      names.insert(k.name);
+      if (k.kind != vov::Token::Kind::Has) quantified.insert(k.name);
       if (k.kind == vov::Token::Kind::Consumes) consumable.insert(k.name);
     }
   }
@@ -227,7 +233,6 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
           r, maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
       if (exp.back().outcome == vov::Expansion::Outcome::Cycle)
         why.back() = "a cycle in the resource maps: " + exp.back().detail;
-      else job_names(exp.back().expanded, names);
     } catch (const vov::ResourceError& e) {
       const std::string what = e.what();
       why.back() = what.starts_with("no definition of the resource $")
@@ -237,7 +242,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   }
   Dataset ds;
   ds.name = "vov";
-  for (const std::string& n : names) {
+  for (const std::string& n : quantified) {
     AttributeDef d;
     d.name = n;
     d.type = AttrType::Double;
@@ -252,6 +257,13 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
     AttributeDef d = consumable_attribute("map:" + name, AttrType::Int, ConsumeScope::PerJob);
     ds.catalog.add(std::move(d));
   }
+  std::string set_name = "resources";  // unless a resource has that name
+  while (ds.catalog.find(set_name)) set_name += '_';
+  AttributeDef set_def;
+  set_def.name = set_name;
+  set_def.type = AttrType::String;
+  set_def.multi_valued = true;
+  const uint32_t a_names = ds.catalog.add(std::move(set_def));
   TaskerBuilder tb(ds.catalog);
   for (const auto& [name, m] : maps)
     if (m.count) tb.set_global(*ds.catalog.find("map:" + name), fmt::format("{}", *m.count));
@@ -267,11 +279,17 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
     tb.set_number(a_cpus, d.cpus);
     tb.set_number(a_percent, 100);
     tb.set_number(a_timeleft, kUnbounded);
+    std::vector<std::string> attributes;
     for (const vov::Token& k : offers[t]) {
-      const uint32_t a = *ds.catalog.find(k.name);
-      if (a == a_cpus || a == a_percent) continue;  // -CPUS and the 100 percent every tasker has
-      tb.set_number(a, k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount);
+      const auto a = ds.catalog.find(k.name);
+      if (!a || *a == a_names) {
+        attributes.push_back(k.name);
+        continue;
+      }
+      if (*a == a_cpus || *a == a_percent) continue;  // -CPUS and the 100 percent every tasker has
+      tb.set_number(*a, k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount);
     }
+    if (!attributes.empty()) tb.set_list(a_names, attributes);
   }
   ds.taskers = std::move(tb).build();
   JobBuilder jb(ds.catalog);
@@ -280,7 +298,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   std::vector<std::vector<std::pair<uint32_t, double>>> charges(exp.size());
   for (size_t x = 0; x < exp.size(); ++x) {
     if (!why[x].empty()) continue;
-    request[x] = jb.intern(compile(exp[x].expanded, ds.catalog, true, charges[x]));
+    request[x] = jb.intern(compile(exp[x].expanded, ds.catalog, a_names, true, charges[x]));
     for (const std::string& m : exp[x].held) charges[x].emplace_back(*ds.catalog.find("map:" + m), 1);
   }
   for (size_t j = 0; j < jobs.size(); ++j) {

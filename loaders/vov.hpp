@@ -4,9 +4,15 @@
 //    "group": "regression", "priority": "normal", "expected_duration": 32,
 //    "submit": 0, "runtime": 30, "walltime": 60}          (every field but id optional)
 // Each job's list is expanded as seed 000 says (engine/vov.hpp) and compiled to the engine's request:
-//  - a resource name is a numeric complex attribute of the same name: a tasker offering `name` has it
-//    unbounded (MAXINT), `name#N` has N; a job's `name` is `name >= 1`, `name#N` is `name >= N`,
-//    `!name` is the negation (a tasker without it passes);
+//  - a resource name some tasker offers with a quantity (`name#N`, `name/N`) is a numeric complex
+//    attribute of the same name: a tasker offering `name` has it unbounded (MAXINT), `name#N` has N; a
+//    job's `name` is `name >= 1`, `name#N` is `name >= N`, `!name` is the negation (a tasker without
+//    it passes);
+//  - every other name (offered only as an attribute, `linux64`, `License:x`, or by no tasker) is an
+//    element of one set-valued attribute `resources` (string, dictionary-encoded, its elements
+//    indexed): a job's `name`, `name#N` or `name/N` is `resources==name`, true where the tasker's set
+//    holds it (MAXINT >= N). A farm with thousands of such names has one column, not one per name, and
+//    a clause on a rare name marks the few sets holding it;
 //  - a name some tasker offers as `name/N` is a consumable of N there; a job's `name/N` at the top level
 //    of its list charges N (inside an OR or a NOT it only needs N configured);
 //  - every tasker offers `CPUS/<-CPUS>` (each job takes CPUS/1 unless it asks for more), `PERCENT/100`

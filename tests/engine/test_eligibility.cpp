@@ -93,6 +93,46 @@ TEST(Eligibility, KernelPathEqualsRowPathOnEveryInstructionSet) {
   EXPECT_GT(partial, 20u) << "the requests split the farm, so the comparison means something";
 }
 
+// A set-valued attribute (a list of names per tasker: CERIT-SC node properties, Accelerator resources)
+// is decided from its dictionary's element index: the entries holding each requested name, not a scan
+// of every distinct set. Many distinct sets (each tasker its own), names common and rare, lists, `!=`
+// and a name nobody has; the kernel path equals the row path, which scans each set.
+TEST(Eligibility, SetValuedClausesUseTheElementIndex) {
+  Catalog cat;
+  AttributeDef d;
+  d.name = "props";
+  d.multi_valued = true;
+  const uint32_t props = cat.add(d);
+  TaskerBuilder tb(cat);
+  for (int i = 0; i < 300; ++i) {
+    tb.add("t" + std::to_string(i));
+    std::vector<std::string> v{"host" + std::to_string(i)};  // every set is distinct
+    if (i % 2) v.push_back("common");
+    if (i % 37 == 0) v.push_back("rare");
+    if (i % 11 == 0) v.push_back("common");  // twice in one list
+    if (i % 13) tb.set_list(props, v);       // some taskers have no set at all
+  }
+  const TaskerTable t = std::move(tb).build();
+  ASSERT_TRUE(t.columns[props].dict.elements_indexed());
+  EXPECT_EQ(t.columns[props].dict.entries_with("rare").size(), 8u) << "0, 37, ..., 259 (but 0 has no set)";
+  const char* requests[] = {"props==common", "props==rare",      "props!=rare",   "props=={rare,host5}",
+                            "props==host4",  "!(props==common)", "props==nosuch", "props!={common,rare}"};
+  size_t partial = 0;
+  for (const char* text : requests) {
+    const Request r = parse_request(text, cat);
+    std::vector<uint64_t> words(kernels::words_for(t.size()));
+    eligible_words(cat, t, r, {}, kernels::active(), words.data());
+    size_t count = 0;
+    for (uint32_t k = 0; k < t.size(); ++k) {
+      const bool bit = (words[k >> 6] >> (k & 63)) & 1;
+      ASSERT_EQ(bit, tasker_eligible(cat, t, r, {}, k)) << text << " tasker " << t.names[k];
+      count += bit;
+    }
+    partial += count > 0 && count < t.size();
+  }
+  EXPECT_EQ(partial, 7u) << "all but props==nosuch split the farm";
+}
+
 TEST(Eligibility, CapacityIsAGreaterOrEqualClauseOnEveryLevel) {
   const Farm f;
   const Request all = f.parse("");

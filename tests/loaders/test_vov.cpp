@@ -127,7 +127,8 @@ TEST(VovFormat, DepthLimitIsNotedAndCounted) {
   EXPECT_EQ(m.dispatch.status[0], JobStatus::Pending) << "curtailed: a map name no tasker offers is left";
   const std::string csv = writers::results_csv(ds, m);
   // each map entered costs 2 (the resource visited, the map entered): traversal stops at m15
-  EXPECT_NE(csv.find("\ndeep,pending,,0,no eligible tasker: m15>=1 matches 0 of 1; depth limit\n"), std::string::npos)
+  EXPECT_NE(csv.find("\ndeep,pending,,0,\"no eligible tasker: resources==\"\"m15\"\" matches 0 of 1; depth limit\"\n"),
+            std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\nshort,assigned,a,1,\n"), std::string::npos) << csv;
   writers::RunInfo info;

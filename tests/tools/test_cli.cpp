@@ -718,7 +718,8 @@ TEST(Cli, AcceleratorPolicyReachesTheLoader) {
   EXPECT_EQ(lines(out.dir / "m" / "results.csv").at(1), "a,assigned,lnx01,1,");
   ASSERT_EQ(run("simulate " + in + "--policy " + policy.string() + " --out " + (out.dir / "s").string()).status, 0);
   EXPECT_EQ(lines(out.dir / "s" / "schedule.csv").at(1).substr(0, 21), "a,0,0,10,0,lnx01,1,,,");
-  EXPECT_NE(run("explain " + in + "--policy " + policy.string() + " --job a").out.find("RAMTOTAL>=32000 || diskio>=1"),
+  EXPECT_NE(run("explain " + in + "--policy " + policy.string() + " --job a")
+                .out.find("(RAMTOTAL>=32000 || resources==\"diskio\")"),
             std::string::npos);
   const CliRun without = run("match " + in + "--out " + (out.dir / "w").string());
   EXPECT_EQ(without.status, 2) << "a rejected job";
