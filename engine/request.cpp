@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <optional>
 
 #include <fmt/format.h>
@@ -94,6 +95,16 @@ class Parser {
       fail(pos_ == s_.size() ? "expected an attribute name, found the end" : "expected an attribute name");
     const std::string_view name = s_.substr(name_start, pos_ - name_start);
     const auto attr = cat_.find(name);
+    if (name == "true" || name == "false") {  // the constants canonical_text writes for {} and (||)
+      size_t next = pos_;
+      while (next < s_.size() && (s_[next] == ' ' || s_[next] == '\t')) ++next;
+      const bool relop_follows = next < s_.size() && std::strchr("=!<>", s_[next]) != nullptr;
+      if (!attr || !relop_follows) {  // an attribute of that name takes it only before a relop
+        Request r;
+        r.kind = name == "true" ? Request::Kind::And : Request::Kind::Or;
+        return r;
+      }
+    }
     if (!attr) {
       pos_ = name_start;
       fail(fmt::format("unknown attribute '{}'", name));

@@ -54,7 +54,9 @@ class RequestError : public std::runtime_error {
 /// Parentheses and `!` nest at most 128 levels (the parser recurses per level). Throws RequestError for
 /// syntax errors, nesting past that bound, unknown attributes, values of the wrong type or unit,
 /// relops the attribute's type does not allow (Grid Engine: string/host/cstring/restring == and !=,
-/// boolean ==), and attributes that are not requestable.
+/// boolean ==), and attributes that are not requestable. The words `true` and `false` (not followed by a
+/// relop) are the constants canonical_text writes for an empty AND and an empty OR (an Accelerator
+/// list whose OR alternative expanded to nothing), so every canonical text parses back.
 Request parse_request(std::string_view text, const Catalog& catalog);
 
 /// Canonical form: nested ANDs/ORs flattened, double negations removed, single-child AND/OR

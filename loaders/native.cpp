@@ -452,7 +452,14 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
       } else if (key == "rejected") {
         std::string why;
         scalar_text(field.value, why);
-        b.reject(j, why);  // a rejection saved by write_jobs_jsonl: keep its original reason
+        b.reject(j, why);          // a rejection saved by write_jobs_jsonl: keep its original reason
+      } else if (key == "note") {  // a remark saved with the job (an Accelerator "depth limit")
+        std::string note;
+        if (!scalar_text(field.value, note) || note.empty() || note.size() > 256) {
+          reject("note", "expected a short string (1 to 256 bytes)");
+          continue;
+        }
+        b.set_note(j, note);
       } else {
         throw LoadError(path, ln, std::string(key), "unknown key");
       }

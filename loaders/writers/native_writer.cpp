@@ -21,7 +21,7 @@ std::string farm_toml_text(const loaders::Dataset& ds) {
   for (uint32_t a = 0; a < ds.taskers.columns.size(); ++a) {
     const Column& c = ds.taskers.columns[a];
     if (!c.global().present) continue;
-    global += fmt::format("{} = ", ds.catalog.at(a).name);
+    global += fmt::format("\"{}\" = ", json_escape(ds.catalog.at(a).name));  // quoted: `map:License:x` too
     if (is_numeric(c.type)) global += fmt::format("{}\n", c.global().num);
     else global += fmt::format("\"{}\"\n", json_escape(c.dict.value(c.global().id)));
   }
@@ -106,10 +106,9 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
     if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
     if (j.rule[i] == AllocationRule::FillUp) s += ",\"allocation_rule\":\"$fill_up\"";
     std::string res;
-    for (size_t k = 0; k < cons.size(); ++k)
-      if (!std::isnan(j.amount.at(k, i)))
-        res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[k]).name),
-                           j.amount.at(k, i));
+    for (const JobAmounts::Entry& e : j.amount.of(i))
+      res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
+                         e.amount);
     if (!res.empty()) s += ",\"resources\":{" + res + "}";
     if (!std::isnan(j.runtime[i])) s += fmt::format(",\"runtime\":{}", j.runtime[i]);
     if (!std::isnan(j.walltime[i])) s += fmt::format(",\"walltime\":{}", j.walltime[i]);
@@ -125,6 +124,7 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
       s += fmt::format(",\"account\":{}", json_string(j.accounts.value(j.account[i])));
     if (!j.qos_names.value(j.qos[i]).empty()) s += fmt::format(",\"qos\":{}", json_string(j.qos_names.value(j.qos[i])));
     if (j.rejected(i)) s += fmt::format(",\"rejected\":\"{}\"", json_escape(j.reject_reason[j.reject[i]]));
+    if (j.note[i] != kNone) s += fmt::format(",\"note\":{}", json_string(j.notes.value(j.note[i])));
     s += "}\n";
   }
   return s;

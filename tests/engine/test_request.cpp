@@ -48,6 +48,43 @@ TEST(Request, ParsesClausesAndPrecedence) {
   EXPECT_EQ(canon("!(arch==x)"), "!(arch==\"x\")");
 }
 
+// Every canonical text parses back: an empty AND is written `true` and an empty OR `false` (an
+// Accelerator OR alternative that expanded to nothing), and the parser reads them as those constants,
+// unless an attribute of that name is followed by a relop.
+TEST(Request, TrueAndFalseConstantsParseBack) {
+  const Catalog c = catalog();
+  Request alt;  // (true || speed>2) && !(false) built as the Accelerator loader builds it
+  alt.kind = Request::Kind::And;
+  Request any;
+  any.kind = Request::Kind::Or;
+  Request truth;  // an empty AND
+  Request clause;
+  clause.kind = Request::Kind::Clause;
+  clause.clause.attr = *c.find("speed");
+  clause.clause.op = Relop::GT;
+  clause.clause.nums = {2};
+  any.kids = {truth, clause};
+  Request never;  // NOT of an empty OR
+  never.kind = Request::Kind::Not;
+  never.kids.push_back(Request{Request::Kind::Or, {}, {}});
+  alt.kids = {any, never};
+  canonicalize(alt, c);
+  const std::string text = canonical_text(alt, c);
+  EXPECT_NE(text.find("true"), std::string::npos) << text;
+  EXPECT_NE(text.find("false"), std::string::npos) << text;
+  EXPECT_EQ(canonical_text(parse_request(text, c), c), text);
+  EXPECT_EQ(canon("true"), "true");
+  EXPECT_EQ(canon("false"), "false");
+  EXPECT_EQ(canon("!(false) && arch==x"), canon("!false && arch==x"));
+  Catalog named = catalog();
+  AttributeDef t;
+  t.name = "true";
+  t.type = AttrType::Int;
+  named.add(t);
+  EXPECT_EQ(canonical_text(parse_request("true==1", named), named), "true==1") << "the attribute, before a relop";
+  EXPECT_EQ(canonical_text(parse_request("true", named), named), "true");
+}
+
 TEST(Request, EqualsSignUsesCatalogRelop) {
   // Grid Engine: -l mem=4G matches when 4G <= tasker's mem, i.e. tasker mem >= 4G.
   EXPECT_EQ(canon("mem=4G"), "mem>=4294967296");

@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/matcher.hpp"
+#include "loaders/native.hpp"
 #include "loaders/vov.hpp"
+#include "loaders/writers/native_writer.hpp"
 #include "tests/reference/naive_vov.hpp"
 
 using namespace colmatch;
@@ -132,7 +134,7 @@ std::string write_file(const std::string& name, const std::string& text) {
 }
 
 TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
-  size_t cycles = 0, curtailed = 0, assigned = 0, no_room = 0, map_pools_exhausted = 0, jobs_seen = 0;
+  size_t round_trips = 0, cycles = 0, curtailed = 0, assigned = 0, no_room = 0, map_pools_exhausted = 0, jobs_seen = 0;
   for (uint64_t seed = 1; seed <= 2000; ++seed) {
     const RandomFarm f = random_farm(seed);
     std::string taskers, resources, jobs;
@@ -156,6 +158,17 @@ TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
                                                   write_file("j.jsonl", jobs), {}, options);
     const naive::VovOutcome ref = naive::vov_match(f.taskers, f.maps, f.dollars, f.jobs);
     const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+    if (seed % 20 == 0) {  // saved in the native format and read back (`import`, then `--farm`): the same
+      const std::string dir = ::testing::TempDir() + "/colmatch-vovdiff-native";
+      writers::save_native(dir, ds);
+      const loaders::Dataset back =
+          loaders::load_native({dir + "/farm.toml", "", dir + "/taskers.jsonl", dir + "/jobs.jsonl"});
+      const MatchOutcome mb = run_match(back.catalog, back.taskers, back.jobs, kernels::active());
+      ASSERT_EQ(mb.dispatch.status, m.dispatch.status) << "native round trip, seed " << seed;
+      ASSERT_EQ(mb.dispatch.tasker, m.dispatch.tasker) << "native round trip, seed " << seed;
+      ASSERT_EQ(back.jobs.note, ds.jobs.note) << "native round trip, seed " << seed;
+      ++round_trips;
+    }
     const std::string ctx = fmt::format("seed {}\n--- taskers.tcl\n{}--- resources.tcl\n{}--- jobs.jsonl\n{}", seed,
                                         taskers, resources, jobs);
     ASSERT_EQ(ds.jobs.size(), f.jobs.size());
@@ -192,6 +205,7 @@ TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
   // the random farms exercise what they are for
   std::printf("jobs %zu, assigned %zu, no room %zu (a map pool empty %zu), cycle rejections %zu, curtailed %zu\n",
               jobs_seen, assigned, no_room, map_pools_exhausted, cycles, curtailed);
+  EXPECT_EQ(round_trips, 100u);
   EXPECT_GT(jobs_seen, 30000u);
   EXPECT_GT(assigned, 5000u);
   EXPECT_GT(no_room, 1000u);
