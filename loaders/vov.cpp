@@ -129,7 +129,7 @@ Request compile(const vov::Expr& e, const Catalog& cat, uint32_t a_names, bool t
 }
 
 void replace_symbols(std::string_view text, const std::string& host, uint32_t cpus, const VovOptions& options,
-                     int depth, std::string& out) {
+                     int depth, size_t& replacements, std::string& out) {
   size_t i = 0;
   while (i < text.size()) {
     const size_t at = text.find('@', i);
@@ -143,8 +143,10 @@ void replace_symbols(std::string_view text, const std::string& host, uint32_t cp
     const std::string name(text.substr(at + 1, end - at - 1));
     i = end + 1;
     if (depth >= 8) throw std::invalid_argument(fmt::format("@{}@ nests deeper than 8 symbols", name));
+    if (++replacements > 65536)  // symbols that expand to many empty ones would otherwise take forever
+      throw std::invalid_argument("more than 65,536 symbols replaced in one list");
     if (const auto d = options.symbols.find(name); d != options.symbols.end()) {
-      replace_symbols(d->second, host, cpus, options, depth + 1, out);
+      replace_symbols(d->second, host, cpus, options, depth + 1, replacements, out);
     } else if (name == "HOST") {
       out += host;
     } else if (name == "CPUS") {
@@ -153,7 +155,7 @@ void replace_symbols(std::string_view text, const std::string& host, uint32_t cp
       std::string std_list = "@HOST@ @CPUS@";
       if (options.symbols.count("OS")) std_list += " @OS@";
       if (options.symbols.count("MACHINE")) std_list += " @MACHINE@";
-      replace_symbols(std_list, host, cpus, options, depth + 1, out);
+      replace_symbols(std_list, host, cpus, options, depth + 1, replacements, out);
     } else {
       throw std::invalid_argument(fmt::format(
           "no definition of the tasker symbol @{}@ (define it in the policy's [policy.vov.symbols])", name));
@@ -167,7 +169,8 @@ void replace_symbols(std::string_view text, const std::string& host, uint32_t cp
 std::string replace_tasker_symbols(const std::string& resources, const std::string& host, uint32_t cpus,
                                    const VovOptions& options) {
   std::string out;
-  replace_symbols(resources, host, cpus, options, 0, out);
+  size_t replacements = 0;
+  replace_symbols(resources, host, cpus, options, 0, replacements, out);
   return out;
 }
 

@@ -58,7 +58,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
 
 /// A tasker's list with its `@NAME@` symbols replaced (see VovOptions::symbols); nested symbols are
 /// replaced up to 8 deep. Throws std::invalid_argument naming the symbol when it has no definition,
-/// when it nests deeper, or when the list grows past 65,536 bytes.
+/// when it nests deeper, when the list grows past 65,536 bytes or takes more than 65,536 replacements.
 std::string replace_tasker_symbols(const std::string& resources, const std::string& host, uint32_t cpus,
                                    const VovOptions& options);
 

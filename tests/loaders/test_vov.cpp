@@ -156,6 +156,17 @@ TEST(VovFormat, DollarResourcesWrappersAndTaskerSymbolsFromThePolicy) {
   EXPECT_EQ(o.wrappers, std::vector<std::string>{"mywrap"});
   EXPECT_EQ(loaders::read_policy_toml(policy).backfill, BackfillPolicy::Easy) << "the simulation keys still read";
   EXPECT_EQ(loaders::replace_tasker_symbols("@STD@ x", "h1", 4, o), "h1 CPUS/4 linux64 OS:linux64 x");
+  {  // bounded: symbols that fan out into empty ones (1000^3 replacements) are refused, not run
+    loaders::VovOptions fan;
+    for (int i = 0; i < 1000; ++i) {
+      fan.symbols["A"] += "@B@";
+      fan.symbols["B"] += "@C@";
+    }
+    fan.symbols["C"] = "";
+    EXPECT_THROW(loaders::replace_tasker_symbols("@A@", "h", 1, fan), std::invalid_argument);
+    fan.symbols["S"] = "@S@";
+    EXPECT_THROW(loaders::replace_tasker_symbols("@S@", "h", 1, fan), std::invalid_argument) << "nests past 8";
+  }
   const auto taskers = write("t.tcl",
                              "vtk_tasker_define small -resources \"@STD@ RAMTOTAL#16000\" -CPUS 2 -power 9\n"
                              "vtk_tasker_define big -resources \"@HOST@ RAMTOTAL#64000\" -CPUS 8\n");
