@@ -67,6 +67,35 @@ TEST(Swf, MalformedLinesNameLineAndField) {
   fs::remove(header);
 }
 
+// A header line or a machines file names how many taskers to build: more than 10^6 (10^5 for a machines
+// file) is an error
+// naming the line and field, not a run that builds ten million taskers for a handful of jobs (a 4 KB fuzz
+// input with "; MaxNodes: 9999999" stalled the fuzz run); 10^6 itself is accepted.
+TEST(Swf, NodeCountsAreBounded) {
+  const std::string job = "1 0 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n";
+  const auto huge = write("huge.swf", "; MaxNodes: 1000001\n" + job);
+  try {
+    loaders::load_swf(huge);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_EQ(e.field, "MaxNodes");
+  }
+  const auto largest = write("largest.swf", "; MaxNodes: 1000000\n; MaxProcs: 2000000\n" + job);
+  EXPECT_EQ(loaders::load_swf(largest).taskers.size(), 1000000u);
+  // machines (a host name and properties per node): 10^5 nodes in all, whatever each line says
+  const auto log = write("m.swf", "1 0 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1 {1} q_1d 1:ppn=1\n");
+  const auto many = write("many.machines", "0 a 60000 4 1 5\n1 b 40000 4 1 5\n2 c 1 4 1 5\n");
+  try {
+    loaders::load_swf(log, {}, many);
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 3u);
+    EXPECT_EQ(e.field, "nodes");
+  }
+  for (const auto& p : {huge, largest, log, many}) fs::remove(p);
+}
+
 // Issue 12: one policy for duplicate job ids in every format: fatal, naming file, line, field and the
 // first line (outputs name jobs by id, so two jobs with one id would be two rows no reader can tell apart).
 TEST(Swf, DuplicateJobNumberIsFatalNamingBothLines) {
