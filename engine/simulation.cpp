@@ -8,6 +8,7 @@
 #include <queue>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -65,6 +66,11 @@ class Credentials {
       slots_[kind].assign(n, 0);
       max_jobs_[kind].assign(n, std::numeric_limits<uint64_t>::max());
       max_slots_[kind].assign(n, std::numeric_limits<double>::infinity());
+      min_slots_[kind].assign(n, std::numeric_limits<double>::infinity());
+      for (uint32_t j = 0; j < jobs.size(); ++j) {
+        double& m = min_slots_[kind][cred(kind, j)];
+        m = std::min(m, static_cast<double>(jobs.slots[j]));
+      }
     }
     for (bool named : {false, true})  // defaults first, then named limits override them
       for (const Throttle& th : throttles) {
@@ -92,6 +98,12 @@ class Credentials {
       if (slots_[kind][id] + jobs_.slots[j] > max_slots_[kind][id]) return {kind, id, true};
     }
     return {};
+  }
+  /// No job of credential (kind, id) could start now: its job limit is reached, or its slot limit has
+  /// less room than the smallest job it has.
+  bool full(size_t kind, uint32_t id) const noexcept {
+    return running_[kind][id] + 1 > max_jobs_[kind][id] ||
+           slots_[kind][id] + min_slots_[kind][id] > max_slots_[kind][id];
   }
   std::string describe(const Violation& v) const {
     static const char* kind_name[kKinds] = {"user", "group", "class", "account", "qos"};
@@ -135,6 +147,7 @@ class Credentials {
   std::array<std::vector<double>, kKinds> slots_;
   std::array<std::vector<uint64_t>, kKinds> max_jobs_;
   std::array<std::vector<double>, kKinds> max_slots_;
+  std::array<std::vector<double>, kKinds> min_slots_;  // the fewest slots any of its jobs asks for
 };
 
 // Why a waiting job is out of the ready queue (static priority order; see WaitQueue) until the event
@@ -218,7 +231,7 @@ class Simulator {
       });
       wq_.emplace(order, cats_.of_job, cats_.size(), est);
       queued_set_ = RankSet(order.size());
-      for (size_t kind = 0; kind < kKinds; ++kind) throttled_[kind].resize(creds_.count(kind));
+      for (size_t kind = 0; kind < kKinds; ++kind) streams_[kind].resize(creds_.count(kind));
     }
   }
 
@@ -384,8 +397,87 @@ class Simulator {
     res_.was_throttled[j] = 1;
     wq_->remove(j);
     parked_[j] = Parked::Throttled;
-    throttled_[v.kind][v.id].push_back(j);
+    ThrottleStream& s = streams_[v.kind][v.id];
+    const uint32_t r = wq_->rank(j);
+    if (!s.active) {
+      s.parked.push(r);
+    } else if (creds_.full(v.kind, v.id)) {  // nothing more of it starts until one of its jobs ends
+      s.active = false;
+      s.parked.push(r);
+    } else {
+      s.deferred.push_back(r);  // too large for the room left; smaller jobs of it may still start
+    }
     return true;
+  }
+
+  // Lazy unparking (static order). When a job of a credential ends, its parked jobs are logically
+  // ready again, but most would only be parked again once one of them starts: a user with 10,000
+  // waiting jobs and max_jobs 2 would have all of them moved back and forth at every end of one of its
+  // jobs. Instead the credential's stream is made active and its parked jobs are taken back (surfaced)
+  // one at a time, in rank order, just before the cycle's scan in rank order would pass them (the
+  // scan and the backfill pass merge ready jobs with the active streams' heads), until the credential
+  // is full again. A cycle thus makes the same starts as if every parked job had been unparked.
+
+  // The credential's parked jobs may start again (one of its jobs ended): its stream becomes active.
+  void activate(size_t kind, uint32_t id) {
+    ThrottleStream& s = streams_[kind][id];
+    for (uint32_t r : s.deferred) s.parked.push(r);
+    s.deferred.clear();
+    if (creds_.full(kind, id)) return;
+    s.active = true;
+    schedule_head(kind, id);
+  }
+
+  // Drops the stale tops of a stream (jobs started by a full cycle while parked) and enters its head in
+  // heads_ if it has one ranked before its entry there.
+  void schedule_head(size_t kind, uint32_t id) {
+    ThrottleStream& s = streams_[kind][id];
+    while (!s.parked.empty() && parked_[wq_->job(s.parked.top())] != Parked::Throttled) s.parked.pop();
+    if (!s.active || s.parked.empty() || s.parked.top() >= s.entry) return;
+    s.entry = s.parked.top();
+    heads_.push({s.entry, static_cast<uint32_t>(kind), id});
+  }
+
+  // The smallest rank of a parked job of an active stream, or kNoHead; stale entries are dropped.
+  uint32_t next_head() {
+    while (!heads_.empty()) {
+      const auto [r, kind, id] = heads_.top();
+      ThrottleStream& s = streams_[kind][id];
+      if (s.active && s.entry == r && !s.parked.empty() && s.parked.top() == r &&
+          parked_[wq_->job(r)] == Parked::Throttled)
+        return r;
+      heads_.pop();
+      if (s.entry == r) {
+        s.entry = kNoHead;
+        schedule_head(kind, id);
+      }
+    }
+    return kNoHead;
+  }
+
+  // Takes back the job next_head() named: it is ready again. Returns it.
+  uint32_t surface_head() {
+    const auto [r, kind, id] = heads_.top();
+    heads_.pop();
+    ThrottleStream& s = streams_[kind][id];
+    s.parked.pop();
+    s.entry = kNoHead;
+    const uint32_t j = wq_->job(r);
+    parked_[j] = Parked::No;
+    wq_->add(j);
+    ++res_.unparked;
+    schedule_head(kind, id);
+    return j;
+  }
+
+  // The ready job with the smallest rank >= r, the active streams' parked jobs counted as ready.
+  uint32_t next_ready(size_t r) {
+    while (true) {
+      const uint32_t j = wq_->first(r);
+      const uint32_t h = next_head();
+      if (h == kNoHead || (j != WaitQueue::kNoJob && wq_->rank(j) < h)) return j;
+      surface_head();
+    }
   }
 
   // Calls f(consumable, tasker, amount) for every charge job j holds (the amounts Placer took).
@@ -434,6 +526,7 @@ class Simulator {
     if (static_order_) {
       queued_set_.erase(wq_->rank(j));
       wq_->remove(j);
+      parked_[j] = Parked::No;  // a full cycle may start a parked job of an active stream
     }
   }
 
@@ -458,15 +551,7 @@ class Simulator {
       grew(res_.allocations[res_.alloc_first[j] + a].tasker);
     }
     if (!static_order_) return;
-    for (size_t kind = 0; kind < kKinds; ++kind) {  // its credentials have room again
-      auto& parked = throttled_[kind][creds_.cred(kind, j)];
-      for (uint32_t x : parked)
-        if (parked_[x] == Parked::Throttled) {
-          parked_[x] = Parked::No;
-          wq_->add(x);
-        }
-      parked.clear();
-    }
+    for (size_t kind = 0; kind < kKinds; ++kind) activate(kind, creds_.cred(kind, j));  // room again
     for (uint32_t x : dependents_[j])
       if (parked_[x] == Parked::Dependency) classify(x, t);
     std::vector<uint32_t>().swap(dependents_[j]);
@@ -720,7 +805,7 @@ class Simulator {
     wq_->compact();
     std::vector<Allocation>& trial = trial_;
     uint32_t blocker = WaitQueue::kNoJob;
-    for (uint32_t j = wq_->first(0); j != WaitQueue::kNoJob; j = wq_->first(wq_->rank(j) + 1)) {
+    for (uint32_t j = next_ready(0); j != WaitQueue::kNoJob; j = next_ready(wq_->rank(j) + 1)) {
       if (throttle(j)) continue;
       const uint32_t c = cats_.of_job[j];
       trial.clear();
@@ -794,7 +879,7 @@ class Simulator {
     size_t from = wq_->rank(blocker) + 1;
     std::vector<Allocation>& trial = trial_;
     const uint64_t pass = ++backfill_pass_;
-    const auto& cats = wq_->categories();  // no category is added while backfilling
+    const auto& cats = wq_->categories();  // grows only when a parked job is surfaced
     std::vector<std::pair<size_t, uint32_t>>& bounds = bounds_;
     while (true) {
       // Each category's candidate ranks no better than its first ready job: categories are tried in
@@ -812,8 +897,22 @@ class Simulator {
       }
       std::sort(bounds.begin(), bounds.end());
       uint32_t best = WaitQueue::kNoJob;
-      for (const auto& [bound, c] : bounds) {
+      // The bounds in order, merged with the active throttle streams' heads: a head ranked before the
+      // best found is surfaced (it is a ready job of its category), and its category asked again.
+      for (size_t i = 0;;) {
+        const uint32_t h = next_head();
+        const bool head = h != kNoHead && (i == bounds.size() || h < bounds[i].first);
+        if (!head && i == bounds.size()) break;
+        const size_t bound = head ? h : bounds[i].first;
         if (best != WaitQueue::kNoJob && bound > wq_->rank(best)) break;
+        uint32_t c = 0;
+        if (head) {
+          c = cats_.of_job[surface_head()];
+          memo_[c].pass = 0;
+          if (dead(c)) continue;
+        } else {
+          c = bounds[i++].second;
+        }
         CandidateMemo& m = memo_[c];  // not dead: nothing has grown or been placed since the bounds
         if (m.pass != pass || !memo_holds(m, from)) {
           m.pass = pass;
@@ -1308,8 +1407,19 @@ class Simulator {
   std::optional<WaitQueue> wq_;   // static order: the ready jobs
   RankSet queued_set_;            // static order: the ranks of the waiting jobs
   std::vector<Parked> parked_;
-  std::vector<std::vector<uint32_t>> dependents_;                     // per job: parked jobs waiting for it
-  std::array<std::vector<std::vector<uint32_t>>, kKinds> throttled_;  // per credential: parked jobs
+  std::vector<std::vector<uint32_t>> dependents_;  // per job: parked jobs waiting for it
+  // Static order: per credential, the jobs parked on it (ranks, smallest first) and whether they are
+  // being taken back (see activate()); heads_ holds each active stream's smallest rank.
+  static constexpr uint32_t kNoHead = UINT32_MAX;
+  struct ThrottleStream {
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> parked;
+    std::vector<uint32_t> deferred;  // parked on its slot limit while active: wait for the next end
+    uint32_t entry = kNoHead;        // its rank in heads_
+    bool active = false;
+  };
+  std::array<std::vector<ThrottleStream>, kKinds> streams_;
+  using Head = std::tuple<uint32_t, uint32_t, uint32_t>;  // (rank, kind, credential)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads_;
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<Allocation> trial_;
   Reservation resv_, no_reservation_;

@@ -180,6 +180,9 @@ struct SimResult {
   /// from its start to its end (for utilisation: over what the taskers offer).
   std::vector<double> held_seconds;
   uint64_t categories_evaluated = 0;
+  /// Fast cycles: jobs taken back into the ready queue after a credential limit parked them (each is
+  /// taken back lazily, when the scan in priority order reaches it while its credential has room).
+  uint64_t unparked = 0;
 };
 
 /// Progress of a run: the simulated time reached (seconds), the jobs that have ended, the jobs to

@@ -173,6 +173,31 @@ TEST(SeedExamples, MoabThrottlingPerCredential) {
   EXPECT_EQ(cut.detail[1], "user alice max_jobs 1");
 }
 
+// Step 4 at scale: alice has 2,000 waiting jobs and max_jobs 1. Each end gives her room for one job;
+// the fast cycle takes her parked jobs back one at a time as its scan reaches them, so an end costs a
+// couple of them (the one that starts, the next one that finds the limit reached again), not all that
+// wait (about 2 million over the run). bob's short jobs, arriving every 10 s on the other tasker, keep
+// events coming, so the cycles between are fast ones.
+TEST(SeedExamples, MoabThrottlingTakesParkedJobsBackOneAtATime) {
+  const Farm f({1, 1});
+  std::vector<Job> list;
+  for (int i = 0; i < 2000; ++i) list.push_back({.id = "a" + std::to_string(i), .runtime = 10, .user = "alice"});
+  for (int i = 0; i < 2000; ++i)
+    list.push_back({.id = "b" + std::to_string(i), .submit = 10.0 * i + 5, .runtime = 1, .user = "bob"});
+  const auto jobs = make_jobs(f.cat, list);
+  SimPolicy pol;
+  pol.throttles.push_back({CredentialKind::User, "alice", 1, kInf});
+  for (const auto backfill : {BackfillPolicy::None, BackfillPolicy::Easy}) {
+    pol.backfill = backfill;
+    const auto r = run(f, jobs, pol);
+    for (int i = 0; i < 2000; ++i) ASSERT_EQ(r.start[i], 10.0 * i) << "alice's jobs one after another, in order";
+    for (int i = 0; i < 2000; ++i) ASSERT_EQ(r.start[2000 + i], 10.0 * i + 5) << "bob's beside them";
+    EXPECT_GT(r.cycles - r.full_cycles, 3000u) << "the fast cycle is the one exercised";
+    EXPECT_GE(r.unparked, 1999u) << "each of alice's jobs but the first waited parked";
+    EXPECT_LE(r.unparked, 2u * 2000 + 10) << "parked jobs taken back one at a time";
+  }
+}
+
 // Step 4 for QoS (Moab QOSCFG[low] MAXJOB=1): a limit per quality of service.
 TEST(SeedExamples, MoabThrottlingPerQos) {
   const Farm f({8});
