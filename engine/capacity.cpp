@@ -122,6 +122,18 @@ void Capacity::set_down(uint32_t t, bool down) {
   down_[t] = down ? 1 : 0;
 }
 
+bool Capacity::set_queue_free(size_t k, uint32_t t, double amount) {
+  if (columns_[k]->multi_level())
+    throw std::invalid_argument("Capacity::set_queue_free: the consumable has a host or global pool");
+  const double before = queue_[k][t];
+  if (amount == before) return false;
+  add(k, t, amount - before);
+  queue_[k][t] = amount;  // exactly: before + (amount - before) may round
+  refresh_block(k, t >> 6);
+  if (amount > before) ++epoch_;
+  return amount > before;
+}
+
 bool Capacity::set_configured(size_t k, uint32_t t, double amount) {
   if (columns_[k]->multi_level())
     throw std::invalid_argument("Capacity::set_configured: the consumable has a host or global pool");

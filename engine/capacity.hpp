@@ -98,6 +98,17 @@ class Capacity {
   /// grew (a new epoch starts). Only for a consumable with no host or global pool (throws
   /// std::invalid_argument otherwise). Not while recording (begin()).
   bool set_configured(size_t k, uint32_t t, double amount);
+  /// The configured amount of consumable k on tasker t's own pool (the column's value until a
+  /// set_configured()); 0 where the tasker has none.
+  double configured_amount(size_t k, uint32_t t) const noexcept {
+    return !configured_.empty() && !configured_[k].empty() ? configured_[k][t] : columns_[k]->queue().num(t);
+  }
+  /// Sets the free amount of consumable k on tasker t's own pool to exactly `amount` (>= 0), for a
+  /// caller that computes it from an occupancy of its own (Moab's utilized availability, see
+  /// ResourceAvailability). Starts a new epoch and returns true when the amount grew. Only for a
+  /// consumable with no host or global pool (throws std::invalid_argument otherwise); not while
+  /// recording (begin()).
+  bool set_queue_free(size_t k, uint32_t t, double amount);
 
   /// Counts release() calls. Within one epoch capacity only shrinks, so a tasker that cannot fit a
   /// charge now never will until the epoch changes: the rule that lets dispatch cursors move forward.

@@ -420,6 +420,7 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.soft.push_back(0);
   table_.rule.push_back(AllocationRule::PeSlots);
   table_.amount.add_job();
+  table_.utilization.add_job();
   table_.reject.push_back(kNone);
   table_.note.push_back(kNone);
   table_.runtime.push_back(std::numeric_limits<double>::quiet_NaN());
@@ -492,6 +493,14 @@ uint32_t JobBuilder::intern(Request r) {
 void JobBuilder::set_request_index(uint32_t request) {
   if (request >= table_.requests.size()) throw ValueError(fmt::format("no interned request {}", request));
   table_.request.back() = request;
+}
+
+void JobBuilder::set_utilization(uint32_t attr, double fraction) {
+  const int slot = catalog_.consumable_slot(attr);
+  if (slot < 0) throw ValueError(fmt::format("attribute '{}' is not a consumable", catalog_.at(attr).name));
+  if (!(fraction >= 0 && fraction <= 1))
+    throw ValueError(fmt::format("utilization of '{}' must be a fraction from 0 to 1", catalog_.at(attr).name));
+  table_.utilization.set_last(static_cast<uint32_t>(slot), fraction);
 }
 
 void JobBuilder::set_amount(uint32_t attr, double amount) {

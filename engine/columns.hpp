@@ -344,6 +344,11 @@ struct JobTable {
   /// Requested amount per consumable (catalog.consumables() order) per job, per slot or per job as the
   /// attribute's scope says; amount.at(k, j) is NaN where job j did not request consumable k.
   JobAmounts amount;
+  /// Per job, per consumable: the fraction in [0, 1] of what it holds that it really uses while it
+  /// runs (its load, Moab's R.Utilized; a native job's "utilization"; the SWF logs at hand carry no CPU
+  /// time: -1 in RICC, KTH and NASA, 1 for every job in wagap); a consumable it names none for counts as wholly used.
+  /// Read by `simulate` under resource_availability "utilized" or "combined" only.
+  JobAmounts utilization;
   std::vector<uint32_t> reject;  ///< kNone, or an index into reject_reason
   std::vector<std::string> reject_reason;
   /// A remark on how the job was read that does not stop it (an Accelerator expansion curtailed past
@@ -390,6 +395,9 @@ class JobBuilder {
   /// Sets the amount of consumable `attr` of the last job. Throws ValueError if `attr` is not a
   /// consumable, not requestable, or the amount is negative.
   void set_amount(uint32_t attr, double amount);
+  /// Sets the last job's utilization of consumable `attr` (JobTable::utilization). Throws ValueError if
+  /// `attr` is not a consumable or the fraction is not in [0, 1].
+  void set_utilization(uint32_t attr, double fraction);
   /// Sets the allocation rule of the last job (default PeSlots).
   void set_rule(AllocationRule rule);
   /// Marks job j rejected with a reason (kept in results.csv).

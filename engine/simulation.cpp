@@ -196,6 +196,7 @@ class Simulator {
     if (policy.scheduler == Scheduler::Fbsng) init_fbsng();
     for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)
       if (farm.down_at_start[t]) cap_.set_down(t, true);
+    init_availability();
     const size_t n = jobs.size();
     res_.start.assign(n, kNaN);
     res_.end.assign(n, kNaN);
@@ -318,6 +319,9 @@ class Simulator {
         case TaskerEvent::Kind::Down: cap_.set_down(e.tasker, true); break;
         case TaskerEvent::Kind::Configure:
           if (cap_.set_configured(e.consumable, e.tasker, e.amount)) grew(e.tasker);
+          if (tracked(e.consumable) &&
+              cap_.set_queue_free(e.consumable, e.tasker, free_with(held_[e.tasker], e.consumable, e.tasker, cap_)))
+            grew(e.tasker);
           break;
       }
       ++state_version_;
@@ -500,6 +504,93 @@ class Simulator {
     }
   }
 
+  // ---- Moab's resource availability (ResourceAvailability, engine/simulation.hpp) ----
+  // Under "utilized" or "combined", each queue-only consumable's free amount on a tasker is set from
+  // an occupancy computed again from the charges held there whenever they change: D = the charges,
+  // U = the tasker's load + each charge times its job's utilization, occupancy U or MAX(D, U), free =
+  // MAX(0, configured - occupancy). Summed in job order, so the result does not depend on the order the
+  // jobs started in. While a job is placed, its charges are taken in full (Placer); start() then sets
+  // the free amounts its load leaves.
+
+  struct HeldCharge {  // a charge held on a tasker, ordered by (job, consumable)
+    uint32_t job, k;
+    double amount;
+    bool operator<(const HeldCharge& o) const noexcept { return job != o.job ? job < o.job : k < o.k; }
+  };
+
+  bool tracked(size_t k) const noexcept { return !tracked_.empty() && tracked_[k]; }
+
+  void init_availability() {
+    if (policy_.availability == ResourceAvailability::Dedicated) return;
+    const auto& cons = catalog_.consumables();
+    tracked_.assign(cons.size(), 0);
+    bool any = false;
+    for (size_t k = 0; k < cons.size(); ++k) any |= (tracked_[k] = !taskers_.columns[cons[k]].multi_level()) != 0;
+    if (!any) {
+      tracked_.clear();
+      return;
+    }
+    held_.assign(taskers_.size(), {});
+    for (size_t k = 0; k < cons.size() && k < farm_.load.size(); ++k) {
+      if (!tracked_[k] || farm_.load[k].empty()) continue;
+      for (uint32_t x = 0; x < taskers_.size(); ++x) {
+        if (!taskers_.columns[cons[k]].has(x)) continue;
+        cap_.set_queue_free(k, x, free_with(held_[x], k, x, cap_));
+        idle_.set_queue_free(k, x, free_with(held_[x], k, x, idle_));  // the idle farm carries the load too
+      }
+    }
+  }
+
+  double load_of(size_t k, uint32_t x) const noexcept {
+    return k < farm_.load.size() && !farm_.load[k].empty() ? farm_.load[k][x] : 0.0;
+  }
+
+  // What tracked consumable k has free on tasker x with the charges `held` there, on `cap`'s configured
+  // amounts: MAX(0, configured - occupancy).
+  double free_with(const std::vector<HeldCharge>& held, size_t k, uint32_t x, const Capacity& cap) const {
+    double d = 0, u = load_of(k, x);
+    for (const HeldCharge& h : held) {
+      if (h.k != k) continue;
+      const double f = jobs_.utilization.at(k, h.job);
+      d += h.amount;
+      u += (std::isnan(f) ? 1.0 : f) * h.amount;
+    }
+    const double occupied = policy_.availability == ResourceAvailability::Utilized ? u : std::max(d, u);
+    return std::max(0.0, cap.configured_amount(k, x) - occupied);
+  }
+
+  // Job j starts (`on`) or ends: its charges on tracked consumables are held or dropped, and the free
+  // amounts they touch are set again (a tasker whose amount grew is logged for the cursors).
+  void occupy(uint32_t j, bool on) {
+    touched_.clear();
+    for_each_charge(j, [&](size_t k, uint32_t x, double amount) {
+      if (!tracked(k)) return;
+      std::vector<HeldCharge>& held = held_[x];
+      const HeldCharge h{j, static_cast<uint32_t>(k), amount};
+      auto at = std::lower_bound(held.begin(), held.end(), h);
+      if (on) held.insert(at, h);
+      else if (at != held.end() && at->job == j && at->k == k) held.erase(at);
+      touched_.emplace_back(k, x);
+    });
+    for (const auto& [k, x] : touched_)
+      if (cap_.set_queue_free(k, x, free_with(held_[x], k, x, cap_))) grew(x);
+  }
+
+  // EASY's walk: running job rj ends on future_ (the first release of a walk copies the charges held).
+  void future_vacate(uint32_t rj, bool first) {
+    if (first) future_held_ = held_;
+    touched_.clear();
+    for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
+      if (!tracked(k)) return;
+      std::vector<HeldCharge>& held = future_held_[x];
+      const HeldCharge h{rj, static_cast<uint32_t>(k), amount};
+      auto at = std::lower_bound(held.begin(), held.end(), h);
+      if (at != held.end() && at->job == rj && at->k == k) held.erase(at);
+      touched_.emplace_back(k, x);
+    });
+    for (const auto& [k, x] : touched_) future_.set_queue_free(k, x, free_with(future_held_[x], k, x, future_));
+  }
+
   void start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
     res_.start[j] = t;
     res_.end[j] = t + sim_duration(jobs_, j);
@@ -514,6 +605,7 @@ class Simulator {
       used_[k] += amount;
       res_.held_seconds[k] += amount * held;
     });
+    if (!tracked_.empty()) occupy(j, true);
     creds_.add(j, +1);
     if (fbsng_) {
       fbsng_use(j, +1);
@@ -532,9 +624,10 @@ class Simulator {
 
   void finish(uint32_t j, double t) {
     for_each_charge(j, [&](size_t k, uint32_t x, double amount) {
-      cap_.release(k, x, amount);
+      if (!tracked(k)) cap_.release(k, x, amount);
       used_[k] -= amount;
     });
+    if (!tracked_.empty()) occupy(j, false);
     creds_.add(j, -1);
     if (fbsng_) fbsng_use(j, -1);
     ended_[j] = 1;
@@ -583,13 +676,18 @@ class Simulator {
       future_instances_ = kept.per_tasker;
     }
     std::vector<Allocation> trial;
+    bool first_release = true;
     for (const auto& [expected_end, rj] : running_) {
       bool worth = shared;
       for (uint32_t a = 0; a < res_.alloc_count[rj]; ++a) {
         const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
         if (!shared && fill && elig.contains(x)) total -= future_instances_[x];
       }
-      for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
+      for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
+        if (!tracked(k)) future_.release(k, x, amount);
+      });
+      if (!tracked_.empty()) future_vacate(rj, first_release);
+      first_release = false;
       for (uint32_t a = 0; a < res_.alloc_count[rj] && !shared; ++a) {
         const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
         if (!elig.contains(x)) continue;
@@ -1450,6 +1548,11 @@ class Simulator {
   uint64_t fb_run_ = 0;
   std::array<InstanceTotal, kInstanceTotals> totals_;
   std::vector<uint32_t> future_instances_;  // reserve(): per tasker, instances on future_
+  // Utilized availability: per consumable, tracked (queue-only, policy not dedicated); per tasker, the
+  // charges held there on tracked consumables, by (job, consumable); their copy in an EASY walk.
+  std::vector<uint8_t> tracked_;
+  std::vector<std::vector<HeldCharge>> held_, future_held_;
+  std::vector<std::pair<size_t, uint32_t>> touched_;
   uint64_t totals_clock_ = 0;
   uint32_t resv_job_ = WaitQueue::kNoJob;
   uint64_t resv_version_ = 0;  // state_version_ when resv_ was made

@@ -37,6 +37,13 @@
 namespace colmatch {
 
 enum class BackfillPolicy : uint8_t { None, Easy };
+/// Moab's RESOURCEAVAILABILITYPOLICY (seed 001: R.Available = R.Configured - MAX(R.Dedicated,
+/// R.Utilized)), per consumable and tasker: Dedicated counts what running jobs were charged; Utilized
+/// what is used there (FarmEvents::load plus each running job's charge times its JobTable::utilization);
+/// Combined the larger of the two. A job fits where the available amount covers its charge; while one
+/// job is placed its charges count in full (its load is known once it runs). Consumables with host or
+/// global pools are always Dedicated.
+enum class ResourceAvailability : uint8_t { Dedicated, Utilized, Combined };
 /// Moab credentials: user, group, class (queue), account, quality of service.
 enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3, QoS = 4 };
 
@@ -101,6 +108,7 @@ struct SimPolicy {
       CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
   AllocationPolicy allocation = AllocationPolicy::GreatestPower;
   BackfillPolicy backfill = BackfillPolicy::None;
+  ResourceAvailability availability = ResourceAvailability::Dedicated;
   PriorityWeights weights;
   std::vector<Throttle> throttles;
   std::vector<CredentialPriority> credential_priorities;
@@ -131,7 +139,12 @@ struct TaskerEvent {
 struct FarmEvents {
   std::vector<uint8_t> down_at_start;  ///< per tasker, or empty (all up)
   std::vector<TaskerEvent> events;
-  bool empty() const noexcept { return down_at_start.empty() && events.empty(); }
+  /// Per consumable (catalog.consumables() order), per tasker: what is used there by other than the
+  /// jobs (interactive users, daemons; part of Moab's R.Utilized), in the consumable's base units.
+  /// Empty, or an empty vector for a consumable: none. Read under resource_availability "utilized" or
+  /// "combined" only, and only for consumables without host or global pools.
+  std::vector<std::vector<double>> load;
+  bool empty() const noexcept { return down_at_start.empty() && events.empty() && load.empty(); }
 };
 
 /// Why a job did not start in the last cycle that considered it.

@@ -257,7 +257,14 @@ void read_hosts(const std::string& path, const FarmFile& farm, TaskerBuilder& b,
 }  // namespace
 
 TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, const std::string& hosts_path,
-                               const ProgressFn& progress) {
+                               const ProgressFn& progress, std::vector<std::vector<double>>* utilized) {
+  struct Utilized {
+    size_t tasker;
+    int k;
+    double amount;
+  };
+  std::vector<Utilized> used;
+  size_t count = 0;
   TaskerBuilder b(farm.catalog);
   apply_globals(farm, b);
   if (!hosts_path.empty()) read_hosts(hosts_path, farm, b, progress);
@@ -285,6 +292,7 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
     } catch (const ValueError& e) {
       throw LoadError(path, ln, "name", e.what());
     }
+    ++count;
     bool power_given = false;
     for (auto field : obj) {
       const std::string_view key = field.key;
@@ -294,6 +302,17 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
         if (!number_of(field.value, p)) throw LoadError(path, ln, "power", "expected a number");
         b.set_power(p);
         power_given = true;
+        continue;
+      }
+      if (key == "utilized") {
+        simdjson::dom::object values;
+        if (field.value.get_object().get(values)) throw LoadError(path, ln, "utilized", "expected an object");
+        read_values(values, farm, path, ln, "utilized", [&](uint32_t attr, std::string_view, double num) {
+          const int k = farm.catalog.consumable_slot(attr);
+          if (k < 0) throw ValueError("not a consumable");
+          if (!(num >= 0)) throw ValueError("must not be negative");
+          used.push_back({count - 1, k, num});
+        });
         continue;
       }
       if (key != "attrs") throw LoadError(path, ln, std::string(key), "unknown key");
@@ -332,7 +351,18 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
     }
   }
   try {
-    return std::move(b).build();
+    TaskerTable table = std::move(b).build();
+    if (utilized && !used.empty()) {  // by tasker row (rows are not in input order)
+      std::vector<uint32_t> row_of(table.size());
+      for (uint32_t r = 0; r < table.size(); ++r) row_of[table.input_index[r]] = r;
+      utilized->assign(farm.catalog.consumables().size(), {});
+      for (const Utilized& u : used) {
+        auto& per = (*utilized)[static_cast<size_t>(u.k)];
+        if (per.empty()) per.assign(count, 0.0);
+        per[row_of[u.tasker]] = u.amount;
+      }
+    }
+    return table;
   } catch (const OverrideError& e) {  // name the file the lower value came from
     throw LoadError(e.host_level && !hosts_path.empty() ? hosts_path : path, 0, "", e.what());
   } catch (const ValueError& e) {
@@ -403,6 +433,31 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
           }
           try {
             b.set_amount(*idx, numeric_value(catalog.at(*idx), r.value));
+          } catch (const ValueError& e) {
+            reject(fname, e.what());
+            break;
+          }
+        }
+      } else if (key == "utilization") {  // per consumable: the fraction of its charge the job uses
+        simdjson::dom::object res;
+        if (field.value.get_object().get(res)) {
+          reject("utilization", "expected an object");
+          continue;
+        }
+        for (auto r : res) {
+          const std::string fname = fmt::format("utilization.{}", std::string_view(r.key));
+          const auto idx = catalog.find(r.key);
+          double v = 0;
+          if (!idx) {
+            reject(fname, "unknown attribute");
+            break;
+          }
+          if (!number_of(r.value, v)) {
+            reject(fname, "expected a number");
+            break;
+          }
+          try {
+            b.set_utilization(*idx, v);
           } catch (const ValueError& e) {
             reject(fname, e.what());
             break;
@@ -493,9 +548,12 @@ Dataset dataset_from(FarmFile&& farm, TaskerTable taskers, JobTable jobs) {
 
 Dataset load_native(const NativePaths& paths, const ProgressFn& progress) {
   FarmFile farm = read_farm_toml(paths.farm);
-  TaskerTable taskers = read_taskers_jsonl(paths.taskers, farm, paths.hosts, progress);
+  std::vector<std::vector<double>> utilized;
+  TaskerTable taskers = read_taskers_jsonl(paths.taskers, farm, paths.hosts, progress, &utilized);
   JobTable jobs = read_jobs_jsonl(paths.jobs, farm.catalog, progress);
-  return dataset_from(std::move(farm), std::move(taskers), std::move(jobs));
+  Dataset ds = dataset_from(std::move(farm), std::move(taskers), std::move(jobs));
+  ds.farm.load = std::move(utilized);
+  return ds;
 }
 
 }  // namespace colmatch::loaders

@@ -2,10 +2,12 @@
 //   farm.toml            name, [policy] power = "<numeric attribute>", [[attribute]] tables,
 //                        [global] fixed values and [global.load] load values of the global level
 //   hosts.jsonl[.gz]     optional: {"name": "node01", "attrs": {...fixed...}, "load": {...load values...}}
-//   taskers.jsonl[.gz]   {"name": "...", "host": "node01", "power": 1.5, "attrs": {"arch": "lx-amd64"}}
+//   taskers.jsonl[.gz]   {"name": "...", "host": "node01", "power": 1.5, "attrs": {"arch": "lx-amd64"},
+//                         "utilized": {"slots": 2}}   (used by other than jobs: Moab's R.Utilized)
 //   jobs.jsonl[.gz]      {"id": "...", "owner": "...", "group": "...", "priority": 0, "submit": 0,
 //                         "slots": 1, "requests": "arch==lx-amd64 && mem>=4G", "soft": "ssd==true",
-//                         "resources": {"mem": "2G"}, "allocation_rule": "$fill_up"}
+//                         "resources": {"mem": "2G"}, "allocation_rule": "$fill_up",
+//                         "utilization": {"slots": 0.25}}   (the fraction of its charge it uses)
 // JSON Lines are parsed with simdjson; TOML with toml++.
 #pragma once
 
@@ -46,8 +48,12 @@ FarmFile read_farm_toml_text(std::string_view text, const std::string& source);
 /// values of `farm`. A tasker's "host" that no hosts file line declares is a host without values of its
 /// own. Throws LoadError on malformed JSON, unknown attributes, values of the wrong type, duplicate
 /// names, and overrides the Grid Engine rules forbid (see TaskerBuilder). Empty lines are skipped.
+/// A tasker's "utilized" amounts of consumables (what other than jobs uses there, for `simulate` under
+/// resource_availability "utilized" or "combined") go to `utilized` when given: per consumable
+/// (catalog.consumables() order), per tasker, or left empty when no tasker names one; a negative
+/// amount or a non-consumable is an error naming line and field.
 TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, const std::string& hosts_path = "",
-                               const ProgressFn& progress = {});
+                               const ProgressFn& progress = {}, std::vector<std::vector<double>>* utilized = nullptr);
 
 /// Reads jobs against `catalog`. Malformed JSON, a missing or duplicate id, or an unreadable file throw
 /// LoadError; a job whose request or resources are invalid (unknown attribute, wrong type or unit,

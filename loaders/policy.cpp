@@ -160,8 +160,11 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
       else if (v == "easy") policy.backfill = BackfillPolicy::Easy;
       else bad(path, node, key, "expected none or easy");
     } else if (key == "resource_availability") {
-      if (text(path, node, key) != "dedicated")
-        bad(path, node, key, "only \"dedicated\" is supported: the inputs carry no utilization over time yet");
+      const std::string v = text(path, node, key);
+      if (v == "dedicated") policy.availability = ResourceAvailability::Dedicated;
+      else if (v == "utilized") policy.availability = ResourceAvailability::Utilized;
+      else if (v == "combined") policy.availability = ResourceAvailability::Combined;
+      else bad(path, node, key, "expected dedicated, utilized or combined");
     } else if (key == "priority") {
       const auto* t = node.as_table();
       if (!t) bad(path, node, key, "expected a table");

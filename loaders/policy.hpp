@@ -3,7 +3,8 @@
 //   interval = 0                      RMPOLLINTERVAL: 0 = a cycle after each batch of events
 //   allocation = "greatest_power"     NODEALLOCATIONPOLICY: greatest_power, first_available, best_fit, worst_fit
 //   backfill = "none"                 BACKFILLPOLICY: none (strict priority order) or easy
-//   resource_availability = "dedicated"  RESOURCEAVAILABILITYPOLICY (only dedicated so far)
+//   resource_availability = "dedicated"  RESOURCEAVAILABILITYPOLICY: dedicated, utilized or combined
+//                                     (the load: a native job's "utilization", a tasker's "utilized")
 //   [policy.priority] credential = 1, queue_time = 0, expansion = 0, size = 0   (factor weights)
 //   [[policy.throttle]] credential = "user" | "group" | "class" | "account" | "qos", name = "alice"
 //     (optional: every credential of that kind), max_jobs = N, max_slots = N   (MAXJOB, MAXPROC)

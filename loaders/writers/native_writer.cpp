@@ -67,7 +67,14 @@ std::string taskers_jsonl_text(const loaders::Dataset& ds) {
         s += fmt::format("\"{}\"", json_escape(c.dict.value(c.queue().id(r))));
       }
     }
-    s += "}}\n";
+    s += '}';
+    std::string used;  // Moab's R.Utilized by other than jobs (FarmEvents::load)
+    for (size_t k = 0; k < ds.farm.load.size(); ++k)
+      if (!ds.farm.load[k].empty() && ds.farm.load[k][r] != 0)
+        used += fmt::format("{}\"{}\":{}", used.empty() ? "" : ",",
+                            json_escape(ds.catalog.at(ds.catalog.consumables()[k]).name), ds.farm.load[k][r]);
+    if (!used.empty()) s += ",\"utilized\":{" + used + "}";
+    s += "}\n";
   }
   return s;
 }
@@ -110,6 +117,11 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
       res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
                          e.amount);
     if (!res.empty()) s += ",\"resources\":{" + res + "}";
+    std::string use;
+    for (const JobAmounts::Entry& e : j.utilization.of(i))
+      use += fmt::format("{}\"{}\":{}", use.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
+                         e.amount);
+    if (!use.empty()) s += ",\"utilization\":{" + use + "}";
     if (!std::isnan(j.runtime[i])) s += fmt::format(",\"runtime\":{}", j.runtime[i]);
     if (!std::isnan(j.walltime[i])) s += fmt::format(",\"walltime\":{}", j.walltime[i]);
     if (std::isinf(j.hold_until[i]) && j.hold_until[i] > 0) s += ",\"hold\":true";

@@ -70,6 +70,17 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
     g[k] = c.global().present ? c.global().num : 0;
   }
   std::map<std::pair<size_t, uint32_t>, double> configured;  // (consumable, tasker) -> amount, once changed
+  // Moab's utilized availability: per queue-only consumable and tasker, what is used there (the load
+  // plus each running charge times its job's utilization); the occupancy checked is that (utilized) or
+  // the larger of it and the charges (combined), instead of the charges alone.
+  std::vector<std::vector<double>> used(cons.size());
+  auto tracked = [&](size_t k) {
+    return pol.availability != ResourceAvailability::Dedicated && !tk.columns[cons[k]].multi_level();
+  };
+  for (size_t k = 0; k < cons.size(); ++k) {
+    used[k].assign(tk.size(), 0);
+    if (k < farm.load.size() && !farm.load[k].empty()) used[k] = farm.load[k];
+  }
   std::map<std::pair<int, std::string>, std::pair<uint64_t, double>> usage;  // (kind, name) -> jobs, slots
   auto creds = [&](uint32_t j) {
     return std::vector<std::pair<int, std::string>>{{0, jobs.owners.value(jobs.owner[j])},
@@ -121,6 +132,8 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
           const bool start = ev.kind == 2;
           if (c.has(x.tasker)) {
             q[k][x.tasker] += sign * amount;
+            const double f = jobs.utilization.at(k, ev.j);
+            used[k][x.tasker] -= sign * (std::isnan(f) ? 1.0 : f) * amount;
             if (start) charged.emplace_back(0, k, x.tasker);
           }
           const uint32_t host = tk.host_of[x.tasker];
@@ -158,6 +171,15 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
     if (!instant_done) continue;
     const double eps = 1e-9;
     for (const auto& [level, k, x] : charged) {
+      if (level == 0 && tracked(k)) {
+        const double conf = configured.count({k, x}) ? configured[{k, x}] : tk.columns[cons[k]].queue().num(x);
+        const double dedicated = conf - q[k][x];
+        const double occupied =
+            pol.availability == ResourceAvailability::Utilized ? used[k][x] : std::max(dedicated, used[k][x]);
+        if (conf - occupied < -eps)
+          return fmt::format("at {}: tasker {} over-committed on {} (utilized)", ev.time, tk.names[x], cons[k]);
+        continue;
+      }
       if (level == 0 && q[k][x] < -eps)
         return fmt::format("at {}: tasker {} over-committed on {}", ev.time, tk.names[x], cons[k]);
       if (level == 1 && h[k][x] < -eps) return fmt::format("at {}: host {} over-committed", ev.time, tk.host_names[x]);

@@ -51,6 +51,7 @@ struct Job {
   double hold = -kInf;
   std::vector<std::string> depends;
   bool fill_up = false;
+  double utilization = NAN;  // of its slots
 };
 
 JobTable make_jobs(const Catalog& cat, const std::vector<Job>& list) {
@@ -63,6 +64,7 @@ JobTable make_jobs(const Catalog& cat, const std::vector<Job>& list) {
     if (!j.depends.empty()) jb.set_depends(j.depends);
     if (j.fill_up) jb.set_rule(AllocationRule::FillUp);
     if (!j.qos.empty()) jb.set_credentials("", "", j.qos);
+    if (!std::isnan(j.utilization)) jb.set_utilization(*cat.find("slots"), j.utilization);
   }
   return std::move(jb).build();
 }
@@ -171,6 +173,40 @@ TEST(SeedExamples, MoabThrottlingPerCredential) {
   const auto cut = run(f, jobs, until);
   EXPECT_EQ(cut.reason[1], SimReason::Throttled);
   EXPECT_EQ(cut.detail[1], "user alice max_jobs 1");
+}
+
+// Step 1, R.Available = R.Configured - MAX(R.Dedicated, R.Utilized), under each
+// RESOURCEAVAILABILITYPOLICY. A 4-slot tasker; job a holds all 4 slots for 100 s but uses one
+// (utilization 0.25); job b asks for 3 slots at t = 1. Dedicated: 4 - 4 = 0 left, b waits for a's end;
+// utilized: 4 - 1 = 3, b starts at once; combined: 4 - MAX(4, 1) = 0, b waits. With a load of 1 slot on
+// the tasker from other than jobs: dedicated ignores it; combined leaves 3 on the idle tasker, so a can
+// never run there and b starts at once.
+TEST(SeedExamples, MoabResourceAvailabilityPolicies) {
+  const Farm f({4});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .slots = 4, .utilization = 0.25},
+                                      {.id = "b", .submit = 1, .runtime = 10, .slots = 3}});
+  auto sim = [&](ResourceAvailability ra, double load) {
+    SimPolicy pol;
+    pol.availability = ra;
+    FarmEvents farm;
+    if (load > 0) farm.load = {{load}};
+    SimResult r = simulate(f.cat, f.taskers, jobs, pol, kernels::active(), farm);
+    EXPECT_EQ(simcheck::check_schedule(f.cat, f.taskers, jobs, pol, r, farm), "");
+    return r;
+  };
+  const auto dedicated = sim(ResourceAvailability::Dedicated, 0);
+  EXPECT_EQ(dedicated.start[0], 0);
+  EXPECT_EQ(dedicated.start[1], 100) << "a's 4 dedicated slots leave none";
+  const auto utilized = sim(ResourceAvailability::Utilized, 0);
+  EXPECT_EQ(utilized.start[0], 0);
+  EXPECT_EQ(utilized.start[1], 1) << "a uses one slot: three are available";
+  const auto combined = sim(ResourceAvailability::Combined, 0);
+  EXPECT_EQ(combined.start[1], 100) << "MAX(4 dedicated, 1 utilized)";
+  EXPECT_EQ(sim(ResourceAvailability::Dedicated, 1).start[0], 0) << "dedicated: the load does not count";
+  const auto loaded = sim(ResourceAvailability::Combined, 1);
+  EXPECT_TRUE(std::isnan(loaded.start[0]));
+  EXPECT_EQ(loaded.reason[0], SimReason::TooLarge) << "3 slots at most are ever available";
+  EXPECT_EQ(loaded.start[1], 1);
 }
 
 // Step 4 at scale: alice has 2,000 waiting jobs and max_jobs 1. Each end gives her room for one job;
@@ -394,6 +430,32 @@ FarmEvents random_farm(const Catalog& cat, const TaskerTable& tk, std::mt19937_6
   return f;
 }
 
+// In a third of the runs, Moab's utilized or combined availability: jobs that use a random fraction of
+// what they hold (some of them, on some consumables) and taskers with a load of their own. Drawn from
+// a generator of its own, so the other draws (the traces) stay what they were.
+bool random_utilization(loaders::Dataset& ds, FarmEvents& farm, SimPolicy& pol, uint64_t seed) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + 17);
+  if (rng() % 3 != 0) return false;
+  pol.availability = rng() % 2 ? ResourceAvailability::Utilized : ResourceAvailability::Combined;
+  const auto& cons = ds.catalog.consumables();
+  JobAmounts use;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    use.add_job();
+    for (uint32_t k = 0; k < cons.size(); ++k)
+      if (rng() % 2) use.set_last(k, static_cast<double>(rng() % 5) / 4.0);
+  }
+  ds.jobs.utilization = std::move(use);
+  farm.load.assign(cons.size(), {});
+  for (size_t k = 0; k < cons.size(); ++k) {
+    const Column& col = ds.taskers.columns[cons[k]];
+    if (col.multi_level() || rng() % 2) continue;
+    farm.load[k].assign(ds.taskers.size(), 0.0);
+    for (uint32_t t = 0; t < ds.taskers.size(); ++t)
+      if (col.has(t) && rng() % 3 == 0) farm.load[k][t] = col.queue().num(t) * static_cast<double>(rng() % 4) / 4.0;
+  }
+  return true;
+}
+
 class SimDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
@@ -401,7 +463,8 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   SimPolicy base;
   base.allocation = static_cast<AllocationPolicy>(combo % 4);
   base.backfill = combo / 4 ? BackfillPolicy::Easy : BackfillPolicy::None;
-  size_t started = 0, waited = 0, backfilled = 0, throttled = 0, fast_cycles = 0, with_farm_events = 0;
+  size_t started = 0, waited = 0, backfilled = 0, throttled = 0, fast_cycles = 0, with_farm_events = 0,
+         with_utilized = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7919ULL * static_cast<uint64_t>(combo) + static_cast<uint64_t>(i);
     std::mt19937_64 rng(seed);
@@ -430,8 +493,9 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       pol.credential_priorities.push_back({CredentialKind::User, "u1", static_cast<double>(rng() % 2)});
       if (rng() % 2) pol.throttles.push_back({CredentialKind::QoS, "high", 1 + rng() % 2, kInf});
     }
-    const FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
+    FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
     with_farm_events += !farm.events.empty();
+    with_utilized += random_utilization(ds, farm, pol, seed);
     const std::string ctx = "seed " + std::to_string(seed);
     const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active(), farm);
     ASSERT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, e, farm), "") << ctx;
@@ -462,6 +526,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   EXPECT_GT(throttled, 5u);
   EXPECT_GT(fast_cycles, 1000u) << "most cycles take the fast path, which is what is compared";
   EXPECT_GT(with_farm_events, 30u) << "taskers go down, come up and change size during some runs";
+  EXPECT_GT(with_utilized, 30u) << "utilized and combined availability in some runs";
   if (base.backfill == BackfillPolicy::Easy) {
     EXPECT_GT(backfilled, 5u) << "EASY backfills some jobs";
   }

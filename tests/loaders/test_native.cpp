@@ -1,8 +1,10 @@
 #include <unistd.h>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/matcher.hpp"
@@ -427,3 +429,63 @@ TEST(Native, CredentialsAndCredentialPolicyRoundTrip) {
 }
 
 }  // namespace
+
+// Moab's utilized availability (issue 7): a job's "utilization" (the fraction of each charge it uses)
+// and a tasker's "utilized" amounts (used there by other than jobs) are read, written back the same,
+// and bad values are named: a fraction outside [0, 1] rejects the job; a non-consumable or a negative
+// amount on a tasker is an error naming line and field. resource_availability takes the three values.
+TEST(Native, UtilizationAndUtilizedRoundTrip) {
+  TempDir dir;
+  const auto taskers =
+      dir.file("taskers.jsonl",
+               "{\"name\":\"q@a\",\"attrs\":{\"slots\":8,\"h_vmem\":\"16G\"}}\n"
+               "{\"name\":\"q@b\",\"attrs\":{\"slots\":4},\"utilized\":{\"slots\":1,\"h_vmem\":\"2G\"}}\n");
+  const auto jobs = dir.file("jobs.jsonl",
+                             "{\"id\":\"a\",\"utilization\":{\"slots\":0.25}}\n"
+                             "{\"id\":\"b\",\"utilization\":{\"slots\":1.5}}\n"
+                             "{\"id\":\"c\",\"utilization\":{\"arch\":0.5}}\n"
+                             "{\"id\":\"d\"}\n");
+  const auto ds = loaders::load_native({kDemo + "farm.toml", "", taskers, jobs});
+  const uint32_t slots = static_cast<uint32_t>(ds.catalog.consumable_slot(*ds.catalog.find("slots")));
+  const uint32_t mem = static_cast<uint32_t>(ds.catalog.consumable_slot(*ds.catalog.find("h_vmem")));
+  EXPECT_EQ(ds.jobs.utilization.at(slots, 0), 0.25);
+  EXPECT_TRUE(ds.jobs.rejected(1));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find("utilization.slots"), std::string::npos);
+  EXPECT_TRUE(ds.jobs.rejected(2)) << "arch is not a consumable";
+  EXPECT_TRUE(std::isnan(ds.jobs.utilization.at(slots, 3)));
+  ASSERT_EQ(ds.farm.load.size(), ds.catalog.consumables().size());
+  const uint32_t b = ds.taskers.names[0] == "q@b" ? 0 : 1;
+  EXPECT_EQ(ds.farm.load[slots][b], 1.0);
+  EXPECT_EQ(ds.farm.load[slots][1 - b], 0.0);
+  EXPECT_EQ(ds.farm.load[mem][b], 2.0 * 1024 * 1024 * 1024);
+  writers::save_native(dir.path("out"), ds);
+  const auto back =
+      loaders::load_native({dir.path("out/farm.toml"), "", dir.path("out/taskers.jsonl"), dir.path("out/jobs.jsonl")});
+  EXPECT_EQ(back.farm.load, ds.farm.load);
+  EXPECT_EQ(back.jobs.utilization.at(slots, 0), 0.25);
+
+  const auto bad = dir.file("bad.jsonl",
+                            "{\"name\":\"q@a\",\"attrs\":{\"slots\":8}}\n"
+                            "{\"name\":\"q@b\",\"utilized\":{\"arch\":1}}\n");
+  expect_load_error(
+      [&] {
+        loaders::load_native({kDemo + "farm.toml", "", bad, jobs});
+      },
+      bad, 2, "utilized.arch", "not a consumable");
+  const auto neg = dir.file("neg.jsonl", "{\"name\":\"q@a\",\"utilized\":{\"slots\":-1}}\n");
+  expect_load_error(
+      [&] {
+        loaders::load_native({kDemo + "farm.toml", "", neg, jobs});
+      },
+      neg, 1, "utilized.slots", "negative");
+  for (const char* v : {"dedicated", "utilized", "combined"}) {
+    const auto p = dir.file(std::string(v) + ".toml", fmt::format("[policy]\nresource_availability = \"{}\"\n", v));
+    const SimPolicy pol = loaders::read_policy_toml(p);
+    EXPECT_EQ(pol.availability, std::string(v) == "dedicated"  ? ResourceAvailability::Dedicated
+                                : std::string(v) == "utilized" ? ResourceAvailability::Utilized
+                                                               : ResourceAvailability::Combined);
+  }
+  const auto wrong = dir.file("wrong.toml", "[policy]\nresource_availability = \"measured\"\n");
+  expect_load_error([&] { loaders::read_policy_toml(wrong); }, wrong, 2, "policy.resource_availability",
+                    "dedicated, utilized or combined");
+}

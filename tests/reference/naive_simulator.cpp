@@ -125,6 +125,33 @@ struct Sim {
     return true;
   }
 
+  // Moab's utilized availability, again from its definition: on every queue-only consumable, each
+  // tasker's free amount is MAX(0, configured - occupancy), the occupancy computed from scratch over the
+  // jobs `holding` marks (job order): D = their charges there, U = the tasker's load + each charge times
+  // its job's utilization; U under "utilized", MAX(D, U) under "combined".
+  bool tracked(size_t k) const { return pol.availability != ResourceAvailability::Dedicated && !col(k).multi_level(); }
+  void refresh(Pools& p, const std::vector<uint8_t>& holding) const {
+    if (pol.availability == ResourceAvailability::Dedicated) return;
+    for (size_t k = 0; k < cat.consumables().size(); ++k) {
+      if (!tracked(k)) continue;
+      for (uint32_t x = 0; x < tk.size(); ++x) {
+        if (!col(k).has(x)) continue;
+        double d = 0, u = k < farm.load.size() && !farm.load[k].empty() ? farm.load[k][x] : 0.0;
+        for (uint32_t j = 0; j < jobs.size(); ++j) {
+          if (!holding[j]) continue;
+          for (const auto& [k2, x2, amount] : charges(j, out.allocations[j])) {
+            if (k2 != k || x2 != x) continue;
+            const double f = jobs.utilization.at(k, j);
+            d += amount;
+            u += (std::isnan(f) ? 1.0 : f) * amount;
+          }
+        }
+        const double occupied = pol.availability == ResourceAvailability::Utilized ? u : std::max(d, u);
+        p.queue[k][x] = std::max(0.0, configured[k][x] - occupied);
+      }
+    }
+  }
+
   double estimate(uint32_t j) const { return jobs.walltime[j] >= 0 ? jobs.walltime[j] : duration(j); }
   double duration(uint32_t j) const {
     double d = jobs.runtime[j] > 0 ? jobs.runtime[j] : 0;
@@ -144,12 +171,13 @@ struct Sim {
       pools.host.push_back(col(k).by_host().nums());
       pools.global.push_back(col(k).global().present ? col(k).global().num : kNaN);
     }
+    for (size_t k = 0; k < cat.consumables().size(); ++k) configured.push_back(col(k).queue().nums());
+    std::vector<uint8_t> submitted(n, 0), ended(n, 0), running(n, 0);
+    refresh(pools, running);  // the taskers' load
     const Pools idle = pools;
     if (pol.scheduler == Scheduler::Fbsng) init_fbsng();
     const std::vector<uint8_t> all_up(tk.size(), 0);
     down = farm.down_at_start.empty() ? all_up : farm.down_at_start;
-    for (size_t k = 0; k < cat.consumables().size(); ++k) configured.push_back(col(k).queue().nums());
-    std::vector<uint8_t> submitted(n, 0), ended(n, 0), running(n, 0);
     for (uint32_t j = 0; j < n; ++j)
       if (jobs.rejected(j)) out.reason[j] = SimReason::Rejected;
     double last = -std::numeric_limits<double>::infinity();
@@ -178,6 +206,7 @@ struct Sim {
         running[j] = 0;
         ended[j] = 1;
       }
+      refresh(pools, running);
       for (; next_farm < farm.events.size() && farm.events[next_farm].time <= t; ++next_farm) {
         const TaskerEvent& e = farm.events[next_farm];
         if (e.kind == TaskerEvent::Kind::Configure) {
@@ -187,6 +216,7 @@ struct Sim {
           down[e.tasker] = e.kind == TaskerEvent::Kind::Down ? 1 : 0;
         }
       }
+      refresh(pools, running);
       for (uint32_t j = 0; j < n; ++j)
         if (!jobs.rejected(j) && !submitted[j] && jobs.submit[j] <= t) {
           submitted[j] = 1;
@@ -281,6 +311,7 @@ struct Sim {
       out.reason[j] = SimReason::None;
       out.backfilled[j] = reserved ? 1 : 0;
       running[j] = 1;
+      refresh(pools, running);
     }
   }
 
@@ -290,8 +321,11 @@ struct Sim {
       if (running[j]) order.emplace_back(out.start[j] + estimate(j), j);
     std::sort(order.begin(), order.end());
     Pools future = pools;
+    std::vector<uint8_t> holding = running;
     for (const auto& [e, j] : order) {
       for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(future, k, x, amount);
+      holding[j] = 0;
+      refresh(future, holding);
       Pools trial = future;
       const Placement pl = place(trial, head);
       if (pl.empty()) continue;
@@ -303,9 +337,9 @@ struct Sim {
   }
 
   // ---- FBSNG (engine/fbsng.hpp's rules, written again from their text) ----
-  std::vector<double> qprio;        // per queue id
-  std::vector<FbsngQueue> qparams;  // per queue id
-  std::vector<double> sprio;        // per job
+  std::vector<double> qprio;                     // per queue id
+  std::vector<FbsngQueue> qparams;               // per queue id
+  std::vector<double> sprio;                     // per job
   std::vector<std::vector<Request>> type_terms;  // per job: its process type's default requirement terms
 
   const FbsngProcessType* type_of(uint32_t j) const {
@@ -426,8 +460,9 @@ struct Sim {
           out.allocations[x] = pl;
           out.reason[x] = SimReason::None;
           running[x] = 1;
-          if (head >= 0 && std::make_pair(jobs.submit[head], static_cast<uint32_t>(head)) <
-                               std::make_pair(jobs.submit[x], x))
+          refresh(pools, running);
+          if (head >= 0 &&
+              std::make_pair(jobs.submit[head], static_cast<uint32_t>(head)) < std::make_pair(jobs.submit[x], x))
             sprio[head] += 1;
           any = true;
           break;
