@@ -559,19 +559,25 @@ class Simulator {
     return std::max(0.0, cap.configured_amount(k, x) - occupied);
   }
 
-  // Job j starts (`on`) or ends: its charges on tracked consumables are held or dropped, and the free
-  // amounts they touch are set again (a tasker whose amount grew is logged for the cursors).
-  void occupy(uint32_t j, bool on) {
+  // Job j's charges on tracked consumables are added to (`on`) or dropped from the per-tasker lists
+  // `held`; touched_ gets the (consumable, tasker) pairs whose free amount must be set again.
+  void hold(std::vector<std::vector<HeldCharge>>& held, uint32_t j, bool on) {
     touched_.clear();
     for_each_charge(j, [&](size_t k, uint32_t x, double amount) {
       if (!tracked(k)) return;
-      std::vector<HeldCharge>& held = held_[x];
+      std::vector<HeldCharge>& list = held[x];
       const HeldCharge h{j, static_cast<uint32_t>(k), amount};
-      auto at = std::lower_bound(held.begin(), held.end(), h);
-      if (on) held.insert(at, h);
-      else if (at != held.end() && at->job == j && at->k == k) held.erase(at);
+      auto at = std::lower_bound(list.begin(), list.end(), h);
+      if (on) list.insert(at, h);
+      else if (at != list.end() && at->job == j && at->k == k) list.erase(at);
       touched_.emplace_back(k, x);
     });
+  }
+
+  // Job j starts (`on`) or ends: the free amounts its charges touch are set again (a tasker whose
+  // amount grew is logged for the cursors).
+  void occupy(uint32_t j, bool on) {
+    hold(held_, j, on);
     for (const auto& [k, x] : touched_)
       if (cap_.set_queue_free(k, x, free_with(held_[x], k, x, cap_))) grew(x);
   }
@@ -579,15 +585,7 @@ class Simulator {
   // EASY's walk: running job rj ends on future_ (the first release of a walk copies the charges held).
   void future_vacate(uint32_t rj, bool first) {
     if (first) future_held_ = held_;
-    touched_.clear();
-    for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
-      if (!tracked(k)) return;
-      std::vector<HeldCharge>& held = future_held_[x];
-      const HeldCharge h{rj, static_cast<uint32_t>(k), amount};
-      auto at = std::lower_bound(held.begin(), held.end(), h);
-      if (at != held.end() && at->job == rj && at->k == k) held.erase(at);
-      touched_.emplace_back(k, x);
-    });
+    hold(future_held_, rj, false);
     for (const auto& [k, x] : touched_) future_.set_queue_free(k, x, free_with(future_held_[x], k, x, future_));
   }
 
