@@ -33,15 +33,16 @@ std::optional<int64_t> int_arg(const FormatArgs& a, const std::string& name) {
 
 std::vector<InputFormat> make_formats() {
   std::vector<InputFormat> f;
-  f.push_back({"native",
-               "colmatch's own format: farm.toml, taskers.jsonl, jobs.jsonl",
-               {{"farm", "farm.toml (attribute catalog, policy, global values)"},
-                {"hosts", "hosts.jsonl[.gz] (host-level fixed and load values)", false},
-                {"taskers", "taskers.jsonl[.gz]"},
-                {"jobs", "jobs.jsonl[.gz]"}},
-               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
-                 return load_native({arg(a, "farm"), arg(a, "hosts"), arg(a, "taskers"), arg(a, "jobs")}, p);
-               }});
+  f.push_back(
+      {"native",
+       "colmatch's own format: farm.toml, taskers.jsonl, jobs.jsonl",
+       {{"farm", "farm.toml (attribute catalog, policy, global values)"},
+        {"hosts", "hosts.jsonl[.gz] (host-level fixed and load values)", false},
+        {"taskers", "taskers.jsonl[.gz]"},
+        {"jobs", "jobs.jsonl[.gz]"}},
+       [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
+         return load_native({arg(a, "farm"), arg(a, "hosts"), arg(a, "taskers"), arg(a, "jobs")}, p, arg(a, "policy"));
+       }});
   f.push_back(
       {"google2011",
        "Google cluster-data 2011: machine and task events",

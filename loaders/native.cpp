@@ -10,6 +10,7 @@
 
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
+#include "loaders/vov.hpp"
 
 namespace colmatch::loaders {
 namespace {
@@ -546,7 +547,12 @@ Dataset dataset_from(FarmFile&& farm, TaskerTable taskers, JobTable jobs) {
   return ds;
 }
 
-Dataset load_native(const NativePaths& paths, const ProgressFn& progress) {
+Dataset load_native(const NativePaths& paths, const ProgressFn& progress, const std::string& policy) {
+  if (is_accelerator_farm(paths.farm)) {
+    if (!paths.hosts.empty())
+      throw LoadError(paths.hosts, 0, "", "an Accelerator farm ([accelerator] in farm.toml) has no hosts file");
+    return load_vov_native(paths.farm, paths.taskers, paths.jobs, progress, policy);
+  }
   FarmFile farm = read_farm_toml(paths.farm);
   std::vector<std::vector<double>> utilized;
   TaskerTable taskers = read_taskers_jsonl(paths.taskers, farm, paths.hosts, progress, &utilized);

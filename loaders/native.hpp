@@ -72,7 +72,9 @@ struct NativePaths {
   std::string farm, hosts, taskers, jobs;  ///< hosts may be empty
 };
 
-/// Reads all of them into one Dataset (the same errors as the readers above).
-Dataset load_native(const NativePaths& paths, const ProgressFn& progress = {});
+/// Reads all of them into one Dataset (the same errors as the readers above). A farm.toml with an
+/// `[accelerator]` table describes an Altair Accelerator farm: read by load_vov_native (loaders/vov.hpp;
+/// a hosts file is then an error; `policy`, the --policy file or "", gives its [policy.vov]).
+Dataset load_native(const NativePaths& paths, const ProgressFn& progress = {}, const std::string& policy = "");
 
 }  // namespace colmatch::loaders

@@ -8,9 +8,11 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <toml++/toml.h>
 
 #include "engine/vov.hpp"
 #include "loaders/errors.hpp"
+#include "loaders/policy.hpp"
 #include "loaders/vov_tcl.hpp"
 
 namespace colmatch::loaders {
@@ -174,14 +176,22 @@ std::string replace_tasker_symbols(const std::string& resources, const std::stri
   return out;
 }
 
-Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
-                 const ProgressFn& progress, const VovOptions& options) {
-  VovTclFile farm = read_vov_tcl(taskers_tcl);
-  if (!resources_tcl.empty()) {
-    VovTclFile res = read_vov_tcl(resources_tcl);
-    for (auto& t : res.taskers) farm.taskers.push_back(std::move(t));
-    for (auto& m : res.maps) farm.maps.push_back(std::move(m));
-  }
+namespace {
+
+// Where the farm's definitions were read, for errors: the taskers' file and the maps' file, and the
+// field names they use there (Tcl: -resources, vtk_tasker_define, -map; native JSON/TOML: resources,
+// name, map).
+struct VovSources {
+  std::string taskers, maps;
+  bool native = false;
+  const char* resources_field() const { return native ? "resources" : "-resources"; }
+  const char* tasker_field() const { return native ? "name" : "vtk_tasker_define"; }
+  const char* map_field() const { return native ? "accelerator.map.map" : "-map"; }
+};
+
+Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::string& jobs_jsonl,
+                  const ProgressFn& progress, const VovOptions& options) {
+  const std::string& taskers_tcl = src.taskers;
   std::map<std::string, vov::ResourceMap, std::less<>> maps;
   for (const VovMapDef& m : farm.maps) {
     vov::ResourceMap rm;
@@ -190,7 +200,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
       try {
         rm.map = vov::parse_resources(*m.map);
       } catch (const vov::ResourceError& e) {
-        throw LoadError(resources_tcl.empty() ? taskers_tcl : resources_tcl, m.line, "-map", e.what());
+        throw LoadError(src.maps, m.line, src.map_field(), e.what());
       }
     }
     maps[m.name] = std::move(rm);
@@ -206,7 +216,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
       const std::string list = replace_tasker_symbols(d.resources, d.host, d.cpus, options);
       tasker_tokens(vov::parse_resources(list, false), offers[t], taskers_tcl, d.line);
     } catch (const std::invalid_argument& e) {  // ResourceError too
-      throw LoadError(taskers_tcl, d.line, "-resources", e.what());
+      throw LoadError(taskers_tcl, d.line, src.resources_field(), e.what());
     }
     for (const vov::Token& k : offers[t]) {
       if (k.kind != vov::Token::Kind::Has) quantified.insert(k.name);
@@ -277,7 +287,7 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
     try {
       tb.add(d.name, d.power);
     } catch (const ValueError& e) {
-      throw LoadError(taskers_tcl, d.line, "vtk_tasker_define", e.what());
+      throw LoadError(taskers_tcl, d.line, src.tasker_field(), e.what());
     }
     tb.set_number(a_cpus, d.cpus);
     tb.set_number(a_percent, 100);
@@ -322,6 +332,140 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
     }
   }
   ds.jobs = std::move(jb).build();
+  return ds;
+}
+
+}  // namespace
+
+Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
+                 const ProgressFn& progress, const VovOptions& options) {
+  VovTclFile farm = read_vov_tcl(taskers_tcl);
+  if (!resources_tcl.empty()) {
+    VovTclFile res = read_vov_tcl(resources_tcl);
+    for (auto& t : res.taskers) farm.taskers.push_back(std::move(t));
+    for (auto& m : res.maps) farm.maps.push_back(std::move(m));
+  }
+  return build_vov(farm, {taskers_tcl, resources_tcl.empty() ? taskers_tcl : resources_tcl}, jobs_jsonl, progress,
+                   options);
+}
+
+bool is_accelerator_farm(const std::string& farm_toml) {
+  require_not_directory(farm_toml);
+  try {
+    return toml::parse_file(farm_toml).contains("accelerator");
+  } catch (const toml::parse_error& e) {
+    throw LoadError(farm_toml, e.source().begin.line, "", std::string(e.description()));
+  }
+}
+
+Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers_jsonl, const std::string& jobs_jsonl,
+                        const ProgressFn& progress, const std::string& policy) {
+  require_not_directory(farm_toml);
+  toml::table tbl;
+  try {
+    tbl = toml::parse_file(farm_toml);
+  } catch (const toml::parse_error& e) {
+    throw LoadError(farm_toml, e.source().begin.line, "", std::string(e.description()));
+  }
+  VovTclFile farm;
+  SimPolicy sim;
+  VovOptions options;
+  for (auto&& [k, v] : tbl) {
+    const std::string key(k.str());
+    if (key != "name" && key != "policy" && key != "accelerator")
+      throw LoadError(farm_toml, v.source().begin.line, key,
+                      "unknown key in an Accelerator farm (name, policy, accelerator; resources are named by the "
+                      "taskers' lists, not [[attribute]] tables)");
+  }
+  if (auto* pol = tbl["policy"].as_table()) {
+    read_policy_table(*pol, farm_toml, sim);  // checks [policy.vov] too
+    if (auto* vov = (*pol)["vov"].as_table()) options = read_vov_table(*vov, farm_toml);
+  }
+  if (!policy.empty()) options = read_vov_policy_toml(policy);  // --policy wins, as with --format vov
+  auto* acc = tbl["accelerator"].as_table();
+  if (acc == nullptr)
+    throw LoadError(farm_toml, tbl["accelerator"].node()->source().begin.line, "accelerator", "expected a table");
+  for (auto&& [k, v] : *acc) {
+    const std::string key(k.str());
+    if (key != "map") throw LoadError(farm_toml, v.source().begin.line, "accelerator." + key, "unknown key (map)");
+    auto* list = v.as_array();
+    if (list == nullptr)
+      throw LoadError(farm_toml, v.source().begin.line, "accelerator.map", "expected [[accelerator.map]] tables");
+    for (auto& node : *list) {
+      auto* t = node.as_table();
+      const size_t line = node.source().begin.line;
+      if (t == nullptr) throw LoadError(farm_toml, line, "accelerator.map", "expected a table");
+      VovMapDef m;
+      m.line = line;
+      for (auto&& [mk, mv] : *t) {
+        const std::string f(mk.str());
+        const size_t at = mv.source().begin.line;
+        if (f == "name") {
+          const auto s = mv.value<std::string>();
+          if (!s || s->empty()) throw LoadError(farm_toml, at, "accelerator.map.name", "expected a resource name");
+          m.name = *s;
+        } else if (f == "count") {
+          const auto c = mv.value<int64_t>();
+          if (!c || *c < 0) throw LoadError(farm_toml, at, "accelerator.map.count", "expected a count >= 0");
+          m.count = static_cast<uint64_t>(*c);
+        } else if (f == "map") {
+          const auto s = mv.value<std::string>();
+          if (!s) throw LoadError(farm_toml, at, "accelerator.map.map", "expected a resource list");
+          m.map = *s;
+        } else {
+          throw LoadError(farm_toml, at, "accelerator.map." + f, "unknown key (name, count, map)");
+        }
+      }
+      if (m.name.empty()) throw LoadError(farm_toml, line, "accelerator.map.name", "a map needs a name");
+      farm.maps.push_back(std::move(m));
+    }
+  }
+  // taskers.jsonl: {"name": "...", "host": "...", "resources": "...", "cpus": N, "power": P}
+  LineReader in(taskers_jsonl, progress);
+  simdjson::dom::parser parser;
+  std::string_view line;
+  while (in.next(line)) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const size_t ln = in.line();
+    simdjson::dom::element doc;
+    if (parser.parse(line).get(doc) || doc.type() != simdjson::dom::element_type::OBJECT)
+      throw LoadError(taskers_jsonl, ln, "", "malformed JSON: expected one object per line");
+    VovTaskerDef d;
+    d.line = ln;
+    simdjson::dom::object obj;
+    if (doc.get_object().get(obj)) throw LoadError(taskers_jsonl, ln, "", "expected an object");
+    for (auto field : obj) {
+      const std::string f(field.key);
+      if (f == "name" || f == "host" || f == "resources") {
+        std::string_view sv;
+        if (field.value.get_string().get(sv)) throw LoadError(taskers_jsonl, ln, f, "expected a string");
+        (f == "name" ? d.name : f == "host" ? d.host : d.resources) = std::string(sv);
+      } else if (f == "cpus") {
+        int64_t c = 0;
+        if (field.value.get_int64().get(c) || c < 0 || c > 1000000)
+          throw LoadError(taskers_jsonl, ln, f, "expected a whole number of CPUs from 0 to 10^6");
+        d.cpus = static_cast<uint32_t>(c);
+      } else if (f == "power") {
+        double p = 0;
+        if (field.value.get_double().get(p)) {
+          int64_t i = 0;
+          if (field.value.get_int64().get(i)) throw LoadError(taskers_jsonl, ln, f, "expected a number");
+          p = static_cast<double>(i);
+        }
+        if (!std::isfinite(p)) throw LoadError(taskers_jsonl, ln, f, "expected a finite number");
+        d.power = p;
+      } else {
+        throw LoadError(taskers_jsonl, ln, f, "unknown key (name, host, resources, cpus, power)");
+      }
+    }
+    if (d.name.empty() && d.host.empty()) throw LoadError(taskers_jsonl, ln, "name", "a tasker needs a name or a host");
+    if (d.host.empty()) d.host = d.name;
+    if (d.name.empty()) d.name = d.host;
+    farm.taskers.push_back(std::move(d));
+  }
+  Dataset ds = build_vov(farm, {taskers_jsonl, farm_toml, true}, jobs_jsonl, progress, options);
+  ds.name = tbl["name"].value_or(std::string("vov"));
+  ds.policy = sim;
   return ds;
 }
 

@@ -56,6 +56,23 @@ struct VovOptions {
 Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
                  const ProgressFn& progress = {}, const VovOptions& options = {});
 
+/// farm.toml has an `[accelerator]` table: the native files describe an Altair Accelerator farm (read
+/// with load_vov_native, not as Grid Engine attributes). Throws LoadError for bad TOML.
+bool is_accelerator_farm(const std::string& farm_toml);
+
+/// The same farm as load_vov, in the native files (`--farm`), so that an Accelerator farm is described
+/// in colmatch's own format with nothing compiled away:
+///   farm.toml       name = "...", [policy] (simulation keys and [policy.vov]), and
+///                   [accelerator] with [[accelerator.map]] name = "License:spice", count = 2,
+///                   map = "EXPR" (count and map optional: vtk_resourcemap_set's NAME COUNT -map)
+///   taskers.jsonl   {"name": "n1", "host": "n1", "resources": "linux64 RAM/8000 @STD@", "cpus": 4,
+///                    "power": 100}   (name or host, the other defaults to it; cpus 1, power 1)
+///   jobs.jsonl      as load_vov's (resources, command, owner, group, priority, expected_duration, ...)
+/// `policy` (--policy, may be empty) gives [policy.vov] instead of farm.toml's. Throws LoadError naming
+/// file, line and field for bad input (unknown keys too); jobs as load_vov.
+Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers_jsonl, const std::string& jobs_jsonl,
+                        const ProgressFn& progress = {}, const std::string& policy = "");
+
 /// A tasker's list with its `@NAME@` symbols replaced (see VovOptions::symbols); nested symbols are
 /// replaced up to 8 deep. Throws std::invalid_argument naming the symbol when it has no definition,
 /// when it nests deeper, when the list grows past 65,536 bytes or takes more than 65,536 replacements.

@@ -1,6 +1,8 @@
 // libFuzzer targets for the native format, chosen at build time by COLMATCH_FUZZ_NATIVE_PART:
-//   farm     the input is farm.toml (read with the demo taskers and jobs);
-//   taskers  the input is hosts.jsonl --8<-- taskers.jsonl (with the demo farm.toml and jobs);
+//   farm     the input is farm.toml (read with the demo taskers and jobs; with the Accelerator demo's
+//            when it has an [accelerator] table);
+//   taskers  the input is hosts.jsonl --8<-- taskers.jsonl (with the demo farm.toml and jobs); a first
+//            part "accelerator" reads the second as an Accelerator farm's taskers (datasets/demo/vov_native);
 //   jobs     the input is jobs.jsonl (with the demo farm and taskers).
 // Whatever loads is matched.
 #include <cstring>
@@ -16,11 +18,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return fuzz::run([&] {
     const std::string_view part = COLMATCH_FUZZ_NATIVE_PART;
     loaders::NativePaths p{DEMO "farm.toml", "", DEMO "taskers.jsonl", DEMO "jobs.jsonl"};
+    const loaders::NativePaths vov{DEMO "vov_native/farm.toml", "", DEMO "vov_native/taskers.jsonl",
+                                   DEMO "vov_native/jobs.jsonl"};
     if (part == "farm") {
-      p.farm = fuzz::temp_file("farm.toml", std::string_view(reinterpret_cast<const char*>(data), size));
+      const std::string_view text(reinterpret_cast<const char*>(data), size);
+      if (text.find("[accelerator]") != std::string_view::npos) p = vov;
+      p.farm = fuzz::temp_file("farm.toml", text);
     } else if (part == "taskers") {
       const auto [hosts, taskers] = fuzz::split(data, size);
-      p.hosts = fuzz::temp_file("hosts.jsonl", hosts);
+      if (hosts == "accelerator") p = vov;
+      else p.hosts = fuzz::temp_file("hosts.jsonl", hosts);
       p.taskers = fuzz::temp_file("taskers.jsonl", taskers);
     } else {
       p.jobs = fuzz::temp_file("jobs.jsonl", std::string_view(reinterpret_cast<const char*>(data), size));

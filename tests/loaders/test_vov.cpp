@@ -8,6 +8,7 @@
 #include "engine/matcher.hpp"
 #include "engine/simulation.hpp"
 #include "loaders/errors.hpp"
+#include "loaders/native.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/vov.hpp"
 #include "loaders/writers/results.hpp"
@@ -207,3 +208,78 @@ TEST(VovFormat, DollarResourcesWrappersAndTaskerSymbolsFromThePolicy) {
 }
 
 }  // namespace
+
+// Issue 10: "the native format gains the same fields so that all of it works with --farm". The demo
+// farm written raw in the native files (datasets/demo/vov_native: [accelerator] maps in farm.toml,
+// resource lists in taskers.jsonl, the same jobs.jsonl) matches and simulates as the Tcl files do; bad
+// native files name file, line and field.
+TEST(VovNative, DemoFarmInTheNativeFilesMatchesAsTheTclFiles) {
+  const std::string nd = COLMATCH_SOURCE_DIR "/datasets/demo/vov_native/";
+  ASSERT_TRUE(loaders::is_accelerator_farm(nd + "farm.toml"));
+  EXPECT_FALSE(loaders::is_accelerator_farm(COLMATCH_SOURCE_DIR "/datasets/demo/farm.toml"));
+  const loaders::Dataset tcl = demo();
+  const loaders::Dataset nat = loaders::load_native({nd + "farm.toml", "", nd + "taskers.jsonl", nd + "jobs.jsonl"});
+  EXPECT_EQ(nat.name, "vov-demo");
+  EXPECT_EQ(nat.taskers.names, tcl.taskers.names);
+  EXPECT_EQ(nat.taskers.power, tcl.taskers.power);
+  const MatchOutcome a = run_match(tcl.catalog, tcl.taskers, tcl.jobs, kernels::active());
+  const MatchOutcome b = run_match(nat.catalog, nat.taskers, nat.jobs, kernels::active());
+  EXPECT_EQ(b.dispatch.status, a.dispatch.status);
+  EXPECT_EQ(b.dispatch.tasker, a.dispatch.tasker);
+  EXPECT_EQ(b.dispatch.reason, a.dispatch.reason);
+  ASSERT_TRUE(nat.jobs.rejected(5));
+  EXPECT_NE(nat.jobs.reject_reason[nat.jobs.reject[5]].find("loopa -> loopb -> loopa"), std::string::npos);
+  const SimResult r = simulate(nat.catalog, nat.taskers, nat.jobs, SimPolicy{}, kernels::active(), nat.farm);
+  EXPECT_EQ(r.start[1], 100) << "job 2 waits for job 1's spice licence";
+}
+
+TEST(VovNative, BadNativeFilesNameFileLineAndField) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    const std::string p = dir + "/colmatch-vovnative-" + name;
+    FILE* f = std::fopen(p.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return p;
+  };
+  const std::string jobs = write("jobs.jsonl", "{\"id\": \"1\", \"resources\": \"linux64\"}\n");
+  const std::string good_farm = write("good.toml", "[accelerator]\n");
+  const std::string good_taskers = write("good.jsonl", "{\"name\": \"a\", \"resources\": \"linux64\"}\n");
+  auto expect = [&](const std::string& farm, const std::string& taskers, const std::string& file, size_t line,
+                    const std::string& field, const std::string& words) {
+    try {
+      (void)loaders::load_native({farm, "", taskers, jobs});
+      ADD_FAILURE() << "no error for " << field;
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(e.file, file) << e.what();
+      EXPECT_EQ(e.line, line) << e.what();
+      EXPECT_EQ(e.field, field) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  EXPECT_EQ(loaders::load_native({good_farm, "", good_taskers, jobs}).taskers.size(), 1u);
+  const std::string attr = write("attr.toml", "[accelerator]\n[[attribute]]\nname = \"x\"\n");
+  expect(attr, good_taskers, attr, 2, "attribute", "unknown key in an Accelerator farm");
+  const std::string no_name = write("noname.toml", "[accelerator]\n[[accelerator.map]]\ncount = 2\n");
+  expect(no_name, good_taskers, no_name, 2, "accelerator.map.name", "a map needs a name");
+  const std::string neg = write("neg.toml", "[accelerator]\n[[accelerator.map]]\nname = \"L\"\ncount = -1\n");
+  expect(neg, good_taskers, neg, 4, "accelerator.map.count", "count");
+  const std::string bad_map = write("badmap.toml", "[accelerator]\n[[accelerator.map]]\nname = \"L\"\nmap = \"(a\"\n");
+  expect(bad_map, good_taskers, bad_map, 2, "accelerator.map.map", "without ')'");
+  const std::string bang = write("bang.jsonl", "{\"name\": \"a\"}\n{\"name\": \"b\", \"resources\": \"!linux64\"}\n");
+  expect(good_farm, bang, bang, 2, "resources", "cannot offer a negation");
+  const std::string key = write("key.jsonl", "{\"name\": \"a\", \"attrs\": {}}\n");
+  expect(good_farm, key, key, 1, "attrs", "unknown key");
+  const std::string cpus = write("cpus.jsonl", "{\"name\": \"a\", \"cpus\": -2}\n");
+  expect(good_farm, cpus, cpus, 1, "cpus", "whole number");
+  const std::string dup = write("dup.jsonl", "{\"name\": \"a\"}\n{\"host\": \"a\"}\n");
+  expect(good_farm, dup, dup, 2, "name", "");
+  const std::string sym = write("sym.jsonl", "{\"name\": \"a\", \"resources\": \"@NOPE@\"}\n");
+  expect(good_farm, sym, sym, 1, "resources", "NOPE");
+  try {
+    (void)loaders::load_native({good_farm, good_taskers, good_taskers, jobs});
+    ADD_FAILURE() << "a hosts file with an Accelerator farm";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("no hosts file"), std::string::npos) << e.what();
+  }
+}

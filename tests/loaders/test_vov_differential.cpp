@@ -134,7 +134,8 @@ std::string write_file(const std::string& name, const std::string& text) {
 }
 
 TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
-  size_t round_trips = 0, cycles = 0, curtailed = 0, assigned = 0, no_room = 0, map_pools_exhausted = 0, jobs_seen = 0;
+  size_t native_farms = 0, round_trips = 0, cycles = 0, curtailed = 0, assigned = 0, no_room = 0,
+         map_pools_exhausted = 0, jobs_seen = 0;
   for (uint64_t seed = 1; seed <= 2000; ++seed) {
     const RandomFarm f = random_farm(seed);
     std::string taskers, resources, jobs;
@@ -168,6 +169,37 @@ TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
       ASSERT_EQ(mb.dispatch.tasker, m.dispatch.tasker) << "native round trip, seed " << seed;
       ASSERT_EQ(back.jobs.note, ds.jobs.note) << "native round trip, seed " << seed;
       ++round_trips;
+    }
+    if (seed % 20 == 10) {  // the same farm raw in the native files (`--farm` with [accelerator]): the same
+      auto quoted = [](const std::string& v) {
+        std::string q = "\"";
+        for (char c : v) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+        return q + "\"";
+      };
+      std::string farm = "name = \"vovdiff\"\n";
+      if (!f.dollars.empty()) {
+        farm += "[policy.vov.dollars]\n";
+        for (const auto& [name, list] : f.dollars) farm += quoted(name) + " = " + quoted(list) + "\n";
+      }
+      farm += "[accelerator]\n";
+      for (const auto& [name, rm] : f.maps) {
+        farm += "[[accelerator.map]]\nname = " + quoted(name) + "\n";
+        if (rm.count) farm += fmt::format("count = {}\n", *rm.count);
+        if (rm.map) farm += "map = " + quoted(*rm.map) + "\n";
+      }
+      std::string native_taskers;
+      for (const auto& t : f.taskers)
+        native_taskers += fmt::format("{{\"name\": {}, \"resources\": {}, \"cpus\": {}, \"power\": {}}}\n",
+                                      quoted(t.name), quoted(t.resources), t.cpus, t.power);
+      const loaders::Dataset raw =
+          loaders::load_native({write_file("farm.toml", farm), "", write_file("taskers.jsonl", native_taskers),
+                                write_file("j.jsonl", jobs)});
+      const MatchOutcome mr = run_match(raw.catalog, raw.taskers, raw.jobs, kernels::active());
+      ASSERT_EQ(mr.dispatch.status, m.dispatch.status) << "native Accelerator farm, seed " << seed << "\n" << farm;
+      ASSERT_EQ(mr.dispatch.tasker, m.dispatch.tasker) << "native Accelerator farm, seed " << seed;
+      ASSERT_EQ(raw.jobs.note, ds.jobs.note) << "native Accelerator farm, seed " << seed;
+      ASSERT_EQ(raw.jobs.reject_reason.size(), ds.jobs.reject_reason.size()) << seed;
+      ++native_farms;
     }
     const std::string ctx = fmt::format("seed {}\n--- taskers.tcl\n{}--- resources.tcl\n{}--- jobs.jsonl\n{}", seed,
                                         taskers, resources, jobs);
@@ -206,6 +238,7 @@ TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
   std::printf("jobs %zu, assigned %zu, no room %zu (a map pool empty %zu), cycle rejections %zu, curtailed %zu\n",
               jobs_seen, assigned, no_room, map_pools_exhausted, cycles, curtailed);
   EXPECT_EQ(round_trips, 100u);
+  EXPECT_EQ(native_farms, 100u) << "farms read raw from the native files with [accelerator]";
   EXPECT_GT(jobs_seen, 30000u);
   EXPECT_GT(assigned, 5000u);
   EXPECT_GT(no_room, 1000u);
