@@ -489,3 +489,24 @@ TEST(Native, UtilizationAndUtilizedRoundTrip) {
   expect_load_error([&] { loaders::read_policy_toml(wrong); }, wrong, 2, "policy.resource_availability",
                     "dedicated, utilized or combined");
 }
+
+// JobIds (loaders/errors.hpp), the duplicate-id check of every loader: 200,000 ids (the table grows
+// eight times), ids that are prefixes of one another and the empty id are all distinct; a repeat of any
+// of them, early or late, names its line and the line of the first.
+TEST(JobIds, FindsEveryRepeatAmongManyIds) {
+  loaders::JobIds ids;
+  ids.add("f", 1, "id", "");
+  for (size_t i = 0; i < 200000; ++i) ids.add("f", i + 2, "id", fmt::format("{}", i));
+  for (const char* p : {"a", "aa", "aaa", "a\na"}) ids.add("f", 300000, "id", p);
+  for (const auto& [id, first] : std::vector<std::pair<std::string, size_t>>{
+           {"0", 2}, {"199999", 200001}, {"", 1}, {"aa", 300000}, {"12345", 12347}}) {
+    try {
+      ids.add("f", 400000, "id", id);
+      ADD_FAILURE() << "no error for '" << id << "'";
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(e.line, 400000u);
+      EXPECT_NE(std::string(e.what()).find(fmt::format("(first on line {})", first)), std::string::npos) << e.what();
+    }
+  }
+  ids.add("f", 400001, "id", "200000");  // new
+}
