@@ -267,14 +267,17 @@ VovOptions read_vov_table(const toml::table& table, const std::string& path) {
   return o;
 }
 
-VovOptions read_vov_policy_toml(const std::string& path) {
+toml::table read_toml_file(const std::string& path) {
   require_not_directory(path);
-  toml::table tbl;
   try {
-    tbl = toml::parse_file(path);
+    return toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     throw LoadError(path, e.source().begin.line, "", std::string(e.description()));
   }
+}
+
+VovOptions read_vov_policy_toml(const std::string& path) {
+  const toml::table tbl = read_toml_file(path);
   const toml::node* vov = tbl["policy"]["vov"].node();
   if (vov == nullptr) vov = tbl["vov"].node();
   if (vov == nullptr) return {};
@@ -283,13 +286,7 @@ VovOptions read_vov_policy_toml(const std::string& path) {
 }
 
 SimPolicy read_policy_toml(const std::string& path) {
-  require_not_directory(path);
-  toml::table tbl;
-  try {
-    tbl = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw LoadError(path, e.source().begin.line, "", std::string(e.description()));
-  }
+  const toml::table tbl = read_toml_file(path);
   SimPolicy p;
   if (const auto* t = tbl["policy"].as_table()) read_policy_table(*t, path, p);
   else read_policy_table(tbl, path, p);

@@ -27,6 +27,10 @@
 
 namespace colmatch::loaders {
 
+/// Parses a TOML file. Throws LoadError naming the file and line of a syntax error, or the file when it
+/// is a folder or cannot be read.
+toml::table read_toml_file(const std::string& path);
+
 /// Reads the simulation keys of a [policy] table into `policy` (other keys are the caller's: `power`
 /// in farm.toml). Throws LoadError naming `path`, line and key for an unknown key or a bad value.
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy,

@@ -349,24 +349,11 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
                    options);
 }
 
-bool is_accelerator_farm(const std::string& farm_toml) {
-  require_not_directory(farm_toml);
-  try {
-    return toml::parse_file(farm_toml).contains("accelerator");
-  } catch (const toml::parse_error& e) {
-    throw LoadError(farm_toml, e.source().begin.line, "", std::string(e.description()));
-  }
-}
+bool is_accelerator_farm(const std::string& farm_toml) { return read_toml_file(farm_toml).contains("accelerator"); }
 
 Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers_jsonl, const std::string& jobs_jsonl,
                         const ProgressFn& progress, const std::string& policy) {
-  require_not_directory(farm_toml);
-  toml::table tbl;
-  try {
-    tbl = toml::parse_file(farm_toml);
-  } catch (const toml::parse_error& e) {
-    throw LoadError(farm_toml, e.source().begin.line, "", std::string(e.description()));
-  }
+  const toml::table tbl = read_toml_file(farm_toml);
   VovTclFile farm;
   SimPolicy sim;
   VovOptions options;
