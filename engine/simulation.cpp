@@ -582,9 +582,20 @@ class Simulator {
       if (cap_.set_queue_free(k, x, free_with(held_[x], k, x, cap_))) grew(x);
   }
 
-  // EASY's walk: running job rj ends on future_ (the first release of a walk copies the charges held).
+  // EASY's walk: running job rj ends on future_. A walk copies a tasker's held charges when it first
+  // touches the tasker (copy on write: a walk touches the taskers of the jobs it releases, not all).
   void future_vacate(uint32_t rj, bool first) {
-    if (first) future_held_ = held_;
+    if (first) {
+      ++walk_;
+      if (future_held_.size() != held_.size()) future_held_.assign(held_.size(), {});
+      if (walk_of_.size() != held_.size()) walk_of_.assign(held_.size(), 0);
+    }
+    for (uint32_t a = 0; a < res_.alloc_count[rj]; ++a) {
+      const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
+      if (walk_of_[x] == walk_) continue;
+      walk_of_[x] = walk_;
+      future_held_[x] = held_[x];
+    }
     hold(future_held_, rj, false);
     for (const auto& [k, x] : touched_) future_.set_queue_free(k, x, free_with(future_held_[x], k, x, future_));
   }
@@ -1550,6 +1561,8 @@ class Simulator {
   // charges held there on tracked consumables, by (job, consumable); their copy in an EASY walk.
   std::vector<uint8_t> tracked_;
   std::vector<std::vector<HeldCharge>> held_, future_held_;
+  std::vector<uint64_t> walk_of_;  // per tasker: the EASY walk that copied its held charges last
+  uint64_t walk_ = 0;
   std::vector<std::pair<size_t, uint32_t>> touched_;
   uint64_t totals_clock_ = 0;
   uint32_t resv_job_ = WaitQueue::kNoJob;
