@@ -514,7 +514,7 @@ class Simulator {
 
   struct HeldCharge {  // a charge held on a tasker, ordered by (job, consumable)
     uint32_t job, k;
-    double amount;
+    double amount, used;  // used: amount times the job's utilization of k
     bool operator<(const HeldCharge& o) const noexcept { return job != o.job ? job < o.job : k < o.k; }
   };
 
@@ -531,6 +531,8 @@ class Simulator {
       return;
     }
     held_.assign(taskers_.size(), {});
+    future_held_.assign(taskers_.size(), {});
+    walk_of_.assign(taskers_.size(), 0);
     for (size_t k = 0; k < cons.size() && k < farm_.load.size(); ++k) {
       if (!tracked_[k] || farm_.load[k].empty()) continue;
       for (uint32_t x = 0; x < taskers_.size(); ++x) {
@@ -551,9 +553,8 @@ class Simulator {
     double d = 0, u = load_of(k, x);
     for (const HeldCharge& h : held) {
       if (h.k != k) continue;
-      const double f = jobs_.utilization.at(k, h.job);
       d += h.amount;
-      u += (std::isnan(f) ? 1.0 : f) * h.amount;
+      u += h.used;
     }
     const double occupied = policy_.availability == ResourceAvailability::Utilized ? u : std::max(d, u);
     return std::max(0.0, cap.configured_amount(k, x) - occupied);
@@ -566,7 +567,8 @@ class Simulator {
     for_each_charge(j, [&](size_t k, uint32_t x, double amount) {
       if (!tracked(k)) return;
       std::vector<HeldCharge>& list = held[x];
-      const HeldCharge h{j, static_cast<uint32_t>(k), amount};
+      const double f = jobs_.utilization.at(k, j);
+      const HeldCharge h{j, static_cast<uint32_t>(k), amount, (std::isnan(f) ? 1.0 : f) * amount};
       auto at = std::lower_bound(list.begin(), list.end(), h);
       if (on) list.insert(at, h);
       else if (at != list.end() && at->job == j && at->k == k) list.erase(at);
@@ -582,14 +584,10 @@ class Simulator {
       if (cap_.set_queue_free(k, x, free_with(held_[x], k, x, cap_))) grew(x);
   }
 
-  // EASY's walk: running job rj ends on future_. A walk copies a tasker's held charges when it first
-  // touches the tasker (copy on write: a walk touches the taskers of the jobs it releases, not all).
-  void future_vacate(uint32_t rj, bool first) {
-    if (first) {
-      ++walk_;
-      if (future_held_.size() != held_.size()) future_held_.assign(held_.size(), {});
-      if (walk_of_.size() != held_.size()) walk_of_.assign(held_.size(), 0);
-    }
+  // EASY's walk (reserve() starts one: ++walk_): running job rj ends on future_. A walk copies a
+  // tasker's held charges when it first touches the tasker (copy on write: a walk touches the taskers
+  // of the jobs it releases, not all).
+  void future_vacate(uint32_t rj) {
     for (uint32_t a = 0; a < res_.alloc_count[rj]; ++a) {
       const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
       if (walk_of_[x] == walk_) continue;
@@ -685,7 +683,7 @@ class Simulator {
       future_instances_ = kept.per_tasker;
     }
     std::vector<Allocation> trial;
-    bool first_release = true;
+    ++walk_;
     for (const auto& [expected_end, rj] : running_) {
       bool worth = shared;
       for (uint32_t a = 0; a < res_.alloc_count[rj]; ++a) {
@@ -695,8 +693,7 @@ class Simulator {
       for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
         if (!tracked(k)) future_.release(k, x, amount);
       });
-      if (!tracked_.empty()) future_vacate(rj, first_release);
-      first_release = false;
+      if (!tracked_.empty()) future_vacate(rj);
       for (uint32_t a = 0; a < res_.alloc_count[rj] && !shared; ++a) {
         const uint32_t x = res_.allocations[res_.alloc_first[rj] + a].tasker;
         if (!elig.contains(x)) continue;

@@ -39,16 +39,15 @@ class JobIds {
  public:
   /// Records `id` met on `line` of `path`; throws LoadError on `field` if it was met before.
   void add(const std::string& path, size_t line, const std::string& field, std::string_view id) {
-    if (2 * (count_ + 1) > slots_.size()) grow();
+    if (2 * ends_.size() > slots_.size()) grow();
     const uint64_t h = std::hash<std::string_view>{}(id);
     const size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
       if (s.id == 0) {
-        s = {h, static_cast<uint32_t>(count_ + 1), line};
+        s = {h, static_cast<uint32_t>(ends_.size()), line};
         arena_.append(id);
         ends_.push_back(arena_.size());
-        ++count_;
         return;
       }
       if (s.hash == h && text(s.id) == id)
@@ -59,12 +58,11 @@ class JobIds {
  private:
   struct Slot {
     uint64_t hash = 0;
-    uint32_t id = 0;  ///< 1 + its index in ends_; 0: empty
+    uint32_t id = 0;  ///< the id's bytes end at ends_[id]; 0: empty
     size_t line = 0;
   };
   std::string_view text(uint32_t id) const noexcept {
-    const size_t begin = id == 1 ? 0 : ends_[id - 2];
-    return std::string_view(arena_).substr(begin, ends_[id - 1] - begin);
+    return std::string_view(arena_).substr(ends_[id - 1], ends_[id] - ends_[id - 1]);
   }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
@@ -77,10 +75,9 @@ class JobIds {
       slots_[i] = s;
     }
   }
-  std::vector<Slot> slots_;   // a power of two, at most half full
-  std::string arena_;         // the ids' bytes, one after another
-  std::vector<size_t> ends_;  // per id: the end of its bytes in arena_
-  size_t count_ = 0;
+  std::vector<Slot> slots_;      // a power of two, at most half full
+  std::string arena_;            // the ids' bytes, one after another
+  std::vector<size_t> ends_{0};  // id i's bytes are arena_[ends_[i - 1], ends_[i])
 };
 
 /// Throws LoadError when `path` names a folder (reading one would look like an empty file).

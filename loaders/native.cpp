@@ -419,46 +419,29 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
         } catch (const RequestError& e) {
           reject(name, e.what());
         }
-      } else if (key == "resources") {
+      } else if (key == "resources" || key == "utilization") {
+        // per consumable: the amount requested, or the fraction of its charge the job uses
+        const std::string name(key);
         simdjson::dom::object res;
         if (field.value.get_object().get(res)) {
-          reject("resources", "expected an object");
+          reject(name, "expected an object");
           continue;
         }
         for (auto r : res) {
-          const std::string fname = fmt::format("resources.{}", std::string_view(r.key));
+          const std::string fname = fmt::format("{}.{}", name, std::string_view(r.key));
           const auto idx = catalog.find(r.key);
           if (!idx) {
             reject(fname, "unknown attribute");
             break;
           }
           try {
-            b.set_amount(*idx, numeric_value(catalog.at(*idx), r.value));
-          } catch (const ValueError& e) {
-            reject(fname, e.what());
-            break;
-          }
-        }
-      } else if (key == "utilization") {  // per consumable: the fraction of its charge the job uses
-        simdjson::dom::object res;
-        if (field.value.get_object().get(res)) {
-          reject("utilization", "expected an object");
-          continue;
-        }
-        for (auto r : res) {
-          const std::string fname = fmt::format("utilization.{}", std::string_view(r.key));
-          const auto idx = catalog.find(r.key);
-          double v = 0;
-          if (!idx) {
-            reject(fname, "unknown attribute");
-            break;
-          }
-          if (!number_of(r.value, v)) {
-            reject(fname, "expected a number");
-            break;
-          }
-          try {
-            b.set_utilization(*idx, v);
+            if (key == "resources") {
+              b.set_amount(*idx, numeric_value(catalog.at(*idx), r.value));
+            } else {
+              double v = 0;
+              if (!number_of(r.value, v)) throw ValueError("expected a number");
+              b.set_utilization(*idx, v);
+            }
           } catch (const ValueError& e) {
             reject(fname, e.what());
             break;

@@ -112,16 +112,14 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
     if (j.request[i] != 0) s += fmt::format(",\"requests\":\"{}\"", json_escape(j.request_text[j.request[i]]));
     if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
     if (j.rule[i] == AllocationRule::FillUp) s += ",\"allocation_rule\":\"$fill_up\"";
-    std::string res;
-    for (const JobAmounts::Entry& e : j.amount.of(i))
-      res += fmt::format("{}\"{}\":{}", res.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
-                         e.amount);
-    if (!res.empty()) s += ",\"resources\":{" + res + "}";
-    std::string use;
-    for (const JobAmounts::Entry& e : j.utilization.of(i))
-      use += fmt::format("{}\"{}\":{}", use.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
-                         e.amount);
-    if (!use.empty()) s += ",\"utilization\":{" + use + "}";
+    for (const auto& [key, amounts] : {std::pair<const char*, const JobAmounts*>{"resources", &j.amount},
+                                       std::pair<const char*, const JobAmounts*>{"utilization", &j.utilization}}) {
+      std::string obj;
+      for (const JobAmounts::Entry& e : amounts->of(i))
+        obj += fmt::format("{}\"{}\":{}", obj.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
+                           e.amount);
+      if (!obj.empty()) s += fmt::format(",\"{}\":{{{}}}", key, obj);
+    }
     if (!std::isnan(j.runtime[i])) s += fmt::format(",\"runtime\":{}", j.runtime[i]);
     if (!std::isnan(j.walltime[i])) s += fmt::format(",\"walltime\":{}", j.walltime[i]);
     if (std::isinf(j.hold_until[i]) && j.hold_until[i] > 0) s += ",\"hold\":true";
