@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include "loaders/writers/text.hpp"
 
@@ -42,48 +43,95 @@ std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, cons
       info.threads, json_string(kernels::isa_name(m.isa)));
 }
 
-std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
-  const JobTable& jobs = ds.jobs;
-  std::string csv = "job,status,tasker,slots,reason\n";
-  csv.reserve(jobs.size() * 40);
-  // pending reasons, once per category and kind (issue 11: why is my job pending)
-  std::vector<std::string> why_none(m.categories.size()), why_full(m.categories.size());
-  auto reason_of = [&](uint32_t j) -> const std::string& {
-    const uint32_t c = m.categories.of_job[j];
-    const bool none = m.dispatch.reason[j] == PendingReason::NoEligibleTasker;
-    std::string& s = none ? why_none[c] : why_full[c];
-    if (s.empty())
-      s = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
-                         ds.taskers.size(), none, &m.dispatch.capacity);
-    return s;
-  };
-  for (uint32_t j = 0; j < jobs.size(); ++j) {
-    csv_field(csv, jobs.id[j]);
-    switch (m.dispatch.status[j]) {
-      case JobStatus::Assigned: {
-        const uint32_t first = m.dispatch.alloc_first[j];
-        for (uint32_t a = first; a < first + m.dispatch.alloc_count[j]; ++a) {
-          if (a != first) csv_field(csv, jobs.id[j]);
-          csv += ",assigned,";
-          csv_field(csv, ds.taskers.names[m.dispatch.allocations[a].tasker]);
-          csv += fmt::format(",{},", m.dispatch.allocations[a].slots);
-          if (jobs.note[j] != kNone) csv_field(csv, jobs.notes.value(jobs.note[j]));
-          csv += '\n';
+namespace {
+
+constexpr uint32_t kJobsPerPiece = 8192;  // ~1 MB of results.csv: formatted and written while cache-warm
+
+// The rows of results.csv, a piece of jobs at a time (see write_results). The pending reasons, one per
+// category and kind (issue 11: why is my job pending), are computed up front for the pairs some job
+// needs, so that pieces can be formatted in parallel.
+class ResultRows {
+ public:
+  ResultRows(const loaders::Dataset& ds, const MatchOutcome& m)
+      : ds_(ds),
+        m_(m),
+        why_none_(m.categories.size()),
+        why_full_(m.categories.size()),
+        field_none_(m.categories.size()),
+        field_full_(m.categories.size()) {
+    const JobTable& jobs = ds.jobs;
+    std::vector<uint8_t> need(2 * m.categories.size(), 0);  // [2c]: no eligible tasker, [2c+1]: no capacity
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+      if (m.dispatch.status[j] == JobStatus::Pending)
+        need[2 * m.categories.of_job[j] + (m.dispatch.reason[j] == PendingReason::NoEligibleTasker ? 0 : 1)] = 1;
+    tbb::parallel_for(size_t{0}, need.size(), [&](size_t i) {
+      if (!need[i]) return;
+      const size_t c = i / 2;
+      const bool none = i % 2 == 0;
+      const std::string why = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c],
+                                             m.eligible[c], ds.taskers.size(), none, &m.dispatch.capacity);
+      (none ? why_none_ : why_full_)[c] = why;
+      csv_field((none ? field_none_ : field_full_)[c], why);  // quoted once, written for each of its jobs
+    });
+  }
+  size_t pieces() const { return (ds_.jobs.size() + kJobsPerPiece - 1) / kJobsPerPiece; }
+  // Appends the rows of the jobs of piece `p`.
+  void piece(size_t p, std::string& csv) const {
+    const JobTable& jobs = ds_.jobs;
+    const auto& d = m_.dispatch;
+    const uint32_t first_job = static_cast<uint32_t>(p * kJobsPerPiece);
+    const uint32_t end_job = static_cast<uint32_t>(std::min<size_t>(jobs.size(), first_job + size_t{kJobsPerPiece}));
+    csv.reserve(size_t{end_job - first_job} * 48);
+    for (uint32_t j = first_job; j < end_job; ++j) {
+      csv_field(csv, jobs.id[j]);
+      switch (d.status[j]) {
+        case JobStatus::Assigned: {
+          const uint32_t first = d.alloc_first[j];
+          for (uint32_t a = first; a < first + d.alloc_count[j]; ++a) {
+            if (a != first) csv_field(csv, jobs.id[j]);
+            csv += ",assigned,";
+            csv_field(csv, ds_.taskers.names[d.allocations[a].tasker]);
+            csv += ',';
+            fmt::format_to(std::back_inserter(csv), "{}", d.allocations[a].slots);
+            csv += ',';
+            if (jobs.note[j] != kNone) csv_field(csv, jobs.notes.value(jobs.note[j]));
+            csv += '\n';
+          }
+          break;
         }
-        break;
+        case JobStatus::Pending: {
+          const uint32_t c = m_.categories.of_job[j];
+          const bool none = d.reason[j] == PendingReason::NoEligibleTasker;
+          csv += ",pending,,0,";
+          if (jobs.note[j] == kNone) csv += (none ? field_none_ : field_full_)[c];
+          else csv_field(csv, (none ? why_none_ : why_full_)[c] + "; " + jobs.notes.value(jobs.note[j]));
+          csv += '\n';
+          break;
+        }
+        case JobStatus::Rejected:
+          csv += ",rejected,,0,";
+          csv_field(csv, jobs.reject_reason[jobs.reject[j]]);
+          csv += '\n';
+          break;
       }
-      case JobStatus::Pending:
-        csv += ",pending,,0,";
-        csv_field(csv, jobs.note[j] == kNone ? reason_of(j) : reason_of(j) + "; " + jobs.notes.value(jobs.note[j]));
-        csv += '\n';
-        break;
-      case JobStatus::Rejected:
-        csv += ",rejected,,0,";
-        csv_field(csv, jobs.reject_reason[jobs.reject[j]]);
-        csv += '\n';
-        break;
     }
   }
+
+ private:
+  const loaders::Dataset& ds_;
+  const MatchOutcome& m_;
+  std::vector<std::string> why_none_, why_full_;      // the reasons
+  std::vector<std::string> field_none_, field_full_;  // the same as CSV fields
+};
+
+constexpr const char* kResultsHeader = "job,status,tasker,slots,reason\n";
+
+}  // namespace
+
+std::string results_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
+  const ResultRows rows(ds, m);
+  std::string csv = kResultsHeader;
+  for (size_t p = 0; p < rows.pieces(); ++p) rows.piece(p, csv);
   return csv;
 }
 
@@ -137,7 +185,11 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
   }
   OutputSet out(dir);  // one transaction: a pools.csv of an earlier run does not survive one without
   if (info.pools) out.add("pools.csv", pools);
-  out.add("results.csv", results_csv(ds, m));
+  const ResultRows rows(ds, m);
+  out.add_pieces("results.csv", rows.pieces() + 1, [&](size_t p, std::string& csv) {
+    if (p == 0) csv = kResultsHeader;
+    else rows.piece(p - 1, csv);
+  });
   out.add("categories.csv", categories_csv(ds, m));
   out.add("summary.json", summary_json(ds, m, info));
   out.publish();

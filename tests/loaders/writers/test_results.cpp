@@ -2,6 +2,7 @@
 // rows with reasons, RFC 4180 quoting, categories, pools only when asked, summary.json, write errors.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,6 +111,50 @@ TEST(Text, CsvAndJsonEscaping) {
   writers::csv_field(out, "a\"b,c\nd");
   EXPECT_EQ(out, "plain,\"a\"\"b,c\nd\"");
   EXPECT_EQ(writers::json_string("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+  out.clear();
+  writers::csv_field(out, "\"\"x\"");  // quotes first, twice in a row, last
+  writers::csv_field(out, "cr\r");
+  writers::csv_field(out, "");
+  EXPECT_EQ(out, "\"\"\"\"\"x\"\"\"\"cr\r\"");
+}
+
+// results.csv is formatted in pieces of 8,192 jobs in parallel and written in order: the file equals
+// results_csv() (one pass) for a farm of several pieces whose jobs are assigned, pending for either
+// reason (each with the reason of its category, quoted once) and rejected.
+TEST(Results, PiecesAreWrittenInOrder) {
+  loaders::Dataset ds;
+  const uint32_t slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
+  AttributeDef d;
+  d.name = "arch";
+  const uint32_t arch = ds.catalog.add(d);
+  TaskerBuilder tb(ds.catalog);
+  for (int i = 0; i < 50; ++i) {
+    tb.add(fmt::format("q@n{}", i), i);
+    tb.set(slots, "4");
+    tb.set(arch, i % 2 ? "lx" : "sol");
+  }
+  ds.taskers = std::move(tb).build();
+  JobBuilder jb(ds.catalog);
+  for (int j = 0; j < 30000; ++j) {
+    const uint32_t k = jb.add(fmt::format("job,{}", j), "u", "g", 0, j, 1 + j % 3);
+    jb.set_request(j % 5 == 0 ? "arch==\"sp,arc\"" : j % 2 ? "arch==lx" : "arch==sol");
+    if (j % 997 == 0) jb.reject(k, fmt::format("bad \"{}\"", j));
+  }
+  ds.jobs = std::move(jb).build();
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const fs::path dir = fs::temp_directory_path() / fmt::format("colmatch-results-pieces-{}", ::getpid());
+  fs::remove_all(dir);
+  writers::RunInfo info;
+  writers::write_results(dir.string(), ds, m, info);
+  const std::string want = writers::results_csv(ds, m), got = slurp(dir / "results.csv");
+  fs::remove_all(dir);
+  EXPECT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want) << "the pieces are out of order or differ";
+  for (const char* row : {"\"job,0\",rejected,,0,\"bad \"\"0\"\"\"\n", "\"job,1\",assigned,q@n",
+                          "\"job,5\",pending,,0,\"no eligible tasker: arch==\"\"sp,arc\"\" matches 0 of 50\"\n",
+                          ",pending,,0,\"eligible but no free capacity: 25 eligible taskers, none with room now\"\n"})
+    EXPECT_NE(got.find(row), std::string::npos) << row;
+  EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), 30001) << "one row per job (each asks for one tasker)";
 }
 
 }  // namespace
