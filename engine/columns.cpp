@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include "kernels/kernels.hpp"
 
@@ -402,6 +403,20 @@ void JobAmounts::set_last(uint32_t k, double amount) {
   ++first_.back();
 }
 
+void JobAmounts::add_jobs_like(const JobAmounts& src, std::span<const uint32_t> like) {
+  const size_t n0 = jobs(), e0 = entries_.size();
+  first_.resize(n0 + 1 + like.size());
+  for (size_t i = 0; i < like.size(); ++i)
+    first_[n0 + 1 + i] = first_[n0 + i] + (src.first_[like[i] + 1] - src.first_[like[i]]);
+  entries_.resize(first_.back());
+  if (entries_.size() == e0) return;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, like.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i)
+      std::copy(src.entries_.begin() + src.first_[like[i]], src.entries_.begin() + src.first_[like[i] + 1],
+                entries_.begin() + first_[n0 + i]);
+  });
+}
+
 JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {
   // The empty request (true) is request 0, shared by every job that asks for nothing.
   intern_request(Request{});
@@ -432,6 +447,70 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.qos.push_back(table_.qos_names.intern(""));
   if (slots == 0) throw ValueError("slots must be at least 1");
   return j;
+}
+
+void JobBuilder::add_copies(const JobTable& protos, std::span<LikeJob> batch) {
+  JobTable& t = table_;
+  const size_t n0 = t.size(), n = batch.size();
+  std::vector<uint32_t> like(n);
+  for (size_t i = 0; i < n; ++i) {
+    const LikeJob& b = batch[i];
+    if (b.like >= protos.size()) throw ValueError(fmt::format("job {}: no prototype {}", b.id, b.like));
+    for (double v : {b.runtime, b.walltime})
+      if (!std::isnan(v) && !(v >= 0 && std::isfinite(v)))
+        throw ValueError(fmt::format("job {}: a time must be a finite number of seconds >= 0, not {}", b.id, v));
+    like[i] = b.like;
+  }
+  // The prototypes' dictionary ids and requests in this table, once each.
+  const size_t np = protos.size();
+  std::vector<uint32_t> owner(np), group(np), note(np), queue(np), account(np), qos(np), request(np), soft(np);
+  std::vector<uint32_t> request_here(protos.requests.size(), kNone);
+  auto map_request = [&](uint32_t r) {
+    if (request_here[r] == kNone) request_here[r] = intern_request(protos.requests[r]);  // canonical already
+    return request_here[r];
+  };
+  for (uint32_t p = 0; p < np; ++p) {
+    owner[p] = t.owners.intern(protos.owners.value(protos.owner[p]));
+    group[p] = t.groups.intern(protos.groups.value(protos.group[p]));
+    note[p] = protos.note[p] == kNone ? kNone : t.notes.intern(protos.notes.value(protos.note[p]));
+    queue[p] = t.queues.intern(protos.queues.value(protos.queue[p]));
+    account[p] = t.accounts.intern(protos.accounts.value(protos.account[p]));
+    qos[p] = t.qos_names.intern(protos.qos_names.value(protos.qos[p]));
+    request[p] = map_request(protos.request[p]);
+    soft[p] = map_request(protos.soft[p]);
+  }
+  const size_t n1 = n0 + n;
+  t.id.resize(n1);
+  for (auto* v : {&t.owner, &t.group, &t.slots, &t.request, &t.soft, &t.reject, &t.note, &t.queue, &t.account, &t.qos})
+    v->resize(n1);
+  for (auto* v : {&t.priority, &t.submit, &t.runtime, &t.walltime, &t.hold_until}) v->resize(n1);
+  t.rule.resize(n1);
+  t.depends.resize(n1);
+  t.amount.add_jobs_like(protos.amount, like);
+  t.utilization.add_jobs_like(protos.utilization, like);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i) {
+      const uint32_t p = like[i];
+      const size_t j = n0 + i;
+      t.id[j] = std::move(batch[i].id);
+      t.owner[j] = owner[p];
+      t.group[j] = group[p];
+      t.priority[j] = protos.priority[p];
+      t.submit[j] = batch[i].submit;
+      t.slots[j] = protos.slots[p];
+      t.request[j] = request[p];
+      t.soft[j] = soft[p];
+      t.rule[j] = protos.rule[p];
+      t.reject[j] = kNone;
+      t.note[j] = note[p];
+      t.runtime[j] = batch[i].runtime;
+      t.walltime[j] = batch[i].walltime;
+      t.hold_until[j] = protos.hold_until[p];
+      t.queue[j] = queue[p];
+      t.account[j] = account[p];
+      t.qos[j] = qos[p];
+    }
+  });
 }
 
 uint32_t JobBuilder::intern_request(Request r) {

@@ -320,6 +320,9 @@ class JobAmounts {
   void add_job() { first_.push_back(first_.back()); }
   /// Builder side: sets (or replaces) the last job's amount of consumable `k`.
   void set_last(uint32_t k, double amount);
+  /// Builder side: starts `like.size()` jobs, job i with job like[i]'s amounts in `src` (another table's,
+  /// over the same catalog); copied in parallel.
+  void add_jobs_like(const JobAmounts& src, std::span<const uint32_t> like);
 
  private:
   std::vector<uint32_t> first_{0};  ///< job j's entries are [first_[j], first_[j + 1])
@@ -379,6 +382,21 @@ class JobBuilder {
   /// Starts a job; returns its index. slots must be >= 1 (throws ValueError).
   uint32_t add(std::string id, std::string_view owner, std::string_view group, double priority, double submit,
                uint32_t slots = 1);
+  /// One job of add_copies: a copy of job `like` of the prototypes but for these.
+  struct LikeJob {
+    uint32_t like = 0;
+    std::string id;
+    double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+  };
+  /// Adds jobs in order, job i a copy of job batch[i].like of `protos` (a table built over the same
+  /// catalog, one job per kind of job a loader met: an Accelerator job's list, owner, group, tool,
+  /// level and duration) in all but its id (moved from), submit time, runtime and walltime: owner,
+  /// group, priority, slots, rule, hard and soft request, amounts, utilization, credentials, hold and
+  /// note; not a rejection (the loader rejects per job, naming it) nor dependencies. Dictionaries and
+  /// requests are mapped once per prototype; the columns are filled in parallel (oneTBB), with no lookup
+  /// per job. Throws ValueError, before adding any, naming the first job whose `like` is not a
+  /// prototype or whose time is negative or infinite.
+  void add_copies(const JobTable& protos, std::span<LikeJob> batch);
   /// Sets the hard request of the last job from text (see request.hpp). Throws RequestError.
   void set_request(std::string_view text);
   /// Sets the hard request of the last job from a built expression (canonicalized here).

@@ -332,7 +332,8 @@ const std::vector<std::string>& default_wrappers() {
 }
 
 std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers) {
-  std::vector<std::string_view> args;
+  thread_local std::vector<std::string_view> args;  // kept between calls: no allocation per job's command
+  args.clear();
   for (size_t i = 0; i < command.size();) {
     while (i < command.size() && blank(command[i])) ++i;
     const size_t start = i;

@@ -5,6 +5,10 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+
+#include <tbb/parallel_for.h>
+
 #include <fmt/format.h>
 
 #include "loaders/errors.hpp"
@@ -91,6 +95,108 @@ bool LineReader::next(std::string_view& out) {
     if (line_ == 1) strip_bom(out);
     if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
     return true;
+  }
+}
+
+bool PieceLines::next(std::string_view& out) {
+  if (rest_.empty()) return false;
+  const size_t nl = rest_.find('\n');
+  out = rest_.substr(0, nl);
+  rest_.remove_prefix(nl == std::string_view::npos ? rest_.size() : nl + 1);
+  if (++line_ == 1) strip_bom(out);
+  if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+  return true;
+}
+
+void for_each_line_piece(const std::string& path, const ProgressFn& progress,
+                         const std::function<void(const LinePiece&)>& fn, size_t block_bytes, size_t piece_bytes) {
+  require_not_directory(path);
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (gz == nullptr) throw LoadError(path, 0, "", std::string("cannot open: ") + std::strerror(errno));
+  struct Closer {
+    gzFile gz;
+    ~Closer() { gzclose(gz); }
+  } closer{gz};
+  gzbuffer(gz, 1 << 18);
+  block_bytes = std::clamp<size_t>(block_bytes, 1, kMaxLineBytes);
+  piece_bytes = std::max<size_t>(piece_bytes, 1);
+  std::vector<char> buf(block_bytes);
+  size_t have = 0;         // bytes in buf: the carried part of a line, then what was read
+  size_t lines = 0;        // lines before buf
+  size_t piece_index = 0;  // pieces handed out so far
+  uint64_t bytes = 0;
+  bool eof = false;
+  std::vector<LinePiece> pieces;
+  while (!eof || have > 0) {
+    if (!eof) {
+      if (have == buf.size()) {  // one line fills the block: grow it, up to the longest line allowed
+        if (have > kMaxLineBytes)
+          throw LoadError(path, lines + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
+        buf.resize(std::min(2 * buf.size(), kMaxLineBytes + 2));
+      }
+      const size_t want = std::min<size_t>(buf.size() - have, size_t{1} << 30);
+      const int n = gzread(gz, buf.data() + have, static_cast<unsigned>(want));
+      if (n < 0) {
+        int err = 0;
+        throw LoadError(path, lines + 1, "", std::string("read error: ") + gzerror(gz, &err));
+      }
+      if (n == 0) {
+        int err = 0;
+        gzerror(gz, &err);
+        if (err != Z_OK && err != Z_STREAM_END) throw LoadError(path, lines + 1, "", "corrupt or truncated gzip data");
+        eof = true;
+      }
+      have += static_cast<size_t>(n);
+      bytes += static_cast<uint64_t>(n);
+      if (progress) progress(path, lines, bytes);
+    }
+    // The whole lines in buf: up to the last '\n', or everything at the end of the file.
+    size_t cut = have;
+    if (!eof) {
+      const void* last = ::memrchr(buf.data(), '\n', have);
+      cut = last == nullptr ? 0 : static_cast<size_t>(static_cast<const char*>(last) - buf.data()) + 1;
+      if (cut == 0) {
+        if (have > kMaxLineBytes)
+          throw LoadError(path, lines + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
+        continue;  // read more of the line
+      }
+    }
+    // Blocks are at most kMaxLineBytes: only the line that made the block grow (the first) or the file's
+    // last line can be longer than the bound.
+    const void* first_nl = std::memchr(buf.data(), '\n', cut);
+    if ((first_nl == nullptr ? cut : static_cast<size_t>(static_cast<const char*>(first_nl) - buf.data())) >
+        kMaxLineBytes)
+      throw LoadError(path, lines + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
+    if (eof && cut > 0 && buf[cut - 1] != '\n') {
+      const void* nl = ::memrchr(buf.data(), '\n', cut);
+      const size_t start = nl == nullptr ? 0 : static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1;
+      if (cut - start > kMaxLineBytes)
+        throw LoadError(path, lines + static_cast<size_t>(std::count(buf.data(), buf.data() + start, '\n')) + 1, "",
+                        fmt::format("a line longer than {} bytes", kMaxLineBytes));
+    }
+    pieces.clear();
+    for (size_t at = 0; at < cut;) {
+      size_t end = std::min(cut, at + piece_bytes);
+      if (end < cut) {
+        const void* nl = std::memchr(buf.data() + end, '\n', cut - end);
+        end = nl == nullptr ? cut : static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1;
+      }
+      pieces.push_back({std::string_view(buf.data() + at, end - at), 0, piece_index++});
+      at = end;
+    }
+    std::vector<size_t> count(pieces.size());
+    tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) {
+      count[i] = static_cast<size_t>(std::count(pieces[i].text.begin(), pieces[i].text.end(), '\n'));
+    });
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      pieces[i].first_line = lines + 1;
+      lines += count[i];
+    }
+    if (eof && cut > 0 && buf[cut - 1] != '\n') ++lines;
+    tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) { fn(pieces[i]); });
+    std::memmove(buf.data(), buf.data() + cut, have - cut);
+    have -= cut;
+    if (eof) break;
   }
 }
 

@@ -43,6 +43,39 @@ class LineReader {
   ProgressFn progress_;
 };
 
+/// Whole lines of a text file, handed to a worker: `text` ends after a '\n' (or at the end of the
+/// file); its first line is line `first_line` (1-based) of the file; `index` numbers the pieces of the
+/// file from 0 in file order, so that per-piece results can be put back in order.
+struct LinePiece {
+  std::string_view text;
+  size_t first_line = 1;
+  size_t index = 0;
+};
+
+/// Reads `path` (gzip or plain, as LineReader) in blocks of whole lines (about `block_bytes`), cuts
+/// each block into pieces of about `piece_bytes` at line ends and calls `fn(piece)` for the pieces of a
+/// block in parallel (oneTBB), all of them before the next block is read: memory stays one block
+/// however large the file. `fn` must be safe to call from several threads at once. Throws LoadError
+/// naming file and line for a read error or a line longer than kMaxLineBytes; an exception from `fn`
+/// propagates (the first one thrown). Progress is reported once per block.
+void for_each_line_piece(const std::string& path, const ProgressFn& progress,
+                         const std::function<void(const LinePiece&)>& fn, size_t block_bytes = size_t{32} << 20,
+                         size_t piece_bytes = size_t{1} << 20);
+
+/// The lines of a LinePiece, as LineReader::next gives them: without '\n' and a final '\r', a UTF-8
+/// byte-order mark dropped from line 1 of the file. `line()` is the file's 1-based number of the line
+/// returned last.
+class PieceLines {
+ public:
+  explicit PieceLines(const LinePiece& piece) : rest_(piece.text), line_(piece.first_line - 1) {}
+  bool next(std::string_view& out);
+  size_t line() const noexcept { return line_; }
+
+ private:
+  std::string_view rest_;
+  size_t line_;
+};
+
 /// Splits a CSV line on commas (the traces have no quoted fields). Fields are views into `line`.
 void split_csv(std::string_view line, std::vector<std::string_view>& fields);
 

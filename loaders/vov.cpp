@@ -3,11 +3,15 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <tbb/concurrent_vector.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <toml++/toml.h>
 
 #include "engine/vov.hpp"
@@ -20,62 +24,138 @@ namespace {
 
 constexpr double kUnbounded = 1e18;  // VOV's MAXINT: an uncountable resource a tasker offers
 
+// A job as read: what is its own (id, times, line) and its kind, the index of what its expansion
+// depends on (list, tool, owner, group, priority level, duration: a job category's).
 struct VovJob {
   std::string id;
-  vov::JobResources res;
-  double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+  uint64_t id_hash = 0;
+  uint32_t kind = 0;
   size_t line = 0;
+  double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
 };
 
-std::vector<VovJob> read_jobs(const std::string& path, const ProgressFn& progress) {
-  LineReader in(path, progress);
-  simdjson::dom::parser parser;
-  std::vector<VovJob> out;
-  JobIds ids;
+// The jobs of one piece of jobs.jsonl, read on one thread; kinds are the piece's own until merged.
+struct JobPiece {
+  std::vector<VovJob> jobs;
+  std::vector<vov::JobResources> kinds;
+  std::vector<std::string> kind_keys;
+  std::optional<LoadError> error;  // the first in the piece: later lines are not read
+};
+
+// The kind's key: each text with its length before it, then the duration rounded up (equal keys, equal
+// expansions; no separator a text could hold).
+void kind_key(const vov::JobResources& r, std::string_view tool, std::string& key) {
+  key.clear();
+  auto text = [&](std::string_view t) {
+    const auto n = static_cast<uint32_t>(t.size());
+    key.append(reinterpret_cast<const char*>(&n), sizeof n);
+    key.append(t);
+  };
+  for (std::string_view t : {std::string_view(r.resources), tool, std::string_view(r.owner), std::string_view(r.group),
+                             std::string_view(r.priority)})
+    text(t);
+  const double d = std::ceil(r.expected_duration);
+  key.append(reinterpret_cast<const char*>(&d), sizeof d);
+}
+
+void read_piece(const std::string& path, const LinePiece& piece, const std::vector<std::string>& wrappers,
+                JobPiece& out) {
+  static thread_local simdjson::dom::parser parser;
+  std::unordered_map<std::string, uint32_t> kinds;
+  std::string key;
+  PieceLines in(piece);
   std::string_view line;
-  while (in.next(line)) {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const size_t ln = in.line();
-    simdjson::dom::element doc;
-    if (auto err = parser.parse(line.data(), line.size(), true).get(doc))
-      throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
-    simdjson::dom::object obj;
-    if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
-    VovJob j;
-    j.line = ln;
-    for (auto field : obj) {
-      const std::string_view key = field.key;
-      const simdjson::dom::element el = field.value;
-      auto text = [&](std::string& out_text) {
-        std::string_view sv;
-        double d = 0;
-        if (!el.get_string().get(sv)) out_text = std::string(sv);
-        else if (!el.get_double().get(d)) out_text = fmt::format("{}", d);
-        else throw LoadError(path, ln, std::string(key), "expected a string");
-      };
-      auto number = [&](double& out_num) {
-        double v = 0;
-        if (el.get_double().get(v) || !std::isfinite(v) || v < 0)
-          throw LoadError(path, ln, std::string(key), "expected a number >= 0");
-        out_num = v;
-      };
-      if (key == "id") text(j.id);
-      else if (key == "resources") text(j.res.resources);
-      else if (key == "command") text(j.res.command);
-      else if (key == "owner") text(j.res.owner);
-      else if (key == "group") text(j.res.group);
-      else if (key == "priority") text(j.res.priority);
-      else if (key == "expected_duration") number(j.res.expected_duration);
-      else if (key == "submit") number(j.submit);
-      else if (key == "runtime") number(j.runtime);
-      else if (key == "walltime") number(j.walltime);
-      else throw LoadError(path, ln, std::string(key), "unknown key");
+  vov::JobResources r;
+  try {
+    while (in.next(line)) {
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      const size_t ln = in.line();
+      simdjson::dom::element doc;
+      if (auto err = parser.parse(line.data(), line.size(), true).get(doc))
+        throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
+      simdjson::dom::object obj;
+      if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
+      VovJob j;
+      j.line = ln;
+      for (std::string* t : {&r.resources, &r.command, &r.owner, &r.group, &r.priority}) t->clear();  // keeps room
+      r.expected_duration = 0;
+      for (auto field : obj) {
+        const std::string_view name = field.key;
+        const simdjson::dom::element el = field.value;
+        auto text = [&](std::string& out_text) {
+          std::string_view sv;
+          double d = 0;
+          if (!el.get_string().get(sv)) out_text.assign(sv);
+          else if (!el.get_double().get(d)) out_text = fmt::format("{}", d);
+          else throw LoadError(path, ln, std::string(name), "expected a string");
+        };
+        auto number = [&](double& out_num) {
+          double v = 0;
+          if (el.get_double().get(v) || !std::isfinite(v) || v < 0)
+            throw LoadError(path, ln, std::string(name), "expected a number >= 0");
+          out_num = v;
+        };
+        if (name == "id") text(j.id);
+        else if (name == "resources") text(r.resources);
+        else if (name == "command") text(r.command);
+        else if (name == "owner") text(r.owner);
+        else if (name == "group") text(r.group);
+        else if (name == "priority") text(r.priority);
+        else if (name == "expected_duration") number(r.expected_duration);
+        else if (name == "submit") number(j.submit);
+        else if (name == "runtime") number(j.runtime);
+        else if (name == "walltime") number(j.walltime);
+        else throw LoadError(path, ln, std::string(name), "unknown key");
+      }
+      if (j.id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
+      j.id_hash = std::hash<std::string_view>{}(j.id);
+      kind_key(r, vov::tool_of(r.command, wrappers), key);
+      const auto [it, fresh] = kinds.try_emplace(key, static_cast<uint32_t>(out.kinds.size()));
+      if (fresh) {
+        out.kinds.push_back(r);
+        out.kind_keys.push_back(key);
+      }
+      j.kind = it->second;
+      out.jobs.push_back(std::move(j));
     }
-    if (j.id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
-    ids.add(path, ln, "id", j.id);
-    out.push_back(std::move(j));
+  } catch (const LoadError& e) {
+    out.error = e;
   }
-  return out;
+}
+
+// The first job (in file order) whose id an earlier job has: (its index, the earlier one's), or none.
+// Partitioned by hash over the threads; each partition scans the ids in order, so its first repeat is
+// its earliest.
+std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<VovJob*>& jobs) {
+  const size_t parts = std::max<size_t>(1, static_cast<size_t>(tbb::this_task_arena::max_concurrency()));
+  std::vector<std::optional<std::pair<size_t, size_t>>> found(parts);
+  tbb::parallel_for(size_t{0}, parts, [&](size_t p) {
+    size_t mine = 0;
+    for (const VovJob* j : jobs) mine += (j->id_hash >> 40) % parts == p;
+    size_t cap = 1024;
+    while (cap < 2 * mine) cap *= 2;
+    std::vector<uint32_t> slots(cap, UINT32_MAX);  // job index, UINT32_MAX: empty
+    const size_t mask = cap - 1;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const VovJob& j = *jobs[i];
+      if ((j.id_hash >> 40) % parts != p) continue;
+      for (size_t s = j.id_hash & mask;; s = (s + 1) & mask) {
+        if (slots[s] == UINT32_MAX) {
+          slots[s] = static_cast<uint32_t>(i);
+          break;
+        }
+        const VovJob& o = *jobs[slots[s]];
+        if (o.id_hash == j.id_hash && o.id == j.id) {
+          found[p] = std::make_pair(i, size_t{slots[s]});
+          return;
+        }
+      }
+    }
+  });
+  std::optional<std::pair<size_t, size_t>> first;
+  for (const auto& f : found)
+    if (f && (!first || f->first < first->first)) first = f;
+  return first;
 }
 
 // The tokens of a tasker's list (an AND of tokens: a tasker offers, it does not choose).
@@ -223,36 +303,58 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       if (k.kind == vov::Token::Kind::Consumes) consumable.insert(k.name);
     }
   }
-  // Jobs' expansions (every counted map is a pool: availability is the dispatch's).
-  std::vector<VovJob> jobs = read_jobs(jobs_jsonl, progress);
-  // The expansion depends only on the list, the tool, owner, group, priority level and duration: done
-  // once per distinct combination (a job category's), shared by its jobs.
-  std::vector<vov::Expansion> exp;
-  std::vector<std::string> why;
-  std::vector<uint32_t> of_job(jobs.size());
-  std::unordered_map<std::string, uint32_t> seen;
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    const vov::JobResources& r = jobs[j].res;
-    const std::string key =
-        fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.resources, vov::tool_of(r.command, options.wrappers), r.owner,
-                    r.group, r.priority, std::ceil(r.expected_duration));
-    const auto [it, fresh] = seen.emplace(key, static_cast<uint32_t>(exp.size()));
-    of_job[j] = it->second;
-    if (!fresh) continue;
-    exp.emplace_back();
-    why.emplace_back();
-    try {
-      exp.back() = vov::expand(
-          r, maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
-      if (exp.back().outcome == vov::Expansion::Outcome::Cycle)
-        why.back() = "a cycle in the resource maps: " + exp.back().detail;
-    } catch (const vov::ResourceError& e) {
-      const std::string what = e.what();
-      why.back() = what.starts_with("no definition of the resource $")
-                       ? what + " (define it in the policy's [policy.vov.dollars], --policy)"
-                       : fmt::format("column {}: {}", e.position, what);
+  // Jobs, read in parallel pieces (pieces keep their own kinds until merged here, in file order).
+  tbb::concurrent_vector<JobPiece> pieces;
+  for_each_line_piece(
+      jobs_jsonl, progress,
+      [&](const LinePiece& piece) {
+        pieces.grow_to_at_least(piece.index + 1);
+        read_piece(jobs_jsonl, piece, options.wrappers, pieces[piece.index]);
+      },
+      size_t{32} << 20, size_t{4} << 20);  // pieces of 4 MiB: fewer kinds to merge, still 8 per block
+  std::vector<vov::JobResources> kinds;
+  std::unordered_map<std::string, uint32_t> kind_of_key;
+  std::vector<VovJob*> order;  // the jobs in file order
+  size_t bad_line = SIZE_MAX;  // the first line a piece could not read
+  const LoadError* bad = nullptr;
+  for (JobPiece& p : pieces) {
+    if (p.error && p.error->line < bad_line) {
+      bad_line = p.error->line;
+      bad = &*p.error;
+    }
+    std::vector<uint32_t> global(p.kinds.size());
+    for (size_t k = 0; k < p.kinds.size(); ++k) {
+      const auto [it, fresh] = kind_of_key.try_emplace(std::move(p.kind_keys[k]), static_cast<uint32_t>(kinds.size()));
+      if (fresh) kinds.push_back(std::move(p.kinds[k]));
+      global[k] = it->second;
+    }
+    for (VovJob& j : p.jobs) {
+      j.kind = global[j.kind];
+      order.push_back(&j);
     }
   }
+  kind_of_key.clear();
+  // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
+  if (const auto rep = first_repeated_id(order); rep && order[rep->first]->line < bad_line)
+    throw LoadError(
+        jobs_jsonl, order[rep->first]->line, "id",
+        fmt::format("duplicate job id '{}' (first on line {})", order[rep->first]->id, order[rep->second]->line));
+  if (bad != nullptr) throw *bad;
+  // The expansion depends only on the job's kind: done once per kind, in parallel, shared by its jobs.
+  std::vector<vov::Expansion> exp(kinds.size());
+  std::vector<std::string> why(kinds.size());
+  tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
+    try {
+      exp[x] = vov::expand(
+          kinds[x], maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
+      if (exp[x].outcome == vov::Expansion::Outcome::Cycle) why[x] = "a cycle in the resource maps: " + exp[x].detail;
+    } catch (const vov::ResourceError& e) {
+      const std::string what = e.what();
+      why[x] = what.starts_with("no definition of the resource $")
+                   ? what + " (define it in the policy's [policy.vov.dollars], --policy)"
+                   : fmt::format("column {}: {}", e.position, what);
+    }
+  });
   Dataset ds;
   ds.name = "vov";
   for (const std::string& n : quantified) {
@@ -305,32 +407,41 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
     if (!attributes.empty()) tb.set_list(a_names, attributes);
   }
   ds.taskers = std::move(tb).build();
-  JobBuilder jb(ds.catalog);
-  // One compiled request and one set of charges per expansion, shared by its jobs.
-  std::vector<uint32_t> request(exp.size(), 0);
-  std::vector<std::vector<std::pair<uint32_t, double>>> charges(exp.size());
-  for (size_t x = 0; x < exp.size(); ++x) {
+  // One prototype job per kind: its compiled request and charges (a kind whose list cannot be
+  // matched keeps its reason instead); every job is then a copy of its kind's but for id and times.
+  JobBuilder protos(ds.catalog);
+  for (size_t x = 0; x < kinds.size(); ++x) {
+    const uint32_t p = protos.add("", kinds[x].owner, kinds[x].group, 0, 0);
     if (!why[x].empty()) continue;
-    request[x] = jb.intern(compile(exp[x].expanded, ds.catalog, a_names, true, charges[x]));
-    for (const std::string& m : exp[x].held) charges[x].emplace_back(*ds.catalog.find("map:" + m), 1);
-  }
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    const VovJob& v = jobs[j];
-    const uint32_t k = jb.add(v.id, v.res.owner, v.res.group, 0, v.submit);
-    jb.set_times(v.runtime, v.walltime);
-    const uint32_t x = of_job[j];
-    if (!why[x].empty()) {
-      jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[x]));
-      continue;
-    }
-    if (exp[x].curtailed) jb.set_note(k, "depth limit");  // VOV curtails silently; colmatch says so
+    std::vector<std::pair<uint32_t, double>> charges;
+    const uint32_t request = protos.intern(compile(exp[x].expanded, ds.catalog, a_names, true, charges));
+    for (const std::string& m : exp[x].held) charges.emplace_back(*ds.catalog.find("map:" + m), 1);
+    if (exp[x].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
     try {
-      jb.set_request_index(request[x]);
-      for (const auto& [a, n] : charges[x]) jb.set_amount(a, n);
+      protos.set_request_index(request);
+      for (const auto& [a, n] : charges) protos.set_amount(a, n);
     } catch (const ValueError& e) {
-      jb.reject(k, fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, e.what()));
+      why[x] = e.what();
     }
   }
+  const JobTable prototypes = std::move(protos).build();
+  std::vector<std::pair<uint32_t, std::string>> rejected;  // (job, reason): jobs of a kind with a reason
+  for (size_t j = 0; j < order.size(); ++j)
+    if (const VovJob& v = *order[j]; !why[v.kind].empty())
+      rejected.emplace_back(static_cast<uint32_t>(j),
+                            fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[v.kind]));
+  std::vector<JobBuilder::LikeJob> batch(order.size());
+  tbb::parallel_for(size_t{0}, order.size(), [&](size_t j) {
+    VovJob& v = *order[j];
+    batch[j] = {v.kind, std::move(v.id), v.submit, v.runtime, v.walltime};
+  });
+  JobBuilder jb(ds.catalog);
+  try {
+    jb.add_copies(prototypes, batch);
+  } catch (const ValueError& e) {  // a negative or infinite time: the reader took numbers >= 0 only
+    throw LoadError(jobs_jsonl, 0, "", e.what());
+  }
+  for (auto& [j, reason] : rejected) jb.reject(j, std::move(reason));
   ds.jobs = std::move(jb).build();
   return ds;
 }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -275,6 +276,71 @@ TEST(Request, InternedRequestsAreShared) {
   const JobTable t = std::move(jb).build();
   for (uint32_t j = 0; j < 3; ++j) EXPECT_EQ(t.request[j], idx);
   EXPECT_EQ(t.request_text[idx], "arch==\"x86\" && speed>=8");
+}
+
+// JobBuilder::add_copies (how the Accelerator loader adds a million jobs): each copy equals a job built
+// field by field with its prototype's owner, group, request, amounts and note and its own id and times,
+// in a table whose dictionaries and requests it maps (the prototypes' table interned them in another
+// order); a bad prototype index or time is refused before any job is added.
+TEST(Request, CopiesOfPrototypesEqualJobsBuiltFieldByField) {
+  const Catalog cat = catalog();
+  const uint32_t mem = *cat.find("mem");
+  JobBuilder protos(cat);
+  protos.add("", "alice", "phys", 0, 0);
+  protos.set_request(parse_request("speed>=8", cat));
+  protos.set_amount(mem, 2048);
+  protos.add("", "bob", "chem", 0, 0);
+  protos.set_request(parse_request("arch==x86", cat));
+  protos.set_note(1, "depth limit");
+  const JobTable pt = std::move(protos).build();
+
+  JobBuilder by_field(cat), by_copy(cat);
+  by_field.add("first", "carol", "bio", 0, 0);  // a job before: dictionaries and requests differ in order
+  by_field.set_request(parse_request("arch==x86 && speed>=1", cat));
+  by_copy.add("first", "carol", "bio", 0, 0);
+  by_copy.set_request(parse_request("arch==x86 && speed>=1", cat));
+  std::vector<JobBuilder::LikeJob> batch;
+  std::mt19937 rng(3);
+  for (int i = 0; i < 20000; ++i) {  // more than one parallel grain
+    const uint32_t p = rng() % 2;
+    const double submit = i, runtime = rng() % 100, walltime = i % 3 ? 200.0 : std::nan("");
+    const std::string id = "j" + std::to_string(i);
+    by_field.add(id, p ? "bob" : "alice", p ? "chem" : "phys", 0, submit);
+    by_field.set_request(parse_request(p ? "arch==x86" : "speed>=8", cat));
+    if (!p) by_field.set_amount(mem, 2048);
+    if (p) by_field.set_note(static_cast<uint32_t>(by_field.size() - 1), "depth limit");
+    by_field.set_times(runtime, walltime);
+    batch.push_back({p, id, submit, runtime, walltime});
+  }
+  auto bad = batch;
+  bad[5].like = 2;
+  EXPECT_THROW(by_copy.add_copies(pt, bad), ValueError);
+  bad = batch;
+  bad[7].runtime = -1;
+  EXPECT_THROW(by_copy.add_copies(pt, bad), ValueError);
+  EXPECT_EQ(by_copy.size(), 1u) << "nothing added by a refused batch";
+  by_copy.add_copies(pt, batch);
+  const JobTable want = std::move(by_field).build(), got = std::move(by_copy).build();
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(got.id, want.id);
+  EXPECT_EQ(got.request_text, want.request_text);
+  for (uint32_t j = 0; j < want.size(); ++j) {
+    ASSERT_EQ(got.owners.value(got.owner[j]), want.owners.value(want.owner[j])) << j;
+    ASSERT_EQ(got.groups.value(got.group[j]), want.groups.value(want.group[j])) << j;
+    ASSERT_EQ(got.request[j], want.request[j]) << j;
+    ASSERT_EQ(got.note[j] == kNone, want.note[j] == kNone) << j;
+    ASSERT_EQ(got.submit[j], want.submit[j]);
+    ASSERT_EQ(std::isnan(got.runtime[j]), std::isnan(want.runtime[j]));
+    if (!std::isnan(want.runtime[j])) {
+      ASSERT_EQ(got.runtime[j], want.runtime[j]);
+    }
+    ASSERT_EQ(std::isnan(got.walltime[j]), std::isnan(want.walltime[j]));
+    ASSERT_EQ(std::isnan(got.amount.at(0, j)), std::isnan(want.amount.at(0, j))) << j;
+    if (!std::isnan(want.amount.at(0, j))) {
+      ASSERT_EQ(got.amount.at(0, j), want.amount.at(0, j));
+    }
+    ASSERT_EQ(got.reject[j], kNone);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -114,6 +117,88 @@ TEST(LineReader, ProgressReportsBytesRead) {
   std::string_view line;
   while (r.next(line)) {}
   EXPECT_EQ(last, 8u);
+}
+
+// for_each_line_piece + PieceLines (the parallel reader of the 1M-job Accelerator jobs): the same lines
+// and line numbers as LineReader, whatever the block and piece sizes (down to a byte, so that lines
+// cross every boundary, blocks grow for a line longer than they are and pieces hold one line each).
+std::vector<std::pair<size_t, std::string>> read_pieces(const std::string& path, size_t block, size_t piece,
+                                                        size_t* pieces_seen = nullptr) {
+  std::mutex mu;
+  std::map<size_t, std::vector<std::pair<size_t, std::string>>> by_piece;
+  for_each_line_piece(
+      path, {},
+      [&](const LinePiece& p) {
+        std::vector<std::pair<size_t, std::string>> mine;
+        PieceLines in(p);
+        std::string_view line;
+        while (in.next(line)) mine.emplace_back(in.line(), std::string(line));
+        std::lock_guard<std::mutex> lock(mu);
+        EXPECT_TRUE(by_piece.emplace(p.index, std::move(mine)).second) << "piece " << p.index << " handed out twice";
+      },
+      block, piece);
+  std::vector<std::pair<size_t, std::string>> out;
+  size_t expect = 0;
+  for (auto& [index, lines] : by_piece) {
+    EXPECT_EQ(index, expect++) << "pieces are numbered from 0 without gaps";
+    for (auto& l : lines) out.push_back(std::move(l));
+  }
+  if (pieces_seen) *pieces_seen = by_piece.size();
+  return out;
+}
+
+TEST(LinePieces, SameLinesAndNumbersAsLineReaderForEveryBlockAndPieceSize) {
+  std::mt19937 rng(7);
+  const std::string bom = "\xEF\xBB\xBF";
+  for (int round = 0; round < 40; ++round) {
+    std::string text = round % 3 == 0 ? bom : "";
+    const int lines = static_cast<int>(rng() % 60);
+    for (int i = 0; i < lines; ++i) {
+      const size_t len = rng() % 5 == 0 ? rng() % 300 : rng() % 12;
+      for (size_t c = 0; c < len; ++c) text += static_cast<char>('a' + rng() % 26);
+      if (rng() % 4 == 0) text += '\r';
+      if (i + 1 < lines || rng() % 2 == 0) text += '\n';
+    }
+    const std::string plain = write_plain("pieces.txt", text), gz = write_gz("pieces.gz", text);
+    const auto want = read_all(plain);
+    for (const size_t block : {size_t{1}, size_t{3}, size_t{64}, size_t{4096}})
+      for (const size_t piece : {size_t{1}, size_t{7}, size_t{1} << 20}) {
+        EXPECT_EQ(read_pieces(plain, block, piece), want)
+            << "round " << round << " block " << block << " piece " << piece;
+        EXPECT_EQ(read_pieces(gz, block, piece), want) << "round " << round << " (gzip)";
+      }
+  }
+  size_t pieces = 0;
+  EXPECT_EQ(read_pieces(write_plain("many.txt", "a\nb\nc\nd\n"), 4, 1, &pieces).size(), 4u);
+  EXPECT_EQ(pieces, 4u) << "one line per piece when pieces are a byte";
+  EXPECT_TRUE(read_pieces(write_plain("none.txt", ""), 8, 8).empty());
+}
+
+TEST(LinePieces, ALineLongerThanTheBoundIsAnErrorNamingItsLine) {
+  for (const bool final_newline : {true, false}) {
+    const std::string path =
+        write_gz("huge-pieces.gz", "ok\nfine\n" + std::string(kMaxLineBytes + 1, 'x') + (final_newline ? "\n" : ""));
+    try {
+      read_pieces(path, size_t{1} << 20, size_t{1} << 20);
+      FAIL() << "read a line past the bound";
+    } catch (const LoadError& e) {
+      EXPECT_EQ(e.file, path);
+      EXPECT_EQ(e.line, 3u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("a line longer than 67108864 bytes"), std::string::npos) << e.what();
+    }
+  }
+  const auto at =
+      read_pieces(write_gz("atbound-pieces.gz", "a\n" + std::string(kMaxLineBytes, 'y') + "\nb"), 1 << 20, 1 << 20);
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_EQ(at[1].second.size(), kMaxLineBytes) << "the bound itself is read";
+  EXPECT_EQ(at[2], (std::pair<size_t, std::string>{3, "b"}));
+}
+
+TEST(LinePieces, ErrorsFromTheWorkerAndTheFileComeThrough) {
+  EXPECT_THROW(read_pieces(temp_path("missing-pieces"), 8, 8), LoadError);
+  const std::string path = write_plain("throws.txt", "a\nb\n");
+  EXPECT_THROW(for_each_line_piece(path, {}, [](const LinePiece&) { throw std::runtime_error("worker"); }),
+               std::runtime_error);
 }
 
 TEST(SplitCsv, EmptyFieldsAreKept) {

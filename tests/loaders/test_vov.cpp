@@ -3,6 +3,7 @@
 // order and given back when the job ends, a cycle and a bad list rejected naming the job.
 #include <cmath>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/matcher.hpp"
@@ -83,6 +84,70 @@ TEST(VovFormat, BadFilesNameFileLineAndField) {
     EXPECT_EQ(e.line, 2u);
     EXPECT_EQ(e.field, "cores");
   }
+}
+
+// The jobs file is read in parallel pieces of 4 MiB: a file of several pieces gives the errors a reader
+// going line by line would give (the first in the file: a repeated id before a bad line, a bad line
+// before a repeated id, both occurrences of an id in different pieces), and its jobs in file order with
+// each kind's request and a rejected kind's reason naming each job's own line.
+TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::string> written;
+  auto write = [&](const std::string& name, const std::string& text) {
+    const std::string p = dir + "/colmatch-vov-pieces-" + name;
+    written.push_back(p);
+    FILE* f = std::fopen(p.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return p;
+  };
+  const auto taskers = write("t.tcl", "vtk_tasker_define a -resources \"big\"\n");
+  const std::string pad(200, 'p');  // ~240 bytes a line: 40,000 lines are two pieces and more
+  auto line = [&](int id, const std::string& res) {
+    return fmt::format("{{\"id\": \"{}\", \"resources\": \"{}\", \"command\": \"{}\"}}\n", id, res, pad);
+  };
+  auto jobs_file = [&](const std::string& name, int repeat_at, int repeat_of, int bad_at) {
+    std::string text;
+    for (int i = 1; i <= 40000; ++i) {
+      if (i == bad_at) text += "{\"id\": \"x\", \"cores\": 3}\n";
+      else text += line(i == repeat_at ? repeat_of : i, i % 3 == 0 ? "big" : i % 3 == 1 ? "small" : "(oops");
+    }
+    return write(name, text);
+  };
+  auto error_of = [&](const std::string& jobs) -> std::pair<size_t, std::string> {
+    try {
+      loaders::load_vov(taskers, "", jobs);
+    } catch (const loaders::LoadError& e) {
+      return {e.line, e.what()};
+    }
+    return {0, ""};
+  };
+  auto [line1, what1] = error_of(jobs_file("dup-first.jsonl", 30000, 3, 35000));
+  EXPECT_EQ(line1, 30000u);
+  EXPECT_NE(what1.find("duplicate job id '3' (first on line 3)"), std::string::npos) << what1;
+  auto [line2, what2] = error_of(jobs_file("bad-first.jsonl", 30000, 3, 29999));
+  EXPECT_EQ(line2, 29999u);
+  EXPECT_NE(what2.find("field 'cores'"), std::string::npos) << what2;
+  auto [line3, what3] = error_of(jobs_file("dup-far.jsonl", 39999, 17, 0));
+  EXPECT_EQ(line3, 39999u) << what3;
+  const loaders::Dataset ds = loaders::load_vov(taskers, "", jobs_file("good.jsonl", 0, 0, 0));
+  ASSERT_EQ(ds.jobs.size(), 40000u);
+  for (uint32_t j = 0; j < 40000; ++j) {
+    ASSERT_EQ(ds.jobs.id[j], std::to_string(j + 1));
+    const int i = static_cast<int>(j + 1);
+    if (i % 3 == 2) {
+      ASSERT_TRUE(ds.jobs.rejected(j));
+      ASSERT_NE(ds.jobs.reject_reason[ds.jobs.reject[j]].find(fmt::format(":{}: job {}: field 'resources'", i, i)),
+                std::string::npos)
+          << ds.jobs.reject_reason[ds.jobs.reject[j]];
+    } else {
+      ASSERT_FALSE(ds.jobs.rejected(j));
+      ASSERT_EQ(ds.jobs.request_text[ds.jobs.request[j]],
+                i % 3 == 0 ? "TIMELEFT>=0 && resources==\"big\"" : "TIMELEFT>=0 && resources==\"small\"")
+          << i;
+    }
+  }
+  for (const std::string& p : written) std::remove(p.c_str());  // 10 MB each
 }
 
 // Issue 10: a job that waits because a counted map has nothing left says which map (its farm-wide
