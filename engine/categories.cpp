@@ -1,9 +1,12 @@
 #include "engine/categories.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <unordered_map>
+
+#include <tbb/parallel_for.h>
 
 namespace colmatch {
 
@@ -70,6 +73,22 @@ namespace {
 constexpr size_t kDenseChargeKey = 16;
 }  // namespace
 
+namespace {
+
+// A job's raw key: request, soft request, slots, rule and the amounts as requested.
+void raw_key(const JobTable& jobs, uint32_t j, std::string& raw) {
+  raw.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
+  raw.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
+  raw.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
+  raw.push_back(static_cast<char>(jobs.rule[j]));
+  for (const JobAmounts::Entry& e : jobs.amount.of(j)) {
+    raw.append(reinterpret_cast<const char*>(&e.consumable), sizeof(uint32_t));
+    raw.append(reinterpret_cast<const char*>(&e.amount), sizeof(double));
+  }
+}
+
+}  // namespace
+
 Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   Categories c;
   c.of_job.assign(jobs.size(), kNone);
@@ -78,76 +97,110 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   // computes them and finds its category by the full key (two raw keys may charge alike: an amount
   // requested equal to the default). The raw key costs what the job requested, not the farm's
   // consumable count.
+  // Pass 1, in parallel over pieces of jobs: each piece's distinct raw keys in the order they appear,
+  // with their first job and job count, and each job's index among them.
+  constexpr size_t kPiece = 65536;
+  struct Piece {
+    std::vector<std::string> raws;
+    std::vector<uint32_t> first_job, jobs;
+  };
+  std::vector<Piece> pieces((jobs.size() + kPiece - 1) / kPiece);
+  std::vector<uint32_t> local(jobs.size(), kNone);
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
+    Piece& piece = pieces[p];
+    std::unordered_map<std::string, uint32_t> seen;
+    std::string raw;
+    const size_t end = std::min(jobs.size(), (p + 1) * kPiece);
+    for (size_t j = p * kPiece; j < end; ++j) {
+      if (jobs.rejected(static_cast<uint32_t>(j))) continue;
+      raw_key(jobs, static_cast<uint32_t>(j), raw);
+      const auto [it, fresh] = seen.try_emplace(raw, static_cast<uint32_t>(piece.raws.size()));
+      if (fresh) {
+        piece.raws.push_back(raw);
+        piece.first_job.push_back(static_cast<uint32_t>(j));
+        piece.jobs.push_back(0);
+      }
+      local[j] = it->second;
+      ++piece.jobs[it->second];
+    }
+  });
+  // Pass 2, in piece order (so categories are numbered as the jobs first show them): a raw key met for
+  // the first time finds its category from its first job's charges.
   std::unordered_map<std::string, uint32_t> index, raw_index;
   std::vector<double> need, once(catalog.consumables().size(), 0.0);
   std::vector<ChargeKind> kinds;
-  std::string key, raw;
-  for (uint32_t j = 0; j < jobs.size(); ++j) {
-    if (jobs.rejected(j)) continue;
-    raw.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
-    raw.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
-    raw.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
-    raw.push_back(static_cast<char>(jobs.rule[j]));
-    for (const JobAmounts::Entry& e : jobs.amount.of(j)) {
-      raw.append(reinterpret_cast<const char*>(&e.consumable), sizeof(uint32_t));
-      raw.append(reinterpret_cast<const char*>(&e.amount), sizeof(double));
-    }
-    if (const auto hit = raw_index.find(raw); hit != raw_index.end()) {
-      c.of_job[j] = hit->second;
-      ++c.job_count[hit->second];
-      continue;
-    }
-    const bool fill = jobs.rule[j] == AllocationRule::FillUp;
-    if (fill) {
-      fill_up_need(catalog, jobs, j, need, once);
-    } else {
-      job_need(catalog, jobs, j, need);
-      std::fill(once.begin(), once.end(), 0.0);
-    }
-    key.assign(raw, 0, 3 * sizeof(uint32_t) + 1);
-    // The charges: every value while the consumables are few (the key every format had so far), only
-    // the nonzero ones with their index when there are many (an Accelerator farm has a consumable per
-    // counted resource map, and most jobs charge few of them: the key stays small).
-    const bool sparse = need.size() > kDenseChargeKey;
-    for (const auto* vec : {&need, &once}) {
-      for (uint32_t k = 0; k < vec->size(); ++k) {
-        const double z = (*vec)[k] + 0.0;  // -0.0 and 0.0 are one key
-        if (sparse && z == 0) continue;
-        if (sparse) key.append(reinterpret_cast<const char*>(&k), sizeof(uint32_t));
-        key.append(reinterpret_cast<const char*>(&z), sizeof(double));
+  std::string key;
+  std::vector<std::vector<uint32_t>> category_of(pieces.size());
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    Piece& piece = pieces[p];
+    category_of[p].resize(piece.raws.size());
+    for (size_t r = 0; r < piece.raws.size(); ++r) {
+      const std::string& raw = piece.raws[r];
+      const uint32_t j = piece.first_job[r];
+      uint32_t cat = 0;
+      if (const auto hit = raw_index.find(raw); hit != raw_index.end()) {
+        cat = hit->second;
+      } else {
+        const bool fill = jobs.rule[j] == AllocationRule::FillUp;
+        if (fill) {
+          fill_up_need(catalog, jobs, j, need, once);
+        } else {
+          job_need(catalog, jobs, j, need);
+          std::fill(once.begin(), once.end(), 0.0);
+        }
+        key.assign(raw, 0, 3 * sizeof(uint32_t) + 1);
+        // The charges: every value while the consumables are few (the key every format had so far),
+        // only the nonzero ones with their index when there are many (an Accelerator farm has a
+        // consumable per counted resource map, and most jobs charge few of them: the key stays small).
+        const bool sparse = need.size() > kDenseChargeKey;
+        for (const auto* vec : {&need, &once}) {
+          for (uint32_t k = 0; k < vec->size(); ++k) {
+            const double z = (*vec)[k] + 0.0;  // -0.0 and 0.0 are one key
+            if (sparse && z == 0) continue;
+            if (sparse) key.append(reinterpret_cast<const char*>(&k), sizeof(uint32_t));
+            key.append(reinterpret_cast<const char*>(&z), sizeof(double));
+          }
+          if (sparse) key.push_back('|');
+        }
+        job_charge_kinds(catalog, jobs, j, kinds);  // empty unless some kind differs: the key as before
+        for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
+        auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
+        if (fresh) {
+          c.request.push_back(jobs.request[j]);
+          c.soft.push_back(jobs.soft[j]);
+          c.slots.push_back(jobs.slots[j]);
+          c.need.push_back(need);
+          c.master_need.push_back(once);
+          c.charge_kind.push_back(kinds);
+          c.rule.push_back(jobs.rule[j]);
+          // The content: the request texts, then the slot count, rule and charges; the request indices
+          // (first 8 bytes of `key`) are run-specific, the texts are not.
+          const std::string& text = jobs.request_text[jobs.request[j]];
+          const std::string_view rest(key.data() + 2 * sizeof(uint32_t), key.size() - 2 * sizeof(uint32_t));
+          uint64_t h = fnv1a(text);
+          if (jobs.soft[j] != 0) h = fnv1a(jobs.request_text[jobs.soft[j]], h ^ 0x5f);
+          c.hash.push_back(fnv1a(rest, h));
+          std::string content = text;
+          content += '\0';
+          if (jobs.soft[j] != 0) content += jobs.request_text[jobs.soft[j]];
+          content += '\0';
+          content += rest;
+          c.key.push_back(std::move(content));
+          c.job_count.push_back(0);
+        }
+        cat = it->second;
+        raw_index.emplace(raw, cat);
       }
-      if (sparse) key.push_back('|');
+      category_of[p][r] = cat;
+      c.job_count[cat] += piece.jobs[r];
     }
-    job_charge_kinds(catalog, jobs, j, kinds);  // empty unless some kind differs: the key as before
-    for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
-    auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
-    if (fresh) {
-      c.request.push_back(jobs.request[j]);
-      c.soft.push_back(jobs.soft[j]);
-      c.slots.push_back(jobs.slots[j]);
-      c.need.push_back(need);
-      c.master_need.push_back(once);
-      c.charge_kind.push_back(kinds);
-      c.rule.push_back(jobs.rule[j]);
-      // The content: the request texts, then the slot count, rule and charges; the request indices
-      // (first 8 bytes of `key`) are run-specific, the texts are not.
-      const std::string& text = jobs.request_text[jobs.request[j]];
-      const std::string_view rest(key.data() + 2 * sizeof(uint32_t), key.size() - 2 * sizeof(uint32_t));
-      uint64_t h = fnv1a(text);
-      if (jobs.soft[j] != 0) h = fnv1a(jobs.request_text[jobs.soft[j]], h ^ 0x5f);
-      c.hash.push_back(fnv1a(rest, h));
-      std::string content = text;
-      content += '\0';
-      if (jobs.soft[j] != 0) content += jobs.request_text[jobs.soft[j]];
-      content += '\0';
-      content += rest;
-      c.key.push_back(std::move(content));
-      c.job_count.push_back(0);
-    }
-    raw_index.emplace(raw, it->second);
-    c.of_job[j] = it->second;
-    ++c.job_count[it->second];
   }
+  // Pass 3, in parallel: each job's category.
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
+    const size_t end = std::min(jobs.size(), (p + 1) * kPiece);
+    for (size_t j = p * kPiece; j < end; ++j)
+      if (local[j] != kNone) c.of_job[j] = category_of[p][local[j]];
+  });
   return c;
 }
 

@@ -515,6 +515,10 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<LikeJob> batch) {
 
 uint32_t JobBuilder::intern_request(Request r) {
   std::string text = canonical_text(r, catalog_);
+  return intern_canonical(std::move(r), std::move(text));
+}
+
+uint32_t JobBuilder::intern_canonical(Request r, std::string text) {
   auto it = by_canonical_.find(text);
   if (it != by_canonical_.end()) return it->second;
   const uint32_t idx = static_cast<uint32_t>(table_.requests.size());
@@ -562,6 +566,17 @@ std::vector<const Request*> soft_terms(const Request& soft) {
 void JobBuilder::set_request(Request r) {
   canonicalize(r, catalog_);
   table_.request.back() = intern_request(std::move(r));
+}
+
+std::vector<uint32_t> JobBuilder::intern_all(std::vector<Request> rs) {
+  std::vector<std::string> text(rs.size());
+  tbb::parallel_for(size_t{0}, rs.size(), [&](size_t i) {
+    canonicalize(rs[i], catalog_);
+    text[i] = canonical_text(rs[i], catalog_);
+  });
+  std::vector<uint32_t> out(rs.size());
+  for (size_t i = 0; i < rs.size(); ++i) out[i] = intern_canonical(std::move(rs[i]), std::move(text[i]));
+  return out;
 }
 
 uint32_t JobBuilder::intern(Request r) {

@@ -404,6 +404,9 @@ class JobBuilder {
   /// Canonicalizes and interns a built expression; returns its index for set_request_index (jobs that
   /// share one expression pay for its canonical form once).
   uint32_t intern(Request r);
+  /// intern() for many expressions at once: canonical forms computed in parallel (oneTBB), interned in
+  /// order, so the indices are those intern() one by one would return.
+  std::vector<uint32_t> intern_all(std::vector<Request> rs);
   /// Sets the hard request of the last job to an expression intern() returned. Throws ValueError for
   /// an index intern() did not return.
   void set_request_index(uint32_t request);
@@ -439,6 +442,7 @@ class JobBuilder {
 
  private:
   uint32_t intern_request(Request r);
+  uint32_t intern_canonical(Request r, std::string text);  // r canonical, text its canonical_text
   uint32_t parse_cached(std::string_view text);
   const Catalog& catalog_;
   JobTable table_;

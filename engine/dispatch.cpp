@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+
 namespace colmatch {
 
 std::vector<Room> room_on_eligible(const Capacity& capacity, const kernels::TaskerSet& eligible,
@@ -34,10 +37,27 @@ std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
   order.reserve(jobs.size());
   for (uint32_t j = 0; j < jobs.size(); ++j)
     if (!jobs.rejected(j)) order.push_back(j);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+  auto before = [&](uint32_t a, uint32_t b) {
     if (jobs.priority[a] != jobs.priority[b]) return jobs.priority[a] > jobs.priority[b];
     return jobs.submit[a] < jobs.submit[b];
+  };
+  // Already in order (a batch of equal priority submitted in order: an Accelerator farm's jobs): O(n).
+  if (std::is_sorted(order.begin(), order.end(), before)) return order;
+  // Else sorted by value with the index as the last key, which is the stable order, in parallel.
+  struct Key {
+    double priority, submit;
+    uint32_t job;
+  };
+  std::vector<Key> keys(order.size());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, order.size(), 8192), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i) keys[i] = {jobs.priority[order[i]], jobs.submit[order[i]], order[i]};
   });
+  tbb::parallel_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.submit != b.submit) return a.submit < b.submit;
+    return a.job < b.job;
+  });
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].job;
   return order;
 }
 

@@ -156,7 +156,8 @@ class Placer {
   bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
 };
 
-/// The order jobs are considered in (rejected jobs excluded).
+/// The order jobs are considered in: priority descending, then submit time ascending, then input order
+/// (rejected jobs excluded). O(n) when the jobs are in that order already, else a parallel sort.
 std::vector<uint32_t> dispatch_order(const JobTable& jobs);
 
 /// Runs the greedy dispatch from configured capacity. `eligible[c]` is category c's match result; where

@@ -42,18 +42,22 @@ struct JobPiece {
   std::optional<LoadError> error;  // the first in the piece: later lines are not read
 };
 
+// The fields of a job's kind as read (views into the parser's buffer, valid until the next line).
+struct KindView {
+  std::string_view resources, command, owner, group, priority;
+  double expected_duration = 0;
+};
+
 // The kind's key: each text with its length before it, then the duration rounded up (equal keys, equal
 // expansions; no separator a text could hold).
-void kind_key(const vov::JobResources& r, std::string_view tool, std::string& key) {
+void kind_key(const KindView& r, std::string_view tool, std::string& key) {
   key.clear();
   auto text = [&](std::string_view t) {
     const auto n = static_cast<uint32_t>(t.size());
     key.append(reinterpret_cast<const char*>(&n), sizeof n);
     key.append(t);
   };
-  for (std::string_view t : {std::string_view(r.resources), tool, std::string_view(r.owner), std::string_view(r.group),
-                             std::string_view(r.priority)})
-    text(t);
+  for (std::string_view t : {r.resources, tool, r.owner, r.group, r.priority}) text(t);
   const double d = std::ceil(r.expected_duration);
   key.append(reinterpret_cast<const char*>(&d), sizeof d);
 }
@@ -65,7 +69,8 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
   std::string key;
   PieceLines in(piece);
   std::string_view line;
-  vov::JobResources r;
+  std::string numbers[6];  // a text field given as a number, as text
+  out.jobs.reserve(piece.text.size() / 128);
   try {
     while (in.next(line)) {
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
@@ -77,17 +82,17 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
       if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
       VovJob j;
       j.line = ln;
-      for (std::string* t : {&r.resources, &r.command, &r.owner, &r.group, &r.priority}) t->clear();  // keeps room
-      r.expected_duration = 0;
+      KindView r;
+      std::string_view id;
       for (auto field : obj) {
         const std::string_view name = field.key;
         const simdjson::dom::element el = field.value;
-        auto text = [&](std::string& out_text) {
-          std::string_view sv;
+        auto text = [&](std::string_view& out_text, int slot) {
           double d = 0;
-          if (!el.get_string().get(sv)) out_text.assign(sv);
-          else if (!el.get_double().get(d)) out_text = fmt::format("{}", d);
-          else throw LoadError(path, ln, std::string(name), "expected a string");
+          if (!el.get_string().get(out_text)) return;
+          if (el.get_double().get(d)) throw LoadError(path, ln, std::string(name), "expected a string");
+          numbers[slot] = fmt::format("{}", d);
+          out_text = numbers[slot];
         };
         auto number = [&](double& out_num) {
           double v = 0;
@@ -95,24 +100,26 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
             throw LoadError(path, ln, std::string(name), "expected a number >= 0");
           out_num = v;
         };
-        if (name == "id") text(j.id);
-        else if (name == "resources") text(r.resources);
-        else if (name == "command") text(r.command);
-        else if (name == "owner") text(r.owner);
-        else if (name == "group") text(r.group);
-        else if (name == "priority") text(r.priority);
+        if (name == "id") text(id, 0);
+        else if (name == "resources") text(r.resources, 1);
+        else if (name == "command") text(r.command, 2);
+        else if (name == "owner") text(r.owner, 3);
+        else if (name == "group") text(r.group, 4);
+        else if (name == "priority") text(r.priority, 5);
         else if (name == "expected_duration") number(r.expected_duration);
         else if (name == "submit") number(j.submit);
         else if (name == "runtime") number(j.runtime);
         else if (name == "walltime") number(j.walltime);
         else throw LoadError(path, ln, std::string(name), "unknown key");
       }
-      if (j.id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
-      j.id_hash = std::hash<std::string_view>{}(j.id);
+      if (id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
+      j.id.assign(id);
+      j.id_hash = std::hash<std::string_view>{}(id);
       kind_key(r, vov::tool_of(r.command, wrappers), key);
       const auto [it, fresh] = kinds.try_emplace(key, static_cast<uint32_t>(out.kinds.size()));
       if (fresh) {
-        out.kinds.push_back(r);
+        out.kinds.push_back({std::string(r.resources), std::string(r.command), std::string(r.owner),
+                             std::string(r.group), std::string(r.priority), r.expected_duration});
         out.kind_keys.push_back(key);
       }
       j.kind = it->second;
@@ -410,16 +417,25 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   // One prototype job per kind: its compiled request and charges (a kind whose list cannot be
   // matched keeps its reason instead); every job is then a copy of its kind's but for id and times.
   JobBuilder protos(ds.catalog);
-  for (size_t x = 0; x < kinds.size(); ++x) {
+  std::vector<Request> compiled(kinds.size());
+  std::vector<std::vector<std::pair<uint32_t, double>>> charges(kinds.size());
+  tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
+    if (!why[x].empty()) return;
+    compiled[x] = compile(exp[x].expanded, ds.catalog, a_names, true, charges[x]);
+    for (const std::string& m : exp[x].held) charges[x].emplace_back(*ds.catalog.find("map:" + m), 1);
+  });
+  std::vector<Request> to_intern;  // the kinds without a reason, in order
+  for (size_t x = 0; x < kinds.size(); ++x)
+    if (why[x].empty()) to_intern.push_back(std::move(compiled[x]));
+  const std::vector<uint32_t> interned = protos.intern_all(std::move(to_intern));
+  for (size_t x = 0, i = 0; x < kinds.size(); ++x) {
     const uint32_t p = protos.add("", kinds[x].owner, kinds[x].group, 0, 0);
     if (!why[x].empty()) continue;
-    std::vector<std::pair<uint32_t, double>> charges;
-    const uint32_t request = protos.intern(compile(exp[x].expanded, ds.catalog, a_names, true, charges));
-    for (const std::string& m : exp[x].held) charges.emplace_back(*ds.catalog.find("map:" + m), 1);
+    const uint32_t request = interned[i++];
     if (exp[x].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
     try {
       protos.set_request_index(request);
-      for (const auto& [a, n] : charges) protos.set_amount(a, n);
+      for (const auto& [a, n] : charges[x]) protos.set_amount(a, n);
     } catch (const ValueError& e) {
       why[x] = e.what();
     }

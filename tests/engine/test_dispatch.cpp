@@ -1,6 +1,9 @@
-#include <gtest/gtest.h>
 #include <cmath>
+#include <map>
+#include <random>
 #include <tuple>
+
+#include <gtest/gtest.h>
 
 #include <tbb/global_control.h>
 
@@ -123,6 +126,29 @@ TEST(Dispatch, PriorityThenSubmitTimeThenInputOrder) {
   EXPECT_EQ(m.dispatch.status[3], JobStatus::Assigned);
   EXPECT_EQ(m.dispatch.status[2], JobStatus::Pending);
   EXPECT_EQ(m.dispatch.status[0], JobStatus::Pending);
+}
+
+// dispatch_order on many jobs: the parallel sort by (priority, submit time, input order) gives the
+// stable sort's order, and jobs already in order (equal priority, submitted in order) stay as they are.
+TEST(Dispatch, OrderOfManyJobsIsTheStableSortsOrder) {
+  Catalog cat;
+  std::mt19937 rng(5);
+  for (const bool sorted : {false, true}) {
+    JobBuilder jb(cat);
+    for (int j = 0; j < 100000; ++j) {
+      const uint32_t k = jb.add("j" + std::to_string(j), "u", "g", sorted ? 0 : rng() % 4, sorted ? j / 7 : rng() % 50);
+      if (rng() % 100 == 0) jb.reject(k, "no");
+    }
+    const JobTable jobs = std::move(jb).build();
+    std::vector<uint32_t> want;
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+      if (!jobs.rejected(j)) want.push_back(j);
+    std::stable_sort(want.begin(), want.end(), [&](uint32_t a, uint32_t b) {
+      if (jobs.priority[a] != jobs.priority[b]) return jobs.priority[a] > jobs.priority[b];
+      return jobs.submit[a] < jobs.submit[b];
+    });
+    EXPECT_EQ(dispatch_order(jobs), want) << (sorted ? "in order already" : "random");
+  }
 }
 
 TEST(Dispatch, PerSlotConsumablesAreChargedTimesSlots) {
@@ -492,6 +518,50 @@ TEST(Categories, RequestingTheDefaultChargesAsNotRequesting) {
   EXPECT_NE(c.of_job[0], c.of_job[3]);
   EXPECT_EQ(c.job_count[c.of_job[0]], 4u);
   EXPECT_EQ(c.need[c.of_job[3]][0], 2048);
+}
+
+// The same over pieces: categorize reads 65,536 jobs a piece in parallel; categories are numbered in the
+// order the jobs first show them, raw keys first met in different pieces that charge alike (the default
+// amount, no amount) are one category, rejected jobs have none, and counts add up over the pieces.
+TEST(Categories, ManyPiecesNumberCategoriesAsTheJobsShowThem) {
+  Catalog cat;
+  AttributeDef mem = consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob);
+  mem.default_amount = 1024;
+  const uint32_t m = cat.add(mem);
+  JobBuilder jb(cat);
+  std::mt19937 rng(11);
+  std::vector<int> kind;  // -1 rejected, else the amount class: 0 none or the default, 1.. others
+  const int n = 300000;
+  for (int j = 0; j < n; ++j) {
+    const uint32_t k = jb.add("j" + std::to_string(j), "u", "g", 0, 0);
+    // new kinds keep appearing late (only past 100,000 jobs for some), so pieces meet them first
+    const int top = j < 100000 ? 20 : 40;
+    int a = static_cast<int>(rng() % top);
+    if (a == 0 && j > 150000) jb.set_amount(m, 1024);  // the default, met first as a raw key late
+    else if (a > 0) jb.set_amount(m, 1024.0 * (a + 1));
+    if (rng() % 50 == 0) {
+      jb.reject(k, "no");
+      a = -1;
+    }
+    kind.push_back(a);
+  }
+  const JobTable jobs = std::move(jb).build();
+  const Categories c = categorize(cat, jobs);
+  std::map<int, uint32_t> number;  // kind -> category, numbered as first met
+  std::vector<uint64_t> count;
+  for (int j = 0; j < n; ++j) {
+    if (kind[j] < 0) {
+      ASSERT_EQ(c.of_job[j], kNone) << j;
+      continue;
+    }
+    const auto [it, fresh] = number.try_emplace(kind[j], static_cast<uint32_t>(number.size()));
+    if (fresh) count.push_back(0);
+    ++count[it->second];
+    ASSERT_EQ(c.of_job[j], it->second) << "job " << j;
+  }
+  ASSERT_EQ(c.size(), number.size());
+  EXPECT_EQ(number.size(), 40u);
+  for (uint32_t x = 0; x < c.size(); ++x) EXPECT_EQ(c.job_count[x], count[x]) << x;
 }
 
 }  // namespace
