@@ -2,6 +2,7 @@
 // end-to-end columnar path against the naive row-by-row matcher on the same data in the same run.
 // Results are checked against the reference before timing (as simdjson's benchmarks do).
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,7 @@
 #include "loaders/traces.hpp"
 #include "loaders/vov.hpp"
 #include "loaders/vov_tcl.hpp"
+#include "loaders/writers/results.hpp"
 #include "tests/reference/naive_matcher.hpp"
 #include "tests/reference/naive_simulator.hpp"
 #include "tests/reference/naive_vov.hpp"
@@ -601,6 +603,36 @@ void BM_Vov_ExpandPerJob(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * f->jobs.size()));
 }
 
+// The whole of `colmatch match --format vov` but the process: load the Tcl files and the 175 MB jobs.jsonl
+// (parse, kinds, expansion per kind, the job table), match (categorize, eligibility, dispatch), write
+// results.csv, categories.csv and summary.json (fsynced) into a temporary folder. Counters: load, match
+// and write seconds of the last iteration.
+void BM_Vov_WholeMatch(benchmark::State& st) {
+  const char* dir = std::getenv("COLMATCH_VOV_FARM");
+  if (dir == nullptr) return st.SkipWithError("no Accelerator farm (set COLMATCH_VOV_FARM)");
+  const std::string d(dir);
+  const std::string out = std::filesystem::temp_directory_path() / "colmatch-bench-vov-whole";
+  double load_s = 0, match_s = 0, write_s = 0;
+  for (auto _ : st) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const loaders::Dataset ds = loaders::load_vov(d + "/taskers.tcl", d + "/resources.tcl", d + "/jobs.jsonl");
+    const auto t1 = std::chrono::steady_clock::now();
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+    const auto t2 = std::chrono::steady_clock::now();
+    writers::RunInfo info;
+    info.format = "vov";
+    writers::write_results(out, ds, m, info);
+    const auto t3 = std::chrono::steady_clock::now();
+    load_s = std::chrono::duration<double>(t1 - t0).count();
+    match_s = std::chrono::duration<double>(t2 - t1).count();
+    write_s = std::chrono::duration<double>(t3 - t2).count();
+  }
+  std::filesystem::remove_all(out);
+  st.counters["load_s"] = load_s;
+  st.counters["match_s"] = match_s;
+  st.counters["write_s"] = write_s;
+}
+
 // The naive per-job expander and matcher (tests/reference/naive_vov) on every `range(0)`th job over all
 // the taskers; `per_job_s` times the farm's job count is its whole-farm estimate. Its outcomes are
 // checked against the columnar path on the same sample (written out and loaded) before they count.
@@ -675,6 +707,7 @@ int register_all() {
   benchmark::RegisterBenchmark("BM_Google_Columnar", BM_Google_Columnar)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_Google_Naive", BM_Google_Naive)->Unit(benchmark::kMillisecond)->Iterations(1);
   benchmark::RegisterBenchmark("BM_Vov_Columnar", BM_Vov_Columnar)->Unit(benchmark::kMillisecond)->Iterations(5);
+  benchmark::RegisterBenchmark("BM_Vov_WholeMatch", BM_Vov_WholeMatch)->Unit(benchmark::kMillisecond)->Iterations(3);
   benchmark::RegisterBenchmark("BM_Vov_ExpandPerKey", BM_Vov_ExpandPerKey)
       ->Unit(benchmark::kMillisecond)
       ->Iterations(3);

@@ -196,10 +196,15 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
       json_string(kernels::isa_name(info.isa)));
 }
 
-std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
+namespace {
+
+constexpr uint32_t kScheduleJobsPerPiece = 8192;  // ~1 MB of schedule.csv: formatted and written cache-warm
+constexpr const char* kScheduleHeader = "job,submit,start,end,wait,tasker,slots,queue,user,status,reason\n";
+
+// The rows of schedule.csv for jobs [first, end).
+void schedule_rows(const loaders::Dataset& ds, const SimResult& r, uint32_t first, uint32_t end, std::string& csv) {
   const JobTable& jobs = ds.jobs;
-  std::string csv = "job,submit,start,end,wait,tasker,slots,queue,user,status,reason\n";
-  for (uint32_t j = 0; j < jobs.size(); ++j) {
+  for (uint32_t j = first; j < end; ++j) {
     auto head = [&] {
       csv_field(csv, jobs.id[j]);
       csv += ',' + num(jobs.submit[j]) + ',';
@@ -240,6 +245,23 @@ std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
       tail("started", with_note(r.backfilled[j] ? "backfilled" : "", j));
     }
   }
+}
+
+size_t schedule_pieces(const loaders::Dataset& ds) {
+  return (ds.jobs.size() + kScheduleJobsPerPiece - 1) / kScheduleJobsPerPiece;
+}
+
+void schedule_piece(const loaders::Dataset& ds, const SimResult& r, size_t p, std::string& csv) {
+  const auto first = static_cast<uint32_t>(p * kScheduleJobsPerPiece);
+  schedule_rows(ds, r, first,
+                static_cast<uint32_t>(std::min<size_t>(ds.jobs.size(), first + size_t{kScheduleJobsPerPiece})), csv);
+}
+
+}  // namespace
+
+std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
+  std::string csv = kScheduleHeader;
+  for (size_t p = 0; p < schedule_pieces(ds); ++p) schedule_piece(ds, r, p, csv);
   return csv;
 }
 
@@ -282,7 +304,10 @@ std::string cycles_csv(const SimResult& r) {
 
 void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
   OutputSet out(dir);
-  out.add("schedule.csv", schedule_csv(ds, r));
+  out.add_pieces("schedule.csv", schedule_pieces(ds) + 1, [&](size_t p, std::string& csv) {
+    if (p == 0) csv = kScheduleHeader;
+    else schedule_piece(ds, r, p - 1, csv);
+  });
   out.add("metrics.json", simulation_metrics_json(ds, r));
   out.add("timeline.csv", timeline_csv(ds, r));
   out.add("cycles.csv", cycles_csv(r));

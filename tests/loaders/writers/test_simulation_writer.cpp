@@ -1,5 +1,10 @@
 // metrics.json of `colmatch simulate` (loaders/writers/simulation_writer.hpp): utilisation is what the
 // started jobs held over what the taskers offered while they were up.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -84,6 +89,40 @@ TEST(SimulationTimeline, OfferedFollowsTheTaskersThatAreUp) {
     total += std::stoull(cycles.substr(cycles.find(',', at) + 1));
   EXPECT_EQ(total, r.cycles);
   EXPECT_EQ(rows, 3u) << cycles;  // minutes 0, 1 and 3
+}
+
+// schedule.csv is formatted in pieces of 8,192 jobs in parallel and written in order: the file equals
+// schedule_csv() for a run of several pieces with started, pending and rejected jobs.
+TEST(SimulationSchedule, PiecesAreWrittenInOrder) {
+  loaders::Dataset ds;
+  const uint32_t slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
+  TaskerBuilder tb(ds.catalog);
+  for (int t = 0; t < 20; ++t) {
+    tb.add("t" + std::to_string(t), 1.0);
+    tb.set_number(slots, 4);
+  }
+  ds.taskers = std::move(tb).build();
+  JobBuilder jb(ds.catalog);
+  for (int j = 0; j < 20000; ++j) {
+    const uint32_t k = jb.add("job," + std::to_string(j), "u", "g", 0, j, 1 + j % 5);  // 5 slots: never
+    jb.set_times(10 + j % 7, 20);
+    if (j % 1001 == 0) jb.reject(k, "bad \"" + std::to_string(j) + "\"");
+  }
+  ds.jobs = std::move(jb).build();
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("colmatch-schedule-pieces-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  writers::write_simulation(dir.string(), ds, r, writers::SimRunInfo{});
+  std::ifstream in(dir / "schedule.csv", std::ios::binary);
+  const std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  const std::string want = writers::schedule_csv(ds, r);
+  EXPECT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want) << "the pieces are out of order or differ";
+  for (const char* row : {"\"job,0\",0,,,,,0,,u,rejected,\"bad \"\"0\"\"\"\n", "\"job,1\",1,1,12,0,t0,2,,u,started,\n",
+                          "\"job,4\",4,,,,,0,,u,pending,no eligible tasker\n"})
+    EXPECT_NE(got.find(row), std::string::npos) << row;
 }
 
 }  // namespace
