@@ -1,5 +1,6 @@
 #include "loaders/vov.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <tbb/concurrent_unordered_map.h>
 #include <tbb/concurrent_vector.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -37,8 +39,6 @@ struct VovJob {
 // The jobs of one piece of jobs.jsonl, read on one thread; kinds are the piece's own until merged.
 struct JobPiece {
   std::vector<VovJob> jobs;
-  std::vector<vov::JobResources> kinds;
-  std::vector<std::string> kind_keys;
   std::optional<LoadError> error;  // the first in the piece: later lines are not read
 };
 
@@ -62,10 +62,36 @@ void kind_key(const KindView& r, std::string_view tool, std::string& key) {
   key.append(reinterpret_cast<const char*>(&d), sizeof d);
 }
 
+// The kinds met so far, shared by the threads reading pieces: looked up by key, added once. A kind's
+// number comes from a counter (one lost to a race stays unused); numbers are made dense, in the order
+// the file shows the kinds, once every piece is read.
+class KindTable {
+ public:
+  uint32_t find_or_add(const std::string& key, const KindView& r) {
+    if (const auto it = index_.find(key); it != index_.end()) return it->second.first;
+    const uint32_t id = next_.fetch_add(1, std::memory_order_relaxed);
+    // the node is built whole before another thread can find it
+    const auto [it, fresh] = index_.emplace(
+        key,
+        std::make_pair(id, vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
+                                             std::string(r.group), std::string(r.priority), r.expected_duration}));
+    return it->second.first;  // another thread's number if it added the kind meanwhile
+  }
+  /// After reading: the kinds by number (nullptr for a number lost to a race).
+  std::vector<vov::JobResources*> by_number() {
+    std::vector<vov::JobResources*> out(next_.load(), nullptr);
+    for (auto& [key, kind] : index_) out[kind.first] = &kind.second;
+    return out;
+  }
+
+ private:
+  tbb::concurrent_unordered_map<std::string, std::pair<uint32_t, vov::JobResources>> index_;
+  std::atomic<uint32_t> next_{0};
+};
+
 void read_piece(const std::string& path, const LinePiece& piece, const std::vector<std::string>& wrappers,
-                JobPiece& out) {
+                KindTable& kinds, JobPiece& out) {
   static thread_local simdjson::dom::parser parser;
-  std::unordered_map<std::string, uint32_t> kinds;
   std::string key;
   PieceLines in(piece);
   std::string_view line;
@@ -116,13 +142,7 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
       j.id.assign(id);
       j.id_hash = std::hash<std::string_view>{}(id);
       kind_key(r, vov::tool_of(r.command, wrappers), key);
-      const auto [it, fresh] = kinds.try_emplace(key, static_cast<uint32_t>(out.kinds.size()));
-      if (fresh) {
-        out.kinds.push_back({std::string(r.resources), std::string(r.command), std::string(r.owner),
-                             std::string(r.group), std::string(r.priority), r.expected_duration});
-        out.kind_keys.push_back(key);
-      }
-      j.kind = it->second;
+      j.kind = kinds.find_or_add(key, r);
       out.jobs.push_back(std::move(j));
     }
   } catch (const LoadError& e) {
@@ -312,15 +332,18 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   }
   // Jobs, read in parallel pieces (pieces keep their own kinds until merged here, in file order).
   tbb::concurrent_vector<JobPiece> pieces;
+  KindTable table;
   for_each_line_piece(
       jobs_jsonl, progress,
       [&](const LinePiece& piece) {
         pieces.grow_to_at_least(piece.index + 1);
-        read_piece(jobs_jsonl, piece, options.wrappers, pieces[piece.index]);
+        read_piece(jobs_jsonl, piece, options.wrappers, table, pieces[piece.index]);
       },
-      size_t{32} << 20, size_t{4} << 20);  // pieces of 4 MiB: fewer kinds to merge, still 8 per block
+      size_t{32} << 20, size_t{4} << 20);
+  // Kinds numbered densely as the file shows them (the numbering does not depend on the threads).
   std::vector<vov::JobResources> kinds;
-  std::unordered_map<std::string, uint32_t> kind_of_key;
+  const std::vector<vov::JobResources*> by_number = table.by_number();
+  std::vector<uint32_t> dense(by_number.size(), kNone);
   std::vector<VovJob*> order;  // the jobs in file order
   size_t bad_line = SIZE_MAX;  // the first line a piece could not read
   const LoadError* bad = nullptr;
@@ -329,18 +352,15 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       bad_line = p.error->line;
       bad = &*p.error;
     }
-    std::vector<uint32_t> global(p.kinds.size());
-    for (size_t k = 0; k < p.kinds.size(); ++k) {
-      const auto [it, fresh] = kind_of_key.try_emplace(std::move(p.kind_keys[k]), static_cast<uint32_t>(kinds.size()));
-      if (fresh) kinds.push_back(std::move(p.kinds[k]));
-      global[k] = it->second;
-    }
     for (VovJob& j : p.jobs) {
-      j.kind = global[j.kind];
+      if (dense[j.kind] == kNone) {
+        dense[j.kind] = static_cast<uint32_t>(kinds.size());
+        kinds.push_back(std::move(*by_number[j.kind]));
+      }
+      j.kind = dense[j.kind];
       order.push_back(&j);
     }
   }
-  kind_of_key.clear();
   // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
   if (const auto rep = first_repeated_id(order); rep && order[rep->first]->line < bad_line)
     throw LoadError(

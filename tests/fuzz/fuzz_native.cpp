@@ -3,7 +3,8 @@
 //            when it has an [accelerator] table);
 //   taskers  the input is hosts.jsonl --8<-- taskers.jsonl (with the demo farm.toml and jobs); a first
 //            part "accelerator" reads the second as an Accelerator farm's taskers (datasets/demo/vov_native);
-//   jobs     the input is jobs.jsonl (with the demo farm and taskers).
+//   jobs     the input is jobs.jsonl (with the demo farm and taskers); a first part "accelerator" reads
+//            the second as an Accelerator farm's jobs (the parallel reader of loaders/vov.cpp).
 // Whatever loads is matched.
 #include <cstring>
 
@@ -30,7 +31,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       else p.hosts = fuzz::temp_file("hosts.jsonl", hosts);
       p.taskers = fuzz::temp_file("taskers.jsonl", taskers);
     } else {
-      p.jobs = fuzz::temp_file("jobs.jsonl", std::string_view(reinterpret_cast<const char*>(data), size));
+      const std::string_view text(reinterpret_cast<const char*>(data), size);
+      if (text.starts_with("accelerator\n--8<--\n")) {
+        p = vov;
+        p.jobs = fuzz::temp_file("jobs.jsonl", fuzz::split(data, size).second);
+      } else {
+        p.jobs = fuzz::temp_file("jobs.jsonl", text);
+      }
     }
     fuzz::match(loaders::load_native(p));
   });
