@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "engine/matcher.hpp"
 #include "engine/simulation.hpp"
@@ -146,6 +147,14 @@ TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
                 i % 3 == 0 ? "TIMELEFT>=0 && resources==\"big\"" : "TIMELEFT>=0 && resources==\"small\"")
           << i;
     }
+  }
+  // the kinds are numbered as the file shows them whatever the threads: the same requests, in the same
+  // order, on one thread and on four (pieces read in another interleaving)
+  for (const int threads : {1, 4}) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    const loaders::Dataset again = loaders::load_vov(taskers, "", written.back());
+    EXPECT_EQ(again.jobs.request, ds.jobs.request) << threads << " threads";
+    EXPECT_EQ(again.jobs.request_text, ds.jobs.request_text) << threads << " threads";
   }
   for (const std::string& p : written) std::remove(p.c_str());  // 10 MB each
 }
