@@ -492,14 +492,19 @@ TEST(JobAmounts, PerJobEntriesReplaceSortAndReadNaN) {
   EXPECT_EQ(jobs.amount.at(static_cast<size_t>(cat.consumable_slot(lic[0])), 2), 4);
 }
 
+// A per-job consumable `mem` whose default amount is 1024 (a job that requests none is charged 1024).
+uint32_t add_mem_with_default(Catalog& cat) {
+  AttributeDef mem = consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob);
+  mem.default_amount = 1024;
+  return cat.add(mem);
+}
+
 // categorize finds a job's category by what it requested and, the first time, by what it is charged:
 // a job requesting a consumable's default amount and a job requesting nothing are charged alike and
 // share one category; a job requesting another amount does not.
 TEST(Categories, RequestingTheDefaultChargesAsNotRequesting) {
   Catalog cat;
-  AttributeDef mem = consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob);
-  mem.default_amount = 1024;
-  const uint32_t m = cat.add(mem);
+  const uint32_t m = add_mem_with_default(cat);
   JobBuilder jb(cat);
   jb.add("none", "u", "g", 0, 0);
   jb.add("default", "u", "g", 0, 0);
@@ -525,9 +530,7 @@ TEST(Categories, RequestingTheDefaultChargesAsNotRequesting) {
 // amount, no amount) are one category, rejected jobs have none, and counts add up over the pieces.
 TEST(Categories, ManyPiecesNumberCategoriesAsTheJobsShowThem) {
   Catalog cat;
-  AttributeDef mem = consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob);
-  mem.default_amount = 1024;
-  const uint32_t m = cat.add(mem);
+  const uint32_t m = add_mem_with_default(cat);
   JobBuilder jb(cat);
   std::mt19937 rng(11);
   std::vector<int> kind;  // -1 rejected, else the amount class: 0 none or the default, 1.. others
