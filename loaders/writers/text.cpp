@@ -192,35 +192,11 @@ OutputSet::~OutputSet() {
 }
 
 void OutputSet::add(const std::string& name, const std::string& content) {
-  add_pieces(name, 1, [&](size_t, std::string& out) { out = content; });
+  write_file(name, [&](const std::function<void(std::string_view)>& write) { write(content); });
 }
 
 void OutputSet::add_pieces(const std::string& name, size_t pieces, const PieceFn& fill) {
-  if (name.empty() || name.find('/') != std::string::npos) throw WriteError(name, "not a plain file name");
-  if (!own_files().count(name)) throw WriteError(name, "not a file colmatch writes");  // the handler's table
-  const std::string path = tmp_ + "/" + name;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) throw WriteError(path, "cannot create file: " + errno_text());
-  struct Closer {  // the descriptor is closed on every way out (a failed write, an exception from fill)
-    int fd;
-    ~Closer() {
-      if (fd >= 0) ::close(fd);
-    }
-  } closer{fd};
-  auto write_all = [&](const std::string& content) {
-    size_t done = 0;
-    while (done < content.size()) {
-      const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw WriteError(path, "write failed: " + errno_text());
-      done += static_cast<size_t>(n);
-    }
-  };
-  if (pieces <= 1) {
-    std::string text;
-    if (pieces == 1) fill(0, text);
-    write_all(text);
-  } else {
+  write_file(name, [&](const std::function<void(std::string_view)>& write) {
     size_t next = 0;
     const size_t tokens = 2 * static_cast<size_t>(tbb::this_task_arena::max_concurrency()) + 1;
     tbb::parallel_pipeline(
@@ -233,9 +209,33 @@ void OutputSet::add_pieces(const std::string& name, size_t pieces, const PieceFn
           if (i < pieces) fill(i, text);
           return text;
         }) & tbb::make_filter<std::string, void>(tbb::filter_mode::serial_in_order, [&](const std::string& text) {
-          write_all(text);
+          write(text);
         }));
-  }
+  });
+}
+
+void OutputSet::write_file(const std::string& name,
+                           const std::function<void(const std::function<void(std::string_view)>&)>& body) {
+  if (name.empty() || name.find('/') != std::string::npos) throw WriteError(name, "not a plain file name");
+  if (!own_files().count(name)) throw WriteError(name, "not a file colmatch writes");  // the handler's table
+  const std::string path = tmp_ + "/" + name;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw WriteError(path, "cannot create file: " + errno_text());
+  struct Closer {  // the descriptor is closed on every way out (a failed write, an exception from body)
+    int fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{fd};
+  body([&](std::string_view content) {
+    size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw WriteError(path, "write failed: " + errno_text());
+      done += static_cast<size_t>(n);
+    }
+  });
   closer.fd = -1;
   if (::fsync(fd) != 0) {
     const std::string why = errno_text();

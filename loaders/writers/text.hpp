@@ -62,6 +62,9 @@ class OutputSet {
   void publish();
 
  private:
+  // Creates file `name` of the set, lets `body` write it through the function it is given, fsyncs it.
+  void write_file(const std::string& name,
+                  const std::function<void(const std::function<void(std::string_view)>&)>& body);
   std::string dir_, tmp_;
   int lock_fd_ = -1;
   bool published_ = false;
