@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -11,7 +13,6 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 #include <tbb/concurrent_unordered_map.h>
-#include <tbb/concurrent_vector.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <toml++/toml.h>
@@ -330,14 +331,18 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       if (k.kind == vov::Token::Kind::Consumes) consumable.insert(k.name);
     }
   }
-  // Jobs, read in parallel pieces (pieces keep their own kinds until merged here, in file order).
-  tbb::concurrent_vector<JobPiece> pieces;
+  // Jobs, read in parallel pieces, each into its own JobPiece, put in file order afterwards (the kinds
+  // are shared: one table).
+  std::mutex done_mutex;
+  std::map<size_t, std::unique_ptr<JobPiece>> done;  // by piece index
   KindTable table;
   for_each_line_piece(
       jobs_jsonl, progress,
       [&](const LinePiece& piece) {
-        pieces.grow_to_at_least(piece.index + 1);
-        read_piece(jobs_jsonl, piece, options.wrappers, table, pieces[piece.index]);
+        auto mine = std::make_unique<JobPiece>();
+        read_piece(jobs_jsonl, piece, options.wrappers, table, *mine);
+        const std::lock_guard<std::mutex> lock(done_mutex);
+        done.emplace(piece.index, std::move(mine));
       },
       size_t{32} << 20, size_t{4} << 20);
   // Kinds numbered densely as the file shows them (the numbering does not depend on the threads).
@@ -347,7 +352,8 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   std::vector<VovJob*> order;  // the jobs in file order
   size_t bad_line = SIZE_MAX;  // the first line a piece could not read
   const LoadError* bad = nullptr;
-  for (JobPiece& p : pieces) {
+  for (auto& [index, piece] : done) {
+    JobPiece& p = *piece;
     if (p.error && p.error->line < bad_line) {
       bad_line = p.error->line;
       bad = &*p.error;
