@@ -1,5 +1,10 @@
 #include "loaders/line_reader.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 
@@ -108,9 +113,94 @@ bool PieceLines::next(std::string_view& out) {
   return true;
 }
 
+namespace {
+
+// A plain regular file mapped whole (MAP_PRIVATE, read only; an input is not expected to shrink while it
+// is read: a truncated mapping faults), or nothing: a gzip file, a pipe, an empty
+// file or a failed map are read in blocks instead.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    unsigned char magic[2] = {0, 0};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        !(::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        data_ = static_cast<const char*>(p);
+        size_ = static_cast<size_t>(st.st_size);
+        ::madvise(p, size_, MADV_WILLNEED);
+      }
+    }
+    ::close(fd);
+  }
+  ~MappedFile() {
+    if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const char* data() const noexcept { return data_; }
+  size_t size() const noexcept { return size_; }
+
+ private:
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// The pieces of text[0, size): about piece_bytes each, cut after a '\n'.
+std::vector<LinePiece> cut_pieces(const char* text, size_t size, size_t piece_bytes, size_t& piece_index) {
+  std::vector<LinePiece> pieces;
+  for (size_t at = 0; at < size;) {
+    size_t end = std::min(size, at + piece_bytes);
+    if (end < size) {
+      const void* nl = std::memchr(text + end, '\n', size - end);
+      end = nl == nullptr ? size : static_cast<size_t>(static_cast<const char*>(nl) - text) + 1;
+    }
+    pieces.push_back({std::string_view(text + at, end - at), 0, piece_index++});
+    at = end;
+  }
+  return pieces;
+}
+
+// A mapped file: every piece at once. Each piece counts its lines and finds its first line longer than
+// kMaxLineBytes (the bound LineReader keeps; a line's bytes without its '\n').
+void map_pieces(const std::string& path, const MappedFile& file, const ProgressFn& progress,
+                const std::function<void(const LinePiece&)>& fn, size_t piece_bytes) {
+  size_t piece_index = 0;
+  std::vector<LinePiece> pieces = cut_pieces(file.data(), file.size(), piece_bytes, piece_index);
+  std::vector<size_t> count(pieces.size()), too_long(pieces.size(), SIZE_MAX);  // line within the piece
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) {
+    std::string_view rest = pieces[i].text;
+    size_t n = 0;
+    while (!rest.empty()) {
+      const size_t nl = rest.find('\n');
+      const size_t len = nl == std::string_view::npos ? rest.size() : nl;
+      if (len > kMaxLineBytes && too_long[i] == SIZE_MAX) too_long[i] = n;
+      ++n;
+      rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    }
+    count[i] = n;
+  });
+  size_t lines = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    pieces[i].first_line = lines + 1;
+    if (too_long[i] != SIZE_MAX)
+      throw LoadError(path, lines + too_long[i] + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
+    lines += count[i];
+  }
+  if (progress) progress(path, lines, file.size());
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) { fn(pieces[i]); });
+}
+
+}  // namespace
+
 void for_each_line_piece(const std::string& path, const ProgressFn& progress,
                          const std::function<void(const LinePiece&)>& fn, size_t block_bytes, size_t piece_bytes) {
   require_not_directory(path);
+  piece_bytes = std::max<size_t>(piece_bytes, 1);
+  if (const MappedFile file(path); file.data() != nullptr) return map_pieces(path, file, progress, fn, piece_bytes);
   gzFile gz = gzopen(path.c_str(), "rb");
   if (gz == nullptr) throw LoadError(path, 0, "", std::string("cannot open: ") + std::strerror(errno));
   struct Closer {
@@ -119,7 +209,6 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
   } closer{gz};
   gzbuffer(gz, 1 << 18);
   block_bytes = std::clamp<size_t>(block_bytes, 1, kMaxLineBytes);
-  piece_bytes = std::max<size_t>(piece_bytes, 1);
   std::vector<char> buf(block_bytes);
   size_t have = 0;         // bytes in buf: the carried part of a line, then what was read
   size_t lines = 0;        // lines before buf
@@ -174,16 +263,7 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
         throw LoadError(path, lines + static_cast<size_t>(std::count(buf.data(), buf.data() + start, '\n')) + 1, "",
                         fmt::format("a line longer than {} bytes", kMaxLineBytes));
     }
-    pieces.clear();
-    for (size_t at = 0; at < cut;) {
-      size_t end = std::min(cut, at + piece_bytes);
-      if (end < cut) {
-        const void* nl = std::memchr(buf.data() + end, '\n', cut - end);
-        end = nl == nullptr ? cut : static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1;
-      }
-      pieces.push_back({std::string_view(buf.data() + at, end - at), 0, piece_index++});
-      at = end;
-    }
+    pieces = cut_pieces(buf.data(), cut, piece_bytes, piece_index);
     std::vector<size_t> count(pieces.size());
     tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) {
       count[i] = static_cast<size_t>(std::count(pieces[i].text.begin(), pieces[i].text.end(), '\n'));

@@ -174,24 +174,35 @@ TEST(LinePieces, SameLinesAndNumbersAsLineReaderForEveryBlockAndPieceSize) {
   EXPECT_TRUE(read_pieces(write_plain("none.txt", ""), 8, 8).empty());
 }
 
+// Past kMaxLineBytes: a gzip file (read in blocks that grow for the line) and a plain file (mapped whole,
+// each piece checking its lines) alike, at the end of the file or not, with its final newline or not.
 TEST(LinePieces, ALineLongerThanTheBoundIsAnErrorNamingItsLine) {
-  for (const bool final_newline : {true, false}) {
-    const std::string path =
-        write_gz("huge-pieces.gz", "ok\nfine\n" + std::string(kMaxLineBytes + 1, 'x') + (final_newline ? "\n" : ""));
-    try {
-      read_pieces(path, size_t{1} << 20, size_t{1} << 20);
-      FAIL() << "read a line past the bound";
-    } catch (const LoadError& e) {
-      EXPECT_EQ(e.file, path);
-      EXPECT_EQ(e.line, 3u) << e.what();
-      EXPECT_NE(std::string(e.what()).find("a line longer than 67108864 bytes"), std::string::npos) << e.what();
-    }
+  const std::string big(kMaxLineBytes + 1, 'x');
+  for (const bool gz : {true, false})
+    for (const bool final_newline : {true, false})
+      for (const bool at_end : {true, false}) {
+        const std::string text =
+            "ok\nfine\n" + big + (final_newline || !at_end ? "\n" : "") + (at_end ? "" : "after\n");
+        const std::string path = gz ? write_gz("huge-pieces.gz", text) : write_plain("huge-pieces.txt", text);
+        try {
+          read_pieces(path, size_t{1} << 20, size_t{1} << 20);
+          FAIL() << "read a line past the bound";
+        } catch (const LoadError& e) {
+          EXPECT_EQ(e.file, path);
+          EXPECT_EQ(e.line, 3u) << e.what() << (gz ? " gzip" : " plain");
+          EXPECT_NE(std::string(e.what()).find("a line longer than 67108864 bytes"), std::string::npos) << e.what();
+        }
+        std::remove(path.c_str());
+      }
+  for (const bool gz : {true, false}) {
+    const std::string text = "a\n" + std::string(kMaxLineBytes, 'y') + "\nb";
+    const std::string path = gz ? write_gz("atbound-pieces.gz", text) : write_plain("atbound-pieces.txt", text);
+    const auto at = read_pieces(path, 1 << 20, 1 << 20);
+    std::remove(path.c_str());
+    ASSERT_EQ(at.size(), 3u);
+    EXPECT_EQ(at[1].second.size(), kMaxLineBytes) << "the bound itself is read";
+    EXPECT_EQ(at[2], (std::pair<size_t, std::string>{3, "b"}));
   }
-  const auto at =
-      read_pieces(write_gz("atbound-pieces.gz", "a\n" + std::string(kMaxLineBytes, 'y') + "\nb"), 1 << 20, 1 << 20);
-  ASSERT_EQ(at.size(), 3u);
-  EXPECT_EQ(at[1].second.size(), kMaxLineBytes) << "the bound itself is read";
-  EXPECT_EQ(at[2], (std::pair<size_t, std::string>{3, "b"}));
 }
 
 TEST(LinePieces, ErrorsFromTheWorkerAndTheFileComeThrough) {
