@@ -318,23 +318,18 @@ class Dispatcher {
       }
     cursors_.sync(cap_);
     // Capacity only shrinks in a batch and a category's jobs are alike (request, slots, rule, charges):
-    // once one of them finds no room, none after it will. Those are pending at once, without a tentative
-    // placement and its rollback (which copy the farm-wide pools: an Accelerator farm has a pool per
-    // counted map, and most of a million jobs wait).
-    std::vector<uint8_t> full(cats_.size(), 0);
+    // once one of them finds no room, the category is exhausted for the epoch and the jobs after it are
+    // pending at once, without a tentative placement and its rollback (which copy the farm-wide pools:
+    // an Accelerator farm has a pool per counted map, and most of a million jobs wait).
     for (const uint32_t j : dispatch_order(jobs_)) {
       const uint32_t c = cats_.of_job[j];
       if (eligible_[c].eligible.count() == 0) {
         pend(j, PendingReason::NoEligibleTasker);
         continue;
       }
-      if (full[c]) {
-        pend(j, PendingReason::NoFreeCapacity);
-        continue;
-      }
       const size_t first = res_.allocations.size();
-      if (!placer_.try_place(j, AllocationPolicy::GreatestPower, res_.allocations)) {
-        full[c] = 1;
+      if (cursors_.exhausted(c) || !placer_.try_place(j, AllocationPolicy::GreatestPower, res_.allocations)) {
+        cursors_.exhaust(c);
         pend(j, PendingReason::NoFreeCapacity);
         continue;
       }

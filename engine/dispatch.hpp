@@ -84,8 +84,9 @@ class DispatchCursors {
   void sync(const Capacity& capacity);
   size_t& at(size_t c, size_t tier) noexcept { return pos_[c][tier]; }
   size_t tiers(size_t c) const noexcept { return pos_[c].size(); }
-  /// Category c cannot place another job ($fill_up: its slots do not all fit) until capacity grows:
-  /// placements fail at once. Its cursors keep their positions. sync() and init() clear it.
+  /// Category c cannot place another job until capacity grows ($fill_up: its slots do not all fit; the
+  /// batch dispatch: one of its jobs found no room): placements fail at once. Its cursors keep their
+  /// positions. sync() and init() clear it.
   void exhaust(size_t c) noexcept { exhausted_[c] = 1; }
   bool exhausted(size_t c) const noexcept { return exhausted_[c] != 0; }
   /// Every cursor of category c back at 0, not exhausted (capacity may have grown anywhere).

@@ -37,6 +37,12 @@ class LoadError : public std::runtime_error {
 /// node-based map it replaces took a tenth of loading a 1M-job Accelerator farm).
 class JobIds {
  public:
+  /// The error for job `id` on `line` whose id the job on `first_line` has already (for readers that find
+  /// repeats another way, in parallel: the same words).
+  static LoadError duplicate_id(const std::string& path, size_t line, const std::string& field, std::string_view id,
+                                size_t first_line) {
+    return LoadError(path, line, field, fmt::format("duplicate job id '{}' (first on line {})", id, first_line));
+  }
   /// Records `id` met on `line` of `path`; throws LoadError on `field` if it was met before.
   void add(const std::string& path, size_t line, const std::string& field, std::string_view id) {
     if (2 * ends_.size() > slots_.size()) grow();
@@ -50,8 +56,7 @@ class JobIds {
         ends_.push_back(arena_.size());
         return;
       }
-      if (s.hash == h && text(s.id) == id)
-        throw LoadError(path, line, field, fmt::format("duplicate job id '{}' (first on line {})", id, s.line));
+      if (s.hash == h && text(s.id) == id) throw duplicate_id(path, line, field, id, s.line);
     }
   }
 

@@ -131,7 +131,6 @@ class MappedFile {
       if (p != MAP_FAILED) {
         data_ = static_cast<const char*>(p);
         size_ = static_cast<size_t>(st.st_size);
-        ::madvise(p, size_, MADV_WILLNEED);
       }
     }
     ::close(fd);
@@ -149,27 +148,22 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-// The pieces of text[0, size): about piece_bytes each, cut after a '\n'.
-std::vector<LinePiece> cut_pieces(const char* text, size_t size, size_t piece_bytes, size_t& piece_index) {
+// Hands out text (whole lines, the first of them line lines + 1 of the file): cut into pieces of about
+// piece_bytes after a '\n', each piece counting its lines and finding its first line longer than
+// kMaxLineBytes (the bound LineReader keeps; a line's bytes without its '\n'), then fn on every piece
+// in parallel. Returns the lines handed out.
+size_t hand_out(const std::string& path, std::string_view text, size_t lines, size_t piece_bytes, size_t& piece_index,
+                const std::function<void(const LinePiece&)>& fn) {
   std::vector<LinePiece> pieces;
-  for (size_t at = 0; at < size;) {
-    size_t end = std::min(size, at + piece_bytes);
-    if (end < size) {
-      const void* nl = std::memchr(text + end, '\n', size - end);
-      end = nl == nullptr ? size : static_cast<size_t>(static_cast<const char*>(nl) - text) + 1;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = std::min(text.size(), at + piece_bytes);
+    if (end < text.size()) {
+      const size_t nl = text.find('\n', end);
+      end = nl == std::string_view::npos ? text.size() : nl + 1;
     }
-    pieces.push_back({std::string_view(text + at, end - at), 0, piece_index++});
+    pieces.push_back({text.substr(at, end - at), 0, piece_index++});
     at = end;
   }
-  return pieces;
-}
-
-// A mapped file: every piece at once. Each piece counts its lines and finds its first line longer than
-// kMaxLineBytes (the bound LineReader keeps; a line's bytes without its '\n').
-void map_pieces(const std::string& path, const MappedFile& file, const ProgressFn& progress,
-                const std::function<void(const LinePiece&)>& fn, size_t piece_bytes) {
-  size_t piece_index = 0;
-  std::vector<LinePiece> pieces = cut_pieces(file.data(), file.size(), piece_bytes, piece_index);
   std::vector<size_t> count(pieces.size()), too_long(pieces.size(), SIZE_MAX);  // line within the piece
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) {
     std::string_view rest = pieces[i].text;
@@ -183,15 +177,15 @@ void map_pieces(const std::string& path, const MappedFile& file, const ProgressF
     }
     count[i] = n;
   });
-  size_t lines = 0;
+  const size_t before = lines;
   for (size_t i = 0; i < pieces.size(); ++i) {
     pieces[i].first_line = lines + 1;
     if (too_long[i] != SIZE_MAX)
       throw LoadError(path, lines + too_long[i] + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
     lines += count[i];
   }
-  if (progress) progress(path, lines, file.size());
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) { fn(pieces[i]); });
+  return lines - before;
 }
 
 }  // namespace
@@ -200,7 +194,12 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
                          const std::function<void(const LinePiece&)>& fn, size_t block_bytes, size_t piece_bytes) {
   require_not_directory(path);
   piece_bytes = std::max<size_t>(piece_bytes, 1);
-  if (const MappedFile file(path); file.data() != nullptr) return map_pieces(path, file, progress, fn, piece_bytes);
+  size_t piece_index = 0;
+  if (const MappedFile file(path); file.data() != nullptr) {  // all of it at once
+    if (progress) progress(path, 0, file.size());
+    hand_out(path, std::string_view(file.data(), file.size()), 0, piece_bytes, piece_index, fn);
+    return;
+  }
   gzFile gz = gzopen(path.c_str(), "rb");
   if (gz == nullptr) throw LoadError(path, 0, "", std::string("cannot open: ") + std::strerror(errno));
   struct Closer {
@@ -210,12 +209,10 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
   gzbuffer(gz, 1 << 18);
   block_bytes = std::clamp<size_t>(block_bytes, 1, kMaxLineBytes);
   std::vector<char> buf(block_bytes);
-  size_t have = 0;         // bytes in buf: the carried part of a line, then what was read
-  size_t lines = 0;        // lines before buf
-  size_t piece_index = 0;  // pieces handed out so far
+  size_t have = 0;   // bytes in buf: the carried part of a line, then what was read
+  size_t lines = 0;  // lines before buf
   uint64_t bytes = 0;
   bool eof = false;
-  std::vector<LinePiece> pieces;
   while (!eof || have > 0) {
     if (!eof) {
       if (have == buf.size()) {  // one line fills the block: grow it, up to the longest line allowed
@@ -250,30 +247,7 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
         continue;  // read more of the line
       }
     }
-    // Blocks are at most kMaxLineBytes: only the line that made the block grow (the first) or the file's
-    // last line can be longer than the bound.
-    const void* first_nl = std::memchr(buf.data(), '\n', cut);
-    if ((first_nl == nullptr ? cut : static_cast<size_t>(static_cast<const char*>(first_nl) - buf.data())) >
-        kMaxLineBytes)
-      throw LoadError(path, lines + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
-    if (eof && cut > 0 && buf[cut - 1] != '\n') {
-      const void* nl = ::memrchr(buf.data(), '\n', cut);
-      const size_t start = nl == nullptr ? 0 : static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1;
-      if (cut - start > kMaxLineBytes)
-        throw LoadError(path, lines + static_cast<size_t>(std::count(buf.data(), buf.data() + start, '\n')) + 1, "",
-                        fmt::format("a line longer than {} bytes", kMaxLineBytes));
-    }
-    pieces = cut_pieces(buf.data(), cut, piece_bytes, piece_index);
-    std::vector<size_t> count(pieces.size());
-    tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) {
-      count[i] = static_cast<size_t>(std::count(pieces[i].text.begin(), pieces[i].text.end(), '\n'));
-    });
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      pieces[i].first_line = lines + 1;
-      lines += count[i];
-    }
-    if (eof && cut > 0 && buf[cut - 1] != '\n') ++lines;
-    tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) { fn(pieces[i]); });
+    lines += hand_out(path, std::string_view(buf.data(), cut), lines, piece_bytes, piece_index, fn);
     std::memmove(buf.data(), buf.data() + cut, have - cut);
     have -= cut;
     if (eof) break;

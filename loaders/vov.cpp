@@ -37,7 +37,7 @@ struct VovJob {
   double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
 };
 
-// The jobs of one piece of jobs.jsonl, read on one thread; kinds are the piece's own until merged.
+// The jobs of one piece of jobs.jsonl, read on one thread (their kinds numbered by the shared KindTable).
 struct JobPiece {
   std::vector<VovJob> jobs;
   std::optional<LoadError> error;  // the first in the piece: later lines are not read
@@ -152,8 +152,8 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
 }
 
 // The first job (in file order) whose id an earlier job has: (its index, the earlier one's), or none.
-// Partitioned by hash over the threads; each partition scans the ids in order, so its first repeat is
-// its earliest.
+// JobIds' check run in parallel: partitioned by hash over the threads; each partition scans the ids in
+// order, so its first repeat is its earliest.
 std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<VovJob*>& jobs) {
   const size_t parts = std::max<size_t>(1, static_cast<size_t>(tbb::this_task_arena::max_concurrency()));
   std::vector<std::optional<std::pair<size_t, size_t>>> found(parts);
@@ -369,9 +369,8 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   }
   // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
   if (const auto rep = first_repeated_id(order); rep && order[rep->first]->line < bad_line)
-    throw LoadError(
-        jobs_jsonl, order[rep->first]->line, "id",
-        fmt::format("duplicate job id '{}' (first on line {})", order[rep->first]->id, order[rep->second]->line));
+    throw JobIds::duplicate_id(jobs_jsonl, order[rep->first]->line, "id", order[rep->first]->id,
+                               order[rep->second]->line);
   if (bad != nullptr) throw *bad;
   // The expansion depends only on the job's kind: done once per kind, in parallel, shared by its jobs.
   std::vector<vov::Expansion> exp(kinds.size());

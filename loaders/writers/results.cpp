@@ -52,26 +52,18 @@ constexpr uint32_t kJobsPerPiece = 8192;  // ~1 MB of results.csv: formatted and
 // needs, so that pieces can be formatted in parallel.
 class ResultRows {
  public:
-  ResultRows(const loaders::Dataset& ds, const MatchOutcome& m)
-      : ds_(ds),
-        m_(m),
-        why_none_(m.categories.size()),
-        why_full_(m.categories.size()),
-        field_none_(m.categories.size()),
-        field_full_(m.categories.size()) {
+  ResultRows(const loaders::Dataset& ds, const MatchOutcome& m) : ds_(ds), m_(m), reason_(2 * m.categories.size()) {
     const JobTable& jobs = ds.jobs;
-    std::vector<uint8_t> need(2 * m.categories.size(), 0);  // [2c]: no eligible tasker, [2c+1]: no capacity
+    std::vector<uint8_t> need(reason_.size(), 0);
     for (uint32_t j = 0; j < jobs.size(); ++j)
-      if (m.dispatch.status[j] == JobStatus::Pending)
-        need[2 * m.categories.of_job[j] + (m.dispatch.reason[j] == PendingReason::NoEligibleTasker ? 0 : 1)] = 1;
+      if (m.dispatch.status[j] == JobStatus::Pending) need[slot(j)] = 1;
     tbb::parallel_for(size_t{0}, need.size(), [&](size_t i) {
       if (!need[i]) return;
       const size_t c = i / 2;
-      const bool none = i % 2 == 0;
-      const std::string why = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c],
-                                             m.eligible[c], ds.taskers.size(), none, &m.dispatch.capacity);
-      (none ? why_none_ : why_full_)[c] = why;
-      csv_field((none ? field_none_ : field_full_)[c], why);  // quoted once, written for each of its jobs
+      Reason& r = reason_[i];
+      r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
+                              ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity);
+      csv_field(r.field, r.text);  // quoted once, written for each of its jobs
     });
   }
   size_t pieces() const { return (ds_.jobs.size() + kJobsPerPiece - 1) / kJobsPerPiece; }
@@ -100,11 +92,10 @@ class ResultRows {
           break;
         }
         case JobStatus::Pending: {
-          const uint32_t c = m_.categories.of_job[j];
-          const bool none = d.reason[j] == PendingReason::NoEligibleTasker;
+          const Reason& r = reason_[slot(j)];
           csv += ",pending,,0,";
-          if (jobs.note[j] == kNone) csv += (none ? field_none_ : field_full_)[c];
-          else csv_field(csv, (none ? why_none_ : why_full_)[c] + "; " + jobs.notes.value(jobs.note[j]));
+          if (jobs.note[j] == kNone) csv += r.field;
+          else csv_field(csv, r.text + "; " + jobs.notes.value(jobs.note[j]));
           csv += '\n';
           break;
         }
@@ -118,10 +109,16 @@ class ResultRows {
   }
 
  private:
+  struct Reason {
+    std::string text, field;  // the reason, and the same as a CSV field
+  };
+  // A pending job's reason: [2c] its category c has no eligible tasker, [2c + 1] no free capacity.
+  size_t slot(uint32_t j) const {
+    return 2 * size_t{m_.categories.of_job[j]} + (m_.dispatch.reason[j] == PendingReason::NoEligibleTasker ? 0 : 1);
+  }
   const loaders::Dataset& ds_;
   const MatchOutcome& m_;
-  std::vector<std::string> why_none_, why_full_;      // the reasons
-  std::vector<std::string> field_none_, field_full_;  // the same as CSV fields
+  std::vector<Reason> reason_;
 };
 
 constexpr const char* kResultsHeader = "job,status,tasker,slots,reason\n";
