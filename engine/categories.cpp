@@ -87,6 +87,72 @@ void raw_key(const JobTable& jobs, uint32_t j, std::string& raw) {
   }
 }
 
+// Whether jobs j and r have one raw key (raw_key's fields, the amounts bit for bit), without building it.
+bool same_raw(const JobTable& jobs, uint32_t j, uint32_t r) noexcept {
+  if (jobs.request[j] != jobs.request[r] || jobs.soft[j] != jobs.soft[r] || jobs.slots[j] != jobs.slots[r] ||
+      jobs.rule[j] != jobs.rule[r])
+    return false;
+  const auto a = jobs.amount.of(j), b = jobs.amount.of(r);
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].consumable != b[i].consumable || std::memcmp(&a[i].amount, &b[i].amount, sizeof(double)) != 0)
+      return false;
+  return true;
+}
+
+// A hash of raw_key's fields (equal raw keys, equal hashes), without building the key.
+uint64_t raw_hash(const JobTable& jobs, uint32_t j) noexcept {
+  auto mix = [](uint64_t h, uint64_t v) {  // one step of a multiply-xorshift mix (splitmix64's finalizer)
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+  };
+  uint64_t h = mix(jobs.request[j], (uint64_t{jobs.soft[j]} << 32) | jobs.slots[j]);
+  h = mix(h, static_cast<uint64_t>(jobs.rule[j]));
+  for (const JobAmounts::Entry& e : jobs.amount.of(j)) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &e.amount, sizeof bits);
+    h = mix(h, bits ^ (uint64_t{e.consumable} << 52));
+  }
+  return h;
+}
+
+// Raw keys met, by raw_hash: open addressing, each slot a job showing the key and a value (a piece's
+// raw key index, or a category); a hit is checked field by field (same_raw), so hashes may collide.
+class RawTable {
+ public:
+  /// The value of job j's raw key, or kNone with `slot` where to insert() it.
+  uint32_t find(const JobTable& jobs, uint32_t j, uint64_t h, size_t& slot) const noexcept {
+    for (slot = h & mask_;; slot = (slot + 1) & mask_) {
+      const Slot& s = slots_[slot];
+      if (s.job == kNone) return kNone;
+      if (s.hash == h && same_raw(jobs, j, s.job)) return s.value;
+    }
+  }
+  void insert(size_t slot, uint64_t h, uint32_t j, uint32_t value) {
+    slots_[slot] = {h, j, value};
+    if (++used_ * 2 <= slots_.size()) return;
+    std::vector<Slot> old(2 * slots_.size());
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& o : old) {
+      if (o.job == kNone) continue;
+      size_t at = o.hash & mask_;
+      while (slots_[at].job != kNone) at = (at + 1) & mask_;
+      slots_[at] = o;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t job = kNone, value = kNone;
+  };
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  size_t mask_ = 1023, used_ = 0;
+};
+
 }  // namespace
 
 Categories categorize(const Catalog& catalog, const JobTable& jobs) {
@@ -98,49 +164,54 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   // requested equal to the default). The raw key costs what the job requested, not the farm's
   // consumable count.
   // Pass 1, in parallel over pieces of jobs: each piece's distinct raw keys in the order they appear,
-  // with their first job and job count, and each job's index among them.
+  // with their first job, hash and job count, and each job's index among them. Keys are compared
+  // field by field (same_raw), never built, but for a raw key's first job in pass 2.
   constexpr size_t kPiece = 65536;
   struct Piece {
-    std::vector<std::string> raws;
+    std::vector<uint64_t> hash;
     std::vector<uint32_t> first_job, jobs;
   };
   std::vector<Piece> pieces((jobs.size() + kPiece - 1) / kPiece);
   std::vector<uint32_t> local(jobs.size(), kNone);
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
     Piece& piece = pieces[p];
-    std::unordered_map<std::string, uint32_t> seen;
-    std::string raw;
+    RawTable seen;
     const size_t end = std::min(jobs.size(), (p + 1) * kPiece);
     for (size_t j = p * kPiece; j < end; ++j) {
-      if (jobs.rejected(static_cast<uint32_t>(j))) continue;
-      raw_key(jobs, static_cast<uint32_t>(j), raw);
-      const auto [it, fresh] = seen.try_emplace(raw, static_cast<uint32_t>(piece.raws.size()));
-      if (fresh) {
-        piece.raws.push_back(raw);
-        piece.first_job.push_back(static_cast<uint32_t>(j));
+      const auto job = static_cast<uint32_t>(j);
+      if (jobs.rejected(job)) continue;
+      const uint64_t h = raw_hash(jobs, job);
+      size_t slot = 0;
+      uint32_t r = seen.find(jobs, job, h, slot);
+      if (r == kNone) {
+        r = static_cast<uint32_t>(piece.first_job.size());
+        seen.insert(slot, h, job, r);
+        piece.hash.push_back(h);
+        piece.first_job.push_back(job);
         piece.jobs.push_back(0);
       }
-      local[j] = it->second;
-      ++piece.jobs[it->second];
+      local[j] = r;
+      ++piece.jobs[r];
     }
   });
   // Pass 2, in piece order (so categories are numbered as the jobs first show them): a raw key met for
   // the first time finds its category from its first job's charges.
-  std::unordered_map<std::string, uint32_t> index, raw_index;
+  std::unordered_map<std::string, uint32_t> index;
+  RawTable raw_index;
+  std::string raw;
   std::vector<double> need, once(catalog.consumables().size(), 0.0);
   std::vector<ChargeKind> kinds;
   std::string key;
   std::vector<std::vector<uint32_t>> category_of(pieces.size());
   for (size_t p = 0; p < pieces.size(); ++p) {
     Piece& piece = pieces[p];
-    category_of[p].resize(piece.raws.size());
-    for (size_t r = 0; r < piece.raws.size(); ++r) {
-      const std::string& raw = piece.raws[r];
+    category_of[p].resize(piece.first_job.size());
+    for (size_t r = 0; r < piece.first_job.size(); ++r) {
       const uint32_t j = piece.first_job[r];
-      uint32_t cat = 0;
-      if (const auto hit = raw_index.find(raw); hit != raw_index.end()) {
-        cat = hit->second;
-      } else {
+      size_t slot = 0;
+      uint32_t cat = raw_index.find(jobs, j, piece.hash[r], slot);
+      if (cat == kNone) {
+        raw_key(jobs, j, raw);
         const bool fill = jobs.rule[j] == AllocationRule::FillUp;
         if (fill) {
           fill_up_need(catalog, jobs, j, need, once);
@@ -189,7 +260,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           c.job_count.push_back(0);
         }
         cat = it->second;
-        raw_index.emplace(raw, cat);
+        raw_index.insert(slot, piece.hash[r], j, cat);
       }
       category_of[p][r] = cat;
       c.job_count[cat] += piece.jobs[r];

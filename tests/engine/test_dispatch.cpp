@@ -567,4 +567,32 @@ TEST(Categories, ManyPiecesNumberCategoriesAsTheJobsShowThem) {
   for (uint32_t x = 0; x < c.size(); ++x) EXPECT_EQ(c.job_count[x], count[x]) << x;
 }
 
+// Thousands of raw keys (amounts, slot counts, soft requests) in one piece and across pieces: categorize
+// compares jobs field by field under a hash of their raw keys, never building the key but for its
+// first job; categories are still one per distinct charge, numbered as the jobs first show them.
+TEST(Categories, ThousandsOfRawKeysAreOneCategoryEach) {
+  Catalog cat;
+  const uint32_t m = add_mem_with_default(cat);
+  JobBuilder jb(cat);
+  std::mt19937 rng(5);
+  const int n = 150000;
+  for (int j = 0; j < n; ++j) {
+    jb.add("j" + std::to_string(j), "u", "g", 0, 0, 1 + rng() % 3);
+    const int a = static_cast<int>(rng() % 5000);  // 0: none; 1: the default, charged as none; else 1024 * a
+    if (a > 0) jb.set_amount(m, 1024.0 * a);
+  }
+  const JobTable jobs = std::move(jb).build();
+  std::map<std::pair<int, uint32_t>, uint32_t> number;  // (amount in KiB, slots) -> category, as first met
+  std::vector<uint32_t> want(n);
+  for (uint32_t j = 0; j < n; ++j) {
+    const double amount = jobs.amount.at(0, j);
+    const int a = std::isnan(amount) ? 1 : static_cast<int>(amount / 1024);
+    want[j] = number.try_emplace({a, jobs.slots[j]}, static_cast<uint32_t>(number.size())).first->second;
+  }
+  const Categories c = categorize(cat, jobs);
+  ASSERT_EQ(c.size(), number.size());
+  EXPECT_GT(c.size(), 10000u);
+  for (uint32_t j = 0; j < n; ++j) ASSERT_EQ(c.of_job[j], want[j]) << "job " << j;
+}
+
 }  // namespace
