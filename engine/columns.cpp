@@ -450,18 +450,49 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   return j;
 }
 
-void JobBuilder::add_copies(const JobTable& protos, std::span<LikeJob> batch) {
+void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> pieces) {
   JobTable& t = table_;
-  const size_t n0 = t.size(), n = batch.size();
-  std::vector<uint32_t> like(n);
-  for (size_t i = 0; i < n; ++i) {
-    const LikeJob& b = batch[i];
-    if (b.like >= protos.size()) throw ValueError(fmt::format("job {}: no prototype {}", b.id, b.like));
-    for (double v : {b.runtime, b.walltime})
-      if (!std::isnan(v) && !(v >= 0 && std::isfinite(v)))
-        throw ValueError(fmt::format("job {}: a time must be a finite number of seconds >= 0, not {}", b.id, v));
-    like[i] = b.like;
+  // Where each piece's jobs go, then the first bad job of each piece (checked in parallel; the
+  // earliest piece's is named).
+  std::vector<size_t> first(pieces.size() + 1, 0);
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    const CopiedJobs& c = pieces[p];
+    const size_t n = c.like.size();
+    if (c.id_end.size() != n || c.submit.size() != n || c.runtime.size() != n || c.walltime.size() != n ||
+        (n > 0 && c.id_end[n - 1] > c.id_text.size()))
+      throw ValueError(fmt::format("add_copies: piece {} has columns of different lengths", p));
+    first[p + 1] = first[p] + n;
   }
+  auto id_of = [](const CopiedJobs& c, size_t i) {  // ends checked to go up before any id is taken
+    const size_t from = i == 0 ? 0 : c.id_end[i - 1];
+    return c.id_text.substr(from, c.id_end[i] - from);
+  };
+  std::vector<std::string> bad(pieces.size());
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
+    const CopiedJobs& c = pieces[p];
+    for (size_t i = 0; i < c.like.size(); ++i) {
+      if (i > 0 && c.id_end[i] < c.id_end[i - 1]) {
+        bad[p] = fmt::format("add_copies: piece {}: the ids' ends go down at job {}", p, i);
+        return;
+      }
+      if (c.like[i] >= protos.size()) {
+        bad[p] = fmt::format("job {}: no prototype {}", id_of(c, i), c.like[i]);
+        return;
+      }
+      for (double v : {c.submit[i], c.runtime[i], c.walltime[i]})
+        if (!std::isnan(v) && !(v >= 0 && std::isfinite(v))) {
+          bad[p] = fmt::format("job {}: a time must be a finite number of seconds >= 0, not {}", id_of(c, i), v);
+          return;
+        }
+    }
+  });
+  for (std::string& b : bad)
+    if (!b.empty()) throw ValueError(std::move(b));
+  const size_t n0 = t.size(), n = first.back(), n1 = n0 + n;
+  std::vector<uint32_t> like(n);
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
+    std::copy(pieces[p].like.begin(), pieces[p].like.end(), like.begin() + static_cast<std::ptrdiff_t>(first[p]));
+  });
   // The prototypes' dictionary ids and requests in this table, once each.
   const size_t np = protos.size();
   std::vector<uint32_t> owner(np), group(np), note(np), queue(np), account(np), qos(np), request(np), soft(np);
@@ -480,7 +511,6 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<LikeJob> batch) {
     request[p] = map_request(protos.request[p]);
     soft[p] = map_request(protos.soft[p]);
   }
-  const size_t n1 = n0 + n;
   // The columns grow side by side (growing one is first-touching its pages: a million jobs' columns
   // are some 150 MB).
   tbb::task_group grow;
@@ -497,24 +527,28 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<LikeJob> batch) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
       const uint32_t p = like[i];
       const size_t j = n0 + i;
-      t.id[j] = std::move(batch[i].id);
       t.owner[j] = owner[p];
       t.group[j] = group[p];
       t.priority[j] = protos.priority[p];
-      t.submit[j] = batch[i].submit;
       t.slots[j] = protos.slots[p];
       t.request[j] = request[p];
       t.soft[j] = soft[p];
       t.rule[j] = protos.rule[p];
       t.reject[j] = kNone;
       t.note[j] = note[p];
-      t.runtime[j] = batch[i].runtime;
-      t.walltime[j] = batch[i].walltime;
       t.hold_until[j] = protos.hold_until[p];
       t.queue[j] = queue[p];
       t.account[j] = account[p];
       t.qos[j] = qos[p];
     }
+  });
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
+    const CopiedJobs& c = pieces[p];
+    const size_t j0 = n0 + first[p];
+    for (size_t i = 0; i < c.like.size(); ++i) t.id[j0 + i].assign(id_of(c, i));
+    std::copy(c.submit.begin(), c.submit.end(), t.submit.begin() + static_cast<std::ptrdiff_t>(j0));
+    std::copy(c.runtime.begin(), c.runtime.end(), t.runtime.begin() + static_cast<std::ptrdiff_t>(j0));
+    std::copy(c.walltime.begin(), c.walltime.end(), t.walltime.begin() + static_cast<std::ptrdiff_t>(j0));
   });
 }
 

@@ -382,21 +382,24 @@ class JobBuilder {
   /// Starts a job; returns its index. slots must be >= 1 (throws ValueError).
   uint32_t add(std::string id, std::string_view owner, std::string_view group, double priority, double submit,
                uint32_t slots = 1);
-  /// One job of add_copies: a copy of job `like` of the prototypes but for these.
-  struct LikeJob {
-    uint32_t like = 0;
-    std::string id;
-    double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+  /// Jobs for add_copies, as columns: job i is a copy of prototype like[i] but for its id, submit time,
+  /// runtime and walltime (seconds; NaN: unknown). The ids are one string column, Arrow's layout: job i's
+  /// id is id_text[id_end[i - 1], id_end[i]) (from 0 for i = 0). Every span has like.size() entries.
+  struct CopiedJobs {
+    std::span<const uint32_t> like;
+    std::string_view id_text;
+    std::span<const uint32_t> id_end;
+    std::span<const double> submit, runtime, walltime;
   };
-  /// Adds jobs in order, job i a copy of job batch[i].like of `protos` (a table built over the same
-  /// catalog, one job per kind of job a loader met: an Accelerator job's list, owner, group, tool,
-  /// level and duration) in all but its id (moved from), submit time, runtime and walltime: owner,
-  /// group, priority, slots, rule, hard and soft request, amounts, utilization, credentials, hold and
-  /// note; not a rejection (the loader rejects per job, naming it) nor dependencies. Dictionaries and
-  /// requests are mapped once per prototype; the columns are filled in parallel (oneTBB), with no lookup
-  /// per job. Throws ValueError, before adding any, naming the first job whose `like` is not a
-  /// prototype or whose time is negative or infinite.
-  void add_copies(const JobTable& protos, std::span<LikeJob> batch);
+  /// Adds the jobs of `pieces` in order (piece 0's, then piece 1's, ...), each a copy of a prototype of
+  /// `protos` (a table built over the same catalog, one job per kind of job a loader met: an Accelerator
+  /// job's list, owner, group, tool, level and duration) in all but its id, submit time, runtime and
+  /// walltime: owner, group, priority, slots, rule, hard and soft request, amounts, utilization,
+  /// credentials, hold and note; not a rejection (the loader rejects per job, naming it) nor
+  /// dependencies. Dictionaries and requests are mapped once per prototype; the columns are filled in
+  /// parallel (oneTBB), with no lookup per job. Throws ValueError, before adding any, naming the first
+  /// job whose `like` is not a prototype, whose time is negative or infinite, or whose columns are short.
+  void add_copies(const JobTable& protos, std::span<const CopiedJobs> pieces);
   /// Sets the hard request of the last job from text (see request.hpp). Throws RequestError.
   void set_request(std::string_view text);
   /// Sets the hard request of the last job from a built expression (canonicalized here).

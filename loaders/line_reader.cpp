@@ -151,9 +151,9 @@ class MappedFile {
 // Hands out text (whole lines, the first of them line lines + 1 of the file): cut into pieces of about
 // piece_bytes after a '\n', each piece counting its lines and finding its first line longer than
 // kMaxLineBytes (the bound LineReader keeps; a line's bytes without its '\n'), then fn on every piece
-// in parallel. Returns the lines handed out.
-size_t hand_out(const std::string& path, std::string_view text, size_t lines, size_t piece_bytes, size_t& piece_index,
-                const std::function<void(const LinePiece&)>& fn) {
+// in parallel. `readable` >= text.size() bytes from text.data() may be read. Returns the lines handed out.
+size_t hand_out(const std::string& path, std::string_view text, size_t readable, size_t lines, size_t piece_bytes,
+                size_t& piece_index, const std::function<void(const LinePiece&)>& fn) {
   std::vector<LinePiece> pieces;
   for (size_t at = 0; at < text.size();) {
     size_t end = std::min(text.size(), at + piece_bytes);
@@ -161,7 +161,7 @@ size_t hand_out(const std::string& path, std::string_view text, size_t lines, si
       const size_t nl = text.find('\n', end);
       end = nl == std::string_view::npos ? text.size() : nl + 1;
     }
-    pieces.push_back({text.substr(at, end - at), 0, piece_index++});
+    pieces.push_back({text.substr(at, end - at), 0, piece_index++, readable - end});
     at = end;
   }
   std::vector<size_t> count(pieces.size()), too_long(pieces.size(), SIZE_MAX);  // line within the piece
@@ -197,7 +197,7 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
   size_t piece_index = 0;
   if (const MappedFile file(path); file.data() != nullptr) {  // all of it at once
     if (progress) progress(path, 0, file.size());
-    hand_out(path, std::string_view(file.data(), file.size()), 0, piece_bytes, piece_index, fn);
+    hand_out(path, std::string_view(file.data(), file.size()), file.size(), 0, piece_bytes, piece_index, fn);
     return;
   }
   gzFile gz = gzopen(path.c_str(), "rb");
@@ -247,7 +247,7 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
         continue;  // read more of the line
       }
     }
-    lines += hand_out(path, std::string_view(buf.data(), cut), lines, piece_bytes, piece_index, fn);
+    lines += hand_out(path, std::string_view(buf.data(), cut), buf.size(), lines, piece_bytes, piece_index, fn);
     std::memmove(buf.data(), buf.data() + cut, have - cut);
     have -= cut;
     if (eof) break;

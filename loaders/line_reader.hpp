@@ -45,11 +45,14 @@ class LineReader {
 
 /// Whole lines of a text file, handed to a worker: `text` ends after a '\n' (or at the end of the
 /// file); its first line is line `first_line` (1-based) of the file; `index` numbers the pieces of the
-/// file from 0 in file order, so that per-piece results can be put back in order.
+/// file from 0 in file order, so that per-piece results can be put back in order. `padding` bytes after
+/// the text may be read (not written, not relied on: they are later pieces' or slack), as simdjson's
+/// padding: a parser may then read a line in place.
 struct LinePiece {
   std::string_view text;
   size_t first_line = 1;
   size_t index = 0;
+  size_t padding = 0;
 };
 
 /// Reads `path` (gzip or plain, as LineReader) in pieces of about `piece_bytes` cut at line ends and

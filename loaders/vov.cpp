@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 #include <tbb/concurrent_unordered_map.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <toml++/toml.h>
@@ -27,20 +28,26 @@ namespace {
 
 constexpr double kUnbounded = 1e18;  // VOV's MAXINT: an uncountable resource a tasker offers
 
-// A job as read: what is its own (id, times, line) and its kind, the index of what its expansion
-// depends on (list, tool, owner, group, priority level, duration: a job category's).
-struct VovJob {
-  std::string id;
-  uint64_t id_hash = 0;
-  uint32_t kind = 0;
-  size_t line = 0;
-  double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
-};
-
-// The jobs of one piece of jobs.jsonl, read on one thread (their kinds numbered by the shared KindTable).
+// The jobs of one piece of jobs.jsonl as read on one thread, as columns: each job's kind (the index
+// of what its expansion depends on: list, tool, owner, group, priority level, duration, a job
+// category's; numbered by the shared KindTable, then densely), its line, and what is its own (id,
+// times), laid out as JobBuilder::CopiedJobs takes them.
 struct JobPiece {
-  std::vector<VovJob> jobs;
+  size_t first_line = 1;         // the piece's first line in the file
+  std::vector<uint32_t> kind;    // per job
+  std::vector<uint32_t> line;    // per job: its line in the file is first_line + line
+  std::string id_text;           // the ids one after another
+  std::vector<uint32_t> id_end;  // job i's id ends at id_end[i] in id_text
+  std::vector<uint64_t> id_hash;
+  std::vector<double> submit, runtime, walltime;
   std::optional<LoadError> error;  // the first in the piece: later lines are not read
+
+  size_t size() const noexcept { return kind.size(); }
+  std::string_view id(size_t i) const noexcept {
+    const size_t from = i == 0 ? 0 : id_end[i - 1];
+    return std::string_view(id_text).substr(from, id_end[i] - from);
+  }
+  size_t line_of(size_t i) const noexcept { return first_line + line[i]; }
 };
 
 // The fields of a job's kind as read (views into the parser's buffer, valid until the next line).
@@ -65,18 +72,26 @@ void kind_key(const KindView& r, std::string_view tool, std::string& key) {
 
 // The kinds met so far, shared by the threads reading pieces: looked up by key, added once. A kind's
 // number comes from a counter (one lost to a race stays unused); numbers are made dense, in the order
-// the file shows the kinds, once every piece is read.
+// the file shows the kinds, once every piece is read. Each thread looks in a table of its own first
+// (open addressing over the keys' hashes: the shared table's lists cost a cache miss a step), the
+// shared one only for a kind it has not met.
 class KindTable {
  public:
-  uint32_t find_or_add(const std::string& key, const KindView& r) {
-    if (const auto it = index_.find(key); it != index_.end()) return it->second.first;
-    const uint32_t id = next_.fetch_add(1, std::memory_order_relaxed);
-    // the node is built whole before another thread can find it
-    const auto [it, fresh] = index_.emplace(
-        key,
-        std::make_pair(id, vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
-                                             std::string(r.group), std::string(r.priority), r.expected_duration}));
-    return it->second.first;  // another thread's number if it added the kind meanwhile
+  uint32_t find_or_add(std::string_view key, const KindView& r) {
+    Local& mine = local_.local();
+    const uint64_t h = std::hash<std::string_view>{}(key);
+    size_t s = h & mine.mask;
+    for (;; s = (s + 1) & mine.mask) {
+      const Local::Slot& slot = mine.slots[s];
+      if (slot.kind == kNone) break;
+      if (slot.hash == h && mine.key(slot) == key) return slot.kind;
+    }
+    const uint32_t kind = find_or_add_shared(key, r);
+    if (mine.keys.size() + key.size() > UINT32_MAX) return kind;  // 4 GiB of keys met: no more cached
+    mine.slots[s] = {h, kind, static_cast<uint32_t>(mine.keys.size()), static_cast<uint32_t>(key.size())};
+    mine.keys.append(key);
+    if (++mine.used * 2 > mine.slots.size()) mine.grow();
+    return kind;
   }
   /// After reading: the kinds by number (nullptr for a number lost to a race).
   std::vector<vov::JobResources*> by_number() {
@@ -86,8 +101,41 @@ class KindTable {
   }
 
  private:
+  uint32_t find_or_add_shared(std::string_view key, const KindView& r) {
+    const std::string k(key);
+    if (const auto it = index_.find(k); it != index_.end()) return it->second.first;
+    const uint32_t id = next_.fetch_add(1, std::memory_order_relaxed);
+    // the node is built whole before another thread can find it
+    const auto [it, fresh] = index_.emplace(
+        k, std::make_pair(id, vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
+                                                std::string(r.group), std::string(r.priority), r.expected_duration}));
+    return it->second.first;  // another thread's number if it added the kind meanwhile
+  }
+  // One thread's kinds: slots of (hash, number, where its key is in `keys`), at most half full.
+  struct Local {
+    struct Slot {
+      uint64_t hash = 0;
+      uint32_t kind = kNone, at = 0, size = 0;
+    };
+    std::vector<Slot> slots = std::vector<Slot>(1024);
+    size_t mask = 1023, used = 0;
+    std::string keys;
+    std::string_view key(const Slot& s) const noexcept { return std::string_view(keys).substr(s.at, s.size); }
+    void grow() {
+      std::vector<Slot> old(2 * slots.size());
+      old.swap(slots);
+      mask = slots.size() - 1;
+      for (const Slot& o : old) {
+        if (o.kind == kNone) continue;
+        size_t s = o.hash & mask;
+        while (slots[s].kind != kNone) s = (s + 1) & mask;
+        slots[s] = o;
+      }
+    }
+  };
   tbb::concurrent_unordered_map<std::string, std::pair<uint32_t, vov::JobResources>> index_;
   std::atomic<uint32_t> next_{0};
+  tbb::enumerable_thread_specific<Local> local_;
 };
 
 void read_piece(const std::string& path, const LinePiece& piece, const std::vector<std::string>& wrappers,
@@ -97,18 +145,27 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
   PieceLines in(piece);
   std::string_view line;
   std::string numbers[6];  // a text field given as a number, as text
-  out.jobs.reserve(piece.text.size() / 128);
+  // Bytes that may be read past the piece: a line with simdjson's padding readable after it is parsed
+  // where it is, another is copied first.
+  const char* const readable_end = piece.text.data() + piece.text.size() + piece.padding;
+  out.first_line = piece.first_line;
+  const size_t guess = piece.text.size() / 128;
+  out.kind.reserve(guess);
+  out.line.reserve(guess);
+  out.id_end.reserve(guess);
+  out.id_hash.reserve(guess);
+  for (auto* v : {&out.submit, &out.runtime, &out.walltime}) v->reserve(guess);
   try {
     while (in.next(line)) {
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
       const size_t ln = in.line();
       simdjson::dom::element doc;
-      if (auto err = parser.parse(line.data(), line.size(), true).get(doc))
+      const bool padded = line.data() + line.size() + simdjson::SIMDJSON_PADDING <= readable_end;
+      if (auto err = parser.parse(line.data(), line.size(), !padded).get(doc))
         throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
       simdjson::dom::object obj;
       if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
-      VovJob j;
-      j.line = ln;
+      double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
       KindView r;
       std::string_view id;
       for (auto field : obj) {
@@ -134,48 +191,65 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
         else if (name == "group") text(r.group, 4);
         else if (name == "priority") text(r.priority, 5);
         else if (name == "expected_duration") number(r.expected_duration);
-        else if (name == "submit") number(j.submit);
-        else if (name == "runtime") number(j.runtime);
-        else if (name == "walltime") number(j.walltime);
+        else if (name == "submit") number(submit);
+        else if (name == "runtime") number(runtime);
+        else if (name == "walltime") number(walltime);
         else throw LoadError(path, ln, std::string(name), "unknown key");
       }
       if (id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
-      j.id.assign(id);
-      j.id_hash = std::hash<std::string_view>{}(id);
+      if (out.id_text.size() + id.size() > UINT32_MAX)  // a piece is at most a few lines of 64 MiB
+        throw LoadError(path, ln, "id", "more than 4 GiB of ids in one piece of the file");
       kind_key(r, vov::tool_of(r.command, wrappers), key);
-      j.kind = kinds.find_or_add(key, r);
-      out.jobs.push_back(std::move(j));
+      out.kind.push_back(kinds.find_or_add(key, r));
+      out.line.push_back(static_cast<uint32_t>(ln - piece.first_line));
+      out.id_text.append(id);
+      out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
+      out.id_hash.push_back(std::hash<std::string_view>{}(id));
+      out.submit.push_back(submit);
+      out.runtime.push_back(runtime);
+      out.walltime.push_back(walltime);
     }
   } catch (const LoadError& e) {
     out.error = e;
   }
 }
 
-// The first job (in file order) whose id an earlier job has: (its index, the earlier one's), or none.
-// JobIds' check run in parallel: partitioned by hash over the threads; each partition scans the ids in
-// order, so its first repeat is its earliest.
-std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<VovJob*>& jobs) {
+// The first job (in file order) whose id an earlier job has: (its index, the earlier one's), indices
+// counting the pieces' jobs in order; or none. JobIds' check run in parallel: partitioned by hash over
+// the threads; each partition scans the ids in order, so its first repeat is its earliest.
+std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<const JobPiece*>& pieces) {
   const size_t parts = std::max<size_t>(1, static_cast<size_t>(tbb::this_task_arena::max_concurrency()));
   std::vector<std::optional<std::pair<size_t, size_t>>> found(parts);
   tbb::parallel_for(size_t{0}, parts, [&](size_t p) {
     size_t mine = 0;
-    for (const VovJob* j : jobs) mine += (j->id_hash >> 40) % parts == p;
+    for (const JobPiece* piece : pieces)
+      for (uint64_t h : piece->id_hash) mine += (h >> 40) % parts == p;
     size_t cap = 1024;
     while (cap < 2 * mine) cap *= 2;
-    std::vector<uint32_t> slots(cap, UINT32_MAX);  // job index, UINT32_MAX: empty
+    struct Slot {
+      uint64_t hash;
+      uint32_t piece = UINT32_MAX, at = 0;  // piece UINT32_MAX: empty
+    };
+    std::vector<Slot> slots(cap);
     const size_t mask = cap - 1;
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      const VovJob& j = *jobs[i];
-      if ((j.id_hash >> 40) % parts != p) continue;
-      for (size_t s = j.id_hash & mask;; s = (s + 1) & mask) {
-        if (slots[s] == UINT32_MAX) {
-          slots[s] = static_cast<uint32_t>(i);
-          break;
-        }
-        const VovJob& o = *jobs[slots[s]];
-        if (o.id_hash == j.id_hash && o.id == j.id) {
-          found[p] = std::make_pair(i, size_t{slots[s]});
-          return;
+    size_t index = 0;  // of the job in the file's order
+    std::vector<size_t> start(pieces.size());
+    for (size_t q = 0; q < pieces.size(); ++q) {
+      start[q] = index;
+      const JobPiece& piece = *pieces[q];
+      for (size_t i = 0; i < piece.size(); ++i, ++index) {
+        const uint64_t h = piece.id_hash[i];
+        if ((h >> 40) % parts != p) continue;
+        for (size_t s = h & mask;; s = (s + 1) & mask) {
+          Slot& slot = slots[s];
+          if (slot.piece == UINT32_MAX) {
+            slot = {h, static_cast<uint32_t>(q), static_cast<uint32_t>(i)};
+            break;
+          }
+          if (slot.hash == h && pieces[slot.piece]->id(slot.at) == piece.id(i)) {
+            found[p] = std::make_pair(index, start[slot.piece] + slot.at);
+            return;
+          }
         }
       }
     }
@@ -349,7 +423,9 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   std::vector<vov::JobResources> kinds;
   const std::vector<vov::JobResources*> by_number = table.by_number();
   std::vector<uint32_t> dense(by_number.size(), kNone);
-  std::vector<VovJob*> order;  // the jobs in file order
+  std::vector<const JobPiece*> pieces;  // in file order
+  std::vector<size_t> start;            // the index of each piece's first job
+  size_t jobs = 0;
   size_t bad_line = SIZE_MAX;  // the first line a piece could not read
   const LoadError* bad = nullptr;
   for (auto& [index, piece] : done) {
@@ -358,19 +434,28 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       bad_line = p.error->line;
       bad = &*p.error;
     }
-    for (VovJob& j : p.jobs) {
-      if (dense[j.kind] == kNone) {
-        dense[j.kind] = static_cast<uint32_t>(kinds.size());
-        kinds.push_back(std::move(*by_number[j.kind]));
+    for (uint32_t& k : p.kind) {
+      if (dense[k] == kNone) {
+        dense[k] = static_cast<uint32_t>(kinds.size());
+        kinds.push_back(std::move(*by_number[k]));
       }
-      j.kind = dense[j.kind];
-      order.push_back(&j);
+      k = dense[k];
     }
+    pieces.push_back(&p);
+    start.push_back(jobs);
+    jobs += p.size();
   }
+  auto locate = [&](size_t j) {  // a job's (piece, index in it)
+    const size_t q = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), j) - start.begin()) - 1;
+    return std::make_pair(pieces[q], j - start[q]);
+  };
   // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
-  if (const auto rep = first_repeated_id(order); rep && order[rep->first]->line < bad_line)
-    throw JobIds::duplicate_id(jobs_jsonl, order[rep->first]->line, "id", order[rep->first]->id,
-                               order[rep->second]->line);
+  if (const auto rep = first_repeated_id(pieces)) {
+    const auto [later, i] = locate(rep->first);
+    const auto [earlier, e] = locate(rep->second);
+    if (later->line_of(i) < bad_line)
+      throw JobIds::duplicate_id(jobs_jsonl, later->line_of(i), "id", std::string(later->id(i)), earlier->line_of(e));
+  }
   if (bad != nullptr) throw *bad;
   // The expansion depends only on the job's kind: done once per kind, in parallel, shared by its jobs.
   std::vector<vov::Expansion> exp(kinds.size());
@@ -486,18 +571,19 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   }
   const JobTable prototypes = std::move(protos).build();
   std::vector<std::pair<uint32_t, std::string>> rejected;  // (job, reason): jobs of a kind with a reason
-  for (size_t j = 0; j < order.size(); ++j)
-    if (const VovJob& v = *order[j]; !why[v.kind].empty())
-      rejected.emplace_back(static_cast<uint32_t>(j),
-                            fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, v.line, v.id, why[v.kind]));
-  std::vector<JobBuilder::LikeJob> batch(order.size());
-  tbb::parallel_for(size_t{0}, order.size(), [&](size_t j) {
-    VovJob& v = *order[j];
-    batch[j] = {v.kind, std::move(v.id), v.submit, v.runtime, v.walltime};
-  });
+  std::vector<JobBuilder::CopiedJobs> copied;
+  for (size_t q = 0; q < pieces.size(); ++q) {
+    const JobPiece& p = *pieces[q];
+    for (size_t i = 0; i < p.size(); ++i)
+      if (!why[p.kind[i]].empty())
+        rejected.emplace_back(
+            static_cast<uint32_t>(start[q] + i),
+            fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, p.line_of(i), p.id(i), why[p.kind[i]]));
+    copied.push_back({p.kind, p.id_text, p.id_end, p.submit, p.runtime, p.walltime});
+  }
   JobBuilder jb(ds.catalog);
   try {
-    jb.add_copies(prototypes, batch);
+    jb.add_copies(prototypes, copied);
   } catch (const ValueError& e) {  // a negative or infinite time: the reader took numbers >= 0 only
     throw LoadError(jobs_jsonl, 0, "", e.what());
   }

@@ -281,7 +281,8 @@ TEST(Request, InternedRequestsAreShared) {
 // JobBuilder::add_copies (how the Accelerator loader adds a million jobs): each copy equals a job built
 // field by field with its prototype's owner, group, request, amounts and note and its own id and times,
 // in a table whose dictionaries and requests it maps (the prototypes' table interned them in another
-// order); a bad prototype index or time is refused before any job is added.
+// order); the jobs come as pieces of columns (of uneven sizes, one empty) added in order; a bad prototype
+// index, time, id column or column length is refused before any job is added.
 TEST(Request, CopiesOfPrototypesEqualJobsBuiltFieldByField) {
   const Catalog cat = catalog();
   const uint32_t mem = *cat.find("mem");
@@ -299,27 +300,61 @@ TEST(Request, CopiesOfPrototypesEqualJobsBuiltFieldByField) {
   by_field.set_request(parse_request("arch==x86 && speed>=1", cat));
   by_copy.add("first", "carol", "bio", 0, 0);
   by_copy.set_request(parse_request("arch==x86 && speed>=1", cat));
-  std::vector<JobBuilder::LikeJob> batch;
+  // the jobs' own columns, cut into pieces
+  struct Columns {
+    std::vector<uint32_t> like, id_end;
+    std::string id_text;
+    std::vector<double> submit, runtime, walltime;
+    JobBuilder::CopiedJobs view() const { return {like, id_text, id_end, submit, runtime, walltime}; }
+  };
+  std::vector<Columns> pieces(4);
+  const size_t cut[] = {0, 7000, 7000, 12001, 20000};  // piece 1 is empty
   std::mt19937 rng(3);
-  for (int i = 0; i < 20000; ++i) {  // more than one parallel grain
+  for (size_t i = 0; i < 20000; ++i) {  // more than one parallel grain
     const uint32_t p = rng() % 2;
-    const double submit = i, runtime = rng() % 100, walltime = i % 3 ? 200.0 : std::nan("");
+    const double submit = static_cast<double>(i), runtime = rng() % 100, walltime = i % 3 ? 200.0 : std::nan("");
     const std::string id = "j" + std::to_string(i);
     by_field.add(id, p ? "bob" : "alice", p ? "chem" : "phys", 0, submit);
     by_field.set_request(parse_request(p ? "arch==x86" : "speed>=8", cat));
     if (!p) by_field.set_amount(mem, 2048);
     if (p) by_field.set_note(static_cast<uint32_t>(by_field.size() - 1), "depth limit");
     by_field.set_times(runtime, walltime);
-    batch.push_back({p, id, submit, runtime, walltime});
+    size_t k = 0;
+    while (i >= cut[k + 1]) ++k;
+    Columns& c = pieces[k];
+    c.like.push_back(p);
+    c.id_text += id;
+    c.id_end.push_back(static_cast<uint32_t>(c.id_text.size()));
+    c.submit.push_back(submit);
+    c.runtime.push_back(runtime);
+    c.walltime.push_back(walltime);
   }
-  auto bad = batch;
-  bad[5].like = 2;
-  EXPECT_THROW(by_copy.add_copies(pt, bad), ValueError);
-  bad = batch;
-  bad[7].runtime = -1;
-  EXPECT_THROW(by_copy.add_copies(pt, bad), ValueError);
-  EXPECT_EQ(by_copy.size(), 1u) << "nothing added by a refused batch";
-  by_copy.add_copies(pt, batch);
+  ASSERT_TRUE(pieces[1].like.empty());
+  auto views = [](const std::vector<Columns>& cs) {
+    std::vector<JobBuilder::CopiedJobs> v;
+    for (const Columns& c : cs) v.push_back(c.view());
+    return v;
+  };
+  auto refused = [&](auto change, const char* what) {
+    std::vector<Columns> bad = pieces;
+    change(bad);
+    try {
+      by_copy.add_copies(pt, views(bad));
+      ADD_FAILURE() << what << ": not refused";
+    } catch (const ValueError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused([](auto& b) { b[2].like[5] = 2; }, "prototype").find("job j7005: no prototype 2"),
+            std::string::npos);
+  EXPECT_NE(refused([](auto& b) { b[3].runtime[7] = -1; }, "time").find("job j12008"), std::string::npos);
+  EXPECT_NE(refused([](auto& b) { b[0].walltime[9] = INFINITY; }, "infinite").find("job j9"), std::string::npos);
+  refused([](auto& b) { std::swap(b[0].id_end[3], b[0].id_end[4]); }, "ids going down");
+  refused([](auto& b) { b[0].id_end.back() += 1; }, "an id past the text");
+  refused([](auto& b) { b[3].submit.pop_back(); }, "a short column");
+  EXPECT_EQ(by_copy.size(), 1u) << "nothing added by a refused call";
+  by_copy.add_copies(pt, views(pieces));
   const JobTable want = std::move(by_field).build(), got = std::move(by_copy).build();
   ASSERT_EQ(got.size(), want.size());
   EXPECT_EQ(got.id, want.id);

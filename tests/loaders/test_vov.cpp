@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
+#include <zlib.h>
 
 #include "engine/matcher.hpp"
 #include "engine/simulation.hpp"
@@ -157,6 +158,62 @@ TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
     EXPECT_EQ(again.jobs.request_text, ds.jobs.request_text) << threads << " threads";
   }
   for (const std::string& p : written) std::remove(p.c_str());  // 10 MB each
+}
+
+// Thousands of kinds (12,500: 2,500 lists by 5 owners) met in every piece on every thread, so each
+// thread's own table of kinds grows many times and most kinds are met by two threads: each job keeps
+// its own list, owner and id (escaped in JSON on some lines), CR LF lines and a last line without its
+// newline read as the others, the gzipped file (read in blocks) gives the same table, and one thread
+// and four give the same requests in the same order.
+TEST(VovFormat, ThousandsOfKindsOverPiecesKeepEachJobsOwn) {
+  const std::string dir = ::testing::TempDir();
+  const std::string taskers = dir + "/colmatch-vov-kinds-t.tcl", plain = dir + "/colmatch-vov-kinds.jsonl",
+                    gz = dir + "/colmatch-vov-kinds.jsonl.gz";
+  {
+    FILE* f = std::fopen(taskers.c_str(), "w");
+    std::fputs("vtk_tasker_define a -resources \"big\"\n", f);
+    std::fclose(f);
+  }
+  const std::string pad(200, 'p');  // ~270 bytes a line: 40,000 lines are three pieces
+  const int n = 40000;
+  std::string text;
+  for (int i = 0; i < n; ++i) {
+    const std::string id = i % 7 == 0 ? fmt::format("j\\u00e9{}", i) : fmt::format("j{}", i);
+    text += fmt::format(R"({{"id": "{}", "resources": "r{}", "command": "vov tool{} {}", "owner": "u{}"}})", id,
+                        i % 2500, i % 3, pad, i % 5);
+    if (i + 1 < n) text += i % 11 == 0 ? "\r\n" : "\n";
+  }
+  {
+    FILE* f = std::fopen(plain.c_str(), "wb");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    gzFile g = gzopen(gz.c_str(), "wb");
+    gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(g);
+  }
+  const loaders::Dataset ds = loaders::load_vov(taskers, "", plain);
+  ASSERT_EQ(ds.jobs.size(), static_cast<size_t>(n));
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    const std::string id = j % 7 == 0 ? fmt::format("j\u00e9{}", j) : fmt::format("j{}", j);
+    ASSERT_EQ(ds.jobs.id[j], id);
+    ASSERT_EQ(ds.jobs.owners.value(ds.jobs.owner[j]), fmt::format("u{}", j % 5)) << j;
+    ASSERT_FALSE(ds.jobs.rejected(j)) << j;
+    ASSERT_NE(ds.jobs.request_text[ds.jobs.request[j]].find(fmt::format("resources==\"r{}\"", j % 2500)),
+              std::string::npos)
+        << j << ": " << ds.jobs.request_text[ds.jobs.request[j]];
+  }
+  const loaders::Dataset zipped = loaders::load_vov(taskers, "", gz);
+  EXPECT_EQ(zipped.jobs.id, ds.jobs.id);
+  EXPECT_EQ(zipped.jobs.request, ds.jobs.request);
+  EXPECT_EQ(zipped.jobs.request_text, ds.jobs.request_text);
+  for (const int threads : {1, 4}) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    const loaders::Dataset again = loaders::load_vov(taskers, "", plain);
+    EXPECT_EQ(again.jobs.request, ds.jobs.request) << threads << " threads";
+    EXPECT_EQ(again.jobs.request_text, ds.jobs.request_text) << threads << " threads";
+    EXPECT_EQ(again.jobs.owner, ds.jobs.owner) << threads << " threads";
+  }
+  for (const std::string& p : {taskers, plain, gz}) std::remove(p.c_str());
 }
 
 // Issue 10: a job that waits because a counted map has nothing left says which map (its farm-wide
