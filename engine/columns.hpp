@@ -397,8 +397,9 @@ class JobBuilder {
   /// walltime: owner, group, priority, slots, rule, hard and soft request, amounts, utilization,
   /// credentials, hold and note; not a rejection (the loader rejects per job, naming it) nor
   /// dependencies. Dictionaries and requests are mapped once per prototype; the columns are filled in
-  /// parallel (oneTBB), with no lookup per job. Throws ValueError, before adding any, naming the first
-  /// job whose `like` is not a prototype, whose time is negative or infinite, or whose columns are short.
+  /// parallel (oneTBB), with no lookup per job. Throws ValueError, before adding any: for a piece whose
+  /// columns differ in length or whose id ends go down, else naming the first job whose `like` is not
+  /// a prototype or whose time (submit, runtime, walltime) is negative or infinite.
   void add_copies(const JobTable& protos, std::span<const CopiedJobs> pieces);
   /// Sets the hard request of the last job from text (see request.hpp). Throws RequestError.
   void set_request(std::string_view text);
