@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
 #include "engine/capacity.hpp"
@@ -14,6 +17,48 @@
 namespace colmatch {
 namespace {
 
+// Clause masks already computed by one thread in one compute_eligibility call, by the clause's bytes:
+// categories share most of their clauses (an Accelerator farm's 6,757 categories ask some thousand
+// distinct ones), and a clause's mask over the taskers depends on nothing else. Bounded: past
+// kBudgetBytes of masks a thread computes the rest each time.
+class ClauseMasks {
+ public:
+  static constexpr size_t kBudgetBytes = size_t{64} << 20;
+  /// The clause's identity: every field, lengths before texts (two clauses with one key are equal).
+  static void key_of(const Clause& c, std::string& key) {
+    key.clear();
+    auto put = [&key](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
+    const auto op = static_cast<uint8_t>(c.op);
+    const uint8_t expression = c.expression ? 1 : 0;
+    const auto nums = static_cast<uint32_t>(c.nums.size()), strs = static_cast<uint32_t>(c.strs.size());
+    put(&c.attr, sizeof c.attr);
+    put(&op, 1);
+    put(&expression, 1);
+    put(&nums, sizeof nums);
+    for (const double v : c.nums) put(&v, sizeof v);
+    put(&strs, sizeof strs);
+    for (const std::string& t : c.strs) {
+      const auto n = static_cast<uint32_t>(t.size());
+      put(&n, sizeof n);
+      key.append(t);
+    }
+  }
+  const std::vector<uint64_t>* find(const std::string& key) const {
+    const auto it = masks_.find(key);
+    return it == masks_.end() ? nullptr : &it->second;
+  }
+  void add(const std::string& key, const uint64_t* mask, size_t words) {
+    const size_t bytes = words * sizeof(uint64_t) + key.size();
+    if (bytes_ + bytes > kBudgetBytes) return;
+    bytes_ += bytes;
+    masks_.emplace(key, std::vector<uint64_t>(mask, mask + words));
+  }
+
+ private:
+  std::unordered_map<std::string, std::vector<uint64_t>> masks_;
+  size_t bytes_ = 0;
+};
+
 class Evaluator {
  public:
   // One value against a clause, without building the clause's plan: used for single values (the
@@ -21,8 +66,8 @@ class Evaluator {
   // dictionary (patterns over host names would).
   static bool value_holds(const Clause& c, const Column& col, double num, uint32_t id);
 
-  Evaluator(const TaskerTable& t, const kernels::KernelTable& k)
-      : t_(t), k_(k), n_(t.size()), nw_(kernels::words_for(t.size())) {}
+  Evaluator(const TaskerTable& t, const kernels::KernelTable& k, ClauseMasks* memo = nullptr)
+      : t_(t), k_(k), n_(t.size()), nw_(kernels::words_for(t.size())), memo_(memo) {}
 
   void eval(const Request& r, uint64_t* out, size_t depth = 0) {
     switch (r.kind) {
@@ -220,6 +265,20 @@ class Evaluator {
   // one row): every level that defines the attribute must match; a level without it defers; a tasker
   // with no level defining it fails the clause.
   void clause(const Clause& c, uint64_t* out) {
+    if (memo_ == nullptr) {
+      compute_clause(c, out);
+      return;
+    }
+    ClauseMasks::key_of(c, key_);
+    if (const std::vector<uint64_t>* mask = memo_->find(key_)) {
+      std::copy(mask->begin(), mask->end(), out);
+      return;
+    }
+    compute_clause(c, out);
+    memo_->add(key_, out, nw_);
+  }
+
+  void compute_clause(const Clause& c, uint64_t* out) {
     const Column& col = t_.columns[c.attr];
     const Plan p = plan(c, col);
     if (!col.multi_level()) {
@@ -278,6 +337,8 @@ class Evaluator {
   std::vector<std::vector<uint64_t>> bufs_;
   std::vector<uint64_t> clause_buf_, level_buf_;
   std::vector<uint32_t> lut_;
+  ClauseMasks* memo_;
+  std::string key_;
 };
 
 bool Evaluator::value_holds(const Clause& c, const Column& col, double num, uint32_t id) {
@@ -448,10 +509,12 @@ std::string pending_reason(const Catalog& catalog, const Request& request, const
   return "no eligible tasker";
 }
 
-void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
-                    std::vector<EligibilityStep>* steps, const std::vector<ChargeKind>* kinds) {
-  Evaluator ev(taskers, k);
+namespace {
+
+void eligible_words_with(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                         const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
+                         std::vector<EligibilityStep>* steps, const std::vector<ChargeKind>* kinds, ClauseMasks* memo) {
+  Evaluator ev(taskers, k, memo);
   if (steps != nullptr) ev.eval_steps(request, out, *steps);
   else ev.eval(request, out);
   const auto& cons = catalog.consumables();
@@ -491,6 +554,28 @@ void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Re
     }
     if (steps != nullptr) steps->push_back({-1, -1, pass, k.popcount(out, nw), static_cast<int32_t>(a)});
   }
+}
+
+CategoryEligibility evaluate_category_with(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                                           const Request* soft, const std::vector<double>& need,
+                                           const kernels::KernelTable& k, const std::vector<ChargeKind>* kinds,
+                                           ClauseMasks* memo) {
+  CategoryEligibility e;
+  const size_t n = taskers.size(), nw = kernels::words_for(n);
+  std::vector<uint64_t> words(nw);
+  eligible_words_with(catalog, taskers, request, need, k, words.data(), &e.steps, kinds, memo);
+  const uint64_t count = k.popcount(words.data(), nw);
+  if (soft != nullptr && count > 0) e.tiers = soft_tiers(taskers, *soft, words.data(), k);
+  e.eligible = kernels::TaskerSet::from_words(std::move(words), n, count);
+  return e;
+}
+
+}  // namespace
+
+void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
+                    std::vector<EligibilityStep>* steps, const std::vector<ChargeKind>* kinds) {
+  eligible_words_with(catalog, taskers, request, need, k, out, steps, kinds, nullptr);
 }
 
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
@@ -552,14 +637,7 @@ std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Req
 CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                                       const Request* soft, const std::vector<double>& need,
                                       const kernels::KernelTable& k, const std::vector<ChargeKind>* kinds) {
-  CategoryEligibility e;
-  const size_t n = taskers.size(), nw = kernels::words_for(n);
-  std::vector<uint64_t> words(nw);
-  eligible_words(catalog, taskers, request, need, k, words.data(), &e.steps, kinds);
-  const uint64_t count = k.popcount(words.data(), nw);
-  if (soft != nullptr && count > 0) e.tiers = soft_tiers(taskers, *soft, words.data(), k);
-  e.eligible = kernels::TaskerSet::from_words(std::move(words), n, count);
-  return e;
+  return evaluate_category_with(catalog, taskers, request, soft, need, k, kinds, nullptr);
 }
 
 void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Request& request, const Request* soft,
@@ -587,11 +665,14 @@ std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, con
   // Grain 4: one category costs (clauses x taskers / 64) word operations, a few microseconds for
   // 10k taskers. Grains 1 to 64 measured within noise of each other (3.1-3.5 ms for 944 categories
   // x 10k taskers, BENCHMARKS.md); a small grain keeps both cores busy when categories are few.
+  // Each thread keeps the clause masks it computed for the categories it evaluates next.
+  tbb::enumerable_thread_specific<ClauseMasks> memos;
   tbb::parallel_for(tbb::blocked_range<size_t>(0, cats.size(), 4), [&](const tbb::blocked_range<size_t>& r) {
+    ClauseMasks& memo = memos.local();
     for (size_t c = r.begin(); c != r.end(); ++c)
-      out[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]],
-                                 cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.need[c], k,
-                                 &cats.charge_kind[c]);
+      out[c] = evaluate_category_with(catalog, taskers, jobs.requests[cats.request[c]],
+                                      cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.need[c], k,
+                                      &cats.charge_kind[c], &memo);
   });
   return out;
 }

@@ -1,6 +1,10 @@
 // Eligibility (engine/eligibility.hpp): the kernel (mask) path against the row path, capacity as a
 // `>= need` clause under the strict hierarchy, soft tiers, and one-bit refreshes of a cached category.
+#include <map>
+#include <string>
+
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/eligibility.hpp"
@@ -199,6 +203,55 @@ TEST(Eligibility, RefreshTaskerEqualsAFreshEvaluation) {
 }
 
 }  // namespace
+
+// compute_eligibility keeps, per thread, the masks of the clauses it computed and reuses them for the
+// next categories that ask the same clause (the Accelerator farm's 6,757 categories ask about a thousand
+// distinct ones): every category's eligible set, soft tiers and steps equal evaluate_category's, which
+// computes each clause afresh, on random farms whose templates share clauses (few attribute values,
+// levels, soft requests, Grid Engine 8.1.9 expressions), on one thread and on four.
+TEST(Eligibility, ClausesComputedOnceEqualClausesComputedPerCategory) {
+  size_t shared = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    synth::SynthSpec s;
+    s.seed = seed;
+    s.taskers = 50 + seed * 7;
+    s.jobs = 400;
+    s.categories = 120;
+    s.levels = seed % 2 == 0;
+    s.soft = seed % 3 == 0 ? 0.5 : 0.0;
+    s.sge_819 = seed % 4 == 1;
+    s.max_depth = static_cast<int>(seed % 3);
+    const auto ds = synth::generate(s);
+    const Categories cats = categorize(ds.catalog, ds.jobs);
+    std::map<std::string, int> clauses;  // how many categories ask each clause text (top-level terms)
+    for (size_t c = 0; c < cats.size(); ++c) {
+      const Request& r = ds.jobs.requests[cats.request[c]];
+      if (r.kind == Request::Kind::And)
+        for (const Request& k : r.kids) ++clauses[canonical_text(k, ds.catalog)];
+    }
+    for (const auto& [text, n] : clauses) shared += n > 1;
+    for (const int threads : {1, 4}) {
+      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+      const auto all = compute_eligibility(ds.catalog, ds.taskers, ds.jobs, cats, kernels::active());
+      ASSERT_EQ(all.size(), cats.size());
+      for (size_t c = 0; c < cats.size(); ++c) {
+        const Request* soft = cats.soft[c] != 0 ? &ds.jobs.requests[cats.soft[c]] : nullptr;
+        const CategoryEligibility one = evaluate_category(ds.catalog, ds.taskers, ds.jobs.requests[cats.request[c]],
+                                                          soft, cats.need[c], kernels::active(), &cats.charge_kind[c]);
+        const std::string ctx = "seed " + std::to_string(seed) + " category " + std::to_string(c);
+        ASSERT_EQ(all[c].eligible.to_vector(), one.eligible.to_vector()) << ctx;
+        ASSERT_EQ(all[c].tiers.size(), one.tiers.size()) << ctx;
+        for (size_t v = 0; v < one.tiers.size(); ++v) ASSERT_EQ(all[c].tiers[v].to_vector(), one.tiers[v].to_vector());
+        ASSERT_EQ(all[c].steps.size(), one.steps.size()) << ctx;
+        for (size_t i = 0; i < one.steps.size(); ++i) {
+          ASSERT_EQ(all[c].steps[i].pass, one.steps[i].pass) << ctx << " step " << i;
+          ASSERT_EQ(all[c].steps[i].after, one.steps[i].after) << ctx << " step " << i;
+        }
+      }
+    }
+  }
+  EXPECT_GT(shared, 100u) << "the farms' categories share clauses";
+}
 
 // Issue 11 (why is my job pending): each step of a category's eligibility chain carries the taskers
 // passing it alone and those left after it, counted on the masks the evaluation builds; here they equal
