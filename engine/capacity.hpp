@@ -70,6 +70,13 @@ class Capacity {
     }
     return true;
   }
+  /// True when a global pool lacks room for its charge: then fits() is false for every tasker (the
+  /// global level is one pool above them all). O(charges).
+  bool global_full(std::span<const Charge> charges) const noexcept {
+    for (const Charge& x : charges)
+      if (!x.queue_only && columns_[x.k]->global().present && !(global_[x.k] >= x.amount)) return true;
+    return false;
+  }
   /// True when no tasker of block b (taskers [64b, 64b + 64)) can take one of the queue-only charges:
   /// the largest free amount there is too small. Exact (the maximum is one of the values).
   bool block_full(std::span<const Charge> charges, size_t b) const noexcept {

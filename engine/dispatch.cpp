@@ -136,6 +136,11 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
   const PreferenceTiers tiers(eligible_[c]);
   const auto& ch = charges_[c];
   const size_t universe = tiers[0].universe();
+  if (cap_.global_full(ch)) {  // no tasker fits (a farm-wide licence or limit is used up): the walk
+    if (policy == AllocationPolicy::GreatestPower)  // would end past the last tasker of every tier
+      for (size_t v = 0; v < tiers.size(); ++v) cursor(c, v) = universe;
+    return false;
+  }
   size_t t = universe;
   for (size_t v = 0; v < tiers.size() && t >= universe; ++v) {
     const kernels::TaskerSet& tier = tiers[v];

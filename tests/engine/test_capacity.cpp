@@ -107,6 +107,32 @@ TEST(Capacity, BlockFullSeesTheLargestFreeAmountOfEach64Taskers) {
   EXPECT_FALSE(c.block_full(ch, 2));
 }
 
+// global_full (dispatch's check before walking a category's taskers): a global pool short of its charge
+// means no tasker fits, whatever the other levels hold; pools of other levels never make it true.
+TEST(Capacity, GlobalFullWhenAFarmWidePoolLacksRoomForItsCharge) {
+  const Farm f;
+  Capacity c = Capacity::configured(f.cat, f.taskers);
+  auto charges = [&](double slots, double lic, double mem) {
+    std::vector<double> need(3, 0.0);
+    need[f.k(f.slots)] = slots;
+    need[f.k(f.lic)] = lic;
+    need[f.k(f.mem)] = mem;
+    return c.charges(need);
+  };
+  EXPECT_FALSE(c.global_full(charges(1, 2, 0))) << "two licences, two asked";
+  EXPECT_TRUE(c.global_full(charges(1, 3, 0))) << "three asked";
+  EXPECT_FALSE(c.global_full(charges(7, 0, 5))) << "host and queue pools too small: not the global level";
+  c.take(charges(1, 1, 0), 5);
+  EXPECT_FALSE(c.global_full(charges(1, 1, 0)));
+  EXPECT_TRUE(c.global_full(charges(1, 2, 0)));
+  c.take(charges(1, 1, 0), 6);
+  const auto one = charges(1, 1, 0);
+  ASSERT_TRUE(c.global_full(one));
+  for (uint32_t t = 0; t < f.taskers.size(); ++t) ASSERT_FALSE(c.fits(one, t)) << "tasker " << t;
+  c.release(one, 5);
+  EXPECT_FALSE(c.global_full(one));
+}
+
 TEST(Capacity, CursorsStartAgainWhenCapacityComesBack) {
   const Farm f(8);
   JobBuilder jb(f.cat);
