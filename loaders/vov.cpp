@@ -1,5 +1,7 @@
 #include "loaders/vov.hpp"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -215,41 +217,62 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
 }
 
 // The first job (in file order) whose id an earlier job has: (its index, the earlier one's), indices
-// counting the pieces' jobs in order; or none. JobIds' check run in parallel: partitioned by hash over
-// the threads; each partition scans the ids in order, so its first repeat is its earliest.
+// counting the pieces' jobs in order; or none. JobIds' check, in parallel: the jobs are scattered by
+// the top byte of their id's hash into 256 buckets (each piece writing its part of every bucket, so a
+// bucket keeps file order), then each bucket is scanned in order with a table of its own, small enough
+// for the cache; a bucket's first repeat is its earliest, and the earliest over the buckets is the file's.
 std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<const JobPiece*>& pieces) {
-  const size_t parts = std::max<size_t>(1, static_cast<size_t>(tbb::this_task_arena::max_concurrency()));
-  std::vector<std::optional<std::pair<size_t, size_t>>> found(parts);
-  tbb::parallel_for(size_t{0}, parts, [&](size_t p) {
-    size_t mine = 0;
-    for (const JobPiece* piece : pieces)
-      for (uint64_t h : piece->id_hash) mine += (h >> 40) % parts == p;
-    size_t cap = 1024;
-    while (cap < 2 * mine) cap *= 2;
-    struct Slot {
-      uint64_t hash;
-      uint32_t piece = UINT32_MAX, at = 0;  // piece UINT32_MAX: empty
-    };
-    std::vector<Slot> slots(cap);
+  constexpr size_t kBuckets = 256;
+  const size_t np = pieces.size();
+  std::vector<size_t> start(np + 1, 0);  // each piece's first job
+  for (size_t p = 0; p < np; ++p) start[p + 1] = start[p] + pieces[p]->size();
+  std::vector<std::array<size_t, kBuckets>> at(np);  // per piece: where its part of each bucket starts
+  tbb::parallel_for(size_t{0}, np, [&](size_t p) {
+    at[p].fill(0);
+    for (const uint64_t h : pieces[p]->id_hash) ++at[p][h >> 56];
+  });
+  std::vector<size_t> bucket(kBuckets + 1, 0);
+  for (size_t b = 0, total = 0; b < kBuckets; ++b) {
+    bucket[b] = total;
+    for (size_t p = 0; p < np; ++p) {
+      const size_t n = at[p][b];
+      at[p][b] = total;
+      total += n;
+    }
+    bucket[b + 1] = total;
+  }
+  std::vector<uint64_t> hash(start[np]);
+  std::vector<uint32_t> job(start[np]);
+  tbb::parallel_for(size_t{0}, np, [&](size_t p) {
+    const JobPiece& piece = *pieces[p];
+    for (size_t i = 0; i < piece.size(); ++i) {
+      const uint64_t h = piece.id_hash[i];
+      const size_t to = at[p][h >> 56]++;
+      hash[to] = h;
+      job[to] = static_cast<uint32_t>(start[p] + i);
+    }
+  });
+  auto id_of = [&](uint32_t j) {
+    const size_t p = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), size_t{j}) - start.begin()) - 1;
+    return pieces[p]->id(j - start[p]);
+  };
+  std::vector<std::optional<std::pair<size_t, size_t>>> found(kBuckets);
+  tbb::parallel_for(size_t{0}, kBuckets, [&](size_t b) {
+    const size_t from = bucket[b], n = bucket[b + 1] - from;
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    std::vector<uint32_t> slots(cap, UINT32_MAX);  // an entry of the bucket, UINT32_MAX: empty
     const size_t mask = cap - 1;
-    size_t index = 0;  // of the job in the file's order
-    std::vector<size_t> start(pieces.size());
-    for (size_t q = 0; q < pieces.size(); ++q) {
-      start[q] = index;
-      const JobPiece& piece = *pieces[q];
-      for (size_t i = 0; i < piece.size(); ++i, ++index) {
-        const uint64_t h = piece.id_hash[i];
-        if ((h >> 40) % parts != p) continue;
-        for (size_t s = h & mask;; s = (s + 1) & mask) {
-          Slot& slot = slots[s];
-          if (slot.piece == UINT32_MAX) {
-            slot = {h, static_cast<uint32_t>(q), static_cast<uint32_t>(i)};
-            break;
-          }
-          if (slot.hash == h && pieces[slot.piece]->id(slot.at) == piece.id(i)) {
-            found[p] = std::make_pair(index, start[slot.piece] + slot.at);
-            return;
-          }
+    for (size_t e = from; e < from + n; ++e) {
+      for (size_t s = hash[e] & mask;; s = (s + 1) & mask) {
+        if (slots[s] == UINT32_MAX) {
+          slots[s] = static_cast<uint32_t>(e - from);
+          break;
+        }
+        const size_t o = from + slots[s];
+        if (hash[o] == hash[e] && id_of(job[o]) == id_of(job[e])) {
+          found[b] = std::make_pair(size_t{job[e]}, size_t{job[o]});
+          return;
         }
       }
     }

@@ -1,6 +1,7 @@
 // `--format vov` (loaders/vov.hpp, issue 10): the demo Accelerator farm (datasets/demo/vov) matched and
 // simulated: maps expanded per job, the greatest-power eligible tasker, a licence pool taken in dispatch
 // order and given back when the job ends, a cycle and a bad list rejected naming the job.
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -108,11 +109,18 @@ TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
   auto line = [&](int id, const std::string& res) {
     return fmt::format("{{\"id\": \"{}\", \"resources\": \"{}\", \"command\": \"{}\"}}\n", id, res, pad);
   };
-  auto jobs_file = [&](const std::string& name, int repeat_at, int repeat_of, int bad_at) {
+  auto jobs_file = [&](const std::string& name, int repeat_at, int repeat_of, int bad_at, int repeat2_at = 0,
+                       int repeat2_of = 0) {
     std::string text;
     for (int i = 1; i <= 40000; ++i) {
       if (i == bad_at) text += "{\"id\": \"x\", \"cores\": 3}\n";
-      else text += line(i == repeat_at ? repeat_of : i, i % 3 == 0 ? "big" : i % 3 == 1 ? "small" : "(oops");
+      else
+        text += line(i == repeat_at    ? repeat_of
+                     : i == repeat2_at ? repeat2_of
+                                       : i,
+                     i % 3 == 0   ? "big"
+                     : i % 3 == 1 ? "small"
+                                  : "(oops");
     }
     return write(name, text);
   };
@@ -132,6 +140,13 @@ TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
   EXPECT_NE(what2.find("field 'cores'"), std::string::npos) << what2;
   auto [line3, what3] = error_of(jobs_file("dup-far.jsonl", 39999, 17, 0));
   EXPECT_EQ(line3, 39999u) << what3;
+  // two ids repeated (in different buckets of the parallel check): the earlier repeat is named
+  for (const auto& [at1, of1, at2, of2] : {std::array<int, 4>{30000, 3, 20000, 10}, {20000, 3, 30000, 10}}) {
+    auto [line4, what4] = error_of(jobs_file("dup-two.jsonl", at1, of1, 0, at2, of2));
+    const int of = at1 == 20000 ? of1 : of2;
+    EXPECT_EQ(line4, 20000u) << what4;
+    EXPECT_NE(what4.find(fmt::format("duplicate job id '{}' (first on line {})", of, of)), std::string::npos) << what4;
+  }
   const loaders::Dataset ds = loaders::load_vov(taskers, "", jobs_file("good.jsonl", 0, 0, 0));
   ASSERT_EQ(ds.jobs.size(), 40000u);
   for (uint32_t j = 0; j < 40000; ++j) {
