@@ -157,4 +157,41 @@ TEST(Results, PiecesAreWrittenInOrder) {
   EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), 30001) << "one row per job (each asks for one tasker)";
 }
 
+// categories.csv formats its rows in parallel: one row per category, in category order, each naming its
+// own hash, job count and request (3,000 categories, more than a thread's share).
+TEST(Results, CategoryRowsAreInCategoryOrder) {
+  loaders::Dataset ds;
+  AttributeDef d;
+  d.name = "arch";
+  const uint32_t arch = ds.catalog.add(d);
+  TaskerBuilder tb(ds.catalog);
+  for (int i = 0; i < 20; ++i) {
+    tb.add(fmt::format("t{}", i), i);
+    tb.set(arch, fmt::format("v{}", i));
+  }
+  ds.taskers = std::move(tb).build();
+  JobBuilder jb(ds.catalog);
+  for (int j = 0; j < 9000; ++j) {
+    jb.add(fmt::format("j{}", j), "u", "g", 0, j);
+    jb.set_request(fmt::format("arch==v{}", (j * 7) % 3000));
+  }
+  ds.jobs = std::move(jb).build();
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  ASSERT_EQ(m.categories.size(), 3000u);
+  const std::string csv = writers::categories_csv(ds, m);
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "category,jobs,slots,eligible_taskers,representation,request,steps");
+  for (size_t c = 0; c < m.categories.size(); ++c) {
+    ASSERT_TRUE(std::getline(in, line)) << "row " << c;
+    std::string request;  // as a CSV field
+    writers::csv_field(request, ds.jobs.request_text[m.categories.request[c]]);
+    ASSERT_EQ(line.rfind(fmt::format("{:016x},{},1,", m.categories.hash[c], m.categories.job_count[c]), 0), 0u)
+        << "row " << c << ": " << line;
+    ASSERT_NE(line.find(request), std::string::npos) << "row " << c << ": " << line;
+  }
+  EXPECT_FALSE(std::getline(in, line)) << "one row per category";
+}
+
 }  // namespace
