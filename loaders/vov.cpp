@@ -480,21 +480,58 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       throw JobIds::duplicate_id(jobs_jsonl, later->line_of(i), "id", std::string(later->id(i)), earlier->line_of(e));
   }
   if (bad != nullptr) throw *bad;
-  // The expansion depends only on the job's kind: done once per kind, in parallel, shared by its jobs.
-  std::vector<vov::Expansion> exp(kinds.size());
-  std::vector<std::string> why(kinds.size());
-  tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
+  // The expansion depends on a kind's list, its duration and those of its appended resources
+  // (Priority:, Tool:, User:, Group:) that a map names: one that no map names is dropped after it is
+  // counted, whatever its name (vov::expand). Kinds alike in these are expanded once, in parallel
+  // (the 1M-job farm's 36,134 kinds are some thousands of expansions), each kind pointing at its
+  // expansion (`rep`); a kind's reason (`why`) is its expansion's until compiling adds one of its own.
+  std::vector<uint32_t> rep(kinds.size());
+  std::vector<uint32_t> reps;  // the first kind of each expansion
+  {
+    std::unordered_map<std::string, uint32_t> seen;
+    std::string key;
+    for (size_t x = 0; x < kinds.size(); ++x) {
+      const vov::JobResources& k = kinds[x];
+      key.clear();
+      auto text = [&](char tag, std::string_view t) {
+        const auto n = static_cast<uint32_t>(t.size());
+        key.push_back(tag);
+        key.append(reinterpret_cast<const char*>(&n), sizeof n).append(t);
+      };
+      auto appended = [&](const std::string& name) {
+        if (maps.count(name)) text('M', name);  // mapped: its name matters
+        else text('U', "");                     // counted only
+      };
+      text('L', k.resources);
+      appended("Priority:" + (k.priority.empty() ? std::string("normal") : k.priority));
+      if (const std::string tool = vov::tool_of(k.command, options.wrappers); !tool.empty()) appended("Tool:" + tool);
+      else text('N', "");  // no Tool: appended at all
+      appended("User:" + k.owner);
+      appended("Group:" + k.group);
+      const double d = std::max(0.0, std::ceil(k.expected_duration));
+      key.append(reinterpret_cast<const char*>(&d), sizeof d);
+      const auto [it, fresh] = seen.try_emplace(key, static_cast<uint32_t>(reps.size()));
+      if (fresh) reps.push_back(static_cast<uint32_t>(x));
+      rep[x] = it->second;
+    }
+  }
+  std::vector<vov::Expansion> exp(reps.size());
+  std::vector<std::string> rep_why(reps.size());
+  tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
     try {
-      exp[x] = vov::expand(
-          kinds[x], maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
-      if (exp[x].outcome == vov::Expansion::Outcome::Cycle) why[x] = "a cycle in the resource maps: " + exp[x].detail;
+      exp[r] = vov::expand(
+          kinds[reps[r]], maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
+      if (exp[r].outcome == vov::Expansion::Outcome::Cycle)
+        rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
     } catch (const vov::ResourceError& e) {
       const std::string what = e.what();
-      why[x] = what.starts_with("no definition of the resource $")
-                   ? what + " (define it in the policy's [policy.vov.dollars], --policy)"
-                   : fmt::format("column {}: {}", e.position, what);
+      rep_why[r] = what.starts_with("no definition of the resource $")
+                       ? what + " (define it in the policy's [policy.vov.dollars], --policy)"
+                       : fmt::format("column {}: {}", e.position, what);
     }
   });
+  std::vector<std::string> why(kinds.size());
+  for (size_t x = 0; x < kinds.size(); ++x) why[x] = rep_why[rep[x]];
   Dataset ds;
   ds.name = "vov";
   for (const std::string& n : quantified) {
@@ -549,45 +586,46 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   ds.taskers = std::move(tb).build();
   // One prototype job per kind: its compiled request and charges (a kind whose list cannot be
   // matched keeps its reason instead); every job is then a copy of its kind's but for id and times.
-  // Kinds whose expansions are alike (the list as text, which parses back to the same list, and the
-  // counted maps held) compile alike: one compiled request and one charge list per distinct expansion
-  // (36,134 kinds, far fewer expansions on the 1M-job farm), interned in the kinds' order.
-  std::vector<std::string> expansion(kinds.size());
-  tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
-    if (!why[x].empty()) return;
-    expansion[x] = vov::to_text(exp[x].expanded);
-    for (const std::string& m : exp[x].held) {
+  // Expansions alike (the list as text, which parses back to the same list, and the counted maps held)
+  // compile alike: one compiled request and one charge list per distinct expansion, interned in the
+  // kinds' order.
+  std::vector<std::string> expansion(reps.size());
+  tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
+    if (!rep_why[r].empty()) return;
+    expansion[r] = vov::to_text(exp[r].expanded);
+    for (const std::string& m : exp[r].held) {
       const auto n = static_cast<uint32_t>(m.size());
-      expansion[x].push_back('\0');
-      expansion[x].append(reinterpret_cast<const char*>(&n), sizeof n).append(m);
+      expansion[r].push_back('\0');
+      expansion[r].append(reinterpret_cast<const char*>(&n), sizeof n).append(m);
     }
   });
-  std::vector<uint32_t> distinct_of(kinds.size(), kNone), distinct;  // a kind's expansion; each one's first kind
+  std::vector<uint32_t> distinct_of(reps.size(), kNone), distinct;  // an expansion's text; each one's first
   {
     std::unordered_map<std::string, uint32_t> seen;
-    for (size_t x = 0; x < kinds.size(); ++x) {
-      if (!why[x].empty()) continue;
-      const auto [it, fresh] = seen.try_emplace(std::move(expansion[x]), static_cast<uint32_t>(distinct.size()));
-      if (fresh) distinct.push_back(static_cast<uint32_t>(x));
-      distinct_of[x] = it->second;
+    for (size_t r = 0; r < reps.size(); ++r) {  // reps in the kinds' order: interned as the kinds show them
+      if (!rep_why[r].empty()) continue;
+      const auto [it, fresh] = seen.try_emplace(std::move(expansion[r]), static_cast<uint32_t>(distinct.size()));
+      if (fresh) distinct.push_back(static_cast<uint32_t>(r));
+      distinct_of[r] = it->second;
     }
   }
   std::vector<Request> compiled(distinct.size());
   std::vector<std::vector<std::pair<uint32_t, double>>> charges(distinct.size());
   tbb::parallel_for(size_t{0}, distinct.size(), [&](size_t d) {
-    const size_t x = distinct[d];
-    compiled[d] = compile(exp[x].expanded, ds.catalog, a_names, true, charges[d]);
-    for (const std::string& m : exp[x].held) charges[d].emplace_back(*ds.catalog.find("map:" + m), 1);
+    const size_t r = distinct[d];
+    compiled[d] = compile(exp[r].expanded, ds.catalog, a_names, true, charges[d]);
+    for (const std::string& m : exp[r].held) charges[d].emplace_back(*ds.catalog.find("map:" + m), 1);
   });
   JobBuilder protos(ds.catalog);
   const std::vector<uint32_t> interned = protos.intern_all(std::move(compiled));
   for (size_t x = 0; x < kinds.size(); ++x) {
     const uint32_t p = protos.add("", kinds[x].owner, kinds[x].group, 0, 0);
     if (!why[x].empty()) continue;
-    if (exp[x].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
+    const uint32_t r = rep[x];
+    if (exp[r].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
     try {
-      protos.set_request_index(interned[distinct_of[x]]);
-      for (const auto& [a, n] : charges[distinct_of[x]]) protos.set_amount(a, n);
+      protos.set_request_index(interned[distinct_of[r]]);
+      for (const auto& [a, n] : charges[distinct_of[r]]) protos.set_amount(a, n);
     } catch (const ValueError& e) {
       why[x] = e.what();
     }

@@ -3,6 +3,7 @@
 // order and given back when the job ends, a cycle and a bad list rejected naming the job.
 #include <array>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include "engine/matcher.hpp"
 #include "engine/simulation.hpp"
+#include "engine/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
 #include "loaders/policy.hpp"
@@ -280,6 +282,56 @@ TEST(VovFormat, DepthLimitIsNotedAndCounted) {
   EXPECT_NE(csv.find("\nshort,assigned,a,1,\n"), std::string::npos) << csv;
   writers::RunInfo info;
   EXPECT_NE(writers::summary_json(ds, m, info).find("\"notes\": {\"depth limit\": 1}"), std::string::npos);
+}
+
+// The reader expands each kind of job once per what its expansion depends on: its list, its duration and
+// those appended resources (Priority:, Tool:, User:, Group:) a map names. An appended resource no map
+// names still counts toward the depth, so a job with an unmapped tool and a job with none expand apart
+// when a mapped Group: comes after near the depth limit, and two unmapped tools alike: each job's note
+// and request equal vov::expand's for it, for every length of list around the limit.
+TEST(VovFormat, KindsExpandedOnceKeepWhatTheirOwnExpansionSays) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    const std::string p = dir + "/colmatch-vov-reps-" + name;
+    FILE* f = std::fopen(p.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return p;
+  };
+  std::string maps = "vovresourcemgr set Group:g0 -map \"c0\"\n";
+  for (int i = 0; i < 12; ++i)
+    maps += fmt::format("vovresourcemgr set c{} -map \"{}\"\n", i,
+                        i == 11 ? std::string("linux") : fmt::format("c{}", i + 1));
+  std::map<std::string, vov::ResourceMap, std::less<>> expand_maps;
+  expand_maps["Group:g0"].map = vov::parse_resources("c0");
+  for (int i = 0; i < 12; ++i)
+    expand_maps[fmt::format("c{}", i)].map =
+        vov::parse_resources(i == 11 ? std::string("linux") : fmt::format("c{}", i + 1));
+  const auto taskers = write("t.tcl", "vtk_tasker_define a -resources \"linux\" -CPUS 4\n");
+  const auto resources = write("r.tcl", maps);
+  std::string jobs;
+  std::vector<vov::JobResources> want;
+  const char* const commands[] = {"", "spice a.sp", "hsim b", "vov spice c"};
+  for (int n = 1; n <= 30; ++n) {
+    std::string list = "linux";
+    for (int k = 1; k < n; ++k) list += fmt::format(" r{}", k);
+    for (const char* command : commands) {
+      jobs += fmt::format(R"({{"id": "j{}", "resources": "{}", "command": "{}", "group": "g0"}})", want.size(), list,
+                          command) +
+              "\n";
+      want.push_back({list, command, "", "g0", "", 0});
+    }
+  }
+  const loaders::Dataset ds = loaders::load_vov(taskers, resources, write("j.jsonl", jobs));
+  ASSERT_EQ(ds.jobs.size(), want.size());
+  size_t apart = 0;
+  for (uint32_t j = 0; j < want.size(); ++j) {
+    const vov::Expansion e = vov::expand(
+        want[j], expand_maps, [](std::string_view) { return true; }, {}, vov::default_wrappers());
+    ASSERT_EQ(ds.jobs.note[j] != kNone, e.curtailed) << "job " << j << " list " << want[j].resources;
+    if (j % 4 == 1) apart += e.curtailed != (ds.jobs.note[j - 1] != kNone);  // a tool (unmapped) or none
+  }
+  EXPECT_GT(apart, 0u) << "some list length expands apart with and without a tool";
 }
 
 // Issue 10: `$` resources are named substitutions in the policy's [policy.vov.dollars]; the wrappers a
