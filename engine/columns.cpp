@@ -178,7 +178,7 @@ std::vector<std::string_view> set_elements(std::string_view entry) {
 }
 
 void TaskerBuilder::set_list(uint32_t attr, const std::vector<std::string>& values) {
-  Raw& c = columns_.at(attr);
+  Raw& c = last_row(attr);
   if (!c.multi) throw ValueError(fmt::format("attribute '{}' takes one value, not a list", catalog_.at(attr).name));
   std::vector<std::string> v;
   v.reserve(values.size());
@@ -215,12 +215,22 @@ uint32_t TaskerBuilder::add(std::string name, double power, uint32_t host) {
   names_.push_back(std::move(name));
   power_.push_back(power);
   host_of_.push_back(host);
-  for (auto& c : columns_) {
-    if (is_numeric(c.type)) c.num.push_back(0);
-    else c.ids.push_back(0);
-    c.has.push_back(0);
-  }
-  return t;
+  return t;  // the columns grow when a value is set (last_row) or at build(): a farm with hundreds of
+             // attributes, most of them on few taskers, costs what its taskers set
+}
+
+TaskerBuilder::Raw& TaskerBuilder::last_row(uint32_t attr) {
+  Raw& c = columns_.at(attr);
+  if (names_.empty()) throw ValueError("no tasker to set a value on");
+  grow(c, names_.size());
+  return c;
+}
+
+void TaskerBuilder::grow(Raw& c, size_t n) {
+  if (c.has.size() >= n) return;
+  if (is_numeric(c.type)) c.num.resize(n, 0);
+  else c.ids.resize(n, 0);
+  c.has.resize(n, 0);
 }
 
 void TaskerBuilder::mark(uint32_t attr) { columns_[attr].has.back() = 1; }
@@ -233,8 +243,7 @@ double TaskerBuilder::parse(uint32_t attr, std::string_view text, uint32_t& id) 
 }
 
 void TaskerBuilder::set(uint32_t attr, std::string_view text) {
-  Raw& c = columns_.at(attr);
-  if (names_.empty()) throw ValueError("no tasker to set a value on");
+  Raw& c = last_row(attr);
   uint32_t id = 0;
   const double v = parse(attr, text, id);
   if (is_numeric(c.type)) c.num.back() = v;
@@ -243,7 +252,7 @@ void TaskerBuilder::set(uint32_t attr, std::string_view text) {
 }
 
 void TaskerBuilder::set_number(uint32_t attr, double v) {
-  Raw& c = columns_.at(attr);
+  Raw& c = last_row(attr);
   if (!is_numeric(c.type)) throw ValueError(fmt::format("attribute '{}' is not numeric", catalog_.at(attr).name));
   c.num.back() = check_number(catalog_.at(attr), v);
   mark(attr);
@@ -307,6 +316,7 @@ std::string value_text(AttrType type, const Dictionary& dict, double num, uint32
 TaskerTable TaskerBuilder::build() && {
   const size_t n = names_.size();
   const size_t nh = host_names_.size();
+  for (Raw& c : columns_) grow(c, n);  // every column a row per tasker, as the table has them
 
   // Override rules: lower fixed values against the fixed (and, for ==/!=, load) values above.
   std::vector<std::string> warnings;

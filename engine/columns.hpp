@@ -276,6 +276,8 @@ class TaskerBuilder {
     std::vector<uint8_t> has;
   };
   void mark(uint32_t attr);
+  Raw& last_row(uint32_t attr);           // attr's column, with a row for the last tasker (throws without one)
+  static void grow(Raw& c, size_t rows);  // rows absent (0, not set) up to `rows`
   double parse(uint32_t attr, std::string_view text, uint32_t& id);
   const Catalog& catalog_;
   std::vector<std::string> names_;

@@ -270,4 +270,43 @@ TEST(Levels, GlobalLicencePoolIsSharedByAllTaskers) {
   EXPECT_EQ(m.dispatch.capacity.global_free(static_cast<size_t>(f.cat.consumable_slot(f.lic))), 0);
 }
 
+// TaskerBuilder grows a column only when a tasker sets it (a farm of hundreds of attributes, most on
+// few taskers, costs what its taskers set): values land on their own taskers, every other row of every
+// column is absent, including attributes no tasker sets and taskers added after the last value; a
+// value set before any tasker is refused.
+TEST(TaskerColumns, ValuesSetOnFewTaskersLandOnTheirOwnRowsOnly) {
+  Catalog cat;
+  std::vector<uint32_t> attrs;
+  for (int a = 0; a < 300; ++a) {
+    AttributeDef d;
+    d.name = "a" + std::to_string(a);
+    d.type = a % 2 ? AttrType::Int : AttrType::String;
+    attrs.push_back(cat.add(d));
+  }
+  TaskerBuilder tb(cat);
+  EXPECT_THROW(tb.set(attrs[0], "x"), ValueError);
+  const int n = 200;
+  auto sets = [](int t, int a) { return a % 7 == t % 7 && a < 250; };  // attrs 250.. on none
+  for (int t = 0; t < n; ++t) {
+    tb.add("t" + std::to_string(t), 1000.0 - t);  // rank = input order
+    for (int a = 0; a < 300; ++a)
+      if (sets(t, a) && t < 190) tb.set(attrs[a], std::to_string(t * 1000 + a));  // the last 10 set none
+  }
+  const TaskerTable tt = std::move(tb).build();
+  ASSERT_EQ(tt.size(), static_cast<size_t>(n));
+  for (int a = 0; a < 300; ++a) {
+    const Column& col = tt.columns[attrs[a]];
+    for (int t = 0; t < n; ++t) {
+      const bool want = sets(t, a) && t < 190;
+      ASSERT_EQ(col.has(static_cast<uint32_t>(t)), want) << "attr " << a << " tasker " << t;
+      if (!want) continue;
+      if (a % 2) {
+        ASSERT_EQ(col.queue().num(static_cast<uint32_t>(t)), t * 1000 + a);
+      } else {
+        ASSERT_EQ(col.dict.value(col.queue().id(static_cast<uint32_t>(t))), std::to_string(t * 1000 + a));
+      }
+    }
+  }
+}
+
 }  // namespace
