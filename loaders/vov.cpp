@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -61,15 +62,25 @@ struct KindView {
 // The kind's key: each text with its length before it, then the duration rounded up (equal keys, equal
 // expansions; no separator a text could hold).
 void kind_key(const KindView& r, std::string_view tool, std::string& key) {
-  key.clear();
-  auto text = [&](std::string_view t) {
+  const std::string_view texts[] = {r.resources, tool, r.owner, r.group, r.priority};
+  size_t size = sizeof(double);
+  for (const std::string_view t : texts) size += sizeof(uint32_t) + t.size();
+  key.resize(size);  // written in place: one size for the whole key, no append per part
+  char* at = key.data();
+  for (const std::string_view t : texts) {
     const auto n = static_cast<uint32_t>(t.size());
-    key.append(reinterpret_cast<const char*>(&n), sizeof n);
-    key.append(t);
-  };
-  for (std::string_view t : {r.resources, tool, r.owner, r.group, r.priority}) text(t);
+    std::memcpy(at, &n, sizeof n);
+    std::memcpy(at + sizeof n, t.data(), t.size());
+    at += sizeof n + t.size();
+  }
   const double d = std::ceil(r.expected_duration);
-  key.append(reinterpret_cast<const char*>(&d), sizeof d);
+  std::memcpy(at, &d, sizeof d);
+}
+
+// Whether a JSON key is the literal (its length known when compiled: no memcmp call per key).
+template <size_t N>
+bool is(std::string_view name, const char (&literal)[N]) noexcept {
+  return name.size() == N - 1 && std::memcmp(name.data(), literal, N - 1) == 0;
 }
 
 // The kinds met so far, shared by the threads reading pieces: looked up by key, added once. A kind's
@@ -186,16 +197,16 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
             throw LoadError(path, ln, std::string(name), "expected a number >= 0");
           out_num = v;
         };
-        if (name == "id") text(id, 0);
-        else if (name == "resources") text(r.resources, 1);
-        else if (name == "command") text(r.command, 2);
-        else if (name == "owner") text(r.owner, 3);
-        else if (name == "group") text(r.group, 4);
-        else if (name == "priority") text(r.priority, 5);
-        else if (name == "expected_duration") number(r.expected_duration);
-        else if (name == "submit") number(submit);
-        else if (name == "runtime") number(runtime);
-        else if (name == "walltime") number(walltime);
+        if (is(name, "id")) text(id, 0);
+        else if (is(name, "resources")) text(r.resources, 1);
+        else if (is(name, "command")) text(r.command, 2);
+        else if (is(name, "owner")) text(r.owner, 3);
+        else if (is(name, "group")) text(r.group, 4);
+        else if (is(name, "priority")) text(r.priority, 5);
+        else if (is(name, "expected_duration")) number(r.expected_duration);
+        else if (is(name, "submit")) number(submit);
+        else if (is(name, "runtime")) number(runtime);
+        else if (is(name, "walltime")) number(walltime);
         else throw LoadError(path, ln, std::string(name), "unknown key");
       }
       if (id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
