@@ -332,16 +332,25 @@ const std::vector<std::string>& default_wrappers() {
 }
 
 std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers) {
-  thread_local std::vector<std::string_view> args;  // kept between calls: no allocation per job's command
+  // The command's words, split only as far as the wrappers look (a job's command may be long), each
+  // with its tail (past the last '/'), which is what wrappers and the tool are matched on.
+  thread_local std::vector<std::pair<std::string_view, std::string_view>> args;  // (word, tail), reused
   args.clear();
-  for (size_t i = 0; i < command.size();) {
-    while (i < command.size() && blank(command[i])) ++i;
-    const size_t start = i;
-    while (i < command.size() && !blank(command[i])) ++i;
-    if (i > start) args.push_back(command.substr(start, i - start));
-  }
+  size_t i = 0;
+  auto have = [&](size_t k) {  // words 0..k split; false when the command has fewer
+    while (args.size() <= k && i < command.size()) {
+      while (i < command.size() && blank(command[i])) ++i;
+      const size_t start = i;
+      while (i < command.size() && !blank(command[i])) ++i;
+      if (i > start) {
+        const std::string_view word = command.substr(start, i - start);
+        args.emplace_back(word, tail(word));
+      }
+    }
+    return args.size() > k;
+  };
   size_t a = 0;
-  while (a < args.size()) {
+  while (have(a)) {
     bool wrapped = false;
     for (const std::string& w : wrappers) {  // a wrapper of one or more words ("nc run")
       size_t n = 0, pos = 0;
@@ -349,7 +358,7 @@ std::string tool_of(std::string_view command, const std::vector<std::string>& wr
       while (pos <= w.size() && match) {
         const size_t sp = std::min(w.find(' ', pos), w.size());
         const std::string_view part = std::string_view(w).substr(pos, sp - pos);
-        match = a + n < args.size() && tail(args[a + n]) == part;
+        match = have(a + n) && args[a + n].second == part;
         ++n;
         pos = sp + 1;
       }
@@ -357,8 +366,8 @@ std::string tool_of(std::string_view command, const std::vector<std::string>& wr
         a += n;
         // the wrapper's options (nc run's -r, -e, -J, -P, -C, -d, -l take a value), env's assignments;
         // "--" ends them
-        while (a < args.size()) {
-          const std::string_view x = args[a];
+        while (have(a)) {
+          const std::string_view x = args[a].first;
           if (x == "--") {
             ++a;
             break;
@@ -379,7 +388,7 @@ std::string tool_of(std::string_view command, const std::vector<std::string>& wr
     }
     if (!wrapped) break;
   }
-  return a < args.size() ? std::string(tail(args[a])) : std::string();
+  return have(a) ? std::string(args[a].second) : std::string();
 }
 
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,

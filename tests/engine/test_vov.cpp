@@ -188,6 +188,15 @@ TEST(VovResources, ToolOfACommand) {
   EXPECT_EQ(tool_of("vw vov sleep 10"), "sleep");
   EXPECT_EQ(tool_of(""), "");
   EXPECT_EQ(tool_of("vov"), "") << "a wrapper with nothing after it";
+  // the words are split only as far as the wrappers look: edges of that
+  EXPECT_EQ(tool_of("nc"), "nc") << "the first word of a two-word wrapper alone";
+  EXPECT_EQ(tool_of("nc runner x"), "nc");
+  EXPECT_EQ(tool_of("  \tvov\t\t /a/b/tool  "), "tool") << "blanks around and between words";
+  EXPECT_EQ(tool_of("nc run -r"), "") << "an option's value missing at the end";
+  EXPECT_EQ(tool_of("nc run -r linux64"), "");
+  std::string many = "vov /tools/bin/sim";
+  for (int i = 0; i < 10000; ++i) many += " arg" + std::to_string(i);
+  EXPECT_EQ(tool_of(many), "sim");
 }
 
 }  // namespace
