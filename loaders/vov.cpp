@@ -499,11 +499,10 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   std::vector<uint32_t> rep(kinds.size());
   std::vector<uint32_t> reps;  // the first kind of each expansion
   {
-    std::unordered_map<std::string, uint32_t> seen;
-    std::string key;
-    for (size_t x = 0; x < kinds.size(); ++x) {
+    std::vector<std::string> keys(kinds.size());  // built in parallel, told apart in the kinds' order
+    tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
       const vov::JobResources& k = kinds[x];
-      key.clear();
+      std::string& key = keys[x];
       auto text = [&](char tag, std::string_view t) {
         const auto n = static_cast<uint32_t>(t.size());
         key.push_back(tag);
@@ -521,7 +520,11 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       appended("Group:" + k.group);
       const double d = std::max(0.0, std::ceil(k.expected_duration));
       key.append(reinterpret_cast<const char*>(&d), sizeof d);
-      const auto [it, fresh] = seen.try_emplace(key, static_cast<uint32_t>(reps.size()));
+    });
+    std::unordered_map<std::string_view, uint32_t> seen;
+    seen.reserve(kinds.size());
+    for (size_t x = 0; x < kinds.size(); ++x) {
+      const auto [it, fresh] = seen.try_emplace(keys[x], static_cast<uint32_t>(reps.size()));
       if (fresh) reps.push_back(static_cast<uint32_t>(x));
       rep[x] = it->second;
     }
