@@ -27,6 +27,15 @@ const std::string kDir = COLMATCH_SOURCE_DIR "/datasets/demo/vov/";
 
 loaders::Dataset demo() { return loaders::load_vov(kDir + "taskers.tcl", kDir + "resources.tcl", kDir + "jobs.jsonl"); }
 
+// Writes `text` to a file named `prefix` + `name` in the test's temporary folder; returns its path.
+std::string write_file(const std::string& prefix, const std::string& name, const std::string& text) {
+  const std::string p = ::testing::TempDir() + "/" + prefix + name;
+  FILE* f = std::fopen(p.c_str(), "wb");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  return p;
+}
+
 TEST(VovFormat, DemoFarmMatches) {
   const loaders::Dataset ds = demo();
   ASSERT_EQ(ds.taskers.size(), 4u);
@@ -63,14 +72,7 @@ TEST(VovFormat, LicencesComeBackWhenJobsEnd) {
 }
 
 TEST(VovFormat, BadFilesNameFileLineAndField) {
-  const std::string dir = ::testing::TempDir();
-  auto write = [&](const std::string& name, const std::string& text) {
-    const std::string p = dir + "/colmatch-vov-" + name;
-    FILE* f = std::fopen(p.c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-    return p;
-  };
+  auto write = [](const std::string& name, const std::string& text) { return write_file("colmatch-vov-", name, text); };
   const auto taskers = write("t.tcl", "vtk_tasker_define a -resources \"x | y\"\n");
   const auto jobs = write("j.jsonl", "{\"id\": \"1\"}\n");
   try {
@@ -96,15 +98,10 @@ TEST(VovFormat, BadFilesNameFileLineAndField) {
 // before a repeated id, both occurrences of an id in different pieces), and its jobs in file order with
 // each kind's request and a rejected kind's reason naming each job's own line.
 TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
-  const std::string dir = ::testing::TempDir();
   std::vector<std::string> written;
   auto write = [&](const std::string& name, const std::string& text) {
-    const std::string p = dir + "/colmatch-vov-pieces-" + name;
-    written.push_back(p);
-    FILE* f = std::fopen(p.c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-    return p;
+    written.push_back(write_file("colmatch-vov-pieces-", name, text));
+    return written.back();
   };
   const auto taskers = write("t.tcl", "vtk_tasker_define a -resources \"big\"\n");
   const std::string pad(200, 'p');  // ~240 bytes a line: 40,000 lines are two pieces and more
@@ -183,14 +180,7 @@ TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
 // newline read as the others, the gzipped file (read in blocks) gives the same table, and one thread
 // and four give the same requests in the same order.
 TEST(VovFormat, ThousandsOfKindsOverPiecesKeepEachJobsOwn) {
-  const std::string dir = ::testing::TempDir();
-  const std::string taskers = dir + "/colmatch-vov-kinds-t.tcl", plain = dir + "/colmatch-vov-kinds.jsonl",
-                    gz = dir + "/colmatch-vov-kinds.jsonl.gz";
-  {
-    FILE* f = std::fopen(taskers.c_str(), "w");
-    std::fputs("vtk_tasker_define a -resources \"big\"\n", f);
-    std::fclose(f);
-  }
+  const std::string taskers = write_file("colmatch-vov-kinds-", "t.tcl", "vtk_tasker_define a -resources \"big\"\n");
   const std::string pad(200, 'p');  // ~270 bytes a line: 40,000 lines are three pieces
   const int n = 40000;
   std::string text;
@@ -200,10 +190,8 @@ TEST(VovFormat, ThousandsOfKindsOverPiecesKeepEachJobsOwn) {
                         i % 2500, i % 3, pad, i % 5);
     if (i + 1 < n) text += i % 11 == 0 ? "\r\n" : "\n";
   }
+  const std::string plain = write_file("colmatch-vov-kinds", ".jsonl", text), gz = plain + ".gz";
   {
-    FILE* f = std::fopen(plain.c_str(), "wb");
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
     gzFile g = gzopen(gz.c_str(), "wb");
     gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
     gzclose(g);
@@ -248,13 +236,8 @@ TEST(VovFormat, PendingReasonNamesTheExhaustedMap) {
 }
 
 TEST(VovFormat, DepthLimitIsNotedAndCounted) {
-  const std::string dir = ::testing::TempDir();
-  auto write = [&](const std::string& name, const std::string& text) {
-    const std::string p = dir + "/colmatch-vov-depth-" + name;
-    FILE* f = std::fopen(p.c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-    return p;
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-depth-", name, text);
   };
   // a chain m0 -> m1 -> ... -> m39 -> linux: entering it at m0 passes the depth count of 30 (3 appended
   // resources, 1 listed, 1 per map entered), entering it at m30 does not
@@ -290,13 +273,8 @@ TEST(VovFormat, DepthLimitIsNotedAndCounted) {
 // when a mapped Group: comes after near the depth limit, and two unmapped tools alike: each job's note
 // and request equal vov::expand's for it, for every length of list around the limit.
 TEST(VovFormat, KindsExpandedOnceKeepWhatTheirOwnExpansionSays) {
-  const std::string dir = ::testing::TempDir();
-  auto write = [&](const std::string& name, const std::string& text) {
-    const std::string p = dir + "/colmatch-vov-reps-" + name;
-    FILE* f = std::fopen(p.c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-    return p;
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-reps-", name, text);
   };
   std::string maps = "vovresourcemgr set Group:g0 -map \"c0\"\n";
   for (int i = 0; i < 12; ++i)
@@ -339,13 +317,8 @@ TEST(VovFormat, KindsExpandedOnceKeepWhatTheirOwnExpansionSays) {
 // and the policy's [policy.vov.symbols]. A `$` name without definition rejects the job naming it; an
 // `@` symbol without one is an error naming the taskers file, line and field; so is an unknown key.
 TEST(VovFormat, DollarResourcesWrappersAndTaskerSymbolsFromThePolicy) {
-  const std::string dir = ::testing::TempDir();
-  auto write = [&](const std::string& name, const std::string& text) {
-    const std::string p = dir + "/colmatch-vov-policy-" + name;
-    FILE* f = std::fopen(p.c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-    return p;
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-policy-", name, text);
   };
   const auto policy = write("policy.toml",
                             "[policy]\nbackfill = \"easy\"\n[policy.vov]\nwrappers = [\"mywrap\"]\n"
@@ -432,13 +405,8 @@ TEST(VovNative, DemoFarmInTheNativeFilesMatchesAsTheTclFiles) {
 }
 
 TEST(VovNative, BadNativeFilesNameFileLineAndField) {
-  const std::string dir = ::testing::TempDir();
-  auto write = [&](const std::string& name, const std::string& text) {
-    const std::string p = dir + "/colmatch-vovnative-" + name;
-    FILE* f = std::fopen(p.c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-    return p;
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vovnative-", name, text);
   };
   const std::string jobs = write("jobs.jsonl", "{\"id\": \"1\", \"resources\": \"linux64\"}\n");
   const std::string good_farm = write("good.toml", "[accelerator]\n");
