@@ -118,7 +118,9 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
                     const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Evaluates every category in parallel (oneTBB); one result per category, in category order. The
-/// result does not depend on the thread count.
+/// result does not depend on the thread count, and equals evaluate_category's for each category: a
+/// clause's mask depends on the clause and the taskers only, so each thread computes a clause once and
+/// copies its mask for the later categories that ask it (up to 64 MiB of masks a thread).
 std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
                                                      const JobTable& jobs, const Categories& cats,
                                                      const kernels::KernelTable& k);
