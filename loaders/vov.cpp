@@ -70,7 +70,7 @@ void kind_key(const KindView& r, std::string_view tool, std::string& key) {
   for (const std::string_view t : texts) {
     const auto n = static_cast<uint32_t>(t.size());
     std::memcpy(at, &n, sizeof n);
-    std::memcpy(at + sizeof n, t.data(), t.size());
+    if (!t.empty()) std::memcpy(at + sizeof n, t.data(), t.size());  // an absent field's view has no data
     at += sizeof n + t.size();
   }
   const double d = std::ceil(r.expected_duration);
