@@ -8,6 +8,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "engine/hash_slots.hpp"
+
 namespace colmatch {
 
 void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& out) {
@@ -75,19 +77,16 @@ constexpr size_t kDenseChargeKey = 16;
 
 namespace {
 
-// A job's raw key: request, soft request, slots, rule and the amounts as requested.
-void raw_key(const JobTable& jobs, uint32_t j, std::string& raw) {
-  raw.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
-  raw.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
-  raw.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
-  raw.push_back(static_cast<char>(jobs.rule[j]));
-  for (const JobAmounts::Entry& e : jobs.amount.of(j)) {
-    raw.append(reinterpret_cast<const char*>(&e.consumable), sizeof(uint32_t));
-    raw.append(reinterpret_cast<const char*>(&e.amount), sizeof(double));
-  }
+// A job's raw key is its request, soft request, slots, rule and the amounts as requested; a category's
+// key starts with the first four (key_head), then its charges.
+void key_head(const JobTable& jobs, uint32_t j, std::string& key) {
+  key.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
+  key.push_back(static_cast<char>(jobs.rule[j]));
 }
 
-// Whether jobs j and r have one raw key (raw_key's fields, the amounts bit for bit), without building it.
+// Whether jobs j and r have one raw key (the amounts bit for bit).
 bool same_raw(const JobTable& jobs, uint32_t j, uint32_t r) noexcept {
   if (jobs.request[j] != jobs.request[r] || jobs.soft[j] != jobs.soft[r] || jobs.slots[j] != jobs.slots[r] ||
       jobs.rule[j] != jobs.rule[r])
@@ -100,7 +99,7 @@ bool same_raw(const JobTable& jobs, uint32_t j, uint32_t r) noexcept {
   return true;
 }
 
-// A hash of raw_key's fields (equal raw keys, equal hashes), without building the key.
+// A hash of a job's raw key (equal raw keys, equal hashes).
 uint64_t raw_hash(const JobTable& jobs, uint32_t j) noexcept {
   auto mix = [](uint64_t h, uint64_t v) {  // one step of a multiply-xorshift mix (splitmix64's finalizer)
     h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -118,39 +117,24 @@ uint64_t raw_hash(const JobTable& jobs, uint32_t j) noexcept {
   return h;
 }
 
-// Raw keys met, by raw_hash: open addressing, each slot a job showing the key and a value (a piece's
-// raw key index, or a category); a hit is checked field by field (same_raw), so hashes may collide.
+// Raw keys met, by raw_hash: each a job showing the key and a value (a piece's raw key index, or a
+// category); a hit is checked field by field (same_raw), so hashes may collide.
 class RawTable {
  public:
   /// The value of job j's raw key, or kNone with `slot` where to insert() it.
   uint32_t find(const JobTable& jobs, uint32_t j, uint64_t h, size_t& slot) const noexcept {
-    for (slot = h & mask_;; slot = (slot + 1) & mask_) {
-      const Slot& s = slots_[slot];
-      if (s.job == kNone) return kNone;
-      if (s.hash == h && same_raw(jobs, j, s.job)) return s.value;
-    }
+    const Entry* e = slots_.find(
+        h, [&](const Entry& x) { return same_raw(jobs, j, x.job); }, slot);
+    return e == nullptr ? kNone : e->value;
   }
-  void insert(size_t slot, uint64_t h, uint32_t j, uint32_t value) {
-    slots_[slot] = {h, j, value};
-    if (++used_ * 2 <= slots_.size()) return;
-    std::vector<Slot> old(2 * slots_.size());
-    old.swap(slots_);
-    mask_ = slots_.size() - 1;
-    for (const Slot& o : old) {
-      if (o.job == kNone) continue;
-      size_t at = o.hash & mask_;
-      while (slots_[at].job != kNone) at = (at + 1) & mask_;
-      slots_[at] = o;
-    }
-  }
+  void insert(size_t slot, uint64_t h, uint32_t j, uint32_t value) { slots_.insert(slot, h, {j, value}); }
 
  private:
-  struct Slot {
-    uint64_t hash = 0;
+  struct Entry {
     uint32_t job = kNone, value = kNone;
+    bool empty() const noexcept { return job == kNone; }
   };
-  std::vector<Slot> slots_ = std::vector<Slot>(1024);
-  size_t mask_ = 1023, used_ = 0;
+  HashSlots<Entry> slots_;
 };
 
 }  // namespace
@@ -164,8 +148,8 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   // requested equal to the default). The raw key costs what the job requested, not the farm's
   // consumable count.
   // Pass 1, in parallel over pieces of jobs: each piece's distinct raw keys in the order they appear,
-  // with their first job, hash and job count, and each job's index among them. Keys are compared
-  // field by field (same_raw), never built, but for a raw key's first job in pass 2.
+  // with their first job, hash and job count, and each job's index among them. Raw keys are compared
+  // field by field (same_raw), never built.
   constexpr size_t kPiece = 65536;
   struct Piece {
     std::vector<uint64_t> hash;
@@ -198,7 +182,6 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   // the first time finds its category from its first job's charges.
   std::unordered_map<std::string, uint32_t> index;
   RawTable raw_index;
-  std::string raw;
   std::vector<double> need, once(catalog.consumables().size(), 0.0);
   std::vector<ChargeKind> kinds;
   std::string key;
@@ -211,7 +194,6 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       size_t slot = 0;
       uint32_t cat = raw_index.find(jobs, j, piece.hash[r], slot);
       if (cat == kNone) {
-        raw_key(jobs, j, raw);
         const bool fill = jobs.rule[j] == AllocationRule::FillUp;
         if (fill) {
           fill_up_need(catalog, jobs, j, need, once);
@@ -219,7 +201,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           job_need(catalog, jobs, j, need);
           std::fill(once.begin(), once.end(), 0.0);
         }
-        key.assign(raw, 0, 3 * sizeof(uint32_t) + 1);
+        key_head(jobs, j, key);
         // The charges: every value while the consumables are few (the key every format had so far),
         // only the nonzero ones with their index when there are many (an Accelerator farm has a
         // consumable per counted resource map, and most jobs charge few of them: the key stays small).

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/hash_slots.hpp"
+
 namespace colmatch::loaders {
 
 class LoadError : public std::runtime_error {
@@ -32,8 +34,8 @@ class LoadError : public std::runtime_error {
 
 /// Job ids seen so far in one input. One policy for every format (native, OpenB pods, DIRAC JDL, SWF):
 /// a duplicate job id is fatal, since outputs name jobs by id; the error names the file, the line, the
-/// field and the line of the first. O(1) expected per id: an open-addressing table of (hash, id, line)
-/// over one arena of id bytes (a million ids: about 40 bytes each and no allocation per id; the
+/// field and the line of the first. O(1) expected per id: HashSlots of (hash, id, line) over one
+/// arena of id bytes (a million ids: about 40 bytes each and no allocation per id; the
 /// node-based map it replaces took a tenth of loading a 1M-job Accelerator farm).
 class JobIds {
  public:
@@ -45,42 +47,26 @@ class JobIds {
   }
   /// Records `id` met on `line` of `path`; throws LoadError on `field` if it was met before.
   void add(const std::string& path, size_t line, const std::string& field, std::string_view id) {
-    if (2 * ends_.size() > slots_.size()) grow();
     const uint64_t h = std::hash<std::string_view>{}(id);
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.id == 0) {
-        s = {h, static_cast<uint32_t>(ends_.size()), line};
-        arena_.append(id);
-        ends_.push_back(arena_.size());
-        return;
-      }
-      if (s.hash == h && text(s.id) == id) throw duplicate_id(path, line, field, id, s.line);
-    }
+    size_t at = 0;
+    if (const Seen* s = seen_.find(
+            h, [&](const Seen& x) { return text(x.id) == id; }, at))
+      throw duplicate_id(path, line, field, id, s->line);
+    seen_.insert(at, h, {static_cast<uint32_t>(ends_.size()), line});
+    arena_.append(id);
+    ends_.push_back(arena_.size());
   }
 
  private:
-  struct Slot {
-    uint64_t hash = 0;
-    uint32_t id = 0;  ///< the id's bytes end at ends_[id]; 0: empty
+  struct Seen {
+    uint32_t id = 0;  ///< the id's bytes end at ends_[id]; 0: an empty slot
     size_t line = 0;
+    bool empty() const noexcept { return id == 0; }
   };
   std::string_view text(uint32_t id) const noexcept {
     return std::string_view(arena_).substr(ends_[id - 1], ends_[id] - ends_[id - 1]);
   }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.id == 0) continue;
-      size_t i = s.hash & mask;
-      while (slots_[i].id != 0) i = (i + 1) & mask;
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;      // a power of two, at most half full
+  HashSlots<Seen> seen_;
   std::string arena_;            // the ids' bytes, one after another
   std::vector<size_t> ends_{0};  // id i's bytes are arena_[ends_[i - 1], ends_[i])
 };

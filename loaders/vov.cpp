@@ -21,6 +21,7 @@
 #include <tbb/task_arena.h>
 #include <toml++/toml.h>
 
+#include "engine/hash_slots.hpp"
 #include "engine/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
@@ -93,18 +94,15 @@ class KindTable {
   uint32_t find_or_add(std::string_view key, const KindView& r) {
     Local& mine = local_.local();
     const uint64_t h = std::hash<std::string_view>{}(key);
-    size_t s = h & mine.mask;
-    for (;; s = (s + 1) & mine.mask) {
-      const Local::Slot& slot = mine.slots[s];
-      if (slot.kind == kNone) break;
-      if (slot.hash == h && mine.key(slot) == key) return slot.kind;
-    }
-    const uint32_t kind = find_or_add_shared(key, r);
-    if (mine.keys.size() + key.size() > UINT32_MAX) return kind;  // 4 GiB of keys met: no more cached
-    mine.slots[s] = {h, kind, static_cast<uint32_t>(mine.keys.size()), static_cast<uint32_t>(key.size())};
+    size_t at = 0;
+    if (const Local::Kind* k = mine.kinds.find(
+            h, [&](const Local::Kind& x) { return mine.key(x) == key; }, at))
+      return k->number;
+    const uint32_t number = find_or_add_shared(key, r);
+    if (mine.keys.size() + key.size() > UINT32_MAX) return number;  // 4 GiB of keys met: no more cached
+    mine.kinds.insert(at, h, {number, static_cast<uint32_t>(mine.keys.size()), static_cast<uint32_t>(key.size())});
     mine.keys.append(key);
-    if (++mine.used * 2 > mine.slots.size()) mine.grow();
-    return kind;
+    return number;
   }
   /// After reading: the kinds by number (nullptr for a number lost to a race).
   std::vector<vov::JobResources*> by_number() {
@@ -124,27 +122,15 @@ class KindTable {
                                                 std::string(r.group), std::string(r.priority), r.expected_duration}));
     return it->second.first;  // another thread's number if it added the kind meanwhile
   }
-  // One thread's kinds: slots of (hash, number, where its key is in `keys`), at most half full.
+  // One thread's kinds: their numbers and where their keys are in `keys`.
   struct Local {
-    struct Slot {
-      uint64_t hash = 0;
-      uint32_t kind = kNone, at = 0, size = 0;
+    struct Kind {
+      uint32_t number = kNone, at = 0, size = 0;
+      bool empty() const noexcept { return number == kNone; }
     };
-    std::vector<Slot> slots = std::vector<Slot>(1024);
-    size_t mask = 1023, used = 0;
+    HashSlots<Kind> kinds;
     std::string keys;
-    std::string_view key(const Slot& s) const noexcept { return std::string_view(keys).substr(s.at, s.size); }
-    void grow() {
-      std::vector<Slot> old(2 * slots.size());
-      old.swap(slots);
-      mask = slots.size() - 1;
-      for (const Slot& o : old) {
-        if (o.kind == kNone) continue;
-        size_t s = o.hash & mask;
-        while (slots[s].kind != kNone) s = (s + 1) & mask;
-        slots[s] = o;
-      }
-    }
+    std::string_view key(const Kind& k) const noexcept { return std::string_view(keys).substr(k.at, k.size); }
   };
   tbb::concurrent_unordered_map<std::string, std::pair<uint32_t, vov::JobResources>> index_;
   std::atomic<uint32_t> next_{0};
@@ -227,20 +213,33 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
   }
 }
 
-// The first job (in file order) whose id an earlier job has: (its index, the earlier one's), indices
-// counting the pieces' jobs in order; or none. JobIds' check, in parallel: the jobs are scattered by
-// the top byte of their id's hash into 256 buckets (each piece writing its part of every bucket, so a
-// bucket keeps file order), then each bucket is scanned in order with a table of its own, small enough
-// for the cache; a bucket's first repeat is its earliest, and the earliest over the buckets is the file's.
-std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<const JobPiece*>& pieces) {
+// The pieces of jobs.jsonl in file order, each piece's first job's index counting the pieces' jobs.
+struct PiecesInOrder {
+  std::vector<const JobPiece*> pieces;
+  std::vector<size_t> start;  // start[q]: piece q's first job; start.back(): the number of jobs
+  /// Job j's piece and its index there.
+  std::pair<const JobPiece*, size_t> locate(size_t j) const {
+    const size_t q = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), j) - start.begin()) - 1;
+    return {pieces[q], j - start[q]};
+  }
+  std::string_view id(size_t j) const {
+    const auto [piece, i] = locate(j);
+    return piece->id(i);
+  }
+};
+
+// The first job (in file order) whose id an earlier job has: (its index, the earlier one's); or none.
+// JobIds' check, in parallel: the jobs are scattered by the top byte of their id's hash into 256
+// buckets (each piece writing its part of every bucket, so a bucket keeps file order), then each bucket
+// is scanned in order with a table of its own, small enough for the cache; a bucket's first repeat is
+// its earliest, and the earliest over the buckets is the file's.
+std::optional<std::pair<size_t, size_t>> first_repeated_id(const PiecesInOrder& in) {
   constexpr size_t kBuckets = 256;
-  const size_t np = pieces.size();
-  std::vector<size_t> start(np + 1, 0);  // each piece's first job
-  for (size_t p = 0; p < np; ++p) start[p + 1] = start[p] + pieces[p]->size();
+  const size_t np = in.pieces.size();
   std::vector<std::array<size_t, kBuckets>> at(np);  // per piece: where its part of each bucket starts
   tbb::parallel_for(size_t{0}, np, [&](size_t p) {
     at[p].fill(0);
-    for (const uint64_t h : pieces[p]->id_hash) ++at[p][h >> 56];
+    for (const uint64_t h : in.pieces[p]->id_hash) ++at[p][h >> 56];
   });
   std::vector<size_t> bucket(kBuckets + 1, 0);
   for (size_t b = 0, total = 0; b < kBuckets; ++b) {
@@ -252,40 +251,32 @@ std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<con
     }
     bucket[b + 1] = total;
   }
-  std::vector<uint64_t> hash(start[np]);
-  std::vector<uint32_t> job(start[np]);
+  std::vector<uint64_t> hash(in.start.back());
+  std::vector<uint32_t> job(in.start.back());
   tbb::parallel_for(size_t{0}, np, [&](size_t p) {
-    const JobPiece& piece = *pieces[p];
+    const JobPiece& piece = *in.pieces[p];
     for (size_t i = 0; i < piece.size(); ++i) {
       const uint64_t h = piece.id_hash[i];
       const size_t to = at[p][h >> 56]++;
       hash[to] = h;
-      job[to] = static_cast<uint32_t>(start[p] + i);
+      job[to] = static_cast<uint32_t>(in.start[p] + i);
     }
   });
-  auto id_of = [&](uint32_t j) {
-    const size_t p = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), size_t{j}) - start.begin()) - 1;
-    return pieces[p]->id(j - start[p]);
+  struct Seen {
+    uint32_t job = kNone;
+    bool empty() const noexcept { return job == kNone; }
   };
   std::vector<std::optional<std::pair<size_t, size_t>>> found(kBuckets);
   tbb::parallel_for(size_t{0}, kBuckets, [&](size_t b) {
-    const size_t from = bucket[b], n = bucket[b + 1] - from;
-    size_t cap = 16;
-    while (cap < 2 * n) cap *= 2;
-    std::vector<uint32_t> slots(cap, UINT32_MAX);  // an entry of the bucket, UINT32_MAX: empty
-    const size_t mask = cap - 1;
-    for (size_t e = from; e < from + n; ++e) {
-      for (size_t s = hash[e] & mask;; s = (s + 1) & mask) {
-        if (slots[s] == UINT32_MAX) {
-          slots[s] = static_cast<uint32_t>(e - from);
-          break;
-        }
-        const size_t o = from + slots[s];
-        if (hash[o] == hash[e] && id_of(job[o]) == id_of(job[e])) {
-          found[b] = std::make_pair(size_t{job[e]}, size_t{job[o]});
-          return;
-        }
+    HashSlots<Seen> seen(bucket[b + 1] - bucket[b]);
+    for (size_t e = bucket[b]; e < bucket[b + 1]; ++e) {
+      size_t slot = 0;
+      if (const Seen* s = seen.find(
+              hash[e], [&](const Seen& x) { return in.id(x.job) == in.id(job[e]); }, slot)) {
+        found[b] = std::make_pair(size_t{job[e]}, size_t{s->job});
+        return;
       }
+      seen.insert(slot, hash[e], {job[e]});
     }
   });
   std::optional<std::pair<size_t, size_t>> first;
@@ -457,8 +448,7 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   std::vector<vov::JobResources> kinds;
   const std::vector<vov::JobResources*> by_number = table.by_number();
   std::vector<uint32_t> dense(by_number.size(), kNone);
-  std::vector<const JobPiece*> pieces;  // in file order
-  std::vector<size_t> start;            // the index of each piece's first job
+  PiecesInOrder order;
   size_t jobs = 0;
   size_t bad_line = SIZE_MAX;  // the first line a piece could not read
   const LoadError* bad = nullptr;
@@ -475,18 +465,15 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       }
       k = dense[k];
     }
-    pieces.push_back(&p);
-    start.push_back(jobs);
+    order.pieces.push_back(&p);
+    order.start.push_back(jobs);
     jobs += p.size();
   }
-  auto locate = [&](size_t j) {  // a job's (piece, index in it)
-    const size_t q = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), j) - start.begin()) - 1;
-    return std::make_pair(pieces[q], j - start[q]);
-  };
+  order.start.push_back(jobs);
   // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
-  if (const auto rep = first_repeated_id(pieces)) {
-    const auto [later, i] = locate(rep->first);
-    const auto [earlier, e] = locate(rep->second);
+  if (const auto rep = first_repeated_id(order)) {
+    const auto [later, i] = order.locate(rep->first);
+    const auto [earlier, e] = order.locate(rep->second);
     if (later->line_of(i) < bad_line)
       throw JobIds::duplicate_id(jobs_jsonl, later->line_of(i), "id", std::string(later->id(i)), earlier->line_of(e));
   }
@@ -647,12 +634,12 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   const JobTable prototypes = std::move(protos).build();
   std::vector<std::pair<uint32_t, std::string>> rejected;  // (job, reason): jobs of a kind with a reason
   std::vector<JobBuilder::CopiedJobs> copied;
-  for (size_t q = 0; q < pieces.size(); ++q) {
-    const JobPiece& p = *pieces[q];
+  for (size_t q = 0; q < order.pieces.size(); ++q) {
+    const JobPiece& p = *order.pieces[q];
     for (size_t i = 0; i < p.size(); ++i)
       if (!why[p.kind[i]].empty())
         rejected.emplace_back(
-            static_cast<uint32_t>(start[q] + i),
+            static_cast<uint32_t>(order.start[q] + i),
             fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, p.line_of(i), p.id(i), why[p.kind[i]]));
     copied.push_back({p.kind, p.id_text, p.id_end, p.submit, p.runtime, p.walltime});
   }
