@@ -331,7 +331,21 @@ const std::vector<std::string>& default_wrappers() {
   return w;
 }
 
-std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers) {
+Wrappers::Wrappers(const std::vector<std::string>& wrappers) {
+  for (const std::string& w : wrappers) {
+    Wrapper x;
+    for (size_t pos = 0; pos <= w.size();) {  // split at each blank: "a  b" has an empty word between
+      const size_t sp = std::min(w.find(' ', pos), w.size());
+      x.words.push_back(w.substr(pos, sp - pos));
+      pos = sp + 1;
+    }
+    x.env = w == "env";
+    x.nc_run = w == "nc run";
+    list_.push_back(std::move(x));
+  }
+}
+
+std::string_view tool_view(std::string_view command, const Wrappers& wrappers) {
   // The command's words, split only as far as the wrappers look (a job's command may be long), each
   // with its tail (past the last '/'), which is what wrappers and the tool are matched on.
   thread_local std::vector<std::pair<std::string_view, std::string_view>> args;  // (word, tail), reused
@@ -352,43 +366,38 @@ std::string tool_of(std::string_view command, const std::vector<std::string>& wr
   size_t a = 0;
   while (have(a)) {
     bool wrapped = false;
-    for (const std::string& w : wrappers) {  // a wrapper of one or more words ("nc run")
-      size_t n = 0, pos = 0;
-      bool match = true;
-      while (pos <= w.size() && match) {
-        const size_t sp = std::min(w.find(' ', pos), w.size());
-        const std::string_view part = std::string_view(w).substr(pos, sp - pos);
-        match = have(a + n) && args[a + n].second == part;
-        ++n;
-        pos = sp + 1;
-      }
-      if (match) {
-        a += n;
-        // the wrapper's options (nc run's -r, -e, -J, -P, -C, -d, -l take a value), env's assignments;
-        // "--" ends them
-        while (have(a)) {
-          const std::string_view x = args[a].first;
-          if (x == "--") {
-            ++a;
-            break;
-          }
-          if (w == "env" && x.find('=') != std::string_view::npos) {
-            ++a;
-            continue;
-          }
-          if (x[0] != '-') break;
-          static const std::string_view with_value[] = {"-r", "-e", "-J", "-P", "-C", "-d", "-l"};
-          const bool value =
-              w == "nc run" && std::find(std::begin(with_value), std::end(with_value), x) != std::end(with_value);
-          a += value ? 2 : 1;
+    for (const Wrappers::Wrapper& w : wrappers.list_) {  // a wrapper of one or more words ("nc run")
+      size_t n = 0;
+      while (n < w.words.size() && have(a + n) && args[a + n].second == w.words[n]) ++n;
+      if (n < w.words.size()) continue;
+      a += n;
+      // the wrapper's options (nc run's -r, -e, -J, -P, -C, -d, -l take a value), env's assignments;
+      // "--" ends them
+      while (have(a)) {
+        const std::string_view x = args[a].first;
+        if (x == "--") {
+          ++a;
+          break;
         }
-        wrapped = true;
-        break;
+        if (w.env && x.find('=') != std::string_view::npos) {
+          ++a;
+          continue;
+        }
+        if (x[0] != '-') break;
+        static const std::string_view with_value[] = {"-r", "-e", "-J", "-P", "-C", "-d", "-l"};
+        const bool value = w.nc_run && std::find(std::begin(with_value), std::end(with_value), x) != std::end(with_value);
+        a += value ? 2 : 1;
       }
+      wrapped = true;
+      break;
     }
     if (!wrapped) break;
   }
-  return have(a) ? std::string(args[a].second) : std::string();
+  return have(a) ? args[a].second : std::string_view();
+}
+
+std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers) {
+  return std::string(tool_view(command, Wrappers(wrappers)));
 }
 
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,

@@ -53,10 +53,29 @@ std::string to_text(const Expr& e);
 /// The wrappers a tool is found after by default: `vov`, `vw`, `nc run`, `time`, `env`.
 const std::vector<std::string>& default_wrappers();
 
+/// Wrappers made ready for tool_view once (each split into its words at single blanks, as tool_of
+/// matches them), so that finding the tools of a million commands does not split them a million times.
+class Wrappers {
+ public:
+  explicit Wrappers(const std::vector<std::string>& wrappers = default_wrappers());
+
+ private:
+  friend std::string_view tool_view(std::string_view command, const Wrappers& wrappers);
+  struct Wrapper {
+    std::vector<std::string> words;  // "nc run" -> {"nc", "run"}
+    bool env = false;                // `env`: NAME=value words are its options
+    bool nc_run = false;             // `nc run`: -r -e -J -P -C -d -l take a value
+  };
+  std::vector<Wrapper> list_;
+};
+
 /// The tool of a command (seed 000): the tail (basename) of the first argument after the wrappers,
 /// skipping a wrapper's own options (`-x`; `nc run`'s -r -e -J -P -C -d -l with their values; `--`
 /// ends them) and `env`'s `NAME=value`; "" for an empty command.
-/// `vov /usr/bin/time /tools/bin/spice -b x.sp` -> `spice`.
+/// `vov /usr/bin/time /tools/bin/spice -b x.sp` -> `spice`. The view is into `command`.
+std::string_view tool_view(std::string_view command, const Wrappers& wrappers);
+
+/// tool_view as a string, the wrappers given as a list.
 std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers = default_wrappers());
 
 /// A resource map (resources.tcl `vtk_resourcemap_set NAME COUNT [-map EXPR]`): a farm-wide count of

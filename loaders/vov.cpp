@@ -91,8 +91,20 @@ bool is(std::string_view name, const char (&literal)[N]) noexcept {
 // shared one only for a kind it has not met.
 class KindTable {
  public:
-  uint32_t find_or_add(std::string_view key, const KindView& r) {
-    Local& mine = local_.local();
+  // One thread's kinds: their numbers and where their keys are in `keys`.
+  struct Local {
+    struct Kind {
+      uint32_t number = kNone, at = 0, size = 0;
+      bool empty() const noexcept { return number == kNone; }
+    };
+    HashSlots<Kind> kinds;
+    std::string keys;
+    std::string_view key(const Kind& k) const noexcept { return std::string_view(keys).substr(k.at, k.size); }
+  };
+  /// The calling thread's own table (looked up once per piece: finding it costs a search by thread).
+  Local& local() { return local_.local(); }
+  /// The kind's number; `mine` is the calling thread's local().
+  uint32_t find_or_add(Local& mine, std::string_view key, const KindView& r) {
     const uint64_t h = std::hash<std::string_view>{}(key);
     size_t at = 0;
     if (const Local::Kind* k = mine.kinds.find(
@@ -122,23 +134,14 @@ class KindTable {
                                                 std::string(r.group), std::string(r.priority), r.expected_duration}));
     return it->second.first;  // another thread's number if it added the kind meanwhile
   }
-  // One thread's kinds: their numbers and where their keys are in `keys`.
-  struct Local {
-    struct Kind {
-      uint32_t number = kNone, at = 0, size = 0;
-      bool empty() const noexcept { return number == kNone; }
-    };
-    HashSlots<Kind> kinds;
-    std::string keys;
-    std::string_view key(const Kind& k) const noexcept { return std::string_view(keys).substr(k.at, k.size); }
-  };
   tbb::concurrent_unordered_map<std::string, std::pair<uint32_t, vov::JobResources>> index_;
   std::atomic<uint32_t> next_{0};
   tbb::enumerable_thread_specific<Local> local_;
 };
 
-void read_piece(const std::string& path, const LinePiece& piece, const std::vector<std::string>& wrappers,
-                KindTable& kinds, JobPiece& out) {
+void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrappers& wrappers, KindTable& kinds,
+                JobPiece& out) {
+  KindTable::Local& my_kinds = kinds.local();
   static thread_local simdjson::dom::parser parser;
   std::string key;
   PieceLines in(piece);
@@ -198,8 +201,8 @@ void read_piece(const std::string& path, const LinePiece& piece, const std::vect
       if (id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
       if (out.id_text.size() + id.size() > UINT32_MAX)  // a piece is at most a few lines of 64 MiB
         throw LoadError(path, ln, "id", "more than 4 GiB of ids in one piece of the file");
-      kind_key(r, vov::tool_of(r.command, wrappers), key);
-      out.kind.push_back(kinds.find_or_add(key, r));
+      kind_key(r, vov::tool_view(r.command, wrappers), key);
+      out.kind.push_back(kinds.find_or_add(my_kinds, key, r));
       out.line.push_back(static_cast<uint32_t>(ln - piece.first_line));
       out.id_text.append(id);
       out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
@@ -435,11 +438,12 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   std::mutex done_mutex;
   std::map<size_t, std::unique_ptr<JobPiece>> done;  // by piece index
   KindTable table;
+  const vov::Wrappers wrappers(options.wrappers);
   for_each_line_piece(
       jobs_jsonl, progress,
       [&](const LinePiece& piece) {
         auto mine = std::make_unique<JobPiece>();
-        read_piece(jobs_jsonl, piece, options.wrappers, table, *mine);
+        read_piece(jobs_jsonl, piece, wrappers, table, *mine);
         const std::lock_guard<std::mutex> lock(done_mutex);
         done.emplace(piece.index, std::move(mine));
       },
@@ -501,7 +505,8 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       };
       text('L', k.resources);
       appended("Priority:" + (k.priority.empty() ? std::string("normal") : k.priority));
-      if (const std::string tool = vov::tool_of(k.command, options.wrappers); !tool.empty()) appended("Tool:" + tool);
+      if (const std::string_view tool = vov::tool_view(k.command, wrappers); !tool.empty())
+        appended("Tool:" + std::string(tool));
       else text('N', "");  // no Tool: appended at all
       appended("User:" + k.owner);
       appended("Group:" + k.group);

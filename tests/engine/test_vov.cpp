@@ -199,4 +199,25 @@ TEST(VovResources, ToolOfACommand) {
   EXPECT_EQ(tool_of(many), "sim");
 }
 
+// Wrappers split once serve every command as the list does, the tool a view into the command; a site's
+// own wrappers (several words, an empty word between two blanks) are matched word by word.
+TEST(VovResources, WrappersSplitOnceFindTheToolsTheListFinds) {
+  const std::vector<std::string> site{"lsf  bsub", "srun", "env", "nc run"};
+  const Wrappers ready(site), standard;
+  for (const std::string command : {"lsf  bsub /x/y", "lsf bsub /x/y", "srun -n 4 env A=1 ./a.out", "nc run -r x /b/c",
+                                    "vov nc run /b/c", "", "srun", "env A=1", "bsub /x/y"}) {
+    EXPECT_EQ(tool_view(command, ready), tool_of(command, site)) << command;
+    EXPECT_EQ(tool_view(command, standard), tool_of(command)) << command;
+  }
+  EXPECT_EQ(tool_of("lsf  bsub /x/y", site), "lsf") << "\"lsf\", \"\", \"bsub\" never matches: no word is empty";
+  EXPECT_EQ(tool_of("lsf bsub /x/y", site), "lsf") << "the two blanks of the wrapper are not one";
+  EXPECT_EQ(tool_of("nc run -r x /b/c", site), "c") << "nc run keeps the value of -r";
+  EXPECT_EQ(tool_of("srun -n 4 env A=1 ./a.out", site), "4") << "-n takes no value in srun's options";
+  EXPECT_EQ(tool_of("vov nc run /b/c", site), "vov") << "vov is not a wrapper of this site";
+  const std::string command = "vov /tools/bin/spice";
+  const std::string_view tool = tool_view(command, standard);
+  EXPECT_EQ(tool, "spice");
+  EXPECT_EQ(tool.data(), command.data() + command.size() - 5) << "a view into the command";
+}
+
 }  // namespace
