@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -19,6 +21,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 #include <toml++/toml.h>
 
 #include "engine/hash_slots.hpp"
@@ -399,10 +402,19 @@ struct VovSources {
   const char* map_field() const { return native ? "accelerator.map.map" : "-map"; }
 };
 
-Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::string& jobs_jsonl,
-                  const ProgressFn& progress, const VovOptions& options) {
-  const std::string& taskers_tcl = src.taskers;
+// The farm's side of the dataset, built from the taskers' and the maps' definitions alone (no job is
+// needed): the resource maps, the catalog (a numeric column per name some tasker offers with a quantity,
+// a counted pool per counted map, one set-valued column for the other names) and the taskers' columns.
+struct VovFarm {
   std::map<std::string, vov::ResourceMap, std::less<>> maps;
+  Dataset ds;  // catalog and taskers
+  uint32_t a_names = 0;
+};
+
+VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptions& options) {
+  const std::string& taskers_tcl = src.taskers;
+  VovFarm out;
+  auto& maps = out.maps;
   for (const VovMapDef& m : farm.maps) {
     vov::ResourceMap rm;
     rm.count = m.count;
@@ -433,21 +445,100 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
       if (k.kind == vov::Token::Kind::Consumes) consumable.insert(k.name);
     }
   }
+  Dataset& ds = out.ds;
+  for (const std::string& n : quantified) {
+    AttributeDef d;
+    d.name = n;
+    d.type = AttrType::Double;
+    d.relop = consumable.count(n) ? Relop::LE : Relop::GE;
+    d.consumable = consumable.count(n) > 0;
+    d.scope = ConsumeScope::PerJob;
+    if (n == "CPUS") d.default_amount = 1;  // a job takes one CPU unless it asks for more
+    ds.catalog.add(std::move(d));
+  }
+  for (const auto& [name, m] : maps) {
+    if (!m.count) continue;
+    AttributeDef d = consumable_attribute("map:" + name, AttrType::Int, ConsumeScope::PerJob);
+    ds.catalog.add(std::move(d));
+  }
+  std::string set_name = "resources";  // unless a resource has that name
+  while (ds.catalog.find(set_name)) set_name += '_';
+  AttributeDef set_def;
+  set_def.name = set_name;
+  set_def.type = AttrType::String;
+  set_def.multi_valued = true;
+  const uint32_t a_names = out.a_names = ds.catalog.add(std::move(set_def));
+  TaskerBuilder tb(ds.catalog);
+  for (const auto& [name, m] : maps)
+    if (m.count) tb.set_global(*ds.catalog.find("map:" + name), fmt::format("{}", *m.count));
+  const uint32_t a_cpus = *ds.catalog.find("CPUS"), a_percent = *ds.catalog.find("PERCENT"),
+                 a_timeleft = *ds.catalog.find("TIMELEFT");
+  for (size_t t = 0; t < farm.taskers.size(); ++t) {
+    const VovTaskerDef& d = farm.taskers[t];
+    try {
+      tb.add(d.name, d.power);
+    } catch (const ValueError& e) {
+      throw LoadError(taskers_tcl, d.line, src.tasker_field(), e.what());
+    }
+    tb.set_number(a_cpus, d.cpus);
+    tb.set_number(a_percent, 100);
+    tb.set_number(a_timeleft, kUnbounded);
+    std::vector<std::string> attributes;
+    for (const vov::Token& k : offers[t]) {
+      const auto a = ds.catalog.find(k.name);
+      if (!a || *a == a_names) {
+        attributes.push_back(k.name);
+        continue;
+      }
+      if (*a == a_cpus || *a == a_percent) continue;  // -CPUS and the 100 percent every tasker has
+      tb.set_number(*a, k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount);
+    }
+    if (!attributes.empty()) tb.set_list(a_names, attributes);
+  }
+  ds.taskers = std::move(tb).build();
+  return out;
+}
+
+// `read_farm` gives the taskers' and maps' definitions; it runs beside the reading of jobs.jsonl (the farm
+// does not depend on the jobs), on another thread. Its errors come first, as a reader taking the farm's
+// files before the jobs would give them.
+Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources& src, const std::string& jobs_jsonl,
+                  const ProgressFn& progress, const VovOptions& options) {
+  std::optional<VovFarm> farm_side;
+  std::exception_ptr farm_error;
+  tbb::task_group beside;
+  beside.run([&] {
+    try {
+      farm_side.emplace(build_farm(read_farm(), src, options));
+    } catch (...) {
+      farm_error = std::current_exception();
+    }
+  });
   // Jobs, read in parallel pieces, each into its own JobPiece, put in file order afterwards (the kinds
   // are shared: one table).
   std::mutex done_mutex;
   std::map<size_t, std::unique_ptr<JobPiece>> done;  // by piece index
   KindTable table;
   const vov::Wrappers wrappers(options.wrappers);
-  for_each_line_piece(
-      jobs_jsonl, progress,
-      [&](const LinePiece& piece) {
-        auto mine = std::make_unique<JobPiece>();
-        read_piece(jobs_jsonl, piece, wrappers, table, *mine);
-        const std::lock_guard<std::mutex> lock(done_mutex);
-        done.emplace(piece.index, std::move(mine));
-      },
-      size_t{32} << 20, size_t{4} << 20);
+  std::exception_ptr jobs_error;
+  try {
+    for_each_line_piece(
+        jobs_jsonl, progress,
+        [&](const LinePiece& piece) {
+          auto mine = std::make_unique<JobPiece>();
+          read_piece(jobs_jsonl, piece, wrappers, table, *mine);
+          const std::lock_guard<std::mutex> lock(done_mutex);
+          done.emplace(piece.index, std::move(mine));
+        },
+        size_t{32} << 20, size_t{4} << 20);
+  } catch (...) {
+    jobs_error = std::current_exception();
+  }
+  beside.wait();
+  if (farm_error) std::rethrow_exception(farm_error);
+  if (jobs_error) std::rethrow_exception(jobs_error);
+  auto& [maps, ds, a_names] = *farm_side;
+  ds.name = "vov";
   // Kinds numbered densely as the file shows them (the numbering does not depend on the threads).
   std::vector<vov::JobResources> kinds;
   const std::vector<vov::JobResources*> by_number = table.by_number();
@@ -538,58 +629,6 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   });
   std::vector<std::string> why(kinds.size());
   for (size_t x = 0; x < kinds.size(); ++x) why[x] = rep_why[rep[x]];
-  Dataset ds;
-  ds.name = "vov";
-  for (const std::string& n : quantified) {
-    AttributeDef d;
-    d.name = n;
-    d.type = AttrType::Double;
-    d.relop = consumable.count(n) ? Relop::LE : Relop::GE;
-    d.consumable = consumable.count(n) > 0;
-    d.scope = ConsumeScope::PerJob;
-    if (n == "CPUS") d.default_amount = 1;  // a job takes one CPU unless it asks for more
-    ds.catalog.add(std::move(d));
-  }
-  for (const auto& [name, m] : maps) {
-    if (!m.count) continue;
-    AttributeDef d = consumable_attribute("map:" + name, AttrType::Int, ConsumeScope::PerJob);
-    ds.catalog.add(std::move(d));
-  }
-  std::string set_name = "resources";  // unless a resource has that name
-  while (ds.catalog.find(set_name)) set_name += '_';
-  AttributeDef set_def;
-  set_def.name = set_name;
-  set_def.type = AttrType::String;
-  set_def.multi_valued = true;
-  const uint32_t a_names = ds.catalog.add(std::move(set_def));
-  TaskerBuilder tb(ds.catalog);
-  for (const auto& [name, m] : maps)
-    if (m.count) tb.set_global(*ds.catalog.find("map:" + name), fmt::format("{}", *m.count));
-  const uint32_t a_cpus = *ds.catalog.find("CPUS"), a_percent = *ds.catalog.find("PERCENT"),
-                 a_timeleft = *ds.catalog.find("TIMELEFT");
-  for (size_t t = 0; t < farm.taskers.size(); ++t) {
-    const VovTaskerDef& d = farm.taskers[t];
-    try {
-      tb.add(d.name, d.power);
-    } catch (const ValueError& e) {
-      throw LoadError(taskers_tcl, d.line, src.tasker_field(), e.what());
-    }
-    tb.set_number(a_cpus, d.cpus);
-    tb.set_number(a_percent, 100);
-    tb.set_number(a_timeleft, kUnbounded);
-    std::vector<std::string> attributes;
-    for (const vov::Token& k : offers[t]) {
-      const auto a = ds.catalog.find(k.name);
-      if (!a || *a == a_names) {
-        attributes.push_back(k.name);
-        continue;
-      }
-      if (*a == a_cpus || *a == a_percent) continue;  // -CPUS and the 100 percent every tasker has
-      tb.set_number(*a, k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount);
-    }
-    if (!attributes.empty()) tb.set_list(a_names, attributes);
-  }
-  ds.taskers = std::move(tb).build();
   // One prototype job per kind: its compiled request and charges (a kind whose list cannot be
   // matched keeps its reason instead); every job is then a copy of its kind's but for id and times.
   // Expansions alike (the list as text, which parses back to the same list, and the counted maps held)
@@ -656,21 +695,24 @@ Dataset build_vov(const VovTclFile& farm, const VovSources& src, const std::stri
   }
   for (auto& [j, reason] : rejected) jb.reject(j, std::move(reason));
   ds.jobs = std::move(jb).build();
-  return ds;
+  return std::move(ds);
 }
 
 }  // namespace
 
 Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
                  const ProgressFn& progress, const VovOptions& options) {
-  VovTclFile farm = read_vov_tcl(taskers_tcl);
-  if (!resources_tcl.empty()) {
-    VovTclFile res = read_vov_tcl(resources_tcl);
-    for (auto& t : res.taskers) farm.taskers.push_back(std::move(t));
-    for (auto& m : res.maps) farm.maps.push_back(std::move(m));
-  }
-  return build_vov(farm, {taskers_tcl, resources_tcl.empty() ? taskers_tcl : resources_tcl}, jobs_jsonl, progress,
-                   options);
+  const auto read_farm = [&] {
+    VovTclFile farm = read_vov_tcl(taskers_tcl);
+    if (!resources_tcl.empty()) {
+      VovTclFile res = read_vov_tcl(resources_tcl);
+      for (auto& t : res.taskers) farm.taskers.push_back(std::move(t));
+      for (auto& m : res.maps) farm.maps.push_back(std::move(m));
+    }
+    return farm;
+  };
+  return build_vov(read_farm, {taskers_tcl, resources_tcl.empty() ? taskers_tcl : resources_tcl}, jobs_jsonl,
+                   progress, options);
 }
 
 bool is_accelerator_farm(const std::string& farm_toml) { return read_toml_file(farm_toml).contains("accelerator"); }
@@ -732,49 +774,53 @@ Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers
     }
   }
   // taskers.jsonl: {"name": "...", "host": "...", "resources": "...", "cpus": N, "power": P}
-  LineReader in(taskers_jsonl, progress);
-  simdjson::dom::parser parser;
-  std::string_view line;
-  while (in.next(line)) {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const size_t ln = in.line();
-    simdjson::dom::element doc;
-    if (parser.parse(line).get(doc) || doc.type() != simdjson::dom::element_type::OBJECT)
-      throw LoadError(taskers_jsonl, ln, "", "malformed JSON: expected one object per line");
-    VovTaskerDef d;
-    d.line = ln;
-    simdjson::dom::object obj;
-    if (doc.get_object().get(obj)) throw LoadError(taskers_jsonl, ln, "", "expected an object");
-    for (auto field : obj) {
-      const std::string f(field.key);
-      if (f == "name" || f == "host" || f == "resources") {
-        std::string_view sv;
-        if (field.value.get_string().get(sv)) throw LoadError(taskers_jsonl, ln, f, "expected a string");
-        (f == "name" ? d.name : f == "host" ? d.host : d.resources) = std::string(sv);
-      } else if (f == "cpus") {
-        int64_t c = 0;
-        if (field.value.get_int64().get(c) || c < 0 || c > 1000000)
-          throw LoadError(taskers_jsonl, ln, f, "expected a whole number of CPUs from 0 to 10^6");
-        d.cpus = static_cast<uint32_t>(c);
-      } else if (f == "power") {
-        double p = 0;
-        if (field.value.get_double().get(p)) {
-          int64_t i = 0;
-          if (field.value.get_int64().get(i)) throw LoadError(taskers_jsonl, ln, f, "expected a number");
-          p = static_cast<double>(i);
+  // (read beside jobs.jsonl, on another thread: without progress reports, which are not shared)
+  const auto read_farm = [&] {
+    LineReader in(taskers_jsonl);
+    simdjson::dom::parser parser;
+    std::string_view line;
+    while (in.next(line)) {
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      const size_t ln = in.line();
+      simdjson::dom::element doc;
+      if (parser.parse(line).get(doc) || doc.type() != simdjson::dom::element_type::OBJECT)
+        throw LoadError(taskers_jsonl, ln, "", "malformed JSON: expected one object per line");
+      VovTaskerDef d;
+      d.line = ln;
+      simdjson::dom::object obj;
+      if (doc.get_object().get(obj)) throw LoadError(taskers_jsonl, ln, "", "expected an object");
+      for (auto field : obj) {
+        const std::string f(field.key);
+        if (f == "name" || f == "host" || f == "resources") {
+          std::string_view sv;
+          if (field.value.get_string().get(sv)) throw LoadError(taskers_jsonl, ln, f, "expected a string");
+          (f == "name" ? d.name : f == "host" ? d.host : d.resources) = std::string(sv);
+        } else if (f == "cpus") {
+          int64_t c = 0;
+          if (field.value.get_int64().get(c) || c < 0 || c > 1000000)
+            throw LoadError(taskers_jsonl, ln, f, "expected a whole number of CPUs from 0 to 10^6");
+          d.cpus = static_cast<uint32_t>(c);
+        } else if (f == "power") {
+          double p = 0;
+          if (field.value.get_double().get(p)) {
+            int64_t i = 0;
+            if (field.value.get_int64().get(i)) throw LoadError(taskers_jsonl, ln, f, "expected a number");
+            p = static_cast<double>(i);
+          }
+          if (!std::isfinite(p)) throw LoadError(taskers_jsonl, ln, f, "expected a finite number");
+          d.power = p;
+        } else {
+          throw LoadError(taskers_jsonl, ln, f, "unknown key (name, host, resources, cpus, power)");
         }
-        if (!std::isfinite(p)) throw LoadError(taskers_jsonl, ln, f, "expected a finite number");
-        d.power = p;
-      } else {
-        throw LoadError(taskers_jsonl, ln, f, "unknown key (name, host, resources, cpus, power)");
       }
+      if (d.name.empty() && d.host.empty()) throw LoadError(taskers_jsonl, ln, "name", "a tasker needs a name or a host");
+      if (d.host.empty()) d.host = d.name;
+      if (d.name.empty()) d.name = d.host;
+      farm.taskers.push_back(std::move(d));
     }
-    if (d.name.empty() && d.host.empty()) throw LoadError(taskers_jsonl, ln, "name", "a tasker needs a name or a host");
-    if (d.host.empty()) d.host = d.name;
-    if (d.name.empty()) d.name = d.host;
-    farm.taskers.push_back(std::move(d));
-  }
-  Dataset ds = build_vov(farm, {taskers_jsonl, farm_toml, true}, jobs_jsonl, progress, options);
+    return std::move(farm);
+  };
+  Dataset ds = build_vov(read_farm, {taskers_jsonl, farm_toml, true}, jobs_jsonl, progress, options);
   ds.name = tbl["name"].value_or(std::string("vov"));
   ds.policy = sim;
   return ds;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -91,6 +92,60 @@ TEST(VovFormat, BadFilesNameFileLineAndField) {
     EXPECT_EQ(e.line, 2u);
     EXPECT_EQ(e.field, "cores");
   }
+}
+
+// The farm's files are read beside jobs.jsonl, on another thread: an error in them (a command, a
+// tasker's list, a tasker named twice, a map's list, each in Tcl and in the native files) comes first,
+// however far into a large jobs file the jobs' own error is, as a reader taking the farm first gives.
+TEST(VovFormat, FarmErrorsComeBeforeJobErrorsThoughReadAtOnce) {
+  auto write = [](const std::string& name, const std::string& text) { return write_file("colmatch-vov-", name, text); };
+  std::string many;
+  for (int i = 0; i < 60000; ++i) many += fmt::format("{{\"id\": \"{}\", \"resources\": \"x\"}}\n", i);
+  const auto late_bad = write("late.jsonl", many + "{\"id\": \"z\", \"cores\": 3}\n");
+  const auto first_bad = write("first.jsonl", "{\"id\": \"z\", \"cores\": 3}\n" + many);
+  const auto good_jobs = write("good.jsonl", many);
+  struct Case {
+    std::string taskers, resources;
+    size_t line;
+    std::string field;
+  };
+  const Case cases[] = {
+      {write("cmd.tcl", "vtk_tasker_define a\nputs hi\n"), "", 2, "puts"},
+      {write("list.tcl", "vtk_tasker_define a -resources \"x | y\"\n"), "", 1, "-resources"},
+      {write("twice.tcl", "vtk_tasker_define a\nvtk_tasker_define a\n"), "", 2, "vtk_tasker_define"},
+      {write("ok.tcl", "vtk_tasker_define a\n"), write("maps.tcl", "vtk_resourcemap_set m 1 -map \"(x\"\n"), 1, "-map"},
+  };
+  for (const Case& c : cases)
+    for (const std::string& jobs : {late_bad, first_bad, good_jobs}) {
+      try {
+        loaders::load_vov(c.taskers, c.resources, jobs);
+        ADD_FAILURE() << c.taskers << " " << jobs;
+      } catch (const loaders::LoadError& e) {
+        EXPECT_EQ(e.file, c.resources.empty() ? c.taskers : c.resources) << jobs << ": " << e.what();
+        EXPECT_EQ(e.line, c.line) << e.what();
+        EXPECT_EQ(e.field, c.field) << e.what();
+      }
+    }
+  try {  // a good farm: the jobs' error
+    loaders::load_vov(cases[3].taskers, "", late_bad);
+    ADD_FAILURE();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, late_bad);
+    EXPECT_EQ(e.line, 60001u);
+  }
+  // the native files: farm.toml's map, taskers.jsonl's tasker named twice
+  const auto farm = write("farm.toml", "[[accelerator.map]]\nname = \"m\"\nmap = \"(x\"\n");
+  const auto ok_farm = write("ok.toml", "[[accelerator.map]]\nname = \"m\"\ncount = 1\n");
+  const auto taskers = write("t.jsonl", "{\"name\": \"a\"}\n");
+  const auto twice = write("twice.jsonl", "{\"name\": \"a\"}\n{\"name\": \"a\"}\n");
+  for (const auto& [f, t, file, line] : {std::tuple{farm, taskers, farm, size_t{1}}, std::tuple{ok_farm, twice, twice, size_t{2}}})
+    try {
+      loaders::load_native({f, "", t, late_bad});
+      ADD_FAILURE() << f << " " << t;
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(e.file, file) << e.what();
+      EXPECT_EQ(e.line, line) << e.what();
+    }
 }
 
 // The jobs file is read in parallel pieces of 4 MiB: a file of several pieces gives the errors a reader
