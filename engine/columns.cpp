@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -404,6 +405,14 @@ TaskerTable TaskerBuilder::build() && {
 }
 
 void JobAmounts::set_last(uint32_t k, double amount) {
+  const uint32_t r = row_.back();
+  if (last_shared_ || r + 2 != first_.size()) {  // a row of its own, the last one, before it changes
+    const std::vector<Entry> copy(entries_.begin() + first_[r], entries_.begin() + first_[r + 1]);
+    entries_.insert(entries_.end(), copy.begin(), copy.end());
+    row_.back() = static_cast<uint32_t>(first_.size() - 1);
+    first_.push_back(static_cast<uint32_t>(entries_.size()));
+    last_shared_ = false;
+  }
   const auto begin = entries_.begin() + first_[first_.size() - 2];
   auto it = std::lower_bound(begin, entries_.end(), k, [](const Entry& e, uint32_t c) { return e.consumable < c; });
   if (it != entries_.end() && it->consumable == k) {
@@ -415,17 +424,17 @@ void JobAmounts::set_last(uint32_t k, double amount) {
 }
 
 void JobAmounts::add_jobs_like(const JobAmounts& src, std::span<const uint32_t> like) {
-  const size_t n0 = jobs(), e0 = entries_.size();
-  first_.resize(n0 + 1 + like.size());
-  for (size_t i = 0; i < like.size(); ++i)
-    first_[n0 + 1 + i] = first_[n0 + i] + (src.first_[like[i] + 1] - src.first_[like[i]]);
-  entries_.resize(first_.back());
-  if (entries_.size() == e0) return;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, like.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i < r.end(); ++i)
-      std::copy(src.entries_.begin() + src.first_[like[i]], src.entries_.begin() + src.first_[like[i] + 1],
-                entries_.begin() + first_[n0 + i]);
+  if (like.empty()) return;
+  const size_t rows0 = first_.size() - 1, n0 = row_.size();
+  if (entries_.size() + src.entries_.size() > UINT32_MAX) throw std::length_error("JobAmounts: 2^32 entries");
+  const auto shift = static_cast<uint32_t>(entries_.size());
+  entries_.insert(entries_.end(), src.entries_.begin(), src.entries_.end());
+  for (size_t r = 1; r < src.first_.size(); ++r) first_.push_back(shift + src.first_[r]);
+  row_.resize(n0 + like.size());
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, like.size(), 16384), [&](const tbb::blocked_range<size_t>& b) {
+    for (size_t i = b.begin(); i < b.end(); ++i) row_[n0 + i] = static_cast<uint32_t>(rows0 + src.row_[like[i]]);
   });
+  last_shared_ = true;
 }
 
 JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {

@@ -297,9 +297,10 @@ class TaskerBuilder {
 enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1 };
 
 /// Jobs, column-wise, in input order.
-/// The consumables each job requested, as (consumable, amount) pairs per job in CSR form: jobs name few
-/// of a farm's consumables (an Accelerator farm has one per counted resource map, a job holds one or
-/// two), so a job costs what it requested, not a slot per consumable of the farm.
+/// The consumables each job requested, as (consumable, amount) pairs in rows of CSR form, each job
+/// pointing at its row: jobs name few of a farm's consumables (an Accelerator farm has one per counted
+/// resource map, a job holds one or two), so a job costs what it requested, not a slot per consumable
+/// of the farm; and jobs copied from one prototype (add_jobs_like) share its row, 4 bytes a job.
 class JobAmounts {
  public:
   /// One requested amount: `consumable` indexes catalog.consumables(); `amount` >= 0 in base units.
@@ -315,20 +316,28 @@ class JobAmounts {
   }
   /// Job `j`'s requested amounts, consumables ascending.
   std::span<const Entry> of(uint32_t j) const noexcept {
-    return {entries_.data() + first_[j], entries_.data() + first_[j + 1]};
+    const uint32_t r = row_[j];
+    return {entries_.data() + first_[r], entries_.data() + first_[r + 1]};
   }
-  size_t jobs() const noexcept { return first_.size() - 1; }
-  /// Builder side: starts the next job (with no amounts).
-  void add_job() { first_.push_back(first_.back()); }
-  /// Builder side: sets (or replaces) the last job's amount of consumable `k`.
+  size_t jobs() const noexcept { return row_.size(); }
+  /// Builder side: starts the next job (with no amounts, in a row of its own).
+  void add_job() {
+    row_.push_back(static_cast<uint32_t>(first_.size() - 1));
+    first_.push_back(first_.back());
+    last_shared_ = false;
+  }
+  /// Builder side: sets (or replaces) the last job's amount of consumable `k` (a row it shares with
+  /// other jobs is copied first: theirs do not change).
   void set_last(uint32_t k, double amount);
   /// Builder side: starts `like.size()` jobs, job i with job like[i]'s amounts in `src` (another table's,
-  /// over the same catalog); copied in parallel.
+  /// over the same catalog): src's rows are copied once, the jobs point at them (filled in parallel).
   void add_jobs_like(const JobAmounts& src, std::span<const uint32_t> like);
 
  private:
-  std::vector<uint32_t> first_{0};  ///< job j's entries are [first_[j], first_[j + 1])
+  std::vector<uint32_t> row_;       ///< job j's amounts are row row_[j]
+  std::vector<uint32_t> first_{0};  ///< row r's entries are [first_[r], first_[r + 1])
   std::vector<Entry> entries_;
+  bool last_shared_ = false;  ///< the last job's row may be another job's too (add_jobs_like)
 };
 
 struct JobTable {

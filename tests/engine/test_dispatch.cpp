@@ -492,6 +492,44 @@ TEST(JobAmounts, PerJobEntriesReplaceSortAndReadNaN) {
   EXPECT_EQ(jobs.amount.at(static_cast<size_t>(cat.consumable_slot(lic[0])), 2), 4);
 }
 
+// Jobs copied from prototypes (add_jobs_like) share the prototype's row; a later set_last on the last
+// job copies its row first, so the jobs that share it keep their amounts; a job started after them has
+// a row of its own; the prototypes' table is not changed.
+TEST(JobAmounts, CopiedJobsShareARowUntilTheLastChanges) {
+  using Amounts = std::vector<std::pair<uint32_t, double>>;
+  auto amounts = [](const JobAmounts& a, uint32_t j) {
+    Amounts out;
+    for (const JobAmounts::Entry& e : a.of(j)) out.emplace_back(e.consumable, e.amount);
+    return out;
+  };
+  JobAmounts src;
+  src.add_job();
+  src.set_last(2, 5);
+  src.set_last(0, 1);
+  src.add_job();
+  src.add_job();
+  src.set_last(1, 3);
+  JobAmounts t;
+  t.add_job();
+  t.set_last(4, 9);
+  const std::vector<uint32_t> like{2, 0, 0, 1, 2};
+  t.add_jobs_like(src, like);
+  t.set_last(1, 8);  // job 5, like prototype 2 as job 1 is
+  t.set_last(6, 2);
+  const std::vector<uint32_t> again{0};
+  t.add_jobs_like(src, again);
+  t.set_last(0, 7);  // job 6, like prototype 0 as jobs 2 and 3 are
+  t.add_job();
+  t.set_last(3, 1);
+  ASSERT_EQ(t.jobs(), 8u);
+  const Amounts want[] = {{{4, 9}}, {{1, 3}}, {{0, 1}, {2, 5}}, {{0, 1}, {2, 5}}, {}, {{1, 8}, {6, 2}}, {{0, 7}, {2, 5}}, {{3, 1}}};
+  for (uint32_t j = 0; j < 8; ++j) EXPECT_EQ(amounts(t, j), want[j]) << "job " << j;
+  EXPECT_EQ(amounts(src, 0), (Amounts{{0, 1}, {2, 5}}));
+  EXPECT_EQ(amounts(src, 2), (Amounts{{1, 3}}));
+  EXPECT_EQ(t.at(2, 3), 5);
+  EXPECT_TRUE(std::isnan(t.at(2, 1)));
+}
+
 // A per-job consumable `mem` whose default amount is 1024 (a job that requests none is charged 1024).
 uint32_t add_mem_with_default(Catalog& cat) {
   AttributeDef mem = consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob);
