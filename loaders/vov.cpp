@@ -103,6 +103,7 @@ class KindTable {
     HashSlots<Kind> kinds;
     std::string keys;
     std::string_view key(const Kind& k) const noexcept { return std::string_view(keys).substr(k.at, k.size); }
+    std::vector<std::pair<uint32_t, const vov::JobResources*>> added;  // the kinds this thread added
   };
   /// The calling thread's own table (looked up once per piece: finding it costs a search by thread).
   Local& local() { return local_.local(); }
@@ -113,21 +114,23 @@ class KindTable {
     if (const Local::Kind* k = mine.kinds.find(
             h, [&](const Local::Kind& x) { return mine.key(x) == key; }, at))
       return k->number;
-    const uint32_t number = find_or_add_shared(key, r);
+    const uint32_t number = find_or_add_shared(mine, key, r);
     if (mine.keys.size() + key.size() > UINT32_MAX) return number;  // 4 GiB of keys met: no more cached
     mine.kinds.insert(at, h, {number, static_cast<uint32_t>(mine.keys.size()), static_cast<uint32_t>(key.size())});
     mine.keys.append(key);
     return number;
   }
-  /// After reading: the kinds by number (nullptr for a number lost to a race).
-  std::vector<vov::JobResources*> by_number() {
-    std::vector<vov::JobResources*> out(next_.load(), nullptr);
-    for (auto& [key, kind] : index_) out[kind.first] = &kind.second;
+  /// After reading: the kinds by number (nullptr for a number lost to a race), from what each thread
+  /// added (not a walk over the shared table's nodes).
+  std::vector<const vov::JobResources*> by_number() {
+    std::vector<const vov::JobResources*> out(next_.load(), nullptr);
+    for (const Local& l : local_)
+      for (const auto& [number, kind] : l.added) out[number] = kind;
     return out;
   }
 
  private:
-  uint32_t find_or_add_shared(std::string_view key, const KindView& r) {
+  uint32_t find_or_add_shared(Local& mine, std::string_view key, const KindView& r) {
     const std::string k(key);
     if (const auto it = index_.find(k); it != index_.end()) return it->second.first;
     const uint32_t id = next_.fetch_add(1, std::memory_order_relaxed);
@@ -135,6 +138,7 @@ class KindTable {
     const auto [it, fresh] = index_.emplace(
         k, std::make_pair(id, vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
                                                 std::string(r.group), std::string(r.priority), r.expected_duration}));
+    if (fresh) mine.added.emplace_back(id, &it->second.second);
     return it->second.first;  // another thread's number if it added the kind meanwhile
   }
   tbb::concurrent_unordered_map<std::string, std::pair<uint32_t, vov::JobResources>> index_;
@@ -539,11 +543,12 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   if (jobs_error) std::rethrow_exception(jobs_error);
   auto& [maps, ds, a_names] = *farm_side;
   ds.name = "vov";
-  // Kinds numbered densely as the file shows them (the numbering does not depend on the threads).
-  std::vector<vov::JobResources> kinds;
-  const std::vector<vov::JobResources*> by_number = table.by_number();
-  std::vector<uint32_t> dense(by_number.size(), kNone);
+  // Kinds numbered densely as the file shows them (the numbering does not depend on the threads): each
+  // kind's first job found in parallel (an atomic minimum per kind), the kinds sorted by it, the jobs'
+  // kinds renumbered in parallel.
+  const std::vector<const vov::JobResources*> by_number = table.by_number();
   PiecesInOrder order;
+  std::vector<JobPiece*> pieces;
   size_t jobs = 0;
   size_t bad_line = SIZE_MAX;  // the first line a piece could not read
   const LoadError* bad = nullptr;
@@ -553,26 +558,44 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       bad_line = p.error->line;
       bad = &*p.error;
     }
-    for (uint32_t& k : p.kind) {
-      if (dense[k] == kNone) {
-        dense[k] = static_cast<uint32_t>(kinds.size());
-        kinds.push_back(std::move(*by_number[k]));
-      }
-      k = dense[k];
-    }
+    pieces.push_back(&p);
     order.pieces.push_back(&p);
     order.start.push_back(jobs);
     jobs += p.size();
   }
   order.start.push_back(jobs);
-  // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
-  if (const auto rep = first_repeated_id(order)) {
-    const auto [later, i] = order.locate(rep->first);
-    const auto [earlier, e] = order.locate(rep->second);
-    if (later->line_of(i) < bad_line)
-      throw JobIds::duplicate_id(jobs_jsonl, later->line_of(i), "id", std::string(later->id(i)), earlier->line_of(e));
+  std::vector<std::atomic<uint64_t>> first_job(by_number.size());
+  tbb::parallel_for(size_t{0}, first_job.size(),
+                    [&](size_t k) { first_job[k].store(UINT64_MAX, std::memory_order_relaxed); });
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t q) {
+    const JobPiece& p = *pieces[q];
+    for (size_t i = 0; i < p.size(); ++i) {
+      const uint64_t at = order.start[q] + i;
+      std::atomic<uint64_t>& first = first_job[p.kind[i]];
+      uint64_t seen = first.load(std::memory_order_relaxed);
+      while (at < seen && !first.compare_exchange_weak(seen, at, std::memory_order_relaxed)) {
+      }
+    }
+  });
+  std::vector<uint32_t> met;  // the kinds some job has, by their first job
+  for (uint32_t k = 0; k < first_job.size(); ++k)
+    if (first_job[k].load(std::memory_order_relaxed) != UINT64_MAX) met.push_back(k);
+  std::sort(met.begin(), met.end(), [&](uint32_t a, uint32_t b) {
+    return first_job[a].load(std::memory_order_relaxed) < first_job[b].load(std::memory_order_relaxed);
+  });
+  std::vector<uint32_t> dense(by_number.size(), kNone);
+  std::vector<const vov::JobResources*> kinds(met.size());  // in the table, which outlives them
+  for (size_t x = 0; x < met.size(); ++x) {
+    dense[met[x]] = static_cast<uint32_t>(x);
+    kinds[x] = by_number[met[x]];
   }
-  if (bad != nullptr) throw *bad;
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t q) {
+    for (uint32_t& k : pieces[q]->kind) k = dense[k];
+  });
+  // The repeated-id check runs beside the kinds' expansions (which throw nothing: a kind's error is its
+  // reason); its errors are thrown before the jobs are built.
+  std::optional<std::pair<size_t, size_t>> repeated;
+  beside.run([&] { repeated = first_repeated_id(order); });
   // The expansion depends on a kind's list, its duration and those of its appended resources
   // (Priority:, Tool:, User:, Group:) that a map names: one that no map names is dropped after it is
   // counted, whatever its name (vov::expand). Kinds alike in these are expanded once, in parallel
@@ -583,7 +606,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   {
     std::vector<std::string> keys(kinds.size());  // built in parallel, told apart in the kinds' order
     tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
-      const vov::JobResources& k = kinds[x];
+      const vov::JobResources& k = *kinds[x];
       std::string& key = keys[x];
       auto text = [&](char tag, std::string_view t) {
         const auto n = static_cast<uint32_t>(t.size());
@@ -617,7 +640,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
     try {
       exp[r] = vov::expand(
-          kinds[reps[r]], maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
+          *kinds[reps[r]], maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
       if (exp[r].outcome == vov::Expansion::Outcome::Cycle)
         rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
     } catch (const vov::ResourceError& e) {
@@ -664,7 +687,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   JobBuilder protos(ds.catalog);
   const std::vector<uint32_t> interned = protos.intern_all(std::move(compiled));
   for (size_t x = 0; x < kinds.size(); ++x) {
-    const uint32_t p = protos.add("", kinds[x].owner, kinds[x].group, 0, 0);
+    const uint32_t p = protos.add("", kinds[x]->owner, kinds[x]->group, 0, 0);
     if (!why[x].empty()) continue;
     const uint32_t r = rep[x];
     if (exp[r].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
@@ -676,6 +699,15 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
     }
   }
   const JobTable prototypes = std::move(protos).build();
+  beside.wait();
+  // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
+  if (repeated) {
+    const auto [later, i] = order.locate(repeated->first);
+    const auto [earlier, e] = order.locate(repeated->second);
+    if (later->line_of(i) < bad_line)
+      throw JobIds::duplicate_id(jobs_jsonl, later->line_of(i), "id", std::string(later->id(i)), earlier->line_of(e));
+  }
+  if (bad != nullptr) throw *bad;
   std::vector<std::pair<uint32_t, std::string>> rejected;  // (job, reason): jobs of a kind with a reason
   std::vector<JobBuilder::CopiedJobs> copied;
   for (size_t q = 0; q < order.pieces.size(); ++q) {
