@@ -437,6 +437,16 @@ void JobAmounts::add_jobs_like(const JobAmounts& src, std::span<const uint32_t> 
   last_shared_ = true;
 }
 
+void JobDepends::add(uint32_t j, uint32_t d) {
+  if (first_.size() >= 2 && j < first_.size() - 2)
+    throw std::invalid_argument(fmt::format("JobDepends: job {} after job {}: give jobs theirs in order", j,
+                                            first_.size() - 2));
+  if (first_.empty()) first_.push_back(0);
+  while (first_.size() < size_t{j} + 2) first_.push_back(static_cast<uint32_t>(ids_.size()));  // none before j
+  ids_.push_back(d);
+  first_.back() = static_cast<uint32_t>(ids_.size());
+}
+
 JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {
   // The empty request (true) is request 0, shared by every job that asks for nothing.
   intern_request(Request{});
@@ -461,7 +471,6 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.runtime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.walltime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.hold_until.push_back(-std::numeric_limits<double>::infinity());
-  table_.depends.emplace_back();
   table_.queue.push_back(table_.queues.intern(""));
   table_.account.push_back(table_.accounts.intern(""));
   table_.qos.push_back(table_.qos_names.intern(""));
@@ -534,7 +543,6 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   // are some 150 MB).
   tbb::task_group grow;
   grow.run([&] { t.id.resize(n1); });
-  grow.run([&] { t.depends.resize(n1); });
   for (auto* v : {&t.owner, &t.group, &t.slots, &t.request, &t.soft, &t.reject, &t.note, &t.queue, &t.account, &t.qos})
     grow.run([v, n1] { v->resize(n1); });
   for (auto* v : {&t.priority, &t.submit, &t.runtime, &t.walltime, &t.hold_until}) grow.run([v, n1] { v->resize(n1); });
@@ -716,7 +724,7 @@ JobTable JobBuilder::build() && {
                                 it == index.end() ? "no job" : "a job cannot depend on itself:", id));
           continue;
         }
-        table_.depends[j].push_back(it->second);
+        table_.depends.add(j, it->second);
       }
   }
   // Forced attributes (Design60, the seed's reading): a consumable must be in the job's amounts, any

@@ -340,6 +340,27 @@ class JobAmounts {
   bool last_shared_ = false;  ///< the last job's row may be another job's too (add_jobs_like)
 };
 
+/// Each job's dependencies (afterok: indices of the jobs that must have ended before it starts), in CSR
+/// form over the jobs up to the last one that has any: a table where no job depends on another (most
+/// farms) costs nothing per job.
+class JobDepends {
+ public:
+  /// Job `j`'s dependencies (empty for a job past the last one given any).
+  std::span<const uint32_t> operator[](size_t j) const noexcept {
+    if (j + 1 >= first_.size()) return {};
+    return {ids_.data() + first_[j], ids_.data() + first_[j + 1]};
+  }
+  /// Adds dependency `d` to job `j`. Jobs are given theirs in job order: throws std::invalid_argument for
+  /// a `j` below the last job given one.
+  void add(uint32_t j, uint32_t d);
+  /// Whether no job has a dependency.
+  bool none() const noexcept { return ids_.empty(); }
+
+ private:
+  std::vector<uint32_t> first_;  ///< job j's are ids_[first_[j], first_[j + 1]) for j + 1 < first_.size()
+  std::vector<uint32_t> ids_;
+};
+
 struct JobTable {
   std::vector<std::string> id;
   std::vector<uint32_t> owner;  ///< ids into owners
@@ -376,7 +397,7 @@ struct JobTable {
   /// Held until this time (Moab job hold; +inf: never released; -inf: not held).
   std::vector<double> hold_until;
   /// Jobs (indices) that must have ended before this one may start (afterok).
-  std::vector<std::vector<uint32_t>> depends;
+  JobDepends depends;
   std::vector<uint32_t> queue;    ///< ids into queues (the Moab class); "" when none
   std::vector<uint32_t> account;  ///< ids into accounts
   std::vector<uint32_t> qos;      ///< ids into qos_names (Moab quality of service); "" when none

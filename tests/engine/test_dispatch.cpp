@@ -530,6 +530,25 @@ TEST(JobAmounts, CopiedJobsShareARowUntilTheLastChanges) {
   EXPECT_TRUE(std::isnan(t.at(2, 1)));
 }
 
+// Dependencies in CSR form over the jobs up to the last one given any: jobs between and after read
+// empty, a job's several read in the order given, jobs given theirs out of order are refused.
+TEST(JobDepends, ListsInJobOrderAndNoneAfterTheLast) {
+  JobDepends d;
+  EXPECT_TRUE(d.none());
+  EXPECT_TRUE(d[0].empty());
+  d.add(3, 7);
+  d.add(3, 1);
+  d.add(5, 0);
+  EXPECT_FALSE(d.none());
+  auto list = [&](size_t j) { return std::vector<uint32_t>(d[j].begin(), d[j].end()); };
+  EXPECT_EQ(list(3), (std::vector<uint32_t>{7, 1}));
+  EXPECT_EQ(list(5), (std::vector<uint32_t>{0}));
+  for (size_t j : {0, 1, 2, 4, 6, 1000000}) EXPECT_TRUE(d[j].empty()) << j;
+  EXPECT_THROW(d.add(4, 2), std::invalid_argument) << "job 4 after job 5";
+  d.add(5, 2);
+  EXPECT_EQ(list(5), (std::vector<uint32_t>{0, 2}));
+}
+
 // A per-job consumable `mem` whose default amount is 1024 (a job that requests none is charged 1024).
 uint32_t add_mem_with_default(Catalog& cat) {
   AttributeDef mem = consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob);

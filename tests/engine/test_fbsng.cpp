@@ -573,7 +573,7 @@ void random_times_and_credentials(JobTable& jobs, std::mt19937_64& rng) {
     jobs.runtime[j] = static_cast<double>(rng() % 40);
     jobs.walltime[j] = NAN;
     if (rng() % 20 == 0) jobs.hold_until[j] = rng() % 2 ? kInf : static_cast<double>(rng() % 120);
-    if (j > 0 && rng() % 15 == 0) jobs.depends[j].push_back(static_cast<uint32_t>(rng() % j));
+    if (j > 0 && rng() % 15 == 0) jobs.depends.add(j, static_cast<uint32_t>(rng() % j));
     jobs.queue[j] = jobs.queues.intern(rng() % 3 == 0 ? "bulk" : rng() % 2 ? "light" : "other");
     jobs.account[j] = jobs.accounts.intern("p" + std::to_string(rng() % 3));
     jobs.owner[j] = jobs.owners.intern("u" + std::to_string(rng() % 3));

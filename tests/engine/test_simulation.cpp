@@ -391,7 +391,7 @@ void randomize_times(JobTable& jobs, std::mt19937_64& rng) {
     if (jobs.walltime[j] < 0) jobs.walltime[j] = 0;
     jobs.priority[j] = static_cast<double>(rng() % 3);
     if (rng() % 20 == 0) jobs.hold_until[j] = rng() % 2 ? kInf : static_cast<double>(rng() % 120);
-    if (j > 0 && rng() % 15 == 0) jobs.depends[j].push_back(static_cast<uint32_t>(rng() % j));
+    if (j > 0 && rng() % 15 == 0) jobs.depends.add(j, static_cast<uint32_t>(rng() % j));
     jobs.queue[j] = jobs.queues.intern(rng() % 2 ? "short" : "long");
     jobs.owner[j] = jobs.owners.intern("u" + std::to_string(rng() % 3));
     jobs.group[j] = jobs.groups.intern("g" + std::to_string(rng() % 2));
