@@ -184,7 +184,12 @@ size_t hand_out(const std::string& path, std::string_view text, size_t readable,
       throw LoadError(path, lines + too_long[i] + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
     lines += count[i];
   }
-  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t i) { fn(pieces[i]); });
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, pieces.size(), 1),
+      [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i < r.end(); ++i) fn(pieces[i]);
+      },
+      tbb::simple_partitioner());
   return lines - before;
 }
 

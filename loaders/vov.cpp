@@ -146,24 +146,115 @@ class KindTable {
   tbb::enumerable_thread_specific<Local> local_;
 };
 
+// The objects of a piece read as one stream of JSON documents (simdjson's parse_many: its first stage
+// over a megabyte at a time, not line by line), `take(doc, line)` called for each. Returns false when the
+// piece is not simply one valid object on each line that is not blank (a document that is not an object,
+// is not valid, shares its line or spans lines, an error `take` throws, bytes left over), or when it
+// cannot be read so (without simdjson's padding readable after it: the file's last piece; a byte order
+// mark): the caller then reads it line by line, which meets the first of its errors as it would alone.
+template <typename Take>
+bool read_stream(const LinePiece& piece, simdjson::dom::parser& parser, Take&& take) {
+  const std::string_view text = piece.text;
+  if (piece.padding < simdjson::SIMDJSON_PADDING || (piece.first_line == 1 && text.starts_with("\xEF\xBB\xBF")))
+    return false;
+  constexpr size_t kBatch = size_t{1} << 20;  // a longer line is read line by line (CAPACITY)
+  simdjson::dom::document_stream docs;
+  if (parser.parse_many(reinterpret_cast<const uint8_t*>(text.data()), text.size(), kBatch).get(docs)) return false;
+  size_t from = 0;  // the start of the line after the last document's
+  size_t line = 0;  // the piece's lines before `from`
+  try {
+    for (auto it = docs.begin(); it != docs.end(); ++it) {
+      simdjson::dom::element doc;
+      if ((*it).get(doc)) return false;
+      const size_t start = it.current_index();
+      if (start < from || start >= text.size() || text[start] != '{') return false;
+      for (size_t at = from; (at = text.find('\n', at)) < start; ++at) ++line;  // blank lines between
+      const size_t end = std::min(text.find('\n', start), text.size());         // the document's line's
+      if (it.source().size() > end - start) return false;
+      take(doc, piece.first_line + line);
+      from = end + 1;
+      ++line;
+    }
+  } catch (const LoadError&) {
+    return false;
+  }
+  return docs.truncated_bytes() == 0;
+}
+
 void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrappers& wrappers, KindTable& kinds,
                 JobPiece& out) {
   KindTable::Local& my_kinds = kinds.local();
   static thread_local simdjson::dom::parser parser;
   std::string key;
-  PieceLines in(piece);
-  std::string_view line;
   std::string numbers[6];  // a text field given as a number, as text
+  out.first_line = piece.first_line;
+  // Room reserved for the piece's jobs up front (reserved pages that are not written cost nothing), so
+  // that columns do not grow by copying: a job per 128 bytes, the ids a quarter of the text.
+  const size_t guess = piece.text.size() / 128;
+  out.id_text.reserve(piece.text.size() / 4);
+  for (auto* v : {&out.kind, &out.line, &out.id_end}) v->reserve(guess);
+  for (auto* v : {&out.submit, &out.runtime, &out.walltime}) v->reserve(guess);
+  out.id_hash.reserve(guess);
+  // The job of one line's document (`ln`: its line in the file). Throws LoadError.
+  auto take = [&](const simdjson::dom::element& doc, size_t ln) {
+    simdjson::dom::object obj;
+    if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
+    double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+    KindView r;
+    std::string_view id;
+    for (auto field : obj) {
+      const std::string_view name = field.key;
+      const simdjson::dom::element el = field.value;
+      auto text = [&](std::string_view& out_text, int slot) {
+        double d = 0;
+        if (!el.get_string().get(out_text)) return;
+        if (el.get_double().get(d)) throw LoadError(path, ln, std::string(name), "expected a string");
+        numbers[slot] = fmt::format("{}", d);
+        out_text = numbers[slot];
+      };
+      auto number = [&](double& out_num) {
+        double v = 0;
+        if (el.get_double().get(v) || !std::isfinite(v) || v < 0)
+          throw LoadError(path, ln, std::string(name), "expected a number >= 0");
+        out_num = v;
+      };
+      if (is(name, "id")) text(id, 0);
+      else if (is(name, "resources")) text(r.resources, 1);
+      else if (is(name, "command")) text(r.command, 2);
+      else if (is(name, "owner")) text(r.owner, 3);
+      else if (is(name, "group")) text(r.group, 4);
+      else if (is(name, "priority")) text(r.priority, 5);
+      else if (is(name, "expected_duration")) number(r.expected_duration);
+      else if (is(name, "submit")) number(submit);
+      else if (is(name, "runtime")) number(runtime);
+      else if (is(name, "walltime")) number(walltime);
+      else throw LoadError(path, ln, std::string(name), "unknown key");
+    }
+    if (id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
+    if (out.id_text.size() + id.size() > UINT32_MAX)  // a piece is at most a few lines of 64 MiB
+      throw LoadError(path, ln, "id", "more than 4 GiB of ids in one piece of the file");
+    kind_key(r, vov::tool_view(r.command, wrappers), key);
+    out.kind.push_back(kinds.find_or_add(my_kinds, key, r));
+    out.line.push_back(static_cast<uint32_t>(ln - piece.first_line));
+    out.id_text.append(id);
+    out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
+    out.id_hash.push_back(std::hash<std::string_view>{}(id));
+    out.submit.push_back(submit);
+    out.runtime.push_back(runtime);
+    out.walltime.push_back(walltime);
+  };
+  if (read_stream(piece, parser, take)) return;
+  // Line by line (what the stream read is dropped; its kinds stay in the table, numbered only if a job
+  // has them).
+  out.id_text.clear();
+  for (auto* v : {&out.kind, &out.line, &out.id_end}) v->clear();
+  for (auto* v : {&out.submit, &out.runtime, &out.walltime}) v->clear();
+  out.id_hash.clear();
   // Bytes that may be read past the piece: a line with simdjson's padding readable after it is parsed
   // where it is, another is copied first.
   const char* const readable_end = piece.text.data() + piece.text.size() + piece.padding;
-  out.first_line = piece.first_line;
-  const size_t guess = piece.text.size() / 128;
-  out.kind.reserve(guess);
-  out.line.reserve(guess);
-  out.id_end.reserve(guess);
-  out.id_hash.reserve(guess);
-  for (auto* v : {&out.submit, &out.runtime, &out.walltime}) v->reserve(guess);
+  PieceLines in(piece);
+  std::string_view line;
   try {
     while (in.next(line)) {
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
@@ -172,51 +263,7 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
       const bool padded = line.data() + line.size() + simdjson::SIMDJSON_PADDING <= readable_end;
       if (auto err = parser.parse(line.data(), line.size(), !padded).get(doc))
         throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
-      simdjson::dom::object obj;
-      if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
-      double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
-      KindView r;
-      std::string_view id;
-      for (auto field : obj) {
-        const std::string_view name = field.key;
-        const simdjson::dom::element el = field.value;
-        auto text = [&](std::string_view& out_text, int slot) {
-          double d = 0;
-          if (!el.get_string().get(out_text)) return;
-          if (el.get_double().get(d)) throw LoadError(path, ln, std::string(name), "expected a string");
-          numbers[slot] = fmt::format("{}", d);
-          out_text = numbers[slot];
-        };
-        auto number = [&](double& out_num) {
-          double v = 0;
-          if (el.get_double().get(v) || !std::isfinite(v) || v < 0)
-            throw LoadError(path, ln, std::string(name), "expected a number >= 0");
-          out_num = v;
-        };
-        if (is(name, "id")) text(id, 0);
-        else if (is(name, "resources")) text(r.resources, 1);
-        else if (is(name, "command")) text(r.command, 2);
-        else if (is(name, "owner")) text(r.owner, 3);
-        else if (is(name, "group")) text(r.group, 4);
-        else if (is(name, "priority")) text(r.priority, 5);
-        else if (is(name, "expected_duration")) number(r.expected_duration);
-        else if (is(name, "submit")) number(submit);
-        else if (is(name, "runtime")) number(runtime);
-        else if (is(name, "walltime")) number(walltime);
-        else throw LoadError(path, ln, std::string(name), "unknown key");
-      }
-      if (id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
-      if (out.id_text.size() + id.size() > UINT32_MAX)  // a piece is at most a few lines of 64 MiB
-        throw LoadError(path, ln, "id", "more than 4 GiB of ids in one piece of the file");
-      kind_key(r, vov::tool_view(r.command, wrappers), key);
-      out.kind.push_back(kinds.find_or_add(my_kinds, key, r));
-      out.line.push_back(static_cast<uint32_t>(ln - piece.first_line));
-      out.id_text.append(id);
-      out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
-      out.id_hash.push_back(std::hash<std::string_view>{}(id));
-      out.submit.push_back(submit);
-      out.runtime.push_back(runtime);
-      out.walltime.push_back(walltime);
+      take(doc, ln);
     }
   } catch (const LoadError& e) {
     out.error = e;
@@ -573,8 +620,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       const uint64_t at = order.start[q] + i;
       std::atomic<uint64_t>& first = first_job[p.kind[i]];
       uint64_t seen = first.load(std::memory_order_relaxed);
-      while (at < seen && !first.compare_exchange_weak(seen, at, std::memory_order_relaxed)) {
-      }
+      while (at < seen && !first.compare_exchange_weak(seen, at, std::memory_order_relaxed)) {}
     }
   });
   std::vector<uint32_t> met;  // the kinds some job has, by their first job
@@ -743,8 +789,8 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
     }
     return farm;
   };
-  return build_vov(read_farm, {taskers_tcl, resources_tcl.empty() ? taskers_tcl : resources_tcl}, jobs_jsonl,
-                   progress, options);
+  return build_vov(read_farm, {taskers_tcl, resources_tcl.empty() ? taskers_tcl : resources_tcl}, jobs_jsonl, progress,
+                   options);
 }
 
 bool is_accelerator_farm(const std::string& farm_toml) { return read_toml_file(farm_toml).contains("accelerator"); }
@@ -845,7 +891,8 @@ Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers
           throw LoadError(taskers_jsonl, ln, f, "unknown key (name, host, resources, cpus, power)");
         }
       }
-      if (d.name.empty() && d.host.empty()) throw LoadError(taskers_jsonl, ln, "name", "a tasker needs a name or a host");
+      if (d.name.empty() && d.host.empty())
+        throw LoadError(taskers_jsonl, ln, "name", "a tasker needs a name or a host");
       if (d.host.empty()) d.host = d.name;
       if (d.name.empty()) d.name = d.host;
       farm.taskers.push_back(std::move(d));

@@ -229,6 +229,76 @@ TEST(VovFormat, AJobsFileOfManyPiecesReadsAsOneLineByLine) {
   for (const std::string& p : written) std::remove(p.c_str());  // 10 MB each
 }
 
+// A piece with simdjson's padding readable after it (every piece of a mapped file but its last) is read
+// as one stream of documents (parse_many); a piece that is anything but one valid object on each line
+// that is not blank is read line by line instead. Each case below, first in a file of several pieces
+// (the stream) and alone in a file of one piece (line by line), gives the same jobs (ids, requests,
+// rejections) or the same error (line, field, message).
+TEST(VovFormat, JobsReadAsAStreamEqualJobsReadLineByLine) {
+  const std::string taskers = write_file("colmatch-vov-stream-", "t.tcl", "vtk_tasker_define a -resources \"big\"\n");
+  std::string filler;  // after the case: 4.5 MB, so that the case is in the first of two pieces or more
+  for (int i = 0; filler.size() < (size_t{9} << 19); ++i)
+    filler += fmt::format("{{\"id\": \"filler{}\", \"resources\": \"big\"}}\n", i);
+  using namespace std::string_literals;
+  const std::string cases[] = {
+      // one object on each line that is not blank
+      R"({"id": "a", "resources": "big"})" "\n" R"({"id": "a2", "resources": "small | big"})",
+      "  {\"id\": \"b\"}  \t\n\n   \n\t\r\n{\"id\": \"b2\"}",
+      "{\"id\": \"c\"}\r\n{\"id\": \"c2\"}\r",
+      R"({"id": "d\u00e9\n", "owner": "x", "resources": "(oops"})",
+      R"({"id": 5, "resources": "big"})",
+      R"({"resources": "big", "id": "e", "id": "e2"})",
+      "\xEF\xBB\xBF{\"id\": \"bom\"}\n{\"id\": \"bom2\"}",
+      // anything else
+      R"({"id": "f"} {"id": "g"})",
+      R"({"id": "h"}{"id": "i"})",
+      "{\"id\": \"j0\"}\n{\"id\":\n\"j\"}",
+      R"({"id": "k"} x)",
+      R"({"id": "l")",
+      R"(["m"])",
+      R"("n")",
+      "5",
+      "null",
+      "{\"id\": \"o\x01\"}",
+      "{\"id\": \"p\xff\"}",
+      "{\"id\": \"q\"}\0"s,
+      "{\"id\": \"r0\"}\n\xEF\xBB\xBF{\"id\": \"r\"}",
+      "{\"id\": \"v0\"}\n\v\n{\"id\": \"v\"}",
+      R"({"id": "s", "cores": 1})",
+      R"({"id": ""})",
+      R"({"id": "t", "resources": 3})",
+      R"({"id": "u", "runtime": -1})",
+      "{\"id\": \"w0\"}\n}",
+      "{\"id\": \"x0\"}\n{",
+      "{\"id\": \"y0\"}\n{\"id\": \"y\"}\n]",
+  };
+  auto outcome = [&](const std::string& jobs, size_t first_jobs) {
+    std::vector<std::string> out;
+    try {
+      const loaders::Dataset ds = loaders::load_vov(taskers, "", jobs);
+      for (uint32_t j = 0; j < ds.jobs.size() && j < first_jobs; ++j) {
+        std::string why = ds.jobs.rejected(j) ? ds.jobs.reject_reason[ds.jobs.reject[j]] : "";
+        if (const size_t at = why.find(jobs); at != std::string::npos) why.erase(at, jobs.size());
+        out.push_back(ds.jobs.id[j] + " | " + ds.jobs.request_text[ds.jobs.request[j]] + " | " + why);
+      }
+    } catch (const loaders::LoadError& e) {
+      std::string what = e.what();
+      what.erase(0, e.file.size());
+      out.push_back(fmt::format("error {} '{}' {}", e.line, e.field, what));
+    }
+    return out;
+  };
+  int n = 0;
+  for (const std::string& c : cases) {
+    const std::string alone = write_file("colmatch-vov-stream-", "alone.jsonl", c + "\n");
+    const std::vector<std::string> want = outcome(alone, SIZE_MAX);
+    const std::string first = write_file("colmatch-vov-stream-", "first.jsonl", c + "\n" + filler);
+    EXPECT_EQ(outcome(first, want.size()), want) << "case " << n << ": " << c;
+    ++n;
+  }
+  std::remove(write_file("colmatch-vov-stream-", "first.jsonl", "").c_str());
+}
+
 // Thousands of kinds (12,500: 2,500 lists by 5 owners) met in every piece on every thread, so each
 // thread's own table of kinds grows many times and most kinds are met by two threads: each job keeps
 // its own list, owner and id (escaped in JSON on some lines), CR LF lines and a last line without its
