@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -17,7 +18,6 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
-#include <tbb/concurrent_unordered_map.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -87,11 +87,12 @@ bool is(std::string_view name, const char (&literal)[N]) noexcept {
   return name.size() == N - 1 && std::memcmp(name.data(), literal, N - 1) == 0;
 }
 
-// The kinds met so far, shared by the threads reading pieces: looked up by key, added once. A kind's
-// number comes from a counter (one lost to a race stays unused); numbers are made dense, in the order
-// the file shows the kinds, once every piece is read. Each thread looks in a table of its own first
-// (open addressing over the keys' hashes: the shared table's lists cost a cache miss a step), the
-// shared one only for a kind it has not met.
+// The kinds met so far, shared by the threads reading pieces: looked up by key, added once, numbered
+// in the order they were added (numbers are made dense, in the order the file shows the kinds, once
+// every piece is read). Each thread looks in a table of its own first, the shared one only for a kind
+// it has not met. Both are open addressing over the keys' hashes with the keys in one string (no node
+// or key allocated per kind, no list walked); the shared one is 64 shards by the hash's top bits, each
+// behind its own lock.
 class KindTable {
  public:
   // One thread's kinds: their numbers and where their keys are in `keys`.
@@ -103,7 +104,6 @@ class KindTable {
     HashSlots<Kind> kinds;
     std::string keys;
     std::string_view key(const Kind& k) const noexcept { return std::string_view(keys).substr(k.at, k.size); }
-    std::vector<std::pair<uint32_t, const vov::JobResources*>> added;  // the kinds this thread added
   };
   /// The calling thread's own table (looked up once per piece: finding it costs a search by thread).
   Local& local() { return local_.local(); }
@@ -114,34 +114,49 @@ class KindTable {
     if (const Local::Kind* k = mine.kinds.find(
             h, [&](const Local::Kind& x) { return mine.key(x) == key; }, at))
       return k->number;
-    const uint32_t number = find_or_add_shared(mine, key, r);
+    const uint32_t number = find_or_add_shared(h, key, r);
     if (mine.keys.size() + key.size() > UINT32_MAX) return number;  // 4 GiB of keys met: no more cached
     mine.kinds.insert(at, h, {number, static_cast<uint32_t>(mine.keys.size()), static_cast<uint32_t>(key.size())});
     mine.keys.append(key);
     return number;
   }
-  /// After reading: the kinds by number (nullptr for a number lost to a race), from what each thread
-  /// added (not a walk over the shared table's nodes).
-  std::vector<const vov::JobResources*> by_number() {
+  /// After reading: the kinds by number.
+  std::vector<const vov::JobResources*> by_number() const {
     std::vector<const vov::JobResources*> out(next_.load(), nullptr);
-    for (const Local& l : local_)
-      for (const auto& [number, kind] : l.added) out[number] = kind;
+    for (const Shard& shard : shards_)
+      for (size_t i = 0; i < shard.kinds.size(); ++i) out[shard.numbers[i]] = &shard.kinds[i];
     return out;
   }
 
  private:
-  uint32_t find_or_add_shared(Local& mine, std::string_view key, const KindView& r) {
-    const std::string k(key);
-    if (const auto it = index_.find(k); it != index_.end()) return it->second.first;
-    const uint32_t id = next_.fetch_add(1, std::memory_order_relaxed);
-    // the node is built whole before another thread can find it
-    const auto [it, fresh] = index_.emplace(
-        k, std::make_pair(id, vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
-                                                std::string(r.group), std::string(r.priority), r.expected_duration}));
-    if (fresh) mine.added.emplace_back(id, &it->second.second);
-    return it->second.first;  // another thread's number if it added the kind meanwhile
+  struct Shard {
+    struct Kind {
+      uint64_t at = 0;  // where its key is in `keys`
+      uint32_t size = 0, number = kNone;
+      bool empty() const noexcept { return number == kNone; }
+    };
+    std::mutex lock;
+    HashSlots<Kind> index;
+    std::string keys;
+    std::deque<vov::JobResources> kinds;  // in the order added (a deque: addresses stay)
+    std::vector<uint32_t> numbers;        // kinds[i]'s number
+  };
+  uint32_t find_or_add_shared(uint64_t h, std::string_view key, const KindView& r) {
+    Shard& shard = shards_[h >> 58];
+    const std::lock_guard<std::mutex> hold(shard.lock);
+    size_t at = 0;
+    if (const Shard::Kind* k = shard.index.find(
+            h, [&](const Shard::Kind& x) { return std::string_view(shard.keys).substr(x.at, x.size) == key; }, at))
+      return k->number;
+    const uint32_t number = next_.fetch_add(1, std::memory_order_relaxed);
+    shard.index.insert(at, h, {shard.keys.size(), static_cast<uint32_t>(key.size()), number});
+    shard.keys.append(key);
+    shard.kinds.push_back(vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
+                                            std::string(r.group), std::string(r.priority), r.expected_duration});
+    shard.numbers.push_back(number);
+    return number;
   }
-  tbb::concurrent_unordered_map<std::string, std::pair<uint32_t, vov::JobResources>> index_;
+  std::array<Shard, 64> shards_;
   std::atomic<uint32_t> next_{0};
   tbb::enumerable_thread_specific<Local> local_;
 };
