@@ -183,8 +183,9 @@ bool read_stream(const LinePiece& piece, simdjson::dom::parser& parser, Take&& t
       if ((*it).get(doc)) return false;
       const size_t start = it.current_index();
       if (start < from || start >= text.size() || text[start] != '{') return false;
-      for (size_t at = from; (at = text.find('\n', at)) < start; ++at) ++line;  // blank lines between
-      const size_t end = std::min(text.find('\n', start), text.size());         // the document's line's
+      size_t end = text.find('\n', from);  // the first line end past the last document: a blank line's,
+      for (; end < start; end = text.find('\n', end + 1)) ++line;  // or the document's own line's
+      end = std::min(end, text.size());
       if (it.source().size() > end - start) return false;
       take(doc, piece.first_line + line);
       from = end + 1;
