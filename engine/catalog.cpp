@@ -275,6 +275,7 @@ uint32_t Catalog::add(AttributeDef def) {
   const uint32_t idx = static_cast<uint32_t>(defs_.size());
   by_name_.emplace(def.name, idx);
   if (!def.shortcut.empty()) by_name_.emplace(def.shortcut, idx);
+  slot_.push_back(def.consumable ? static_cast<int>(consumables_.size()) : -1);
   if (def.consumable) consumables_.push_back(idx);
   defs_.push_back(std::move(def));
   return idx;
@@ -286,10 +287,6 @@ std::optional<uint32_t> Catalog::find(std::string_view name) const {
   return it->second;
 }
 
-int Catalog::consumable_slot(uint32_t attr) const noexcept {
-  for (size_t i = 0; i < consumables_.size(); ++i)
-    if (consumables_[i] == attr) return static_cast<int>(i);
-  return -1;
-}
+int Catalog::consumable_slot(uint32_t attr) const noexcept { return attr < slot_.size() ? slot_[attr] : -1; }
 
 }  // namespace colmatch

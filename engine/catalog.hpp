@@ -127,7 +127,7 @@ class Catalog {
   size_t size() const noexcept { return defs_.size(); }
   /// Attribute indices of the consumables, in catalog order.
   const std::vector<uint32_t>& consumables() const noexcept { return consumables_; }
-  /// Position of attribute `attr` among consumables(), or -1.
+  /// Position of attribute `attr` among consumables(), or -1. O(1).
   int consumable_slot(uint32_t attr) const noexcept;
   /// The request semantics of this farm. Design60 unless a loader says otherwise: the native format
   /// sets SoGE819 (farm.toml `[policy] grid_engine`, default "8.1.9").
@@ -136,6 +136,7 @@ class Catalog {
  private:
   std::vector<AttributeDef> defs_;
   std::vector<uint32_t> consumables_;
+  std::vector<int> slot_;  ///< per attribute: its position among consumables_, or -1
   std::unordered_map<std::string, uint32_t> by_name_;
 };
 

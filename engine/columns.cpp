@@ -13,7 +13,7 @@
 namespace colmatch {
 
 uint32_t Dictionary::intern(std::string_view v) {
-  auto it = index_.find(std::string(v));
+  auto it = index_.find(v);
   if (it != index_.end()) return it->second;
   const uint32_t id = static_cast<uint32_t>(values_.size());
   values_.emplace_back(v);
@@ -42,7 +42,7 @@ std::span<const uint32_t> Dictionary::entries_with(std::string_view element) con
 }
 
 std::optional<uint32_t> Dictionary::find(std::string_view v) const {
-  auto it = index_.find(std::string(v));
+  auto it = index_.find(v);
   if (it == index_.end()) return std::nullopt;
   return it->second;
 }
@@ -439,8 +439,8 @@ void JobAmounts::add_jobs_like(const JobAmounts& src, std::span<const uint32_t> 
 
 void JobDepends::add(uint32_t j, uint32_t d) {
   if (first_.size() >= 2 && j < first_.size() - 2)
-    throw std::invalid_argument(fmt::format("JobDepends: job {} after job {}: give jobs theirs in order", j,
-                                            first_.size() - 2));
+    throw std::invalid_argument(
+        fmt::format("JobDepends: job {} after job {}: give jobs theirs in order", j, first_.size() - 2));
   if (first_.empty()) first_.push_back(0);
   while (first_.size() < size_t{j} + 2) first_.push_back(static_cast<uint32_t>(ids_.size()));  // none before j
   ids_.push_back(d);
@@ -471,9 +471,14 @@ uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_vie
   table_.runtime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.walltime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.hold_until.push_back(-std::numeric_limits<double>::infinity());
-  table_.queue.push_back(table_.queues.intern(""));
-  table_.account.push_back(table_.accounts.intern(""));
-  table_.qos.push_back(table_.qos_names.intern(""));
+  if (no_queue_ == kNone) {
+    no_queue_ = table_.queues.intern("");
+    no_account_ = table_.accounts.intern("");
+    no_qos_ = table_.qos_names.intern("");
+  }
+  table_.queue.push_back(no_queue_);
+  table_.account.push_back(no_account_);
+  table_.qos.push_back(no_qos_);
   if (slots == 0) throw ValueError("slots must be at least 1");
   return j;
 }
@@ -529,13 +534,27 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
     if (request_here[r] == kNone) request_here[r] = intern_request(protos.requests[r]);  // canonical already
     return request_here[r];
   };
+  // Each value of a prototypes' dictionary is interned here once, not once per prototype.
+  struct DictionaryMap {
+    const Dictionary& from;
+    Dictionary& to;
+    std::vector<uint32_t> here;
+    uint32_t operator()(uint32_t id) {
+      if (id >= here.size()) here.resize(from.size(), kNone);
+      if (here[id] == kNone) here[id] = to.intern(from.value(id));
+      return here[id];
+    }
+  };
+  DictionaryMap owners{protos.owners, t.owners, {}}, groups{protos.groups, t.groups, {}},
+      notes{protos.notes, t.notes, {}}, queues{protos.queues, t.queues, {}}, accounts{protos.accounts, t.accounts, {}},
+      qos_names{protos.qos_names, t.qos_names, {}};
   for (uint32_t p = 0; p < np; ++p) {
-    owner[p] = t.owners.intern(protos.owners.value(protos.owner[p]));
-    group[p] = t.groups.intern(protos.groups.value(protos.group[p]));
-    note[p] = protos.note[p] == kNone ? kNone : t.notes.intern(protos.notes.value(protos.note[p]));
-    queue[p] = t.queues.intern(protos.queues.value(protos.queue[p]));
-    account[p] = t.accounts.intern(protos.accounts.value(protos.account[p]));
-    qos[p] = t.qos_names.intern(protos.qos_names.value(protos.qos[p]));
+    owner[p] = owners(protos.owner[p]);
+    group[p] = groups(protos.group[p]);
+    note[p] = protos.note[p] == kNone ? kNone : notes(protos.note[p]);
+    queue[p] = queues(protos.queue[p]);
+    account[p] = accounts(protos.account[p]);
+    qos[p] = qos_names(protos.qos[p]);
     request[p] = map_request(protos.request[p]);
     soft[p] = map_request(protos.soft[p]);
   }

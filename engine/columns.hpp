@@ -48,8 +48,13 @@ class Dictionary {
  private:
   void index_entry(uint32_t id);
 
+  // looked up by string_view without building a string (C++20 heterogeneous lookup)
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> values_;
-  std::unordered_map<std::string, uint32_t> index_;
+  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> index_;
   bool elements_indexed_ = false;
   std::unordered_map<std::string, std::vector<uint32_t>> elements_;
 };
@@ -486,6 +491,7 @@ class JobBuilder {
   std::unordered_map<std::string, std::string> bad_text_;               // raw text -> parse error
   std::unordered_map<std::string, uint32_t> by_canonical_;              // canonical text -> request index
   std::vector<std::pair<uint32_t, std::vector<std::string>>> depends_;  // (job, ids) to resolve
+  uint32_t no_queue_ = kNone, no_account_ = kNone, no_qos_ = kNone;     // the ids of "" (interned once)
 };
 
 }  // namespace colmatch
