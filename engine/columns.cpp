@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -491,7 +492,8 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   for (size_t p = 0; p < pieces.size(); ++p) {
     const CopiedJobs& c = pieces[p];
     const size_t n = c.like.size();
-    if (c.id_end.size() != n || c.submit.size() != n || c.runtime.size() != n || c.walltime.size() != n ||
+    auto per_job = [n](std::span<const double> times) { return times.empty() || times.size() == n; };
+    if (c.id_end.size() != n || !per_job(c.submit) || !per_job(c.runtime) || !per_job(c.walltime) ||
         (n > 0 && c.id_end[n - 1] > c.id_text.size()))
       throw ValueError(fmt::format("add_copies: piece {} has columns of different lengths", p));
     first[p + 1] = first[p] + n;
@@ -512,8 +514,8 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
         bad[p] = fmt::format("job {}: no prototype {}", id_of(c, i), c.like[i]);
         return;
       }
-      for (double v : {c.submit[i], c.runtime[i], c.walltime[i]})
-        if (!std::isnan(v) && !(v >= 0 && std::isfinite(v))) {
+      for (const std::span<const double> times : {c.submit, c.runtime, c.walltime})
+        if (const double v = times.empty() ? 0.0 : times[i]; !std::isnan(v) && !(v >= 0 && std::isfinite(v))) {
           bad[p] = fmt::format("job {}: a time must be a finite number of seconds >= 0, not {}", id_of(c, i), v);
           return;
         }
@@ -592,9 +594,13 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
     const CopiedJobs& c = pieces[p];
     const size_t j0 = n0 + first[p];
     for (size_t i = 0; i < c.like.size(); ++i) t.id[j0 + i].assign(id_of(c, i));
-    std::copy(c.submit.begin(), c.submit.end(), t.submit.begin() + static_cast<std::ptrdiff_t>(j0));
-    std::copy(c.runtime.begin(), c.runtime.end(), t.runtime.begin() + static_cast<std::ptrdiff_t>(j0));
-    std::copy(c.walltime.begin(), c.walltime.end(), t.walltime.begin() + static_cast<std::ptrdiff_t>(j0));
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& [from, to, none] : {std::tuple{c.submit, &t.submit, 0.0}, std::tuple{c.runtime, &t.runtime, nan},
+                                         std::tuple{c.walltime, &t.walltime, nan}}) {
+      const auto at = to->begin() + static_cast<std::ptrdiff_t>(j0);
+      if (from.empty()) std::fill(at, at + static_cast<std::ptrdiff_t>(c.like.size()), none);
+      else std::copy(from.begin(), from.end(), at);
+    }
   });
 }
 

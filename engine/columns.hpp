@@ -421,7 +421,8 @@ class JobBuilder {
                uint32_t slots = 1);
   /// Jobs for add_copies, as columns: job i is a copy of prototype like[i] but for its id, submit time,
   /// runtime and walltime (seconds; NaN: unknown). The ids are one string column, Arrow's layout: job i's
-  /// id is id_text[id_end[i - 1], id_end[i]) (from 0 for i = 0). Every span has like.size() entries.
+  /// id is id_text[id_end[i - 1], id_end[i]) (from 0 for i = 0). Every span has like.size() entries, but
+  /// a time span may be empty: every job's is then the default (submit 0, runtime and walltime NaN).
   struct CopiedJobs {
     std::span<const uint32_t> like;
     std::string_view id_text;

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -46,8 +47,8 @@ struct JobPiece {
   std::string id_text;           // the ids one after another
   std::vector<uint32_t> id_end;  // job i's id ends at id_end[i] in id_text
   std::vector<uint64_t> id_hash;
-  std::vector<double> submit, runtime, walltime;
-  std::optional<LoadError> error;  // the first in the piece: later lines are not read
+  std::vector<double> submit, runtime, walltime;  // per job, or empty while every job's is the default
+  std::optional<LoadError> error;                 // the first in the piece: later lines are not read
 
   size_t size() const noexcept { return kind.size(); }
   std::string_view id(size_t i) const noexcept {
@@ -215,7 +216,8 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
   auto take = [&](const simdjson::dom::element& doc, size_t ln) {
     simdjson::dom::object obj;
     if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
-    double submit = 0, runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    double submit = 0, runtime = nan, walltime = nan;
     KindView r;
     std::string_view id;
     for (auto field : obj) {
@@ -255,9 +257,13 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
     out.id_text.append(id);
     out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
     out.id_hash.push_back(std::hash<std::string_view>{}(id));
-    out.submit.push_back(submit);
-    out.runtime.push_back(runtime);
-    out.walltime.push_back(walltime);
+    for (const auto& [column, value, none] :
+         {std::tuple{&out.submit, submit, 0.0}, std::tuple{&out.runtime, runtime, nan},
+          std::tuple{&out.walltime, walltime, nan}}) {
+      if (column->empty() && std::memcmp(&value, &none, sizeof(double)) == 0) continue;  // all default so far
+      if (column->size() + 1 < out.kind.size()) column->resize(out.kind.size() - 1, none);
+      column->push_back(value);
+    }
   };
   if (read_stream(piece, parser, take)) return;
   // Line by line (what the stream read is dropped; its kinds stay in the table, numbered only if a job
@@ -604,7 +610,9 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   beside.wait();
   if (farm_error) std::rethrow_exception(farm_error);
   if (jobs_error) std::rethrow_exception(jobs_error);
-  auto& [maps, ds, a_names] = *farm_side;
+  const auto& maps = farm_side->maps;  // (not a structured binding: clang 14 cannot capture one)
+  Dataset& ds = farm_side->ds;
+  const uint32_t a_names = farm_side->a_names;
   ds.name = "vov";
   // Kinds numbered densely as the file shows them (the numbering does not depend on the threads): each
   // kind's first job found in parallel (an atomic minimum per kind), the kinds sorted by it, the jobs'

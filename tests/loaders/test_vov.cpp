@@ -138,7 +138,8 @@ TEST(VovFormat, FarmErrorsComeBeforeJobErrorsThoughReadAtOnce) {
   const auto ok_farm = write("ok.toml", "[[accelerator.map]]\nname = \"m\"\ncount = 1\n");
   const auto taskers = write("t.jsonl", "{\"name\": \"a\"}\n");
   const auto twice = write("twice.jsonl", "{\"name\": \"a\"}\n{\"name\": \"a\"}\n");
-  for (const auto& [f, t, file, line] : {std::tuple{farm, taskers, farm, size_t{1}}, std::tuple{ok_farm, twice, twice, size_t{2}}})
+  for (const auto& [f, t, file, line] :
+       {std::tuple{farm, taskers, farm, size_t{1}}, std::tuple{ok_farm, twice, twice, size_t{2}}})
     try {
       loaders::load_native({f, "", t, late_bad});
       ADD_FAILURE() << f << " " << t;
@@ -242,7 +243,9 @@ TEST(VovFormat, JobsReadAsAStreamEqualJobsReadLineByLine) {
   using namespace std::string_literals;
   const std::string cases[] = {
       // one object on each line that is not blank
-      R"({"id": "a", "resources": "big"})" "\n" R"({"id": "a2", "resources": "small | big"})",
+      R"({"id": "a", "resources": "big"})"
+      "\n"
+      R"({"id": "a2", "resources": "small | big"})",
       "  {\"id\": \"b\"}  \t\n\n   \n\t\r\n{\"id\": \"b2\"}",
       "{\"id\": \"c\"}\r\n{\"id\": \"c2\"}\r",
       R"({"id": "d\u00e9\n", "owner": "x", "resources": "(oops"})",
@@ -297,6 +300,37 @@ TEST(VovFormat, JobsReadAsAStreamEqualJobsReadLineByLine) {
     ++n;
   }
   std::remove(write_file("colmatch-vov-stream-", "first.jsonl", "").c_str());
+}
+
+// A piece keeps a time column only once a job in it gives that time (none is kept while every job's is
+// the default: submit 0, runtime and walltime unknown): times given on a few lines, in some pieces and
+// not others, land on their own jobs, every other job keeping the default (-0 kept as given).
+TEST(VovFormat, TimesGivenOnFewLinesLandOnTheirOwnJobs) {
+  const std::string taskers = write_file("colmatch-vov-times-", "t.tcl", "vtk_tasker_define a\n");
+  std::string text;
+  const int n = 60000;  // ~80 bytes a line: two pieces
+  for (int i = 0; i < n; ++i) {
+    text += fmt::format("{{\"id\": \"t{}\"", i);
+    if (i == 9) text += ", \"submit\": 30";
+    if (i == 11) text += ", \"submit\": -0.0";
+    if (i == 54000) text += ", \"walltime\": 600";
+    if (i % 2 == 1) text += fmt::format(", \"runtime\": {}", i);
+    text += ", \"resources\": \"pad-pad-pad-pad-pad-pad-pad\"}\n";
+  }
+  const std::string jobs = write_file("colmatch-vov-times-", "j.jsonl", text);
+  const loaders::Dataset ds = loaders::load_vov(taskers, "", jobs);
+  ASSERT_EQ(ds.jobs.size(), static_cast<size_t>(n));
+  for (uint32_t j = 0; j < n; ++j) {
+    ASSERT_EQ(ds.jobs.submit[j], j == 9 ? 30.0 : 0.0) << j;
+    ASSERT_EQ(std::signbit(ds.jobs.submit[j]), j == 11) << j;
+    ASSERT_EQ(std::isnan(ds.jobs.walltime[j]), j != 54000) << j;
+    ASSERT_EQ(std::isnan(ds.jobs.runtime[j]), j % 2 == 0) << j;
+    if (j % 2 == 1) {
+      ASSERT_EQ(ds.jobs.runtime[j], j) << j;
+    }
+  }
+  EXPECT_EQ(ds.jobs.walltime[54000], 600);
+  std::remove(jobs.c_str());
 }
 
 // Thousands of kinds (12,500: 2,500 lists by 5 owners) met in every piece on every thread, so each
