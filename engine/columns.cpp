@@ -1,6 +1,7 @@
 #include "engine/columns.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <tuple>
@@ -405,6 +406,30 @@ TaskerTable TaskerBuilder::build() && {
   return t;
 }
 
+void TextColumn::append_parts(std::span<const std::string_view> texts,
+                              std::span<const std::span<const uint32_t>> ends) {
+  const size_t parts = std::min(texts.size(), ends.size());
+  std::vector<size_t> chars_at(parts + 1, chars_.size()), ends_at(parts + 1, ends_.size());
+  for (size_t p = 0; p < parts; ++p) {
+    chars_at[p + 1] = chars_at[p] + (ends[p].empty() ? 0 : ends[p].back());
+    ends_at[p + 1] = ends_at[p] + ends[p].size();
+  }
+  chars_.resize(chars_at.back());
+  ends_.resize(ends_at.back());
+  tbb::parallel_for(size_t{0}, parts, [&](size_t p) {
+    const size_t bytes = chars_at[p + 1] - chars_at[p];
+    if (bytes > 0) std::memcpy(chars_.data() + chars_at[p], texts[p].data(), bytes);
+    for (size_t i = 0; i < ends[p].size(); ++i) ends_[ends_at[p] + i] = chars_at[p] + ends[p][i];
+  });
+}
+
+std::vector<std::string> TextColumn::strings() const {
+  std::vector<std::string> out;
+  out.reserve(size());
+  for (size_t i = 0; i < size(); ++i) out.emplace_back((*this)[i]);
+  return out;
+}
+
 void JobAmounts::set_last(uint32_t k, double amount) {
   const uint32_t r = row_.back();
   if (last_shared_ || r + 2 != first_.size()) {  // a row of its own, the last one, before it changes
@@ -456,7 +481,7 @@ JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {
 uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_view group, double priority, double submit,
                          uint32_t slots) {
   const uint32_t j = static_cast<uint32_t>(table_.id.size());
-  table_.id.push_back(std::move(id));
+  table_.id.push_back(id);
   table_.owner.push_back(table_.owners.intern(owner));
   table_.group.push_back(table_.groups.intern(group));
   table_.priority.push_back(priority);
@@ -562,8 +587,14 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   }
   // The columns grow side by side (growing one is first-touching its pages: a million jobs' columns
   // are some 150 MB).
+  std::vector<std::string_view> id_texts;
+  std::vector<std::span<const uint32_t>> id_ends;
+  for (const CopiedJobs& c : pieces) {
+    id_texts.push_back(c.id_text);
+    id_ends.push_back(c.id_end);
+  }
   tbb::task_group grow;
-  grow.run([&] { t.id.resize(n1); });
+  grow.run([&] { t.id.append_parts(id_texts, id_ends); });  // ends checked above to go up within the text
   for (auto* v : {&t.owner, &t.group, &t.slots, &t.request, &t.soft, &t.reject, &t.note, &t.queue, &t.account, &t.qos})
     grow.run([v, n1] { v->resize(n1); });
   for (auto* v : {&t.priority, &t.submit, &t.runtime, &t.walltime, &t.hold_until}) grow.run([v, n1] { v->resize(n1); });
@@ -593,7 +624,6 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
     const CopiedJobs& c = pieces[p];
     const size_t j0 = n0 + first[p];
-    for (size_t i = 0; i < c.like.size(); ++i) t.id[j0 + i].assign(id_of(c, i));
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (const auto& [from, to, none] : {std::tuple{c.submit, &t.submit, 0.0}, std::tuple{c.runtime, &t.runtime, nan},
                                          std::tuple{c.walltime, &t.walltime, nan}}) {

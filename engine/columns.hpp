@@ -366,8 +366,36 @@ class JobDepends {
   std::vector<uint32_t> ids_;
 };
 
+/// A column of texts in Arrow's layout: the texts one after another in one buffer, text i ending where
+/// ends[i] says (8 bytes a text and its bytes, not a std::string each: a million job ids).
+class TextColumn {
+ public:
+  /// Text `i` (a view valid until the column changes).
+  std::string_view operator[](size_t i) const noexcept {
+    const uint64_t from = i == 0 ? 0 : ends_[i - 1];
+    return {chars_.data() + from, static_cast<size_t>(ends_[i] - from)};
+  }
+  size_t size() const noexcept { return ends_.size(); }
+  bool empty() const noexcept { return ends_.empty(); }
+  void push_back(std::string_view text) {
+    chars_.append(text);
+    ends_.push_back(chars_.size());
+  }
+  /// Appends the texts of `parts` in order, part p's texts being texts[p] cut at ends[p] (Arrow's layout
+  /// again: text i of the part is texts[p][ends[p][i - 1], ends[p][i]), from 0 for i = 0). The caller
+  /// checks that each part's ends go up and stay within its text. Parts are copied in parallel (oneTBB).
+  void append_parts(std::span<const std::string_view> texts, std::span<const std::span<const uint32_t>> ends);
+  /// The texts as strings (for callers that want them so: the Python module).
+  std::vector<std::string> strings() const;
+  bool operator==(const TextColumn&) const = default;
+
+ private:
+  std::string chars_;
+  std::vector<uint64_t> ends_;
+};
+
 struct JobTable {
-  std::vector<std::string> id;
+  TextColumn id;
   std::vector<uint32_t> owner;  ///< ids into owners
   std::vector<uint32_t> group;  ///< ids into groups
   Dictionary owners, groups;

@@ -28,7 +28,7 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
   };
   std::vector<Ev> evs;
   for (uint32_t j = 0; j < n; ++j) {
-    const std::string who = "job " + jobs.id[j];
+    const std::string who = "job " + std::string(jobs.id[j]);
     if (std::isnan(r.start[j])) continue;
     if (jobs.rejected(j)) return who + ": rejected but started";
     if (r.start[j] < jobs.submit[j]) return who + ": starts before it is submitted";

@@ -3,6 +3,7 @@
 #include <random>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <tbb/global_control.h>
@@ -522,7 +523,8 @@ TEST(JobAmounts, CopiedJobsShareARowUntilTheLastChanges) {
   t.add_job();
   t.set_last(3, 1);
   ASSERT_EQ(t.jobs(), 8u);
-  const Amounts want[] = {{{4, 9}}, {{1, 3}}, {{0, 1}, {2, 5}}, {{0, 1}, {2, 5}}, {}, {{1, 8}, {6, 2}}, {{0, 7}, {2, 5}}, {{3, 1}}};
+  const Amounts want[] = {{{4, 9}}, {{1, 3}},         {{0, 1}, {2, 5}}, {{0, 1}, {2, 5}},
+                          {},       {{1, 8}, {6, 2}}, {{0, 7}, {2, 5}}, {{3, 1}}};
   for (uint32_t j = 0; j < 8; ++j) EXPECT_EQ(amounts(t, j), want[j]) << "job " << j;
   EXPECT_EQ(amounts(src, 0), (Amounts{{0, 1}, {2, 5}}));
   EXPECT_EQ(amounts(src, 2), (Amounts{{1, 3}}));
@@ -547,6 +549,37 @@ TEST(JobDepends, ListsInJobOrderAndNoneAfterTheLast) {
   EXPECT_THROW(d.add(4, 2), std::invalid_argument) << "job 4 after job 5";
   d.add(5, 2);
   EXPECT_EQ(list(5), (std::vector<uint32_t>{0, 2}));
+}
+
+// Texts in Arrow's layout: pushed one by one or appended in parts (empty parts, empty texts, parts
+// longer than a parallel grain), they read back the same; columns compare by their texts.
+TEST(TextColumn, PartsAppendedReadAsTextsPushedOneByOne) {
+  TextColumn by_text, by_parts;
+  by_text.push_back("first");
+  by_parts.push_back("first");
+  std::vector<std::string> texts(5);
+  std::vector<std::vector<uint32_t>> ends(5);
+  std::vector<std::string> all{"first"};
+  for (size_t p = 0; p < 5; ++p) {
+    const size_t n = p == 1 ? 0 : p == 3 ? 20000 : 3 + p;  // part 1 empty
+    for (size_t i = 0; i < n; ++i) {
+      const std::string t = i % 7 == 0 ? "" : fmt::format("p{}-{}", p, i);  // some texts empty
+      texts[p] += t;
+      ends[p].push_back(static_cast<uint32_t>(texts[p].size()));
+      by_text.push_back(t);
+      all.push_back(t);
+    }
+  }
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  std::vector<std::span<const uint32_t>> spans(ends.begin(), ends.end());
+  by_parts.append_parts(views, spans);
+  ASSERT_EQ(by_parts.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(by_parts[i], all[i]) << i;
+  EXPECT_EQ(by_parts, by_text);
+  EXPECT_EQ(by_parts.strings(), all);
+  by_parts.push_back("last");
+  EXPECT_FALSE(by_parts == by_text);
+  EXPECT_EQ(by_parts[all.size()], "last");
 }
 
 // A per-job consumable `mem` whose default amount is 1024 (a job that requests none is charged 1024).

@@ -635,7 +635,7 @@ TEST_P(FbsngDifferential, EngineEqualsNaiveOnRandomTraces) {
     ASSERT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, e), "") << ctx;
     const naive::SimOutcome ref = naive::simulate(ds.catalog, ds.taskers, ds.jobs, pol);
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-      const std::string at = ctx + " job " + ds.jobs.id[j];
+      const std::string at = ctx + " job " + std::string(ds.jobs.id[j]);
       ASSERT_EQ(std::isnan(e.start[j]), std::isnan(ref.start[j]))
           << at << " engine: " << sim_reason_text(e.reason[j]) << " " << e.detail[j] << " naive start " << ref.start[j]
           << " submit " << ds.jobs.submit[j] << " queue " << ds.jobs.queues.value(ds.jobs.queue[j]) << " quotas "

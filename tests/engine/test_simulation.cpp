@@ -123,7 +123,7 @@ TEST(SeedExamples, MoabPriorityFactorsOrderTheQueue) {
     pol.weights = w;
     const auto r = run(f, jobs, pol);
     for (uint32_t j = 1; j < jobs.size(); ++j)
-      if (r.start[j] == 100) return jobs.id[j];
+      if (r.start[j] == 100) return std::string(jobs.id[j]);
     return std::string("-");
   };
   EXPECT_EQ(first_after_busy({.credential = 1}), "vip");
@@ -502,7 +502,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     const naive::SimOutcome ref = naive::simulate(ds.catalog, ds.taskers, ds.jobs, pol, farm);
     fast_cycles += e.cycles - e.full_cycles;
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-      const std::string at = ctx + " job " + ds.jobs.id[j];
+      const std::string at = ctx + " job " + std::string(ds.jobs.id[j]);
       ASSERT_EQ(std::isnan(e.start[j]), std::isnan(ref.start[j])) << at;
       if (!std::isnan(e.start[j])) {
         ASSERT_EQ(e.start[j], ref.start[j]) << at;
@@ -548,7 +548,7 @@ void expect_fast_equals_full(const loaders::Dataset& ds, const std::string& path
   EXPECT_EQ(f.full_cycles, f.cycles);
   EXPECT_LT(e.full_cycles * 10, e.cycles) << "the fast cycle is the one exercised";
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-    const std::string at = path + " job " + ds.jobs.id[j];
+    const std::string at = path + " job " + std::string(ds.jobs.id[j]);
     ASSERT_EQ(std::isnan(e.start[j]), std::isnan(f.start[j])) << at;
     if (std::isnan(e.start[j])) {
       ASSERT_EQ(e.reason[j], f.reason[j]) << at;

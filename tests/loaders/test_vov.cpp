@@ -282,7 +282,7 @@ TEST(VovFormat, JobsReadAsAStreamEqualJobsReadLineByLine) {
       for (uint32_t j = 0; j < ds.jobs.size() && j < first_jobs; ++j) {
         std::string why = ds.jobs.rejected(j) ? ds.jobs.reject_reason[ds.jobs.reject[j]] : "";
         if (const size_t at = why.find(jobs); at != std::string::npos) why.erase(at, jobs.size());
-        out.push_back(ds.jobs.id[j] + " | " + ds.jobs.request_text[ds.jobs.request[j]] + " | " + why);
+        out.push_back(std::string(ds.jobs.id[j]) + " | " + ds.jobs.request_text[ds.jobs.request[j]] + " | " + why);
       }
     } catch (const loaders::LoadError& e) {
       std::string what = e.what();

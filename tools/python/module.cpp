@@ -160,7 +160,7 @@ PYBIND11_MODULE(_colmatch, m) {
             return view(x.ds.jobs.slots.data(), x.ds.jobs.slots.size(), self);
           },
           "per job: the slots it asks for (uint32)")
-      .def_property_readonly("job_ids", [](const Match& x) { return x.ds.jobs.id; })
+      .def_property_readonly("job_ids", [](const Match& x) { return x.ds.jobs.id.strings(); })
       .def_property_readonly("tasker_names", [](const Match& x) { return x.ds.taskers.names; })
       .def("results_csv", [](const Match& x) { return writers::results_csv(x.ds, x.m); })
       .def("categories_csv", [](const Match& x) { return writers::categories_csv(x.ds, x.m); });
@@ -187,7 +187,7 @@ PYBIND11_MODULE(_colmatch, m) {
             return view(reinterpret_cast<const uint8_t*>(x.r.reason.data()), x.r.reason.size(), self);
           },
           "per job: why it did not start in the last cycle that considered it (SimReason, uint8; 0 started)")
-      .def_property_readonly("job_ids", [](const Simulation& x) { return x.ds.jobs.id; })
+      .def_property_readonly("job_ids", [](const Simulation& x) { return x.ds.jobs.id.strings(); })
       .def("schedule_csv", [](const Simulation& x) { return writers::schedule_csv(x.ds, x.r); })
       .def("timeline_csv", [](const Simulation& x) { return writers::timeline_csv(x.ds, x.r); })
       .def("cycles_csv", [](const Simulation& x) { return writers::cycles_csv(x.r); })
