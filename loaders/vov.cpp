@@ -666,6 +666,17 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   // reason); its errors are thrown before the jobs are built.
   std::optional<std::pair<size_t, size_t>> repeated;
   beside.run([&] { repeated = first_repeated_id(order); });
+  // Should anything throw before the tasks beside are waited for, they are waited for before the
+  // locals they use go (declared after those, destroyed first).
+  struct Join {
+    tbb::task_group& tasks;
+    ~Join() {
+      try {
+        tasks.wait();
+      } catch (...) {  // the first exception is the one unwinding
+      }
+    }
+  } const join{beside};
   // The expansion depends on a kind's list, its duration and those of its appended resources
   // (Priority:, Tool:, User:, Group:) that a map names: one that no map names is dropped after it is
   // counted, whatever its name (vov::expand). Kinds alike in these are expanded once, in parallel
