@@ -429,8 +429,8 @@ const loaders::Dataset* google_over_time_every(size_t stride) {
     const JobTable& all = full->jobs;
     JobBuilder jb(ds.catalog);
     for (uint32_t j = 0; j < all.size(); j += static_cast<uint32_t>(stride)) {
-      jb.add(std::string(all.id[j]), all.owners.value(all.owner[j]), all.groups.value(all.group[j]), all.priority[j],
-             all.submit[j], all.slots[j]);
+      jb.add(all.id[j], all.owners.value(all.owner[j]), all.groups.value(all.group[j]), all.priority[j], all.submit[j],
+             all.slots[j]);
       for (size_t k = 0; k < ds.catalog.consumables().size(); ++k)
         if (!std::isnan(all.amount.at(k, j))) jb.set_amount(ds.catalog.consumables()[k], all.amount.at(k, j));
       jb.set_times(all.runtime[j], all.walltime[j]);

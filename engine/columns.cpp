@@ -478,8 +478,8 @@ JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {
   intern_request(Request{});
 }
 
-uint32_t JobBuilder::add(std::string id, std::string_view owner, std::string_view group, double priority, double submit,
-                         uint32_t slots) {
+uint32_t JobBuilder::add(std::string_view id, std::string_view owner, std::string_view group, double priority,
+                         double submit, uint32_t slots) {
   const uint32_t j = static_cast<uint32_t>(table_.id.size());
   table_.id.push_back(id);
   table_.owner.push_back(table_.owners.intern(owner));

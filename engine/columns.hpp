@@ -358,8 +358,6 @@ class JobDepends {
   /// Adds dependency `d` to job `j`. Jobs are given theirs in job order: throws std::invalid_argument for
   /// a `j` below the last job given one.
   void add(uint32_t j, uint32_t d);
-  /// Whether no job has a dependency.
-  bool none() const noexcept { return ids_.empty(); }
 
  private:
   std::vector<uint32_t> first_;  ///< job j's are ids_[first_[j], first_[j + 1]) for j + 1 < first_.size()
@@ -445,7 +443,7 @@ class JobBuilder {
  public:
   explicit JobBuilder(const Catalog& catalog);
   /// Starts a job; returns its index. slots must be >= 1 (throws ValueError).
-  uint32_t add(std::string id, std::string_view owner, std::string_view group, double priority, double submit,
+  uint32_t add(std::string_view id, std::string_view owner, std::string_view group, double priority, double submit,
                uint32_t slots = 1);
   /// Jobs for add_copies, as columns: job i is a copy of prototype like[i] but for its id, submit time,
   /// runtime and walltime (seconds; NaN: unknown). The ids are one string column, Arrow's layout: job i's

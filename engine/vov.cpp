@@ -385,7 +385,8 @@ std::string_view tool_view(std::string_view command, const Wrappers& wrappers) {
         }
         if (x[0] != '-') break;
         static const std::string_view with_value[] = {"-r", "-e", "-J", "-P", "-C", "-d", "-l"};
-        const bool value = w.nc_run && std::find(std::begin(with_value), std::end(with_value), x) != std::end(with_value);
+        const bool value =
+            w.nc_run && std::find(std::begin(with_value), std::end(with_value), x) != std::end(with_value);
         a += value ? 2 : 1;
       }
       wrapped = true;
@@ -396,14 +397,18 @@ std::string_view tool_view(std::string_view command, const Wrappers& wrappers) {
   return have(a) ? args[a].second : std::string_view();
 }
 
-std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers) {
-  return std::string(tool_view(command, Wrappers(wrappers)));
+const Wrappers& Wrappers::standard() {
+  static const Wrappers w(default_wrappers());
+  return w;
+}
+
+std::string tool_of(std::string_view command, const Wrappers& wrappers) {
+  return std::string(tool_view(command, wrappers));
 }
 
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
                  const std::function<bool(std::string_view map)>& available,
-                 const std::map<std::string, std::string, std::less<>>& dollars,
-                 const std::vector<std::string>& wrappers) {
+                 const std::map<std::string, std::string, std::less<>>& dollars, const Wrappers& wrappers) {
   Expansion out;
   Expr list = parse_resources(job.resources);
   std::vector<Expr> top;  // the job's list, then the appended resources, in the seed's order

@@ -57,7 +57,9 @@ const std::vector<std::string>& default_wrappers();
 /// matches them), so that finding the tools of a million commands does not split them a million times.
 class Wrappers {
  public:
-  explicit Wrappers(const std::vector<std::string>& wrappers = default_wrappers());
+  explicit Wrappers(const std::vector<std::string>& wrappers);
+  /// default_wrappers(), made ready once.
+  static const Wrappers& standard();
 
  private:
   friend std::string_view tool_view(std::string_view command, const Wrappers& wrappers);
@@ -75,8 +77,8 @@ class Wrappers {
 /// `vov /usr/bin/time /tools/bin/spice -b x.sp` -> `spice`. The view is into `command`.
 std::string_view tool_view(std::string_view command, const Wrappers& wrappers);
 
-/// tool_view as a string, the wrappers given as a list.
-std::string tool_of(std::string_view command, const std::vector<std::string>& wrappers = default_wrappers());
+/// tool_view as a string.
+std::string tool_of(std::string_view command, const Wrappers& wrappers = Wrappers::standard());
 
 /// A resource map (resources.tcl `vtk_resourcemap_set NAME COUNT [-map EXPR]`): a farm-wide count of
 /// units (each running job that maps through it holds one) and/or the expression it maps to.
@@ -127,6 +129,6 @@ struct Expansion {
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
                  const std::function<bool(std::string_view map)>& available,
                  const std::map<std::string, std::string, std::less<>>& dollars = {},
-                 const std::vector<std::string>& wrappers = default_wrappers());
+                 const Wrappers& wrappers = Wrappers::standard());
 
 }  // namespace colmatch::vov

@@ -51,6 +51,23 @@ struct JobPiece {
   std::optional<LoadError> error;                 // the first in the piece: later lines are not read
 
   size_t size() const noexcept { return kind.size(); }
+  /// Empties the columns, keeping room for the jobs of `bytes` of text (reserved pages that are not
+  /// written cost nothing; columns that do not grow by copying): a job per 128 bytes, the ids a quarter.
+  void reset(size_t bytes) {
+    const size_t guess = bytes / 128;
+    id_text.clear();
+    id_text.reserve(bytes / 4);
+    for (auto* v : {&kind, &line, &id_end}) {
+      v->clear();
+      v->reserve(guess);
+    }
+    for (auto* v : {&submit, &runtime, &walltime}) {
+      v->clear();
+      v->reserve(guess);
+    }
+    id_hash.clear();
+    id_hash.reserve(guess);
+  }
   std::string_view id(size_t i) const noexcept {
     const size_t from = i == 0 ? 0 : id_end[i - 1];
     return std::string_view(id_text).substr(from, id_end[i] - from);
@@ -95,30 +112,39 @@ bool is(std::string_view name, const char (&literal)[N]) noexcept {
 // or key allocated per kind, no list walked); the shared one is 64 shards by the hash's top bits, each
 // behind its own lock.
 class KindTable {
- public:
-  // One thread's kinds: their numbers and where their keys are in `keys`.
-  struct Local {
-    struct Kind {
-      uint32_t number = kNone, at = 0, size = 0;
+  // Keys and their numbers: open addressing over the keys' hashes, the keys one after another.
+  struct KeyNumbers {
+    struct Slot {
+      uint64_t at = 0;  // where its key is in `keys`
+      uint32_t size = 0, number = kNone;
       bool empty() const noexcept { return number == kNone; }
     };
-    HashSlots<Kind> kinds;
+    HashSlots<Slot> index;
     std::string keys;
-    std::string_view key(const Kind& k) const noexcept { return std::string_view(keys).substr(k.at, k.size); }
+    /// The number of `key` (hash `h`), or kNone with `at` the slot where add() puts it.
+    uint32_t find(uint64_t h, std::string_view key, size_t& at) const {
+      const Slot* s = index.find(
+          h, [&](const Slot& x) { return std::string_view(keys).substr(x.at, x.size) == key; }, at);
+      return s == nullptr ? kNone : s->number;
+    }
+    void add(size_t at, uint64_t h, std::string_view key, uint32_t number) {
+      index.insert(at, h, {keys.size(), static_cast<uint32_t>(key.size()), number});  // a key is a line's
+      keys.append(key);
+    }
   };
+
+ public:
+  /// One thread's kinds.
+  using Local = KeyNumbers;
   /// The calling thread's own table (looked up once per piece: finding it costs a search by thread).
   Local& local() { return local_.local(); }
   /// The kind's number; `mine` is the calling thread's local().
   uint32_t find_or_add(Local& mine, std::string_view key, const KindView& r) {
     const uint64_t h = std::hash<std::string_view>{}(key);
     size_t at = 0;
-    if (const Local::Kind* k = mine.kinds.find(
-            h, [&](const Local::Kind& x) { return mine.key(x) == key; }, at))
-      return k->number;
+    if (const uint32_t number = mine.find(h, key, at); number != kNone) return number;
     const uint32_t number = find_or_add_shared(h, key, r);
-    if (mine.keys.size() + key.size() > UINT32_MAX) return number;  // 4 GiB of keys met: no more cached
-    mine.kinds.insert(at, h, {number, static_cast<uint32_t>(mine.keys.size()), static_cast<uint32_t>(key.size())});
-    mine.keys.append(key);
+    mine.add(at, h, key, number);
     return number;
   }
   /// After reading: the kinds by number.
@@ -131,14 +157,8 @@ class KindTable {
 
  private:
   struct Shard {
-    struct Kind {
-      uint64_t at = 0;  // where its key is in `keys`
-      uint32_t size = 0, number = kNone;
-      bool empty() const noexcept { return number == kNone; }
-    };
     std::mutex lock;
-    HashSlots<Kind> index;
-    std::string keys;
+    KeyNumbers table;
     std::deque<vov::JobResources> kinds;  // in the order added (a deque: addresses stay)
     std::vector<uint32_t> numbers;        // kinds[i]'s number
   };
@@ -146,12 +166,9 @@ class KindTable {
     Shard& shard = shards_[h >> 58];
     const std::lock_guard<std::mutex> hold(shard.lock);
     size_t at = 0;
-    if (const Shard::Kind* k = shard.index.find(
-            h, [&](const Shard::Kind& x) { return std::string_view(shard.keys).substr(x.at, x.size) == key; }, at))
-      return k->number;
+    if (const uint32_t number = shard.table.find(h, key, at); number != kNone) return number;
     const uint32_t number = next_.fetch_add(1, std::memory_order_relaxed);
-    shard.index.insert(at, h, {shard.keys.size(), static_cast<uint32_t>(key.size()), number});
-    shard.keys.append(key);
+    shard.table.add(at, h, key, number);
     shard.kinds.push_back(vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
                                             std::string(r.group), std::string(r.priority), r.expected_duration});
     shard.numbers.push_back(number);
@@ -205,13 +222,7 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
   std::string key;
   std::string numbers[6];  // a text field given as a number, as text
   out.first_line = piece.first_line;
-  // Room reserved for the piece's jobs up front (reserved pages that are not written cost nothing), so
-  // that columns do not grow by copying: a job per 128 bytes, the ids a quarter of the text.
-  const size_t guess = piece.text.size() / 128;
-  out.id_text.reserve(piece.text.size() / 4);
-  for (auto* v : {&out.kind, &out.line, &out.id_end}) v->reserve(guess);
-  for (auto* v : {&out.submit, &out.runtime, &out.walltime}) v->reserve(guess);
-  out.id_hash.reserve(guess);
+  out.reset(piece.text.size());
   // The job of one line's document (`ln`: its line in the file). Throws LoadError.
   auto take = [&](const simdjson::dom::element& doc, size_t ln) {
     simdjson::dom::object obj;
@@ -268,10 +279,7 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
   if (read_stream(piece, parser, take)) return;
   // Line by line (what the stream read is dropped; its kinds stay in the table, numbered only if a job
   // has them).
-  out.id_text.clear();
-  for (auto* v : {&out.kind, &out.line, &out.id_end}) v->clear();
-  for (auto* v : {&out.submit, &out.runtime, &out.walltime}) v->clear();
-  out.id_hash.clear();
+  out.reset(piece.text.size());
   // Bytes that may be read past the piece: a line with simdjson's padding readable after it is parsed
   // where it is, another is copied first.
   const char* const readable_end = piece.text.data() + piece.text.size() + piece.padding;
@@ -294,7 +302,7 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
 
 // The pieces of jobs.jsonl in file order, each piece's first job's index counting the pieces' jobs.
 struct PiecesInOrder {
-  std::vector<const JobPiece*> pieces;
+  std::vector<JobPiece*> pieces;
   std::vector<size_t> start;  // start[q]: piece q's first job; start.back(): the number of jobs
   /// Job j's piece and its index there.
   std::pair<const JobPiece*, size_t> locate(size_t j) const {
@@ -619,7 +627,6 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   // kinds renumbered in parallel.
   const std::vector<const vov::JobResources*> by_number = table.by_number();
   PiecesInOrder order;
-  std::vector<JobPiece*> pieces;
   size_t jobs = 0;
   size_t bad_line = SIZE_MAX;  // the first line a piece could not read
   const LoadError* bad = nullptr;
@@ -629,7 +636,6 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       bad_line = p.error->line;
       bad = &*p.error;
     }
-    pieces.push_back(&p);
     order.pieces.push_back(&p);
     order.start.push_back(jobs);
     jobs += p.size();
@@ -638,8 +644,8 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   std::vector<std::atomic<uint64_t>> first_job(by_number.size());
   tbb::parallel_for(size_t{0}, first_job.size(),
                     [&](size_t k) { first_job[k].store(UINT64_MAX, std::memory_order_relaxed); });
-  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t q) {
-    const JobPiece& p = *pieces[q];
+  tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
+    const JobPiece& p = *order.pieces[q];
     for (size_t i = 0; i < p.size(); ++i) {
       const uint64_t at = order.start[q] + i;
       std::atomic<uint64_t>& first = first_job[p.kind[i]];
@@ -659,8 +665,8 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
     dense[met[x]] = static_cast<uint32_t>(x);
     kinds[x] = by_number[met[x]];
   }
-  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t q) {
-    for (uint32_t& k : pieces[q]->kind) k = dense[k];
+  tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
+    for (uint32_t& k : order.pieces[q]->kind) k = dense[k];
   });
   // The repeated-id check runs beside the kinds' expansions (which throw nothing: a kind's error is its
   // reason); its errors are thrown before the jobs are built.
@@ -721,7 +727,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
     try {
       exp[r] = vov::expand(
-          *kinds[reps[r]], maps, [](std::string_view) { return true; }, options.dollars, options.wrappers);
+          *kinds[reps[r]], maps, [](std::string_view) { return true; }, options.dollars, wrappers);
       if (exp[r].outcome == vov::Expansion::Outcome::Cycle)
         rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
     } catch (const vov::ResourceError& e) {

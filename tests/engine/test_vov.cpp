@@ -202,12 +202,12 @@ TEST(VovResources, ToolOfACommand) {
 // Wrappers split once serve every command as the list does, the tool a view into the command; a site's
 // own wrappers (several words, an empty word between two blanks) are matched word by word.
 TEST(VovResources, WrappersSplitOnceFindTheToolsTheListFinds) {
-  const std::vector<std::string> site{"lsf  bsub", "srun", "env", "nc run"};
-  const Wrappers ready(site), standard;
+  const Wrappers site(std::vector<std::string>{"lsf  bsub", "srun", "env", "nc run"});
+  const Wrappers listed(default_wrappers());
   for (const std::string command : {"lsf  bsub /x/y", "lsf bsub /x/y", "srun -n 4 env A=1 ./a.out", "nc run -r x /b/c",
-                                    "vov nc run /b/c", "", "srun", "env A=1", "bsub /x/y"}) {
-    EXPECT_EQ(tool_view(command, ready), tool_of(command, site)) << command;
-    EXPECT_EQ(tool_view(command, standard), tool_of(command)) << command;
+                                    "vov nc run /b/c", "", "srun", "env A=1", "bsub /x/y", "vw vov sleep 10"}) {
+    EXPECT_EQ(tool_view(command, site), tool_of(command, site)) << command;
+    EXPECT_EQ(tool_view(command, listed), tool_of(command)) << "the standard set is the default list: " << command;
   }
   EXPECT_EQ(tool_of("lsf  bsub /x/y", site), "lsf") << "\"lsf\", \"\", \"bsub\" never matches: no word is empty";
   EXPECT_EQ(tool_of("lsf bsub /x/y", site), "lsf") << "the two blanks of the wrapper are not one";
@@ -215,7 +215,7 @@ TEST(VovResources, WrappersSplitOnceFindTheToolsTheListFinds) {
   EXPECT_EQ(tool_of("srun -n 4 env A=1 ./a.out", site), "4") << "-n takes no value in srun's options";
   EXPECT_EQ(tool_of("vov nc run /b/c", site), "vov") << "vov is not a wrapper of this site";
   const std::string command = "vov /tools/bin/spice";
-  const std::string_view tool = tool_view(command, standard);
+  const std::string_view tool = tool_view(command, Wrappers::standard());
   EXPECT_EQ(tool, "spice");
   EXPECT_EQ(tool.data(), command.data() + command.size() - 5) << "a view into the command";
 }

@@ -464,7 +464,7 @@ TEST(VovFormat, KindsExpandedOnceKeepWhatTheirOwnExpansionSays) {
   size_t apart = 0;
   for (uint32_t j = 0; j < want.size(); ++j) {
     const vov::Expansion e = vov::expand(
-        want[j], expand_maps, [](std::string_view) { return true; }, {}, vov::default_wrappers());
+        want[j], expand_maps, [](std::string_view) { return true; }, {}, vov::Wrappers::standard());
     ASSERT_EQ(ds.jobs.note[j] != kNone, e.curtailed) << "job " << j << " list " << want[j].resources;
     if (j % 4 == 1) apart += e.curtailed != (ds.jobs.note[j - 1] != kNone);  // a tool (unmapped) or none
   }
