@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include "loaders/writers/text.hpp"
 
@@ -64,6 +65,7 @@ class ResultRows {
       r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
                               ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity);
       csv_field(r.field, r.text);  // quoted once, written for each of its jobs
+      r.row_tail = ",pending,,0," + r.field + "\n";
     });
   }
   size_t pieces() const { return (ds_.jobs.size() + kJobsPerPiece - 1) / kJobsPerPiece; }
@@ -73,9 +75,22 @@ class ResultRows {
     const auto& d = m_.dispatch;
     const uint32_t first_job = static_cast<uint32_t>(p * kJobsPerPiece);
     const uint32_t end_job = static_cast<uint32_t>(std::min<size_t>(jobs.size(), first_job + size_t{kJobsPerPiece}));
-    csv.reserve(size_t{end_job - first_job} * 48);
+    // Sized first (the common row, a pending job without a note, is its id and its reason's row tail;
+    // any other row is guessed at 64 bytes), so that the piece is not copied as it grows.
+    size_t bytes = 0;
+    for (uint32_t j = first_job; j < end_job; ++j)
+      bytes += jobs.id[j].size() +
+               (d.status[j] == JobStatus::Pending && jobs.note[j] == kNone ? reason_[slot(j)].row_tail.size() : 64);
+    csv.reserve(csv.size() + bytes);
     for (uint32_t j = first_job; j < end_job; ++j) {
-      csv_field(csv, jobs.id[j]);
+      const std::string_view id = jobs.id[j];
+      if (d.status[j] == JobStatus::Pending && jobs.note[j] == kNone) {  // the common row, in two copies
+        if (plain_field(id)) csv += id;
+        else csv_field(csv, id);
+        csv += reason_[slot(j)].row_tail;
+        continue;
+      }
+      csv_field(csv, id);
       switch (d.status[j]) {
         case JobStatus::Assigned: {
           const uint32_t first = d.alloc_first[j];
@@ -111,6 +126,7 @@ class ResultRows {
  private:
   struct Reason {
     std::string text, field;  // the reason, and the same as a CSV field
+    std::string row_tail;     // a pending job's row after its id when it has no note
   };
   // A pending job's reason: [2c] its category c has no eligible tasker, [2c + 1] no free capacity.
   size_t slot(uint32_t j) const {
@@ -187,6 +203,12 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
       pools += '\n';
     }
   }
+  // categories.csv is formatted while results.csv is written (its writing is mostly the kernel copying
+  // the pieces, on one thread). `cats` outlives the task group, whose destructor waits (and cancels)
+  // should anything throw before the wait.
+  std::string cats;
+  tbb::task_group beside;
+  beside.run([&] { cats = categories_csv(ds, m); });
   OutputSet out(dir);  // one transaction: a pools.csv of an earlier run does not survive one without
   if (info.pools) out.add("pools.csv", pools);
   const ResultRows rows(ds, m);
@@ -194,7 +216,8 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
     if (p == 0) csv = kResultsHeader;
     else rows.piece(p - 1, csv);
   });
-  out.add("categories.csv", categories_csv(ds, m));
+  beside.wait();
+  out.add("categories.csv", cats);
   out.add("summary.json", summary_json(ds, m, info));
   out.publish();
 }

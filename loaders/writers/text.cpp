@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <set>
 
@@ -21,11 +23,9 @@
 namespace colmatch::writers {
 
 void csv_field(std::string& out, std::string_view v) {
-  // (find_first_of over a set calls memchr once per character, and appending a character at a time
-  // costs a capacity check each: a 90-character pending reason took more than a job's whole row)
-  bool plain = true;
-  for (const char c : v) plain &= c != ',' && c != '"' && c != '\n' && c != '\r';
-  if (plain) {
+  // (appending a character at a time costs a capacity check each: a 90-character pending reason took
+  // more than a job's whole row)
+  if (plain_field(v)) {
     out += v;
     return;
   }
@@ -191,12 +191,48 @@ OutputSet::~OutputSet() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 
+class OutputSet::FileSink {
+ public:
+  FileSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
+  void append(std::string_view content) {
+    size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t n = ::write(fd_, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw WriteError(path_, "write failed: " + errno_text());
+      done += static_cast<size_t>(n);
+    }
+    appended_.fetch_add(static_cast<off_t>(content.size()), std::memory_order_release);
+  }
+  // Starts writing back what was appended and not yet started (not waiting for it: the fsync after
+  // the body then waits for the last parts only, not the whole file). Advisory: an error shows at
+  // fsync. A thread finding another at it returns at once.
+  void start_writeback() noexcept {
+    const std::unique_lock<std::mutex> hold(started_lock_, std::try_to_lock);
+    if (!hold.owns_lock()) return;
+    const off_t upto = appended_.load(std::memory_order_acquire);
+    if (upto <= started_) return;
+    ::sync_file_range(fd_, started_, upto - started_, SYNC_FILE_RANGE_WRITE);
+    started_ = upto;
+  }
+
+ private:
+  const int fd_;
+  const std::string& path_;
+  std::atomic<off_t> appended_{0};
+  std::mutex started_lock_;
+  off_t started_ = 0;  // writeback started up to here (under started_lock_)
+};
+
 void OutputSet::add(const std::string& name, const std::string& content) {
-  write_file(name, [&](const std::function<void(std::string_view)>& write) { write(content); });
+  write_file(name, [&](FileSink& file) {
+    file.append(content);
+    file.start_writeback();
+  });
 }
 
 void OutputSet::add_pieces(const std::string& name, size_t pieces, const PieceFn& fill) {
-  write_file(name, [&](const std::function<void(std::string_view)>& write) {
+  write_file(name, [&](FileSink& file) {
     size_t next = 0;
     const size_t tokens = 2 * static_cast<size_t>(tbb::this_task_arena::max_concurrency()) + 1;
     tbb::parallel_pipeline(
@@ -207,15 +243,15 @@ void OutputSet::add_pieces(const std::string& name, size_t pieces, const PieceFn
         }) & tbb::make_filter<size_t, std::string>(tbb::filter_mode::parallel, [&](size_t i) {
           std::string text;
           if (i < pieces) fill(i, text);
+          file.start_writeback();  // of the pieces appended so far: not on the appending thread
           return text;
         }) & tbb::make_filter<std::string, void>(tbb::filter_mode::serial_in_order, [&](const std::string& text) {
-          write(text);
+          file.append(text);
         }));
   });
 }
 
-void OutputSet::write_file(const std::string& name,
-                           const std::function<void(const std::function<void(std::string_view)>&)>& body) {
+void OutputSet::write_file(const std::string& name, const std::function<void(FileSink&)>& body) {
   if (name.empty() || name.find('/') != std::string::npos) throw WriteError(name, "not a plain file name");
   if (!own_files().count(name)) throw WriteError(name, "not a file colmatch writes");  // the handler's table
   const std::string path = tmp_ + "/" + name;
@@ -227,20 +263,8 @@ void OutputSet::write_file(const std::string& name,
       if (fd >= 0) ::close(fd);
     }
   } closer{fd};
-  off_t written = 0;
-  body([&](std::string_view content) {
-    size_t done = 0;
-    while (done < content.size()) {
-      const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw WriteError(path, "write failed: " + errno_text());
-      done += static_cast<size_t>(n);
-    }
-    // Start writing this part back now (not waiting for it): the fsync below then waits for the last
-    // parts only, not the whole file. Advisory: an error shows at fsync.
-    ::sync_file_range(fd, written, static_cast<off_t>(content.size()), SYNC_FILE_RANGE_WRITE);
-    written += static_cast<off_t>(content.size());
-  });
+  FileSink sink(fd, path);
+  body(sink);
   closer.fd = -1;
   if (::fsync(fd) != 0) {
     const std::string why = errno_text();

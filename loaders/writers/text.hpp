@@ -21,6 +21,14 @@ class WriteError : public std::runtime_error {
 /// a comma, a quote or a line break.
 void csv_field(std::string& out, std::string_view v);
 
+/// Whether `v` is written as is as a CSV field (holds no comma, quote or line break).
+inline bool plain_field(std::string_view v) noexcept {
+  // (find_first_of over a set calls memchr once per character: a loop the compiler vectorizes instead)
+  bool plain = true;
+  for (const char c : v) plain &= c != ',' && c != '"' && c != '\n' && c != '\r';
+  return plain;
+}
+
 /// `s` escaped for the inside of a JSON (or TOML basic) string: `"` `\` and control characters.
 std::string json_escape(std::string_view s);
 
@@ -62,9 +70,12 @@ class OutputSet {
   void publish();
 
  private:
-  // Creates file `name` of the set, lets `body` write it through the function it is given, fsyncs it.
-  void write_file(const std::string& name,
-                  const std::function<void(const std::function<void(std::string_view)>&)>& body);
+  // A file of the set being written: append() adds to it (one caller at a time), start_writeback()
+  // has the kernel start writing back what has been appended so far (from any thread, also while
+  // append() runs: so that it is not on the appending thread's time).
+  class FileSink;
+  // Creates file `name` of the set, lets `body` write it through the sink it is given, fsyncs it.
+  void write_file(const std::string& name, const std::function<void(FileSink&)>& body);
   std::string dir_, tmp_;
   int lock_fd_ = -1;
   bool published_ = false;
