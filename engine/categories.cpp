@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -12,22 +14,43 @@
 
 namespace colmatch {
 
+namespace {
+
+// Job j's requested amount of each consumable in catalog order, NaN where it requested none: `fn(k, a)`
+// for k = 0, 1, ... (one pass over the job's entries, which are in consumable order: a farm with
+// hundreds of consumables, an Accelerator farm's counted maps, and jobs that request a few).
+template <typename Fn>
+void each_amount(const Catalog& catalog, const JobTable& jobs, uint32_t j, Fn&& fn) {
+  const std::span<const JobAmounts::Entry> entries = jobs.amount.of(j);
+  size_t e = 0;
+  const size_t n = catalog.consumables().size();
+  for (size_t k = 0; k < n; ++k) {
+    double a = std::numeric_limits<double>::quiet_NaN();
+    if (e < entries.size() && entries[e].consumable == k) a = entries[e++].amount;
+    fn(k, a);
+  }
+}
+
+// Whether consumable k is the built-in `slots`.
+bool is_slots(const AttributeDef& d) noexcept { return d.name == "slots"; }
+
+}  // namespace
+
 void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& out) {
   const auto& cons = catalog.consumables();
   out.resize(cons.size());
   const double slots = jobs.slots[j];
-  for (size_t k = 0; k < cons.size(); ++k) {
+  each_amount(catalog, jobs, j, [&](size_t k, double a) {
     const AttributeDef& d = catalog.at(cons[k]);
-    double a = jobs.amount.at(k, j);
     if (std::isnan(a)) {
-      if (d.name == "slots") {
+      if (is_slots(d)) {
         out[k] = slots;  // the built-in slots consumable is charged once per slot
-        continue;
+        return;
       }
       a = d.default_amount.value_or(0.0);
     }
-    out[k] = (d.scope == ConsumeScope::PerSlot && d.name != "slots") ? a * slots : a;
-  }
+    out[k] = (d.scope == ConsumeScope::PerSlot && !is_slots(d)) ? a * slots : a;
+  });
 }
 
 void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& per_instance,
@@ -35,18 +58,17 @@ void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std:
   const auto& cons = catalog.consumables();
   per_instance.assign(cons.size(), 0);
   per_job.assign(cons.size(), 0);
-  for (size_t k = 0; k < cons.size(); ++k) {
+  each_amount(catalog, jobs, j, [&](size_t k, double a) {
     const AttributeDef& d = catalog.at(cons[k]);
-    const double a = jobs.amount.at(k, j);
-    if (d.name == "slots") {
+    if (is_slots(d)) {
       if (std::isnan(a)) per_instance[k] = 1;
       else per_job[k] = a;
-      continue;
+      return;
     }
     const double amount = std::isnan(a) ? d.default_amount.value_or(0.0) : a;
     if (d.scope == ConsumeScope::PerSlot) per_instance[k] = amount;
     else per_job[k] = amount;
-  }
+  });
 }
 
 void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<ChargeKind>& out) {
@@ -55,14 +77,13 @@ void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, 
   const auto& cons = catalog.consumables();
   bool any = false;
   out.assign(cons.size(), ChargeKind::Everywhere);  // out's storage is reused from job to job
-  for (size_t k = 0; k < cons.size(); ++k) {
+  each_amount(catalog, jobs, j, [&](size_t k, double a) {
     const AttributeDef& d = catalog.at(cons[k]);
-    if (d.name == "slots") continue;  // the slot count, never a default
-    const double a = jobs.amount.at(k, j);
+    if (is_slots(d)) return;  // the slot count, never a default
     if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) out[k] = ChargeKind::WhereDefined;
     else if (a == 0) out[k] = ChargeKind::DefinedOnly;
     any = any || out[k] != ChargeKind::Everywhere;
-  }
+  });
   if (!any) out.clear();
 }
 
@@ -86,51 +107,80 @@ void key_head(const JobTable& jobs, uint32_t j, std::string& key) {
   key.push_back(static_cast<char>(jobs.rule[j]));
 }
 
-// Whether jobs j and r have one raw key (the amounts bit for bit).
-bool same_raw(const JobTable& jobs, uint32_t j, uint32_t r) noexcept {
-  if (jobs.request[j] != jobs.request[r] || jobs.soft[j] != jobs.soft[r] || jobs.slots[j] != jobs.slots[r] ||
-      jobs.rule[j] != jobs.rule[r])
-    return false;
-  const auto a = jobs.amount.of(j), b = jobs.amount.of(r);
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].consumable != b[i].consumable || std::memcmp(&a[i].amount, &b[i].amount, sizeof(double)) != 0)
-      return false;
-  return true;
+// One step of a multiply-xorshift mix (splitmix64's finalizer).
+uint64_t mix(uint64_t h, uint64_t v) noexcept {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
 }
 
-// A hash of a job's raw key (equal raw keys, equal hashes).
-uint64_t raw_hash(const JobTable& jobs, uint32_t j) noexcept {
-  auto mix = [](uint64_t h, uint64_t v) {  // one step of a multiply-xorshift mix (splitmix64's finalizer)
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    return h ^ (h >> 31);
-  };
-  uint64_t h = mix(jobs.request[j], (uint64_t{jobs.soft[j]} << 32) | jobs.slots[j]);
-  h = mix(h, static_cast<uint64_t>(jobs.rule[j]));
-  for (const JobAmounts::Entry& e : jobs.amount.of(j)) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, &e.amount, sizeof bits);
-    h = mix(h, bits ^ (uint64_t{e.consumable} << 52));
+// A hash of each row of requested amounts (equal amounts, equal hashes), computed once per row: the
+// copies of one prototype (an Accelerator farm's million jobs, some thousand kinds) share a row.
+std::vector<uint64_t> row_hashes(const JobAmounts& amounts) {
+  std::vector<uint64_t> out(amounts.rows());
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, static_cast<uint32_t>(out.size()), 4096),
+                    [&](const tbb::blocked_range<uint32_t>& range) {
+                      for (uint32_t r = range.begin(); r < range.end(); ++r) {
+                        uint64_t h = 0;
+                        for (const JobAmounts::Entry& e : amounts.row_entries(r)) {
+                          uint64_t bits = 0;
+                          std::memcpy(&bits, &e.amount, sizeof bits);
+                          h = mix(h, bits ^ (uint64_t{e.consumable} << 52));
+                        }
+                        out[r] = h;
+                      }
+                    });
+  return out;
+}
+
+// A job's raw key as a table of raw keys keeps it beside the job showing it: the fields compared
+// first, without a look at that job's columns (a cache miss each in a million jobs), then the amounts,
+// equal at once when the rows are one.
+struct RawFields {
+  uint32_t request = 0, soft = 0, slots = 0, row = 0;
+  AllocationRule rule{};
+  static RawFields of(const JobTable& jobs, uint32_t j) noexcept {
+    return {jobs.request[j], jobs.soft[j], jobs.slots[j], jobs.amount.row(j), jobs.rule[j]};
   }
-  return h;
+};
+
+// A hash of a job's raw key (equal raw keys, equal hashes), from its fields and its row's hash.
+uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noexcept {
+  uint64_t h = mix(f.request, (uint64_t{f.soft} << 32) | f.slots);
+  h = mix(h, static_cast<uint64_t>(f.rule));
+  return mix(h, row_hash[f.row]);
 }
 
-// Raw keys met, by raw_hash: each a job showing the key and a value (a piece's raw key index, or a
-// category); a hit is checked field by field (same_raw), so hashes may collide.
+// Raw keys met, by raw_hash: each the fields of its key, a job showing it and a value (a piece's raw
+// key index, or a category); a hit is checked field by field and amount by amount, so hashes may
+// collide.
 class RawTable {
  public:
-  /// The value of job j's raw key, or kNone with `slot` where to insert() it.
-  uint32_t find(const JobTable& jobs, uint32_t j, uint64_t h, size_t& slot) const noexcept {
+  /// The value of job j's raw key (fields `f`), or kNone with `slot` where to insert() it.
+  uint32_t find(const JobTable& jobs, uint32_t j, const RawFields& f, uint64_t h, size_t& slot) const noexcept {
     const Entry* e = slots_.find(
-        h, [&](const Entry& x) { return same_raw(jobs, j, x.job); }, slot);
+        h,
+        [&](const Entry& x) {
+          if (x.fields.request != f.request || x.fields.soft != f.soft || x.fields.slots != f.slots ||
+              x.fields.rule != f.rule)
+            return false;
+          if (x.fields.row == f.row) return true;
+          const auto a = jobs.amount.of(j), b = jobs.amount.of(x.job);  // the amounts bit for bit
+          return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& p, const auto& q) {
+                   return p.consumable == q.consumable && std::memcmp(&p.amount, &q.amount, sizeof(double)) == 0;
+                 });
+        },
+        slot);
     return e == nullptr ? kNone : e->value;
   }
-  void insert(size_t slot, uint64_t h, uint32_t j, uint32_t value) { slots_.insert(slot, h, {j, value}); }
+  void insert(size_t slot, uint64_t h, uint32_t j, const RawFields& f, uint32_t value) {
+    slots_.insert(slot, h, {f, j, value});
+  }
 
  private:
   struct Entry {
+    RawFields fields;
     uint32_t job = kNone, value = kNone;
     bool empty() const noexcept { return job == kNone; }
   };
@@ -157,6 +207,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   };
   std::vector<Piece> pieces((jobs.size() + kPiece - 1) / kPiece);
   std::vector<uint32_t> local(jobs.size(), kNone);
+  const std::vector<uint64_t> row_hash = row_hashes(jobs.amount);
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
     Piece& piece = pieces[p];
     RawTable seen;
@@ -164,12 +215,13 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     for (size_t j = p * kPiece; j < end; ++j) {
       const auto job = static_cast<uint32_t>(j);
       if (jobs.rejected(job)) continue;
-      const uint64_t h = raw_hash(jobs, job);
+      const RawFields f = RawFields::of(jobs, job);
+      const uint64_t h = raw_hash(f, row_hash);
       size_t slot = 0;
-      uint32_t r = seen.find(jobs, job, h, slot);
+      uint32_t r = seen.find(jobs, job, f, h, slot);
       if (r == kNone) {
         r = static_cast<uint32_t>(piece.first_job.size());
-        seen.insert(slot, h, job, r);
+        seen.insert(slot, h, job, f, r);
         piece.hash.push_back(h);
         piece.first_job.push_back(job);
         piece.jobs.push_back(0);
@@ -191,8 +243,9 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     category_of[p].resize(piece.first_job.size());
     for (size_t r = 0; r < piece.first_job.size(); ++r) {
       const uint32_t j = piece.first_job[r];
+      const RawFields f = RawFields::of(jobs, j);
       size_t slot = 0;
-      uint32_t cat = raw_index.find(jobs, j, piece.hash[r], slot);
+      uint32_t cat = raw_index.find(jobs, j, f, piece.hash[r], slot);
       if (cat == kNone) {
         const bool fill = jobs.rule[j] == AllocationRule::FillUp;
         if (fill) {
@@ -242,7 +295,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           c.job_count.push_back(0);
         }
         cat = it->second;
-        raw_index.insert(slot, piece.hash[r], j, cat);
+        raw_index.insert(slot, piece.hash[r], j, f, cat);
       }
       category_of[p][r] = cat;
       c.job_count[cat] += piece.jobs[r];

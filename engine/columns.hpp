@@ -320,11 +320,17 @@ class JobAmounts {
     return std::numeric_limits<double>::quiet_NaN();
   }
   /// Job `j`'s requested amounts, consumables ascending.
-  std::span<const Entry> of(uint32_t j) const noexcept {
-    const uint32_t r = row_[j];
+  std::span<const Entry> of(uint32_t j) const noexcept { return row_entries(row_[j]); }
+  size_t jobs() const noexcept { return row_.size(); }
+  /// The row of job j's amounts: jobs in one row requested alike (the copies of one prototype share
+  /// theirs); jobs in different rows may have requested alike too.
+  uint32_t row(uint32_t j) const noexcept { return row_[j]; }
+  /// The number of rows (at most jobs()).
+  size_t rows() const noexcept { return first_.size() - 1; }
+  /// Row r's amounts, consumables ascending.
+  std::span<const Entry> row_entries(uint32_t r) const noexcept {
     return {entries_.data() + first_[r], entries_.data() + first_[r + 1]};
   }
-  size_t jobs() const noexcept { return row_.size(); }
   /// Builder side: starts the next job (with no amounts, in a row of its own).
   void add_job() {
     row_.push_back(static_cast<uint32_t>(first_.size() - 1));

@@ -685,4 +685,60 @@ TEST(Categories, ThousandsOfRawKeysAreOneCategoryEach) {
   for (uint32_t j = 0; j < n; ++j) ASSERT_EQ(c.of_job[j], want[j]) << "job " << j;
 }
 
+// Copies of one prototype share its row of amounts (JobBuilder::add_copies: how the Accelerator loader
+// adds a million jobs); categorize takes one row for equal amounts at once, and compares the amounts of
+// different rows value by value: two prototypes requesting alike in rows of their own are one category
+// with their copies, one requesting another amount is another, and jobs built one by one requesting
+// alike (a row each) join the first, across pieces of 65,536 jobs.
+TEST(Categories, JobsSharingARowOrRequestingAlikeInRowsOfTheirOwnAreOneCategory) {
+  Catalog cat;
+  const uint32_t m = add_mem_with_default(cat);
+  JobBuilder protos(cat);
+  for (const double amount : {2048.0, 2048.0, 4096.0, 1024.0}) {  // 1024: the default, charged as none
+    protos.add("", "u", "g", 0, 0);
+    protos.set_amount(m, amount);
+  }
+  protos.add("", "u", "g", 0, 0);  // no amount
+  const JobTable pt = std::move(protos).build();
+  std::vector<uint32_t> like;
+  std::string ids;
+  std::vector<uint32_t> ends;
+  const int n = 150000;
+  for (int j = 0; j < n; ++j) {
+    like.push_back(static_cast<uint32_t>((j * 7 + j / 1000) % 5));
+    ids += "c" + std::to_string(j);
+    ends.push_back(static_cast<uint32_t>(ids.size()));
+  }
+  JobBuilder jb(cat);
+  const std::vector<JobBuilder::CopiedJobs> pieces{{like, ids, ends, {}, {}, {}}};
+  jb.add_copies(pt, pieces);
+  for (int j = 0; j < 3; ++j) {  // rows of their own
+    jb.add("own" + std::to_string(j), "u", "g", 0, 0);
+    jb.set_amount(m, j == 2 ? 4096 : 2048);
+  }
+  const JobTable jobs = std::move(jb).build();
+  auto first_like = [&](uint32_t p) {
+    return static_cast<uint32_t>(std::find(like.begin(), like.end(), p) - like.begin());
+  };
+  ASSERT_EQ(like[0], 0u);
+  ASSERT_EQ(jobs.amount.row(0), jobs.amount.row(5)) << "copies of one prototype share its row";
+  ASSERT_NE(jobs.amount.row(first_like(0)), jobs.amount.row(first_like(1))) << "two prototypes, two rows";
+  const Categories c = categorize(cat, jobs);
+  ASSERT_EQ(c.size(), 3u) << "2048 (two prototypes and two jobs of their own), 4096, and none or the default";
+  const uint32_t two = c.of_job[0], four = c.of_job[first_like(2)], none = c.of_job[first_like(4)];
+  EXPECT_EQ(two, 0u);
+  EXPECT_EQ(c.of_job[first_like(1)], two);
+  EXPECT_EQ(c.of_job[first_like(3)], none);
+  EXPECT_NE(two, four);
+  EXPECT_NE(four, none);
+  for (uint32_t j = 0; j < static_cast<uint32_t>(n); ++j)
+    ASSERT_EQ(c.of_job[j], like[j] < 2 ? two : like[j] == 2 ? four : none) << "job " << j;
+  EXPECT_EQ(c.of_job[n], two);
+  EXPECT_EQ(c.of_job[n + 1], two);
+  EXPECT_EQ(c.of_job[n + 2], four);
+  uint64_t twos = 2;
+  for (const uint32_t l : like) twos += l < 2 ? 1 : 0;
+  EXPECT_EQ(c.job_count[two], twos);
+}
+
 }  // namespace
