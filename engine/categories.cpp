@@ -199,7 +199,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   // consumable count.
   // Pass 1, in parallel over pieces of jobs: each piece's distinct raw keys in the order they appear,
   // with their first job, hash and job count, and each job's index among them. Raw keys are compared
-  // field by field (same_raw), never built.
+  // field by field (RawTable), never built.
   constexpr size_t kPiece = 65536;
   struct Piece {
     std::vector<uint64_t> hash;
