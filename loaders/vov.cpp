@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -99,6 +98,20 @@ void kind_key(const KindView& r, std::string_view tool, std::string& key) {
   std::memcpy(at, &d, sizeof d);
 }
 
+// The kind whose key (kind_key) is `key`, with the command and the duration as read: views into `key`
+// and `command`.
+KindView kind_of_key(std::string_view key, std::string_view command, double expected_duration) {
+  std::string_view texts[5];  // resources, tool, owner, group, priority
+  size_t at = 0;
+  for (std::string_view& t : texts) {
+    uint32_t n = 0;
+    std::memcpy(&n, key.data() + at, sizeof n);
+    t = key.substr(at + sizeof n, n);
+    at += sizeof n + n;
+  }
+  return KindView{texts[0], command, texts[2], texts[3], texts[4], expected_duration};
+}
+
 // Whether a JSON key is the literal (its length known when compiled: no memcmp call per key).
 template <size_t N>
 bool is(std::string_view name, const char (&literal)[N]) noexcept {
@@ -147,20 +160,34 @@ class KindTable {
     mine.add(at, h, key, number);
     return number;
   }
-  /// After reading: the kinds by number.
-  std::vector<const vov::JobResources*> by_number() const {
-    std::vector<const vov::JobResources*> out(next_.load(), nullptr);
-    for (const Shard& shard : shards_)
-      for (size_t i = 0; i < shard.kinds.size(); ++i) out[shard.numbers[i]] = &shard.kinds[i];
+  /// After reading: the kinds by number (views into the table, valid while it lives unchanged).
+  std::vector<KindView> by_number() const {
+    std::vector<KindView> out(next_.load());
+    tbb::parallel_for(size_t{0}, shards_.size(), [&](size_t s) {
+      const Shard& shard = shards_[s];
+      for (const Shard::Kind& k : shard.kinds)
+        out[k.number] =
+            kind_of_key(std::string_view(shard.table.keys).substr(k.key_at, k.key_size),
+                        std::string_view(shard.commands).substr(k.command_at, k.command_size), k.expected_duration);
+    });
     return out;
   }
 
  private:
   struct Shard {
+    // A kind as added: its key in table.keys, its first job's command in `commands` (the key holds
+    // the tool only), its first job's duration (the key holds it rounded up) and its number. Its
+    // texts are not copied out one by one: the 1M-job farm meets 36k kinds while reading, and only
+    // the kinds that expand alike need a JobResources of their own.
+    struct Kind {
+      uint64_t key_at, command_at;
+      uint32_t key_size, command_size, number;
+      double expected_duration;
+    };
     std::mutex lock;
     KeyNumbers table;
-    std::deque<vov::JobResources> kinds;  // in the order added (a deque: addresses stay)
-    std::vector<uint32_t> numbers;        // kinds[i]'s number
+    std::string commands;
+    std::vector<Kind> kinds;  // in the order added
   };
   uint32_t find_or_add_shared(uint64_t h, std::string_view key, const KindView& r) {
     Shard& shard = shards_[h >> 58];
@@ -168,10 +195,10 @@ class KindTable {
     size_t at = 0;
     if (const uint32_t number = shard.table.find(h, key, at); number != kNone) return number;
     const uint32_t number = next_.fetch_add(1, std::memory_order_relaxed);
+    shard.kinds.push_back({shard.table.keys.size(), shard.commands.size(), static_cast<uint32_t>(key.size()),
+                           static_cast<uint32_t>(r.command.size()), number, r.expected_duration});
     shard.table.add(at, h, key, number);
-    shard.kinds.push_back(vov::JobResources{std::string(r.resources), std::string(r.command), std::string(r.owner),
-                                            std::string(r.group), std::string(r.priority), r.expected_duration});
-    shard.numbers.push_back(number);
+    shard.commands.append(r.command);  // a command is a line's: at most 64 MiB
     return number;
   }
   std::array<Shard, 64> shards_;
@@ -191,6 +218,11 @@ bool read_stream(const LinePiece& piece, simdjson::dom::parser& parser, Take&& t
   if (piece.padding < simdjson::SIMDJSON_PADDING || (piece.first_line == 1 && text.starts_with("\xEF\xBB\xBF")))
     return false;
   constexpr size_t kBatch = size_t{1} << 20;  // a longer line is read line by line (CAPACITY)
+#ifdef SIMDJSON_THREADS_ENABLED
+  // Not a thread of simdjson's own per stream for the next batch's first stage, with a parser of its
+  // own (~20 MB of fresh pages over the 1M-job farm's 43 pieces): the pieces keep every core busy.
+  parser.threaded = false;
+#endif
   simdjson::dom::document_stream docs;
   if (parser.parse_many(reinterpret_cast<const uint8_t*>(text.data()), text.size(), kBatch).get(docs)) return false;
   size_t from = 0;  // the start of the line after the last document's
@@ -625,7 +657,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   // Kinds numbered densely as the file shows them (the numbering does not depend on the threads): each
   // kind's first job found in parallel (an atomic minimum per kind), the kinds sorted by it, the jobs'
   // kinds renumbered in parallel.
-  const std::vector<const vov::JobResources*> by_number = table.by_number();
+  const std::vector<KindView> by_number = table.by_number();
   PiecesInOrder order;
   size_t jobs = 0;
   size_t bad_line = SIZE_MAX;  // the first line a piece could not read
@@ -660,7 +692,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
     return first_job[a].load(std::memory_order_relaxed) < first_job[b].load(std::memory_order_relaxed);
   });
   std::vector<uint32_t> dense(by_number.size(), kNone);
-  std::vector<const vov::JobResources*> kinds(met.size());  // in the table, which outlives them
+  std::vector<KindView> kinds(met.size());  // views into the table, which outlives them
   for (size_t x = 0; x < met.size(); ++x) {
     dense[met[x]] = static_cast<uint32_t>(x);
     kinds[x] = by_number[met[x]];
@@ -693,7 +725,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   {
     std::vector<std::string> keys(kinds.size());  // built in parallel, told apart in the kinds' order
     tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
-      const vov::JobResources& k = *kinds[x];
+      const KindView& k = kinds[x];
       std::string& key = keys[x];
       auto text = [&](char tag, std::string_view t) {
         const auto n = static_cast<uint32_t>(t.size());
@@ -705,12 +737,12 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
         else text('U', "");                     // counted only
       };
       text('L', k.resources);
-      appended("Priority:" + (k.priority.empty() ? std::string("normal") : k.priority));
+      appended("Priority:" + (k.priority.empty() ? std::string("normal") : std::string(k.priority)));
       if (const std::string_view tool = vov::tool_view(k.command, wrappers); !tool.empty())
         appended("Tool:" + std::string(tool));
       else text('N', "");  // no Tool: appended at all
-      appended("User:" + k.owner);
-      appended("Group:" + k.group);
+      appended("User:" + std::string(k.owner));
+      appended("Group:" + std::string(k.group));
       const double d = std::max(0.0, std::ceil(k.expected_duration));
       key.append(reinterpret_cast<const char*>(&d), sizeof d);
     });
@@ -726,8 +758,11 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   std::vector<std::string> rep_why(reps.size());
   tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
     try {
+      const KindView& k = kinds[reps[r]];  // only the kinds expanded get a JobResources
+      const vov::JobResources job{std::string(k.resources), std::string(k.command),  std::string(k.owner),
+                                  std::string(k.group),     std::string(k.priority), k.expected_duration};
       exp[r] = vov::expand(
-          *kinds[reps[r]], maps, [](std::string_view) { return true; }, options.dollars, wrappers);
+          job, maps, [](std::string_view) { return true; }, options.dollars, wrappers);
       if (exp[r].outcome == vov::Expansion::Outcome::Cycle)
         rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
     } catch (const vov::ResourceError& e) {
@@ -775,11 +810,10 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   const std::vector<uint32_t> interned = protos.intern_all(std::move(compiled));
   for (size_t x = 0; x < kinds.size(); ++x) {
     if (x + 8 < kinds.size()) {  // kinds lie scattered over the table's shards: fetch ahead what is read
-      const char* ahead = reinterpret_cast<const char*>(kinds[x + 8]);
-      for (size_t line = 0; line < sizeof(vov::JobResources); line += 64) __builtin_prefetch(ahead + line);
+      __builtin_prefetch(kinds[x + 8].owner.data());
       __builtin_prefetch(&exp[rep[x + 8]]);
     }
-    const uint32_t p = protos.add("", kinds[x]->owner, kinds[x]->group, 0, 0);
+    const uint32_t p = protos.add("", kinds[x].owner, kinds[x].group, 0, 0);
     if (!why[x].empty()) continue;
     const uint32_t r = rep[x];
     if (exp[r].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
