@@ -334,29 +334,31 @@ TaskerTable TaskerBuilder::build() && {
     };
     // Son of Grid Engine 8.1.9 accepts any override and checks every level (strict hierarchical
     // matching, which the columns do anyway): one warning per attribute instead of an error.
+    // (the levels' names are formatted only for a warning: not for each of thousands of taskers)
     bool warned = false;
-    auto check = [&](const LevelInput& up, const std::string& upper_who, double lnum, uint32_t lid,
-                     const std::string& lower_who) {
+    auto check = [&](const LevelInput& up, const auto& upper_who, double lnum, uint32_t lid, const auto& lower_who) {
       if (warned || may_override(d.relop, lnum, upper(up))) return;
-      const auto [uw, uv] = upper_text(up, upper_who);
-      const std::string msg = override_message(d, lower_who, value_text(c.type, c.dict, lnum, lid), uw, uv);
-      if (catalog_.reading == GridEngineReading::Design60) throw OverrideError(msg, lower_who.starts_with("host"));
+      const std::string lower = lower_who();
+      const auto [uw, uv] = upper_text(up, upper_who());
+      const std::string msg = override_message(d, lower, value_text(c.type, c.dict, lnum, lid), uw, uv);
+      if (catalog_.reading == GridEngineReading::Design60) throw OverrideError(msg, lower.starts_with("host"));
       warnings.push_back(msg + " (Grid Engine 8.1.9 accepts it: every level is checked)");
       warned = true;
     };
+    auto global_who = [] { return std::string("the global value"); };
+    auto host_who = [&](uint32_t h) { return [&, h] { return fmt::format("host '{}'", host_names_[h]); }; };
     const LevelInput& g = global_values_[a];
     for (uint32_t h = 0; h < nh; ++h) {
       const LevelInput& hv = host_values_[h][a];
-      if (hv.fixed) check(g, "the global value", hv.num, hv.id, fmt::format("host '{}'", host_names_[h]));
+      if (hv.fixed) check(g, global_who, hv.num, hv.id, host_who(h));
     }
     for (uint32_t t = 0; t < n; ++t) {
       if (!c.has[t]) continue;
       const double qn = is_numeric(c.type) ? c.num[t] : 0;
       const uint32_t qi = is_numeric(c.type) ? 0 : c.ids[t];
-      const std::string who = fmt::format("tasker '{}'", names_[t]);
-      if (host_of_[t] != kNone)
-        check(host_values_[host_of_[t]][a], fmt::format("host '{}'", host_names_[host_of_[t]]), qn, qi, who);
-      check(g, "the global value", qn, qi, who);
+      auto who = [&, t] { return fmt::format("tasker '{}'", names_[t]); };
+      if (host_of_[t] != kNone) check(host_values_[host_of_[t]][a], host_who(host_of_[t]), qn, qi, who);
+      check(g, global_who, qn, qi, who);
     }
   }
 
