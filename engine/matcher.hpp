@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,12 @@ class PhaseClock {
 /// (set it with tbb::global_control around the call). Categories and eligibility are computed by the
 /// same functions MatchSession uses (categorize, evaluate_category), so a batch match equals a
 /// session's first cycle.
+/// `beside_dispatch`, when given, runs on another thread (a oneTBB task) while dispatch runs, the only
+/// phase on one thread: it gets the outcome with its categories and eligibility final and must not
+/// read its dispatch (e.g. a writer formatting categories.csv). Its exception, if any, is rethrown once
+/// dispatch is done.
 MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                       const kernels::KernelTable& k);
+                       const kernels::KernelTable& k,
+                       const std::function<void(const MatchOutcome&)>& beside_dispatch = {});
 
 }  // namespace colmatch

@@ -239,7 +239,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   try {
     if (!policy_path.empty()) {
       (void)loaders::read_policy_toml(policy_path);  // checked whatever reads it: a bad policy is an error
-      in.args["policy"] = policy_path;              // --format vov reads its [policy.vov]
+      in.args["policy"] = policy_path;               // --format vov reads its [policy.vov]
     }
     if (*report) return run_report(report_dir);
     if (*gen) {
@@ -326,8 +326,11 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
     info.threads = n;
     info.pools = pools || in.format == "dirac";
     info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, *table);
-    writers::write_results(out_dir, ds, m, info);
+    std::string categories;  // formatted while dispatch runs on the other core
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, *table, [&](const MatchOutcome& so_far) {
+      categories = writers::categories_csv(ds, so_far);
+    });
+    writers::write_results(out_dir, ds, m, info, std::move(categories));
     std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);
     return report_rejections(ds);
   } catch (const CLI::Error& e) {

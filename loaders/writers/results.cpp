@@ -1,6 +1,7 @@
 #include "loaders/writers/results.hpp"
 
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -175,7 +176,11 @@ std::string categories_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
   return cats;
 }
 
-void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+namespace {
+
+// `categories`: categories.csv's text, or nullopt to format it here (while results.csv is written).
+void write_all(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info,
+               std::optional<std::string> categories) {
   const JobTable& jobs = ds.jobs;
   std::string pools;
   if (info.pools) {
@@ -208,7 +213,8 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
   // should anything throw before the wait.
   std::string cats;
   tbb::task_group beside;
-  beside.run([&] { cats = categories_csv(ds, m); });
+  if (categories) cats = std::move(*categories);
+  else beside.run([&] { cats = categories_csv(ds, m); });
   OutputSet out(dir);  // one transaction: a pools.csv of an earlier run does not survive one without
   if (info.pools) out.add("pools.csv", pools);
   const ResultRows rows(ds, m);
@@ -220,6 +226,17 @@ void write_results(const std::string& dir, const loaders::Dataset& ds, const Mat
   out.add("categories.csv", cats);
   out.add("summary.json", summary_json(ds, m, info));
   out.publish();
+}
+
+}  // namespace
+
+void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
+  write_all(dir, ds, m, info, std::nullopt);
+}
+
+void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info,
+                   std::string categories) {
+  write_all(dir, ds, m, info, std::move(categories));
 }
 
 }  // namespace colmatch::writers

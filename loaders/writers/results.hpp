@@ -32,6 +32,11 @@ struct RunInfo {
 /// Throws WriteError on I/O failure.
 void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info);
 
+/// write_results with categories.csv already formatted: `categories` is categories_csv(ds, m), e.g. made
+/// beside dispatch (run_match's beside_dispatch), where one core waits on the other.
+void write_results(const std::string& dir, const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info,
+                   std::string categories);
+
 /// `{"note": jobs, ...}`: how many jobs carry each note (JobTable::note), for summary.json.
 std::string notes_json(const JobTable& jobs);
 

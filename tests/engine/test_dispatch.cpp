@@ -108,6 +108,49 @@ TEST(Dispatch, GreatestEffectivePowerThenLowestInputIndex) {
   EXPECT_EQ(m.dispatch.reason[4], PendingReason::NoFreeCapacity);
 }
 
+// run_match's beside_dispatch runs once, beside dispatch, given the outcome with its categories and
+// eligibility final and no dispatch yet; the outcome equals a run without it; its exception comes out
+// of run_match once dispatch is done.
+TEST(Dispatch, BesideDispatchSeesFinalCategoriesAndEligibility) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  for (int t = 0; t < 6; ++t) {
+    tb.add("t" + std::to_string(t), t);
+    tb.set(f.slots, "2");
+    tb.set(f.arch, t % 2 ? "x" : "y");
+  }
+  f.taskers = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  for (int j = 0; j < 40; ++j) {
+    jb.add("j" + std::to_string(j), "u", "g", 0, j, 1 + j % 2);
+    jb.set_request(j % 3 ? "arch==x" : "arch==y");
+  }
+  f.jobs = std::move(jb).build();
+  const MatchOutcome plain = run_match(f.cat, f.taskers, f.jobs, kernels::active());
+  int calls = 0;
+  std::vector<uint32_t> seen_of_job;
+  std::vector<uint64_t> seen_eligible;
+  size_t seen_dispatched = 1;
+  const MatchOutcome m = run_match(f.cat, f.taskers, f.jobs, kernels::active(), [&](const MatchOutcome& so_far) {
+    ++calls;
+    seen_of_job = so_far.categories.of_job;
+    for (const CategoryEligibility& e : so_far.eligible) seen_eligible.push_back(e.eligible.count());
+    seen_dispatched = so_far.dispatch.status.size();
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seen_of_job, m.categories.of_job);
+  ASSERT_EQ(seen_eligible.size(), m.eligible.size());
+  for (size_t c = 0; c < m.eligible.size(); ++c) EXPECT_EQ(seen_eligible[c], m.eligible[c].eligible.count()) << c;
+  EXPECT_EQ(seen_dispatched, 0u) << "no dispatch yet when the task runs";
+  EXPECT_EQ(m.dispatch.status, plain.dispatch.status);
+  EXPECT_EQ(m.dispatch.tasker, plain.dispatch.tasker);
+  EXPECT_EQ(m.dispatch.assigned, plain.dispatch.assigned);
+  EXPECT_GT(m.dispatch.assigned, 0u);
+  EXPECT_THROW(run_match(f.cat, f.taskers, f.jobs, kernels::active(),
+                         [](const MatchOutcome&) { throw std::runtime_error("beside"); }),
+               std::runtime_error);
+}
+
 TEST(Dispatch, PriorityThenSubmitTimeThenInputOrder) {
   Farm f;
   TaskerBuilder tb(f.cat);

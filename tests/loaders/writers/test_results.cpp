@@ -82,6 +82,19 @@ TEST(Results, OneRowPerAllocationThenPendingAndRejectedWithReasons) {
     EXPECT_NE(e.path().extension(), ".tmp") << "no temporary file is left behind";
 }
 
+// categories.csv formatted beforehand (beside dispatch, as the CLI does) is the one write_results formats.
+TEST(Results, CategoriesFormattedBeforehandAreWrittenAsTheyAre) {
+  MatchRun r;
+  writers::RunInfo info;
+  writers::write_results(r.dir.string(), r.ds, r.m, info);
+  const std::string results = slurp(r.dir / "results.csv"), cats = slurp(r.dir / "categories.csv");
+  writers::write_results(r.dir.string(), r.ds, r.m, info, writers::categories_csv(r.ds, r.m));
+  EXPECT_EQ(slurp(r.dir / "results.csv"), results);
+  EXPECT_EQ(slurp(r.dir / "categories.csv"), cats);
+  writers::write_results(r.dir.string(), r.ds, r.m, info, "category,given\n");
+  EXPECT_EQ(slurp(r.dir / "categories.csv"), "category,given\n") << "the text given, not formatted again";
+}
+
 TEST(Results, PoolsListTheEligibleTaskersOfEachRequest) {
   MatchRun r;
   writers::RunInfo info;
