@@ -15,6 +15,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -78,6 +79,7 @@ struct JobPiece {
 struct KindView {
   std::string_view resources, command, owner, group, priority;
   double expected_duration = 0;
+  std::string_view tool = {};  // the command's (set from a kind's key only: kind_of_key)
 };
 
 // The kind's key: each text with its length before it, then the duration rounded up (equal keys, equal
@@ -109,7 +111,7 @@ KindView kind_of_key(std::string_view key, std::string_view command, double expe
     t = key.substr(at + sizeof n, n);
     at += sizeof n + n;
   }
-  return KindView{texts[0], command, texts[2], texts[3], texts[4], expected_duration};
+  return KindView{texts[0], command, texts[2], texts[3], texts[4], expected_duration, texts[1]};
 }
 
 // Whether a JSON key is the literal (its length known when compiled: no memcmp call per key).
@@ -723,6 +725,14 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   std::vector<uint32_t> rep(kinds.size());
   std::vector<uint32_t> reps;  // the first kind of each expansion
   {
+    // The maps named by an appended resource, by its type, without the type: whether a kind's is mapped
+    // is one lookup of its value (views into the maps' names).
+    std::array<std::unordered_set<std::string_view>, 4> mapped;
+    static constexpr std::string_view kTypes[] = {"Priority:", "Tool:", "User:", "Group:"};
+    for (const auto& [name, m] : maps)
+      for (size_t t = 0; t < 4; ++t)
+        if (std::string_view(name).starts_with(kTypes[t]))
+          mapped[t].insert(std::string_view(name).substr(kTypes[t].size()));
     std::vector<std::string> keys(kinds.size());  // built in parallel, told apart in the kinds' order
     tbb::parallel_for(size_t{0}, kinds.size(), [&](size_t x) {
       const KindView& k = kinds[x];
@@ -732,17 +742,18 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
         key.push_back(tag);
         key.append(reinterpret_cast<const char*>(&n), sizeof n).append(t);
       };
-      auto appended = [&](const std::string& name) {
-        if (maps.count(name)) text('M', name);  // mapped: its name matters
-        else text('U', "");                     // counted only
+      auto appended = [&](size_t type, std::string_view value) {
+        if (mapped[type].empty() || !mapped[type].count(value)) return text('U', "");  // counted only
+        const auto n = static_cast<uint32_t>(kTypes[type].size() + value.size());      // mapped: its name matters
+        key.push_back('M');
+        key.append(reinterpret_cast<const char*>(&n), sizeof n).append(kTypes[type]).append(value);
       };
       text('L', k.resources);
-      appended("Priority:" + (k.priority.empty() ? std::string("normal") : std::string(k.priority)));
-      if (const std::string_view tool = vov::tool_view(k.command, wrappers); !tool.empty())
-        appended("Tool:" + std::string(tool));
+      appended(0, k.priority.empty() ? std::string_view("normal") : k.priority);
+      if (!k.tool.empty()) appended(1, k.tool);
       else text('N', "");  // no Tool: appended at all
-      appended("User:" + std::string(k.owner));
-      appended("Group:" + std::string(k.group));
+      appended(2, k.owner);
+      appended(3, k.group);
       const double d = std::max(0.0, std::ceil(k.expected_duration));
       key.append(reinterpret_cast<const char*>(&d), sizeof d);
     });
