@@ -209,12 +209,14 @@ double parse_request_number(AttrType t, std::string_view raw, GridEngineReading 
   }
 }
 
-double check_number(const AttributeDef& def, double v) {
+double check_number(const AttributeDef& def, double v) { return check_number(def, def.type, v); }
+
+double check_number(const AttributeDef& def, AttrType as, double v) {
   const auto fail = [&](std::string_view why) {
-    throw ValueError(fmt::format("'{}' is not a {} value: {}", v, type_name(def.type), why));
+    throw ValueError(fmt::format("'{}' is not a {} value: {}", v, type_name(as), why));
   };
   if (!std::isfinite(v)) fail("not a finite number");
-  switch (def.type) {
+  switch (as) {
     case AttrType::Int:
       if (v != std::floor(v)) fail("not a whole number");
       if (std::fabs(v) > 9007199254740992.0) fail("beyond 2^53, not exact");

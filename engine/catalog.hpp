@@ -105,6 +105,10 @@ struct AttributeDef {
 /// (capacity, request, default) not negative. Returns `v`; throws ValueError naming the rule broken.
 double check_number(const AttributeDef& def, double v);
 
+/// check_number as if `def` had type `as` (Son of Grid Engine 8.1.9 takes a fractional request of an
+/// int consumable: checked as a double).
+double check_number(const AttributeDef& def, AttrType as, double v);
+
 /// A consumable of the given type (relop <=, Grid Engine's rule for consumables), charged per slot or
 /// per job: the `slots` consumable of the trace importers, licences, memory.
 AttributeDef consumable_attribute(std::string name, AttrType type, ConsumeScope scope = ConsumeScope::PerSlot);

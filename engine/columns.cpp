@@ -726,13 +726,9 @@ void JobBuilder::set_amount(uint32_t attr, double amount) {
   if (slot < 0) throw ValueError(fmt::format("attribute '{}' is not a consumable", d.name));
   if (d.requestable == Requestable::No) throw ValueError(fmt::format("attribute '{}' is not requestable", d.name));
   if (!(amount >= 0)) throw ValueError(fmt::format("attribute '{}': a request must not be negative", d.name));
-  if (d.type == AttrType::Int && catalog_.reading == GridEngineReading::SoGE819) {
-    AttributeDef as_double = d;  // SGE 8.1.9 takes lic=1.5 on an int consumable (compares 1.5)
-    as_double.type = AttrType::Double;
-    check_number(as_double, amount);
-  } else {
-    check_number(d, amount);
-  }
+  // SGE 8.1.9 takes lic=1.5 on an int consumable (compares 1.5)
+  const bool as_double = d.type == AttrType::Int && catalog_.reading == GridEngineReading::SoGE819;
+  check_number(d, as_double ? AttrType::Double : d.type, amount);
   table_.amount.set_last(static_cast<uint32_t>(slot), amount);
 }
 
