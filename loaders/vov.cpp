@@ -847,10 +847,13 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   if (bad != nullptr) throw *bad;
   std::vector<std::pair<uint32_t, std::string>> rejected;  // (job, reason): jobs of a kind with a reason
   std::vector<JobBuilder::CopiedJobs> copied;
+  std::vector<uint8_t> has_why(kinds.size());  // (a byte a kind: looked up once per job)
+  for (size_t x = 0; x < kinds.size(); ++x) has_why[x] = !why[x].empty();
+  const bool any_why = std::find(has_why.begin(), has_why.end(), 1) != has_why.end();
   for (size_t q = 0; q < order.pieces.size(); ++q) {
     const JobPiece& p = *order.pieces[q];
-    for (size_t i = 0; i < p.size(); ++i)
-      if (!why[p.kind[i]].empty())
+    for (size_t i = 0; any_why && i < p.size(); ++i)
+      if (has_why[p.kind[i]])
         rejected.emplace_back(
             static_cast<uint32_t>(order.start[q] + i),
             fmt::format("{}:{}: job {}: field 'resources': {}", jobs_jsonl, p.line_of(i), p.id(i), why[p.kind[i]]));
