@@ -341,6 +341,7 @@ Wrappers::Wrappers(const std::vector<std::string>& wrappers) {
     }
     x.env = w == "env";
     x.nc_run = w == "nc run";
+    first_lengths_ |= uint64_t{1} << std::min<size_t>(x.words[0].size(), 63);
     list_.push_back(std::move(x));
   }
 }
@@ -365,6 +366,7 @@ std::string_view tool_view(std::string_view command, const Wrappers& wrappers) {
   };
   size_t a = 0;
   while (have(a)) {
+    if (!((wrappers.first_lengths_ >> std::min<size_t>(args[a].second.size(), 63)) & 1)) break;  // starts none
     bool wrapped = false;
     for (const Wrappers::Wrapper& w : wrappers.list_) {  // a wrapper of one or more words ("nc run")
       size_t n = 0;

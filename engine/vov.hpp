@@ -69,6 +69,9 @@ class Wrappers {
     bool nc_run = false;             // `nc run`: -r -e -J -P -C -d -l take a value
   };
   std::vector<Wrapper> list_;
+  // Bit n set: some wrapper's first word has n bytes (n < 64; bit 63 for longer ones). A word of no
+  // such length starts no wrapper: most commands' tools are told apart so, without a look at each.
+  uint64_t first_lengths_ = 0;
 };
 
 /// The tool of a command (seed 000): the tail (basename) of the first argument after the wrappers,
