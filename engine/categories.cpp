@@ -31,7 +31,7 @@ void each_amount(const Catalog& catalog, const JobTable& jobs, uint32_t j, Fn&& 
   }
 }
 
-// Whether consumable k is the built-in `slots`.
+// Whether `d` is the built-in `slots` consumable.
 bool is_slots(const AttributeDef& d) noexcept { return d.name == "slots"; }
 
 }  // namespace

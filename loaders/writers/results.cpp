@@ -208,9 +208,9 @@ void write_all(const std::string& dir, const loaders::Dataset& ds, const MatchOu
       pools += '\n';
     }
   }
-  // categories.csv is formatted while results.csv is written (its writing is mostly the kernel copying
-  // the pieces, on one thread). `cats` outlives the task group, whose destructor waits (and cancels)
-  // should anything throw before the wait.
+  // categories.csv, unless given (the CLI formats it beside dispatch), is formatted while results.csv is
+  // written (its writing is mostly the kernel copying the pieces, on one thread). `cats` outlives the
+  // task group, whose destructor waits (and cancels) should anything throw before the wait.
   std::string cats;
   tbb::task_group beside;
   if (categories) cats = std::move(*categories);
