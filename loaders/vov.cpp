@@ -221,8 +221,8 @@ bool read_stream(const LinePiece& piece, simdjson::dom::parser& parser, Take&& t
     return false;
   constexpr size_t kBatch = size_t{1} << 20;  // a longer line is read line by line (CAPACITY)
 #ifdef SIMDJSON_THREADS_ENABLED
-  // Not a thread of simdjson's own per stream for the next batch's first stage, with a parser of its
-  // own (~20 MB of fresh pages over the 1M-job farm's 43 pieces): the pieces keep every core busy.
+  // Not a thread of simdjson's own per stream for the next batch's first stage (a thread created per
+  // piece, 43 over the 1M-job farm, each with a parser of its own): the pieces keep every core busy.
   parser.threaded = false;
 #endif
   simdjson::dom::document_stream docs;
