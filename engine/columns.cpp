@@ -319,7 +319,11 @@ std::string value_text(AttrType type, const Dictionary& dict, double num, uint32
 TaskerTable TaskerBuilder::build() && {
   const size_t n = names_.size();
   const size_t nh = host_names_.size();
-  for (Raw& c : columns_) grow(c, n);  // every column a row per tasker, as the table has them
+  // Every column given a value a row per tasker, as the table has them; a column no tasker gave one
+  // stays empty (no row of it is read): an Accelerator farm's counted maps, pools of the global level
+  // only, would be 200 columns of 10k absent rows each.
+  for (Raw& c : columns_)
+    if (!c.has.empty()) grow(c, n);
 
   // Override rules: lower fixed values against the fixed (and, for ==/!=, load) values above.
   std::vector<std::string> warnings;
@@ -352,7 +356,7 @@ TaskerTable TaskerBuilder::build() && {
       const LevelInput& hv = host_values_[h][a];
       if (hv.fixed) check(g, global_who, hv.num, hv.id, host_who(h));
     }
-    for (uint32_t t = 0; t < n; ++t) {
+    for (uint32_t t = 0; t < c.has.size(); ++t) {  // (n rows, or none)
       if (!c.has[t]) continue;
       const double qn = is_numeric(c.type) ? c.num[t] : 0;
       const uint32_t qi = is_numeric(c.type) ? 0 : c.ids[t];
@@ -384,7 +388,7 @@ TaskerTable TaskerBuilder::build() && {
     const bool numeric = is_numeric(src.type);
     Column& dst = t.columns.emplace_back(src.type, src.multi, n, nh);
     dst.dict = std::move(src.dict);
-    for (uint32_t r = 0; r < n; ++r) {  // queue level, permuted into rank order
+    for (uint32_t r = 0; !src.has.empty() && r < n; ++r) {  // queue level, permuted into rank order
       const uint32_t from = order[r];
       if (src.has[from]) dst.set_queue(r, numeric ? src.num[from] : 0, numeric ? 0 : src.ids[from]);
     }
