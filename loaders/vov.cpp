@@ -79,13 +79,13 @@ struct JobPiece {
 struct KindView {
   std::string_view resources, command, owner, group, priority;
   double expected_duration = 0;
-  std::string_view tool = {};  // the command's (set from a kind's key only: kind_of_key)
+  std::string_view tool = {};  // the command's (vov::tool_view)
 };
 
 // The kind's key: each text with its length before it, then the duration rounded up (equal keys, equal
 // expansions; no separator a text could hold).
-void kind_key(const KindView& r, std::string_view tool, std::string& key) {
-  const std::string_view texts[] = {r.resources, tool, r.owner, r.group, r.priority};
+void kind_key(const KindView& r, std::string& key) {
+  const std::string_view texts[] = {r.resources, r.tool, r.owner, r.group, r.priority};
   size_t size = sizeof(double);
   for (const std::string_view t : texts) size += sizeof(uint32_t) + t.size();
   key.resize(size);  // written in place: one size for the whole key, no append per part
@@ -296,7 +296,8 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
     if (id.empty()) throw LoadError(path, ln, "id", "a job needs an id");
     if (out.id_text.size() + id.size() > UINT32_MAX)  // a piece is at most a few lines of 64 MiB
       throw LoadError(path, ln, "id", "more than 4 GiB of ids in one piece of the file");
-    kind_key(r, vov::tool_view(r.command, wrappers), key);
+    r.tool = vov::tool_view(r.command, wrappers);
+    kind_key(r, key);
     out.kind.push_back(kinds.find_or_add(my_kinds, key, r));
     out.line.push_back(static_cast<uint32_t>(ln - piece.first_line));
     out.id_text.append(id);

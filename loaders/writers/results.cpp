@@ -65,8 +65,9 @@ class ResultRows {
       Reason& r = reason_[i];
       r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
                               ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity);
-      csv_field(r.field, r.text);  // quoted once, written for each of its jobs
-      r.row_tail = ",pending,,0," + r.field + "\n";
+      r.row_tail = ",pending,,0,";
+      csv_field(r.row_tail, r.text);  // quoted once, written for each of its jobs
+      r.row_tail += '\n';
     });
   }
   size_t pieces() const { return (ds_.jobs.size() + kJobsPerPiece - 1) / kJobsPerPiece; }
@@ -107,14 +108,11 @@ class ResultRows {
           }
           break;
         }
-        case JobStatus::Pending: {
-          const Reason& r = reason_[slot(j)];
+        case JobStatus::Pending:  // with a note (the common row, without, is written above)
           csv += ",pending,,0,";
-          if (jobs.note[j] == kNone) csv += r.field;
-          else csv_field(csv, r.text + "; " + jobs.notes.value(jobs.note[j]));
+          csv_field(csv, reason_[slot(j)].text + "; " + jobs.notes.value(jobs.note[j]));
           csv += '\n';
           break;
-        }
         case JobStatus::Rejected:
           csv += ",rejected,,0,";
           csv_field(csv, jobs.reject_reason[jobs.reject[j]]);
@@ -126,8 +124,8 @@ class ResultRows {
 
  private:
   struct Reason {
-    std::string text, field;  // the reason, and the same as a CSV field
-    std::string row_tail;     // a pending job's row after its id when it has no note
+    std::string text;      // the reason
+    std::string row_tail;  // a pending job's row after its id when it has no note (the reason quoted)
   };
   // A pending job's reason: [2c] its category c has no eligible tasker, [2c + 1] no free capacity.
   size_t slot(uint32_t j) const {
