@@ -161,8 +161,6 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
   }
   per_consumable += "}";
   if (utilisation_of.empty()) utilisation_of = "taskers";
-  std::vector<double> cycle_ms;
-  for (double s : r.cycle_seconds) cycle_ms.push_back(s * 1e3);
   return fmt::format(
       "{{\n  \"utilisation\": {:.6f},\n  \"utilisation_of\": {},\n  \"utilisation_per_consumable\": {},\n"
       "  \"busy_slot_seconds\": {},\n  \"offered_slot_seconds\": {},\n"
@@ -170,17 +168,16 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
       "  \"mean_bounded_slowdown\": {:.4f},\n  \"makespan_seconds\": {},\n"
       "  \"started\": {},\n  \"held\": {},\n  \"throttled\": {},\n  \"backfilled\": {},\n"
       "  \"per_queue\": {},\n  \"per_user\": {},\n  \"per_group\": {},\n"
-      "  \"cycles\": {},\n  \"full_cycles\": {},\n  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, "
-      "\"mean\": "
-      "{:.4f}}}\n}}\n",
+      "  \"cycles\": {},\n  \"full_cycles\": {}\n}}\n",
       utilisation, json_string(utilisation_of), per_consumable, busy, offered, mean(waits), quantile(waits, 0.5),
       quantile(waits, 0.95), mean(slowdowns), makespan, waits.size(), held, throttled, backfilled,
-      shares_json(by_queue, busy), shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, r.full_cycles,
-      quantile(cycle_ms, 0.5), quantile(cycle_ms, 0.99), quantile(cycle_ms, 1.0), mean(cycle_ms));
+      shares_json(by_queue, busy), shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, r.full_cycles);
 }
 
 std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
   uint64_t started = 0, pending = 0, rejected = 0;
+  std::vector<double> cycle_ms;  // wall clock: here, not in metrics.json, which is the same run to run
+  for (double s : r.cycle_seconds) cycle_ms.push_back(s * 1e3);
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
     if (ds.jobs.rejected(j)) ++rejected;
     else if (std::isnan(r.start[j])) ++pending;
@@ -189,10 +186,12 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
   return fmt::format(
       "{{\n  \"farm\": {},\n  \"format\": {},\n  \"taskers\": {},\n  \"jobs\": {},\n  \"started\": {},\n"
       "  \"pending\": {},\n  \"rejected\": {},\n  \"cycles\": {},\n  \"categories_evaluated\": {},\n"
-      "  \"seconds\": {{\"load\": {:.6f}, \"simulate\": {:.6f}}},\n  \"notes\": {},\n  \"threads\": {},\n"
-      "  \"instruction_set\": {}\n}}\n",
+      "  \"seconds\": {{\"load\": {:.6f}, \"simulate\": {:.6f}}},\n"
+      "  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": {:.4f}}},\n"
+      "  \"notes\": {},\n  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
       json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), started, pending, rejected,
-      r.cycles, r.categories_evaluated, info.load_s, info.simulate_s, notes_json(ds.jobs), info.threads,
+      r.cycles, r.categories_evaluated, info.load_s, info.simulate_s, quantile(cycle_ms, 0.5), quantile(cycle_ms, 0.99),
+      quantile(cycle_ms, 1.0), mean(cycle_ms), notes_json(ds.jobs), info.threads,
       json_string(kernels::isa_name(info.isa)));
 }
 

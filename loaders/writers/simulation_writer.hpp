@@ -35,10 +35,13 @@ struct SimRunInfo {
 /// Writes the five files into `dir` (created if missing). Throws WriteError.
 void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info);
 
-/// The text of summary.json (also printed by the CLI).
+/// The text of summary.json (also printed by the CLI): counts, and what was measured on the wall clock
+/// (seconds per phase, `cycle_ms`: p50/p99/max/mean of the scheduler's time per cycle), so it differs
+/// from run to run.
 std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info);
 
-/// The text of metrics.json.
+/// The text of metrics.json: the schedule's figures only (waits, slowdown, utilisation, shares), a
+/// function of the inputs and the policy: the same bytes for the same run (sweeps compare it as such).
 std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult& r);
 
 /// The text of schedule.csv (see write_simulation; also the Python module's schedule frame).

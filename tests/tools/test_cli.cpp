@@ -385,6 +385,29 @@ TEST(CliSimulate, KthSampleEveryJobOnceAndEasyWaitsLess) {
   EXPECT_NE(b.out.find("\"started\": 3000"), std::string::npos) << b.out;
 }
 
+// metrics.json is a function of the inputs and the policy: two runs write the same bytes (what a sweep
+// compares), while the wall-clock figures (seconds, cycle_ms) are in summary.json.
+TEST(CliSimulate, MetricsAreTheSameBytesRunToRunTimingsInTheSummary) {
+  const std::string log = "--format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz";
+  Out a, b;
+  ASSERT_EQ(run("simulate " + log + " --out " + a.dir.string()).status, 0);
+  const auto r = run("simulate " + log + " --out " + b.dir.string() + " --threads 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string metrics = slurp(a.dir / "metrics.json");
+  EXPECT_EQ(metrics, slurp(b.dir / "metrics.json"));
+  EXPECT_EQ(metrics.find("_ms"), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("seconds\": {\"load"), std::string::npos) << metrics;
+  const std::string summary = slurp(b.dir / "summary.json");
+  EXPECT_NE(summary.find("\"cycle_ms\": {\"p50\": "), std::string::npos) << summary;
+  EXPECT_EQ(summary, r.out) << "the summary printed is the one written";
+}
+
 // colmatch simulate on the bundled Google 2011 slice: the machines' events are applied during the run
 // (summary counts every machine row ever up), every task has its rows, and utilisation is that of cpu.
 TEST(CliSimulate, GoogleSampleWithMachineEvents) {
