@@ -2,7 +2,8 @@
 //   match     load a farm and its jobs, match, write results.csv / categories.csv / summary.json
 //   import    load a farm (any format) and save it in the native format
 //   generate  write a seeded synthetic farm in the native format
-//   report    report.html with figures from a match or simulate output folder (tools/report.py, python3)
+//   report    report.html with figures from a match, simulate or sweep output folder (tools/report.py)
+//   sweep     a grid of simulate (or match) runs on Dask distributed, one row per point (tools/sweep.py)
 // Exit status: 0 success; 1 fatal error (bad input file, I/O), no output written; 2 the run completed
 // but some jobs were rejected for invalid requests (listed on stderr and in results.csv).
 #include <unistd.h>
@@ -16,7 +17,9 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <tbb/global_control.h>
@@ -107,27 +110,34 @@ int report_rejections(const loaders::Dataset& ds, const char* file = "results.cs
   return 2;
 }
 
-// tools/report.py: beside the executable (the build copies it there), else in the source tree.
-std::string report_script() {
+// A script of tools/ (report.py, sweep.py): beside the executable (the build copies it there), else in
+// the source tree.
+std::string tool_script(const std::string& name) {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    const auto beside = self.parent_path() / "report.py";
+    const auto beside = self.parent_path() / name;
     if (std::filesystem::exists(beside, ec)) return beside.string();
   }
-  return COLMATCH_REPORT_SCRIPT;
+  return (std::filesystem::path(COLMATCH_TOOLS_DIR) / name).string();
 }
 
-// Runs the report script under $COLMATCH_PYTHON, else Debian's /usr/bin/python3 (the one that has
-// python3-matplotlib), else python3 on PATH; returns only if it cannot be started.
-int run_report(const std::string& out_dir) {
-  const std::string script = report_script();
+// Runs a script of tools/ with `args` under $COLMATCH_PYTHON, else Debian's /usr/bin/python3 (the one
+// that has python3-matplotlib, -pandas and -distributed), else python3 on PATH, with COLMATCH_CLI set to
+// this executable (the sweep runs it for each point); returns only if it cannot be started.
+int run_script(const std::string& name, const std::vector<std::string>& args) {
+  const std::string script = tool_script(name);
   std::string python = "python3";
   if (const char* env = std::getenv("COLMATCH_PYTHON"); env != nullptr && *env) python = env;
   else if (::access("/usr/bin/python3", X_OK) == 0) python = "/usr/bin/python3";
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) ::setenv("COLMATCH_CLI", self.c_str(), 1);
   std::fflush(stdout);
-  const char* argv[] = {python.c_str(), script.c_str(), out_dir.c_str(), nullptr};
-  ::execvp(argv[0], const_cast<char* const*>(argv));
+  std::vector<const char*> argv = {python.c_str(), script.c_str()};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  argv.push_back(nullptr);
+  ::execvp(argv[0], const_cast<char* const*>(argv.data()));
   std::fprintf(stderr, "colmatch: error: cannot run %s %s: %s\n", python.c_str(), script.c_str(), std::strerror(errno));
   return 1;
 }
@@ -149,6 +159,7 @@ int main(int argc, char** argv) {
   colmatch import --format openb --nodes nodes.csv --pods pods.csv --save native/
   colmatch generate --taskers 10000 --jobs 20000 --categories 1000 --seed 42 --save synth/
   colmatch report out/
+  colmatch sweep sweep.toml --out sweep/ [--scheduler tcp://HOST:8786]
 
 Exit status: 0 success; 1 fatal error (no output written); 2 completed, some jobs rejected for bad requests.)");
 
@@ -219,8 +230,27 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
 
   std::string report_dir;
   auto* report = app.add_subcommand(
-      "report", "Write report.html with PNG figures into a match or simulate output folder (python3, matplotlib)");
-  report->add_option("OUT_DIR", report_dir, "A folder written by colmatch match or simulate")->required();
+      "report",
+      "Write report.html with PNG figures into a match, simulate or sweep output folder (python3, matplotlib)");
+  report->add_option("OUT_DIR", report_dir, "A folder written by colmatch match, simulate or sweep")->required();
+
+  std::string sweep_spec, scheduler;
+  unsigned sweep_workers = 0;
+  bool ship_inputs = false;
+  auto* sweep = app.add_subcommand(
+      "sweep",
+      "Run a grid of simulate (or match) runs on Dask distributed: DIR/runs/<point>/ and DIR/sweep.csv "
+      "(tools/sweep.py, python3-distributed; exit 2 when some point failed)");
+  sweep->add_option("SWEEP_TOML", sweep_spec, "The sweep: inputs, a [grid] of policy keys, [[point]] tables")
+      ->required();
+  sweep->add_option("--out", out_dir, "Output folder")->required();
+  auto* sched_opt =
+      sweep->add_option("--scheduler", scheduler, "An existing Dask scheduler (default: an embedded LocalCluster)");
+  sweep->add_option("--workers", sweep_workers, "Worker processes of the embedded cluster (default: one per core)")
+      ->check(CLI::Range(1, 4096))
+      ->excludes(sched_opt);
+  sweep->add_flag("--ship-inputs", ship_inputs,
+                  "Send the input files to the workers once each and their outputs back (no shared filesystem)");
 
   // Usage errors exit 1 like every other fatal error (CLI11's own codes are 100 and up); help exits 0.
   try {
@@ -241,7 +271,14 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       (void)loaders::read_policy_toml(policy_path);  // checked whatever reads it: a bad policy is an error
       in.args["policy"] = policy_path;               // --format vov reads its [policy.vov]
     }
-    if (*report) return run_report(report_dir);
+    if (*report) return run_script("report.py", {report_dir});
+    if (*sweep) {
+      std::vector<std::string> args = {sweep_spec, "--out", out_dir};
+      if (!scheduler.empty()) args.insert(args.end(), {"--scheduler", scheduler});
+      if (sweep_workers) args.insert(args.end(), {"--workers", std::to_string(sweep_workers)});
+      if (ship_inputs) args.push_back("--ship-inputs");
+      return run_script("sweep.py", args);
+    }
     if (*gen) {
       writers::save_native(save_dir, synth::generate(spec));
       std::printf("wrote %s/{farm.toml,taskers.jsonl,jobs.jsonl}\n", save_dir.c_str());

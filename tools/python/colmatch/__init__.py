@@ -20,6 +20,13 @@ A farm built in memory, without files (the native format's rules; columns as arr
                  "mem": ["32G", "16G"]},
         jobs={"id": ["j1", "j2"], "requests": ["arch==lx-amd64", "mem>=8G"], "slots": [2, 1]})
     r = farm.match(); s = farm.simulate(until=3600)
+
+A policy sweep on Dask distributed (an embedded LocalCluster, or an existing cluster by its address), as
+`colmatch sweep` runs it; a sweep file that cannot run raises colmatch.SweepError (.file, .line, .key):
+
+    df = colmatch.sweep("sweep.toml", out="sweep/")            # one row per point, as sweep.csv
+    df = colmatch.sweep({"inputs": {"kth": {"format": "swf", "log": "kth.swf.gz"}},
+                         "grid": {"backfill": ["none", "easy"]}}, out="sweep/", scheduler="tcp://host:8786")
 """
 import io
 import json
@@ -28,6 +35,7 @@ from collections.abc import Mapping
 
 from ._colmatch import LoadError, Match, Simulation  # noqa: F401
 from . import _colmatch
+from ._sweep import SweepError  # noqa: F401
 
 ASSIGNED, PENDING, REJECTED = 0, 1, 2
 NO_TASKER = 2**32 - 1
@@ -89,6 +97,25 @@ def match(format="native", threads=0, **inputs):
 def simulate(format="native", policy=None, until=float("inf"), threads=0, **inputs):
     """Loads the inputs and simulates over time with the policy file (default: the farm's [policy])."""
     return SimulationResult(_colmatch.simulate(format, _args(inputs), policy or "", until, threads))
+
+
+def sweep(spec, out, scheduler=None, workers=None, ship_inputs=False, progress=False, cli=None):
+    """Runs a sweep (a sweep.toml path, or a dict of the same tables; relative paths in a dict are relative
+    to the working folder) into the folder `out`: each point's outputs in out/runs/<point>/, out/sweep.csv.
+    scheduler: a Dask scheduler's address (default: a LocalCluster of `workers` processes, one per core).
+    cli: the colmatch binary the points run (default: $COLMATCH_CLI, else colmatch on PATH). Returns
+    sweep.csv as a DataFrame (a failed point is a row with status "failed" and its error); raises
+    SweepError when the sweep cannot start (nothing is written then)."""
+    import os
+
+    import pandas as pd
+
+    from . import _sweep
+
+    _sweep.run_sweep(spec, out, scheduler=scheduler, workers=workers, ship_inputs=ship_inputs, cli=cli,
+                     progress=progress)
+    return pd.read_csv(os.path.join(os.fspath(out), "sweep.csv"), keep_default_na=False,
+                       na_values={c: [""] for c in _sweep.FIGURES["simulate"] + _sweep.FIGURES["match"]})
 
 
 _TASKER_FIELDS = {"name", "power", "host"}
