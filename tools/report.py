@@ -4,7 +4,8 @@
 A match folder (results.csv, categories.csv, summary.json) gets: eligible taskers per job category and
 the jobs by outcome and pending reason. A simulate folder (schedule.csv, timeline.csv, cycles.csv,
 metrics.json, summary.json) gets: utilisation and queue length over time, the wait-time CDF, slot
-shares per queue and per user over time, the scheduler's time per cycle, and the jobs by outcome.
+shares per queue and per user over time, the scheduler's time per cycle, and the jobs by outcome. A sweep
+folder (sweep.csv, sweep.json, runs/) gets a page comparing its points (report_sweep.py).
 
 Reads only the output files (no engine): it can be run on a folder from any colmatch run, and again.
 Every file is written to a temporary name and renamed; report.html last, so a reader never sees a page
@@ -338,14 +339,21 @@ def write_report(folder):
         raise ReportError(f"{folder}: not a folder")
     figs = Figures(folder)
     try:
-        if os.path.exists(os.path.join(folder, "schedule.csv")):
+        extra = ""
+        if os.path.exists(os.path.join(folder, "sweep.csv")):
+            from report_sweep import sweep_report
+
+            kind = "sweep"
+            summary, metrics, extra = sweep_report(folder, figs)
+        elif os.path.exists(os.path.join(folder, "schedule.csv")):
             kind = "simulate"
             summary, metrics = simulate_report(folder, figs)
         elif os.path.exists(os.path.join(folder, "results.csv")):
             kind = "match"
             summary, metrics = match_report(folder, figs)
         else:
-            raise ReportError(f"{folder}: no results.csv or schedule.csv (run colmatch match or simulate first)")
+            raise ReportError(f"{folder}: no results.csv, schedule.csv or sweep.csv (run colmatch match, simulate or "
+                              "sweep first)")
         parts = [f"<h1>colmatch {kind}: {html.escape(str(summary.get('farm', '')))}</h1>",
                  f"<p>From the files in <code>{html.escape(os.path.abspath(folder))}</code>.</p>",
                  "<h2>Summary</h2>", _table(summary)]
@@ -354,6 +362,8 @@ def write_report(folder):
         for name, title, caption in figs.items:
             parts.append(f'<figure><h2>{html.escape(title)}</h2><img src="{name}" alt="{html.escape(title)}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        if extra:
+            parts.append(extra)
         page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f"<title>colmatch {kind} report</title><style>body{{font-family:sans-serif;max-width:70em;"
                 "margin:auto}} table{border-collapse:collapse} th,td{border:1px solid #ccc;padding:2px 8px;"
@@ -374,15 +384,16 @@ def write_report(folder):
 
 def main(argv):
     if len(argv) != 2 or argv[1].startswith("-"):
-        print("usage: colmatch report OUT_DIR   (a folder written by colmatch match or simulate)", file=sys.stderr)
+        print("usage: colmatch report OUT_DIR   (a folder written by colmatch match, simulate or sweep)",
+              file=sys.stderr)
         return 1
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds: the temporary files are removed
     folder = os.path.abspath(argv[1]).rstrip("/")
     try:
         if not os.path.isdir(folder):
             raise ReportError(f"{argv[1]}: not a folder")
-        # the lock a colmatch run holds while it writes the folder (loaders/writers/text.cpp): a run that
-        # replaces the folder meanwhile would take the figures with it
+        # the lock a colmatch run (or sweep) holds while it writes the folder (loaders/writers/text.cpp): a
+        # run that replaces the folder meanwhile would take the figures with it
         lock = os.path.join(os.path.dirname(folder), f".{os.path.basename(folder)}.lock")
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         try:

@@ -41,6 +41,22 @@ def simulate_dir():
         yield f"{tmp}/out"
 
 
+SWEEP_FIGURES = ["fig_sweep_metrics.png", "fig_sweep_waits.png", "fig_sweep_heatmap.png"]
+
+
+def _sweep(tmp, grid):
+    with open(f"{tmp}/sweep.toml", "w") as f:
+        f.write(f'[inputs.kth]\nformat = "swf"\nlog = "{S}/kth_sp2_head3000.swf.gz"\n[grid]\n{grid}')
+    run("sweep", f"{tmp}/sweep.toml", "--out", f"{tmp}/out", "--workers", "2")
+    return f"{tmp}/out"
+
+
+@pytest.fixture(scope="module")
+def sweep_dir():
+    with tempfile.TemporaryDirectory() as tmp:
+        yield _sweep(tmp, 'backfill = ["none", "easy"]\n"priority.queue_time" = [0, 1, 10]\n')
+
+
 @pytest.fixture(scope="module")
 def browser():
     from selenium import webdriver
@@ -98,6 +114,39 @@ def test_simulate_report_loads_every_figure_in_chromium(simulate_dir, browser):
     assert "<h1>colmatch simulate: swf" in page and "Metrics" in page
 
 
+def test_sweep_report_compares_the_points_in_chromium(sweep_dir, browser):
+    check_report(browser, sweep_dir, SWEEP_FIGURES)
+    page = open(os.path.join(sweep_dir, "report.html"), encoding="utf-8").read()
+    assert "<h1>colmatch sweep: sweep" in page and "<h2>Points</h2>" in page
+    with open(os.path.join(sweep_dir, "sweep.csv")) as f:
+        points = [line.split(",")[0] for line in f.read().splitlines()[1:]]
+    assert len(points) == 6 and all(f"<td>{p}</td>" in page for p in points)
+
+
+def test_sweep_report_without_two_axes_draws_no_heat_map(browser):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = _sweep(tmp, 'backfill = ["none", "easy"]\n"priority.queue_time" = [5]\n')
+        check_report(browser, folder, SWEEP_FIGURES[:2])
+
+
+def test_a_sweep_folder_being_written_is_refused(sweep_dir):
+    import fcntl
+
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(sweep_dir, f"{tmp}/out", ignore=shutil.ignore_patterns("report.html", "fig_*"))
+        shutil.copy(os.path.join(os.path.dirname(sweep_dir), "sweep.toml"), f"{tmp}/sweep.toml")
+        with open(f"{tmp}/.out.lock", "w") as lock:  # the lock colmatch sweep holds while it runs
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            r = run("report", f"{tmp}/out", check=False)
+            assert r.returncode == 1 and "a colmatch run is writing" in r.stderr, r.stderr
+            r = run("sweep", f"{tmp}/sweep.toml", "--out", f"{tmp}/out", check=False)
+            assert r.returncode == 1 and "another colmatch run is writing this folder" in r.stderr, r.stderr
+        assert not os.path.exists(f"{tmp}/out/report.html")
+        os.unlink(f"{tmp}/out/sweep.json")
+        r = run("report", f"{tmp}/out", check=False)
+        assert r.returncode == 1 and "sweep.json: missing" in r.stderr, r.stderr
+
+
 def test_the_browser_check_sees_a_missing_figure(match_dir, browser):
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(match_dir, f"{tmp}/out")
@@ -119,7 +168,7 @@ def test_a_later_run_replaces_the_report(match_dir):
 def test_errors_name_the_file_and_leave_nothing(simulate_dir):
     with tempfile.TemporaryDirectory() as tmp:
         r = run("report", f"{tmp}", check=False)
-        assert r.returncode == 1 and "no results.csv or schedule.csv" in r.stderr
+        assert r.returncode == 1 and "no results.csv, schedule.csv or sweep.csv" in r.stderr
         r = run("report", f"{tmp}/missing", check=False)
         assert r.returncode == 1 and "not a folder" in r.stderr
         shutil.copytree(simulate_dir, f"{tmp}/out")
