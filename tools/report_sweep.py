@@ -88,6 +88,7 @@ def _wait_cdfs(figs, folder, ok, keys):
 def _heat_maps(figs, ok, axes):
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.colors import LogNorm
 
     varied = [a for a in axes if len(a["values"]) > 1]
     if len(varied) != 2:
@@ -101,7 +102,11 @@ def _heat_maps(figs, ok, axes):
         for _, row in ok[ok["input"] == name].iterrows():
             if row[kx] in vx and row[ky] in vy:
                 grid[vy.index(row[ky]), vx.index(row[kx])] = row["wait_mean_n"]
-        image = ax.imshow(grid, cmap="viridis_r", aspect="auto")
+        known = grid[~np.isnan(grid)]
+        # waits that span orders of magnitude (strict order against backfill) on a log scale
+        log = len(known) and known.min() > 0 and known.max() > 100 * known.min()
+        image = ax.imshow(grid, cmap="viridis_r", aspect="auto",
+                          norm=LogNorm(known.min(), known.max()) if log else None)
         ax.set_xticks(range(len(vx)), vx, fontsize=8)
         ax.set_yticks(range(len(vy)), vy, fontsize=8)
         ax.set_xlabel(kx)
@@ -113,7 +118,8 @@ def _heat_maps(figs, ok, axes):
                         color="white" if image.norm(v) > 0.5 else "black")
         fig.colorbar(image, ax=ax, fraction=0.046)
     figs.save(fig, "fig_sweep_heatmap.png", f"Mean wait over {kx} x {ky}",
-              "The mean wait of each point of the two-axis grid, one map per input (blank: the point failed).")
+              "The mean wait of each point of the two-axis grid, one map per input (blank: the point failed; "
+              "colours on a log scale when the waits span more than a factor of 100).")
 
 
 def _text(v):

@@ -817,7 +817,7 @@ def _drive(sweep, out, runs, points_dir, scheduler, workers, ship_inputs, cli, p
 
 def _run_on_dask(sweep, todo, runs, rows, scheduler, workers, ship_inputs, cli, bar):
     import cloudpickle
-    from distributed import as_completed
+    from distributed import wait
 
     # the task's code travels with it: the workers need not import this file
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -840,24 +840,29 @@ def _run_on_dask(sweep, todo, runs, rows, scheduler, workers, ship_inputs, cli, 
             f = client.submit(run_point, task, shipped.get(p.input), key=f"colmatch-point-{p.id}", pure=False)
             futures[f] = p
         slots = sum(client.nthreads().values()) or 1
-        finished = 0
-        for f in as_completed(list(futures), with_results=False):
-            p = futures[f]
-            try:
-                r = f.result()
-            except Exception as e:  # the task itself broke (not the run: that is a failed row)
-                r = {"status": "failed", "error": f"{type(e).__name__}: {e}", "seconds": 0.0}
-            if r.get("files") is not None:
-                _publish_files(runs, p.id, r.pop("files"))
-            folder = os.path.join(runs, p.id)
-            r["params"] = p.params
-            if r["status"] == "ok":
-                r.update(headline(folder, sweep.command))
-            rows[p.id] = r
-            finished += 1
-            bar.done += 1
-            bar.failed += r["status"] != "ok"
-            bar.show(min(len(futures) - finished, slots))
+        pending = set(futures)
+        bar.show(min(len(pending), slots))
+        while pending:
+            try:  # on a terminal: wake up to redraw the progress line while long points run
+                done, pending = wait(pending, timeout=0.5 if bar.enabled else None, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                bar.show(min(len(pending), slots))
+                continue
+            for f in done:
+                p = futures[f]
+                try:
+                    r = f.result()
+                except Exception as e:  # the task itself broke (not the run: that is a failed row)
+                    r = {"status": "failed", "error": f"{type(e).__name__}: {e}", "seconds": 0.0}
+                if r.get("files") is not None:
+                    _publish_files(runs, p.id, r.pop("files"))
+                r["params"] = p.params
+                if r["status"] == "ok":
+                    r.update(headline(os.path.join(runs, p.id), sweep.command))
+                rows[p.id] = r
+                bar.done += 1
+                bar.failed += r["status"] != "ok"
+            bar.show(min(len(pending), slots))
     finally:
         client.close()
         if cluster is not None:
@@ -876,7 +881,9 @@ def main(argv):
         print("colmatch: error: --workers is for the embedded cluster; an existing one has its own",
               file=sys.stderr)
         return 1
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds: the cluster and its runs stop
+    # unwinds: the cluster stops, and the runs die with their workers (a terminal closed sends SIGHUP)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     try:
         sweep, rows = run_sweep(args.spec, args.out, args.scheduler, args.workers, args.ship_inputs)
     except SweepError as e:

@@ -400,3 +400,36 @@ def test_private_folders_of_dead_runs_are_cleared_and_live_ones_kept(tmp_path):
     finally:
         os.close(fd)
     assert sorted(os.listdir(runs)) == [".kth-dead.lock", ".kth-live.lock", ".kth-live.new-3c4d", "kth-done"]
+
+
+def test_mutated_sweep_files_give_a_sweep_or_a_sweep_error(tmp_path):
+    """A bounded, seeded fuzz of the sweep file's reader: 3,000 mutations of a valid file (bytes flipped,
+    cut, repeated; TOML tokens inserted) either load or raise SweepError, never another exception."""
+    seed_text = (GRID_2X3.format(log=KTH) + '\n[policy]\ninterval = 5\n[[point]]\ninput = "kth"\n'
+                 '"fbsng.queues.q.QPD" = 2\nthrottle = [{credential = "user", max_jobs = 1}]\n').encode()
+    tokens = [b"[", b"]", b"[[", b"]]", b"=", b'"', b".", b",", b"\n", b"{", b"}", b"grid", b"point", b"inputs",
+              b"[]", b"1e999", b"-0", b"nan", b"true", b"\xff", b"\\u0000", b"'''", b"#"]
+    r = random.Random(30)
+    path = tmp_path / "fuzz.toml"
+    loaded = refused = 0
+    for _ in range(3000):
+        data = bytearray(seed_text)
+        for _ in range(r.randint(1, 4)):
+            at = r.randrange(len(data) + 1)
+            op = r.randrange(4)
+            if op == 0 and data:
+                data[min(at, len(data) - 1)] = r.randrange(256)
+            elif op == 1:
+                del data[at:at + r.randint(1, 20)]
+            elif op == 2:
+                data[at:at] = r.choice(tokens)
+            else:
+                data[at:at] = data[at:at + r.randint(1, 30)]
+        path.write_bytes(bytes(data))
+        try:
+            sweep_py.load_spec(str(path))
+            loaded += 1
+        except sweep_py.SweepError as e:
+            assert str(e).startswith(str(path)), str(e)
+            refused += 1
+    assert loaded > 30 and refused > 100, (loaded, refused)  # both paths reached
