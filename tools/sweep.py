@@ -61,6 +61,8 @@ import time
 LOCK_WAIT = 30.0  # seconds a point waits for a dying earlier attempt of itself to release its run folder
 RUN_LOCKED = "another colmatch run is writing this folder"  # loaders/writers/text.cpp's words
 MAX_POINTS = 100_000  # a grid larger than this is refused: a sweep is a bounded list of runs
+CLI_OWN_OPTIONS = {"help", "format", "out", "threads", "isa", "policy", "until", "pools", "job", "category",
+                   "simulate", "save"}  # the CLI's options that are not an input's files
 POINT_FILES = {"simulate": ("summary.json", "metrics.json", "schedule.csv"),
                "match": ("summary.json", "results.csv")}
 
@@ -321,20 +323,23 @@ class Sweep:
     def _base_policy(self, policy):
         if policy is None:
             return {}
-        if isinstance(policy, dict):
-            table = policy.get("policy", policy) if set(policy) == {"policy"} else policy
-            return copy.deepcopy(table)
-        if not isinstance(policy, str):
-            self._fail(("policy",), "policy", "expected a file name or a table")
-        import tomllib
+        if isinstance(policy, str):
+            import tomllib
 
-        path = self._path(policy)
-        try:
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            self._fail(("policy",), "policy", f"cannot read {path}: {e}")
-        return data.get("policy", data) if isinstance(data.get("policy"), dict) else data
+            path = self._path(policy)
+            try:
+                with open(path, "rb") as f:
+                    data = tomllib.load(f)
+            except (OSError, tomllib.TOMLDecodeError) as e:
+                self._fail(("policy",), "policy", f"cannot read {path}: {e}")
+            policy = data["policy"] if isinstance(data.get("policy"), dict) else data
+        elif not isinstance(policy, dict):
+            self._fail(("policy",), "policy", "expected a file name or a table")
+        for path, key, v in self._flatten(policy, ("policy",), ()):  # a file's keys: at the `policy` line
+            if key == ("until",):
+                self._fail(path, "policy.until", "until is not a policy key: give it at the top of the sweep file")
+            self._check_value(path, key, v, "policy")
+        return copy.deepcopy(policy)
 
     def _inputs(self, inputs):
         if not isinstance(inputs, dict) or not inputs:
@@ -380,7 +385,7 @@ class Sweep:
 
     def _flatten(self, table, toml_path, key):
         for k, v in table.items():
-            parts = tuple(p for p in str(k).split(".")) if "." in str(k) else (str(k),)
+            parts = tuple(str(k).split("."))
             if isinstance(v, dict):
                 yield from self._flatten(v, toml_path + (k,), key + parts)
             else:
@@ -461,10 +466,31 @@ class Sweep:
         if until is not None:
             argv += ["--until", repr(float(until))]
         pt.argv = argv
-        what = json.dumps({"argv": argv, "files": {k: os.path.basename(v) for k, v in files.items()},
-                           "policy": pt.policy_text}, sort_keys=True)
+        # an input named alike but changed (size or time) is another run: its points get new ids
+        stamp = {k: [os.path.basename(v), os.stat(v).st_size, os.stat(v).st_mtime_ns] for k, v in files.items()}
+        what = json.dumps({"argv": argv, "files": stamp, "policy": pt.policy_text}, sort_keys=True)
         pt.id = f"{name}-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
         return pt
+
+    def check_formats(self, cli):
+        """Checks each input's format and option names against what `cli` takes (its --help): a typo is the
+        sweep file's error, not every point's. Help text that does not read as expected checks nothing."""
+        import re
+
+        try:
+            text = subprocess.run([cli, self.command, "--help"], capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError):
+            return
+        formats = re.search(r"--format TEXT:\{([^}]*)\}", text)
+        options = set(re.findall(r"^\s+--([a-z][a-z0-9_-]*)\b", text, re.M)) - CLI_OWN_OPTIONS
+        for name, (fmt, files) in self.inputs.items():
+            if formats and fmt not in formats.group(1).split(","):
+                self._fail(("inputs", name, "format"), f"inputs.{name}.format",
+                           f"unknown format {fmt!r} (colmatch {self.command} takes {formats.group(1)})")
+            for opt in files:
+                if options and opt not in options:
+                    self._fail(("inputs", name, opt), f"inputs.{name}.{opt}",
+                               f"not an input option of colmatch (its input options: {', '.join(sorted(options))})")
 
     def describe(self):
         """sweep.json: the sweep's axes, inputs and points."""
@@ -585,8 +611,18 @@ def run_point(task, shipped=None):
 
 def _cached_input(opt, name, data):
     """A shipped input written once per worker machine (by content), then read by path."""
+    import stat
+
     digest = hashlib.sha256(data).hexdigest()[:20]
-    folder = os.path.join(tempfile.gettempdir(), f"colmatch-sweep-inputs-{os.getuid()}", digest)
+    top = os.path.join(tempfile.gettempdir(), f"colmatch-sweep-inputs-{os.getuid()}")
+    try:
+        os.mkdir(top, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(top)  # in a shared /tmp: ours, a real folder, private; never someone else's or a link
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise OSError(f"{top}: not a private folder of this user; remove it")
+    folder = os.path.join(top, digest)
     path = os.path.join(folder, name)
     if not os.path.isfile(path):
         os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -764,6 +800,7 @@ def run_sweep(spec, out, scheduler=None, workers=None, ship_inputs=False, cli=No
     if not cli or not os.access(cli, os.X_OK):
         raise SweepError("colmatch", 0, "", "the colmatch binary is not found (set COLMATCH_CLI or pass cli=)")
     cli = os.path.abspath(cli)
+    sweep.check_formats(cli)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise SweepError("--workers", 0, "", "expected a whole number of at least 1")
     out = os.path.abspath(os.fspath(out))

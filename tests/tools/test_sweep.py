@@ -324,6 +324,12 @@ BAD_FILES = [
     ("point for no input", '[inputs.k]\nformat = "swf"\nlog = "{log}"\n[[point]]\ninput = "x"\n', 5,
      "point[0].input", "no input 'x'"),
     ("until with match", 'command = "match"\nuntil = 5\n[inputs.k]\nlog = "{log}"\n', 2, "until", "expected a number"),
+    ("unknown format", '[inputs.k]\nformat = "swff"\nlog = "{log}"\n[grid]\nbackfill = ["easy"]\n', 2,
+     "inputs.k.format", "unknown format 'swff' (colmatch simulate takes native,"),
+    ("unknown input option", '[inputs.k]\nformat = "swf"\nlgo = "{log}"\n[grid]\nbackfill = ["easy"]\n', 3,
+     "inputs.k.lgo", "not an input option of colmatch"),
+    ("unknown base policy key", '[inputs.k]\nformat = "swf"\nlog = "{log}"\n[policy]\nbackfil = "easy"\n'
+     '[grid]\ninterval = [0]\n', 5, "policy.backfil", "unknown policy key"),
     ("TOML syntax", '[inputs.k]\nformat = "swf"\nlog = "{log}"\n[grid\n', 4, "", "Expected ']'"),
 ]
 
@@ -382,6 +388,14 @@ def test_point_ids_are_stable_and_depend_on_what_runs(tmp_path):
     assert all(ids_b[k] == ids_a[k] for k in ids_b), "the same point keeps its id when the grid changes"
     c = sweep_py.load_spec(write(tmp_path / "c.toml", text + "[policy]\ninterval = 60\n"))
     assert not set(p.id for p in c.points) & set(ids_a.values()), "another base policy is another run"
+    import shutil
+
+    log = tmp_path / "kth.swf.gz"
+    shutil.copy(KTH, log)
+    d = sweep_py.load_spec(write(tmp_path / "d.toml", GRID_2X3.format(log=log)))
+    os.utime(log, ns=(0, os.stat(log).st_mtime_ns + 10**9))  # the log replaced by another of the same name
+    e = sweep_py.load_spec(write(tmp_path / "e.toml", GRID_2X3.format(log=log)))
+    assert not set(p.id for p in d.points) & set(p.id for p in e.points), "a changed input is another run"
 
 
 def test_private_folders_of_dead_runs_are_cleared_and_live_ones_kept(tmp_path):
