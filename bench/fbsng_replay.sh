@@ -3,7 +3,7 @@
 # The SWF queue field of KTH is empty and RICC's puts 99.9% of jobs in one queue, so each log is first
 # given three queues by job size (q1: 1 processor, q2: 2-16, q3: more), written to a derived log in
 # $WORK. Then `colmatch simulate` runs each policy and this prints, per policy: simulate seconds, cycles
-# and cycle cost (metrics.json), utilisation (1 - idle), and per queue: starts, share of slot-seconds
+# (metrics.json) and cycle cost (summary.json), utilisation (1 - idle), and per queue: starts, share of slot-seconds
 # and mean/p95 wait (from schedule.csv).
 # Usage: bench/fbsng_replay.sh [BUILD_DIR] [LOG ...]   (default: build/release, KTH and RICC)
 set -euo pipefail
@@ -57,7 +57,7 @@ for log in "${logs[@]}"; do
     sim=$(grep -o '"simulate": [0-9.]*' "$out.summary.json" | awk '{printf "%.2f", $2}')
     metrics=$out/metrics.json
     cycles=$(grep -o '"cycles": [0-9]*' "$metrics" | awk '{print $2}')
-    cost=$(grep -o '"cycle_ms": {[^}]*}' "$metrics" |
+    cost=$(grep -o '"cycle_ms": {[^}]*}' "$out.summary.json" |
       awk -F'[:,}]' '{printf "%.1f / %.1f / %.1f", $3 * 1000, $5 * 1000, $9 * 1000}')
     util=$(grep -o '"utilisation": [0-9.]*' "$metrics" | awk '{printf "%.3f", $2}')
     # per started job: queue, wait, slot-seconds (a $fill_up job has one row per tasker)
