@@ -20,7 +20,7 @@
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/matcher.hpp"
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "kernels/kernels.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"

@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "engine/simulation.hpp"
+#include "engine/schedule/events.hpp"
+#include "engine/schedule/policy.hpp"
 
 namespace colmatch::loaders {
 

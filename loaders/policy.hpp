@@ -15,14 +15,14 @@
 //   [policy.fbsng] process_type = "account"   the job credential naming a section's process type
 //   [policy.fbsng.queues.NAME] QPmin, QPmax, QPI, QPD, QPG, SPG   (NAME "*": every queue not listed)
 //   [policy.fbsng.process_types.NAME] max_sections, max_slots, max = { consumable = amount },
-//     requirements = "request"   (quotas and default requirements; engine/fbsng.hpp)
+//     requirements = "request"   (quotas and default requirements; engine/schedule/fbsng.hpp)
 #pragma once
 
 #include <string>
 
 #include <toml++/toml.h>
 
-#include "engine/simulation.hpp"
+#include "engine/schedule/policy.hpp"
 #include "loaders/vov.hpp"
 
 namespace colmatch::loaders {

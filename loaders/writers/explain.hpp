@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/matcher.hpp"
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/dataset.hpp"
 
 namespace colmatch::writers {

@@ -20,7 +20,7 @@
 
 #include <string>
 
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/dataset.hpp"
 
 namespace colmatch::writers {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/swf.hpp"
 

@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "engine/matcher.hpp"
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "engine/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"

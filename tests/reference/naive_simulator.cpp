@@ -336,7 +336,7 @@ struct Sim {
     return false;
   }
 
-  // ---- FBSNG (engine/fbsng.hpp's rules, written again from their text) ----
+  // ---- FBSNG (engine/schedule/fbsng.hpp's rules, written again from their text) ----
   std::vector<double> qprio;                     // per queue id
   std::vector<FbsngQueue> qparams;               // per queue id
   std::vector<double> sprio;                     // per job

@@ -1,9 +1,9 @@
 // The reference simulator: deliberately naive. Every cycle re-scans the whole queue and decides each
 // job's eligibility row by row (naive matcher), keeps its own pools, no categories, no bitsets, no
-// cursors, no cache. Same rules as engine/simulation.hpp; the engine is compared against it.
+// cursors, no cache. Same rules as engine/schedule/simulation.hpp; the engine is compared against it.
 #pragma once
 
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "tests/reference/naive_matcher.hpp"
 
 namespace colmatch::naive {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/writers/simulation_writer.hpp"
 
 using namespace colmatch;

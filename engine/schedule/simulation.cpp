@@ -1,4 +1,4 @@
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,9 @@
 #include <fmt/format.h>
 
 #include "engine/matcher.hpp"
-#include "engine/wait_queue.hpp"
+#include "engine/schedule/fbsng.hpp"
+#include "engine/schedule/throttles.hpp"
+#include "engine/schedule/wait_queue.hpp"
 #include "kernels/dassert.hpp"
 
 namespace colmatch {
@@ -53,102 +55,7 @@ double sim_estimate(const JobTable& jobs, uint32_t j) noexcept {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr size_t kKinds = 5;
-
-// Running jobs and slots per credential, with the limits that apply to each.
-class Credentials {
- public:
-  Credentials(const JobTable& jobs, const std::vector<Throttle>& throttles) : jobs_(jobs) {
-    for (size_t kind = 0; kind < kKinds; ++kind) {
-      names_[kind] = &credential_names(jobs, static_cast<CredentialKind>(kind));
-      const size_t n = names_[kind]->size();
-      running_[kind].assign(n, 0);
-      slots_[kind].assign(n, 0);
-      max_jobs_[kind].assign(n, std::numeric_limits<uint64_t>::max());
-      max_slots_[kind].assign(n, std::numeric_limits<double>::infinity());
-      min_slots_[kind].assign(n, std::numeric_limits<double>::infinity());
-      for (uint32_t j = 0; j < jobs.size(); ++j) {
-        double& m = min_slots_[kind][cred(kind, j)];
-        m = std::min(m, static_cast<double>(jobs.slots[j]));
-      }
-    }
-    for (bool named : {false, true})  // defaults first, then named limits override them
-      for (const Throttle& th : throttles) {
-        if (th.name.empty() == named) continue;
-        const auto kind = static_cast<size_t>(th.kind);
-        for (uint32_t id = 0; id < names_[kind]->size(); ++id) {
-          if (named && names_[kind]->value(id) != th.name) continue;
-          max_jobs_[kind][id] = th.max_jobs;
-          max_slots_[kind][id] = th.max_slots;
-        }
-      }
-  }
-
-  // The first limit job j would break by starting now (kind kKinds: none).
-  struct Violation {
-    size_t kind = kKinds;
-    uint32_t id = 0;
-    bool slots = false;  // max_slots, else max_jobs
-    explicit operator bool() const noexcept { return kind < kKinds; }
-  };
-  Violation violation(uint32_t j) const noexcept {
-    for (size_t kind = 0; kind < kKinds; ++kind) {
-      const uint32_t id = cred(kind, j);
-      if (running_[kind][id] + 1 > max_jobs_[kind][id]) return {kind, id, false};
-      if (slots_[kind][id] + jobs_.slots[j] > max_slots_[kind][id]) return {kind, id, true};
-    }
-    return {};
-  }
-  /// No job of credential (kind, id) could start now: its job limit is reached, or its slot limit has
-  /// less room than the smallest job it has.
-  bool full(size_t kind, uint32_t id) const noexcept {
-    return running_[kind][id] + 1 > max_jobs_[kind][id] ||
-           slots_[kind][id] + min_slots_[kind][id] > max_slots_[kind][id];
-  }
-  std::string describe(const Violation& v) const {
-    static const char* kind_name[kKinds] = {"user", "group", "class", "account", "qos"};
-    const std::string& name = names_[v.kind]->value(v.id);
-    if (v.slots) return fmt::format("{} {} max_slots {}", kind_name[v.kind], name, max_slots_[v.kind][v.id]);
-    return fmt::format("{} {} max_jobs {}", kind_name[v.kind], name, max_jobs_[v.kind][v.id]);
-  }
-
-  size_t count(size_t kind) const noexcept { return names_[kind]->size(); }  ///< credentials of that kind
-
-  /// Per job: the sum of the priorities of its credentials (SimPolicy::credential_priorities).
-  std::vector<double> priorities(const std::vector<CredentialPriority>& list) const {
-    std::array<std::vector<double>, kKinds> per;
-    for (size_t kind = 0; kind < kKinds; ++kind) per[kind].assign(names_[kind]->size(), 0.0);
-    for (const CredentialPriority& cp : list) {
-      const auto kind = static_cast<size_t>(cp.kind);
-      for (uint32_t id = 0; id < names_[kind]->size(); ++id)
-        if (names_[kind]->value(id) == cp.name) per[kind][id] += cp.priority;
-    }
-    std::vector<double> out(jobs_.size(), 0.0);
-    if (list.empty()) return out;
-    for (uint32_t j = 0; j < jobs_.size(); ++j)
-      for (size_t kind = 0; kind < kKinds; ++kind) out[j] += per[kind][cred(kind, j)];
-    return out;
-  }
-
-  uint32_t cred(size_t kind, uint32_t j) const { return credential_ids(jobs_, static_cast<CredentialKind>(kind))[j]; }
-
-  void add(uint32_t j, int sign) {
-    for (size_t kind = 0; kind < kKinds; ++kind) {
-      const uint32_t id = cred(kind, j);
-      running_[kind][id] = static_cast<uint64_t>(static_cast<int64_t>(running_[kind][id]) + sign);
-      slots_[kind][id] += sign * static_cast<double>(jobs_.slots[j]);
-    }
-  }
-
- private:
-  const JobTable& jobs_;
-  std::array<const Dictionary*, kKinds> names_{};
-  std::array<std::vector<uint64_t>, kKinds> running_;
-  std::array<std::vector<double>, kKinds> slots_;
-  std::array<std::vector<uint64_t>, kKinds> max_jobs_;
-  std::array<std::vector<double>, kKinds> max_slots_;
-  std::array<std::vector<double>, kKinds> min_slots_;  // the fewest slots any of its jobs asks for
-};
+constexpr size_t kKinds = kCredentialKinds;
 
 // Why a waiting job is out of the ready queue (static priority order; see WaitQueue) until the event
 // that can change it: its hold's end, its dependency's end, the end of a job of the credential it was
@@ -504,7 +411,7 @@ class Simulator {
     }
   }
 
-  // ---- Moab's resource availability (ResourceAvailability, engine/simulation.hpp) ----
+  // ---- Moab's resource availability (ResourceAvailability, engine/schedule/simulation.hpp) ----
   // Under "utilized" or "combined", each queue-only consumable's free amount on a tasker is set from
   // an occupancy computed again from the charges held there whenever they change: D = the charges,
   // U = the tasker's load + each charge times its job's utilization, occupancy U or MAX(D, U), free =
@@ -1184,7 +1091,7 @@ class Simulator {
     return fits || fits_now(b) ? b : WaitQueue::kNoJob;
   }
 
-  // ---- FBSNG (engine/fbsng.hpp: the rules Q1-Q3, S1-S2, P1 named below) ----
+  // ---- FBSNG (engine/schedule/fbsng.hpp: the rules Q1-Q3, S1-S2, P1 named below) ----
 
   uint32_t process_type(uint32_t j) const { return creds_.cred(static_cast<size_t>(policy_.process_type), j); }
 

@@ -1,4 +1,4 @@
-#include "engine/fbsng.hpp"
+#include "engine/schedule/fbsng.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "engine/columns.hpp"
 #include "engine/request.hpp"
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 
 namespace colmatch {
 

@@ -1,4 +1,4 @@
-// RankSet and WaitQueue (engine/wait_queue.hpp) against plain containers on random operations: the
+// RankSet and WaitQueue (engine/schedule/wait_queue.hpp) against plain containers on random operations: the
 // fast simulation cycle trusts them to find the same jobs a scan of the whole queue would.
 #include <cmath>
 #include <limits>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/wait_queue.hpp"
+#include "engine/schedule/wait_queue.hpp"
 
 using namespace colmatch;
 

@@ -1,11 +1,11 @@
 // FBSNG dynamic priorities (seed 004): the rules, in one file a reader can check against the seed.
-// `colmatch simulate` with `scheduler = "fbsng"` runs them (engine/simulation.cpp, Simulator::
+// `colmatch simulate` with `scheduler = "fbsng"` runs them (engine/schedule/simulation.cpp, Simulator::
 // cycle_fbsng); README "FBSNG" has the seed's wording beside each rule.
 //
 // Terms. A section is a job (its slots start together); it belongs to a queue (the job's class) and to
 // a process type (a job credential, the account by default). The seed gives the behaviour and leaves
 // the formulas out; these are the simplest rules that fit every sentence of it and its four worked
-// configurations (tests/engine/test_fbsng.cpp runs each):
+// configurations (tests/engine/schedule/test_fbsng.cpp runs each):
 //
 // Q1 Queue priority P starts at QPmin and stays in [QPmin, QPmax].
 // Q2 Every section start is one tick for every queue: each queue's priority rises by its QPI (to at most
@@ -43,44 +43,11 @@
 #include <utility>
 #include <vector>
 
+#include "engine/schedule/policy.hpp"
+
 namespace colmatch {
 
 class Catalog;
-struct JobTable;
-
-/// The largest QPmin (in size), QPI and QPD accepted: priorities stay finite over any run.
-inline constexpr double kFbsngMaxValue = 1e9;
-
-/// One FBSNG queue's parameters (seed 004's names). Defaults: QPmax = QPmin + 100, QPI = QPD = 1,
-/// no gaps (QPG, SPG infinite).
-struct FbsngQueue {
-  std::string name;  ///< the job class (queue) it configures
-  double qp_min = 0;
-  double qp_max = std::numeric_limits<double>::quiet_NaN();  ///< NaN: qp_min + 100
-  double qpi = 1, qpd = 1;
-  double qpg = std::numeric_limits<double>::infinity();
-  double spg = std::numeric_limits<double>::infinity();
-};
-
-/// One FBSNG process type: its resource allocation quotas and default requirements.
-struct FbsngProcessType {
-  std::string name;
-  uint64_t max_sections = std::numeric_limits<uint64_t>::max();  ///< running sections at once
-  double max_slots = std::numeric_limits<double>::infinity();    ///< running slots at once
-  /// At most this amount (base units: bytes, seconds, counts) of the named consumable held at once.
-  std::vector<std::pair<std::string, double>> max_amount;
-  /// Default resource requirements (request syntax), added for the attributes a section does not name.
-  std::string requirements;
-};
-
-enum class CredentialKind : uint8_t;
-
-/// scheduler = "fbsng": the queues (unlisted ones take `defaults`) and the process types.
-struct FbsngPolicy {
-  std::vector<FbsngQueue> queues;
-  FbsngQueue defaults;
-  std::vector<FbsngProcessType> process_types;
-};
 
 /// Queue priorities under rules Q1-Q3, indexed by queue id (the jobs' queue dictionary).
 class FbsngQueuePriorities {

@@ -17,7 +17,7 @@
 //
 // Cost: when no priority factor depends on time, a cycle visits what can change the schedule (ready
 // jobs up to the first that does not fit; with EASY, one candidate per category per start; parked
-// held, dependency-waiting and throttled jobs only when their event comes; engine/wait_queue.hpp),
+// held, dependency-waiting and throttled jobs only when their event comes; engine/schedule/wait_queue.hpp),
 // not every waiting job, and gives the same schedule as the full cycle that does (SimPolicy::
 // full_cycles). The run's last cycle is a full one, which sets every waiting job's reason.
 //
@@ -32,120 +32,10 @@
 #include <vector>
 
 #include "engine/dispatch.hpp"
-#include "engine/fbsng.hpp"
+#include "engine/schedule/events.hpp"
+#include "engine/schedule/policy.hpp"
 
 namespace colmatch {
-
-enum class BackfillPolicy : uint8_t { None, Easy };
-/// Moab's RESOURCEAVAILABILITYPOLICY (seed 001: R.Available = R.Configured - MAX(R.Dedicated,
-/// R.Utilized)), per consumable and tasker: Dedicated counts what running jobs were charged; Utilized
-/// what is used there (FarmEvents::load plus each running job's charge times its JobTable::utilization);
-/// Combined the larger of the two. A job fits where the available amount covers its charge; while one
-/// job is placed its charges count in full (its load is known once it runs). Consumables with host or
-/// global pools are always Dedicated.
-enum class ResourceAvailability : uint8_t { Dedicated, Utilized, Combined };
-/// Moab credentials: user, group, class (queue), account, quality of service.
-enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3, QoS = 4 };
-
-/// The names of the credentials of `kind` in `jobs` (owners, groups, queues, accounts, QoS names).
-inline const Dictionary& credential_names(const JobTable& jobs, CredentialKind kind) noexcept {
-  switch (kind) {
-    case CredentialKind::User: return jobs.owners;
-    case CredentialKind::Group: return jobs.groups;
-    case CredentialKind::Class: return jobs.queues;
-    case CredentialKind::Account: return jobs.accounts;
-    default: return jobs.qos_names;
-  }
-}
-
-/// Per job: the id (into credential_names) of its credential of `kind`.
-inline const std::vector<uint32_t>& credential_ids(const JobTable& jobs, CredentialKind kind) noexcept {
-  switch (kind) {
-    case CredentialKind::User: return jobs.owner;
-    case CredentialKind::Group: return jobs.group;
-    case CredentialKind::Class: return jobs.queue;
-    case CredentialKind::Account: return jobs.account;
-    default: return jobs.qos;
-  }
-}
-
-/// Moab throttling policy for one credential kind: a limit for one named credential, or for each
-/// credential of that kind when `name` is empty (a named limit wins over the default one).
-struct Throttle {
-  CredentialKind kind = CredentialKind::User;
-  std::string name;
-  uint64_t max_jobs = std::numeric_limits<uint64_t>::max();    ///< running jobs at once
-  double max_slots = std::numeric_limits<double>::infinity();  ///< running slots at once
-};
-
-/// Moab credential priority (USERCFG[alice] PRIORITY=10, QOSCFG[high] PRIORITY=1000, CLASSCFG, GROUPCFG,
-/// ACCOUNTCFG): added to the credential factor of every job holding that credential.
-struct CredentialPriority {
-  CredentialKind kind = CredentialKind::User;
-  std::string name;
-  double priority = 0;
-};
-
-/// Moab priority factor weights: priority = credential x (the job's priority field + the priorities
-/// of its user, group, class, account and QoS) + queue_time x (minutes queued) + expansion x
-/// ((wait + walltime) / walltime) + size x (slots). Ties: earlier submit, then input order.
-struct PriorityWeights {
-  double credential = 1, queue_time = 0, expansion = 0, size = 0;
-};
-
-/// Which scheduler chooses the starts: Moab's scheduling iteration (priority order, throttles,
-/// backfill) or FBSNG's dynamic queue and section priorities (engine/fbsng.hpp, seed 004).
-enum class Scheduler : uint8_t { Moab, Fbsng };
-
-struct SimPolicy {
-  double interval = 0;  ///< 0: a cycle at every event time (event driven); > 0: every `interval` s
-  /// At least this many seconds between two cycles (FBSNG: the scheduler runs at most once per 5 s);
-  /// a cycle due earlier waits for it.
-  double min_interval = 0;
-  Scheduler scheduler = Scheduler::Moab;
-  FbsngPolicy fbsng;  ///< scheduler = Fbsng: queues and process types
-  CredentialKind process_type =
-      CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
-  AllocationPolicy allocation = AllocationPolicy::GreatestPower;
-  BackfillPolicy backfill = BackfillPolicy::None;
-  ResourceAvailability availability = ResourceAvailability::Dedicated;
-  PriorityWeights weights;
-  std::vector<Throttle> throttles;
-  std::vector<CredentialPriority> credential_priorities;
-  double until = std::numeric_limits<double>::infinity();  ///< no cycle after this time
-  /// Every cycle visits every waiting job and makes its reservation anew (the full cycle the fast one
-  /// must equal). For verification: same schedule, slower.
-  bool full_cycles = false;
-};
-
-/// A change of the farm during the run (Google cluster-data 2011 machine events ADD, REMOVE, UPDATE).
-/// Down: the tasker takes no new job; the jobs running on it keep running to their end with their
-/// charges (Moab's default when a node fails: no action on its jobs). Up: it takes jobs again.
-/// Configure: the configured amount of consumable `consumable` (catalog.consumables() order) on the
-/// tasker's own pool becomes `amount` (base units); R.Available = R.Configured - R.Dedicated, at least
-/// 0 (Capacity::set_configured). Only for consumables with no host or global pool, on taskers that have a
-/// value for them. The scheduler does not know the future: a reservation counts on the taskers up now.
-struct TaskerEvent {
-  enum class Kind : uint8_t { Up, Down, Configure };
-  double time = 0;  ///< seconds, the clock of the jobs' submit times
-  uint32_t tasker = 0;
-  Kind kind = Kind::Up;
-  uint32_t consumable = 0;
-  double amount = 0;
-};
-
-/// The farm over time: which taskers are down when the run starts, and the events after (ascending
-/// time; events at one instant apply in order). Empty: every tasker up with its configured values.
-struct FarmEvents {
-  std::vector<uint8_t> down_at_start;  ///< per tasker, or empty (all up)
-  std::vector<TaskerEvent> events;
-  /// Per consumable (catalog.consumables() order), per tasker: what is used there by other than the
-  /// jobs (interactive users, daemons; part of Moab's R.Utilized), in the consumable's base units.
-  /// Empty, or an empty vector for a consumable: none. Read under resource_availability "utilized" or
-  /// "combined" only, and only for consumables without host or global pools.
-  std::vector<std::vector<double>> load;
-  bool empty() const noexcept { return down_at_start.empty() && events.empty() && load.empty(); }
-};
 
 /// Why a job did not start in the last cycle that considered it.
 enum class SimReason : uint8_t {

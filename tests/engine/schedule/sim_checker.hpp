@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/simulation.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "tests/reference/naive_matcher.hpp"
 
 namespace colmatch::simcheck {

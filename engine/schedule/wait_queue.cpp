@@ -1,4 +1,4 @@
-#include "engine/wait_queue.hpp"
+#include "engine/schedule/wait_queue.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-// FBSNG dynamic priorities (engine/fbsng.hpp, seed 004): the rules one by one, then each of the seed's
+// FBSNG dynamic priorities (engine/schedule/fbsng.hpp, seed 004): the rules one by one, then each of the seed's
 // worked configurations as a named simulation over at least 1,000 starts, each beside the same run with
 // the dynamic priorities off (fixed queue priorities, no gaps: plain priority order) to show what they
 // change. Every schedule passes the independent checker, which also checks process-type quotas.
@@ -9,10 +9,11 @@
 #include <gtest/gtest.h>
 
 #include "datasets/synth/synthetic.hpp"
+#include "engine/schedule/fbsng.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/writers/simulation_writer.hpp"
-#include "tests/engine/sim_checker.hpp"
+#include "tests/engine/schedule/sim_checker.hpp"
 #include "tests/reference/naive_simulator.hpp"
 
 using namespace colmatch;

@@ -1,4 +1,4 @@
-// colmatch simulate (engine/simulation.hpp): each step of Moab's scheduling iteration (seed 001) as a
+// colmatch simulate (engine/schedule/simulation.hpp): each step of Moab's scheduling iteration (seed 001) as a
 // named test, EASY backfill's guarantee, and the engine against the naive reference simulator on
 // random traces for every allocation and backfill policy. Every schedule passes the independent checker.
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "datasets/synth/synthetic.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
-#include "tests/engine/sim_checker.hpp"
+#include "tests/engine/schedule/sim_checker.hpp"
 #include "tests/reference/naive_simulator.hpp"
 
 using namespace colmatch;

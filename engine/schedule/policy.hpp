@@ -1,0 +1,134 @@
+// The configuration of `colmatch simulate`, and nothing that runs it: which scheduler, Moab's priority
+// factors, throttles, backfill, node allocation and resource availability (seed 001), FBSNG's queues and
+// process types (seed 004). Read once (loaders/policy.hpp), immutable during a run: the run's state lives
+// in the simulator (engine/schedule/simulation.cpp). Loaders include this header, never the simulator.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/columns.hpp"
+#include "engine/dispatch.hpp"
+
+namespace colmatch {
+
+/// The largest QPmin (in size), QPI and QPD accepted: priorities stay finite over any run.
+inline constexpr double kFbsngMaxValue = 1e9;
+
+/// One FBSNG queue's parameters (seed 004's names). Defaults: QPmax = QPmin + 100, QPI = QPD = 1,
+/// no gaps (QPG, SPG infinite).
+struct FbsngQueue {
+  std::string name;  ///< the job class (queue) it configures
+  double qp_min = 0;
+  double qp_max = std::numeric_limits<double>::quiet_NaN();  ///< NaN: qp_min + 100
+  double qpi = 1, qpd = 1;
+  double qpg = std::numeric_limits<double>::infinity();
+  double spg = std::numeric_limits<double>::infinity();
+};
+
+/// One FBSNG process type: its resource allocation quotas and default requirements.
+struct FbsngProcessType {
+  std::string name;
+  uint64_t max_sections = std::numeric_limits<uint64_t>::max();  ///< running sections at once
+  double max_slots = std::numeric_limits<double>::infinity();    ///< running slots at once
+  /// At most this amount (base units: bytes, seconds, counts) of the named consumable held at once.
+  std::vector<std::pair<std::string, double>> max_amount;
+  /// Default resource requirements (request syntax), added for the attributes a section does not name.
+  std::string requirements;
+};
+
+/// scheduler = "fbsng": the queues (unlisted ones take `defaults`) and the process types.
+struct FbsngPolicy {
+  std::vector<FbsngQueue> queues;
+  FbsngQueue defaults;
+  std::vector<FbsngProcessType> process_types;
+};
+
+enum class BackfillPolicy : uint8_t { None, Easy };
+/// Moab's RESOURCEAVAILABILITYPOLICY (seed 001: R.Available = R.Configured - MAX(R.Dedicated,
+/// R.Utilized)), per consumable and tasker: Dedicated counts what running jobs were charged; Utilized
+/// what is used there (FarmEvents::load plus each running job's charge times its JobTable::utilization);
+/// Combined the larger of the two. A job fits where the available amount covers its charge; while one
+/// job is placed its charges count in full (its load is known once it runs). Consumables with host or
+/// global pools are always Dedicated.
+enum class ResourceAvailability : uint8_t { Dedicated, Utilized, Combined };
+/// Moab credentials: user, group, class (queue), account, quality of service.
+enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3, QoS = 4 };
+/// How many kinds of credential there are (CredentialKind's values are 0 to this - 1).
+inline constexpr size_t kCredentialKinds = 5;
+
+/// The names of the credentials of `kind` in `jobs` (owners, groups, queues, accounts, QoS names).
+inline const Dictionary& credential_names(const JobTable& jobs, CredentialKind kind) noexcept {
+  switch (kind) {
+    case CredentialKind::User: return jobs.owners;
+    case CredentialKind::Group: return jobs.groups;
+    case CredentialKind::Class: return jobs.queues;
+    case CredentialKind::Account: return jobs.accounts;
+    default: return jobs.qos_names;
+  }
+}
+
+/// Per job: the id (into credential_names) of its credential of `kind`.
+inline const std::vector<uint32_t>& credential_ids(const JobTable& jobs, CredentialKind kind) noexcept {
+  switch (kind) {
+    case CredentialKind::User: return jobs.owner;
+    case CredentialKind::Group: return jobs.group;
+    case CredentialKind::Class: return jobs.queue;
+    case CredentialKind::Account: return jobs.account;
+    default: return jobs.qos;
+  }
+}
+
+/// Moab throttling policy for one credential kind: a limit for one named credential, or for each
+/// credential of that kind when `name` is empty (a named limit wins over the default one).
+struct Throttle {
+  CredentialKind kind = CredentialKind::User;
+  std::string name;
+  uint64_t max_jobs = std::numeric_limits<uint64_t>::max();    ///< running jobs at once
+  double max_slots = std::numeric_limits<double>::infinity();  ///< running slots at once
+};
+
+/// Moab credential priority (USERCFG[alice] PRIORITY=10, QOSCFG[high] PRIORITY=1000, CLASSCFG, GROUPCFG,
+/// ACCOUNTCFG): added to the credential factor of every job holding that credential.
+struct CredentialPriority {
+  CredentialKind kind = CredentialKind::User;
+  std::string name;
+  double priority = 0;
+};
+
+/// Moab priority factor weights: priority = credential x (the job's priority field + the priorities
+/// of its user, group, class, account and QoS) + queue_time x (minutes queued) + expansion x
+/// ((wait + walltime) / walltime) + size x (slots). Ties: earlier submit, then input order.
+struct PriorityWeights {
+  double credential = 1, queue_time = 0, expansion = 0, size = 0;
+};
+
+/// Which scheduler chooses the starts: Moab's scheduling iteration (priority order, throttles,
+/// backfill) or FBSNG's dynamic queue and section priorities (engine/schedule/fbsng.hpp, seed 004).
+enum class Scheduler : uint8_t { Moab, Fbsng };
+
+struct SimPolicy {
+  double interval = 0;  ///< 0: a cycle at every event time (event driven); > 0: every `interval` s
+  /// At least this many seconds between two cycles (FBSNG: the scheduler runs at most once per 5 s);
+  /// a cycle due earlier waits for it.
+  double min_interval = 0;
+  Scheduler scheduler = Scheduler::Moab;
+  FbsngPolicy fbsng;  ///< scheduler = Fbsng: queues and process types
+  CredentialKind process_type =
+      CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
+  AllocationPolicy allocation = AllocationPolicy::GreatestPower;
+  BackfillPolicy backfill = BackfillPolicy::None;
+  ResourceAvailability availability = ResourceAvailability::Dedicated;
+  PriorityWeights weights;
+  std::vector<Throttle> throttles;
+  std::vector<CredentialPriority> credential_priorities;
+  double until = std::numeric_limits<double>::infinity();  ///< no cycle after this time
+  /// Every cycle visits every waiting job and makes its reservation anew (the full cycle the fast one
+  /// must equal). For verification: same schedule, slower.
+  bool full_cycles = false;
+};
+
+}  // namespace colmatch

@@ -1,0 +1,57 @@
+#include "engine/schedule/throttles.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace colmatch {
+
+Credentials::Credentials(const JobTable& jobs, const std::vector<Throttle>& throttles) : jobs_(jobs) {
+  for (size_t kind = 0; kind < kCredentialKinds; ++kind) {
+    names_[kind] = &credential_names(jobs, static_cast<CredentialKind>(kind));
+    const size_t n = names_[kind]->size();
+    running_[kind].assign(n, 0);
+    slots_[kind].assign(n, 0);
+    max_jobs_[kind].assign(n, std::numeric_limits<uint64_t>::max());
+    max_slots_[kind].assign(n, std::numeric_limits<double>::infinity());
+    min_slots_[kind].assign(n, std::numeric_limits<double>::infinity());
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      double& m = min_slots_[kind][cred(kind, j)];
+      m = std::min(m, static_cast<double>(jobs.slots[j]));
+    }
+  }
+  for (bool named : {false, true})  // defaults first, then named limits override them
+    for (const Throttle& th : throttles) {
+      if (th.name.empty() == named) continue;
+      const auto kind = static_cast<size_t>(th.kind);
+      for (uint32_t id = 0; id < names_[kind]->size(); ++id) {
+        if (named && names_[kind]->value(id) != th.name) continue;
+        max_jobs_[kind][id] = th.max_jobs;
+        max_slots_[kind][id] = th.max_slots;
+      }
+    }
+}
+
+std::string Credentials::describe(const Violation& v) const {
+  static const char* kind_name[kCredentialKinds] = {"user", "group", "class", "account", "qos"};
+  const std::string& name = names_[v.kind]->value(v.id);
+  if (v.slots) return fmt::format("{} {} max_slots {}", kind_name[v.kind], name, max_slots_[v.kind][v.id]);
+  return fmt::format("{} {} max_jobs {}", kind_name[v.kind], name, max_jobs_[v.kind][v.id]);
+}
+
+std::vector<double> Credentials::priorities(const std::vector<CredentialPriority>& list) const {
+  std::array<std::vector<double>, kCredentialKinds> per;
+  for (size_t kind = 0; kind < kCredentialKinds; ++kind) per[kind].assign(names_[kind]->size(), 0.0);
+  for (const CredentialPriority& cp : list) {
+    const auto kind = static_cast<size_t>(cp.kind);
+    for (uint32_t id = 0; id < names_[kind]->size(); ++id)
+      if (names_[kind]->value(id) == cp.name) per[kind][id] += cp.priority;
+  }
+  std::vector<double> out(jobs_.size(), 0.0);
+  if (list.empty()) return out;
+  for (uint32_t j = 0; j < jobs_.size(); ++j)
+    for (size_t kind = 0; kind < kCredentialKinds; ++kind) out[j] += per[kind][cred(kind, j)];
+  return out;
+}
+
+}  // namespace colmatch

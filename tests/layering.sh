@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The layering as a test (README "Layout"): data flows one way, loaders -> engine (-> kernels) -> writers.
+#   kernels/ includes nothing of the project above it (engine, loaders, tools);
+#   engine/ includes nothing from loaders/ (the writers included) or tools/;
+#   loaders/ outside writers/ include of engine/schedule/ only the configuration (policy.hpp, events.hpp),
+#   never the simulator.
+# Usage: layering.sh SOURCE_DIR. Prints each offending include (file:line) and exits 1, else prints a count.
+set -u
+cd "$1" || exit 2
+bad=0
+forbid() {  # folder, the include paths it may not name (an extended regex), why, [a subfolder left out]
+  local hits
+  hits=$(grep -rnE --include='*.[ch]pp' --include='*.h' "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"($2)" "$1")
+  [ -n "${4:-}" ] && hits=$(printf '%s\n' "$hits" | grep -v "^$1/$4/")
+  if [ -n "$hits" ]; then
+    printf '%s\n' "$hits" | sed "s|\$|   <- $3|"
+    bad=1
+  fi
+}
+forbid kernels 'engine/|loaders/|tools/|datasets/' "kernels/ knows nothing of the layers above it"
+forbid engine 'loaders/|tools/' "engine/ knows nothing of files: loaders feed it, writers read it"
+forbid loaders 'engine/schedule/(simulation|fbsng|wait_queue)' \
+  "a loader reads the policy (engine/schedule/policy.hpp), never the simulator" writers
+files=$(find kernels engine loaders -name '*.hpp' -o -name '*.cpp' | wc -l)
+[ $bad -eq 0 ] && echo "layering: $files files, every include in its layer"
+exit $bad
