@@ -275,8 +275,8 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           c.request.push_back(jobs.request[j]);
           c.soft.push_back(jobs.soft[j]);
           c.slots.push_back(jobs.slots[j]);
-          c.need.push_back(need);
-          c.master_need.push_back(once);
+          c.unit_charge.push_back(need);
+          c.master_charge.push_back(once);
           c.charge_kind.push_back(kinds);
           c.rule.push_back(jobs.rule[j]);
           // The content: the request texts, then the slot count, rule and charges; the request indices

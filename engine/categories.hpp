@@ -32,14 +32,14 @@ struct Categories {
   std::vector<uint32_t> soft;        ///< per category: soft requests (index, 0 = none)
   std::vector<uint32_t> slots;       ///< per category: slots each job asks for
   std::vector<AllocationRule> rule;  ///< per category: allocation rule
-  /// per category, per consumable (catalog.consumables() order): for $pe_slots the amount one job of the
-  /// category takes from the tasker it runs on (per-slot amounts times slots); for $fill_up the amount
-  /// one slot instance takes (per-slot amounts, 1 of "slots"). 0 when it takes none. Eligibility
-  /// requires this much configured capacity.
-  std::vector<std::vector<double>> need;
+  /// per category, per consumable (catalog.consumables() order): what one unit of placement takes: for
+  /// $pe_slots the whole job on the tasker it runs on (per-slot amounts times slots); for $fill_up one
+  /// slot instance (per-slot amounts, 1 of "slots"). 0 when it takes none. Eligibility requires this
+  /// much configured capacity.
+  std::vector<std::vector<double>> unit_charge;
   /// per category, per consumable: for $fill_up, the per-job amounts taken once on the first (master)
-  /// tasker of the job; all 0 for $pe_slots (they are in `need`).
-  std::vector<std::vector<double>> master_need;
+  /// tasker of the job; all 0 for $pe_slots (they are in `unit_charge`).
+  std::vector<std::vector<double>> master_charge;
   /// per category, per consumable: how its charge binds (job_charge_kinds); empty = all Everywhere.
   std::vector<std::vector<ChargeKind>> charge_kind;
   std::vector<uint64_t> hash;  ///< per category: 64-bit FNV-1a of its canonical content
@@ -49,6 +49,17 @@ struct Categories {
   std::vector<uint32_t> job_count;  ///< per category: number of jobs
 
   size_t size() const noexcept { return request.size(); }
+
+  /// What one allocation of a job of category c takes of consumable k: for $pe_slots its unit charge;
+  /// for $fill_up `slots_here` slot instances, plus the per-job charge on its first (master) allocation.
+  double allocation_charge(uint32_t c, size_t k, uint32_t slots_here, bool master) const noexcept {
+    return rule[c] == AllocationRule::FillUp ? slots_here * unit_charge[c][k] + (master ? master_charge[c][k] : 0.0)
+                                             : unit_charge[c][k];
+  }
+  /// What a job of category c asking `job_slots` slots takes of consumable k over all its allocations.
+  double job_charge(uint32_t c, size_t k, uint32_t job_slots) const noexcept {
+    return allocation_charge(c, k, job_slots, true);
+  }
 };
 
 /// 64-bit FNV-1a of `data`, continuing from `h` (the hash of the canonical requirements names a

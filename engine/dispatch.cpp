@@ -100,10 +100,10 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
     : taskers_(taskers), jobs_(jobs), cats_(cats), eligible_(eligible), cap_(capacity), cursors_(cursors) {
   charges_.reserve(cats.size());
   for (size_t c = 0; c < cats.size(); ++c) {
-    charges_.push_back(capacity.charges(cats.need[c]));
+    charges_.push_back(capacity.charges(cats.unit_charge[c]));
     bool queue_only = true;
-    for (size_t k = 0; k < cats.need[c].size(); ++k)
-      if ((cats.need[c][k] > 0 || cats.master_need[c][k] > 0) && capacity.shared(k)) queue_only = false;
+    for (size_t k = 0; k < cats.unit_charge[c].size(); ++k)
+      if ((cats.unit_charge[c][k] > 0 || cats.master_charge[c][k] > 0) && capacity.shared(k)) queue_only = false;
     all_queue_only_.push_back(queue_only);
   }
 }
@@ -191,7 +191,7 @@ uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) c
   uint32_t n = want;
   const bool own = all_queue_only_[c] != 0;
   for (size_t k = 0; k < cap_.consumables(); ++k) {
-    const double once = master ? cats_.master_need[c][k] : 0.0, inst = cats_.need[c][k];
+    const double once = master ? cats_.master_charge[c][k] : 0.0, inst = cats_.unit_charge[c][k];
     if (once <= 0 && inst <= 0) continue;
     // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN would)
     const double free = own ? cap_.queue_free(k)[t] : cap_.available(k, t);
@@ -240,7 +240,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
     // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
     // queue-level free capacity together is short of its whole charge (checked in O(consumables)).
     for (size_t k = 0; k < cap_.consumables(); ++k) {
-      const double whole = jobs_.slots[j] * cats_.need[c][k] + cats_.master_need[c][k];
+      const double whole = cats_.job_charge(c, k, jobs_.slots[j]);
       if (whole > 0 && cap_.queue_total(k) + cap_.queue_total_slack(k) < whole) {
         if (cursors_) cursors_->exhaust(c);
         return false;
@@ -252,7 +252,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
   auto place = [&](size_t x, uint32_t n, bool master) {
     for (size_t k = 0; k < cap_.consumables() && !planning_; ++k) {
-      const double amount = n * cats_.need[c][k] + (master ? cats_.master_need[c][k] : 0.0);
+      const double amount = cats_.allocation_charge(c, k, n, master);
       if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
     }
     out.push_back({static_cast<uint32_t>(x), n});

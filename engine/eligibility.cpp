@@ -671,8 +671,8 @@ std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, con
     ClauseMasks& memo = memos.local();
     for (size_t c = r.begin(); c != r.end(); ++c)
       out[c] = evaluate_category_with(catalog, taskers, jobs.requests[cats.request[c]],
-                                      cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.need[c], k,
-                                      &cats.charge_kind[c], &memo);
+                                      cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.unit_charge[c],
+                                      k, &cats.charge_kind[c], &memo);
   });
   return out;
 }

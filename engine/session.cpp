@@ -82,7 +82,7 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
       e.request = jobs.requests[cats.request[c]];
       e.has_soft = cats.soft[c] != 0;
       if (e.has_soft) e.soft = jobs.requests[cats.soft[c]];
-      e.need = cats.need[c];
+      e.need = cats.unit_charge[c];
       e.kinds = cats.charge_kind[c];
       e.result = evaluate_category(catalog_, taskers_, e.request, e.has_soft ? &e.soft : nullptr, e.need, k_, &e.kinds);
     }

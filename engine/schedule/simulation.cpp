@@ -250,8 +250,8 @@ class Simulator {
     const uint32_t c = cats_.of_job[j];
     if (!evaluated_[c]) {
       const Request* soft = cats_.soft[c] != 0 ? &jobs_.requests[cats_.soft[c]] : nullptr;
-      eligible_[c] = evaluate_category(catalog_, taskers_, jobs_.requests[cats_.request[c]], soft, cats_.need[c], k_,
-                                       &cats_.charge_kind[c]);
+      eligible_[c] = evaluate_category(catalog_, taskers_, jobs_.requests[cats_.request[c]], soft, cats_.unit_charge[c],
+                                       k_, &cats_.charge_kind[c]);
       cursors_.init(c, eligible_[c]);
       cursor_seen_[c] = grown_.size();
       cursor_epoch_[c] = cap_.epoch();
@@ -395,12 +395,10 @@ class Simulator {
   template <class F>
   void for_each_charge(uint32_t j, F&& f) const {
     const uint32_t c = cats_.of_job[j];
-    const bool fill = cats_.rule[c] == AllocationRule::FillUp;
     for (uint32_t a = 0; a < res_.alloc_count[j]; ++a) {
       const Allocation& x = res_.allocations[res_.alloc_first[j] + a];
-      for (size_t k = 0; k < cats_.need[c].size(); ++k) {
-        const double amount =
-            fill ? x.slots * cats_.need[c][k] + (a == 0 ? cats_.master_need[c][k] : 0.0) : cats_.need[c][k];
+      for (size_t k = 0; k < cats_.unit_charge[c].size(); ++k) {
+        const double amount = cats_.allocation_charge(c, k, x.slots, a == 0);
         if (!(amount > 0)) continue;
         const auto& kinds = cats_.charge_kind[c];  // a default charge holds nothing where no pool exists
         if (!kinds.empty() && kinds[k] == ChargeKind::WhereDefined &&
@@ -1147,10 +1145,9 @@ class Simulator {
     if (u.sections + 1 > q.max_sections) return fmt::format("process type {} max_sections {}", q.name, q.max_sections);
     if (u.slots + jobs_.slots[j] > q.max_slots) return fmt::format("process type {} max_slots {}", q.name, q.max_slots);
     const uint32_t c = cats_.of_job[j];
-    const bool fill = cats_.rule[c] == AllocationRule::FillUp;
     const auto& cons = catalog_.consumables();
-    for (size_t k = 0; k < cats_.need[c].size(); ++k) {
-      const double charge = fill ? jobs_.slots[j] * cats_.need[c][k] + cats_.master_need[c][k] : cats_.need[c][k];
+    for (size_t k = 0; k < cats_.unit_charge[c].size(); ++k) {
+      const double charge = cats_.job_charge(c, k, jobs_.slots[j]);
       if (charge > 0 && u.amount[k] + charge > q.max_amount[k])
         return fmt::format("process type {} max {} {}", q.name, catalog_.at(cons[k]).name, q.max_amount[k]);
     }

@@ -48,7 +48,7 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
   uint64_t before = ds.taskers.size();
   bool emptied = false;
   for (const EligibilityStep& s : e.steps) {
-    const std::string what = describe_step(ds.catalog, request, cats.need[c], s);
+    const std::string what = describe_step(ds.catalog, request, cats.unit_charge[c], s);
     out += fmt::format("  {:<48} {:>10} {:>10}", what, s.pass, s.after);
     if (!emptied && s.after == 0 && before > 0) {
       out += "   <- the first step that leaves none";
@@ -62,7 +62,7 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
         out += fmt::format("      {} of {} taskers describe {}; a tasker without it fails the step\n", n,
                            ds.taskers.size(), name);
     }
-    const auto levels = step_level_counts(ds.catalog, ds.taskers, request, cats.need[c], s);
+    const auto levels = step_level_counts(ds.catalog, ds.taskers, request, cats.unit_charge[c], s);
     if (!levels.empty()) {
       out += "      by level (each level that defines it must pass):";
       const char* sep = " ";
@@ -83,7 +83,7 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
   }
   if (room && e.eligible.count() > 0) {
     out += "room now on the eligible taskers (after this match's placements):\n";
-    for (const Room& r : room_on_eligible(m.dispatch.capacity, e.eligible, cats.need[c]))
+    for (const Room& r : room_on_eligible(m.dispatch.capacity, e.eligible, cats.unit_charge[c]))
       out += fmt::format("  {}: charge {}, largest free {}, taskers with the charge free {}\n",
                          ds.catalog.at(ds.catalog.consumables()[r.consumable]).name,
                          amount_text(ds.catalog, r.consumable, r.charge),
@@ -109,8 +109,8 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
     case JobStatus::Pending: {
       const size_t c = m.categories.of_job[j];
       out += "pending: " +
-             pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
-                            ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker,
+             pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
+                            m.eligible[c], ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker,
                             &m.dispatch.capacity) +
              "\n";
       break;

@@ -63,8 +63,8 @@ class ResultRows {
       if (!need[i]) return;
       const size_t c = i / 2;
       Reason& r = reason_[i];
-      r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.need[c], m.eligible[c],
-                              ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity);
+      r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
+                              m.eligible[c], ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity);
       r.row_tail = ",pending,,0,";
       csv_field(r.row_tail, r.text);  // quoted once, written for each of its jobs
       r.row_tail += '\n';
@@ -160,7 +160,8 @@ std::string categories_csv(const loaders::Dataset& ds, const MatchOutcome& m) {
     std::string steps;  // each step of the eligibility chain: what it checks, passing alone / left after it
     for (const EligibilityStep& s : m.eligible[c].steps) {
       if (!steps.empty()) steps += "; ";
-      steps += fmt::format("{}: {}/{}", describe_step(ds.catalog, request, m.categories.need[c], s), s.pass, s.after);
+      steps +=
+          fmt::format("{}: {}/{}", describe_step(ds.catalog, request, m.categories.unit_charge[c], s), s.pass, s.after);
     }
     row += ',';
     csv_field(row, steps);

@@ -152,7 +152,7 @@ TEST(Capacity, CursorsStartAgainWhenCapacityComesBack) {
   EXPECT_EQ(cursors.at(0, 0), f.taskers.size()) << "the category's cursor ran past the end";
   // The first job ends: its charge (a licence and its slot) comes back. The same cursors must not
   // skip the farm now.
-  cap.release(cap.charges(cats.need[cats.of_job[0]]), first.tasker[0]);
+  cap.release(cap.charges(cats.unit_charge[cats.of_job[0]]), first.tasker[0]);
   const DispatchResult again = dispatch(f.taskers, jobs, cats, eligible, cap, cursors);
   EXPECT_EQ(again.assigned, 1u) << "one licence free again: one job placed";
   EXPECT_EQ(again.tasker[0], 0u) << "from the start of the set";

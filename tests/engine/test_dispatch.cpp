@@ -87,6 +87,23 @@ TEST(SeedExamples, GridEngineE1PerSlotFixedAttribute) {
   EXPECT_EQ(f.taskers.columns[f.t01].queue().num(0), 20) << "a fixed attribute is not consumed";
 }
 
+// One formula for what a job takes (dispatch, the simulator's holds and FBSNG's quotas use it): a
+// $pe_slots job its unit charge on its one tasker; a $fill_up job per slot instance on each of its
+// taskers, plus its per-job charge once, on the master.
+TEST(Categories, AllocationAndJobChargesPerRule) {
+  Categories cats;
+  cats.rule = {AllocationRule::PeSlots, AllocationRule::FillUp};
+  cats.unit_charge = {{8.0, 4096.0}, {1.0, 512.0}};  // slots, mem: a 8-slot job; one slot instance
+  cats.master_charge = {{0.0, 0.0}, {0.0, 1000.0}};  // the $fill_up job's per-job memory
+  EXPECT_EQ(cats.allocation_charge(0, 1, 8, true), 4096.0);
+  EXPECT_EQ(cats.allocation_charge(0, 1, 3, false), 4096.0) << "$pe_slots: one allocation, the whole job";
+  EXPECT_EQ(cats.job_charge(0, 0, 8), 8.0);
+  EXPECT_EQ(cats.allocation_charge(1, 1, 3, true), 3 * 512.0 + 1000.0) << "the master takes the per-job charge";
+  EXPECT_EQ(cats.allocation_charge(1, 1, 5, false), 5 * 512.0);
+  EXPECT_EQ(cats.allocation_charge(1, 0, 5, false), 5.0);
+  EXPECT_EQ(cats.job_charge(1, 1, 8), 8 * 512.0 + 1000.0);
+}
+
 TEST(Dispatch, GreatestEffectivePowerThenLowestInputIndex) {
   Farm f;
   TaskerBuilder tb(f.cat);
@@ -443,8 +460,8 @@ TEST(Placer, PlanGivesTryPlaceAllocationsAndTakesNothing) {
     std::vector<CategoryEligibility> elig;
     for (uint32_t c = 0; c < cats.size(); ++c) {
       const Request* soft = cats.soft[c] != 0 ? &ds.jobs.requests[cats.soft[c]] : nullptr;
-      elig.push_back(evaluate_category(ds.catalog, ds.taskers, ds.jobs.requests[cats.request[c]], soft, cats.need[c],
-                                       kernels::active()));
+      elig.push_back(evaluate_category(ds.catalog, ds.taskers, ds.jobs.requests[cats.request[c]], soft,
+                                       cats.unit_charge[c], kernels::active()));
     }
     Capacity cap = Capacity::configured(ds.catalog, ds.taskers);
     Placer placer(ds.taskers, ds.jobs, cats, elig, cap, nullptr);
@@ -501,7 +518,7 @@ TEST(Categories, ManyConsumablesKeyTheirChargesSparsely) {
   EXPECT_NE(c.of_job[6], c.of_job[5]);
   EXPECT_NE(c.of_job[6], c.of_job[0]);
   EXPECT_EQ(c.size(), 5u);
-  EXPECT_EQ(c.need[c.of_job[3]][30], 1);
+  EXPECT_EQ(c.unit_charge[c.of_job[3]][30], 1);
 }
 
 }  // namespace
@@ -655,7 +672,7 @@ TEST(Categories, RequestingTheDefaultChargesAsNotRequesting) {
   EXPECT_EQ(c.of_job[0], c.of_job[4]);
   EXPECT_NE(c.of_job[0], c.of_job[3]);
   EXPECT_EQ(c.job_count[c.of_job[0]], 4u);
-  EXPECT_EQ(c.need[c.of_job[3]][0], 2048);
+  EXPECT_EQ(c.unit_charge[c.of_job[3]][0], 2048);
 }
 
 // The same over pieces: categorize reads 65,536 jobs a piece in parallel; categories are numbered in the

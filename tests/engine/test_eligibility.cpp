@@ -236,8 +236,9 @@ TEST(Eligibility, ClausesComputedOnceEqualClausesComputedPerCategory) {
       ASSERT_EQ(all.size(), cats.size());
       for (size_t c = 0; c < cats.size(); ++c) {
         const Request* soft = cats.soft[c] != 0 ? &ds.jobs.requests[cats.soft[c]] : nullptr;
-        const CategoryEligibility one = evaluate_category(ds.catalog, ds.taskers, ds.jobs.requests[cats.request[c]],
-                                                          soft, cats.need[c], kernels::active(), &cats.charge_kind[c]);
+        const CategoryEligibility one =
+            evaluate_category(ds.catalog, ds.taskers, ds.jobs.requests[cats.request[c]], soft, cats.unit_charge[c],
+                              kernels::active(), &cats.charge_kind[c]);
         const std::string ctx = "seed " + std::to_string(seed) + " category " + std::to_string(c);
         ASSERT_EQ(all[c].eligible.to_vector(), one.eligible.to_vector()) << ctx;
         ASSERT_EQ(all[c].tiers.size(), one.tiers.size()) << ctx;
@@ -275,10 +276,10 @@ TEST(EligibilitySteps, CountsEqualARowByRowCount) {
       else terms.push_back(r);
       const auto& cons = ds.catalog.consumables();
       for (size_t k = 0; k < cons.size(); ++k)
-        if (cats.need[c][k] > 0) {
+        if (cats.unit_charge[c][k] > 0) {
           Request cap;
           cap.kind = Request::Kind::Clause;
-          cap.clause = Clause{cons[k], Relop::GE, {cats.need[c][k]}, {}};
+          cap.clause = Clause{cons[k], Relop::GE, {cats.unit_charge[c][k]}, {}};
           terms.push_back(cap);
         }
       const auto& steps = elig[c].steps;
