@@ -619,9 +619,11 @@ def _cached_input(opt, name, data):
         os.mkdir(top, 0o700)
     except FileExistsError:
         pass
-    st = os.lstat(top)  # in a shared /tmp: ours, a real folder, private; never someone else's or a link
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        raise OSError(f"{top}: not a private folder of this user; remove it")
+    st = os.lstat(top)  # in a shared /tmp: ours and a real folder, never someone else's or a link
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        raise OSError(f"{top}: not a folder of this user; remove it")
+    if st.st_mode & 0o077:
+        os.chmod(top, 0o700)
     folder = os.path.join(top, digest)
     path = os.path.join(folder, name)
     if not os.path.isfile(path):
@@ -788,7 +790,8 @@ def _client(scheduler, workers):
     if scheduler:
         return Client(scheduler, timeout="30s"), None
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+    # the scheduler's HTTP server on a free port: a fixed one (8787) may be another cluster's
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                            silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
