@@ -128,6 +128,7 @@ void read_fbsng(const std::string& path, const toml::node& n, SimPolicy& policy)
 
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy, bool allow_power_key) {
   bool min_interval_set = false;
+  policy.source = path;
   for (auto&& [k, node] : table) {
     const std::string key(k.str());
     if ((key == "power" || key == "grid_engine") && allow_power_key) continue;  // farm.toml's own keys

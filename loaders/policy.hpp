@@ -32,7 +32,8 @@ namespace colmatch::loaders {
 toml::table read_toml_file(const std::string& path);
 
 /// Reads the simulation keys of a [policy] table into `policy` (other keys are the caller's: `power`
-/// in farm.toml). Throws LoadError naming `path`, line and key for an unknown key or a bad value.
+/// in farm.toml) and sets its source to `path`. Throws LoadError naming `path`, line and key for an
+/// unknown key or a bad value.
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy,
                        bool allow_power_key = false);
 

@@ -142,6 +142,137 @@ int run_script(const std::string& name, const std::vector<std::string>& args) {
   return 1;
 }
 
+// Every option of every subcommand, as parsed.
+struct Options {
+  Inputs in;
+  std::string out_dir, save_dir, isa, policy_path;
+  unsigned threads = 0;
+  bool pools = false;
+  double until = std::numeric_limits<double>::infinity();
+  std::string explain_job_id, explain_hash;
+  bool explain_simulate = false;
+  synth::SynthSpec spec;
+  std::string report_dir;
+  std::string sweep_spec, scheduler;
+  unsigned sweep_workers = 0;
+  bool ship_inputs = false;
+};
+
+unsigned thread_count(const Options& o) {
+  return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// --isa, else COLMATCH_ISA, else the best instruction set the CPU has.
+const kernels::KernelTable& kernel_table(const Options& o) {
+  if (o.isa.empty()) return kernels::active();
+  kernels::Isa want;
+  if (!kernels::parse_isa(o.isa, want)) throw CLI::ValidationError("--isa", "unknown instruction set " + o.isa);
+  return kernels::best_at_most(want);
+}
+
+// Simulates with --policy (else the input's own [policy]) up to --until; a policy the farm cannot take
+// is a PolicyError naming the file it came from.
+SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, const kernels::KernelTable& table,
+                               const SimProgress& progress = {}) {
+  SimPolicy policy = o.policy_path.empty() ? ds.policy : loaders::read_policy_toml(o.policy_path);
+  policy.until = o.until;
+  return simulate(ds.catalog, ds.taskers, ds.jobs, policy, table, ds.farm, progress);
+}
+
+int cmd_generate(const Options& o) {
+  writers::save_native(o.save_dir, synth::generate(o.spec));
+  std::printf("wrote %s/{farm.toml,taskers.jsonl,jobs.jsonl}\n", o.save_dir.c_str());
+  return 0;
+}
+
+int cmd_sweep(const Options& o) {
+  std::vector<std::string> args = {o.sweep_spec, "--out", o.out_dir};
+  if (!o.scheduler.empty()) args.insert(args.end(), {"--scheduler", o.scheduler});
+  if (o.sweep_workers) args.insert(args.end(), {"--workers", std::to_string(o.sweep_workers)});
+  if (o.ship_inputs) args.push_back("--ship-inputs");
+  return run_script("sweep.py", args);
+}
+
+int cmd_explain(const Options& o) {
+  if (o.explain_job_id.empty() == o.explain_hash.empty())
+    throw CLI::ValidationError("explain", "give --job ID or --category HASH");
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, thread_count(o));
+  auto ds = load(o.in, o.explain_simulate ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  if (o.explain_simulate) {
+    if (o.explain_job_id.empty()) throw CLI::ValidationError("explain", "--simulate explains a job: give --job ID");
+    uint32_t j = 0;
+    while (j < ds.jobs.size() && ds.jobs.id[j] != o.explain_job_id) ++j;
+    if (j == ds.jobs.size()) throw std::runtime_error("no job '" + o.explain_job_id + "' in the input");
+    const SimResult r = simulate_with_policy(o, ds, kernels::active());
+    std::fputs(writers::explain_simulated_job(ds, r, m, j).c_str(), stdout);
+    return 0;
+  }
+  if (!o.explain_job_id.empty()) {
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+      if (ds.jobs.id[j] == o.explain_job_id) {
+        std::fputs(writers::explain_job(ds, m, j).c_str(), stdout);
+        return 0;
+      }
+    throw std::runtime_error("no job '" + o.explain_job_id + "' in the input");
+  }
+  for (size_t c = 0; c < m.categories.size(); ++c)
+    if (fmt::format("{:016x}", m.categories.hash[c]) == o.explain_hash) {
+      std::fputs(writers::explain_category(ds, m, c).c_str(), stdout);
+      return 0;
+    }
+  throw std::runtime_error("no category '" + o.explain_hash + "' in the input (see categories.csv)");
+}
+
+int cmd_import(const Options& o) {
+  auto ds = load(o.in);
+  if (writers::save_native(o.save_dir, ds))
+    std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", o.save_dir.c_str());
+  std::printf("imported %zu taskers, %zu jobs into %s\n", ds.taskers.size(), ds.jobs.size(), o.save_dir.c_str());
+  return report_rejections(ds, "jobs.jsonl");
+}
+
+int cmd_simulate(const Options& o) {
+  const kernels::KernelTable& table = kernel_table(o);
+  const unsigned n = thread_count(o);
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto ds = load(o.in, loaders::LoadMode::OverTime);
+  writers::SimRunInfo info;
+  info.format = o.in.format;
+  info.threads = n;
+  info.isa = table.isa;
+  info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t1 = std::chrono::steady_clock::now();
+  const SimProgress progress = simulate_progress_fn();
+  const SimResult r = simulate_with_policy(o, ds, table, progress);
+  if (progress) std::fputs("\r\033[K", stderr);
+  info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  writers::write_simulation(o.out_dir, ds, r, info);
+  std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);
+  return report_rejections(ds, "schedule.csv");
+}
+
+int cmd_match(const Options& o) {
+  const kernels::KernelTable& table = kernel_table(o);
+  const unsigned n = thread_count(o);
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto ds = load(o.in);
+  writers::RunInfo info;
+  info.format = o.in.format;
+  info.threads = n;
+  info.pools = o.pools || o.in.format == "dirac";
+  info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string categories;  // formatted while dispatch runs on the other core
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, table, [&](const MatchOutcome& so_far) {
+    categories = writers::categories_csv(ds, so_far);
+  });
+  writers::write_results(o.out_dir, ds, m, info, std::move(categories));
+  std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);
+  return report_rejections(ds);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,93 +294,79 @@ int main(int argc, char** argv) {
 
 Exit status: 0 success; 1 fatal error (no output written); 2 completed, some jobs rejected for bad requests.)");
 
-  Inputs in;
-  std::string out_dir, save_dir;
-  unsigned threads = 0;
-  std::string isa;
-
+  Options o;
   auto* match =
       app.add_subcommand("match", "Match jobs to taskers and write results.csv, categories.csv, summary.json");
-  add_input_options(match, in);
-  match->add_option("--out", out_dir, "Output folder")->required();
-  match->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
-  bool pools = false;
-  match->add_flag("--pools", pools,
+  add_input_options(match, o.in);
+  match->add_option("--out", o.out_dir, "Output folder")->required();
+  match->add_option("--threads", o.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  match->add_flag("--pools", o.pools,
                   "Also write pools.csv: DIRAC submit pools with their eligible taskers (default with --format dirac)");
-  match->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
-  std::string policy_path;
-  match->add_option("--policy", policy_path,
+  match->add_option("--isa", o.isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
+  match->add_option("--policy", o.policy_path,
                     "Policy TOML; match reads its [policy.vov] table with --format vov ($ resources, wrappers, "
                     "tasker symbols)");
 
   auto* sim = app.add_subcommand(
       "simulate",
       "Schedule over time (Moab's iteration, EASY backfill): write schedule.csv, metrics.json, timeline.csv");
-  add_input_options(sim, in);
-  double until = std::numeric_limits<double>::infinity();
-  sim->add_option("--out", out_dir, "Output folder")->required();
-  sim->add_option("--policy", policy_path,
+  add_input_options(sim, o.in);
+  sim->add_option("--out", o.out_dir, "Output folder")->required();
+  sim->add_option("--policy", o.policy_path,
                   "Policy TOML: a [policy] table (default: farm.toml's [policy], else defaults)");
-  sim->add_option("--until", until, "No scheduling cycle after this time (seconds)");
-  sim->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
-  sim->add_option("--isa", isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
+  sim->add_option("--until", o.until, "No scheduling cycle after this time (seconds)");
+  sim->add_option("--threads", o.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sim->add_option("--isa", o.isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
 
   auto* explain = app.add_subcommand(
       "explain", "Why is a job pending (or where it went): run the match and explain one job or job category");
-  add_input_options(explain, in);
-  std::string explain_job_id, explain_hash;
-  auto* job_opt = explain->add_option("--job", explain_job_id, "The job's id");
-  explain->add_option("--category", explain_hash, "A category's hash (categories.csv)")->excludes(job_opt);
-  explain->add_option("--threads", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
-  bool explain_simulate = false;
+  add_input_options(explain, o.in);
+  auto* job_opt = explain->add_option("--job", o.explain_job_id, "The job's id");
+  explain->add_option("--category", o.explain_hash, "A category's hash (categories.csv)")->excludes(job_opt);
+  explain->add_option("--threads", o.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   auto* explain_sim = explain->add_flag(
-      "--simulate", explain_simulate,
+      "--simulate", o.explain_simulate,
       "Explain the job in a simulation over time (simulate's inputs): its start, or its reason at the last cycle");
-  explain->add_option("--policy", policy_path,
+  explain->add_option("--policy", o.policy_path,
                       "The policy TOML (as simulate's --policy; without --simulate only its [policy.vov] is read)");
-  explain->add_option("--until", until, "With --simulate: no scheduling cycle after this time (seconds)")
+  explain->add_option("--until", o.until, "With --simulate: no scheduling cycle after this time (seconds)")
       ->needs(explain_sim);
 
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");
-  add_input_options(import, in);
-  import->add_option("--save", save_dir, "Folder for farm.toml, taskers.jsonl, jobs.jsonl")->required();
+  add_input_options(import, o.in);
+  import->add_option("--save", o.save_dir, "Folder for farm.toml, taskers.jsonl, jobs.jsonl")->required();
 
-  synth::SynthSpec spec;
   auto* gen = app.add_subcommand("generate", "Write a seeded synthetic farm in the native format");
-  gen->add_option("--taskers", spec.taskers, "Number of taskers (1 to 10^7)")
+  gen->add_option("--taskers", o.spec.taskers, "Number of taskers (1 to 10^7)")
       ->check(CLI::Range(1, 10'000'000))
       ->capture_default_str();
-  gen->add_option("--jobs", spec.jobs, "Number of jobs (1 to 10^8)")
+  gen->add_option("--jobs", o.spec.jobs, "Number of jobs (1 to 10^8)")
       ->check(CLI::Range(1, 100'000'000))
       ->capture_default_str();
-  gen->add_option("--categories", spec.categories, "Number of request templates (1 to 10^6)")
+  gen->add_option("--categories", o.spec.categories, "Number of request templates (1 to 10^6)")
       ->check(CLI::Range(1, 1'000'000))
       ->capture_default_str();
-  gen->add_option("--seed", spec.seed, "Random seed")->capture_default_str();
-  gen->add_option("--save", save_dir, "Output folder")->required();
+  gen->add_option("--seed", o.spec.seed, "Random seed")->capture_default_str();
+  gen->add_option("--save", o.save_dir, "Output folder")->required();
 
-  std::string report_dir;
   auto* report = app.add_subcommand(
       "report",
       "Write report.html with PNG figures into a match, simulate or sweep output folder (python3, matplotlib)");
-  report->add_option("OUT_DIR", report_dir, "A folder written by colmatch match, simulate or sweep")->required();
+  report->add_option("OUT_DIR", o.report_dir, "A folder written by colmatch match, simulate or sweep")->required();
 
-  std::string sweep_spec, scheduler;
-  unsigned sweep_workers = 0;
-  bool ship_inputs = false;
   auto* sweep = app.add_subcommand(
       "sweep",
       "Run a grid of simulate (or match) runs on Dask distributed: DIR/runs/<point>/ and DIR/sweep.csv "
       "(tools/sweep.py, python3-distributed; exit 2 when some point failed)");
-  sweep->add_option("SWEEP_TOML", sweep_spec, "The sweep: inputs, a [grid] of policy keys, [[point]] tables")
+  sweep->add_option("SWEEP_TOML", o.sweep_spec, "The sweep: inputs, a [grid] of policy keys, [[point]] tables")
       ->required();
-  sweep->add_option("--out", out_dir, "Output folder")->required();
+  sweep->add_option("--out", o.out_dir, "Output folder")->required();
   auto* sched_opt =
-      sweep->add_option("--scheduler", scheduler, "An existing Dask scheduler (default: an embedded LocalCluster)");
-  sweep->add_option("--workers", sweep_workers, "Worker processes of the embedded cluster (default: one per core)")
+      sweep->add_option("--scheduler", o.scheduler, "An existing Dask scheduler (default: an embedded LocalCluster)");
+  sweep->add_option("--workers", o.sweep_workers, "Worker processes of the embedded cluster (default: one per core)")
       ->check(CLI::Range(1, 4096))
       ->excludes(sched_opt);
-  sweep->add_flag("--ship-inputs", ship_inputs,
+  sweep->add_flag("--ship-inputs", o.ship_inputs,
                   "Send the input files to the workers once each and their outputs back (no shared filesystem)");
 
   // Usage errors exit 1 like every other fatal error (CLI11's own codes are 100 and up); help exits 0.
@@ -267,109 +384,17 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   }
 
   try {
-    if (!policy_path.empty()) {
-      (void)loaders::read_policy_toml(policy_path);  // checked whatever reads it: a bad policy is an error
-      in.args["policy"] = policy_path;               // --format vov reads its [policy.vov]
+    if (!o.policy_path.empty()) {
+      (void)loaders::read_policy_toml(o.policy_path);  // checked whatever reads it: a bad policy is an error
+      o.in.args["policy"] = o.policy_path;             // --format vov reads its [policy.vov]
     }
-    if (*report) return run_script("report.py", {report_dir});
-    if (*sweep) {
-      std::vector<std::string> args = {sweep_spec, "--out", out_dir};
-      if (!scheduler.empty()) args.insert(args.end(), {"--scheduler", scheduler});
-      if (sweep_workers) args.insert(args.end(), {"--workers", std::to_string(sweep_workers)});
-      if (ship_inputs) args.push_back("--ship-inputs");
-      return run_script("sweep.py", args);
-    }
-    if (*gen) {
-      writers::save_native(save_dir, synth::generate(spec));
-      std::printf("wrote %s/{farm.toml,taskers.jsonl,jobs.jsonl}\n", save_dir.c_str());
-      return 0;
-    }
-    if (*explain) {
-      if (explain_job_id.empty() == explain_hash.empty())
-        throw CLI::ValidationError("explain", "give --job ID or --category HASH");
-      const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-      tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
-      auto ds = load(in, explain_simulate ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
-      const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
-      if (explain_simulate) {
-        if (explain_job_id.empty()) throw CLI::ValidationError("explain", "--simulate explains a job: give --job ID");
-        uint32_t j = 0;
-        while (j < ds.jobs.size() && ds.jobs.id[j] != explain_job_id) ++j;
-        if (j == ds.jobs.size()) throw std::runtime_error("no job '" + explain_job_id + "' in the input");
-        SimPolicy policy = policy_path.empty() ? ds.policy : loaders::read_policy_toml(policy_path);
-        policy.until = until;
-        const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active(), ds.farm);
-        std::fputs(writers::explain_simulated_job(ds, r, m, j).c_str(), stdout);
-        return 0;
-      }
-      if (!explain_job_id.empty()) {
-        for (uint32_t j = 0; j < ds.jobs.size(); ++j)
-          if (ds.jobs.id[j] == explain_job_id) {
-            std::fputs(writers::explain_job(ds, m, j).c_str(), stdout);
-            return 0;
-          }
-        throw std::runtime_error("no job '" + explain_job_id + "' in the input");
-      }
-      for (size_t c = 0; c < m.categories.size(); ++c)
-        if (fmt::format("{:016x}", m.categories.hash[c]) == explain_hash) {
-          std::fputs(writers::explain_category(ds, m, c).c_str(), stdout);
-          return 0;
-        }
-      throw std::runtime_error("no category '" + explain_hash + "' in the input (see categories.csv)");
-    }
-    if (*import) {
-      auto ds = load(in);
-      if (writers::save_native(save_dir, ds))
-        std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", save_dir.c_str());
-      std::printf("imported %zu taskers, %zu jobs into %s\n", ds.taskers.size(), ds.jobs.size(), save_dir.c_str());
-      return report_rejections(ds, "jobs.jsonl");
-    }
-    // match or simulate
-    const kernels::KernelTable* table = &kernels::active();  // COLMATCH_ISA, else the best available
-    if (!isa.empty()) {
-      kernels::Isa want;
-      if (!kernels::parse_isa(isa, want)) throw CLI::ValidationError("--isa", "unknown instruction set " + isa);
-      table = &kernels::best_at_most(want);
-    }
-    const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
-    const auto t0 = std::chrono::steady_clock::now();
-    auto ds = load(in, *sim ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
-    if (*sim) {
-      SimPolicy policy = policy_path.empty() ? ds.policy : loaders::read_policy_toml(policy_path);
-      policy.until = until;
-      writers::SimRunInfo info;
-      info.format = in.format;
-      info.threads = n;
-      info.isa = table->isa;
-      info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const auto t1 = std::chrono::steady_clock::now();
-      const SimProgress progress = simulate_progress_fn();
-      SimResult r;
-      try {
-        r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, *table, ds.farm, progress);
-      } catch (const std::invalid_argument& e) {  // a policy the farm cannot take (FBSNG quota, requirements)
-        if (std::string_view(e.what()).substr(0, 5) != "FBSNG") throw;
-        throw std::invalid_argument((policy_path.empty() ? std::string("[policy]") : policy_path) + ": " + e.what());
-      }
-      if (progress) std::fputs("\r\033[K", stderr);
-      info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-      writers::write_simulation(out_dir, ds, r, info);
-      std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);
-      return report_rejections(ds, "schedule.csv");
-    }
-    writers::RunInfo info;
-    info.format = in.format;
-    info.threads = n;
-    info.pools = pools || in.format == "dirac";
-    info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::string categories;  // formatted while dispatch runs on the other core
-    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, *table, [&](const MatchOutcome& so_far) {
-      categories = writers::categories_csv(ds, so_far);
-    });
-    writers::write_results(out_dir, ds, m, info, std::move(categories));
-    std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);
-    return report_rejections(ds);
+    if (*report) return run_script("report.py", {o.report_dir});
+    if (*sweep) return cmd_sweep(o);
+    if (*gen) return cmd_generate(o);
+    if (*explain) return cmd_explain(o);
+    if (*import) return cmd_import(o);
+    if (*sim) return cmd_simulate(o);
+    return cmd_match(o);
   } catch (const CLI::Error& e) {
     return app.exit(e) == 0 ? 0 : 1;
   } catch (const std::exception& e) {

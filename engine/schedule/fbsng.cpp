@@ -20,12 +20,12 @@ FbsngQueuePriorities::FbsngQueuePriorities(std::vector<FbsngQueue> params) : par
     if (std::isnan(q.qp_max)) q.qp_max = q.qp_min + 100;
     const std::string at = fmt::format("FBSNG queue '{}': ", q.name);
     if (!std::isfinite(q.qp_min) || !(q.qp_max >= q.qp_min))
-      throw std::invalid_argument(at + "QPmin must be finite and QPmax >= QPmin");
+      throw PolicyError(at + "QPmin must be finite and QPmax >= QPmin");
     for (const double v : {q.qpi, q.qpd, q.qpg, q.spg})
-      if (!(v >= 0)) throw std::invalid_argument(at + "QPI, QPD, QPG and SPG must be >= 0");
+      if (!(v >= 0)) throw PolicyError(at + "QPI, QPD, QPG and SPG must be >= 0");
     // finite steps and floor keep every priority finite (QPmax, QPG, SPG may be infinite)
     if (!(q.qpi <= kFbsngMaxValue && q.qpd <= kFbsngMaxValue && std::abs(q.qp_min) <= kFbsngMaxValue))
-      throw std::invalid_argument(at + fmt::format("QPmin, QPI and QPD must be at most {} in size", kFbsngMaxValue));
+      throw PolicyError(at + fmt::format("QPmin, QPI and QPD must be at most {} in size", kFbsngMaxValue));
     p_.push_back(q.qp_min);  // Q1
   }
 }
@@ -67,13 +67,13 @@ std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, Cred
     try {
       r = parse_request(pt.requirements, catalog);
     } catch (const RequestError& e) {
-      throw std::invalid_argument(
+      throw PolicyError(
           fmt::format("FBSNG process type '{}': requirements: {} (at character {})", pt.name, e.what(), e.column));
     }
     for (uint32_t a : mentioned_attributes(r))
       if (catalog.at(a).consumable)
-        throw std::invalid_argument(fmt::format(
-            "FBSNG process type '{}': requirements name consumable '{}' (use a quota)", pt.name, catalog.at(a).name));
+        throw PolicyError(fmt::format("FBSNG process type '{}': requirements name consumable '{}' (use a quota)",
+                                      pt.name, catalog.at(a).name));
     const auto id = names.find(pt.name);
     if (!id) continue;  // no section of that type
     if (r.kind == Request::Kind::And) terms[*id] = std::move(r.kids);

@@ -52,7 +52,7 @@ class Catalog;
 /// Queue priorities under rules Q1-Q3, indexed by queue id (the jobs' queue dictionary).
 class FbsngQueuePriorities {
  public:
-  /// `params[q]`: queue q's parameters (NaN qp_max resolved here). Throws std::invalid_argument when
+  /// `params[q]`: queue q's parameters (NaN qp_max resolved here). Throws PolicyError when
   /// QPmax < QPmin, QPI, QPD, QPG or SPG is negative or NaN, or QPmin, QPI, QPD exceed kFbsngMaxValue.
   explicit FbsngQueuePriorities(std::vector<FbsngQueue> params);
   size_t size() const noexcept { return p_.size(); }
@@ -77,7 +77,7 @@ std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobT
 /// P2: a copy of `jobs` whose requests carry their process types' default requirements (each top-level
 /// AND term of a default whose attributes the section's request does not mention is ANDed to it), or
 /// nothing when no process type has requirements. `kind` names the credential that is the process
-/// type. Throws std::invalid_argument naming the process type when its requirements do not parse or
+/// type. Throws PolicyError naming the process type when its requirements do not parse or
 /// name a consumable (quotas, not requirements, govern consumables).
 std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind, const Catalog& catalog,
                                                  const JobTable& jobs);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,14 @@ enum class BackfillPolicy : uint8_t { None, Easy };
 enum class ResourceAvailability : uint8_t { Dedicated, Utilized, Combined };
 /// Moab credentials: user, group, class (queue), account, quality of service.
 enum class CredentialKind : uint8_t { User = 0, Group = 1, Class = 2, Account = 3, QoS = 4 };
+/// A policy the farm or its jobs cannot take: an FBSNG queue's parameters out of range, a quota on a
+/// name that is not a consumable, process-type requirements that do not parse or name a consumable.
+/// what() names the queue or process type; the CLI adds the policy file's name.
+class PolicyError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 /// How many kinds of credential there are (CredentialKind's values are 0 to this - 1).
 inline constexpr size_t kCredentialKinds = 5;
 
@@ -126,6 +135,9 @@ struct SimPolicy {
   std::vector<Throttle> throttles;
   std::vector<CredentialPriority> credential_priorities;
   double until = std::numeric_limits<double>::infinity();  ///< no cycle after this time
+  /// Where the policy was read (a file name; loaders/policy.hpp sets it): a PolicyError names it. Empty:
+  /// the defaults.
+  std::string source;
   /// Every cycle visits every waiting job and makes its reservation anew (the full cycle the fast one
   /// must equal). For verification: same schedule, slower.
   bool full_cycles = false;

@@ -1110,9 +1110,9 @@ class Simulator {
         size_t k = 0;
         while (k < cons.size() && catalog_.at(cons[k]).name != name) ++k;
         if (k == cons.size())
-          throw std::invalid_argument(
+          throw PolicyError(
               fmt::format("FBSNG process type '{}': quota on '{}', which is not a consumable", pt.name, name));
-        if (!(amount >= 0)) throw std::invalid_argument(fmt::format("FBSNG process type '{}': quota < 0", pt.name));
+        if (!(amount >= 0)) throw PolicyError(fmt::format("FBSNG process type '{}': quota < 0", pt.name));
         amounts[k] = amount;
       }
       const auto id = names.find(pt.name);
@@ -1478,10 +1478,15 @@ class Simulator {
 
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
-  if (policy.scheduler == Scheduler::Fbsng)  // P2: process types' default requirements
-    if (std::optional<JobTable> with = fbsng_apply_requirements(policy.fbsng, policy.process_type, catalog, jobs))
-      return Simulator(catalog, taskers, *with, policy, k, farm, progress).run();
-  return Simulator(catalog, taskers, jobs, policy, k, farm, progress).run();
+  try {
+    if (policy.scheduler == Scheduler::Fbsng)  // P2: process types' default requirements
+      if (std::optional<JobTable> with = fbsng_apply_requirements(policy.fbsng, policy.process_type, catalog, jobs))
+        return Simulator(catalog, taskers, *with, policy, k, farm, progress).run();
+    return Simulator(catalog, taskers, jobs, policy, k, farm, progress).run();
+  } catch (const PolicyError& e) {
+    if (policy.source.empty()) throw;
+    throw PolicyError(policy.source + ": " + e.what());  // the file the policy was read from
+  }
 }
 
 }  // namespace colmatch

@@ -95,7 +95,10 @@ using SimProgress = std::function<void(double time, uint64_t ended, uint64_t job
 /// Runs the simulation. `jobs` carry submit, runtime, walltime, holds, dependencies and credentials;
 /// `farm` the taskers' changes over time (applied in a cycle before its submits, after its ends).
 /// Deterministic; the result does not depend on the thread count. Allocates O(jobs + taskers).
-/// Throws std::invalid_argument for a farm event naming a tasker or consumable that does not exist,
+/// Throws PolicyError for a policy the farm cannot take (FBSNG: a queue's parameters, a quota on an
+/// unknown consumable, process-type requirements), its message starting with SimPolicy::source;
+/// std::invalid_argument for a farm event naming a
+/// tasker or consumable that does not exist,
 /// events out of time order, or a Configure on a consumable with a host or global pool.
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm = {}, const SimProgress& progress = {});

@@ -477,6 +477,33 @@ TEST(CliSimulate, FbsngPolicyOnKthSample) {
   EXPECT_FALSE(fs::exists(bad.dir)) << "no output on a fatal error";
 }
 
+// A policy the farm cannot take names the file it came from (SimPolicy::source): a farm.toml's own
+// [policy], and under explain --simulate as under simulate.
+TEST(CliSimulate, APolicyErrorNamesTheFileItCameFrom) {
+  Out o;
+  fs::create_directories(o.dir);
+  const std::string farm = (o.dir / "farm.toml").string();
+  {
+    std::ifstream in(kSrc + "/datasets/demo/farm.toml");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    const std::string power = "power = \"speed\"";
+    text.replace(text.find(power), power.size(),
+                 power + "\nscheduler = \"fbsng\"\n[policy.fbsng.process_types.atlas]\nmax = { nosuch = 1 }");
+    std::ofstream(farm) << text;
+  }
+  const std::string in = "--farm " + farm + " --taskers " + kSrc + "/datasets/demo/taskers.jsonl --jobs " + kSrc +
+                         "/datasets/demo/jobs.jsonl";
+  const std::string want = farm + ": FBSNG process type 'atlas': quota on 'nosuch'";
+  const auto s = run("simulate " + in + " --out " + (o.dir / "out").string());
+  EXPECT_EQ(s.status, 1);
+  EXPECT_NE(s.err.find(want), std::string::npos) << s.err;
+  const auto e = run("explain --simulate " + in + " --job 1");
+  EXPECT_EQ(e.status, 1);
+  EXPECT_NE(e.err.find(want), std::string::npos) << e.err;
+}
+
 }  // namespace
 
 namespace {

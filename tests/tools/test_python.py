@@ -79,6 +79,17 @@ def test_bad_input_raises_load_error_with_file_line_field():
         colmatch.match(format="nosuch", log="x")
 
 
+def test_a_policy_the_farm_cannot_take_raises_policy_error_naming_its_file():
+    with tempfile.TemporaryDirectory() as tmp:
+        policy = os.path.join(tmp, "policy.toml")
+        with open(policy, "w") as f:
+            f.write('[policy]\nscheduler = "fbsng"\n[policy.fbsng.process_types.x]\nmax = { gpu = 1 }\n')
+        with pytest.raises(colmatch.PolicyError) as e:
+            colmatch.simulate(format="swf", policy=policy, log=f"{S}/kth_sp2_head3000.swf.gz")
+        assert str(e.value).startswith(policy + ": FBSNG process type 'x': quota on 'gpu'"), str(e.value)
+        assert isinstance(e.value, ValueError) and not isinstance(e.value, colmatch.LoadError)
+
+
 def test_simulate_equals_the_cli_schedule():
     log = dict(log=f"{S}/kth_sp2_head3000.swf.gz")
     with tempfile.TemporaryDirectory() as tmp:

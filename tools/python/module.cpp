@@ -118,9 +118,18 @@ PYBIND11_MODULE(_colmatch, m) {
       "colmatch.LoadError", "A bad input: .file, .line (0: the whole file) and .field name where.", PyExc_ValueError,
       nullptr));
   m.attr("LoadError") = load_error;
+  static py::object policy_error = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
+      "colmatch.PolicyError",
+      "A policy the farm cannot take (an FBSNG queue's parameters, a quota on an unknown consumable, process-type "
+      "requirements); the message starts with the policy's file.",
+      PyExc_ValueError, nullptr));
+  m.attr("PolicyError") = policy_error;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const PolicyError& e) {
+      py::gil_scoped_acquire gil;
+      PyErr_SetString(policy_error.ptr(), e.what());
     } catch (const loaders::LoadError& e) {
       py::gil_scoped_acquire gil;
       py::object err = load_error(e.what());

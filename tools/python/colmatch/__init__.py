@@ -9,7 +9,8 @@
     s.start, s.end, s.to_pandas(), s.to_pandas("timeline")
 
 Keyword arguments are the CLI's input options without their dashes. Bad input raises colmatch.LoadError
-with .file, .line and .field. The GIL is released while loading and matching.
+with .file, .line and .field; a policy the farm cannot take raises colmatch.PolicyError (a ValueError)
+naming the policy's file. The GIL is released while loading and matching.
 
 A farm built in memory, without files (the native format's rules; columns as arrays):
 
@@ -33,7 +34,7 @@ import json
 import math
 from collections.abc import Mapping
 
-from ._colmatch import LoadError, Match, Simulation  # noqa: F401
+from ._colmatch import LoadError, Match, PolicyError, Simulation  # noqa: F401
 from . import _colmatch
 from ._sweep import SweepError  # noqa: F401
 
