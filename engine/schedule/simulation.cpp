@@ -100,6 +100,7 @@ class Simulator {
         parked_(jobs.size(), Parked::No),
         dependents_(jobs.size()) {
     check_farm_events();
+    check_interval();
     if (policy.scheduler == Scheduler::Fbsng) init_fbsng();
     for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)
       if (farm.down_at_start[t]) cap_.set_down(t, true);
@@ -147,10 +148,17 @@ class Simulator {
     size_t next = 0;  // next arrival
     double last_cycle = -std::numeric_limits<double>::infinity();
     while (true) {
-      double t = next_event(next);
-      if (!std::isfinite(t)) break;
-      if (policy_.interval > 0)
-        t = std::max(std::ceil(t / policy_.interval) * policy_.interval, last_cycle + policy_.interval);
+      const double event = next_event(next);
+      if (!std::isfinite(event)) break;
+      double t = event;
+      if (policy_.interval > 0) {  // the first multiple of the interval at or after the event
+        const double n = std::ceil(event / policy_.interval);
+        t = n * policy_.interval;
+        if (t < event) t = (n + 1) * policy_.interval;  // event / interval rounded down to a whole number
+        // never before the event, so that every cycle takes at least one and the loop advances whatever the
+        // rounding (check_interval refuses the intervals that would lean on this, as far as it can foresee)
+        t = std::max({t, event, last_cycle + policy_.interval});
+      }
       if (policy_.min_interval > 0) t = std::max(t, last_cycle + policy_.min_interval);
       if (t > policy_.until) break;
       while (!ends_.empty() && ends_.top().first <= t) {  // 1. capacity comes back
@@ -192,6 +200,30 @@ class Simulator {
     if (!wakes_.empty()) t = std::min(t, wakes_.top().first);
     if (next_farm_ < farm_.events.size()) t = std::min(t, farm_.events[next_farm_].time);
     return t;
+  }
+
+  // An interval the clock cannot step by is refused before the run: one below the spacing of doubles at
+  // the latest time the run can reach (1e-12 s at 1.7e9 s: the next cycle would round back to this one),
+  // or one that takes the clock past the largest double. PolicyError, so the policy's file is named.
+  void check_interval() const {
+    const double i = policy_.interval;
+    if (!(i > 0)) return;
+    double horizon = 0;  // the latest submit, end, hold or farm event
+    for (uint32_t j = 0; j < jobs_.size(); ++j) {
+      for (const double x : {jobs_.submit[j], jobs_.submit[j] + sim_estimate(jobs_, j), jobs_.hold_until[j]})
+        if (std::isfinite(x)) horizon = std::max(horizon, std::abs(x));
+    }
+    for (const TaskerEvent& e : farm_.events)
+      if (std::isfinite(e.time)) horizon = std::max(horizon, std::abs(e.time));
+    if (!std::isfinite(horizon + 2 * i))
+      throw PolicyError(
+          fmt::format("interval {} s takes the clock past the largest time (times reach {} s)", i, horizon));
+    const double spacing = std::nextafter(horizon, std::numeric_limits<double>::infinity()) - horizon;
+    if (!(i >= spacing))
+      throw PolicyError(fmt::format(
+          "interval {} s cannot advance the clock: times reach {} s, where they are {} s apart (interval = 0 runs a "
+          "cycle at every event)",
+          i, horizon, spacing));
   }
 
   void check_farm_events() const {

@@ -301,6 +301,44 @@ TEST(Simulation, PollingIntervalDelaysStartsToCycleTimes) {
   EXPECT_EQ(r.start[1], 120) << "a ends at 70; the next cycle is at 120";
 }
 
+// Every cycle is at or after the event that calls it: 32529 / 0.7 rounds to exactly 46470, whose multiple
+// 46470 x 0.7 = 32528.999999999996 is before the submit; the cycle is the next multiple, and no cycle is
+// spent before the job exists (the job's start cycle and its end's: two).
+TEST(Simulation, ACycleTimeRoundedBelowItsEventIsTheNextMultiple) {
+  const Farm f({1});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .submit = 32529, .runtime = 10}});
+  SimPolicy pol;
+  pol.interval = 0.7;
+  ASSERT_LT(46470 * 0.7, 32529.0) << "the rounding this test is about";
+  const auto r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[0], 46471 * 0.7);
+  EXPECT_EQ(r.cycles, 2u);
+}
+
+// An interval the clock cannot step by is refused before the run (issue 28: 1e-12 s with times near
+// 1.7e9 s looped for ever, the next cycle rounding back to this one), as is one that overflows the clock.
+TEST(Simulation, AnIntervalThatCannotAdvanceTheClockIsRefused) {
+  const Farm f({1});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .submit = 1.7e9, .runtime = 10}});
+  SimPolicy pol;
+  pol.interval = 1e-12;
+  pol.source = "p.toml";
+  try {
+    run(f, jobs, pol);
+    FAIL() << "no error";
+  } catch (const PolicyError& e) {
+    EXPECT_NE(std::string(e.what()).find("p.toml: interval 1e-12 s cannot advance the clock: times reach 1700000010 s, "
+                                         "where they are 2.384185791015625e-07 s apart"),
+              std::string::npos)
+        << e.what();
+  }
+  pol.interval = 1e308;
+  EXPECT_THROW(run(f, jobs, pol), PolicyError);
+  pol.interval = 1e-6;  // above the spacing there (2.4e-7 s): runs
+  const auto r = run(f, jobs, pol);
+  EXPECT_GE(r.start[0], 1.7e9);
+}
+
 // ---- the farm over time (Google 2011 machine ADD, REMOVE, UPDATE) ------------------------------------
 
 SimResult run_with(const Farm& f, const JobTable& jobs, const FarmEvents& farm, const SimPolicy& pol = {}) {
