@@ -66,6 +66,31 @@ def _read_json(folder, name):
         raise ReportError(f"{path}: line {e.lineno}: {e.msg}")
 
 
+# A temporary of this script: `.report-<pid>-<random>.<ext>.tmp` (loaders/writers/text.cpp lets a run
+# replace a folder holding them); also the fixed names of earlier versions.
+STALE = re.compile(r"^\.report-\d+-[0-9a-f]+\.[a-z]+\.tmp$|^\.report\.html\.tmp$|^\.fig_[a-z_]+\.png\.tmp$")
+
+
+def _create(folder, ext):
+    """A new temporary file in `folder`, created exclusively and never through a link: (path, file)."""
+    for _ in range(100):
+        path = os.path.join(folder, f".report-{os.getpid()}-{os.urandom(6).hex()}.{ext}.tmp")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            continue
+        return path, os.fdopen(fd, "wb")
+    raise ReportError(f"{folder}: cannot create a temporary file")
+
+
+def _clear_stale(folder):
+    """Removes the temporaries of reports that were killed (the caller holds the folder's lock): a link
+    there is unlinked, never followed."""
+    for name in os.listdir(folder):
+        if STALE.match(name):
+            os.unlink(os.path.join(folder, name))
+
+
 class Figures:
     """Saves figures into the folder under temporary names; publish() renames them into place."""
 
@@ -75,10 +100,11 @@ class Figures:
     def save(self, fig, name, title, caption):
         import matplotlib.pyplot as plt
 
-        tmp = os.path.join(self.folder, f".{name}.tmp")
-        fig.savefig(tmp, dpi=FIGURE_DPI, format="png", bbox_inches="tight")
-        plt.close(fig)
+        tmp, f = _create(self.folder, "png")
         self.pending.append((tmp, os.path.join(self.folder, name)))
+        with f:
+            fig.savefig(f, dpi=FIGURE_DPI, format="png", bbox_inches="tight")
+        plt.close(fig)
         self.items.append((name, title, caption))
 
     def publish(self):
@@ -87,7 +113,7 @@ class Figures:
 
     def discard(self):
         for tmp, _ in self.pending:
-            if os.path.exists(tmp):
+            if os.path.lexists(tmp):
                 os.unlink(tmp)
 
 
@@ -337,7 +363,9 @@ def write_report(folder):
     matplotlib.use("Agg")
     if not os.path.isdir(folder):
         raise ReportError(f"{folder}: not a folder")
+    _clear_stale(folder)
     figs = Figures(folder)
+    page_tmp = None
     try:
         extra = ""
         if os.path.exists(os.path.join(folder, "sweep.csv")):
@@ -369,15 +397,15 @@ def write_report(folder):
                 "margin:auto}} table{border-collapse:collapse} th,td{border:1px solid #ccc;padding:2px 8px;"
                 "text-align:left} img{max-width:100%} figcaption{color:#555}</style></head><body>\n"
                 + "\n".join(parts) + "\n</body></html>\n")
-        tmp = os.path.join(folder, ".report.html.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(page)
+        page_tmp, f = _create(folder, "html")
+        with f:
+            f.write(page.encode("utf-8"))
         figs.publish()
-        os.replace(tmp, os.path.join(folder, "report.html"))
+        os.replace(page_tmp, os.path.join(folder, "report.html"))
     except BaseException:
         figs.discard()
-        if os.path.exists(os.path.join(folder, ".report.html.tmp")):
-            os.unlink(os.path.join(folder, ".report.html.tmp"))
+        if page_tmp and os.path.lexists(page_tmp):
+            os.unlink(page_tmp)
         raise
     return [name for name, _, _ in figs.items]
 

@@ -100,6 +100,15 @@ const std::set<std::string>& own_files() {
   return names;
 }
 
+// A temporary of colmatch report (tools/report.py: `.report-<pid>-<random>.<ext>.tmp`) left by a report
+// that was killed: a run replaces the folder with it (removed with the previous set; a link is unlinked,
+// never followed) instead of refusing the folder for ever.
+bool report_temporary(const std::string& name) {
+  constexpr std::string_view head = ".report-", tail = ".tmp";
+  return name.size() > head.size() + tail.size() && name.compare(0, head.size(), head) == 0 &&
+         name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 // Signal cleanup: the private folder being written and every file a run may have in it (the names
 // colmatch writes: after a publish by exchange the folder holds the previous set), as fixed C strings
 // (a handler may only call async-signal-safe functions: unlink, rmdir, signal, raise).
@@ -290,10 +299,12 @@ void OutputSet::publish() {
   const auto st = fs::symlink_status(dir_, ec);
   if (fs::exists(st)) {
     if (!fs::is_directory(st)) throw WriteError(dir_, "exists and is not a folder");
-    for (const auto& e : fs::directory_iterator(dir_, ec))
-      if (!own_files().count(e.path().filename().string()) || !fs::is_regular_file(e.symlink_status()))
-        throw WriteError(dir_, "holds '" + e.path().filename().string() +
-                                   "', which colmatch did not write: choose a new or empty folder");
+    for (const auto& e : fs::directory_iterator(dir_, ec)) {
+      const std::string name = e.path().filename().string();
+      if (report_temporary(name)) continue;
+      if (!own_files().count(name) || !fs::is_regular_file(e.symlink_status()))
+        throw WriteError(dir_, "holds '" + name + "', which colmatch did not write: choose a new or empty folder");
+    }
     if (::renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, dir_.c_str(), RENAME_EXCHANGE) != 0)
       throw WriteError(dir_, "cannot publish the outputs: " + errno_text());
     fs::remove_all(tmp_, ec);  // the previous set, now in the private folder's place

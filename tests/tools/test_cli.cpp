@@ -726,6 +726,29 @@ TEST(CliOutputSet, ASignalAtAnyMomentLeavesOneWholeSet) {
   std::printf("a whole run: %.0f us; killed %d runs, %d had finished\n", whole_us, killed, finished);
 }
 
+// A killed `colmatch report` leaves its temporaries (.report-<pid>-<random>.<ext>.tmp): a later run
+// replaces the folder with them (they were a file colmatch did not write: every later run failed), and a
+// link planted at such a name is removed, its target untouched.
+TEST(CliOutputSet, AKilledReportsTemporariesDoNotBlockTheNextRun) {
+  Out out;
+  ASSERT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 0);
+  std::ofstream(out.dir / ".report-4242-1f2e3d.png.tmp") << "half a figure";
+  const fs::path victim = out.dir.string() + "-victim";
+  std::ofstream(victim) << "precious";
+  fs::create_symlink(victim, out.dir / ".report-4242-1f2e3d.html.tmp");
+  const auto r = run("match " + kDemo + " --out " + out.dir.string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(out.dir / ".report-4242-1f2e3d.png.tmp")));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(out.dir / ".report-4242-1f2e3d.html.tmp")));
+  std::ifstream in(victim);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "precious");
+  fs::remove(victim);
+  std::ofstream(out.dir / ".report.tmp") << "not one of report's names";
+  EXPECT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 1);
+}
+
 TEST(CliOutputSet, AFolderWithOtherFilesOrSymlinksIsNotReplaced) {
   Out out;
   fs::create_directories(out.dir);

@@ -187,6 +187,32 @@ def test_errors_name_the_file_and_leave_nothing(simulate_dir):
         assert left == [], left
 
 
+def test_planted_links_are_not_followed_and_a_killed_reports_temporaries_are_cleared(simulate_dir):
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(simulate_dir, f"{tmp}/out", ignore=shutil.ignore_patterns("report.html", "fig_*"))
+        victim = f"{tmp}/victim"
+        with open(victim, "w") as f:
+            f.write("precious")
+        # links at every name a report ever used for its temporaries, and what a killed one leaves
+        for name in (".report.html.tmp", ".fig_waits.png.tmp", ".fig_queue.png.tmp"):
+            os.symlink(victim, f"{tmp}/out/{name}")
+        with open(f"{tmp}/out/.report-999-abcdef.png.tmp", "wb") as f:
+            f.write(b"\x89PNG half")
+        os.symlink(victim, f"{tmp}/out/.report-999-abcdef.html.tmp")
+        r = run("report", f"{tmp}/out", check=False)
+        assert r.returncode == 0, r.stderr
+        with open(victim) as f:
+            assert f.read() == "precious"
+        assert not [n for n in os.listdir(f"{tmp}/out") if n.startswith(".")], "stale temporaries are removed"
+        assert os.path.getsize(f"{tmp}/out/fig_waits.png") > 1000
+        # and a colmatch run into the folder is not refused because of a report's temporaries
+        with open(f"{tmp}/out/.report-999-abcdef.png.tmp", "wb") as f:
+            f.write(b"left by a report killed mid-write")
+        r = run("simulate", "--format", "swf", "--log", f"{S}/kth_sp2_head3000.swf.gz", "--out", f"{tmp}/out",
+                check=False)
+        assert r.returncode == 0, r.stderr
+
+
 def test_a_folder_being_written_is_refused(match_dir):
     import fcntl
 
