@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -45,9 +47,13 @@ struct Cluster {
   uint32_t nodes = 0, ppn = 0;
 };
 
+// The host name of node i (from 1) of cluster `name`, as CERIT-SC names its nodes.
+std::string node_host(const std::string& name, uint32_t i) { return fmt::format("{}{}.cerit-sc.cz", name, i); }
+
 std::vector<Cluster> read_machines(const std::string& path, const ProgressFn& progress) {
   LineReader in(path, progress);
   std::vector<Cluster> out;
+  std::unordered_map<std::string, size_t> hosts;  // host name -> the line of its cluster
   uint64_t total = 0;
   std::string_view line;
   while (in.next(line)) {
@@ -76,6 +82,15 @@ std::vector<Cluster> read_machines(const std::string& path, const ProgressFn& pr
     // a whole is bounded, not only each line. CERIT-SC's machines file has a few hundred nodes.
     if (total > 100000)
       throw LoadError(path, in.line(), "nodes", fmt::format("{} nodes in all, more than 10^5", total));
+    // Every node's host name once: a cluster named twice, or names that run into each other (node 11 of
+    // `zewura` and node 1 of `zewura1` are both zewura11), is this line's error, not the taskers'.
+    for (uint32_t i = 1; i <= out.back().nodes; ++i) {
+      const auto [at, fresh] = hosts.emplace(node_host(out.back().name, i), in.line());
+      if (!fresh)
+        throw LoadError(path, in.line(), "cluster",
+                        fmt::format("node {} of cluster '{}' is host {}, which line {} names already", i,
+                                    out.back().name, at->first, at->second));
+    }
   }
   if (out.empty()) throw LoadError(path, 0, "", "no clusters");
   return out;
@@ -239,7 +254,7 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
   TaskerBuilder tb(ds.catalog);
   for (const Cluster& c : clusters)
     for (uint32_t i = 1; i <= c.nodes; ++i) {
-      const std::string host = fmt::format("{}{}.cerit-sc.cz", c.name, i);
+      const std::string host = node_host(c.name, i);
       tb.add(host);
       tb.set_number(a_slots, c.ppn);
       tb.set_list(a_props, {host, "cl_" + c.name, fmt::format("nodecpus{}", c.ppn), "x86_64", "brno", "nfs4", "debian",

@@ -174,6 +174,28 @@ TEST(SwfCerit, MachinesAndPbsNodeRequests) {
   for (const auto& p : {machines, log, short_log, bad}) fs::remove(p);
 }
 
+// Two clusters whose nodes would have one host name (a cluster listed twice; node 11 of zewura and node 1
+// of zewura1) are the machines file's error, naming its line and field (issue 28: it was "tasker
+// 'zewura1.cerit-sc.cz' is defined twice", with no file or line).
+TEST(SwfCerit, ClustersWhoseNodesShareAHostNameAreAnErrorOfTheirLine) {
+  const auto log = write("e.swf", "1 0 0 100 1 1 1024 1 86400 -1 1 7 3 1 -1 1 1 1 {1,1} q_1d 1:ppn=1\n");
+  for (const std::string text : {"0 zewura 2 80 1 5\n1 zegox 1 12 1 5\n2 zewura 1 80 1 5\n",
+                                 "0 zewura 12 80 1 5\n1 zegox 1 12 1 5\n2 zewura1 2 8 1 5\n"}) {
+    const auto machines = write("dup.machines", text);
+    try {
+      loaders::load_swf(log, {}, machines);
+      FAIL() << text;
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(e.file, machines);
+      EXPECT_EQ(e.line, 3u);
+      EXPECT_EQ(e.field, "cluster");
+      EXPECT_NE(std::string(e.what()).find("which line 1 names already"), std::string::npos) << e.what();
+    }
+    fs::remove(machines);
+  }
+  fs::remove(log);
+}
+
 // The full CERIT-SC log when ../shared has it (skipped otherwise): every job is read; the 25 requests
 // of 1.5 processors per node are rejected naming the field; one job asks for infiniband, which no node
 // is known to offer (the machines file names no properties); every other job starts.
