@@ -79,6 +79,16 @@ def test_bad_input_raises_load_error_with_file_line_field():
         colmatch.match(format="nosuch", log="x")
 
 
+def test_a_keyword_the_format_does_not_take_is_an_error_naming_the_accepted_ones():
+    with pytest.raises(TypeError) as e:
+        colmatch.match(farm=f"{D}/farm.toml", taskrs=f"{D}/taskers.jsonl", jobs=f"{D}/jobs.jsonl")
+    assert "unknown keyword 'taskrs' for format native (accepted: farm, hosts, taskers, jobs, policy" in str(e.value)
+    with pytest.raises(TypeError, match="unknown keyword 'machine' for format swf"):
+        colmatch.simulate(format="swf", log=f"{S}/kth_sp2_head3000.swf.gz", machine="m.txt")
+    with pytest.raises(ValueError, match=r"unknown format 'nosuch' \(formats: native, "):
+        colmatch.match(format="nosuch", log="x")
+
+
 def test_a_policy_the_farm_cannot_take_raises_policy_error_naming_its_file():
     with tempfile.TemporaryDirectory() as tmp:
         policy = os.path.join(tmp, "policy.toml")

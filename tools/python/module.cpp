@@ -50,10 +50,26 @@ std::optional<tbb::global_control> threads_limit(unsigned threads) {
   return std::optional<tbb::global_control>(std::in_place, tbb::global_control::max_allowed_parallelism, threads);
 }
 
+// Loads `args` (the CLI's input options without dashes) in `format`. A keyword the format does not take
+// is a TypeError naming the ones it does (issue 28: a misspelt `taskrs=` was dropped and the run went
+// on without it); `policy` is taken by every format, as the CLI's --policy is.
 loaders::Dataset load(const std::string& format, const std::map<std::string, std::string>& args,
                       loaders::LoadMode mode) {
   const loaders::InputFormat* f = loaders::find_format(format);
-  if (f == nullptr) throw std::invalid_argument("unknown format '" + format + "'");
+  if (f == nullptr) {
+    std::string known;
+    for (const auto& x : loaders::input_formats()) known += (known.empty() ? "" : ", ") + x.name;
+    throw std::invalid_argument("unknown format '" + format + "' (formats: " + known + ")");
+  }
+  for (const auto& [key, value] : args) {
+    bool taken = key == "policy";
+    for (const auto& o : f->options) taken = taken || o.name == key;
+    if (taken) continue;
+    std::string accepted;
+    for (const auto& o : f->options) accepted += o.name + ", ";
+    throw py::type_error("unknown keyword '" + key + "' for format " + format + " (accepted: " + accepted +
+                         "policy, threads)");
+  }
   return loaders::load_format(*f, args, {}, mode);
 }
 

@@ -8,7 +8,8 @@
     s = colmatch.simulate(format="swf", log="kth.swf.gz", policy="policy.toml")
     s.start, s.end, s.to_pandas(), s.to_pandas("timeline")
 
-Keyword arguments are the CLI's input options without their dashes. Bad input raises colmatch.LoadError
+Keyword arguments are the CLI's input options without their dashes (one the format does not take raises
+TypeError naming those it does). Bad input raises colmatch.LoadError
 with .file, .line and .field; a policy the farm cannot take raises colmatch.PolicyError (a ValueError)
 naming the policy's file. The GIL is released while loading and matching.
 
