@@ -683,6 +683,19 @@ def _publish_files(runs, point_id, files):
         raise
 
 
+def _open_lock(lock):
+    """The lock beside an output folder, as colmatch opens it (loaders/writers/text.cpp open_lock): made
+    readable by all, taken read-only by a user who may not write it."""
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except PermissionError:
+        return os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    st = os.fstat(fd)
+    if st.st_uid == os.geteuid() and st.st_mode & 0o777 != 0o644:
+        os.fchmod(fd, 0o644)
+    return fd
+
+
 def _clear_stale(runs):
     """Removes the private folders of runs that died before publishing (a worker killed with its run):
     `.<point>.new-*` whose run's lock (`.<point>.lock`, loaders/writers/text.cpp) no process holds."""
@@ -814,7 +827,7 @@ def run_sweep(spec, out, scheduler=None, workers=None, ship_inputs=False, cli=No
     # the lock a colmatch run takes on its --out (loaders/writers/text.cpp): `report`, `simulate --out` and
     # another sweep on this folder wait for this one
     lock = os.path.join(os.path.dirname(out), f".{os.path.basename(out)}.lock")
-    lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    lock_fd = _open_lock(lock)
     try:
         try:
             fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

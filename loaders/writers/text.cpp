@@ -129,6 +129,27 @@ extern "C" void cleanup_on_signal(int sig) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// The lock beside an output folder, shared by every user who writes there: made readable by all (0644;
+// one of ours left 0600 by an earlier colmatch is widened), and taken read-only by a user who may not
+// write it (flock needs no more). A lock nobody else may read is an error saying whose it is; it is not
+// removed, since a run may hold it. Returns the descriptor; throws WriteError.
+int open_lock(const std::string& lock) {
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0 && errno == EACCES) fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    const std::string why = errno_text();
+    struct stat st {};
+    if (errno == EACCES && ::lstat(lock.c_str(), &st) == 0)
+      throw WriteError(lock, fmt::format("cannot open the lock file: {} (it belongs to user {} with mode {:o}: they "
+                                         "can remove it or make it readable, chmod 644)",
+                                         why, st.st_uid, st.st_mode & 0777));
+    throw WriteError(lock, "cannot open the lock file: " + why);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_uid == ::geteuid() && (st.st_mode & 0777) != 0644) ::fchmod(fd, 0644);
+  return fd;
+}
+
 }  // namespace
 
 OutputSet::OutputSet(const std::string& dir) {
@@ -141,8 +162,7 @@ OutputSet::OutputSet(const std::string& dir) {
   fs::create_directories(parent, ec);
   if (ec) throw WriteError(parent.string(), "cannot create folder: " + ec.message());
   const std::string lock = (parent / ("." + out.filename().string() + ".lock")).string();
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (lock_fd_ < 0) throw WriteError(lock, "cannot open the lock file: " + errno_text());
+  lock_fd_ = open_lock(lock);
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(lock_fd_);
     lock_fd_ = -1;

@@ -749,6 +749,39 @@ TEST(CliOutputSet, AKilledReportsTemporariesDoNotBlockTheNextRun) {
   EXPECT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 1);
 }
 
+// A shared --out (issue 28): the lock beside it is made readable by all, and another user takes it
+// read-only (a 0600 lock locked every other user out for ever); one they cannot read is an error saying
+// whose it is. Run as root acting as user nobody; skipped where that cannot be done.
+TEST(CliOutputSet, AnotherUsersLockIsTakenReadOnly) {
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  if (::geteuid() != 0 || std::system((as_nobody + kBin + " --help >/dev/null 2>&1").c_str()) != 0)
+    GTEST_SKIP() << "needs root and a binary that user nobody may run";
+  Out shared;
+  fs::create_directories(shared.dir);
+  fs::permissions(shared.dir, fs::perms::all);
+  ASSERT_EQ(run("match " + kDemo + " --out " + (shared.dir / "a").string()).status, 0);
+  EXPECT_EQ(fs::status(shared.dir / ".a.lock").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  fs::remove_all(shared.dir / "a");  // root's lock stays; nobody's run makes the folder anew
+  const std::string err = (shared.dir / "err").string();
+  auto as_other = [&](const std::string& out) {
+    const int rc = std::system(
+        (as_nobody + kBin + " match " + kDemo + " --out " + (shared.dir / out).string() + " >/dev/null 2>" + err)
+            .c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  EXPECT_EQ(as_other("a"), 0) << slurp_file(err);
+  EXPECT_TRUE(fs::exists(shared.dir / "a" / "results.csv"));
+  std::ofstream(shared.dir / ".b.lock") << "";
+  fs::permissions(shared.dir / ".b.lock", fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(as_other("b"), 1);
+  const auto msg = lines(err);
+  ASSERT_FALSE(msg.empty());
+  EXPECT_NE(msg[0].find("cannot open the lock file: Permission denied (it belongs to user 0 with mode 600"),
+            std::string::npos)
+      << msg[0];
+}
+
 TEST(CliOutputSet, AFolderWithOtherFilesOrSymlinksIsNotReplaced) {
   Out out;
   fs::create_directories(out.dir);

@@ -213,6 +213,13 @@ def test_planted_links_are_not_followed_and_a_killed_reports_temporaries_are_cle
         assert r.returncode == 0, r.stderr
 
 
+def test_the_lock_a_report_makes_is_readable_by_all(match_dir):
+    with tempfile.TemporaryDirectory() as tmp:  # a shared folder: other users take the lock read-only
+        shutil.copytree(match_dir, f"{tmp}/out")
+        run("report", f"{tmp}/out")
+        assert os.stat(f"{tmp}/.out.lock").st_mode & 0o777 == 0o644
+
+
 def test_a_folder_being_written_is_refused(match_dir):
     import fcntl
 

@@ -223,6 +223,7 @@ def test_local_cluster_by_default_and_from_python(tmp_path):
         colmatch.sweep({"inputs": {"kth": {"format": "swf", "log": KTH}}, "grid": {"backfil": ["easy"]}},
                        out=tmp_path / "bad", cli=CLI)
     assert e.value.key == "grid.backfil" and not (tmp_path / "bad").exists()
+    assert os.stat(tmp_path / ".out.lock").st_mode & 0o777 == 0o644, "a shared folder's lock: readable by all"
 
 
 def test_interrupted_sweep_resumes_and_skips_complete_points(tmp_path):
