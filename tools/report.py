@@ -310,7 +310,8 @@ def simulate_report(folder, figs):
     ax.set_ylabel("fraction of started jobs (at most x)")
     w = metrics.get("wait_seconds", {})
     ax.set_title(f"Wait-time CDF ({len(waits):,} started jobs"
-                 + (f"; mean {w['mean']:,.0f} s, median {w['median']:,.0f} s" if "mean" in w else "") + ")")
+                 + (f"; mean {w['mean']:,.0f} s, median {w['median']:,.0f} s"
+                    if all(isinstance(w.get(k), (int, float)) for k in ("mean", "median")) else "") + ")")
     ax.grid(alpha=0.3)
     figs.save(fig, "fig_waits.png", "Wait-time CDF", "The fraction of started jobs that waited at most x seconds.")
 

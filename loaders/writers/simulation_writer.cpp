@@ -37,8 +37,8 @@ std::string shares_json(const std::map<std::string, Share>& m, double total) {
   std::string out = "{";
   bool first = true;
   for (const auto& [name, s] : m) {
-    out += fmt::format("{}{}: {{\"starts\": {}, \"slot_share\": {:.6f}}}", first ? "" : ", ", json_string(name),
-                       s.starts, total > 0 ? s.slot_seconds / total : 0.0);
+    out += fmt::format("{}{}: {{\"starts\": {}, \"slot_share\": {}}}", first ? "" : ", ", json_string(name), s.starts,
+                       json_number(total > 0 ? s.slot_seconds / total : 0.0, 6));
     first = false;
   }
   return out + "}";
@@ -152,8 +152,8 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
     const double o = offered_seconds(ds, static_cast<int>(k), first_submit, makespan);
     if (!(o > 0)) continue;
     const std::string& name = ds.catalog.at(cons[k]).name;
-    per_consumable +=
-        fmt::format("{}{}: {:.6f}", per_consumable.size() > 1 ? ", " : "", json_string(name), r.held_seconds[k] / o);
+    per_consumable += fmt::format("{}{}: {}", per_consumable.size() > 1 ? ", " : "", json_string(name),
+                                  json_number(r.held_seconds[k] / o, 6));
     if (utilisation_of.empty()) {
       utilisation_of = name;
       utilisation = r.held_seconds[k] / o;
@@ -162,15 +162,16 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
   per_consumable += "}";
   if (utilisation_of.empty()) utilisation_of = "taskers";
   return fmt::format(
-      "{{\n  \"utilisation\": {:.6f},\n  \"utilisation_of\": {},\n  \"utilisation_per_consumable\": {},\n"
+      "{{\n  \"utilisation\": {},\n  \"utilisation_of\": {},\n  \"utilisation_per_consumable\": {},\n"
       "  \"busy_slot_seconds\": {},\n  \"offered_slot_seconds\": {},\n"
-      "  \"wait_seconds\": {{\"mean\": {:.3f}, \"median\": {}, \"p95\": {}}},\n"
-      "  \"mean_bounded_slowdown\": {:.4f},\n  \"makespan_seconds\": {},\n"
+      "  \"wait_seconds\": {{\"mean\": {}, \"median\": {}, \"p95\": {}}},\n"
+      "  \"mean_bounded_slowdown\": {},\n  \"makespan_seconds\": {},\n"
       "  \"started\": {},\n  \"held\": {},\n  \"throttled\": {},\n  \"backfilled\": {},\n"
       "  \"per_queue\": {},\n  \"per_user\": {},\n  \"per_group\": {},\n"
       "  \"cycles\": {},\n  \"full_cycles\": {}\n}}\n",
-      utilisation, json_string(utilisation_of), per_consumable, busy, offered, mean(waits), quantile(waits, 0.5),
-      quantile(waits, 0.95), mean(slowdowns), makespan, waits.size(), held, throttled, backfilled,
+      json_number(utilisation, 6), json_string(utilisation_of), per_consumable, json_number(busy), json_number(offered),
+      json_number(mean(waits), 3), json_number(quantile(waits, 0.5)), json_number(quantile(waits, 0.95)),
+      json_number(mean(slowdowns), 4), json_number(makespan), waits.size(), held, throttled, backfilled,
       shares_json(by_queue, busy), shares_json(by_user, busy), shares_json(by_group, busy), r.cycles, r.full_cycles);
 }
 

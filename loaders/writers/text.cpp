@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -81,6 +82,11 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     std::remove(tmp.c_str());
     throw WriteError(path, "cannot rename into place: " + ec.message());
   }
+}
+
+std::string json_number(double v, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  return decimals < 0 ? fmt::format("{}", v) : fmt::format("{:.{}f}", v, decimals);
 }
 
 namespace {

@@ -35,6 +35,11 @@ std::string json_escape(std::string_view s);
 /// `s` as a JSON string literal, quotes included.
 std::string json_string(std::string_view s);
 
+/// `v` as a JSON number: its shortest form, or `decimals` digits after the point when decimals >= 0; `null`
+/// when it is not finite (JSON has no NaN or infinity: a sum that overflowed, a ratio of two infinities),
+/// so that every JSON file colmatch writes parses with a strict parser.
+std::string json_number(double v, int decimals = -1);
+
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then rename. Throws
 /// WriteError (and leaves no temporary file) on failure. For one file; a run's outputs use OutputSet.
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 namespace fs = std::filesystem;
 
@@ -51,10 +52,26 @@ std::vector<std::string> lines(const std::string& path) {
   return out;
 }
 
+// Every JSON file a run wrote there parses with a strict parser (simdjson: no NaN, no infinity; issue
+// 28), checked for every output folder of these tests before it is removed.
+void expect_strict_json(const fs::path& dir) {
+  std::error_code ec;
+  for (const char* name : {"summary.json", "metrics.json"}) {
+    const fs::path p = dir / name;
+    if (!fs::is_regular_file(p, ec)) continue;
+    simdjson::dom::parser parser;
+    const auto doc = parser.load(p.string());
+    EXPECT_EQ(doc.error(), simdjson::SUCCESS) << p << " is not strict JSON: " << simdjson::error_message(doc.error());
+  }
+}
+
 struct Out {
   fs::path dir = fs::temp_directory_path() / ("cli-" + std::to_string(getpid()) + "-" + std::to_string(n++));
   Out() { fs::remove_all(dir); }
-  ~Out() { fs::remove_all(dir); }
+  ~Out() {
+    expect_strict_json(dir);
+    fs::remove_all(dir);
+  }
   static inline int n = 0;
 };
 
@@ -475,6 +492,35 @@ TEST(CliSimulate, FbsngPolicyOnKthSample) {
   EXPECT_EQ(e.status, 1);
   EXPECT_NE(e.err.find(policy + ": FBSNG process type 'x': quota on 'gpu'"), std::string::npos) << e.err;
   EXPECT_FALSE(fs::exists(bad.dir)) << "no output on a fatal error";
+}
+
+// A figure that does not stay finite (a runtime of 1e308 s: its slot-seconds overflow, their share is
+// inf / inf) is written as null, never as nan or inf, which are not JSON (issue 28: report and Python's
+// metrics() refused colmatch's own folder). Out's destructor parses the files strictly.
+TEST(CliSimulate, FiguresThatOverflowAreNullInTheJson) {
+  Out o;
+  fs::create_directories(o.dir);
+  const std::string jobs = (o.dir / "jobs.jsonl").string();
+  {
+    std::ifstream in(kSrc + "/datasets/demo/jobs.jsonl");
+    std::ofstream out(jobs);
+    for (std::string l; std::getline(in, l);) {
+      if (l.find("\"id\": \"2\", ") != std::string::npos) l.replace(l.find("\"owner\""), 0, "\"runtime\": 1e308, ");
+      out << l << "\n";
+    }
+  }
+  const auto r = run("simulate --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + kSrc +
+                     "/datasets/demo/taskers.jsonl --jobs " + jobs + " --out " + (o.dir / "out").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(o.dir / "out" / "metrics.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string m = ss.str();
+  EXPECT_NE(m.find("\"busy_slot_seconds\": null"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"utilisation\": null"), std::string::npos) << m;
+  EXPECT_EQ(m.find("nan"), std::string::npos) << m;
+  EXPECT_EQ(m.find("inf"), std::string::npos) << m;
+  expect_strict_json(o.dir / "out");
 }
 
 // A policy the farm cannot take names the file it came from (SimPolicy::source): a farm.toml's own
