@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <new>
 #include <optional>
 #include <string>
 #include <thread>
@@ -142,6 +143,20 @@ int run_script(const std::string& name, const std::vector<std::string>& args) {
   return 1;
 }
 
+// What the run is doing, for a message when memory runs out ("loading", "matching", ...).
+const char* g_phase = "starting";
+
+// The input files' total size in bytes (those that exist), for that message.
+uint64_t input_bytes(const Inputs& in) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& [name, path] : in.args) {
+    const auto n = std::filesystem::file_size(path, ec);
+    if (!ec) total += n;
+  }
+  return total;
+}
+
 // Every option of every subcommand, as parsed.
 struct Options {
   Inputs in;
@@ -197,8 +212,11 @@ int cmd_explain(const Options& o) {
   if (o.explain_job_id.empty() == o.explain_hash.empty())
     throw CLI::ValidationError("explain", "give --job ID or --category HASH");
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, thread_count(o));
+  g_phase = "loading";
   auto ds = load(o.in, o.explain_simulate ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
+  g_phase = "matching";
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  g_phase = "explaining";
   if (o.explain_simulate) {
     if (o.explain_job_id.empty()) throw CLI::ValidationError("explain", "--simulate explains a job: give --job ID");
     uint32_t j = 0;
@@ -225,7 +243,9 @@ int cmd_explain(const Options& o) {
 }
 
 int cmd_import(const Options& o) {
+  g_phase = "loading";
   auto ds = load(o.in);
+  g_phase = "saving";
   if (writers::save_native(o.save_dir, ds))
     std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", o.save_dir.c_str());
   std::printf("imported %zu taskers, %zu jobs into %s\n", ds.taskers.size(), ds.jobs.size(), o.save_dir.c_str());
@@ -237,6 +257,7 @@ int cmd_simulate(const Options& o) {
   const unsigned n = thread_count(o);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
   const auto t0 = std::chrono::steady_clock::now();
+  g_phase = "loading";
   auto ds = load(o.in, loaders::LoadMode::OverTime);
   writers::SimRunInfo info;
   info.format = o.in.format;
@@ -245,7 +266,9 @@ int cmd_simulate(const Options& o) {
   info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto t1 = std::chrono::steady_clock::now();
   const SimProgress progress = simulate_progress_fn();
+  g_phase = "simulating";
   const SimResult r = simulate_with_policy(o, ds, table, progress);
+  g_phase = "writing";
   if (progress) std::fputs("\r\033[K", stderr);
   info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   writers::write_simulation(o.out_dir, ds, r, info);
@@ -258,7 +281,9 @@ int cmd_match(const Options& o) {
   const unsigned n = thread_count(o);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, n);
   const auto t0 = std::chrono::steady_clock::now();
+  g_phase = "loading";
   auto ds = load(o.in);
+  g_phase = "matching";
   writers::RunInfo info;
   info.format = o.in.format;
   info.threads = n;
@@ -268,6 +293,7 @@ int cmd_match(const Options& o) {
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, table, [&](const MatchOutcome& so_far) {
     categories = writers::categories_csv(ds, so_far);
   });
+  g_phase = "writing";
   writers::write_results(o.out_dir, ds, m, info, std::move(categories));
   std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);
   return report_rejections(ds);
@@ -397,6 +423,12 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
     return cmd_match(o);
   } catch (const CLI::Error& e) {
     return app.exit(e) == 0 ? 0 : 1;
+  } catch (const std::bad_alloc&) {  // nothing written: the output set is published last
+    std::fprintf(stderr,
+                 "colmatch: error: out of memory while %s (inputs %.1f MB; see `ulimit -v` and the machine's "
+                 "memory, or split the input)\n",
+                 g_phase, static_cast<double>(input_bytes(o.in)) / 1e6);
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "colmatch: error: %s\n", e.what());
     return 1;
