@@ -281,6 +281,8 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
     std::string queue = cred("q", j.f[14]), request, why;
     if (clusters.empty()) {
       if (!(procs >= 1) || procs > 1e9) why = fmt::format("field 'allocated processors': no processors ({})", procs);
+      else if (procs != std::floor(procs))  // a slot is whole: 1.5 processors is not 1 (issue 28)
+        why = fmt::format("field 'allocated processors': {} is not a whole number of processors", procs);
     } else {  // CERIT-SC: the PBS node request decides slots, rule and properties
       PbsRequest pbs;
       why = parse_pbs(j.spec, pbs);
@@ -289,7 +291,9 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
       if (why.empty() && pbs.excl && pbs.nodes == 1)  // the whole node, when the request names its cluster
         for (const Cluster& c : clusters)
           if (std::find(pbs.has.begin(), pbs.has.end(), "cl_" + c.name) != pbs.has.end()) slots = c.ppn;
-      if (!why.empty() || slots < 1 || slots > 1000000000) slots = 1;
+      if (why.empty() && (slots < 1 || slots > 1000000000))  // not run as 1 slot (issue 28)
+        why = fmt::format("field 'node request': {} slots, out of range (1 to 10^9)", slots);
+      if (!why.empty()) slots = 1;
       fill_up = pbs.nodes > 1;
       queue = j.queue;
       for (const std::string& p : pbs.has)

@@ -98,6 +98,38 @@ TEST(Swf, NodeCountsAreBounded) {
 
 // Issue 12: one policy for duplicate job ids in every format: fatal, naming file, line, field and the
 // first line (outputs name jobs by id, so two jobs with one id would be two rows no reader can tell apart).
+// A count of processors that is not a whole number of slots, or out of range, is the job's rejection with
+// its reason, never changed (issue 28: 1.5 and 2.9 processors ran as 1 and 2 slots; a CERIT-SC request of
+// 10^10 slots ran as 1).
+TEST(Swf, FractionalOrOutOfRangeCountsAreRejectedNotChanged) {
+  const auto log = write("f.swf",
+                         "; MaxNodes: 4\n; MaxProcs: 16\n"
+                         "1 0 0 100 1.5 -1 -1 1.5 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                         "2 0 0 100 2.9 -1 -1 2.9 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                         "3 0 0 100 2 -1 -1 2 3600 -1 1 7 3 -1 2 1 -1 -1\n");
+  const auto ds = loaders::load_swf(log, {});
+  ASSERT_EQ(ds.jobs.size(), 3u);
+  for (uint32_t j : {0u, 1u}) {
+    ASSERT_TRUE(ds.jobs.rejected(j)) << j;
+    EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[j]].find("is not a whole number of processors"), std::string::npos)
+        << ds.jobs.reject_reason[ds.jobs.reject[j]];
+  }
+  EXPECT_FALSE(ds.jobs.rejected(2));
+  EXPECT_EQ(ds.jobs.slots[2], 2u);
+  const auto machines = write("g.machines", "0 zewura 2 80 1 5\n");
+  const std::string f = " 1 1024 1 86400 -1 1 7 3 1 -1 1 1 1 {1,1} ";
+  const auto cerit = write("g.swf", "1 0 0 100 1" + f + "q_1d 100000:ppn=100000\n2 0 0 100 1" + f + "q_1d 1:ppn=8\n");
+  const auto dc = loaders::load_swf(cerit, {}, machines);
+  ASSERT_TRUE(dc.jobs.rejected(0));
+  EXPECT_NE(dc.jobs.reject_reason[dc.jobs.reject[0]].find(
+                "field 'node request': 10000000000 slots, out of range (1 to 10^9)"),
+            std::string::npos)
+      << dc.jobs.reject_reason[dc.jobs.reject[0]];
+  EXPECT_FALSE(dc.jobs.rejected(1));
+  EXPECT_EQ(dc.jobs.slots[1], 8u);
+  for (const auto& p : {log, machines, cerit}) fs::remove(p);
+}
+
 TEST(Swf, DuplicateJobNumberIsFatalNamingBothLines) {
   const auto dup = write("dup.swf",
                          "; MaxNodes: 4\n; MaxProcs: 16\n"
