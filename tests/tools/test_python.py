@@ -79,6 +79,41 @@ def test_bad_input_raises_load_error_with_file_line_field():
         colmatch.match(format="nosuch", log="x")
 
 
+def test_ctrl_c_ends_a_long_simulate_with_keyboard_interrupt(tmp_path):
+    """Issue 28: a call with the GIL released could only be killed. A 600k-job EASY simulation (5 s here)
+    is interrupted a second in: KeyboardInterrupt, at once."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    r = random.Random(1)
+    log = tmp_path / "big.swf"
+    with open(log, "w") as f:
+        f.write("; MaxNodes: 64\n; MaxProcs: 64\n")
+        t = 0
+        for j in range(1, 600_001):
+            t += r.randint(0, 60)
+            run, procs = r.randint(10, 5000), r.choice([1, 1, 2, 4, 8, 16, 32])
+            f.write(f"{j} {t} -1 {run} {procs} -1 -1 {procs} {run * 2} -1 1 {r.randint(1, 30)} 1 -1 1 -1 -1 -1\n")
+    policy = tmp_path / "easy.toml"
+    policy.write_text('[policy]\nbackfill = "easy"\n')
+    code = ("import signal, sys, time, colmatch\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "print('start', flush=True)\n"
+            f"colmatch.simulate(format='swf', log={str(log)!r}, policy={str(policy)!r})\n"
+            "print('finished', flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    out, err = p.communicate(timeout=60)
+    assert "KeyboardInterrupt" in err and "finished" not in out, (out, err)
+    assert time.monotonic() - t0 < 2.0, "interrupted at the next progress check, not at the end"
+
+
 def test_a_keyword_the_format_does_not_take_is_an_error_naming_the_accepted_ones():
     with pytest.raises(TypeError) as e:
         colmatch.match(farm=f"{D}/farm.toml", taskrs=f"{D}/taskers.jsonl", jobs=f"{D}/jobs.jsonl")

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include <tbb/global_control.h>
 
@@ -24,6 +25,29 @@ namespace py = pybind11;
 using namespace colmatch;
 
 namespace {
+
+// Ctrl-C while the GIL is released (issue 28: a long call could only be killed): between phases, and from
+// the loaders' and the simulator's progress callbacks, the calling thread takes the GIL for a moment and
+// lets Python run its signal handlers; a KeyboardInterrupt they raise ends the call there, unwinding the
+// engine, and reaches the caller. Other threads (oneTBB's) never check: Python handles signals on its
+// main thread only.
+class SignalChecks {
+ public:
+  void operator()() const {
+    if (std::this_thread::get_id() != caller_) return;
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+  loaders::ProgressFn load() const {
+    return [this](const std::string&, uint64_t, uint64_t) { (*this)(); };
+  }
+  SimProgress simulate() const {
+    return [this](double, uint64_t, uint64_t) { (*this)(); };
+  }
+
+ private:
+  std::thread::id caller_ = std::this_thread::get_id();
+};
 
 // One match: the loaded farm and the outcome the arrays view.
 struct Match {
@@ -53,8 +77,8 @@ std::optional<tbb::global_control> threads_limit(unsigned threads) {
 // Loads `args` (the CLI's input options without dashes) in `format`. A keyword the format does not take
 // is a TypeError naming the ones it does (issue 28: a misspelt `taskrs=` was dropped and the run went
 // on without it); `policy` is taken by every format, as the CLI's --policy is.
-loaders::Dataset load(const std::string& format, const std::map<std::string, std::string>& args,
-                      loaders::LoadMode mode) {
+loaders::Dataset load(const std::string& format, const std::map<std::string, std::string>& args, loaders::LoadMode mode,
+                      const SignalChecks& checks) {
   const loaders::InputFormat* f = loaders::find_format(format);
   if (f == nullptr) {
     std::string known;
@@ -70,7 +94,9 @@ loaders::Dataset load(const std::string& format, const std::map<std::string, std
     throw py::type_error("unknown keyword '" + key + "' for format " + format + " (accepted: " + accepted +
                          "policy, threads)");
   }
-  return loaders::load_format(*f, args, {}, mode);
+  loaders::Dataset ds = loaders::load_format(*f, args, checks.load(), mode);
+  checks();
+  return ds;
 }
 
 // A float64 vector from any array-like (copied once: the loader's builders own their columns).
@@ -223,9 +249,10 @@ PYBIND11_MODULE(_colmatch, m) {
       [](const std::string& format, const std::map<std::string, std::string>& args, unsigned threads) {
         auto x = std::make_shared<Match>();
         {
+          const SignalChecks checks;
           py::gil_scoped_release free;
           auto limit = threads_limit(threads);
-          x->ds = load(format, args, loaders::LoadMode::Snapshot);
+          x->ds = load(format, args, loaders::LoadMode::Snapshot, checks);
           x->m = run_match(x->ds.catalog, x->ds.taskers, x->ds.jobs, kernels::active());
         }
         return x;
@@ -238,12 +265,14 @@ PYBIND11_MODULE(_colmatch, m) {
          double until, unsigned threads) {
         auto x = std::make_shared<Simulation>();
         {
+          const SignalChecks checks;
           py::gil_scoped_release free;
           auto limit = threads_limit(threads);
-          x->ds = load(format, args, loaders::LoadMode::OverTime);
+          x->ds = load(format, args, loaders::LoadMode::OverTime, checks);
           SimPolicy p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy);
           p.until = until;
-          x->r = simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm);
+          x->r =
+              simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm, checks.simulate());
         }
         return x;
       },
@@ -271,12 +300,15 @@ PYBIND11_MODULE(_colmatch, m) {
         loaders::MemoryInputs in = memory_inputs(inputs);
         auto x = std::make_shared<Simulation>();
         {
+          const SignalChecks checks;
           py::gil_scoped_release free;
           auto limit = threads_limit(threads);
           x->ds = loaders::load_memory(in);
+          checks();
           SimPolicy p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy);
           p.until = until;
-          x->r = simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm);
+          x->r =
+              simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm, checks.simulate());
         }
         return x;
       },
