@@ -411,19 +411,6 @@ def write_report(folder):
     return [name for name, _, _ in figs.items]
 
 
-def _open_lock(lock):
-    """The lock beside an output folder, as colmatch opens it (loaders/writers/text.cpp open_lock): made
-    readable by all, taken read-only by a user who may not write it."""
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
-    except PermissionError:
-        return os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
-    st = os.fstat(fd)
-    if st.st_uid == os.geteuid() and st.st_mode & 0o777 != 0o644:
-        os.fchmod(fd, 0o644)
-    return fd
-
-
 def main(argv):
     if len(argv) != 2 or argv[1].startswith("-"):
         print("usage: colmatch report OUT_DIR   (a folder written by colmatch match, simulate or sweep)",
@@ -437,7 +424,9 @@ def main(argv):
         # the lock a colmatch run (or sweep) holds while it writes the folder (loaders/writers/text.cpp): a
         # run that replaces the folder meanwhile would take the figures with it
         lock = os.path.join(os.path.dirname(folder), f".{os.path.basename(folder)}.lock")
-        fd = _open_lock(lock)
+        from sweep import open_lock  # beside this file; its top imports only the standard library
+
+        fd = open_lock(lock)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -683,9 +683,9 @@ def _publish_files(runs, point_id, files):
         raise
 
 
-def _open_lock(lock):
+def open_lock(lock):
     """The lock beside an output folder, as colmatch opens it (loaders/writers/text.cpp open_lock): made
-    readable by all, taken read-only by a user who may not write it."""
+    readable by all, taken read-only by a user who may not write it. report.py takes it from here."""
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
     except PermissionError:
@@ -827,7 +827,7 @@ def run_sweep(spec, out, scheduler=None, workers=None, ship_inputs=False, cli=No
     # the lock a colmatch run takes on its --out (loaders/writers/text.cpp): `report`, `simulate --out` and
     # another sweep on this folder wait for this one
     lock = os.path.join(os.path.dirname(out), f".{os.path.basename(out)}.lock")
-    lock_fd = _open_lock(lock)
+    lock_fd = open_lock(lock)
     try:
         try:
             fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -78,6 +78,20 @@ def swf_log(path, jobs, nodes=64, seed=1):
     return path
 
 
+def big_sweep(tmp_path, jobs, intervals):
+    """A sweep file over a synthetic log of `jobs` jobs: backfill none/easy x the intervals."""
+    log = swf_log(str(tmp_path / "big.swf"), jobs)
+    return write(tmp_path / "sweep.toml", f"""
+[inputs.big]
+format = "swf"
+log = "{log}"
+
+[grid]
+backfill = ["none", "easy"]
+interval = {intervals}
+""")
+
+
 class Cluster:
     """dask-scheduler and two dask-worker processes (each with its nanny) on 127.0.0.1."""
 
@@ -167,16 +181,7 @@ def _colmatch_children(pids):
 def test_worker_killed_mid_sweep_loses_no_point(cluster, tmp_path):
     import psutil
 
-    log = swf_log(str(tmp_path / "big.swf"), 100_000)
-    spec = write(tmp_path / "sweep.toml", f"""
-[inputs.big]
-format = "swf"
-log = "{log}"
-
-[grid]
-backfill = ["none", "easy"]
-interval = [0, 60]
-""")
+    spec = big_sweep(tmp_path, 100_000, [0, 60])
     out = tmp_path / "out"
     sweep = subprocess.Popen([CLI, "sweep", str(spec), "--out", str(out), "--scheduler", cluster.address],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -227,16 +232,7 @@ def test_local_cluster_by_default_and_from_python(tmp_path):
 
 
 def test_interrupted_sweep_resumes_and_skips_complete_points(tmp_path):
-    log = swf_log(str(tmp_path / "big.swf"), 60_000)
-    spec = write(tmp_path / "sweep.toml", f"""
-[inputs.big]
-format = "swf"
-log = "{log}"
-
-[grid]
-backfill = ["none", "easy"]
-interval = [0, 30, 60]
-""")
+    spec = big_sweep(tmp_path, 60_000, [0, 30, 60])
     out = tmp_path / "out"
     first = subprocess.Popen([CLI, "sweep", str(spec), "--out", str(out), "--workers", "1"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
