@@ -4,6 +4,7 @@
 // three accounts (so FBSNG queues, quotas and requirements all bite), for at most 10 simulated days.
 #include <string>
 
+#include "engine/schedule/simulation.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/swf.hpp"
 #include "tests/fuzz/fuzz_common.hpp"

@@ -6,6 +6,7 @@
 // machine events, and simulated).
 #include <map>
 
+#include "engine/schedule/simulation.hpp"
 #include "loaders/formats.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
