@@ -18,6 +18,7 @@ CLI = os.environ["COLMATCH_CLI"]
 KTH = os.path.join(SRC, "datasets", "samples", "kth_sp2_head3000.swf.gz")
 sys.path.insert(0, os.path.join(SRC, "tools"))
 import sweep as sweep_py  # noqa: E402  (tools/sweep.py: the CLI's script)
+import sweep_spec as spec_py  # noqa: E402  (tools/sweep_spec.py: the sweep file)
 
 
 def cli(*args, check=False, **kw):
@@ -362,36 +363,36 @@ POLICY_KEYS = {
 def test_every_grid_key_is_one_colmatch_reads(tmp_path):
     for dotted, value in POLICY_KEYS.items():
         key = tuple(dotted.split("."))
-        kind = sweep_py.policy_key_type(key)
+        kind = spec_py.policy_key_type(key)
         assert kind is not None, dotted
-        assert sweep_py._type_ok(value, kind), dotted
+        assert spec_py._type_ok(value, kind), dotted
         policy = {}
-        sweep_py._set_path(policy, key, value)
-        path = write(tmp_path / "p.toml", sweep_py.policy_toml(policy))
+        spec_py._set_path(policy, key, value)
+        path = write(tmp_path / "p.toml", spec_py.policy_toml(policy))
         r = cli("simulate", "--format", "swf", "--log", KTH, "--policy", str(path), "--until", "0",
                 "--out", str(tmp_path / "o"))
         assert r.returncode == 0, f"{dotted}: {r.stderr}"
-    assert sweep_py.policy_key_type(("priority", "age")) is None
-    assert sweep_py.policy_key_type(("fbsng", "queues", "bulk", "QPX")) is None
+    assert spec_py.policy_key_type(("priority", "age")) is None
+    assert spec_py.policy_key_type(("fbsng", "queues", "bulk", "QPX")) is None
 
 
 def test_point_ids_are_stable_and_depend_on_what_runs(tmp_path):
     text = GRID_2X3.format(log=KTH)
-    a = sweep_py.load_spec(write(tmp_path / "a.toml", text))
-    b = sweep_py.load_spec(write(tmp_path / "b.toml", text.replace("[0, 1, 10]", "[10, 0]")))
+    a = spec_py.load_spec(write(tmp_path / "a.toml", text))
+    b = spec_py.load_spec(write(tmp_path / "b.toml", text.replace("[0, 1, 10]", "[10, 0]")))
     ids_a = {(p.params["backfill"], p.params["priority.queue_time"]): p.id for p in a.points}
     ids_b = {(p.params["backfill"], p.params["priority.queue_time"]): p.id for p in b.points}
     assert len(set(ids_a.values())) == 6
     assert all(ids_b[k] == ids_a[k] for k in ids_b), "the same point keeps its id when the grid changes"
-    c = sweep_py.load_spec(write(tmp_path / "c.toml", text + "[policy]\ninterval = 60\n"))
+    c = spec_py.load_spec(write(tmp_path / "c.toml", text + "[policy]\ninterval = 60\n"))
     assert not set(p.id for p in c.points) & set(ids_a.values()), "another base policy is another run"
     import shutil
 
     log = tmp_path / "kth.swf.gz"
     shutil.copy(KTH, log)
-    d = sweep_py.load_spec(write(tmp_path / "d.toml", GRID_2X3.format(log=log)))
+    d = spec_py.load_spec(write(tmp_path / "d.toml", GRID_2X3.format(log=log)))
     os.utime(log, ns=(0, os.stat(log).st_mtime_ns + 10**9))  # the log replaced by another of the same name
-    e = sweep_py.load_spec(write(tmp_path / "e.toml", GRID_2X3.format(log=log)))
+    e = spec_py.load_spec(write(tmp_path / "e.toml", GRID_2X3.format(log=log)))
     assert not set(p.id for p in d.points) & set(p.id for p in e.points), "a changed input is another run"
 
 
@@ -438,9 +439,9 @@ def test_mutated_sweep_files_give_a_sweep_or_a_sweep_error(tmp_path):
                 data[at:at] = data[at:at + r.randint(1, 30)]
         path.write_bytes(bytes(data))
         try:
-            sweep_py.load_spec(str(path))
+            spec_py.load_spec(str(path))
             loaded += 1
-        except sweep_py.SweepError as e:
+        except spec_py.SweepError as e:
             assert str(e).startswith(str(path)), str(e)
             refused += 1
     assert loaded > 30 and refused > 100, (loaded, refused)  # both paths reached
