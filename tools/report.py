@@ -12,7 +12,6 @@ Every file is written to a temporary name and renamed; report.html last, so a re
 whose figures are missing. Errors (no run in the folder, a file without the columns it should have)
 name the file and exit 1. Needs Debian's python3-matplotlib, python3-numpy and python3-pandas.
 """
-import fcntl
 import html
 import json
 import os
@@ -421,20 +420,15 @@ def main(argv):
     try:
         if not os.path.isdir(folder):
             raise ReportError(f"{argv[1]}: not a folder")
-        # the lock a colmatch run (or sweep) holds while it writes the folder (loaders/writers/text.cpp): a
-        # run that replaces the folder meanwhile would take the figures with it
-        lock = os.path.join(os.path.dirname(folder), f".{os.path.basename(folder)}.lock")
-        from sweep import open_lock  # beside this file; its top imports only the standard library
+        # the lock a colmatch run (or sweep) holds while it writes the folder: a run that replaces the folder
+        # meanwhile would take the figures with it
+        from sweep import FolderBusy, folder_lock  # beside this file; its top imports only the standard library
 
-        fd = open_lock(lock)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise ReportError(f"{lock}: a colmatch run is writing {argv[1]}; try again when it is done")
-            names = write_report(argv[1])
-        finally:
-            os.close(fd)
+            with folder_lock(folder):
+                names = write_report(argv[1])
+        except FolderBusy as e:
+            raise ReportError(f"{e.lock}: a colmatch run is writing {argv[1]}; try again when it is done") from None
     except OSError as e:
         print(f"colmatch: error: {e}", file=sys.stderr)
         return 1

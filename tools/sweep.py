@@ -8,6 +8,7 @@ Python: colmatch.sweep(spec, out=..., scheduler=None). Exit status: 0 every poin
 the sweep could not start (nothing written); 130 interrupted (run it again to resume).
 """
 import argparse
+import contextlib
 import csv
 import fcntl
 import hashlib
@@ -172,9 +173,33 @@ def _publish_files(runs, point_id, files):
         raise
 
 
-def open_lock(lock):
-    """The lock beside an output folder, as colmatch opens it (loaders/writers/text.cpp open_lock): made
-    readable by all, taken read-only by a user who may not write it. report.py takes it from here."""
+class FolderBusy(Exception):
+    """folder_lock: a colmatch run (or sweep, or report) holds the folder's lock; .lock is its path."""
+
+    def __init__(self, lock):
+        super().__init__(lock)
+        self.lock = lock
+
+
+@contextlib.contextmanager
+def folder_lock(folder):
+    """Holds the lock a colmatch run takes on its --out (`.<name>.lock` beside it, loaders/writers/text.cpp)
+    while the block runs, without waiting for it: FolderBusy when another holds it. report.py uses it too."""
+    lock = os.path.join(os.path.dirname(folder), f".{os.path.basename(folder)}.lock")
+    fd = _open_lock(lock)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise FolderBusy(lock) from None
+        yield lock
+    finally:
+        os.close(fd)
+
+
+def _open_lock(lock):
+    """The lock file, as colmatch opens it (open_lock there): made readable by all, taken read-only by a
+    user who may not write it."""
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
     except PermissionError:
@@ -313,20 +338,14 @@ def run_sweep(spec, out, scheduler=None, workers=None, ship_inputs=False, cli=No
         raise SweepError(out, 0, "", "not a folder")
     runs, points_dir = os.path.join(out, "runs"), os.path.join(out, "points")
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    # the lock a colmatch run takes on its --out (loaders/writers/text.cpp): `report`, `simulate --out` and
-    # another sweep on this folder wait for this one
-    lock = os.path.join(os.path.dirname(out), f".{os.path.basename(out)}.lock")
-    lock_fd = open_lock(lock)
+    # `report`, `simulate --out` and another sweep on this folder wait for this one
     try:
-        try:
-            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SweepError(out, 0, "", f"another colmatch run is writing this folder (lock {lock})") from None
-        os.makedirs(runs, exist_ok=True)
-        os.makedirs(points_dir, exist_ok=True)
-        return sweep, _drive(sweep, out, runs, points_dir, scheduler, workers, ship_inputs, cli, progress)
-    finally:
-        os.close(lock_fd)
+        with folder_lock(out):
+            os.makedirs(runs, exist_ok=True)
+            os.makedirs(points_dir, exist_ok=True)
+            return sweep, _drive(sweep, out, runs, points_dir, scheduler, workers, ship_inputs, cli, progress)
+    except FolderBusy as e:
+        raise SweepError(out, 0, "", f"another colmatch run is writing this folder (lock {e.lock})") from None
 
 
 def _drive(sweep, out, runs, points_dir, scheduler, workers, ship_inputs, cli, progress):

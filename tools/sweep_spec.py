@@ -285,6 +285,7 @@ class Sweep:
         if isinstance(self.threads, bool) or not 1 <= self.threads <= 4096:
             self._fail(("threads",), "threads", "expected a whole number from 1 to 4096")
         self.policy = self._base_policy(spec.get("policy"))
+        self._stamps = {}  # input name -> its files' names, sizes and modification times (_inputs)
         self.inputs = self._inputs(spec.get("inputs"))
         self.axes = self._grid(spec.get("grid", {}))
         self.points = self._points(spec.get("point", []))
@@ -359,6 +360,10 @@ class Sweep:
             if not files:
                 self._fail(at, f"inputs.{name}", "names no input file")
             out[name] = (fmt, files)
+            # what identifies the files in a point's id (an input replaced by another makes new points),
+            # read once per input, not per point
+            self._stamps[name] = {k: [os.path.basename(v), os.stat(v).st_size, os.stat(v).st_mtime_ns]
+                                  for k, v in files.items()}
         return out
 
     def _check_value(self, path, key, value, table):
@@ -457,8 +462,7 @@ class Sweep:
             argv += ["--until", repr(float(until))]
         pt.argv = argv
         # an input named alike but changed (size or time) is another run: its points get new ids
-        stamp = {k: [os.path.basename(v), os.stat(v).st_size, os.stat(v).st_mtime_ns] for k, v in files.items()}
-        what = json.dumps({"argv": argv, "files": stamp, "policy": pt.policy_text}, sort_keys=True)
+        what = json.dumps({"argv": argv, "files": self._stamps[name], "policy": pt.policy_text}, sort_keys=True)
         pt.id = f"{name}-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
         return pt
 
