@@ -658,6 +658,21 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
   e.tiers[soft_violations(taskers, *soft, t)].add(t);
 }
 
+void require_master_fit(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
+                        const Categories& cats, uint32_t c, CategoryEligibility& e) {
+  if (cats.rule[c] != AllocationRule::FillUp || e.eligible.count() == 0) return;
+  const std::vector<double>& once = cats.master_charge[c];
+  if (std::none_of(once.begin(), once.end(), [](double x) { return x > 0; })) return;
+  std::vector<double> need = cats.unit_charge[c];
+  for (size_t k = 0; k < need.size(); ++k) need[k] += once[k];
+  const std::vector<ChargeKind>* kinds = &cats.charge_kind[c];
+  for (size_t t = e.eligible.next(0); t < e.eligible.universe(); t = e.eligible.next(t + 1))
+    if (tasker_eligible(catalog, taskers, request, need, static_cast<uint32_t>(t), kinds)) return;
+  const size_t n = taskers.size();
+  e.eligible = kernels::TaskerSet::from_words(std::vector<uint64_t>(kernels::words_for(n)), n, 0);
+  e.tiers.clear();
+}
+
 std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, const TaskerTable& taskers,
                                                      const JobTable& jobs, const Categories& cats,
                                                      const kernels::KernelTable& k) {
@@ -673,6 +688,8 @@ std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, con
       out[c] = evaluate_category_with(catalog, taskers, jobs.requests[cats.request[c]],
                                       cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr, cats.unit_charge[c],
                                       k, &cats.charge_kind[c], &memo);
+    for (size_t c = r.begin(); c != r.end(); ++c)
+      require_master_fit(catalog, taskers, jobs.requests[cats.request[c]], cats, static_cast<uint32_t>(c), out[c]);
   });
   return out;
 }

@@ -96,6 +96,7 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
     out.eligible[c].eligible = e.result.eligible.clone();
     if (e.has_soft && e.result.eligible.count() > 0)
       for (const auto& tier : e.result.tiers) out.eligible[c].tiers.push_back(tier.clone());
+    require_master_fit(catalog_, taskers_, e.request, cats, static_cast<uint32_t>(c), out.eligible[c]);
   }
   out.timings.eligibility_s = clock.lap();
   out.dispatch = dispatch(catalog_, taskers_, jobs, cats, out.eligible);

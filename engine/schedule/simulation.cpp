@@ -284,6 +284,7 @@ class Simulator {
       const Request* soft = cats_.soft[c] != 0 ? &jobs_.requests[cats_.soft[c]] : nullptr;
       eligible_[c] = evaluate_category(catalog_, taskers_, jobs_.requests[cats_.request[c]], soft, cats_.unit_charge[c],
                                        k_, &cats_.charge_kind[c]);
+      require_master_fit(catalog_, taskers_, jobs_.requests[cats_.request[c]], cats_, c, eligible_[c]);
       cursors_.init(c, eligible_[c]);
       cursor_seen_[c] = grown_.size();
       cursor_epoch_[c] = cap_.epoch();

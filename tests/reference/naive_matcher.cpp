@@ -169,9 +169,26 @@ bool eligible_for(const Catalog& catalog, const TaskerTable& taskers, const Requ
 }
 }  // namespace
 
+// A $fill_up job whose master (one slot instance and the per-job charges) fits no tasker never starts.
+bool master_fits_somewhere(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t j,
+                           const std::vector<double>& need, const std::vector<int>& kinds) {
+  const auto once = master_charge(catalog, jobs, j);
+  if (std::none_of(once.begin(), once.end(), [](double x) { return x > 0; })) return true;
+  const Request& request = jobs.requests[jobs.request[j]];
+  auto with_master = need;
+  for (size_t k = 0; k < need.size(); ++k) with_master[k] += once[k];
+  for (uint32_t m = 0; m < taskers.size(); ++m)
+    if (eligible_for(catalog, taskers, request, need, m, kinds) &&
+        eligible_for(catalog, taskers, request, with_master, m, kinds))
+      return true;
+  return false;
+}
+
 bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j) {
-  return eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], charge(catalog, jobs, j), t,
-                      charge_kinds(catalog, jobs, j));
+  const auto need = charge(catalog, jobs, j);
+  const auto kinds = charge_kinds(catalog, jobs, j);
+  return eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds) &&
+         master_fits_somewhere(catalog, taskers, jobs, j, need, kinds);
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
@@ -280,7 +297,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       const auto once = master_charge(catalog, jobs, j);
       const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
       std::vector<std::pair<size_t, uint32_t>> cand;  // (violations, tasker)
-      for (uint32_t t = 0; t < nt; ++t) {
+      const bool master = master_fits_somewhere(catalog, taskers, jobs, j, need, kinds);
+      for (uint32_t t = 0; t < nt && master; ++t) {
         if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
         size_t v = 0;
         if (jobs.soft[j] != 0)
