@@ -9,6 +9,7 @@
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
 #include "loaders/policy.hpp"
+#include "loaders/sge.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
 #include "loaders/vov.hpp"
@@ -86,6 +87,14 @@ std::vector<InputFormat> make_formats() {
                  false}},
                [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
                  return load_swf(arg(a, "log"), p, arg(a, "machines"));
+               }});
+  f.push_back({"sge",
+               "Grid Engine: what qconf and qstat print on the master (tools/sge-dump.sh), and its accounting file",
+               {{"dump", "folder written by tools/sge-dump.sh (qconf-sc.txt, qconf-se.txt, qconf-sq.txt, ...)"},
+                {"accounting",
+                 "accounting file (accounting(5)): its jobs instead of the dump's, each at its submission time", false}},
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
+                 return load_sge(arg(a, "dump"), arg(a, "accounting"), p, mode);
                }});
   return f;
 }

@@ -1,0 +1,406 @@
+#include "loaders/sge.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "engine/wildcard.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/sge_conf.hpp"
+#include "loaders/sge_farm.hpp"
+#include "loaders/sge_xml.hpp"
+
+namespace colmatch::loaders {
+namespace sge {
+
+std::string dump_file(const std::string& dir, const char* name) {
+  const std::string plain = (std::filesystem::path(dir) / name).string();
+  return !std::filesystem::exists(plain) && std::filesystem::exists(plain + ".gz") ? plain + ".gz" : plain;
+}
+
+namespace {
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+
+bool exists(const std::string& path) { return std::filesystem::exists(path); }
+
+// The queue attributes that are complexes of the queue level (queue_conf(5) and the default complex
+// list: each of these names is a complex whose queue-level value is the queue's setting).
+const std::unordered_set<std::string_view> kQueueComplexes{
+    "slots",  "tmpdir", "seq_no", "rerun",  "calendar", "s_rt",    "h_rt",    "s_cpu",  "h_cpu",
+    "s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss",
+    "h_rss",  "s_vmem", "h_vmem", "min_cpu_interval"};
+
+// Queue and host settings colmatch does not represent: named once in a warning when not NONE.
+const char* const kAccessLists[] = {"user_lists", "xuser_lists", "projects", "xprojects"};
+
+// Catalog from qconf -sc.
+void read_catalog(FarmModel& f, const std::string& path) {
+  f.catalog.reading = GridEngineReading::SoGE819;
+  for (const Complex& c : read_complexes(path)) {
+    AttributeDef d;
+    d.name = c.name;
+    d.shortcut = c.shortcut == c.name ? std::string() : c.shortcut;
+    static const std::map<std::string, AttrType> kTypes{
+        {"INT", AttrType::Int},       {"DOUBLE", AttrType::Double},   {"MEMORY", AttrType::Memory},
+        {"TIME", AttrType::Time},     {"STRING", AttrType::String},   {"CSTRING", AttrType::CString},
+        {"RESTRING", AttrType::ReString}, {"HOST", AttrType::Host}, {"BOOL", AttrType::Boolean}};
+    const auto ty = kTypes.find(upper(c.type));
+    if (ty == kTypes.end())
+      throw LoadError(path, c.line, "type", fmt::format("complex '{}': type '{}' is not one of Son of Grid Engine "
+                                                        "8.1.9's (INT DOUBLE MEMORY TIME STRING CSTRING RESTRING "
+                                                        "HOST BOOL)",
+                                                        c.name, c.type));
+    d.type = ty->second;
+    const auto relop = parse_relop(c.relop);
+    if (!relop) throw LoadError(path, c.line, "relop", fmt::format("complex '{}': unknown relop '{}'", c.name, c.relop));
+    d.relop = *relop;
+    const std::string rq = upper(c.requestable);
+    if (rq == "YES" || rq == "Y") d.requestable = Requestable::Yes;
+    else if (rq == "NO" || rq == "N") d.requestable = Requestable::No;
+    else if (rq == "FORCED" || rq == "F") d.requestable = Requestable::Forced;
+    else throw LoadError(path, c.line, "requestable", fmt::format("complex '{}': '{}' is not YES, NO or FORCED", c.name, c.requestable));
+    const std::string cons = upper(c.consumable);
+    if (cons == "YES" || cons == "Y") d.consumable = true;
+    else if (cons == "JOB" || cons == "J") d.consumable = true, d.scope = ConsumeScope::PerJob;
+    else if (cons != "NO" && cons != "N")
+      throw LoadError(path, c.line, "consumable", fmt::format("complex '{}': '{}' is not YES, NO or JOB", c.name, c.consumable));
+    // A default means something for consumables only (complex(5)); for the others it is the list's filler.
+    if (d.consumable && upper(c.default_value) != "NONE") {
+      try {
+        d.default_amount = parse_number(d.type, c.default_value);
+      } catch (const ValueError& e) {
+        throw LoadError(path, c.line, "default", fmt::format("complex '{}': {}", c.name, e.what()));
+      }
+    }
+    try {
+      f.catalog.add(std::move(d));
+    } catch (const ValueError& e) {
+      throw LoadError(path, c.line, c.name, e.what());
+    }
+  }
+  if (f.catalog.find("pe_list"))
+    throw LoadError(path, 0, "pe_list", "a complex named pe_list: colmatch keeps that name for the queues' pe_list");
+  AttributeDef pe;
+  pe.name = "pe_list";
+  pe.type = AttrType::String;
+  pe.multi_valued = true;
+  f.pe_attr = f.catalog.add(std::move(pe));
+  f.qname = f.catalog.find("qname").value_or(kNone);
+  f.hostname = f.catalog.find("hostname").value_or(kNone);
+  f.slots = f.catalog.find("slots").value_or(kNone);
+}
+
+// name=value pairs of a complex_values or load_values field onto `level`; with `load`, names that are no
+// complex are skipped (an execution daemon reports values Grid Engine ignores too).
+void put_values(const FarmModel& f, std::map<uint32_t, LevelValue>& level, std::string_view text,
+                const std::string& path, size_t line, const std::string& field, bool load) {
+  for (auto& [name, value] : split_values(text, {path, line, field})) {
+    const auto a = f.catalog.find(name);
+    if (!a || *a == f.pe_attr) {
+      if (load) continue;
+      throw LoadError(path, line, field, fmt::format("'{}' is not a complex of qconf -sc", name));
+    }
+    level[*a] = {value, path, line};
+  }
+}
+
+void warn_access(FarmModel& f, const Record& r, const std::string& what, std::set<std::string>& said) {
+  for (const char* k : kAccessLists) {
+    const std::string v = r.value(k);
+    if (upper(v) != "NONE" && said.insert(fmt::format("{} {}", what, k)).second)
+      f.warnings.push_back(fmt::format("{} {} (line {}): {} '{}' not represented: every user may run there", what,
+                                       r.value(what == "host" ? "hostname" : "qname", "?"), r.line, k, v));
+  }
+}
+
+void read_hosts(FarmModel& f, const std::string& path) {
+  std::unordered_set<std::string> seen;
+  std::set<std::string> said;
+  for (const Record& r : read_records(path, "hostname")) {
+    std::string name = r.fields[0].value;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (!seen.insert(name).second) throw LoadError(path, r.line, "hostname", fmt::format("host '{}' twice", name));
+    std::map<uint32_t, LevelValue>* fixed = &f.global;
+    std::map<uint32_t, LevelValue> load;
+    if (name != "global") {
+      f.hosts.push_back(name);
+      f.host_fixed.emplace_back();
+      fixed = &f.host_fixed.back();
+    }
+    if (const Field* cv = r.find("complex_values")) put_values(f, *fixed, cv->value, path, cv->line, cv->key, false);
+    if (const Field* lv = r.find("load_values")) put_values(f, load, lv->value, path, lv->line, lv->key, true);
+    if (name != "global") f.host_load.push_back(std::move(load));
+    else if (!load.empty()) f.warnings.push_back(fmt::format("{}:{}: the global host's load_values: not read", path, r.line));
+    warn_access(f, r, "host", said);
+  }
+}
+
+// Host groups, nested groups expanded (a cycle is an error; depth is bounded by the number of groups).
+void read_groups(FarmModel& f, const std::string& path) {
+  std::map<std::string, std::pair<std::vector<std::string>, size_t>> raw;
+  for (const Record& r : read_records(path, "group_name")) {
+    const std::string& name = r.fields[0].value;
+    if (name.empty() || name[0] != '@')
+      throw LoadError(path, r.line, "group_name", fmt::format("'{}': a host group's name starts with @", name));
+    if (!raw.emplace(name, std::pair{split_hosts(r.value("hostlist")), r.line}).second)
+      throw LoadError(path, r.line, "group_name", fmt::format("host group '{}' twice", name));
+  }
+  // iterative expansion, in an order where a group's subgroups come first
+  std::map<std::string, int> state;  // 1: being expanded, 2: done
+  for (const auto& [root, unused] : raw) {
+    std::vector<std::pair<std::string, size_t>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto& [g, next] = stack.back();
+      const auto& [members, line] = raw.at(g);
+      if (next == 0) {
+        if (state[g] == 2) {
+          stack.pop_back();
+          continue;
+        }
+        state[g] = 1;
+      }
+      if (next < members.size()) {
+        const std::string& m = members[next++];
+        if (m.empty() || m[0] != '@') continue;
+        if (!raw.count(m)) throw LoadError(path, line, "hostlist", fmt::format("{} names unknown host group '{}'", g, m));
+        if (state[m] == 1) throw LoadError(path, line, "hostlist", fmt::format("host groups {} and {} contain each other", g, m));
+        if (state[m] == 0) stack.push_back({m, 0});
+        continue;
+      }
+      std::vector<std::string> hosts;
+      for (const std::string& m : members) {
+        if (!m.empty() && m[0] == '@') {
+          const auto& sub = f.groups.at(m);
+          hosts.insert(hosts.end(), sub.begin(), sub.end());
+        } else {
+          std::string h = m;
+          std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
+          hosts.push_back(std::move(h));
+        }
+      }
+      std::sort(hosts.begin(), hosts.end());
+      hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+      f.groups[g] = std::move(hosts);
+      state[g] = 2;
+      stack.pop_back();
+    }
+  }
+}
+
+void read_pes(FarmModel& f, const std::string& path) {
+  for (const Record& r : read_records(path, "pe_name")) {
+    Pe pe{r.fields[0].value, r.value("allocation_rule", "$pe_slots"), 0, r.line};
+    const Field* s = r.find("slots");
+    try {
+      pe.slots = s ? parse_number(AttrType::Int, s->value) : 0;
+    } catch (const ValueError& e) {
+      throw LoadError(path, s->line, "slots", e.what());
+    }
+    f.pes.push_back(std::move(pe));
+  }
+}
+
+// The value of a queue attribute for `host`: its own override, else a group's, else the default.
+const std::string& for_host(const Overrides& o, const FarmModel& f, const std::string& host) {
+  const std::string* group_value = nullptr;
+  for (const auto& [who, value] : o.specific) {
+    if (who == host) return value;
+    if (!group_value && !who.empty() && who[0] == '@') {
+      const auto g = f.groups.find(who);
+      if (g != f.groups.end() && std::binary_search(g->second.begin(), g->second.end(), host)) group_value = &value;
+    }
+  }
+  return group_value ? *group_value : o.fallback;
+}
+
+void read_queues(FarmModel& f, const std::string& path, const std::set<std::string>& not_dispatchable) {
+  std::unordered_map<std::string, uint32_t> host_index;
+  for (uint32_t h = 0; h < f.hosts.size(); ++h) host_index[f.hosts[h]] = h;
+  std::unordered_set<std::string> queues;
+  std::set<std::string> said;
+  size_t skipped_state = 0, skipped_type = 0, not_exec = 0;
+  for (const Record& r : read_records(path, "qname")) {
+    const std::string& q = r.fields[0].value;
+    if (!queues.insert(q).second) throw LoadError(path, r.line, "qname", fmt::format("queue '{}' twice", q));
+    // the hosts of the queue, in the order of its hostlist
+    std::vector<std::string> hosts;
+    const Field* hl = r.find("hostlist");
+    for (const std::string& m : split_hosts(hl ? hl->value : "NONE")) {
+      if (m[0] == '@') {
+        const auto g = f.groups.find(m);
+        if (g == f.groups.end())
+          throw LoadError(path, hl->line, "hostlist", fmt::format("queue {}: unknown host group '{}'", q, m));
+        hosts.insert(hosts.end(), g->second.begin(), g->second.end());
+      } else {
+        std::string h = m;
+        std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
+        hosts.push_back(std::move(h));
+      }
+    }
+    std::unordered_set<std::string> once;
+    std::map<std::string, Overrides> attrs;  // every field with its per-host values
+    for (const Field& fd : r.fields) attrs[fd.key] = split_overrides(fd.value, {path, fd.line, fd.key});
+    warn_access(f, r, "queue", said);
+    for (const std::string& h : hosts) {
+      if (!once.insert(h).second) continue;
+      const auto hi = host_index.find(h);
+      if (hi == host_index.end()) {  // a queue instance exists on execution hosts only
+        ++not_exec;
+        continue;
+      }
+      const std::string name = q + "@" + h;
+      f.all_instances.emplace_back(q, h);
+      if (not_dispatchable.count(name)) {
+        ++skipped_state;
+        continue;
+      }
+      const auto qt = attrs.find("qtype");
+      if (qt != attrs.end() && upper(for_host(qt->second, f, h)).find("BATCH") == std::string::npos) {
+        ++skipped_type;
+        continue;
+      }
+      Instance in{q, h, hi->second, 0, {}, {}};
+      for (const Field& fd : r.fields) {
+        const Overrides& o = attrs.at(fd.key);
+        const std::string& v = for_host(o, f, h);
+        if (fd.key == "seq_no") {
+          try {
+            in.seq_no = parse_number(AttrType::Int, v);
+          } catch (const ValueError& e) {
+            throw LoadError(path, fd.line, fd.key, e.what());
+          }
+        }
+        if (fd.key == "complex_values") {
+          put_values(f, in.values, v, path, fd.line, fd.key, false);
+        } else if (fd.key == "pe_list") {
+          in.pe_list = split_hosts(v);
+        } else if (kQueueComplexes.count(fd.key)) {
+          if (const auto a = f.catalog.find(fd.key)) in.values[*a] = {v, path, fd.line};
+        }
+      }
+      f.instance_index[name] = f.instances.size();
+      f.instances.push_back(std::move(in));
+    }
+  }
+  if (skipped_state)
+    f.warnings.push_back(fmt::format("{} queue instances left out: disabled, suspended, in error or alarm, or "
+                                     "unknown (their state in qstat-f.xml)",
+                                     skipped_state));
+  if (skipped_type) f.warnings.push_back(fmt::format("{} queue instances left out: their qtype has no BATCH", skipped_type));
+  if (not_exec)
+    f.warnings.push_back(fmt::format("{} hosts of queue hostlists are not execution hosts: no queue instance there", not_exec));
+}
+
+std::set<std::string> not_dispatchable(const std::string& path) {
+  std::set<std::string> out;
+  if (!exists(path)) return out;
+  for (const QueueInstanceState& s : read_queue_states(path))
+    if (s.state.find_first_of("dsSECuaAD") != std::string::npos) out.insert(s.name);
+  return out;
+}
+
+// PE slot totals smaller than the slots of the instances that list them: not represented.
+void warn_pe_slots(FarmModel& f) {
+  for (const Pe& pe : f.pes) {
+    double total = 0;
+    for (const Instance& in : f.instances) {
+      if (std::find(in.pe_list.begin(), in.pe_list.end(), pe.name) == in.pe_list.end()) continue;
+      const auto s = in.values.find(f.slots);
+      if (s != in.values.end()) total += std::strtod(s->second.text.c_str(), nullptr);
+    }
+    if (pe.slots < total)
+      f.warnings.push_back(fmt::format("parallel environment {}: its total of {} slots (of {} in its queues) is not "
+                                       "represented",
+                                       pe.name, pe.slots, total));
+  }
+}
+
+void set_level(const FarmModel& f, const std::map<uint32_t, LevelValue>& values,
+               const std::function<void(uint32_t, const std::string&)>& set) {
+  for (const auto& [attr, v] : values) {
+    const AttributeDef& def = f.catalog.at(attr);
+    try {
+      set(attr, is_numeric(def.type) ? FarmModel::numeric_text(def, v.text) : v.text);
+    } catch (const ValueError& e) {
+      throw LoadError(v.file, v.line, def.name, e.what());
+    }
+  }
+}
+
+TaskerTable build_taskers(const FarmModel& f) {
+  TaskerBuilder b(f.catalog);
+  set_level(f, f.global, [&](uint32_t a, const std::string& t) { b.set_global(a, t); });
+  for (uint32_t h = 0; h < f.hosts.size(); ++h) {
+    const uint32_t id = b.add_host(f.hosts[h]);
+    if (f.hostname != kNone) b.set_host(id, f.hostname, f.hosts[h]);
+    set_level(f, f.host_fixed[h], [&](uint32_t a, const std::string& t) { b.set_host(id, a, t); });
+    set_level(f, f.host_load[h], [&](uint32_t a, const std::string& t) { b.set_host(id, a, t, ValueKind::Load); });
+  }
+  for (const Instance& in : f.instances) {
+    b.add(in.queue + "@" + in.host, -in.seq_no, in.host_index);
+    if (f.qname != kNone) b.set(f.qname, in.queue);
+    set_level(f, in.values, [&](uint32_t a, const std::string& t) { b.set(a, t); });
+    if (!in.pe_list.empty()) b.set_list(f.pe_attr, in.pe_list);
+  }
+  try {
+    return std::move(b).build();
+  } catch (const ValueError& e) {
+    throw LoadError(f.dir, 0, "", e.what());
+  }
+}
+
+}  // namespace
+
+std::optional<uint32_t> FarmModel::complex(std::string_view name) const {
+  const auto a = catalog.find(name);
+  if (!a || *a == pe_attr) return std::nullopt;
+  return a;
+}
+
+std::string FarmModel::numeric_text(const AttributeDef& def, const std::string& text) {
+  if (upper(text) != "INFINITY") return text;
+  // Grid Engine reads INFINITY as the largest double; an int column holds whole numbers up to 2^53
+  return def.type == AttrType::Int ? "9007199254740992" : fmt::format("{}", std::numeric_limits<double>::max());
+}
+
+}  // namespace sge
+
+Dataset load_sge(const std::string& dump_dir, const std::string& accounting, const ProgressFn& progress,
+                 LoadMode mode) {
+  using namespace sge;
+  if (!std::filesystem::is_directory(dump_dir))
+    throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/sge-dump.sh writes one)");
+  FarmModel f;
+  f.dir = dump_dir;
+  for (const char* required : {"qconf-sc.txt", "qconf-se.txt", "qconf-sq.txt"})
+    if (!exists(dump_file(dump_dir, required)))
+      throw LoadError(dump_file(dump_dir, required), 0, "", "missing: tools/sge-dump.sh writes it");
+  read_catalog(f, dump_file(dump_dir, "qconf-sc.txt"));
+  read_hosts(f, dump_file(dump_dir, "qconf-se.txt"));
+  if (exists(dump_file(dump_dir, "qconf-shgrp.txt"))) read_groups(f, dump_file(dump_dir, "qconf-shgrp.txt"));
+  if (exists(dump_file(dump_dir, "qconf-sp.txt"))) read_pes(f, dump_file(dump_dir, "qconf-sp.txt"));
+  read_queues(f, dump_file(dump_dir, "qconf-sq.txt"), not_dispatchable(dump_file(dump_dir, "qstat-f.xml")));
+  warn_pe_slots(f);
+  JobTable jobs = !accounting.empty() ? accounting_jobs(f, accounting)
+                                      : qstat_jobs(f, mode == LoadMode::Snapshot, progress);
+  Dataset ds;
+  ds.taskers = build_taskers(f);
+  ds.jobs = std::move(jobs);
+  ds.catalog = std::move(f.catalog);
+  ds.name = std::filesystem::path(dump_dir).filename().string();
+  if (ds.name.empty()) ds.name = "sge";
+  ds.taskers.warnings.insert(ds.taskers.warnings.begin(), f.warnings.begin(), f.warnings.end());
+  return ds;
+}
+
+}  // namespace colmatch::loaders

@@ -1,0 +1,39 @@
+// A Grid Engine farm as its master describes itself (`--format sge`): the folder tools/sge-dump.sh writes
+// and, for `simulate`, the accounting file. Son of Grid Engine 8.1.9's meaning for every field read.
+//
+// DIR (one file per command, several records concatenated where the command is run per object):
+//   qconf-sc.txt        qconf -sc                       the complex list (required)
+//   qconf-se.txt        qconf -se global; qconf -se H   execution hosts, `global` first (required)
+//   qconf-sq.txt        qconf -sq Q for each queue      cluster queues (required)
+//   qconf-shgrp.txt     qconf -shgrp @G for each group  host groups (optional)
+//   qconf-sp.txt        qconf -sp PE for each PE        parallel environments (optional)
+//   qstat-f.xml         qstat -f -xml                   queue instance states (optional)
+//   qstat-r.xml         qstat -u '*' -r -xml            pending and running jobs (optional)
+//   qstat-j.xml         qstat -j '*' -xml               job details: priority, group, project (optional)
+// The farm: the global host's values on the global level; each execution host's complex_values (fixed)
+// and load_values (load) and its name (`hostname`) on the host level; one tasker per queue instance
+// QUEUE@HOST (where the queue's hostlist, with its @groups, meets the execution hosts), with the queue's
+// `qname`, `slots`, `complex_values` and limits (h_rt, h_vmem, ...; INFINITY is the largest value) on
+// the queue level, each with its per-host overrides, and its pe_list. Queue instances that are not
+// dispatchable (a state of d, s, S, E, C, u, a, A, D in qstat-f.xml, or a qtype without BATCH) are left
+// out with a warning; so are settings colmatch does not represent (access lists, PE slot totals), each
+// named once. Taskers rank by seq_no (lower first).
+#pragma once
+
+#include <string>
+
+#include "loaders/dataset.hpp"
+#include "loaders/line_reader.hpp"
+
+namespace colmatch::loaders {
+
+/// Loads a Grid Engine dump. Jobs come from `accounting` when given (each finished job or task arrives
+/// at its submission time with its recorded category and slots and runs its recorded wall clock), else
+/// from DIR/qstat-r.xml: pending jobs (held ones noted "held"), and under LoadMode::Snapshot the running
+/// jobs' charges are taken off the queue instances they run on (they are not matched again; a warning
+/// counts them). Throws LoadError naming file, line and field; a job whose request colmatch cannot
+/// represent (a slot range, a $round_robin PE, an unknown complex) is rejected with the reason.
+Dataset load_sge(const std::string& dump_dir, const std::string& accounting, const ProgressFn& progress = {},
+                 LoadMode mode = LoadMode::Snapshot);
+
+}  // namespace colmatch::loaders

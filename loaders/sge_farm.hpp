@@ -1,0 +1,71 @@
+// The Grid Engine farm between reading and building (loaders/sge.cpp reads it, loaders/sge_jobs.cpp
+// turns requests into jobs against it). Internal to the sge loader.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/columns.hpp"
+#include "loaders/line_reader.hpp"
+
+namespace colmatch::loaders::sge {
+
+/// A parallel environment (sge_pe(5)).
+struct Pe {
+  std::string name, allocation_rule;
+  double slots = 0;
+  size_t line = 0;
+};
+
+/// A value on one level, as text, with where it was written (for errors).
+struct LevelValue {
+  std::string text;
+  std::string file;
+  size_t line = 0;
+};
+
+/// One queue instance QUEUE@HOST.
+struct Instance {
+  std::string queue, host;
+  uint32_t host_index = 0;
+  double seq_no = 0;
+  std::map<uint32_t, LevelValue> values;  ///< queue level, by attribute
+  std::vector<std::string> pe_list;
+};
+
+struct FarmModel {
+  std::string dir;
+  Catalog catalog;
+  uint32_t pe_attr = 0;   ///< the set-valued attribute pe_list (not a complex: no request may name it)
+  uint32_t qname = kNone, hostname = kNone, slots = kNone;
+  std::map<std::string, std::vector<std::string>> groups;  ///< "@name" -> its hosts, nested groups expanded
+  std::vector<Pe> pes;
+  std::map<uint32_t, LevelValue> global;
+  std::vector<std::string> hosts;  ///< execution hosts (not global), in file order
+  std::vector<std::map<uint32_t, LevelValue>> host_fixed, host_load;
+  /// Every queue instance Grid Engine has, (queue, host), also those left out of the farm (disabled,
+  /// interactive only): a -q that names none of them is refused, as qsub does.
+  std::vector<std::pair<std::string, std::string>> all_instances;
+  std::vector<Instance> instances;
+  std::unordered_map<std::string, size_t> instance_index;  ///< "QUEUE@HOST" -> instances
+  std::vector<std::string> warnings;
+
+  /// The attribute a request may name (by name or shortcut, a complex of qconf -sc), or nullopt.
+  std::optional<uint32_t> complex(std::string_view name) const;
+  /// A numeric value's text as the builder reads it: INFINITY is the largest value of the type.
+  static std::string numeric_text(const AttributeDef& def, const std::string& text);
+};
+
+/// DIR/name, or DIR/name.gz when only that exists.
+std::string dump_file(const std::string& dir, const char* name);
+
+/// Jobs from DIR/qstat-r.xml (and qstat-j.xml); running ones charge `farm`'s levels under Snapshot.
+JobTable qstat_jobs(FarmModel& farm, bool snapshot, const ProgressFn& progress);
+
+/// Jobs from an accounting file: one per record.
+JobTable accounting_jobs(const FarmModel& farm, const std::string& path);
+
+}  // namespace colmatch::loaders::sge

@@ -1,0 +1,417 @@
+// Grid Engine jobs: the requests of `qstat -r -xml` and of the accounting file's category, with
+// qsub(1)'s meaning, turned into colmatch jobs against a FarmModel (loaders/sge_farm.hpp).
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <charconv>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "engine/request.hpp"
+#include "engine/wildcard.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/sge_accounting.hpp"
+#include "loaders/sge_farm.hpp"
+#include "loaders/sge_xml.hpp"
+
+namespace colmatch::loaders::sge {
+namespace {
+
+/// The most jobs one dump or accounting file may expand to (array tasks included): 100M.
+constexpr uint64_t kMaxJobs = uint64_t{100} << 20;
+
+/// A request colmatch cannot represent or Grid Engine would refuse: the job is rejected with this.
+struct Unrepresentable {
+  std::string why;
+};
+
+/// A job's requests as qsub(1) options say them.
+struct SgeRequest {
+  std::vector<std::pair<std::string, std::string>> hard, soft;  ///< -l name=value
+  std::vector<std::string> hard_queues, soft_queues;            ///< -q
+  std::string pe, pe_range;                                     ///< -pe NAME RANGE
+};
+
+// One clause `name=value` in colmatch's request syntax: string-like values quoted (they may hold Grid
+// Engine's operators), numbers as qsub reads them.
+std::string clause(const FarmModel& f, const std::string& name, const std::string& value) {
+  const auto a = f.complex(name);
+  if (!a) throw Unrepresentable{fmt::format("-l {}: unknown resource (not a complex of qconf -sc)", name)};
+  const AttributeDef& def = f.catalog.at(*a);
+  return def.name + "=" + (is_numeric(def.type) ? value : quote_value(value));
+}
+
+// Whether `item` (QUEUE, QUEUE@HOST, QUEUE@@GROUP, wildcard expressions) names a queue instance of the
+// farm: qsub refuses one that names none ("job requests unknown queue").
+bool names_an_instance(const FarmModel& f, const std::string& item) {
+  const size_t at = item.find('@');
+  const std::string queue = item.substr(0, at), host = at == std::string::npos ? "" : item.substr(at + 1);
+  try {
+    const WildcardExpression q(queue.empty() ? "*" : queue);
+    const std::vector<std::string>* group = nullptr;
+    std::optional<WildcardExpression> h;
+    if (!host.empty() && host[0] == '@') {
+      const auto g = f.groups.find(host);
+      if (g == f.groups.end()) return false;
+      group = &g->second;
+    } else if (!host.empty()) {
+      std::string lower = host;
+      std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+      h.emplace(lower);
+    }
+    for (const auto& [iq, ih] : f.all_instances) {
+      if (!q.matches(iq)) continue;
+      if (group && !std::binary_search(group->begin(), group->end(), ih)) continue;
+      if (h && !h->matches(ih)) continue;
+      return true;
+    }
+  } catch (const WildcardError& e) {
+    throw Unrepresentable{fmt::format("-q {}: {}", item, e.what())};
+  }
+  return false;
+}
+
+// -q's queue list as one clause: any of QUEUE, QUEUE@HOST, QUEUE@@GROUP (each part a wildcard expression).
+std::string queue_clause(const FarmModel& f, const std::vector<std::string>& list) {
+  std::string out;
+  for (const std::string& item : list) {
+    if (!names_an_instance(f, item)) throw Unrepresentable{fmt::format("-q {}: unknown queue \"{}\"", item, item)};
+    const size_t at = item.find('@');
+    const std::string queue = item.substr(0, at);
+    std::string part;
+    if (!queue.empty() && queue != "*") {
+      if (f.qname == kNone) throw Unrepresentable{"-q: the complex list has no qname"};
+      part = "qname=" + quote_value(queue);
+    }
+    if (at != std::string::npos) {
+      const std::string host = item.substr(at + 1);
+      if (f.hostname == kNone) throw Unrepresentable{"-q: the complex list has no hostname"};
+      std::string h;
+      if (!host.empty() && host[0] == '@') {
+        const auto g = f.groups.find(host);
+        if (g == f.groups.end()) throw Unrepresentable{fmt::format("-q {}: unknown host group '{}'", item, host)};
+        if (g->second.empty()) {
+          h = "false";
+        } else {
+          h = "hostname={";
+          for (size_t i = 0; i < g->second.size(); ++i) h += (i ? ", " : "") + quote_value(g->second[i]);
+          h += "}";
+        }
+      } else {
+        h = "hostname=" + quote_value(host);
+      }
+      part = part.empty() ? h : "(" + part + " && " + h + ")";
+    }
+    if (part.empty()) part = "true";
+    out += (out.empty() ? "" : " || ") + part;
+  }
+  return list.size() > 1 ? "(" + out + ")" : out;
+}
+
+// -pe's slot count: one number (a range needs Grid Engine's choice of the most that fit).
+uint32_t pe_slots(const std::string& range) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(range.data(), range.data() + range.size(), v);
+  if (ec != std::errc() || p != range.data() + range.size() || v < 1 || v != std::floor(v) || v > 1e9)
+    throw Unrepresentable{fmt::format("-pe slot range '{}': colmatch needs one slot count", range)};
+  return static_cast<uint32_t>(v);
+}
+
+// The allocation rule of the PEs `pattern` names: one that colmatch has ($pe_slots, $fill_up).
+AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
+  std::optional<std::string> rule;
+  try {
+    const WildcardExpression expr(pattern);
+    for (const Pe& pe : f.pes) {
+      if (!expr.matches(pe.name)) continue;
+      if (rule && *rule != pe.allocation_rule)
+        throw Unrepresentable{fmt::format("-pe {}: matches parallel environments of different allocation rules", pattern)};
+      rule = pe.allocation_rule;
+    }
+  } catch (const WildcardError& e) {
+    throw Unrepresentable{fmt::format("-pe {}: {}", pattern, e.what())};
+  }
+  if (!rule) throw Unrepresentable{fmt::format("-pe {}: no such parallel environment (qconf-sp.txt)", pattern)};
+  if (*rule == "$pe_slots") return AllocationRule::PeSlots;
+  if (*rule == "$fill_up") return AllocationRule::FillUp;
+  throw Unrepresentable{fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up)", pattern, *rule)};
+}
+
+// Sets the last added job's requests; throws Unrepresentable.
+void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
+  std::string hard, soft;
+  auto add = [](std::string& to, const std::string& c) { to += (to.empty() ? "" : " && ") + c; };
+  for (const auto& [name, value] : r.hard) {
+    const auto a = f.complex(name);
+    if (a && f.catalog.at(*a).consumable) {
+      if (*a == f.slots) throw Unrepresentable{"-l slots: Grid Engine's slots are requested with -pe"};
+      try {
+        b.set_amount(*a, parse_request_number(f.catalog.at(*a).type, value, f.catalog.reading));
+      } catch (const ValueError& e) {
+        throw Unrepresentable{fmt::format("-l {}={}: {}", name, value, e.what())};
+      }
+      continue;
+    }
+    add(hard, clause(f, name, value));
+  }
+  for (const auto& [name, value] : r.soft) add(soft, clause(f, name, value));
+  if (!r.hard_queues.empty()) add(hard, queue_clause(f, r.hard_queues));
+  if (!r.soft_queues.empty()) add(soft, queue_clause(f, r.soft_queues));
+  if (!r.pe.empty()) {
+    add(hard, "pe_list=" + quote_value(r.pe));
+    b.set_rule(pe_rule(f, r.pe));
+  }
+  try {
+    if (!hard.empty()) b.set_request(hard);
+  } catch (const RequestError& e) {
+    throw Unrepresentable{fmt::format("hard request '{}': {}", hard, e.what())};
+  }
+  try {
+    if (!soft.empty()) b.set_soft(soft);
+  } catch (const RequestError& e) {
+    throw Unrepresentable{fmt::format("soft request '{}': {}", soft, e.what())};
+  }
+}
+
+// A pending array job's tasks `1-10:2,15`; bounded by `room`.
+std::vector<uint64_t> task_ids(const std::string& text, uint64_t room, const std::string& path, size_t line) {
+  std::vector<uint64_t> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t e = text.find(',', i);
+    if (e == std::string::npos) e = text.size();
+    const std::string item = text.substr(i, e - i);
+    uint64_t a = 0, z = 0, step = 1;
+    const char* p = item.data();
+    const char* end = item.data() + item.size();
+    auto num = [&](uint64_t& v) {
+      auto [q, ec] = std::from_chars(p, end, v);
+      if (ec != std::errc()) throw LoadError(path, line, "tasks", fmt::format("'{}' is not a task range", text));
+      p = q;
+    };
+    num(a);
+    z = a;
+    if (p < end && *p == '-') ++p, num(z);
+    if (p < end && *p == ':') ++p, num(step);
+    if (p != end || a == 0 || z < a || step == 0)
+      throw LoadError(path, line, "tasks", fmt::format("'{}' is not a task range", text));
+    if ((z - a) / step + 1 > room - out.size())
+      throw LoadError(path, line, "tasks", fmt::format("more than {} jobs with the tasks of '{}'", kMaxJobs, text));
+    for (uint64_t t = a; t <= z; t += step) out.push_back(t);
+    i = e + 1;
+  }
+  return out;
+}
+
+// ISO 8601 local time as qstat prints it (the dump script runs qstat under TZ=UTC) -> seconds.
+double iso_time(const std::string& text, const std::string& path, size_t line) {
+  std::tm tm{};
+  int n = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+      static_cast<size_t>(n) != text.size())
+    throw LoadError(path, line, "JB_submission_time", fmt::format("'{}' is not YYYY-MM-DDTHH:MM:SS", text));
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm));
+}
+
+// A comma-separated list (-l, -q), empty items dropped.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t e = text.find(',', i);
+    if (e == std::string::npos) e = text.size();
+    if (e > i) out.push_back(text.substr(i, e - i));
+    i = e + 1;
+  }
+  return out;
+}
+
+double number_or(const std::string& text, double fallback) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && p == text.data() + text.size() && std::isfinite(v) ? v : fallback;
+}
+
+// Under Snapshot, a running job's charges leave the pools of its master queue instance: per slot or
+// per job as the complex says, the request or the complex's default, on every level that defines one.
+class RunningCharges {
+ public:
+  explicit RunningCharges(FarmModel& f) : f_(f) {}
+  void charge(const QstatJob& j, const std::string& path) {
+    const auto it = f_.instance_index.find(j.queue);
+    if (it == f_.instance_index.end()) {
+      ++elsewhere_;
+      return;
+    }
+    Instance& in = f_.instances[it->second];
+    const double slots = std::max(1.0, number_or(j.slots, 1));
+    for (const uint32_t a : f_.catalog.consumables()) {
+      const AttributeDef& def = f_.catalog.at(a);
+      double amount = a == f_.slots ? 1 : def.default_amount.value_or(0);
+      for (const auto& [name, value] : j.hard)
+        if (f_.complex(name) == a) {
+          try {
+            amount = parse_request_number(def.type, value, f_.catalog.reading);
+          } catch (const ValueError& e) {
+            throw LoadError(path, j.line, "hard_request", fmt::format("running job {}: {}", j.number, e.what()));
+          }
+        }
+      const double total = def.scope == ConsumeScope::PerJob ? amount : amount * slots;
+      if (!(total > 0)) continue;
+      for (auto* level : {&in.values, &f_.host_fixed[in.host_index], &f_.global}) {
+        const auto v = level->find(a);
+        if (v == level->end()) continue;
+        const double have = parse_number(def.type, FarmModel::numeric_text(def, v->second.text));
+        v->second.text = fmt::format("{}", std::max(0.0, have - total));
+      }
+    }
+    ++charged_;
+  }
+  void warn() {
+    if (charged_)
+      f_.warnings.push_back(fmt::format("{} running jobs: their charges are taken off the queue instances they run on "
+                                        "(they are not matched again)",
+                                        charged_));
+    if (elsewhere_)
+      f_.warnings.push_back(fmt::format("{} running jobs on queue instances left out of the farm: not charged", elsewhere_));
+  }
+
+ private:
+  FarmModel& f_;
+  size_t charged_ = 0, elsewhere_ = 0;
+};
+
+}  // namespace
+
+JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
+  JobBuilder b(f.catalog);
+  const std::string path = dump_file(f.dir, "qstat-r.xml");
+  if (!std::filesystem::exists(path)) return std::move(b).build();
+  std::map<std::string, JobDetail> details;
+  const std::string jpath = dump_file(f.dir, "qstat-j.xml");
+  if (std::filesystem::exists(jpath))
+    for (JobDetail& d : read_job_details(jpath)) details[d.number] = std::move(d);
+  RunningCharges running(f);
+  JobIds ids;
+  uint64_t count = 0;
+  for (const QstatJob& q : read_qstat_jobs(path)) {
+    const bool is_running = q.list_state == "running" || q.state.find_first_of("rtRs") != std::string::npos;
+    if (is_running) {
+      if (snapshot) running.charge(q, path);
+      continue;  // simulate replays what is waiting
+    }
+    SgeRequest r{q.hard, q.soft, q.hard_queues, q.soft_queues, q.pe, q.pe_range};
+    const auto d = details.find(q.number);
+    const std::string group = d != details.end() ? d->second.group : "";
+    const double submit = d != details.end() && !d->second.submission.empty()
+                              ? number_or(d->second.submission, 0)
+                              : (q.submitted.empty() ? 0 : iso_time(q.submitted, path, q.line));
+    const std::vector<uint64_t> tasks =
+        q.tasks.empty() ? std::vector<uint64_t>{0} : task_ids(q.tasks, kMaxJobs - count, path, q.line);
+    for (const uint64_t t : tasks) {
+      const std::string id = t == 0 ? q.number : fmt::format("{}.{}", q.number, t);
+      ids.add(path, q.line, "JB_job_number", id);
+      ++count;
+      uint32_t slots = 1;
+      std::string why;
+      try {
+        if (!q.pe.empty()) slots = pe_slots(q.pe_range);
+      } catch (const Unrepresentable& u) {
+        why = u.why;
+      }
+      const uint32_t j = b.add(id, q.owner, group, number_or(q.prio, 0), submit, slots);
+      try {
+        if (why.empty()) apply(f, b, r);
+      } catch (const Unrepresentable& u) {
+        why = u.why;
+      }
+      if (!why.empty()) b.reject(j, fmt::format("{}:{}: job {}: {}", path, q.line, id, why));
+      if (q.state.find('E') != std::string::npos)
+        b.reject(j, fmt::format("{}:{}: job {}: in error state ({}): Grid Engine does not schedule it", path, q.line,
+                                id, q.state));
+      else if (q.state.find('h') != std::string::npos)
+        b.set_note(j, "held");
+      if (d != details.end() && !d->second.project.empty() && d->second.project != "NONE")
+        b.set_credentials("", d->second.project);
+    }
+  }
+  running.warn();
+  return std::move(b).build();
+}
+
+JobTable accounting_jobs(const FarmModel& f, const std::string& path) {
+  JobBuilder b(f.catalog);
+  std::map<std::string, uint32_t> attempts;
+  for (const AccountingRecord& rec : read_accounting(path)) {
+    std::string id = rec.task_number == 0 ? rec.job_number : fmt::format("{}.{}", rec.job_number, rec.task_number);
+    if (const uint32_t n = ++attempts[id]; n > 1) id += fmt::format("~{}", n);  // a rerun: its own record
+    const uint32_t j = b.add(id, rec.owner, rec.group, rec.priority, rec.submission, rec.slots);
+    const double runtime = rec.start > 0 && rec.end >= rec.start ? rec.end - rec.start : rec.wallclock;
+    double walltime = std::numeric_limits<double>::quiet_NaN();
+    SgeRequest r;
+    std::string why;
+    const std::vector<std::string> w = category_words(rec.category);
+    bool soft = false;
+    for (size_t i = 0; i < w.size() && why.empty(); ++i) {
+      auto arg = [&](size_t k) -> const std::string& {
+        if (i + k >= w.size()) throw LoadError(path, rec.line, "category", fmt::format("'{}' without its value", w[i]));
+        return w[i + k];
+      };
+      if (w[i] == "-hard") soft = false;
+      else if (w[i] == "-soft") soft = true;
+      else if (w[i] == "-l") {
+        for (const std::string& item : split_list(arg(1))) {
+          const size_t eq = item.find('=');
+          // a BOOL complex requested by its name alone is requested TRUE (qsub(1))
+          (soft ? r.soft : r.hard).emplace_back(item.substr(0, eq), eq == std::string::npos ? "TRUE" : item.substr(eq + 1));
+        }
+        ++i;
+      } else if (w[i] == "-q") {
+        for (const std::string& q : split_list(arg(1))) (soft ? r.soft_queues : r.hard_queues).push_back(q);
+        ++i;
+      } else if (w[i] == "-pe") {
+        r.pe = arg(1);
+        r.pe_range = arg(2);
+        i += 2;
+      } else if (w[i] == "-U" || w[i] == "-u" || w[i] == "-P" || w[i] == "-A" || w[i] == "-ckpt" ||
+                 w[i] == "-masterq" || w[i] == "-ar" || w[i] == "-binding") {
+        if (w[i] == "-masterq") why = "-masterq: a master queue apart from the slaves' is not represented";
+        ++i;  // users, projects, checkpointing: not a match of taskers
+      } else {
+        why = fmt::format("category option '{}' is not read", w[i]);
+      }
+    }
+    for (const auto& [name, value] : r.hard)
+      if (const auto a = f.complex(name); a && f.catalog.at(*a).name == "h_rt") try {
+          walltime = parse_request_number(AttrType::Time, value, f.catalog.reading);  // the job's time limit
+        } catch (const ValueError&) {
+          // the request itself is refused below, naming the value
+        }
+    try {
+      if (why.empty()) {
+        r.pe_range = std::to_string(rec.slots);  // the slots granted from the range
+        apply(f, b, r);
+      }
+    } catch (const Unrepresentable& u) {
+      why = u.why;
+    }
+    if (!why.empty()) b.reject(j, fmt::format("{}:{}: job {}: {}", path, rec.line, id, why));
+    try {
+      b.set_times(runtime, walltime);
+    } catch (const ValueError& e) {
+      throw LoadError(path, rec.line, "ru_wallclock", e.what());
+    }
+    if (rec.project != "NONE") b.set_credentials("", rec.project);
+  }
+  return std::move(b).build();
+}
+
+}  // namespace colmatch::loaders::sge

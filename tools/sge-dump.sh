@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Writes what a Grid Engine master prints about its farm into OUT_DIR, for
+#   colmatch match --format sge --dump OUT_DIR --out result/
+# Run it on the master (or any submit host with the admin's view) with Grid Engine's settings loaded
+# (`. $SGE_ROOT/$SGE_CELL/common/settings.sh`). It only reads: qconf -s*, qstat.
+#
+#   bash tools/sge-dump.sh OUT_DIR [--no-jobs]
+#
+# Files (loaders/sge.hpp reads them; one per command, objects of one kind one after another):
+#   qconf-sc.txt qconf-sconf-global.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
+#   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qstat-f.xml
+#   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
+# Times are printed in UTC (TZ=UTC), which is how colmatch reads qstat's local times.
+set -euo pipefail
+out=${1:?usage: sge-dump.sh OUT_DIR [--no-jobs]}
+jobs=1
+[ "${2:-}" = "--no-jobs" ] && jobs=0
+command -v qconf >/dev/null || { echo "sge-dump: qconf not found: load \$SGE_ROOT/\$SGE_CELL/common/settings.sh" >&2; exit 1; }
+export TZ=UTC
+tmp=$(mktemp -d "${out%/}.tmp.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# the list commands print a message instead of an empty list; keep only names
+names() { "$@" 2>/dev/null | grep -v -E '^(no .* defined|.* does not exist)$' || true; }
+
+qconf -sc > "$tmp/qconf-sc.txt"
+qconf -sconf global > "$tmp/qconf-sconf-global.txt"
+names qconf -sel > "$tmp/qconf-sel.txt"
+{ qconf -se global; while read -r h; do [ -n "$h" ] && qconf -se "$h"; done < "$tmp/qconf-sel.txt"; } > "$tmp/qconf-se.txt"
+names qconf -shgrpl > "$tmp/qconf-shgrpl.txt"
+while read -r g; do [ -n "$g" ] && qconf -shgrp "$g"; done < "$tmp/qconf-shgrpl.txt" > "$tmp/qconf-shgrp.txt"
+names qconf -sql > "$tmp/qconf-sql.txt"
+while read -r q; do [ -n "$q" ] && qconf -sq "$q"; done < "$tmp/qconf-sql.txt" > "$tmp/qconf-sq.txt"
+names qconf -spl > "$tmp/qconf-spl.txt"
+while read -r p; do [ -n "$p" ] && qconf -sp "$p"; done < "$tmp/qconf-spl.txt" > "$tmp/qconf-sp.txt"
+qstat -f -xml > "$tmp/qstat-f.xml"
+if [ "$jobs" = 1 ]; then
+  qstat -u '*' -r -xml > "$tmp/qstat-r.xml"
+  # every job's details (priority, group, project); qstat -j prints nothing useful when there is no job
+  if grep -q '<JB_job_number>' "$tmp/qstat-r.xml"; then qstat -j '*' -xml > "$tmp/qstat-j.xml" 2>/dev/null || true; fi
+fi
+rm -rf "$out"
+mv "$tmp" "$out"
+trap - EXIT
+echo "sge-dump: $(wc -l < "$out/qconf-sel.txt") execution hosts, $(wc -l < "$out/qconf-sql.txt") queues -> $out" >&2
