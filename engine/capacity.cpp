@@ -92,6 +92,16 @@ void Capacity::add(size_t k, uint32_t t, double delta) {
 
 void Capacity::take(size_t k, uint32_t t, double amount) { add(k, t, -amount); }
 
+void Capacity::take(const InUse& in_use) {
+  if (in_use.amount.size() != queue_.size()) throw std::invalid_argument("InUse: one vector per consumable");
+  for (size_t k = 0; k < in_use.amount.size(); ++k) {
+    if (in_use.amount[k].empty()) continue;
+    if (in_use.amount[k].size() != taskers_->size()) throw std::invalid_argument("InUse: one amount per tasker");
+    for (uint32_t t = 0; t < in_use.amount[k].size(); ++t)
+      if (in_use.amount[k][t] != 0) take(k, t, in_use.amount[k][t]);
+  }
+}
+
 void Capacity::take(std::span<const Charge> charges, uint32_t t) {
   for (const Charge& x : charges) add(x.k, t, -x.amount);
 }

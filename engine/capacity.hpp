@@ -26,6 +26,15 @@ struct Charge {
   bool queue_only = true;
 };
 
+/// What holds capacity before a match starts: the charges of jobs the farm is running now (Grid Engine's
+/// qstat lists them with their queue instances). Per consumable (catalog.consumables() order), per
+/// tasker row (TaskerTable rank order): the amount taken from every pool above that tasker (queue, host,
+/// global; Capacity::take). Empty, or an empty vector for a consumable: nothing in use.
+struct InUse {
+  std::vector<std::vector<double>> amount;
+  bool empty() const noexcept { return amount.empty(); }
+};
+
 class Capacity {
  public:
   Capacity() = default;
@@ -87,6 +96,10 @@ class Capacity {
 
   /// Takes `amount` of consumable k from every pool above tasker t.
   void take(size_t k, uint32_t t, double amount);
+  /// Takes every amount of `in_use` (a pool may go below 0 when the farm is overcommitted: nothing then
+  /// fits there until enough is released). Throws std::invalid_argument when its shape is not
+  /// consumables() x taskers.
+  void take(const InUse& in_use);
   void take(std::span<const Charge> charges, uint32_t t);
   /// Gives `amount` of consumable k back to every pool above tasker t (a job ended), and starts a new
   /// epoch: capacity may have grown, so cursors positioned before must start again. A debt left by

@@ -389,8 +389,10 @@ DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const 
 }
 
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<CategoryEligibility>& eligible) {
+                        const Categories& cats, const std::vector<CategoryEligibility>& eligible,
+                        const InUse* in_use) {
   Capacity capacity = Capacity::configured(catalog, taskers);
+  if (in_use && !in_use->empty()) capacity.take(*in_use);
   DispatchCursors cursors(cats, eligible);
   DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors);
   res.capacity = std::move(capacity);

@@ -161,11 +161,14 @@ class Placer {
 /// (rejected jobs excluded). O(n) when the jobs are in that order already, else a parallel sort.
 std::vector<uint32_t> dispatch_order(const JobTable& jobs);
 
-/// Runs the greedy dispatch from configured capacity. `eligible[c]` is category c's match result; where
-/// it has soft tiers, the job goes to the first tier with a fitting tasker (fewest violations first,
-/// then effective power). Deterministic; single-threaded. result.capacity is what is left.
+/// Runs the greedy dispatch from configured capacity, less `in_use` when given (what the farm's running
+/// jobs hold; eligibility stays the configured capacity's, so a job that waits for them is pending for
+/// capacity, not ineligible). `eligible[c]` is category c's match result; where it has soft tiers, the
+/// job goes to the first tier with a fitting tasker (fewest violations first, then effective power).
+/// Deterministic; single-threaded. result.capacity is what is left.
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<CategoryEligibility>& eligible);
+                        const Categories& cats, const std::vector<CategoryEligibility>& eligible,
+                        const InUse* in_use = nullptr);
 
 /// The same from a given Capacity (carried over from a previous cycle), with cursors that live as long
 /// as the caller keeps them (synced to capacity's epoch here). result.capacity is left empty; the

@@ -49,8 +49,10 @@ class PhaseClock {
 /// phase on one thread: it gets the outcome with its categories and eligibility final and must not
 /// read its dispatch (e.g. a writer formatting categories.csv). Its exception, if any, is rethrown once
 /// dispatch is done.
+/// `in_use` (optional): what the farm's running jobs hold, taken before dispatch (see dispatch()).
 MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
                        const kernels::KernelTable& k,
-                       const std::function<void(const MatchOutcome&)>& beside_dispatch = {});
+                       const std::function<void(const MatchOutcome&)>& beside_dispatch = {},
+                       const InUse* in_use = nullptr);
 
 }  // namespace colmatch

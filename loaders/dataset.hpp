@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "engine/capacity.hpp"
 #include "engine/schedule/events.hpp"
 #include "engine/schedule/policy.hpp"
 
@@ -17,6 +18,7 @@ struct Dataset {
   std::string power_attribute;  ///< numeric attribute used as effective power; empty = "power" field
   SimPolicy policy;             ///< farm.toml's [policy] for `colmatch simulate` (defaults elsewhere)
   FarmEvents farm;              ///< the taskers' changes over time (LoadMode::OverTime; empty otherwise)
+  InUse in_use;                 ///< what the farm's running jobs hold now (`match`; Grid Engine's qstat)
 };
 
 /// What a farm is loaded for: one matching instant (`match`: the taskers as they are then) or a run

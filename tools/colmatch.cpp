@@ -215,7 +215,7 @@ int cmd_explain(const Options& o) {
   g_phase = "loading";
   auto ds = load(o.in, o.explain_simulate ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
   g_phase = "matching";
-  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use);
   g_phase = "explaining";
   if (o.explain_simulate) {
     if (o.explain_job_id.empty()) throw CLI::ValidationError("explain", "--simulate explains a job: give --job ID");
@@ -290,9 +290,9 @@ int cmd_match(const Options& o) {
   info.pools = o.pools || o.in.format == "dirac";
   info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string categories;  // formatted while dispatch runs on the other core
-  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, table, [&](const MatchOutcome& so_far) {
-    categories = writers::categories_csv(ds, so_far);
-  });
+  const MatchOutcome m = run_match(
+      ds.catalog, ds.taskers, ds.jobs, table,
+      [&](const MatchOutcome& so_far) { categories = writers::categories_csv(ds, so_far); }, &ds.in_use);
   g_phase = "writing";
   writers::write_results(o.out_dir, ds, m, info, std::move(categories));
   std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);
