@@ -395,6 +395,14 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
                                       : qstat_jobs(f, mode == LoadMode::Snapshot, progress);
   Dataset ds;
   ds.taskers = build_taskers(f);
+  if (!f.running.empty()) {  // per instance (input order) -> per consumable, per tasker row
+    const size_t nk = f.catalog.consumables().size();
+    ds.in_use.amount.assign(nk, std::vector<double>(ds.taskers.size(), 0.0));
+    for (uint32_t r = 0; r < ds.taskers.size(); ++r) {
+      const auto& held = f.running[ds.taskers.input_index[r]];
+      for (size_t k = 0; k < held.size(); ++k) ds.in_use.amount[k][r] = held[k];
+    }
+  }
   ds.jobs = std::move(jobs);
   ds.catalog = std::move(f.catalog);
   ds.name = std::filesystem::path(dump_dir).filename().string();

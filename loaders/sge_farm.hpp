@@ -51,6 +51,8 @@ struct FarmModel {
   std::vector<std::pair<std::string, std::string>> all_instances;
   std::vector<Instance> instances;
   std::unordered_map<std::string, size_t> instance_index;  ///< "QUEUE@HOST" -> instances
+  /// What running jobs hold: per instance (instances order), per consumable; empty when none run.
+  std::vector<std::vector<double>> running;
   std::vector<std::string> warnings;
 
   /// The attribute a request may name (by name or shortcut, a complex of qconf -sc), or nullopt.

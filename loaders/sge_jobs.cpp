@@ -240,8 +240,8 @@ double number_or(const std::string& text, double fallback) {
   return ec == std::errc() && p == text.data() + text.size() && std::isfinite(v) ? v : fallback;
 }
 
-// Under Snapshot, a running job's charges leave the pools of its master queue instance: per slot or
-// per job as the complex says, the request or the complex's default, on every level that defines one.
+// Under Snapshot, a running job's charges are held on its master queue instance: per slot or per job as
+// the complex says, the request or the complex's default (dispatch takes them from every pool above it).
 class RunningCharges {
  public:
   explicit RunningCharges(FarmModel& f) : f_(f) {}
@@ -251,8 +251,8 @@ class RunningCharges {
       ++elsewhere_;
       return;
     }
-    Instance& in = f_.instances[it->second];
     const double slots = std::max(1.0, number_or(j.slots, 1));
+    if (slots > 1 && !j.pe.empty()) ++parallel_;
     for (const uint32_t a : f_.catalog.consumables()) {
       const AttributeDef& def = f_.catalog.at(a);
       double amount = a == f_.slots ? 1 : def.default_amount.value_or(0);
@@ -266,27 +266,29 @@ class RunningCharges {
         }
       const double total = def.scope == ConsumeScope::PerJob ? amount : amount * slots;
       if (!(total > 0)) continue;
-      for (auto* level : {&in.values, &f_.host_fixed[in.host_index], &f_.global}) {
-        const auto v = level->find(a);
-        if (v == level->end()) continue;
-        const double have = parse_number(def.type, FarmModel::numeric_text(def, v->second.text));
-        v->second.text = fmt::format("{}", std::max(0.0, have - total));
-      }
+      if (f_.running.empty()) f_.running.assign(f_.instances.size(), {});
+      auto& held = f_.running[it->second];
+      if (held.empty()) held.assign(f_.catalog.consumables().size(), 0.0);
+      held[static_cast<size_t>(f_.catalog.consumable_slot(a))] += total;
     }
     ++charged_;
   }
   void warn() {
     if (charged_)
-      f_.warnings.push_back(fmt::format("{} running jobs: their charges are taken off the queue instances they run on "
+      f_.warnings.push_back(fmt::format("{} running jobs hold their charges on the queue instances they run on "
                                         "(they are not matched again)",
                                         charged_));
+    if (parallel_)
+      f_.warnings.push_back(fmt::format("{} running parallel jobs: every slot charged on the master queue instance "
+                                        "(qstat -r names no other)",
+                                        parallel_));
     if (elsewhere_)
       f_.warnings.push_back(fmt::format("{} running jobs on queue instances left out of the farm: not charged", elsewhere_));
   }
 
  private:
   FarmModel& f_;
-  size_t charged_ = 0, elsewhere_ = 0;
+  size_t charged_ = 0, elsewhere_ = 0, parallel_ = 0;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@ jobs=1
 command -v qconf >/dev/null || { echo "sge-dump: qconf not found: load \$SGE_ROOT/\$SGE_CELL/common/settings.sh" >&2; exit 1; }
 export TZ=UTC
 tmp=$(mktemp -d "${out%/}.tmp.XXXXXX")
+chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
 # the list commands print a message instead of an empty list; keep only names

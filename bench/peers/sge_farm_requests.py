@@ -4,6 +4,7 @@ value, override and queue list the farm has) and seeded random combinations, one
 options. `sge_farms.sh ask` gives them to the real qselect / qsub -w v.
 
     /usr/bin/python3 bench/peers/sge_farm_requests.py farm80 [N_RANDOM] > requests.txt
+    /usr/bin/python3 bench/peers/sge_farm_requests.py jobs farm80 N > jobs.txt   # for sge_farms.sh submit
 """
 import random
 import sys
@@ -204,7 +205,38 @@ def random_requests(farm, n, seed):
     return out
 
 
+def jobs(farm, n, seed):
+    """Jobs to run on the farm (sge_farms.sh submit): RUNTIME, a tab, qsub options. `-w e` keeps out a
+    job no queue instance could take (it would wait for ever); a few are arrays, parallel, held or
+    prioritised."""
+    rng = random.Random(seed)
+    values = VALUES[farm]
+    names = [a for a in sorted(values) if a not in ("hostname", "qname")]
+    out = []
+    for i in range(n):
+        picked = rng.sample(names, rng.choice([0, 1, 1, 2]))
+        opts = ["-w e"]
+        if picked:
+            opts.append("-l " + ",".join(f"{a}={rng.choice(values[a])}" for a in picked))
+        r = rng.random()
+        if r < 0.08:
+            opts.append(f"-t 1-{rng.choice([2, 3])}")
+        elif r < 0.18:
+            opts.append(f"-pe {rng.choice(['smp', 'mpi'])} {rng.choice([2, 4])}")
+        elif r < 0.22:
+            opts.append("-h")
+        if rng.random() < 0.2:
+            opts.append(f"-p {rng.choice([-100, -10, 0])}")
+        if rng.random() < 0.1:
+            opts.append("-q " + rng.choice(QUEUES[farm]))
+        out.append(f"{rng.randint(5, 40)}\t{' '.join(opts)}")
+    return out
+
+
 def main():
+    if sys.argv[1] == "jobs":
+        print("\n".join(jobs(sys.argv[2], int(sys.argv[3]), seed=2025)))
+        return
     farm = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 240
     lines = [l for l in TARGETED[farm].strip().splitlines() if l.strip()]

@@ -9,6 +9,7 @@
 #   bash bench/peers/sge_farms.sh farm1000        # 1,000 hosts, five queues
 #   bash tools/sge-dump.sh datasets/sge/farm80    # the dump the tests read
 #   bash bench/peers/sge_farms.sh ask REQUESTS > answers.tsv
+#   bash bench/peers/sge_farms.sh submit JOBS     # run jobs on the farm (their accounting records)
 #   bash bench/peers/sge_farms.sh teardown        # remove the farm's hosts from /etc/hosts
 #
 # REQUESTS: one job a line as qsub options (-l LIST, -q LIST, -pe NAME N, -soft ...). For each line the
@@ -299,10 +300,28 @@ ask() {
   done < "$1"
 }
 
+# Submits the jobs of FILE (one a line: RUNTIME, a tab, qsub options). Under SIMULATE_EXECDS the qmaster
+# runs a job for as many seconds as its first argument says and then writes its accounting record, so
+# `sleep RUNTIME` jobs leave an accounting file of real submission, start and end times.
+submit() {
+  settings
+  local f; f=$(mktemp)
+  printf '#!/bin/sh\nsed -i -e "s/^schedule_interval.*/schedule_interval 0:0:2/" -e "s/^queue_sort_method.*/queue_sort_method seqno/" "$1"\n' > "$f"
+  chmod +x "$f"
+  EDITOR="$f" qconf -msconf >/dev/null 2>&1 || true
+  rm -f "$f"
+  local runtime opts
+  while IFS=$'\t' read -r runtime opts; do
+    [ -z "$runtime" ] && continue
+    (cd /tmp && qsub -b y -o /dev/null -e /dev/null $opts /bin/sleep "$runtime" >/dev/null 2>&1) || echo "refused: $opts" >&2
+  done < "$1"
+}
+
 case "${1:-}" in
   farm80) farm80 ;;
+  submit) submit "$2" ;;
   farm1000) farm1000 ;;
   ask) ask "$2" ;;
   teardown) clear_farm ;;
-  *) echo "usage: $0 farm80 | farm1000 | ask FILE | teardown" >&2; exit 1 ;;
+  *) echo "usage: $0 farm80 | farm1000 | ask FILE | submit FILE | teardown" >&2; exit 1 ;;
 esac
