@@ -12,10 +12,17 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "loaders/dirac_resources.hpp"
 #include "loaders/errors.hpp"
 
 namespace colmatch::loaders {
 namespace {
+
+using dirac::is_cfg_text;
+using dirac::Param;
+using dirac::Params;
+using dirac::Queue;
+using dirac::read_resources_cfg;
 
 // --- JDL: a small ClassAd-style reader ---------------------------------------------------------------
 struct JdlValue;
@@ -172,20 +179,6 @@ class JdlReader {
 };
 
 // --- resources ----------------------------------------------------------------------------------------
-// A parameter value of the resource tree: a number, a string, or a list of strings.
-struct Param {
-  bool number = false, list = false;
-  double num = 0;
-  std::string text;
-  std::vector<std::string> items;
-};
-using Params = std::map<std::string, Param>;
-
-struct Queue {
-  std::string site, ce, queue;
-  Params params;  // inherited and overridden
-};
-
 Param param_of(simdjson::dom::element v, const std::string& path, const std::string& field) {
   using T = simdjson::dom::element_type;
   Param p;
@@ -221,7 +214,7 @@ Param param_of(simdjson::dom::element v, const std::string& path, const std::str
   return p;
 }
 
-std::vector<Queue> read_resources(const std::string& path) {
+std::vector<Queue> read_resources_json(const std::string& path) {
   simdjson::dom::parser parser;
   simdjson::padded_string json;
   require_not_directory(path);
@@ -289,7 +282,7 @@ std::vector<Queue> read_resources(const std::string& path) {
 }  // namespace
 
 Dataset load_dirac(const std::string& resources, const std::string& jdl, const ProgressFn&) {
-  const std::vector<Queue> queues = read_resources(resources);
+  const std::vector<Queue> queues = is_cfg_text(resources) ? read_resources_cfg(resources) : read_resources_json(resources);
   require_not_directory(jdl);
   std::ifstream in(jdl, std::ios::binary);
   if (!in) throw LoadError(jdl, 0, "", "cannot open");

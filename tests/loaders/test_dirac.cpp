@@ -251,4 +251,65 @@ TEST(Dirac, SetValuedAttributesRoundTripThroughTheNativeFormat) {
   fs::remove_all(dir);
 }
 
+// Issue 25: the resource tree in DIRAC's own CFG text (the configuration service's Resources section,
+// sites under their grid, `+=`) gives the demo exactly the queues, eligibility and placements of its JSON.
+TEST(DiracCfg, DemoTreeMatchesAsItsJson) {
+  const auto json = loaders::load_dirac(kDir + "resources.json", kDir + "jobs.jdl");
+  const auto cfg = loaders::load_dirac(kDir + "resources.cfg", kDir + "jobs.jdl");
+  ASSERT_EQ(cfg.taskers.names, json.taskers.names);
+  ASSERT_EQ(cfg.catalog.size(), json.catalog.size());
+  const MatchOutcome a = run_match(json.catalog, json.taskers, json.jobs, kernels::active());
+  const MatchOutcome b = run_match(cfg.catalog, cfg.taskers, cfg.jobs, kernels::active());
+  for (uint32_t j = 0; j < json.jobs.size(); ++j) {
+    EXPECT_EQ(a.eligible[a.categories.of_job[j]].eligible.to_vector(),
+              b.eligible[b.categories.of_job[j]].eligible.to_vector())
+        << json.jobs.id[j];
+    EXPECT_EQ(a.dispatch.tasker[j], b.dispatch.tasker[j]);
+    EXPECT_EQ(a.dispatch.reason[j], b.dispatch.reason[j]);
+  }
+}
+
+// diraccfg's reading: a name on the line before its brace, a section opened twice is one, a later option
+// replaces an earlier one, `+=` appends ", value", `#` lines are comments; a grid level is optional.
+TEST(DiracCfg, SyntaxAsDiraccfgReadsIt) {
+  const auto res = write("tree.cfg",
+                         "# comment\nSites\n{\n  S\n  {\n    Tag = a\n    Tag += b\n    CEs { ce { Queues { q {\n"
+                         "      CPUTime = 10\n      CPUTime = 20\n    } } } }\n  }\n  S\n  {\n    Extra = x, y ,,\n  }\n}\n");
+  const auto jdl = write("one.jdl", "[ JobID = \"a\"; Requirements = [ CPUTime = 15; Tag = \"b\"; Extra = \"y\"; ]; ]\n");
+  const auto ds = loaders::load_dirac(res, jdl);
+  ASSERT_EQ(ds.taskers.size(), 1u);
+  EXPECT_EQ(ds.taskers.names[0], "S/ce/q");
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  EXPECT_EQ(m.dispatch.status[0], JobStatus::Assigned) << "CPUTime 20 >= 15, Tag {a, b}, Extra {x, y}";
+  EXPECT_TRUE(ds.catalog.at(*ds.catalog.find("Tag")).multi_valued);
+  fs::remove(res);
+  fs::remove(jdl);
+}
+
+TEST(DiracCfg, MalformedTextNamesFileLineAndSection) {
+  const auto jdl = write("one.jdl", "[ JobID = \"a\"; ]\n");
+  auto error_of = [&](const std::string& text) {
+    const auto res = write("bad.cfg", text);
+    std::string what = "accepted";
+    try {
+      loaders::load_dirac(res, jdl);
+    } catch (const loaders::LoadError& e) {
+      what = e.what();
+    }
+    fs::remove(res);
+    return what;
+  };
+  EXPECT_NE(error_of("Sites\n{\n  S\n  {\n").find(":4: field 'Sites/S': section not closed"), std::string::npos);
+  EXPECT_NE(error_of("Sites\n{\n}\n}\n").find(":4: '}' closes more sections"), std::string::npos);
+  EXPECT_NE(error_of("Sites\n{\n  S\n  {\n    Tag += b\n  }\n}\n").find(":5: field 'Sites/S/Tag': '+='"),
+            std::string::npos);
+  EXPECT_NE(error_of("Sites\n{\n  stray words\n}\n").find("neither an option nor a section"), std::string::npos);
+  EXPECT_NE(error_of("Other\n{\n}\n").find("no Sites section"), std::string::npos);
+  EXPECT_NE(error_of("Sites\n{\n  a/b\n  {\n  }\n}\n").find("must not hold '/'"), std::string::npos);
+  std::string deep = "Sites\n";
+  for (int i = 0; i < 100; ++i) deep += "{\nx" + std::to_string(i) + "\n";
+  EXPECT_NE(error_of(deep).find("nested more than 64 deep"), std::string::npos);
+  fs::remove(jdl);
+}
+
 }  // namespace
