@@ -246,6 +246,10 @@ int cmd_import(const Options& o) {
   g_phase = "loading";
   auto ds = load(o.in);
   g_phase = "saving";
+  if (!ds.in_use.empty())  // the native format has no running jobs: what they hold is not saved
+    std::fprintf(stderr,
+                 "colmatch: warning: the capacity the input's running jobs hold is not saved: the native farm is "
+                 "the configured one (dump without jobs, or match the dump itself, to see them)\n");
   if (writers::save_native(o.save_dir, ds))
     std::printf("hosts with values of their own: %s/hosts.jsonl (pass it with --hosts)\n", o.save_dir.c_str());
   std::printf("imported %zu taskers, %zu jobs into %s\n", ds.taskers.size(), ds.jobs.size(), o.save_dir.c_str());

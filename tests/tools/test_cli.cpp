@@ -907,4 +907,34 @@ TEST(Cli, AcceleratorPolicyReachesTheLoader) {
       << without.err;
 }
 
+// A Grid Engine administrator's two commands (issue 25): the dump's waiting jobs matched against the
+// farm as it is (running jobs holding their charges), then the month's accounting replayed; and import.
+TEST(Cli, GridEngineDumpMatchSimulateAndImport) {
+  const std::string dump = kSrc + "/datasets/sge/farm80-busy";
+  Out m;
+  const CliRun r = run("match --format sge --dump " + dump + " --out " + m.dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"jobs\": 19"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("122 running jobs hold their charges"), std::string::npos) << r.err;
+  const auto rows = lines((m.dir / "results.csv").string());
+  ASSERT_EQ(rows.size(), 20u);  // header and every job (647 is an array: 647.2 and 647.3 wait)
+  bool lic = false;
+  for (const std::string& row : rows) lic = lic || row.find("the global pool of lic has 0 left") != std::string::npos;
+  EXPECT_TRUE(lic);
+  Out s;
+  const CliRun sim = run("simulate --format sge --dump " + kSrc + "/datasets/sge/farm80 --accounting " + kSrc +
+                         "/datasets/sge/farm80-accounting.gz --out " + s.dir.string());
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  EXPECT_NE(sim.out.find("\"started\": 157"), std::string::npos) << sim.out;
+  Out i;
+  const CliRun imp = run("import --format sge --dump " + dump + " --save " + i.dir.string());
+  ASSERT_EQ(imp.status, 0) << imp.err;
+  EXPECT_NE(imp.err.find("running jobs hold is not saved"), std::string::npos) << imp.err;
+  for (const char* f : {"farm.toml", "hosts.jsonl", "taskers.jsonl", "jobs.jsonl"}) EXPECT_TRUE(fs::exists(i.dir / f)) << f;
+  const CliRun bad = run("match --format sge --dump " + kSrc + "/datasets/sge/nosuch --out " + m.dir.string() + "x");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("not a folder"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(m.dir.string() + "x"));
+}
+
 }  // namespace

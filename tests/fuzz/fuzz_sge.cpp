@@ -1,0 +1,78 @@
+// libFuzzer targets for `--format sge` (issue 25), one per kind of text, chosen at build time by
+// COLMATCH_FUZZ_SGE_PART:
+//   "conf":       the input is qconf-sc --8<-- qconf-se --8<-- qconf-shgrp --8<-- qconf-sq (missing parts
+//                 are datasets/sge/farm80's), a farm of the fuzzer's;
+//   "qstat":      the input is qstat-r.xml on farm80 (running jobs' charges, pending jobs matched);
+//   "accounting": the input is an accounting file replayed on farm80 (matched and simulated, bounded).
+// Each loads through the format registry as the CLI does, then matches.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/schedule/simulation.hpp"
+#include "loaders/formats.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
+
+using namespace colmatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh copy of farm80's dump for this process, its files replaced by the fuzzer's where given.
+std::string dump_with(const std::vector<std::pair<std::string, std::string_view>>& files) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-sge-" + std::to_string(::getpid()));
+  static bool copied = false;
+  if (!copied) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& e : fs::directory_iterator(std::string(COLMATCH_SOURCE_DIR) + "/datasets/sge/farm80"))
+      fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+    copied = true;
+  }
+  static std::vector<std::pair<std::string, std::string>> originals;  // restored before each input
+  for (auto& [name, text] : originals) std::ofstream(dir / name, std::ios::binary | std::ios::trunc) << text;
+  originals.clear();
+  for (const auto& [name, text] : files) {
+    std::ifstream in(dir / name, std::ios::binary);
+    originals.emplace_back(name, std::string(std::istreambuf_iterator<char>(in), {}));
+    std::ofstream(dir / name, std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+  return dir.string();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return fuzz::run([&] {
+    const std::string part = COLMATCH_FUZZ_SGE_PART;
+    const std::string_view all(reinterpret_cast<const char*>(data), size);
+    loaders::FormatArgs args;
+    if (part == "conf") {
+      static const char* kFiles[] = {"qconf-sc.txt", "qconf-se.txt", "qconf-shgrp.txt", "qconf-sq.txt"};
+      std::vector<std::pair<std::string, std::string_view>> files;
+      std::string_view rest = all;
+      for (const char* name : kFiles) {
+        const size_t at = rest.find(fuzz::kSeparator);
+        files.emplace_back(name, rest.substr(0, at));
+        if (at == std::string_view::npos) break;
+        rest = rest.substr(at + fuzz::kSeparator.size());
+      }
+      args["dump"] = dump_with(files);
+    } else if (part == "qstat") {
+      args["dump"] = dump_with({{"qstat-r.xml", all}});
+    } else {
+      args["dump"] = dump_with({});
+      args["accounting"] = fuzz::temp_file("accounting", all);
+    }
+    const loaders::Dataset ds = loaders::load_format(*loaders::find_format("sge"), args);
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use);
+    if (m.dispatch.assigned + m.dispatch.pending + m.dispatch.rejected != ds.jobs.size()) std::abort();
+    if (part == "accounting") {
+      SimPolicy policy;
+      policy.until = 864000;
+      const loaders::Dataset t =
+          loaders::load_format(*loaders::find_format("sge"), args, {}, loaders::LoadMode::OverTime);
+      (void)simulate(t.catalog, t.taskers, t.jobs, policy, kernels::active());
+    }
+  });
+}
