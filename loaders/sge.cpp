@@ -145,6 +145,43 @@ void read_hosts(FarmModel& f, const std::string& path) {
   }
 }
 
+// Hosts from `qhost -F -xml` (where the administrator has that rather than qconf -se): hf values fixed,
+// hl load values on the host level; gf/gc on the global level; hc, the amount of a host consumable free
+// when qhost ran, taken as its capacity (a warning says so when jobs ran then).
+void read_hosts_qhost(FarmModel& f, const std::string& path, bool jobs_running) {
+  std::unordered_set<std::string> seen;
+  size_t consumables = 0;
+  for (const QhostHost& h : read_qhost(path)) {
+    std::string name = h.name;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (!seen.insert(name).second) throw LoadError(path, h.line, "host", fmt::format("host '{}' twice", name));
+    const bool global = name == "global";
+    if (!global) {
+      f.hosts.push_back(name);
+      f.host_fixed.emplace_back();
+      f.host_load.emplace_back();
+    }
+    for (const auto& v : h.values) {
+      const auto a = f.complex(v.name);
+      if (!a) continue;  // a value of no complex: Grid Engine ignores it too
+      const char level = v.dominance[0], kind = v.dominance[1];
+      std::string text = v.text;
+      if (f.catalog.at(*a).type == AttrType::Boolean && (text == "0.000000" || text == "1.000000"))
+        text = text.substr(0, 1);  // qhost prints a BOOL as a double
+      if (level == 'g') {
+        if (kind != 'l') f.global[*a] = {text, path, h.line};
+      } else if (level == 'h' && !global) {
+        auto& to = kind == 'l' ? f.host_load.back() : f.host_fixed.back();
+        to[*a] = {text, path, h.line};
+        consumables += kind == 'c';
+      }
+    }
+  }
+  if (consumables && jobs_running)
+    f.warnings.push_back(fmt::format("{}: host consumables (hc) are what was free when qhost ran, taken as capacities",
+                                     path));
+}
+
 // Host groups, nested groups expanded (a cycle is an error; depth is bounded by the number of groups).
 void read_groups(FarmModel& f, const std::string& path) {
   std::map<std::string, std::pair<std::vector<std::string>, size_t>> raw;
@@ -382,11 +419,18 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
     throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/sge-dump.sh writes one)");
   FarmModel f;
   f.dir = dump_dir;
-  for (const char* required : {"qconf-sc.txt", "qconf-se.txt", "qconf-sq.txt"})
+  for (const char* required : {"qconf-sc.txt", "qconf-sq.txt"})
     if (!exists(dump_file(dump_dir, required)))
       throw LoadError(dump_file(dump_dir, required), 0, "", "missing: tools/sge-dump.sh writes it");
   read_catalog(f, dump_file(dump_dir, "qconf-sc.txt"));
-  read_hosts(f, dump_file(dump_dir, "qconf-se.txt"));
+  if (exists(dump_file(dump_dir, "qconf-se.txt"))) {
+    read_hosts(f, dump_file(dump_dir, "qconf-se.txt"));
+  } else if (exists(dump_file(dump_dir, "qhost-F.xml"))) {
+    read_hosts_qhost(f, dump_file(dump_dir, "qhost-F.xml"), exists(dump_file(dump_dir, "qstat-r.xml")));
+  } else {
+    throw LoadError(dump_file(dump_dir, "qconf-se.txt"), 0, "",
+                    "missing (or qhost-F.xml instead): tools/sge-dump.sh writes it");
+  }
   if (exists(dump_file(dump_dir, "qconf-shgrp.txt"))) read_groups(f, dump_file(dump_dir, "qconf-shgrp.txt"));
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) read_pes(f, dump_file(dump_dir, "qconf-sp.txt"));
   read_queues(f, dump_file(dump_dir, "qconf-sq.txt"), not_dispatchable(dump_file(dump_dir, "qstat-f.xml")));

@@ -3,7 +3,8 @@
 //
 // DIR (one file per command, several records concatenated where the command is run per object):
 //   qconf-sc.txt        qconf -sc                       the complex list (required)
-//   qconf-se.txt        qconf -se global; qconf -se H   execution hosts, `global` first (required)
+//   qconf-se.txt        qconf -se global; qconf -se H   execution hosts, `global` first (or qhost-F.xml)
+//   qhost-F.xml         qhost -F -xml                   the hosts' values, read when qconf-se.txt is absent
 //   qconf-sq.txt        qconf -sq Q for each queue      cluster queues (required)
 //   qconf-shgrp.txt     qconf -shgrp @G for each group  host groups (optional)
 //   qconf-sp.txt        qconf -sp PE for each PE        parallel environments (optional)

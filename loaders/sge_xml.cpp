@@ -217,6 +217,33 @@ std::vector<QueueInstanceState> read_queue_states(const std::string& path) {
   return out;
 }
 
+std::vector<QhostHost> read_qhost(const std::string& path) {
+  std::vector<QhostHost> out;
+  std::string name, dominance;
+  XmlStream(
+      path,
+      [&](const std::vector<std::string>& st, const char** attrs, size_t line) {
+        require_root(path, st, "qhost");
+        if (st.size() == 2 && st[1] == "host") {
+          const char* n = attribute(attrs, "name");
+          if (!n || !*n) throw LoadError(path, line, "host", "a host without a name");
+          out.push_back({n, {}, line});
+        } else if (st.size() == 3 && st[2] == "resourcevalue") {
+          const char* n = attribute(attrs, "name");
+          const char* d = attribute(attrs, "dominance");
+          if (!n || !d || std::strlen(d) != 2)
+            throw LoadError(path, line, "resourcevalue", "needs a name and a two-letter dominance");
+          name = n;
+          dominance = d;
+        }
+      },
+      [&](const std::vector<std::string>& st, const std::string& text, size_t) {
+        if (st.size() == 3 && st[2] == "resourcevalue") out.back().values.push_back({name, dominance, trimmed(text)});
+      })
+      .run();
+  return out;
+}
+
 std::vector<JobDetail> read_job_details(const std::string& path) {
   std::vector<JobDetail> out;
   // detailed_job_info / djob_info / element / JB_...

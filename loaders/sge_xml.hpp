@@ -5,6 +5,7 @@
 //   qstat -u '*' -r -xml        pending and running jobs with their requests (job_list elements)
 //   qstat -f -xml               the same with every queue instance (Queue-List: name, state)
 //   qstat -j '*' -xml           each job's details (JB_priority, JB_group, JB_project, submission epoch)
+//   qhost -F -xml               hosts and their resource values (where qconf -se is not at hand)
 #pragma once
 
 #include <cstddef>
@@ -52,6 +53,21 @@ struct QueueInstanceState {
 
 /// Reads the Queue-List elements of `qstat -f -xml`. Throws LoadError as read_qstat_jobs.
 std::vector<QueueInstanceState> read_queue_states(const std::string& path);
+
+/// One host of `qhost -F -xml`: its resource values with their dominance (level letter g, h or q, then
+/// l for a load value, f for a fixed one, c for a consumable's amount free when qhost ran), as printed.
+struct QhostHost {
+  struct Value {
+    std::string name, dominance, text;
+  };
+  std::string name;
+  std::vector<Value> values;
+  size_t line = 0;
+};
+
+/// Reads the host elements of `qhost -F -xml`. Throws LoadError as read_qstat_jobs (a host without a name,
+/// a resourcevalue without name or dominance, a root that is not qhost).
+std::vector<QhostHost> read_qhost(const std::string& path);
 
 /// One job of `qstat -j '*' -xml` (detailed_job_info/djob_info/element).
 struct JobDetail {

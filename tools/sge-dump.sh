@@ -8,7 +8,7 @@
 #
 # Files (loaders/sge.hpp reads them; one per command, objects of one kind one after another):
 #   qconf-sc.txt qconf-sconf-global.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
-#   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qstat-f.xml
+#   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml
 #   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
 # Times are printed in UTC (TZ=UTC), which is how colmatch reads qstat's local times.
 set -euo pipefail
@@ -34,6 +34,7 @@ names qconf -sql > "$tmp/qconf-sql.txt"
 while read -r q; do [ -n "$q" ] && qconf -sq "$q"; done < "$tmp/qconf-sql.txt" > "$tmp/qconf-sq.txt"
 names qconf -spl > "$tmp/qconf-spl.txt"
 while read -r p; do [ -n "$p" ] && qconf -sp "$p"; done < "$tmp/qconf-spl.txt" > "$tmp/qconf-sp.txt"
+qhost -F -xml > "$tmp/qhost-F.xml"
 qstat -f -xml > "$tmp/qstat-f.xml"
 if [ "$jobs" = 1 ]; then
   qstat -u '*' -r -xml > "$tmp/qstat-r.xml"

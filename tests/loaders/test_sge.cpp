@@ -202,6 +202,35 @@ TEST(SgeFarm80, ImportedFarmIsTheFarmTheOracleBuilt) {
   EXPECT_TRUE(said_qtype);
 }
 
+// Where the administrator has `qhost -F -xml` rather than `qconf -se` for each host, the hosts come from
+// it: the same farm on every level (farm80's qhost-F.xml, taken from the qmaster with no job running).
+TEST(SgeFarm80, HostsFromQhostAreTheHostsOfQconf) {
+  TempDir d;
+  for (const auto& e : fs::directory_iterator(kData + "farm80"))
+    if (e.path().filename() != "qconf-se.txt") fs::copy(e.path(), d.path / e.path().filename());
+  const loaders::Dataset a = loaders::load_sge(kData + "farm80", "");
+  const loaders::Dataset b = loaders::load_sge(d.path.string(), "");
+  ASSERT_EQ(a.taskers.names, b.taskers.names);
+  ASSERT_EQ(a.catalog.size(), b.catalog.size());
+  size_t compared = 0;
+  for (uint32_t attr = 0; attr < a.catalog.size(); ++attr) {
+    const Column &x = a.taskers.columns[attr], &y = b.taskers.columns[attr];
+    EXPECT_EQ(x.global().present, y.global().present) << a.catalog.at(attr).name;
+    for (uint32_t t = 0; t < a.taskers.size(); ++t) {
+      const uint32_t h = a.taskers.host_of[t];
+      ASSERT_EQ(x.by_host().has(h), y.by_host().has(h)) << a.catalog.at(attr).name << " " << a.taskers.names[t];
+      if (!x.by_host().has(h)) continue;
+      if (is_numeric(a.catalog.at(attr).type)) {
+        EXPECT_DOUBLE_EQ(x.by_host().num(h), y.by_host().num(h)) << a.catalog.at(attr).name;
+      } else {
+        EXPECT_EQ(x.dict.value(x.by_host().id(h)), y.dict.value(y.by_host().id(h))) << a.catalog.at(attr).name;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+}
+
 TEST(SgeFarm, UnknownComplexesGroupsAndCyclesAreErrors) {
   TempDir d;
   auto error_of = [&](const std::map<std::string, std::string>& files) {
