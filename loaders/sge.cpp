@@ -189,7 +189,7 @@ void read_groups(FarmModel& f, const std::string& path) {
     const std::string& name = r.fields[0].value;
     if (name.empty() || name[0] != '@')
       throw LoadError(path, r.line, "group_name", fmt::format("'{}': a host group's name starts with @", name));
-    if (!raw.emplace(name, std::pair{split_hosts(r.value("hostlist")), r.line}).second)
+    if (!raw.emplace(name, std::pair{split_words(r.value("hostlist")), r.line}).second)
       throw LoadError(path, r.line, "group_name", fmt::format("host group '{}' twice", name));
   }
   // iterative expansion, in an order where a group's subgroups come first
@@ -272,7 +272,7 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
     // the hosts of the queue, in the order of its hostlist
     std::vector<std::string> hosts;
     const Field* hl = r.find("hostlist");
-    for (const std::string& m : split_hosts(hl ? hl->value : "NONE")) {
+    for (const std::string& m : split_words(hl ? hl->value : "NONE")) {
       if (m[0] == '@') {
         const auto g = f.groups.find(m);
         if (g == f.groups.end())
@@ -320,7 +320,7 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
         if (fd.key == "complex_values") {
           put_values(f, in.values, v, path, fd.line, fd.key, false);
         } else if (fd.key == "pe_list") {
-          in.pe_list = split_hosts(v);
+          in.pe_list = split_words(v);
         } else if (kQueueComplexes.count(fd.key)) {
           if (const auto a = f.catalog.find(fd.key)) in.values[*a] = {v, path, fd.line};
         }

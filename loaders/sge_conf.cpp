@@ -119,19 +119,11 @@ std::vector<Record> read_records(const std::string& path, std::string_view first
 
 std::vector<std::pair<std::string, std::string>> split_values(std::string_view text, const Where& at) {
   std::vector<std::pair<std::string, std::string>> out;
-  text = trim(text);
-  if (text == "NONE") return out;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (blank(text[i]) || text[i] == ',')) ++i;
-    const size_t b = i;
-    while (i < text.size() && !blank(text[i]) && text[i] != ',') ++i;
-    if (i == b) break;
-    const std::string_view item = text.substr(b, i - b);
+  for (const std::string& item : split_words(text)) {  // the same items: blanks or commas between them
     const size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
       throw LoadError(at.path, at.line, at.field, fmt::format("'{}' is not name=value", item));
-    out.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
   }
   return out;
 }
@@ -168,7 +160,7 @@ Overrides split_overrides(std::string_view text, const Where& at) {
   return out;
 }
 
-std::vector<std::string> split_hosts(std::string_view text) {
+std::vector<std::string> split_words(std::string_view text) {
   std::vector<std::string> out;
   text = trim(text);
   if (text == "NONE") return out;

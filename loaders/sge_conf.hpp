@@ -80,8 +80,8 @@ struct Overrides {
 /// host named twice, or text after a bracket that is neither a comma nor another bracket.
 Overrides split_overrides(std::string_view text, const Where& at);
 
-/// A host list (hostlist of a queue or a host group): names and @groups separated by blanks or commas;
-/// `NONE` is empty.
-std::vector<std::string> split_hosts(std::string_view text);
+/// The items of a list qconf prints (a hostlist of hosts and @groups, a pe_list, a complex value list):
+/// separated by blanks or commas; `NONE` is empty.
+std::vector<std::string> split_words(std::string_view text);
 
 }  // namespace colmatch::loaders::sge

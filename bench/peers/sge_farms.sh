@@ -20,7 +20,7 @@ set -euo pipefail
 MARK="# colmatch sge farms"
 here=$(cd "$(dirname "$0")" && pwd)
 
-settings() { . /var/lib/gridengine/default/common/settings.sh; }
+. "$here/sge_common.sh"
 
 # Removes every queue, host group, PE and execution host but the master's own admin/submit host.
 clear_farm() {
@@ -32,7 +32,7 @@ clear_farm() {
   for x in $(qconf -shgrpl 2>/dev/null || true); do qconf -dhgrp "$x" >/dev/null 2>&1 || true; done
   for x in $(qconf -spl 2>/dev/null || true); do qconf -dp "$x" >/dev/null; done
   for x in $(qconf -sel 2>/dev/null || true); do qconf -de "$x" >/dev/null; done
-  qconf -mattr exechost complex_values NONE global >/dev/null 2>&1 || true
+  qconf -rattr exechost complex_values NONE global >/dev/null 2>&1 || true  # -mattr refuses NONE
   sed -i "/$MARK/d" /etc/hosts
 }
 
@@ -64,14 +64,6 @@ EOF
   rm -f "$cx"
 }
 
-add_host() {  # name complex_values
-  local f; f=$(mktemp)
-  printf 'hostname %s\nload_scaling NONE\ncomplex_values %s\nuser_lists NONE\nxuser_lists NONE\nprojects NONE\nxprojects NONE\nusage_scaling NONE\nreport_variables NONE\n' \
-    "$1" "$2" > "$f"
-  qconf -Ae "$f" >/dev/null
-  rm -f "$f"
-}
-
 add_group() {  # name members...
   local f; f=$(mktemp) name=$1; shift
   printf 'group_name %s\nhostlist %s\n' "$name" "$*" > "$f"
@@ -84,69 +76,6 @@ add_pe() {  # name rule
   printf 'pe_name %s\nslots 99999\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots min\naccounting_summary FALSE\nqsort_args NONE\n' \
     "$1" "$2" > "$f"
   qconf -Ap "$f" >/dev/null
-  rm -f "$f"
-}
-
-add_queue() {  # name, then "key value" lines on stdin override the template
-  local f; f=$(mktemp) name=$1
-  cat > "$f" <<EOF
-qname $name
-hostlist NONE
-seq_no 0
-load_thresholds NONE
-suspend_thresholds NONE
-nsuspend 1
-suspend_interval 00:05:00
-priority 0
-min_cpu_interval 00:05:00
-processors UNDEFINED
-qtype BATCH INTERACTIVE
-ckpt_list NONE
-pe_list NONE
-rerun FALSE
-slots 1
-tmpdir /tmp
-shell /bin/sh
-prolog NONE
-epilog NONE
-shell_start_mode posix_compliant
-starter_method NONE
-suspend_method NONE
-resume_method NONE
-terminate_method NONE
-notify 00:00:60
-owner_list NONE
-user_lists NONE
-xuser_lists NONE
-subordinate_list NONE
-complex_values NONE
-projects NONE
-xprojects NONE
-calendar NONE
-initial_state default
-s_rt INFINITY
-h_rt INFINITY
-s_cpu INFINITY
-h_cpu INFINITY
-s_fsize INFINITY
-h_fsize INFINITY
-s_data INFINITY
-h_data INFINITY
-s_stack INFINITY
-h_stack INFINITY
-s_core INFINITY
-h_core INFINITY
-s_rss INFINITY
-h_rss INFINITY
-s_vmem INFINITY
-h_vmem INFINITY
-EOF
-  local key value
-  while read -r key value; do
-    [ -z "$key" ] && continue
-    sed -i "s|^$key .*|$key $value|" "$f"
-  done
-  qconf -Aq "$f" >/dev/null
   rm -f "$f"
 }
 

@@ -17,7 +17,7 @@ set -euo pipefail
 HOSTS=(node0001 node0002 node0003 node0004)
 MARK="# colmatch sge oracle"
 
-settings() { . /var/lib/gridengine/default/common/settings.sh; }
+. "$(cd "$(dirname "$0")" && pwd)/sge_common.sh"
 
 setup() {
   if ! dpkg-query -W -f='${Status}' gridengine-master 2>/dev/null | grep -q "install ok installed"; then
@@ -68,69 +68,16 @@ EOF
     "arch_s=x86,osc=Ubuntu,os=ubuntu22,fsrv=node0004,scratch=512M,cores=8,lic=1"
     "arch_s=sparc,osc=SUSE,os=sles15,cores=4,frc=1"
   )
-  local f; f=$(mktemp)
   qconf -dq all.q >/dev/null 2>&1 || true  # before its hosts: a host in a queue cannot be deleted
   for i in "${!HOSTS[@]}"; do
     qconf -de "${HOSTS[$i]}" >/dev/null 2>&1 || true
-    printf 'hostname %s\nload_scaling NONE\ncomplex_values %s\nuser_lists NONE\nxuser_lists NONE\nprojects NONE\nxprojects NONE\nusage_scaling NONE\nreport_variables NONE\n' \
-      "${HOSTS[$i]}" "${values[$i]}" > "$f"
-    qconf -Ae "$f" >/dev/null
+    add_host "${HOSTS[$i]}" "${values[$i]}"
   done
   # the queue: every host, no PEs, no load thresholds
-  cat > "$f" <<EOF
-qname all.q
+  add_queue all.q <<EOF
 hostlist ${HOSTS[*]}
-seq_no 0
-load_thresholds NONE
-suspend_thresholds NONE
-nsuspend 1
-suspend_interval 00:05:00
-priority 0
-min_cpu_interval 00:05:00
-processors UNDEFINED
-qtype BATCH INTERACTIVE
-ckpt_list NONE
-pe_list NONE
-rerun FALSE
 slots 4
-tmpdir /tmp
-shell /bin/sh
-prolog NONE
-epilog NONE
-shell_start_mode posix_compliant
-starter_method NONE
-suspend_method NONE
-resume_method NONE
-terminate_method NONE
-notify 00:00:60
-owner_list NONE
-user_lists NONE
-xuser_lists NONE
-subordinate_list NONE
-complex_values NONE
-projects NONE
-xprojects NONE
-calendar NONE
-initial_state default
-s_rt INFINITY
-h_rt INFINITY
-s_cpu INFINITY
-h_cpu INFINITY
-s_fsize INFINITY
-h_fsize INFINITY
-s_data INFINITY
-h_data INFINITY
-s_stack INFINITY
-h_stack INFINITY
-s_core INFINITY
-h_core INFINITY
-s_rss INFINITY
-h_rss INFINITY
-s_vmem INFINITY
-h_vmem INFINITY
 EOF
-  qconf -Aq "$f" >/dev/null
-  rm -f "$f"
   qselect >/dev/null
   echo "sge oracle ready: $(qselect | sort | tr '\n' ' ')" >&2
 }
