@@ -435,6 +435,12 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) read_pes(f, dump_file(dump_dir, "qconf-sp.txt"));
   read_queues(f, dump_file(dump_dir, "qconf-sq.txt"), not_dispatchable(dump_file(dump_dir, "qstat-f.xml")));
   warn_pe_slots(f);
+  if (exists(dump_file(dump_dir, "qconf-ssconf.txt"))) {  // the scheduler's queue order
+    const auto conf = read_records(dump_file(dump_dir, "qconf-ssconf.txt"), "algorithm");
+    if (!conf.empty() && conf[0].value("queue_sort_method", "load") != "seqno")
+      f.warnings.push_back("queue_sort_method is load: Grid Engine tries hosts by their load, which a dump does not "
+                           "hold; colmatch ranks the queue instances by seq_no");
+  }
   JobTable jobs = !accounting.empty() ? accounting_jobs(f, accounting)
                                       : qstat_jobs(f, mode == LoadMode::Snapshot, progress);
   Dataset ds;

@@ -7,7 +7,7 @@
 #   bash tools/sge-dump.sh OUT_DIR [--no-jobs]
 #
 # Files (loaders/sge.hpp reads them; one per command, objects of one kind one after another):
-#   qconf-sc.txt qconf-sconf-global.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
+#   qconf-sc.txt qconf-sconf-global.txt qconf-ssconf.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
 #   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml
 #   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
 # Times are printed in UTC (TZ=UTC), which is how colmatch reads qstat's local times.
@@ -26,6 +26,7 @@ names() { "$@" 2>/dev/null | grep -v -E '^(no .* defined|.* does not exist)$' ||
 
 qconf -sc > "$tmp/qconf-sc.txt"
 qconf -sconf global > "$tmp/qconf-sconf-global.txt"
+qconf -ssconf > "$tmp/qconf-ssconf.txt"
 names qconf -sel > "$tmp/qconf-sel.txt"
 { qconf -se global; while read -r h; do [ -n "$h" ] && qconf -se "$h"; done < "$tmp/qconf-sel.txt"; } > "$tmp/qconf-se.txt"
 names qconf -shgrpl > "$tmp/qconf-shgrpl.txt"

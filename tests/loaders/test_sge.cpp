@@ -42,7 +42,8 @@ struct TempDir {
   }
   // farm80's dump with some files replaced
   std::string farm80_with(const std::map<std::string, std::string>& files) const {
-    for (const auto& e : fs::directory_iterator(kData + "farm80")) fs::copy(e.path(), path / e.path().filename());
+    for (const auto& e : fs::directory_iterator(kData + "farm80"))
+      fs::copy(e.path(), path / e.path().filename(), fs::copy_options::overwrite_existing);
     for (const auto& [name, text] : files) write(name, text);
     return path.string();
   }
@@ -200,6 +201,15 @@ TEST(SgeFarm80, ImportedFarmIsTheFarmTheOracleBuilt) {
   }
   EXPECT_TRUE(said_state);
   EXPECT_TRUE(said_qtype);
+  // the scheduler's queue order: seq_no as Grid Engine's seqno; under load, said
+  TempDir d;
+  const std::string ssconf = "algorithm default\nschedule_interval 0:0:15\nqueue_sort_method {}\nload_formula np_load_avg\n";
+  for (const char* method : {"seqno", "load"}) {
+    const loaders::Dataset s = loaders::load_sge(d.farm80_with({{"qconf-ssconf.txt", fmt::format(fmt::runtime(ssconf), method)}}), "");
+    bool said = false;
+    for (const std::string& w : s.taskers.warnings) said = said || w.find("queue_sort_method is load") != std::string::npos;
+    EXPECT_EQ(said, std::string(method) == "load");
+  }
 }
 
 // Where the administrator has `qhost -F -xml` rather than `qconf -se` for each host, the hosts come from
