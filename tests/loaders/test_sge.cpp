@@ -241,6 +241,49 @@ TEST(SgeFarm80, HostsFromQhostAreTheHostsOfQconf) {
   EXPECT_GT(compared, 1000u);
 }
 
+// farm1000 as bench/peers/sge_farms.sh built it: every host's values, every queue's instances and its
+// per-group and per-host values.
+TEST(SgeFarm1000, ImportedFarmIsTheFarmTheOracleBuilt) {
+  const loaders::Dataset ds = loaders::load_sge(kData + "farm1000", "");
+  EXPECT_EQ(ds.taskers.size(), 1000u + 480u + 520u + 10u + 80u);
+  const std::string oses[] = {"rhel8", "rhel9", "ubuntu22", "sles15"};
+  const double cores[] = {16, 32, 64, 128}, G = 1024.0 * 1024 * 1024, T = G * 1024;
+  for (int i = 1; i <= 1000; ++i) {
+    const std::string h = fmt::format("n{:04d}", i);
+    SCOPED_TRACE(h);
+    const int rack = (i - 1) / 40 + 1;
+    const uint32_t t = tasker(ds, "all.q@" + h);
+    ASSERT_NE(t, kNone);
+    EXPECT_EQ(str(ds, "arch_s", t, 'h'), i % 7 == 0 ? "aarch64" : "x86_64");
+    EXPECT_EQ(str(ds, "os", t, 'h'), oses[i % 4]);
+    EXPECT_EQ(num(ds, "cores", t, 'h'), cores[i % 4]);
+    EXPECT_EQ(num(ds, "scratch", t, 'h'), 50 * (1 + i % 5) * G);
+    EXPECT_EQ(num(ds, "mem_c", t, 'h'), 96 * (1 + i % 3) * G);
+    EXPECT_DOUBLE_EQ(num(ds, "speed", t, 'h'), i % 3 + 0.5);
+    EXPECT_EQ(str(ds, "rack", t, 'h'), fmt::format("rack{}", rack));
+    EXPECT_EQ(num(ds, "slots", t, 'q'), i == 500 ? 4 : rack == 1 ? 32 : 16);
+    const uint32_t l = tasker(ds, "long.q@" + h), s = tasker(ds, "short.q@" + h);
+    ASSERT_EQ(l != kNone, rack <= 12);  // @west
+    ASSERT_EQ(s != kNone, rack > 12);   // @east
+    if (l != kNone) {
+      EXPECT_EQ(num(ds, "h_rt", l, 'q'), 72 * 3600);
+      EXPECT_EQ(num(ds, "slots", l, 'q'), 8);
+    } else {
+      EXPECT_EQ(num(ds, "h_rt", s, 'q'), 1800);
+      EXPECT_EQ(num(ds, "slots", s, 'q'), 4);
+    }
+    const uint32_t g = tasker(ds, "gpu.q@" + h), m = tasker(ds, "mem.q@" + h);
+    ASSERT_EQ(g != kNone, i > 990);
+    if (g != kNone) {
+      EXPECT_EQ(num(ds, "gpu", g, 'q'), i == 1000 ? 8 : 4);
+    }
+    ASSERT_EQ(m != kNone, rack == 3 || rack == 4);
+    if (m != kNone) {
+      EXPECT_EQ(num(ds, "h_vmem", m, 'q'), rack == 4 ? T : 512 * G);
+    }
+  }
+}
+
 TEST(SgeFarm, UnknownComplexesGroupsAndCyclesAreErrors) {
   TempDir d;
   auto error_of = [&](const std::map<std::string, std::string>& files) {
