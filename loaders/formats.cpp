@@ -10,6 +10,7 @@
 #include "loaders/native.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/sge.hpp"
+#include "loaders/slurm.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
 #include "loaders/vov.hpp"
@@ -95,6 +96,13 @@ std::vector<InputFormat> make_formats() {
                  "accounting file (accounting(5)): its jobs instead of the dump's, each at its submission time", false}},
                [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
                  return load_sge(arg(a, "dump"), arg(a, "accounting"), p, mode);
+               }});
+  f.push_back({"slurm",
+               "Slurm: what scontrol prints on a login node (tools/slurm-dump.sh), and jobs as sbatch options",
+               {{"dump", "folder written by tools/slurm-dump.sh (scontrol-node.txt, scontrol-partition.txt)"},
+                {"jobs", "sbatch options, one job a line (#SBATCH lines of one script together)", false}},
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
+                 return load_slurm(arg(a, "dump"), arg(a, "jobs"), p, mode);
                }});
   return f;
 }

@@ -334,7 +334,7 @@ TEST(SgeJobs, RunningJobsHoldCapacityWaitingJobsAreMatched) {
   const MatchOutcome idle = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   size_t waiting_for_capacity = 0, assigned = 0, assigned_idle = 0;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[j];
+    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[ds.jobs.reject[j]];
     // eligibility is the configured farm's: the running jobs only take capacity
     EXPECT_GT(m.eligible[m.categories.of_job[j]].eligible.count(), 0u) << ds.jobs.id[j];
     assigned += m.dispatch.status[j] == JobStatus::Assigned;
@@ -368,7 +368,7 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
   const loaders::Dataset ds = loaders::load_sge(d.farm80_with({{"qstat-r.xml", qstat}}), "");
   std::map<std::string, std::string> why;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j)
-    why[std::string(ds.jobs.id[j])] = ds.jobs.reject[j] == kNone ? "" : ds.jobs.reject_reason[j];
+    why[std::string(ds.jobs.id[j])] = ds.jobs.reject[j] == kNone ? "" : ds.jobs.reject_reason[ds.jobs.reject[j]];
   EXPECT_NE(why.at("1").find("slot range '2-8'"), std::string::npos) << why.at("1");
   EXPECT_NE(why.at("2").find("unknown resource"), std::string::npos);
   EXPECT_NE(why.at("3").find("error state"), std::string::npos);
@@ -400,7 +400,7 @@ TEST(SgeAccounting, RealRecordsReplayWithNoJobLostOnTheirOwnInstances) {
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
     const auto& r = records[j];
     SCOPED_TRACE(fmt::format("line {}: {}", r.line, r.category));
-    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[j];
+    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[ds.jobs.reject[j]];
     const uint32_t t = tasker(ds, r.qname + "@" + r.hostname);
     ASSERT_NE(t, kNone);
     EXPECT_TRUE(m.eligible[m.categories.of_job[j]].eligible.contains(t)) << "Grid Engine ran it there";
@@ -439,7 +439,7 @@ TEST(SgeAccounting, FieldsCategoriesWithColonsAndReruns) {
   EXPECT_EQ(ds.jobs.runtime[0], 60);
   EXPECT_EQ(ds.jobs.walltime[0], 3600);  // h_rt
   EXPECT_EQ(ds.jobs.runtime[1], 42);     // no start: ru_wallclock
-  EXPECT_EQ(ds.jobs.reject[0], kNone) << ds.jobs.reject_reason[0];
+  EXPECT_EQ(ds.jobs.reject[0], kNone) << ds.jobs.reject_reason[ds.jobs.reject[0]];
   for (const std::string& bad : std::vector<std::string>{"a:b:c\n", rec("9", "0", "-l", "1", "2"), rec("9", "x", "NONE", "1", "2")}) {
     SCOPED_TRACE(bad);
     const std::string q = d.write("bad", bad);

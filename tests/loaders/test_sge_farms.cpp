@@ -103,7 +103,7 @@ void check_farm(const std::string& farm, size_t at_least) {
       ++errors;
       continue;
     }
-    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[j];
+    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[ds.jobs.reject[j]];
     std::set<std::string> got;
     for (uint32_t t : m.eligible[m.categories.of_job[j]].eligible.to_vector()) got.insert(ds.taskers.names[t]);
     // qselect lists every queue instance, also those colmatch leaves out (disabled, qtype without BATCH)

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""slurm.conf node and partition lines of the oracle clusters (issue 26): invented nodes with varied
+features, GPU types, CPUs, memory and weights, partitions over node sets. Printed to stdout; the oracle
+script (bench/peers/slurm_oracle.sh) puts them after its fixed settings.
+
+    /usr/bin/python3 bench/peers/slurm_cluster.py 100 > nodes.conf
+"""
+import random
+import sys
+
+ARCH = [("intel", "skylake"), ("intel", "icelake"), ("amd", "rome"), ("amd", "milan")]
+CPUS = [16, 32, 64, 128]
+MEM = [64000, 128000, 256000, 512000]  # MiB
+WEIGHT = [1, 10, 100]
+
+
+def node(i, rng):
+    vendor, gen = ARCH[i % 4]
+    feats = [vendor, gen, "ib" if i % 3 else "eth"]
+    if i % 5 == 0:
+        feats.append("ssd")
+    if MEM[(i // 4) % 4] >= 256000:
+        feats.append("bigmem")
+    gres = None
+    if i % 10 == 0:
+        gres = "gpu:a100:4"
+        feats.append("gpu")
+    elif i % 10 == 5:
+        gres = "gpu:v100:2"
+        feats.append("gpu")
+    return dict(cpus=CPUS[(i // 2) % 4], mem=MEM[(i // 4) % 4], feats=",".join(feats), gres=gres,
+                weight=WEIGHT[i % 3])
+
+
+def main():
+    n = int(sys.argv[1])
+    rng = random.Random(26)
+    width = max(3, len(str(n)))
+    groups = {}  # identical nodes share one line (every client command parses slurm.conf)
+    for i in range(1, n + 1):
+        key = tuple(sorted(node(i, rng).items(), key=lambda kv: kv[0]))
+        groups.setdefault(key, []).append(f"n{i:0{width}d}")
+    for key, names in groups.items():
+        d = dict(key)
+        gres = f" Gres={d['gres']}" if d["gres"] else ""
+        print(f"NodeName={','.join(names)} CPUs={d['cpus']} RealMemory={d['mem']} Feature={d['feats']}"
+              f"{gres} Weight={d['weight']} State=CLOUD")
+    print("NodeSet=gpunodes Feature=gpu")
+    print("NodeSet=amdnodes Feature=amd")
+    print("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP")
+    print("PartitionName=gpu Nodes=gpunodes MaxTime=2-00:00:00 State=UP")
+    print("PartitionName=amd Nodes=amdnodes MaxTime=INFINITE State=UP")
+    print(f"PartitionName=short Nodes=n[{1:0{width}d}-{n // 2:0{width}d}] MaxTime=01:00:00 State=UP")
+    print("PartitionName=big Nodes=ALL MaxNodes=4 MaxTime=INFINITE State=UP")
+
+
+if __name__ == "__main__":
+    main()

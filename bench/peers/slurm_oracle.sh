@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Real Slurm (22.05.8 from Debian 12) as an oracle for `--format slurm` (issue 26). NOT run in CI: it needs
+# root, writes /etc/slurm/slurm.conf and starts slurmctld by hand (../shared/references/slurm-peer.md).
+# Every node is State=CLOUD with power saving on, so one slurmctld with no slurmd schedules onto them.
+#
+#   bash bench/peers/slurm_oracle.sh setup N       # install, write slurm.conf for N nodes, start
+#   bash tools/slurm-dump.sh datasets/slurm/c100   # the dump the tests read
+#   bash bench/peers/slurm_oracle.sh ask REQUESTS > answers.tsv
+#   bash bench/peers/slurm_oracle.sh stop
+#
+# REQUESTS: one job a line as sbatch options with per-node options only (-C, -c, --mem, --gres, -p),
+# words separated by blanks, no shell quoting.
+# For each line the TSV has: the line, the nodes Slurm would run it on (`sbatch --test-only -N1-<all>`:
+# every node that fits on the empty cluster, sorted, comma-separated; "-" for none), and its verdict:
+# "ok", or "error: " and Slurm's message when sbatch refuses it. --test-only ignores a matching OR
+# `[a|b]` (slurm-peer.md): such a line is asked with `(a|b)`, which has the same nodes for one node.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+CONF=/etc/slurm/slurm.conf
+
+stop() {
+  local pidf=/run/slurmctld.pid
+  if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then
+    kill "$(cat "$pidf")"
+    while kill -0 "$(cat "$pidf")" 2>/dev/null; do sleep 0.2; done
+  fi
+}
+
+setup() {
+  local n=${1:?number of nodes}
+  if ! command -v slurmctld >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurmctld slurm-client >/dev/null
+  fi
+  stop
+  mkdir -p /etc/slurm /var/spool/slurmctld /var/log/slurm
+  rm -rf /var/spool/slurmctld/*  # no state of an earlier cluster
+  chown slurm: /var/spool/slurmctld /var/log/slurm 2>/dev/null || true
+  {
+    cat <<CONF
+ClusterName=colmatch
+SlurmctldHost=$(hostname)
+AuthType=auth/none
+CredType=cred/none
+SlurmUser=root
+StateSaveLocation=/var/spool/slurmctld
+SlurmctldPidFile=/run/slurmctld.pid
+SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+SchedulerParameters=batch_sched_delay=0,default_queue_depth=10000
+GresTypes=gpu
+PrivateData=cloud
+SuspendProgram=/bin/true
+ResumeProgram=/bin/true
+SuspendTime=600
+ResumeRate=0
+ResumeTimeout=65000
+ReturnToService=2
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+CONF
+    /usr/bin/python3 "$here/slurm_cluster.py" "$n"
+  } > "$CONF"
+  slurmctld -c
+  for _ in $(seq 50); do scontrol ping >/dev/null 2>&1 && break; sleep 0.2; done
+  scontrol update nodename=ALL state=power_up >/dev/null
+  echo "slurm oracle ready: $(sinfo -h -o %D -p all) nodes" >&2
+}
+
+ask() {
+  local all; all=$(sinfo -h -o %D -p all)
+  while IFS= read -r line || [ -n "$line" ]; do
+    [ -z "$line" ] && continue
+    case "$line" in \#*) continue ;; esac
+    local asked=${line//[/(}
+    asked=${asked//]/)}
+    local out nodes verdict
+    local -a args
+    read -r -a args <<< "$asked"  # words without shell quoting: `-C [a|b]&c` as it stands
+    out=$(cd /tmp && sbatch --test-only "-N1-$all" "${args[@]}" --wrap true < /dev/null 2>&1 || true)
+    if [[ "$out" == *" on nodes "* ]]; then
+      nodes=$(echo "$out" | sed -n 's/.* on nodes \([^ ]*\) .*/\1/p')
+      nodes=$(scontrol show hostnames "$nodes" | sort | tr '\n' ',' | sed 's/,$//')
+      verdict=ok
+    else
+      nodes="-"
+      verdict="error: $(echo "$out" | tail -1 | sed 's/^sbatch: error: //')"
+    fi
+    printf '%s\t%s\t%s\n' "$line" "$nodes" "$verdict"
+  done < "$1"
+}
+
+case "${1:-}" in
+  setup) setup "${2:-100}" ;;
+  ask) ask "$2" ;;
+  stop) stop ;;
+  *) echo "usage: $0 setup N | ask FILE | stop" >&2; exit 1 ;;
+esac

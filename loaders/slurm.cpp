@@ -1,0 +1,406 @@
+#include "loaders/slurm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/request.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/slurm_constraint.hpp"
+#include "loaders/slurm_text.hpp"
+
+namespace colmatch::loaders {
+namespace {
+
+using slurm::Record;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+struct Partition {
+  std::string name;
+  bool up = true, is_default = false;
+  double max_time = std::numeric_limits<double>::infinity();  // seconds
+  size_t line = 0;
+};
+
+struct Node {
+  std::string name;
+  double cpus = 0, mem = 0, weight = 1, cpus_used = 0, mem_used = 0;  // mem in MiB
+  std::vector<std::string> features, partitions;
+  std::map<std::string, double> gres, gres_used;  // "gres/gpu", "gres/gpu:a100" -> count
+  size_t line = 0;
+};
+
+std::string field(const Record& r, std::string_view key, std::string_view fallback = "") {
+  const auto v = r.get(key);
+  return v ? *v : std::string(fallback);
+}
+
+double num(const Record& r, std::string_view key, const std::string& path, double fallback = 0) {
+  const auto v = r.get(key);
+  if (!v || v->empty() || *v == "N/A") return fallback;
+  char* end = nullptr;
+  const double d = std::strtod(v->c_str(), &end);
+  if (end != v->c_str() + v->size() || !std::isfinite(d) || d < 0)
+    throw LoadError(path, r.line, std::string(key), fmt::format("'{}' is not a number", *v));
+  return d;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= s.size()) {
+    size_t e = s.find(sep, b);
+    if (e == std::string::npos) e = s.size();
+    if (e > b) out.push_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+// A node's Gres or GresUsed (`gpu:a100:4(S:0-1),gpu:v100:2,mps:100`, `(null)`): counts per gres/NAME and
+// gres/NAME:TYPE. Commas inside parentheses belong to the item.
+std::map<std::string, double> gres_of(const std::string& text, const std::string& path, size_t line,
+                                      const char* key) {
+  std::map<std::string, double> out;
+  if (text.empty() || text == "(null)") return out;
+  std::vector<std::string> items;
+  int depth = 0;
+  std::string cur;
+  for (char c : text) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) items.push_back(cur), cur.clear();
+    else cur += c;
+  }
+  items.push_back(cur);
+  for (std::string item : items) {
+    item = item.substr(0, item.find('('));
+    const std::vector<std::string> parts = split(item, ':');
+    if (parts.empty()) continue;
+    double count = 1;
+    std::string type;
+    if (parts.size() >= 2) {
+      char* end = nullptr;
+      const double c = std::strtod(parts.back().c_str(), &end);
+      if (end == parts.back().c_str() + parts.back().size() && std::isfinite(c) && c >= 0) {
+        count = c;
+        if (parts.size() == 3) type = parts[1];
+      } else if (parts.size() == 2) {
+        type = parts[1];
+      } else {
+        throw LoadError(path, line, key, fmt::format("'{}' is not NAME[:TYPE]:COUNT", item));
+      }
+    }
+    out["gres/" + parts[0]] += count;
+    if (!type.empty()) out["gres/" + parts[0] + ":" + type] += count;
+  }
+  return out;
+}
+
+// Node states that take no job (scontrol's State: a base state and +FLAGS).
+bool dispatchable(const std::string& state) {
+  const std::vector<std::string> parts = split(state, '+');
+  const bool cloud = std::find(parts.begin(), parts.end(), "CLOUD") != parts.end();
+  for (const std::string& p : parts) {
+    if (p == "DOWN" || p == "DRAIN" || p == "DRAINED" || p == "DRAINING" || p == "FAIL" || p == "FAILING" ||
+        p == "MAINT" || p == "FUTURE" || p == "INVAL" || p == "UNKNOWN")
+      return false;
+    if (p == "NOT_RESPONDING" && !cloud) return false;  // a CLOUD node powering up is schedulable
+  }
+  return true;
+}
+
+std::vector<Partition> read_partitions(const std::string& path) {
+  std::vector<Partition> out;
+  for (const Record& r : slurm::read_records(path, "PartitionName")) {
+    Partition p;
+    p.name = field(r, "PartitionName");
+    p.line = r.line;
+    p.up = field(r, "State", "UP") == "UP";
+    p.is_default = field(r, "Default", "NO") == "YES";
+    try {
+      p.max_time = slurm::parse_slurm_time(field(r, "MaxTime", "UNLIMITED"));
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, r.line, "MaxTime", e.what());
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& warnings) {
+  std::vector<Node> out;
+  std::set<std::string> seen;
+  size_t left_out = 0;
+  for (const Record& r : slurm::read_records(path, "NodeName")) {
+    Node n;
+    n.name = field(r, "NodeName");
+    n.line = r.line;
+    if (!seen.insert(n.name).second) throw LoadError(path, r.line, "NodeName", fmt::format("node '{}' twice", n.name));
+    if (!dispatchable(field(r, "State", "IDLE"))) {
+      ++left_out;
+      continue;
+    }
+    n.cpus = num(r, "CPUTot", path);
+    n.mem = num(r, "RealMemory", path);
+    n.weight = num(r, "Weight", path, 1);
+    n.cpus_used = num(r, "CPUAlloc", path);
+    n.mem_used = num(r, "AllocMem", path);
+    const std::string feats = field(r, "AvailableFeatures", "(null)");
+    if (feats != "(null)") n.features = split(feats, ',');
+    const std::string parts = field(r, "Partitions");
+    n.partitions = split(parts, ',');
+    n.gres = gres_of(field(r, "Gres", "(null)"), path, r.line, "Gres");
+    n.gres_used = gres_of(field(r, "GresUsed", "(null)"), path, r.line, "GresUsed");
+    out.push_back(std::move(n));
+  }
+  if (left_out)
+    warnings.push_back(fmt::format("{} nodes left out: DOWN, DRAIN, FAIL, MAINT, FUTURE or not responding "
+                                   "(their State in {})",
+                                   left_out, path));
+  return out;
+}
+
+}  // namespace
+
+Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, const ProgressFn&, LoadMode) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dump_dir)) throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/slurm-dump.sh writes one)");
+  auto file = [&](const char* name) {  // NAME, or NAME.gz when only that exists
+    const std::string plain = (fs::path(dump_dir) / name).string();
+    return !fs::exists(plain) && fs::exists(plain + ".gz") ? plain + ".gz" : plain;
+  };
+  const std::string node_path = file("scontrol-node.txt"), part_path = file("scontrol-partition.txt");
+  for (const std::string& p : {node_path, part_path})
+    if (!fs::exists(p)) throw LoadError(p, 0, "", "missing: tools/slurm-dump.sh writes it");
+  Dataset ds;
+  ds.name = fs::path(dump_dir).filename().string();
+  std::vector<std::string> warnings;
+  const std::vector<Partition> partitions = read_partitions(part_path);
+  const std::vector<Node> nodes = read_nodes(node_path, warnings);
+  std::set<std::string> up;
+  for (const Partition& p : partitions) {
+    if (p.up) up.insert(p.name);
+    else warnings.push_back(fmt::format("partition {} is not UP: its nodes take none of its jobs", p.name));
+  }
+
+  // the catalog: sets, the name, then the consumables (cpus, mem, every GRES and GRES type seen)
+  AttributeDef feature;
+  feature.name = "feature";
+  feature.multi_valued = true;
+  const uint32_t a_feature = ds.catalog.add(feature);
+  AttributeDef part;
+  part.name = "partition";
+  part.multi_valued = true;
+  const uint32_t a_partition = ds.catalog.add(part);
+  AttributeDef nodename;
+  nodename.name = "NodeName";
+  const uint32_t a_node = ds.catalog.add(nodename);
+  const uint32_t a_cpus = ds.catalog.add(consumable_attribute("cpus", AttrType::Int, ConsumeScope::PerJob));
+  const uint32_t a_mem = ds.catalog.add(consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob));
+  std::set<std::string> gres_names;
+  for (const Node& n : nodes)
+    for (const auto& [g, c] : n.gres) gres_names.insert(g);
+  std::map<std::string, uint32_t> a_gres;
+  for (const std::string& g : gres_names) a_gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerJob));
+
+  TaskerBuilder b(ds.catalog);
+  std::set<std::string> features, names;
+  for (const Node& n : nodes) {
+    b.add(n.name, -n.weight);  // Slurm allocates the lowest Weight first, then by name (file order)
+    names.insert(n.name);
+    try {
+      if (!n.features.empty()) b.set_list(a_feature, n.features);
+      std::vector<std::string> in;
+      for (const std::string& p : n.partitions)
+        if (up.count(p)) in.push_back(p);
+      if (!in.empty()) b.set_list(a_partition, in);
+      b.set(a_node, n.name);
+      b.set_number(a_cpus, n.cpus);
+      b.set_number(a_mem, n.mem * kMiB);
+      for (const auto& [g, c] : n.gres) b.set_number(a_gres.at(g), c);
+    } catch (const ValueError& e) {
+      throw LoadError(node_path, n.line, "", e.what());
+    }
+    features.insert(n.features.begin(), n.features.end());
+  }
+  ds.taskers = std::move(b).build();
+  // what running jobs hold, per tasker row
+  const auto& cons = ds.catalog.consumables();
+  bool any_used = false;
+  std::vector<std::vector<double>> used(cons.size(), std::vector<double>(ds.taskers.size(), 0.0));
+  for (uint32_t r = 0; r < ds.taskers.size(); ++r) {
+    const Node& n = nodes[ds.taskers.input_index[r]];
+    auto put = [&](uint32_t attr, double v) {
+      if (v <= 0) return;
+      used[static_cast<size_t>(ds.catalog.consumable_slot(attr))][r] = v;
+      any_used = true;
+    };
+    put(a_cpus, n.cpus_used);
+    put(a_mem, n.mem_used * kMiB);
+    for (const auto& [g, c] : n.gres_used)
+      if (a_gres.count(g)) put(a_gres.at(g), c);
+  }
+  if (any_used) ds.in_use.amount = std::move(used);
+
+  JobBuilder jb(ds.catalog);
+  if (!jobs_path.empty()) {
+    std::string default_partition;
+    for (const Partition& p : partitions)
+      if (p.is_default) default_partition = p.name;
+    size_t without_mem = 0, k = 0;
+    for (const slurm::SbatchJob& sj : slurm::read_sbatch_jobs(jobs_path)) {
+      const std::string id = std::to_string(++k);
+      double ntasks = 1, per_task = 1, mem = -1, mem_per_cpu = -1, time = std::numeric_limits<double>::quiet_NaN();
+      std::string why = sj.error, constraint, prefer, part_list, nodelist, exclude;
+      std::map<std::string, double> gres;
+      std::string no_such_type;
+      auto count = [&](const std::string& opt, const std::string& v) {
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size() || !(d >= 1) || d != std::floor(d) || d > 1e6)
+          throw std::invalid_argument(fmt::format("--{} {}: not a count", opt, v));
+        return d;
+      };
+      try {
+        for (const auto& [opt, v] : sj.options) {
+          if (!why.empty()) break;
+          if (opt == "nodes") {
+            if (v != "1" && v != "1-1") why = fmt::format("-N {}: jobs of more than one node are not placed by colmatch yet", v);
+          } else if (opt == "ntasks") {
+            ntasks = count(opt, v);
+          } else if (opt == "cpus-per-task") {
+            per_task = count(opt, v);
+          } else if (opt == "mem") {
+            mem = slurm::parse_mebibytes(v);
+          } else if (opt == "mem-per-cpu") {
+            mem_per_cpu = slurm::parse_mebibytes(v);
+          } else if (opt == "constraint") {
+            constraint = v;
+          } else if (opt == "prefer") {
+            prefer = v;
+          } else if (opt == "gres" || opt == "gpus") {
+            for (const std::string& item : split(v, ',')) {
+              std::vector<std::string> p = split(item, ':');
+              if (opt == "gpus") p.insert(p.begin(), "gpu");
+              if (p.empty() || p.size() > 3) throw std::invalid_argument("Invalid generic resource (gres) specification");
+              double c = 1;
+              std::string type;
+              if (p.size() == 3) type = p[1], c = count(opt, p[2]);
+              else if (p.size() == 2) {
+                char* end = nullptr;
+                (void)std::strtod(p[1].c_str(), &end);  // gpu:2 (a count) or gpu:a100 (a type, one of it)
+                if (end == p[1].c_str() + p[1].size()) c = count(opt, p[1]);
+                else type = p[1];
+              }
+              const std::string base = "gres/" + p[0], typed = type.empty() ? "" : base + ":" + type;
+              if (!a_gres.count(base)) throw std::invalid_argument("Invalid generic resource (gres) specification");
+              if (!typed.empty() && !a_gres.count(typed)) {  // a type no node has: never runs (Slurm: not available)
+                no_such_type = typed;
+                continue;
+              }
+              gres[base] += c;
+              if (!typed.empty()) gres[typed] += c;
+            }
+          } else if (opt == "partition") {
+            part_list = v;
+          } else if (opt == "nodelist") {
+            nodelist = v;
+          } else if (opt == "exclude") {
+            exclude = v;
+          } else if (opt == "time") {
+            time = slurm::parse_slurm_time(v);
+          } else if (opt == "exclusive") {
+            why = "--exclusive: a whole node for one job is not represented by colmatch yet";
+          } else if (opt == "job-name" || opt == "account" || opt == "qos" || opt == "hold" || opt == "wrap") {
+            // credentials and names: no effect on where a job may run
+          } else {
+            why = fmt::format("sbatch option --{} is not one colmatch reads", opt);
+          }
+        }
+      } catch (const std::invalid_argument& e) {
+        if (why.empty()) why = e.what();
+      }
+      const double cpus = ntasks * per_task;
+      const uint32_t j = jb.add(id, "", "", 0, 0, 1);
+      std::vector<std::string> clauses;
+      if (why.empty()) {
+        // partitions: the job's, less those whose MaxTime it exceeds (it would pend for ever there)
+        std::vector<std::string> wanted = part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',');
+        std::string allowed;
+        for (const std::string& p : wanted) {
+          const auto it = std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
+          if (it == partitions.end()) {
+            why = "invalid partition specified: " + p;
+            break;
+          }
+          if (!std::isnan(time) && time > it->max_time) continue;
+          allowed += (allowed.empty() ? "" : ", ") + quote_value(p);
+        }
+        if (why.empty()) clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
+        if (why.empty() && allowed.empty()) jb.set_note(j, "PartitionTimeLimit");
+      }
+      if (why.empty() && !constraint.empty()) {
+        const slurm::Constraint c = slurm::translate_constraint(constraint, features);
+        if (!c.refusal.empty()) why = c.refusal;
+        else clauses.push_back(c.request);
+      }
+      if (why.empty() && !nodelist.empty()) {
+        try {
+          const auto list = slurm::expand_hostlist(nodelist);
+          if (list.size() != 1) why = "-w naming several nodes: a job of more than one node, not placed by colmatch yet";
+          else if (!names.count(list[0])) why = "Invalid node name specified: " + list[0];
+          else clauses.push_back("NodeName==" + quote_value(list[0]));
+        } catch (const std::invalid_argument& e) {
+          why = e.what();
+        }
+      }
+      if (why.empty() && !exclude.empty()) {
+        try {
+          for (const std::string& x : slurm::expand_hostlist(exclude)) clauses.push_back("NodeName!=" + quote_value(x));
+        } catch (const std::invalid_argument& e) {
+          why = e.what();
+        }
+      }
+      if (!why.empty()) {
+        jb.reject(j, fmt::format("{}:{}: job {}: {}", jobs_path, sj.line, id, why));
+        continue;
+      }
+      if (!no_such_type.empty()) {
+        clauses.push_back("false");
+        jb.set_note(j, "no node has " + no_such_type);
+      }
+      std::string request;
+      for (const std::string& c : clauses) request += (request.empty() ? "" : " && ") + c;
+      try {
+        jb.set_request(request);
+        if (!prefer.empty()) {
+          const slurm::Constraint p = slurm::translate_constraint(prefer, features);
+          if (p.refusal.empty()) jb.set_soft(p.request);
+        }
+        jb.set_amount(a_cpus, cpus);
+        if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);
+        else ++without_mem;
+        for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
+        jb.set_times(std::numeric_limits<double>::quiet_NaN(), time);
+      } catch (const std::exception& e) {
+        jb.reject(j, fmt::format("{}:{}: job {}: {}", jobs_path, sj.line, id, e.what()));
+      }
+    }
+    if (without_mem)
+      warnings.push_back(fmt::format("{} jobs without --mem or --mem-per-cpu: no memory charged (under "
+                                     "CR_Core_Memory Slurm gives them the node's whole memory)",
+                                     without_mem));
+  }
+  ds.jobs = std::move(jb).build();
+  ds.taskers.warnings.insert(ds.taskers.warnings.begin(), warnings.begin(), warnings.end());
+  return ds;
+}
+
+}  // namespace colmatch::loaders

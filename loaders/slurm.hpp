@@ -1,0 +1,33 @@
+// A Slurm cluster as its controller describes itself (`--format slurm`): the folder tools/slurm-dump.sh
+// writes, and jobs as sbatch options. Slurm 22.05's meaning for every field read.
+//
+// DIR:
+//   scontrol-node.txt        scontrol show node -o        (required)
+//   scontrol-partition.txt   scontrol show partition -o   (required)
+// The farm: one tasker per node (named by NodeName), ranked by Weight (lower first) then name, as Slurm
+// allocates; its attributes: `feature` (AvailableFeatures, a set), `partition` (the UP partitions holding
+// it, a set), `NodeName`; consumables per job: `cpus` (CPUTot), `mem` (RealMemory, MiB, as bytes),
+// `gres/gpu` and `gres/gpu:TYPE` (Gres: gpu:a100:4 gives 4 of each). CPUAlloc, AllocMem and GresUsed
+// are what running jobs hold (Dataset::in_use). Nodes DOWN, DRAIN(ED/ING), FAIL, MAINT, FUTURE or
+// NOT_RESPONDING without CLOUD are left out with a warning (a CLOUD node powering up is idle).
+//
+// Jobs (`--jobs FILE`, read_sbatch_jobs): -c/--cpus-per-task x -n/--ntasks CPUs, --mem or --mem-per-cpu,
+// -C/--constraint (loaders/slurm_constraint.hpp), --gres=gpu[:TYPE]:N, --gpus, -p (several allowed; none:
+// the Default=YES partition), -w (one node), -x, -t against the partitions' MaxTime. A job asking more
+// than one node, node counts or an option colmatch does not read is rejected with the reason; a
+// constraint Slurm refuses is rejected with Slurm's message.
+#pragma once
+
+#include <string>
+
+#include "loaders/dataset.hpp"
+#include "loaders/line_reader.hpp"
+
+namespace colmatch::loaders {
+
+/// Loads a Slurm dump and, when `jobs` is given, its sbatch option lines. Throws LoadError naming file,
+/// line and field.
+Dataset load_slurm(const std::string& dump_dir, const std::string& jobs, const ProgressFn& progress = {},
+                   LoadMode mode = LoadMode::Snapshot);
+
+}  // namespace colmatch::loaders

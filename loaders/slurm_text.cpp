@@ -1,0 +1,290 @@
+#include "loaders/slurm_text.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
+
+namespace colmatch::loaders::slurm {
+namespace {
+
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '/' || c == '.' || c == '-';
+}
+
+std::string_view trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+double number(std::string_view text) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v) || v < 0)
+    throw std::invalid_argument(fmt::format("'{}' is not a number", text));
+  return v;
+}
+
+// The sbatch options colmatch reads: short name -> long name, and whether each takes a value.
+const std::map<std::string, std::string>& short_names() {
+  static const std::map<std::string, std::string> m{
+      {"N", "nodes"},     {"n", "ntasks"},  {"c", "cpus-per-task"}, {"C", "constraint"}, {"p", "partition"},
+      {"w", "nodelist"},  {"x", "exclude"}, {"t", "time"},          {"J", "job-name"},   {"A", "account"},
+      {"q", "qos"},       {"G", "gpus"}};
+  return m;
+}
+
+bool is_flag(const std::string& name) { return name == "exclusive" || name == "hold" || name == "H"; }
+
+// Splits a line into words: blanks separate, quotes group (and are dropped).
+std::vector<std::string> words(std::string_view line, const std::string& path, size_t ln) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else cur += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in = true;
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      if (in) out.push_back(std::move(cur)), cur.clear(), in = false;
+    } else {
+      cur += c;
+      in = true;
+    }
+  }
+  if (quote) throw LoadError(path, ln, "", "a quote is not closed");
+  if (in) out.push_back(std::move(cur));
+  return out;
+}
+
+void parse_options(const std::vector<std::string>& w, SbatchJob& job) {
+  for (size_t i = 0; i < w.size() && job.error.empty(); ++i) {
+    std::string name, value;
+    bool has_value = false;
+    if (w[i].rfind("--", 0) == 0) {
+      const size_t eq = w[i].find('=');
+      name = w[i].substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (eq != std::string::npos) value = w[i].substr(eq + 1), has_value = true;
+    } else if (w[i].size() >= 2 && w[i][0] == '-') {
+      const auto s = short_names().find(w[i].substr(1, 1));
+      if (w[i] == "-H") {
+        name = "hold";
+      } else if (s == short_names().end()) {
+        job.error = fmt::format("sbatch option '{}' is not one colmatch reads", w[i]);
+        break;
+      } else {
+        name = s->second;
+        if (w[i].size() > 2) value = w[i].substr(2), has_value = true;  // -N2
+      }
+    } else {
+      job.error = fmt::format("'{}' is not an sbatch option (a script name or a stray word)", w[i]);
+      break;
+    }
+    if (!is_flag(name) && !has_value) {
+      if (i + 1 >= w.size()) {
+        job.error = fmt::format("sbatch option '{}' needs a value", w[i]);
+        break;
+      }
+      value = w[++i];
+    }
+    job.options.emplace_back(name, value);
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> Record::get(std::string_view key) const {
+  for (const auto& [k, v] : fields)
+    if (k == key) return v;
+  return std::nullopt;
+}
+
+std::vector<Record> read_records(const std::string& path, std::string_view first_key) {
+  require_not_directory(path);
+  LineReader in(path);
+  std::vector<Record> out;
+  std::string_view line;
+  while (in.next(line)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    if (line.substr(0, first_key.size() + 1) != std::string(first_key) + "=")
+      throw LoadError(path, in.line(), std::string(first_key), fmt::format("a record starts with {}=", first_key));
+    if (out.size() >= kMaxHosts) throw LoadError(path, in.line(), "", "too many records");
+    Record r;
+    r.line = in.line();
+    // field starts: the beginning, and every blank followed by a word and '='
+    std::vector<size_t> starts{0};
+    for (size_t i = 1; i < line.size(); ++i) {
+      if (line[i - 1] != ' ' || line[i] == ' ') continue;
+      size_t j = i;
+      while (j < line.size() && word_char(line[j])) ++j;
+      if (j > i && j < line.size() && line[j] == '=') starts.push_back(i);
+    }
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const std::string_view f =
+          trim(line.substr(starts[k], (k + 1 < starts.size() ? starts[k + 1] : line.size()) - starts[k]));
+      const size_t eq = f.find('=');
+      r.fields.emplace_back(std::string(f.substr(0, eq)), std::string(f.substr(eq + 1)));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<std::string> expand_hostlist(std::string_view list) {
+  std::vector<std::string> out;
+  // split at commas outside brackets
+  size_t depth = 0, b = 0;
+  std::vector<std::string_view> items;
+  for (size_t i = 0; i <= list.size(); ++i) {
+    if (i == list.size() || (list[i] == ',' && depth == 0)) {
+      if (i > b) items.push_back(list.substr(b, i - b));
+      b = i + 1;
+    } else if (list[i] == '[') {
+      if (++depth > 1) throw std::invalid_argument(fmt::format("'{}': nested brackets", list));
+    } else if (list[i] == ']') {
+      if (depth-- == 0) throw std::invalid_argument(fmt::format("'{}': ']' without '['", list));
+    }
+  }
+  if (depth) throw std::invalid_argument(fmt::format("'{}': '[' without ']'", list));
+  for (std::string_view item : items) {
+    // expand bracket groups left to right (a name may have several: rack[1-2]-n[01-02])
+    std::vector<std::string> names{""};
+    size_t i = 0;
+    while (i < item.size()) {
+      const size_t open = item.find('[', i);
+      const std::string_view lit = item.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
+      for (auto& n : names) n.append(lit);
+      if (open == std::string_view::npos) break;
+      const size_t close = item.find(']', open);
+      std::vector<std::string> next;
+      const std::string_view inside = item.substr(open + 1, close - open - 1);
+      size_t r = 0;
+      while (r <= inside.size()) {
+        size_t e = inside.find(',', r);
+        if (e == std::string_view::npos) e = inside.size();
+        const std::string_view range = inside.substr(r, e - r);
+        const size_t dash = range.find('-');
+        const std::string_view lo = range.substr(0, dash), hi = dash == std::string_view::npos ? lo : range.substr(dash + 1);
+        uint64_t a = 0, z = 0;
+        auto [p1, e1] = std::from_chars(lo.data(), lo.data() + lo.size(), a);
+        auto [p2, e2] = std::from_chars(hi.data(), hi.data() + hi.size(), z);
+        if (lo.empty() || hi.empty() || e1 != std::errc() || e2 != std::errc() || p1 != lo.data() + lo.size() ||
+            p2 != hi.data() + hi.size() || z < a)
+          throw std::invalid_argument(fmt::format("'{}': '{}' is not a range", list, range));
+        if ((z - a + 1) * names.size() > kMaxHosts - out.size())
+          throw std::invalid_argument(fmt::format("'{}' names more than {} hosts", list, kMaxHosts));
+        for (const auto& n : names)
+          for (uint64_t v = a; v <= z; ++v) next.push_back(n + fmt::format("{:0{}d}", v, lo.size()));
+        r = e + 1;
+      }
+      names = std::move(next);
+      i = close + 1;
+    }
+    out.insert(out.end(), names.begin(), names.end());
+  }
+  return out;
+}
+
+double parse_mebibytes(std::string_view text) {
+  text = trim(text);
+  double scale = 1;
+  if (!text.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(text.back()))) {
+      case 'K': scale = 1.0 / 1024; break;
+      case 'M': scale = 1; break;
+      case 'G': scale = 1024; break;
+      case 'T': scale = 1024.0 * 1024; break;
+      default: scale = 0;
+    }
+    if (scale != 0) text.remove_suffix(1);
+    else scale = 1;
+  }
+  return number(text) * scale;
+}
+
+double parse_slurm_time(std::string_view text) {
+  text = trim(text);
+  if (text == "UNLIMITED" || text == "INFINITE") return std::numeric_limits<double>::infinity();
+  double days = 0;
+  const size_t dash = text.find('-');
+  if (dash != std::string_view::npos) {
+    days = number(text.substr(0, dash));
+    text = text.substr(dash + 1);
+  }
+  std::vector<double> parts;
+  size_t b = 0;
+  while (b <= text.size()) {
+    size_t e = text.find(':', b);
+    if (e == std::string_view::npos) e = text.size();
+    parts.push_back(number(text.substr(b, e - b)));
+    b = e + 1;
+  }
+  if (parts.size() > 3) throw std::invalid_argument(fmt::format("'{}' is not a time", text));
+  double s = 0;
+  if (dash != std::string_view::npos) {  // D-HH[:MM[:SS]]
+    s = parts[0] * 3600 + (parts.size() > 1 ? parts[1] * 60 : 0) + (parts.size() > 2 ? parts[2] : 0);
+  } else if (parts.size() == 1) {  // minutes
+    s = parts[0] * 60;
+  } else if (parts.size() == 2) {  // MM:SS
+    s = parts[0] * 60 + parts[1];
+  } else {
+    s = parts[0] * 3600 + parts[1] * 60 + parts[2];
+  }
+  return days * 86400 + s;
+}
+
+std::vector<SbatchJob> read_sbatch_jobs(const std::string& path) {
+  require_not_directory(path);
+  LineReader in(path);
+  std::vector<SbatchJob> out;
+  std::vector<std::string> script;  // words of consecutive #SBATCH lines
+  size_t script_line = 0;
+  auto flush = [&] {
+    if (script_line == 0) return;
+    SbatchJob j;
+    j.line = script_line;
+    parse_options(script, j);
+    out.push_back(std::move(j));
+    script.clear();
+    script_line = 0;
+  };
+  std::string_view raw;
+  bool in_script = false;  // from a `#!` or `#SBATCH` line to the next blank line: the rest is the script's body
+  while (in.next(raw)) {
+    const std::string_view line = trim(raw);
+    if (line.rfind("#SBATCH", 0) == 0) {
+      if (script_line == 0) script_line = in.line();
+      in_script = true;
+      for (auto& w : words(line.substr(7), path, in.line())) script.push_back(std::move(w));
+      continue;
+    }
+    flush();
+    if (line.rfind("#!", 0) == 0) in_script = true;
+    if (line.empty()) in_script = false;
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '-') in_script = false;  // an option line is a job of its own
+    else if (in_script) continue;            // a line of a script's body
+    if (out.size() >= kMaxHosts) throw LoadError(path, in.line(), "", "too many jobs");
+    SbatchJob j;
+    j.line = in.line();
+    parse_options(words(line, path, in.line()), j);
+    out.push_back(std::move(j));
+  }
+  flush();
+  return out;
+}
+
+}  // namespace colmatch::loaders::slurm

@@ -1,0 +1,63 @@
+// What Slurm prints and what users write (Slurm 22.05; scontrol(1), sbatch(1)), read as text: the farm and
+// the jobs are put together by loaders/slurm.cpp.
+//
+//   scontrol show node -o        one node a line: Key=Value fields (a value may hold blanks: OS=Linux 6.1 #1)
+//   scontrol show partition -o   one partition a line, the same way
+//   sbatch options               one job a line (`-N 1 -C [a|b] --gres=gpu:a100:1 --mem=8000`), or the
+//                                `#SBATCH` lines of one submit script, consecutive, as one job
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace colmatch::loaders::slurm {
+
+/// The most hosts one host list may expand to (10M) and the most records a file may hold (10M).
+inline constexpr size_t kMaxHosts = size_t{10} << 20;
+
+/// One `scontrol show ... -o` line: its Key=Value fields in order, and its line number.
+struct Record {
+  std::vector<std::pair<std::string, std::string>> fields;
+  size_t line = 0;
+  /// The value of `key`, or nullopt.
+  std::optional<std::string> get(std::string_view key) const;
+};
+
+/// Reads the records of `scontrol show node -o` or `scontrol show partition -o` (`first_key`: NodeName or
+/// PartitionName). A field starts at a blank followed by a word and `=`; a value runs to the next field.
+/// Throws LoadError naming file and line for a line that does not start with `first_key=`.
+std::vector<Record> read_records(const std::string& path, std::string_view first_key);
+
+/// A Slurm host list (`n[001-003,010],gpu01`) expanded in order; throws std::invalid_argument for a
+/// malformed one (an unclosed bracket, a reversed range) or one past kMaxHosts.
+std::vector<std::string> expand_hostlist(std::string_view list);
+
+/// A memory size as Slurm reads --mem and RealMemory: a number with an optional K, M, G or T suffix
+/// (1024-based; no suffix: MiB). Returns MiB; throws std::invalid_argument.
+double parse_mebibytes(std::string_view text);
+
+/// A time as Slurm reads -t and MaxTime: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; UNLIMITED
+/// and INFINITE are infinity. Returns seconds; throws std::invalid_argument.
+double parse_slurm_time(std::string_view text);
+
+/// One job's sbatch options: each option with its value ("" for a flag), in order, long names
+/// (`-C x` is {"constraint", "x"}), and the line the job starts on.
+struct SbatchJob {
+  std::vector<std::pair<std::string, std::string>> options;
+  size_t line = 0;
+  std::string error;  ///< what could not be read (an unknown option, a missing value): the job is rejected
+};
+
+/// Reads a file of sbatch option lines. Blank lines and `#` lines that are not `#SBATCH` are skipped;
+/// consecutive `#SBATCH` lines are one job, and a submit script (from its `#!` or first `#SBATCH` line
+/// to the next blank line or option line) is one job whose body lines are not read; any other line
+/// that does not start with `-` is a job rejected for it. Quotes group a value ("[a|b]" or '...'). Throws LoadError
+/// for an unclosed quote (naming file and line).
+std::vector<SbatchJob> read_sbatch_jobs(const std::string& path);
+
+}  // namespace colmatch::loaders::slurm

@@ -1,0 +1,211 @@
+// `--format slurm` (issue 26): scontrol's text, sbatch options and the constraint language with Slurm's
+// meaning. datasets/slurm/c100 is what tools/slurm-dump.sh wrote for the 100-node cluster that
+// bench/peers/slurm_oracle.sh runs in real slurmctld 22.05.8; datasets/slurm/c100-answers.tsv.gz holds
+// Slurm's answers (sbatch --test-only -N1-100: every node that could run the job on the empty cluster,
+// or its refusal) to the requests of bench/peers/slurm_requests.py.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "engine/matcher.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
+#include "loaders/slurm.hpp"
+#include "loaders/slurm_constraint.hpp"
+#include "loaders/slurm_text.hpp"
+
+using namespace colmatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/";
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / ("colmatch-slurm-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+struct Answer {
+  std::string request, nodes, verdict;
+};
+
+std::vector<Answer> answers(const std::string& cluster) {
+  loaders::LineReader in(kData + cluster + "-answers.tsv.gz");
+  std::vector<Answer> out;
+  for (std::string_view v; in.next(v);) {
+    const std::string line(v);
+    const size_t a = line.find('\t'), b = line.find('\t', a + 1);
+    out.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+  }
+  return out;
+}
+
+std::set<std::string> split(const std::string& s) {
+  std::set<std::string> out;
+  if (s == "-") return out;
+  std::stringstream ss(s);
+  for (std::string x; std::getline(ss, x, ',');) out.insert(x);
+  return out;
+}
+
+// Each request a job; colmatch must find Slurm's nodes and refuse what Slurm refuses: a specification
+// Slurm calls invalid is a rejected job, "Requested node configuration is not available" a job no node
+// is eligible for.
+TEST(SlurmCluster100, EligibleNodesAndVerdictsAreRealSlurms) {
+  const std::vector<Answer> as = answers("c100");
+  ASSERT_GE(as.size(), 300u);
+  std::string jobs;
+  for (const Answer& a : as) jobs += a.request + "\n";
+  const std::string path = temp_file("requests", jobs);
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", path);
+  fs::remove(path);
+  ASSERT_EQ(ds.jobs.size(), as.size());
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  size_t invalid = 0, unavailable = 0, ok = 0, partial = 0;
+  for (uint32_t j = 0; j < as.size(); ++j) {
+    const Answer& a = as[j];
+    SCOPED_TRACE(a.request + " (Slurm: " + a.verdict + ")");
+    const bool refused = a.verdict.find("Invalid") != std::string::npos;
+    if (refused) {
+      EXPECT_NE(ds.jobs.reject[j], kNone) << "Slurm refuses it at submit";
+      ++invalid;
+      continue;
+    }
+    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[ds.jobs.reject[j]];
+    std::set<std::string> got;
+    for (uint32_t t : m.eligible[m.categories.of_job[j]].eligible.to_vector()) got.insert(ds.taskers.names[t]);
+    // sbatch --test-only answers one partition of several (the first that can run the job) and cuts its
+    // list to a partition's MaxNodes (big: 4): there Slurm's nodes are some of colmatch's
+    const bool one_of_several = a.request.find("-p ") != std::string::npos &&
+                                (a.request.find(',', a.request.find("-p ")) != std::string::npos ||
+                                 a.request.find("-p big") != std::string::npos);
+    if (one_of_several) {
+      for (const std::string& n : split(a.nodes)) EXPECT_TRUE(got.count(n)) << n << " is Slurm's, not colmatch's";
+      EXPECT_EQ(got.empty(), split(a.nodes).empty());
+      ++partial;
+    } else {
+      EXPECT_EQ(got, split(a.nodes));
+    }
+    if (a.verdict == "ok") ++ok;
+    else ++unavailable;
+  }
+  EXPECT_GT(invalid, 10u);
+  EXPECT_GT(unavailable, 20u);
+  EXPECT_GT(ok, 250u);
+  EXPECT_LT(partial, as.size() / 4) << "most requests compare exactly";
+}
+
+// The cluster as slurm_cluster.py configured it: features, CPUs, memory (MiB), GPUs by type, weight order.
+TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "");
+  ASSERT_EQ(ds.taskers.size(), 100u);
+  const int cpus[] = {16, 32, 64, 128}, weights[] = {1, 10, 100};
+  const double mem[] = {64000, 128000, 256000, 512000};
+  const char* gens[] = {"skylake", "icelake", "rome", "milan"};
+  auto column = [&](const char* name) -> const Column& { return ds.taskers.columns[*ds.catalog.find(name)]; };
+  for (uint32_t t = 0; t < ds.taskers.size(); ++t) {
+    const int i = std::stoi(ds.taskers.names[t].substr(1));
+    SCOPED_TRACE(ds.taskers.names[t]);
+    EXPECT_EQ(column("cpus").queue().num(t), cpus[(i / 2) % 4]);
+    EXPECT_EQ(column("mem").queue().num(t), mem[(i / 4) % 4] * 1024 * 1024);
+    EXPECT_EQ(ds.taskers.power[t], -weights[i % 3]);
+    const std::string feats(column("feature").dict.value(column("feature").queue().id(t)));
+    EXPECT_NE(feats.find(gens[i % 4]), std::string::npos) << feats;
+    EXPECT_EQ(feats.find("ssd") != std::string::npos, i % 5 == 0);
+    const Column& a100 = column("gres/gpu:a100");
+    const Column& v100 = column("gres/gpu:v100");
+    EXPECT_EQ(a100.has(t) ? a100.queue().num(t) : 0, i % 10 == 0 ? 4 : 0);
+    EXPECT_EQ(v100.has(t) ? v100.queue().num(t) : 0, i % 10 == 5 ? 2 : 0);
+    EXPECT_EQ(column("gres/gpu").has(t) ? column("gres/gpu").queue().num(t) : 0,
+              i % 10 == 0 ? 4 : i % 10 == 5 ? 2 : 0);
+  }
+  // Slurm allocates the lowest weight first, then by name
+  for (uint32_t t = 1; t < ds.taskers.size(); ++t) {
+    ASSERT_GE(ds.taskers.power[t - 1], ds.taskers.power[t]);
+    if (ds.taskers.power[t - 1] == ds.taskers.power[t]) {
+      EXPECT_LT(ds.taskers.names[t - 1], ds.taskers.names[t]);
+    }
+  }
+}
+
+TEST(SlurmConstraint, LeftToRightParenthesesBracketsAndRefusals) {
+  const std::set<std::string> known{"a", "b", "c"};
+  auto req = [&](const char* c) { return loaders::slurm::translate_constraint(c, known, "f").request; };
+  auto refusal = [&](const char* c) { return loaders::slurm::translate_constraint(c, known, "f").refusal; };
+  EXPECT_EQ(req("a"), "f==\"a\"");
+  EXPECT_EQ(req("a|b&c"), "((f==\"a\" || f==\"b\") && f==\"c\")");  // strictly left to right
+  EXPECT_EQ(req("a&b|c"), "((f==\"a\" && f==\"b\") || f==\"c\")");
+  EXPECT_EQ(req("a,b"), "(f==\"a\" && f==\"b\")");
+  EXPECT_EQ(req("a&(b|c)"), "(f==\"a\" && (f==\"b\" || f==\"c\"))");
+  EXPECT_EQ(req("[a|b]&c"), "((f==\"a\" || f==\"b\") && f==\"c\")");
+  EXPECT_EQ(req("a&"), "f==\"a\"");  // a trailing operator is ignored, as Slurm does
+  for (const char* bad : {"!a", "A", "x", "a||b", "a&&b", "|a", "()", "[]", "((a|b)&c)", "[(a|b)]", "([a|b])", ""})
+    EXPECT_EQ(refusal(bad), "Invalid feature specification") << bad;
+  EXPECT_NE(refusal("a*2").find("node counts"), std::string::npos);
+  EXPECT_NE(refusal(std::string(5000, 'a').c_str()).find("4096"), std::string::npos);
+}
+
+TEST(SlurmText, HostListsTimesMemoryAndRecords) {
+  using loaders::slurm::expand_hostlist;
+  EXPECT_EQ(expand_hostlist("n[001-003,010],gpu01"), (std::vector<std::string>{"n001", "n002", "n003", "n010", "gpu01"}));
+  EXPECT_EQ(expand_hostlist("r[1-2]-n[01-02]"), (std::vector<std::string>{"r1-n01", "r1-n02", "r2-n01", "r2-n02"}));
+  for (const char* bad : {"n[1-", "n[3-1]", "n[[1]]", "n1]", "n[a-b]"}) EXPECT_THROW(expand_hostlist(bad), std::invalid_argument) << bad;
+  EXPECT_THROW(expand_hostlist("n[0-99999999]"), std::invalid_argument);
+  using loaders::slurm::parse_slurm_time;
+  EXPECT_EQ(parse_slurm_time("90"), 5400);
+  EXPECT_EQ(parse_slurm_time("10:30"), 630);
+  EXPECT_EQ(parse_slurm_time("01:00:00"), 3600);
+  EXPECT_EQ(parse_slurm_time("2-00:00:00"), 172800);
+  EXPECT_EQ(parse_slurm_time("1-12"), 129600);
+  EXPECT_TRUE(std::isinf(parse_slurm_time("UNLIMITED")));
+  EXPECT_THROW(parse_slurm_time("soon"), std::invalid_argument);
+  EXPECT_EQ(loaders::slurm::parse_mebibytes("16G"), 16384);
+  EXPECT_EQ(loaders::slurm::parse_mebibytes("8000"), 8000);
+  EXPECT_EQ(loaders::slurm::parse_mebibytes("1T"), 1048576);
+  EXPECT_THROW(loaders::slurm::parse_mebibytes("-1"), std::invalid_argument);
+  const std::string p = temp_file("nodes", "NodeName=a OS=Linux 6.1.0-9 #1 SMP Debian CPUTot=4 Weight=2\n");
+  const auto recs = loaders::slurm::read_records(p, "NodeName");
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(*recs[0].get("OS"), "Linux 6.1.0-9 #1 SMP Debian");  // a value with blanks
+  EXPECT_EQ(*recs[0].get("CPUTot"), "4");
+  fs::remove(p);
+}
+
+TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
+  const std::string p = temp_file("jobs",
+                                  "-C \"[amd|gpu]\" --mem=8G -c 4\n"
+                                  "#!/bin/bash\n#SBATCH -p gpu\n#SBATCH --gres=gpu:a100:1\n#SBATCH -c2\necho hi\n"
+                                  "-N 2 -C amd\n"
+                                  "--exclusive\n"
+                                  "--bogus 1\n"
+                                  "-p nosuch\n"
+                                  "-p short -t 2:00:00\n"
+                                  "-w n005\n"
+                                  "-x n[001-099]\n");
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", p);
+  fs::remove(p);
+  ASSERT_EQ(ds.jobs.size(), 9u);
+  auto why = [&](uint32_t j) { return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]]; };
+  EXPECT_EQ(ds.jobs.reject[0], kNone) << why(0);
+  EXPECT_EQ(ds.jobs.reject[1], kNone) << why(1);  // the #SBATCH lines of one script
+  EXPECT_NE(why(2).find("more than one node"), std::string::npos);
+  EXPECT_NE(why(3).find("--exclusive"), std::string::npos);
+  EXPECT_NE(why(4).find("--bogus"), std::string::npos);
+  EXPECT_NE(why(5).find("invalid partition"), std::string::npos);
+  EXPECT_NE(why(2).find(":7: job 3:"), std::string::npos) << "file, line and job";
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  auto eligible = [&](uint32_t j) { return m.eligible[m.categories.of_job[j]].eligible.count(); };
+  EXPECT_EQ(eligible(1), 10u);  // gpu partition, a100 nodes
+  EXPECT_EQ(eligible(6), 0u);   // over short's MaxTime: pends for ever (PartitionTimeLimit)
+  EXPECT_EQ(eligible(7), 1u);
+  EXPECT_EQ(eligible(8), 1u);   // n100 only
+}
+
+}  // namespace

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Writes what a Slurm controller prints about its cluster into OUT_DIR, for
+#   colmatch match --format slurm --dump OUT_DIR --jobs jobs.txt --out result/
+# Run it on a login node (any host where scontrol reaches slurmctld). It only reads.
+#
+#   bash tools/slurm-dump.sh OUT_DIR
+#
+# Files (loaders/slurm.hpp reads the first two):
+#   scontrol-node.txt        scontrol show node -o       (one node a line)
+#   scontrol-partition.txt   scontrol show partition -o  (one partition a line)
+#   scontrol-config.txt      scontrol show config        (kept with the dump: SelectTypeParameters, DefMemPer*)
+#   squeue.json              squeue --json               (jobs; kept with the dump, not read yet)
+set -euo pipefail
+out=${1:?usage: slurm-dump.sh OUT_DIR}
+command -v scontrol >/dev/null || { echo "slurm-dump: scontrol not found" >&2; exit 1; }
+tmp=$(mktemp -d "${out%/}.tmp.XXXXXX")
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+scontrol show node -o > "$tmp/scontrol-node.txt"
+scontrol show partition -o > "$tmp/scontrol-partition.txt"
+scontrol show config > "$tmp/scontrol-config.txt"
+squeue --json > "$tmp/squeue.json" 2>/dev/null || true
+rm -rf "$out"
+mv "$tmp" "$out"
+trap - EXIT
+echo "slurm-dump: $(wc -l < "$out/scontrol-node.txt") nodes, $(wc -l < "$out/scontrol-partition.txt") partitions -> $out" >&2
