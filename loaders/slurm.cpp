@@ -212,8 +212,12 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
 
   TaskerBuilder b(ds.catalog);
   std::set<std::string> features, names;
+  double most_cpus = 0;
+  for (const Node& n : nodes) most_cpus = std::max(most_cpus, n.cpus);
   for (const Node& n : nodes) {
-    b.add(n.name, -n.weight);  // Slurm allocates the lowest Weight first, then by name (file order)
+    // Slurm (select/cons_tres) tries the lowest Weight first, then the node with the fewest CPUs (its
+    // best fit, on an idle cluster), then by name (file order): the fraction orders CPUs within a weight
+    b.add(n.name, -(n.weight + n.cpus / (most_cpus + 1)));
     names.insert(n.name);
     try {
       if (!n.features.empty()) b.set_list(a_feature, n.features);
@@ -346,10 +350,17 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (why.empty()) clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
         if (why.empty() && allowed.empty()) jb.set_note(j, "PartitionTimeLimit");
       }
+      std::string soft;
+      if (why.empty() && !prefer.empty()) {  // --prefer: the constraint Slurm tries first (a soft request)
+        const slurm::Constraint p = slurm::translate_constraint(prefer, features);
+        if (!p.refusal.empty()) why = "--prefer: " + p.refusal;
+        else soft = p.request;
+      }
       if (why.empty() && !constraint.empty()) {
         const slurm::Constraint c = slurm::translate_constraint(constraint, features);
         if (!c.refusal.empty()) why = c.refusal;
         else clauses.push_back(c.request);
+        if (!c.preference.empty()) soft += (soft.empty() ? "" : " && ") + c.preference;
       }
       if (why.empty() && !nodelist.empty()) {
         try {
@@ -380,10 +391,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       for (const std::string& c : clauses) request += (request.empty() ? "" : " && ") + c;
       try {
         jb.set_request(request);
-        if (!prefer.empty()) {
-          const slurm::Constraint p = slurm::translate_constraint(prefer, features);
-          if (p.refusal.empty()) jb.set_soft(p.request);
-        }
+        if (!soft.empty()) jb.set_soft(soft);
         jb.set_amount(a_cpus, cpus);
         if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);
         else ++without_mem;

@@ -4,8 +4,8 @@
 // DIR:
 //   scontrol-node.txt        scontrol show node -o        (required)
 //   scontrol-partition.txt   scontrol show partition -o   (required)
-// The farm: one tasker per node (named by NodeName), ranked by Weight (lower first) then name, as Slurm
-// allocates; its attributes: `feature` (AvailableFeatures, a set), `partition` (the UP partitions holding
+// The farm: one tasker per node (named by NodeName), ranked by Weight (lower first), then fewer CPUs,
+// then name, as Slurm's select/cons_tres picks a node for a job on an idle cluster (checked with salloc); its attributes: `feature` (AvailableFeatures, a set), `partition` (the UP partitions holding
 // it, a set), `NodeName`; consumables per job: `cpus` (CPUTot), `mem` (RealMemory, MiB, as bytes),
 // `gres/gpu` and `gres/gpu:TYPE` (Gres: gpu:a100:4 gives 4 of each). CPUAlloc, AllocMem and GresUsed
 // are what running jobs hold (Dataset::in_use). Nodes DOWN, DRAIN(ED/ING), FAIL, MAINT, FUTURE or

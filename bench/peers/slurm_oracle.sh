@@ -6,6 +6,7 @@
 #   bash bench/peers/slurm_oracle.sh setup N       # install, write slurm.conf for N nodes, start
 #   bash tools/slurm-dump.sh datasets/slurm/c100   # the dump the tests read
 #   bash bench/peers/slurm_oracle.sh ask REQUESTS > answers.tsv
+#   bash bench/peers/slurm_oracle.sh place REQUESTS > placements.tsv   # one job alone: its node
 #   bash bench/peers/slurm_oracle.sh stop
 #
 # REQUESTS: one job a line as sbatch options with per-node options only (-C, -c, --mem, --gres, -p),
@@ -66,6 +67,8 @@ CONF
   slurmctld -c
   for _ in $(seq 50); do scontrol ping >/dev/null 2>&1 && break; sleep 0.2; done
   scontrol update nodename=ALL state=power_up >/dev/null
+  # wait until no node is left powered down (idle~): those are tried last, whatever their weight
+  for _ in $(seq 100); do sinfo -h -o %t | grep -q '~' || break; sleep 0.1; done
   echo "slurm oracle ready: $(sinfo -h -o %D -p all) nodes" >&2
 }
 
@@ -92,9 +95,40 @@ ask() {
   done < "$1"
 }
 
+# Where Slurm starts each job of FILE, alone on the empty cluster: `salloc --no-shell` grants the
+# allocation at once (the job then waits for its CLOUD nodes to boot, so it is cancelled and the salloc
+# ended). Nodes a job has touched are preferred afterwards, so the controller starts afresh before each
+# question (about 2 s). TSV: the line, the node ("-" when no allocation came within 5 s).
+place() {
+  local n; n=$(sinfo -h -o %D -p all)
+  while IFS= read -r line || [ -n "$line" ]; do
+    [ -z "$line" ] && continue
+    setup "$n" 2>/dev/null
+    local -a args
+    read -r -a args <<< "$line"
+    local out; out=$(mktemp)
+    (cd /tmp && salloc --no-shell -J place "${args[@]}" > "$out" 2>&1 < /dev/null) &
+    local pid=$! id="" node="-"
+    for _ in $(seq 50); do
+      id=$(grep -o "Granted job allocation [0-9]*" "$out" | head -1 | awk '{print $4}' || true)
+      [ -n "$id" ] && break
+      sleep 0.1
+    done
+    if [ -n "$id" ]; then
+      node=$(squeue -h -j "$id" -o '%N')
+      scancel "$id"
+    fi
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -f "$out"
+    printf '%s\t%s\n' "$line" "$node"
+  done < "$1"
+}
+
 case "${1:-}" in
   setup) setup "${2:-100}" ;;
   ask) ask "$2" ;;
+  place) place "$2" ;;
   stop) stop ;;
-  *) echo "usage: $0 setup N | ask FILE | stop" >&2; exit 1 ;;
+  *) echo "usage: $0 setup N | ask FILE | place FILE | stop" >&2; exit 1 ;;
 esac

@@ -102,6 +102,26 @@ TEST(SlurmCluster100, EligibleNodesAndVerdictsAreRealSlurms) {
   EXPECT_LT(partial, as.size() / 4) << "most requests compare exactly";
 }
 
+// Where Slurm starts one job alone on the idle cluster (salloc, the controller restarted before each
+// question: bench/peers/slurm_oracle.sh place): lowest Weight, then fewest CPUs, then name, and a
+// matching OR's choices in the order written. colmatch's match of that job alone picks the same node.
+TEST(SlurmCluster100, OneJobGoesWhereSlurmPutsIt) {
+  std::ifstream in(kData + "c100-placements.tsv");
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    const std::string request = line.substr(0, line.find('\t')), node = line.substr(line.find('\t') + 1);
+    SCOPED_TRACE(request);
+    const std::string path = temp_file("one", request + "\n");
+    const loaders::Dataset ds = loaders::load_slurm(kData + "c100", path);
+    fs::remove(path);
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+    ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+    EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[0]], node);
+    ++n;
+  }
+  EXPECT_GE(n, 30u);
+}
+
 // The cluster as slurm_cluster.py configured it: features, CPUs, memory (MiB), GPUs by type, weight order.
 TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "");
@@ -115,7 +135,7 @@ TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
     SCOPED_TRACE(ds.taskers.names[t]);
     EXPECT_EQ(column("cpus").queue().num(t), cpus[(i / 2) % 4]);
     EXPECT_EQ(column("mem").queue().num(t), mem[(i / 4) % 4] * 1024 * 1024);
-    EXPECT_EQ(ds.taskers.power[t], -weights[i % 3]);
+    EXPECT_EQ(std::floor(-ds.taskers.power[t]), weights[i % 3]);
     const std::string feats(column("feature").dict.value(column("feature").queue().id(t)));
     EXPECT_NE(feats.find(gens[i % 4]), std::string::npos) << feats;
     EXPECT_EQ(feats.find("ssd") != std::string::npos, i % 5 == 0);
@@ -126,10 +146,15 @@ TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
     EXPECT_EQ(column("gres/gpu").has(t) ? column("gres/gpu").queue().num(t) : 0,
               i % 10 == 0 ? 4 : i % 10 == 5 ? 2 : 0);
   }
-  // Slurm allocates the lowest weight first, then by name
+  // Slurm tries the lowest weight first, then the fewest CPUs, then by name
   for (uint32_t t = 1; t < ds.taskers.size(); ++t) {
-    ASSERT_GE(ds.taskers.power[t - 1], ds.taskers.power[t]);
-    if (ds.taskers.power[t - 1] == ds.taskers.power[t]) {
+    const double w0 = std::floor(-ds.taskers.power[t - 1]), w1 = std::floor(-ds.taskers.power[t]);
+    const double c0 = column("cpus").queue().num(t - 1), c1 = column("cpus").queue().num(t);
+    ASSERT_LE(w0, w1);
+    if (w0 == w1) {
+      ASSERT_LE(c0, c1);
+    }
+    if (w0 == w1 && c0 == c1) {
       EXPECT_LT(ds.taskers.names[t - 1], ds.taskers.names[t]);
     }
   }
@@ -146,6 +171,11 @@ TEST(SlurmConstraint, LeftToRightParenthesesBracketsAndRefusals) {
   EXPECT_EQ(req("a&(b|c)"), "(f==\"a\" && (f==\"b\" || f==\"c\"))");
   EXPECT_EQ(req("[a|b]&c"), "((f==\"a\" || f==\"b\") && f==\"c\")");
   EXPECT_EQ(req("a&"), "f==\"a\"");  // a trailing operator is ignored, as Slurm does
+  // a matching OR's choices are tried in order: soft terms prefer a node of an earlier choice
+  EXPECT_EQ(loaders::slurm::translate_constraint("[a|b|c]&x", {"a", "b", "c", "x"}, "f").preference,
+            "f==\"a\" && (f==\"a\" || f==\"b\")");
+  EXPECT_EQ(loaders::slurm::translate_constraint("[a&b]", known, "f").preference, "");
+  EXPECT_EQ(loaders::slurm::translate_constraint("a|b", known, "f").preference, "");
   for (const char* bad : {"!a", "A", "x", "a||b", "a&&b", "|a", "()", "[]", "((a|b)&c)", "[(a|b)]", "([a|b])", ""})
     EXPECT_EQ(refusal(bad), "Invalid feature specification") << bad;
   EXPECT_NE(refusal("a*2").find("node counts"), std::string::npos);
