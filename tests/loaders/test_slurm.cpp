@@ -5,6 +5,8 @@
 // or its refusal) to the requests of bench/peers/slurm_requests.py.
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -12,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/categories.hpp"
 #include "engine/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
@@ -47,12 +50,11 @@ std::vector<Answer> answers(const std::string& cluster) {
   return out;
 }
 
+// Slurm's host list as the oracle recorded it (`n[001-003,010]`; "-" for none).
 std::set<std::string> split(const std::string& s) {
-  std::set<std::string> out;
-  if (s == "-") return out;
-  std::stringstream ss(s);
-  for (std::string x; std::getline(ss, x, ',');) out.insert(x);
-  return out;
+  if (s == "-") return {};
+  const auto names = loaders::slurm::expand_hostlist(s);
+  return {names.begin(), names.end()};
 }
 
 // Each request a job; colmatch must find Slurm's nodes and refuse what Slurm refuses: a specification
@@ -100,6 +102,54 @@ TEST(SlurmCluster100, EligibleNodesAndVerdictsAreRealSlurms) {
   EXPECT_GT(unavailable, 20u);
   EXPECT_GT(ok, 250u);
   EXPECT_LT(partial, as.size() / 4) << "most requests compare exactly";
+}
+
+// The same requests on 10,000 nodes (bench/peers/slurm_oracle.sh setup 10000): Slurm's answers are kept
+// as the number of nodes and the FNV-1a hash of their sorted names (bench/peers/slurm_digest.py).
+TEST(SlurmCluster10k, EligibleNodesAndVerdictsAreRealSlurms) {
+  loaders::LineReader in(kData + "c10k-answers.tsv.gz");
+  std::vector<std::array<std::string, 4>> as;
+  for (std::string_view v; in.next(v);) {
+    std::array<std::string, 4> a;
+    std::stringstream ss{std::string(v)};
+    for (auto& f : a) std::getline(ss, f, '\t');
+    as.push_back(a);
+  }
+  ASSERT_GE(as.size(), 300u);
+  std::string jobs;
+  for (const auto& a : as) jobs += a[0] + "\n";
+  const std::string path = temp_file("requests10k", jobs);
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c10k", path);
+  fs::remove(path);
+  ASSERT_EQ(ds.taskers.size(), 10000u);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  size_t exact = 0;
+  for (uint32_t j = 0; j < as.size(); ++j) {
+    const auto& [request, count, hash, verdict] = as[j];
+    SCOPED_TRACE(request + " (Slurm: " + verdict + ")");
+    if (verdict.find("Invalid") != std::string::npos) {
+      EXPECT_NE(ds.jobs.reject[j], kNone);
+      continue;
+    }
+    ASSERT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[ds.jobs.reject[j]];
+    std::vector<std::string> got;
+    for (uint32_t t : m.eligible[m.categories.of_job[j]].eligible.to_vector()) got.push_back(ds.taskers.names[t]);
+    std::sort(got.begin(), got.end());
+    std::string joined;
+    for (const std::string& n : got) joined += (joined.empty() ? "" : ",") + n;
+    const bool one_of_several = request.find("-p ") != std::string::npos &&
+                                (request.find(',', request.find("-p ")) != std::string::npos ||
+                                 request.find("-p big") != std::string::npos);
+    if (one_of_several) {  // Slurm answers one partition, cut to MaxNodes: at most colmatch's
+      EXPECT_GE(got.size(), std::stoul(count));
+      EXPECT_EQ(got.empty(), count == "0");
+      continue;
+    }
+    EXPECT_EQ(got.size(), std::stoul(count));
+    EXPECT_EQ(got.empty() ? std::string("-") : fmt::format("{:016x}", fnv1a(joined)), hash);
+    ++exact;
+  }
+  EXPECT_GT(exact, 200u);
 }
 
 // Where Slurm starts one job alone on the idle cluster (salloc, the controller restarted before each
