@@ -12,6 +12,7 @@
 #include "engine/request.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/slurm_constraint.hpp"
+#include "loaders/slurm_squeue.hpp"
 #include "loaders/slurm_text.hpp"
 
 namespace colmatch::loaders {
@@ -253,14 +254,37 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   }
   if (any_used) ds.in_use.amount = std::move(used);
 
-  JobBuilder jb(ds.catalog);
+  // the jobs: sbatch lines (--jobs), else the dump's squeue --json (its pending jobs)
+  std::vector<slurm::QueuedJob> queued;
+  std::string source = jobs_path;
   if (!jobs_path.empty()) {
+    size_t k = 0;
+    for (slurm::SbatchJob& sj : slurm::read_sbatch_jobs(jobs_path)) {
+      slurm::QueuedJob q;
+      q.id = std::to_string(++k);
+      q.request = std::move(sj);
+      queued.push_back(std::move(q));
+    }
+  } else if (fs::exists(file("squeue.json"))) {
+    source = file("squeue.json");
+    size_t others = 0;
+    queued = slurm::read_squeue_json(source, others);
+    if (others)
+      warnings.push_back(fmt::format("{} jobs of squeue.json not pending (running, completing): what they hold is "
+                                     "the nodes' CPUAlloc, AllocMem and GresUsed",
+                                     others));
+  }
+  JobBuilder jb(ds.catalog);
+  JobIds ids;
+  {
     std::string default_partition;
     for (const Partition& p : partitions)
       if (p.is_default) default_partition = p.name;
-    size_t without_mem = 0, k = 0;
-    for (const slurm::SbatchJob& sj : slurm::read_sbatch_jobs(jobs_path)) {
-      const std::string id = std::to_string(++k);
+    size_t without_mem = 0;
+    for (const slurm::QueuedJob& q : queued) {
+      const slurm::SbatchJob& sj = q.request;
+      const std::string& id = q.id;
+      ids.add(source, sj.line, "job_id", id);
       double ntasks = 1, per_task = 1, mem = -1, mem_per_cpu = -1, time = std::numeric_limits<double>::quiet_NaN();
       std::string why = sj.error, constraint, prefer, part_list, nodelist, exclude;
       std::map<std::string, double> gres;
@@ -332,7 +356,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (why.empty()) why = e.what();
       }
       const double cpus = ntasks * per_task;
-      const uint32_t j = jb.add(id, "", "", 0, 0, 1);
+      const uint32_t j = jb.add(id, q.user, "", q.priority, q.submit, 1);
+      if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb.set_note(j, "held");
       std::vector<std::string> clauses;
       if (why.empty()) {
         // partitions: the job's, less those whose MaxTime it exceeds (it would pend for ever there)
@@ -380,7 +405,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         }
       }
       if (!why.empty()) {
-        jb.reject(j, fmt::format("{}:{}: job {}: {}", jobs_path, sj.line, id, why));
+        jb.reject(j, fmt::format("{}:{}: job {}: {}", source, sj.line, id, why));
         continue;
       }
       if (!no_such_type.empty()) {
@@ -397,8 +422,9 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         else ++without_mem;
         for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
         jb.set_times(std::numeric_limits<double>::quiet_NaN(), time);
+        jb.set_credentials("", q.account, q.qos);
       } catch (const std::exception& e) {
-        jb.reject(j, fmt::format("{}:{}: job {}: {}", jobs_path, sj.line, id, e.what()));
+        jb.reject(j, fmt::format("{}:{}: job {}: {}", source, sj.line, id, e.what()));
       }
     }
     if (without_mem)

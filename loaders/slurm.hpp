@@ -11,7 +11,8 @@
 // are what running jobs hold (Dataset::in_use). Nodes DOWN, DRAIN(ED/ING), FAIL, MAINT, FUTURE or
 // NOT_RESPONDING without CLOUD are left out with a warning (a CLOUD node powering up is idle).
 //
-// Jobs (`--jobs FILE`, read_sbatch_jobs): -c/--cpus-per-task x -n/--ntasks CPUs, --mem or --mem-per-cpu,
+// Jobs: `--jobs FILE` (sbatch lines, read_sbatch_jobs), else DIR/squeue.json's pending jobs
+// (loaders/slurm_squeue.hpp; ids as Slurm's, `123_4` for array tasks, held ones noted). Each: -c/--cpus-per-task x -n/--ntasks CPUs, --mem or --mem-per-cpu,
 // -C/--constraint (loaders/slurm_constraint.hpp), --gres=gpu[:TYPE]:N, --gpus, -p (several allowed; none:
 // the Default=YES partition), -w (one node), -x, -t against the partitions' MaxTime. A job asking more
 // than one node, node counts or an option colmatch does not read is rejected with the reason; a

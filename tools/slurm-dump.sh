@@ -9,7 +9,7 @@
 #   scontrol-node.txt        scontrol show node -o       (one node a line)
 #   scontrol-partition.txt   scontrol show partition -o  (one partition a line)
 #   scontrol-config.txt      scontrol show config        (kept with the dump: SelectTypeParameters, DefMemPer*)
-#   squeue.json              squeue --json               (jobs; kept with the dump, not read yet)
+#   squeue.json              squeue --json               (the jobs: pending ones are matched)
 set -euo pipefail
 out=${1:?usage: slurm-dump.sh OUT_DIR}
 command -v scontrol >/dev/null || { echo "slurm-dump: scontrol not found" >&2; exit 1; }

@@ -7,6 +7,7 @@
 #   bash tools/slurm-dump.sh datasets/slurm/c100   # the dump the tests read
 #   bash bench/peers/slurm_oracle.sh ask REQUESTS > answers.tsv
 #   bash bench/peers/slurm_oracle.sh place REQUESTS > placements.tsv   # one job alone: its node
+#   bash bench/peers/slurm_oracle.sh batch JOBS DUMP_DIR > placed.tsv   # held jobs released at once
 #   bash bench/peers/slurm_oracle.sh stop
 #
 # REQUESTS: one job a line as sbatch options with per-node options only (-C, -c, --mem, --gres, -p),
@@ -124,10 +125,31 @@ place() {
   done < "$1"
 }
 
+# A batch released at once: the jobs of FILE submitted held (sbatch -H, in file order) on a fresh
+# controller, the cluster and its queue dumped into OUT_DIR (tools/slurm-dump.sh), then all released with
+# one scontrol release; after one main scheduling pass (default_queue_depth covers them all) prints
+# job id, state, nodes and reason for each (TSV), as squeue reports them.
+batch() {
+  local n; n=$(sinfo -h -o %D -p all)
+  setup "$n" 2>/dev/null
+  local ids=() line
+  while IFS= read -r line || [ -n "$line" ]; do
+    [ -z "$line" ] && continue
+    local -a args
+    read -r -a args <<< "$line"
+    ids+=("$(cd /tmp && sbatch -H --parsable "${args[@]}" --wrap true < /dev/null)")
+  done < "$1"
+  bash "$here/../../tools/slurm-dump.sh" "$2"
+  scontrol release "$(IFS=,; echo "${ids[*]}")"
+  sleep 3
+  squeue -h -o '%i	%T	%N	%r' | sort -n
+}
+
 case "${1:-}" in
   setup) setup "${2:-100}" ;;
+  batch) batch "$2" "$3" ;;
   ask) ask "$2" ;;
   place) place "$2" ;;
   stop) stop ;;
-  *) echo "usage: $0 setup N | ask FILE | place FILE | stop" >&2; exit 1 ;;
+  *) echo "usage: $0 setup N | ask FILE | place FILE | batch FILE OUT_DIR | stop" >&2; exit 1 ;;
 esac

@@ -172,6 +172,26 @@ TEST(SlurmCluster100, OneJobGoesWhereSlurmPutsIt) {
   EXPECT_GE(n, 30u);
 }
 
+// squeue --json's pending jobs (datasets/slurm/c100-batch: 150 held jobs submitted from c100-batch.jobs)
+// are the jobs of their sbatch lines: the same ids, requests, charges and placements.
+TEST(SlurmJobs, SqueueJsonIsTheJobsOfTheirSbatchLines) {
+  const loaders::Dataset a = loaders::load_slurm(kData + "c100-batch", "");
+  const loaders::Dataset b = loaders::load_slurm(kData + "c100-batch", kData + "c100-batch.jobs");
+  ASSERT_EQ(a.jobs.size(), 150u);
+  ASSERT_EQ(b.jobs.size(), 150u);
+  const MatchOutcome ma = run_match(a.catalog, a.taskers, a.jobs, kernels::active());
+  const MatchOutcome mb = run_match(b.catalog, b.taskers, b.jobs, kernels::active());
+  ASSERT_EQ(ma.categories.size(), mb.categories.size());
+  for (uint32_t j = 0; j < 150; ++j) {
+    SCOPED_TRACE(std::string(a.jobs.id[j]));
+    EXPECT_EQ(a.jobs.id[j], b.jobs.id[j]);
+    EXPECT_EQ(a.jobs.reject[j], kNone);
+    EXPECT_EQ(ma.categories.key[ma.categories.of_job[j]], mb.categories.key[mb.categories.of_job[j]]);
+    EXPECT_EQ(ma.dispatch.tasker[j], mb.dispatch.tasker[j]);
+  }
+  EXPECT_EQ(a.jobs.notes.size(), 1u) << "held, as squeue said";
+}
+
 // The cluster as slurm_cluster.py configured it: features, CPUs, memory (MiB), GPUs by type, weight order.
 TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "");

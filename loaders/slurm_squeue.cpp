@@ -1,0 +1,153 @@
+#include "loaders/slurm_squeue.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
+
+namespace colmatch::loaders::slurm {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+std::string text_of(element v) {
+  switch (v.type()) {
+    case element_type::STRING: return std::string(std::string_view(v.get_string().value_unsafe()));
+    case element_type::INT64: return fmt::format("{}", int64_t(v.get_int64().value_unsafe()));
+    case element_type::UINT64: return fmt::format("{}", uint64_t(v.get_uint64().value_unsafe()));
+    case element_type::DOUBLE: return fmt::format("{}", double(v.get_double().value_unsafe()));
+    case element_type::BOOL: return v.get_bool().value_unsafe() ? "true" : "false";
+    default: return {};
+  }
+}
+
+double number_of(element v) {
+  switch (v.type()) {
+    case element_type::INT64: return static_cast<double>(int64_t(v.get_int64().value_unsafe()));
+    case element_type::UINT64: return static_cast<double>(uint64_t(v.get_uint64().value_unsafe()));
+    case element_type::DOUBLE: return v.get_double().value_unsafe();
+    default: return std::nan("");
+  }
+}
+
+// A pending array's task ids, `1-3,7,10-20:2` (Slurm writes `%` limits after them: `1-100%5`).
+std::vector<uint64_t> tasks_of(std::string text, const std::string& path, const std::string& job) {
+  text = text.substr(0, text.find('%'));
+  std::vector<uint64_t> out;
+  size_t b = 0;
+  while (b <= text.size()) {
+    size_t e = text.find(',', b);
+    if (e == std::string::npos) e = text.size();
+    const std::string item = text.substr(b, e - b);
+    uint64_t a = 0, z = 0, step = 1;
+    const char* p = item.data();
+    const char* end = p + item.size();
+    auto num = [&](uint64_t& v) {
+      auto [q, ec] = std::from_chars(p, end, v);
+      if (ec != std::errc()) throw LoadError(path, 0, "array_task_string", fmt::format("job {}: '{}'", job, text));
+      p = q;
+    };
+    num(a);
+    z = a;
+    if (p < end && *p == '-') ++p, num(z);
+    if (p < end && *p == ':') ++p, num(step);
+    if (p != end || z < a || step == 0 || (z - a) / step > kMaxHosts - out.size())
+      throw LoadError(path, 0, "array_task_string", fmt::format("job {}: '{}' is not a task list", job, text));
+    for (uint64_t t = a; t <= z; t += step) out.push_back(t);
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pending) {
+  require_not_directory(path);
+  std::string text;  // plain or gzip (LineReader), lines bounded
+  {
+    LineReader in(path);
+    for (std::string_view line; in.next(line);) text.append(line).push_back('\n');
+  }
+  const simdjson::padded_string json(text);
+  simdjson::dom::parser parser;
+  element doc;
+  if (auto err = parser.parse(json).get(doc))
+    throw LoadError(path, 0, "", std::string("malformed JSON: ") + simdjson::error_message(err));
+  simdjson::dom::array jobs;
+  if (doc["jobs"].get_array().get(jobs)) throw LoadError(path, 0, "jobs", "expected a list of jobs");
+  std::vector<QueuedJob> out;
+  not_pending = 0;
+  size_t index = 0;
+  for (element j : jobs) {
+    ++index;
+    element v;
+    if (j["job_id"].get(v)) throw LoadError(path, 0, fmt::format("jobs[{}].job_id", index - 1), "missing");
+    QueuedJob q;
+    q.id = text_of(v);
+    auto str = [&](const char* key) { return j[key].get(v) ? std::string() : text_of(v); };
+    auto num = [&](const char* key) { return j[key].get(v) ? std::nan("") : number_of(v); };
+    q.state = str("job_state");
+    if (q.state != "PENDING") {
+      ++not_pending;
+      continue;
+    }
+    q.reason = str("state_reason");
+    q.user = str("user_name");
+    q.account = str("account");
+    q.qos = str("qos");
+    q.priority = num("priority");
+    q.submit = num("submit_time");
+    if (std::isnan(q.priority)) q.priority = 0;
+    if (std::isnan(q.submit)) q.submit = 0;
+    auto& o = q.request.options;
+    q.request.line = index;
+    const double nodes = num("node_count"), cpus = num("cpus"), tasks = num("tasks");
+    if (!std::isnan(nodes) && nodes > 1) o.emplace_back("nodes", fmt::format("{}", nodes));
+    const double per_task = !std::isnan(cpus) && !std::isnan(tasks) && tasks >= 1 ? cpus / tasks : std::nan("");
+    if (!std::isnan(tasks) && tasks >= 1) o.emplace_back("ntasks", fmt::format("{}", tasks));
+    if (!std::isnan(per_task) && per_task >= 1 && per_task == std::floor(per_task))
+      o.emplace_back("cpus-per-task", fmt::format("{}", per_task));
+    if (const std::string f = str("features"); !f.empty()) o.emplace_back("constraint", f);
+    if (const std::string f = str("prefer"); !f.empty()) o.emplace_back("prefer", f);
+    if (const std::string f = str("partition"); !f.empty()) o.emplace_back("partition", f);
+    if (const double m = num("memory_per_node"); !std::isnan(m) && m > 0) o.emplace_back("mem", fmt::format("{}", m));
+    if (const double m = num("memory_per_cpu"); !std::isnan(m) && m > 0)
+      o.emplace_back("mem-per-cpu", fmt::format("{}", m));
+    if (std::string g = str("tres_per_node"); !g.empty()) {  // gres:gpu:1,gres:gpu:a100:2
+      std::string gres;
+      size_t b = 0;
+      while (b <= g.size()) {
+        size_t e = g.find(',', b);
+        if (e == std::string::npos) e = g.size();
+        std::string item = g.substr(b, e - b);
+        if (item.rfind("gres:", 0) == 0) item = item.substr(5);
+        else if (item.rfind("gres/", 0) == 0) item = item.substr(5);
+        gres += (gres.empty() ? "" : ",") + item;
+        b = e + 1;
+      }
+      o.emplace_back("gres", gres);
+    }
+    if (const std::string n = str("required_nodes"); !n.empty()) o.emplace_back("nodelist", n);
+    if (const std::string n = str("excluded_nodes"); !n.empty()) o.emplace_back("exclude", n);
+    if (const double t = num("time_limit"); !std::isnan(t) && t > 0) o.emplace_back("time", fmt::format("{}", t));
+    if (str("shared") == "none") o.emplace_back("exclusive", "");
+    const std::string array = str("array_task_string");
+    if (array.empty()) {
+      out.push_back(std::move(q));
+      continue;
+    }
+    for (const uint64_t t : tasks_of(array, path, q.id)) {
+      QueuedJob task = q;
+      task.id = fmt::format("{}_{}", q.id, t);
+      out.push_back(std::move(task));
+    }
+  }
+  return out;
+}
+
+}  // namespace colmatch::loaders::slurm

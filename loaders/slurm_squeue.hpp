@@ -1,0 +1,26 @@
+// The jobs of `squeue --json` (Slurm 22.05, data_parser v0.0.38): each pending job's request as the sbatch
+// options it stands for, with its id, owner, priority and submit time. Read with simdjson; the jobs are
+// made by loaders/slurm.cpp exactly as from sbatch lines.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loaders/slurm_text.hpp"
+
+namespace colmatch::loaders::slurm {
+
+/// One job of squeue's list.
+struct QueuedJob {
+  SbatchJob request;    ///< its options (constraint, partition, ntasks/cpus-per-task, mem, gres, ...)
+  std::string id;       ///< job_id, or ARRAY_TASK for a pending array task (`123_4`)
+  std::string user, account, qos, state, reason;  ///< user_name, account, qos, job_state, state_reason
+  double priority = 0, submit = 0;                 ///< priority; submit_time (seconds since the epoch)
+};
+
+/// Reads `squeue --json`: pending jobs (a pending array's tasks each a job, from array_task_string), and
+/// counts the others (running, completing, ...) in `not_pending`. Throws LoadError for malformed JSON,
+/// a file without a `jobs` list, a job without job_id, or an array of more than 10M tasks.
+std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pending);
+
+}  // namespace colmatch::loaders::slurm

@@ -1,0 +1,45 @@
+// libFuzzer targets for `--format slurm` (issue 26), chosen at build time by COLMATCH_FUZZ_SLURM_PART:
+//   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt (a cluster of the fuzzer's);
+//   "jobs":    the input is a file of sbatch option lines (constraints included) on datasets/slurm/c100;
+//   "squeue":  the input is squeue --json on datasets/slurm/c100 (its pending jobs).
+// Each loads through the format registry as the CLI does, then matches.
+#include <filesystem>
+#include <string>
+
+#include "loaders/formats.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
+
+using namespace colmatch;
+namespace fs = std::filesystem;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return fuzz::run([&] {
+    const std::string part = COLMATCH_FUZZ_SLURM_PART;
+    loaders::FormatArgs args;
+    if (part == "cluster") {
+      const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-slurm-" + std::to_string(::getpid()));
+      fs::create_directories(dir);
+      const auto [nodes, partitions] = fuzz::split(data, size);
+      std::ofstream(dir / "scontrol-node.txt", std::ios::binary | std::ios::trunc)
+          .write(nodes.data(), static_cast<std::streamsize>(nodes.size()));
+      std::ofstream(dir / "scontrol-partition.txt", std::ios::binary | std::ios::trunc)
+          .write(partitions.data(), static_cast<std::streamsize>(partitions.size()));
+      args["dump"] = dir.string();
+      args["jobs"] = fuzz::temp_file("jobs", "-C a|b&c --mem=1000\n--gres=gpu:1 -c 2\n-p p1,p2 -t 10\n");
+    } else if (part == "jobs") {
+      args["dump"] = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/c100";
+      args["jobs"] = fuzz::temp_file("jobs", std::string_view(reinterpret_cast<const char*>(data), size));
+    } else {  // the cluster c100 with this squeue.json
+      const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-squeue-" + std::to_string(::getpid()));
+      if (!fs::exists(dir / "scontrol-partition.txt")) {
+        fs::create_directories(dir);
+        for (const auto& e : fs::directory_iterator(std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/c100"))
+          if (e.path().filename() != "squeue.json") fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+      }
+      std::ofstream(dir / "squeue.json", std::ios::binary | std::ios::trunc)
+          .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+      args["dump"] = dir.string();
+    }
+    fuzz::match(loaders::load_format(*loaders::find_format("slurm"), args));
+  });
+}
