@@ -18,6 +18,7 @@
 #include "loaders/sge_accounting.hpp"
 #include "loaders/sge_farm.hpp"
 #include "loaders/sge_xml.hpp"
+#include "loaders/task_ranges.hpp"
 
 namespace colmatch::loaders::sge {
 namespace {
@@ -178,34 +179,13 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
   }
 }
 
-// A pending array job's tasks `1-10:2,15`; bounded by `room`.
-std::vector<uint64_t> task_ids(const std::string& text, uint64_t room, const std::string& path, size_t line) {
-  std::vector<uint64_t> out;
-  size_t i = 0;
-  while (i <= text.size()) {
-    size_t e = text.find(',', i);
-    if (e == std::string::npos) e = text.size();
-    const std::string item = text.substr(i, e - i);
-    uint64_t a = 0, z = 0, step = 1;
-    const char* p = item.data();
-    const char* end = item.data() + item.size();
-    auto num = [&](uint64_t& v) {
-      auto [q, ec] = std::from_chars(p, end, v);
-      if (ec != std::errc()) throw LoadError(path, line, "tasks", fmt::format("'{}' is not a task range", text));
-      p = q;
-    };
-    num(a);
-    z = a;
-    if (p < end && *p == '-') ++p, num(z);
-    if (p < end && *p == ':') ++p, num(step);
-    if (p != end || a == 0 || z < a || step == 0)
-      throw LoadError(path, line, "tasks", fmt::format("'{}' is not a task range", text));
-    if ((z - a) / step + 1 > room - out.size())
-      throw LoadError(path, line, "tasks", fmt::format("more than {} jobs with the tasks of '{}'", kMaxJobs, text));
-    for (uint64_t t = a; t <= z; t += step) out.push_back(t);
-    i = e + 1;
+// A pending array job's tasks (`1-10:2,15`, ids from 1), naming the qstat file and line when malformed.
+std::vector<uint64_t> tasks_of(const std::string& text, uint64_t room, const std::string& path, size_t line) {
+  try {
+    return expand_task_ranges(text, room, 1);
+  } catch (const std::invalid_argument& e) {
+    throw LoadError(path, line, "tasks", e.what());
   }
-  return out;
 }
 
 // ISO 8601 local time as qstat prints it (the dump script runs qstat under TZ=UTC) -> seconds.
@@ -317,7 +297,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
                               ? number_or(d->second.submission, 0)
                               : (q.submitted.empty() ? 0 : iso_time(q.submitted, path, q.line));
     const std::vector<uint64_t> tasks =
-        q.tasks.empty() ? std::vector<uint64_t>{0} : task_ids(q.tasks, kMaxJobs - count, path, q.line);
+        q.tasks.empty() ? std::vector<uint64_t>{0} : tasks_of(q.tasks, kMaxJobs - count, path, q.line);
     for (const uint64_t t : tasks) {
       const std::string id = t == 0 ? q.number : fmt::format("{}.{}", q.number, t);
       ids.add(path, q.line, "JB_job_number", id);

@@ -1,6 +1,5 @@
 #include "loaders/slurm_squeue.hpp"
 
-#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -8,6 +7,7 @@
 
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
+#include "loaders/task_ranges.hpp"
 
 namespace colmatch::loaders::slurm {
 namespace {
@@ -33,35 +33,6 @@ double number_of(element v) {
     case element_type::DOUBLE: return v.get_double().value_unsafe();
     default: return std::nan("");
   }
-}
-
-// A pending array's task ids, `1-3,7,10-20:2` (Slurm writes `%` limits after them: `1-100%5`).
-std::vector<uint64_t> tasks_of(std::string text, const std::string& path, const std::string& job) {
-  text = text.substr(0, text.find('%'));
-  std::vector<uint64_t> out;
-  size_t b = 0;
-  while (b <= text.size()) {
-    size_t e = text.find(',', b);
-    if (e == std::string::npos) e = text.size();
-    const std::string item = text.substr(b, e - b);
-    uint64_t a = 0, z = 0, step = 1;
-    const char* p = item.data();
-    const char* end = p + item.size();
-    auto num = [&](uint64_t& v) {
-      auto [q, ec] = std::from_chars(p, end, v);
-      if (ec != std::errc()) throw LoadError(path, 0, "array_task_string", fmt::format("job {}: '{}'", job, text));
-      p = q;
-    };
-    num(a);
-    z = a;
-    if (p < end && *p == '-') ++p, num(z);
-    if (p < end && *p == ':') ++p, num(step);
-    if (p != end || z < a || step == 0 || (z - a) / step > kMaxHosts - out.size())
-      throw LoadError(path, 0, "array_task_string", fmt::format("job {}: '{}' is not a task list", job, text));
-    for (uint64_t t = a; t <= z; t += step) out.push_back(t);
-    b = e + 1;
-  }
-  return out;
 }
 
 }  // namespace
@@ -141,7 +112,13 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
       out.push_back(std::move(q));
       continue;
     }
-    for (const uint64_t t : tasks_of(array, path, q.id)) {
+    std::vector<uint64_t> task_ids;
+    try {
+      task_ids = expand_task_ranges(array, kMaxHosts);
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, 0, fmt::format("jobs[{}].array_task_string", index - 1), fmt::format("job {}: {}", q.id, e.what()));
+    }
+    for (const uint64_t t : task_ids) {
       QueuedJob task = q;
       task.id = fmt::format("{}_{}", q.id, t);
       out.push_back(std::move(task));

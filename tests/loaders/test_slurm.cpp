@@ -192,6 +192,37 @@ TEST(SlurmJobs, SqueueJsonIsTheJobsOfTheirSbatchLines) {
   EXPECT_EQ(a.jobs.notes.size(), 1u) << "held, as squeue said";
 }
 
+// squeue's pending array tasks are jobs of their own (`3_1`..), its throttle `%2` dropped; running jobs
+// are not matched again (a warning counts them); a malformed task list names the field.
+TEST(SlurmJobs, SqueueArraysAndRunningJobs) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-squeue-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kData + "c100"))
+    if (e.path().filename() != "squeue.json") fs::copy(e.path(), dir / e.path().filename());
+  auto write = [&](const std::string& json) { std::ofstream(dir / "squeue.json") << json; };
+  write(R"({"jobs": [{"job_id": 3, "job_state": "PENDING", "array_task_string": "1-3%2", "cpus": 2, "tasks": 1,
+            "memory_per_node": 100, "partition": "all"},
+           {"job_id": 4, "job_state": "RUNNING"}]})");
+  const loaders::Dataset ds = loaders::load_slurm(dir.string(), "");
+  ASSERT_EQ(ds.jobs.size(), 3u);
+  EXPECT_EQ(ds.jobs.id[0], "3_1");
+  EXPECT_EQ(ds.jobs.id[2], "3_3");
+  bool said = false;
+  for (const std::string& w : ds.taskers.warnings) said = said || w.find("1 jobs of squeue.json not pending") != std::string::npos;
+  EXPECT_TRUE(said);
+  write(R"({"jobs": [{"job_id": 5, "job_state": "PENDING", "array_task_string": "4-2"}]})");
+  try {
+    loaders::load_slurm(dir.string(), "");
+    FAIL();
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.field, "jobs[0].array_task_string");
+  }
+  write(R"({"jobs": [)");
+  EXPECT_THROW(loaders::load_slurm(dir.string(), ""), loaders::LoadError);
+  fs::remove_all(dir);
+}
+
 // The cluster as slurm_cluster.py configured it: features, CPUs, memory (MiB), GPUs by type, weight order.
 TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "");
