@@ -21,9 +21,9 @@ TEST(Formats, RegistryNamesEveryFormatOnceNativeFirst) {
     EXPECT_FALSE(f.options.empty());
     EXPECT_TRUE(f.load) << f.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"native", "google2011", "openb", "dirac", "vov", "swf", "sge"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"native", "google2011", "openb", "dirac", "vov", "swf", "sge", "slurm"}));
   EXPECT_EQ(loaders::find_format("openb")->name, "openb");
-  EXPECT_EQ(loaders::find_format("slurm"), nullptr);
+  EXPECT_EQ(loaders::find_format("pbs"), nullptr);
 }
 
 TEST(Formats, MissingRequiredOptionIsNamed) {
