@@ -140,6 +140,7 @@ class Simulator {
       });
       wq_.emplace(order, cats_.of_job, cats_.size(), est);
       queued_set_ = RankSet(order.size());
+      visible_set_ = RankSet(order.size());
       for (size_t kind = 0; kind < kKinds; ++kind) streams_[kind].resize(creds_.count(kind));
     }
   }
@@ -276,7 +277,9 @@ class Simulator {
     return n > policy_.until;
   }
 
-  size_t queued_count() const { return fbsng_ ? fb_waiting_ : static_order_ ? queued_set_.size() : queued_.size(); }
+  size_t queued_count() const {
+    return fbsng_ ? fb_waiting_ : static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_;
+  }
 
   void submit(uint32_t j, double t) {
     const uint32_t c = cats_.of_job[j];
@@ -304,11 +307,27 @@ class Simulator {
     }
     if (static_order_) {
       queued_set_.insert(wq_->rank(j));
+      visible_set_.insert(wq_->rank(j));
       classify(j, t);
       return;
     }
     const double hold = jobs_.hold_until[j];
     if (hold > t && std::isfinite(hold)) wakes_.emplace(hold, j);
+    if (hold > t) queued_.push_back(j);  // held: each cycle says so (and marks it held)
+    else queue_or_park(j);
+  }
+
+  // Time-dependent order: a job waiting for a dependency, and not held, is parked (reason Dependency,
+  // which a full cycle would give it each time) until that job ends, instead of being visited by every
+  // cycle.
+  void queue_or_park(uint32_t j) {
+    for (uint32_t d : jobs_.depends[j])
+      if (!ended_[d]) {
+        res_.reason[j] = SimReason::Dependency;
+        dependents_[d].push_back(j);
+        ++dependency_parked_;
+        return;
+      }
     queued_.push_back(j);
   }
 
@@ -328,8 +347,12 @@ class Simulator {
       if (!ended_[d]) {
         parked_[j] = Parked::Dependency;
         dependents_[d].push_back(j);
+        // its reason until that job ends, which a full cycle would give it each time: full cycles skip it
+        res_.reason[j] = SimReason::Dependency;
+        visible_set_.erase(wq_->rank(j));
         return;
       }
+    visible_set_.insert(wq_->rank(j));
     wq_->add(j);
   }
 
@@ -562,6 +585,7 @@ class Simulator {
     for (const Allocation& a : allocs) refresh_totals(a.tasker);
     if (static_order_) {
       queued_set_.erase(wq_->rank(j));
+      visible_set_.erase(wq_->rank(j));
       wq_->remove(j);
       parked_[j] = Parked::No;  // a full cycle may start a parked job of an active stream
     }
@@ -588,7 +612,14 @@ class Simulator {
       refresh_totals(res_.allocations[res_.alloc_first[j] + a].tasker);
       grew(res_.allocations[res_.alloc_first[j] + a].tasker);
     }
-    if (!static_order_) return;
+    if (!static_order_) {
+      for (uint32_t x : dependents_[j]) {
+        --dependency_parked_;
+        queue_or_park(x);  // waits again if another of its dependencies has not ended
+      }
+      std::vector<uint32_t>().swap(dependents_[j]);
+      return;
+    }
     for (size_t kind = 0; kind < kKinds; ++kind) activate(kind, creds_.cred(kind, j));  // room again
     for (uint32_t x : dependents_[j])
       if (parked_[x] == Parked::Dependency) classify(x, t);
@@ -780,7 +811,7 @@ class Simulator {
       ready_.push_back({priority(j, t), j});
     };
     if (static_order_) {  // ranks are the priority order
-      for (size_t r = queued_set_.next(0); r != RankSet::npos; r = queued_set_.next(r + 1)) consider(wq_->job(r));
+      for (size_t r = visible_set_.next(0); r != RankSet::npos; r = visible_set_.next(r + 1)) consider(wq_->job(r));
     } else {
       for (uint32_t j : queued_) consider(j);
       std::sort(ready_.begin(), ready_.end(), [&](const auto& a, const auto& b) {
@@ -1444,9 +1475,11 @@ class Simulator {
   std::vector<uint8_t> ended_;
   std::vector<double> used_;
   std::vector<uint32_t> arrivals_;
-  std::vector<uint32_t> queued_;  // time-dependent order: the waiting jobs
+  std::vector<uint32_t> queued_;  // time-dependent order: the waiting jobs (but those parked for a dependency)
+  size_t dependency_parked_ = 0;  // time-dependent order: the waiting jobs parked for a dependency
   std::optional<WaitQueue> wq_;   // static order: the ready jobs
   RankSet queued_set_;            // static order: the ranks of the waiting jobs
+  RankSet visible_set_;           // static order: those a full cycle visits (not waiting for a dependency)
   std::vector<Parked> parked_;
   std::vector<std::vector<uint32_t>> dependents_;  // per job: parked jobs waiting for it
   // Static order: per credential, the jobs parked on it (ranks, smallest first) and whether they are

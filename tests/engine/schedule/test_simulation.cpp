@@ -110,6 +110,37 @@ TEST(SeedExamples, MoabFeasibleJobsHoldsDependenciesAndImpossibleJobs) {
   EXPECT_EQ(r.was_held[index_of(jobs, "held")], 1);
 }
 
+// Issue 28: a job waiting for a dependency is parked until that job ends, not visited by every cycle (a
+// chain of 100k jobs took 43.6 s, now a few ms): the schedule and every reason stay what a full walk
+// gives. Under a static and a time-dependent priority order: a chain cut by `until` leaves the next job
+// waiting for a dependency and those after it too; a held job whose dependency has not ended says held
+// (and was held); a job depending on two jobs waits for the later one.
+TEST(Dependencies, ParkedUntilTheirJobEndsWithTheReasonsOfAFullWalk) {
+  const Farm f({2});
+  std::vector<Job> list;
+  for (int i = 0; i < 200; ++i) {
+    Job j{.id = "c" + std::to_string(i), .runtime = 10};
+    if (i) j.depends = {"c" + std::to_string(i - 1)};
+    list.push_back(j);
+  }
+  list.push_back({.id = "held", .runtime = 10, .hold = 5000, .depends = {"c199"}});
+  list.push_back({.id = "both", .runtime = 10, .depends = {"c3", "c7"}});
+  const auto jobs = make_jobs(f.cat, list);
+  for (const bool time_dependent : {false, true}) {
+    SCOPED_TRACE(time_dependent ? "queue_time weight" : "static order");
+    SimPolicy pol;
+    pol.until = 995;
+    if (time_dependent) pol.weights.queue_time = 1;
+    const auto r = run(f, jobs, pol);
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(r.start[i], 10 * i) << i;
+    EXPECT_EQ(r.reason[100], SimReason::Dependency);
+    EXPECT_EQ(r.reason[150], SimReason::Dependency);
+    EXPECT_EQ(r.reason[index_of(jobs, "held")], SimReason::Held);
+    EXPECT_EQ(r.was_held[index_of(jobs, "held")], 1);
+    EXPECT_EQ(r.start[index_of(jobs, "both")], 80) << "after c7, the later of its two";
+  }
+}
+
 // Step 3, priority: each weight orders the waiting jobs.
 TEST(SeedExamples, MoabPriorityFactorsOrderTheQueue) {
   const Farm f({1});
