@@ -365,6 +365,9 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   auto* import = app.add_subcommand("import", "Load any supported format and save it in the native format");
   add_input_options(import, o.in);
   import->add_option("--save", o.save_dir, "Folder for farm.toml, taskers.jsonl, jobs.jsonl")->required();
+  import->add_option("--policy", o.policy_path,
+                     "Policy TOML: with --format vov its [policy.vov] ($ resources, wrappers, symbols) shapes the "
+                     "farm as match reads it, so the saved farm matches the same");
 
   auto* gen = app.add_subcommand("generate", "Write a seeded synthetic farm in the native format");
   gen->add_option("--taskers", o.spec.taskers, "Number of taskers (1 to 10^7)")

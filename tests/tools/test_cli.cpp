@@ -900,6 +900,12 @@ TEST(Cli, AcceleratorPolicyReachesTheLoader) {
   EXPECT_NE(run("explain " + in + "--policy " + policy.string() + " --job a")
                 .out.find("(RAMTOTAL>=32000 || resources==\"diskio\")"),
             std::string::npos);
+  // import takes the policy too (issue 28): the saved farm matches as the Accelerator input does
+  ASSERT_EQ(run("import " + in + "--policy " + policy.string() + " --save " + (out.dir / "n").string()).status, 0);
+  const std::string native = "--farm " + (out.dir / "n" / "farm.toml").string() + " --taskers " +
+                             (out.dir / "n" / "taskers.jsonl").string() + " --jobs " + (out.dir / "n" / "jobs.jsonl").string();
+  ASSERT_EQ(run("match " + native + " --out " + (out.dir / "nm").string()).status, 0);
+  EXPECT_EQ(lines(out.dir / "nm" / "results.csv").at(1), "a,assigned,lnx01,1,");
   const CliRun without = run("match " + in + "--out " + (out.dir / "w").string());
   EXPECT_EQ(without.status, 2) << "a rejected job";
   EXPECT_NE(without.err.find("no definition of the resource $BIG (define it in the policy's [policy.vov.dollars]"),
