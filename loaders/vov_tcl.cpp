@@ -219,6 +219,15 @@ class Reader {
     if (auto it = o.find("-name"); it != o.end()) t.name = it->second.first;
   }
 
+  // Sets a variable, counting the bytes every variable holds against the bound of definitions.
+  void assign(const std::string& name, std::string v, size_t line, const std::string& cmd) {
+    auto [it, fresh] = vars_.try_emplace(name);
+    vars_bytes_ -= fresh ? 0 : name.size() + it->second.size();
+    vars_bytes_ += name.size() + v.size();
+    if (vars_bytes_ > kMaxStored) fail(line, cmd, "more than 64 MiB of variables");
+    it->second = std::move(v);
+  }
+
   void store(VovMapDef& m, const Command& c, const std::string& cmd) {
     stored_ += m.name.size() + (m.map ? m.map->size() : 0);
     if (stored_ > kMaxStored) fail(c.line, cmd, "more than 64 MiB of definitions");
@@ -231,7 +240,7 @@ class Reader {
     const size_t n = c.words.size();
     if (cmd == "set") {
       if (n != 3) fail(c.line, cmd, "expected: set VAR VALUE");
-      vars_[value(c.words[1], cmd)] = value(c.words[2], cmd);
+      assign(value(c.words[1], cmd), value(c.words[2], cmd), c.line, cmd);
     } else if (cmd == "foreach") {
       if (n != 4) fail(c.line, cmd, "expected: foreach VAR {list} {body}");
       if (depth >= kMaxForeachDepth) fail(c.line, cmd, "foreach nested deeper than 8");
@@ -240,9 +249,13 @@ class Reader {
       std::vector<std::string> items;
       for (const Command& ic : split(list, c.words[2].line))  // a literal list: its words
         for (const Word& w : ic.words) items.push_back(w.text);
+      // the body is split once; each pass counts as a command even when the body has none (a body of
+      // blanks or comments), so a loop's work is bounded with the commands
+      const std::vector<Command> body = split(c.words[3].text, c.words[3].line);
       for (const std::string& item : items) {
-        vars_[var] = item;
-        run(c.words[3].text, c.words[3].line, depth + 1);
+        if (++commands_ > kMaxCommands) fail(c.line, cmd, "more than 10^6 commands");
+        assign(var, item, c.line, cmd);
+        for (const Command& bc : body) execute(bc, depth + 1);
       }
     } else if (cmd == "vtk_tasker_define") {
       if (n < 2) fail(c.line, cmd, "expected: vtk_tasker_define HOST [options]");
@@ -295,6 +308,7 @@ class Reader {
   std::string source_;
   VovTclFile& out_;
   std::map<std::string, std::string> vars_;
+  size_t vars_bytes_ = 0;  // names and values of vars_
   VovTaskerDef defaults_;
   size_t commands_ = 0, stored_ = 0;
 };

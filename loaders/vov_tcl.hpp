@@ -43,8 +43,9 @@ struct VovTclFile {
 };
 
 /// Reads `path` (plain or gzip). Throws LoadError naming the file, the line and the command (field).
-/// Bounded: foreach nests at most 8 deep, a file expands to at most 10^6 commands, a variable's value
-/// is at most 65,536 bytes, the definitions it makes at most 64 MiB.
+/// Bounded: foreach nests at most 8 deep, a file expands to at most 10^6 commands (each pass of a
+/// foreach counts, whatever its body), a variable's value is at most 65,536 bytes, its variables at most
+/// 64 MiB in all, the definitions it makes at most 64 MiB.
 VovTclFile read_vov_tcl(const std::string& path);
 
 /// The same from text in memory; errors name `source`.

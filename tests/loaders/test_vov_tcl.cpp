@@ -95,6 +95,17 @@ TEST(VovTcl, AnythingElseIsAnErrorNamingFileLineAndCommand) {
   const std::string big =
       "set r " + std::string(60000, 'a') + "\nforeach i {" + loop + "} {\nvtk_tasker_define h -resources $r\n}\n";
   expect_error(big, 3, "vtk_tasker_define", "more than 64 MiB of definitions");
+  // issue 28: a foreach whose body is blanks or comments still counts its passes (a 1.8 MB file ran
+  // for minutes, each pass re-splitting the body); variables are bounded in all, not only each value
+  std::string thousand;
+  for (int i = 0; i < 1000; ++i) thousand += "x ";
+  const std::string idle = "foreach a {" + thousand + "} {\nforeach b {" + thousand + "} {\n# nothing\n\n}\n}\n";
+  expect_error(idle, 2, "foreach", "more than 10^6 commands");
+  std::string thirty;
+  for (int i = 0; i < 30; ++i) thirty += "x" + std::to_string(i) + " ";
+  const std::string vars = "set v " + std::string(60000, 'a') + "\nforeach a {" + thirty + "} {\nforeach b {" + thirty +
+                           "} {\nforeach c {" + thirty + "} {\nset $a$b$c $v\n}\n}\n}\n";
+  expect_error(vars, 5, "set", "more than 64 MiB of variables");
 }
 
 }  // namespace
