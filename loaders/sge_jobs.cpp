@@ -220,6 +220,17 @@ double number_or(const std::string& text, double fallback) {
   return ec == std::errc() && p == text.data() + text.size() && std::isfinite(v) ? v : fallback;
 }
 
+// The job's time limit: its hard h_rt request in seconds, or NaN (a malformed one is refused with the
+// request, naming the value).
+double h_rt_of(const FarmModel& f, const std::vector<std::pair<std::string, std::string>>& hard) {
+  for (const auto& [name, value] : hard)
+    if (const auto a = f.complex(name); a && f.catalog.at(*a).name == "h_rt") try {
+        return parse_request_number(AttrType::Time, value, f.catalog.reading);
+      } catch (const ValueError&) {
+      }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 // Under Snapshot, a running job's charges are held on its master queue instance: per slot or per job as
 // the complex says, the request or the complex's default (dispatch takes them from every pool above it).
 class RunningCharges {
@@ -323,6 +334,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
         b.set_note(j, "held");
       if (d != details.end() && !d->second.project.empty() && d->second.project != "NONE")
         b.set_credentials("", d->second.project);
+      b.set_times(std::numeric_limits<double>::quiet_NaN(), h_rt_of(f, q.hard));  // runtime unknown until it runs
     }
   }
   running.warn();
@@ -371,12 +383,7 @@ JobTable accounting_jobs(const FarmModel& f, const std::string& path) {
         why = fmt::format("category option '{}' is not read", w[i]);
       }
     }
-    for (const auto& [name, value] : r.hard)
-      if (const auto a = f.complex(name); a && f.catalog.at(*a).name == "h_rt") try {
-          walltime = parse_request_number(AttrType::Time, value, f.catalog.reading);  // the job's time limit
-        } catch (const ValueError&) {
-          // the request itself is refused below, naming the value
-        }
+    walltime = h_rt_of(f, r.hard);
     try {
       if (why.empty()) {
         r.pe_range = std::to_string(rec.slots);  // the slots granted from the range

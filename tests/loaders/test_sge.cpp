@@ -362,6 +362,8 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
       <hard_req_queue>nosuch.q</hard_req_queue></job_list>
     <job_list state="pending"><JB_job_number>5</JB_job_number><JB_owner>u</JB_owner><state>hqw</state>
       <tasks>1-5:2</tasks><hard_request name="arch_s">x86*</hard_request></job_list>
+    <job_list state="pending"><JB_job_number>6</JB_job_number><JB_owner>u</JB_owner><state>qw</state>
+      <hard_request name="h_rt">1:00:00</hard_request></job_list>
   </job_info>
 </job_info>
 )";
@@ -377,6 +379,8 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
   EXPECT_EQ(why.at("5.3"), "");
   EXPECT_EQ(why.at("5.5"), "");
   EXPECT_EQ(why.count("5.2"), 0u);
+  EXPECT_EQ(ds.jobs.walltime[ds.jobs.size() - 1], 3600) << "h_rt is the job's time limit (simulate)";
+  EXPECT_TRUE(std::isnan(ds.jobs.runtime[ds.jobs.size() - 1])) << "a waiting job's runtime is unknown";
   EXPECT_NE(why.at("1").find("qstat-r.xml:4:"), std::string::npos) << "file and line of the job";
   for (const char* bad : {"<job_info><job_list><JB_name>x</JB_name></job_list></job_info>",  // no number
                           "<detailed_job_info/>", "<job_info><job_list>"}) {
