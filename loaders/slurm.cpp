@@ -301,12 +301,13 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           if (!why.empty()) break;
           if (opt == "nodes") {
             if (v != "1" && v != "1-1") why = fmt::format("-N {}: jobs of more than one node are not placed by colmatch yet", v);
-          } else if (opt == "ntasks") {
+          } else if (opt == "ntasks" || opt == "ntasks-per-node") {  // one node: the same tasks
             ntasks = count(opt, v);
           } else if (opt == "cpus-per-task") {
             per_task = count(opt, v);
           } else if (opt == "mem") {
             mem = slurm::parse_mebibytes(v);
+            if (mem == 0) why = "--mem=0 (all of a node's memory) is not represented by colmatch yet";
           } else if (opt == "mem-per-cpu") {
             mem_per_cpu = slurm::parse_mebibytes(v);
           } else if (opt == "constraint") {

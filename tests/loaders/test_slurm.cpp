@@ -319,10 +319,12 @@ TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
                                   "-p nosuch\n"
                                   "-p short -t 2:00:00\n"
                                   "-w n005\n"
-                                  "-x n[001-099]\n");
+                                  "-x n[001-099]\n"
+                                  "--ntasks-per-node=4 -c 32 --mem=1000\n"
+                                  "--mem=0\n");
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100", p);
   fs::remove(p);
-  ASSERT_EQ(ds.jobs.size(), 9u);
+  ASSERT_EQ(ds.jobs.size(), 11u);
   auto why = [&](uint32_t j) { return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]]; };
   EXPECT_EQ(ds.jobs.reject[0], kNone) << why(0);
   EXPECT_EQ(ds.jobs.reject[1], kNone) << why(1);  // the #SBATCH lines of one script
@@ -337,6 +339,8 @@ TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
   EXPECT_EQ(eligible(6), 0u);   // over short's MaxTime: pends for ever (PartitionTimeLimit)
   EXPECT_EQ(eligible(7), 1u);
   EXPECT_EQ(eligible(8), 1u);   // n100 only
+  EXPECT_EQ(eligible(9), 24u);  // 4 tasks x 32 CPUs on one node: the 24 nodes of 128 CPUs
+  EXPECT_NE(why(10).find("--mem=0"), std::string::npos);
 }
 
 }  // namespace
