@@ -191,69 +191,6 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     else warnings.push_back(fmt::format("partition {} is not UP: its nodes take none of its jobs", p.name));
   }
 
-  // the catalog: sets, the name, then the consumables (cpus, mem, every GRES and GRES type seen)
-  AttributeDef feature;
-  feature.name = "feature";
-  feature.multi_valued = true;
-  const uint32_t a_feature = ds.catalog.add(feature);
-  AttributeDef part;
-  part.name = "partition";
-  part.multi_valued = true;
-  const uint32_t a_partition = ds.catalog.add(part);
-  AttributeDef nodename;
-  nodename.name = "NodeName";
-  const uint32_t a_node = ds.catalog.add(nodename);
-  const uint32_t a_cpus = ds.catalog.add(consumable_attribute("cpus", AttrType::Int, ConsumeScope::PerJob));
-  const uint32_t a_mem = ds.catalog.add(consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob));
-  std::set<std::string> gres_names;
-  for (const Node& n : nodes)
-    for (const auto& [g, c] : n.gres) gres_names.insert(g);
-  std::map<std::string, uint32_t> a_gres;
-  for (const std::string& g : gres_names) a_gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerJob));
-
-  TaskerBuilder b(ds.catalog);
-  std::set<std::string> features, names;
-  double most_cpus = 0;
-  for (const Node& n : nodes) most_cpus = std::max(most_cpus, n.cpus);
-  for (const Node& n : nodes) {
-    // Slurm (select/cons_tres) tries the lowest Weight first, then the node with the fewest CPUs (its
-    // best fit, on an idle cluster), then by name (file order): the fraction orders CPUs within a weight
-    b.add(n.name, -(n.weight + n.cpus / (most_cpus + 1)));
-    names.insert(n.name);
-    try {
-      if (!n.features.empty()) b.set_list(a_feature, n.features);
-      std::vector<std::string> in;
-      for (const std::string& p : n.partitions)
-        if (up.count(p)) in.push_back(p);
-      if (!in.empty()) b.set_list(a_partition, in);
-      b.set(a_node, n.name);
-      b.set_number(a_cpus, n.cpus);
-      b.set_number(a_mem, n.mem * kMiB);
-      for (const auto& [g, c] : n.gres) b.set_number(a_gres.at(g), c);
-    } catch (const ValueError& e) {
-      throw LoadError(node_path, n.line, "", e.what());
-    }
-    features.insert(n.features.begin(), n.features.end());
-  }
-  ds.taskers = std::move(b).build();
-  // what running jobs hold, per tasker row
-  const auto& cons = ds.catalog.consumables();
-  bool any_used = false;
-  std::vector<std::vector<double>> used(cons.size(), std::vector<double>(ds.taskers.size(), 0.0));
-  for (uint32_t r = 0; r < ds.taskers.size(); ++r) {
-    const Node& n = nodes[ds.taskers.input_index[r]];
-    auto put = [&](uint32_t attr, double v) {
-      if (v <= 0) return;
-      used[static_cast<size_t>(ds.catalog.consumable_slot(attr))][r] = v;
-      any_used = true;
-    };
-    put(a_cpus, n.cpus_used);
-    put(a_mem, n.mem_used * kMiB);
-    for (const auto& [g, c] : n.gres_used)
-      if (a_gres.count(g)) put(a_gres.at(g), c);
-  }
-  if (any_used) ds.in_use.amount = std::move(used);
-
   // the jobs: sbatch lines (--jobs), else the dump's squeue --json (its pending jobs)
   std::vector<slurm::QueuedJob> queued;
   std::string source = jobs_path;
@@ -274,6 +211,81 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
                                      "the nodes' CPUAlloc, AllocMem and GresUsed",
                                      others));
   }
+  // --exclusive: a node that runs the job runs no other. A consumable `jobs` whose capacity on every node
+  // is the cluster's largest CPU count (no node runs more jobs than CPUs, each taking one at least): a job
+  // charges 1 of it, an exclusive job all of it, so it fits only on a node with no job and keeps others out.
+  bool exclusive = false;
+  for (const slurm::QueuedJob& q : queued)
+    for (const auto& [opt, v] : q.request.options) exclusive = exclusive || opt == "exclusive";
+
+  // the catalog: sets, the name, then the consumables (cpus, mem, every GRES and GRES type seen)
+  AttributeDef feature;
+  feature.name = "feature";
+  feature.multi_valued = true;
+  const uint32_t a_feature = ds.catalog.add(feature);
+  AttributeDef part;
+  part.name = "partition";
+  part.multi_valued = true;
+  const uint32_t a_partition = ds.catalog.add(part);
+  AttributeDef nodename;
+  nodename.name = "NodeName";
+  const uint32_t a_node = ds.catalog.add(nodename);
+  const uint32_t a_cpus = ds.catalog.add(consumable_attribute("cpus", AttrType::Int, ConsumeScope::PerJob));
+  const uint32_t a_mem = ds.catalog.add(consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob));
+  std::set<std::string> gres_names;
+  for (const Node& n : nodes)
+    for (const auto& [g, c] : n.gres) gres_names.insert(g);
+  std::map<std::string, uint32_t> a_gres;
+  for (const std::string& g : gres_names) a_gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerJob));
+  const uint32_t a_jobs =
+      exclusive ? ds.catalog.add(consumable_attribute("jobs", AttrType::Int, ConsumeScope::PerJob)) : kNone;
+
+  TaskerBuilder b(ds.catalog);
+  std::set<std::string> features, names;
+  double most_cpus = 0;
+  for (const Node& n : nodes) most_cpus = std::max(most_cpus, n.cpus);
+  const double node_jobs = std::max(1.0, most_cpus);  // the capacity of `jobs` on every node
+  for (const Node& n : nodes) {
+    // Slurm (select/cons_tres) tries the lowest Weight first, then the node with the fewest CPUs (its
+    // best fit, on an idle cluster), then by name (file order): the fraction orders CPUs within a weight
+    b.add(n.name, -(n.weight + n.cpus / (most_cpus + 1)));
+    names.insert(n.name);
+    try {
+      if (!n.features.empty()) b.set_list(a_feature, n.features);
+      std::vector<std::string> in;
+      for (const std::string& p : n.partitions)
+        if (up.count(p)) in.push_back(p);
+      if (!in.empty()) b.set_list(a_partition, in);
+      b.set(a_node, n.name);
+      b.set_number(a_cpus, n.cpus);
+      b.set_number(a_mem, n.mem * kMiB);
+      for (const auto& [g, c] : n.gres) b.set_number(a_gres.at(g), c);
+      if (a_jobs != kNone) b.set_number(a_jobs, node_jobs);
+    } catch (const ValueError& e) {
+      throw LoadError(node_path, n.line, "", e.what());
+    }
+    features.insert(n.features.begin(), n.features.end());
+  }
+  ds.taskers = std::move(b).build();
+  // what running jobs hold, per tasker row
+  const auto& cons = ds.catalog.consumables();
+  bool any_used = false;
+  std::vector<std::vector<double>> used(cons.size(), std::vector<double>(ds.taskers.size(), 0.0));
+  for (uint32_t r = 0; r < ds.taskers.size(); ++r) {
+    const Node& n = nodes[ds.taskers.input_index[r]];
+    auto put = [&](uint32_t attr, double v) {
+      if (v <= 0) return;
+      used[static_cast<size_t>(ds.catalog.consumable_slot(attr))][r] = v;
+      any_used = true;
+    };
+    put(a_cpus, n.cpus_used);
+    if (a_jobs != kNone && n.cpus_used > 0) put(a_jobs, 1);  // a job runs there: no exclusive one fits
+    put(a_mem, n.mem_used * kMiB);
+    for (const auto& [g, c] : n.gres_used)
+      if (a_gres.count(g)) put(a_gres.at(g), c);
+  }
+  if (any_used) ds.in_use.amount = std::move(used);
+
   JobBuilder jb(ds.catalog);
   JobIds ids;
   {
@@ -289,6 +301,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       std::string why = sj.error, constraint, prefer, part_list, nodelist, exclude;
       std::map<std::string, double> gres;
       std::string no_such_type;
+      bool whole_node = false;
       auto count = [&](const std::string& opt, const std::string& v) {
         char* end = nullptr;
         const double d = std::strtod(v.c_str(), &end);
@@ -346,7 +359,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           } else if (opt == "time") {
             time = slurm::parse_slurm_time(v);
           } else if (opt == "exclusive") {
-            why = "--exclusive: a whole node for one job is not represented by colmatch yet";
+            whole_node = true;
           } else if (opt == "job-name" || opt == "account" || opt == "qos" || opt == "hold" || opt == "wrap") {
             // credentials and names: no effect on where a job may run
           } else {
@@ -422,6 +435,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);
         else ++without_mem;
         for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
+        if (a_jobs != kNone) jb.set_amount(a_jobs, whole_node ? node_jobs : 1);
         jb.set_times(std::numeric_limits<double>::quiet_NaN(), time);
         jb.set_credentials("", q.account, q.qos);
       } catch (const std::exception& e) {

@@ -14,8 +14,9 @@
 // Jobs: `--jobs FILE` (sbatch lines, read_sbatch_jobs), else DIR/squeue.json's pending jobs
 // (loaders/slurm_squeue.hpp; ids as Slurm's, `123_4` for array tasks, held ones noted). Each: -c/--cpus-per-task x -n/--ntasks CPUs, --mem or --mem-per-cpu,
 // -C/--constraint (loaders/slurm_constraint.hpp), --gres=gpu[:TYPE]:N, --gpus, -p (several allowed; none:
-// the Default=YES partition), -w (one node), -x, -t against the partitions' MaxTime. A job asking more
-// than one node, node counts or an option colmatch does not read is rejected with the reason; a
+// the Default=YES partition), -w (one node), -x, -t against the partitions' MaxTime, --exclusive (a
+// consumable `jobs`: 1 a job, all of it an exclusive one). A job asking more than one node, node counts,
+// --mem=0 or an option colmatch does not read is rejected with the reason; a
 // constraint Slurm refuses is rejected with Slurm's message.
 #pragma once
 
