@@ -12,6 +12,7 @@
 #include "engine/request.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/slurm_constraint.hpp"
+#include "loaders/slurm_sacct.hpp"
 #include "loaders/slurm_squeue.hpp"
 #include "loaders/slurm_text.hpp"
 
@@ -170,7 +171,8 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
 
 }  // namespace
 
-Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, const ProgressFn&, LoadMode) {
+Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, const std::string& accounting,
+                   const ProgressFn&, LoadMode) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(dump_dir)) throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/slurm-dump.sh writes one)");
   auto file = [&](const char* name) {  // NAME, or NAME.gz when only that exists
@@ -194,7 +196,10 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   // the jobs: sbatch lines (--jobs), else the dump's squeue --json (its pending jobs)
   std::vector<slurm::QueuedJob> queued;
   std::string source = jobs_path;
-  if (!jobs_path.empty()) {
+  if (!accounting.empty()) {  // sacct -a -P: what ran, replayed
+    source = accounting;
+    for (slurm::AccountedJob& a : slurm::read_sacct(accounting)) queued.push_back(std::move(a.job));
+  } else if (!jobs_path.empty()) {
     size_t k = 0;
     for (slurm::SbatchJob& sj : slurm::read_sbatch_jobs(jobs_path)) {
       slurm::QueuedJob q;
@@ -372,6 +377,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       const double cpus = ntasks * per_task;
       const uint32_t j = jb.add(id, q.user, "", q.priority, q.submit, 1);
       if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb.set_note(j, "held");
+      if (!q.note.empty()) jb.set_note(j, q.note);
       std::vector<std::string> clauses;
       if (why.empty()) {
         // partitions: the job's, less those whose MaxTime it exceeds (it would pend for ever there)
@@ -436,7 +442,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         else ++without_mem;
         for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
         if (a_jobs != kNone) jb.set_amount(a_jobs, whole_node ? node_jobs : 1);
-        jb.set_times(std::numeric_limits<double>::quiet_NaN(), time);
+        jb.set_times(q.runtime, std::isinf(time) ? std::numeric_limits<double>::quiet_NaN() : time);  // UNLIMITED
         jb.set_credentials("", q.account, q.qos);
       } catch (const std::exception& e) {
         jb.reject(j, fmt::format("{}:{}: job {}: {}", source, sj.line, id, e.what()));

@@ -29,7 +29,10 @@ namespace colmatch::loaders {
 
 /// Loads a Slurm dump and, when `jobs` is given, its sbatch option lines. Throws LoadError naming file,
 /// line and field.
-Dataset load_slurm(const std::string& dump_dir, const std::string& jobs, const ProgressFn& progress = {},
-                   LoadMode mode = LoadMode::Snapshot);
+/// With `accounting` (sacct -a -P output, loaders/slurm_sacct.hpp) the jobs are its records instead:
+/// each arrives at its Submit with its recorded request and runs End - Start (a job that never ran is
+/// replayed with no length and noted), its Timelimit as the walltime.
+Dataset load_slurm(const std::string& dump_dir, const std::string& jobs, const std::string& accounting = "",
+                   const ProgressFn& progress = {}, LoadMode mode = LoadMode::Snapshot);
 
 }  // namespace colmatch::loaders

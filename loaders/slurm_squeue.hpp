@@ -3,6 +3,7 @@
 // made by loaders/slurm.cpp exactly as from sbatch lines.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct QueuedJob {
   std::string id;       ///< job_id, or ARRAY_TASK for a pending array task (`123_4`)
   std::string user, account, qos, state, reason;  ///< user_name, account, qos, job_state, state_reason
   double priority = 0, submit = 0;                 ///< priority; submit_time (seconds since the epoch)
+  double runtime = std::numeric_limits<double>::quiet_NaN();  ///< what it ran (sacct), else NaN
+  std::string note;                                           ///< a remark for the outputs ("" for none)
 };
 
 /// Reads `squeue --json`: pending jobs (a pending array's tasks each a job, from array_task_string), and

@@ -1,11 +1,15 @@
 // libFuzzer targets for `--format slurm` (issue 26), chosen at build time by COLMATCH_FUZZ_SLURM_PART:
 //   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt (a cluster of the fuzzer's);
 //   "jobs":    the input is a file of sbatch option lines (constraints included) on datasets/slurm/c100;
-//   "squeue":  the input is squeue --json on datasets/slurm/c100 (its pending jobs).
+//   "squeue":  the input is squeue --json on datasets/slurm/c100 (its pending jobs);
+//   "sacct":   the input is sacct -a -P output replayed on datasets/slurm/c100 (matched and simulated).
 // Each loads through the format registry as the CLI does, then matches.
 #include <filesystem>
 #include <string>
 
+#include <algorithm>
+
+#include "engine/schedule/simulation.hpp"
 #include "loaders/formats.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
@@ -29,6 +33,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (part == "jobs") {
       args["dump"] = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/c100";
       args["jobs"] = fuzz::temp_file("jobs", std::string_view(reinterpret_cast<const char*>(data), size));
+    } else if (part == "sacct") {
+      args["dump"] = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/c100";
+      args["accounting"] = fuzz::temp_file("sacct", std::string_view(reinterpret_cast<const char*>(data), size));
+      const loaders::Dataset ds = loaders::load_format(*loaders::find_format("slurm"), args);
+      fuzz::match(ds);
+      SimPolicy policy;
+      policy.until = ds.jobs.size() ? 864000 + *std::min_element(ds.jobs.submit.begin(), ds.jobs.submit.end()) : 0;
+      (void)simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());
+      return;
     } else {  // the cluster c100 with this squeue.json
       const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-squeue-" + std::to_string(::getpid()));
       if (!fs::exists(dir / "scontrol-partition.txt")) {

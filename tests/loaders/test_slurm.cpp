@@ -16,6 +16,7 @@
 
 #include "engine/categories.hpp"
 #include "engine/matcher.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
 #include "loaders/slurm.hpp"
@@ -244,6 +245,41 @@ TEST(SlurmJobs, ExclusiveTakesAWholeNode) {
   EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[4]], "n003") << "where -C amd --mem=1000 alone goes (salloc)";
   // without an exclusive job the cluster has no `jobs` consumable at all
   EXPECT_FALSE(loaders::load_slurm(kData + "c100", "").catalog.find("jobs").has_value());
+}
+
+// sacct -a -P (written in the format sacct(1) prints, no slurmdbd here): a job per JobID, its steps part of
+// it, array tasks as Slurm names them, a job that never ran replayed with no length and noted, a job of
+// two nodes rejected with the reason; simulate replays every job (none lost).
+TEST(SlurmAccounting, SacctRecordsReplayWithNoJobLost) {
+  const std::string p = temp_file("sacct",
+      "JobID|JobIDRaw|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem|Constraints|ReqTRES|Partition|User|Account|QOS|State\n"
+      "101|101|2026-11-20T10:00:00|2026-11-20T10:00:05|2026-11-20T10:10:05|01:00:00|1|4|8000M|amd&ssd|billing=4,cpu=4,mem=8000M,node=1|all|alice|p1|normal|COMPLETED\n"
+      "101.batch|101.batch|2026-11-20T10:00:05|2026-11-20T10:00:05|2026-11-20T10:10:05||1|4|||cpu=4,mem=8000M,node=1|||||COMPLETED\n"
+      "101.extern|101.extern|2026-11-20T10:00:05|2026-11-20T10:00:05|2026-11-20T10:10:05||1|4||||||||COMPLETED\n"
+      "102_1|103|2026-11-20T10:01:00|2026-11-20T10:02:00|2026-11-20T10:03:00|UNLIMITED|1|2|1000Mc||billing=2,cpu=2,gres/gpu=1,gres/gpu:a100=1,node=1|gpu|bob|p2|normal|FAILED\n"
+      "102_2|104|2026-11-20T10:01:00|None|None|UNLIMITED|1|2|1000Mc||billing=2,cpu=2,node=1|gpu|bob|p2|normal|CANCELLED by 0\n"
+      "105|105|2026-11-20T10:05:00|2026-11-20T10:05:10|2026-11-20T11:05:10|2-00:00:00|2|64|100G|||all|carol|p1|normal|TIMEOUT\n");
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "", p);
+  fs::remove(p);
+  ASSERT_EQ(ds.jobs.size(), 4u) << "the steps are parts of job 101";
+  EXPECT_EQ(ds.jobs.id[0], "101");
+  EXPECT_EQ(ds.jobs.id[1], "102_1");
+  EXPECT_EQ(ds.jobs.runtime[0], 600);
+  EXPECT_EQ(ds.jobs.walltime[0], 3600);
+  EXPECT_EQ(ds.jobs.runtime[2], 0) << "cancelled while pending: replayed with no length";
+  EXPECT_NE(ds.jobs.reject[3], kNone) << "two nodes: not placed by colmatch yet";
+  const size_t mem = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("mem")));
+  EXPECT_EQ(ds.jobs.amount.at(mem, 1), 2000.0 * 1024 * 1024) << "1000Mc: per CPU, 2 CPUs";
+  const size_t a100 = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("gres/gpu:a100")));
+  EXPECT_EQ(ds.jobs.amount.at(a100, 1), 1.0);
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active());
+  for (uint32_t j = 0; j < 3; ++j) EXPECT_FALSE(std::isnan(r.start[j])) << ds.jobs.id[j];
+  EXPECT_EQ(r.start[0], 1795168800);  // 2026-11-20T10:00:00 UTC: at its submit, on an idle cluster
+  for (const std::string bad : {"JobID|Start\n1|2026-11-20T10:00:00\n", "JobID|Submit\n1|yesterday\n", "JobID|Submit\n1|2|3\n"}) {
+    const std::string q = temp_file("bad", bad);
+    EXPECT_THROW(loaders::load_slurm(kData + "c100", "", q), loaders::LoadError) << bad;
+    fs::remove(q);
+  }
 }
 
 // The cluster as slurm_cluster.py configured it: features, CPUs, memory (MiB), GPUs by type, weight order.

@@ -1,0 +1,137 @@
+#include "loaders/slurm_sacct.hpp"
+
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
+
+namespace colmatch::loaders::slurm {
+namespace {
+
+constexpr size_t kMaxJobs = size_t{100} << 20;
+
+std::vector<std::string> fields_of(std::string_view line) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= line.size()) {
+    size_t e = line.find('|', b);
+    if (e == std::string_view::npos) e = line.size();
+    out.emplace_back(line.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+// An ISO time as sacct prints it (the cluster's local time; dump with TZ=UTC), or NaN for Unknown/None.
+double iso(const std::string& text, const std::string& path, size_t line, const char* field) {
+  if (text.empty() || text == "Unknown" || text == "None") return std::numeric_limits<double>::quiet_NaN();
+  std::tm tm{};
+  int n = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+      static_cast<size_t>(n) != text.size())
+    throw LoadError(path, line, field, fmt::format("'{}' is not YYYY-MM-DDTHH:MM:SS", text));
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm));
+}
+
+}  // namespace
+
+std::vector<AccountedJob> read_sacct(const std::string& path) {
+  require_not_directory(path);
+  LineReader in(path);
+  std::string_view line;
+  std::map<std::string, size_t> col;
+  size_t width = 0;
+  std::vector<AccountedJob> out;
+  while (in.next(line)) {
+    if (line.empty()) continue;
+    const size_t ln = in.line();
+    const std::vector<std::string> f = fields_of(line);
+    if (col.empty()) {  // the header
+      for (size_t i = 0; i < f.size(); ++i) col[f[i]] = i;
+      width = f.size();
+      if ((!col.count("JobID") && !col.count("JobIDRaw")) || !col.count("Submit"))
+        throw LoadError(path, ln, "", "expected sacct -P's header line naming JobID (or JobIDRaw) and Submit");
+      continue;
+    }
+    if (f.size() != width)
+      throw LoadError(path, ln, "", fmt::format("{} fields, the header names {}", f.size(), width));
+    auto get = [&](const char* name) -> std::string {
+      const auto it = col.find(name);
+      return it == col.end() ? std::string() : f[it->second];
+    };
+    const std::string id = col.count("JobID") ? get("JobID") : get("JobIDRaw");
+    if (id.empty()) throw LoadError(path, ln, "JobID", "empty");
+    if (id.find('.') != std::string::npos) continue;  // a step: part of its job
+    if (out.size() >= kMaxJobs) throw LoadError(path, ln, "", "more than 100M jobs");
+    AccountedJob a;
+    QueuedJob& q = a.job;
+    q.id = id;
+    q.user = get("User");
+    q.account = get("Account");
+    q.qos = get("QOS");
+    q.state = get("State");
+    q.submit = iso(get("Submit"), path, ln, "Submit");
+    if (std::isnan(q.submit)) throw LoadError(path, ln, "Submit", "a job without a submit time");
+    a.start = iso(get("Start"), path, ln, "Start");
+    a.end = iso(get("End"), path, ln, "End");
+    auto& o = q.request.options;
+    q.request.line = ln;
+    if (const std::string n = get("NNodes"); !n.empty() && n != "1") o.emplace_back("nodes", n);
+    if (const std::string c = get("NCPUS"); !c.empty() && c != "0") {
+      o.emplace_back("ntasks", "1");
+      o.emplace_back("cpus-per-task", c);
+    }
+    if (std::string m = get("ReqMem"); !m.empty() && m != "0") {
+      const char last = m.back();
+      if (last == 'c') o.emplace_back("mem-per-cpu", m.substr(0, m.size() - 1));  // 4000Mc: per CPU
+      else o.emplace_back("mem", last == 'n' ? m.substr(0, m.size() - 1) : m);     // 8000M(n): per node
+    }
+    if (const std::string c = get("Constraints"); !c.empty()) o.emplace_back("constraint", c);
+    if (const std::string p = get("Partition"); !p.empty()) o.emplace_back("partition", p);
+    // a recorded limit; UNLIMITED (as Partition_Limit) is the partition's, under which the job was accepted
+    if (const std::string t = get("Timelimit");
+        !t.empty() && t != "Partition_Limit" && t != "UNLIMITED" && t != "INFINITE")
+      o.emplace_back("time", t);
+    std::string gres;  // ReqTRES: billing=4,cpu=4,gres/gpu=1,gres/gpu:a100=1,mem=8G,node=1
+    for (const std::string& item : [&] {
+           std::vector<std::string> items;
+           const std::string t = get("ReqTRES");
+           size_t b = 0;
+           while (b < t.size()) {
+             size_t e = t.find(',', b);
+             if (e == std::string::npos) e = t.size();
+             items.push_back(t.substr(b, e - b));
+             b = e + 1;
+           }
+           return items;
+         }()) {
+      if (item.rfind("gres/", 0) != 0) continue;
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string name = item.substr(5, eq - 5), count = item.substr(eq + 1);
+      // a typed count also appears untyped (gres/gpu=1 beside gres/gpu:a100=1): keep the typed one only
+      if (name.find(':') == std::string::npos && get("ReqTRES").find("gres/" + name + ":") != std::string::npos)
+        continue;
+      gres += (gres.empty() ? "" : ",") + name + ":" + count;
+    }
+    if (!gres.empty()) o.emplace_back("gres", gres);
+    if (std::isfinite(a.start) && std::isfinite(a.end) && a.start > 0 && a.end >= a.start) {
+      q.runtime = a.end - a.start;
+    } else {  // it never ran (cancelled while pending, or still pending): replayed as a job of no length
+      q.runtime = 0;
+      q.note = "not run in Slurm (" + (q.state.empty() ? std::string("no state") : q.state.substr(0, 40)) + ")";
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace colmatch::loaders::slurm

@@ -1,0 +1,31 @@
+// Slurm's accounting as `sacct -a -P` prints it (Slurm 22.05, sacct(1)): a header line naming the fields,
+// then one line a job, step or array task, fields separated by `|`. Each job's request as the sbatch
+// options it stands for, and its submit, start and end; made into jobs by loaders/slurm.cpp.
+//
+// Fields read (by their header names; others are kept out): JobID (else JobIDRaw), Submit, Start, End
+// (ISO times, `Unknown`/`None` when absent), Timelimit, NNodes, NCPUS, ReqMem (`8000M` per node; older
+// `4000Mc` per CPU and `8000Mn` per node), Constraints, ReqTRES (`gres/gpu=2`, `gres/gpu:a100=1`),
+// Partition, User, Account, QOS, State. A step (`123.batch`, `123.extern`, `123.0`) is part of its job,
+// not a job: skipped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loaders/slurm_squeue.hpp"
+
+namespace colmatch::loaders::slurm {
+
+/// One job of sacct's list: its request, id, user, account, qos and state, and its times in seconds
+/// since the epoch (NaN when sacct says Unknown or None).
+struct AccountedJob {
+  QueuedJob job;  ///< id, request (options), user, account, qos, state, submit
+  double start = 0, end = 0;
+};
+
+/// Reads `sacct -a -P` text (plain or gzip). Throws LoadError naming file, line and field for a first
+/// line that is not a header with JobID or JobIDRaw and Submit, a line with another number of fields, or
+/// a time that is not ISO 8601. Steps are skipped; at most 100M jobs.
+std::vector<AccountedJob> read_sacct(const std::string& path);
+
+}  // namespace colmatch::loaders::slurm
