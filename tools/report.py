@@ -27,20 +27,51 @@ class ReportError(Exception):
     pass
 
 
+def _ends_with_newline(path):
+    """colmatch ends every line of its CSVs with a newline: a file that does not was cut short."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() == 0:
+            return True
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
+def _lines(path):
+    with open(path, "rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
 def _read_csv(folder, name, columns):
     import pandas as pd
 
     path = os.path.join(folder, name)
     try:
+        if not _ends_with_newline(path):
+            raise ReportError(f"{path}: line {_lines(path) + 1}: the file ends inside a line: cut short (run "
+                              "colmatch again)")
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except FileNotFoundError:
         raise ReportError(f"{path}: missing (run colmatch match or simulate with --out {folder} first)")
+    except ReportError:
+        raise
     except Exception as e:  # pandas' parser errors name the line
         raise ReportError(f"{path}: {e}")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ReportError(f"{path}: line 1: no column {', '.join(missing)} (not a colmatch output file?)")
     return frame
+
+
+def _every_job(frame, summary, name):
+    """A job table (results.csv, schedule.csv) names every job of the run at least once: fewer jobs than
+    summary.json counts means the file lost rows (cut at a line's end)."""
+    want = summary.get("jobs")
+    if isinstance(want, (int, float)) and want >= 0:
+        have = frame["job"].nunique()
+        if have != int(want):
+            raise ReportError(f"{name}: {have} jobs, summary.json counts {int(want)}: the file is not the run's "
+                              "whole table (cut short? run colmatch again)")
 
 
 def _numbers(frame, column, name):
@@ -166,6 +197,7 @@ def match_report(folder, figs):
     results = _read_csv(folder, "results.csv", ["job", "status", "reason"])
     cats = _read_csv(folder, "categories.csv", ["category", "jobs", "eligible_taskers"])
     summary = _read_json(folder, "summary.json")
+    _every_job(results, summary, os.path.join(folder, "results.csv"))
     taskers = int(summary.get("taskers", 0))
     eligible = _numbers(cats, "eligible_taskers", os.path.join(folder, "categories.csv"))
     jobs = _numbers(cats, "jobs", os.path.join(folder, "categories.csv"))
@@ -259,6 +291,7 @@ def simulate_report(folder, figs):
     timeline = _read_csv(folder, "timeline.csv", ["time", "running", "queued"])
     cycles = _read_csv(folder, "cycles.csv", ["time", "cycles", "scheduler_us", "max_cycle_us"])
     summary, metrics = _read_json(folder, "summary.json"), _read_json(folder, "metrics.json")
+    _every_job(sched, summary, sched_name)
     tl_name = os.path.join(folder, "timeline.csv")
     t = _numbers(timeline, "time", tl_name) / 3600
 

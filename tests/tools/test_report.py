@@ -256,3 +256,27 @@ def test_reason_classes():
     assert m._reason_class("throttled: user alice max_jobs 2") == "throttled: user"
     assert m._reason_class("eligible but no free capacity: 186 eligible taskers") == "eligible but no free capacity"
     assert m._reason_class("") == "(no reason)"
+
+
+def test_a_file_cut_short_is_an_error_not_a_report(simulate_dir, match_dir):
+    """Issue 28: a CSV cut inside a line, or cut at a line's end so that jobs are missing, gave exit 0 and a
+    report of part of the run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(simulate_dir, f"{tmp}/sim")
+        with open(f"{tmp}/sim/schedule.csv", "rb") as f:
+            data = f.read()
+        with open(f"{tmp}/sim/schedule.csv", "wb") as f:
+            f.write(data[: len(data) // 2 + 3])  # inside a line
+        r = run("report", f"{tmp}/sim", check=False)
+        assert r.returncode == 1 and "schedule.csv: line" in r.stderr and "cut short" in r.stderr, r.stderr
+        with open(f"{tmp}/sim/schedule.csv", "wb") as f:
+            f.write(b"".join(data.splitlines(keepends=True)[:3]))  # whole lines, most jobs gone
+        r = run("report", f"{tmp}/sim", check=False)
+        assert r.returncode == 1 and "summary.json counts" in r.stderr, r.stderr
+        shutil.copytree(match_dir, f"{tmp}/match")
+        with open(f"{tmp}/match/results.csv", "rb") as f:
+            data = f.read()
+        with open(f"{tmp}/match/results.csv", "wb") as f:
+            f.write(data[:-1])  # the last newline gone
+        r = run("report", f"{tmp}/match", check=False)
+        assert r.returncode == 1 and "results.csv: line" in r.stderr and "cut short" in r.stderr, r.stderr
