@@ -168,9 +168,15 @@ JobTable build_jobs(const MemoryInputs& in, const Catalog& catalog) {
         break;
       }
     }
-    const double runtime = num(in.runtime, j, nan), walltime = num(in.walltime, j, nan);
-    if (runtime < 0 || std::isinf(runtime)) reject("runtime", "expected a number of seconds >= 0");
-    if (walltime < 0 || std::isinf(walltime)) reject("walltime", "expected a number of seconds >= 0");
+    double runtime = num(in.runtime, j, nan), walltime = num(in.walltime, j, nan);
+    if (runtime < 0 || std::isinf(runtime)) {  // the job is rejected with the reason, its time left unknown
+      reject("runtime", "expected a number of seconds >= 0");
+      runtime = nan;
+    }
+    if (walltime < 0 || std::isinf(walltime)) {
+      reject("walltime", "expected a number of seconds >= 0");
+      walltime = nan;
+    }
     b.set_times(runtime, walltime);
     b.set_credentials(text(in.queues, j), text(in.accounts, j));
   }

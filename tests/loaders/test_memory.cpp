@@ -99,4 +99,18 @@ TEST(MemoryFarm, ErrorsNameInputRowAndField) {
   expect_error(in, "farm", 14, "type");
 }
 
+// Issue 28: a negative or infinite runtime or walltime rejects its job with the reason (as the native format
+// does); it threw a bare ValueError past the job (Python saw a RuntimeError) before.
+TEST(MemoryFarm, ABadTimeRejectsItsJobNamingTheField) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto in = inputs();
+  in.runtime = {-5, 10, 10};
+  in.walltime = {20, inf, 20};
+  const loaders::Dataset ds = loaders::load_memory(in);
+  ASSERT_NE(ds.jobs.reject[0], kNone);
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[0]].find("jobs:1: job a: field 'runtime'"), std::string::npos);
+  ASSERT_NE(ds.jobs.reject[1], kNone);
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[1]].find("field 'walltime'"), std::string::npos);
+}
+
 }  // namespace
