@@ -251,3 +251,14 @@ def test_a_farm_in_memory_from_arrays_and_its_errors():
     with pytest.raises(colmatch.LoadError) as e:
         colmatch.Farm(attributes=[dict(name="arch", type="nosuch")], taskers={"name": ["n1"]}).match()
     assert e.value.file == "farm" and e.value.field == "type"
+
+
+def test_a_policy_that_is_not_a_path_is_a_type_error_saying_where_a_table_goes():
+    """Issue 28: a dict given as simulate's policy ended in pybind11's 'incompatible function arguments'."""
+    farm = colmatch.Farm([{"name": "slots", "type": "int", "consumable": True}], {"name": ["t"], "slots": [2]},
+                         jobs={"id": ["a"], "runtime": [5.0]})
+    with pytest.raises(TypeError, match=r"policy: expected the path of a policy TOML file, not dict .*Farm\(policy"):
+        farm.simulate(policy={"backfill": "easy"})
+    with pytest.raises(TypeError, match="not int"):
+        colmatch.simulate(format="swf", log=os.path.join(S, "kth_sp2_head3000.swf.gz"), policy=3)
+    assert not np.isnan(farm.simulate().start[0])

@@ -47,6 +47,18 @@ def _args(inputs):
     return {k: str(v) for k, v in inputs.items() if v is not None}
 
 
+def _policy_path(policy):
+    """The policy file's path as the engine takes it: None for the farm's own [policy], else a path."""
+    import os
+
+    if policy is None:
+        return ""
+    if isinstance(policy, (str, os.PathLike)):
+        return os.fspath(policy)
+    raise TypeError(f"policy: expected the path of a policy TOML file, not {type(policy).__name__} "
+                    "(a [policy] table goes to colmatch.Farm(policy=...) or into farm.toml)")
+
+
 def _frame(text):
     import pandas as pd
 
@@ -98,7 +110,7 @@ def match(format="native", threads=0, **inputs):
 
 def simulate(format="native", policy=None, until=float("inf"), threads=0, **inputs):
     """Loads the inputs and simulates over time with the policy file (default: the farm's [policy])."""
-    return SimulationResult(_colmatch.simulate(format, _args(inputs), policy or "", until, threads))
+    return SimulationResult(_colmatch.simulate(format, _args(inputs), _policy_path(policy), until, threads))
 
 
 def sweep(spec, out, scheduler=None, workers=None, ship_inputs=False, progress=False, cli=None):
@@ -215,7 +227,7 @@ class Farm:
 
     def simulate(self, policy=None, until=float("inf"), threads=0):
         """Simulates over time (jobs' submit, runtime, walltime) with a policy file (default: policy=)."""
-        return SimulationResult(_colmatch.simulate_memory(self._inputs(), policy or "", until, threads))
+        return SimulationResult(_colmatch.simulate_memory(self._inputs(), _policy_path(policy), until, threads))
 
 
 def _numbers(values, name):
