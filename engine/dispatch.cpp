@@ -389,8 +389,7 @@ DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const 
 }
 
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<CategoryEligibility>& eligible,
-                        const InUse* in_use) {
+                        const Categories& cats, const std::vector<CategoryEligibility>& eligible, const InUse* in_use) {
   Capacity capacity = Capacity::configured(catalog, taskers);
   if (in_use && !in_use->empty()) capacity.take(*in_use);
   DispatchCursors cursors(cats, eligible);

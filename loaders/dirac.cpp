@@ -282,7 +282,8 @@ std::vector<Queue> read_resources_json(const std::string& path) {
 }  // namespace
 
 Dataset load_dirac(const std::string& resources, const std::string& jdl, const ProgressFn&) {
-  const std::vector<Queue> queues = is_cfg_text(resources) ? read_resources_cfg(resources) : read_resources_json(resources);
+  const std::vector<Queue> queues =
+      is_cfg_text(resources) ? read_resources_cfg(resources) : read_resources_json(resources);
   require_not_directory(jdl);
   std::ifstream in(jdl, std::ios::binary);
   if (!in) throw LoadError(jdl, 0, "", "cannot open");

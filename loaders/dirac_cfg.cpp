@@ -59,7 +59,8 @@ std::unique_ptr<Section> parse(const std::string& path) {
       if (c == '{') {
         const std::string name = trim(pending);
         check_name(name, path, pending_line ? pending_line : ln, here.path);
-        if (here.option(name)) throw LoadError(path, ln, here.path, fmt::format("'{}' is an option and a section", name));
+        if (here.option(name))
+          throw LoadError(path, ln, here.path, fmt::format("'{}' is an option and a section", name));
         if (stack.size() > kMaxDepth) throw LoadError(path, ln, here.path, "sections nested more than 64 deep");
         Section* s = stack.back()->section(name);  // opened twice: one section
         if (!s) {
@@ -74,7 +75,8 @@ std::unique_ptr<Section> parse(const std::string& path) {
         pending_line = 0;
       } else if (c == '}') {
         if (!trim(pending).empty())
-          throw LoadError(path, ln, stack.back()->path, fmt::format("'{}' is neither an option nor a section", trim(pending)));
+          throw LoadError(path, ln, stack.back()->path,
+                          fmt::format("'{}' is neither an option nor a section", trim(pending)));
         if (stack.size() == 1) throw LoadError(path, ln, "", "'}' closes more sections than were opened");
         stack.pop_back();
         pending.clear();

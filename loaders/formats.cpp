@@ -89,22 +89,24 @@ std::vector<InputFormat> make_formats() {
                [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
                  return load_swf(arg(a, "log"), p, arg(a, "machines"));
                }});
-  f.push_back({"sge",
-               "Grid Engine: what qconf and qstat print on the master (tools/sge-dump.sh), and its accounting file",
-               {{"dump", "folder written by tools/sge-dump.sh (qconf-sc.txt, qconf-se.txt, qconf-sq.txt, ...)"},
-                {"accounting",
-                 "accounting file (accounting(5)): its jobs instead of the dump's, each at its submission time", false}},
-               [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
-                 return load_sge(arg(a, "dump"), arg(a, "accounting"), p, mode);
-               }});
-  f.push_back({"slurm",
-               "Slurm: what scontrol prints on a login node (tools/slurm-dump.sh), and jobs as sbatch options",
-               {{"dump", "folder written by tools/slurm-dump.sh (scontrol-node.txt, scontrol-partition.txt)"},
-                {"jobs", "sbatch options, one job a line (#SBATCH lines of one script together)", false},
-                {"accounting", "sacct -a -P output: its jobs instead of --jobs or the dump's, each at its Submit", false}},
-               [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
-                 return load_slurm(arg(a, "dump"), arg(a, "jobs"), arg(a, "accounting"), p, mode);
-               }});
+  f.push_back(
+      {"sge",
+       "Grid Engine: what qconf and qstat print on the master (tools/sge-dump.sh), and its accounting file",
+       {{"dump", "folder written by tools/sge-dump.sh (qconf-sc.txt, qconf-se.txt, qconf-sq.txt, ...)"},
+        {"accounting", "accounting file (accounting(5)): its jobs instead of the dump's, each at its submission time",
+         false}},
+       [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
+         return load_sge(arg(a, "dump"), arg(a, "accounting"), p, mode);
+       }});
+  f.push_back(
+      {"slurm",
+       "Slurm: what scontrol prints on a login node (tools/slurm-dump.sh), and jobs as sbatch options",
+       {{"dump", "folder written by tools/slurm-dump.sh (scontrol-node.txt, scontrol-partition.txt)"},
+        {"jobs", "sbatch options, one job a line (#SBATCH lines of one script together)", false},
+        {"accounting", "sacct -a -P output: its jobs instead of --jobs or the dump's, each at its Submit", false}},
+       [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
+         return load_slurm(arg(a, "dump"), arg(a, "jobs"), arg(a, "accounting"), p, mode);
+       }});
   return f;
 }
 

@@ -30,15 +30,14 @@ std::string upper(std::string s) {
   return s;
 }
 
-
 bool exists(const std::string& path) { return std::filesystem::exists(path); }
 
 // The queue attributes that are complexes of the queue level (queue_conf(5) and the default complex
 // list: each of these names is a complex whose queue-level value is the queue's setting).
 const std::unordered_set<std::string_view> kQueueComplexes{
-    "slots",  "tmpdir", "seq_no", "rerun",  "calendar", "s_rt",    "h_rt",    "s_cpu",  "h_cpu",
-    "s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack", "s_core", "h_core", "s_rss",
-    "h_rss",  "s_vmem", "h_vmem", "min_cpu_interval"};
+    "slots",   "tmpdir",  "seq_no", "rerun",           "calendar", "s_rt",    "h_rt",   "s_cpu",  "h_cpu",
+    "s_fsize", "h_fsize", "s_data", "h_data",          "s_stack",  "h_stack", "s_core", "h_core", "s_rss",
+    "h_rss",   "s_vmem",  "h_vmem", "min_cpu_interval"};
 
 // Queue and host settings colmatch does not represent: named once in a warning when not NONE.
 const char* const kAccessLists[] = {"user_lists", "xuser_lists", "projects", "xprojects"};
@@ -51,29 +50,34 @@ void read_catalog(FarmModel& f, const std::string& path) {
     d.name = c.name;
     d.shortcut = c.shortcut == c.name ? std::string() : c.shortcut;
     static const std::map<std::string, AttrType> kTypes{
-        {"INT", AttrType::Int},       {"DOUBLE", AttrType::Double},   {"MEMORY", AttrType::Memory},
-        {"TIME", AttrType::Time},     {"STRING", AttrType::String},   {"CSTRING", AttrType::CString},
-        {"RESTRING", AttrType::ReString}, {"HOST", AttrType::Host}, {"BOOL", AttrType::Boolean}};
+        {"INT", AttrType::Int},           {"DOUBLE", AttrType::Double}, {"MEMORY", AttrType::Memory},
+        {"TIME", AttrType::Time},         {"STRING", AttrType::String}, {"CSTRING", AttrType::CString},
+        {"RESTRING", AttrType::ReString}, {"HOST", AttrType::Host},     {"BOOL", AttrType::Boolean}};
     const auto ty = kTypes.find(upper(c.type));
     if (ty == kTypes.end())
-      throw LoadError(path, c.line, "type", fmt::format("complex '{}': type '{}' is not one of Son of Grid Engine "
-                                                        "8.1.9's (INT DOUBLE MEMORY TIME STRING CSTRING RESTRING "
-                                                        "HOST BOOL)",
-                                                        c.name, c.type));
+      throw LoadError(path, c.line, "type",
+                      fmt::format("complex '{}': type '{}' is not one of Son of Grid Engine "
+                                  "8.1.9's (INT DOUBLE MEMORY TIME STRING CSTRING RESTRING "
+                                  "HOST BOOL)",
+                                  c.name, c.type));
     d.type = ty->second;
     const auto relop = parse_relop(c.relop);
-    if (!relop) throw LoadError(path, c.line, "relop", fmt::format("complex '{}': unknown relop '{}'", c.name, c.relop));
+    if (!relop)
+      throw LoadError(path, c.line, "relop", fmt::format("complex '{}': unknown relop '{}'", c.name, c.relop));
     d.relop = *relop;
     const std::string rq = upper(c.requestable);
     if (rq == "YES" || rq == "Y") d.requestable = Requestable::Yes;
     else if (rq == "NO" || rq == "N") d.requestable = Requestable::No;
     else if (rq == "FORCED" || rq == "F") d.requestable = Requestable::Forced;
-    else throw LoadError(path, c.line, "requestable", fmt::format("complex '{}': '{}' is not YES, NO or FORCED", c.name, c.requestable));
+    else
+      throw LoadError(path, c.line, "requestable",
+                      fmt::format("complex '{}': '{}' is not YES, NO or FORCED", c.name, c.requestable));
     const std::string cons = upper(c.consumable);
     if (cons == "YES" || cons == "Y") d.consumable = true;
     else if (cons == "JOB" || cons == "J") d.consumable = true, d.scope = ConsumeScope::PerJob;
     else if (cons != "NO" && cons != "N")
-      throw LoadError(path, c.line, "consumable", fmt::format("complex '{}': '{}' is not YES, NO or JOB", c.name, c.consumable));
+      throw LoadError(path, c.line, "consumable",
+                      fmt::format("complex '{}': '{}' is not YES, NO or JOB", c.name, c.consumable));
     // A default means something for consumables only (complex(5)); for the others it is the list's filler.
     if (d.consumable && upper(c.default_value) != "NONE") {
       try {
@@ -140,7 +144,8 @@ void read_hosts(FarmModel& f, const std::string& path) {
     if (const Field* cv = r.find("complex_values")) put_values(f, *fixed, cv->value, path, cv->line, cv->key, false);
     if (const Field* lv = r.find("load_values")) put_values(f, load, lv->value, path, lv->line, lv->key, true);
     if (name != "global") f.host_load.push_back(std::move(load));
-    else if (!load.empty()) f.warnings.push_back(fmt::format("{}:{}: the global host's load_values: not read", path, r.line));
+    else if (!load.empty())
+      f.warnings.push_back(fmt::format("{}:{}: the global host's load_values: not read", path, r.line));
     warn_access(f, r, "host", said);
   }
 }
@@ -178,8 +183,8 @@ void read_hosts_qhost(FarmModel& f, const std::string& path, bool jobs_running) 
     }
   }
   if (consumables && jobs_running)
-    f.warnings.push_back(fmt::format("{}: host consumables (hc) are what was free when qhost ran, taken as capacities",
-                                     path));
+    f.warnings.push_back(
+        fmt::format("{}: host consumables (hc) are what was free when qhost ran, taken as capacities", path));
 }
 
 // Host groups, nested groups expanded (a cycle is an error; depth is bounded by the number of groups).
@@ -209,8 +214,10 @@ void read_groups(FarmModel& f, const std::string& path) {
       if (next < members.size()) {
         const std::string& m = members[next++];
         if (m.empty() || m[0] != '@') continue;
-        if (!raw.count(m)) throw LoadError(path, line, "hostlist", fmt::format("{} names unknown host group '{}'", g, m));
-        if (state[m] == 1) throw LoadError(path, line, "hostlist", fmt::format("host groups {} and {} contain each other", g, m));
+        if (!raw.count(m))
+          throw LoadError(path, line, "hostlist", fmt::format("{} names unknown host group '{}'", g, m));
+        if (state[m] == 1)
+          throw LoadError(path, line, "hostlist", fmt::format("host groups {} and {} contain each other", g, m));
         if (state[m] == 0) stack.push_back({m, 0});
         continue;
       }
@@ -330,12 +337,15 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
     }
   }
   if (skipped_state)
-    f.warnings.push_back(fmt::format("{} queue instances left out: disabled, suspended, in error or alarm, or "
-                                     "unknown (their state in qstat-f.xml)",
-                                     skipped_state));
-  if (skipped_type) f.warnings.push_back(fmt::format("{} queue instances left out: their qtype has no BATCH", skipped_type));
+    f.warnings.push_back(
+        fmt::format("{} queue instances left out: disabled, suspended, in error or alarm, or "
+                    "unknown (their state in qstat-f.xml)",
+                    skipped_state));
+  if (skipped_type)
+    f.warnings.push_back(fmt::format("{} queue instances left out: their qtype has no BATCH", skipped_type));
   if (not_exec)
-    f.warnings.push_back(fmt::format("{} hosts of queue hostlists are not execution hosts: no queue instance there", not_exec));
+    f.warnings.push_back(
+        fmt::format("{} hosts of queue hostlists are not execution hosts: no queue instance there", not_exec));
 }
 
 std::set<std::string> not_dispatchable(const std::string& path) {
@@ -356,9 +366,10 @@ void warn_pe_slots(FarmModel& f) {
       if (s != in.values.end()) total += std::strtod(s->second.text.c_str(), nullptr);
     }
     if (pe.slots < total)
-      f.warnings.push_back(fmt::format("parallel environment {}: its total of {} slots (of {} in its queues) is not "
-                                       "represented",
-                                       pe.name, pe.slots, total));
+      f.warnings.push_back(
+          fmt::format("parallel environment {}: its total of {} slots (of {} in its queues) is not "
+                      "represented",
+                      pe.name, pe.slots, total));
   }
 }
 
@@ -438,11 +449,12 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
   if (exists(dump_file(dump_dir, "qconf-ssconf.txt"))) {  // the scheduler's queue order
     const auto conf = read_records(dump_file(dump_dir, "qconf-ssconf.txt"), "algorithm");
     if (!conf.empty() && conf[0].value("queue_sort_method", "load") != "seqno")
-      f.warnings.push_back("queue_sort_method is load: Grid Engine tries hosts by their load, which a dump does not "
-                           "hold; colmatch ranks the queue instances by seq_no");
+      f.warnings.push_back(
+          "queue_sort_method is load: Grid Engine tries hosts by their load, which a dump does not "
+          "hold; colmatch ranks the queue instances by seq_no");
   }
-  JobTable jobs = !accounting.empty() ? accounting_jobs(f, accounting)
-                                      : qstat_jobs(f, mode == LoadMode::Snapshot, progress);
+  JobTable jobs =
+      !accounting.empty() ? accounting_jobs(f, accounting) : qstat_jobs(f, mode == LoadMode::Snapshot, progress);
   Dataset ds;
   ds.taskers = build_taskers(f);
   if (!f.running.empty()) {  // per instance (input order) -> per consumable, per tasker row

@@ -54,7 +54,7 @@ std::vector<Line> logical_lines(const std::string& path) {
 }  // namespace
 
 std::vector<Complex> read_complexes(const std::string& path) {
-  static const char* kColumns[] = {"name",       "shortcut", "type",    "relop",
+  static const char* kColumns[] = {"name",        "shortcut",   "type",    "relop",
                                    "requestable", "consumable", "default", "urgency"};
   std::vector<Complex> out;
   std::unordered_set<std::string> names;
@@ -101,8 +101,7 @@ std::vector<Record> read_records(const std::string& path, std::string_view first
     size_t k = 0;
     while (k < l.text.size() && !blank(l.text[k])) ++k;
     Field f{l.text.substr(0, k), std::string(trim(std::string_view(l.text).substr(k))), l.line};
-    if (f.value.empty())
-      throw LoadError(path, l.line, f.key, "no value (qconf prints NONE for an empty one)");
+    if (f.value.empty()) throw LoadError(path, l.line, f.key, "no value (qconf prints NONE for an empty one)");
     if (f.key == first_key) {
       if (out.size() >= kMaxRecords) throw LoadError(path, l.line, f.key, "too many records");
       out.push_back({{}, l.line});

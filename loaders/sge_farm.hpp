@@ -39,7 +39,7 @@ struct Instance {
 struct FarmModel {
   std::string dir;
   Catalog catalog;
-  uint32_t pe_attr = 0;   ///< the set-valued attribute pe_list (not a complex: no request may name it)
+  uint32_t pe_attr = 0;  ///< the set-valued attribute pe_list (not a complex: no request may name it)
   uint32_t qname = kNone, hostname = kNone, slots = kNone;
   std::map<std::string, std::vector<std::string>> groups;  ///< "@name" -> its hosts, nested groups expanded
   std::vector<Pe> pes;

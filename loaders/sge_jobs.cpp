@@ -2,13 +2,13 @@
 // qsub(1)'s meaning, turned into colmatch jobs against a FarmModel (loaders/sge_farm.hpp).
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <charconv>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -131,7 +131,8 @@ AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
     for (const Pe& pe : f.pes) {
       if (!expr.matches(pe.name)) continue;
       if (rule && *rule != pe.allocation_rule)
-        throw Unrepresentable{fmt::format("-pe {}: matches parallel environments of different allocation rules", pattern)};
+        throw Unrepresentable{
+            fmt::format("-pe {}: matches parallel environments of different allocation rules", pattern)};
       rule = pe.allocation_rule;
     }
   } catch (const WildcardError& e) {
@@ -140,7 +141,8 @@ AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
   if (!rule) throw Unrepresentable{fmt::format("-pe {}: no such parallel environment (qconf-sp.txt)", pattern)};
   if (*rule == "$pe_slots") return AllocationRule::PeSlots;
   if (*rule == "$fill_up") return AllocationRule::FillUp;
-  throw Unrepresentable{fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up)", pattern, *rule)};
+  throw Unrepresentable{
+      fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up)", pattern, *rule)};
 }
 
 // Sets the last added job's requests; throws Unrepresentable.
@@ -226,8 +228,7 @@ double h_rt_of(const FarmModel& f, const std::vector<std::pair<std::string, std:
   for (const auto& [name, value] : hard)
     if (const auto a = f.complex(name); a && f.catalog.at(*a).name == "h_rt") try {
         return parse_request_number(AttrType::Time, value, f.catalog.reading);
-      } catch (const ValueError&) {
-      }
+      } catch (const ValueError&) {}
   return std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -266,15 +267,18 @@ class RunningCharges {
   }
   void warn() {
     if (charged_)
-      f_.warnings.push_back(fmt::format("{} running jobs hold their charges on the queue instances they run on "
-                                        "(they are not matched again)",
-                                        charged_));
+      f_.warnings.push_back(
+          fmt::format("{} running jobs hold their charges on the queue instances they run on "
+                      "(they are not matched again)",
+                      charged_));
     if (parallel_)
-      f_.warnings.push_back(fmt::format("{} running parallel jobs: every slot charged on the master queue instance "
-                                        "(qstat -r names no other)",
-                                        parallel_));
+      f_.warnings.push_back(
+          fmt::format("{} running parallel jobs: every slot charged on the master queue instance "
+                      "(qstat -r names no other)",
+                      parallel_));
     if (elsewhere_)
-      f_.warnings.push_back(fmt::format("{} running jobs on queue instances left out of the farm: not charged", elsewhere_));
+      f_.warnings.push_back(
+          fmt::format("{} running jobs on queue instances left out of the farm: not charged", elsewhere_));
   }
 
  private:
@@ -330,8 +334,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
       if (q.state.find('E') != std::string::npos)
         b.reject(j, fmt::format("{}:{}: job {}: in error state ({}): Grid Engine does not schedule it", path, q.line,
                                 id, q.state));
-      else if (q.state.find('h') != std::string::npos)
-        b.set_note(j, "held");
+      else if (q.state.find('h') != std::string::npos) b.set_note(j, "held");
       if (d != details.end() && !d->second.project.empty() && d->second.project != "NONE")
         b.set_credentials("", d->second.project);
       b.set_times(std::numeric_limits<double>::quiet_NaN(), h_rt_of(f, q.hard));  // runtime unknown until it runs
@@ -365,7 +368,8 @@ JobTable accounting_jobs(const FarmModel& f, const std::string& path) {
         for (const std::string& item : split_list(arg(1))) {
           const size_t eq = item.find('=');
           // a BOOL complex requested by its name alone is requested TRUE (qsub(1))
-          (soft ? r.soft : r.hard).emplace_back(item.substr(0, eq), eq == std::string::npos ? "TRUE" : item.substr(eq + 1));
+          (soft ? r.soft : r.hard)
+              .emplace_back(item.substr(0, eq), eq == std::string::npos ? "TRUE" : item.substr(eq + 1));
         }
         ++i;
       } else if (w[i] == "-q") {

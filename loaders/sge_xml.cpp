@@ -85,10 +85,10 @@ class XmlStream {
   static void on_end(void* self, const XML_Char*) {
     auto& s = *static_cast<XmlStream*>(self);
     if (s.error_.empty()) try {
-      s.close_(s.stack_, s.text_.back(), XML_GetCurrentLineNumber(s.parser_));
-    } catch (const LoadError&) {
-      s.caught(std::current_exception());
-    }
+        s.close_(s.stack_, s.text_.back(), XML_GetCurrentLineNumber(s.parser_));
+      } catch (const LoadError&) {
+        s.caught(std::current_exception());
+      }
     s.stack_.pop_back();
     s.text_.pop_back();
   }

@@ -24,21 +24,21 @@ inline constexpr size_t kMaxXmlText = size_t{64} << 10;
 
 /// One job_list element of `qstat -r -xml`: a job, or (array jobs) a task or a range of pending tasks.
 struct QstatJob {
-  std::string number;     ///< JB_job_number
-  std::string tasks;      ///< `tasks`: a task id (running) or a range `1-10:1` (pending); empty: not an array
-  std::string name;       ///< JB_name
-  std::string owner;      ///< JB_owner
-  std::string list_state; ///< the job_list's state attribute: "pending" or "running"
-  std::string state;      ///< `state`: qw, hqw, r, t, Eqw, ...
-  std::string submitted;  ///< JB_submission_time as printed (ISO 8601 local time, no zone)
-  std::string started;    ///< JAT_start_time (running jobs)
-  std::string queue;      ///< queue_name: QUEUE@HOST of a running job (its master queue), else empty
-  std::string slots;      ///< slots
-  std::string prio;       ///< JAT_prio: the normalized priority Grid Engine dispatches by (qstat's prior)
+  std::string number;      ///< JB_job_number
+  std::string tasks;       ///< `tasks`: a task id (running) or a range `1-10:1` (pending); empty: not an array
+  std::string name;        ///< JB_name
+  std::string owner;       ///< JB_owner
+  std::string list_state;  ///< the job_list's state attribute: "pending" or "running"
+  std::string state;       ///< `state`: qw, hqw, r, t, Eqw, ...
+  std::string submitted;   ///< JB_submission_time as printed (ISO 8601 local time, no zone)
+  std::string started;     ///< JAT_start_time (running jobs)
+  std::string queue;       ///< queue_name: QUEUE@HOST of a running job (its master queue), else empty
+  std::string slots;       ///< slots
+  std::string prio;        ///< JAT_prio: the normalized priority Grid Engine dispatches by (qstat's prior)
   std::vector<std::pair<std::string, std::string>> hard, soft;  ///< hard_request / soft_request name, value
   std::vector<std::string> hard_queues, soft_queues;            ///< hard_req_queue / soft_req_queue
-  std::string pe, pe_range;  ///< requested_pe's name attribute and text (`4`, `2-8`)
-  size_t line = 0;           ///< line of the job_list element
+  std::string pe, pe_range;                                     ///< requested_pe's name attribute and text (`4`, `2-8`)
+  size_t line = 0;                                              ///< line of the job_list element
 };
 
 /// Reads every job_list of a `qstat -xml` file (under queue_info and job_info). Throws LoadError for

@@ -67,8 +67,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 // A node's Gres or GresUsed (`gpu:a100:4(S:0-1),gpu:v100:2,mps:100`, `(null)`): counts per gres/NAME and
 // gres/NAME:TYPE. Commas inside parentheses belong to the item.
-std::map<std::string, double> gres_of(const std::string& text, const std::string& path, size_t line,
-                                      const char* key) {
+std::map<std::string, double> gres_of(const std::string& text, const std::string& path, size_t line, const char* key) {
   std::map<std::string, double> out;
   if (text.empty() || text == "(null)") return out;
   std::vector<std::string> items;
@@ -163,9 +162,10 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
     out.push_back(std::move(n));
   }
   if (left_out)
-    warnings.push_back(fmt::format("{} nodes left out: DOWN, DRAIN, FAIL, MAINT, FUTURE or not responding "
-                                   "(their State in {})",
-                                   left_out, path));
+    warnings.push_back(
+        fmt::format("{} nodes left out: DOWN, DRAIN, FAIL, MAINT, FUTURE or not responding "
+                    "(their State in {})",
+                    left_out, path));
   return out;
 }
 
@@ -174,7 +174,8 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
 Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, const std::string& accounting,
                    const ProgressFn&, LoadMode) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(dump_dir)) throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/slurm-dump.sh writes one)");
+  if (!fs::is_directory(dump_dir))
+    throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/slurm-dump.sh writes one)");
   auto file = [&](const char* name) {  // NAME, or NAME.gz when only that exists
     const std::string plain = (fs::path(dump_dir) / name).string();
     return !fs::exists(plain) && fs::exists(plain + ".gz") ? plain + ".gz" : plain;
@@ -212,9 +213,10 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     size_t others = 0;
     queued = slurm::read_squeue_json(source, others);
     if (others)
-      warnings.push_back(fmt::format("{} jobs of squeue.json not pending (running, completing): what they hold is "
-                                     "the nodes' CPUAlloc, AllocMem and GresUsed",
-                                     others));
+      warnings.push_back(
+          fmt::format("{} jobs of squeue.json not pending (running, completing): what they hold is "
+                      "the nodes' CPUAlloc, AllocMem and GresUsed",
+                      others));
   }
   // --exclusive: a node that runs the job runs no other. A consumable `jobs` whose capacity on every node
   // is the cluster's largest CPU count (no node runs more jobs than CPUs, each taking one at least): a job
@@ -241,7 +243,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   for (const Node& n : nodes)
     for (const auto& [g, c] : n.gres) gres_names.insert(g);
   std::map<std::string, uint32_t> a_gres;
-  for (const std::string& g : gres_names) a_gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerJob));
+  for (const std::string& g : gres_names)
+    a_gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerJob));
   const uint32_t a_jobs =
       exclusive ? ds.catalog.add(consumable_attribute("jobs", AttrType::Int, ConsumeScope::PerJob)) : kNone;
 
@@ -318,7 +321,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         for (const auto& [opt, v] : sj.options) {
           if (!why.empty()) break;
           if (opt == "nodes") {
-            if (v != "1" && v != "1-1") why = fmt::format("-N {}: jobs of more than one node are not placed by colmatch yet", v);
+            if (v != "1" && v != "1-1")
+              why = fmt::format("-N {}: jobs of more than one node are not placed by colmatch yet", v);
           } else if (opt == "ntasks" || opt == "ntasks-per-node") {  // one node: the same tasks
             ntasks = count(opt, v);
           } else if (opt == "cpus-per-task") {
@@ -336,7 +340,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
             for (const std::string& item : split(v, ',')) {
               std::vector<std::string> p = split(item, ':');
               if (opt == "gpus") p.insert(p.begin(), "gpu");
-              if (p.empty() || p.size() > 3) throw std::invalid_argument("Invalid generic resource (gres) specification");
+              if (p.empty() || p.size() > 3)
+                throw std::invalid_argument("Invalid generic resource (gres) specification");
               double c = 1;
               std::string type;
               if (p.size() == 3) type = p[1], c = count(opt, p[2]);
@@ -381,10 +386,12 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       std::vector<std::string> clauses;
       if (why.empty()) {
         // partitions: the job's, less those whose MaxTime it exceeds (it would pend for ever there)
-        std::vector<std::string> wanted = part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',');
+        std::vector<std::string> wanted =
+            part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',');
         std::string allowed;
         for (const std::string& p : wanted) {
-          const auto it = std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
+          const auto it =
+              std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
           if (it == partitions.end()) {
             why = "invalid partition specified: " + p;
             break;
@@ -410,7 +417,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       if (why.empty() && !nodelist.empty()) {
         try {
           const auto list = slurm::expand_hostlist(nodelist);
-          if (list.size() != 1) why = "-w naming several nodes: a job of more than one node, not placed by colmatch yet";
+          if (list.size() != 1)
+            why = "-w naming several nodes: a job of more than one node, not placed by colmatch yet";
           else if (!names.count(list[0])) why = "Invalid node name specified: " + list[0];
           else clauses.push_back("NodeName==" + quote_value(list[0]));
         } catch (const std::invalid_argument& e) {
@@ -449,9 +457,10 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       }
     }
     if (without_mem)
-      warnings.push_back(fmt::format("{} jobs without --mem or --mem-per-cpu: no memory charged (under "
-                                     "CR_Core_Memory Slurm gives them the node's whole memory)",
-                                     without_mem));
+      warnings.push_back(
+          fmt::format("{} jobs without --mem or --mem-per-cpu: no memory charged (under "
+                      "CR_Core_Memory Slurm gives them the node's whole memory)",
+                      without_mem));
   }
   ds.jobs = std::move(jb).build();
   ds.taskers.warnings.insert(ds.taskers.warnings.begin(), warnings.begin(), warnings.end());

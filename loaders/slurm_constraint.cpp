@@ -74,7 +74,8 @@ class Parser {
     if (pos_ == b) throw Refuse{std::string(kInvalid)};
     const std::string name(s_.substr(b, pos_ - b));
     if (pos_ < s_.size() && s_[pos_] == '*')
-      throw Refuse{"node counts in a constraint (" + name + "*N) need multi-node jobs, which colmatch does not place yet"};
+      throw Refuse{"node counts in a constraint (" + name +
+                   "*N) need multi-node jobs, which colmatch does not place yet"};
     if (!known_.count(name)) throw Refuse{std::string(kInvalid)};
     return std::string(attr_) + "==" + quote_value(name);
   }

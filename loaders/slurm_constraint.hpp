@@ -21,8 +21,8 @@ namespace colmatch::loaders::slurm {
 
 /// A constraint as a colmatch request, or why not.
 struct Constraint {
-  std::string request;   ///< request text over `attr` (`feature=="a" && ...`); empty when refused
-  std::string refusal;   ///< Slurm's message (or colmatch's, for node counts); empty when accepted
+  std::string request;  ///< request text over `attr` (`feature=="a" && ...`); empty when refused
+  std::string refusal;  ///< Slurm's message (or colmatch's, for node counts); empty when accepted
   /// Soft terms (`t1 && t2 ...`) that order the nodes as Slurm tries a matching OR's choices, in the
   /// order written (checked with salloc: `[intel|amd]&gpu` takes an intel node when one fits): for
   /// `[a|b|c]` the terms `a` and `(a || b)`. Empty when the constraint has no matching OR.

@@ -15,11 +15,12 @@ namespace {
 
 constexpr size_t kMaxJobs = size_t{100} << 20;
 
-std::vector<std::string> fields_of(std::string_view line) {
+// The fields of `line` between `sep`s, empty ones kept.
+std::vector<std::string> fields_of(std::string_view line, char sep = '|') {
   std::vector<std::string> out;
   size_t b = 0;
   while (b <= line.size()) {
-    size_t e = line.find('|', b);
+    size_t e = line.find(sep, b);
     if (e == std::string_view::npos) e = line.size();
     out.emplace_back(line.substr(b, e - b));
     b = e + 1;
@@ -92,7 +93,7 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
     if (std::string m = get("ReqMem"); !m.empty() && m != "0") {
       const char last = m.back();
       if (last == 'c') o.emplace_back("mem-per-cpu", m.substr(0, m.size() - 1));  // 4000Mc: per CPU
-      else o.emplace_back("mem", last == 'n' ? m.substr(0, m.size() - 1) : m);     // 8000M(n): per node
+      else o.emplace_back("mem", last == 'n' ? m.substr(0, m.size() - 1) : m);    // 8000M(n): per node
     }
     if (const std::string c = get("Constraints"); !c.empty()) o.emplace_back("constraint", c);
     if (const std::string p = get("Partition"); !p.empty()) o.emplace_back("partition", p);
@@ -101,25 +102,13 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
         !t.empty() && t != "Partition_Limit" && t != "UNLIMITED" && t != "INFINITE")
       o.emplace_back("time", t);
     std::string gres;  // ReqTRES: billing=4,cpu=4,gres/gpu=1,gres/gpu:a100=1,mem=8G,node=1
-    for (const std::string& item : [&] {
-           std::vector<std::string> items;
-           const std::string t = get("ReqTRES");
-           size_t b = 0;
-           while (b < t.size()) {
-             size_t e = t.find(',', b);
-             if (e == std::string::npos) e = t.size();
-             items.push_back(t.substr(b, e - b));
-             b = e + 1;
-           }
-           return items;
-         }()) {
-      if (item.rfind("gres/", 0) != 0) continue;
+    const std::string tres = get("ReqTRES");
+    for (const std::string& item : fields_of(tres, ',')) {
       const size_t eq = item.find('=');
-      if (eq == std::string::npos) continue;
+      if (item.rfind("gres/", 0) != 0 || eq == std::string::npos) continue;
       const std::string name = item.substr(5, eq - 5), count = item.substr(eq + 1);
       // a typed count also appears untyped (gres/gpu=1 beside gres/gpu:a100=1): keep the typed one only
-      if (name.find(':') == std::string::npos && get("ReqTRES").find("gres/" + name + ":") != std::string::npos)
-        continue;
+      if (name.find(':') == std::string::npos && tres.find("gres/" + name + ":") != std::string::npos) continue;
       gres += (gres.empty() ? "" : ",") + name + ":" + count;
     }
     if (!gres.empty()) o.emplace_back("gres", gres);

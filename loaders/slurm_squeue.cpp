@@ -116,7 +116,8 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     try {
       task_ids = expand_task_ranges(array, kMaxHosts);
     } catch (const std::invalid_argument& e) {
-      throw LoadError(path, 0, fmt::format("jobs[{}].array_task_string", index - 1), fmt::format("job {}: {}", q.id, e.what()));
+      throw LoadError(path, 0, fmt::format("jobs[{}].array_task_string", index - 1),
+                      fmt::format("job {}: {}", q.id, e.what()));
     }
     for (const uint64_t t : task_ids) {
       QueuedJob task = q;

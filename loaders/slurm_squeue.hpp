@@ -13,10 +13,10 @@ namespace colmatch::loaders::slurm {
 
 /// One job of squeue's list.
 struct QueuedJob {
-  SbatchJob request;    ///< its options (constraint, partition, ntasks/cpus-per-task, mem, gres, ...)
-  std::string id;       ///< job_id, or ARRAY_TASK for a pending array task (`123_4`)
-  std::string user, account, qos, state, reason;  ///< user_name, account, qos, job_state, state_reason
-  double priority = 0, submit = 0;                 ///< priority; submit_time (seconds since the epoch)
+  SbatchJob request;  ///< its options (constraint, partition, ntasks/cpus-per-task, mem, gres, ...)
+  std::string id;     ///< job_id, or ARRAY_TASK for a pending array task (`123_4`)
+  std::string user, account, qos, state, reason;              ///< user_name, account, qos, job_state, state_reason
+  double priority = 0, submit = 0;                            ///< priority; submit_time (seconds since the epoch)
   double runtime = std::numeric_limits<double>::quiet_NaN();  ///< what it ran (sacct), else NaN
   std::string note;                                           ///< a remark for the outputs ("" for none)
 };

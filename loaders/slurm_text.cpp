@@ -35,10 +35,10 @@ double number(std::string_view text) {
 
 // The sbatch options colmatch reads: short name -> long name, and whether each takes a value.
 const std::map<std::string, std::string>& short_names() {
-  static const std::map<std::string, std::string> m{
-      {"N", "nodes"},     {"n", "ntasks"},  {"c", "cpus-per-task"}, {"C", "constraint"}, {"p", "partition"},
-      {"w", "nodelist"},  {"x", "exclude"}, {"t", "time"},          {"J", "job-name"},   {"A", "account"},
-      {"q", "qos"},       {"G", "gpus"}};
+  static const std::map<std::string, std::string> m{{"N", "nodes"},      {"n", "ntasks"},    {"c", "cpus-per-task"},
+                                                    {"C", "constraint"}, {"p", "partition"}, {"w", "nodelist"},
+                                                    {"x", "exclude"},    {"t", "time"},      {"J", "job-name"},
+                                                    {"A", "account"},    {"q", "qos"},       {"G", "gpus"}};
   return m;
 }
 
@@ -177,7 +177,8 @@ std::vector<std::string> expand_hostlist(std::string_view list) {
         if (e == std::string_view::npos) e = inside.size();
         const std::string_view range = inside.substr(r, e - r);
         const size_t dash = range.find('-');
-        const std::string_view lo = range.substr(0, dash), hi = dash == std::string_view::npos ? lo : range.substr(dash + 1);
+        const std::string_view lo = range.substr(0, dash),
+                               hi = dash == std::string_view::npos ? lo : range.substr(dash + 1);
         uint64_t a = 0, z = 0;
         auto [p1, e1] = std::from_chars(lo.data(), lo.data() + lo.size(), a);
         auto [p2, e2] = std::from_chars(hi.data(), hi.data() + hi.size(), z);
@@ -276,7 +277,7 @@ std::vector<SbatchJob> read_sbatch_jobs(const std::string& path) {
     if (line.empty()) in_script = false;
     if (line.empty() || line[0] == '#') continue;
     if (line[0] == '-') in_script = false;  // an option line is a job of its own
-    else if (in_script) continue;            // a line of a script's body
+    else if (in_script) continue;           // a line of a script's body
     if (out.size() >= kMaxHosts) throw LoadError(path, in.line(), "", "too many jobs");
     SbatchJob j;
     j.line = in.line();

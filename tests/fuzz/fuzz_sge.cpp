@@ -35,7 +35,8 @@ std::string dump_with(const std::vector<std::pair<std::string, std::string_view>
   for (const auto& [name, text] : files) {
     std::ifstream in(dir / name, std::ios::binary);
     originals.emplace_back(name, std::string(std::istreambuf_iterator<char>(in), {}));
-    std::ofstream(dir / name, std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::ofstream(dir / name, std::ios::binary | std::ios::trunc)
+        .write(text.data(), static_cast<std::streamsize>(text.size()));
   }
   return dir.string();
 }

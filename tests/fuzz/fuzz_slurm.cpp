@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!fs::exists(dir / "scontrol-partition.txt")) {
         fs::create_directories(dir);
         for (const auto& e : fs::directory_iterator(std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/c100"))
-          if (e.path().filename() != "squeue.json") fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+          if (e.path().filename() != "squeue.json")
+            fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
       }
       std::ofstream(dir / "squeue.json", std::ios::binary | std::ios::trunc)
           .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

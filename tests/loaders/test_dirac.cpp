@@ -272,10 +272,12 @@ TEST(DiracCfg, DemoTreeMatchesAsItsJson) {
 // diraccfg's reading: a name on the line before its brace, a section opened twice is one, a later option
 // replaces an earlier one, `+=` appends ", value", `#` lines are comments; a grid level is optional.
 TEST(DiracCfg, SyntaxAsDiraccfgReadsIt) {
-  const auto res = write("tree.cfg",
-                         "# comment\nSites\n{\n  S\n  {\n    Tag = a\n    Tag += b\n    CEs { ce { Queues { q {\n"
-                         "      CPUTime = 10\n      CPUTime = 20\n    } } } }\n  }\n  S\n  {\n    Extra = x, y ,,\n  }\n}\n");
-  const auto jdl = write("one.jdl", "[ JobID = \"a\"; Requirements = [ CPUTime = 15; Tag = \"b\"; Extra = \"y\"; ]; ]\n");
+  const auto res =
+      write("tree.cfg",
+            "# comment\nSites\n{\n  S\n  {\n    Tag = a\n    Tag += b\n    CEs { ce { Queues { q {\n"
+            "      CPUTime = 10\n      CPUTime = 20\n    } } } }\n  }\n  S\n  {\n    Extra = x, y ,,\n  }\n}\n");
+  const auto jdl =
+      write("one.jdl", "[ JobID = \"a\"; Requirements = [ CPUTime = 15; Tag = \"b\"; Extra = \"y\"; ]; ]\n");
   const auto ds = loaders::load_dirac(res, jdl);
   ASSERT_EQ(ds.taskers.size(), 1u);
   EXPECT_EQ(ds.taskers.names[0], "S/ce/q");

@@ -203,11 +203,14 @@ TEST(SgeFarm80, ImportedFarmIsTheFarmTheOracleBuilt) {
   EXPECT_TRUE(said_qtype);
   // the scheduler's queue order: seq_no as Grid Engine's seqno; under load, said
   TempDir d;
-  const std::string ssconf = "algorithm default\nschedule_interval 0:0:15\nqueue_sort_method {}\nload_formula np_load_avg\n";
+  const std::string ssconf =
+      "algorithm default\nschedule_interval 0:0:15\nqueue_sort_method {}\nload_formula np_load_avg\n";
   for (const char* method : {"seqno", "load"}) {
-    const loaders::Dataset s = loaders::load_sge(d.farm80_with({{"qconf-ssconf.txt", fmt::format(fmt::runtime(ssconf), method)}}), "");
+    const loaders::Dataset s =
+        loaders::load_sge(d.farm80_with({{"qconf-ssconf.txt", fmt::format(fmt::runtime(ssconf), method)}}), "");
     bool said = false;
-    for (const std::string& w : s.taskers.warnings) said = said || w.find("queue_sort_method is load") != std::string::npos;
+    for (const std::string& w : s.taskers.warnings)
+      said = said || w.find("queue_sort_method is load") != std::string::npos;
     EXPECT_EQ(said, std::string(method) == "load");
   }
 }
@@ -339,8 +342,8 @@ TEST(SgeJobs, RunningJobsHoldCapacityWaitingJobsAreMatched) {
     EXPECT_GT(m.eligible[m.categories.of_job[j]].eligible.count(), 0u) << ds.jobs.id[j];
     assigned += m.dispatch.status[j] == JobStatus::Assigned;
     assigned_idle += idle.dispatch.status[j] == JobStatus::Assigned;
-    waiting_for_capacity += m.dispatch.status[j] == JobStatus::Pending &&
-                            m.dispatch.reason[j] == PendingReason::NoFreeCapacity;
+    waiting_for_capacity +=
+        m.dispatch.status[j] == JobStatus::Pending && m.dispatch.reason[j] == PendingReason::NoFreeCapacity;
   }
   EXPECT_EQ(waiting_for_capacity, 14u);
   EXPECT_EQ(assigned, 5u);
@@ -426,9 +429,9 @@ TEST(SgeAccounting, FieldsCategoriesWithColonsAndReruns) {
     for (size_t i = 0; i < f.size(); ++i) s += (i ? ":" : "") + f[i];
     return s + "\n";
   };
-  const std::string p = d.write("accounting", "# comment\n" + rec("7", "0", "-l h_rt=1:00:00,arch_s=x86*", "1700000010",
-                                                                   "1700000070") +
-                                                   rec("7", "0", "NONE", "0", "0") + rec("8", "3", "-q all.q", "1", "1"));
+  const std::string p =
+      d.write("accounting", "# comment\n" + rec("7", "0", "-l h_rt=1:00:00,arch_s=x86*", "1700000010", "1700000070") +
+                                rec("7", "0", "NONE", "0", "0") + rec("8", "3", "-q all.q", "1", "1"));
   const auto recs = loaders::sge::read_accounting(p);
   ASSERT_EQ(recs.size(), 3u);
   EXPECT_EQ(recs[0].category, "-l h_rt=1:00:00,arch_s=x86*");  // its colons belong to it
@@ -444,7 +447,8 @@ TEST(SgeAccounting, FieldsCategoriesWithColonsAndReruns) {
   EXPECT_EQ(ds.jobs.walltime[0], 3600);  // h_rt
   EXPECT_EQ(ds.jobs.runtime[1], 42);     // no start: ru_wallclock
   EXPECT_EQ(ds.jobs.reject[0], kNone) << ds.jobs.reject_reason[ds.jobs.reject[0]];
-  for (const std::string& bad : std::vector<std::string>{"a:b:c\n", rec("9", "0", "-l", "1", "2"), rec("9", "x", "NONE", "1", "2")}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"a:b:c\n", rec("9", "0", "-l", "1", "2"), rec("9", "x", "NONE", "1", "2")}) {
     SCOPED_TRACE(bad);
     const std::string q = d.write("bad", bad);
     EXPECT_THROW(loaders::load_sge(kData + "farm80", q), loaders::LoadError);
@@ -459,9 +463,9 @@ TEST(SgeImport, NativeRoundTripMatchesIdentically) {
   const loaders::Dataset ds = loaders::load_sge(kData + "farm80", kData + "farm80-accounting.gz");
   const bool hosts = writers::save_native(d.path.string(), ds);
   ASSERT_TRUE(hosts);
-  const loaders::Dataset back = loaders::load_native({(d.path / "farm.toml").string(), (d.path / "hosts.jsonl").string(),
-                                                      (d.path / "taskers.jsonl").string(),
-                                                      (d.path / "jobs.jsonl").string()});
+  const loaders::Dataset back =
+      loaders::load_native({(d.path / "farm.toml").string(), (d.path / "hosts.jsonl").string(),
+                            (d.path / "taskers.jsonl").string(), (d.path / "jobs.jsonl").string()});
   ASSERT_EQ(back.taskers.names, ds.taskers.names);
   const MatchOutcome a = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   const MatchOutcome b = run_match(back.catalog, back.taskers, back.jobs, kernels::active());

@@ -138,9 +138,9 @@ TEST(SlurmCluster10k, EligibleNodesAndVerdictsAreRealSlurms) {
     std::sort(got.begin(), got.end());
     std::string joined;
     for (const std::string& n : got) joined += (joined.empty() ? "" : ",") + n;
-    const bool one_of_several = request.find("-p ") != std::string::npos &&
-                                (request.find(',', request.find("-p ")) != std::string::npos ||
-                                 request.find("-p big") != std::string::npos);
+    const bool one_of_several =
+        request.find("-p ") != std::string::npos &&
+        (request.find(',', request.find("-p ")) != std::string::npos || request.find("-p big") != std::string::npos);
     if (one_of_several) {  // Slurm answers one partition, cut to MaxNodes: at most colmatch's
       EXPECT_GE(got.size(), std::stoul(count));
       EXPECT_EQ(got.empty(), count == "0");
@@ -210,7 +210,8 @@ TEST(SlurmJobs, SqueueArraysAndRunningJobs) {
   EXPECT_EQ(ds.jobs.id[0], "3_1");
   EXPECT_EQ(ds.jobs.id[2], "3_3");
   bool said = false;
-  for (const std::string& w : ds.taskers.warnings) said = said || w.find("1 jobs of squeue.json not pending") != std::string::npos;
+  for (const std::string& w : ds.taskers.warnings)
+    said = said || w.find("1 jobs of squeue.json not pending") != std::string::npos;
   EXPECT_TRUE(said);
   write(R"({"jobs": [{"job_id": 5, "job_state": "PENDING", "array_task_string": "4-2"}]})");
   try {
@@ -251,14 +252,21 @@ TEST(SlurmJobs, ExclusiveTakesAWholeNode) {
 // it, array tasks as Slurm names them, a job that never ran replayed with no length and noted, a job of
 // two nodes rejected with the reason; simulate replays every job (none lost).
 TEST(SlurmAccounting, SacctRecordsReplayWithNoJobLost) {
-  const std::string p = temp_file("sacct",
-      "JobID|JobIDRaw|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem|Constraints|ReqTRES|Partition|User|Account|QOS|State\n"
-      "101|101|2026-11-20T10:00:00|2026-11-20T10:00:05|2026-11-20T10:10:05|01:00:00|1|4|8000M|amd&ssd|billing=4,cpu=4,mem=8000M,node=1|all|alice|p1|normal|COMPLETED\n"
-      "101.batch|101.batch|2026-11-20T10:00:05|2026-11-20T10:00:05|2026-11-20T10:10:05||1|4|||cpu=4,mem=8000M,node=1|||||COMPLETED\n"
+  const std::string p = temp_file(
+      "sacct",
+      "JobID|JobIDRaw|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem|Constraints|ReqTRES|Partition|User|Account|QOS|"
+      "State\n"
+      "101|101|2026-11-20T10:00:00|2026-11-20T10:00:05|2026-11-20T10:10:05|01:00:00|1|4|8000M|amd&ssd|billing=4,cpu=4,"
+      "mem=8000M,node=1|all|alice|p1|normal|COMPLETED\n"
+      "101.batch|101.batch|2026-11-20T10:00:05|2026-11-20T10:00:05|2026-11-20T10:10:05||1|4|||cpu=4,mem=8000M,node=1|||"
+      "||COMPLETED\n"
       "101.extern|101.extern|2026-11-20T10:00:05|2026-11-20T10:00:05|2026-11-20T10:10:05||1|4||||||||COMPLETED\n"
-      "102_1|103|2026-11-20T10:01:00|2026-11-20T10:02:00|2026-11-20T10:03:00|UNLIMITED|1|2|1000Mc||billing=2,cpu=2,gres/gpu=1,gres/gpu:a100=1,node=1|gpu|bob|p2|normal|FAILED\n"
-      "102_2|104|2026-11-20T10:01:00|None|None|UNLIMITED|1|2|1000Mc||billing=2,cpu=2,node=1|gpu|bob|p2|normal|CANCELLED by 0\n"
-      "105|105|2026-11-20T10:05:00|2026-11-20T10:05:10|2026-11-20T11:05:10|2-00:00:00|2|64|100G|||all|carol|p1|normal|TIMEOUT\n");
+      "102_1|103|2026-11-20T10:01:00|2026-11-20T10:02:00|2026-11-20T10:03:00|UNLIMITED|1|2|1000Mc||billing=2,cpu=2,"
+      "gres/gpu=1,gres/gpu:a100=1,node=1|gpu|bob|p2|normal|FAILED\n"
+      "102_2|104|2026-11-20T10:01:00|None|None|UNLIMITED|1|2|1000Mc||billing=2,cpu=2,node=1|gpu|bob|p2|normal|"
+      "CANCELLED by 0\n"
+      "105|105|2026-11-20T10:05:00|2026-11-20T10:05:10|2026-11-20T11:05:10|2-00:00:00|2|64|100G|||all|carol|p1|normal|"
+      "TIMEOUT\n");
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "", p);
   fs::remove(p);
   ASSERT_EQ(ds.jobs.size(), 4u) << "the steps are parts of job 101";
@@ -275,7 +283,8 @@ TEST(SlurmAccounting, SacctRecordsReplayWithNoJobLost) {
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active());
   for (uint32_t j = 0; j < 3; ++j) EXPECT_FALSE(std::isnan(r.start[j])) << ds.jobs.id[j];
   EXPECT_EQ(r.start[0], 1795168800);  // 2026-11-20T10:00:00 UTC: at its submit, on an idle cluster
-  for (const std::string bad : {"JobID|Start\n1|2026-11-20T10:00:00\n", "JobID|Submit\n1|yesterday\n", "JobID|Submit\n1|2|3\n"}) {
+  for (const std::string bad :
+       {"JobID|Start\n1|2026-11-20T10:00:00\n", "JobID|Submit\n1|yesterday\n", "JobID|Submit\n1|2|3\n"}) {
     const std::string q = temp_file("bad", bad);
     EXPECT_THROW(loaders::load_slurm(kData + "c100", "", q), loaders::LoadError) << bad;
     fs::remove(q);
@@ -303,8 +312,7 @@ TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
     const Column& v100 = column("gres/gpu:v100");
     EXPECT_EQ(a100.has(t) ? a100.queue().num(t) : 0, i % 10 == 0 ? 4 : 0);
     EXPECT_EQ(v100.has(t) ? v100.queue().num(t) : 0, i % 10 == 5 ? 2 : 0);
-    EXPECT_EQ(column("gres/gpu").has(t) ? column("gres/gpu").queue().num(t) : 0,
-              i % 10 == 0 ? 4 : i % 10 == 5 ? 2 : 0);
+    EXPECT_EQ(column("gres/gpu").has(t) ? column("gres/gpu").queue().num(t) : 0, i % 10 == 0 ? 4 : i % 10 == 5 ? 2 : 0);
   }
   // Slurm tries the lowest weight first, then the fewest CPUs, then by name
   for (uint32_t t = 1; t < ds.taskers.size(); ++t) {
@@ -344,9 +352,11 @@ TEST(SlurmConstraint, LeftToRightParenthesesBracketsAndRefusals) {
 
 TEST(SlurmText, HostListsTimesMemoryAndRecords) {
   using loaders::slurm::expand_hostlist;
-  EXPECT_EQ(expand_hostlist("n[001-003,010],gpu01"), (std::vector<std::string>{"n001", "n002", "n003", "n010", "gpu01"}));
+  EXPECT_EQ(expand_hostlist("n[001-003,010],gpu01"),
+            (std::vector<std::string>{"n001", "n002", "n003", "n010", "gpu01"}));
   EXPECT_EQ(expand_hostlist("r[1-2]-n[01-02]"), (std::vector<std::string>{"r1-n01", "r1-n02", "r2-n01", "r2-n02"}));
-  for (const char* bad : {"n[1-", "n[3-1]", "n[[1]]", "n1]", "n[a-b]"}) EXPECT_THROW(expand_hostlist(bad), std::invalid_argument) << bad;
+  for (const char* bad : {"n[1-", "n[3-1]", "n[[1]]", "n1]", "n[a-b]"})
+    EXPECT_THROW(expand_hostlist(bad), std::invalid_argument) << bad;
   EXPECT_THROW(expand_hostlist("n[0-99999999]"), std::invalid_argument);
   using loaders::slurm::parse_slurm_time;
   EXPECT_EQ(parse_slurm_time("90"), 5400);
@@ -384,7 +394,9 @@ TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100", p);
   fs::remove(p);
   ASSERT_EQ(ds.jobs.size(), 11u);
-  auto why = [&](uint32_t j) { return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]]; };
+  auto why = [&](uint32_t j) {
+    return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]];
+  };
   EXPECT_EQ(ds.jobs.reject[0], kNone) << why(0);
   EXPECT_EQ(ds.jobs.reject[1], kNone) << why(1);  // the #SBATCH lines of one script
   EXPECT_NE(why(2).find("more than one node"), std::string::npos);

@@ -903,7 +903,8 @@ TEST(Cli, AcceleratorPolicyReachesTheLoader) {
   // import takes the policy too (issue 28): the saved farm matches as the Accelerator input does
   ASSERT_EQ(run("import " + in + "--policy " + policy.string() + " --save " + (out.dir / "n").string()).status, 0);
   const std::string native = "--farm " + (out.dir / "n" / "farm.toml").string() + " --taskers " +
-                             (out.dir / "n" / "taskers.jsonl").string() + " --jobs " + (out.dir / "n" / "jobs.jsonl").string();
+                             (out.dir / "n" / "taskers.jsonl").string() + " --jobs " +
+                             (out.dir / "n" / "jobs.jsonl").string();
   ASSERT_EQ(run("match " + native + " --out " + (out.dir / "nm").string()).status, 0);
   EXPECT_EQ(lines(out.dir / "nm" / "results.csv").at(1), "a,assigned,lnx01,1,");
   const CliRun without = run("match " + in + "--out " + (out.dir / "w").string());
@@ -936,7 +937,8 @@ TEST(Cli, GridEngineDumpMatchSimulateAndImport) {
   const CliRun imp = run("import --format sge --dump " + dump + " --save " + i.dir.string());
   ASSERT_EQ(imp.status, 0) << imp.err;
   EXPECT_NE(imp.err.find("running jobs hold is not saved"), std::string::npos) << imp.err;
-  for (const char* f : {"farm.toml", "hosts.jsonl", "taskers.jsonl", "jobs.jsonl"}) EXPECT_TRUE(fs::exists(i.dir / f)) << f;
+  for (const char* f : {"farm.toml", "hosts.jsonl", "taskers.jsonl", "jobs.jsonl"})
+    EXPECT_TRUE(fs::exists(i.dir / f)) << f;
   const CliRun bad = run("match --format sge --dump " + kSrc + "/datasets/sge/nosuch --out " + m.dir.string() + "x");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("not a folder"), std::string::npos) << bad.err;
