@@ -19,7 +19,7 @@ forbid() {  # folder, the include paths it may not name (an extended regex), why
 }
 forbid kernels 'engine/|loaders/|tools/|datasets/' "kernels/ knows nothing of the layers above it"
 forbid engine 'loaders/|tools/' "engine/ knows nothing of files: loaders feed it, writers read it"
-forbid loaders 'engine/schedule/(simulation|fbsng|wait_queue)' \
+forbid loaders 'engine/schedule/(simulation|world|moab|backfill|reservation|availability|throttles|fbsng|wait_queue)' \
   "a loader reads the policy (engine/schedule/policy.hpp), never the simulator" writers
 files=$(find kernels engine loaders -name '*.hpp' -o -name '*.cpp' | wc -l)
 [ $bad -eq 0 ] && echo "layering: $files files, every include in its layer"

@@ -1,16 +1,21 @@
 #include "engine/schedule/fbsng.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "engine/columns.hpp"
 #include "engine/request.hpp"
 #include "engine/schedule/simulation.hpp"
+#include "engine/schedule/wait_queue.hpp"
+#include "engine/schedule/world.hpp"
 
 namespace colmatch {
 
@@ -115,5 +120,369 @@ std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, Cred
   }
   return out;
 }
+
+// ---- The scheduler: rules Q3, S1, S2 and P1 over the shared world (engine/schedule/world.hpp) ----
+
+namespace {
+
+constexpr uint32_t kNoJob = WaitQueue::kNoJob;
+
+class FbsngScheduler final : public SchedulingPolicy {
+ public:
+  explicit FbsngScheduler(SimWorld& w);
+  void submitted(uint32_t j, double t) override {
+    ++waiting_;
+    classify(j, t);
+  }
+  void woke(uint32_t j, double t) override {
+    if (parked_[j] == Parked::Held) classify(j, t);
+  }
+  void ended(uint32_t j, double t) override;
+  void tasker_changed(uint32_t) override {}
+  void cycle(double t, bool last) override;
+  uint64_t queued() const override { return waiting_; }
+
+ private:
+  enum class Parked : uint8_t { No, Held, Dependency };
+  enum class QueueTry : uint8_t { Started, Stuck, Idle };
+  struct Quota {
+    uint64_t max_sections = std::numeric_limits<uint64_t>::max();
+    double max_slots = std::numeric_limits<double>::infinity();
+    std::vector<double> max_amount;  // per consumable
+    std::string name;
+  };
+  struct QuotaUse {
+    uint64_t sections = 0;
+    double slots = 0;
+    std::vector<double> amount;  // per consumable
+  };
+  // A ready section in its queue's order (S1): section priority descending, then submit time, then index.
+  struct SectionKey {
+    double neg_priority, submit;
+    uint32_t job;
+    bool operator<(const SectionKey& o) const noexcept {
+      if (neg_priority != o.neg_priority) return neg_priority < o.neg_priority;
+      if (submit != o.submit) return submit < o.submit;
+      return job < o.job;
+    }
+  };
+  // Queue q's ready sections merged from its categories: a cursor per category on its first section not
+  // yet passed over in this run, the earliest (in S1's order) on top. A category whose placement failed
+  // in this run is dropped once the queue has a head: none of its sections can start before the next
+  // run (capacity only shrinks within one), so the walk jumps over them instead of visiting each.
+  struct Cursor {
+    SectionKey key;
+    uint32_t category;
+    std::set<SectionKey>::iterator it;
+  };
+  static bool later(const Cursor& a, const Cursor& b) noexcept { return b.key < a.key; }
+
+  uint32_t process_type(uint32_t j) const { return w_.creds.cred(static_cast<size_t>(w_.policy.process_type), j); }
+  SectionKey key_of(uint32_t j) const { return {-section_priority_[j], w_.jobs.submit[j], j}; }
+  void use(uint32_t j, int sign);
+  std::string quota_broken(uint32_t j) const;
+  void classify(uint32_t j, double t);
+  void start(uint32_t j, double t);
+  void build_heap(uint32_t q);
+  QueueTry try_queue(uint32_t q, double t);
+  void reasons(const std::vector<std::pair<uint32_t, uint32_t>>& held);
+
+  SimWorld& w_;
+  FbsngQueuePriorities queues_;
+  std::vector<Quota> quota_;                       // per process type (credential id)
+  std::vector<QuotaUse> quota_use_;                // per process type
+  std::vector<double> section_priority_;           // per job (SP)
+  std::vector<Parked> parked_;                     // per job
+  std::vector<std::vector<uint32_t>> dependents_;  // per job: sections waiting for it
+  std::vector<std::set<SectionKey>> set_;          // per queue: its ready sections, in SP order (S1)
+  std::vector<std::unordered_map<uint32_t, std::set<SectionKey>>> by_cat_;  // per queue, per category
+  std::vector<std::vector<Cursor>> heap_;  // per queue: its categories' cursors in this run (a heap)
+  uint64_t waiting_ = 0;                   // submitted sections not started
+  std::vector<uint32_t> head_;             // per queue: its head (first section waiting for capacity)
+  std::vector<uint64_t> failed_;           // per category: the run its placement failed in
+  std::vector<uint32_t> order_;            // queues with ready sections, by priority
+  std::vector<std::pair<uint32_t, uint32_t>> held_;
+  uint64_t run_ = 0;
+};
+
+FbsngScheduler::FbsngScheduler(SimWorld& w)
+    : w_(w),
+      queues_(fbsng_queue_params(w.policy.fbsng, w.jobs)),
+      section_priority_(w.jobs.size(), 0.0),
+      parked_(w.jobs.size(), Parked::No),
+      dependents_(w.jobs.size()) {
+  const auto& cons = w.catalog.consumables();
+  const size_t types = w.creds.count(static_cast<size_t>(w.policy.process_type));
+  quota_.assign(types, Quota{});
+  quota_use_.assign(types, QuotaUse{});
+  for (uint32_t id = 0; id < types; ++id) {
+    quota_[id].max_amount.assign(cons.size(), std::numeric_limits<double>::infinity());
+    quota_use_[id].amount.assign(cons.size(), 0.0);
+  }
+  const Dictionary& names = credential_names(w.jobs, w.policy.process_type);
+  for (const FbsngProcessType& pt : w.policy.fbsng.process_types) {
+    std::vector<double> amounts(cons.size(), std::numeric_limits<double>::infinity());
+    for (const auto& [name, amount] : pt.max_amount) {
+      size_t k = 0;
+      while (k < cons.size() && w.catalog.at(cons[k]).name != name) ++k;
+      if (k == cons.size())
+        throw PolicyError(
+            fmt::format("FBSNG process type '{}': quota on '{}', which is not a consumable", pt.name, name));
+      if (!(amount >= 0)) throw PolicyError(fmt::format("FBSNG process type '{}': quota < 0", pt.name));
+      amounts[k] = amount;
+    }
+    const auto id = names.find(pt.name);
+    if (!id) continue;  // no section of that type
+    quota_[*id] = Quota{pt.max_sections, pt.max_slots, std::move(amounts), pt.name};
+  }
+  set_.assign(queues_.size(), {});
+  by_cat_.assign(queues_.size(), {});
+  heap_.assign(queues_.size(), {});
+  head_.assign(queues_.size(), kNoJob);
+  failed_.assign(w.cats.size(), 0);
+}
+
+void FbsngScheduler::use(uint32_t j, int sign) {
+  QuotaUse& u = quota_use_[process_type(j)];
+  u.sections = static_cast<uint64_t>(static_cast<int64_t>(u.sections) + sign);
+  u.slots += sign * static_cast<double>(w_.jobs.slots[j]);
+  w_.for_each_charge(j, [&](size_t k, uint32_t, double amount) { u.amount[k] += sign * amount; });
+}
+
+void FbsngScheduler::start(uint32_t j, double t) {
+  w_.start(j, t, w_.trial, false);
+  use(j, +1);
+  --waiting_;
+}
+
+void FbsngScheduler::ended(uint32_t j, double t) {
+  use(j, -1);
+  for (uint32_t x : dependents_[j])
+    if (parked_[x] == Parked::Dependency) classify(x, t);
+  std::vector<uint32_t>().swap(dependents_[j]);
+}
+
+// P1: the quota job j's start would break ("" if none). What a start charges in all does not depend on
+// where it is placed ($pe_slots: the category's charge on one tasker; $fill_up: slots x the per-slot
+// charge plus the master's), so the quota is decided before a placement, and within a run a section it
+// stops stays stopped (usage only grows until the next run).
+std::string FbsngScheduler::quota_broken(uint32_t j) const {
+  const uint32_t type = process_type(j);
+  const Quota& q = quota_[type];
+  const QuotaUse& u = quota_use_[type];
+  const JobTable& jobs = w_.jobs;
+  if (u.sections + 1 > q.max_sections) return fmt::format("process type {} max_sections {}", q.name, q.max_sections);
+  if (u.slots + jobs.slots[j] > q.max_slots) return fmt::format("process type {} max_slots {}", q.name, q.max_slots);
+  const uint32_t c = w_.cats.of_job[j];
+  const auto& cons = w_.catalog.consumables();
+  for (size_t k = 0; k < w_.cats.unit_charge[c].size(); ++k) {
+    const double charge = w_.cats.job_charge(c, k, jobs.slots[j]);
+    if (charge > 0 && u.amount[k] + charge > q.max_amount[k])
+      return fmt::format("process type {} max {} {}", q.name, w_.catalog.at(cons[k]).name, q.max_amount[k]);
+  }
+  return {};
+}
+
+// A waiting section goes where its state says: held, waiting for a dependency, never able to run (its
+// reason set once), or ready (its queue's ordered set). A hold's end is an event (SimWorld::wakes).
+void FbsngScheduler::classify(uint32_t j, double t) {
+  const JobTable& jobs = w_.jobs;
+  SimResult& res = w_.res;
+  if (jobs.hold_until[j] > t) {
+    parked_[j] = Parked::Held;
+    res.reason[j] = SimReason::Held;
+    res.was_held[j] = 1;
+    if (std::isfinite(jobs.hold_until[j])) w_.wakes.emplace(jobs.hold_until[j], j);
+    return;
+  }
+  parked_[j] = Parked::No;
+  const uint32_t c = w_.cats.of_job[j];
+  if (!w_.fits_idle[c]) {
+    res.reason[j] = w_.eligible[c].eligible.count() == 0 ? SimReason::NoEligibleTasker : SimReason::TooLarge;
+    return;
+  }
+  for (uint32_t d : jobs.depends[j])
+    if (!w_.ended[d]) {
+      parked_[j] = Parked::Dependency;
+      res.reason[j] = SimReason::Dependency;
+      dependents_[d].push_back(j);
+      return;
+    }
+  res.reason[j] = SimReason::NoFreeCapacity;
+  set_[jobs.queue[j]].insert(key_of(j));
+  by_cat_[jobs.queue[j]][c].insert(key_of(j));
+}
+
+void FbsngScheduler::build_heap(uint32_t q) {
+  std::vector<Cursor>& h = heap_[q];
+  h.clear();
+  for (auto& [c, set] : by_cat_[q])
+    if (!set.empty()) h.push_back({*set.begin(), c, set.begin()});
+  std::make_heap(h.begin(), h.end(), later);
+}
+
+// S1, S2, P1: the walk of queue q's ready sections in S1's order, resumed where it stopped in this run.
+// Started: a section started; Stuck: the queue has a head (a section waiting for capacity) and started
+// nothing; Idle: nothing started and nothing waits for capacity. Reasons: cycle()'s last pass.
+FbsngScheduler::QueueTry FbsngScheduler::try_queue(uint32_t q, double t) {
+  const JobTable& jobs = w_.jobs;
+  std::vector<Cursor>& h = heap_[q];
+  uint32_t& head = head_[q];
+  const double spg = queues_.params(q).spg;
+  // A start elsewhere in this run may have put the head over a credential limit or its quota: it no
+  // longer waits for capacity, and the queue is walked again from the start (rare: limits that bind)
+  if (head != kNoJob && (w_.creds.violation(head) || !quota_broken(head).empty())) {
+    head = kNoJob;
+    build_heap(q);
+  }
+  auto drop = [&] {  // the top category, for the rest of this run
+    std::pop_heap(h.begin(), h.end(), later);
+    h.pop_back();
+  };
+  auto advance = [&] {  // the top category's next section
+    std::pop_heap(h.begin(), h.end(), later);
+    Cursor& cur = h.back();
+    if (++cur.it == by_cat_[q][cur.category].end()) {
+      h.pop_back();
+      return;
+    }
+    cur.key = *cur.it;
+    std::push_heap(h.begin(), h.end(), later);
+  };
+  while (!h.empty()) {
+    const uint32_t x = h.front().key.job, c = h.front().category;
+    // S2: x and every section after it (SP descending) wait for the head
+    if (head != kNoJob && fbsng_gap_blocks(section_priority_[head], section_priority_[x], spg)) return QueueTry::Stuck;
+    if (failed_[c] == run_ && head != kNoJob) {
+      drop();
+      continue;
+    }
+    if (w_.creds.violation(x) || !quota_broken(x).empty()) {
+      w_.res.was_throttled[x] = 1;
+      advance();
+      continue;
+    }
+    w_.trial.clear();
+    if (failed_[c] == run_ || !w_.placer(c).try_place(x, w_.policy.allocation, w_.trial)) {
+      failed_[c] = run_;
+      if (head == kNoJob) head = x;
+      drop();
+      continue;
+    }
+    w_.cap.commit();
+    const auto at = h.front().it;
+    advance();
+    std::set<SectionKey>& of_cat = by_cat_[q][c];
+    of_cat.erase(at);
+    if (of_cat.empty()) by_cat_[q].erase(c);
+    set_[q].erase(key_of(x));
+    start(x, t);
+    // S1: a start passes the head if submitted after it. The head's category left the merge when it
+    // became the head, so its new place in the order moves no cursor.
+    if (head != kNoJob && (jobs.submit[head] < jobs.submit[x] || (jobs.submit[head] == jobs.submit[x] && head < x))) {
+      std::set<SectionKey>& hs = by_cat_[q][w_.cats.of_job[head]];
+      hs.erase(key_of(head));
+      set_[q].erase(key_of(head));
+      section_priority_[head] += 1;
+      hs.insert(key_of(head));
+      set_[q].insert(key_of(head));
+    }
+    return QueueTry::Started;
+  }
+  return head != kNoJob ? QueueTry::Stuck : QueueTry::Idle;
+}
+
+// One run of the FBSNG scheduler: steps 1 (choose the queue, Q3) and 2 (choose the section, S1) until no
+// section can start. `last` (the run's last cycle, or full_cycles): then every waiting section is given
+// its reason, which costs a visit of each.
+void FbsngScheduler::cycle(double t, bool last) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ++w_.res.cycles;
+  ++run_;
+  if (last) ++w_.res.full_cycles;
+  w_.cursors.sync(w_.cap);
+  order_.clear();
+  for (uint32_t q = 0; q < set_.size(); ++q) {
+    head_[q] = kNoJob;
+    if (set_[q].empty()) continue;
+    order_.push_back(q);
+    build_heap(q);
+  }
+  std::vector<std::pair<uint32_t, uint32_t>>& held = held_;  // (queue, the stuck queue holding it)
+  while (true) {
+    // Q3: queues by priority (ties: the queue whose first section in line was submitted first, then its
+    // name); a stuck queue holds those below its priority minus its QPG
+    auto next_submit = [&](uint32_t q) {
+      return set_[q].empty() ? std::numeric_limits<double>::infinity() : set_[q].begin()->submit;
+    };
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      if (queues_.priority(a) != queues_.priority(b)) return queues_.priority(a) > queues_.priority(b);
+      const double sa = next_submit(a), sb = next_submit(b);
+      if (sa != sb) return sa < sb;
+      return w_.jobs.queues.value(a) < w_.jobs.queues.value(b);
+    });
+    double holds_below = -std::numeric_limits<double>::infinity();
+    uint32_t holder = kNone;
+    bool any = false;
+    held.clear();
+    for (const uint32_t q : order_) {
+      if (queues_.priority(q) < holds_below) {
+        held.emplace_back(q, holder);
+        continue;
+      }
+      const QueueTry r = try_queue(q, t);
+      if (r == QueueTry::Started) {
+        queues_.on_start(q);  // Q2
+        any = true;
+        break;
+      }
+      if (r == QueueTry::Stuck && queues_.holds_below(q) > holds_below) {
+        holds_below = queues_.holds_below(q);
+        holder = q;
+      }
+    }
+    if (!any) break;
+  }
+  if (last) reasons(held);
+  w_.end_cycle(t, t0, waiting_);
+}
+
+// Every ready section's reason as the run left it: its queue held by a stuck queue (Q3), behind its
+// queue's head by the section gap (S2), over a credential limit or its process type's quota (P1), or
+// waiting for capacity.
+void FbsngScheduler::reasons(const std::vector<std::pair<uint32_t, uint32_t>>& held) {
+  const JobTable& jobs = w_.jobs;
+  SimResult& res = w_.res;
+  std::vector<uint32_t> held_by(set_.size(), kNone);
+  for (const auto& [q, by] : held) held_by[q] = by;
+  for (const uint32_t q : order_) {
+    const uint32_t head = head_[q], by = held_by[q];
+    for (const SectionKey& key : set_[q]) {
+      const uint32_t x = key.job;
+      std::string& detail = res.detail[x];
+      detail.clear();
+      if (by != kNone) {
+        res.reason[x] = SimReason::PriorityGap;
+        detail = fmt::format("queue {} (priority {}) is stuck", jobs.queues.value(by), queues_.priority(by));
+      } else if (head != kNoJob && x != head &&
+                 fbsng_gap_blocks(section_priority_[head], section_priority_[x], queues_.params(q).spg)) {
+        res.reason[x] = SimReason::PriorityGap;
+        detail = fmt::format("section {} (priority {}) waits first", jobs.id[head], section_priority_[head]);
+      } else if (const auto v = w_.creds.violation(x)) {
+        res.reason[x] = SimReason::Throttled;
+        detail = w_.creds.describe(v);
+      } else if (std::string why = quota_broken(x); !why.empty()) {
+        res.reason[x] = SimReason::Throttled;
+        detail = std::move(why);
+      } else {
+        res.reason[x] = SimReason::NoFreeCapacity;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_fbsng_scheduler(SimWorld& w) { return std::make_unique<FbsngScheduler>(w); }
 
 }  // namespace colmatch

@@ -1,6 +1,7 @@
 // FBSNG dynamic priorities (seed 004): the rules, in one file a reader can check against the seed.
-// `colmatch simulate` with `scheduler = "fbsng"` runs them (engine/schedule/simulation.cpp, Simulator::
-// cycle_fbsng); README "FBSNG" has the seed's wording beside each rule.
+// `colmatch simulate` with `scheduler = "fbsng"` runs them (the scheduler at the end of
+// engine/schedule/fbsng.cpp, over the shared world of engine/schedule/world.hpp); README "FBSNG" has the seed's wording
+// beside each rule.
 //
 // Terms. A section is a job (its slots start together); it belongs to a queue (the job's class) and to
 // a process type (a job credential, the account by default). The seed gives the behaviour and leaves
@@ -38,6 +39,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +50,8 @@
 namespace colmatch {
 
 class Catalog;
+class SchedulingPolicy;
+class SimWorld;
 
 /// Queue priorities under rules Q1-Q3, indexed by queue id (the jobs' queue dictionary).
 class FbsngQueuePriorities {
@@ -81,5 +85,10 @@ std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobT
 /// name a consumable (quotas, not requirements, govern consumables).
 std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind, const Catalog& catalog,
                                                  const JobTable& jobs);
+
+/// The FBSNG scheduler (rules Q1-Q3, S1-S2, P1 above) over world `w` (whose jobs already carry P2's
+/// requirements). Throws PolicyError for a queue's parameters out of range (FbsngQueuePriorities) or a
+/// quota on a name that is not a consumable, or below 0.
+std::unique_ptr<SchedulingPolicy> make_fbsng_scheduler(SimWorld& w);
 
 }  // namespace colmatch

@@ -1,5 +1,5 @@
 // Scheduling over time: jobs arrive, wait, start, run and end, and the scheduler runs cycle after
-// cycle. Each cycle is Moab's scheduling iteration (seed 001) in its order:
+// cycle. The default scheduler is Moab's scheduling iteration (seed 001) in its order:
 //   1. refresh resources: R.Available = R.Configured - R.Dedicated (what running jobs were charged;
 //      Capacity::release gives a job's charge back when it ends), with the farm's own changes due by
 //      then applied (FarmEvents: taskers down, up, reconfigured);
@@ -11,9 +11,16 @@
 //      (the first blocked job gets a reservation at the earliest time it fits, from the running jobs'
 //      walltime estimates; a later job starts now only if it ends by then or leaves the reserved
 //      taskers alone).
+// FBSNG's dynamic priorities (seed 004) are the other scheduler (SimPolicy::scheduler).
 // Matching is the columnar engine's: job categories, their eligibility computed once (lazily, when a
 // category's first job is submitted), dispatch cursors that live across cycles and are pulled back
 // only to the taskers whose capacity grew (a job ended there, it came up or was enlarged).
+//
+// Where each part lives (engine/schedule/): world (what every scheduler shares: capacity, the running
+// set, ends and wake-ups, the farm's events, start and finish, eligibility on a category's first
+// submit, the result), availability (step 1's R.Utilized), throttles (step 4, with lazy unparking),
+// reservation (step 6's reservation), backfill (step 6's pass), moab (steps 2-6), fbsng (seed 004), and
+// simulation.cpp (the event loop over the world and one policy, through SchedulingPolicy's hooks).
 //
 // Cost: when no priority factor depends on time, a cycle visits what can change the schedule (ready
 // jobs up to the first that does not fit; with EASY, one candidate per category per start; parked
@@ -67,7 +74,7 @@ struct SimResult {
   /// the schedule, depends on which cycles ran: a lower bound of the jobs a limit concerned.
   std::vector<uint8_t> was_held, was_throttled;
   uint64_t cycles = 0;
-  /// Cycles that visited every waiting job (Simulator's full cycle: time-dependent priorities, or a
+  /// Cycles that visited every waiting job (the full cycle: time-dependent priorities, or a
   /// cycle that may be the run's last); the others visited only what could change the schedule.
   uint64_t full_cycles = 0;
   std::vector<double> cycle_seconds;  ///< wall-clock time of each cycle

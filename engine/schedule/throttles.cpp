@@ -54,4 +54,65 @@ std::vector<double> Credentials::priorities(const std::vector<CredentialPriority
   return out;
 }
 
+ThrottleStreams::ThrottleStreams(const Credentials& creds, size_t ranks) : creds_(creds), parked_(ranks, 0) {
+  for (size_t kind = 0; kind < kCredentialKinds; ++kind) streams_[kind].resize(creds.count(kind));
+}
+
+void ThrottleStreams::park(uint32_t r, const Credentials::Violation& v) {
+  parked_[r] = 1;
+  Stream& s = streams_[v.kind][v.id];
+  if (!s.active) {
+    s.parked.push(r);
+  } else if (creds_.full(v.kind, v.id)) {  // nothing more of it starts until one of its jobs ends
+    s.active = false;
+    s.parked.push(r);
+  } else {
+    s.deferred.push_back(r);  // too large for the room left; smaller jobs of it may still start
+  }
+}
+
+void ThrottleStreams::activate(size_t kind, uint32_t id) {
+  Stream& s = streams_[kind][id];
+  for (uint32_t r : s.deferred) s.parked.push(r);
+  s.deferred.clear();
+  if (creds_.full(kind, id)) return;
+  s.active = true;
+  schedule_head(kind, id);
+}
+
+// Drops the stale tops of a stream (jobs started by a full cycle while parked) and enters its head in
+// heads_ if it has one ranked before its entry there.
+void ThrottleStreams::schedule_head(size_t kind, uint32_t id) {
+  Stream& s = streams_[kind][id];
+  while (!s.parked.empty() && !parked_[s.parked.top()]) s.parked.pop();
+  if (!s.active || s.parked.empty() || s.parked.top() >= s.entry) return;
+  s.entry = s.parked.top();
+  heads_.push({s.entry, static_cast<uint32_t>(kind), id});
+}
+
+uint32_t ThrottleStreams::next_head() {
+  while (!heads_.empty()) {
+    const auto [r, kind, id] = heads_.top();
+    Stream& s = streams_[kind][id];
+    if (s.active && s.entry == r && !s.parked.empty() && s.parked.top() == r && parked_[r]) return r;
+    heads_.pop();
+    if (s.entry == r) {
+      s.entry = kNoHead;
+      schedule_head(kind, id);
+    }
+  }
+  return kNoHead;
+}
+
+uint32_t ThrottleStreams::surface_head() {
+  const auto [r, kind, id] = heads_.top();
+  heads_.pop();
+  Stream& s = streams_[kind][id];
+  s.parked.pop();
+  s.entry = kNoHead;
+  parked_[r] = 0;
+  schedule_head(kind, id);
+  return r;
+}
+
 }  // namespace colmatch

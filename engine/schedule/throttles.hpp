@@ -6,8 +6,11 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <queue>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/schedule/policy.hpp"
@@ -71,6 +74,48 @@ class Credentials {
   std::array<std::vector<uint64_t>, kCredentialKinds> max_jobs_;
   std::array<std::vector<double>, kCredentialKinds> max_slots_;
   std::array<std::vector<double>, kCredentialKinds> min_slots_;  // the fewest slots any of its jobs asks for
+};
+
+/// Moab's step 4 undone lazily, for a queue whose jobs have fixed ranks (static priority order). A job
+/// a limit keeps from starting is parked on that credential (its rank kept in the credential's stream)
+/// until a job of the credential ends. Then, instead of moving every parked job back to the ready queue
+/// (a user with 10,000 waiting jobs and max_jobs 2 would have all of them moved back and forth at every
+/// end of one of its jobs), the stream is made active and its parked jobs are taken back one at a time,
+/// in rank order, just before a scan in rank order would pass them (the scan merges ready jobs with the
+/// active streams' heads), until the credential is full again. A cycle thus makes the same starts as if
+/// every parked job had been unparked. Memory O(ranks + credentials).
+class ThrottleStreams {
+ public:
+  static constexpr uint32_t kNoHead = UINT32_MAX;
+  /// `ranks`: the number of ranked jobs. Keeps a reference to `creds`.
+  ThrottleStreams(const Credentials& creds, size_t ranks);
+  /// The job of rank r is parked on the limit `v` (Credentials::violation) it breaks.
+  void park(uint32_t r, const Credentials::Violation& v);
+  /// The job of rank r is parked on a limit.
+  bool parked(uint32_t r) const noexcept { return parked_[r] != 0; }
+  /// The job of rank r started although parked (a full cycle starts jobs of active streams).
+  void forget(uint32_t r) noexcept { parked_[r] = 0; }
+  /// A job of credential (kind, id) ended: its parked jobs may start again.
+  void activate(size_t kind, uint32_t id);
+  /// The smallest rank of a parked job of an active stream, or kNoHead.
+  uint32_t next_head();
+  /// Takes back the rank next_head() named (no longer parked) and returns it.
+  uint32_t surface_head();
+
+ private:
+  struct Stream {
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> parked;
+    std::vector<uint32_t> deferred;  // parked on its slot limit while active: wait for the next end
+    uint32_t entry = kNoHead;        // its rank in heads_
+    bool active = false;
+  };
+  void schedule_head(size_t kind, uint32_t id);
+
+  const Credentials& creds_;
+  std::vector<uint8_t> parked_;  // per rank
+  std::array<std::vector<Stream>, kCredentialKinds> streams_;
+  using Head = std::tuple<uint32_t, uint32_t, uint32_t>;  // (rank, kind, credential)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads_;
 };
 
 }  // namespace colmatch

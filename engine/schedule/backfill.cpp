@@ -1,0 +1,189 @@
+// Moab's backfill pass (seed 001, step 6) for the static-order queue: after the blocker (the first ready
+// job that does not fit) each later start is the lowest-ranked ready job that would start now without
+// delaying the blocker's reservation (engine/schedule/reservation.hpp), found per job category instead
+// of by a walk over every waiting job:
+//   - a category whose placement failed stays failed until a tasker that grew could take one of its jobs
+//     (SimWorld::dead);
+//   - categories are tried in the order of a rank bound (their first ready job), until the bound passes
+//     the best candidate found;
+//   - within a category the candidate is its first ready job or, when that one would have to avoid the
+//     reservation and cannot, its first ready job that ends before the reservation (WaitQueue's min-tree
+//     over estimates): every job of a category gets the same placement now.
+// The same starts as MoabPolicy::cycle_full's walk (tests/engine/schedule/test_simulation.cpp compares
+// them on random traces).
+#include <algorithm>
+#include <limits>
+
+#include "engine/schedule/moab.hpp"
+#include "kernels/dassert.hpp"
+
+namespace colmatch {
+
+// The reservation of the blocker, made when a backfill candidate first needs it (when some job of a
+// category can be placed): a cycle where no category can place a job needs none.
+struct MoabPolicy::LazyReservation {
+  Reservations& book;
+  uint32_t blocker;
+  const Reservation* r = nullptr;
+  double shadow = 0;
+  const Reservation& get() {
+    if (r == nullptr) {
+      r = &book.reservation_for(blocker);
+      shadow = r->active ? r->shadow : std::numeric_limits<double>::infinity();
+    }
+    return *r;
+  }
+};
+
+// A category's candidate is kept within one backfill pass while a start leaves what it saw alone: the
+// jobs it looked at (a: its first ready job from `from`; b: the first that ends before the reservation)
+// are still where they were and unthrottled, no shared pool is involved, and the start took capacity
+// from none of the taskers that could change its placement: its eligible taskers, or, where placements
+// take taskers in a fixed order (greatest_power, first_available, $fill_up), only the taskers of the
+// placement it found (a tasker skipped before had no room and has less now). candidate() would then see
+// the same jobs and the same placement and give the same answer.
+
+// Placements of category c take taskers in a fixed order, whatever the capacity elsewhere.
+bool MoabPolicy::in_order(uint32_t c) const {
+  const AllocationPolicy a = w_.policy.allocation;
+  return w_.cats.rule[c] == AllocationRule::FillUp || a == AllocationPolicy::GreatestPower ||
+         a == AllocationPolicy::FirstAvailable;
+}
+
+// The start of a job on `allocs` may change what candidate() says for the memo of category c.
+bool MoabPolicy::start_touches(const CandidateMemo& m, uint32_t c, const std::vector<Allocation>& allocs) const {
+  if (!m.placed.empty() && in_order(c)) {
+    for (const Allocation& a : allocs)
+      if (std::find(m.placed.begin(), m.placed.end(), a.tasker) != m.placed.end()) return true;
+    return false;
+  }
+  for (const Allocation& a : allocs)
+    if (w_.eligible[c].eligible.contains(a.tasker)) return true;
+  return false;
+}
+
+bool MoabPolicy::memo_holds(const CandidateMemo& m, size_t from) const {
+  for (uint32_t x : {m.a, m.b})
+    if (x != WaitQueue::kNoJob && (wq_->rank(x) < from || w_.creds.violation(x))) return false;
+  return true;
+}
+
+void MoabPolicy::backfill(uint32_t blocker, double t) {
+  LazyReservation resv{reservations_, blocker};
+  size_t from = wq_->rank(blocker) + 1;
+  std::vector<Allocation>& trial = w_.trial;
+  const uint64_t pass = ++backfill_pass_;
+  const auto& cats = wq_->categories();  // grows only when a parked job is surfaced
+  std::vector<std::pair<size_t, uint32_t>>& bounds = bounds_;
+  while (true) {
+    // Each category's candidate ranks no better than its first ready job: categories are tried in
+    // the order of that bound (or of their kept candidate), until the bound passes the best found.
+    bounds.clear();
+    for (const uint32_t c : cats) {
+      if (wq_->ready_in(c) == 0 || w_.dead(c)) continue;
+      const CandidateMemo& m = memo_[c];
+      if (m.pass == pass && memo_holds(m, from)) {
+        if (m.job != WaitQueue::kNoJob) bounds.emplace_back(wq_->rank(m.job), c);
+        continue;
+      }
+      const uint32_t a = first_unthrottled(c, from, [](double) { return true; });
+      if (a != WaitQueue::kNoJob) bounds.emplace_back(wq_->rank(a), c);
+    }
+    std::sort(bounds.begin(), bounds.end());
+    uint32_t best = WaitQueue::kNoJob;
+    // The bounds in order, merged with the active throttle streams' heads: a head ranked before the
+    // best found is surfaced (it is a ready job of its category), and its category asked again.
+    for (size_t i = 0;;) {
+      const uint32_t h = streams_->next_head();
+      const bool head = h != ThrottleStreams::kNoHead && (i == bounds.size() || h < bounds[i].first);
+      if (!head && i == bounds.size()) break;
+      const size_t bound = head ? h : bounds[i].first;
+      if (best != WaitQueue::kNoJob && bound > wq_->rank(best)) break;
+      uint32_t c = 0;
+      if (head) {
+        c = w_.cats.of_job[surface_head()];
+        memo_[c].pass = 0;
+        if (w_.dead(c)) continue;
+      } else {
+        c = bounds[i++].second;
+      }
+      CandidateMemo& m = memo_[c];  // not dead: nothing has grown or been placed since the bounds
+      if (m.pass != pass || !memo_holds(m, from)) {
+        m.pass = pass;
+        m.job = candidate(c, from, t, resv, m);
+      }
+      const uint32_t j = m.job;
+      if (j != WaitQueue::kNoJob && (best == WaitQueue::kNoJob || wq_->rank(j) < wq_->rank(best))) best = j;
+    }
+    if (best == WaitQueue::kNoJob) return;
+    trial.clear();
+    [[maybe_unused]] const bool placed = w_.placer(w_.cats.of_job[best]).try_place(best, w_.policy.allocation, trial);
+    COLMATCH_DASSERT(placed, "a backfill candidate places as it did when chosen");
+    COLMATCH_DASSERT(t + sim_estimate(w_.jobs, best) <= resv.shadow || reservations_.leaves_alone(best, trial, *resv.r),
+                     "a backfill candidate leaves the reservation alone");
+    w_.cap.commit();
+    start(best, t, trial, resv.r->active);
+    from = wq_->rank(best) + 1;
+    const uint32_t cb = w_.cats.of_job[best];
+    memo_[cb].pass = 0;
+    const bool shared = !w_.cap_placer.queue_only(cb);
+    for (const uint32_t c : cats) {
+      CandidateMemo& m = memo_[c];
+      if (m.pass == pass && (shared || !w_.cap_placer.queue_only(c) || start_touches(m, c, trial))) m.pass = 0;
+    }
+  }
+}
+
+// The first ready job of category c ranked >= from whose walltime estimate passes `test` and that no
+// credential limit keeps from starting (the throttled ones met on the way are parked), or kNoJob.
+template <class Test>
+uint32_t MoabPolicy::first_unthrottled(uint32_t c, size_t from, Test&& test) {
+  for (size_t at = from;;) {
+    const uint32_t j = wq_->first_in(c, at, test);
+    if (j == WaitQueue::kNoJob || !throttle(j)) return j;
+    at = wq_->rank(j) + 1;
+  }
+}
+
+// The ready job of category c ranked >= from that would start now, or kNoJob. Its first ready job a
+// starts if it fits and ends before the reservation, or if its placement leaves the reservation alone.
+// If a fits but must avoid the reservation and cannot, no job of c that must avoid it can either (they
+// all get the same placement now), and the candidate is the first that ends before it (the same
+// placement fits it). Until the reservation is made (the first category to get here), a is placed
+// first, so that a cycle where nothing fits makes no reservation; after, cycle_full's shortcuts (shared
+// pool, reserved $fill_up master) spare the placements they can. Records in `memo` the jobs it looked
+// at and the placement it found (for backfill's memo).
+uint32_t MoabPolicy::candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo) {
+  memo.a = memo.b = WaitQueue::kNoJob;
+  memo.placed.clear();
+  auto fits_now = [&](uint32_t j) {
+    if (!w_.fits_now(j, c)) return false;
+    memo.placed.clear();
+    for (const Allocation& x : w_.trial) memo.placed.push_back(x.tasker);
+    return true;
+  };
+  const uint32_t a = first_unthrottled(c, from, [](double) { return true; });
+  memo.a = a;
+  if (a == WaitQueue::kNoJob) return a;
+  bool fits = false;
+  if (resv.r == nullptr) {
+    if (!fits_now(a)) return WaitQueue::kNoJob;
+    fits = true;
+  }
+  const Reservation& r = resv.get();
+  const double shadow = resv.shadow;
+  auto ends_before = [&](double e) { return t + e <= shadow; };
+  if (ends_before(sim_estimate(w_.jobs, a))) return fits || fits_now(a) ? a : WaitQueue::kNoJob;
+  // with a's placement known (trial) the shortcuts are implied by it; else they spare placing a
+  if (fits || !reservations_.cannot_leave_alone(a, r)) {
+    if (!fits && !fits_now(a)) return WaitQueue::kNoJob;
+    fits = true;
+    if (reservations_.leaves_alone(a, w_.trial, r)) return a;
+  }
+  const uint32_t b = first_unthrottled(c, from, ends_before);
+  memo.b = b;
+  if (b == WaitQueue::kNoJob) return b;
+  return fits || fits_now(b) ? b : WaitQueue::kNoJob;
+}
+
+}  // namespace colmatch

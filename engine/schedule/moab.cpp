@@ -1,0 +1,271 @@
+#include "engine/schedule/moab.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace colmatch {
+
+MoabPolicy::MoabPolicy(SimWorld& w)
+    : w_(w),
+      reservations_(w),
+      cred_priority_(w.creds.priorities(w.policy.credential_priorities)),
+      static_order_(w.policy.weights.queue_time == 0 && w.policy.weights.expansion == 0),
+      parked_(w.jobs.size(), Parked::No),
+      dependents_(w.jobs.size()),
+      memo_(w.cats.size()) {
+  if (!static_order_) return;
+  // priorities do not depend on time: one rank per job, in the order every cycle considers them
+  const JobTable& jobs = w.jobs;
+  std::vector<uint32_t> order = w.arrivals;
+  std::vector<double> prio(jobs.size(), 0.0), est(jobs.size(), 0.0);
+  for (uint32_t j : order) {
+    prio[j] = priority(j, 0);
+    est[j] = sim_estimate(jobs, j);
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (prio[a] != prio[b]) return prio[a] > prio[b];
+    if (jobs.submit[a] != jobs.submit[b]) return jobs.submit[a] < jobs.submit[b];
+    return a < b;
+  });
+  wq_.emplace(order, w.cats.of_job, w.cats.size(), est);
+  queued_set_ = RankSet(order.size());
+  visible_set_ = RankSet(order.size());
+  streams_.emplace(w.creds, order.size());
+}
+
+double MoabPolicy::priority(uint32_t j, double t) const {
+  const PriorityWeights& wt = w_.policy.weights;
+  const JobTable& jobs = w_.jobs;
+  const double wait = t - jobs.submit[j], est = std::max(sim_estimate(jobs, j), 1.0);
+  return wt.credential * (jobs.priority[j] + cred_priority_[j]) + wt.queue_time * wait / 60.0 +
+         wt.expansion * (wait + est) / est + wt.size * jobs.slots[j];
+}
+
+uint64_t MoabPolicy::queued() const { return static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_; }
+
+void MoabPolicy::submitted(uint32_t j, double t) {
+  if (static_order_) {
+    queued_set_.insert(wq_->rank(j));
+    visible_set_.insert(wq_->rank(j));
+    classify(j, t);
+    return;
+  }
+  const double hold = w_.jobs.hold_until[j];
+  if (hold > t && std::isfinite(hold)) w_.wakes.emplace(hold, j);
+  if (hold > t) queued_.push_back(j);  // held: each cycle says so (and marks it held)
+  else queue_or_park(j);
+}
+
+void MoabPolicy::woke(uint32_t j, double t) {
+  if (static_order_ && parked_[j] == Parked::Held) classify(j, t);
+}
+
+void MoabPolicy::ended(uint32_t j, double t) {
+  if (!static_order_) {
+    for (uint32_t x : dependents_[j]) {
+      --dependency_parked_;
+      queue_or_park(x);  // waits again if another of its dependencies has not ended
+    }
+    std::vector<uint32_t>().swap(dependents_[j]);
+    return;
+  }
+  for (size_t kind = 0; kind < kCredentialKinds; ++kind) streams_->activate(kind, w_.creds.cred(kind, j));  // room
+  for (uint32_t x : dependents_[j])
+    if (parked_[x] == Parked::Dependency) classify(x, t);
+  std::vector<uint32_t>().swap(dependents_[j]);
+}
+
+void MoabPolicy::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
+  w_.start(j, t, allocs, backfilled);
+  if (static_order_) {
+    const uint32_t r = wq_->rank(j);
+    queued_set_.erase(r);
+    visible_set_.erase(r);
+    wq_->remove(j);
+    parked_[j] = Parked::No;
+    streams_->forget(r);  // a full cycle may start a parked job of an active stream
+  }
+}
+
+// Time-dependent order: a job waiting for a dependency, and not held, is parked (reason Dependency,
+// which a full cycle would give it each time) until that job ends, instead of being visited by every
+// cycle.
+void MoabPolicy::queue_or_park(uint32_t j) {
+  for (uint32_t d : w_.jobs.depends[j])
+    if (!w_.ended[d]) {
+      w_.res.reason[j] = SimReason::Dependency;
+      dependents_[d].push_back(j);
+      ++dependency_parked_;
+      return;
+    }
+  queued_.push_back(j);
+}
+
+// Static order: puts a queued job where its state says (held, waiting for a dependency, ready).
+// A hold's end is an event (a cycle runs then) whatever the job's state after it.
+void MoabPolicy::classify(uint32_t j, double t) {
+  const double hold = w_.jobs.hold_until[j];
+  if (hold > t) {
+    parked_[j] = Parked::Held;
+    w_.res.was_held[j] = 1;
+    if (std::isfinite(hold)) w_.wakes.emplace(hold, j);
+    return;
+  }
+  parked_[j] = Parked::No;
+  if (!w_.fits_idle[w_.cats.of_job[j]]) return;  // never ready: its reason comes from the full cycle
+  for (uint32_t d : w_.jobs.depends[j])
+    if (!w_.ended[d]) {
+      parked_[j] = Parked::Dependency;
+      dependents_[d].push_back(j);
+      // its reason until that job ends, which a full cycle would give it each time: full cycles skip it
+      w_.res.reason[j] = SimReason::Dependency;
+      visible_set_.erase(wq_->rank(j));
+      return;
+    }
+  visible_set_.insert(wq_->rank(j));
+  wq_->add(j);
+}
+
+// Static order: parks job j if a credential limit keeps it from starting now. Until a job of that
+// credential ends the limit can only get tighter, so j stays parked until then.
+bool MoabPolicy::throttle(uint32_t j) {
+  const auto v = w_.creds.violation(j);
+  if (!v) return false;
+  w_.res.was_throttled[j] = 1;
+  wq_->remove(j);
+  streams_->park(wq_->rank(j), v);
+  return true;
+}
+
+// Takes back the job the streams' next head names: it is ready again. Returns it.
+uint32_t MoabPolicy::surface_head() {
+  const uint32_t j = wq_->job(streams_->surface_head());
+  wq_->add(j);
+  ++w_.res.unparked;
+  return j;
+}
+
+// The ready job with the smallest rank >= r, the active streams' parked jobs counted as ready.
+uint32_t MoabPolicy::next_ready(size_t r) {
+  while (true) {
+    const uint32_t j = wq_->first(r);
+    const uint32_t h = streams_->next_head();
+    if (h == ThrottleStreams::kNoHead || (j != WaitQueue::kNoJob && wq_->rank(j) < h)) return j;
+    surface_head();
+  }
+}
+
+void MoabPolicy::cycle(double t, bool last) {
+  if (static_order_ && !last) cycle_fast(t);
+  else cycle_full(t);
+}
+
+// The cycle as the seed describes it: every waiting job in priority order, each given its reason.
+// O(waiting jobs) plus the placements; the reference the fast cycle is equal to.
+void MoabPolicy::cycle_full(double t) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SimResult& res = w_.res;
+  const JobTable& jobs = w_.jobs;
+  ++res.cycles;
+  ++res.full_cycles;
+  w_.cursors.sync(w_.cap);
+  ready_.clear();
+  auto consider = [&](uint32_t j) {
+    if (jobs.hold_until[j] > t) {
+      res.reason[j] = SimReason::Held;
+      res.was_held[j] = 1;
+      return;
+    }
+    if (!w_.dependencies_ended(j)) {
+      res.reason[j] = SimReason::Dependency;
+      return;
+    }
+    const uint32_t c = w_.cats.of_job[j];
+    if (!w_.fits_idle[c]) {
+      res.reason[j] = w_.eligible[c].eligible.count() == 0 ? SimReason::NoEligibleTasker : SimReason::TooLarge;
+      return;
+    }
+    ready_.push_back({priority(j, t), j});
+  };
+  if (static_order_) {  // ranks are the priority order
+    for (size_t r = visible_set_.next(0); r != RankSet::npos; r = visible_set_.next(r + 1)) consider(wq_->job(r));
+  } else {
+    for (uint32_t j : queued_) consider(j);
+    std::sort(ready_.begin(), ready_.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      if (jobs.submit[a.second] != jobs.submit[b.second]) return jobs.submit[a.second] < jobs.submit[b.second];
+      return a.second < b.second;
+    });
+  }
+  const BackfillPolicy backfill = w_.policy.backfill;
+  bool blocked = false, started = false;
+  const Reservation* r = &reservations_.none();
+  std::vector<Allocation>& trial = w_.trial;
+  for (const auto& [prio, j] : ready_) {
+    if (const auto v = w_.creds.violation(j)) {
+      res.reason[j] = SimReason::Throttled;
+      res.detail[j] = w_.creds.describe(v);
+      res.was_throttled[j] = 1;
+      continue;
+    }
+    if (blocked && backfill == BackfillPolicy::None) {
+      res.reason[j] = SimReason::Blocked;
+      continue;
+    }
+    // Under a reservation, a job that would not end by its time starts only if it has a placement that
+    // leaves the reservation alone; else it waits for the reservation.
+    const bool must_avoid = r->active && !(t + sim_estimate(jobs, j) <= r->shadow);
+    if (must_avoid && reservations_.cannot_leave_alone(j, *r)) {
+      res.reason[j] = SimReason::Reservation;
+      continue;
+    }
+    trial.clear();
+    if (!w_.placer(w_.cats.of_job[j]).try_place(j, w_.policy.allocation, trial)) {
+      res.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
+      if (!blocked) {
+        blocked = true;
+        if (backfill == BackfillPolicy::Easy) r = &reservations_.reservation_for(j);
+      }
+      continue;
+    }
+    if (must_avoid && !reservations_.leaves_alone(j, trial, *r)) {
+      w_.cap.rollback();
+      res.reason[j] = SimReason::Reservation;
+      continue;
+    }
+    w_.cap.commit();
+    start(j, t, trial, r->active);
+    started = true;
+  }
+  if (started && !static_order_) std::erase_if(queued_, [&](uint32_t j) { return res.reason[j] == SimReason::None; });
+  w_.end_cycle(t, t0, queued());
+}
+
+// The same starts as cycle_full, visiting what can change them (static order only). Ready jobs are
+// taken in rank order until the first that does not fit (the blocker); with EASY, each later start is
+// the lowest-ranked ready job that would start (backfill.cpp). Throttled jobs are parked on the way.
+// Reasons are left to the last, full, cycle.
+void MoabPolicy::cycle_fast(double t) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ++w_.res.cycles;
+  wq_->compact();
+  std::vector<Allocation>& trial = w_.trial;
+  uint32_t blocker = WaitQueue::kNoJob;
+  for (uint32_t j = next_ready(0); j != WaitQueue::kNoJob; j = next_ready(wq_->rank(j) + 1)) {
+    if (throttle(j)) continue;
+    const uint32_t c = w_.cats.of_job[j];
+    trial.clear();
+    if (w_.dead(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
+      w_.mark_dead(c);
+      blocker = j;
+      break;
+    }
+    w_.cap.commit();
+    start(j, t, trial, false);
+  }
+  if (blocker != WaitQueue::kNoJob && w_.policy.backfill == BackfillPolicy::Easy) backfill(blocker, t);
+  w_.end_cycle(t, t0, queued());
+}
+
+}  // namespace colmatch

@@ -1,0 +1,94 @@
+// Moab's scheduling iteration (seed 001), steps 2-6 over the shared world (engine/schedule/world.hpp,
+// which does step 1, refresh resources):
+//   2. feasible jobs: submitted, not held, dependencies ended, some tasker eligible;
+//   3. priority: a weighted sum of factors (credential priority, minutes queued, expansion factor, slots);
+//   4. throttling per credential (user, group, class, account, QoS): running jobs and slots
+//      (engine/schedule/throttles.hpp);
+//   5. allocation: the job's taskers by the node allocation policy (Placer);
+//   6. backfill: none (strict priority order: the first job that cannot start blocks the rest) or EASY
+//      (the first blocked job gets a reservation at the earliest time it fits, from the running jobs'
+//      walltime estimates, engine/schedule/reservation.hpp; a later job starts now only if it ends by
+//      then or leaves the reserved taskers alone; the pass itself is engine/schedule/backfill.cpp).
+//
+// Two queues. When no priority factor depends on time (queue_time and expansion weights 0), every job
+// has a fixed rank (WaitQueue) and a cycle visits what can change the schedule: ready jobs up to the
+// first that does not fit; with EASY, one candidate per category per start; held, dependency-waiting
+// and throttled jobs only when their event comes. It gives the same starts as the full cycle, which
+// visits every waiting job in priority order and gives each its reason (the run's last cycle is always
+// a full one). With time-dependent priorities every cycle is a full one over the waiting jobs (those
+// waiting for a dependency are parked until it ends). Internal to engine/schedule/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "engine/schedule/reservation.hpp"
+#include "engine/schedule/throttles.hpp"
+#include "engine/schedule/wait_queue.hpp"
+#include "engine/schedule/world.hpp"
+
+namespace colmatch {
+
+/// Moab's iteration as a SchedulingPolicy. O(jobs) memory beside the world.
+class MoabPolicy final : public SchedulingPolicy {
+ public:
+  explicit MoabPolicy(SimWorld& w);
+  void submitted(uint32_t j, double t) override;
+  void woke(uint32_t j, double t) override;
+  void ended(uint32_t j, double t) override;
+  void tasker_changed(uint32_t x) override { reservations_.tasker_changed(x); }
+  void cycle(double t, bool last) override;
+  uint64_t queued() const override;
+
+ private:
+  // Why a waiting job is out of the ready queue (static order) until the event that can change it: its
+  // hold's end, its dependency's end. (Credential limits: ThrottleStreams.)
+  enum class Parked : uint8_t { No, Held, Dependency };
+
+  // A category's backfill candidate, kept within one backfill pass (backfill.cpp).
+  struct CandidateMemo {
+    uint64_t pass = 0;
+    uint32_t job = WaitQueue::kNoJob, a = WaitQueue::kNoJob, b = WaitQueue::kNoJob;
+    std::vector<uint32_t> placed;  // the taskers of the placement it found (empty: it placed nothing)
+  };
+  struct LazyReservation;
+
+  double priority(uint32_t j, double t) const;
+  void start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled);
+  void queue_or_park(uint32_t j);
+  void classify(uint32_t j, double t);
+  bool throttle(uint32_t j);
+  uint32_t surface_head();
+  uint32_t next_ready(size_t r);
+  void cycle_full(double t);
+  void cycle_fast(double t);
+  // backfill.cpp
+  void backfill(uint32_t blocker, double t);
+  bool in_order(uint32_t c) const;
+  bool start_touches(const CandidateMemo& m, uint32_t c, const std::vector<Allocation>& allocs) const;
+  bool memo_holds(const CandidateMemo& m, size_t from) const;
+  template <class Test>
+  uint32_t first_unthrottled(uint32_t c, size_t from, Test&& test);
+  uint32_t candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo);
+
+  SimWorld& w_;
+  Reservations reservations_;
+  std::vector<double> cred_priority_;  // per job: its credentials' priorities summed
+  bool static_order_;                  // no time-dependent priority factor: jobs ranked once (wq_)
+  std::vector<uint32_t> queued_;       // time-dependent order: the waiting jobs (but those parked for a dependency)
+  size_t dependency_parked_ = 0;       // time-dependent order: the waiting jobs parked for a dependency
+  std::optional<WaitQueue> wq_;        // static order: the ready jobs
+  RankSet queued_set_;                 // static order: the ranks of the waiting jobs
+  RankSet visible_set_;                // static order: those a full cycle visits (not waiting for a dependency)
+  std::optional<ThrottleStreams> streams_;  // static order: jobs parked on a credential limit
+  std::vector<Parked> parked_;
+  std::vector<std::vector<uint32_t>> dependents_;  // per job: parked jobs waiting for it
+  std::vector<std::pair<double, uint32_t>> ready_;
+  std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
+  std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)
+  uint64_t backfill_pass_ = 0;
+};
+
+}  // namespace colmatch

@@ -1,0 +1,166 @@
+// What every scheduler of `colmatch simulate` shares (internal to engine/schedule/): the farm's capacity
+// and its changes over time, the running jobs with their ends, the wake-ups of held jobs, the job
+// categories with their eligibility (computed on a category's first submit), the placement state that
+// says which categories cannot place until capacity grows, the credentials' running counts, and the
+// result being built. A scheduling policy (engine/schedule/scheduler.hpp) decides which waiting job
+// starts where; it starts jobs through start(), and the event loop (simulation.cpp) ends them through
+// finish() and tells the policy.
+//
+// Seed 001 (Moab) step 1, "refresh resources", is here: R.Available = R.Configured - R.Dedicated (or
+// MAX(R.Dedicated, R.Utilized), engine/schedule/availability.hpp) as jobs start and end and the farm
+// changes (engine/schedule/events.hpp).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <queue>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "engine/dispatch.hpp"
+#include "engine/schedule/availability.hpp"
+#include "engine/schedule/simulation.hpp"
+#include "engine/schedule/throttles.hpp"
+
+namespace colmatch {
+
+class SchedulingPolicy;
+
+/// The shared state of one simulation run. Fields are public: the world is the policies' workspace;
+/// its invariants are kept by the methods that change capacity (start, finish, apply_farm_events).
+/// Memory O(jobs + taskers + categories). Not thread-safe.
+class SimWorld {
+ public:
+  /// Checks the farm's events and the policy's interval (throws std::invalid_argument for an event
+  /// naming a tasker or consumable that does not exist, out of time order, or a Configure on a
+  /// consumable with a host or global pool; PolicyError for an interval the clock cannot step by), then
+  /// applies the taskers down at the start and the farm's load. Keeps references to every argument.
+  SimWorld(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+           const kernels::KernelTable& k, const FarmEvents& farm);
+
+  /// The policy told of capacity changes (SchedulingPolicy::tasker_changed); set once, before the run.
+  void set_policy(SchedulingPolicy* p) noexcept { policy_hooks = p; }
+
+  /// The earliest time something happens: an arrival from `next`, an end, a wake-up, a farm event
+  /// (+inf: nothing more).
+  double next_event(size_t next) const;
+  /// No event known now would bring another cycle by `until` (the jobs this cycle starts may still).
+  bool might_be_last(size_t next, double t) const;
+  /// The farm changes due by time t (taskers down, up, configured amounts).
+  void apply_farm_events(double t);
+
+  /// Job j is submitted at t: its category's eligibility is computed if this is its first job (and
+  /// whether it fits the idle farm at all); its reason becomes "no free capacity" until a policy says more.
+  void submit(uint32_t j);
+  /// Job j starts at t on `allocs` (their charges already committed on cap): the result, the running
+  /// set, its end, the credentials' counts and the availability follow; the policy hears of every
+  /// tasker it touches.
+  void start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled);
+  /// Job j ends at t: its charges come back (logged as growth for the placement state).
+  void finish(uint32_t j, double t);
+
+  /// Calls f(consumable, tasker, amount) for every charge job j holds (the amounts Placer took).
+  template <class F>
+  void for_each_charge(uint32_t j, F&& f) const;
+
+  /// The placer, with category c's dispatch cursors made valid for the capacity as it is now.
+  Placer& placer(uint32_t c);
+  /// Category c's placement failed: so will every job of c until capacity grows where it could help.
+  void mark_dead(uint32_t c);
+  /// Category c's placement still fails (see simulation.cpp's notes on the growth log).
+  bool dead(uint32_t c);
+  /// Capacity grew on tasker x (kept for dead() and placer()).
+  void grew(uint32_t x);
+  /// Job j of category c fits now (its placement is tried and undone, `trial` keeps it); marks c failed
+  /// if not.
+  bool fits_now(uint32_t j, uint32_t c);
+
+  /// Every dependency of job j has ended.
+  bool dependencies_ended(uint32_t j) const;
+  /// A cycle at t that started at t0 wall-clock ends: its timeline row and its cost.
+  void end_cycle(double t, std::chrono::steady_clock::time_point t0, uint64_t queued);
+
+  const Catalog& catalog;
+  const TaskerTable& taskers;
+  const JobTable& jobs;
+  const SimPolicy& policy;
+  const kernels::KernelTable& k;
+  const FarmEvents& farm;
+  SchedulingPolicy* policy_hooks = nullptr;
+
+  Categories cats;
+  std::vector<CategoryEligibility> eligible;
+  std::vector<uint8_t> evaluated;  ///< per category: eligibility computed
+  std::vector<uint8_t> fits_idle;  ///< per category: one of its jobs fits the idle farm
+  DispatchCursors cursors;
+  Capacity cap;       ///< the capacity now
+  Placer cap_placer;  ///< places on cap (placer(c) validates the cursors first)
+  Capacity idle;      ///< configured capacity, never charged: can a category run at all?
+  Placer idle_placer;
+  Availability availability;   ///< Moab's R.Utilized (resource_availability utilized, combined)
+  Credentials creds;           ///< running jobs and slots per credential, with their limits
+  std::vector<uint8_t> ended;  ///< per job
+  uint64_t ended_count = 0;
+  std::vector<double> used;        ///< per consumable: what the running jobs hold
+  std::vector<uint32_t> arrivals;  ///< the jobs to schedule (not rejected), by submit time
+  uint64_t state_version = 0;      ///< advances whenever a job starts or ends or the farm changes
+  std::vector<Allocation> trial;   ///< a placement being tried
+  using TimedJob = std::pair<double, uint32_t>;
+  std::priority_queue<TimedJob, std::vector<TimedJob>, std::greater<>> ends, wakes;
+  std::set<std::pair<double, uint32_t>> running;  ///< (expected end, job)
+  SimResult res;
+
+ private:
+  void check_interval() const;
+  void check_farm_events() const;
+  bool could_take(uint32_t c, uint32_t x) const;
+
+  size_t next_farm_ = 0;                // the next farm event to apply
+  std::vector<uint64_t> dead_;          // per category: the Capacity epoch in which its placement failed
+  std::vector<size_t> dead_since_;      // per category, once failed: grown_ entries looked at since
+  std::vector<uint32_t> revived_by_;    // per category, once failed: a grown tasker that could take a job
+  std::vector<size_t> cursor_seen_;     // per category: grown_ entries its cursors account for
+  std::vector<uint64_t> cursor_epoch_;  // per category charging a shared pool: its cursors' epoch
+  std::vector<uint32_t> grown_;         // taskers whose capacity grew (ends, taskers up, pools enlarged)
+};
+
+/// A scheduling policy as the event loop sees it (Flux's queue-policy interface, Slurm's scheduler
+/// plugin): told of each event once, never once per tasker, and asked to run a cycle.
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  /// Job j was submitted at t (SimWorld::submit has run).
+  virtual void submitted(uint32_t j, double t) = 0;
+  /// Job j's hold may have ended at t (a wake-up it asked for through SimWorld::wakes).
+  virtual void woke(uint32_t j, double t) = 0;
+  /// Job j ended at t (SimWorld::finish has run).
+  virtual void ended(uint32_t j, double t) = 0;
+  /// Capacity on tasker x changed (a start, an end, a farm event).
+  virtual void tasker_changed(uint32_t x) = 0;
+  /// One scheduling cycle at t; `last`: no known event brings another by `until`, or every cycle must
+  /// give every waiting job its reason (SimPolicy::full_cycles).
+  virtual void cycle(double t, bool last) = 0;
+  /// The jobs waiting now (submitted, not started), for the timeline.
+  virtual uint64_t queued() const = 0;
+};
+
+template <class F>
+void SimWorld::for_each_charge(uint32_t j, F&& f) const {
+  const uint32_t c = cats.of_job[j];
+  for (uint32_t a = 0; a < res.alloc_count[j]; ++a) {
+    const Allocation& x = res.allocations[res.alloc_first[j] + a];
+    for (size_t kk = 0; kk < cats.unit_charge[c].size(); ++kk) {
+      const double amount = cats.allocation_charge(c, kk, x.slots, a == 0);
+      if (!(amount > 0)) continue;
+      const auto& kinds = cats.charge_kind[c];  // a default charge holds nothing where no pool exists
+      if (!kinds.empty() && kinds[kk] == ChargeKind::WhereDefined &&
+          !taskers.columns[catalog.consumables()[kk]].is_defined(x.tasker))
+        continue;
+      f(kk, x.tasker, amount);
+    }
+  }
+}
+
+}  // namespace colmatch
