@@ -128,6 +128,7 @@ void read_fbsng(const std::string& path, const toml::node& n, SimPolicy& policy)
 
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy, bool allow_power_key) {
   bool min_interval_set = false;
+  const toml::node* depth_node = nullptr;
   policy.source = path;
   for (auto&& [k, node] : table) {
     const std::string key(k.str());
@@ -159,7 +160,15 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
       const std::string v = text(path, node, key);
       if (v == "none") policy.backfill = BackfillPolicy::None;
       else if (v == "easy") policy.backfill = BackfillPolicy::Easy;
-      else bad(path, node, key, "expected none or easy");
+      else if (v == "conservative") policy.backfill = BackfillPolicy::Conservative;
+      else if (v == "greedy") policy.backfill = BackfillPolicy::Greedy;
+      else bad(path, node, key, "expected none, easy, conservative or greedy");
+    } else if (key == "reservation_depth") {
+      const auto v = node.value<int64_t>();
+      if (!v || *v < 1 || *v > kMaxReservationDepth || !node.is_integer())
+        bad(path, node, key, fmt::format("expected a whole number from 1 to {}", kMaxReservationDepth));
+      policy.reservation_depth = static_cast<uint32_t>(*v);
+      depth_node = &node;
     } else if (key == "resource_availability") {
       const std::string v = text(path, node, key);
       if (v == "dedicated") policy.availability = ResourceAvailability::Dedicated;
@@ -233,6 +242,8 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
       bad(path, node, key, "unknown key");
     }
   }
+  if (depth_node && policy.backfill != BackfillPolicy::Easy)
+    bad(path, *depth_node, "reservation_depth", "only with backfill = \"easy\" (conservative has no depth limit)");
   // FBSNG's scheduler runs at most once per 5 s
   if (policy.scheduler == Scheduler::Fbsng && !min_interval_set) policy.min_interval = 5;
 }

@@ -1,7 +1,7 @@
-// Moab's backfill pass (seed 001, step 6) for the static-order queue: after the blocker (the first ready
-// job that does not fit) each later start is the lowest-ranked ready job that would start now without
-// delaying the blocker's reservation (engine/schedule/reservation.hpp), found per job category instead
-// of by a walk over every waiting job:
+// Moab's backfill pass (seed 001, step 6) for the static-order queue, EASY and greedy: after the blocker
+// (the first ready job that does not fit) each later start is the lowest-ranked ready job that would
+// start now without delaying the blocker's reservation (engine/schedule/reservation.hpp; greedy makes
+// none), found per job category instead of by a walk over every waiting job:
 //   - a category whose placement failed stays failed until a tasker that grew could take one of its jobs
 //     (SimWorld::dead);
 //   - categories are tried in the order of a rank bound (their first ready job), until the bound passes
@@ -20,15 +20,17 @@
 namespace colmatch {
 
 // The reservation of the blocker, made when a backfill candidate first needs it (when some job of a
-// category can be placed): a cycle where no category can place a job needs none.
+// category can be placed): a cycle where no category can place a job needs none. Greedy backfill makes
+// none: every candidate "ends before it".
 struct MoabPolicy::LazyReservation {
   Reservations& book;
   uint32_t blocker;
+  bool greedy;
   const Reservation* r = nullptr;
   double shadow = 0;
   const Reservation& get() {
     if (r == nullptr) {
-      r = &book.reservation_for(blocker);
+      r = greedy ? &book.none() : &book.reservation_for(blocker);
       shadow = r->active ? r->shadow : std::numeric_limits<double>::infinity();
     }
     return *r;
@@ -69,7 +71,8 @@ bool MoabPolicy::memo_holds(const CandidateMemo& m, size_t from) const {
 }
 
 void MoabPolicy::backfill(uint32_t blocker, double t) {
-  LazyReservation resv{reservations_, blocker};
+  const bool greedy = w_.policy.backfill == BackfillPolicy::Greedy;
+  LazyReservation resv{reservations_, blocker, greedy};
   size_t from = wq_->rank(blocker) + 1;
   std::vector<Allocation>& trial = w_.trial;
   const uint64_t pass = ++backfill_pass_;
@@ -122,7 +125,7 @@ void MoabPolicy::backfill(uint32_t blocker, double t) {
     COLMATCH_DASSERT(t + sim_estimate(w_.jobs, best) <= resv.shadow || reservations_.leaves_alone(best, trial, *resv.r),
                      "a backfill candidate leaves the reservation alone");
     w_.cap.commit();
-    start(best, t, trial, resv.r->active);
+    start(best, t, trial, greedy || resv.r->active);  // greedy: started ahead of the blocker
     from = wq_->rank(best) + 1;
     const uint32_t cb = w_.cats.of_job[best];
     memo_[cb].pass = 0;

@@ -157,7 +157,7 @@ uint32_t MoabPolicy::next_ready(size_t r) {
 }
 
 void MoabPolicy::cycle(double t, bool last) {
-  if (static_order_ && !last) cycle_fast(t);
+  if (static_order_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
   else cycle_full(t);
 }
 
@@ -198,6 +198,16 @@ void MoabPolicy::cycle_full(double t) {
       return a.second < b.second;
     });
   }
+  const bool started = w_.policy.depth() > 1 ? pass_with_book(t) : pass(t);
+  if (started && !static_order_) std::erase_if(queued_, [&](uint32_t j) { return res.reason[j] == SimReason::None; });
+  w_.end_cycle(t, t0, queued());
+}
+
+// Steps 4-6 over ready_ in priority order with at most one reservation (none, greedy, EASY): under
+// strict order the first job that cannot start blocks the rest; under EASY it gets the reservation,
+// made again in each cycle. Returns whether a job started.
+bool MoabPolicy::pass(double t) {
+  SimResult& res = w_.res;
   const BackfillPolicy backfill = w_.policy.backfill;
   bool blocked = false, started = false;
   const Reservation* r = &reservations_.none();
@@ -215,7 +225,7 @@ void MoabPolicy::cycle_full(double t) {
     }
     // Under a reservation, a job that would not end by its time starts only if it has a placement that
     // leaves the reservation alone; else it waits for the reservation.
-    const bool must_avoid = r->active && !(t + sim_estimate(jobs, j) <= r->shadow);
+    const bool must_avoid = r->active && !(t + sim_estimate(w_.jobs, j) <= r->shadow);
     if (must_avoid && reservations_.cannot_leave_alone(j, *r)) {
       res.reason[j] = SimReason::Reservation;
       continue;
@@ -235,11 +245,72 @@ void MoabPolicy::cycle_full(double t) {
       continue;
     }
     w_.cap.commit();
-    start(j, t, trial, r->active);
+    start(j, t, trial, backfill == BackfillPolicy::Greedy ? blocked : r->active);
     started = true;
   }
-  if (started && !static_order_) std::erase_if(queued_, [&](uint32_t j) { return res.reason[j] == SimReason::None; });
-  w_.end_cycle(t, t0, queued());
+  return started;
+}
+
+// Steps 4-6 with the book (reservation depth > 1, conservative): in priority order, a job whose
+// reservation's time has come starts on its reserved taskers; another starts if it fits now and delays
+// no other job's booked reservation (of any priority: a reservation, once made, is not moved later);
+// one that does not start gets a reservation while fewer than the depth are booked. A reservation whose
+// time has come but whose taskers have no room (the farm changed: a tasker went down) is made again.
+// Returns whether a job started.
+bool MoabPolicy::pass_with_book(double t) {
+  SimResult& res = w_.res;
+  const size_t depth = w_.policy.depth();
+  bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
+  std::vector<Allocation>& trial = w_.trial;
+  auto wait = [&](uint32_t j, SimReason why) {
+    res.reason[j] = why;
+    blocked = true;
+    if (reservations_.has(j) && t >= reservations_.of(j).shadow) reservations_.drop(j);  // overdue
+    if (!reservations_.has(j) && reservations_.booked() < depth) reservations_.book(j);
+  };
+  for (const auto& [prio, j] : ready_) {
+    if (const auto v = w_.creds.violation(j)) {
+      res.reason[j] = SimReason::Throttled;
+      res.detail[j] = w_.creds.describe(v);
+      res.was_throttled[j] = 1;
+      reservations_.drop(j);  // it could not use it
+      continue;
+    }
+    const double end = t + sim_estimate(w_.jobs, j);
+    trial.clear();
+    // On its reserved taskers: when its time has come (the reservations booked after it were planned
+    // around it there), or before if that delays no other reservation.
+    if (reservations_.has(j) && reservations_.take_booked(j, trial)) {
+      if (t >= reservations_.of(j).shadow || reservations_.book_allows(j, end, trial)) {
+        w_.cap.commit();
+        reservations_.drop(j);
+        start(j, t, trial, blocked);
+        started = true;
+        continue;
+      }
+      w_.cap.rollback();
+    }
+    const bool must_avoid = reservations_.first_shadow_except(j) < end;
+    if (must_avoid && reservations_.book_forbids(j, end)) {
+      wait(j, SimReason::Reservation);
+      continue;
+    }
+    trial.clear();
+    if (!w_.placer(w_.cats.of_job[j]).try_place(j, w_.policy.allocation, trial)) {
+      wait(j, must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
+      continue;
+    }
+    if (must_avoid && !reservations_.book_allows(j, end, trial)) {
+      w_.cap.rollback();
+      wait(j, SimReason::Reservation);
+      continue;
+    }
+    w_.cap.commit();
+    reservations_.drop(j);
+    start(j, t, trial, blocked);
+    started = true;
+  }
+  return started;
 }
 
 // The same starts as cycle_full, visiting what can change them (static order only). Ready jobs are
@@ -264,7 +335,7 @@ void MoabPolicy::cycle_fast(double t) {
     w_.cap.commit();
     start(j, t, trial, false);
   }
-  if (blocker != WaitQueue::kNoJob && w_.policy.backfill == BackfillPolicy::Easy) backfill(blocker, t);
+  if (blocker != WaitQueue::kNoJob && w_.policy.backfill != BackfillPolicy::None) backfill(blocker, t);
   w_.end_cycle(t, t0, queued());
 }
 

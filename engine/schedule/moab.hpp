@@ -63,6 +63,8 @@ class MoabPolicy final : public SchedulingPolicy {
   uint32_t surface_head();
   uint32_t next_ready(size_t r);
   void cycle_full(double t);
+  bool pass(double t);
+  bool pass_with_book(double t);
   void cycle_fast(double t);
   // backfill.cpp
   void backfill(uint32_t blocker, double t);

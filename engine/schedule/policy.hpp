@@ -48,7 +48,20 @@ struct FbsngPolicy {
   std::vector<FbsngProcessType> process_types;
 };
 
-enum class BackfillPolicy : uint8_t { None, Easy };
+/// The largest SimPolicy::reservation_depth a policy file may set.
+inline constexpr uint32_t kMaxReservationDepth = 1000000;
+
+/// Moab's BACKFILLPOLICY with its RESERVATIONDEPTH (seed 001, step 6), for scheduler = Moab.
+/// None: strict priority order, the first job that cannot start blocks every later one.
+/// Greedy: every job that fits starts, in priority order, and none waits for another (no reservation:
+///   Moab with RESERVATIONDEPTH 0, Altair Accelerator's dispatcher going through its buckets).
+/// Easy: the first SimPolicy::reservation_depth jobs (in priority order) that cannot start now get a
+///   reservation each, at the earliest time they fit after the running jobs' expected ends (walltimes)
+///   and the reservations before them; a later job starts now only if it delays none of them (it ends
+///   by a reservation's start, or leaves that reservation's taskers and every shared pool alone). Depth
+///   1 is EASY (Lifka's ANL scheduler; Mu'alem and Feitelson).
+/// Conservative: as Easy with no depth limit: every waiting job gets a reservation.
+enum class BackfillPolicy : uint8_t { None, Easy, Conservative, Greedy };
 /// Moab's RESOURCEAVAILABILITYPOLICY (seed 001: R.Available = R.Configured - MAX(R.Dedicated,
 /// R.Utilized)), per consumable and tasker: Dedicated counts what running jobs were charged; Utilized
 /// what is used there (FarmEvents::load plus each running job's charge times its JobTable::utilization);
@@ -130,6 +143,17 @@ struct SimPolicy {
       CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
   AllocationPolicy allocation = AllocationPolicy::GreatestPower;
   BackfillPolicy backfill = BackfillPolicy::None;
+  /// backfill = Easy: how many waiting jobs get a reservation in a cycle (Moab RESERVATIONDEPTH, >= 1).
+  uint32_t reservation_depth = 1;
+  /// The reservations a cycle makes at most: 0 for None and Greedy, reservation_depth for Easy, no
+  /// limit (SIZE_MAX) for Conservative.
+  size_t depth() const noexcept {
+    switch (backfill) {
+      case BackfillPolicy::Easy: return reservation_depth;
+      case BackfillPolicy::Conservative: return SIZE_MAX;
+      default: return 0;
+    }
+  }
   ResourceAvailability availability = ResourceAvailability::Dedicated;
   PriorityWeights weights;
   std::vector<Throttle> throttles;

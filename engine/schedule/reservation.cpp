@@ -1,5 +1,8 @@
 #include "engine/schedule/reservation.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "engine/schedule/world.hpp"
 #include "kernels/dassert.hpp"
 
@@ -9,7 +12,10 @@ Reservations::Reservations(SimWorld& w)
     : w_(w),
       future_(Capacity::configured(w.catalog, w.taskers)),
       future_placer_(w.taskers, w.jobs, w.cats, w.eligible, future_, nullptr),
-      master_memo_(w.cats.size(), {~uint64_t{0}, 0}) {}
+      master_memo_(w.cats.size(), {~uint64_t{0}, 0}),
+      holds_(w.taskers.size()),
+      probe_(Capacity::configured(w.catalog, w.taskers)),
+      probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr) {}
 
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of
 // the capacity; the taskers it would get then are reserved. A full placement is tried only when a cheap
@@ -64,9 +70,13 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     trial.clear();
     if (!future_placer_.plan(j, w_.policy.allocation, trial)) continue;
     r.active = true;
+    r.job = j;
     r.shadow = expected_end;
+    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = r.shadow;
+    r.end = expected_end + sim_estimate(w_.jobs, j);
     r.reserved.assign(w_.taskers.size(), 0);
     for (const Allocation& a : trial) r.reserved[a.tasker] = 1;
+    r.allocs = trial;
     return;
   }
   // does not fit even once every running job has ended: no reservation
@@ -129,6 +139,171 @@ bool Reservations::cannot_leave_alone(uint32_t j, const Reservation& r) {
     master = w_.placer(c).fill_up_master(j);
   }
   return master >= w_.taskers.size() || r.reserved[master];
+}
+
+// ---- The book ----
+
+void Reservations::drop(uint32_t j) {
+  if (!has(j)) return;
+  const uint32_t slot = slot_of_[j];
+  Reservation& r = book_[slot];
+  shadows_.erase({r.shadow, j});
+  for (const Allocation& a : r.allocs) std::erase(holds_[a.tasker], std::make_pair(r.shadow, j));
+  r.job = kNoSlot;
+  r.allocs.clear();
+  free_slots_.push_back(slot);
+  slot_of_[j] = kNoSlot;
+}
+
+const Reservation& Reservations::book(uint32_t j) {
+  reserve_after_book(j, trial_resv_);
+  const Reservation& r = trial_resv_;
+  if (!r.active) return r;
+  if (slot_of_.empty()) slot_of_.assign(w_.jobs.size(), kNoSlot);
+  uint32_t slot = 0;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    book_[slot] = r;
+  } else {
+    slot = static_cast<uint32_t>(book_.size());
+    book_.push_back(r);
+  }
+  slot_of_[j] = slot;
+  shadows_.insert({r.shadow, j});
+  w_.wakes.emplace(r.shadow, j);  // a cycle then, though no job may end then (they end by their walltimes)
+  for (const Allocation& a : r.allocs) {
+    auto& h = holds_[a.tasker];
+    h.insert(std::upper_bound(h.begin(), h.end(), std::make_pair(r.shadow, j)), {r.shadow, j});
+  }
+  return book_[slot];
+}
+
+bool Reservations::take_booked(uint32_t j, std::vector<Allocation>& out) {
+  const Reservation& r = of(j);
+  Capacity& cap = w_.cap;
+  cap.begin();
+  bool ok = true;
+  w_.for_each_charge(w_.cats.of_job[j], r.allocs.data(), r.allocs.size(), [&](size_t k, uint32_t x, double amount) {
+    if (!ok) return;
+    ok = !cap.down(x) && cap.available(k, x) >= amount;
+    if (ok) cap.take(k, x, amount);
+  });
+  for (const Allocation& a : r.allocs) ok = ok && !cap.down(a.tasker);  // (one that charges nothing)
+  if (!ok) {
+    cap.rollback();
+    return false;
+  }
+  out = r.allocs;
+  return true;
+}
+
+double Reservations::first_shadow_except(uint32_t j) const noexcept {
+  for (const auto& [shadow, job] : shadows_)
+    if (job != j) return shadow;
+  return std::numeric_limits<double>::infinity();
+}
+
+// Tasker x is held by a reservation of a job other than j starting before `end`.
+bool Reservations::held_by_other(uint32_t x, uint32_t j, double end) const noexcept {
+  for (const auto& [shadow, job] : holds_[x]) {
+    if (!(shadow < end)) return false;
+    if (job != j) return true;
+  }
+  return false;
+}
+
+// The walk of reserve(), with the booked reservations' ends among its steps: the running jobs end one at
+// a time in order of their expected end, and the booked reservations' ends pass, all in time order (at
+// one time, the running jobs' ends first); capacity comes back only at these steps. At each step T the
+// job is tried as a start at T would be, with the farm as the book predicts it then: a booked
+// reservation that has started by T (shadow <= T < end) is a running job, its charges taken; one that
+// starts within the job's run (T < shadow < T + estimate) is still pending, and the job's placement must
+// leave it alone (its taskers untouched, no shared pool charged), as book_allows asks of a start now.
+void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  r.active = false;
+  const double est = sim_estimate(w_.jobs, j);
+  const bool shared = !w_.cap_placer.queue_only(w_.cats.of_job[j]);
+  pending_.resize(w_.taskers.size(), 0);
+  std::vector<double> ends;
+  ends.reserve(book_.size());
+  for (const Reservation& b : book_)
+    if (b.job != kNoSlot) ends.push_back(b.end);
+  std::sort(ends.begin(), ends.end());
+  future_ = w_.cap;
+  w_.availability.begin_walk();
+  auto running = w_.running.begin();
+  size_t next_end = 0;
+  std::vector<Allocation> trial;
+  while (true) {
+    const double at_running = running != w_.running.end() ? running->first : kInf;
+    const double at_book = next_end < ends.size() ? ends[next_end] : kInf;
+    double T = 0;
+    if (running != w_.running.end() && at_running <= at_book) {
+      T = at_running;
+      const uint32_t rj = running->second;
+      ++running;
+      w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
+        if (!w_.availability.tracked(k)) future_.release(k, x, amount);
+      });
+      if (w_.availability.active()) w_.availability.vacate(w_, rj, future_);
+    } else if (next_end < ends.size()) {
+      T = at_book;
+      while (next_end < ends.size() && ends[next_end] == T) ++next_end;  // one try per time
+    } else {
+      return;  // fits at none of them
+    }
+    probe_ = future_;
+    bool pending = false;
+    for (const Reservation& b : book_) {
+      if (b.job == kNoSlot || !(b.end > T)) continue;  // a free slot; ended by then
+      if (b.shadow <= T) {                             // running then
+        w_.for_each_charge(w_.cats.of_job[b.job], b.allocs.data(), b.allocs.size(),
+                           [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
+      } else if (b.shadow < T + est) {  // starts while the job would run: left alone
+        pending = true;
+        for (const Allocation& a : b.allocs) pending_[a.tasker] = 1;
+      }
+    }
+    trial.clear();
+    bool fits = !(pending && shared) && probe_placer_.plan(j, w_.policy.allocation, trial);
+    if (fits && pending)
+      for (const Allocation& a : trial) fits = fits && !pending_[a.tasker];
+    if (pending)
+      for (const Reservation& b : book_)
+        for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)
+    if (!fits) continue;
+    r.active = true;
+    r.job = j;
+    r.shadow = T;
+    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
+    r.end = T + est;
+    r.allocs = trial;
+    r.reserved.clear();
+    return;
+  }
+}
+
+bool Reservations::book_allows(uint32_t j, double end, const std::vector<Allocation>& allocs) const {
+  if (!(first_shadow_except(j) < end)) return true;
+  if (!w_.cap_placer.queue_only(w_.cats.of_job[j])) return false;
+  for (const Allocation& a : allocs)
+    if (held_by_other(a.tasker, j, end)) return false;
+  return true;
+}
+
+bool Reservations::book_forbids(uint32_t j, double end) {
+  if (!(first_shadow_except(j) < end)) return false;
+  const uint32_t c = w_.cats.of_job[j];
+  if (!w_.cap_placer.queue_only(c)) return true;
+  if (w_.cats.rule[c] != AllocationRule::FillUp) return false;
+  auto& [gen, master] = master_memo_[c];
+  if (gen != w_.state_version) {
+    gen = w_.state_version;
+    master = w_.placer(c).fill_up_master(j);
+  }
+  return master >= w_.taskers.size() || held_by_other(static_cast<uint32_t>(master), j, end);
 }
 
 }  // namespace colmatch

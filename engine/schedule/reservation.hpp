@@ -1,12 +1,19 @@
-// Backfill's reservations (seed 001, step 6; Moab RESERVATIONDEPTH 1, EASY): the earliest time a
-// blocked job fits, found by releasing the running jobs in order of their expected end (start +
-// walltime) on a copy of the capacity, and the taskers it would get then. A later job may start now
-// only if it ends by that time (the shadow time) or leaves the reserved taskers alone.
+// Backfill's reservations (seed 001, step 6; Moab RESERVATIONDEPTH): the earliest time a blocked job
+// fits, found by releasing the running jobs in order of their expected end (start + walltime) on a copy
+// of the capacity, and the taskers it would get then. A later job may start now only if it ends by that
+// time (the shadow time) or leaves the reserved taskers alone. One reservation is EASY (depth 1), made
+// again in every cycle for the first job that cannot start. With a greater depth reservations are kept
+// in a book until their jobs start (Mu'alem and Feitelson's conservative backfilling: a reservation,
+// once made, is never moved later): a waiting job gets one, in priority order, while fewer than the
+// depth are booked, at the earliest time it fits beside the running jobs and every booked reservation,
+// and any job may start now only if it delays none of the others' (conservative: every waiting job).
 // Internal to engine/schedule/; the backfill pass that uses it is engine/schedule/backfill.cpp.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -20,8 +27,11 @@ class SimWorld;
 /// even once every running job has ended (or no job is blocked).
 struct Reservation {
   bool active = false;
-  double shadow = 0;
-  std::vector<uint8_t> reserved;  ///< per tasker
+  uint32_t job = UINT32_MAX;       ///< the job it is for
+  double shadow = 0;               ///< when the job is expected to start (seconds)
+  double end = 0;                  ///< shadow + the job's walltime estimate
+  std::vector<uint8_t> reserved;   ///< per tasker
+  std::vector<Allocation> allocs;  ///< the placement it would get then
 };
 
 /// The reservation of a blocked job, kept while no job starts or ends, and the tests a backfill
@@ -46,6 +56,35 @@ class Reservations {
   /// Capacity on tasker x changed: the kept $fill_up instance totals follow.
   void tasker_changed(uint32_t x);
 
+  // ---- The book: reservations kept until their jobs start (depth > 1, conservative) ----
+  /// Reservations booked.
+  size_t booked() const noexcept { return shadows_.size(); }
+  /// Job j holds a booked reservation.
+  bool has(uint32_t j) const noexcept { return j < slot_of_.size() && slot_of_[j] != kNoSlot; }
+  /// Job j's booked reservation (has(j) must hold).
+  const Reservation& of(uint32_t j) const noexcept { return book_[slot_of_[j]]; }
+  /// Job j gives its reservation up (it starts, or cannot use it).
+  void drop(uint32_t j);
+  /// Job j, which cannot start now and holds no reservation, gets one at the earliest of the running
+  /// jobs' expected ends and the booked reservations' ends where a start would fit beside them (see
+  /// reserve_after_book). Returns it (inactive, and not booked, when it fits at none of those times).
+  /// O(running + booked) placements at most.
+  const Reservation& book(uint32_t j);
+  /// Takes job j's booked placement on the capacity now, within a Capacity transaction left open for the
+  /// caller to commit (true, `out` the placement) or rolled back (false: some tasker of it is down or
+  /// short). Its time has come: the reservations booked after it were planned around it there.
+  bool take_booked(uint32_t j, std::vector<Allocation>& out);
+  /// The earliest start of a booked reservation of a job other than j (+inf if none).
+  double first_shadow_except(uint32_t j) const noexcept;
+  /// Job j, started now and expected to end at `end`, on `allocs`, delays no other job's booked
+  /// reservation: each one that starts before `end` keeps its taskers, and no shared (host or global)
+  /// pool is charged while one does.
+  bool book_allows(uint32_t j, double end, const std::vector<Allocation>& allocs) const;
+  /// Job j, expected to end at `end` if started now, would delay another job's booked reservation
+  /// whatever its placement (decided without one): it charges a shared pool, or it is a $fill_up job
+  /// whose master such a reservation holds.
+  bool book_forbids(uint32_t j, double end);
+
  private:
   // $fill_up categories charging no shared pool: how many slot instances (capped at the job's slots)
   // each eligible tasker takes now, and their sum; kept for the last few categories reserve() needed,
@@ -58,6 +97,9 @@ class Reservations {
   static constexpr size_t kInstanceTotals = 4;
 
   void reserve(uint32_t j, Reservation& r);
+  void reserve_after_book(uint32_t j, Reservation& r);
+  bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
   const InstanceTotal& instance_total(uint32_t c);
 
   SimWorld& w_;
@@ -68,6 +110,15 @@ class Reservations {
   std::vector<uint32_t> future_instances_;                // reserve(): per tasker, instances on future_
   std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (state_version, fill_up master)
   Reservation resv_, none_;
+  std::vector<Reservation> book_;  // the booked reservations (slots; free ones have job kNoSlot)
+  std::vector<uint32_t> free_slots_;
+  std::vector<uint32_t> slot_of_;                                // per job: its slot in book_, or kNoSlot
+  std::vector<std::vector<std::pair<double, uint32_t>>> holds_;  // per tasker: (shadow, job), ascending
+  std::set<std::pair<double, uint32_t>> shadows_;                // every booked (shadow, job)
+  Reservation trial_resv_;
+  std::vector<uint8_t> pending_;  // reserve_after_book: per tasker, held by a pending reservation
+  Capacity probe_;                // reserve_after_book: the capacity at a candidate time, less the booked reservations
+  Placer probe_placer_;
   uint32_t resv_job_ = UINT32_MAX;
   uint64_t resv_version_ = 0;  // state_version when resv_ was made
 };

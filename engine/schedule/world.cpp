@@ -52,6 +52,7 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
   res.reason.assign(n, SimReason::NotSubmitted);
   res.detail.assign(n, {});
   res.backfilled.assign(n, 0);
+  res.reserved_at.assign(n, kNaN);
   res.was_held.assign(n, 0);
   res.was_throttled.assign(n, 0);
   res.held_seconds.assign(catalog.consumables().size(), 0.0);

@@ -63,7 +63,12 @@ class SimWorld {
 
   /// Calls f(consumable, tasker, amount) for every charge job j holds (the amounts Placer took).
   template <class F>
-  void for_each_charge(uint32_t j, F&& f) const;
+  void for_each_charge(uint32_t j, F&& f) const {
+    for_each_charge(cats.of_job[j], res.allocations.data() + res.alloc_first[j], res.alloc_count[j], f);
+  }
+  /// The same for a job of category c placed on allocs[0..n) (allocs[0] the master).
+  template <class F>
+  void for_each_charge(uint32_t c, const Allocation* allocs, size_t n, F&& f) const;
 
   /// The placer, with category c's dispatch cursors made valid for the capacity as it is now.
   Placer& placer(uint32_t c);
@@ -147,10 +152,9 @@ class SchedulingPolicy {
 };
 
 template <class F>
-void SimWorld::for_each_charge(uint32_t j, F&& f) const {
-  const uint32_t c = cats.of_job[j];
-  for (uint32_t a = 0; a < res.alloc_count[j]; ++a) {
-    const Allocation& x = res.allocations[res.alloc_first[j] + a];
+void SimWorld::for_each_charge(uint32_t c, const Allocation* allocs, size_t n, F&& f) const {
+  for (size_t a = 0; a < n; ++a) {
+    const Allocation& x = allocs[a];
     for (size_t kk = 0; kk < cats.unit_charge[c].size(); ++kk) {
       const double amount = cats.allocation_charge(c, kk, x.slots, a == 0);
       if (!(amount > 0)) continue;

@@ -166,6 +166,7 @@ struct Sim {
     out.allocations.assign(n, {});
     out.reason.assign(n, SimReason::NotSubmitted);
     out.backfilled.assign(n, 0);
+    out.reserved_at.assign(n, kNaN);
     for (size_t k = 0; k < cat.consumables().size(); ++k) {
       pools.queue.push_back(col(k).queue().nums());
       pools.host.push_back(col(k).by_host().nums());
@@ -193,6 +194,8 @@ struct Sim {
           t = std::min(t, jobs.hold_until[j]);
       }
       if (next_farm < farm.events.size()) t = std::min(t, farm.events[next_farm].time);
+      for (const double w : wake_times)
+        if (w > last) t = std::min(t, w);
       if (!std::isfinite(t)) break;
       if (pol.interval > 0) t = std::max(std::ceil(t / pol.interval) * pol.interval, last + pol.interval);
       if (pol.min_interval > 0) t = std::max(t, last + pol.min_interval);
@@ -227,6 +230,12 @@ struct Sim {
       last = t;
     }
   }
+
+  struct Booked {
+    uint32_t job = 0;
+    double shadow = 0, end = 0;
+    Placement placement;
+  };
 
   void cycle(double t, const std::vector<uint8_t>& submitted, const std::vector<uint8_t>& ended,
              std::vector<uint8_t>& running, const Pools& idle) {
@@ -264,9 +273,13 @@ struct Sim {
       ready.emplace_back(-prio, jobs.submit[j], j);
     }
     std::sort(ready.begin(), ready.end());
+    if (pol.depth() > 1) {
+      cycle_with_book(t, ready, running);
+      return;
+    }
+    // none, greedy, EASY: one reservation at most, for the first job that cannot start, made anew
     bool blocked = false, reserved = false;
-    double shadow = 0;
-    std::vector<uint8_t> taken(tk.size(), 0);
+    Booked only;
     for (const auto& [negp, sub, j] : ready) {
       if (!throttle_ok(j, running)) {
         out.reason[j] = SimReason::Throttled;
@@ -278,59 +291,161 @@ struct Sim {
       }
       // under a reservation, a job that would not end by its time starts only with a placement that
       // leaves the reserved taskers and every shared pool alone; otherwise it waits for the reservation
-      const bool must_avoid = reserved && !(t + estimate(j) <= shadow);
+      const bool must_avoid = reserved && !(t + estimate(j) <= only.shadow);
       Pools trial = pools;
       const Placement pl = place(trial, j);
-      if (pl.empty() && must_avoid) {
+      if (pl.empty()) {
+        out.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
+        if (!blocked) {
+          blocked = true;
+          if (pol.backfill == BackfillPolicy::Easy) reserved = reserve(j, running, {}, only);
+        }
+        continue;
+      }
+      if (must_avoid && !leaves_alone(j, pl, {only}, t + estimate(j))) {
         out.reason[j] = SimReason::Reservation;
         continue;
       }
-      if (pl.empty()) {
-        out.reason[j] = SimReason::NoFreeCapacity;
-        if (!blocked) {
-          blocked = true;
-          if (pol.backfill == BackfillPolicy::Easy) reserved = reserve(j, running, shadow, taken);
-        }
-        continue;
-      }
-      if (must_avoid) {
-        bool alone = true;
-        const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
-        for (size_t k = 0; k < need.size(); ++k)
-          if ((need[k] > 0 || once[k] > 0) && col(k).multi_level()) alone = false;
-        for (const auto& [x, s] : pl) alone = alone && !taken[x];
-        if (!alone) {
-          out.reason[j] = SimReason::Reservation;
-          continue;
-        }
-      }
-      pools = std::move(trial);
-      out.start[j] = t;
-      out.end[j] = t + duration(j);
-      out.allocations[j] = pl;
-      out.reason[j] = SimReason::None;
-      out.backfilled[j] = reserved ? 1 : 0;
-      running[j] = 1;
-      refresh(pools, running);
+      begin(j, t, pl, std::move(trial), running, pol.backfill == BackfillPolicy::Greedy ? blocked : reserved);
     }
   }
 
-  bool reserve(uint32_t head, const std::vector<uint8_t>& running, double& shadow, std::vector<uint8_t>& taken) const {
-    std::vector<std::pair<double, uint32_t>> order;
+  void begin(uint32_t j, double t, const Placement& pl, Pools&& trial, std::vector<uint8_t>& running, bool backfilled) {
+    pools = std::move(trial);
+    out.start[j] = t;
+    out.end[j] = t + duration(j);
+    out.allocations[j] = pl;
+    out.reason[j] = SimReason::None;
+    out.backfilled[j] = backfilled ? 1 : 0;
+    running[j] = 1;
+    refresh(pools, running);
+  }
+
+  // A job on placement pl, expected to end at `end`, delays none of `others` (each starting before `end`
+  // keeps its taskers, and no shared pool is charged while one does).
+  bool leaves_alone(uint32_t j, const Placement& pl, const std::vector<Booked>& others, double end) const {
+    bool any = false;
+    for (const Booked& b : others) any = any || b.shadow < end;
+    if (!any) return true;
+    if (charges_shared(j)) return false;
+    for (const Booked& b : others)
+      if (b.shadow < end)
+        for (const auto& [x, s] : pl)
+          for (const auto& [y, s2] : b.placement)
+            if (x == y) return false;
+    return true;
+  }
+
+  // Reservation depth > 1 and conservative: reservations kept (per job) until their jobs start; a job
+  // starts if it fits and delays no other job's; one that does not start gets one while fewer than the
+  // depth are kept; one whose time has passed without its job starting is made again.
+  std::map<uint32_t, Booked> kept;
+  std::vector<double> wake_times;  // every reservation's start: the cycle times they add
+  void cycle_with_book(double t, const std::vector<std::tuple<double, double, uint32_t>>& ready,
+                       std::vector<uint8_t>& running) {
+    bool blocked = false;
+    for (const auto& [negp, sub, j] : ready) {
+      if (!throttle_ok(j, running)) {
+        out.reason[j] = SimReason::Throttled;
+        kept.erase(j);
+        continue;
+      }
+      // on its reserved taskers, if they have room: when its time has come, or before if that delays
+      // no other reservation
+      if (kept.count(j)) {
+        Pools trial = pools;
+        bool room = true;
+        for (const auto& [x, s] : kept[j].placement) room = room && !down[x];
+        for (const auto& [k, x, amount] : charges(j, kept[j].placement)) {
+          room = room && avail(trial, k, x) >= amount;
+          add(trial, k, x, -amount);
+        }
+        std::vector<Booked> others;
+        for (const auto& [x, b] : kept)
+          if (x != j) others.push_back(b);
+        if (room && (t >= kept[j].shadow || leaves_alone(j, kept[j].placement, others, t + estimate(j)))) {
+          const Placement pl = kept[j].placement;
+          kept.erase(j);
+          begin(j, t, pl, std::move(trial), running, blocked);
+          continue;
+        }
+      }
+      std::vector<Booked> others;
+      for (const auto& [x, b] : kept)
+        if (x != j) others.push_back(b);
+      const double end = t + estimate(j);
+      bool must_avoid = false;
+      for (const Booked& b : others) must_avoid = must_avoid || b.shadow < end;
+      Pools trial = pools;
+      const Placement pl = place(trial, j);
+      const bool fits = !pl.empty();
+      if (fits && leaves_alone(j, pl, others, end)) {
+        kept.erase(j);
+        begin(j, t, pl, std::move(trial), running, blocked);
+        continue;
+      }
+      out.reason[j] = fits || must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
+      blocked = true;
+      if (kept.count(j) && t >= kept[j].shadow) kept.erase(j);
+      if (!kept.count(j) && kept.size() < pol.depth()) {
+        std::vector<Booked> all;
+        for (const auto& [x, b] : kept) all.push_back(b);
+        Booked b;
+        if (reserve(j, running, all, b)) {
+          kept[j] = b;
+          wake_times.push_back(b.shadow);  // a cycle then
+        }
+      }
+    }
+  }
+
+  bool charges_shared(uint32_t j) const {
+    const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
+    for (size_t k = 0; k < need.size(); ++k)
+      if ((need[k] > 0 || once[k] > 0) && col(k).multi_level()) return true;
+    return false;
+  }
+
+  // The earliest time `head` fits: the running jobs end one at a time in order of their expected end
+  // (start + estimate), and the booked reservations' ends pass, all in time order (at one time, the
+  // running jobs' ends first); after each step the job is tried as a start then would be: a booked
+  // reservation started by then holds its charges; one starting during the job's run must be left alone
+  // (its taskers, and every shared pool).
+  bool reserve(uint32_t head, const std::vector<uint8_t>& running, const std::vector<Booked>& book, Booked& out_b) {
+    std::vector<std::tuple<double, int, uint32_t>> steps;  // (time, 0 running end / 1 booked end, job)
     for (uint32_t j = 0; j < jobs.size(); ++j)
-      if (running[j]) order.emplace_back(out.start[j] + estimate(j), j);
-    std::sort(order.begin(), order.end());
+      if (running[j]) steps.emplace_back(out.start[j] + estimate(j), 0, j);
+    for (const Booked& b : book) steps.emplace_back(b.end, 1, b.job);
+    std::sort(steps.begin(), steps.end());
     Pools future = pools;
     std::vector<uint8_t> holding = running;
-    for (const auto& [e, j] : order) {
-      for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(future, k, x, amount);
-      holding[j] = 0;
-      refresh(future, holding);
+    const double est = estimate(head);
+    for (const auto& [e, kind, j] : steps) {
+      if (kind == 0) {
+        for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(future, k, x, amount);
+        holding[j] = 0;
+        refresh(future, holding);
+      }
       Pools trial = future;
+      std::vector<uint8_t> pending(tk.size(), 0);  // the taskers of reservations that start during its run
+      bool any_pending = false;
+      for (const Booked& b : book) {
+        if (b.end <= e) continue;
+        if (b.shadow <= e) {  // running by then
+          for (const auto& [k, x, amount] : charges(b.job, b.placement)) add(trial, k, x, -amount);
+        } else if (b.shadow < e + est) {
+          any_pending = true;
+          for (const auto& [x, s] : b.placement) pending[x] = 1;
+        }
+      }
+      if (any_pending && charges_shared(head)) continue;
       const Placement pl = place(trial, head);
       if (pl.empty()) continue;
-      shadow = e;
-      for (const auto& [x, s] : pl) taken[x] = 1;
+      bool alone = true;
+      for (const auto& [x, s] : pl) alone = alone && !pending[x];
+      if (!alone) continue;
+      out_b = Booked{head, e, e + est, pl};
+      if (std::isnan(out.reserved_at[head])) out.reserved_at[head] = e;
       return true;
     }
     return false;
@@ -511,7 +626,7 @@ struct Sim {
 
 SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
                     const FarmEvents& farm) {
-  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}};
+  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {}};
   s.run();
   return std::move(s.out);
 }

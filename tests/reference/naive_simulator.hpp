@@ -13,6 +13,7 @@ struct SimOutcome {
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> allocations;  ///< (tasker, slots)
   std::vector<SimReason> reason;
   std::vector<uint8_t> backfilled;
+  std::vector<double> reserved_at;  ///< the first reservation's start, or NaN
 };
 
 /// O(cycles x jobs x taskers x request size). `farm`: taskers down at the start and farm events, applied

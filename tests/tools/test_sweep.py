@@ -295,7 +295,7 @@ interval = -5
     rows = {(row["backfill"], row["interval"]): row for row in sweep_rows(out)}
     assert rows[("easy", "")]["status"] == "ok"
     bad = rows[("sideways", "")]
-    assert bad["status"] == "failed" and "field 'policy.backfill': expected none or easy" in bad["error"], bad
+    assert bad["status"] == "failed" and "field 'policy.backfill': expected none, easy, conservative or greedy" in bad["error"], bad
     assert bad["wait_mean"] == "" and not (out / "runs" / bad["point"]).exists()
     assert rows[("", "-5")]["status"] == "failed" and "policy.interval" in rows[("", "-5")]["error"]
     assert "failed: " in r.stderr
