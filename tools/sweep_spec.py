@@ -137,11 +137,12 @@ def _key_lines(text):
 
 NUMBER, STRING, LIST = "a number", "a string", "a list"
 _TOP = {"interval": NUMBER, "min_interval": NUMBER, "scheduler": STRING, "allocation": STRING,
-        "backfill": STRING, "resource_availability": STRING, "throttle": LIST}
+        "backfill": STRING, "reservation_depth": NUMBER, "resource_availability": STRING, "throttle": LIST}
 _WEIGHTS = {"credential", "queue_time", "expansion", "size"}
 _CREDENTIALS = {"user", "group", "class", "account", "qos"}
 _FBSNG_QUEUE = {"qpmin", "qpmax", "qpi", "qpd", "qpg", "spg"}
-KEYS_HELP = ("interval, min_interval, scheduler, allocation, backfill, resource_availability, throttle, "
+KEYS_HELP = ("interval, min_interval, scheduler, allocation, backfill, reservation_depth, resource_availability, "
+             "throttle, "
              "priority.{credential,queue_time,expansion,size}, credential_priority.KIND.NAME, fbsng.process_type, "
              "fbsng.queues.NAME.{QPmin,QPmax,QPI,QPD,QPG,SPG}, fbsng.process_types.NAME.{max_sections,max_slots,"
              "requirements,max.CONSUMABLE}, vov.wrappers, vov.dollars.NAME, vov.symbols.NAME; and until")

@@ -348,7 +348,8 @@ def test_bad_sweep_files_name_file_line_and_key_and_write_nothing(tmp_path, name
 # One example of every kind of key the sweep lets a grid name, with a value of its type that colmatch takes:
 # a key that colmatch does not read (or reads with another type) fails here, not in the middle of a sweep.
 POLICY_KEYS = {
-    "interval": 60, "min_interval": 5, "scheduler": "fbsng", "allocation": "best_fit", "backfill": "easy",
+    "interval": 60, "min_interval": 5, "scheduler": "fbsng", "allocation": "best_fit", "backfill": "conservative",
+    "reservation_depth": 3,
     "resource_availability": "utilized", "throttle": [{"credential": "user", "max_jobs": 2}],
     "priority.credential": 1, "priority.queue_time": 2, "priority.expansion": 0.5, "priority.size": 1,
     "credential_priority.qos.high": 1000, "credential_priority.user.alice": 10,
@@ -358,6 +359,8 @@ POLICY_KEYS = {
     "fbsng.process_types.t.requirements": "", "fbsng.process_types.t.max.slots": 4,
     "vov.wrappers": ["vov"], "vov.dollars.BIG": "RAMTOTAL#64000", "vov.symbols.OS": "linux64",
 }
+# keys colmatch reads only beside another
+COMPANIONS = {"reservation_depth": {"backfill": "easy"}}
 
 
 def test_every_grid_key_is_one_colmatch_reads(tmp_path):
@@ -366,7 +369,7 @@ def test_every_grid_key_is_one_colmatch_reads(tmp_path):
         kind = spec_py.policy_key_type(key)
         assert kind is not None, dotted
         assert spec_py._type_ok(value, kind), dotted
-        policy = {}
+        policy = dict(COMPANIONS.get(dotted, {}))
         spec_py._set_path(policy, key, value)
         path = write(tmp_path / "p.toml", spec_py.policy_toml(policy))
         r = cli("simulate", "--format", "swf", "--log", KTH, "--policy", str(path), "--until", "0",
