@@ -297,9 +297,9 @@ VovOptions read_vov_policy_toml(const std::string& path) {
   return read_vov_table(*vov->as_table(), path);
 }
 
-SimPolicy read_policy_toml(const std::string& path) {
+SimPolicy read_policy_toml(const std::string& path, const SimPolicy& base) {
   const toml::table tbl = read_toml_file(path);
-  SimPolicy p;
+  SimPolicy p = base;
   if (const auto* t = tbl["policy"].as_table()) read_policy_table(*t, path, p);
   else read_policy_table(tbl, path, p);
   return p;

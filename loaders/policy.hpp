@@ -37,8 +37,9 @@ toml::table read_toml_file(const std::string& path);
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy,
                        bool allow_power_key = false);
 
-/// Reads a policy file: its [policy] table (or, without one, its top level).
-SimPolicy read_policy_toml(const std::string& path);
+/// Reads a policy file: its [policy] table (or, without one, its top level), over `base` (what the
+/// input's format assumes where the file says nothing: Dataset::policy_defaults).
+SimPolicy read_policy_toml(const std::string& path, const SimPolicy& base = {});
 
 /// Reads an Altair Accelerator `vov` table of a policy (issue 10):
 ///   [policy.vov]

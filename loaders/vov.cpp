@@ -868,6 +868,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   }
   for (auto& [j, reason] : rejected) jb.reject(j, std::move(reason));
   ds.jobs = std::move(jb).build();
+  ds.policy = ds.policy_defaults = accelerator_policy_defaults();
   return std::move(ds);
 }
 
@@ -888,13 +889,19 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
                    options);
 }
 
+SimPolicy accelerator_policy_defaults() {
+  SimPolicy p;
+  p.backfill = BackfillPolicy::Greedy;
+  return p;
+}
+
 bool is_accelerator_farm(const std::string& farm_toml) { return read_toml_file(farm_toml).contains("accelerator"); }
 
 Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers_jsonl, const std::string& jobs_jsonl,
                         const ProgressFn& progress, const std::string& policy) {
   const toml::table tbl = read_toml_file(farm_toml);
   VovTclFile farm;
-  SimPolicy sim;
+  SimPolicy sim = accelerator_policy_defaults();
   VovOptions options;
   for (auto&& [k, v] : tbl) {
     const std::string key(k.str());

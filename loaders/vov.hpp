@@ -60,6 +60,11 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
 /// with load_vov_native, not as Grid Engine attributes). Throws LoadError for bad TOML.
 bool is_accelerator_farm(const std::string& farm_toml);
 
+/// How `simulate` schedules an Accelerator farm where its policy says nothing (issue 27): backfill =
+/// "greedy", as Accelerator's dispatcher goes through the buckets (job categories) by priority and
+/// dispatches each one that can run, a bucket that cannot waiting without holding back the others.
+SimPolicy accelerator_policy_defaults();
+
 /// The same farm as load_vov, in the native files (`--farm`), so that an Accelerator farm is described
 /// in colmatch's own format with nothing compiled away:
 ///   farm.toml       name = "...", [policy] (simulation keys and [policy.vov]), and

@@ -364,6 +364,8 @@ namespace {
 
 // colmatch simulate on the bundled KTH SP2 sample: every job in schedule.csv, each started one with its
 // slots on nodes, outputs complete; EASY waits less than strict priority order on the same log.
+std::string slurp_file(const fs::path& p);
+
 TEST(CliSimulate, KthSampleEveryJobOnceAndEasyWaitsLess) {
   const std::string log = "--format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz";
   Out strict, easy;
@@ -400,6 +402,32 @@ TEST(CliSimulate, KthSampleEveryJobOnceAndEasyWaitsLess) {
   EXPECT_LT(mean_wait(easy.dir / "metrics.json"), mean_wait(strict.dir / "metrics.json") / 2)
       << "EASY backfill cuts the mean wait at least in half on this log";
   EXPECT_NE(b.out.find("\"started\": 3000"), std::string::npos) << b.out;
+}
+
+// Issue 27: an Accelerator farm is scheduled as its dispatcher does, greedily (every bucket that can run
+// dispatches; one that cannot holds back no other), unless its policy says otherwise; a policy file that
+// holds only [policy.vov] keeps that default. On the demo farm: 3 of 8 jobs run ahead of one that waits,
+// none under strict order.
+TEST(CliSimulate, AcceleratorFarmsBackfillGreedilyByDefault) {
+  const std::string farm = "--format vov --taskers " + kSrc + "/datasets/demo/vov/taskers.tcl --resources " + kSrc +
+                           "/datasets/demo/vov/resources.tcl --jobs " + kSrc + "/datasets/demo/vov/jobs.jsonl";
+  Out plain, strict, vov_only;
+  const auto none = strict.dir.string() + "-none.toml", wrappers = vov_only.dir.string() + "-vov.toml";
+  std::ofstream(none) << "[policy]\nbackfill = \"none\"\n";
+  std::ofstream(wrappers) << "[policy.vov]\nwrappers = [\"vov\"]\n";
+  // exit 2: the demo rejects two jobs on purpose (a map cycle, a bad list)
+  ASSERT_EQ(run("simulate " + farm + " --out " + plain.dir.string()).status, 2);
+  ASSERT_EQ(run("simulate " + farm + " --policy " + none + " --out " + strict.dir.string()).status, 2);
+  ASSERT_EQ(run("simulate " + farm + " --policy " + wrappers + " --out " + vov_only.dir.string()).status, 2);
+  fs::remove(none);
+  fs::remove(wrappers);
+  auto backfilled = [](const fs::path& dir) {
+    const std::string m = slurp_file(dir / "metrics.json");
+    return std::stol(m.substr(m.find("\"backfilled\": ") + 14));
+  };
+  EXPECT_EQ(backfilled(plain.dir), 3) << "greedy by default";
+  EXPECT_EQ(backfilled(strict.dir), 0);
+  EXPECT_EQ(backfilled(vov_only.dir), 3) << "a policy silent on backfill keeps the farm's default";
 }
 
 // metrics.json is a function of the inputs and the policy: two runs write the same bytes (what a sweep
@@ -458,7 +486,9 @@ TEST(CliSimulate, BadPolicyNamesFileLineAndKey) {
                      policy + " --out " + out.dir.string());
   fs::remove(policy);
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find(policy + ":2: field 'policy.backfill': expected none, easy, conservative or greedy"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(policy + ":2: field 'policy.backfill': expected none, easy, conservative or greedy"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(out.dir)) << "no output on a fatal error";
 }
 
