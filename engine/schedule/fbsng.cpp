@@ -199,10 +199,8 @@ class FbsngScheduler final : public SchedulingPolicy {
   std::vector<std::vector<Cursor>> heap_;  // per queue: its categories' cursors in this run (a heap)
   uint64_t waiting_ = 0;                   // submitted sections not started
   std::vector<uint32_t> head_;             // per queue: its head (first section waiting for capacity)
-  std::vector<uint64_t> failed_;           // per category: the run its placement failed in
   std::vector<uint32_t> order_;            // queues with ready sections, by priority
   std::vector<std::pair<uint32_t, uint32_t>> held_;
-  uint64_t run_ = 0;
 };
 
 FbsngScheduler::FbsngScheduler(SimWorld& w)
@@ -239,7 +237,6 @@ FbsngScheduler::FbsngScheduler(SimWorld& w)
   by_cat_.assign(queues_.size(), {});
   heap_.assign(queues_.size(), {});
   head_.assign(queues_.size(), kNoJob);
-  failed_.assign(w.cats.size(), 0);
 }
 
 void FbsngScheduler::use(uint32_t j, int sign) {
@@ -353,7 +350,7 @@ FbsngScheduler::QueueTry FbsngScheduler::try_queue(uint32_t q, double t) {
     const uint32_t x = h.front().key.job, c = h.front().category;
     // S2: x and every section after it (SP descending) wait for the head
     if (head != kNoJob && fbsng_gap_blocks(section_priority_[head], section_priority_[x], spg)) return QueueTry::Stuck;
-    if (failed_[c] == run_ && head != kNoJob) {
+    if (head != kNoJob && w_.dead(c)) {
       drop();
       continue;
     }
@@ -363,8 +360,8 @@ FbsngScheduler::QueueTry FbsngScheduler::try_queue(uint32_t q, double t) {
       continue;
     }
     w_.trial.clear();
-    if (failed_[c] == run_ || !w_.placer(c).try_place(x, w_.policy.allocation, w_.trial)) {
-      failed_[c] = run_;
+    if (w_.dead(c) || !w_.placer(c).try_place(x, w_.policy.allocation, w_.trial)) {
+      w_.mark_dead(c);
       if (head == kNoJob) head = x;
       drop();
       continue;
@@ -398,7 +395,6 @@ FbsngScheduler::QueueTry FbsngScheduler::try_queue(uint32_t q, double t) {
 void FbsngScheduler::cycle(double t, bool last) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
-  ++run_;
   if (last) ++w_.res.full_cycles;
   w_.cursors.sync(w_.cap);
   order_.clear();

@@ -296,7 +296,9 @@ bool MoabPolicy::pass_with_book(double t) {
       continue;
     }
     trial.clear();
-    if (!w_.placer(w_.cats.of_job[j]).try_place(j, w_.policy.allocation, trial)) {
+    const uint32_t c = w_.cats.of_job[j];
+    if (w_.dead(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
+      w_.mark_dead(c);  // so will its other jobs until capacity grows where they could use it
       wait(j, must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
       continue;
     }
