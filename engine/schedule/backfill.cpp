@@ -125,6 +125,10 @@ void MoabPolicy::backfill(uint32_t blocker, double t) {
     COLMATCH_DASSERT(t + sim_estimate(w_.jobs, best) <= resv.shadow || reservations_.leaves_alone(best, trial, *resv.r),
                      "a backfill candidate leaves the reservation alone");
     w_.cap.commit();
+    // one that runs past the reservation's time takes capacity the reserved job counted on then: the
+    // candidates that were chosen because it still fit beside them must be asked again
+    const bool past = !greedy && !(t + sim_estimate(w_.jobs, best) <= resv.shadow);
+    if (past) reservations_.started_under(best, trial, *resv.r);
     start(best, t, trial, greedy || resv.r->active);  // greedy: started ahead of the blocker
     from = wq_->rank(best) + 1;
     const uint32_t cb = w_.cats.of_job[best];
@@ -132,7 +136,9 @@ void MoabPolicy::backfill(uint32_t blocker, double t) {
     const bool shared = !w_.cap_placer.queue_only(cb);
     for (const uint32_t c : cats) {
       CandidateMemo& m = memo_[c];
-      if (m.pass == pass && (shared || !w_.cap_placer.queue_only(c) || start_touches(m, c, trial))) m.pass = 0;
+      if (m.pass == pass &&
+          ((past && m.beside) || shared || !w_.cap_placer.queue_only(c) || start_touches(m, c, trial)))
+        m.pass = 0;
     }
   }
 }
@@ -149,16 +155,16 @@ uint32_t MoabPolicy::first_unthrottled(uint32_t c, size_t from, Test&& test) {
 }
 
 // The ready job of category c ranked >= from that would start now, or kNoJob. Its first ready job a
-// starts if it fits and ends before the reservation, or if its placement leaves the reservation alone.
-// If a fits but must avoid the reservation and cannot, no job of c that must avoid it can either (they
-// all get the same placement now), and the candidate is the first that ends before it (the same
-// placement fits it). Until the reservation is made (the first category to get here), a is placed
-// first, so that a cycle where nothing fits makes no reservation; after, cycle_full's shortcuts (shared
-// pool, reserved $fill_up master) spare the placements they can. Records in `memo` the jobs it looked
-// at and the placement it found (for backfill's memo).
+// starts if it fits and ends before the reservation, or if the reserved job still fits beside its
+// placement at the reservation's time. If a fits but the reserved job would not fit beside it, no job of
+// c that runs past the reservation's time can start either (they all get the same placement now), and
+// the candidate is the first that ends before it (the same placement fits it). a is placed before the
+// reservation is made (the first category to get here), so that a cycle where nothing fits makes
+// none. Records in `memo` the jobs it looked at and the placement it found (for backfill's memo).
 uint32_t MoabPolicy::candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo) {
   memo.a = memo.b = WaitQueue::kNoJob;
   memo.placed.clear();
+  memo.beside = false;
   auto fits_now = [&](uint32_t j) {
     if (!w_.fits_now(j, c)) return false;
     memo.placed.clear();
@@ -177,11 +183,11 @@ uint32_t MoabPolicy::candidate(uint32_t c, size_t from, double t, LazyReservatio
   const double shadow = resv.shadow;
   auto ends_before = [&](double e) { return t + e <= shadow; };
   if (ends_before(sim_estimate(w_.jobs, a))) return fits || fits_now(a) ? a : WaitQueue::kNoJob;
-  // with a's placement known (trial) the shortcuts are implied by it; else they spare placing a
-  if (fits || !reservations_.cannot_leave_alone(a, r)) {
-    if (!fits && !fits_now(a)) return WaitQueue::kNoJob;
-    fits = true;
-    if (reservations_.leaves_alone(a, w_.trial, r)) return a;
+  if (!fits && !fits_now(a)) return WaitQueue::kNoJob;
+  fits = true;
+  if (reservations_.leaves_alone(a, w_.trial, r)) {
+    memo.beside = true;
+    return a;
   }
   const uint32_t b = first_unthrottled(c, from, ends_before);
   memo.b = b;

@@ -223,13 +223,9 @@ bool MoabPolicy::pass(double t) {
       res.reason[j] = SimReason::Blocked;
       continue;
     }
-    // Under a reservation, a job that would not end by its time starts only if it has a placement that
-    // leaves the reservation alone; else it waits for the reservation.
+    // Under a reservation, a job that would not end by its time starts only if the reserved job still
+    // fits at that time beside it; else it waits for the reservation.
     const bool must_avoid = r->active && !(t + sim_estimate(w_.jobs, j) <= r->shadow);
-    if (must_avoid && reservations_.cannot_leave_alone(j, *r)) {
-      res.reason[j] = SimReason::Reservation;
-      continue;
-    }
     trial.clear();
     if (!w_.placer(w_.cats.of_job[j]).try_place(j, w_.policy.allocation, trial)) {
       res.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
@@ -245,6 +241,7 @@ bool MoabPolicy::pass(double t) {
       continue;
     }
     w_.cap.commit();
+    if (must_avoid) reservations_.started_under(j, trial, *r);
     start(j, t, trial, backfill == BackfillPolicy::Greedy ? blocked : r->active);
     started = true;
   }

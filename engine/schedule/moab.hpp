@@ -8,7 +8,8 @@
 //   6. backfill: none (strict priority order: the first job that cannot start blocks the rest) or EASY
 //      (the first blocked job gets a reservation at the earliest time it fits, from the running jobs'
 //      walltime estimates, engine/schedule/reservation.hpp; a later job starts now only if it ends by
-//      then or leaves the reserved taskers alone; the pass itself is engine/schedule/backfill.cpp).
+//      then or the reserved job still fits then beside it; the pass itself is engine/schedule/backfill.cpp;
+//      greedy: no reservation; deeper: a book of kept reservations).
 //
 // Two queues. When no priority factor depends on time (queue_time and expansion weights 0), every job
 // has a fixed rank (WaitQueue) and a cycle visits what can change the schedule: ready jobs up to the
@@ -52,6 +53,7 @@ class MoabPolicy final : public SchedulingPolicy {
     uint64_t pass = 0;
     uint32_t job = WaitQueue::kNoJob, a = WaitQueue::kNoJob, b = WaitQueue::kNoJob;
     std::vector<uint32_t> placed;  // the taskers of the placement it found (empty: it placed nothing)
+    bool beside = false;           // job is a candidate because the reserved job still fits beside it
   };
   struct LazyReservation;
 

@@ -13,12 +13,13 @@ Reservations::Reservations(SimWorld& w)
       future_(Capacity::configured(w.catalog, w.taskers)),
       future_placer_(w.taskers, w.jobs, w.cats, w.eligible, future_, nullptr),
       master_memo_(w.cats.size(), {~uint64_t{0}, 0}),
+      at_shadow_(Capacity::configured(w.catalog, w.taskers)),
       holds_(w.taskers.size()),
       probe_(Capacity::configured(w.catalog, w.taskers)),
       probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr) {}
 
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of
-// the capacity; the taskers it would get then are reserved. A full placement is tried only when a cheap
+// the capacity; the capacity then is kept (at_shadow_) for leaves_alone. A full placement is tried only when a cheap
 // test says it can succeed: for $pe_slots, one of the taskers the last release touched has room
 // (nothing else changed); for $fill_up, the eligible taskers together take enough slot instances. Both
 // tests are exact necessary conditions when the job charges no shared (host or global) pool; with
@@ -74,9 +75,8 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     r.shadow = expected_end;
     if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = r.shadow;
     r.end = expected_end + sim_estimate(w_.jobs, j);
-    r.reserved.assign(w_.taskers.size(), 0);
-    for (const Allocation& a : trial) r.reserved[a.tasker] = 1;
     r.allocs = trial;
+    at_shadow_ = future_;
     return;
   }
   // does not fit even once every running job has ended: no reservation
@@ -121,24 +121,20 @@ const Reservation& Reservations::reservation_for(uint32_t j) {
   return resv_;
 }
 
-bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) const {
-  if (!w_.cap_placer.queue_only(w_.cats.of_job[j])) return false;
-  for (const Allocation& a : allocs)
-    if (r.reserved[a.tasker]) return false;
-  return true;
+bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
+  COLMATCH_DASSERT(&r == &resv_ && r.active, "leaves_alone asks of the EASY reservation");
+  probe_ = at_shadow_;
+  w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
+                     [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
+  probe_trial_.clear();
+  return probe_placer_.plan(r.job, w_.policy.allocation, probe_trial_);
 }
 
-// The master depends on the category and the capacity only: one search per category until a job starts.
-bool Reservations::cannot_leave_alone(uint32_t j, const Reservation& r) {
-  const uint32_t c = w_.cats.of_job[j];
-  if (!w_.cap_placer.queue_only(c)) return true;
-  if (w_.cats.rule[c] != AllocationRule::FillUp) return false;
-  auto& [gen, master] = master_memo_[c];
-  if (gen != w_.state_version) {
-    gen = w_.state_version;
-    master = w_.placer(c).fill_up_master(j);
-  }
-  return master >= w_.taskers.size() || r.reserved[master];
+void Reservations::started_under(uint32_t j, const std::vector<Allocation>& allocs,
+                                 [[maybe_unused]] const Reservation& r) {
+  COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
+  w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
+                     [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
 }
 
 // ---- The book ----
@@ -280,7 +276,6 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
     if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
     r.end = T + est;
     r.allocs = trial;
-    r.reserved.clear();
     return;
   }
 }

@@ -1,8 +1,10 @@
 // Backfill's reservations (seed 001, step 6; Moab RESERVATIONDEPTH): the earliest time a blocked job
 // fits, found by releasing the running jobs in order of their expected end (start + walltime) on a copy
-// of the capacity, and the taskers it would get then. A later job may start now only if it ends by that
-// time (the shadow time) or leaves the reserved taskers alone. One reservation is EASY (depth 1), made
-// again in every cycle for the first job that cannot start. With a greater depth reservations are kept
+// of the capacity. One reservation is EASY (depth 1), made again in every cycle for the first job that
+// cannot start: a later job may start now if it ends by that time (the shadow time), or if the blocked
+// job still fits at the shadow time with the later job's charges taken from the capacity then (Mu'alem
+// and Feitelson's "extra processors": on identical taskers, exactly the pool-based EASY of the
+// literature; on any farm, exactly "does not delay the reservation"). With a greater depth reservations are kept
 // in a book until their jobs start (Mu'alem and Feitelson's conservative backfilling: a reservation,
 // once made, is never moved later): a waiting job gets one, in priority order, while fewer than the
 // depth are booked, at the earliest time it fits beside the running jobs and every booked reservation,
@@ -23,14 +25,13 @@ namespace colmatch {
 
 class SimWorld;
 
-/// A reservation: the shadow time (seconds) and the reserved taskers. Inactive: the job does not fit
+/// A reservation: the shadow time (seconds) and the placement the job would get then. Inactive: the job does not fit
 /// even once every running job has ended (or no job is blocked).
 struct Reservation {
   bool active = false;
   uint32_t job = UINT32_MAX;       ///< the job it is for
   double shadow = 0;               ///< when the job is expected to start (seconds)
   double end = 0;                  ///< shadow + the job's walltime estimate
-  std::vector<uint8_t> reserved;   ///< per tasker
   std::vector<Allocation> allocs;  ///< the placement it would get then
 };
 
@@ -47,12 +48,14 @@ class Reservations {
   const Reservation& reservation_for(uint32_t j);
   /// No reservation (inactive): what a cycle holds before its first blocked job.
   const Reservation& none() const noexcept { return none_; }
-  /// A job placed on `allocs` leaves reservation r alone: none of its taskers is reserved and it
-  /// charges no pool shared between taskers (host or global).
-  bool leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) const;
-  /// Job j, which would not end before reservation r, cannot leave it alone, decided without a
-  /// placement: it charges a shared pool, or it is a $fill_up job whose master would be reserved.
-  bool cannot_leave_alone(uint32_t j, const Reservation& r);
+  /// Job j, started now on `allocs` and still running at reservation r's shadow time, leaves r alone:
+  /// r's job still fits at its shadow time on the capacity then, less j's charges (on every level: its
+  /// own taskers' pools, host and global pools) and those of the jobs started so far under r
+  /// (started_under). One placement of r's job on a copy of that capacity.
+  bool leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r);
+  /// Job j started on `allocs` under reservation r and runs past its shadow time: the capacity r's job
+  /// counts on then loses j's charges (for the later leaves_alone of the same reservation).
+  void started_under(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r);
   /// Capacity on tasker x changed: the kept $fill_up instance totals follow.
   void tasker_changed(uint32_t x);
 
@@ -110,6 +113,7 @@ class Reservations {
   std::vector<uint32_t> future_instances_;                // reserve(): per tasker, instances on future_
   std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (state_version, fill_up master)
   Reservation resv_, none_;
+  Capacity at_shadow_;             // EASY: the capacity at resv_'s shadow time, less the jobs started under it
   std::vector<Reservation> book_;  // the booked reservations (slots; free ones have job kNoSlot)
   std::vector<uint32_t> free_slots_;
   std::vector<uint32_t> slot_of_;                                // per job: its slot in book_, or kNoSlot
@@ -117,7 +121,8 @@ class Reservations {
   std::set<std::pair<double, uint32_t>> shadows_;                // every booked (shadow, job)
   Reservation trial_resv_;
   std::vector<uint8_t> pending_;  // reserve_after_book: per tasker, held by a pending reservation
-  Capacity probe_;                // reserve_after_book: the capacity at a candidate time, less the booked reservations
+  std::vector<Allocation> probe_trial_;
+  Capacity probe_;  // reserve_after_book: the capacity at a candidate time, less the booked reservations
   Placer probe_placer_;
   uint32_t resv_job_ = UINT32_MAX;
   uint64_t resv_version_ = 0;  // state_version when resv_ was made

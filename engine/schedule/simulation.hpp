@@ -7,10 +7,11 @@
 //   3. priority: a weighted sum of factors (credential priority, minutes queued, expansion factor, slots);
 //   4. throttling per credential (user, group, class, account): running jobs and slots;
 //   5. allocation: the job's taskers by the node allocation policy (Placer);
-//   6. backfill: none (strict priority order: the first job that cannot start blocks the rest) or EASY
-//      (the first blocked job gets a reservation at the earliest time it fits, from the running jobs'
-//      walltime estimates; a later job starts now only if it ends by then or leaves the reserved
-//      taskers alone).
+//   6. backfill: none (strict priority order: the first job that cannot start blocks the rest), greedy
+//      (every job that fits starts), EASY (the first blocked job gets a reservation at the earliest time
+//      it fits, from the running jobs' walltime estimates; a later job starts now only if it ends by
+//      then or the reserved job still fits then beside it), or a deeper book of kept reservations
+//      (reservation depth, conservative).
 // FBSNG's dynamic priorities (seed 004) are the other scheduler (SimPolicy::scheduler).
 // Matching is the columnar engine's: job categories, their eligibility computed once (lazily, when a
 // category's first job is submitted), dispatch cursors that live across cycles and are pulled back

@@ -235,6 +235,7 @@ struct Sim {
     uint32_t job = 0;
     double shadow = 0, end = 0;
     Placement placement;
+    Pools at;  // EASY: the pools at the shadow time (before the reserved job's placement)
   };
 
   void cycle(double t, const std::vector<uint8_t>& submitted, const std::vector<uint8_t>& ended,
@@ -289,8 +290,9 @@ struct Sim {
         out.reason[j] = SimReason::Blocked;
         continue;
       }
-      // under a reservation, a job that would not end by its time starts only with a placement that
-      // leaves the reserved taskers and every shared pool alone; otherwise it waits for the reservation
+      // under a reservation, a job that would not end by its time starts only if the reserved job still
+      // fits at that time with this job's charges (and those of the jobs started so far under the
+      // reservation) taken from the pools then; otherwise it waits for the reservation
       const bool must_avoid = reserved && !(t + estimate(j) <= only.shadow);
       Pools trial = pools;
       const Placement pl = place(trial, j);
@@ -302,9 +304,15 @@ struct Sim {
         }
         continue;
       }
-      if (must_avoid && !leaves_alone(j, pl, {only}, t + estimate(j))) {
-        out.reason[j] = SimReason::Reservation;
-        continue;
+      if (must_avoid) {
+        Pools then = only.at;
+        for (const auto& [k, x, amount] : charges(j, pl)) add(then, k, x, -amount);
+        Pools probe = then;
+        if (place(probe, only.job).empty()) {
+          out.reason[j] = SimReason::Reservation;
+          continue;
+        }
+        only.at = std::move(then);
       }
       begin(j, t, pl, std::move(trial), running, pol.backfill == BackfillPolicy::Greedy ? blocked : reserved);
     }
@@ -444,7 +452,7 @@ struct Sim {
       bool alone = true;
       for (const auto& [x, s] : pl) alone = alone && !pending[x];
       if (!alone) continue;
-      out_b = Booked{head, e, e + est, pl};
+      out_b = Booked{head, e, e + est, pl, future};
       if (std::isnan(out.reserved_at[head])) out.reserved_at[head] = e;
       return true;
     }
