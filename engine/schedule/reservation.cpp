@@ -144,6 +144,7 @@ void Reservations::drop(uint32_t j) {
   const uint32_t slot = slot_of_[j];
   Reservation& r = book_[slot];
   shadows_.erase({r.shadow, j});
+  ends_.erase({r.end, j});
   for (const Allocation& a : r.allocs) std::erase(holds_[a.tasker], std::make_pair(r.shadow, j));
   r.job = kNoSlot;
   r.allocs.clear();
@@ -167,6 +168,7 @@ const Reservation& Reservations::book(uint32_t j) {
   }
   slot_of_[j] = slot;
   shadows_.insert({r.shadow, j});
+  ends_.insert({r.end, j});
   w_.wakes.emplace(r.shadow, j);  // a cycle then, though no job may end then (they end by their walltimes)
   for (const Allocation& a : r.allocs) {
     auto& h = holds_[a.tasker];
@@ -217,6 +219,86 @@ bool Reservations::held_by_other(uint32_t x, uint32_t j, double end) const noexc
 // starts within the job's run (T < shadow < T + estimate) is still pending, and the job's placement must
 // leave it alone (its taskers untouched, no shared pool charged), as book_allows asks of a start now.
 void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
+  // Under utilized or combined availability a release sets a tasker's free amount anew from the charges
+  // held there, which would drop the booked ones taken below: the walk then makes each step's capacity
+  // from a copy (O(booked) per step).
+  if (w_.availability.active()) return reserve_after_book_scan(j, r);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  r.active = false;
+  const double est = sim_estimate(w_.jobs, j);
+  const bool shared = !w_.cap_placer.queue_only(w_.cats.of_job[j]);
+  pending_count_.resize(w_.taskers.size(), 0);
+  future_ = w_.cap;
+  auto running = w_.running.begin();
+  auto next_end = ends_.begin();              // the steps the booked reservations' ends make
+  auto started = shadows_.begin();            // the first booked reservation not started by the step's time
+  auto window = shadows_.begin();             // the first not starting within the job's run from it
+  size_t pending = 0;                         // booked reservations starting within the job's run (window - started)
+  using Taken = std::pair<double, uint32_t>;  // (end, job): booked reservations running at the step
+  std::priority_queue<Taken, std::vector<Taken>, std::greater<>> taken;
+  auto charges_of = [&](uint32_t b, double sign) {
+    const Reservation& x = of(b);
+    w_.for_each_charge(w_.cats.of_job[b], x.allocs.data(), x.allocs.size(),
+                       [&](size_t k, uint32_t t, double amount) { future_.take(k, t, sign * amount); });
+  };  // (take with -amount gives a take back exactly; release would pay a tasker's debt first)
+  auto mark = [&](uint32_t b, int d) {
+    for (const Allocation& a : of(b).allocs) pending_count_[a.tasker] += d;
+  };
+  std::vector<Allocation> trial;
+  while (true) {
+    const double at_running = running != w_.running.end() ? running->first : kInf;
+    const double at_book = next_end != ends_.end() ? next_end->first : kInf;
+    double T = 0;
+    if (running != w_.running.end() && at_running <= at_book) {
+      T = at_running;
+      const uint32_t rj = running->second;
+      ++running;
+      w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
+    } else if (next_end != ends_.end()) {
+      T = at_book;
+      while (next_end != ends_.end() && next_end->first == T) ++next_end;  // one try per time
+    } else {
+      break;  // fits at none of them
+    }
+    // the book as it stands at T: reservations starting within [T, T + est) are pending (left alone),
+    // those started by T and not ended run (their charges taken), those ended are gone
+    for (; window != shadows_.end() && window->first < T + est; ++window) {
+      mark(window->second, +1);
+      ++pending;
+    }
+    for (; started != shadows_.end() && started->first <= T; ++started) {
+      if (started == window) {  // (an estimate of 0: it never was within the run)
+        ++window;
+      } else {
+        mark(started->second, -1);
+        --pending;
+      }
+      if (of(started->second).end > T) {
+        charges_of(started->second, +1);
+        taken.push({of(started->second).end, started->second});
+      }
+    }
+    while (!taken.empty() && taken.top().first <= T) {
+      charges_of(taken.top().second, -1);
+      taken.pop();
+    }
+    trial.clear();
+    bool fits = !(pending > 0 && shared) && future_placer_.plan(j, w_.policy.allocation, trial);
+    if (fits && pending > 0)
+      for (const Allocation& a : trial) fits = fits && pending_count_[a.tasker] == 0;
+    if (!fits) continue;
+    r.active = true;
+    r.job = j;
+    r.shadow = T;
+    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
+    r.end = T + est;
+    r.allocs = trial;
+    break;
+  }
+  for (; started != window; ++started) mark(started->second, -1);  // pending_count_ back to 0
+}
+
+void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   r.active = false;
   const double est = sim_estimate(w_.jobs, j);

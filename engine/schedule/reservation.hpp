@@ -101,6 +101,7 @@ class Reservations {
 
   void reserve(uint32_t j, Reservation& r);
   void reserve_after_book(uint32_t j, Reservation& r);
+  void reserve_after_book_scan(uint32_t j, Reservation& r);
   bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   const InstanceTotal& instance_total(uint32_t c);
@@ -119,6 +120,8 @@ class Reservations {
   std::vector<uint32_t> slot_of_;                                // per job: its slot in book_, or kNoSlot
   std::vector<std::vector<std::pair<double, uint32_t>>> holds_;  // per tasker: (shadow, job), ascending
   std::set<std::pair<double, uint32_t>> shadows_;                // every booked (shadow, job)
+  std::set<std::pair<double, uint32_t>> ends_;                   // every booked (end, job)
+  std::vector<int32_t> pending_count_;  // reserve_after_book: per tasker, pending reservations holding it
   Reservation trial_resv_;
   std::vector<uint8_t> pending_;  // reserve_after_book: per tasker, held by a pending reservation
   std::vector<Allocation> probe_trial_;
