@@ -42,7 +42,11 @@ def _lines(path):
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
-def _read_csv(folder, name, columns):
+def _read_csv(folder, name, columns, numeric=(), repeated=()):
+    """The CSV's columns as text; with `numeric` and `repeated`, only `columns` are read, the `numeric` ones
+    as numbers (an empty field is NaN) and the `repeated` ones as categories, which keeps a large
+    schedule.csv to a few times its size in memory (as text every field is a Python string, about 11x).
+    A field that is not a number makes it read again as text, for _numbers to name its line."""
     import pandas as pd
 
     path = os.path.join(folder, name)
@@ -50,7 +54,18 @@ def _read_csv(folder, name, columns):
         if not _ends_with_newline(path):
             raise ReportError(f"{path}: line {_lines(path) + 1}: the file ends inside a line: cut short (run "
                               "colmatch again)")
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        frame = None
+        if numeric or repeated:
+            try:
+                header = pd.read_csv(path, nrows=0).columns
+                if all(c in header for c in columns):
+                    types = {c: ("float64" if c in numeric else "category" if c in repeated else str) for c in columns}
+                    frame = pd.read_csv(path, usecols=list(columns), dtype=types, keep_default_na=False,
+                                        na_values={c: [""] for c in numeric})
+            except ValueError:
+                frame = None  # a field that is not a number: read as text below, to name it
+        if frame is None:
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except FileNotFoundError:
         raise ReportError(f"{path}: missing (run colmatch match or simulate with --out {folder} first)")
     except ReportError:
@@ -77,6 +92,8 @@ def _every_job(frame, summary, name):
 def _numbers(frame, column, name):
     import pandas as pd
 
+    if frame[column].dtype.kind == "f":  # read as numbers (_read_csv): empty fields are NaN
+        return frame[column].to_numpy(dtype=float)
     values = pd.to_numeric(frame[column].replace("", "nan"), errors="coerce")
     bad = values.isna() & (frame[column] != "")
     if bad.any():
@@ -254,7 +271,7 @@ def _shares_figure(figs, started, column, name, title, edges):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    groups = started[column].replace("", "(none)")
+    groups = started[column].astype(object).replace("", "(none)")
     weight = started["slots_n"] * (started["end_n"] - started["start_n"])
     totals = weight.groupby(groups).sum().sort_values(ascending=False)
     shown = list(totals.index[:TOP])
@@ -287,7 +304,9 @@ def simulate_report(folder, figs):
 
     sched_name = os.path.join(folder, "schedule.csv")
     sched = _read_csv(folder, "schedule.csv", ["job", "submit", "start", "end", "wait", "slots", "queue", "user",
-                                               "status", "reason"])
+                                               "status", "reason"],
+                      numeric=("submit", "start", "end", "wait", "slots"),
+                      repeated=("job", "queue", "user", "status", "reason"))
     timeline = _read_csv(folder, "timeline.csv", ["time", "running", "queued"])
     cycles = _read_csv(folder, "cycles.csv", ["time", "cycles", "scheduler_us", "max_cycle_us"])
     summary, metrics = _read_json(folder, "summary.json"), _read_json(folder, "metrics.json")

@@ -183,6 +183,18 @@ def test_errors_name_the_file_and_leave_nothing(simulate_dir):
             f.write("time,running,queued\n1,2,3\nx,2,3\n")
         r = run("report", f"{tmp}/out", check=False)
         assert r.returncode == 1 and "timeline.csv: line 3: field 'time': not a number" in r.stderr, r.stderr
+        # schedule.csv is read with its number columns as numbers (memory); a field that is not one is still
+        # named by line and field
+        shutil.copy(f"{simulate_dir}/timeline.csv", f"{tmp}/out/timeline.csv")
+        with open(f"{tmp}/out/schedule.csv") as f:
+            rows = f.read().split("\n")
+        cells = rows[2].split(",")
+        cells[2] = "soon"  # start
+        rows[2] = ",".join(cells)
+        with open(f"{tmp}/out/schedule.csv", "w") as f:
+            f.write("\n".join(rows))
+        r = run("report", f"{tmp}/out", check=False)
+        assert r.returncode == 1 and "schedule.csv: line 3: field 'start': not a number" in r.stderr, r.stderr
         left = sorted(f for f in os.listdir(f"{tmp}/out") if f.startswith((".", "fig_", "report")))
         assert left == [], left
 
