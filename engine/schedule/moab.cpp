@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <queue>
 
 namespace colmatch {
 
@@ -31,6 +32,8 @@ MoabPolicy::MoabPolicy(SimWorld& w)
   wq_.emplace(order, w.cats.of_job, w.cats.size(), est);
   queued_set_ = RankSet(order.size());
   visible_set_ = RankSet(order.size());
+  unbooked_ = RankSet(order.size());
+  due_ = RankSet(order.size());
   streams_.emplace(w.creds, order.size());
 }
 
@@ -59,6 +62,8 @@ void MoabPolicy::submitted(uint32_t j, double t) {
 
 void MoabPolicy::woke(uint32_t j, double t) {
   if (static_order_ && parked_[j] == Parked::Held) classify(j, t);
+  // a reservation's time (Reservations::book asks for a cycle then): its job's turn in the fast cycle
+  if (static_order_ && reservations_.has(j) && reservations_.of(j).shadow <= t) due_.insert(wq_->rank(j));
 }
 
 void MoabPolicy::ended(uint32_t j, double t) {
@@ -85,6 +90,8 @@ void MoabPolicy::start(uint32_t j, double t, const std::vector<Allocation>& allo
     wq_->remove(j);
     parked_[j] = Parked::No;
     streams_->forget(r);  // a full cycle may start a parked job of an active stream
+    unbooked_.erase(r);
+    due_.erase(r);
   }
 }
 
@@ -125,6 +132,7 @@ void MoabPolicy::classify(uint32_t j, double t) {
     }
   visible_set_.insert(wq_->rank(j));
   wq_->add(j);
+  if (w_.policy.depth() > 1 && !reservations_.has(j)) unbooked_.insert(wq_->rank(j));
 }
 
 // Static order: parks job j if a credential limit keeps it from starting now. Until a job of that
@@ -158,6 +166,7 @@ uint32_t MoabPolicy::next_ready(size_t r) {
 
 void MoabPolicy::cycle(double t, bool last) {
   if (static_order_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
+  else if (static_order_ && !last && w_.policy.throttles.empty()) cycle_book_fast(t);
   else cycle_full(t);
 }
 
@@ -255,61 +264,117 @@ bool MoabPolicy::pass(double t) {
 // time has come but whose taskers have no room (the farm changed: a tasker went down) is made again.
 // Returns whether a job started.
 bool MoabPolicy::pass_with_book(double t) {
-  SimResult& res = w_.res;
-  const size_t depth = w_.policy.depth();
   bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
+  for (const auto& [prio, j] : ready_) started = with_book(j, t, blocked) || started;
+  return started;
+}
+
+// One job's turn in pass_with_book; `blocked` says whether a job before it waits, and is set if this
+// one does. Returns whether it started.
+bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
+  SimResult& res = w_.res;
   std::vector<Allocation>& trial = w_.trial;
-  auto wait = [&](uint32_t j, SimReason why) {
+  auto wait = [&](SimReason why) {
     res.reason[j] = why;
     blocked = true;
-    if (reservations_.has(j) && t >= reservations_.of(j).shadow) reservations_.drop(j);  // overdue
-    if (!reservations_.has(j) && reservations_.booked() < depth) reservations_.book(j);
+    if (reservations_.has(j) && t >= reservations_.of(j).shadow) drop_reservation(j);  // overdue
+    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth()) book_reservation(j);
+    return false;
   };
-  for (const auto& [prio, j] : ready_) {
-    if (const auto v = w_.creds.violation(j)) {
-      res.reason[j] = SimReason::Throttled;
-      res.detail[j] = w_.creds.describe(v);
-      res.was_throttled[j] = 1;
-      reservations_.drop(j);  // it could not use it
-      continue;
-    }
-    const double end = t + sim_estimate(w_.jobs, j);
-    trial.clear();
-    // On its reserved taskers: when its time has come (the reservations booked after it were planned
-    // around it there), or before if that delays no other reservation.
-    if (reservations_.has(j) && reservations_.take_booked(j, trial)) {
-      if (t >= reservations_.of(j).shadow || reservations_.book_allows(j, end, trial)) {
-        w_.cap.commit();
-        reservations_.drop(j);
-        start(j, t, trial, blocked);
-        started = true;
-        continue;
-      }
-      w_.cap.rollback();
-    }
-    const bool must_avoid = reservations_.first_shadow_except(j) < end;
-    if (must_avoid && reservations_.book_forbids(j, end)) {
-      wait(j, SimReason::Reservation);
-      continue;
-    }
-    trial.clear();
-    const uint32_t c = w_.cats.of_job[j];
-    if (w_.dead(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
-      w_.mark_dead(c);  // so will its other jobs until capacity grows where they could use it
-      wait(j, must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
-      continue;
-    }
-    if (must_avoid && !reservations_.book_allows(j, end, trial)) {
-      w_.cap.rollback();
-      wait(j, SimReason::Reservation);
-      continue;
-    }
+  auto go = [&] {
     w_.cap.commit();
-    reservations_.drop(j);
+    drop_reservation(j);
     start(j, t, trial, blocked);
-    started = true;
+    return true;
+  };
+  if (const auto v = w_.creds.violation(j)) {
+    res.reason[j] = SimReason::Throttled;
+    res.detail[j] = w_.creds.describe(v);
+    res.was_throttled[j] = 1;
+    drop_reservation(j);  // it could not use it
+    return false;
   }
-  return started;
+  const double end = t + sim_estimate(w_.jobs, j);
+  trial.clear();
+  // On its reserved taskers: when its time has come (the reservations booked after it were planned
+  // around it there), or before if that delays no other reservation.
+  if (reservations_.has(j) && reservations_.take_booked(j, trial)) {
+    if (t >= reservations_.of(j).shadow || reservations_.book_allows(j, end, trial)) return go();
+    w_.cap.rollback();
+  }
+  const bool must_avoid = reservations_.first_shadow_except(j) < end;
+  if (must_avoid && reservations_.book_forbids(j, end)) return wait(SimReason::Reservation);
+  trial.clear();
+  const uint32_t c = w_.cats.of_job[j];
+  if (w_.dead(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
+    w_.mark_dead(c);  // so will its other jobs until capacity grows where they could use it
+    return wait(must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
+  }
+  if (must_avoid && !reservations_.book_allows(j, end, trial)) {
+    w_.cap.rollback();
+    return wait(SimReason::Reservation);
+  }
+  return go();
+}
+
+void MoabPolicy::book_reservation(uint32_t j) {
+  reservations_.book(j);
+  if (static_order_ && reservations_.has(j)) unbooked_.erase(wq_->rank(j));
+}
+
+void MoabPolicy::drop_reservation(uint32_t j) {
+  if (!reservations_.has(j)) return;
+  reservations_.drop(j);
+  if (!static_order_) return;
+  due_.erase(wq_->rank(j));
+  if (wq_->ready(j)) unbooked_.insert(wq_->rank(j));
+}
+
+// The same starts as pass_with_book, visiting what can change them (static order, no credential limits:
+// a limit could take a job's reservation at any cycle). A ready job can start, or book, only if it holds
+// no reservation (a new one, or beyond the depth), or its reservation's time has come, or its category
+// can place a job now (SimWorld::dead: a category that cannot place on any tasker cannot on its reserved
+// ones either). Every other job would only wait again: it is not visited. They are visited in rank
+// order, merged from those three sources; reasons are left to the last, full, cycle.
+void MoabPolicy::cycle_book_fast(double t) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ++w_.res.cycles;
+  wq_->compact();
+  using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue)
+  constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1;
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+  auto push = [&](uint32_t source, size_t from) {
+    size_t r = RankSet::npos;
+    if (source == kUnbooked) {
+      r = unbooked_.next(from);
+    } else if (source == kDue) {
+      r = due_.next(from);
+    } else if (!w_.dead(source)) {
+      const uint32_t j = wq_->first_in(source, from, [](double) { return true; });
+      if (j != WaitQueue::kNoJob) r = wq_->rank(j);
+    }
+    if (r != RankSet::npos) next.push({static_cast<uint32_t>(r), source});
+  };
+  push(kUnbooked, 0);
+  push(kDue, 0);
+  for (const uint32_t c : wq_->categories())
+    if (wq_->ready_in(c) > 0) push(c, 0);
+  size_t last = RankSet::npos;
+  while (!next.empty()) {
+    const auto [r, source] = next.top();
+    next.pop();
+    if (r != last) {  // a job may come from more than one source: its turn once
+      last = r;
+      const uint32_t j = wq_->job(r);
+      if (wq_->ready(j)) {
+        const uint32_t first = wq_->first(0);  // a job before it waits (every one not visited does)
+        bool blocked = first != WaitQueue::kNoJob && wq_->rank(first) < r;
+        with_book(j, t, blocked);
+      }
+    }
+    push(source, r + 1);
+  }
+  w_.end_cycle(t, t0, queued());
 }
 
 // The same starts as cycle_full, visiting what can change them (static order only). Ready jobs are

@@ -67,6 +67,10 @@ class MoabPolicy final : public SchedulingPolicy {
   void cycle_full(double t);
   bool pass(double t);
   bool pass_with_book(double t);
+  bool with_book(uint32_t j, double t, bool& blocked);
+  void book_reservation(uint32_t j);
+  void drop_reservation(uint32_t j);
+  void cycle_book_fast(double t);
   void cycle_fast(double t);
   // backfill.cpp
   void backfill(uint32_t blocker, double t);
@@ -86,6 +90,8 @@ class MoabPolicy final : public SchedulingPolicy {
   std::optional<WaitQueue> wq_;        // static order: the ready jobs
   RankSet queued_set_;                 // static order: the ranks of the waiting jobs
   RankSet visible_set_;                // static order: those a full cycle visits (not waiting for a dependency)
+  RankSet unbooked_;                   // static order, depth > 1: ready jobs holding no reservation
+  RankSet due_;                        // static order, depth > 1: ready jobs whose reservation's time has come
   std::optional<ThrottleStreams> streams_;  // static order: jobs parked on a credential limit
   std::vector<Parked> parked_;
   std::vector<std::vector<uint32_t>> dependents_;  // per job: parked jobs waiting for it
