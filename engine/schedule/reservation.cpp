@@ -236,12 +236,22 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
   size_t pending = 0;                         // booked reservations starting within the job's run (window - started)
   using Taken = std::pair<double, uint32_t>;  // (end, job): booked reservations running at the step
   std::priority_queue<Taken, std::vector<Taken>, std::greater<>> taken;
+  // A step that changes nothing on the job's eligible taskers (capacity, or a pending reservation's
+  // hold) cannot turn a failed placement into one that fits: only the first step after a change
+  // places it (a category charging a shared pool: every step).
+  const kernels::TaskerSet& elig = w_.eligible[w_.cats.of_job[j]].eligible;
+  bool changed = true;
+  auto touches = [&](const Allocation* allocs, uint32_t n) {
+    for (uint32_t i = 0; i < n && !changed; ++i) changed = elig.contains(allocs[i].tasker);
+  };
   auto charges_of = [&](uint32_t b, double sign) {
     const Reservation& x = of(b);
+    touches(x.allocs.data(), static_cast<uint32_t>(x.allocs.size()));
     w_.for_each_charge(w_.cats.of_job[b], x.allocs.data(), x.allocs.size(),
                        [&](size_t k, uint32_t t, double amount) { future_.take(k, t, sign * amount); });
   };  // (take with -amount gives a take back exactly; release would pay a tasker's debt first)
   auto mark = [&](uint32_t b, int d) {
+    touches(of(b).allocs.data(), static_cast<uint32_t>(of(b).allocs.size()));
     for (const Allocation& a : of(b).allocs) pending_count_[a.tasker] += d;
   };
   std::vector<Allocation> trial;
@@ -254,6 +264,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
       const uint32_t rj = running->second;
       ++running;
       w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
+      touches(w_.res.allocations.data() + w_.res.alloc_first[rj], w_.res.alloc_count[rj]);
     } else if (next_end != ends_.end()) {
       T = at_book;
       while (next_end != ends_.end() && next_end->first == T) ++next_end;  // one try per time
@@ -282,6 +293,8 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
       charges_of(taken.top().second, -1);
       taken.pop();
     }
+    if (!changed && !shared) continue;
+    changed = false;
     trial.clear();
     bool fits = !(pending > 0 && shared) && future_placer_.plan(j, w_.policy.allocation, trial);
     if (fits && pending > 0)
