@@ -14,6 +14,7 @@ Reservations::Reservations(SimWorld& w)
       future_placer_(w.taskers, w.jobs, w.cats, w.eligible, future_, nullptr),
       master_memo_(w.cats.size(), {~uint64_t{0}, 0}),
       at_shadow_(Capacity::configured(w.catalog, w.taskers)),
+      at_shadow_placer_(w.taskers, w.jobs, w.cats, w.eligible, at_shadow_, nullptr),
       holds_(w.taskers.size()),
       probe_(Capacity::configured(w.catalog, w.taskers)),
       probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr) {}
@@ -77,6 +78,14 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     r.end = expected_end + sim_estimate(w_.jobs, j);
     r.allocs = trial;
     at_shadow_ = future_;
+    // $fill_up on its taskers' own pools with no per-job charge: it fits while its slot instances reach
+    // its slots, which the walk has counted per tasker (leaves_alone then needs no placement)
+    counted_ = fill && !shared;
+    for (const double once : w_.cats.master_charge[c]) counted_ = counted_ && !(once > 0);
+    if (counted_) {
+      at_shadow_instances_ = future_instances_;
+      at_shadow_total_ = total;
+    }
     return;
   }
   // does not fit even once every running job has ended: no reservation
@@ -123,6 +132,23 @@ const Reservation& Reservations::reservation_for(uint32_t j) {
 
 bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "leaves_alone asks of the EASY reservation");
+  if (counted_) {  // the slot instances r's job loses on j's taskers, against what it has to spare
+    const uint32_t c = w_.cats.of_job[r.job];
+    const kernels::TaskerSet& elig = w_.eligible[c].eligible;
+    const uint32_t slots = w_.jobs.slots[r.job];
+    at_shadow_.begin();
+    w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
+                       [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
+    uint64_t lost = 0;
+    for (size_t a = 0; a < allocs.size(); ++a) {
+      const uint32_t x = allocs[a].tasker;
+      bool seen = false;  // each tasker once
+      for (size_t b = 0; b < a; ++b) seen = seen || allocs[b].tasker == x;
+      if (!seen && elig.contains(x)) lost += at_shadow_instances_[x] - at_shadow_placer_.instances(c, x, false, slots);
+    }
+    at_shadow_.rollback();
+    return at_shadow_total_ >= lost + slots;
+  }
   probe_ = at_shadow_;
   w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
                      [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
@@ -135,6 +161,14 @@ void Reservations::started_under(uint32_t j, const std::vector<Allocation>& allo
   COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
   w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
                      [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
+  if (!counted_) return;
+  const uint32_t c = w_.cats.of_job[r.job];
+  for (const Allocation& a : allocs) {
+    if (!w_.eligible[c].eligible.contains(a.tasker)) continue;
+    at_shadow_total_ -= at_shadow_instances_[a.tasker];
+    at_shadow_instances_[a.tasker] = at_shadow_placer_.instances(c, a.tasker, false, w_.jobs.slots[r.job]);
+    at_shadow_total_ += at_shadow_instances_[a.tasker];
+  }
 }
 
 // ---- The book ----

@@ -114,7 +114,13 @@ class Reservations {
   std::vector<uint32_t> future_instances_;                // reserve(): per tasker, instances on future_
   std::vector<std::pair<uint64_t, size_t>> master_memo_;  // per category: (state_version, fill_up master)
   Reservation resv_, none_;
-  Capacity at_shadow_;             // EASY: the capacity at resv_'s shadow time, less the jobs started under it
+  Capacity at_shadow_;
+  Placer at_shadow_placer_;  // counts slot instances on at_shadow_ (never places)
+  // resv_'s job is $fill_up on its taskers' own pools with no per-job charge: per tasker, the slot
+  // instances it takes at the shadow time (up to its slots), and their sum (from reserve()'s walk)
+  bool counted_ = false;
+  std::vector<uint32_t> at_shadow_instances_;
+  uint64_t at_shadow_total_ = 0;   // EASY: the capacity at resv_'s shadow time, less the jobs started under it
   std::vector<Reservation> book_;  // the booked reservations (slots; free ones have job kNoSlot)
   std::vector<uint32_t> free_slots_;
   std::vector<uint32_t> slot_of_;                                // per job: its slot in book_, or kNoSlot
