@@ -245,6 +245,16 @@ bool Reservations::held_by_other(uint32_t x, uint32_t j, double end) const noexc
   return false;
 }
 
+// Reservation r is job j's at time T, for its walltime estimate `est`, on `allocs`.
+void Reservations::made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs) {
+  r.active = true;
+  r.job = j;
+  r.shadow = T;
+  r.end = T + est;
+  r.allocs = allocs;
+  if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
+}
+
 // The walk of reserve(), with the booked reservations' ends among its steps: the running jobs end one at
 // a time in order of their expected end, and the booked reservations' ends pass, all in time order (at
 // one time, the running jobs' ends first); capacity comes back only at these steps. At each step T the
@@ -334,12 +344,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
     if (fits && pending > 0)
       for (const Allocation& a : trial) fits = fits && pending_count_[a.tasker] == 0;
     if (!fits) continue;
-    r.active = true;
-    r.job = j;
-    r.shadow = T;
-    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
-    r.end = T + est;
-    r.allocs = trial;
+    made(r, j, T, est, trial);
     break;
   }
   for (; started != window; ++started) mark(started->second, -1);  // pending_count_ back to 0
@@ -399,12 +404,7 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
       for (const Reservation& b : book_)
         for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)
     if (!fits) continue;
-    r.active = true;
-    r.job = j;
-    r.shadow = T;
-    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
-    r.end = T + est;
-    r.allocs = trial;
+    made(r, j, T, est, trial);
     return;
   }
 }

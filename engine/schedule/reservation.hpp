@@ -102,6 +102,7 @@ class Reservations {
   void reserve(uint32_t j, Reservation& r);
   void reserve_after_book(uint32_t j, Reservation& r);
   void reserve_after_book_scan(uint32_t j, Reservation& r);
+  void made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs);
   bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   const InstanceTotal& instance_total(uint32_t c);

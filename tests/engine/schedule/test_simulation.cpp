@@ -362,7 +362,7 @@ TEST(Backfill, ReservationDepthProtectsTheFirstNJobs) {
   SimPolicy easy;
   easy.backfill = BackfillPolicy::Easy;
   const auto e = run(f, jobs, easy);
-  EXPECT_EQ(e.start[4], 3) << "l leaves h1's taskers alone";
+  EXPECT_EQ(e.start[4], 3) << "h1 still fits on t0 at 100 beside l";
   EXPECT_EQ(e.start[2], 100);
   EXPECT_EQ(e.start[3], 200) << "h2, unprotected, waits for t0";
   for (const auto backfill : {BackfillPolicy::Easy, BackfillPolicy::Conservative}) {
