@@ -166,7 +166,10 @@ uint32_t MoabPolicy::next_ready(size_t r) {
 
 void MoabPolicy::cycle(double t, bool last) {
   if (static_order_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
-  else if (static_order_ && !last && w_.policy.throttles.empty()) cycle_book_fast(t);
+  // the fast cycle over a book when every waiting job holds a reservation (conservative): with a finite
+  // depth most waiting jobs hold none and every one is visited anyway, at a higher cost per job (RICC at
+  // depth 4: 84 s with full cycles, 241 s with fast ones)
+  else if (static_order_ && !last && w_.policy.throttles.empty() && w_.policy.depth() == SIZE_MAX) cycle_book_fast(t);
   else cycle_full(t);
 }
 
@@ -343,9 +346,17 @@ void MoabPolicy::cycle_book_fast(double t) {
   using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue)
   constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1;
   std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+  // Unbooked jobs of categories that cannot place matter only while the book has room: with the book
+  // full the unbooked source waits (suspended) until a turn leaves room again, and goes on from there.
+  const size_t depth = w_.policy.depth();
+  bool suspended = false;
   auto push = [&](uint32_t source, size_t from) {
     size_t r = RankSet::npos;
     if (source == kUnbooked) {
+      if (reservations_.booked() >= depth) {
+        suspended = true;
+        return;
+      }
       r = unbooked_.next(from);
     } else if (source == kDue) {
       r = due_.next(from);
@@ -370,6 +381,10 @@ void MoabPolicy::cycle_book_fast(double t) {
         const uint32_t first = wq_->first(0);  // a job before it waits (every one not visited does)
         bool blocked = first != WaitQueue::kNoJob && wq_->rank(first) < r;
         with_book(j, t, blocked);
+        if (suspended && reservations_.booked() < depth) {
+          suspended = false;
+          push(kUnbooked, r + 1);
+        }
       }
     }
     push(source, r + 1);

@@ -13,11 +13,12 @@
 //
 // Two queues. When no priority factor depends on time (queue_time and expansion weights 0), every job
 // has a fixed rank (WaitQueue) and a cycle visits what can change the schedule: ready jobs up to the
-// first that does not fit; with EASY, one candidate per category per start; held, dependency-waiting
-// and throttled jobs only when their event comes. It gives the same starts as the full cycle, which
-// visits every waiting job in priority order and gives each its reason (the run's last cycle is always
-// a full one). With time-dependent priorities every cycle is a full one over the waiting jobs (those
-// waiting for a dependency are parked until it ends). Internal to engine/schedule/.
+// first that does not fit; with EASY and greedy, one candidate per category per start; under
+// conservative backfill (no credential limits), the jobs holding no reservation, those whose reservation is due and
+// those of categories that can place; held, dependency-waiting and throttled jobs only when their event comes. It gives
+// the same starts as the full cycle, which visits every waiting job in priority order and gives each its reason (the
+// run's last cycle is always a full one). With time-dependent priorities every cycle is a full one over the waiting
+// jobs (those waiting for a dependency are parked until it ends). Internal to engine/schedule/.
 #pragma once
 
 #include <cstdint>
