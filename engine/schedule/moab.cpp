@@ -132,7 +132,7 @@ void MoabPolicy::classify(uint32_t j, double t) {
     }
   visible_set_.insert(wq_->rank(j));
   wq_->add(j);
-  if (w_.policy.depth() > 1 && !reservations_.has(j)) unbooked_.insert(wq_->rank(j));
+  if (w_.policy.depth() == SIZE_MAX && !reservations_.has(j)) unbooked_.insert(wq_->rank(j));
 }
 
 // Static order: parks job j if a credential limit keeps it from starting now. Until a job of that
@@ -330,15 +330,15 @@ void MoabPolicy::drop_reservation(uint32_t j) {
   reservations_.drop(j);
   if (!static_order_) return;
   due_.erase(wq_->rank(j));
-  if (wq_->ready(j)) unbooked_.insert(wq_->rank(j));
+  if (wq_->ready(j) && w_.policy.depth() == SIZE_MAX) unbooked_.insert(wq_->rank(j));
 }
 
 // The same starts as pass_with_book, visiting what can change them (static order, no credential limits:
-// a limit could take a job's reservation at any cycle). A ready job can start, or book, only if it holds
-// no reservation (a new one, or beyond the depth), or its reservation's time has come, or its category
-// can place a job now (SimWorld::dead: a category that cannot place on any tasker cannot on its reserved
-// ones either). Every other job would only wait again: it is not visited. They are visited in rank
-// order, merged from those three sources; reasons are left to the last, full, cycle.
+// a limit could take a job's reservation at any cycle; conservative only). A ready job can start, or
+// book, only if it holds no reservation (a new one, or one whose booking failed), or its reservation's time has come,
+// or its category can place a job now (SimWorld::dead: a category that cannot place on any tasker cannot on its
+// reserved ones either). Every other job would only wait again: it is not visited. They are visited in rank order,
+// merged from those three sources; reasons are left to the last, full, cycle.
 void MoabPolicy::cycle_book_fast(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
@@ -346,17 +346,9 @@ void MoabPolicy::cycle_book_fast(double t) {
   using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue)
   constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1;
   std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
-  // Unbooked jobs of categories that cannot place matter only while the book has room: with the book
-  // full the unbooked source waits (suspended) until a turn leaves room again, and goes on from there.
-  const size_t depth = w_.policy.depth();
-  bool suspended = false;
-  auto push = [&](uint32_t source, size_t from) {
+  auto push = [&](uint32_t source, size_t from) {  // conservative: the book always has room
     size_t r = RankSet::npos;
     if (source == kUnbooked) {
-      if (reservations_.booked() >= depth) {
-        suspended = true;
-        return;
-      }
       r = unbooked_.next(from);
     } else if (source == kDue) {
       r = due_.next(from);
@@ -381,10 +373,6 @@ void MoabPolicy::cycle_book_fast(double t) {
         const uint32_t first = wq_->first(0);  // a job before it waits (every one not visited does)
         bool blocked = first != WaitQueue::kNoJob && wq_->rank(first) < r;
         with_book(j, t, blocked);
-        if (suspended && reservations_.booked() < depth) {
-          suspended = false;
-          push(kUnbooked, r + 1);
-        }
       }
     }
     push(source, r + 1);

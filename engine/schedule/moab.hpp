@@ -91,8 +91,8 @@ class MoabPolicy final : public SchedulingPolicy {
   std::optional<WaitQueue> wq_;        // static order: the ready jobs
   RankSet queued_set_;                 // static order: the ranks of the waiting jobs
   RankSet visible_set_;                // static order: those a full cycle visits (not waiting for a dependency)
-  RankSet unbooked_;                   // static order, depth > 1: ready jobs holding no reservation
-  RankSet due_;                        // static order, depth > 1: ready jobs whose reservation's time has come
+  RankSet unbooked_;                   // static order, conservative: ready jobs holding no reservation
+  RankSet due_;                        // static order, conservative: ready jobs whose reservation's time has come
   std::optional<ThrottleStreams> streams_;  // static order: jobs parked on a credential limit
   std::vector<Parked> parked_;
   std::vector<std::vector<uint32_t>> dependents_;  // per job: parked jobs waiting for it
