@@ -578,7 +578,7 @@ void BM_Vov_ExpandPerKey(benchmark::State& st) {
                                           j.owner, j.group, j.priority, std::ceil(j.expected_duration));
       if (!seen.emplace(key, static_cast<uint32_t>(exp.size())).second) continue;
       exp.push_back(vov::expand({j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration}, maps,
-                                [](std::string_view) { return true; }));
+                                [](std::string_view, double) { return true; }));
     }
     distinct = exp.size();
     benchmark::DoNotOptimize(exp.data());
@@ -598,7 +598,7 @@ void BM_Vov_ExpandPerJob(benchmark::State& st) {
     size_t tokens = 0;
     for (const naive::VovJob& j : f->jobs)
       tokens += vov::expand({j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration}, maps,
-                            [](std::string_view) { return true; })
+                            [](std::string_view, double) { return true; })
                     .expanded.kids.size();
     benchmark::DoNotOptimize(tokens);
   }

@@ -154,7 +154,7 @@ Expr token_expr(std::string name) {
 class Expander {
  public:
   Expander(const std::map<std::string, ResourceMap, std::less<>>& maps,
-           const std::function<bool(std::string_view)>& available,
+           const std::function<bool(std::string_view, double)>& available,
            const std::map<std::string, std::string, std::less<>>& dollars, Expansion& out)
       : maps_(maps), available_(available), dollars_(dollars), out_(out) {}
 
@@ -192,11 +192,11 @@ class Expander {
         o.op = Expr::Op::Or;
         for (const Expr& k : e.kids) {
           std::vector<Expr> alt;
-          const size_t held = out_.held.size();
+          const std::vector<Held> held = out_.held;  // (hold() may have raised a quantity held before)
           if (!walk(k, alt)) {
             if (out_.outcome == Expansion::Outcome::Cycle) return false;
             out_.outcome = Expansion::Outcome::Ok;  // an alternative not available now: the others may be
-            out_.held.resize(held);
+            out_.held = held;
             continue;
           }
           o.kids.push_back(and_of(std::move(alt)));
@@ -230,6 +230,16 @@ class Expander {
     ++visited_;
   }
 
+  // A counted map held once per job, for the largest quantity asked of it.
+  void hold(const std::string& name, double units) {
+    for (Held& h : out_.held)
+      if (h.map == name) {
+        h.units = std::max(h.units, units);
+        return;
+      }
+    out_.held.push_back({name, units});
+  }
+
   bool walk_token(const Expr& e, std::vector<Expr>& into) {
     const std::string& name = e.token.name;
     if (!name.empty() && name[0] == '$') {  // a special resource: its definition, in place
@@ -244,7 +254,7 @@ class Expander {
     }
     visit();
     const auto m = maps_.find(name);
-    if (m == maps_.end() || e.token.kind != Token::Kind::Has) {  // not in a map: for the taskers
+    if (m == maps_.end()) {  // not in a map: for the taskers
       into.push_back(e);
       return true;
     }
@@ -256,13 +266,14 @@ class Expander {
         out_.detail = cycle + name;
         return false;
       }
-    if (m->second.count) {
-      if (!available_(name)) {
+    if (m->second.count) {  // "if the resource map is found and there is enough of it"
+      const double units = e.token.kind == Token::Kind::Has ? 1.0 : e.token.amount;
+      if (!available_(name, units)) {
         out_.outcome = Expansion::Outcome::NotAvailable;
         out_.detail = name;
         return false;
       }
-      out_.held.push_back(name);
+      hold(name, units);
     }
     if (!m->second.map) return true;  // a counter only: satisfied by the map, no tasker offers it
     if (count_ > kMaxDepthCount || visited_ > kMaxVisited) {  // curtailed: the name is left as it is
@@ -280,7 +291,7 @@ class Expander {
   }
 
   const std::map<std::string, ResourceMap, std::less<>>& maps_;
-  const std::function<bool(std::string_view)>& available_;
+  const std::function<bool(std::string_view, double)>& available_;
   const std::map<std::string, std::string, std::less<>>& dollars_;
   Expansion& out_;
   std::vector<std::string> path_;
@@ -409,7 +420,7 @@ std::string tool_of(std::string_view command, const Wrappers& wrappers) {
 }
 
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
-                 const std::function<bool(std::string_view map)>& available,
+                 const std::function<bool(std::string_view map, double units)>& available,
                  const std::map<std::string, std::string, std::less<>>& dollars, const Wrappers& wrappers) {
   Expansion out;
   Expr list = parse_resources(job.resources);

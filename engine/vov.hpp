@@ -102,6 +102,14 @@ struct JobResources {
 /// The seed's depth limit: past this count, traversal into a map is curtailed (silently in VOV).
 inline constexpr int kMaxDepthCount = 30;
 
+/// Units of a counted map that a job holds while it runs (seed 000: `License:quad` holds 1, `License:quad#3`
+/// and `License:quad/3` hold 3).
+struct Held {
+  std::string map;
+  double units = 1;
+  bool operator==(const Held&) const = default;
+};
+
 /// The outcome of a job's expansion.
 struct Expansion {
   enum class Outcome : uint8_t {
@@ -112,7 +120,7 @@ struct Expansion {
   Outcome outcome = Outcome::Ok;
   Expr expanded;                      ///< names no map (each mapped name replaced, recursively)
   std::vector<std::string> appended;  ///< Priority:, Tool:, User:, Group: as appended (before mapping)
-  std::vector<std::string> held;      ///< the counted maps traversed: one unit of each while it runs
+  std::vector<Held> held;             ///< the counted maps traversed, each once (the larger quantity)
   std::string detail;
   bool curtailed = false;   ///< the depth count passed kMaxDepthCount somewhere
   int max_depth_count = 0;  ///< the largest depth count reached
@@ -122,15 +130,17 @@ struct Expansion {
 /// the command has one), User:<owner>, Group:<group> (an appended resource without a map is dropped
 /// after it is counted: every job has User:<owner>, which no tasker offers, so it can only be a hook
 /// for maps and limits; the seed's literal reading would leave every job ineligible); `$name` tokens replaced by
-/// `dollars[name]`; each name found in `maps` replaced by its map (repeatedly) after checking `available(map)` for a
-/// counted one; finally TIMELEFT#<expected duration>. Depth count (seed 000): the three automatic
-/// resources and each resource visited add 1, entering a map adds 1 and leaving restores the count;
-/// while it is past kMaxDepthCount a map is not entered and an OR keeps its first alternative
+/// `dollars[name]`; each name found in `maps` replaced by its map (repeatedly) after checking
+/// `available(map, units)` for a counted one, whatever quantity the name carries (`name`: 1 unit, `name#N`
+/// and `name/N`: N units; the quantity is the count's, a map without a count is entered all the same); finally
+/// TIMELEFT#<expected duration>. Depth count (seed 000): the three automatic resources and each resource visited add 1,
+/// entering a map adds 1 and leaving restores the count; while it is past kMaxDepthCount a map is not entered and an OR
+/// keeps its first alternative
 /// (`curtailed`); so is every map entry after 65,536 resources visited (maps that fan out would
 /// otherwise grow the list geometrically). O(size of the expanded list), bounded as said. Throws ResourceError for a
 /// `$` name with no definition or a list that does not parse (the job's own, or a `$` definition).
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
-                 const std::function<bool(std::string_view map)>& available,
+                 const std::function<bool(std::string_view map, double units)>& available,
                  const std::map<std::string, std::string, std::less<>>& dollars = {},
                  const Wrappers& wrappers = Wrappers::standard());
 

@@ -774,7 +774,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       const vov::JobResources job{std::string(k.resources), std::string(k.command),  std::string(k.owner),
                                   std::string(k.group),     std::string(k.priority), k.expected_duration};
       exp[r] = vov::expand(
-          job, maps, [](std::string_view) { return true; }, options.dollars, wrappers);
+          job, maps, [](std::string_view, double) { return true; }, options.dollars, wrappers);
       if (exp[r].outcome == vov::Expansion::Outcome::Cycle)
         rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
     } catch (const vov::ResourceError& e) {
@@ -795,10 +795,11 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
     if (!rep_why[r].empty()) return;
     expansion[r] = vov::to_text(exp[r].expanded);
-    for (const std::string& m : exp[r].held) {
-      const auto n = static_cast<uint32_t>(m.size());
+    for (const vov::Held& h : exp[r].held) {
+      const auto n = static_cast<uint32_t>(h.map.size());
       expansion[r].push_back('\0');
-      expansion[r].append(reinterpret_cast<const char*>(&n), sizeof n).append(m);
+      expansion[r].append(reinterpret_cast<const char*>(&n), sizeof n).append(h.map);
+      expansion[r].append(reinterpret_cast<const char*>(&h.units), sizeof h.units);
     }
   });
   std::vector<uint32_t> distinct_of(reps.size(), kNone), distinct;  // an expansion's text; each one's first
@@ -816,7 +817,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   tbb::parallel_for(size_t{0}, distinct.size(), [&](size_t d) {
     const size_t r = distinct[d];
     compiled[d] = compile(exp[r].expanded, ds.catalog, a_names, true, charges[d]);
-    for (const std::string& m : exp[r].held) charges[d].emplace_back(*ds.catalog.find("map:" + m), 1);
+    for (const vov::Held& h : exp[r].held) charges[d].emplace_back(*ds.catalog.find("map:" + h.map), h.units);
   });
   JobBuilder protos(ds.catalog);
   const std::vector<uint32_t> interned = protos.intern_all(std::move(compiled));

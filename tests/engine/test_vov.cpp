@@ -14,7 +14,7 @@ ResourceMap maps_to(const char* expr, std::optional<uint64_t> count = std::nullo
   return ResourceMap{count, parse_resources(expr)};
 }
 
-const auto always = [](std::string_view) { return true; };
+const auto always = [](std::string_view, double) { return true; };
 
 // Seed 000: the job's resources, then Priority:normal, Tool:<tail of the first argument after the
 // wrappers>, User:john, Group:time_regression, and TIMELEFT#32 for a job expected to take 32 seconds.
@@ -37,7 +37,7 @@ TEST(VovExpansion, SeedAppendsPriorityToolUserGroupAndTimeleft) {
                   {"Priority:normal", maps_to("queue_normal")}};
   const Expansion m = expand(job, maps, always);
   EXPECT_EQ(to_text(m.expanded), "RAM/4000 CORES/2 License:spice linux64 queue_normal License:spice_sim TIMELEFT#32");
-  EXPECT_EQ(m.held, std::vector<std::string>{"User:john"}) << "a per-user limit";
+  EXPECT_EQ(m.held, (std::vector<Held>{{"User:john", 1}})) << "a per-user limit";
 }
 
 // Seed 000: "a list of 4 separate resource requests (without maps) will result in a max count of 7; 4
@@ -68,14 +68,16 @@ TEST(VovExpansion, MapTraversalCountsAndRestores) {
 TEST(VovExpansion, MyLocalLimitFive) {
   Maps maps{{"mylocallimit", ResourceMap{5, std::nullopt}}};
   uint64_t held = 0;
-  const auto available = [&](std::string_view name) { return name != "mylocallimit" || held < 5; };
+  const auto available = [&](std::string_view name, double units) {
+    return name != "mylocallimit" || held + units <= 5;
+  };
   JobResources job;
   job.resources = "mylocallimit";
   for (int i = 0; i < 6; ++i) {
     const Expansion e = expand(job, maps, available);
     if (i < 5) {
       ASSERT_EQ(e.outcome, Expansion::Outcome::Ok) << i;
-      ASSERT_EQ(e.held, std::vector<std::string>{"mylocallimit"});
+      ASSERT_EQ(e.held, (std::vector<Held>{{"mylocallimit", 1}}));
       EXPECT_EQ(to_text(e.expanded), "TIMELEFT#0") << "a counter no tasker offers";
       held += e.held.size();
     } else {
@@ -136,13 +138,41 @@ TEST(VovExpansion, OrWithAndWithoutMaps) {
   job.resources = "(Tool:spice | Tool:hsim) RAM/2000 (fast | slow)";
   Expansion e = expand(job, maps, always);
   EXPECT_EQ(to_text(e.expanded), "(Tool:spice | hsim_license) RAM/2000 (CPUS#8 linux64 | slow) TIMELEFT#0");
-  EXPECT_EQ(e.held, std::vector<std::string>{"Tool:hsim"});
-  e = expand(job, maps, [](std::string_view n) { return n != "Tool:hsim"; });
+  EXPECT_EQ(e.held, (std::vector<Held>{{"Tool:hsim", 1}}));
+  e = expand(job, maps, [](std::string_view n, double) { return n != "Tool:hsim"; });
   ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
   EXPECT_EQ(to_text(e.expanded).substr(0, 21), "Tool:spice RAM/2000 (") << to_text(e.expanded);
   EXPECT_TRUE(e.held.empty());
   job.resources = "Tool:hsim | Tool:hsim";
-  EXPECT_EQ(expand(job, maps, [](std::string_view) { return false; }).outcome, Expansion::Outcome::NotAvailable);
+  EXPECT_EQ(expand(job, maps, [](std::string_view, double) { return false; }).outcome,
+            Expansion::Outcome::NotAvailable);
+}
+
+// Issue 27, item 1 (seed 000: "If the resource map is found and there is enough of it ... the vovservers
+// maps the resource"): a quantity on a mapped name is mapped too. `License:quad#3` on a counted map takes
+// 3 of its units, and is not available while fewer are left; `License:quad/2` takes 2; `fast#2` on a map
+// without a count is replaced by its map. A map named twice is held once, for the larger quantity.
+TEST(VovExpansion, QuantityOnAMappedNameTakesThatManyUnits) {
+  const Maps maps{{"License:quad", ResourceMap{4, std::nullopt}}, {"fast", maps_to("CPUS#8 linux64")}};
+  double left = 4;
+  const auto available = [&](std::string_view name, double units) { return name != "License:quad" || units <= left; };
+  JobResources job;
+  job.resources = "License:quad#3 fast#2";
+  Expansion e = expand(job, maps, available);
+  ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
+  EXPECT_EQ(to_text(e.expanded), "CPUS#8 linux64 TIMELEFT#0") << "both names mapped, none left for the taskers";
+  EXPECT_EQ(e.held, (std::vector<Held>{{"License:quad", 3}}));
+  left -= 3;
+  job.resources = "License:quad/2";
+  e = expand(job, maps, available);
+  EXPECT_EQ(e.outcome, Expansion::Outcome::NotAvailable) << "2 units asked, 1 left";
+  EXPECT_EQ(e.detail, "License:quad");
+  left = 4;
+  e = expand(job, maps, available);
+  EXPECT_EQ(e.held, (std::vector<Held>{{"License:quad", 2}}));
+  job.resources = "License:quad License:quad#2 License:quad";
+  e = expand(job, maps, available);
+  EXPECT_EQ(e.held, (std::vector<Held>{{"License:quad", 2}})) << "held once, the larger quantity";
 }
 
 // `$` resources are replaced by their definitions (the policy's named substitutions).

@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const std::invalid_argument&) {}
     size_t calls = 0;
     const vov::Expansion x = vov::expand(
-        job, maps, [&](std::string_view) { return ++calls % 3 != 0; }, options.dollars);
+        job, maps, [&](std::string_view, double) { return ++calls % 3 != 0; }, options.dollars);
     if (x.max_depth_count > 4096) std::abort();  // bounded by the input's size
   });
 }

@@ -394,6 +394,39 @@ TEST(VovFormat, PendingReasonNamesTheExhaustedMap) {
   EXPECT_EQ(csv.find("global pool of map:License:hsim"), std::string::npos) << "hsim licences are left";
 }
 
+// Issue 27, item 1: a quantity on a mapped name is mapped ("If the resource map is found and there is
+// enough of it ... the vovservers maps the resource", seed 000). Four quad licences: a job asking three
+// (`License:quad#3`) runs, a job asking two then waits naming the map and its units, a job asking one
+// (`License:quad/1`) takes the last; `fast#2` on a map without a count is replaced by its map. Before,
+// each of these names was left for the taskers to offer and no tasker could run them.
+TEST(VovFormat, AQuantityOnAMappedNameTakesThatManyUnits) {
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-quantity-", name, text);
+  };
+  const auto taskers = write("t.tcl",
+                             "vtk_tasker_define a -resources \"linux64\" -CPUS 8 -power 2\n"
+                             "vtk_tasker_define b -resources \"linux64 big\" -CPUS 8 -power 1\n");
+  const auto resources = write("r.tcl",
+                               "vtk_resourcemap_set License:quad 4\n"
+                               "vovresourcemgr set fast -map \"big\"\n");
+  const auto jobs = write("j.jsonl",
+                          "{\"id\": \"three\", \"resources\": \"License:quad#3\"}\n"
+                          "{\"id\": \"two\", \"resources\": \"License:quad#2\"}\n"
+                          "{\"id\": \"one\", \"resources\": \"License:quad/1\"}\n"
+                          "{\"id\": \"fast\", \"resources\": \"fast#2\"}\n");
+  const loaders::Dataset ds = loaders::load_vov(taskers, resources, jobs);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const std::string csv = writers::results_csv(ds, m);
+  EXPECT_NE(csv.find("\nthree,assigned,a,1,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ntwo,pending,,0,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\none,assigned,a,1,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nfast,assigned,b,1,\n"), std::string::npos) << csv;
+  const auto quad = ds.catalog.find("map:License:quad");
+  ASSERT_TRUE(quad);
+  EXPECT_EQ(m.dispatch.capacity.global_free(static_cast<size_t>(ds.catalog.consumable_slot(*quad))), 0)
+      << "3 + 1 of 4 units taken";
+}
+
 TEST(VovFormat, DepthLimitIsNotedAndCounted) {
   auto write = [](const std::string& name, const std::string& text) {
     return write_file("colmatch-vov-depth-", name, text);
@@ -464,7 +497,7 @@ TEST(VovFormat, KindsExpandedOnceKeepWhatTheirOwnExpansionSays) {
   size_t apart = 0;
   for (uint32_t j = 0; j < want.size(); ++j) {
     const vov::Expansion e = vov::expand(
-        want[j], expand_maps, [](std::string_view) { return true; }, {}, vov::Wrappers::standard());
+        want[j], expand_maps, [](std::string_view, double) { return true; }, {}, vov::Wrappers::standard());
     ASSERT_EQ(ds.jobs.note[j] != kNone, e.curtailed) << "job " << j << " list " << want[j].resources;
     if (j % 4 == 1) apart += e.curtailed != (ds.jobs.note[j - 1] != kNone);  // a tool (unmapped) or none
   }

@@ -45,10 +45,15 @@ RandomFarm random_farm(uint64_t seed) {
       case 4:
         if (n_maps > 0) {
           const size_t to = chance(15) ? pick(n_maps) : map_from + pick(n_maps);  // mostly onward, a few back
-          if (to < n_maps) return fmt::format("m{}", to);
+          if (to < n_maps) return chance(15) ? fmt::format("m{}#{}", to, 1 + pick(3)) : fmt::format("m{}", to);
         }
         return "r0";
-      case 5: return fmt::format("License:L{}", pick(3));
+      case 5:  // a licence, a third of the time with a quantity: units of its map (issue 27)
+        switch (pick(6)) {
+          case 0: return fmt::format("License:L{}#{}", pick(3), pick(4));
+          case 1: return fmt::format("License:L{}/{}", pick(3), 1 + pick(3));
+          default: return fmt::format("License:L{}", pick(3));
+        }
       case 6: return chance(20) ? "d0" : fmt::format("d{}", 10 + pick(10));
       default: return chance(50) ? fmt::format("CPUS/{}", 1 + pick(3)) : fmt::format("PERCENT/{}", 10 * (1 + pick(10)));
     }

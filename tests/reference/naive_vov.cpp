@@ -1,5 +1,6 @@
 #include "tests/reference/naive_vov.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -38,7 +39,7 @@ struct JobExpansion {
   int depth = 0;                  // the seed's depth count
   size_t resources_seen = 0;      // every resource visited (the engine's breadth bound)
   bool failed = false, curtailed = false;
-  std::set<std::string> held;
+  std::map<std::string, double> held;  // counted map -> units (the largest quantity named)
 
   std::vector<Expr> items(const Expr& e) {
     std::vector<Expr> out;
@@ -79,13 +80,16 @@ struct JobExpansion {
     ++depth;
     ++resources_seen;
     const auto m = maps.find(name);
-    if (m == maps.end() || e.token.kind != Token::Kind::Has) return {e};
+    if (m == maps.end()) return {e};
     for (const std::string& p : path)
       if (p == name) {
         failed = true;  // a cycle
         return {};
       }
-    if (m->second.count) held.insert(name);
+    if (m->second.count) {  // `name#N`, `name/N`: N units of the map
+      double& units = held[name];
+      units = std::max(units, e.token.kind == Token::Kind::Has ? 1.0 : e.token.amount);
+    }
     if (!m->second.map) return {};  // a counter: satisfied by the map itself
     if (depth > vov::kMaxDepthCount || resources_seen > 65536) {
       curtailed = true;
@@ -213,21 +217,21 @@ VovOutcome vov_match(const std::vector<VovTasker>& taskers, const std::map<std::
         eligible = eligible && v != offered[t].end() && v->second >= amount;
       }
       if (!eligible) continue;
-      for (const std::string& h : x.held) eligible = eligible && configured_units.at(h) >= 1;
+      for (const auto& [h, n] : x.held) eligible = eligible && configured_units.at(h) >= n;
       any_eligible = any_eligible || eligible;
       bool room = eligible;
       for (const auto& [name, amount] : charge) room = room && (amount <= 0 || free[t].at(name) >= amount);
       if (room && (best < 0 || taskers[t].power > taskers[static_cast<size_t>(best)].power)) best = static_cast<int>(t);
     }
-    for (const std::string& h : x.held)
-      if (units.at(h) < 1) best = -1;
+    for (const auto& [h, n] : x.held)
+      if (units.at(h) < n) best = -1;
     if (best < 0) {
       out.status.push_back(any_eligible ? "pending: no room" : "pending: no eligible tasker");
       continue;
     }
     for (const auto& [name, amount] : charge)
       if (amount > 0) free[static_cast<size_t>(best)][name] -= amount;
-    for (const std::string& h : x.held) units[h] -= 1;
+    for (const auto& [h, n] : x.held) units[h] -= n;
     out.tasker.back() = taskers[static_cast<size_t>(best)].name;
     out.status.push_back("assigned");
   }
