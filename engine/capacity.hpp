@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -49,6 +50,10 @@ class Capacity {
   const std::vector<double>& host_free(size_t k) const noexcept { return host_[k]; }
   /// Free amount of consumable k's global pool; NaN when there is none.
   double global_free(size_t k) const noexcept { return global_[k]; }
+  /// Configured amount of consumable k's global pool; NaN when there is none.
+  double global_configured(size_t k) const noexcept {
+    return columns_[k]->global().present ? columns_[k]->global().num : std::numeric_limits<double>::quiet_NaN();
+  }
   /// The sum of queue_free(k) over all taskers, kept as charges come and go (floating-point: use it as
   /// a bound with slack, see queue_total_slack). O(1).
   double queue_total(size_t k) const noexcept { return total_[k]; }

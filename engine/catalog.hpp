@@ -88,6 +88,9 @@ std::string normalize_string(AttrType t, std::string_view text);
 struct AttributeDef {
   std::string name;
   std::string shortcut;  ///< may be empty
+  /// What reasons call it when that differs from its name (an Accelerator counted map's pool,
+  /// `map:License:spice`, is the map `License:spice`); may be empty.
+  std::string label;
   AttrType type = AttrType::String;
   Relop relop = Relop::EQ;  ///< used for `name=value` requests: matches when (request relop tasker value)
   bool consumable = false;

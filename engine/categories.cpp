@@ -20,8 +20,7 @@ namespace {
 // for k = 0, 1, ... (one pass over the job's entries, which are in consumable order: a farm with
 // hundreds of consumables, an Accelerator farm's counted maps, and jobs that request a few).
 template <typename Fn>
-void each_amount(const Catalog& catalog, const JobTable& jobs, uint32_t j, Fn&& fn) {
-  const std::span<const JobAmounts::Entry> entries = jobs.amount.of(j);
+void each_amount(const Catalog& catalog, std::span<const JobAmounts::Entry> entries, Fn&& fn) {
   size_t e = 0;
   const size_t n = catalog.consumables().size();
   for (size_t k = 0; k < n; ++k) {
@@ -31,16 +30,24 @@ void each_amount(const Catalog& catalog, const JobTable& jobs, uint32_t j, Fn&& 
   }
 }
 
+template <typename Fn>
+void each_amount(const Catalog& catalog, const JobTable& jobs, uint32_t j, Fn&& fn) {
+  each_amount(catalog, jobs.amount.of(j), std::forward<Fn>(fn));
+}
+
 // Whether `d` is the built-in `slots` consumable.
 bool is_slots(const AttributeDef& d) noexcept { return d.name == "slots"; }
 
 }  // namespace
 
-void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& out) {
+namespace {
+
+// job_need over the amounts `entries` of a job of `slots` slots.
+void need_of(const Catalog& catalog, std::span<const JobAmounts::Entry> entries, double slots,
+             std::vector<double>& out) {
   const auto& cons = catalog.consumables();
   out.resize(cons.size());
-  const double slots = jobs.slots[j];
-  each_amount(catalog, jobs, j, [&](size_t k, double a) {
+  each_amount(catalog, entries, [&](size_t k, double a) {
     const AttributeDef& d = catalog.at(cons[k]);
     if (std::isnan(a)) {
       if (is_slots(d)) {
@@ -51,6 +58,12 @@ void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vec
     }
     out[k] = (d.scope == ConsumeScope::PerSlot && !is_slots(d)) ? a * slots : a;
   });
+}
+
+}  // namespace
+
+void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& out) {
+  need_of(catalog, jobs.amount.of(j), jobs.slots[j], out);
 }
 
 void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& per_instance,
@@ -100,11 +113,38 @@ namespace {
 
 // A job's raw key is its request, soft request, slots, rule and the amounts as requested; a category's
 // key starts with the first four (key_head), then its charges.
+// The request indices and the choice index (first 12 bytes) are run-specific; the rest is content.
+constexpr size_t kKeyIndices = 3 * sizeof(uint32_t);
+void key_head(uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule, std::string& key) {
+  key.assign(reinterpret_cast<const char*>(&request), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&soft), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&choice), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&slots), sizeof(uint32_t));
+  key.push_back(static_cast<char>(rule));
+}
 void key_head(const JobTable& jobs, uint32_t j, std::string& key) {
-  key.assign(reinterpret_cast<const char*>(&jobs.request[j]), sizeof(uint32_t));
-  key.append(reinterpret_cast<const char*>(&jobs.soft[j]), sizeof(uint32_t));
-  key.append(reinterpret_cast<const char*>(&jobs.slots[j]), sizeof(uint32_t));
-  key.push_back(static_cast<char>(jobs.rule[j]));
+  key_head(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], key);
+}
+
+// The charges part of a category's key: every value while the consumables are few (the key every format
+// had so far), only the nonzero ones with their index when there are many (an Accelerator farm has a
+// consumable per counted resource map, and most jobs charge few of them: the key stays small).
+void key_charges(const std::vector<double>& need, const std::vector<double>& once, std::string& key);
+
+// A choice's content: its solutions' request texts and amounts (what makes two choices alike).
+std::string choice_content(const JobTable& jobs, uint32_t ch) {
+  std::string out;
+  if (ch == kNone) return out;
+  const JobTable::Choice& c = jobs.choices[ch];
+  for (size_t i = 0; i < c.request.size(); ++i) {
+    out += '\x1e';
+    out += jobs.request_text[c.request[i]];
+    for (const JobAmounts::Entry& e : c.amounts[i]) {
+      out.append(reinterpret_cast<const char*>(&e.consumable), sizeof e.consumable);
+      out.append(reinterpret_cast<const char*>(&e.amount), sizeof e.amount);
+    }
+  }
+  return out;
 }
 
 // One step of a multiply-xorshift mix (splitmix64's finalizer).
@@ -138,17 +178,17 @@ std::vector<uint64_t> row_hashes(const JobAmounts& amounts) {
 // first, without a look at that job's columns (a cache miss each in a million jobs), then the amounts,
 // equal at once when the rows are one.
 struct RawFields {
-  uint32_t request = 0, soft = 0, slots = 0, row = 0;
+  uint32_t request = 0, soft = 0, slots = 0, row = 0, choice = kNone;
   AllocationRule rule{};
   static RawFields of(const JobTable& jobs, uint32_t j) noexcept {
-    return {jobs.request[j], jobs.soft[j], jobs.slots[j], jobs.amount.row(j), jobs.rule[j]};
+    return {jobs.request[j], jobs.soft[j], jobs.slots[j], jobs.amount.row(j), jobs.choice_of(j), jobs.rule[j]};
   }
 };
 
 // A hash of a job's raw key (equal raw keys, equal hashes), from its fields and its row's hash.
 uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noexcept {
   uint64_t h = mix(f.request, (uint64_t{f.soft} << 32) | f.slots);
-  h = mix(h, static_cast<uint64_t>(f.rule));
+  h = mix(h, (uint64_t{f.choice} << 8) | static_cast<uint64_t>(f.rule));
   return mix(h, row_hash[f.row]);
 }
 
@@ -163,7 +203,7 @@ class RawTable {
         h,
         [&](const Entry& x) {
           if (x.fields.request != f.request || x.fields.soft != f.soft || x.fields.slots != f.slots ||
-              x.fields.rule != f.rule)
+              x.fields.rule != f.rule || x.fields.choice != f.choice)
             return false;
           if (x.fields.row == f.row) return true;
           const auto a = jobs.amount.of(j), b = jobs.amount.of(x.job);  // the amounts bit for bit
@@ -187,6 +227,21 @@ class RawTable {
   HashSlots<Entry> slots_;
 };
 
+}  // namespace
+
+namespace {
+void key_charges(const std::vector<double>& need, const std::vector<double>& once, std::string& key) {
+  const bool sparse = need.size() > kDenseChargeKey;
+  for (const auto* vec : {&need, &once}) {
+    for (uint32_t k = 0; k < vec->size(); ++k) {
+      const double z = (*vec)[k] + 0.0;  // -0.0 and 0.0 are one key
+      if (sparse && z == 0) continue;
+      if (sparse) key.append(reinterpret_cast<const char*>(&k), sizeof(uint32_t));
+      key.append(reinterpret_cast<const char*>(&z), sizeof(double));
+    }
+    if (sparse) key.push_back('|');
+  }
+}
 }  // namespace
 
 Categories categorize(const Catalog& catalog, const JobTable& jobs) {
@@ -238,6 +293,41 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   std::vector<ChargeKind> kinds;
   std::string key;
   std::vector<std::vector<uint32_t>> category_of(pieces.size());
+  // The category of `key` (as built), added if new.
+  auto intern = [&](uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
+                    const std::vector<double>& unit, const std::vector<double>& master,
+                    const std::vector<ChargeKind>& charge_kinds) {
+    auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
+    if (fresh) {
+      c.request.push_back(request);
+      c.soft.push_back(soft);
+      c.slots.push_back(slots);
+      c.unit_charge.push_back(unit);
+      c.master_charge.push_back(master);
+      c.charge_kind.push_back(charge_kinds);
+      c.rule.push_back(rule);
+      c.choice.push_back(choice);
+      // The content: the request texts, then the slot count, rule and charges, then the choice's
+      // solutions; the indices (first kKeyIndices bytes of `key`) are run-specific, the texts are not.
+      const std::string& text = jobs.request_text[request];
+      const std::string_view rest(key.data() + kKeyIndices, key.size() - kKeyIndices);
+      const std::string solutions = choice_content(jobs, choice);
+      uint64_t h = fnv1a(text);
+      if (soft != 0) h = fnv1a(jobs.request_text[soft], h ^ 0x5f);
+      h = fnv1a(rest, h);
+      if (!solutions.empty()) h = fnv1a(solutions, h ^ 0x3c);
+      c.hash.push_back(h);
+      std::string content = text;
+      content += '\0';
+      if (soft != 0) content += jobs.request_text[soft];
+      content += '\0';
+      content += rest;
+      content += solutions;
+      c.key.push_back(std::move(content));
+      c.job_count.push_back(0);
+    }
+    return it->second;
+  };
   for (size_t p = 0; p < pieces.size(); ++p) {
     Piece& piece = pieces[p];
     category_of[p].resize(piece.first_job.size());
@@ -255,52 +345,38 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           std::fill(once.begin(), once.end(), 0.0);
         }
         key_head(jobs, j, key);
-        // The charges: every value while the consumables are few (the key every format had so far),
-        // only the nonzero ones with their index when there are many (an Accelerator farm has a
-        // consumable per counted resource map, and most jobs charge few of them: the key stays small).
-        const bool sparse = need.size() > kDenseChargeKey;
-        for (const auto* vec : {&need, &once}) {
-          for (uint32_t k = 0; k < vec->size(); ++k) {
-            const double z = (*vec)[k] + 0.0;  // -0.0 and 0.0 are one key
-            if (sparse && z == 0) continue;
-            if (sparse) key.append(reinterpret_cast<const char*>(&k), sizeof(uint32_t));
-            key.append(reinterpret_cast<const char*>(&z), sizeof(double));
-          }
-          if (sparse) key.push_back('|');
-        }
+        key_charges(need, once, key);
         job_charge_kinds(catalog, jobs, j, kinds);  // empty unless some kind differs: the key as before
         for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
-        auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
-        if (fresh) {
-          c.request.push_back(jobs.request[j]);
-          c.soft.push_back(jobs.soft[j]);
-          c.slots.push_back(jobs.slots[j]);
-          c.unit_charge.push_back(need);
-          c.master_charge.push_back(once);
-          c.charge_kind.push_back(kinds);
-          c.rule.push_back(jobs.rule[j]);
-          // The content: the request texts, then the slot count, rule and charges; the request indices
-          // (first 8 bytes of `key`) are run-specific, the texts are not.
-          const std::string& text = jobs.request_text[jobs.request[j]];
-          const std::string_view rest(key.data() + 2 * sizeof(uint32_t), key.size() - 2 * sizeof(uint32_t));
-          uint64_t h = fnv1a(text);
-          if (jobs.soft[j] != 0) h = fnv1a(jobs.request_text[jobs.soft[j]], h ^ 0x5f);
-          c.hash.push_back(fnv1a(rest, h));
-          std::string content = text;
-          content += '\0';
-          if (jobs.soft[j] != 0) content += jobs.request_text[jobs.soft[j]];
-          content += '\0';
-          content += rest;
-          c.key.push_back(std::move(content));
-          c.job_count.push_back(0);
-        }
-        cat = it->second;
+        cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
         raw_index.insert(slot, piece.hash[r], j, f, cat);
       }
       category_of[p][r] = cat;
       c.job_count[cat] += piece.jobs[r];
     }
   }
+  // The solutions of the categories that choose (JobTable::Choice): each a category of its own (one
+  // with no job when no job asks for it alone), after every job's category.
+  c.solutions.resize(c.size());
+  const size_t job_categories = c.size();
+  std::vector<std::vector<uint32_t>> solutions_of_choice(jobs.choices.size());
+  for (size_t x = 0; x < job_categories; ++x) {
+    const uint32_t ch = c.choice[x];
+    if (ch == kNone) continue;
+    if (solutions_of_choice[ch].empty()) {
+      const JobTable::Choice& choice = jobs.choices[ch];
+      for (size_t i = 0; i < choice.request.size(); ++i) {
+        need_of(catalog, choice.amounts[i], c.slots[x], need);
+        std::fill(once.begin(), once.end(), 0.0);
+        key_head(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, key);
+        key_charges(need, once, key);
+        solutions_of_choice[ch].push_back(
+            intern(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, need, once, {}));
+      }
+    }
+    c.solutions[x] = solutions_of_choice[ch];
+  }
+  c.solutions.resize(c.size());
   // Pass 3, in parallel: each job's category.
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
     const size_t end = std::min(jobs.size(), (p + 1) * kPiece);

@@ -47,6 +47,12 @@ struct Categories {
   /// independent of any job table's numbering: the key of MatchSession's cache across cycles.
   std::vector<std::string> key;
   std::vector<uint32_t> job_count;  ///< per category: number of jobs
+  /// per category: the JobTable::choices index of a category whose jobs choose among solutions when
+  /// dispatched, else kNone (Altair Accelerator, seed 000; issue 27).
+  std::vector<uint32_t> choice;
+  /// per category: its solutions' categories, in the choice's order (empty unless it chooses). They
+  /// come after every job's category and may have no job of their own.
+  std::vector<std::vector<uint32_t>> solutions;
 
   size_t size() const noexcept { return request.size(); }
 
@@ -61,6 +67,14 @@ struct Categories {
     return allocation_charge(c, k, job_slots, true);
   }
 };
+
+/// The unit charges of category c's solutions (Categories::solutions), in order; empty unless it chooses.
+inline std::vector<std::vector<double>> solutions_need(const Categories& cats, size_t c) {
+  std::vector<std::vector<double>> out;
+  if (c < cats.solutions.size())
+    for (const uint32_t s : cats.solutions[c]) out.push_back(cats.unit_charge[s]);
+  return out;
+}
 
 /// 64-bit FNV-1a of `data`, continuing from `h` (the hash of the canonical requirements names a
 /// DIRAC submit pool, seed 003; colmatch also names job categories with it).

@@ -500,6 +500,7 @@ uint32_t JobBuilder::add(std::string_view id, std::string_view owner, std::strin
   table_.utilization.add_job();
   table_.reject.push_back(kNone);
   table_.note.push_back(kNone);
+  if (!table_.choice.empty()) table_.choice.push_back(kNone);
   table_.runtime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.walltime.push_back(std::numeric_limits<double>::quiet_NaN());
   table_.hold_until.push_back(-std::numeric_limits<double>::infinity());
@@ -607,6 +608,17 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   grow.run([&] { t.rule.resize(n1); });
   grow.run([&] { t.amount.add_jobs_like(protos.amount, like); });
   grow.run([&] { t.utilization.add_jobs_like(protos.utilization, like); });
+  // The prototypes' choices, their requests mapped here (after the requests above: map_request is not
+  // shared with the tasks).
+  std::vector<uint32_t> choice_here(protos.choices.size());
+  for (size_t c = 0; c < protos.choices.size(); ++c) {
+    JobTable::Choice x = protos.choices[c];
+    for (uint32_t& r : x.request) r = map_request(r);
+    choice_here[c] = static_cast<uint32_t>(t.choices.size());
+    t.choices.push_back(std::move(x));
+  }
+  const bool choices = !protos.choice.empty() || !t.choice.empty();
+  if (choices) grow.run([&] { t.choice.resize(n1, kNone); });
   grow.wait();
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
@@ -625,6 +637,7 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
       t.queue[j] = queue[p];
       t.account[j] = account[p];
       t.qos[j] = qos[p];
+      if (choices) t.choice[j] = protos.choice_of(p) == kNone ? kNone : choice_here[protos.choice_of(p)];
     }
   });
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
@@ -768,6 +781,37 @@ void JobBuilder::reject(uint32_t j, std::string reason) {
 }
 
 void JobBuilder::set_note(uint32_t j, std::string_view note) { table_.note[j] = table_.notes.intern(note); }
+
+uint32_t JobBuilder::add_choice(const std::vector<uint32_t>& requests,
+                                const std::vector<std::vector<std::pair<uint32_t, double>>>& amounts) {
+  if (requests.size() < 2 || amounts.size() != requests.size())
+    throw ValueError("a choice needs two solutions or more, each with its amounts");
+  JobTable::Choice c;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i] >= table_.requests.size()) throw ValueError(fmt::format("no request {}", requests[i]));
+    c.request.push_back(requests[i]);
+    std::vector<JobAmounts::Entry> row;
+    for (const auto& [attr, amount] : amounts[i]) {
+      const int k = catalog_.consumable_slot(attr);
+      if (k < 0) throw ValueError(fmt::format("{} is not a consumable", catalog_.at(attr).name));
+      check_number(catalog_.at(attr), amount);
+      bool set = false;
+      for (JobAmounts::Entry& e : row)
+        if (e.consumable == static_cast<uint32_t>(k)) e.amount = amount, set = true;
+      if (!set) row.push_back({static_cast<uint32_t>(k), amount});
+    }
+    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.consumable < b.consumable; });
+    c.amounts.push_back(std::move(row));
+  }
+  table_.choices.push_back(std::move(c));
+  return static_cast<uint32_t>(table_.choices.size() - 1);
+}
+
+void JobBuilder::set_choice(uint32_t c) {
+  if (c >= table_.choices.size()) throw ValueError(fmt::format("no choice {}", c));
+  if (table_.choice.empty()) table_.choice.assign(table_.size(), kNone);
+  table_.choice.back() = c;
+}
 
 JobTable JobBuilder::build() && {
   if (!depends_.empty()) {  // dependency ids -> job indices

@@ -427,6 +427,19 @@ struct JobTable {
   /// the depth limit): kNone, or an index into `notes`. Written beside the job's outcome and counted.
   std::vector<uint32_t> note;
   Dictionary notes;
+  /// Altair Accelerator's scheduling solutions (seed 000: OR alternatives are "scheduling solutions", a
+  /// job takes one; issue 27): a job whose OR alternatives hold counted resource maps chooses among them
+  /// when it is dispatched. Each solution is a request (index into `requests`) and the amounts it
+  /// charges (consumables ascending, in `amount`'s units: its counted maps' units among them). The job's
+  /// own request is what the solutions ask together (their OR), its own amounts what they all charge.
+  struct Choice {
+    std::vector<uint32_t> request;
+    std::vector<std::vector<JobAmounts::Entry>> amounts;
+  };
+  std::vector<Choice> choices;
+  /// Per job: an index into `choices`, or kNone; empty when no job has a choice (most farms: nothing per job).
+  std::vector<uint32_t> choice;
+  uint32_t choice_of(uint32_t j) const noexcept { return choice.empty() ? kNone : choice[j]; }
 
   // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue), account and QoS.
   std::vector<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
@@ -481,6 +494,9 @@ class JobBuilder {
   /// intern() for many expressions at once: canonical forms computed in parallel (oneTBB), interned in
   /// order, so the indices are those intern() one by one would return.
   std::vector<uint32_t> intern_all(std::vector<Request> rs);
+  /// Parses and interns a request's text (see request.hpp) without setting any job's; returns its index
+  /// for set_request_index or add_choice. Throws RequestError.
+  uint32_t intern_text(std::string_view text) { return parse_cached(text); }
   /// Sets the hard request of the last job to an expression intern() returned. Throws ValueError for
   /// an index intern() did not return.
   void set_request_index(uint32_t request);
@@ -499,6 +515,13 @@ class JobBuilder {
   void reject(uint32_t j, std::string reason);
   /// Notes job j (JobTable::note): a short label such as "depth limit"; the last note stands.
   void set_note(uint32_t j, std::string_view note);
+  /// Adds a choice of solutions (JobTable::Choice: requests intern() returned, each solution's amounts
+  /// by attribute index). Returns its index for set_choice. Throws ValueError for fewer than two
+  /// solutions, an index intern() did not return or an amount set_amount would refuse.
+  uint32_t add_choice(const std::vector<uint32_t>& requests,
+                      const std::vector<std::vector<std::pair<uint32_t, double>>>& amounts);
+  /// The last job chooses among choice `c`'s solutions when dispatched (add_copies copies a prototype's).
+  void set_choice(uint32_t c);
   /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws
   /// ValueError for a negative or infinite value.
   void set_times(double runtime, double walltime);

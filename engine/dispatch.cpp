@@ -104,6 +104,8 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
     bool queue_only = true;
     for (size_t k = 0; k < cats.unit_charge[c].size(); ++k)
       if ((cats.unit_charge[c][k] > 0 || cats.master_charge[c][k] > 0) && capacity.shared(k)) queue_only = false;
+    // a category that chooses may charge any of its solutions' pools (counted maps: global ones)
+    if (c < cats.solutions.size() && !cats.solutions[c].empty()) queue_only = false;
     all_queue_only_.push_back(queue_only);
   }
 }
@@ -111,8 +113,9 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
   cap_.begin();
-  const bool ok =
-      cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c, out) : place_pe_slots(j, c, policy, out);
+  const bool ok = cats_.rule[c] == AllocationRule::FillUp                     ? place_fill_up(j, c, out)
+                  : c < cats_.solutions.size() && !cats_.solutions[c].empty() ? place_choice(j, c, policy, out)
+                                                                              : place_pe_slots(j, c, policy, out);
   if (!ok) cap_.rollback();
   return ok;
 }
@@ -134,13 +137,48 @@ bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& 
 // first soft tier that has one. GreatestPower walks the tier in rank order from the category's cursor,
 // which moves to the tasker found (or past the end); the others look at every eligible tasker.
 bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
+  double key = 0;
+  const size_t t = find_pe_slots(c, policy, key);
+  if (t >= eligible_[c].eligible.universe()) return false;
+  cap_.take(charges_[c], static_cast<uint32_t>(t));
+  out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
+  return true;
+}
+
+// Each solution's tasker by the policy, the best of them; ties go to the solution first in order, which
+// is then the first that takes that tasker (for GreatestPower and FirstAvailable exactly: a solution
+// before it that took the tasker would have found it, or one before it, first).
+bool Placer::place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
+  const size_t universe = eligible_[c].eligible.universe();
+  size_t best_t = universe;
+  uint32_t best_s = kNone;
+  double best_key = 0;
+  for (const uint32_t s : cats_.solutions[c]) {
+    if (eligible_[s].eligible.count() == 0) continue;
+    double key = 0;
+    const size_t t = find_pe_slots(s, policy, key);
+    if (t >= universe) continue;
+    if (best_s == kNone || key < best_key) {
+      best_t = t;
+      best_s = s;
+      best_key = key;
+    }
+  }
+  if (best_s == kNone) return false;
+  cap_.take(charges_[best_s], static_cast<uint32_t>(best_t));
+  out.push_back({static_cast<uint32_t>(best_t), jobs_.slots[j]});
+  if (chosen_ != nullptr) (*chosen_)[j] = best_s;
+  return true;
+}
+
+size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_out) {
   const PreferenceTiers tiers(eligible_[c]);
   const auto& ch = charges_[c];
   const size_t universe = tiers[0].universe();
   if (cap_.global_full(ch)) {  // no tasker fits (a farm-wide licence or limit is used up): the walk
     if (policy == AllocationPolicy::GreatestPower)  // would end past the last tasker of every tier
       for (size_t v = 0; v < tiers.size(); ++v) cursor(c, v) = universe;
-    return false;
+    return universe;
   }
   size_t t = universe;
   for (size_t v = 0; v < tiers.size() && t >= universe; ++v) {
@@ -157,6 +195,7 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
       }
       cursor(c, v) = x;
       t = x;
+      key_out = static_cast<double>(x);
       continue;
     }
     double best = 0;
@@ -179,11 +218,9 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
         best = key;
       }
     }
+    key_out = best;
   }
-  if (t >= universe) return false;
-  cap_.take(ch, static_cast<uint32_t>(t));
-  out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
-  return true;
+  return t;
 }
 
 uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {

@@ -131,6 +131,13 @@ class Placer {
   bool plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
   /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
   const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }
+  /// A job of a category that chooses (Categories::solutions, Altair Accelerator's scheduling
+  /// solutions) is placed by one of its solutions: the tasker is the best by `policy` over every
+  /// solution's (GreatestPower, FirstAvailable: the first in rank or input order; BestFit, WorstFit: the
+  /// least or most left over), and its charges are those of the first solution, in the choice's order,
+  /// that takes that tasker. With `chosen` set (one entry per job), a successful try_place or plan of
+  /// such a job writes that solution's category at chosen[j]; several placers may share one.
+  void record_choices(std::vector<uint32_t>* chosen) noexcept { chosen_ = chosen; }
   /// For a $fill_up job: the tasker try_place would make its master (the first in preference order that
   /// takes one slot instance and the per-job charges), or universe if none. Takes no charge.
   size_t fill_up_master(uint32_t j);
@@ -142,6 +149,10 @@ class Placer {
 
  private:
   bool place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
+  bool place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
+  // The tasker a $pe_slots job of category c would get (universe if none), moving its cursors; `key`:
+  // its preference key (lower is better) among those of other categories under the same policy.
+  size_t find_pe_slots(uint32_t c, AllocationPolicy policy, double& key);
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   size_t& cursor(uint32_t c, size_t v) { return cursors_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
 
@@ -154,6 +165,7 @@ class Placer {
   std::vector<std::vector<Charge>> charges_;
   std::vector<uint8_t> all_queue_only_;  // per category: every pool it charges is a tasker's own
   size_t scratch_cursor_ = 0;
+  std::vector<uint32_t>* chosen_ = nullptr;
   bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
 };
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -480,17 +481,48 @@ std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTa
   return out;
 }
 
+std::vector<std::string> global_pool_waits(const Catalog& catalog, const Capacity& capacity,
+                                           const std::vector<double>& need) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < need.size() && k < capacity.consumables(); ++k) {
+    const double free = capacity.global_free(k);
+    if (!(need[k] > 0) || std::isnan(free) || free >= need[k]) continue;
+    const AttributeDef& d = catalog.at(catalog.consumables()[k]);
+    std::string w = fmt::format("{}: {:g} of {:g} free", d.label.empty() ? d.name : d.label, std::max(free, 0.0),
+                                capacity.global_configured(k));
+    if (need[k] != 1) w += fmt::format(", {:g} needed", need[k]);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capacity, const std::vector<double>& need,
+                                  const std::vector<std::vector<double>>* solutions_need) {
+  std::vector<std::string> each;  // per solution (or the one charge): what it waits for
+  if (solutions_need != nullptr && !solutions_need->empty()) {
+    for (const std::vector<double>& s : *solutions_need) {
+      const std::vector<std::string> w = global_pool_waits(catalog, capacity, s);
+      if (w.empty()) continue;
+      const std::string text = fmt::format("{}", fmt::join(w, " and "));
+      if (std::find(each.begin(), each.end(), text) == each.end()) each.push_back(text);
+    }
+  } else {
+    const std::vector<std::string> w = global_pool_waits(catalog, capacity, need);
+    if (!w.empty()) each.push_back(fmt::format("{}", fmt::join(w, " and ")));
+  }
+  if (each.empty()) return "";
+  return fmt::format("waiting for {}", fmt::join(each, " or "));
+}
+
 std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
-                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible, const Capacity* capacity) {
+                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible, const Capacity* capacity,
+                           const std::vector<std::vector<double>>* solutions_need) {
   if (!no_eligible) {
     std::string out =
         fmt::format("eligible but no free capacity: {} eligible taskers, none with room now", e.eligible.count());
-    for (size_t k = 0; capacity != nullptr && k < need.size(); ++k) {
-      const double free = capacity->global_free(k);
-      if (need[k] > 0 && !std::isnan(free) && free < need[k])
-        out += fmt::format("; the global pool of {} has {:g} left, {:g} needed",
-                           catalog.at(catalog.consumables()[k]).name, free, need[k]);
-    }
+    if (capacity != nullptr)
+      if (const std::string w = global_pool_wait_text(catalog, *capacity, need, solutions_need); !w.empty())
+        out += "; " + w;
     return out;
   }
   if (taskers == 0) return "no eligible tasker: the farm has no taskers";
@@ -691,7 +723,25 @@ std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, con
     for (size_t c = r.begin(); c != r.end(); ++c)
       require_master_fit(catalog, taskers, jobs.requests[cats.request[c]], cats, static_cast<uint32_t>(c), out[c]);
   });
+  for (uint32_t c = 0; c < cats.solutions.size(); ++c) unite_solutions(cats, c, out);
   return out;
+}
+
+void unite_solutions(const Categories& cats, uint32_t c, std::vector<CategoryEligibility>& eligible) {
+  if (c >= cats.solutions.size() || cats.solutions[c].empty()) return;
+  const size_t universe = eligible[c].eligible.universe();
+  std::vector<uint64_t> words((universe + 63) / 64, 0);
+  uint64_t count = 0;
+  for (const uint32_t s : cats.solutions[c]) {
+    const kernels::TaskerSet& e = eligible[s].eligible;
+    for (size_t t = e.next(0); t < e.universe(); t = e.next(t + 1)) {
+      uint64_t& w = words[t >> 6];
+      const uint64_t bit = uint64_t{1} << (t & 63);
+      count += (w & bit) == 0;
+      w |= bit;
+    }
+  }
+  eligible[c].eligible = kernels::TaskerSet::from_words(std::move(words), universe, count);
 }
 
 }  // namespace colmatch

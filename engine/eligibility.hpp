@@ -68,15 +68,29 @@ std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTa
 
 class Capacity;
 
+/// What a job charging `need` waits for on the farm-wide (global) pools `capacity` holds now: for each
+/// pool short of its charge, `<label or name>: <free> of <configured> free` (and `, <charge> needed`
+/// when it needs more than 1); "" when none is short. Altair Accelerator: the counted map a job waits
+/// for (issue 27, `License:spice: 0 of 4 free`).
+std::vector<std::string> global_pool_waits(const Catalog& catalog, const Capacity& capacity,
+                                           const std::vector<double>& need);
+
+/// The reason text's tail for a job waiting on farm-wide pools: "waiting for A: ... and B: ..." over its
+/// charge `need`, or, for a job that chooses among solutions (`solutions_need`, one charge each), what
+/// each solution waits for, " or " between; "" when no global pool is short.
+std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capacity, const std::vector<double>& need,
+                                  const std::vector<std::vector<double>>* solutions_need = nullptr);
+
 /// The short reason of a pending job of a category (results.csv), from its step counts: for no eligible
 /// tasker, the first step that leaves none ("no eligible tasker: gpu_model==A100 matches 0 of 1523"); for
-/// no free capacity, how many taskers are eligible and, given the `capacity` left after dispatch, each
-/// farm-wide (global) pool the category charges that has less left than its charge (a licence, an
-/// Accelerator counted resource map: "the global pool of map:License:spice has 0 left, 1 needed").
-/// `taskers`: the farm's size.
+/// no free capacity, how many taskers are eligible and, given the `capacity` left after dispatch, the
+/// farm-wide (global) pools it waits for (global_pool_wait_text: a licence, an Accelerator counted
+/// resource map: "waiting for License:spice: 0 of 4 free"; `solutions_need` for a category that
+/// chooses). `taskers`: the farm's size.
 std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible,
-                           const Capacity* capacity = nullptr);
+                           const Capacity* capacity = nullptr,
+                           const std::vector<std::vector<double>>* solutions_need = nullptr);
 
 /// Writes into `out` (words_for(taskers.size()) words) the taskers that satisfy `request` and whose
 /// configured capacity of every consumable k with need[k] > 0 is defined and >= need[k].
@@ -124,6 +138,12 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
 /// O(eligible taskers x request size) when no master fits, O(1) for other categories.
 void require_master_fit(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                         const Categories& cats, uint32_t c, CategoryEligibility& e);
+
+/// A category whose jobs choose among solutions (Categories::solutions; Altair Accelerator, seed 000):
+/// its eligible taskers become those of its solutions together (its own request, what they ask
+/// together, cannot say that a solution holds more units of a counted map than exist). The solutions'
+/// eligibility must be computed. O(taskers / 64 + their eligible taskers). No-op for any other category.
+void unite_solutions(const Categories& cats, uint32_t c, std::vector<CategoryEligibility>& eligible);
 
 /// Evaluates every category in parallel (oneTBB); one result per category, in category order. The
 /// result does not depend on the thread count, and equals evaluate_category's for each category: a

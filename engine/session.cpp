@@ -98,6 +98,7 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
       for (const auto& tier : e.result.tiers) out.eligible[c].tiers.push_back(tier.clone());
     require_master_fit(catalog_, taskers_, e.request, cats, static_cast<uint32_t>(c), out.eligible[c]);
   }
+  for (uint32_t c = 0; c < cats.solutions.size(); ++c) unite_solutions(cats, c, out.eligible);
   out.timings.eligibility_s = clock.lap();
   out.dispatch = dispatch(catalog_, taskers_, jobs, cats, out.eligible);
   out.timings.dispatch_s = clock.lap();

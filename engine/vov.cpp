@@ -134,6 +134,7 @@ std::string token_text(const Token& t) {
     case Token::Kind::Has: return t.name;
     case Token::Kind::AtLeast: return fmt::format("{}#{}", t.name, t.amount);
     case Token::Kind::Consumes: return fmt::format("{}/{}", t.name, t.amount);
+    case Token::Kind::Held: return fmt::format("{{{}/{}}}", t.name, t.amount);
   }
   return t.name;
 }
@@ -155,8 +156,8 @@ class Expander {
  public:
   Expander(const std::map<std::string, ResourceMap, std::less<>>& maps,
            const std::function<bool(std::string_view, double)>& available,
-           const std::map<std::string, std::string, std::less<>>& dollars, Expansion& out)
-      : maps_(maps), available_(available), dollars_(dollars), out_(out) {}
+           const std::map<std::string, std::string, std::less<>>& dollars, Expansion& out, bool mark_held)
+      : maps_(maps), available_(available), dollars_(dollars), out_(out), mark_held_(mark_held) {}
 
   // An appended resource (Priority:, Tool:, User:, Group:): counted like any, expanded through its map
   // if it has one, else dropped (every job has User:<owner>, which no tasker offers: it is a hook for
@@ -274,6 +275,12 @@ class Expander {
         return false;
       }
       hold(name, units);
+      if (mark_held_) {
+        Expr h = e;
+        h.token.kind = Token::Kind::Held;
+        h.token.amount = units;
+        into.push_back(std::move(h));
+      }
     }
     if (!m->second.map) return true;  // a counter only: satisfied by the map, no tasker offers it
     if (count_ > kMaxDepthCount || visited_ > kMaxVisited) {  // curtailed: the name is left as it is
@@ -298,7 +305,94 @@ class Expander {
   int count_ = 0;
   size_t visited_ = 0;
   bool in_dollar_ = false;
+  bool mark_held_ = false;
 };
+
+// A part of a solution: the items it asks of the taskers and the counted maps it holds.
+struct Part {
+  std::vector<Expr> items;
+  std::vector<Held> held;
+};
+
+void merge_held(std::vector<Held>& into, const std::vector<Held>& more) {
+  for (const Held& h : more) {
+    bool found = false;
+    for (Held& x : into)
+      if (x.map == h.map) {
+        x.units = std::max(x.units, h.units);
+        found = true;
+      }
+    if (!found) into.push_back(h);
+  }
+}
+
+bool holds_any(const Expr& e) {
+  if (e.op == Expr::Op::Token) return e.token.kind == Token::Kind::Held;
+  for (const Expr& k : e.kids)
+    if (holds_any(k)) return true;
+  return false;
+}
+
+// `e` without its Held tokens, which go to `held` (under a NOT: a map the walk traversed is held).
+Expr strip_held(const Expr& e, std::vector<Held>& held) {
+  if (e.op == Expr::Op::Token) return e;
+  Expr out;
+  out.op = e.op;
+  for (const Expr& k : e.kids) {
+    if (k.op == Expr::Op::Token && k.token.kind == Token::Kind::Held) {
+      merge_held(held, {{k.token.name, k.token.amount}});
+      if (e.op == Expr::Op::Or) out.kids.emplace_back();  // an alternative that only holds: asks nothing
+      continue;
+    }
+    out.kids.push_back(strip_held(k, held));
+  }
+  if (out.op == Expr::Op::Not && out.kids.empty()) out.kids.emplace_back();  // !(a held map alone): !()
+  return out;
+}
+
+// The parts of `e` in lexicographic order, at most `limit`.
+std::vector<Part> parts(const Expr& e, size_t limit, bool& curtailed) {
+  if (e.op == Expr::Op::Token) {
+    if (e.token.kind == Token::Kind::Held) return {Part{{}, {{e.token.name, e.token.amount}}}};
+    return {Part{{e}, {}}};
+  }
+  if (!holds_any(e) || e.op == Expr::Op::Not) {
+    Part p;
+    p.items.push_back(strip_held(e, p.held));
+    return {std::move(p)};
+  }
+  std::vector<Part> out;
+  if (e.op == Expr::Op::Or) {
+    for (const Expr& k : e.kids) {
+      for (Part& p : parts(k, limit, curtailed)) {
+        if (out.size() == limit) {
+          curtailed = true;
+          return out;
+        }
+        out.push_back(std::move(p));
+      }
+    }
+    return out;
+  }
+  out.emplace_back();  // And: the product of its kids' parts
+  for (const Expr& k : e.kids) {
+    const std::vector<Part> more = parts(k, limit, curtailed);
+    std::vector<Part> next;
+    for (const Part& a : out)
+      for (const Part& b : more) {
+        if (next.size() == limit) {
+          curtailed = true;
+          break;
+        }
+        Part p = a;
+        p.items.insert(p.items.end(), b.items.begin(), b.items.end());
+        merge_held(p.held, b.held);
+        next.push_back(std::move(p));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -327,9 +421,10 @@ std::string to_text(const Expr& e) {
     }
     case Expr::Op::Or: {
       std::string out;
-      for (const Expr& k : e.kids) {
-        if (!out.empty()) out += " | ";
-        out += to_text(k);
+      for (size_t i = 0; i < e.kids.size(); ++i) {
+        if (i > 0) out += " | ";
+        const std::string k = to_text(e.kids[i]);
+        out += k.empty() ? "()" : k;  // an alternative that asks nothing (without_held)
       }
       return out;
     }
@@ -421,7 +516,8 @@ std::string tool_of(std::string_view command, const Wrappers& wrappers) {
 
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
                  const std::function<bool(std::string_view map, double units)>& available,
-                 const std::map<std::string, std::string, std::less<>>& dollars, const Wrappers& wrappers) {
+                 const std::map<std::string, std::string, std::less<>>& dollars, const Wrappers& wrappers,
+                 bool mark_held) {
   Expansion out;
   Expr list = parse_resources(job.resources);
   std::vector<Expr> top;  // the job's list, then the appended resources, in the seed's order
@@ -431,7 +527,7 @@ Expansion expand(const JobResources& job, const std::map<std::string, ResourceMa
   if (const std::string tool = tool_of(job.command, wrappers); !tool.empty()) out.appended.push_back("Tool:" + tool);
   out.appended.push_back("User:" + job.owner);
   out.appended.push_back("Group:" + job.group);
-  Expander walker(maps, available, dollars, out);
+  Expander walker(maps, available, dollars, out, mark_held);
   std::vector<Expr> expanded;
   for (const Expr& e : top)
     if (!walker.walk(e, expanded)) return out;
@@ -443,6 +539,30 @@ Expansion expand(const JobResources& job, const std::map<std::string, ResourceMa
   expanded.push_back(std::move(timeleft));
   out.expanded.op = Expr::Op::And;
   out.expanded.kids = std::move(expanded);
+  return out;
+}
+
+Expr without_held(const Expr& e) {
+  std::vector<Held> held;
+  return strip_held(e, held);
+}
+
+std::vector<Solution> solutions(const Expr& expanded, size_t limit, bool& curtailed) {
+  curtailed = false;
+  std::vector<Solution> out;
+  for (Part& p : parts(expanded, std::max<size_t>(limit, 1), curtailed)) {
+    Solution s;
+    s.list.op = Expr::Op::And;
+    for (Expr& x : p.items) {  // flattened: an AND within an AND is one AND
+      if (x.op == Expr::Op::And) {
+        for (Expr& g : x.kids) s.list.kids.push_back(std::move(g));
+      } else {
+        s.list.kids.push_back(std::move(x));
+      }
+    }
+    s.held = std::move(p.held);
+    out.push_back(std::move(s));
+  }
   return out;
 }
 

@@ -20,7 +20,9 @@ namespace colmatch::vov {
 /// N), `!name` (job only: must not run where it is offered). Names may be typed, `Type:value`
 /// (`License:spice`, `User:john`).
 struct Token {
-  enum class Kind : uint8_t { Has, AtLeast, Consumes };
+  /// Held: units of a counted resource map the job holds while it runs, left in place by
+  /// expand(..., mark_held) so that solutions() can tell which OR alternative holds them (never parsed).
+  enum class Kind : uint8_t { Has, AtLeast, Consumes, Held };
   std::string name;
   Kind kind = Kind::Has;
   double amount = 1;
@@ -47,7 +49,8 @@ class ResourceError : public std::invalid_argument {
 Expr parse_resources(std::string_view text, bool job_side = true);
 
 /// The list as text, in the notation it was parsed from (AND as blanks, OR as `|`, parentheses where
-/// needed): parse_resources(to_text(e)) gives `e` again.
+/// needed): parse_resources(to_text(e)) gives `e` again (a Held token, which no list can name, is
+/// written `{name/units}`, and an empty alternative, which none can either, `()`).
 std::string to_text(const Expr& e);
 
 /// The wrappers a tool is found after by default: `vov`, `vw`, `nc run`, `time`, `env`.
@@ -139,9 +142,34 @@ struct Expansion {
 /// (`curtailed`); so is every map entry after 65,536 resources visited (maps that fan out would
 /// otherwise grow the list geometrically). O(size of the expanded list), bounded as said. Throws ResourceError for a
 /// `$` name with no definition or a list that does not parse (the job's own, or a `$` definition).
+/// `mark_held`: each counted map held is also left in `expanded`, where the walk met it, as a Held token
+/// (for solutions()); without it `expanded` names only what the taskers must offer.
 Expansion expand(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
                  const std::function<bool(std::string_view map, double units)>& available,
                  const std::map<std::string, std::string, std::less<>>& dollars = {},
-                 const Wrappers& wrappers = Wrappers::standard());
+                 const Wrappers& wrappers = Wrappers::standard(), bool mark_held = false);
+
+/// One scheduling solution of an expanded list (seed 000: OR alternatives are "scheduling solutions";
+/// a job takes one): what the taskers must offer, with one alternative chosen at each OR that holds a
+/// counted map (ORs that hold none stay ORs), and the counted maps it holds (each once, the larger
+/// quantity; those under a NOT too).
+struct Solution {
+  Expr list;
+  std::vector<Held> held;
+};
+
+/// The most scheduling solutions colmatch keeps for one job (the first ones, in order): a list whose
+/// ORs over counted maps multiply past it keeps these and is noted "solutions limit" (VOV bounds the ORs
+/// of a list by a policy setting, seed 000).
+inline constexpr size_t kMaxSolutions = 64;
+
+/// `e` without its Held tokens: what the taskers must offer for some solution (the ORs of all of them).
+Expr without_held(const Expr& e);
+
+/// The solutions of a list expanded with `mark_held`, in order: the first alternative of the first OR
+/// first (lexicographic), so the first solution a tasker satisfies is the one whose alternatives come
+/// first. A list whose ORs hold no counted map has one solution. At most `limit` (>= 1) are given, the
+/// first ones; `curtailed` says whether more existed. O(limit x list size).
+std::vector<Solution> solutions(const Expr& expanded, size_t limit, bool& curtailed);
 
 }  // namespace colmatch::vov

@@ -1,6 +1,7 @@
 #include "loaders/native.hpp"
 
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <unordered_set>
 
@@ -100,12 +101,13 @@ FarmFile farm_from_toml(const toml::table& tbl, const std::string& path) {
     };
     for (auto&& [k, v] : *t) {
       static const std::unordered_set<std::string_view> known{
-          "name", "shortcut", "type", "relop", "consumable", "per", "requestable", "default", "multi_valued"};
+          "name", "shortcut", "label", "type", "relop", "consumable", "per", "requestable", "default", "multi_valued"};
       if (!known.count(k.str())) throw LoadError(path, v.source().begin.line, std::string(k.str()), "unknown key");
     }
     def.name = str("name", "");
     if (def.name.empty()) throw LoadError(path, line, "name", "an attribute needs a name");
     def.shortcut = str("shortcut", "");
+    def.label = str("label", "");
     const std::string type = str("type", "string");
     if (auto ty = parse_type(type)) def.type = *ty;
     else throw LoadError(path, line, "type", fmt::format("attribute '{}': unknown type '{}'", def.name, type));
@@ -376,6 +378,7 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
   simdjson::dom::parser parser;
   JobBuilder b(catalog);
   JobIds ids;
+  std::map<std::string, uint32_t, std::less<>> choices;  // a job's "solutions" as read (minified) -> its choice
   std::string_view line;
   while (in.next(line)) {
     if (blank(line)) continue;
@@ -491,7 +494,67 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
       } else if (key == "rejected") {
         std::string why;
         scalar_text(field.value, why);
-        b.reject(j, why);          // a rejection saved by write_jobs_jsonl: keep its original reason
+        b.reject(j, why);               // a rejection saved by write_jobs_jsonl: keep its original reason
+      } else if (key == "solutions") {  // Accelerator scheduling solutions: [{requests, resources}, ...]
+        const std::string_view raw = simdjson::minify(field.value);
+        if (const auto seen = choices.find(raw); seen != choices.end()) {
+          b.set_choice(seen->second);
+          continue;
+        }
+        simdjson::dom::array arr;
+        std::vector<uint32_t> requests;
+        std::vector<std::vector<std::pair<uint32_t, double>>> amounts;
+        std::string why;
+        if (field.value.get_array().get(arr) || arr.size() < 2 || arr.size() > 4096)
+          why = "expected a list of 2 to 4096 solutions";
+        for (auto item : arr) {
+          if (!why.empty()) break;
+          simdjson::dom::object sol;
+          if (item.get_object().get(sol)) {
+            why = "expected a solution {\"requests\": ..., \"resources\": {...}}";
+            break;
+          }
+          requests.push_back(0);
+          amounts.emplace_back();
+          for (auto f : sol) {
+            const std::string_view k = f.key;
+            std::string text;
+            if (k == "requests" && f.value.type() == element_type::STRING && scalar_text(f.value, text)) {
+              try {
+                requests.back() = b.intern_text(text);
+              } catch (const RequestError& e) {
+                why = fmt::format("requests: {}", e.what());
+              }
+            } else if (simdjson::dom::object res; k == "resources" && !f.value.get_object().get(res)) {
+              for (auto r : res) {
+                const auto idx = catalog.find(r.key);
+                if (!idx || catalog.consumable_slot(*idx) < 0) {
+                  why = fmt::format("resources.{}: not a consumable", std::string_view(r.key));
+                  break;
+                }
+                try {
+                  amounts.back().emplace_back(*idx, numeric_value(catalog.at(*idx), r.value));
+                } catch (const ValueError& e) {
+                  why = fmt::format("resources.{}: {}", std::string_view(r.key), e.what());
+                  break;
+                }
+              }
+            } else {
+              why = fmt::format("{}: expected \"requests\" (a string) or \"resources\" (an object)", k);
+            }
+            if (!why.empty()) break;
+          }
+        }
+        if (why.empty()) {
+          try {
+            const uint32_t c = b.add_choice(requests, amounts);
+            choices.emplace(std::string(raw), c);
+            b.set_choice(c);
+          } catch (const ValueError& e) {
+            why = e.what();
+          }
+        }
+        if (!why.empty()) reject("solutions", why);
       } else if (key == "note") {  // a remark saved with the job (an Accelerator "depth limit")
         std::string note;
         if (!scalar_text(field.value, note) || note.empty() || note.size() > 256) {

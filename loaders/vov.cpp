@@ -575,6 +575,7 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
   for (const auto& [name, m] : maps) {
     if (!m.count) continue;
     AttributeDef d = consumable_attribute("map:" + name, AttrType::Int, ConsumeScope::PerJob);
+    d.label = name;
     ds.catalog.add(std::move(d));
   }
   std::string set_name = "resources";  // unless a resource has that name
@@ -774,7 +775,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       const vov::JobResources job{std::string(k.resources), std::string(k.command),  std::string(k.owner),
                                   std::string(k.group),     std::string(k.priority), k.expected_duration};
       exp[r] = vov::expand(
-          job, maps, [](std::string_view, double) { return true; }, options.dollars, wrappers);
+          job, maps, [](std::string_view, double) { return true; }, options.dollars, wrappers, true);
       if (exp[r].outcome == vov::Expansion::Outcome::Cycle)
         rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
     } catch (const vov::ResourceError& e) {
@@ -812,15 +813,48 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       distinct_of[r] = it->second;
     }
   }
+  // An expansion whose ORs hold counted maps has several scheduling solutions (seed 000), one taken at
+  // dispatch (JobTable::Choice): its jobs ask for what the solutions ask together and charge what they
+  // all charge; each solution is compiled with what it alone charges. Any other has one solution.
+  using Charges = std::vector<std::pair<uint32_t, double>>;
   std::vector<Request> compiled(distinct.size());
-  std::vector<std::vector<std::pair<uint32_t, double>>> charges(distinct.size());
+  std::vector<Charges> charges(distinct.size());
+  std::vector<std::vector<Request>> solution_requests(distinct.size());
+  std::vector<std::vector<Charges>> solution_charges(distinct.size());
+  std::vector<uint8_t> solutions_cut(distinct.size(), 0);
   tbb::parallel_for(size_t{0}, distinct.size(), [&](size_t d) {
     const size_t r = distinct[d];
-    compiled[d] = compile(exp[r].expanded, ds.catalog, a_names, true, charges[d]);
-    for (const vov::Held& h : exp[r].held) charges[d].emplace_back(*ds.catalog.find("map:" + h.map), h.units);
+    bool cut = false;
+    std::vector<vov::Solution> sols = vov::solutions(exp[r].expanded, vov::kMaxSolutions, cut);
+    solutions_cut[d] = cut;
+    auto held_charges = [&](const std::vector<vov::Held>& held, Charges& into) {
+      for (const vov::Held& h : held) into.emplace_back(*ds.catalog.find("map:" + h.map), h.units);
+    };
+    if (sols.size() == 1) {
+      compiled[d] = compile(sols[0].list, ds.catalog, a_names, true, charges[d]);
+      held_charges(sols[0].held, charges[d]);
+      return;
+    }
+    compiled[d] = compile(vov::without_held(exp[r].expanded), ds.catalog, a_names, true, charges[d]);
+    std::vector<vov::Held> common;  // the counted maps held outside every OR: held by every solution
+    for (const vov::Expr& k : exp[r].expanded.kids)
+      if (k.op == vov::Expr::Op::Token && k.token.kind == vov::Token::Kind::Held)
+        common.push_back({k.token.name, k.token.amount});
+    held_charges(common, charges[d]);
+    for (vov::Solution& s : sols) {
+      solution_charges[d].emplace_back();
+      solution_requests[d].push_back(compile(s.list, ds.catalog, a_names, true, solution_charges[d].back()));
+      held_charges(s.held, solution_charges[d].back());
+    }
   });
   JobBuilder protos(ds.catalog);
   const std::vector<uint32_t> interned = protos.intern_all(std::move(compiled));
+  std::vector<uint32_t> choice_of(distinct.size(), kNone);
+  for (size_t d = 0; d < distinct.size(); ++d) {
+    if (solution_requests[d].empty()) continue;
+    const std::vector<uint32_t> sr = protos.intern_all(std::move(solution_requests[d]));
+    choice_of[d] = protos.add_choice(sr, solution_charges[d]);
+  }
   for (size_t x = 0; x < kinds.size(); ++x) {
     if (x + 8 < kinds.size()) {  // kinds lie scattered over the table's shards: fetch ahead what is read
       __builtin_prefetch(kinds[x + 8].owner.data());
@@ -830,9 +864,11 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
     if (!why[x].empty()) continue;
     const uint32_t r = rep[x];
     if (exp[r].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
+    if (solutions_cut[distinct_of[r]]) protos.set_note(p, "solutions limit");
     try {
       protos.set_request_index(interned[distinct_of[r]]);
       for (const auto& [a, n] : charges[distinct_of[r]]) protos.set_amount(a, n);
+      if (choice_of[distinct_of[r]] != kNone) protos.set_choice(choice_of[distinct_of[r]]);
     } catch (const ValueError& e) {
       why[x] = e.what();
     }

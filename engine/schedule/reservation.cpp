@@ -17,7 +17,11 @@ Reservations::Reservations(SimWorld& w)
       at_shadow_placer_(w.taskers, w.jobs, w.cats, w.eligible, at_shadow_, nullptr),
       holds_(w.taskers.size()),
       probe_(Capacity::configured(w.catalog, w.taskers)),
-      probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr) {}
+      probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr) {
+  future_placer_.record_choices(&w.chosen);
+  at_shadow_placer_.record_choices(&w.chosen);
+  probe_placer_.record_choices(&w.chosen);
+}
 
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of
 // the capacity; the capacity then is kept (at_shadow_) for leaves_alone. A full placement is tried only when a cheap
@@ -77,6 +81,7 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = r.shadow;
     r.end = expected_end + sim_estimate(w_.jobs, j);
     r.allocs = trial;
+    r.category = w_.charged(j);
     at_shadow_ = future_;
     // $fill_up on its taskers' own pools with no per-job charge: it fits while its slot instances reach
     // its slots, which the walk has counted per tasker (leaves_alone then needs no placement)
@@ -137,7 +142,7 @@ bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& alloc
     const kernels::TaskerSet& elig = w_.eligible[c].eligible;
     const uint32_t slots = w_.jobs.slots[r.job];
     at_shadow_.begin();
-    w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
+    w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
                        [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
     uint64_t lost = 0;
     for (size_t a = 0; a < allocs.size(); ++a) {
@@ -150,7 +155,8 @@ bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& alloc
     return at_shadow_total_ >= lost + slots;
   }
   probe_ = at_shadow_;
-  w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
+  const uint32_t charged = w_.charged(j);  // (the plan below may record r.job's choice, never j's)
+  w_.for_each_charge(charged, allocs.data(), allocs.size(),
                      [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
   probe_trial_.clear();
   return probe_placer_.plan(r.job, w_.policy.allocation, probe_trial_);
@@ -159,7 +165,7 @@ bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& alloc
 void Reservations::started_under(uint32_t j, const std::vector<Allocation>& allocs,
                                  [[maybe_unused]] const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
-  w_.for_each_charge(w_.cats.of_job[j], allocs.data(), allocs.size(),
+  w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
                      [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
   if (!counted_) return;
   const uint32_t c = w_.cats.of_job[r.job];
@@ -216,7 +222,7 @@ bool Reservations::take_booked(uint32_t j, std::vector<Allocation>& out) {
   Capacity& cap = w_.cap;
   cap.begin();
   bool ok = true;
-  w_.for_each_charge(w_.cats.of_job[j], r.allocs.data(), r.allocs.size(), [&](size_t k, uint32_t x, double amount) {
+  w_.for_each_charge(r.category, r.allocs.data(), r.allocs.size(), [&](size_t k, uint32_t x, double amount) {
     if (!ok) return;
     ok = !cap.down(x) && cap.available(k, x) >= amount;
     if (ok) cap.take(k, x, amount);
@@ -227,6 +233,7 @@ bool Reservations::take_booked(uint32_t j, std::vector<Allocation>& out) {
     return false;
   }
   out = r.allocs;
+  if (!w_.chosen.empty()) w_.chosen[j] = r.category;  // the solution it reserved, should it choose
   return true;
 }
 
@@ -252,6 +259,7 @@ void Reservations::made(Reservation& r, uint32_t j, double T, double est, const 
   r.shadow = T;
   r.end = T + est;
   r.allocs = allocs;
+  r.category = w_.charged(j);  // (the plan that found `allocs` recorded a choosing job's solution)
   if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
 }
 
@@ -291,7 +299,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
   auto charges_of = [&](uint32_t b, double sign) {
     const Reservation& x = of(b);
     touches(x.allocs.data(), static_cast<uint32_t>(x.allocs.size()));
-    w_.for_each_charge(w_.cats.of_job[b], x.allocs.data(), x.allocs.size(),
+    w_.for_each_charge(x.category, x.allocs.data(), x.allocs.size(),
                        [&](size_t k, uint32_t t, double amount) { future_.take(k, t, sign * amount); });
   };  // (take with -amount gives a take back exactly; release would pay a tasker's debt first)
   auto mark = [&](uint32_t b, int d) {
@@ -389,7 +397,7 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
     for (const Reservation& b : book_) {
       if (b.job == kNoSlot || !(b.end > T)) continue;  // a free slot; ended by then
       if (b.shadow <= T) {                             // running then
-        w_.for_each_charge(w_.cats.of_job[b.job], b.allocs.data(), b.allocs.size(),
+        w_.for_each_charge(b.category, b.allocs.data(), b.allocs.size(),
                            [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
       } else if (b.shadow < T + est) {  // starts while the job would run: left alone
         pending = true;

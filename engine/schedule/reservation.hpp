@@ -33,6 +33,7 @@ struct Reservation {
   double shadow = 0;               ///< when the job is expected to start (seconds)
   double end = 0;                  ///< shadow + the job's walltime estimate
   std::vector<Allocation> allocs;  ///< the placement it would get then
+  uint32_t category = UINT32_MAX;  ///< whose charges that placement takes (SimWorld::charged)
 };
 
 /// The reservation of a blocked job, kept while no job starts or ends, and the tests a backfill

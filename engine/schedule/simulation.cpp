@@ -88,6 +88,7 @@ SimResult run(SimWorld& w, SchedulingPolicy& policy, const SimProgress& progress
     if (progress && (w.res.cycles & 1023) == 0) progress(t, w.ended_count, w.arrivals.size());
   }
   if (progress) progress(last_cycle, w.ended_count, w.arrivals.size());
+  w.name_pool_waits();
   return std::move(w.res);
 }
 

@@ -23,8 +23,10 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
       k(k_),
       farm(farm_),
       cats(categorize(catalog_, jobs_)),
+      chosen(jobs_.choices.empty() ? 0 : jobs_.size(), kNone),
       eligible(cats.size()),
       evaluated(cats.size(), 0),
+      idle_tried(cats.size(), 0),
       fits_idle(cats.size(), 0),
       cursors(cats.size()),
       cap(Capacity::configured(catalog_, taskers_)),
@@ -39,6 +41,8 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
       revived_by_(cats.size(), kNone),
       cursor_seen_(cats.size(), 0),
       cursor_epoch_(cats.size(), 0) {
+  cap_placer.record_choices(&chosen);
+  idle_placer.record_choices(&chosen);
   check_farm_events();
   check_interval();
   for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)
@@ -148,23 +152,32 @@ bool SimWorld::might_be_last(size_t next, double t) const {
   return n > policy.until;
 }
 
+// Category c's eligibility and cursors (not whether it fits the idle farm).
+void SimWorld::evaluate(uint32_t c) {
+  const Request* soft = cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr;
+  eligible[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]], soft, cats.unit_charge[c], k,
+                                  &cats.charge_kind[c]);
+  require_master_fit(catalog, taskers, jobs.requests[cats.request[c]], cats, c, eligible[c]);
+  cursors.init(c, eligible[c]);
+  cursor_seen_[c] = grown_.size();
+  cursor_epoch_[c] = cap.epoch();
+  evaluated[c] = 1;
+  ++res.categories_evaluated;
+}
+
 void SimWorld::submit(uint32_t j) {
   const uint32_t c = cats.of_job[j];
-  if (!evaluated[c]) {
-    const Request* soft = cats.soft[c] != 0 ? &jobs.requests[cats.soft[c]] : nullptr;
-    eligible[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]], soft, cats.unit_charge[c], k,
-                                    &cats.charge_kind[c]);
-    require_master_fit(catalog, taskers, jobs.requests[cats.request[c]], cats, c, eligible[c]);
-    cursors.init(c, eligible[c]);
-    cursor_seen_[c] = grown_.size();
-    cursor_epoch_[c] = cap.epoch();
-    evaluated[c] = 1;
+  if (!idle_tried[c]) {  // (a solution of a category that chooses may have been evaluated before its first job)
+    idle_tried[c] = 1;
+    if (!evaluated[c]) evaluate(c);
+    for (const uint32_t s : cats.solutions[c])  // a category that chooses: its solutions', then theirs together
+      if (!evaluated[s]) evaluate(s);
+    unite_solutions(cats, c, eligible);
     std::vector<Allocation> trial_idle;  // can it run at all, on the idle farm?
     if (eligible[c].eligible.count() > 0 && idle_placer.try_place(j, policy.allocation, trial_idle)) {
       idle.rollback();
       fits_idle[c] = 1;
     }
-    ++res.categories_evaluated;
   }
   res.reason[j] = SimReason::NoFreeCapacity;
 }
@@ -209,6 +222,21 @@ void SimWorld::finish(uint32_t j, double) {
   }
 }
 
+void SimWorld::name_pool_waits() {
+  std::vector<uint8_t> done(cats.size(), 0);
+  std::vector<std::string> text(cats.size());
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    if (res.reason[j] != SimReason::NoFreeCapacity || !res.detail[j].empty()) continue;
+    const uint32_t c = cats.of_job[j];
+    if (!done[c]) {
+      done[c] = 1;
+      const std::vector<std::vector<double>> solutions = solutions_need(cats, c);
+      text[c] = global_pool_wait_text(catalog, cap, cats.unit_charge[c], &solutions);
+    }
+    res.detail[j] = text[c];
+  }
+}
+
 bool SimWorld::dependencies_ended(uint32_t j) const {
   for (uint32_t d : jobs.depends[j])
     if (!ended[d]) return false;
@@ -231,12 +259,18 @@ void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uin
 // was last made valid (categories charging a shared pool start again at 0 in each Capacity epoch).
 // Cheaper than starting every category again at 0 whenever a job ends.
 Placer& SimWorld::placer(uint32_t c) {
+  validate_cursors(c);
+  for (const uint32_t s : cats.solutions[c]) validate_cursors(s);  // a category that chooses places by these
+  return cap_placer;
+}
+
+void SimWorld::validate_cursors(uint32_t c) {
   if (!cap_placer.queue_only(c)) {
     if (cursor_epoch_[c] != cap.epoch()) {
       cursors.restart(c);
       cursor_epoch_[c] = cap.epoch();
     }
-    return cap_placer;
+    return;
   }
   if (cursor_seen_[c] < grown_.size()) {
     uint32_t low = UINT32_MAX;
@@ -244,7 +278,6 @@ Placer& SimWorld::placer(uint32_t c) {
     cursors.pull_back(c, low);
     cursor_seen_[c] = grown_.size();
   }
-  return cap_placer;
 }
 
 void SimWorld::mark_dead(uint32_t c) {

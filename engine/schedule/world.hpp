@@ -64,7 +64,14 @@ class SimWorld {
   /// Calls f(consumable, tasker, amount) for every charge job j holds (the amounts Placer took).
   template <class F>
   void for_each_charge(uint32_t j, F&& f) const {
-    for_each_charge(cats.of_job[j], res.allocations.data() + res.alloc_first[j], res.alloc_count[j], f);
+    for_each_charge(charged(j), res.allocations.data() + res.alloc_first[j], res.alloc_count[j], f);
+  }
+  /// The category whose charges job j's last placement took: its own, or for a job that chooses among
+  /// solutions (Categories::solutions) the solution its last successful placement (by any placer of
+  /// this world) or its reservation used.
+  uint32_t charged(uint32_t j) const noexcept {
+    const uint32_t c = cats.of_job[j];
+    return cats.solutions[c].empty() ? c : chosen[j];
   }
   /// The same for a job of category c placed on allocs[0..n) (allocs[0] the master).
   template <class F>
@@ -82,6 +89,10 @@ class SimWorld {
   /// if not.
   bool fits_now(uint32_t j, uint32_t c);
 
+  /// At the end of the run: each job still waiting for capacity whose charge a farm-wide pool cannot
+  /// take now says which (SimResult::detail: "waiting for License:spice: 0 of 4 free", Altair
+  /// Accelerator's counted maps; global_pool_wait_text), one text per category.
+  void name_pool_waits();
   /// Every dependency of job j has ended.
   bool dependencies_ended(uint32_t j) const;
   /// A cycle at t that started at t0 wall-clock ends: its timeline row and its cost.
@@ -96,9 +107,13 @@ class SimWorld {
   SchedulingPolicy* policy_hooks = nullptr;
 
   Categories cats;
+  /// Per job that chooses among solutions (else unused; empty when no job does): the solution its last
+  /// successful placement took (Placer::record_choices; every placer of the world writes here).
+  std::vector<uint32_t> chosen;
   std::vector<CategoryEligibility> eligible;
-  std::vector<uint8_t> evaluated;  ///< per category: eligibility computed
-  std::vector<uint8_t> fits_idle;  ///< per category: one of its jobs fits the idle farm
+  std::vector<uint8_t> evaluated;   ///< per category: eligibility computed
+  std::vector<uint8_t> idle_tried;  ///< per category: fits_idle known (its first job submitted)
+  std::vector<uint8_t> fits_idle;   ///< per category: one of its jobs fits the idle farm
   DispatchCursors cursors;
   Capacity cap;       ///< the capacity now
   Placer cap_placer;  ///< places on cap (placer(c) validates the cursors first)
@@ -119,6 +134,8 @@ class SimWorld {
 
  private:
   void check_interval() const;
+  void evaluate(uint32_t c);
+  void validate_cursors(uint32_t c);
   void check_farm_events() const;
   bool could_take(uint32_t c, uint32_t x) const;
 

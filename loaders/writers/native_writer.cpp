@@ -30,6 +30,7 @@ std::string farm_toml_text(const loaders::Dataset& ds) {
     const AttributeDef& d = ds.catalog.at(a);
     s += fmt::format("\n[[attribute]]\nname = \"{}\"\n", json_escape(d.name));
     if (!d.shortcut.empty()) s += fmt::format("shortcut = \"{}\"\n", json_escape(d.shortcut));
+    if (!d.label.empty()) s += fmt::format("label = \"{}\"\n", json_escape(d.label));
     s += fmt::format("type = \"{}\"\nrelop = \"{}\"\n", type_name(d.type), relop_name(d.relop));
     if (d.consumable)
       s += fmt::format("consumable = true\nper = \"{}\"\n", d.scope == ConsumeScope::PerSlot ? "slot" : "job");
@@ -119,6 +120,19 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
         obj += fmt::format("{}\"{}\":{}", obj.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
                            e.amount);
       if (!obj.empty()) s += fmt::format(",\"{}\":{{{}}}", key, obj);
+    }
+    if (const uint32_t ch = j.choice_of(i); ch != kNone) {  // Accelerator scheduling solutions
+      const JobTable::Choice& c = j.choices[ch];
+      s += ",\"solutions\":[";
+      for (size_t x = 0; x < c.request.size(); ++x) {
+        std::string obj;
+        for (const JobAmounts::Entry& e : c.amounts[x])
+          obj += fmt::format("{}\"{}\":{}", obj.empty() ? "" : ",", json_escape(ds.catalog.at(cons[e.consumable]).name),
+                             e.amount);
+        s += fmt::format("{}{{\"requests\":\"{}\",\"resources\":{{{}}}}}", x == 0 ? "" : ",",
+                         json_escape(j.request_text[c.request[x]]), obj);
+      }
+      s += "]";
     }
     if (!std::isnan(j.runtime[i])) s += fmt::format(",\"runtime\":{}", j.runtime[i]);
     if (!std::isnan(j.walltime[i])) s += fmt::format(",\"walltime\":{}", j.walltime[i]);

@@ -63,8 +63,9 @@ class ResultRows {
       if (!need[i]) return;
       const size_t c = i / 2;
       Reason& r = reason_[i];
+      const std::vector<std::vector<double>> solutions = solutions_need(m.categories, c);
       r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
-                              m.eligible[c], ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity);
+                              m.eligible[c], ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity, &solutions);
       r.row_tail = ",pending,,0,";
       csv_field(r.row_tail, r.text);  // quoted once, written for each of its jobs
       r.row_tail += '\n';

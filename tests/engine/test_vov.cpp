@@ -175,6 +175,39 @@ TEST(VovExpansion, QuantityOnAMappedNameTakesThatManyUnits) {
   EXPECT_EQ(e.held, (std::vector<Held>{{"License:quad", 2}})) << "held once, the larger quantity";
 }
 
+// Seed 000's OR alternatives are scheduling solutions, and a job takes one (issue 27): a list expanded
+// with the counted maps it holds left in place has one solution per alternative of each OR that holds
+// one, the first alternative first; ORs that hold none stay ORs; a map held outside the ORs (or under a
+// NOT) is held by every solution; the count is bounded.
+TEST(VovExpansion, SolutionsOneAlternativePerOrThatHoldsAMap) {
+  const Maps maps{{"License:a", ResourceMap{2, std::nullopt}},
+                  {"License:b", ResourceMap{2, parse_resources("bhost")}},
+                  {"Limit:x", ResourceMap{5, std::nullopt}}};
+  JobResources job;
+  job.resources = "Limit:x (License:a | License:b#2 big) (linux | solaris) (r1 | License:a)";
+  const Expansion e = expand(job, maps, always, {}, Wrappers::standard(), true);
+  ASSERT_EQ(e.outcome, Expansion::Outcome::Ok);
+  bool cut = true;
+  const std::vector<Solution> s = solutions(e.expanded, kMaxSolutions, cut);
+  EXPECT_FALSE(cut);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(to_text(s[0].list), "(linux | solaris) r1 TIMELEFT#0");
+  EXPECT_EQ(s[0].held, (std::vector<Held>{{"Limit:x", 1}, {"License:a", 1}}));
+  EXPECT_EQ(to_text(s[1].list), "(linux | solaris) TIMELEFT#0");
+  EXPECT_EQ(s[1].held, (std::vector<Held>{{"Limit:x", 1}, {"License:a", 1}})) << "held once";
+  EXPECT_EQ(to_text(s[2].list), "bhost big (linux | solaris) r1 TIMELEFT#0");
+  EXPECT_EQ(s[2].held, (std::vector<Held>{{"Limit:x", 1}, {"License:b", 2}}));
+  EXPECT_EQ(s[3].held, (std::vector<Held>{{"Limit:x", 1}, {"License:b", 2}, {"License:a", 1}}));
+  EXPECT_EQ(to_text(without_held(e.expanded)), "(() | bhost big) (linux | solaris) (r1 | ()) TIMELEFT#0")
+      << "what the solutions ask together: an alternative that only holds asks nothing";
+  job.resources =
+      "(License:a | License:b) (License:a | License:b) (License:a | License:b) (License:a | License:b) "
+      "(License:a | License:b) (License:a | License:b) (License:a | License:b)";
+  EXPECT_EQ(solutions(expand(job, maps, always, {}, Wrappers::standard(), true).expanded, kMaxSolutions, cut).size(),
+            kMaxSolutions);
+  EXPECT_TRUE(cut) << "2^7 solutions, the first 64 kept";
+}
+
 // `$` resources are replaced by their definitions (the policy's named substitutions).
 TEST(VovExpansion, DollarResources) {
   JobResources job;

@@ -19,6 +19,7 @@
 #include "loaders/policy.hpp"
 #include "loaders/vov.hpp"
 #include "loaders/writers/results.hpp"
+#include "loaders/writers/simulation_writer.hpp"
 
 using namespace colmatch;
 
@@ -387,11 +388,11 @@ TEST(VovFormat, PendingReasonNamesTheExhaustedMap) {
   const loaders::Dataset ds = demo();
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   const std::string csv = writers::results_csv(ds, m);
-  EXPECT_NE(csv.find("\n2,pending,,0,\"eligible but no free capacity: 4 eligible taskers, none with room now; the "
-                     "global pool of map:License:spice has 0 left, 1 needed\"\n"),
+  EXPECT_NE(csv.find("\n2,pending,,0,\"eligible but no free capacity: 4 eligible taskers, none with room now; "
+                     "waiting for License:spice: 0 of 1 free\"\n"),
             std::string::npos)
       << csv;
-  EXPECT_EQ(csv.find("global pool of map:License:hsim"), std::string::npos) << "hsim licences are left";
+  EXPECT_EQ(csv.find("License:hsim:"), std::string::npos) << "hsim licences are left";
 }
 
 // Issue 27, item 1: a quantity on a mapped name is mapped ("If the resource map is found and there is
@@ -425,6 +426,59 @@ TEST(VovFormat, AQuantityOnAMappedNameTakesThatManyUnits) {
   ASSERT_TRUE(quad);
   EXPECT_EQ(m.dispatch.capacity.global_free(static_cast<size_t>(ds.catalog.consumable_slot(*quad))), 0)
       << "3 + 1 of 4 units taken";
+}
+
+// Issue 27, items 2 and 4: counted maps are decided when a job is dispatched, and an OR job holds only
+// the alternative it runs by (seed 000: OR alternatives are "scheduling solutions"; a map "not
+// available" leaves the job in the queue). One ora and one orb licence: `License:ora | License:orb`
+// takes ora, so a later `License:orb` runs (before, the first held both and the second waited); a third
+// OR job finds neither and waits naming both; with the one `License:fast` taken, `License:fast big |
+// small` drops the exhausted alternative and runs on small1 (before: it held the licence and waited).
+// In simulate the third starts when orb comes back at 50 s; stopped at 20 s, schedule.csv names the maps.
+TEST(VovFormat, AnOrJobHoldsOnlyTheAlternativeItRunsBy) {
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-or-", name, text);
+  };
+  const auto taskers = write("t.tcl",
+                             "vtk_tasker_define big1 -resources \"linux big\" -CPUS 4 -power 3\n"
+                             "vtk_tasker_define small1 -resources \"linux small\" -CPUS 4 -power 1\n");
+  const auto resources = write("r.tcl",
+                               "vtk_resourcemap_set License:ora 1\nvtk_resourcemap_set License:orb 1\n"
+                               "vtk_resourcemap_set License:fast 1\n");
+  const auto jobs =
+      write("j.jsonl",
+            "{\"id\": \"either\", \"resources\": \"License:ora | License:orb\", \"runtime\": 100}\n"
+            "{\"id\": \"orb\", \"resources\": \"License:orb\", \"runtime\": 50}\n"
+            "{\"id\": \"none-left\", \"resources\": \"License:ora | License:orb\", \"runtime\": 10}\n"
+            "{\"id\": \"fast\", \"resources\": \"License:fast big\", \"runtime\": 100}\n"
+            "{\"id\": \"fast-or-small\", \"resources\": \"License:fast big | small\", \"runtime\": 10}\n");
+  const loaders::Dataset ds = loaders::load_vov(taskers, resources, jobs);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const std::string csv = writers::results_csv(ds, m);
+  EXPECT_NE(csv.find("\neither,assigned,big1,1,\norb,assigned,big1,1,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nnone-left,pending,,0,\"eligible but no free capacity: 2 eligible taskers, none with room now; "
+                     "waiting for License:ora: 0 of 1 free or License:orb: 0 of 1 free\"\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\nfast,assigned,big1,1,\nfast-or-small,assigned,small1,1,\n"), std::string::npos) << csv;
+  for (const char* map : {"map:License:ora", "map:License:orb", "map:License:fast"})
+    EXPECT_EQ(m.dispatch.capacity.global_free(static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find(map)))),
+              0)
+        << map << ": one unit each, taken once";
+  SimPolicy p = ds.policy;
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active(), ds.farm);
+  EXPECT_EQ(r.start[1], 0) << "orb runs beside the OR job";
+  EXPECT_EQ(r.start[2], 50) << "the third takes orb when it comes back";
+  EXPECT_EQ(r.start[4], 0);
+  EXPECT_EQ(ds.taskers.names[r.allocations[r.alloc_first[4]].tasker], "small1");
+  p.until = 20;
+  const std::string schedule =
+      writers::schedule_csv(ds, simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active(), ds.farm));
+  EXPECT_NE(
+      schedule.find("\nnone-left,0,,,,,0,,,pending,eligible but no free capacity: waiting for License:ora: 0 of 1 "
+                    "free or License:orb: 0 of 1 free\n"),
+      std::string::npos)
+      << schedule;
 }
 
 TEST(VovFormat, DepthLimitIsNotedAndCounted) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/matcher.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/native.hpp"
 #include "loaders/vov.hpp"
 #include "loaders/writers/native_writer.hpp"
@@ -140,7 +141,7 @@ std::string write_file(const std::string& name, const std::string& text) {
 
 TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
   size_t native_farms = 0, round_trips = 0, cycles = 0, curtailed = 0, assigned = 0, no_room = 0,
-         map_pools_exhausted = 0, jobs_seen = 0;
+         map_pools_exhausted = 0, jobs_seen = 0, choosing = 0;
   for (uint64_t seed = 1; seed <= 2000; ++seed) {
     const RandomFarm f = random_farm(seed);
     std::string taskers, resources, jobs;
@@ -211,6 +212,7 @@ TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
     ASSERT_EQ(ds.jobs.size(), f.jobs.size());
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
       ++jobs_seen;
+      choosing += ds.jobs.choice_of(j) != kNone;
       std::string got;
       if (ds.jobs.rejected(j)) {
         got = "rejected";
@@ -250,6 +252,63 @@ TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
   EXPECT_GT(map_pools_exhausted, 200u);
   EXPECT_GT(cycles, 50u);
   EXPECT_GT(curtailed, 100u);
+  EXPECT_GT(choosing, 1000u) << "jobs whose ORs hold counted maps";
+}
+
+// Counted maps decided at dispatch over time (issue 27): the same random farms, their jobs given submit
+// times and runtimes, replayed by `simulate` (the Accelerator's default, greedy) and by the naive
+// dispatcher (tests/reference/naive_vov: at every event each waiting job that can start does, in
+// order); licences run out and come back mid-run, OR jobs take one alternative. Every job's start and
+// tasker must agree.
+TEST(VovDifferential, SimulationAgreesWithTheNaiveDispatcherOverTime) {
+  size_t started = 0, waited = 0, jobs_seen = 0;
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
+    RandomFarm f = random_farm(seed);
+    std::mt19937_64 rng(seed * 7919);
+    for (naive::VovJob& j : f.jobs) {
+      j.submit = static_cast<double>(rng() % 40);
+      j.runtime = static_cast<double>(1 + rng() % 30);
+    }
+    std::string taskers, resources, jobs;
+    for (const auto& t : f.taskers)
+      taskers += fmt::format("vtk_tasker_define {} -resources \"{}\" -CPUS {} -power {}\n", t.name, t.resources, t.cpus,
+                             t.power);
+    for (const auto& [name, m] : f.maps) {
+      resources += "vovresourcemgr set " + name;
+      if (m.count) resources += fmt::format(" -max {}", *m.count);
+      if (m.map) resources += " -map \"" + *m.map + "\"";
+      resources += '\n';
+    }
+    for (const auto& j : f.jobs)
+      jobs += fmt::format(
+          "{{\"id\": \"{}\", \"resources\": \"{}\", \"command\": \"{}\", \"owner\": \"{}\", \"group\": \"{}\", "
+          "\"priority\": \"{}\", \"expected_duration\": {}, \"submit\": {}, \"runtime\": {}}}\n",
+          j.id, j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration, j.submit, j.runtime);
+    loaders::VovOptions options;
+    options.dollars.insert(f.dollars.begin(), f.dollars.end());
+    const loaders::Dataset ds = loaders::load_vov(write_file("t.tcl", taskers), write_file("r.tcl", resources),
+                                                  write_file("j.jsonl", jobs), {}, options);
+    const naive::VovSchedule ref = naive::vov_simulate(f.taskers, f.maps, f.dollars, f.jobs);
+    const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active(), ds.farm);
+    const std::string ctx = fmt::format("seed {}\n--- taskers.tcl\n{}--- resources.tcl\n{}--- jobs.jsonl\n{}", seed,
+                                        taskers, resources, jobs);
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      ++jobs_seen;
+      const bool ran = !std::isnan(r.start[j]);
+      ASSERT_EQ(ran, !std::isnan(ref.start[j])) << "job " << f.jobs[j].id << " (" << f.jobs[j].resources << ")\n"
+                                                << ctx;
+      if (!ran) continue;
+      ++started;
+      waited += r.start[j] > ds.jobs.submit[j];
+      ASSERT_EQ(r.start[j], ref.start[j]) << "job " << f.jobs[j].id << " (" << f.jobs[j].resources << ")\n" << ctx;
+      ASSERT_EQ(ds.taskers.names[r.allocations[r.alloc_first[j]].tasker], ref.tasker[j])
+          << "job " << f.jobs[j].id << "\n"
+          << ctx;
+    }
+  }
+  std::printf("jobs %zu, started %zu (%zu after waiting)\n", jobs_seen, started, waited);
+  EXPECT_GT(started, 5000u);
+  EXPECT_GT(waited, 1000u);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -39,7 +40,6 @@ struct JobExpansion {
   int depth = 0;                  // the seed's depth count
   size_t resources_seen = 0;      // every resource visited (the engine's breadth bound)
   bool failed = false, curtailed = false;
-  std::map<std::string, double> held;  // counted map -> units (the largest quantity named)
 
   std::vector<Expr> items(const Expr& e) {
     std::vector<Expr> out;
@@ -86,24 +86,92 @@ struct JobExpansion {
         failed = true;  // a cycle
         return {};
       }
-    if (m->second.count) {  // `name#N`, `name/N`: N units of the map
-      double& units = held[name];
-      units = std::max(units, e.token.kind == Token::Kind::Has ? 1.0 : e.token.amount);
+    std::vector<Expr> out;
+    if (m->second.count) {  // `name#N`, `name/N`: N units of the map, held where the map is met
+      Expr h = e;
+      h.token.kind = Token::Kind::Held;
+      h.token.amount = e.token.kind == Token::Kind::Has ? 1.0 : e.token.amount;
+      out.push_back(h);
     }
-    if (!m->second.map) return {};  // a counter: satisfied by the map itself
+    if (!m->second.map) return out;  // a counter: satisfied by the map itself
     if (depth > vov::kMaxDepthCount || resources_seen > 65536) {
       curtailed = true;
-      return {e};
+      out.push_back(e);
+      return out;
     }
     const int before = depth;
     ++depth;
     path.push_back(name);
-    std::vector<Expr> out = items(vov::parse_resources(*m->second.map));
+    for (Expr& x : items(vov::parse_resources(*m->second.map))) out.push_back(std::move(x));
     path.pop_back();
     depth = before;
     return out;
   }
 };
+
+// One scheduling solution: the items a tasker must satisfy and the counted maps held (each once, the
+// larger quantity).
+struct NaiveSolution {
+  std::vector<Expr> items;
+  std::map<std::string, double> held;
+};
+
+bool has_held(const Expr& e) {
+  if (e.op == Expr::Op::Token) return e.token.kind == Token::Kind::Held;
+  for (const Expr& k : e.kids)
+    if (has_held(k)) return true;
+  return false;
+}
+
+// `e` with its held tokens taken out into `held`.
+Expr take_held(const Expr& e, std::map<std::string, double>& held) {
+  Expr out = e;
+  out.kids.clear();
+  for (const Expr& k : e.kids) {
+    if (k.op == Expr::Op::Token && k.token.kind == Token::Kind::Held) {
+      held[k.token.name] = std::max(held[k.token.name], k.token.amount);
+      if (e.op == Expr::Op::Or) out.kids.push_back(all_of({}));  // an alternative that only holds
+      continue;
+    }
+    out.kids.push_back(take_held(k, held));
+  }
+  if (out.op == Expr::Op::Not && out.kids.empty()) out.kids.push_back(all_of({}));
+  return out;
+}
+
+// Every solution of an item list, by recursion: an OR holding a counted map is one solution per
+// alternative (first alternative first); anything else is kept whole, its held maps taken out.
+std::vector<NaiveSolution> solutions_of(const std::vector<Expr>& list, size_t from) {
+  if (from == list.size()) return {NaiveSolution{}};
+  const Expr& e = list[from];
+  std::vector<NaiveSolution> firsts;
+  if (e.op == Expr::Op::Token && e.token.kind == Token::Kind::Held) {
+    NaiveSolution s;
+    s.held[e.token.name] = e.token.amount;
+    firsts.push_back(s);
+  } else if (e.op == Expr::Op::Or && has_held(e)) {
+    for (const Expr& k : e.kids) {
+      const std::vector<Expr> alt = k.op == Expr::Op::And ? k.kids : std::vector<Expr>{k};
+      for (NaiveSolution& s : solutions_of(alt, 0)) firsts.push_back(std::move(s));
+    }
+  } else if (e.op == Expr::Op::And && has_held(e)) {
+    firsts = solutions_of(e.kids, 0);
+  } else {
+    NaiveSolution s;
+    s.items.push_back(take_held(e, s.held));
+    firsts.push_back(s);
+  }
+  std::vector<NaiveSolution> out;
+  for (const NaiveSolution& a : firsts)
+    for (const NaiveSolution& b : solutions_of(list, from + 1)) {
+      NaiveSolution s = a;
+      s.items.insert(s.items.end(), b.items.begin(), b.items.end());
+      for (const auto& [m, n] : b.held) s.held[m] = std::max(s.held[m], n);
+      out.push_back(std::move(s));
+      if (out.size() == vov::kMaxSolutions) return out;
+    }
+  return out;
+}
 
 // A tasker's quantity of every name it offers (a name it offers plainly: unbounded).
 std::map<std::string, double> offers(const VovTasker& t) {
@@ -142,98 +210,224 @@ bool holds(const Expr& e, const std::map<std::string, double>& q) {
   return false;
 }
 
+// The farm as the naive dispatcher sees it: each tasker's own offers and what is free of them, and the
+// counted maps' units.
+struct Farm {
+  std::vector<std::map<std::string, double>> offered, free;
+  std::set<std::string> consumable{"CPUS", "PERCENT"};
+  std::map<std::string, double> configured_units, units;  // counted maps: units farm-wide, units left
+
+  Farm(const std::vector<VovTasker>& taskers, const std::map<std::string, VovMap>& maps) {
+    for (const VovTasker& t : taskers) {
+      offered.push_back(offers(t));
+      const Expr list = vov::parse_resources(t.resources, false);
+      std::vector<const Expr*> stack{&list};
+      while (!stack.empty()) {
+        const Expr* e = stack.back();
+        stack.pop_back();
+        if (e->op == Expr::Op::Token && e->token.kind == Token::Kind::Consumes) consumable.insert(e->token.name);
+        for (const Expr& k : e->kids) stack.push_back(&k);
+      }
+    }
+    free = offered;
+    for (const auto& [name, m] : maps)
+      if (m.count) configured_units[name] = static_cast<double>(*m.count);
+    units = configured_units;
+  }
+};
+
+// One scheduling solution priced: the conditions on a tasker's offers, the charges of its consumables
+// and the counted maps' units it holds.
+struct Priced {
+  Expr need;
+  std::map<std::string, double> charge, held;
+};
+
+// A job as expanded once: rejected (a cycle, a bad list), or its solutions.
+struct Prepared {
+  bool rejected = false, curtailed = false;
+  std::vector<Priced> priced;
+};
+
+Prepared prepare(const Farm& farm, const std::map<std::string, VovMap>& maps,
+                 const std::map<std::string, std::string>& dollars, const VovJob& job) {
+  Prepared out;
+  JobExpansion x{maps, dollars, {}, 0, 0, false, false};
+  std::vector<Expr> list;
+  try {
+    list = x.items(vov::parse_resources(job.resources));
+    const std::string tool = vov::tool_of(job.command);
+    std::vector<std::string> appended{"Priority:" + (job.priority.empty() ? "normal" : job.priority)};
+    if (!tool.empty()) appended.push_back("Tool:" + tool);
+    appended.push_back("User:" + job.owner);
+    appended.push_back("Group:" + job.group);
+    for (const std::string& a : appended) {
+      if (maps.count(a) == 0) {
+        ++x.depth;  // counted, then dropped: no tasker offers User:<owner>
+        ++x.resources_seen;
+        continue;
+      }
+      for (Expr& e : x.token(name_token(a))) list.push_back(std::move(e));
+    }
+  } catch (const vov::ResourceError&) {
+    x.failed = true;
+  }
+  if (x.failed) {
+    out.rejected = true;
+    return out;
+  }
+  out.curtailed = x.curtailed;
+  Expr timeleft = name_token("TIMELEFT");
+  timeleft.token.kind = Token::Kind::AtLeast;
+  timeleft.token.amount = std::ceil(job.expected_duration);
+  list.push_back(timeleft);
+  // Per solution, its top-level `name/N` of a consumable is a charge (the last one of a name stands;
+  // CPUS/1 by default) and the rest are conditions.
+  for (NaiveSolution& s : solutions_of(list, 0)) {
+    Priced p;
+    p.charge["CPUS"] = 1;
+    std::vector<Expr> conditions, flat;
+    for (Expr& e : s.items) {
+      if (e.op == Expr::Op::And) flat.insert(flat.end(), e.kids.begin(), e.kids.end());
+      else flat.push_back(e);
+    }
+    for (const Expr& e : flat) {
+      if (e.op == Expr::Op::Token && e.token.kind == Token::Kind::Consumes && farm.consumable.count(e.token.name))
+        p.charge[e.token.name] = e.token.amount;
+      else conditions.push_back(e);
+    }
+    p.need = all_of(conditions);
+    p.held = s.held;
+    out.priced.push_back(std::move(p));
+  }
+  return out;
+}
+
+bool eligible_by(const Farm& farm, const Priced& p, size_t t) {
+  bool ok = holds(p.need, farm.offered[t]);
+  for (const auto& [name, amount] : p.charge) {
+    if (amount <= 0) continue;
+    const auto v = farm.offered[t].find(name);
+    ok = ok && v != farm.offered[t].end() && v->second >= amount;
+  }
+  for (const auto& [h, n] : p.held) ok = ok && farm.configured_units.at(h) >= n;
+  return ok;
+}
+
+bool room_by(const Farm& farm, const Priced& p, size_t t) {
+  bool ok = eligible_by(farm, p, t);
+  for (const auto& [name, amount] : p.charge) ok = ok && (amount <= 0 || farm.free[t].at(name) >= amount);
+  for (const auto& [h, n] : p.held) ok = ok && farm.units.at(h) >= n;
+  return ok;
+}
+
+// Places job `x` now: the tasker with room by some solution that has the greatest power (ties: the one
+// defined first), charged by the first solution that has room there. Returns the tasker, or -1 (with
+// `any_eligible` set when some tasker is eligible by some solution); `charged` gets the solution.
+int place(Farm& farm, const std::vector<VovTasker>& taskers, const Prepared& x, bool& any_eligible, size_t& charged) {
+  int best = -1;
+  any_eligible = false;
+  for (size_t t = 0; t < taskers.size(); ++t) {
+    bool eligible = false, room = false;
+    for (const Priced& p : x.priced) {
+      eligible = eligible || eligible_by(farm, p, t);
+      room = room || room_by(farm, p, t);
+    }
+    any_eligible = any_eligible || eligible;
+    if (room && (best < 0 || taskers[t].power > taskers[static_cast<size_t>(best)].power)) best = static_cast<int>(t);
+  }
+  if (best < 0) return best;
+  const auto b = static_cast<size_t>(best);
+  for (charged = 0; charged < x.priced.size(); ++charged) {  // the first solution that takes the tasker
+    const Priced& p = x.priced[charged];
+    if (!room_by(farm, p, b)) continue;
+    for (const auto& [name, amount] : p.charge)
+      if (amount > 0) farm.free[b][name] -= amount;
+    for (const auto& [h, n] : p.held) farm.units[h] -= n;
+    break;
+  }
+  return best;
+}
+
+void release(Farm& farm, const Priced& p, size_t t) {
+  for (const auto& [name, amount] : p.charge)
+    if (amount > 0) farm.free[t][name] += amount;
+  for (const auto& [h, n] : p.held) farm.units[h] += n;
+}
+
 }  // namespace
 
 VovOutcome vov_match(const std::vector<VovTasker>& taskers, const std::map<std::string, VovMap>& maps,
                      const std::map<std::string, std::string>& dollars, const std::vector<VovJob>& jobs) {
-  std::vector<std::map<std::string, double>> offered, free;
-  std::set<std::string> consumable{"CPUS", "PERCENT"};
-  for (const VovTasker& t : taskers) {
-    offered.push_back(offers(t));
-    const Expr list = vov::parse_resources(t.resources, false);
-    std::vector<const Expr*> stack{&list};
-    while (!stack.empty()) {
-      const Expr* e = stack.back();
-      stack.pop_back();
-      if (e->op == Expr::Op::Token && e->token.kind == Token::Kind::Consumes) consumable.insert(e->token.name);
-      for (const Expr& k : e->kids) stack.push_back(&k);
-    }
-  }
-  free = offered;
-  std::map<std::string, double> configured_units, units;  // counted maps: units farm-wide, units left
-  for (const auto& [name, m] : maps)
-    if (m.count) configured_units[name] = static_cast<double>(*m.count);
-  units = configured_units;
-
+  Farm farm(taskers, maps);
   VovOutcome out;
   for (const VovJob& job : jobs) {
+    const Prepared x = prepare(farm, maps, dollars, job);
     out.tasker.emplace_back();
-    out.curtailed.push_back(false);
-    JobExpansion x{maps, dollars, {}, 0, 0, false, false, {}};
-    std::vector<Expr> list;
-    try {
-      list = x.items(vov::parse_resources(job.resources));
-      const std::string tool = vov::tool_of(job.command);
-      std::vector<std::string> appended{"Priority:" + (job.priority.empty() ? "normal" : job.priority)};
-      if (!tool.empty()) appended.push_back("Tool:" + tool);
-      appended.push_back("User:" + job.owner);
-      appended.push_back("Group:" + job.group);
-      for (const std::string& a : appended) {
-        if (maps.count(a) == 0) {
-          ++x.depth;  // counted, then dropped: no tasker offers User:<owner>
-          ++x.resources_seen;
-          continue;
-        }
-        for (Expr& e : x.token(name_token(a))) list.push_back(std::move(e));
-      }
-    } catch (const vov::ResourceError&) {
-      x.failed = true;
-    }
-    if (x.failed) {
+    out.curtailed.push_back(x.curtailed);
+    if (x.rejected) {
       out.status.push_back("rejected");
       continue;
     }
-    out.curtailed.back() = x.curtailed;
-    Expr timeleft = name_token("TIMELEFT");
-    timeleft.token.kind = Token::Kind::AtLeast;
-    timeleft.token.amount = std::ceil(job.expected_duration);
-    list.push_back(timeleft);
-    // Top-level `name/N` of a consumable is a charge (the last one of a name stands); CPUS/1 by default.
-    std::map<std::string, double> charge{{"CPUS", 1}};
-    std::vector<Expr> conditions;
-    for (const Expr& e : list) {
-      if (e.op == Expr::Op::Token && e.token.kind == Token::Kind::Consumes && consumable.count(e.token.name))
-        charge[e.token.name] = e.token.amount;
-      else conditions.push_back(e);
-    }
-    const Expr need = all_of(conditions);
-    int best = -1;
     bool any_eligible = false;
-    for (size_t t = 0; t < taskers.size(); ++t) {
-      bool eligible = holds(need, offered[t]);
-      for (const auto& [name, amount] : charge) {
-        if (amount <= 0) continue;
-        const auto v = offered[t].find(name);
-        eligible = eligible && v != offered[t].end() && v->second >= amount;
-      }
-      if (!eligible) continue;
-      for (const auto& [h, n] : x.held) eligible = eligible && configured_units.at(h) >= n;
-      any_eligible = any_eligible || eligible;
-      bool room = eligible;
-      for (const auto& [name, amount] : charge) room = room && (amount <= 0 || free[t].at(name) >= amount);
-      if (room && (best < 0 || taskers[t].power > taskers[static_cast<size_t>(best)].power)) best = static_cast<int>(t);
-    }
-    for (const auto& [h, n] : x.held)
-      if (units.at(h) < n) best = -1;
+    size_t charged = 0;
+    const int best = place(farm, taskers, x, any_eligible, charged);
     if (best < 0) {
       out.status.push_back(any_eligible ? "pending: no room" : "pending: no eligible tasker");
       continue;
     }
-    for (const auto& [name, amount] : charge)
-      if (amount > 0) free[static_cast<size_t>(best)][name] -= amount;
-    for (const auto& [h, n] : x.held) units[h] -= n;
     out.tasker.back() = taskers[static_cast<size_t>(best)].name;
     out.status.push_back("assigned");
+  }
+  return out;
+}
+
+VovSchedule vov_simulate(const std::vector<VovTasker>& taskers, const std::map<std::string, VovMap>& maps,
+                         const std::map<std::string, std::string>& dollars, const std::vector<VovJob>& jobs) {
+  Farm farm(taskers, maps);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  VovSchedule out;
+  out.start.assign(jobs.size(), nan);
+  out.tasker.assign(jobs.size(), "");
+  std::vector<Prepared> x;
+  for (const VovJob& job : jobs) x.push_back(prepare(farm, maps, dollars, job));
+  std::vector<size_t> order(jobs.size());  // dispatch order: submit time, then input order
+  for (size_t j = 0; j < jobs.size(); ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
+  struct Running {
+    double end;
+    size_t job, tasker, solution;
+  };
+  std::vector<Running> running;
+  std::vector<bool> waiting(jobs.size(), true);
+  double t = -std::numeric_limits<double>::infinity();
+  while (true) {
+    // the next time something happens: a submit not yet seen, or an end
+    double next = std::numeric_limits<double>::infinity();
+    for (size_t j = 0; j < jobs.size(); ++j)
+      if (!x[j].rejected && waiting[j] && jobs[j].submit > t) next = std::min(next, jobs[j].submit);
+    for (const Running& r : running) next = std::min(next, r.end);
+    if (!std::isfinite(next)) break;
+    t = next;
+    for (size_t i = 0; i < running.size();) {  // ends first
+      if (running[i].end <= t) {
+        release(farm, x[running[i].job].priced[running[i].solution], running[i].tasker);
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+    for (const size_t j : order) {  // every waiting job that can start does, in order
+      if (x[j].rejected || !waiting[j] || jobs[j].submit > t) continue;
+      bool any_eligible = false;
+      size_t charged = 0;
+      const int best = place(farm, taskers, x[j], any_eligible, charged);
+      if (best < 0) continue;
+      waiting[j] = false;
+      out.start[j] = t;
+      out.tasker[j] = taskers[static_cast<size_t>(best)].name;
+      running.push_back({t + jobs[j].runtime, j, static_cast<size_t>(best), charged});
+    }
   }
   return out;
 }

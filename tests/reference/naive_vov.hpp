@@ -34,6 +34,7 @@ struct VovMap {
 struct VovJob {
   std::string id, resources, command, owner, group, priority;
   double expected_duration = 0;
+  double submit = 0, runtime = 1;  ///< seconds (vov_simulate); runtime > 0
 };
 
 /// The outcome per job, in input order: the tasker's name when assigned; otherwise empty and `status`
@@ -44,9 +45,22 @@ struct VovOutcome {
   std::vector<bool> curtailed;  ///< the expansion passed the depth count of 30
 };
 
+/// Per job, in input order: when it started (NaN: never) and on which tasker.
+struct VovSchedule {
+  std::vector<double> start;
+  std::vector<std::string> tasker;
+};
+
 /// Matches `jobs` in input order (they share one priority and submit time) on a farm whose maps and `$`
 /// resources are `maps` and `dollars`. O(jobs x taskers x list size).
 VovOutcome vov_match(const std::vector<VovTasker>& taskers, const std::map<std::string, VovMap>& maps,
                      const std::map<std::string, std::string>& dollars, const std::vector<VovJob>& jobs);
+
+/// Replays `jobs` over time as Accelerator's dispatcher does (`backfill = "greedy"`): at every submit
+/// and every end (ends first), each waiting job in order of submit time (then input order) that can be
+/// placed now starts, as vov_match places it; a job holds its charges and its counted maps' units until
+/// it ends (start + runtime). O(events x jobs x taskers x list size).
+VovSchedule vov_simulate(const std::vector<VovTasker>& taskers, const std::map<std::string, VovMap>& maps,
+                         const std::map<std::string, std::string>& dollars, const std::vector<VovJob>& jobs);
 
 }  // namespace colmatch::naive

@@ -956,7 +956,8 @@ TEST(Cli, GridEngineDumpMatchSimulateAndImport) {
   const auto rows = lines((m.dir / "results.csv").string());
   ASSERT_EQ(rows.size(), 20u);  // header and every job (647 is an array: 647.2 and 647.3 wait)
   bool lic = false;
-  for (const std::string& row : rows) lic = lic || row.find("the global pool of lic has 0 left") != std::string::npos;
+  for (const std::string& row : rows)
+    lic = lic || row.find("waiting for lic: 0 of 10 free, 10 needed") != std::string::npos;
   EXPECT_TRUE(lic);
   Out s;
   const CliRun sim = run("simulate --format sge --dump " + kSrc + "/datasets/sge/farm80 --accounting " + kSrc +
