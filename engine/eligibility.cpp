@@ -723,7 +723,11 @@ std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, con
     for (size_t c = r.begin(); c != r.end(); ++c)
       require_master_fit(catalog, taskers, jobs.requests[cats.request[c]], cats, static_cast<uint32_t>(c), out[c]);
   });
-  for (uint32_t c = 0; c < cats.solutions.size(); ++c) unite_solutions(cats, c, out);
+  // (a solution never chooses itself: categories that choose read only ones that do not)
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, static_cast<uint32_t>(cats.solutions.size()), 64),
+                    [&](const tbb::blocked_range<uint32_t>& r) {
+                      for (uint32_t c = r.begin(); c != r.end(); ++c) unite_solutions(cats, c, out);
+                    });
   return out;
 }
 
@@ -731,16 +735,9 @@ void unite_solutions(const Categories& cats, uint32_t c, std::vector<CategoryEli
   if (c >= cats.solutions.size() || cats.solutions[c].empty()) return;
   const size_t universe = eligible[c].eligible.universe();
   std::vector<uint64_t> words((universe + 63) / 64, 0);
+  for (const uint32_t s : cats.solutions[c]) eligible[s].eligible.or_into(words);
   uint64_t count = 0;
-  for (const uint32_t s : cats.solutions[c]) {
-    const kernels::TaskerSet& e = eligible[s].eligible;
-    for (size_t t = e.next(0); t < e.universe(); t = e.next(t + 1)) {
-      uint64_t& w = words[t >> 6];
-      const uint64_t bit = uint64_t{1} << (t & 63);
-      count += (w & bit) == 0;
-      w |= bit;
-    }
-  }
+  for (const uint64_t w : words) count += static_cast<uint64_t>(__builtin_popcountll(w));
   eligible[c].eligible = kernels::TaskerSet::from_words(std::move(words), universe, count);
 }
 

@@ -542,6 +542,14 @@ Expansion expand(const JobResources& job, const std::map<std::string, ResourceMa
   return out;
 }
 
+bool chooses(const Expr& e) {
+  if (e.op == Expr::Op::Or) return holds_any(e);
+  if (e.op != Expr::Op::And) return false;  // a token, or a NOT (whose ORs are not split)
+  for (const Expr& k : e.kids)
+    if (chooses(k)) return true;
+  return false;
+}
+
 Expr without_held(const Expr& e) {
   std::vector<Held> held;
   return strip_held(e, held);

@@ -163,6 +163,9 @@ struct Solution {
 /// of a list by a policy setting, seed 000).
 inline constexpr size_t kMaxSolutions = 64;
 
+/// The list has more than one solution: an OR (not under a NOT) holds a counted map. O(list size).
+bool chooses(const Expr& expanded);
+
 /// `e` without its Held tokens: what the taskers must offer for some solution (the ORs of all of them).
 Expr without_held(const Expr& e);
 

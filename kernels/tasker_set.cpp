@@ -69,6 +69,20 @@ std::vector<uint32_t> TaskerSet::to_vector() const {
   return out;
 }
 
+void TaskerSet::or_into(std::vector<uint64_t>& words) const noexcept {
+  if (roaring_) {
+    roaring_iterate(
+        roaring_.get(),
+        [](uint32_t t, void* p) {
+          (*static_cast<std::vector<uint64_t>*>(p))[t >> 6] |= uint64_t{1} << (t & 63);
+          return true;
+        },
+        &words);
+    return;
+  }
+  for (size_t w = 0; w < words_.size() && w < words.size(); ++w) words[w] |= words_[w];
+}
+
 size_t TaskerSet::bytes() const noexcept {
   if (roaring_) return roaring_bitmap_portable_size_in_bytes(roaring_.get());
   return words_.size() * sizeof(uint64_t);

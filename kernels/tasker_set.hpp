@@ -42,6 +42,9 @@ class TaskerSet {
   TaskerSet clone() const;
   /// Members in increasing order.
   std::vector<uint32_t> to_vector() const;
+  /// ORs the members into `words` (words_for(universe()) words): word by word when dense, member by
+  /// member when sparse. O(universe / 64) or O(count).
+  void or_into(std::vector<uint64_t>& words) const noexcept;
   /// Bytes held by the representation (words or serialized Roaring size).
   size_t bytes() const noexcept;
 

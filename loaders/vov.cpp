@@ -423,6 +423,7 @@ Request compile(const vov::Expr& e, const Catalog& cat, uint32_t a_names, bool t
   Request r;
   switch (e.op) {
     case vov::Expr::Op::Token: {
+      if (e.token.kind == vov::Token::Kind::Held) return r;  // a counted map's units: the caller charges them
       const auto quantified = cat.find(e.token.name);
       if (!quantified || *quantified == a_names) {  // offered only as an attribute, or by no tasker
         r.kind = Request::Kind::Clause;
@@ -824,17 +825,17 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   std::vector<uint8_t> solutions_cut(distinct.size(), 0);
   tbb::parallel_for(size_t{0}, distinct.size(), [&](size_t d) {
     const size_t r = distinct[d];
-    bool cut = false;
-    std::vector<vov::Solution> sols = vov::solutions(exp[r].expanded, vov::kMaxSolutions, cut);
-    solutions_cut[d] = cut;
     auto held_charges = [&](const std::vector<vov::Held>& held, Charges& into) {
       for (const vov::Held& h : held) into.emplace_back(*ds.catalog.find("map:" + h.map), h.units);
     };
-    if (sols.size() == 1) {
-      compiled[d] = compile(sols[0].list, ds.catalog, a_names, true, charges[d]);
-      held_charges(sols[0].held, charges[d]);
+    if (!vov::chooses(exp[r].expanded)) {  // one solution, the list itself (most kinds: no copy)
+      compiled[d] = compile(exp[r].expanded, ds.catalog, a_names, true, charges[d]);
+      held_charges(exp[r].held, charges[d]);
       return;
     }
+    bool cut = false;
+    std::vector<vov::Solution> sols = vov::solutions(exp[r].expanded, vov::kMaxSolutions, cut);
+    solutions_cut[d] = cut;
     compiled[d] = compile(vov::without_held(exp[r].expanded), ds.catalog, a_names, true, charges[d]);
     std::vector<vov::Held> common;  // the counted maps held outside every OR: held by every solution
     for (const vov::Expr& k : exp[r].expanded.kids)

@@ -223,4 +223,29 @@ TEST(TaskerSet, DenseAndSparseAgreeWithStdSet) {
   }
 }
 
+// or_into (the union of a choosing category's solutions, issue 27): dense and sparse sets OR'd into one
+// mask give the union of their members, whichever representation each has.
+TEST(TaskerSet, OrIntoGivesTheUnionDenseOrSparse) {
+  std::mt19937_64 rng(11);
+  for (size_t universe : {1, 64, 100, 5000}) {
+    std::vector<uint64_t> mask(words_for(universe), 0);
+    std::set<uint32_t> ref;
+    for (double density : {0.01, 0.5, 0.0, 0.03}) {
+      std::vector<uint64_t> words(words_for(universe), 0);
+      std::set<uint32_t> members;
+      for (uint32_t t = 0; t < universe; ++t)
+        if (std::bernoulli_distribution(density)(rng)) {
+          words[t / 64] |= 1ULL << (t % 64);
+          members.insert(t);
+        }
+      TaskerSet::from_words(words, universe, members.size()).or_into(mask);
+      ref.insert(members.begin(), members.end());
+      std::vector<uint32_t> got;
+      for (uint32_t t = 0; t < universe; ++t)
+        if ((mask[t / 64] >> (t % 64)) & 1) got.push_back(t);
+      EXPECT_EQ(got, std::vector<uint32_t>(ref.begin(), ref.end())) << universe << " " << density;
+    }
+  }
+}
+
 }  // namespace
