@@ -136,13 +136,24 @@ std::string choice_content(const JobTable& jobs, uint32_t ch) {
   std::string out;
   if (ch == kNone) return out;
   const JobTable::Choice& c = jobs.choices[ch];
+  auto entry = [&](const JobAmounts::Entry& e) {
+    out.append(reinterpret_cast<const char*>(&e.consumable), sizeof e.consumable);
+    out.append(reinterpret_cast<const char*>(&e.amount), sizeof e.amount);
+  };
   for (size_t i = 0; i < c.request.size(); ++i) {
     out += '\x1e';
     out += jobs.request_text[c.request[i]];
-    for (const JobAmounts::Entry& e : c.amounts[i]) {
-      out.append(reinterpret_cast<const char*>(&e.consumable), sizeof e.consumable);
-      out.append(reinterpret_cast<const char*>(&e.amount), sizeof e.amount);
-    }
+    for (const JobAmounts::Entry& e : c.amounts[i]) entry(e);
+  }
+  if (c.outcome.empty()) return out;
+  out += '\x1d';
+  for (const JobAmounts::Entry& e : c.gate) entry(e);
+  for (const JobTable::Choice::Outcome& o : c.outcome) {
+    out += static_cast<char>('0' + static_cast<int>(o.kind));
+    for (const uint32_t s : o.solutions) out.append(reinterpret_cast<const char*>(&s), sizeof s);
+    out.append(reinterpret_cast<const char*>(&o.wait_on), sizeof o.wait_on);
+    out += o.why;
+    out += '\x1f';
   }
   return out;
 }

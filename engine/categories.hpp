@@ -54,6 +54,9 @@ struct Categories {
   /// come after every job's category and may have no job of their own.
   std::vector<std::vector<uint32_t>> solutions;
 
+  /// Category c's jobs choose among solutions (it has a JobTable::Choice; a gated one may have none).
+  bool chooses(size_t c) const noexcept { return c < choice.size() && choice[c] != kNone; }
+
   size_t size() const noexcept { return request.size(); }
 
   /// What one allocation of a job of category c takes of consumable k: for $pe_slots its unit charge;

@@ -784,8 +784,7 @@ void JobBuilder::set_note(uint32_t j, std::string_view note) { table_.note[j] = 
 
 uint32_t JobBuilder::add_choice(const std::vector<uint32_t>& requests,
                                 const std::vector<std::vector<std::pair<uint32_t, double>>>& amounts) {
-  if (requests.size() < 2 || amounts.size() != requests.size())
-    throw ValueError("a choice needs two solutions or more, each with its amounts");
+  if (amounts.size() != requests.size()) throw ValueError("a choice's solutions each need their amounts");
   JobTable::Choice c;
   for (size_t i = 0; i < requests.size(); ++i) {
     if (requests[i] >= table_.requests.size()) throw ValueError(fmt::format("no request {}", requests[i]));
@@ -805,6 +804,29 @@ uint32_t JobBuilder::add_choice(const std::vector<uint32_t>& requests,
   }
   table_.choices.push_back(std::move(c));
   return static_cast<uint32_t>(table_.choices.size() - 1);
+}
+
+void JobBuilder::set_gate(uint32_t c, const std::vector<std::pair<uint32_t, double>>& gate,
+                          std::vector<JobTable::Choice::Outcome> outcome) {
+  if (c >= table_.choices.size()) throw ValueError(fmt::format("no choice {}", c));
+  JobTable::Choice& ch = table_.choices[c];
+  if (gate.size() > kMaxGate) throw ValueError(fmt::format("a gate of {} pools; at most {}", gate.size(), kMaxGate));
+  if (outcome.size() != size_t{1} << gate.size())
+    throw ValueError(fmt::format("a gate of {} pools needs {} outcomes, not {}", gate.size(), size_t{1} << gate.size(),
+                                 outcome.size()));
+  for (const auto& o : outcome) {
+    for (const uint32_t s : o.solutions)
+      if (s >= ch.request.size()) throw ValueError(fmt::format("no solution {}", s));
+    if (o.kind == JobTable::Choice::Outcome::Kind::Wait && o.wait_on >= gate.size())
+      throw ValueError(fmt::format("no pool {} in the gate", o.wait_on));
+  }
+  ch.gate.clear();
+  for (const auto& [attr, amount] : gate) {
+    const int k = catalog_.consumable_slot(attr);
+    if (k < 0) throw ValueError(fmt::format("{} is not a consumable", catalog_.at(attr).name));
+    ch.gate.push_back({static_cast<uint32_t>(k), check_number(catalog_.at(attr), amount)});
+  }
+  ch.outcome = std::move(outcome);
 }
 
 void JobBuilder::set_choice(uint32_t c) {

@@ -435,6 +435,19 @@ struct JobTable {
   struct Choice {
     std::vector<uint32_t> request;
     std::vector<std::vector<JobAmounts::Entry>> amounts;
+    /// A gate (empty for most choices): farm-wide pools (consumable, amount) whose room when the job is
+    /// dispatched decides what it does, `outcome[mask]` with bit i set when pool gate[i] has
+    /// gate[i].amount free. Altair Accelerator: a job whose walk through the resource maps meets a cycle
+    /// is removed only if the counted maps before it let the walk get there (seed 000's order of stops).
+    std::vector<JobAmounts::Entry> gate;
+    struct Outcome {
+      enum class Kind : uint8_t { Place, Wait, Remove };
+      Kind kind = Kind::Place;
+      std::vector<uint32_t> solutions;  ///< Place: the solutions it may take (indices into `request`)
+      std::string why;                  ///< Remove: why it is removed
+      uint32_t wait_on = 0;             ///< Wait: the gate's pool it waits for (index into `gate`)
+    };
+    std::vector<Outcome> outcome;  ///< 1 << gate.size() entries when gated, else empty
   };
   std::vector<Choice> choices;
   /// Per job: an index into `choices`, or kNone; empty when no job has a choice (most farms: nothing per job).
@@ -520,6 +533,13 @@ class JobBuilder {
   /// solutions, an index intern() did not return or an amount set_amount would refuse.
   uint32_t add_choice(const std::vector<uint32_t>& requests,
                       const std::vector<std::vector<std::pair<uint32_t, double>>>& amounts);
+  /// Gives choice `c` a gate (JobTable::Choice::gate, by attribute index: farm-wide pools) and an outcome
+  /// per mask (1 << gate.size() of them, at most 2^kMaxGate). Throws ValueError for a pool that is not a
+  /// consumable, a count of outcomes that does not match, or a Place outcome naming no solution of c.
+  void set_gate(uint32_t c, const std::vector<std::pair<uint32_t, double>>& gate,
+                std::vector<JobTable::Choice::Outcome> outcome);
+  /// The most pools a gate may have (its outcomes double with each).
+  static constexpr size_t kMaxGate = 8;
   /// The last job chooses among choice `c`'s solutions when dispatched (add_copies copies a prototype's).
   void set_choice(uint32_t c);
   /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws

@@ -105,7 +105,7 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
     for (size_t k = 0; k < cats.unit_charge[c].size(); ++k)
       if ((cats.unit_charge[c][k] > 0 || cats.master_charge[c][k] > 0) && capacity.shared(k)) queue_only = false;
     // a category that chooses may charge any of its solutions' pools (counted maps: global ones)
-    if (c < cats.solutions.size() && !cats.solutions[c].empty()) queue_only = false;
+    if (cats.chooses(c)) queue_only = false;
     all_queue_only_.push_back(queue_only);
   }
 }
@@ -113,9 +113,9 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
   cap_.begin();
-  const bool ok = cats_.rule[c] == AllocationRule::FillUp                     ? place_fill_up(j, c, out)
-                  : c < cats_.solutions.size() && !cats_.solutions[c].empty() ? place_choice(j, c, policy, out)
-                                                                              : place_pe_slots(j, c, policy, out);
+  const bool ok = cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c, out)
+                  : cats_.chooses(c)                      ? place_choice(j, c, policy, out)
+                                                          : place_pe_slots(j, c, policy, out);
   if (!ok) cap_.rollback();
   return ok;
 }
@@ -148,12 +148,34 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
 // Each solution's tasker by the policy, the best of them; ties go to the solution first in order, which
 // is then the first that takes that tasker (for GreatestPower and FirstAvailable exactly: a solution
 // before it that took the tasker would have found it, or one before it, first).
+const JobTable::Choice::Outcome* Placer::gate_outcome(uint32_t j) const noexcept {
+  const uint32_t c = cats_.of_job[j];
+  if (c >= cats_.choice.size() || cats_.choice[c] == kNone) return nullptr;
+  const JobTable::Choice& ch = jobs_.choices[cats_.choice[c]];
+  if (ch.outcome.empty()) return nullptr;
+  size_t mask = 0;
+  for (size_t i = 0; i < ch.gate.size(); ++i)
+    if (cap_.global_free(ch.gate[i].consumable) >= ch.gate[i].amount) mask |= size_t{1} << i;
+  return &ch.outcome[mask];
+}
+
 bool Placer::place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
   const size_t universe = eligible_[c].eligible.universe();
   size_t best_t = universe;
   uint32_t best_s = kNone;
   double best_key = 0;
-  for (const uint32_t s : cats_.solutions[c]) {
+  const std::vector<uint32_t>* allowed = nullptr;  // indices into the solutions (a gate's outcome)
+  if (const JobTable::Choice::Outcome* o = gate_outcome(j)) {
+    if (o->kind == JobTable::Choice::Outcome::Kind::Wait) return false;
+    if (o->kind == JobTable::Choice::Outcome::Kind::Remove) {
+      if (chosen_ != nullptr) (*chosen_)[j] = kNone;
+      return true;
+    }
+    allowed = &o->solutions;
+  }
+  const size_t n = allowed != nullptr ? allowed->size() : cats_.solutions[c].size();
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t s = cats_.solutions[c][allowed != nullptr ? (*allowed)[i] : i];
     if (eligible_[s].eligible.count() == 0) continue;
     double key = 0;
     const size_t t = find_pe_slots(s, policy, key);
@@ -368,7 +390,8 @@ class Dispatcher {
     // read once per job instead of its category's eligibility and cursors.
     std::vector<PendingReason> settled(cats_.size(), PendingReason::None);
     for (size_t c = 0; c < settled.size(); ++c)
-      if (eligible_[c].eligible.count() == 0) settled[c] = PendingReason::NoEligibleTasker;
+      if (gated(c)) continue;  // what its jobs do depends on the pools when each is dispatched
+      else if (eligible_[c].eligible.count() == 0) settled[c] = PendingReason::NoEligibleTasker;
       else if (cursors_.exhausted(c)) settled[c] = PendingReason::NoFreeCapacity;
     for (const uint32_t j : dispatch_order(jobs_)) {
       const uint32_t c = cats_.of_job[j];
@@ -377,10 +400,25 @@ class Dispatcher {
         continue;
       }
       const size_t first = res_.allocations.size();
+      if (gated(c)) {  // removed, or waiting for a pool, as the gate's pools say now
+        const JobTable::Choice::Outcome* o = placer_.gate_outcome(j);
+        if (o->kind == JobTable::Choice::Outcome::Kind::Remove) {
+          res_.status[j] = JobStatus::Rejected;
+          res_.removed.emplace_back(j, o->why);
+          ++res_.rejected;
+          continue;
+        }
+        if (o->kind == JobTable::Choice::Outcome::Kind::Wait || o->solutions.empty()) {
+          pend(j, o->solutions.empty() && o->kind == JobTable::Choice::Outcome::Kind::Place
+                      ? PendingReason::NoEligibleTasker
+                      : PendingReason::NoFreeCapacity);
+          continue;  // (capacity only shrinks: its later jobs find the same or less, never a removal)
+        }
+      }
       if (cursors_.exhausted(c) || !placer_.try_place(j, AllocationPolicy::GreatestPower, res_.allocations)) {
         cursors_.exhaust(c);
-        settled[c] = PendingReason::NoFreeCapacity;
-        pend(j, PendingReason::NoFreeCapacity);
+        if (!gated(c)) settled[c] = PendingReason::NoFreeCapacity;
+        pend(j, eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker : PendingReason::NoFreeCapacity);
         continue;
       }
       cap_.commit();
@@ -397,6 +435,7 @@ class Dispatcher {
     res_.reason[j] = r;
     ++res_.pending;
   }
+  bool gated(size_t c) const noexcept { return cats_.chooses(c) && !jobs_.choices[cats_.choice[c]].outcome.empty(); }
 
   const JobTable& jobs_;
   const Categories& cats_;

@@ -63,6 +63,9 @@ struct DispatchResult {
   std::vector<Allocation> allocations;
   std::vector<uint32_t> alloc_first, alloc_count;
   std::vector<PendingReason> reason;  ///< per job
+  /// Jobs removed when dispatched (status Rejected though their input was good: an Accelerator job whose
+  /// walk through the maps reached a cycle, JobTable::Choice::gate), with why, in dispatch order.
+  std::vector<std::pair<uint32_t, std::string>> removed;
   /// Free capacity after dispatch (see Capacity).
   Capacity capacity;
   uint64_t assigned = 0, pending = 0, rejected = 0;
@@ -138,6 +141,11 @@ class Placer {
   /// that takes that tasker. With `chosen` set (one entry per job), a successful try_place or plan of
   /// such a job writes that solution's category at chosen[j]; several placers may share one.
   void record_choices(std::vector<uint32_t>* chosen) noexcept { chosen_ = chosen; }
+  /// A choice with a gate (JobTable::Choice::gate) first takes the outcome of the gate's pools as they
+  /// are now: Place limits the solutions, Wait places nothing, Remove "places" the job with no
+  /// allocation and no charge (try_place returns true, appends nothing; chosen[j] = kNone): the caller
+  /// removes it (removal()). The outcome for job j now, or nullptr when its category has no gate.
+  const JobTable::Choice::Outcome* gate_outcome(uint32_t j) const noexcept;
   /// For a $fill_up job: the tasker try_place would make its master (the first in preference order that
   /// takes one slot instance and the per-job charges), or universe if none. Takes no charge.
   size_t fill_up_master(uint32_t j);

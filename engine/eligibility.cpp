@@ -514,9 +514,25 @@ std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capaci
   return fmt::format("waiting for {}", fmt::join(each, " or "));
 }
 
+std::string gate_wait_text(const Catalog& catalog, const JobTable& jobs, const Categories& cats, size_t c,
+                           const Capacity& capacity) {
+  if (!cats.chooses(c)) return "";
+  const JobTable::Choice& ch = jobs.choices[cats.choice[c]];
+  if (ch.outcome.empty()) return "";
+  size_t mask = 0;
+  for (size_t i = 0; i < ch.gate.size(); ++i)
+    if (capacity.global_free(ch.gate[i].consumable) >= ch.gate[i].amount) mask |= size_t{1} << i;
+  const JobTable::Choice::Outcome& o = ch.outcome[mask];
+  if (o.kind != JobTable::Choice::Outcome::Kind::Wait) return "";
+  std::vector<double> need(capacity.consumables(), 0.0);
+  need[ch.gate[o.wait_on].consumable] = ch.gate[o.wait_on].amount;
+  return global_pool_wait_text(catalog, capacity, need);
+}
+
 std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible, const Capacity* capacity,
-                           const std::vector<std::vector<double>>* solutions_need) {
+                           const std::vector<std::vector<double>>* solutions_need, const std::string& gate_wait) {
+  if (!gate_wait.empty()) return gate_wait;
   if (!no_eligible) {
     std::string out =
         fmt::format("eligible but no free capacity: {} eligible taskers, none with room now", e.eligible.count());
@@ -732,7 +748,7 @@ std::vector<CategoryEligibility> compute_eligibility(const Catalog& catalog, con
 }
 
 void unite_solutions(const Categories& cats, uint32_t c, std::vector<CategoryEligibility>& eligible) {
-  if (c >= cats.solutions.size() || cats.solutions[c].empty()) return;
+  if (!cats.chooses(c)) return;
   const size_t universe = eligible[c].eligible.universe();
   std::vector<uint64_t> words((universe + 63) / 64, 0);
   for (const uint32_t s : cats.solutions[c]) eligible[s].eligible.or_into(words);

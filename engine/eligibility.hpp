@@ -86,11 +86,18 @@ std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capaci
 /// no free capacity, how many taskers are eligible and, given the `capacity` left after dispatch, the
 /// farm-wide (global) pools it waits for (global_pool_wait_text: a licence, an Accelerator counted
 /// resource map: "waiting for License:spice: 0 of 4 free"; `solutions_need` for a category that
-/// chooses). `taskers`: the farm's size.
+/// chooses). `taskers`: the farm's size. A job that a gate keeps waiting (`gate_wait`, from gate_wait_text)
+/// says only that.
 std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible,
                            const Capacity* capacity = nullptr,
-                           const std::vector<std::vector<double>>* solutions_need = nullptr);
+                           const std::vector<std::vector<double>>* solutions_need = nullptr,
+                           const std::string& gate_wait = {});
+
+/// For a category whose choice has a gate (JobTable::Choice::gate) and whose outcome with the pools of
+/// `capacity` is Wait: "waiting for <pool>: <free> of <configured> free"; else "".
+std::string gate_wait_text(const Catalog& catalog, const JobTable& jobs, const Categories& cats, size_t c,
+                           const Capacity& capacity);
 
 /// Writes into `out` (words_for(taskers.size()) words) the taskers that satisfy `request` and whose
 /// configured capacity of every consumable k with need[k] > 0 is defined and >= need[k].

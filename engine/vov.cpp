@@ -574,4 +574,42 @@ std::vector<Solution> solutions(const Expr& expanded, size_t limit, bool& curtai
   return out;
 }
 
+GatedExpansion expand_gated(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
+                            const std::map<std::string, std::string, std::less<>>& dollars, const Wrappers& wrappers,
+                            size_t max_gate) {
+  GatedExpansion out;
+  std::vector<Held> met;  // the counted maps one walk asked about
+  size_t mask = 0;
+  const auto available = [&](std::string_view name, double units) {
+    for (size_t i = 0; i < out.gate.size(); ++i)
+      if (out.gate[i].map == name && out.gate[i].units == units) return ((mask >> i) & 1) != 0;
+    met.push_back({std::string(name), units});
+    return true;
+  };
+  while (true) {
+    out.by_mask.clear();
+    bool grew = false;
+    for (mask = 0; mask < (size_t{1} << out.gate.size()); ++mask) {
+      met.clear();
+      out.by_mask.push_back(expand(job, maps, available, dollars, wrappers, true));
+      if (out.by_mask.back().outcome != Expansion::Outcome::Cycle) continue;
+      for (const Held& h : met) {  // every map asked about before the cycle decides whether it is reached
+        bool known = false;
+        for (const Held& g : out.gate) known = known || (g.map == h.map && g.units == h.units);
+        if (known) continue;
+        out.gate.push_back(h);
+        grew = true;
+      }
+      if (grew) break;
+    }
+    if (!grew) return out;
+    if (out.gate.size() > max_gate) {
+      out.gate.clear();
+      out.by_mask.clear();
+      out.too_wide = true;
+      return out;
+    }
+  }
+}
+
 }  // namespace colmatch::vov

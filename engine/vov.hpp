@@ -149,6 +149,23 @@ Expansion expand(const JobResources& job, const std::map<std::string, ResourceMa
                  const std::map<std::string, std::string, std::less<>>& dollars = {},
                  const Wrappers& wrappers = Wrappers::standard(), bool mark_held = false);
 
+/// The seed's order of stops for a list whose walk meets a cycle: a map "not available" leaves the job
+/// in the queue before the walk gets further, so whether it is removed depends on the counted maps met on
+/// the way (an alternative dropped for its map may even spare it: `(License:a loopa | x)` runs on x while
+/// no `License:a` is free). `gate`: the counted maps (each with the quantity asked) the walks met before
+/// their cycle; `by_mask[m]`: expand() with gate[i] available when bit i of m is set and every other map
+/// available (expanded with mark_held; a map outside the gate is decided by the pools when the job is
+/// placed, as for any job). Found by growing the gate until no walk meets a new map before a cycle;
+/// `too_wide` (and nothing else set) when it would pass `max_gate` maps. Throws what expand() throws.
+struct GatedExpansion {
+  std::vector<Held> gate;
+  std::vector<Expansion> by_mask;
+  bool too_wide = false;
+};
+GatedExpansion expand_gated(const JobResources& job, const std::map<std::string, ResourceMap, std::less<>>& maps,
+                            const std::map<std::string, std::string, std::less<>>& dollars, const Wrappers& wrappers,
+                            size_t max_gate);
+
 /// One scheduling solution of an expanded list (seed 000: OR alternatives are "scheduling solutions";
 /// a job takes one): what the taskers must offer, with one alternative chosen at each OR that holds a
 /// counted map (ORs that hold none stay ORs), and the counted maps it holds (each once, the larger

@@ -373,6 +373,142 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
   }
 }
 
+// A job's "solutions" (with "gate" and "outcomes" when gated) as a choice of `b`, one per distinct text
+// (`seen`); "" in `why` unless something is wrong, then the reason.
+uint32_t read_choice(const std::optional<simdjson::dom::element>& solutions_el,
+                     const std::optional<simdjson::dom::element>& gate_el,
+                     const std::optional<simdjson::dom::element>& outcomes_el, const Catalog& catalog, JobBuilder& b,
+                     std::map<std::string, uint32_t, std::less<>>& seen, std::string& why) {
+  using simdjson::dom::element_type;
+  std::string key;
+  for (const auto* el : {&solutions_el, &gate_el, &outcomes_el}) {
+    key += *el ? std::string(simdjson::minify(**el)) : std::string();
+    key += '\n';
+  }
+  if (const auto it = seen.find(key); it != seen.end()) return it->second;
+  const bool gated = gate_el || outcomes_el;
+  if (gated != (gate_el && outcomes_el)) {
+    why = "a gate needs both \"gate\" and \"outcomes\"";
+    return 0;
+  }
+  simdjson::dom::array arr;
+  std::vector<uint32_t> requests;
+  std::vector<std::vector<std::pair<uint32_t, double>>> amounts;
+  const size_t least = gated ? 0 : 2;
+  if (!solutions_el || solutions_el->get_array().get(arr) || arr.size() < least || arr.size() > 4096) {
+    why = fmt::format("expected a list of {} to 4096 solutions", least);
+    return 0;
+  }
+  auto consumable = [&](std::string_view name, simdjson::dom::element v, std::pair<uint32_t, double>& out) {
+    const auto idx = catalog.find(name);
+    if (!idx || catalog.consumable_slot(*idx) < 0) {
+      why = fmt::format("{}: not a consumable", name);
+      return false;
+    }
+    try {
+      out = {*idx, numeric_value(catalog.at(*idx), v)};
+    } catch (const ValueError& e) {
+      why = fmt::format("{}: {}", name, e.what());
+      return false;
+    }
+    return true;
+  };
+  for (auto item : arr) {
+    simdjson::dom::object sol;
+    if (item.get_object().get(sol)) {
+      why = "expected a solution {\"requests\": ..., \"resources\": {...}}";
+      return 0;
+    }
+    requests.push_back(0);
+    amounts.emplace_back();
+    for (auto f : sol) {
+      const std::string_view k = f.key;
+      std::string text;
+      simdjson::dom::object res;
+      if (k == "requests" && f.value.type() == element_type::STRING && scalar_text(f.value, text)) {
+        try {
+          requests.back() = b.intern_text(text);
+        } catch (const RequestError& e) {
+          why = fmt::format("requests: {}", e.what());
+          return 0;
+        }
+      } else if (k == "resources" && !f.value.get_object().get(res)) {
+        for (auto r : res) {
+          std::pair<uint32_t, double> a;
+          if (!consumable(r.key, r.value, a)) return 0;
+          amounts.back().push_back(a);
+        }
+      } else {
+        why = fmt::format("{}: expected \"requests\" (a string) or \"resources\" (an object)", k);
+        return 0;
+      }
+    }
+  }
+  uint32_t c = 0;
+  try {
+    c = b.add_choice(requests, amounts);
+    if (gated) {
+      std::vector<std::pair<uint32_t, double>> gate;
+      simdjson::dom::array g, outs;
+      if (gate_el->get_array().get(g) || g.size() > JobBuilder::kMaxGate) {
+        why = fmt::format("gate: expected a list of at most {} [pool, amount] pairs", JobBuilder::kMaxGate);
+        return 0;
+      }
+      for (auto pair : g) {
+        simdjson::dom::array p;
+        std::string name;
+        if (pair.get_array().get(p) || p.size() != 2 || !scalar_text(p.at(0).value_unsafe(), name)) {
+          why = "gate: expected [pool, amount] pairs";
+          return 0;
+        }
+        gate.emplace_back();
+        if (!consumable(name, p.at(1).value_unsafe(), gate.back())) return 0;
+      }
+      std::vector<JobTable::Choice::Outcome> outcomes;
+      if (outcomes_el->get_array().get(outs)) {
+        why = "outcomes: expected a list";
+        return 0;
+      }
+      for (auto o : outs) {
+        simdjson::dom::object obj;
+        JobTable::Choice::Outcome x;
+        if (o.get_object().get(obj) || obj.size() != 1) {
+          why = "outcomes: expected {\"place\": [...]}, {\"wait\": n} or {\"remove\": \"why\"}";
+          return 0;
+        }
+        const auto f = *obj.begin();
+        const std::string_view k = f.key;
+        simdjson::dom::array list;
+        double n = 0;
+        if (k == "place" && !f.value.get_array().get(list)) {
+          for (auto s : list) {
+            if (!number_of(s, n) || n < 0 || n != std::floor(n) || n >= 4096) {
+              why = "outcomes: a solution's index";
+              return 0;
+            }
+            x.solutions.push_back(static_cast<uint32_t>(n));
+          }
+        } else if (k == "wait" && number_of(f.value, n) && n >= 0 && n == std::floor(n) && n < 64) {
+          x.kind = JobTable::Choice::Outcome::Kind::Wait;
+          x.wait_on = static_cast<uint32_t>(n);
+        } else if (k == "remove" && scalar_text(f.value, x.why)) {
+          x.kind = JobTable::Choice::Outcome::Kind::Remove;
+        } else {
+          why = "outcomes: expected {\"place\": [...]}, {\"wait\": n} or {\"remove\": \"why\"}";
+          return 0;
+        }
+        outcomes.push_back(std::move(x));
+      }
+      b.set_gate(c, gate, std::move(outcomes));
+    }
+  } catch (const ValueError& e) {
+    why = e.what();
+    return 0;
+  }
+  seen.emplace(std::move(key), c);
+  return c;
+}
+
 JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const ProgressFn& progress) {
   LineReader in(path, progress);
   simdjson::dom::parser parser;
@@ -402,6 +538,7 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
     const uint32_t j = b.add(id, owner, group, priority, submit, static_cast<uint32_t>(slots));
     double runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
     std::string queue, account, qos;
+    std::optional<element> solutions_el, gate_el, outcomes_el;
     auto reject = [&](const std::string& field, const std::string& why) {
       b.reject(j, fmt::format("{}:{}: job {}: field '{}': {}", path, ln, id, field, why));
     };
@@ -494,67 +631,9 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
       } else if (key == "rejected") {
         std::string why;
         scalar_text(field.value, why);
-        b.reject(j, why);               // a rejection saved by write_jobs_jsonl: keep its original reason
-      } else if (key == "solutions") {  // Accelerator scheduling solutions: [{requests, resources}, ...]
-        const std::string_view raw = simdjson::minify(field.value);
-        if (const auto seen = choices.find(raw); seen != choices.end()) {
-          b.set_choice(seen->second);
-          continue;
-        }
-        simdjson::dom::array arr;
-        std::vector<uint32_t> requests;
-        std::vector<std::vector<std::pair<uint32_t, double>>> amounts;
-        std::string why;
-        if (field.value.get_array().get(arr) || arr.size() < 2 || arr.size() > 4096)
-          why = "expected a list of 2 to 4096 solutions";
-        for (auto item : arr) {
-          if (!why.empty()) break;
-          simdjson::dom::object sol;
-          if (item.get_object().get(sol)) {
-            why = "expected a solution {\"requests\": ..., \"resources\": {...}}";
-            break;
-          }
-          requests.push_back(0);
-          amounts.emplace_back();
-          for (auto f : sol) {
-            const std::string_view k = f.key;
-            std::string text;
-            if (k == "requests" && f.value.type() == element_type::STRING && scalar_text(f.value, text)) {
-              try {
-                requests.back() = b.intern_text(text);
-              } catch (const RequestError& e) {
-                why = fmt::format("requests: {}", e.what());
-              }
-            } else if (simdjson::dom::object res; k == "resources" && !f.value.get_object().get(res)) {
-              for (auto r : res) {
-                const auto idx = catalog.find(r.key);
-                if (!idx || catalog.consumable_slot(*idx) < 0) {
-                  why = fmt::format("resources.{}: not a consumable", std::string_view(r.key));
-                  break;
-                }
-                try {
-                  amounts.back().emplace_back(*idx, numeric_value(catalog.at(*idx), r.value));
-                } catch (const ValueError& e) {
-                  why = fmt::format("resources.{}: {}", std::string_view(r.key), e.what());
-                  break;
-                }
-              }
-            } else {
-              why = fmt::format("{}: expected \"requests\" (a string) or \"resources\" (an object)", k);
-            }
-            if (!why.empty()) break;
-          }
-        }
-        if (why.empty()) {
-          try {
-            const uint32_t c = b.add_choice(requests, amounts);
-            choices.emplace(std::string(raw), c);
-            b.set_choice(c);
-          } catch (const ValueError& e) {
-            why = e.what();
-          }
-        }
-        if (!why.empty()) reject("solutions", why);
+        b.reject(j, why);  // a rejection saved by write_jobs_jsonl: keep its original reason
+      } else if (key == "solutions" || key == "gate" || key == "outcomes") {  // Accelerator scheduling solutions
+        (key == "solutions" ? solutions_el : key == "gate" ? gate_el : outcomes_el) = field.value;
       } else if (key == "note") {  // a remark saved with the job (an Accelerator "depth limit")
         std::string note;
         if (!scalar_text(field.value, note) || note.empty() || note.size() > 256) {
@@ -565,6 +644,12 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
       } else {
         throw LoadError(path, ln, std::string(key), "unknown key");
       }
+    }
+    if (solutions_el || gate_el || outcomes_el) {
+      std::string why;
+      const uint32_t c = read_choice(solutions_el, gate_el, outcomes_el, catalog, b, choices, why);
+      if (why.empty()) b.set_choice(c);
+      else reject("solutions", why);
     }
     b.set_times(runtime, walltime);
     b.set_credentials(queue, account, qos);

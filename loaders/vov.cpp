@@ -460,6 +460,53 @@ Request compile(const vov::Expr& e, const Catalog& cat, uint32_t a_names, bool t
   return r;
 }
 
+// A gated expansion (vov::expand_gated) as a choice of `protos`: each outcome's solutions compiled and
+// interned once across the outcomes, the gate's maps as their farm-wide pools. `cut`: some outcome had
+// more than kMaxSolutions solutions.
+uint32_t gated_choice_of(const vov::GatedExpansion& g, const Catalog& cat, uint32_t a_names, JobBuilder& protos,
+                         uint8_t& cut) {
+  using Outcome = JobTable::Choice::Outcome;
+  std::vector<std::string> keys;  // a solution's list and held maps, as text
+  std::vector<Request> requests;
+  std::vector<std::vector<std::pair<uint32_t, double>>> charges;
+  auto solution = [&](const vov::Expr& list, const std::vector<vov::Held>& held) {
+    std::string key = vov::to_text(list);
+    for (const vov::Held& h : held) key += fmt::format("\x1f{}\x1f{}", h.map, h.units);
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return static_cast<uint32_t>(i);
+    keys.push_back(std::move(key));
+    charges.emplace_back();
+    requests.push_back(compile(list, cat, a_names, true, charges.back()));
+    for (const vov::Held& h : held) charges.back().emplace_back(*cat.find("map:" + h.map), h.units);
+    return static_cast<uint32_t>(keys.size() - 1);
+  };
+  std::vector<Outcome> outcomes(g.by_mask.size());
+  for (size_t m = 0; m < g.by_mask.size(); ++m) {
+    const vov::Expansion& e = g.by_mask[m];
+    Outcome& o = outcomes[m];
+    if (e.outcome == vov::Expansion::Outcome::Cycle) {
+      o.kind = Outcome::Kind::Remove;
+      o.why = "a cycle in the resource maps: " + e.detail;
+    } else if (e.outcome == vov::Expansion::Outcome::NotAvailable) {
+      o.kind = Outcome::Kind::Wait;
+      for (size_t i = 0; i < g.gate.size(); ++i)  // the map the walk stopped at: one not available in m
+        if (g.gate[i].map == e.detail && !((m >> i) & 1)) o.wait_on = static_cast<uint32_t>(i);
+    } else if (!vov::chooses(e.expanded)) {
+      o.solutions.push_back(solution(e.expanded, e.held));
+    } else {
+      bool more = false;
+      for (const vov::Solution& s : vov::solutions(e.expanded, vov::kMaxSolutions, more))
+        o.solutions.push_back(solution(s.list, s.held));
+      cut = cut || more;
+    }
+  }
+  const uint32_t c = protos.add_choice(protos.intern_all(std::move(requests)), charges);
+  std::vector<std::pair<uint32_t, double>> gate;
+  for (const vov::Held& h : g.gate) gate.emplace_back(*cat.find("map:" + h.map), h.units);
+  protos.set_gate(c, gate, std::move(outcomes));
+  return c;
+}
+
 void replace_symbols(std::string_view text, const std::string& host, uint32_t cpus, const VovOptions& options,
                      int depth, size_t& replacements, std::string& out) {
   size_t i = 0;
@@ -770,6 +817,9 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   }
   std::vector<vov::Expansion> exp(reps.size());
   std::vector<std::string> rep_why(reps.size());
+  // A walk that meets a cycle after counted maps: what its jobs do depends on those maps when each is
+  // dispatched (seed 000's order of stops, vov::expand_gated); with none before it, it is rejected here.
+  std::vector<std::unique_ptr<vov::GatedExpansion>> gated(reps.size());
   tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
     try {
       const KindView& k = kinds[reps[r]];  // only the kinds expanded get a JobResources
@@ -777,8 +827,12 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
                                   std::string(k.group),     std::string(k.priority), k.expected_duration};
       exp[r] = vov::expand(
           job, maps, [](std::string_view, double) { return true; }, options.dollars, wrappers, true);
-      if (exp[r].outcome == vov::Expansion::Outcome::Cycle)
-        rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
+      if (exp[r].outcome == vov::Expansion::Outcome::Cycle) {
+        auto g = std::make_unique<vov::GatedExpansion>(
+            vov::expand_gated(job, maps, options.dollars, wrappers, JobBuilder::kMaxGate));
+        if (!g->gate.empty()) gated[r] = std::move(g);
+        else rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
+      }
     } catch (const vov::ResourceError& e) {
       const std::string what = e.what();
       rep_why[r] = what.starts_with("no definition of the resource $")
@@ -795,7 +849,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   // kinds' order.
   std::vector<std::string> expansion(reps.size());
   tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
-    if (!rep_why[r].empty()) return;
+    if (!rep_why[r].empty() || gated[r]) return;
     expansion[r] = vov::to_text(exp[r].expanded);
     for (const vov::Held& h : exp[r].held) {
       const auto n = static_cast<uint32_t>(h.map.size());
@@ -808,7 +862,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   {
     std::unordered_map<std::string, uint32_t> seen;
     for (size_t r = 0; r < reps.size(); ++r) {  // reps in the kinds' order: interned as the kinds show them
-      if (!rep_why[r].empty()) continue;
+      if (!rep_why[r].empty() || gated[r]) continue;
       const auto [it, fresh] = seen.try_emplace(std::move(expansion[r]), static_cast<uint32_t>(distinct.size()));
       if (fresh) distinct.push_back(static_cast<uint32_t>(r));
       distinct_of[r] = it->second;
@@ -856,6 +910,10 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
     const std::vector<uint32_t> sr = protos.intern_all(std::move(solution_requests[d]));
     choice_of[d] = protos.add_choice(sr, solution_charges[d]);
   }
+  std::vector<uint32_t> gated_choice(reps.size(), kNone);
+  std::vector<uint8_t> gated_cut(reps.size(), 0);
+  for (size_t r = 0; r < reps.size(); ++r)
+    if (gated[r]) gated_choice[r] = gated_choice_of(*gated[r], ds.catalog, a_names, protos, gated_cut[r]);
   for (size_t x = 0; x < kinds.size(); ++x) {
     if (x + 8 < kinds.size()) {  // kinds lie scattered over the table's shards: fetch ahead what is read
       __builtin_prefetch(kinds[x + 8].owner.data());
@@ -864,6 +922,12 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
     const uint32_t p = protos.add("", kinds[x].owner, kinds[x].group, 0, 0);
     if (!why[x].empty()) continue;
     const uint32_t r = rep[x];
+    if (gated[r]) {  // what it does is decided when it is dispatched: an empty request, the gate's choice
+      if (exp[r].curtailed) protos.set_note(p, "depth limit");  // (its walk with every map available)
+      if (gated_cut[r]) protos.set_note(p, "solutions limit");
+      protos.set_choice(gated_choice[r]);
+      continue;
+    }
     if (exp[r].curtailed) protos.set_note(p, "depth limit");  // VOV curtails silently; colmatch says so
     if (solutions_cut[distinct_of[r]]) protos.set_note(p, "solutions limit");
     try {

@@ -24,6 +24,7 @@ const char* sim_reason_text(SimReason r) noexcept {
     case SimReason::NoFreeCapacity: return "eligible but no free capacity";
     case SimReason::PriorityGap: return "held by a priority gap";
     case SimReason::Rejected: return "rejected";
+    case SimReason::Removed: return "removed";
   }
   return "";
 }
@@ -88,6 +89,7 @@ SimResult run(SimWorld& w, SchedulingPolicy& policy, const SimProgress& progress
     if (progress && (w.res.cycles & 1023) == 0) progress(t, w.ended_count, w.arrivals.size());
   }
   if (progress) progress(last_cycle, w.ended_count, w.arrivals.size());
+  w.finish_removals();
   w.name_pool_waits();
   return std::move(w.res);
 }

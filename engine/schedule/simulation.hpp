@@ -59,6 +59,7 @@ enum class SimReason : uint8_t {
   NoFreeCapacity,    ///< eligible taskers exist, none has room now
   PriorityGap,       ///< FBSNG: its queue is held by a queue priority gap, or a section priority gap (detail)
   Rejected,          ///< bad input (JobTable::reject_reason)
+  Removed,           ///< removed when a cycle considered it (detail says when and why: JobTable::Choice::gate)
 };
 const char* sim_reason_text(SimReason r) noexcept;
 

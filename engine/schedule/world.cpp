@@ -174,7 +174,9 @@ void SimWorld::submit(uint32_t j) {
       if (!evaluated[s]) evaluate(s);
     unite_solutions(cats, c, eligible);
     std::vector<Allocation> trial_idle;  // can it run at all, on the idle farm?
-    if (eligible[c].eligible.count() > 0 && idle_placer.try_place(j, policy.allocation, trial_idle)) {
+    if (gated(c)) {
+      fits_idle[c] = 1;  // what it does depends on the pools when a cycle considers it
+    } else if (eligible[c].eligible.count() > 0 && idle_placer.try_place(j, policy.allocation, trial_idle)) {
       idle.rollback();
       fits_idle[c] = 1;
     }
@@ -185,6 +187,14 @@ void SimWorld::submit(uint32_t j) {
 void SimWorld::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   res.start[j] = t;
   res.end[j] = t + sim_duration(jobs, j);
+  if (allocs.empty()) {  // a removal (Placer::gate_outcome): it leaves the queue as a start would, at once
+    const JobTable::Choice& ch = jobs.choices[cats.choice[cats.of_job[j]]];
+    size_t mask = 0;
+    for (size_t i = 0; i < ch.gate.size(); ++i)
+      if (cap.global_free(ch.gate[i].consumable) >= ch.gate[i].amount) mask |= size_t{1} << i;
+    removed_.emplace_back(j, fmt::format("at {} s: {}", t, ch.outcome[mask].why));
+    res.end[j] = t;
+  }
   res.alloc_first[j] = static_cast<uint32_t>(res.allocations.size());
   res.alloc_count[j] = static_cast<uint32_t>(allocs.size());
   res.allocations.insert(res.allocations.end(), allocs.begin(), allocs.end());
@@ -222,6 +232,15 @@ void SimWorld::finish(uint32_t j, double) {
   }
 }
 
+void SimWorld::finish_removals() {
+  for (const auto& [j, why] : removed_) {
+    res.start[j] = res.end[j] = std::numeric_limits<double>::quiet_NaN();
+    res.reason[j] = SimReason::Removed;
+    res.detail[j] = why;
+    res.backfilled[j] = 0;
+  }
+}
+
 void SimWorld::name_pool_waits() {
   std::vector<uint8_t> done(cats.size(), 0);
   std::vector<std::string> text(cats.size());
@@ -231,7 +250,8 @@ void SimWorld::name_pool_waits() {
     if (!done[c]) {
       done[c] = 1;
       const std::vector<std::vector<double>> solutions = solutions_need(cats, c);
-      text[c] = global_pool_wait_text(catalog, cap, cats.unit_charge[c], &solutions);
+      text[c] = gate_wait_text(catalog, jobs, cats, c, cap);
+      if (text[c].empty()) text[c] = global_pool_wait_text(catalog, cap, cats.unit_charge[c], &solutions);
     }
     res.detail[j] = text[c];
   }

@@ -71,7 +71,7 @@ class SimWorld {
   /// this world) or its reservation used.
   uint32_t charged(uint32_t j) const noexcept {
     const uint32_t c = cats.of_job[j];
-    return cats.solutions[c].empty() ? c : chosen[j];
+    return !cats.chooses(c) || chosen[j] == kNone ? c : chosen[j];
   }
   /// The same for a job of category c placed on allocs[0..n) (allocs[0] the master).
   template <class F>
@@ -93,6 +93,11 @@ class SimWorld {
   /// take now says which (SimResult::detail: "waiting for License:spice: 0 of 4 free", Altair
   /// Accelerator's counted maps; global_pool_wait_text), one text per category.
   void name_pool_waits();
+  /// At the end of the run: the jobs removed when a cycle considered them (start() with no allocation)
+  /// are reported so (SimReason::Removed, when and why), not as started.
+  void finish_removals();
+  /// Category c's jobs do what a gate says (JobTable::Choice::gate).
+  bool gated(uint32_t c) const noexcept { return cats.chooses(c) && !jobs.choices[cats.choice[c]].outcome.empty(); }
   /// Every dependency of job j has ended.
   bool dependencies_ended(uint32_t j) const;
   /// A cycle at t that started at t0 wall-clock ends: its timeline row and its cost.
@@ -146,6 +151,7 @@ class SimWorld {
   std::vector<size_t> cursor_seen_;     // per category: grown_ entries its cursors account for
   std::vector<uint64_t> cursor_epoch_;  // per category charging a shared pool: its cursors' epoch
   std::vector<uint32_t> grown_;         // taskers whose capacity grew (ends, taskers up, pools enlarged)
+  std::vector<std::pair<uint32_t, std::string>> removed_;  // jobs removed (start() with no allocation)
 };
 
 /// A scheduling policy as the event loop sees it (Flux's queue-policy interface, Slurm's scheduler

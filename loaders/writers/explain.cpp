@@ -96,7 +96,11 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
   const JobTable& jobs = ds.jobs;
   std::string out = fmt::format("job {}: ", jobs.id[j]);
   switch (m.dispatch.status[j]) {
-    case JobStatus::Rejected: return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
+    case JobStatus::Rejected:
+      if (!jobs.rejected(j))  // removed when dispatched
+        for (const auto& [x, why] : m.dispatch.removed)
+          if (x == j) return out + "removed when dispatched: " + why + "\n";
+      return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
     case JobStatus::Assigned: {
       out += "assigned to";
       for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
@@ -112,7 +116,8 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
       out += "pending: " +
              pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
                             m.eligible[c], ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker,
-                            &m.dispatch.capacity, &solutions) +
+                            &m.dispatch.capacity, &solutions,
+                            gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity)) +
              "\n";
       break;
     }
@@ -123,8 +128,8 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
 std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j) {
   const JobTable& jobs = ds.jobs;
   std::string out = fmt::format("job {}: ", jobs.id[j]);
-  if (m.dispatch.status[j] == JobStatus::Rejected)
-    return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
+  if (jobs.rejected(j)) return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
+  if (r.reason[j] == SimReason::Removed) return out + "removed " + r.detail[j] + "\n";
   if (!std::isnan(r.start[j])) {
     out += fmt::format("started at {} (submitted at {}, waited {} s){}, ends at {}, on", r.start[j], jobs.submit[j],
                        r.start[j] - jobs.submit[j], r.backfilled[j] ? " by backfill" : "", r.end[j]);

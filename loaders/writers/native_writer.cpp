@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "loaders/writers/text.hpp"
 
@@ -12,8 +13,11 @@ namespace colmatch::writers {
 std::string farm_toml_text(const loaders::Dataset& ds) {
   std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
   const bool design60 = ds.catalog.reading == GridEngineReading::Design60;
-  if (!ds.power_attribute.empty() || design60) s += "\n[policy]\n";
+  // the scheduling its format assumes (an Accelerator farm's dispatcher: greedy) travels with it
+  const bool greedy = ds.policy_defaults.backfill == BackfillPolicy::Greedy;
+  if (!ds.power_attribute.empty() || design60 || greedy) s += "\n[policy]\n";
   if (!ds.power_attribute.empty()) s += fmt::format("power = \"{}\"\n", json_escape(ds.power_attribute));
+  if (greedy) s += "backfill = \"greedy\"\n";
   // the request semantics travel with the farm: an imported DIRAC farm keeps its literal values
   if (design60) s += "grid_engine = \"6.0-design\"\n";
   // Global values (already combined from fixed and load values: written back as fixed values).
@@ -133,6 +137,27 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
                          json_escape(j.request_text[c.request[x]]), obj);
       }
       s += "]";
+      if (!c.outcome.empty()) {  // its gate: [[pool, amount], ...], and per mask what it does
+        s += ",\"gate\":[";
+        for (size_t g = 0; g < c.gate.size(); ++g)
+          s += fmt::format("{}[\"{}\",{}]", g == 0 ? "" : ",",
+                           json_escape(ds.catalog.at(cons[c.gate[g].consumable]).name), c.gate[g].amount);
+        s += "],\"outcomes\":[";
+        for (size_t m = 0; m < c.outcome.size(); ++m) {
+          const JobTable::Choice::Outcome& o = c.outcome[m];
+          s += m == 0 ? "" : ",";
+          switch (o.kind) {
+            case JobTable::Choice::Outcome::Kind::Place:
+              s += fmt::format("{{\"place\":[{}]}}", fmt::join(o.solutions, ","));
+              break;
+            case JobTable::Choice::Outcome::Kind::Wait: s += fmt::format("{{\"wait\":{}}}", o.wait_on); break;
+            case JobTable::Choice::Outcome::Kind::Remove:
+              s += fmt::format("{{\"remove\":{}}}", json_string(o.why));
+              break;
+          }
+        }
+        s += "]";
+      }
     }
     if (!std::isnan(j.runtime[i])) s += fmt::format(",\"runtime\":{}", j.runtime[i]);
     if (!std::isnan(j.walltime[i])) s += fmt::format(",\"walltime\":{}", j.walltime[i]);

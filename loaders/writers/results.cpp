@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -56,6 +57,7 @@ class ResultRows {
  public:
   ResultRows(const loaders::Dataset& ds, const MatchOutcome& m) : ds_(ds), m_(m), reason_(2 * m.categories.size()) {
     const JobTable& jobs = ds.jobs;
+    for (const auto& [j, why] : m.dispatch.removed) removed_.emplace(j, why);
     std::vector<uint8_t> need(reason_.size(), 0);
     for (uint32_t j = 0; j < jobs.size(); ++j)
       if (m.dispatch.status[j] == JobStatus::Pending) need[slot(j)] = 1;
@@ -65,7 +67,8 @@ class ResultRows {
       Reason& r = reason_[i];
       const std::vector<std::vector<double>> solutions = solutions_need(m.categories, c);
       r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
-                              m.eligible[c], ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity, &solutions);
+                              m.eligible[c], ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity, &solutions,
+                              gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity));
       r.row_tail = ",pending,,0,";
       csv_field(r.row_tail, r.text);  // quoted once, written for each of its jobs
       r.row_tail += '\n';
@@ -116,7 +119,7 @@ class ResultRows {
           break;
         case JobStatus::Rejected:
           csv += ",rejected,,0,";
-          csv_field(csv, jobs.reject_reason[jobs.reject[j]]);
+          csv_field(csv, jobs.rejected(j) ? jobs.reject_reason[jobs.reject[j]] : removed_.at(j));
           csv += '\n';
           break;
       }
@@ -133,6 +136,7 @@ class ResultRows {
     return 2 * size_t{m_.categories.of_job[j]} + (m_.dispatch.reason[j] == PendingReason::NoEligibleTasker ? 0 : 1);
   }
   const loaders::Dataset& ds_;
+  std::unordered_map<uint32_t, std::string> removed_;  // jobs removed when dispatched: why
   const MatchOutcome& m_;
   std::vector<Reason> reason_;
 };

@@ -118,7 +118,7 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
   std::map<std::string, Share> by_queue, by_user, by_group;
   uint64_t held = 0, throttled = 0, backfilled = 0;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
-    if (jobs.rejected(j)) continue;
+    if (jobs.rejected(j) || r.reason[j] == SimReason::Removed) continue;
     first_submit = std::min(first_submit, jobs.submit[j]);
     held += r.was_held[j];
     throttled += r.was_throttled[j];
@@ -180,7 +180,7 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
   std::vector<double> cycle_ms;  // wall clock: here, not in metrics.json, which is the same run to run
   for (double s : r.cycle_seconds) cycle_ms.push_back(s * 1e3);
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-    if (ds.jobs.rejected(j)) ++rejected;
+    if (ds.jobs.rejected(j) || r.reason[j] == SimReason::Removed) ++rejected;
     else if (std::isnan(r.start[j])) ++pending;
     else ++started;
   }
@@ -226,6 +226,12 @@ void schedule_rows(const loaders::Dataset& ds, const SimResult& r, uint32_t firs
       head();
       csv += ",,,,0";
       tail("rejected", jobs.reject_reason[jobs.reject[j]]);
+      continue;
+    }
+    if (r.reason[j] == SimReason::Removed) {  // removed when a cycle considered it
+      head();
+      csv += ",,,,0";
+      tail("rejected", with_note("removed " + r.detail[j], j));
       continue;
     }
     if (std::isnan(r.start[j])) {

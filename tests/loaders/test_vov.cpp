@@ -481,6 +481,48 @@ TEST(VovFormat, AnOrJobHoldsOnlyTheAlternativeItRunsBy) {
       << schedule;
 }
 
+// Issue 27, item 2, the seed's order of stops: "the resource is not available. In this case, the job
+// cannot be dispatched and is left in the job queue" comes before "a cycle in the mapping is detected;
+// in this case the job ... is removed". With the one `License:a` taken, `License:a loopa` waits for it
+// (before: rejected at load) and is removed when it comes back; `(License:a loopa | small)` drops the
+// alternative that leads to the cycle and runs on small1, while the same list submitted after the licence
+// is back is removed; `loopa` alone meets no counted map first and is rejected at load, as before.
+TEST(VovFormat, AMapNotAvailableStopsTheWalkBeforeACycle) {
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-stops-", name, text);
+  };
+  const auto taskers = write("t.tcl",
+                             "vtk_tasker_define big1 -resources \"linux big\" -CPUS 4 -power 3\n"
+                             "vtk_tasker_define small1 -resources \"linux small\" -CPUS 4 -power 1\n");
+  const auto resources = write("r.tcl",
+                               "vtk_resourcemap_set License:a 1\nvovresourcemgr set loopa -map \"loopb\"\n"
+                               "vovresourcemgr set loopb -map \"loopa\"\n");
+  const auto jobs =
+      write("j.jsonl",
+            "{\"id\": \"holds-a\", \"resources\": \"License:a\", \"runtime\": 100}\n"
+            "{\"id\": \"a-then-cycle\", \"resources\": \"License:a loopa\", \"runtime\": 10}\n"
+            "{\"id\": \"cycle-or-small\", \"resources\": \"(License:a loopa | small)\", \"runtime\": 10}\n"
+            "{\"id\": \"cycle\", \"resources\": \"loopa\", \"runtime\": 10}\n"
+            "{\"id\": \"late\", \"resources\": \"(License:a loopa | small)\", \"submit\": 150, \"runtime\": 10}\n");
+  const loaders::Dataset ds = loaders::load_vov(taskers, resources, jobs);
+  EXPECT_FALSE(ds.jobs.rejected(1)) << "decided when dispatched";
+  EXPECT_TRUE(ds.jobs.rejected(3)) << "no counted map before its cycle";
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const std::string csv = writers::results_csv(ds, m);
+  EXPECT_NE(csv.find("\na-then-cycle,pending,,0,waiting for License:a: 0 of 1 free\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ncycle-or-small,assigned,small1,1,\n"), std::string::npos) << csv;
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active(), ds.farm);
+  EXPECT_EQ(r.reason[1], SimReason::Removed);
+  EXPECT_EQ(r.detail[1], "at 100 s: a cycle in the resource maps: loopa -> loopb -> loopa");
+  EXPECT_EQ(r.start[2], 0);
+  EXPECT_EQ(r.reason[4], SimReason::Removed) << "the licence is free when it comes";
+  const std::string schedule = writers::schedule_csv(ds, r);
+  EXPECT_NE(schedule.find("\na-then-cycle,0,,,,,0,,,rejected,removed at 100 s: a cycle in the resource maps: loopa -> "
+                          "loopb -> loopa\n"),
+            std::string::npos)
+      << schedule;
+}
+
 TEST(VovFormat, DepthLimitIsNotedAndCounted) {
   auto write = [](const std::string& name, const std::string& text) {
     return write_file("colmatch-vov-depth-", name, text);

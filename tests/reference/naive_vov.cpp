@@ -40,13 +40,20 @@ struct JobExpansion {
   int depth = 0;                  // the seed's depth count
   size_t resources_seen = 0;      // every resource visited (the engine's breadth bound)
   bool failed = false, curtailed = false;
+  bool cycle = false;  // failed on a cycle in the maps
+  // The units each counted map has left now (a walk at dispatch, the seed's order of stops), or null
+  // (every map available). `unavailable`: the walk stopped at a map without enough units.
+  const std::map<std::string, double>* live = nullptr;
+  bool unavailable = false;
 
   std::vector<Expr> items(const Expr& e) {
     std::vector<Expr> out;
-    if (failed) return out;
+    if (failed || unavailable) return out;
     if (e.op == Expr::Op::And) {
-      for (const Expr& k : e.kids)
+      for (const Expr& k : e.kids) {
         for (Expr& x : items(k)) out.push_back(std::move(x));
+        if (failed || unavailable) return out;
+      }
     } else if (e.op == Expr::Op::Not) {
       Expr n;
       n.op = Expr::Op::Not;
@@ -59,7 +66,19 @@ struct JobExpansion {
       }
       Expr o;
       o.op = Expr::Op::Or;
-      for (const Expr& k : e.kids) o.kids.push_back(all_of(items(k)));
+      for (const Expr& k : e.kids) {
+        std::vector<Expr> alt = items(k);
+        if (failed) return {};
+        if (unavailable) {  // an alternative whose map has no unit left is dropped
+          unavailable = false;
+          continue;
+        }
+        o.kids.push_back(all_of(std::move(alt)));
+      }
+      if (o.kids.empty()) {
+        unavailable = true;
+        return {};
+      }
       out.push_back(o.kids.size() == 1 ? o.kids[0] : o);
     } else {
       return token(e);
@@ -83,7 +102,7 @@ struct JobExpansion {
     if (m == maps.end()) return {e};
     for (const std::string& p : path)
       if (p == name) {
-        failed = true;  // a cycle
+        failed = cycle = true;
         return {};
       }
     std::vector<Expr> out;
@@ -91,6 +110,10 @@ struct JobExpansion {
       Expr h = e;
       h.token.kind = Token::Kind::Held;
       h.token.amount = e.token.kind == Token::Kind::Has ? 1.0 : e.token.amount;
+      if (live != nullptr && live->at(name) < h.token.amount) {
+        unavailable = true;
+        return {};
+      }
       out.push_back(h);
     }
     if (!m->second.map) return out;  // a counter: satisfied by the map itself
@@ -243,16 +266,19 @@ struct Priced {
   std::map<std::string, double> charge, held;
 };
 
-// A job as expanded once: rejected (a cycle, a bad list), or its solutions.
+// A job as expanded: rejected (a cycle, a bad list), waiting (a walk at dispatch stopped at a map with
+// no unit left), or its solutions.
 struct Prepared {
-  bool rejected = false, curtailed = false;
+  bool rejected = false, curtailed = false, cycle = false, waiting = false;
   std::vector<Priced> priced;
 };
 
 Prepared prepare(const Farm& farm, const std::map<std::string, VovMap>& maps,
-                 const std::map<std::string, std::string>& dollars, const VovJob& job) {
+                 const std::map<std::string, std::string>& dollars, const VovJob& job,
+                 const std::map<std::string, double>* live = nullptr) {
   Prepared out;
   JobExpansion x{maps, dollars, {}, 0, 0, false, false};
+  x.live = live;
   std::vector<Expr> list;
   try {
     list = x.items(vov::parse_resources(job.resources));
@@ -268,15 +294,21 @@ Prepared prepare(const Farm& farm, const std::map<std::string, VovMap>& maps,
         continue;
       }
       for (Expr& e : x.token(name_token(a))) list.push_back(std::move(e));
+      if (x.failed || x.unavailable) break;
     }
   } catch (const vov::ResourceError&) {
     x.failed = true;
   }
+  out.curtailed = x.curtailed;
   if (x.failed) {
     out.rejected = true;
+    out.cycle = x.cycle;
     return out;
   }
-  out.curtailed = x.curtailed;
+  if (x.unavailable) {
+    out.waiting = true;
+    return out;
+  }
   Expr timeleft = name_token("TIMELEFT");
   timeleft.token.kind = Token::Kind::AtLeast;
   timeleft.token.amount = std::ceil(job.expected_duration);
@@ -362,11 +394,18 @@ VovOutcome vov_match(const std::vector<VovTasker>& taskers, const std::map<std::
   Farm farm(taskers, maps);
   VovOutcome out;
   for (const VovJob& job : jobs) {
-    const Prepared x = prepare(farm, maps, dollars, job);
+    Prepared x = prepare(farm, maps, dollars, job);
     out.tasker.emplace_back();
     out.curtailed.push_back(x.curtailed);
+    // A walk that meets a cycle is walked again now: the maps before it may stop it first (seed 000's
+    // order of stops: the job waits), or drop the alternative that leads to it.
+    if (x.cycle) x = prepare(farm, maps, dollars, job, &farm.units);
     if (x.rejected) {
       out.status.push_back("rejected");
+      continue;
+    }
+    if (x.waiting) {
+      out.status.push_back("pending: no room");
       continue;
     }
     bool any_eligible = false;
@@ -405,7 +444,7 @@ VovSchedule vov_simulate(const std::vector<VovTasker>& taskers, const std::map<s
     // the next time something happens: a submit not yet seen, or an end
     double next = std::numeric_limits<double>::infinity();
     for (size_t j = 0; j < jobs.size(); ++j)
-      if (!x[j].rejected && waiting[j] && jobs[j].submit > t) next = std::min(next, jobs[j].submit);
+      if ((!x[j].rejected || x[j].cycle) && waiting[j] && jobs[j].submit > t) next = std::min(next, jobs[j].submit);
     for (const Running& r : running) next = std::min(next, r.end);
     if (!std::isfinite(next)) break;
     t = next;
@@ -418,15 +457,23 @@ VovSchedule vov_simulate(const std::vector<VovTasker>& taskers, const std::map<s
       }
     }
     for (const size_t j : order) {  // every waiting job that can start does, in order
-      if (x[j].rejected || !waiting[j] || jobs[j].submit > t) continue;
+      if ((x[j].rejected && !x[j].cycle) || !waiting[j] || jobs[j].submit > t) continue;
+      const Prepared now = x[j].cycle ? prepare(farm, maps, dollars, jobs[j], &farm.units) : Prepared{};
+      if (x[j].cycle && now.rejected) {  // the walk reaches the cycle now: removed
+        waiting[j] = false;
+        continue;
+      }
+      if (x[j].cycle && now.waiting) continue;
+      const Prepared& use = x[j].cycle ? now : x[j];
       bool any_eligible = false;
       size_t charged = 0;
-      const int best = place(farm, taskers, x[j], any_eligible, charged);
+      const int best = place(farm, taskers, use, any_eligible, charged);
       if (best < 0) continue;
       waiting[j] = false;
       out.start[j] = t;
       out.tasker[j] = taskers[static_cast<size_t>(best)].name;
       running.push_back({t + jobs[j].runtime, j, static_cast<size_t>(best), charged});
+      if (x[j].cycle) x[j] = now;  // (its charges, for its end)
     }
   }
   return out;
