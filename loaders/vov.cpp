@@ -23,12 +23,12 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
-#include <toml++/toml.h>
 
 #include "engine/hash_slots.hpp"
 #include "engine/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
+#include "loaders/vov_build.hpp"
 #include "loaders/vov_tcl.hpp"
 
 namespace colmatch::loaders {
@@ -417,96 +417,6 @@ void tasker_tokens(const vov::Expr& e, std::vector<vov::Token>& out, const std::
   for (const vov::Expr& k : e.kids) tasker_tokens(k, out, path, line);
 }
 
-// The expanded list as the engine's request; top-level `name/N` of a consumable become charges.
-Request compile(const vov::Expr& e, const Catalog& cat, uint32_t a_names, bool top,
-                std::vector<std::pair<uint32_t, double>>& charges) {
-  Request r;
-  switch (e.op) {
-    case vov::Expr::Op::Token: {
-      if (e.token.kind == vov::Token::Kind::Held) return r;  // a counted map's units: the caller charges them
-      const auto quantified = cat.find(e.token.name);
-      if (!quantified || *quantified == a_names) {  // offered only as an attribute, or by no tasker
-        r.kind = Request::Kind::Clause;
-        r.clause.attr = a_names;
-        r.clause.op = Relop::EQ;
-        r.clause.strs.push_back(e.token.name);
-        return r;
-      }
-      const uint32_t a = *quantified;
-      const double n = e.token.kind == vov::Token::Kind::Has ? 1.0 : e.token.amount;
-      if (e.token.kind == vov::Token::Kind::Consumes && top && cat.consumable_slot(a) >= 0) {
-        charges.emplace_back(a, n);
-        return r;  // the charge needs the room; the request itself asks nothing more
-      }
-      r.kind = Request::Kind::Clause;
-      r.clause.attr = a;
-      r.clause.op = Relop::GE;
-      r.clause.nums.push_back(n);
-      return r;
-    }
-    case vov::Expr::Op::Not:
-      r.kind = Request::Kind::Not;
-      r.kids.push_back(compile(e.kids[0], cat, a_names, false, charges));
-      return r;
-    case vov::Expr::Op::And:
-      r.kind = Request::Kind::And;
-      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, a_names, top, charges));
-      return r;
-    case vov::Expr::Op::Or:
-      r.kind = Request::Kind::Or;
-      for (const vov::Expr& k : e.kids) r.kids.push_back(compile(k, cat, a_names, false, charges));
-      return r;
-  }
-  return r;
-}
-
-// A gated expansion (vov::expand_gated) as a choice of `protos`: each outcome's solutions compiled and
-// interned once across the outcomes, the gate's maps as their farm-wide pools. `cut`: some outcome had
-// more than kMaxSolutions solutions.
-uint32_t gated_choice_of(const vov::GatedExpansion& g, const Catalog& cat, uint32_t a_names, JobBuilder& protos,
-                         uint8_t& cut) {
-  using Outcome = JobTable::Choice::Outcome;
-  std::vector<std::string> keys;  // a solution's list and held maps, as text
-  std::vector<Request> requests;
-  std::vector<std::vector<std::pair<uint32_t, double>>> charges;
-  auto solution = [&](const vov::Expr& list, const std::vector<vov::Held>& held) {
-    std::string key = vov::to_text(list);
-    for (const vov::Held& h : held) key += fmt::format("\x1f{}\x1f{}", h.map, h.units);
-    for (size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] == key) return static_cast<uint32_t>(i);
-    keys.push_back(std::move(key));
-    charges.emplace_back();
-    requests.push_back(compile(list, cat, a_names, true, charges.back()));
-    for (const vov::Held& h : held) charges.back().emplace_back(*cat.find("map:" + h.map), h.units);
-    return static_cast<uint32_t>(keys.size() - 1);
-  };
-  std::vector<Outcome> outcomes(g.by_mask.size());
-  for (size_t m = 0; m < g.by_mask.size(); ++m) {
-    const vov::Expansion& e = g.by_mask[m];
-    Outcome& o = outcomes[m];
-    if (e.outcome == vov::Expansion::Outcome::Cycle) {
-      o.kind = Outcome::Kind::Remove;
-      o.why = "a cycle in the resource maps: " + e.detail;
-    } else if (e.outcome == vov::Expansion::Outcome::NotAvailable) {
-      o.kind = Outcome::Kind::Wait;
-      for (size_t i = 0; i < g.gate.size(); ++i)  // the map the walk stopped at: one not available in m
-        if (g.gate[i].map == e.detail && !((m >> i) & 1)) o.wait_on = static_cast<uint32_t>(i);
-    } else if (!vov::chooses(e.expanded)) {
-      o.solutions.push_back(solution(e.expanded, e.held));
-    } else {
-      bool more = false;
-      for (const vov::Solution& s : vov::solutions(e.expanded, vov::kMaxSolutions, more))
-        o.solutions.push_back(solution(s.list, s.held));
-      cut = cut || more;
-    }
-  }
-  const uint32_t c = protos.add_choice(protos.intern_all(std::move(requests)), charges);
-  std::vector<std::pair<uint32_t, double>> gate;
-  for (const vov::Held& h : g.gate) gate.emplace_back(*cat.find("map:" + h.map), h.units);
-  protos.set_gate(c, gate, std::move(outcomes));
-  return c;
-}
-
 void replace_symbols(std::string_view text, const std::string& host, uint32_t cpus, const VovOptions& options,
                      int depth, size_t& replacements, std::string& out) {
   size_t i = 0;
@@ -554,17 +464,6 @@ std::string replace_tasker_symbols(const std::string& resources, const std::stri
 }
 
 namespace {
-
-// Where the farm's definitions were read, for errors: the taskers' file and the maps' file, and the
-// field names they use there (Tcl: -resources, vtk_tasker_define, -map; native JSON/TOML: resources,
-// name, map).
-struct VovSources {
-  std::string taskers, maps;
-  bool native = false;
-  const char* resources_field() const { return native ? "resources" : "-resources"; }
-  const char* tasker_field() const { return native ? "name" : "vtk_tasker_define"; }
-  const char* map_field() const { return native ? "accelerator.map.map" : "-map"; }
-};
 
 // The farm's side of the dataset, built from the taskers' and the maps' definitions alone (no job is
 // needed): the resource maps, the catalog (a numeric column per name some tasker offers with a quantity,
@@ -663,6 +562,8 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
   ds.taskers = std::move(tb).build();
   return out;
 }
+
+}  // namespace
 
 // `read_farm` gives the taskers' and maps' definitions; it runs beside the reading of jobs.jsonl (the farm
 // does not depend on the jobs), on another thread. Its errors come first, as a reader taking the farm's
@@ -883,14 +784,14 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       for (const vov::Held& h : held) into.emplace_back(*ds.catalog.find("map:" + h.map), h.units);
     };
     if (!vov::chooses(exp[r].expanded)) {  // one solution, the list itself (most kinds: no copy)
-      compiled[d] = compile(exp[r].expanded, ds.catalog, a_names, true, charges[d]);
+      compiled[d] = compile_expansion(exp[r].expanded, ds.catalog, a_names, true, charges[d]);
       held_charges(exp[r].held, charges[d]);
       return;
     }
     bool cut = false;
     std::vector<vov::Solution> sols = vov::solutions(exp[r].expanded, vov::kMaxSolutions, cut);
     solutions_cut[d] = cut;
-    compiled[d] = compile(vov::without_held(exp[r].expanded), ds.catalog, a_names, true, charges[d]);
+    compiled[d] = compile_expansion(vov::without_held(exp[r].expanded), ds.catalog, a_names, true, charges[d]);
     std::vector<vov::Held> common;  // the counted maps held outside every OR: held by every solution
     for (const vov::Expr& k : exp[r].expanded.kids)
       if (k.op == vov::Expr::Op::Token && k.token.kind == vov::Token::Kind::Held)
@@ -898,7 +799,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
     held_charges(common, charges[d]);
     for (vov::Solution& s : sols) {
       solution_charges[d].emplace_back();
-      solution_requests[d].push_back(compile(s.list, ds.catalog, a_names, true, solution_charges[d].back()));
+      solution_requests[d].push_back(compile_expansion(s.list, ds.catalog, a_names, true, solution_charges[d].back()));
       held_charges(s.held, solution_charges[d].back());
     }
   });
@@ -974,8 +875,6 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   return std::move(ds);
 }
 
-}  // namespace
-
 Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
                  const ProgressFn& progress, const VovOptions& options) {
   const auto read_farm = [&] {
@@ -989,124 +888,6 @@ Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tc
   };
   return build_vov(read_farm, {taskers_tcl, resources_tcl.empty() ? taskers_tcl : resources_tcl}, jobs_jsonl, progress,
                    options);
-}
-
-SimPolicy accelerator_policy_defaults() {
-  SimPolicy p;
-  p.backfill = BackfillPolicy::Greedy;
-  return p;
-}
-
-bool is_accelerator_farm(const std::string& farm_toml) { return read_toml_file(farm_toml).contains("accelerator"); }
-
-Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers_jsonl, const std::string& jobs_jsonl,
-                        const ProgressFn& progress, const std::string& policy) {
-  const toml::table tbl = read_toml_file(farm_toml);
-  VovTclFile farm;
-  SimPolicy sim = accelerator_policy_defaults();
-  VovOptions options;
-  for (auto&& [k, v] : tbl) {
-    const std::string key(k.str());
-    if (key != "name" && key != "policy" && key != "accelerator")
-      throw LoadError(farm_toml, v.source().begin.line, key,
-                      "unknown key in an Accelerator farm (name, policy, accelerator; resources are named by the "
-                      "taskers' lists, not [[attribute]] tables)");
-  }
-  if (auto* pol = tbl["policy"].as_table()) {
-    read_policy_table(*pol, farm_toml, sim);  // checks [policy.vov] too
-    if (auto* vov = (*pol)["vov"].as_table()) options = read_vov_table(*vov, farm_toml);
-  }
-  if (!policy.empty()) options = read_vov_policy_toml(policy);  // --policy wins, as with --format vov
-  auto* acc = tbl["accelerator"].as_table();
-  if (acc == nullptr)
-    throw LoadError(farm_toml, tbl["accelerator"].node()->source().begin.line, "accelerator", "expected a table");
-  for (auto&& [k, v] : *acc) {
-    const std::string key(k.str());
-    if (key != "map") throw LoadError(farm_toml, v.source().begin.line, "accelerator." + key, "unknown key (map)");
-    auto* list = v.as_array();
-    if (list == nullptr)
-      throw LoadError(farm_toml, v.source().begin.line, "accelerator.map", "expected [[accelerator.map]] tables");
-    for (auto& node : *list) {
-      auto* t = node.as_table();
-      const size_t line = node.source().begin.line;
-      if (t == nullptr) throw LoadError(farm_toml, line, "accelerator.map", "expected a table");
-      VovMapDef m;
-      m.line = line;
-      for (auto&& [mk, mv] : *t) {
-        const std::string f(mk.str());
-        const size_t at = mv.source().begin.line;
-        if (f == "name") {
-          const auto s = mv.value<std::string>();
-          if (!s || s->empty()) throw LoadError(farm_toml, at, "accelerator.map.name", "expected a resource name");
-          m.name = *s;
-        } else if (f == "count") {
-          const auto c = mv.value<int64_t>();
-          if (!c || *c < 0) throw LoadError(farm_toml, at, "accelerator.map.count", "expected a count >= 0");
-          m.count = static_cast<uint64_t>(*c);
-        } else if (f == "map") {
-          const auto s = mv.value<std::string>();
-          if (!s) throw LoadError(farm_toml, at, "accelerator.map.map", "expected a resource list");
-          m.map = *s;
-        } else {
-          throw LoadError(farm_toml, at, "accelerator.map." + f, "unknown key (name, count, map)");
-        }
-      }
-      if (m.name.empty()) throw LoadError(farm_toml, line, "accelerator.map.name", "a map needs a name");
-      farm.maps.push_back(std::move(m));
-    }
-  }
-  // taskers.jsonl: {"name": "...", "host": "...", "resources": "...", "cpus": N, "power": P}
-  // (read beside jobs.jsonl, on another thread: without progress reports, which are not shared)
-  const auto read_farm = [&] {
-    LineReader in(taskers_jsonl);
-    simdjson::dom::parser parser;
-    std::string_view line;
-    while (in.next(line)) {
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      const size_t ln = in.line();
-      simdjson::dom::element doc;
-      if (parser.parse(line).get(doc) || doc.type() != simdjson::dom::element_type::OBJECT)
-        throw LoadError(taskers_jsonl, ln, "", "malformed JSON: expected one object per line");
-      VovTaskerDef d;
-      d.line = ln;
-      simdjson::dom::object obj;
-      if (doc.get_object().get(obj)) throw LoadError(taskers_jsonl, ln, "", "expected an object");
-      for (auto field : obj) {
-        const std::string f(field.key);
-        if (f == "name" || f == "host" || f == "resources") {
-          std::string_view sv;
-          if (field.value.get_string().get(sv)) throw LoadError(taskers_jsonl, ln, f, "expected a string");
-          (f == "name" ? d.name : f == "host" ? d.host : d.resources) = std::string(sv);
-        } else if (f == "cpus") {
-          int64_t c = 0;
-          if (field.value.get_int64().get(c) || c < 0 || c > 1000000)
-            throw LoadError(taskers_jsonl, ln, f, "expected a whole number of CPUs from 0 to 10^6");
-          d.cpus = static_cast<uint32_t>(c);
-        } else if (f == "power") {
-          double p = 0;
-          if (field.value.get_double().get(p)) {
-            int64_t i = 0;
-            if (field.value.get_int64().get(i)) throw LoadError(taskers_jsonl, ln, f, "expected a number");
-            p = static_cast<double>(i);
-          }
-          if (!std::isfinite(p)) throw LoadError(taskers_jsonl, ln, f, "expected a finite number");
-          d.power = p;
-        } else {
-          throw LoadError(taskers_jsonl, ln, f, "unknown key (name, host, resources, cpus, power)");
-        }
-      }
-      if (d.name.empty() && d.host.empty())
-        throw LoadError(taskers_jsonl, ln, "name", "a tasker needs a name or a host");
-      if (d.host.empty()) d.host = d.name;
-      if (d.name.empty()) d.name = d.host;
-      farm.taskers.push_back(std::move(d));
-    }
-    return std::move(farm);
-  };
-  Dataset ds = build_vov(read_farm, {taskers_jsonl, farm_toml, true}, jobs_jsonl, progress, options);
-  ds.name = tbl["name"].value_or(std::string("vov"));
-  ds.policy = sim;
-  return ds;
 }
 
 }  // namespace colmatch::loaders
