@@ -21,6 +21,7 @@
 #include <simdjson.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
@@ -48,6 +49,7 @@ struct JobPiece {
   std::vector<uint32_t> id_end;  // job i's id ends at id_end[i] in id_text
   std::vector<uint64_t> id_hash;
   std::vector<double> submit, runtime, walltime;  // per job, or empty while every job's is the default
+  std::vector<double> duration;                   // expected_duration per job, or empty while every one is 0
   std::optional<LoadError> error;                 // the first in the piece: later lines are not read
 
   size_t size() const noexcept { return kind.size(); }
@@ -65,6 +67,7 @@ struct JobPiece {
       v->clear();
       v->reserve(guess);
     }
+    duration.clear();
     id_hash.clear();
     id_hash.reserve(guess);
   }
@@ -79,14 +82,16 @@ struct JobPiece {
 struct KindView {
   std::string_view resources, command, owner, group, priority;
   double expected_duration = 0;
-  std::string_view tool = {};  // the command's (vov::tool_view)
+  std::string_view tool = {};   // the command's (vov::tool_view)
+  uint32_t timeleft_class = 0;  // which taskers TIMELEFT#<duration> keeps (see build_vov)
 };
 
-// The kind's key: each text with its length before it, then the duration rounded up (equal keys, equal
-// expansions; no separator a text could hold).
+// The kind's key: each text with its length before it (no separator a text could hold). The duration is
+// the job's own (JobPiece::duration): only which taskers TIMELEFT#<duration> keeps tells kinds apart
+// (build_vov), so a million distinct durations do not make a million kinds.
 void kind_key(const KindView& r, std::string& key) {
   const std::string_view texts[] = {r.resources, r.tool, r.owner, r.group, r.priority};
-  size_t size = sizeof(double);
+  size_t size = 0;
   for (const std::string_view t : texts) size += sizeof(uint32_t) + t.size();
   key.resize(size);  // written in place: one size for the whole key, no append per part
   char* at = key.data();
@@ -96,8 +101,6 @@ void kind_key(const KindView& r, std::string& key) {
     if (!t.empty()) std::memcpy(at + sizeof n, t.data(), t.size());  // an absent field's view has no data
     at += sizeof n + t.size();
   }
-  const double d = std::ceil(r.expected_duration);
-  std::memcpy(at, &d, sizeof d);
 }
 
 // The kind whose key (kind_key) is `key`, with the command and the duration as read: views into `key`
@@ -305,7 +308,7 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
     out.id_hash.push_back(std::hash<std::string_view>{}(id));
     for (const auto& [column, value, none] :
          {std::tuple{&out.submit, submit, 0.0}, std::tuple{&out.runtime, runtime, nan},
-          std::tuple{&out.walltime, walltime, nan}}) {
+          std::tuple{&out.walltime, walltime, nan}, std::tuple{&out.duration, r.expected_duration, 0.0}}) {
       if (column->empty() && std::memcmp(&value, &none, sizeof(double)) == 0) continue;  // all default so far
       if (column->size() + 1 < out.kind.size()) column->resize(out.kind.size() - 1, none);
       column->push_back(value);
@@ -472,6 +475,7 @@ struct VovFarm {
   std::map<std::string, vov::ResourceMap, std::less<>> maps;
   Dataset ds;  // catalog and taskers
   uint32_t a_names = 0;
+  std::vector<double> timeleft;  // the finite TIMELEFT values taskers offer, ascending, each once
 };
 
 VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptions& options) {
@@ -555,12 +559,91 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
         continue;
       }
       if (*a == a_cpus || *a == a_percent) continue;  // -CPUS and the 100 percent every tasker has
-      tb.set_number(*a, k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount);
+      const double v = k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount;
+      tb.set_number(*a, v);
+      if (*a == a_timeleft && v < kUnbounded) out.timeleft.push_back(v);
     }
     if (!attributes.empty()) tb.set_list(a_names, attributes);
   }
   ds.taskers = std::move(tb).build();
+  std::sort(out.timeleft.begin(), out.timeleft.end());
+  out.timeleft.erase(std::unique(out.timeleft.begin(), out.timeleft.end()), out.timeleft.end());
   return out;
+}
+
+// A job's duration matters only through TIMELEFT#<duration rounded up> (seed 000), which keeps the
+// taskers offering at least that much: two durations with no tasker's TIMELEFT between them (`timeleft`:
+// the finite values offered, ascending; every other tasker offers VOV's MAXINT) keep the same taskers.
+// So a kind is split only by that class of its jobs' durations: each (kind, class) met becomes a kind of
+// its own (in the kinds' order, then the class's), with the smallest duration of its jobs, rounded up,
+// as the one its expansion shows; the jobs are renumbered to them. A farm whose taskers offer no finite
+// TIMELEFT has one class (two when a duration passes MAXINT): its kinds stay as they are. O(jobs) then,
+// O(jobs log jobs) otherwise.
+void by_timeleft(std::vector<KindView>& kinds, const PiecesInOrder& order, const std::vector<double>& timeleft) {
+  const auto F = static_cast<uint32_t>(timeleft.size());
+  auto class_of = [&](double d) -> uint32_t {
+    const double x = std::max(0.0, std::ceil(d));
+    if (x > kUnbounded) return F + 1;  // no tasker keeps it
+    return static_cast<uint32_t>(std::lower_bound(timeleft.begin(), timeleft.end(), x) - timeleft.begin());
+  };
+  auto duration = [](const JobPiece& p, size_t i) { return p.duration.empty() ? 0.0 : p.duration[i]; };
+  // The smallest duration (rounded up) per new kind: non-negative doubles order as their bits.
+  auto lower = [](std::atomic<uint64_t>& slot, double d) {
+    const double x = std::max(0.0, std::ceil(d));
+    uint64_t bits = 0;
+    std::memcpy(&bits, &x, sizeof bits);
+    uint64_t seen = slot.load(std::memory_order_relaxed);
+    while (bits < seen && !slot.compare_exchange_weak(seen, bits, std::memory_order_relaxed)) {}
+  };
+  std::atomic<bool> one_class{true};
+  if (F == 0)
+    tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
+      const JobPiece& p = *order.pieces[q];
+      for (size_t i = 0; i < p.duration.size(); ++i)
+        if (class_of(p.duration[i]) != 0) one_class.store(false, std::memory_order_relaxed);
+    });
+  if (F == 0 && one_class.load()) {  // every kind keeps its number; its duration is its smallest
+    std::vector<std::atomic<uint64_t>> least(kinds.size());
+    tbb::parallel_for(size_t{0}, least.size(), [&](size_t k) { least[k].store(UINT64_MAX); });
+    tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
+      const JobPiece& p = *order.pieces[q];
+      for (size_t i = 0; i < p.size(); ++i) lower(least[p.kind[i]], duration(p, i));
+    });
+    for (size_t k = 0; k < kinds.size(); ++k) {
+      const uint64_t bits = least[k].load();
+      std::memcpy(&kinds[k].expected_duration, &bits, sizeof bits);
+    }
+    return;
+  }
+  // (kind, class) per job, the distinct ones sorted (kinds' order, then class), the jobs renumbered.
+  std::vector<uint64_t> pairs(order.start.back());
+  tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
+    const JobPiece& p = *order.pieces[q];
+    for (size_t i = 0; i < p.size(); ++i)
+      pairs[order.start[q] + i] = (uint64_t{p.kind[i]} << 32) | class_of(duration(p, i));
+  });
+  std::vector<uint64_t> distinct = pairs;
+  tbb::parallel_sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<std::atomic<uint64_t>> least(distinct.size());
+  tbb::parallel_for(size_t{0}, least.size(), [&](size_t k) { least[k].store(UINT64_MAX); });
+  tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
+    JobPiece& p = *order.pieces[q];
+    for (size_t i = 0; i < p.size(); ++i) {
+      const uint64_t key = pairs[order.start[q] + i];
+      const auto at = static_cast<uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), key) - distinct.begin());
+      lower(least[at], duration(p, i));
+      p.kind[i] = at;
+    }
+  });
+  std::vector<KindView> split(distinct.size());
+  for (size_t x = 0; x < distinct.size(); ++x) {
+    split[x] = kinds[distinct[x] >> 32];
+    split[x].timeleft_class = static_cast<uint32_t>(distinct[x]);
+    const uint64_t bits = least[x].load();
+    std::memcpy(&split[x].expected_duration, &bits, sizeof bits);
+  }
+  kinds = std::move(split);
 }
 
 }  // namespace
@@ -653,6 +736,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
     for (uint32_t& k : order.pieces[q]->kind) k = dense[k];
   });
+  by_timeleft(kinds, order, farm_side->timeleft);
   // The repeated-id check runs beside the kinds' expansions (which throw nothing: a kind's error is its
   // reason); its errors are thrown before the jobs are built.
   std::optional<std::pair<size_t, size_t>> repeated;
@@ -705,8 +789,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       else text('N', "");  // no Tool: appended at all
       appended(2, k.owner);
       appended(3, k.group);
-      const double d = std::max(0.0, std::ceil(k.expected_duration));
-      key.append(reinterpret_cast<const char*>(&d), sizeof d);
+      key.append(reinterpret_cast<const char*>(&k.timeleft_class), sizeof k.timeleft_class);
     });
     std::unordered_map<std::string_view, uint32_t> seen;
     seen.reserve(kinds.size());

@@ -62,7 +62,10 @@ TEST(VovFormat, DemoFarmMatches) {
   const auto lic = ds.catalog.find("map:License:spice");
   ASSERT_TRUE(lic);
   EXPECT_EQ(ds.taskers.columns[*lic].global().num, 1);
-  EXPECT_EQ(ds.jobs.request_text[ds.jobs.request[0]], "TIMELEFT>=60");
+  // jobs 1 and 2 differ only by duration (60 s, none), which no tasker's TIMELEFT tells apart (every one
+  // offers MAXINT): one kind, showing the smaller
+  EXPECT_EQ(ds.jobs.request_text[ds.jobs.request[0]], "TIMELEFT>=0");
+  EXPECT_EQ(ds.jobs.request[0], ds.jobs.request[1]);
 }
 
 TEST(VovFormat, LicencesComeBackWhenJobsEnd) {
@@ -521,6 +524,36 @@ TEST(VovFormat, AMapNotAvailableStopsTheWalkBeforeACycle) {
                           "loopb -> loopa\n"),
             std::string::npos)
       << schedule;
+}
+
+// Issue 28: a kind is not keyed on a value that does not change its expansion. A job's duration matters
+// only through TIMELEFT#<duration>, so 3,000 jobs alike but for distinct durations make as many
+// categories as the taskers' TIMELEFT values tell apart: one on a farm whose taskers offer none (before:
+// 3,000), three where they offer 100 s and 1,000 s (<= 100, <= 1,000, more); each job still runs only
+// where its own duration fits.
+TEST(VovFormat, DistinctDurationsMakeOnlyTheCategoriesTaskersTellApart) {
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-dur-", name, text);
+  };
+  std::string jobs;
+  for (int i = 0; i < 3000; ++i)
+    jobs += fmt::format("{{\"id\": \"{}\", \"resources\": \"linux\", \"expected_duration\": {}}}\n", i, 1 + i * 0.5);
+  const auto jobs_file = write("j.jsonl", jobs);
+  const auto plain = write("plain.tcl", "vtk_tasker_define a -resources \"linux\" -CPUS 4000\n");
+  const loaders::Dataset one = loaders::load_vov(plain, "", jobs_file);
+  EXPECT_EQ(run_match(one.catalog, one.taskers, one.jobs, kernels::active()).categories.size(), 1u);
+  const auto timed = write("timed.tcl",
+                           "vtk_tasker_define short -resources \"linux TIMELEFT#100\" -CPUS 4000 -power 3\n"
+                           "vtk_tasker_define mid -resources \"linux TIMELEFT#1000\" -CPUS 4000 -power 2\n"
+                           "vtk_tasker_define long -resources \"linux\" -CPUS 4000 -power 1\n");
+  const loaders::Dataset ds = loaders::load_vov(timed, "", jobs_file);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  EXPECT_EQ(m.categories.size(), 3u);
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    const double need = std::ceil(1 + j * 0.5);
+    const std::string want = need <= 100 ? "short" : need <= 1000 ? "mid" : "long";
+    ASSERT_EQ(ds.taskers.names[m.dispatch.tasker[j]], want) << "job " << j << ", " << need << " s";
+  }
 }
 
 TEST(VovFormat, DepthLimitIsNotedAndCounted) {

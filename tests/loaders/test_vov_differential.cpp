@@ -112,7 +112,8 @@ RandomFarm random_farm(uint64_t seed) {
     }
     for (size_t c = 0; c < 2; ++c)
       if (chance(50)) k.resources += fmt::format(" c{}/{}", c, 1 + pick(8));
-    if (chance(40)) k.resources += fmt::format(" d{}", 10 + pick(10));  // where a curtailed chain stops matters
+    if (chance(40)) k.resources += fmt::format(" d{}", 10 + pick(10));      // where a curtailed chain stops matters
+    if (chance(30)) k.resources += fmt::format(" TIMELEFT#{}", pick(100));  // durations told apart by taskers
     f.taskers.push_back(k);
   }
   static const char* const commands[] = {"", "vov t0 run", "nc run -r big /tools/t1 x", "spice a.sp", "t0"};
