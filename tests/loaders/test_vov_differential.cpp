@@ -137,6 +137,7 @@ RandomFarm random_farm(uint64_t seed) {
   return f;
 }
 
+// (each test writes files of its own names: ctest runs the two tests of this file side by side)
 std::string write_file(const std::string& name, const std::string& text) {
   const std::string p = ::testing::TempDir() + "/colmatch-vovdiff-" + name;
   FILE* f = std::fopen(p.c_str(), "w");
@@ -304,8 +305,8 @@ TEST(VovDifferential, SimulationAgreesWithTheNaiveDispatcherOverTime) {
           j.id, j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration, j.submit, j.runtime);
     loaders::VovOptions options;
     options.dollars.insert(f.dollars.begin(), f.dollars.end());
-    const loaders::Dataset ds = loaders::load_vov(write_file("t.tcl", taskers), write_file("r.tcl", resources),
-                                                  write_file("j.jsonl", jobs), {}, options);
+    const loaders::Dataset ds = loaders::load_vov(write_file("sim-t.tcl", taskers), write_file("sim-r.tcl", resources),
+                                                  write_file("sim-j.jsonl", jobs), {}, options);
     const naive::VovSchedule ref = naive::vov_simulate(f.taskers, f.maps, f.dollars, f.jobs);
     const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active(), ds.farm);
     const std::string ctx = fmt::format("seed {}\n--- taskers.tcl\n{}--- resources.tcl\n{}--- jobs.jsonl\n{}", seed,
