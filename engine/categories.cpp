@@ -314,7 +314,8 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       c.soft.push_back(soft);
       c.slots.push_back(slots);
       c.unit_charge.push_back(unit);
-      c.master_charge.push_back(master);
+      // ($pe_slots: none, and no vector: a farm of many consumables pays its width once a category)
+      c.master_charge.push_back(rule == AllocationRule::FillUp ? master : std::vector<double>{});
       c.charge_kind.push_back(charge_kinds);
       c.rule.push_back(rule);
       c.choice.push_back(choice);

@@ -38,7 +38,7 @@ struct Categories {
   /// much configured capacity.
   std::vector<std::vector<double>> unit_charge;
   /// per category, per consumable: for $fill_up, the per-job amounts taken once on the first (master)
-  /// tasker of the job; all 0 for $pe_slots (they are in `unit_charge`).
+  /// tasker of the job; empty for $pe_slots (they are in `unit_charge`).
   std::vector<std::vector<double>> master_charge;
   /// per category, per consumable: how its charge binds (job_charge_kinds); empty = all Everywhere.
   std::vector<std::vector<ChargeKind>> charge_kind;

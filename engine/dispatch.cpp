@@ -103,7 +103,9 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
     charges_.push_back(capacity.charges(cats.unit_charge[c]));
     bool queue_only = true;
     for (size_t k = 0; k < cats.unit_charge[c].size(); ++k)
-      if ((cats.unit_charge[c][k] > 0 || cats.master_charge[c][k] > 0) && capacity.shared(k)) queue_only = false;
+      if ((cats.unit_charge[c][k] > 0 || (!cats.master_charge[c].empty() && cats.master_charge[c][k] > 0)) &&
+          capacity.shared(k))
+        queue_only = false;
     // a category that chooses may charge any of its solutions' pools (counted maps: global ones)
     if (cats.chooses(c)) queue_only = false;
     all_queue_only_.push_back(queue_only);
@@ -250,7 +252,8 @@ uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) c
   uint32_t n = want;
   const bool own = all_queue_only_[c] != 0;
   for (size_t k = 0; k < cap_.consumables(); ++k) {
-    const double once = master ? cats_.master_charge[c][k] : 0.0, inst = cats_.unit_charge[c][k];
+    const double once = master && !cats_.master_charge[c].empty() ? cats_.master_charge[c][k] : 0.0,
+                 inst = cats_.unit_charge[c][k];
     if (once <= 0 && inst <= 0) continue;
     // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN would)
     const double free = own ? cap_.queue_free(k)[t] : cap_.available(k, t);

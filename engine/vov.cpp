@@ -550,6 +550,12 @@ bool chooses(const Expr& e) {
   return false;
 }
 
+size_t size(const Expr& e) {
+  size_t n = 1;
+  for (const Expr& k : e.kids) n += size(k);
+  return n;
+}
+
 Expr without_held(const Expr& e) {
   std::vector<Held> held;
   return strip_held(e, held);

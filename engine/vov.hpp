@@ -183,6 +183,9 @@ inline constexpr size_t kMaxSolutions = 64;
 /// The list has more than one solution: an OR (not under a NOT) holds a counted map. O(list size).
 bool chooses(const Expr& expanded);
 
+/// The number of nodes of `e` (tokens, ANDs, ORs, NOTs): what holding it costs. O(size).
+size_t size(const Expr& e);
+
 /// `e` without its Held tokens: what the taskers must offer for some solution (the ORs of all of them).
 Expr without_held(const Expr& e);
 

@@ -468,19 +468,28 @@ std::string replace_tasker_symbols(const std::string& resources, const std::stri
 
 namespace {
 
-// The farm's side of the dataset, built from the taskers' and the maps' definitions alone (no job is
-// needed): the resource maps, the catalog (a numeric column per name some tasker offers with a quantity,
-// a counted pool per counted map, one set-valued column for the other names) and the taskers' columns.
+// The farm's side of the dataset, from the taskers' and the maps' definitions alone (no job is needed:
+// read beside the jobs): the resource maps, each tasker's offers, which names some tasker offers with a
+// quantity, the finite TIMELEFT values. Then, once the jobs' expansions say which counted maps they
+// hold (build_columns), the catalog (a numeric column per name some tasker offers with a quantity, a
+// counted pool per counted map some job holds, one set-valued column for the other names) and the
+// taskers' columns: a farm of 100,000 counted maps whose jobs hold 2,000 has 2,000 pools, not a charge
+// of 100,000 consumables per category.
 struct VovFarm {
   std::map<std::string, vov::ResourceMap, std::less<>> maps;
-  Dataset ds;  // catalog and taskers
+  VovTclFile defs;
+  std::string taskers_path;
+  std::vector<std::vector<vov::Token>> offers;   // per tasker
+  std::set<std::string> consumable, quantified;  // names offered as name/N; with any quantity
+  std::vector<double> timeleft;                  // the finite TIMELEFT values taskers offer, ascending, once
+  Dataset ds;                                    // catalog and taskers (build_columns)
   uint32_t a_names = 0;
-  std::vector<double> timeleft;  // the finite TIMELEFT values taskers offer, ascending, each once
 };
 
-VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptions& options) {
+VovFarm build_farm(VovTclFile farm, const VovSources& src, const VovOptions& options) {
   const std::string& taskers_tcl = src.taskers;
   VovFarm out;
+  out.taskers_path = taskers_tcl;
   auto& maps = out.maps;
   for (const VovMapDef& m : farm.maps) {
     vov::ResourceMap rm;
@@ -495,12 +504,18 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
     maps[m.name] = std::move(rm);
   }
   // Taskers' offers.
-  std::vector<std::vector<vov::Token>> offers(farm.taskers.size());
+  std::vector<std::vector<vov::Token>>& offers = out.offers;
+  offers.resize(farm.taskers.size());
   // Names some tasker offers with a quantity (name#N, name/N) are numeric columns; the others (offered
   // only as attributes, or by no tasker) are elements of one set-valued column, `resources`.
-  std::set<std::string> consumable{"CPUS", "PERCENT"}, quantified{"CPUS", "PERCENT", "TIMELEFT"};
+  std::set<std::string>&consumable = out.consumable, &quantified = out.quantified;
+  consumable = {"CPUS", "PERCENT"};
+  quantified = {"CPUS", "PERCENT", "TIMELEFT"};
+  std::unordered_set<std::string_view> names;  // a tasker named twice is an error of the farm's files
   for (size_t t = 0; t < farm.taskers.size(); ++t) {
     const VovTaskerDef& d = farm.taskers[t];
+    if (!names.insert(d.name).second)
+      throw LoadError(taskers_tcl, d.line, src.tasker_field(), fmt::format("tasker '{}' is defined twice", d.name));
     try {
       const std::string list = replace_tasker_symbols(d.resources, d.host, d.cpus, options);
       tasker_tokens(vov::parse_resources(list, false), offers[t], taskers_tcl, d.line);
@@ -510,10 +525,25 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
     for (const vov::Token& k : offers[t]) {
       if (k.kind != vov::Token::Kind::Has) quantified.insert(k.name);
       if (k.kind == vov::Token::Kind::Consumes) consumable.insert(k.name);
+      if (k.name == "TIMELEFT" && k.kind != vov::Token::Kind::Has && k.amount < kUnbounded)
+        out.timeleft.push_back(k.amount);
     }
   }
-  Dataset& ds = out.ds;
-  for (const std::string& n : quantified) {
+  std::sort(out.timeleft.begin(), out.timeleft.end());
+  out.timeleft.erase(std::unique(out.timeleft.begin(), out.timeleft.end()), out.timeleft.end());
+  out.defs = std::move(farm);
+  return out;
+}
+
+// The catalog and the taskers' columns of `f` (see VovFarm), with a pool for each counted map in `held`.
+void build_columns(VovFarm& f, const std::set<std::string, std::less<>>& held) {
+  const VovTclFile& farm = f.defs;
+  const auto& maps = f.maps;
+  const auto& offers = f.offers;
+  const auto& consumable = f.consumable;
+  Dataset& ds = f.ds;
+  VovFarm& out = f;
+  for (const std::string& n : f.quantified) {
     AttributeDef d;
     d.name = n;
     d.type = AttrType::Double;
@@ -524,7 +554,7 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
     ds.catalog.add(std::move(d));
   }
   for (const auto& [name, m] : maps) {
-    if (!m.count) continue;
+    if (!m.count || !held.count(name)) continue;
     AttributeDef d = consumable_attribute("map:" + name, AttrType::Int, ConsumeScope::PerJob);
     d.label = name;
     ds.catalog.add(std::move(d));
@@ -538,16 +568,12 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
   const uint32_t a_names = out.a_names = ds.catalog.add(std::move(set_def));
   TaskerBuilder tb(ds.catalog);
   for (const auto& [name, m] : maps)
-    if (m.count) tb.set_global(*ds.catalog.find("map:" + name), fmt::format("{}", *m.count));
+    if (m.count && held.count(name)) tb.set_global(*ds.catalog.find("map:" + name), fmt::format("{}", *m.count));
   const uint32_t a_cpus = *ds.catalog.find("CPUS"), a_percent = *ds.catalog.find("PERCENT"),
                  a_timeleft = *ds.catalog.find("TIMELEFT");
   for (size_t t = 0; t < farm.taskers.size(); ++t) {
     const VovTaskerDef& d = farm.taskers[t];
-    try {
-      tb.add(d.name, d.power);
-    } catch (const ValueError& e) {
-      throw LoadError(taskers_tcl, d.line, src.tasker_field(), e.what());
-    }
+    tb.add(d.name, d.power);  // (names checked once each by build_farm)
     tb.set_number(a_cpus, d.cpus);
     tb.set_number(a_percent, 100);
     tb.set_number(a_timeleft, kUnbounded);
@@ -559,16 +585,11 @@ VovFarm build_farm(const VovTclFile& farm, const VovSources& src, const VovOptio
         continue;
       }
       if (*a == a_cpus || *a == a_percent) continue;  // -CPUS and the 100 percent every tasker has
-      const double v = k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount;
-      tb.set_number(*a, v);
-      if (*a == a_timeleft && v < kUnbounded) out.timeleft.push_back(v);
+      tb.set_number(*a, k.kind == vov::Token::Kind::Has ? kUnbounded : k.amount);
     }
     if (!attributes.empty()) tb.set_list(a_names, attributes);
   }
   ds.taskers = std::move(tb).build();
-  std::sort(out.timeleft.begin(), out.timeleft.end());
-  out.timeleft.erase(std::unique(out.timeleft.begin(), out.timeleft.end()), out.timeleft.end());
-  return out;
 }
 
 // A job's duration matters only through TIMELEFT#<duration rounded up> (seed 000), which keeps the
@@ -687,9 +708,6 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   if (farm_error) std::rethrow_exception(farm_error);
   if (jobs_error) std::rethrow_exception(jobs_error);
   const auto& maps = farm_side->maps;  // (not a structured binding: clang 14 cannot capture one)
-  Dataset& ds = farm_side->ds;
-  const uint32_t a_names = farm_side->a_names;
-  ds.name = "vov";
   // Kinds numbered densely as the file shows them (the numbering does not depend on the threads): each
   // kind's first job found in parallel (an atomic minimum per kind), the kinds sorted by it, the jobs'
   // kinds renumbered in parallel.
@@ -804,16 +822,19 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   // A walk that meets a cycle after counted maps: what its jobs do depends on those maps when each is
   // dispatched (seed 000's order of stops, vov::expand_gated); with none before it, it is rejected here.
   std::vector<std::unique_ptr<vov::GatedExpansion>> gated(reps.size());
-  tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
+  std::vector<size_t> size(reps.size(), 0);  // resources in a distinct list's expansion(s)
+  auto expand_rep = [&](size_t r) {
     try {
       const KindView& k = kinds[reps[r]];  // only the kinds expanded get a JobResources
       const vov::JobResources job{std::string(k.resources), std::string(k.command),  std::string(k.owner),
                                   std::string(k.group),     std::string(k.priority), k.expected_duration};
       exp[r] = vov::expand(
           job, maps, [](std::string_view, double) { return true; }, options.dollars, wrappers, true);
+      size[r] = vov::size(exp[r].expanded);
       if (exp[r].outcome == vov::Expansion::Outcome::Cycle) {
         auto g = std::make_unique<vov::GatedExpansion>(
             vov::expand_gated(job, maps, options.dollars, wrappers, JobBuilder::kMaxGate));
+        for (const vov::Expansion& e : g->by_mask) size[r] += vov::size(e.expanded);
         if (!g->gate.empty()) gated[r] = std::move(g);
         else rep_why[r] = "a cycle in the resource maps: " + exp[r].detail;
       }
@@ -823,9 +844,58 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
                        ? what + " (define it in the policy's [policy.vov.dollars], --policy)"
                        : fmt::format("column {}: {}", e.position, what);
     }
+  };
+  // What the distinct lists expand to is held together until compiled: at most
+  // options.max_expanded_resources resources in all. In parallel while the total stays under it (nearly every farm);
+  // once it passes, the lists are expanded again one by one in their order, each kept only while the total has room,
+  // the others rejected saying so (the same ones whatever the threads).
+  std::atomic<size_t> total{0};
+  std::atomic<bool> over{false};
+  tbb::parallel_for(size_t{0}, reps.size(), [&](size_t r) {
+    if (over.load(std::memory_order_relaxed)) return;
+    expand_rep(r);
+    if (total.fetch_add(size[r], std::memory_order_relaxed) + size[r] > options.max_expanded_resources) over = true;
   });
+  if (over) {
+    size_t kept = 0;
+    for (size_t r = 0; r < reps.size(); ++r) {
+      exp[r] = {};
+      gated[r].reset();
+      rep_why[r].clear();
+      size[r] = 0;
+    }
+    for (size_t r = 0; r < reps.size(); ++r) {
+      expand_rep(r);
+      if (kept + size[r] <= options.max_expanded_resources) {
+        kept += size[r];
+        continue;
+      }
+      exp[r] = {};
+      gated[r].reset();
+      rep_why[r] = fmt::format(
+          "its list expands to {} resources through the maps, more than the {} colmatch keeps for the farm's "
+          "distinct lists together ({} kept)",
+          size[r], options.max_expanded_resources, kept);
+    }
+  }
   std::vector<std::string> why(kinds.size());
   for (size_t x = 0; x < kinds.size(); ++x) why[x] = rep_why[rep[x]];
+  // The counted maps some expansion holds get a pool each (every alternative's: the walk with every map
+  // available holds them all; a gated walk's, each combination's).
+  std::set<std::string, std::less<>> pooled;
+  for (size_t r = 0; r < reps.size(); ++r) {
+    if (!rep_why[r].empty()) continue;
+    for (const vov::Held& h : exp[r].held) pooled.insert(h.map);
+    if (gated[r]) {
+      for (const vov::Held& h : gated[r]->gate) pooled.insert(h.map);
+      for (const vov::Expansion& e : gated[r]->by_mask)
+        for (const vov::Held& h : e.held) pooled.insert(h.map);
+    }
+  }
+  build_columns(*farm_side, pooled);
+  Dataset& ds = farm_side->ds;
+  const uint32_t a_names = farm_side->a_names;
+  ds.name = "vov";
   // One prototype job per kind: its compiled request and charges (a kind whose list cannot be
   // matched keeps its reason instead); every job is then a copy of its kind's but for id and times.
   // Expansions alike (the list as text, which parses back to the same list, and the counted maps held)

@@ -47,12 +47,18 @@ struct VovOptions {
   /// in: `@HOST@` (the tasker's host name as a resource), `@CPUS@` (`CPUS/<-CPUS>`), and `@STD@`
   /// unless defined here: `@HOST@ @CPUS@`, then `@OS@` and `@MACHINE@` when those are defined.
   std::map<std::string, std::string, std::less<>> symbols;
+  /// The resources the farm's distinct job lists may expand to in all (through the maps; each held until
+  /// compiled, a few hundred bytes: 2^22 is under 2 GB). Lists past it, in the file's order, are rejected
+  /// naming the bound; a list that still fits after one that did not is kept.
+  size_t max_expanded_resources = size_t{1} << 22;
 };
 
 /// Loads the farm and its jobs. `resources_tcl` may be empty. Throws LoadError naming file, line and
 /// field (or command) for bad input, among them a tasker's `@NAME@` with no definition; a job whose
-/// resources do not parse, whose maps loop or whose `$NAME` has no definition is kept as rejected with
-/// the reason.
+/// resources do not parse, whose maps loop before any counted map or whose `$NAME` has no definition,
+/// or whose list is past VovOptions::max_expanded_resources, is kept as rejected with the reason.
+/// Memory: the jobs' own columns, plus what is distinct (kinds, expansions within that bound, one pool
+/// per counted map some job holds, per category one charge per consumable).
 Dataset load_vov(const std::string& taskers_tcl, const std::string& resources_tcl, const std::string& jobs_jsonl,
                  const ProgressFn& progress = {}, const VovOptions& options = {});
 

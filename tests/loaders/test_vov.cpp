@@ -556,6 +556,56 @@ TEST(VovFormat, DistinctDurationsMakeOnlyTheCategoriesTaskersTellApart) {
   }
 }
 
+// Issue 28: memory grows with what is distinct. A farm of 20,000 counted maps whose 200 jobs hold one each
+// has 200 pools, not 20,000 consumables charged by every category (100,000 maps and 2,000 jobs took
+// 3.2 GB); a $pe_slots category keeps no per-job (master) charge vector at all.
+TEST(VovFormat, CountedMapsNoJobHoldsCostNothing) {
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-pools-", name, text);
+  };
+  std::string maps, jobs;
+  for (int i = 0; i < 20000; ++i) maps += fmt::format("vtk_resourcemap_set L{} 5\n", i);
+  for (int i = 0; i < 200; ++i) jobs += fmt::format("{{\"id\": \"{}\", \"resources\": \"L{}\"}}\n", i, i * 100);
+  const loaders::Dataset ds = loaders::load_vov(write("t.tcl", "vtk_tasker_define a -CPUS 400\n"), write("r.tcl", maps),
+                                                write("j.jsonl", jobs));
+  size_t pools = 0;
+  for (const uint32_t a : ds.catalog.consumables()) pools += ds.catalog.at(a).name.starts_with("map:");
+  EXPECT_EQ(pools, 200u);
+  EXPECT_FALSE(ds.catalog.find("map:L1")) << "held by no job";
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  EXPECT_EQ(m.dispatch.assigned, 200u);
+  EXPECT_TRUE(m.categories.master_charge[0].empty()) << "$pe_slots";
+}
+
+// Issue 28: the distinct lists' expansions are bounded in all (VovOptions::max_expanded_resources, 2^22 by
+// default): a map of many names used by many distinct lists (300k names, 200 lists: 24 GB) keeps the
+// lists that fit, in the file's order, and rejects the others naming the bound; smaller ones after them
+// still fit. The same whatever the thread count.
+TEST(VovFormat, ExpandedListsAreBoundedInAll) {
+  auto write = [](const std::string& name, const std::string& text) {
+    return write_file("colmatch-vov-bound-", name, text);
+  };
+  std::string names, jobs;
+  for (int i = 0; i < 1000; ++i) names += fmt::format(" n{}", i);
+  for (int i = 0; i < 10; ++i) jobs += fmt::format("{{\"id\": \"big{}\", \"resources\": \"big t{}\"}}\n", i, i);
+  jobs += "{\"id\": \"small\", \"resources\": \"t0\"}\n";
+  loaders::VovOptions options;
+  options.max_expanded_resources = 3500;  // three of the big lists (1,000-odd resources each)
+  const auto taskers = write("t.tcl", "vtk_tasker_define a -resources \"n1\" -CPUS 8\n");
+  const auto resources = write("r.tcl", "vovresourcemgr set big -map \"" + names + "\"\n");
+  const auto jobs_file = write("j.jsonl", jobs);
+  for (const int threads : {1, 2, 8}) {
+    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
+    const loaders::Dataset ds = loaders::load_vov(taskers, resources, jobs_file, {}, options);
+    for (uint32_t j = 0; j < 10; ++j) ASSERT_EQ(ds.jobs.rejected(j), j >= 3) << "job big" << j << ", " << threads;
+    EXPECT_FALSE(ds.jobs.rejected(10)) << "a small list after them still fits";
+    EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[3]].find("more than the 3500 colmatch keeps for the farm's distinct "
+                                                            "lists together"),
+              std::string::npos)
+        << ds.jobs.reject_reason[ds.jobs.reject[3]];
+  }
+}
+
 TEST(VovFormat, DepthLimitIsNotedAndCounted) {
   auto write = [](const std::string& name, const std::string& text) {
     return write_file("colmatch-vov-depth-", name, text);
