@@ -3,7 +3,8 @@
 // `$NAME=LIST`, a tasker symbol `@NAME=LIST`; the list must parse or be refused with a ResourceError,
 // print back to an equal list, and expand (maps that loop, nest deep or run out included, `$`
 // resources) without a crash or a stall; read as a tasker's list, its `@NAME@` symbols are replaced
-// (loaders/vov.hpp: nesting and size bounded) without a crash or a stall.
+// (loaders/vov.hpp: nesting and size bounded) without a crash or a stall; its scheduling solutions and,
+// should its walk meet a cycle, the outcomes per combination of the maps before it, within their bounds.
 #include <string>
 
 #include "engine/vov.hpp"
@@ -46,5 +47,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const vov::Expansion x = vov::expand(
         job, maps, [&](std::string_view, double) { return ++calls % 3 != 0; }, options.dollars);
     if (x.max_depth_count > 4096) std::abort();  // bounded by the input's size
+    // issue 27: the scheduling solutions (bounded at kMaxSolutions), what they ask together, and the walk
+    // of a list that meets a cycle, decided per combination of the counted maps before it (at most 8)
+    const vov::Expansion marked = vov::expand(
+        job, maps, [](std::string_view, double) { return true; }, options.dollars, vov::Wrappers::standard(), true);
+    bool cut = false;
+    const std::vector<vov::Solution> sols = vov::solutions(marked.expanded, vov::kMaxSolutions, cut);
+    if (sols.empty() || sols.size() > vov::kMaxSolutions) std::abort();
+    if (vov::chooses(marked.expanded) != (sols.size() > 1 || cut) && !cut) std::abort();
+    (void)vov::without_held(marked.expanded);
+    if (marked.outcome == vov::Expansion::Outcome::Cycle) {
+      const vov::GatedExpansion g = vov::expand_gated(job, maps, options.dollars, vov::Wrappers::standard(), 8);
+      if (g.gate.size() > 8 || (!g.too_wide && g.by_mask.size() != (size_t{1} << g.gate.size()))) std::abort();
+    }
   });
 }
