@@ -770,9 +770,10 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
       }
     }
   } const join{beside};
-  // The expansion depends on a kind's list, its duration and those of its appended resources
-  // (Priority:, Tool:, User:, Group:) that a map names: one that no map names is dropped after it is
-  // counted, whatever its name (vov::expand). Kinds alike in these are expanded once, in parallel
+  // The expansion depends on a kind's list, its duration's class (by_timeleft: which taskers TIMELEFT
+  // keeps; the first kind's duration is the one shown) and those of its appended resources (Priority:,
+  // Tool:, User:, Group:) that a map names: one that no map names is dropped after it is counted,
+  // whatever its name (vov::expand). Kinds alike in these are expanded once, in parallel
   // (the 1M-job farm's 36,134 kinds are some thousands of expansions), each kind pointing at its
   // expansion (`rep`); a kind's reason (`why`) is its expansion's until compiling adds one of its own.
   std::vector<uint32_t> rep(kinds.size());
