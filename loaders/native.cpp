@@ -161,7 +161,7 @@ FarmFile farm_from_toml(const toml::table& tbl, const std::string& path) {
         if (!attr) throw LoadError(path, v.source().begin.line, prefix + key, "unknown attribute");
         std::string text;
         if (auto str = v.value<std::string>()) text = *str;
-        else if (auto i = v.value<int64_t>()) text = fmt::format("{}", *i);
+        else if (const auto* i = v.as_integer()) text = fmt::format("{}", i->get());  // (not a float's conversion)
         else if (auto d = v.value<double>()) text = fmt::format("{}", *d);
         else if (auto b = v.value<bool>()) text = *b ? "true" : "false";
         else throw LoadError(path, v.source().begin.line, prefix + key, "expected a string, number or boolean");

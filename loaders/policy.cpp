@@ -164,10 +164,11 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
       else if (v == "greedy") policy.backfill = BackfillPolicy::Greedy;
       else bad(path, node, key, "expected none, easy, conservative or greedy");
     } else if (key == "reservation_depth") {
-      const auto v = node.value<int64_t>();
-      if (!v || *v < 1 || *v > kMaxReservationDepth || !node.is_integer())
+      // (as_integer, not value<int64_t>: toml++ converts a float such as 1e20 to an integer out of range)
+      const auto* v = node.as_integer();
+      if (v == nullptr || v->get() < 1 || v->get() > kMaxReservationDepth)
         bad(path, node, key, fmt::format("expected a whole number from 1 to {}", kMaxReservationDepth));
-      policy.reservation_depth = static_cast<uint32_t>(*v);
+      policy.reservation_depth = static_cast<uint32_t>(v->get());
       depth_node = &node;
     } else if (key == "resource_availability") {
       const std::string v = text(path, node, key);

@@ -61,9 +61,10 @@ Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers
           if (!s || s->empty()) throw LoadError(farm_toml, at, "accelerator.map.name", "expected a resource name");
           m.name = *s;
         } else if (f == "count") {
-          const auto c = mv.value<int64_t>();
-          if (!c || *c < 0) throw LoadError(farm_toml, at, "accelerator.map.count", "expected a count >= 0");
-          m.count = static_cast<uint64_t>(*c);
+          const auto* c = mv.as_integer();  // (a float such as 1e20 is no count, and no conversion of one)
+          if (c == nullptr || c->get() < 0)
+            throw LoadError(farm_toml, at, "accelerator.map.count", "expected a whole count >= 0");
+          m.count = static_cast<uint64_t>(c->get());
         } else if (f == "map") {
           const auto s = mv.value<std::string>();
           if (!s) throw LoadError(farm_toml, at, "accelerator.map.map", "expected a resource list");

@@ -428,6 +428,29 @@ TEST(Native, CredentialsAndCredentialPolicyRoundTrip) {
                     "expected a finite number");
 }
 
+// fuzz_policy found it (issue 28, every number read is what it says): a float where a whole number is
+// read (`reservation_depth = 1e20`, an Accelerator map's `count = 1e20`) was converted by toml++ to an
+// integer out of range, undefined behaviour; each is refused naming file, line and key, and a farm's
+// [global] float keeps its value.
+TEST(Native, AFloatWhereAWholeNumberIsReadIsRefused) {
+  TempDir dir;
+  for (const char* v : {"1e20", "2.0", "-1e300", "4.5"}) {
+    const auto policy =
+        dir.file("depth.toml", fmt::format("[policy]\nbackfill = \"easy\"\nreservation_depth = {}\n", v));
+    expect_load_error([&] { loaders::read_policy_toml(policy); }, policy, 3, "policy.reservation_depth",
+                      "expected a whole number");
+  }
+  const auto farm =
+      dir.file("farm.toml", "name = \"x\"\n[accelerator]\n[[accelerator.map]]\nname = \"L\"\ncount = 1e20\n");
+  const auto taskers = dir.file("taskers.jsonl", "{\"name\": \"a\"}\n");
+  const auto jobs = dir.file("jobs.jsonl", "{\"id\": \"1\"}\n");
+  expect_load_error(
+      [&] {
+        loaders::load_native({farm, "", taskers, jobs});
+      },
+      farm, 5, "accelerator.map.count", "expected a whole count");
+}
+
 }  // namespace
 
 // Moab's utilized availability (issue 7): a job's "utilization" (the fraction of each charge it uses)
