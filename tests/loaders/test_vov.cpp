@@ -29,6 +29,11 @@ const std::string kDir = COLMATCH_SOURCE_DIR "/datasets/demo/vov/";
 
 loaders::Dataset demo() { return loaders::load_vov(kDir + "taskers.tcl", kDir + "resources.tcl", kDir + "jobs.jsonl"); }
 
+// Two taskers: big1 (linux big, power 3) and small1 (linux small, power 1), 4 CPUs each.
+constexpr const char* kBigAndSmall =
+    "vtk_tasker_define big1 -resources \"linux big\" -CPUS 4 -power 3\n"
+    "vtk_tasker_define small1 -resources \"linux small\" -CPUS 4 -power 1\n";
+
 // Writes `text` to a file named `prefix` + `name` in the test's temporary folder; returns its path.
 std::string write_file(const std::string& prefix, const std::string& name, const std::string& text) {
   const std::string p = ::testing::TempDir() + "/" + prefix + name;
@@ -442,9 +447,7 @@ TEST(VovFormat, AnOrJobHoldsOnlyTheAlternativeItRunsBy) {
   auto write = [](const std::string& name, const std::string& text) {
     return write_file("colmatch-vov-or-", name, text);
   };
-  const auto taskers = write("t.tcl",
-                             "vtk_tasker_define big1 -resources \"linux big\" -CPUS 4 -power 3\n"
-                             "vtk_tasker_define small1 -resources \"linux small\" -CPUS 4 -power 1\n");
+  const auto taskers = write("t.tcl", kBigAndSmall);
   const auto resources = write("r.tcl",
                                "vtk_resourcemap_set License:ora 1\nvtk_resourcemap_set License:orb 1\n"
                                "vtk_resourcemap_set License:fast 1\n");
@@ -494,9 +497,7 @@ TEST(VovFormat, AMapNotAvailableStopsTheWalkBeforeACycle) {
   auto write = [](const std::string& name, const std::string& text) {
     return write_file("colmatch-vov-stops-", name, text);
   };
-  const auto taskers = write("t.tcl",
-                             "vtk_tasker_define big1 -resources \"linux big\" -CPUS 4 -power 3\n"
-                             "vtk_tasker_define small1 -resources \"linux small\" -CPUS 4 -power 1\n");
+  const auto taskers = write("t.tcl", kBigAndSmall);
   const auto resources = write("r.tcl",
                                "vtk_resourcemap_set License:a 1\nvovresourcemgr set loopa -map \"loopb\"\n"
                                "vovresourcemgr set loopb -map \"loopa\"\n");

@@ -5,6 +5,7 @@
 // taskers.tcl, resources.tcl and jobs.jsonl and read by the loader, so the Tcl reader, the expansion
 // per distinct list, the compiled requests, the category cache and dispatch are all on the path. Every
 // job's outcome (tasker, pending kind, rejected) and its depth-limit note must agree.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -137,6 +138,30 @@ RandomFarm random_farm(uint64_t seed) {
   return f;
 }
 
+// The farm as taskers.tcl, resources.tcl and jobs.jsonl text (with each job's submit time and runtime
+// when `times`).
+std::array<std::string, 3> files_of(const RandomFarm& f, bool times) {
+  std::string taskers, resources, jobs;
+  for (const auto& t : f.taskers)
+    taskers += fmt::format("vtk_tasker_define {} -resources \"{}\" -CPUS {} -power {}\n", t.name, t.resources, t.cpus,
+                           t.power);
+  for (const auto& [name, m] : f.maps) {
+    resources += "vovresourcemgr set " + name;
+    if (m.count) resources += fmt::format(" -max {}", *m.count);
+    if (m.map) resources += " -map \"" + *m.map + "\"";
+    resources += '\n';
+  }
+  for (const auto& j : f.jobs) {
+    jobs += fmt::format(
+        "{{\"id\": \"{}\", \"resources\": \"{}\", \"command\": \"{}\", \"owner\": \"{}\", \"group\": \"{}\", "
+        "\"priority\": \"{}\", \"expected_duration\": {}",
+        j.id, j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration);
+    if (times) jobs += fmt::format(", \"submit\": {}, \"runtime\": {}", j.submit, j.runtime);
+    jobs += "}\n";
+  }
+  return {taskers, resources, jobs};
+}
+
 // (each test writes files of its own names: ctest runs the two tests of this file side by side)
 std::string write_file(const std::string& name, const std::string& text) {
   const std::string p = ::testing::TempDir() + "/colmatch-vovdiff-" + name;
@@ -151,21 +176,8 @@ TEST(VovDifferential, LoaderAndEngineAgreeWithTheNaiveExpanderAndMatcher) {
          map_pools_exhausted = 0, jobs_seen = 0, choosing = 0, gated = 0, removed = 0;
   for (uint64_t seed = 1; seed <= 2000; ++seed) {
     const RandomFarm f = random_farm(seed);
-    std::string taskers, resources, jobs;
-    for (const auto& t : f.taskers)
-      taskers += fmt::format("vtk_tasker_define {} -resources \"{}\" -CPUS {} -power {}\n", t.name, t.resources, t.cpus,
-                             t.power);
-    for (const auto& [name, m] : f.maps) {
-      resources += "vovresourcemgr set " + name;
-      if (m.count) resources += fmt::format(" -max {}", *m.count);
-      if (m.map) resources += " -map \"" + *m.map + "\"";
-      resources += '\n';
-    }
-    for (const auto& j : f.jobs)
-      jobs += fmt::format(
-          "{{\"id\": \"{}\", \"resources\": \"{}\", \"command\": \"{}\", \"owner\": \"{}\", \"group\": \"{}\", "
-          "\"priority\": \"{}\", \"expected_duration\": {}}}\n",
-          j.id, j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration);
+    const std::array<std::string, 3> files = files_of(f, false);
+    const std::string &taskers = files[0], &resources = files[1], &jobs = files[2];
     loaders::VovOptions options;
     options.dollars.insert(f.dollars.begin(), f.dollars.end());
     const loaders::Dataset ds = loaders::load_vov(write_file("t.tcl", taskers), write_file("r.tcl", resources),
@@ -288,21 +300,8 @@ TEST(VovDifferential, SimulationAgreesWithTheNaiveDispatcherOverTime) {
       j.submit = static_cast<double>(rng() % 40);
       j.runtime = static_cast<double>(1 + rng() % 30);
     }
-    std::string taskers, resources, jobs;
-    for (const auto& t : f.taskers)
-      taskers += fmt::format("vtk_tasker_define {} -resources \"{}\" -CPUS {} -power {}\n", t.name, t.resources, t.cpus,
-                             t.power);
-    for (const auto& [name, m] : f.maps) {
-      resources += "vovresourcemgr set " + name;
-      if (m.count) resources += fmt::format(" -max {}", *m.count);
-      if (m.map) resources += " -map \"" + *m.map + "\"";
-      resources += '\n';
-    }
-    for (const auto& j : f.jobs)
-      jobs += fmt::format(
-          "{{\"id\": \"{}\", \"resources\": \"{}\", \"command\": \"{}\", \"owner\": \"{}\", \"group\": \"{}\", "
-          "\"priority\": \"{}\", \"expected_duration\": {}, \"submit\": {}, \"runtime\": {}}}\n",
-          j.id, j.resources, j.command, j.owner, j.group, j.priority, j.expected_duration, j.submit, j.runtime);
+    const std::array<std::string, 3> files = files_of(f, true);
+    const std::string &taskers = files[0], &resources = files[1], &jobs = files[2];
     loaders::VovOptions options;
     options.dollars.insert(f.dollars.begin(), f.dollars.end());
     const loaders::Dataset ds = loaders::load_vov(write_file("sim-t.tcl", taskers), write_file("sim-r.tcl", resources),
