@@ -50,6 +50,14 @@ class Capacity {
   const std::vector<double>& host_free(size_t k) const noexcept { return host_[k]; }
   /// Free amount of consumable k's global pool; NaN when there is none.
   double global_free(size_t k) const noexcept { return global_[k]; }
+  /// For farm-wide pools (consumable, amount; at most 64 of them, a JobTable::Choice's gate): bit i set when
+  /// consumable pools[i].consumable's global pool has pools[i].amount free now. O(pools).
+  uint64_t room_mask(std::span<const JobAmounts::Entry> pools) const noexcept {
+    uint64_t mask = 0;
+    for (size_t i = 0; i < pools.size(); ++i)
+      if (global_[pools[i].consumable] >= pools[i].amount) mask |= uint64_t{1} << i;
+    return mask;
+  }
   /// Configured amount of consumable k's global pool; NaN when there is none.
   double global_configured(size_t k) const noexcept {
     return columns_[k]->global().present ? columns_[k]->global().num : std::numeric_limits<double>::quiet_NaN();

@@ -71,6 +71,13 @@ struct Categories {
   }
 };
 
+/// The choice with a gate (JobTable::Choice::gate) that category c's jobs follow, or nullptr.
+inline const JobTable::Choice* gate_of(const Categories& cats, const JobTable& jobs, size_t c) noexcept {
+  if (!cats.chooses(c)) return nullptr;
+  const JobTable::Choice& ch = jobs.choices[cats.choice[c]];
+  return ch.outcome.empty() ? nullptr : &ch;
+}
+
 /// The unit charges of category c's solutions (Categories::solutions), in order; empty unless it chooses.
 inline std::vector<std::vector<double>> solutions_need(const Categories& cats, size_t c) {
   std::vector<std::vector<double>> out;

@@ -147,20 +147,14 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
   return true;
 }
 
+const JobTable::Choice::Outcome* Placer::gate_outcome(uint32_t j) const noexcept {
+  const JobTable::Choice* ch = gate_of(cats_, jobs_, cats_.of_job[j]);
+  return ch == nullptr ? nullptr : &ch->outcome[cap_.room_mask(ch->gate)];
+}
+
 // Each solution's tasker by the policy, the best of them; ties go to the solution first in order, which
 // is then the first that takes that tasker (for GreatestPower and FirstAvailable exactly: a solution
 // before it that took the tasker would have found it, or one before it, first).
-const JobTable::Choice::Outcome* Placer::gate_outcome(uint32_t j) const noexcept {
-  const uint32_t c = cats_.of_job[j];
-  if (c >= cats_.choice.size() || cats_.choice[c] == kNone) return nullptr;
-  const JobTable::Choice& ch = jobs_.choices[cats_.choice[c]];
-  if (ch.outcome.empty()) return nullptr;
-  size_t mask = 0;
-  for (size_t i = 0; i < ch.gate.size(); ++i)
-    if (cap_.global_free(ch.gate[i].consumable) >= ch.gate[i].amount) mask |= size_t{1} << i;
-  return &ch.outcome[mask];
-}
-
 bool Placer::place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
   const size_t universe = eligible_[c].eligible.universe();
   size_t best_t = universe;
@@ -438,7 +432,7 @@ class Dispatcher {
     res_.reason[j] = r;
     ++res_.pending;
   }
-  bool gated(size_t c) const noexcept { return cats_.chooses(c) && !jobs_.choices[cats_.choice[c]].outcome.empty(); }
+  bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
 
   const JobTable& jobs_;
   const Categories& cats_;

@@ -516,16 +516,12 @@ std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capaci
 
 std::string gate_wait_text(const Catalog& catalog, const JobTable& jobs, const Categories& cats, size_t c,
                            const Capacity& capacity) {
-  if (!cats.chooses(c)) return "";
-  const JobTable::Choice& ch = jobs.choices[cats.choice[c]];
-  if (ch.outcome.empty()) return "";
-  size_t mask = 0;
-  for (size_t i = 0; i < ch.gate.size(); ++i)
-    if (capacity.global_free(ch.gate[i].consumable) >= ch.gate[i].amount) mask |= size_t{1} << i;
-  const JobTable::Choice::Outcome& o = ch.outcome[mask];
+  const JobTable::Choice* ch = gate_of(cats, jobs, c);
+  if (ch == nullptr) return "";
+  const JobTable::Choice::Outcome& o = ch->outcome[capacity.room_mask(ch->gate)];
   if (o.kind != JobTable::Choice::Outcome::Kind::Wait) return "";
   std::vector<double> need(capacity.consumables(), 0.0);
-  need[ch.gate[o.wait_on].consumable] = ch.gate[o.wait_on].amount;
+  need[ch->gate[o.wait_on].consumable] = ch->gate[o.wait_on].amount;
   return global_pool_wait_text(catalog, capacity, need);
 }
 

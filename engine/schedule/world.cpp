@@ -188,11 +188,7 @@ void SimWorld::start(uint32_t j, double t, const std::vector<Allocation>& allocs
   res.start[j] = t;
   res.end[j] = t + sim_duration(jobs, j);
   if (allocs.empty()) {  // a removal (Placer::gate_outcome): it leaves the queue as a start would, at once
-    const JobTable::Choice& ch = jobs.choices[cats.choice[cats.of_job[j]]];
-    size_t mask = 0;
-    for (size_t i = 0; i < ch.gate.size(); ++i)
-      if (cap.global_free(ch.gate[i].consumable) >= ch.gate[i].amount) mask |= size_t{1} << i;
-    removed_.emplace_back(j, fmt::format("at {} s: {}", t, ch.outcome[mask].why));
+    removed_.emplace_back(j, fmt::format("at {} s: {}", t, cap_placer.gate_outcome(j)->why));
     res.end[j] = t;
   }
   res.alloc_first[j] = static_cast<uint32_t>(res.allocations.size());

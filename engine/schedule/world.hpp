@@ -97,7 +97,7 @@ class SimWorld {
   /// are reported so (SimReason::Removed, when and why), not as started.
   void finish_removals();
   /// Category c's jobs do what a gate says (JobTable::Choice::gate).
-  bool gated(uint32_t c) const noexcept { return cats.chooses(c) && !jobs.choices[cats.choice[c]].outcome.empty(); }
+  bool gated(uint32_t c) const noexcept { return gate_of(cats, jobs, c) != nullptr; }
   /// Every dependency of job j has ended.
   bool dependencies_ended(uint32_t j) const;
   /// A cycle at t that started at t0 wall-clock ends: its timeline row and its cost.
