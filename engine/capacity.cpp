@@ -40,10 +40,10 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
   return c;
 }
 
-std::vector<Charge> Capacity::charges(const std::vector<double>& need) const {
+std::vector<Charge> Capacity::charges(const ChargeVector& need) const {
   std::vector<Charge> out;
-  for (size_t k = 0; k < need.size(); ++k)
-    if (need[k] > 0) out.push_back({static_cast<uint32_t>(k), need[k], !columns_[k]->multi_level()});
+  for (const ChargeVector::Entry& e : need.nonzero())
+    if (e.amount > 0) out.push_back({e.k, e.amount, !columns_[e.k]->multi_level()});
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/charges.hpp"
 #include "engine/columns.hpp"
 
 namespace colmatch {
@@ -70,8 +71,8 @@ class Capacity {
 
   /// Consumable k has a host or global pool somewhere (a charge may then limit other taskers).
   bool shared(size_t k) const noexcept { return columns_[k]->multi_level(); }
-  /// The charges of a category: one per consumable with need[k] > 0 (need in consumables() order).
-  std::vector<Charge> charges(const std::vector<double>& need) const;
+  /// The charges of a category: one per consumable with need[k] > 0 (need in consumables() order). O(nonzero).
+  std::vector<Charge> charges(const ChargeVector& need) const;
   /// Free amount of consumable k for tasker t: the smallest of the pools that define it for t, or NaN
   /// when none does.
   double available(size_t k, uint32_t t) const noexcept;

@@ -16,89 +16,105 @@ namespace colmatch {
 
 namespace {
 
-// Job j's requested amount of each consumable in catalog order, NaN where it requested none: `fn(k, a)`
-// for k = 0, 1, ... (one pass over the job's entries, which are in consumable order: a farm with
-// hundreds of consumables, an Accelerator farm's counted maps, and jobs that request a few).
-template <typename Fn>
-void each_amount(const Catalog& catalog, std::span<const JobAmounts::Entry> entries, Fn&& fn) {
-  size_t e = 0;
-  const size_t n = catalog.consumables().size();
-  for (size_t k = 0; k < n; ++k) {
-    double a = std::numeric_limits<double>::quiet_NaN();
-    if (e < entries.size() && entries[e].consumable == k) a = entries[e++].amount;
-    fn(k, a);
-  }
-}
-
-template <typename Fn>
-void each_amount(const Catalog& catalog, const JobTable& jobs, uint32_t j, Fn&& fn) {
-  each_amount(catalog, jobs.amount.of(j), std::forward<Fn>(fn));
-}
-
 // Whether `d` is the built-in `slots` consumable.
 bool is_slots(const AttributeDef& d) noexcept { return d.name == "slots"; }
 
-}  // namespace
-
-namespace {
-
-// job_need over the amounts `entries` of a job of `slots` slots.
-void need_of(const Catalog& catalog, std::span<const JobAmounts::Entry> entries, double slots,
-             std::vector<double>& out) {
+// The consumables every job is charged without requesting them, by increasing index: `slots` (one per
+// slot) and those with a nonzero default amount.
+std::vector<uint32_t> charged_by_default(const Catalog& catalog) {
+  std::vector<uint32_t> out;
   const auto& cons = catalog.consumables();
-  out.resize(cons.size());
-  each_amount(catalog, entries, [&](size_t k, double a) {
+  for (uint32_t k = 0; k < cons.size(); ++k) {
+    const AttributeDef& d = catalog.at(cons[k]);
+    if (is_slots(d) || d.default_amount.value_or(0.0) != 0) out.push_back(k);
+  }
+  return out;
+}
+
+// A job's requested amount of each consumable it requests or is charged by default (`defaults`,
+// charged_by_default), NaN where it requested none: `fn(k, a)` by increasing k. One pass over the
+// job's entries (in consumable order) and the defaults: what a job costs is what it asks and the
+// defaults, not the farm's consumable count (an Accelerator farm's counted maps, seed 000).
+template <typename Fn>
+void each_amount(std::span<const uint32_t> defaults, std::span<const JobAmounts::Entry> entries, Fn&& fn) {
+  constexpr uint32_t kEnd = std::numeric_limits<uint32_t>::max();
+  size_t e = 0, d = 0;
+  while (e < entries.size() || d < defaults.size()) {
+    const uint32_t ke = e < entries.size() ? entries[e].consumable : kEnd;
+    const uint32_t kd = d < defaults.size() ? defaults[d] : kEnd;
+    if (ke <= kd) {
+      fn(ke, entries[e++].amount);
+      d += kd == ke;
+    } else {
+      fn(kd, std::numeric_limits<double>::quiet_NaN());
+      ++d;
+    }
+  }
+}
+
+// The charge of a job of `slots` slots requesting `entries`: per-slot amounts x slots, per-job amounts
+// once; a consumable it does not request charges its catalog default (or 0); one named "slots"
+// charges the slot count.
+ChargeVector need_of(const Catalog& catalog, std::span<const uint32_t> defaults,
+                     std::span<const JobAmounts::Entry> entries, double slots) {
+  const auto& cons = catalog.consumables();
+  std::vector<ChargeVector::Entry> out;
+  each_amount(defaults, entries, [&](uint32_t k, double a) {
     const AttributeDef& d = catalog.at(cons[k]);
     if (std::isnan(a)) {
       if (is_slots(d)) {
-        out[k] = slots;  // the built-in slots consumable is charged once per slot
+        out.push_back({k, slots});  // the built-in slots consumable is charged once per slot
         return;
       }
       a = d.default_amount.value_or(0.0);
     }
-    out[k] = (d.scope == ConsumeScope::PerSlot && !is_slots(d)) ? a * slots : a;
+    out.push_back({k, (d.scope == ConsumeScope::PerSlot && !is_slots(d)) ? a * slots : a});
   });
+  return ChargeVector(static_cast<uint32_t>(cons.size()), std::move(out));
 }
 
-}  // namespace
-
-void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& out) {
-  need_of(catalog, jobs.amount.of(j), jobs.slots[j], out);
-}
-
-void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& per_instance,
-                  std::vector<double>& per_job) {
+// The charges of one $fill_up job: per slot instance (per-slot amounts, 1 of "slots") and once per job
+// on its master tasker (per-job amounts, defaults applied).
+void fill_up_need(const Catalog& catalog, std::span<const uint32_t> defaults, const JobTable& jobs, uint32_t j,
+                  ChargeVector& per_instance, ChargeVector& per_job) {
   const auto& cons = catalog.consumables();
-  per_instance.assign(cons.size(), 0);
-  per_job.assign(cons.size(), 0);
-  each_amount(catalog, jobs, j, [&](size_t k, double a) {
+  std::vector<ChargeVector::Entry> instance, job;
+  each_amount(defaults, jobs.amount.of(j), [&](uint32_t k, double a) {
     const AttributeDef& d = catalog.at(cons[k]);
     if (is_slots(d)) {
-      if (std::isnan(a)) per_instance[k] = 1;
-      else per_job[k] = a;
+      if (std::isnan(a)) instance.push_back({k, 1});
+      else job.push_back({k, a});
       return;
     }
     const double amount = std::isnan(a) ? d.default_amount.value_or(0.0) : a;
-    if (d.scope == ConsumeScope::PerSlot) per_instance[k] = amount;
-    else per_job[k] = amount;
+    if (d.scope == ConsumeScope::PerSlot) instance.push_back({k, amount});
+    else job.push_back({k, amount});
   });
+  per_instance = ChargeVector(static_cast<uint32_t>(cons.size()), std::move(instance));
+  per_job = ChargeVector(static_cast<uint32_t>(cons.size()), std::move(job));
 }
 
-void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<ChargeKind>& out) {
+// The charge kinds of job j (one per consumable) under Son of Grid Engine 8.1.9's reading; `out` left
+// empty under GridEngineReading::Design60 or when every kind is Everywhere (then it costs the job's
+// entries and the defaults, not the consumable count).
+void job_charge_kinds(const Catalog& catalog, std::span<const uint32_t> defaults, const JobTable& jobs, uint32_t j,
+                      std::vector<ChargeKind>& out) {
   out.clear();
   if (catalog.reading != GridEngineReading::SoGE819) return;
   const auto& cons = catalog.consumables();
-  bool any = false;
-  out.assign(cons.size(), ChargeKind::Everywhere);  // out's storage is reused from job to job
-  each_amount(catalog, jobs, j, [&](size_t k, double a) {
+  std::vector<std::pair<uint32_t, ChargeKind>> differ;
+  each_amount(defaults, jobs.amount.of(j), [&](uint32_t k, double a) {
     const AttributeDef& d = catalog.at(cons[k]);
     if (is_slots(d)) return;  // the slot count, never a default
-    if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) out[k] = ChargeKind::WhereDefined;
-    else if (a == 0) out[k] = ChargeKind::DefinedOnly;
-    any = any || out[k] != ChargeKind::Everywhere;
+    if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) differ.emplace_back(k, ChargeKind::WhereDefined);
+    else if (a == 0) differ.emplace_back(k, ChargeKind::DefinedOnly);
   });
-  if (!any) out.clear();
+  if (differ.empty()) return;
+  out.assign(cons.size(), ChargeKind::Everywhere);
+  for (const auto& [k, kind] : differ) out[k] = kind;
 }
+
+}  // namespace
 
 uint64_t fnv1a(std::string_view data, uint64_t h) noexcept {
   for (const unsigned char ch : data) h = (h ^ ch) * 1099511628211ULL;
@@ -129,7 +145,7 @@ void key_head(const JobTable& jobs, uint32_t j, std::string& key) {
 // The charges part of a category's key: every value while the consumables are few (the key every format
 // had so far), only the nonzero ones with their index when there are many (an Accelerator farm has a
 // consumable per counted resource map, and most jobs charge few of them: the key stays small).
-void key_charges(const std::vector<double>& need, const std::vector<double>& once, std::string& key);
+void key_charges(const ChargeVector& need, const ChargeVector& once, size_t width, std::string& key);
 
 // A choice's content: its solutions' request texts and amounts (what makes two choices alike).
 std::string choice_content(const JobTable& jobs, uint32_t ch) {
@@ -241,16 +257,22 @@ class RawTable {
 }  // namespace
 
 namespace {
-void key_charges(const std::vector<double>& need, const std::vector<double>& once, std::string& key) {
-  const bool sparse = need.size() > kDenseChargeKey;
-  for (const auto* vec : {&need, &once}) {
-    for (uint32_t k = 0; k < vec->size(); ++k) {
-      const double z = (*vec)[k] + 0.0;  // -0.0 and 0.0 are one key
-      if (sparse && z == 0) continue;
-      if (sparse) key.append(reinterpret_cast<const char*>(&k), sizeof(uint32_t));
+void key_charges(const ChargeVector& need, const ChargeVector& once, size_t width, std::string& key) {
+  const bool sparse = width > kDenseChargeKey;
+  for (const ChargeVector* vec : {&need, &once}) {
+    if (sparse) {
+      for (const ChargeVector::Entry& e : vec->nonzero()) {
+        const double z = e.amount + 0.0;  // -0.0 and 0.0 are one key
+        key.append(reinterpret_cast<const char*>(&e.k), sizeof(uint32_t));
+        key.append(reinterpret_cast<const char*>(&z), sizeof(double));
+      }
+      key.push_back('|');
+      continue;
+    }
+    for (uint32_t k = 0; k < width; ++k) {
+      const double z = (*vec)[k] + 0.0;
       key.append(reinterpret_cast<const char*>(&z), sizeof(double));
     }
-    if (sparse) key.push_back('|');
   }
 }
 }  // namespace
@@ -300,14 +322,16 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   // the first time finds its category from its first job's charges.
   std::unordered_map<std::string, uint32_t> index;
   RawTable raw_index;
-  std::vector<double> need, once(catalog.consumables().size(), 0.0);
+  const std::vector<uint32_t> defaults = charged_by_default(catalog);
+  const size_t width = catalog.consumables().size();
+  const ChargeVector none(static_cast<uint32_t>(width), {});
+  ChargeVector need, once;
   std::vector<ChargeKind> kinds;
   std::string key;
   std::vector<std::vector<uint32_t>> category_of(pieces.size());
   // The category of `key` (as built), added if new.
   auto intern = [&](uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
-                    const std::vector<double>& unit, const std::vector<double>& master,
-                    const std::vector<ChargeKind>& charge_kinds) {
+                    const ChargeVector& unit, const ChargeVector& master, const std::vector<ChargeKind>& charge_kinds) {
     auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
     if (fresh) {
       c.request.push_back(request);
@@ -315,7 +339,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       c.slots.push_back(slots);
       c.unit_charge.push_back(unit);
       // ($pe_slots: none, and no vector: a farm of many consumables pays its width once a category)
-      c.master_charge.push_back(rule == AllocationRule::FillUp ? master : std::vector<double>{});
+      c.master_charge.push_back(rule == AllocationRule::FillUp ? master : ChargeVector{});
       c.charge_kind.push_back(charge_kinds);
       c.rule.push_back(rule);
       c.choice.push_back(choice);
@@ -351,14 +375,14 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       if (cat == kNone) {
         const bool fill = jobs.rule[j] == AllocationRule::FillUp;
         if (fill) {
-          fill_up_need(catalog, jobs, j, need, once);
+          fill_up_need(catalog, defaults, jobs, j, need, once);
         } else {
-          job_need(catalog, jobs, j, need);
-          std::fill(once.begin(), once.end(), 0.0);
+          need = need_of(catalog, defaults, jobs.amount.of(j), jobs.slots[j]);
+          once = none;
         }
         key_head(jobs, j, key);
-        key_charges(need, once, key);
-        job_charge_kinds(catalog, jobs, j, kinds);  // empty unless some kind differs: the key as before
+        key_charges(need, once, width, key);
+        job_charge_kinds(catalog, defaults, jobs, j, kinds);  // empty unless some kind differs: the key as before
         for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
         cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
         raw_index.insert(slot, piece.hash[r], j, f, cat);
@@ -378,12 +402,11 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     if (solutions_of_choice[ch].empty()) {
       const JobTable::Choice& choice = jobs.choices[ch];
       for (size_t i = 0; i < choice.request.size(); ++i) {
-        need_of(catalog, choice.amounts[i], c.slots[x], need);
-        std::fill(once.begin(), once.end(), 0.0);
+        need = need_of(catalog, defaults, choice.amounts[i], c.slots[x]);
         key_head(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, key);
-        key_charges(need, once, key);
+        key_charges(need, none, width, key);
         solutions_of_choice[ch].push_back(
-            intern(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, need, once, {}));
+            intern(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, need, none, {}));
       }
     }
     c.solutions[x] = solutions_of_choice[ch];

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/charges.hpp"
 #include "engine/columns.hpp"
 
 namespace colmatch {
@@ -22,25 +23,22 @@ enum class ChargeKind : uint8_t {
   DefinedOnly = 2,   ///< requested as 0: nothing charged, but the tasker must define it on some level
 };
 
-/// The charge kinds of one job (one per consumable) under the catalog's reading; all Everywhere (and
-/// `out` left empty) under GridEngineReading::Design60 or when every kind is Everywhere.
-void job_charge_kinds(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<ChargeKind>& out);
-
 struct Categories {
   std::vector<uint32_t> of_job;      ///< category of each job; kNone for rejected jobs
   std::vector<uint32_t> request;     ///< per category: index into JobTable::requests
   std::vector<uint32_t> soft;        ///< per category: soft requests (index, 0 = none)
   std::vector<uint32_t> slots;       ///< per category: slots each job asks for
   std::vector<AllocationRule> rule;  ///< per category: allocation rule
-  /// per category, per consumable (catalog.consumables() order): what one unit of placement takes: for
-  /// $pe_slots the whole job on the tasker it runs on (per-slot amounts times slots); for $fill_up one
-  /// slot instance (per-slot amounts, 1 of "slots"). 0 when it takes none. Eligibility requires this
-  /// much configured capacity.
-  std::vector<std::vector<double>> unit_charge;
-  /// per category, per consumable: for $fill_up, the per-job amounts taken once on the first (master)
-  /// tasker of the job; empty for $pe_slots (they are in `unit_charge`).
-  std::vector<std::vector<double>> master_charge;
-  /// per category, per consumable: how its charge binds (job_charge_kinds); empty = all Everywhere.
+  /// per category, per consumable (catalog.consumables() order, sparse): what one unit of placement
+  /// takes: for $pe_slots the whole job on the tasker it runs on (per-slot amounts times slots); for
+  /// $fill_up one slot instance (per-slot amounts, 1 of "slots"). 0 when it takes none. Eligibility
+  /// requires this much configured capacity.
+  std::vector<ChargeVector> unit_charge;
+  /// per category, per consumable (sparse): for $fill_up, the per-job amounts taken once on the first
+  /// (master) tasker of the job; empty for $pe_slots (they are in `unit_charge`).
+  std::vector<ChargeVector> master_charge;
+  /// per category, per consumable: how its charge binds under Son of Grid Engine 8.1.9 (a requested 0,
+  /// an unrequested default); empty = all Everywhere (every category of a farm without defaults).
   std::vector<std::vector<ChargeKind>> charge_kind;
   std::vector<uint64_t> hash;  ///< per category: 64-bit FNV-1a of its canonical content
   /// per category: its content (canonical hard and soft request texts, slots, rule, charges) as bytes,
@@ -79,8 +77,8 @@ inline const JobTable::Choice* gate_of(const Categories& cats, const JobTable& j
 }
 
 /// The unit charges of category c's solutions (Categories::solutions), in order; empty unless it chooses.
-inline std::vector<std::vector<double>> solutions_need(const Categories& cats, size_t c) {
-  std::vector<std::vector<double>> out;
+inline std::vector<ChargeVector> solutions_need(const Categories& cats, size_t c) {
+  std::vector<ChargeVector> out;
   if (c < cats.solutions.size())
     for (const uint32_t s : cats.solutions[c]) out.push_back(cats.unit_charge[s]);
   return out;
@@ -90,18 +88,8 @@ inline std::vector<std::vector<double>> solutions_need(const Categories& cats, s
 /// DIRAC submit pool, seed 003; colmatch also names job categories with it).
 uint64_t fnv1a(std::string_view data, uint64_t h = 14695981039346656037ULL) noexcept;
 
-/// The charge of one job: per-slot amounts x slots, per-job amounts once; a consumable the job does not
-/// request charges its catalog default (or 0); a consumable named "slots" charges the slot count.
-/// `out` gets one value per consumable.
-void job_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& out);
-
-/// The charges of one $fill_up job: per slot instance (per-slot amounts, 1 of "slots") and once per
-/// job on its master tasker (per-job amounts, defaults applied).
-void fill_up_need(const Catalog& catalog, const JobTable& jobs, uint32_t j, std::vector<double>& per_instance,
-                  std::vector<double>& per_job);
-
 /// Groups the non-rejected jobs into categories, numbered in order of first appearance.
-/// O(jobs x consumables); allocates.
+/// O(jobs + distinct requests x (their amounts + the consumables charged by default)); allocates.
 Categories categorize(const Catalog& catalog, const JobTable& jobs);
 
 }  // namespace colmatch

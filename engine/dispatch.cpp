@@ -10,10 +10,10 @@
 namespace colmatch {
 
 std::vector<Room> room_on_eligible(const Capacity& capacity, const kernels::TaskerSet& eligible,
-                                   const std::vector<double>& need) {
+                                   const ChargeVector& need) {
   std::vector<Room> out;
-  for (size_t k = 0; k < need.size(); ++k)
-    if (need[k] > 0) out.push_back({k, need[k], 0, 0});
+  for (const ChargeVector::Entry& e : need.nonzero())
+    if (e.amount > 0) out.push_back({e.k, e.amount, 0, 0});
   for (size_t t = eligible.next(0); t < eligible.universe(); t = eligible.next(t + 1))
     for (Room& r : out) {
       const double free = capacity.available(r.consumable, static_cast<uint32_t>(t));
@@ -102,10 +102,10 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
   for (size_t c = 0; c < cats.size(); ++c) {
     charges_.push_back(capacity.charges(cats.unit_charge[c]));
     bool queue_only = true;
-    for (size_t k = 0; k < cats.unit_charge[c].size(); ++k)
-      if ((cats.unit_charge[c][k] > 0 || (!cats.master_charge[c].empty() && cats.master_charge[c][k] > 0)) &&
-          capacity.shared(k))
-        queue_only = false;
+    each_of_both(cats.unit_charge[c], cats.master_charge[c], [&](uint32_t k, double inst, double once) {
+      if ((inst > 0 || once > 0) && capacity.shared(k)) queue_only = false;
+      return true;
+    });
     // a category that chooses may charge any of its solutions' pools (counted maps: global ones)
     if (cats.chooses(c)) queue_only = false;
     all_queue_only_.push_back(queue_only);
@@ -245,24 +245,28 @@ uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) c
   if (cap_.down(t)) return 0;
   uint32_t n = want;
   const bool own = all_queue_only_[c] != 0;
-  for (size_t k = 0; k < cap_.consumables(); ++k) {
-    const double once = master && !cats_.master_charge[c].empty() ? cats_.master_charge[c][k] : 0.0,
-                 inst = cats_.unit_charge[c][k];
-    if (once <= 0 && inst <= 0) continue;
-    // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN would)
-    const double free = own ? cap_.queue_free(k)[t] : cap_.available(k, t);
-    if (!std::isfinite(free)) {  // no pool defines it here (NaN; unbounded for an SGE 8.1.9 default)
-      const auto& kinds = cats_.charge_kind[c];
-      if (!kinds.empty() && kinds[k] == ChargeKind::WhereDefined) continue;  // a default takes nothing
-      return 0;  // a requested amount (a $fill_up master's per-job charge) needs the pool
-    }
-    const double a = free - once;
-    if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
-    if (inst <= 0) continue;
-    double q = std::floor(a / inst);
-    if (q * inst > a) q -= 1;  // guard against rounding up in the division
-    n = static_cast<uint32_t>(std::min<double>(n, q));
-  }
+  const bool fit =
+      each_of_both(cats_.unit_charge[c], master ? cats_.master_charge[c] : ChargeVector{},
+                   [&](uint32_t k, double inst, double once) {
+                     if (once <= 0 && inst <= 0) return true;
+                     // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN
+                     // would)
+                     const double free = own ? cap_.queue_free(k)[t] : cap_.available(k, t);
+                     if (!std::isfinite(free)) {  // no pool defines it here (NaN; unbounded for an SGE 8.1.9 default)
+                       const auto& kinds = cats_.charge_kind[c];
+                       return !kinds.empty() &&
+                              kinds[k] == ChargeKind::WhereDefined;  // a default takes nothing; a requested
+                                                                     // amount (a master's per-job one) needs the pool
+                     }
+                     const double a = free - once;
+                     if (!(a >= 0) || (inst > 0 && !(a >= inst))) return false;
+                     if (inst <= 0) return true;
+                     double q = std::floor(a / inst);
+                     if (q * inst > a) q -= 1;  // guard against rounding up in the division
+                     n = static_cast<uint32_t>(std::min<double>(n, q));
+                     return true;
+                   });
+  if (!fit) return 0;
   return n;
 }
 
@@ -294,23 +298,27 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   if (cursors_ && cursors_->exhausted(c)) return false;
   if (eligible_[c].eligible.count() == universe && all_queue_only_[c]) {
     // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
-    // queue-level free capacity together is short of its whole charge (checked in O(consumables)).
-    for (size_t k = 0; k < cap_.consumables(); ++k) {
+    // queue-level free capacity together is short of its whole charge (checked in O(its charges)).
+    const bool short_of = !each_of_both(cats_.unit_charge[c], cats_.master_charge[c], [&](uint32_t k, double, double) {
       const double whole = cats_.job_charge(c, k, jobs_.slots[j]);
-      if (whole > 0 && cap_.queue_total(k) + cap_.queue_total_slack(k) < whole) {
-        if (cursors_) cursors_->exhaust(c);
-        return false;
-      }
+      return !(whole > 0 && cap_.queue_total(k) + cap_.queue_total_slack(k) < whole);
+    });
+    if (short_of) {
+      if (cursors_) cursors_->exhaust(c);
+      return false;
     }
   }
   uint32_t remaining = jobs_.slots[j];
   const size_t first = out.size();
   std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
   auto place = [&](size_t x, uint32_t n, bool master) {
-    for (size_t k = 0; k < cap_.consumables() && !planning_; ++k) {
-      const double amount = cats_.allocation_charge(c, k, n, master);
-      if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
-    }
+    if (!planning_)
+      each_of_both(cats_.unit_charge[c], master ? cats_.master_charge[c] : ChargeVector{},
+                   [&](uint32_t k, double, double) {
+                     const double amount = cats_.allocation_charge(c, k, n, master);
+                     if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
+                     return true;
+                   });
     out.push_back({static_cast<uint32_t>(x), n});
     remaining -= n;
   };

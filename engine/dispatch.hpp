@@ -47,7 +47,7 @@ struct Room {
 
 /// One Room per consumable with need[k] > 0, over the taskers of `eligible`. O(eligible x consumables).
 std::vector<Room> room_on_eligible(const Capacity& capacity, const kernels::TaskerSet& eligible,
-                                   const std::vector<double>& need);
+                                   const ChargeVector& need);
 
 /// Slots of one job placed on one tasker.
 struct Allocation {

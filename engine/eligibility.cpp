@@ -403,8 +403,7 @@ Clause capacity_clause(uint32_t attr, double need) {
 
 }  // namespace
 
-std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& request,
-                                         const std::vector<double>& need) {
+std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& request, const ChargeVector& need) {
   std::vector<uint32_t> out;
   if (catalog.reading != GridEngineReading::SoGE819) return out;
   std::optional<std::vector<uint32_t>> named;  // the request's attributes, once a forced one needs them
@@ -421,7 +420,7 @@ std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& 
   return out;
 }
 
-std::string describe_step(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+std::string describe_step(const Catalog& catalog, const Request& request, const ChargeVector& need,
                           const EligibilityStep& step) {
   if (step.forced >= 0)
     return fmt::format("no {} (forced, not requested)", catalog.at(static_cast<uint32_t>(step.forced)).name);
@@ -447,7 +446,7 @@ std::string describe_step(const Catalog& catalog, const Request& request, const 
 }
 
 std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                                          const std::vector<double>& need, const EligibilityStep& step) {
+                                          const ChargeVector& need, const EligibilityStep& step) {
   Clause capacity;
   const Clause* clause = nullptr;
   if (step.consumable >= 0) {
@@ -481,26 +480,26 @@ std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTa
   return out;
 }
 
-std::vector<std::string> global_pool_waits(const Catalog& catalog, const Capacity& capacity,
-                                           const std::vector<double>& need) {
+std::vector<std::string> global_pool_waits(const Catalog& catalog, const Capacity& capacity, const ChargeVector& need) {
   std::vector<std::string> out;
-  for (size_t k = 0; k < need.size() && k < capacity.consumables(); ++k) {
+  for (const auto& [k, amount] : need.nonzero()) {
+    if (k >= capacity.consumables()) break;
     const double free = capacity.global_free(k);
-    if (!(need[k] > 0) || std::isnan(free) || free >= need[k]) continue;
+    if (!(amount > 0) || std::isnan(free) || free >= amount) continue;
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     std::string w = fmt::format("{}: {:g} of {:g} free", d.label.empty() ? d.name : d.label, std::max(free, 0.0),
                                 capacity.global_configured(k));
-    if (need[k] != 1) w += fmt::format(", {:g} needed", need[k]);
+    if (amount != 1) w += fmt::format(", {:g} needed", amount);
     out.push_back(std::move(w));
   }
   return out;
 }
 
-std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capacity, const std::vector<double>& need,
-                                  const std::vector<std::vector<double>>* solutions_need) {
+std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capacity, const ChargeVector& need,
+                                  const std::vector<ChargeVector>* solutions_need) {
   std::vector<std::string> each;  // per solution (or the one charge): what it waits for
   if (solutions_need != nullptr && !solutions_need->empty()) {
-    for (const std::vector<double>& s : *solutions_need) {
+    for (const ChargeVector& s : *solutions_need) {
       const std::vector<std::string> w = global_pool_waits(catalog, capacity, s);
       if (w.empty()) continue;
       const std::string text = fmt::format("{}", fmt::join(w, " and "));
@@ -520,14 +519,14 @@ std::string gate_wait_text(const Catalog& catalog, const JobTable& jobs, const C
   if (ch == nullptr) return "";
   const JobTable::Choice::Outcome& o = ch->outcome[capacity.room_mask(ch->gate)];
   if (o.kind != JobTable::Choice::Outcome::Kind::Wait) return "";
-  std::vector<double> need(capacity.consumables(), 0.0);
-  need[ch->gate[o.wait_on].consumable] = ch->gate[o.wait_on].amount;
-  return global_pool_wait_text(catalog, capacity, need);
+  const JobAmounts::Entry& pool = ch->gate[o.wait_on];
+  return global_pool_wait_text(
+      catalog, capacity, ChargeVector(static_cast<uint32_t>(capacity.consumables()), {{pool.consumable, pool.amount}}));
 }
 
-std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+std::string pending_reason(const Catalog& catalog, const Request& request, const ChargeVector& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible, const Capacity* capacity,
-                           const std::vector<std::vector<double>>* solutions_need, const std::string& gate_wait) {
+                           const std::vector<ChargeVector>* solutions_need, const std::string& gate_wait) {
   if (!gate_wait.empty()) return gate_wait;
   if (!no_eligible) {
     std::string out =
@@ -555,17 +554,32 @@ std::string pending_reason(const Catalog& catalog, const Request& request, const
 
 namespace {
 
+// Calls fn(k, kind) for each consumable k a category's charge binds, by increasing k: those with
+// need[k] > 0 and, under Son of Grid Engine 8.1.9, those requested as 0 (ChargeKind::DefinedOnly).
+// O(nonzero) when `kinds` is empty (all Everywhere: every Accelerator category), O(consumables) else.
+template <typename Fn>
+void each_charge_step(size_t consumables, const ChargeVector& need, const std::vector<ChargeKind>* kinds, Fn&& fn) {
+  if (kinds == nullptr || kinds->empty()) {
+    for (const ChargeVector::Entry& e : need.nonzero())
+      if (e.amount > 0) fn(e.k, ChargeKind::Everywhere);
+    return;
+  }
+  for (uint32_t i = 0; i < consumables; ++i) {
+    const ChargeKind kind = (*kinds)[i];
+    if (!(need[i] > 0) && kind != ChargeKind::DefinedOnly) continue;
+    fn(i, kind);
+  }
+}
+
 void eligible_words_with(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                         const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
+                         const ChargeVector& need, const kernels::KernelTable& k, uint64_t* out,
                          std::vector<EligibilityStep>* steps, const std::vector<ChargeKind>* kinds, ClauseMasks* memo) {
   Evaluator ev(taskers, k, memo);
   if (steps != nullptr) ev.eval_steps(request, out, *steps);
   else ev.eval(request, out);
   const auto& cons = catalog.consumables();
   const size_t nw = kernels::words_for(taskers.size());
-  for (size_t i = 0; i < cons.size(); ++i) {
-    const ChargeKind kind = kinds != nullptr && !kinds->empty() ? (*kinds)[i] : ChargeKind::Everywhere;
-    if (!(need[i] > 0) && kind != ChargeKind::DefinedOnly) continue;
+  each_charge_step(cons.size(), need, kinds, [&](uint32_t i, ChargeKind kind) {
     EligibilityStep* step = nullptr;
     if (steps != nullptr) {
       steps->push_back({-1, static_cast<int32_t>(i), 0, 0, -1, kind});
@@ -574,18 +588,18 @@ void eligible_words_with(const Catalog& catalog, const TaskerTable& taskers, con
     const Column& col = taskers.columns[cons[i]];
     if (kind == ChargeKind::Everywhere || col.global().present) {  // a global value defines it everywhere
       ev.and_clause(capacity_clause(cons[i], kind == ChargeKind::DefinedOnly ? -HUGE_VAL : need[i]), out, step);
-      continue;
+      return;
     }
     if (kind == ChargeKind::WhereDefined) {  // room where the consumable is defined, or not defined at all
       ev.and_clause_or_undefined(capacity_clause(cons[i], need[i]), col.defined().data(), out, step);
-      continue;
+      return;
     }
     k.and_words(out, col.defined().data(), nw);  // DefinedOnly: defined on some level
     if (step != nullptr) {
       step->pass = k.popcount(col.defined().data(), nw);
       step->after = k.popcount(out, nw);
     }
-  }
+  });
   for (uint32_t a : unrequested_forced(catalog, request, need)) {  // off the taskers that define it
     const Column& col = taskers.columns[a];
     uint64_t pass = taskers.size();
@@ -601,9 +615,8 @@ void eligible_words_with(const Catalog& catalog, const TaskerTable& taskers, con
 }
 
 CategoryEligibility evaluate_category_with(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                                           const Request* soft, const std::vector<double>& need,
-                                           const kernels::KernelTable& k, const std::vector<ChargeKind>* kinds,
-                                           ClauseMasks* memo) {
+                                           const Request* soft, const ChargeVector& need, const kernels::KernelTable& k,
+                                           const std::vector<ChargeKind>* kinds, ClauseMasks* memo) {
   CategoryEligibility e;
   const size_t n = taskers.size(), nw = kernels::words_for(n);
   std::vector<uint64_t> words(nw);
@@ -617,28 +630,27 @@ CategoryEligibility evaluate_category_with(const Catalog& catalog, const TaskerT
 }  // namespace
 
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
+                    const ChargeVector& need, const kernels::KernelTable& k, uint64_t* out,
                     std::vector<EligibilityStep>* steps, const std::vector<ChargeKind>* kinds) {
   eligible_words_with(catalog, taskers, request, need, k, out, steps, kinds, nullptr);
 }
 
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                     const std::vector<double>& need, uint32_t t, const std::vector<ChargeKind>* kinds) {
+                     const ChargeVector& need, uint32_t t, const std::vector<ChargeKind>* kinds) {
   if (!row_holds(taskers, request, t)) return false;
   for (uint32_t a : unrequested_forced(catalog, request, need))
     if (taskers.columns[a].is_defined(t)) return false;
   const auto& cons = catalog.consumables();
-  for (size_t i = 0; i < cons.size(); ++i) {
-    const ChargeKind kind = kinds != nullptr && !kinds->empty() ? (*kinds)[i] : ChargeKind::Everywhere;
+  bool ok = true;
+  each_charge_step(cons.size(), need, kinds, [&](uint32_t i, ChargeKind kind) {
     const double n = kind == ChargeKind::DefinedOnly ? -HUGE_VAL : need[i];
-    if (!(n > 0) && kind != ChargeKind::DefinedOnly) continue;
     const Column& col = taskers.columns[cons[i]];
     // capacity >= need on every level that defines the pool, as capacity_clause; a default charge
     // passes a tasker that defines the consumable nowhere
-    if (kind == ChargeKind::WhereDefined && !col.is_defined(t)) continue;
-    if (!col.holds_at_every_level(t, [n](double num, uint32_t) { return num >= n; })) return false;
-  }
-  return true;
+    if (!ok || (kind == ChargeKind::WhereDefined && !col.is_defined(t))) return;
+    ok = col.holds_at_every_level(t, [n](double num, uint32_t) { return num >= n; });
+  });
+  return ok;
 }
 
 size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t t) {
@@ -679,13 +691,13 @@ std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Req
 }
 
 CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                                      const Request* soft, const std::vector<double>& need,
-                                      const kernels::KernelTable& k, const std::vector<ChargeKind>* kinds) {
+                                      const Request* soft, const ChargeVector& need, const kernels::KernelTable& k,
+                                      const std::vector<ChargeKind>* kinds) {
   return evaluate_category_with(catalog, taskers, request, soft, need, k, kinds, nullptr);
 }
 
 void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Request& request, const Request* soft,
-                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e,
+                    const ChargeVector& need, uint32_t t, CategoryEligibility& e,
                     const std::vector<ChargeKind>* kinds) {
   const bool ok = tasker_eligible(catalog, taskers, request, need, t, kinds);
   if (ok) e.eligible.add(t);
@@ -705,10 +717,9 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
 void require_master_fit(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                         const Categories& cats, uint32_t c, CategoryEligibility& e) {
   if (cats.rule[c] != AllocationRule::FillUp || e.eligible.count() == 0) return;
-  const std::vector<double>& once = cats.master_charge[c];
-  if (std::none_of(once.begin(), once.end(), [](double x) { return x > 0; })) return;
-  std::vector<double> need = cats.unit_charge[c];
-  for (size_t k = 0; k < need.size(); ++k) need[k] += once[k];
+  const ChargeVector& once = cats.master_charge[c];
+  if (!once.any_positive()) return;
+  const ChargeVector need = cats.unit_charge[c].plus(once);
   const std::vector<ChargeKind>* kinds = &cats.charge_kind[c];
   for (size_t t = e.eligible.next(0); t < e.eligible.universe(); t = e.eligible.next(t + 1))
     if (tasker_eligible(catalog, taskers, request, need, static_cast<uint32_t>(t), kinds)) return;

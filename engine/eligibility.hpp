@@ -34,8 +34,7 @@ struct EligibilityStep {
 /// consumable, charged), under GridEngineReading::SoGE819: SGE 8.1.9 does not refuse such a job, it
 /// keeps it off every tasker where the attribute is defined on some level ("does not request 'forced'
 /// resource"). Empty under Design60, where the job is rejected instead (JobBuilder).
-std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& request,
-                                         const std::vector<double>& need);
+std::vector<uint32_t> unrequested_forced(const Catalog& catalog, const Request& request, const ChargeVector& need);
 
 /// The match result of one job category: its eligible taskers, for a category with soft requests and
 /// some eligible tasker those taskers by number of soft violations (soft_tiers; else empty), and the
@@ -48,7 +47,7 @@ struct CategoryEligibility {
 
 /// What a step checks, as text: the term's canonical text, `name>=charge` for a capacity step, or
 /// `no name (forced, not requested)` for a forced step.
-std::string describe_step(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+std::string describe_step(const Catalog& catalog, const Request& request, const ChargeVector& need,
                           const EligibilityStep& step);
 
 /// One Grid Engine level's part in a step (seed 002, strict hierarchical matching: a tasker passes a
@@ -64,7 +63,7 @@ struct LevelCount {
 /// attribute that only the queue level defines. O(taskers) row by row: explain runs it on demand,
 /// never the match.
 std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                                          const std::vector<double>& need, const EligibilityStep& step);
+                                          const ChargeVector& need, const EligibilityStep& step);
 
 class Capacity;
 
@@ -72,14 +71,13 @@ class Capacity;
 /// pool short of its charge, `<label or name>: <free> of <configured> free` (and `, <charge> needed`
 /// when it needs more than 1); "" when none is short. Altair Accelerator: the counted map a job waits
 /// for (issue 27, `License:spice: 0 of 4 free`).
-std::vector<std::string> global_pool_waits(const Catalog& catalog, const Capacity& capacity,
-                                           const std::vector<double>& need);
+std::vector<std::string> global_pool_waits(const Catalog& catalog, const Capacity& capacity, const ChargeVector& need);
 
 /// The reason text's tail for a job waiting on farm-wide pools: "waiting for A: ... and B: ..." over its
 /// charge `need`, or, for a job that chooses among solutions (`solutions_need`, one charge each), what
 /// each solution waits for, " or " between; "" when no global pool is short.
-std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capacity, const std::vector<double>& need,
-                                  const std::vector<std::vector<double>>* solutions_need = nullptr);
+std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capacity, const ChargeVector& need,
+                                  const std::vector<ChargeVector>* solutions_need = nullptr);
 
 /// The short reason of a pending job of a category (results.csv), from its step counts: for no eligible
 /// tasker, the first step that leaves none ("no eligible tasker: gpu_model==A100 matches 0 of 1523"); for
@@ -88,10 +86,10 @@ std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capaci
 /// resource map: "waiting for License:spice: 0 of 4 free"; `solutions_need` for a category that
 /// chooses). `taskers`: the farm's size. A job that a gate keeps waiting (`gate_wait`, from gate_wait_text)
 /// says only that.
-std::string pending_reason(const Catalog& catalog, const Request& request, const std::vector<double>& need,
+std::string pending_reason(const Catalog& catalog, const Request& request, const ChargeVector& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible,
                            const Capacity* capacity = nullptr,
-                           const std::vector<std::vector<double>>* solutions_need = nullptr,
+                           const std::vector<ChargeVector>* solutions_need = nullptr,
                            const std::string& gate_wait = {});
 
 /// For a category whose choice has a gate (JobTable::Choice::gate) and whose outcome with the pools of
@@ -107,13 +105,13 @@ std::string gate_wait_text(const Catalog& catalog, const JobTable& jobs, const C
 /// taskers that define the consumable (WhereDefined) and turns a requested 0 into "defined"
 /// (DefinedOnly), as Son of Grid Engine 8.1.9 does.
 void eligible_words(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                    const std::vector<double>& need, const kernels::KernelTable& k, uint64_t* out,
+                    const ChargeVector& need, const kernels::KernelTable& k, uint64_t* out,
                     std::vector<EligibilityStep>* steps = nullptr, const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Eligibility of one tasker row, by the same rules as eligible_words (used to refresh one bit of a
 /// cached category when the tasker changes). O(request size); no kernels.
 bool tasker_eligible(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                     const std::vector<double>& need, uint32_t t, const std::vector<ChargeKind>* kinds = nullptr);
+                     const ChargeVector& need, uint32_t t, const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Number of `soft`'s requests tasker t violates. O(soft request size); no kernels.
 size_t soft_violations(const TaskerTable& taskers, const Request& soft, uint32_t t);
@@ -129,13 +127,13 @@ std::vector<kernels::TaskerSet> soft_tiers(const TaskerTable& taskers, const Req
 /// catalog.consumables() order) over all taskers with the kernels of `k`. The one evaluation used by
 /// the batch match and by MatchSession's cache. Thread-safe; allocates.
 CategoryEligibility evaluate_category(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
-                                      const Request* soft, const std::vector<double>& need,
-                                      const kernels::KernelTable& k, const std::vector<ChargeKind>* kinds = nullptr);
+                                      const Request* soft, const ChargeVector& need, const kernels::KernelTable& k,
+                                      const std::vector<ChargeKind>* kinds = nullptr);
 
 /// Re-decides tasker t's bit in an evaluated category (and its soft tier) after the tasker changed.
 /// O(request size).
 void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Request& request, const Request* soft,
-                    const std::vector<double>& need, uint32_t t, CategoryEligibility& e,
+                    const ChargeVector& need, uint32_t t, CategoryEligibility& e,
                     const std::vector<ChargeKind>* kinds = nullptr);
 
 /// A $fill_up category whose per-job charges (Categories::master_charge) fit no eligible tasker together

@@ -47,7 +47,7 @@ class MatchSession {
   struct Entry {
     Request request, soft;
     bool has_soft = false;
-    std::vector<double> need;
+    ChargeVector need;
     std::vector<ChargeKind> kinds;
     CategoryEligibility result;
   };

@@ -272,12 +272,14 @@ std::string FbsngScheduler::quota_broken(uint32_t j) const {
   if (u.slots + jobs.slots[j] > q.max_slots) return fmt::format("process type {} max_slots {}", q.name, q.max_slots);
   const uint32_t c = w_.cats.of_job[j];
   const auto& cons = w_.catalog.consumables();
-  for (size_t k = 0; k < w_.cats.unit_charge[c].size(); ++k) {
+  std::string broken;
+  each_of_both(w_.cats.unit_charge[c], w_.cats.master_charge[c], [&](uint32_t k, double, double) {
     const double charge = w_.cats.job_charge(c, k, jobs.slots[j]);
     if (charge > 0 && u.amount[k] + charge > q.max_amount[k])
-      return fmt::format("process type {} max {} {}", q.name, w_.catalog.at(cons[k]).name, q.max_amount[k]);
-  }
-  return {};
+      broken = fmt::format("process type {} max {} {}", q.name, w_.catalog.at(cons[k]).name, q.max_amount[k]);
+    return broken.empty();
+  });
+  return broken;
 }
 
 // A waiting section goes where its state says: held, waiting for a dependency, never able to run (its

@@ -86,7 +86,7 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     // $fill_up on its taskers' own pools with no per-job charge: it fits while its slot instances reach
     // its slots, which the walk has counted per tasker (leaves_alone then needs no placement)
     counted_ = fill && !shared;
-    for (const double once : w_.cats.master_charge[c]) counted_ = counted_ && !(once > 0);
+    counted_ = counted_ && !w_.cats.master_charge[c].any_positive();
     if (counted_) {
       at_shadow_instances_ = future_instances_;
       at_shadow_total_ = total;

@@ -245,7 +245,7 @@ void SimWorld::name_pool_waits() {
     const uint32_t c = cats.of_job[j];
     if (!done[c]) {
       done[c] = 1;
-      const std::vector<std::vector<double>> solutions = solutions_need(cats, c);
+      const std::vector<ChargeVector> solutions = solutions_need(cats, c);
       text[c] = gate_wait_text(catalog, jobs, cats, c, cap);
       if (text[c].empty()) text[c] = global_pool_wait_text(catalog, cap, cats.unit_charge[c], &solutions);
     }

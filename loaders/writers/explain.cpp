@@ -112,7 +112,7 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
     }
     case JobStatus::Pending: {
       const size_t c = m.categories.of_job[j];
-      const std::vector<std::vector<double>> solutions = solutions_need(m.categories, c);
+      const std::vector<ChargeVector> solutions = solutions_need(m.categories, c);
       out += "pending: " +
              pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
                             m.eligible[c], ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker,

@@ -65,7 +65,7 @@ class ResultRows {
       if (!need[i]) return;
       const size_t c = i / 2;
       Reason& r = reason_[i];
-      const std::vector<std::vector<double>> solutions = solutions_need(m.categories, c);
+      const std::vector<ChargeVector> solutions = solutions_need(m.categories, c);
       r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
                               m.eligible[c], ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity, &solutions,
                               gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity));
