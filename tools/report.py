@@ -42,34 +42,14 @@ def _lines(path):
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
-def _read_csv(folder, name, columns, numeric=(), repeated=()):
-    """The CSV's columns as text; with `numeric` and `repeated`, only `columns` are read, the `numeric` ones
-    as numbers (an empty field is NaN) and the `repeated` ones as categories, which keeps a large
-    schedule.csv to a few times its size in memory (as text every field is a Python string, about 11x).
-    A field that is not a number makes it read again as text, for _numbers to name its line."""
+def _read_csv(folder, name, columns):
+    """A small CSV (sweep.csv) whole, as text; its `columns` must be there."""
     import pandas as pd
 
     path = os.path.join(folder, name)
+    _header(path)
     try:
-        if not _ends_with_newline(path):
-            raise ReportError(f"{path}: line {_lines(path) + 1}: the file ends inside a line: cut short (run "
-                              "colmatch again)")
-        frame = None
-        if numeric or repeated:
-            try:
-                header = pd.read_csv(path, nrows=0).columns
-                if all(c in header for c in columns):
-                    types = {c: ("float64" if c in numeric else "category" if c in repeated else str) for c in columns}
-                    frame = pd.read_csv(path, usecols=list(columns), dtype=types, keep_default_na=False,
-                                        na_values={c: [""] for c in numeric})
-            except ValueError:
-                frame = None  # a field that is not a number: read as text below, to name it
-        if frame is None:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except FileNotFoundError:
-        raise ReportError(f"{path}: missing (run colmatch match or simulate with --out {folder} first)")
-    except ReportError:
-        raise
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except Exception as e:  # pandas' parser errors name the line
         raise ReportError(f"{path}: {e}")
     missing = [c for c in columns if c not in frame.columns]
@@ -78,28 +58,134 @@ def _read_csv(folder, name, columns, numeric=(), repeated=()):
     return frame
 
 
-def _every_job(frame, summary, name):
-    """A job table (results.csv, schedule.csv) names every job of the run at least once: fewer jobs than
-    summary.json counts means the file lost rows (cut at a line's end)."""
-    want = summary.get("jobs")
-    if isinstance(want, (int, float)) and want >= 0:
-        have = frame["job"].nunique()
-        if have != int(want):
-            raise ReportError(f"{name}: {have} jobs, summary.json counts {int(want)}: the file is not the run's "
-                              "whole table (cut short? run colmatch again)")
-
-
 def _numbers(frame, column, name):
     import pandas as pd
 
-    if frame[column].dtype.kind == "f":  # read as numbers (_read_csv): empty fields are NaN
-        return frame[column].to_numpy(dtype=float)
     values = pd.to_numeric(frame[column].replace("", "nan"), errors="coerce")
     bad = values.isna() & (frame[column] != "")
     if bad.any():
         line = int(bad.to_numpy().nonzero()[0][0]) + 2
         raise ReportError(f"{name}: line {line}: field '{column}': not a number: {frame[column].iloc[line - 2]!r}")
     return values.to_numpy(dtype=float)
+
+
+CHUNK_ROWS = 50_000  # rows of a large CSV parsed at a time: memory is one chunk, not the file
+
+
+def _header(path):
+    """The column names of a colmatch CSV; ReportError when it is missing or cut short."""
+    import csv
+
+    try:
+        if not _ends_with_newline(path):
+            raise ReportError(f"{path}: line {_lines(path) + 1}: the file ends inside a line: cut short (run "
+                              "colmatch again)")
+        with open(path, newline="", encoding="utf-8") as f:
+            return next(csv.reader(f), [])
+    except FileNotFoundError:
+        raise ReportError(f"{path}: missing (run colmatch match or simulate with --out {os.path.dirname(path)} "
+                          "first)")
+
+
+def _raise_bad_number(path, numeric):
+    """Names the first field of the `numeric` columns that is not a number (line and field), streaming the
+    file; returns when there is none."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = csv.reader(f)
+        header = next(rows, [])
+        where = [(c, header.index(c)) for c in numeric if c in header]
+        for line, row in enumerate(rows, start=2):
+            for c, i in where:
+                v = row[i] if i < len(row) else ""
+                if v == "":
+                    continue
+                try:
+                    float(v)
+                except ValueError:
+                    raise ReportError(f"{path}: line {line}: field '{c}': not a number: {v!r}") from None
+
+
+def _scan(folder, name, columns, numeric=()):
+    """The CSV's `columns` in chunks of CHUNK_ROWS rows: yields (line of the chunk's first row, frame), the
+    `numeric` columns as float64 (an empty field is NaN), the others as text. Memory is one chunk whatever
+    the file's size (read whole, as text, a 10M-job schedule.csv took 11x its size). A field that is not
+    a number, a missing column or a file cut short is a ReportError naming file, line and field."""
+    import pandas as pd
+
+    path = os.path.join(folder, name)
+    header = _header(path)
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise ReportError(f"{path}: line 1: no column {', '.join(missing)} (not a colmatch output file?)")
+    types = {c: ("float64" if c in numeric else str) for c in columns}
+    line = 2
+    try:
+        with pd.read_csv(path, usecols=list(columns), dtype=types, keep_default_na=False,
+                         na_values={c: [""] for c in numeric}, chunksize=CHUNK_ROWS) as reader:
+            for chunk in reader:
+                yield line, chunk
+                line += len(chunk)
+    except pd.errors.ParserError as e:  # pandas' parser errors name the line
+        raise ReportError(f"{path}: {e}") from None
+    except ValueError as e:  # a field that is not a number: name it
+        _raise_bad_number(path, numeric)
+        raise ReportError(f"{path}: {e}") from None
+
+
+def _read_numbers(folder, name, columns, also=None):
+    """The CSV's `columns` (and every column whose name `also` accepts) as float64, chunk by chunk into one
+    frame: the small files of a run (categories.csv, timeline.csv, cycles.csv), 8 bytes a field."""
+    import pandas as pd
+
+    path = os.path.join(folder, name)
+    wanted = list(columns) + [c for c in _header(path) if also is not None and also(c) and c not in columns]
+    chunks = [chunk for _, chunk in _scan(folder, name, wanted, numeric=wanted)]
+    return pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame({c: [] for c in wanted}, dtype=float)
+
+
+def _first_rows(job, last):
+    """Which rows start a job (a job's rows are consecutive in results.csv and schedule.csv, one per
+    tasker it runs on); `last` is the job of the row before the chunk. (mask, the chunk's last job)."""
+    import numpy as np
+
+    first = np.ones(len(job), dtype=bool)
+    if len(job):
+        first[0] = job[0] != last
+        first[1:] = job[1:] != job[:-1]
+        last = job[-1]
+    return first, last
+
+
+def _count_outcomes(counts, status, reason, assigned_word):
+    """Adds one chunk's jobs (their first rows' status and reason) to the Counter `counts` of jobs per
+    outcome: assigned (or started), then pending and rejected per reason's short form."""
+    import pandas as pd
+
+    pairs = pd.DataFrame({"s": status, "r": reason}).value_counts()
+    for (s, r), n in pairs.items():
+        counts[s if s == assigned_word else f"{s}: {_reason_class(r)}"] += int(n)
+
+
+def _check_jobs(have, summary, name):
+    """A job table (results.csv, schedule.csv) names every job of the run: fewer jobs than summary.json
+    counts means the file lost rows (cut at a line's end)."""
+    want = summary.get("jobs")
+    if isinstance(want, (int, float)) and want >= 0 and have != int(want):
+        raise ReportError(f"{name}: {have} jobs, summary.json counts {int(want)}: the file is not the run's "
+                          "whole table (cut short? run colmatch again)")
+
+
+def started_waits(folder):
+    """The sorted waits of the started jobs of a simulate folder's schedule.csv, read in chunks."""
+    import numpy as np
+
+    waits, last = [], None
+    for _, chunk in _scan(folder, "schedule.csv", ["job", "wait", "status"], numeric=("wait",)):
+        first, last = _first_rows(chunk["job"].to_numpy(dtype=object), last)
+        waits.append(chunk["wait"].to_numpy()[first & (chunk["status"].to_numpy(dtype=object) == "started")])
+    return np.sort(np.concatenate(waits)) if waits else np.zeros(0)
 
 
 def _read_json(folder, name):
@@ -177,16 +263,6 @@ def _reason_class(reason):
     return head.strip()
 
 
-def _outcome_reasons(status, reason, assigned_word):
-    """Counts of jobs per outcome: assigned/started, then pending and rejected per reason's short form."""
-    from collections import Counter
-
-    counts = Counter()
-    for s, r in zip(status, reason):
-        counts[s if s == assigned_word else f"{s}: {_reason_class(r)}"] += 1
-    return counts
-
-
 def _reasons_figure(figs, counts, what):
     import matplotlib.pyplot as plt
 
@@ -211,13 +287,20 @@ def match_report(folder, figs):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    results = _read_csv(folder, "results.csv", ["job", "status", "reason"])
-    cats = _read_csv(folder, "categories.csv", ["category", "jobs", "eligible_taskers"])
+    from collections import Counter
+
     summary = _read_json(folder, "summary.json")
-    _every_job(results, summary, os.path.join(folder, "results.csv"))
+    counts, last, have = Counter(), None, 0
+    for _, chunk in _scan(folder, "results.csv", ["job", "status", "reason"]):
+        first, last = _first_rows(chunk["job"].to_numpy(dtype=object), last)
+        have += int(first.sum())
+        _count_outcomes(counts, chunk["status"].to_numpy(dtype=object)[first],
+                        chunk["reason"].to_numpy(dtype=object)[first], "assigned")
+    _check_jobs(have, summary, os.path.join(folder, "results.csv"))
+    cats = _read_numbers(folder, "categories.csv", ["jobs", "eligible_taskers"])
     taskers = int(summary.get("taskers", 0))
-    eligible = _numbers(cats, "eligible_taskers", os.path.join(folder, "categories.csv"))
-    jobs = _numbers(cats, "jobs", os.path.join(folder, "categories.csv"))
+    eligible = cats["eligible_taskers"].to_numpy()
+    jobs = cats["jobs"].to_numpy()
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     top = max(float(eligible.max()) if len(eligible) else 1.0, 1.0)
@@ -241,13 +324,32 @@ def match_report(folder, figs):
               "Left: how many job categories have a given number of eligible taskers (0 = none). "
               "Right: the fraction of jobs whose category has at most that many.")
 
-    _reasons_figure(figs, _outcome_reasons(results["status"], results["reason"], "assigned"), "match")
+    _reasons_figure(figs, counts, "match")
     return summary, {}
 
 
-def _step_integral(starts, ends, weights, edges):
-    """The integral of sum_i weights[i] * [starts[i] <= t < ends[i]] over each [edges[k], edges[k+1])."""
+CDF_POINTS = 4000  # steps drawn of a CDF: at 100 dpi a figure is about 1,100 pixels wide
+
+
+def cdf_steps(values):
+    """(x, y) for a step plot (where="post") of the empirical CDF of the sorted `values`: every value
+    while they are at most CDF_POINTS, else CDF_POINTS evenly spaced ranks with the first and the last,
+    so a figure of 10M jobs draws as many points as one of 4,000 (and looks the same)."""
     import numpy as np
+
+    n = len(values)
+    rank = np.arange(n) if n <= CDF_POINTS else np.unique(np.linspace(0, n - 1, CDF_POINTS).astype(np.int64))
+    return np.concatenate([[0], values[rank]]), np.concatenate([[0], (rank + 1) / n])
+
+
+def _step_integral(starts, ends, weights, edges, piece=1 << 18):
+    """The integral of sum_i weights[i] * [starts[i] <= t < ends[i]] over each [edges[k], edges[k+1]),
+    summed over pieces of `piece` intervals (it is linear in them): memory is one piece."""
+    import numpy as np
+
+    if len(starts) > piece:
+        return sum(_step_integral(starts[i:i + piece], ends[i:i + piece], weights[i:i + piece], edges, piece)
+                   for i in range(0, len(starts), piece))
 
     def area_to(ts):  # integral from -inf to each t of the step function
         # each interval contributes w * clip(t - start, 0, end - start)
@@ -267,27 +369,29 @@ def _step_integral(starts, ends, weights, edges):
     return np.diff(a)
 
 
-def _shares_figure(figs, started, column, name, title, edges):
+def _shares_figure(figs, rows, column, name, title, edges):
+    """`rows`: the started rows' start, end and slots arrays and, per column, (codes, names)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
-    groups = started[column].astype(object).replace("", "(none)")
-    weight = started["slots_n"] * (started["end_n"] - started["start_n"])
-    totals = weight.groupby(groups).sum().sort_values(ascending=False)
-    shown = list(totals.index[:TOP])
-    label = groups.where(groups.isin(shown), "other")
+    codes, names = rows[column]
+    labels = ["(none)" if n == "" else n for n in names]
+    totals = np.bincount(codes, weights=rows["slots"] * (rows["end"] - rows["start"]), minlength=len(names))
+    order = sorted(range(len(names)), key=lambda i: (-totals[i], labels[i]))
+    shown = order[:TOP]
     widths = np.diff(edges)
-    series, names = [], []
-    for g in shown + (["other"] if len(totals) > TOP else []):
-        sel = (label == g).to_numpy()
-        series.append(_step_integral(started["start_n"].to_numpy()[sel], started["end_n"].to_numpy()[sel],
-                                     started["slots_n"].to_numpy()[sel], edges) / widths)
-        names.append(g)
-    total = np.sum(series, axis=0)
-    shares = [np.divide(s, total, out=np.zeros_like(s), where=total > 0) for s in series]
+    series, legend = [], []
+    picks = [(labels[i], codes == i) for i in shown]
+    if len(names) > TOP:
+        picks.append(("other", ~np.isin(codes, shown)))
+    for label, sel in picks:
+        series.append(_step_integral(rows["start"][sel], rows["end"][sel], rows["slots"][sel], edges) / widths)
+        legend.append(label)
+    total = np.sum(series, axis=0) if series else np.zeros(len(widths))
+    shares = [np.divide(x, total, out=np.zeros_like(x), where=total > 0) for x in series]
     fig, ax = plt.subplots(figsize=(11, 4))
     mid = (edges[:-1] + edges[1:]) / 2 / 3600
-    ax.stackplot(mid, shares, labels=names, step="mid")
+    ax.stackplot(mid, shares, labels=legend, step="mid")
     ax.set_ylim(0, 1)
     ax.set_xlabel("simulated time (hours)")
     ax.set_ylabel("share of the slots in use")
@@ -298,28 +402,65 @@ def _shares_figure(figs, started, column, name, title, edges):
               f"'other'), in {len(edges) - 1} intervals of the run.")
 
 
+def _read_schedule(folder, summary):
+    """One pass over schedule.csv in chunks (memory: one chunk, and about 40 bytes per started row for
+    the figures): the started rows' start, end, slots and queue and user codes, the started jobs' waits
+    and the jobs per outcome. Checks that it names summary.json's count of jobs."""
+    from collections import Counter
+    import numpy as np
+
+    parts = {"start": [], "end": [], "slots": [], "queue": [], "user": [], "wait": []}
+    tables = {"queue": {}, "user": {}}
+    counts, last, have = Counter(), None, 0
+    for _, chunk in _scan(folder, "schedule.csv", ["job", "start", "end", "wait", "slots", "queue", "user",
+                                                   "status", "reason"],
+                          numeric=("start", "end", "wait", "slots")):
+        first, last = _first_rows(chunk["job"].to_numpy(dtype=object), last)
+        have += int(first.sum())
+        status = chunk["status"].to_numpy(dtype=object)
+        started = status == "started"
+        for c in ("start", "end", "slots"):
+            parts[c].append(chunk[c].to_numpy()[started])
+        parts["wait"].append(chunk["wait"].to_numpy()[first & started])
+        for c in ("queue", "user"):  # a code per row, the names once
+            values = chunk[c].to_numpy(dtype=object)[started].astype(str)
+            uniq, inverse = np.unique(values, return_inverse=True)
+            table = tables[c]
+            code = np.array([table.setdefault(u, len(table)) for u in uniq], dtype=np.int32)
+            parts[c].append(code[inverse].astype(np.int32) if len(values) else np.zeros(0, dtype=np.int32))
+        _count_outcomes(counts, status[first], chunk["reason"].to_numpy(dtype=object)[first], "started")
+    _check_jobs(have, summary, os.path.join(folder, "schedule.csv"))
+    join = {}
+    for c in list(parts):  # one column at a time, its pieces freed as it is joined
+        pieces = parts.pop(c)
+        join[c] = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32 if c in tables else float)
+        del pieces
+    rows = {c: join[c] for c in ("start", "end", "slots")}
+    for c in ("queue", "user"):
+        names = [""] * len(tables[c])
+        for n, i in tables[c].items():
+            names[i] = n
+        rows[c] = (join[c], names)
+    return rows, np.sort(join["wait"]), counts
+
+
 def simulate_report(folder, figs):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    sched_name = os.path.join(folder, "schedule.csv")
-    sched = _read_csv(folder, "schedule.csv", ["job", "submit", "start", "end", "wait", "slots", "queue", "user",
-                                               "status", "reason"],
-                      numeric=("submit", "start", "end", "wait", "slots"),
-                      repeated=("job", "queue", "user", "status", "reason"))
-    timeline = _read_csv(folder, "timeline.csv", ["time", "running", "queued"])
-    cycles = _read_csv(folder, "cycles.csv", ["time", "cycles", "scheduler_us", "max_cycle_us"])
     summary, metrics = _read_json(folder, "summary.json"), _read_json(folder, "metrics.json")
-    _every_job(sched, summary, sched_name)
-    tl_name = os.path.join(folder, "timeline.csv")
-    t = _numbers(timeline, "time", tl_name) / 3600
+    rows, waits, counts = _read_schedule(folder, summary)
+    timeline = _read_numbers(folder, "timeline.csv", ["time", "running", "queued"],
+                             also=lambda c: c.startswith(("used_", "offered_")))
+    cycles = _read_numbers(folder, "cycles.csv", ["time", "cycles", "scheduler_us", "max_cycle_us"])
+    t = timeline["time"].to_numpy() / 3600
 
     fig, ax = plt.subplots(figsize=(11, 4))
     drawn = 0
     for col in timeline.columns:
         if col.startswith("used_") and "offered_" + col[5:] in timeline.columns:
-            used = _numbers(timeline, col, tl_name)
-            offered = _numbers(timeline, "offered_" + col[5:], tl_name)
+            used = timeline[col].to_numpy()
+            offered = timeline["offered_" + col[5:]].to_numpy()
             ax.step(t, np.divide(used, offered, out=np.zeros_like(used), where=offered > 0), where="post",
                     label=col[5:], linewidth=1)
             drawn += 1
@@ -337,8 +478,8 @@ def simulate_report(folder, figs):
               "cycle of each simulated minute.")
 
     fig, ax = plt.subplots(figsize=(11, 4))
-    ax.step(t, _numbers(timeline, "queued", tl_name), where="post", label="queued", color="#c55a11")
-    ax.step(t, _numbers(timeline, "running", tl_name), where="post", label="running", color="#4472c4")
+    ax.step(t, timeline["queued"].to_numpy(), where="post", label="queued", color="#c55a11")
+    ax.step(t, timeline["running"].to_numpy(), where="post", label="running", color="#4472c4")
     ax.set_xlabel("simulated time (hours)")
     ax.set_ylabel("jobs")
     ax.set_title("Queue length and running jobs")
@@ -347,14 +488,9 @@ def simulate_report(folder, figs):
     figs.save(fig, "fig_queue.png", "Queue length over time",
               "Jobs waiting (submitted, not started: held and throttled ones included) and jobs running.")
 
-    started = sched[sched["status"] == "started"].copy()
-    started["start_n"] = _numbers(started, "start", sched_name)
-    started["end_n"] = _numbers(started, "end", sched_name)
-    started["slots_n"] = _numbers(started, "slots", sched_name)
-    waits = np.sort(_numbers(started.drop_duplicates("job"), "wait", sched_name))
     fig, ax = plt.subplots(figsize=(8, 4))
     if len(waits):
-        ax.step(np.concatenate([[0], waits]), np.arange(len(waits) + 1) / len(waits), where="post")
+        ax.step(*cdf_steps(waits), where="post")
         ax.set_xscale("symlog", linthresh=1)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("wait (seconds, from submit to start)")
@@ -366,19 +502,18 @@ def simulate_report(folder, figs):
     ax.grid(alpha=0.3)
     figs.save(fig, "fig_waits.png", "Wait-time CDF", "The fraction of started jobs that waited at most x seconds.")
 
-    if len(started):
-        lo, hi = float(started["start_n"].min()), float(started["end_n"].max())
+    if len(rows["start"]):
+        lo, hi = float(rows["start"].min()), float(rows["end"].max())
         edges = np.linspace(lo, hi if hi > lo else lo + 1, 201)
     else:
         edges = np.linspace(0, 1, 2)
-    _shares_figure(figs, started, "queue", "fig_shares_queue.png", "Slot shares per queue over time", edges)
-    _shares_figure(figs, started, "user", "fig_shares_user.png", "Slot shares per user over time", edges)
+    _shares_figure(figs, rows, "queue", "fig_shares_queue.png", "Slot shares per queue over time", edges)
+    _shares_figure(figs, rows, "user", "fig_shares_user.png", "Slot shares per user over time", edges)
 
-    cy_name = os.path.join(folder, "cycles.csv")
-    ct = _numbers(cycles, "time", cy_name) / 3600
-    n = _numbers(cycles, "cycles", cy_name)
-    us = _numbers(cycles, "scheduler_us", cy_name)
-    mx = _numbers(cycles, "max_cycle_us", cy_name)
+    ct = cycles["time"].to_numpy() / 3600
+    n = cycles["cycles"].to_numpy()
+    us = cycles["scheduler_us"].to_numpy()
+    mx = cycles["max_cycle_us"].to_numpy()
     fig, ax = plt.subplots(figsize=(11, 4))
     ax.plot(ct, np.divide(us, n, out=np.zeros_like(us), where=n > 0), ".", markersize=2,
             label="mean per cycle in the minute")
@@ -392,8 +527,7 @@ def simulate_report(folder, figs):
     figs.save(fig, "fig_cycles.png", "Scheduler time per cycle",
               "Wall-clock time of the scheduling cycles, per simulated minute (cycles.csv).")
 
-    jobs = sched.drop_duplicates("job")
-    _reasons_figure(figs, _outcome_reasons(jobs["status"], jobs["reason"], "started"), "simulation")
+    _reasons_figure(figs, counts, "simulation")
     return summary, metrics
 
 

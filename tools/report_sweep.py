@@ -10,7 +10,7 @@ import html
 import json
 import os
 
-from report import ReportError, _numbers, _read_csv
+from report import ReportError, _numbers, _read_csv, cdf_steps, started_waits
 
 CDF_POINTS = 6
 PANELS = [("wait_mean", "mean wait (s)"), ("wait_p95", "p95 wait (s)"),
@@ -58,7 +58,6 @@ def _metric_bars(figs, ok, keys):
 
 def _wait_cdfs(figs, folder, ok, keys):
     import matplotlib.pyplot as plt
-    import numpy as np
 
     order = ok.sort_values("wait_mean_n", kind="stable")
     chosen = order if len(order) <= CDF_POINTS else \
@@ -66,11 +65,9 @@ def _wait_cdfs(figs, folder, ok, keys):
     fig, ax = plt.subplots(figsize=(10, 4.5))
     for _, row in chosen.iterrows():
         run = os.path.join(folder, "runs", row["point"])
-        sched = _read_csv(run, "schedule.csv", ["job", "wait", "status"])
-        started = sched[sched["status"] == "started"].drop_duplicates("job")
-        waits = np.sort(_numbers(started, "wait", os.path.join(run, "schedule.csv")))
+        waits = started_waits(run)
         if len(waits):
-            ax.step(np.concatenate([[0], waits]), np.arange(len(waits) + 1) / len(waits), where="post",
+            ax.step(*cdf_steps(waits), where="post",
                     label=_label(row, keys), linewidth=1.2)
     ax.set_xscale("symlog", linthresh=1)
     ax.set_ylim(0, 1.02)

@@ -292,3 +292,56 @@ def test_a_file_cut_short_is_an_error_not_a_report(simulate_dir, match_dir):
             f.write(data[:-1])  # the last newline gone
         r = run("report", f"{tmp}/match", check=False)
         assert r.returncode == 1 and "results.csv: line" in r.stderr and "cut short" in r.stderr, r.stderr
+
+
+def _big_simulate_folder(folder, n, seed=3):
+    """A simulate folder of n jobs (95% started, one row each) as colmatch writes one, made with numpy."""
+    import pandas as pd
+
+    os.makedirs(folder)
+    rng = np.random.default_rng(seed)
+    submit = np.sort(rng.integers(0, 10**7, n))
+    wait = rng.integers(0, 5000, n)
+    start, started = submit + wait, rng.random(n) < 0.95
+    end = start + rng.integers(1, 20000, n)
+    text = lambda a: np.where(started, a.astype(str), "")  # noqa: E731
+    pd.DataFrame({"job": np.char.add("job", np.arange(n).astype(str)), "submit": submit, "start": text(start),
+                  "end": text(end), "wait": text(wait), "tasker": np.where(started, "node0001", ""),
+                  "slots": rng.integers(1, 64, n), "queue": np.char.add("q", rng.integers(0, 5, n).astype(str)),
+                  "user": np.char.add("u", rng.integers(0, 300, n).astype(str)),
+                  "status": np.where(started, "started", "pending"),
+                  "reason": np.where(started, "", "throttled: user max_jobs 2")}).to_csv(f"{folder}/schedule.csv",
+                                                                                         index=False)
+    minutes = np.arange(2000) * 60
+    pd.DataFrame({"time": minutes, "running": minutes % 50, "queued": minutes % 70, "used_slots": minutes % 100,
+                  "offered_slots": 100}).to_csv(f"{folder}/timeline.csv", index=False)
+    pd.DataFrame({"time": minutes, "cycles": 3, "scheduler_us": minutes % 500, "max_cycle_us": minutes % 900}).to_csv(
+        f"{folder}/cycles.csv", index=False)
+    with open(f"{folder}/summary.json", "w") as f:
+        f.write(f'{{"jobs": {n}}}\n')
+
+
+def _peak_rss_mb(*args):
+    """The peak resident memory of `colmatch report` run alone (a fresh Python whose only child it is)."""
+    probe = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+             "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024); "
+             "print(r.stderr, file=sys.stderr)")
+    r = subprocess.run(["/usr/bin/python3", "-c", probe, CLI, *args], capture_output=True, text=True)
+    code, mb = r.stdout.split()
+    assert code == "0", r.stderr
+    return int(mb)
+
+
+def test_a_large_schedule_is_read_in_chunks(simulate_dir):
+    """Issue 28: report read schedule.csv whole, as text: about 10x its size in memory (a 10M-job folder
+    needed 7.3 GB and died). Now in chunks, keeping about 40 bytes per started row for the figures: 600,000
+    jobs (a 38 MB schedule.csv) take under 3x the file beyond what a report of 3,000 jobs takes (it took
+    about 8x)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        _big_simulate_folder(f"{tmp}/big", 600_000)
+        size_mb = os.path.getsize(f"{tmp}/big/schedule.csv") / 2**20
+        shutil.copytree(simulate_dir, f"{tmp}/small", ignore=shutil.ignore_patterns("report.html", "fig_*"))
+        small, big = _peak_rss_mb("report", f"{tmp}/small"), _peak_rss_mb("report", f"{tmp}/big")
+        assert big - small < 3 * size_mb, (small, big, size_mb)
+        names = sorted(f for f in os.listdir(f"{tmp}/big") if f.startswith("fig_"))
+        assert names == sorted(SIMULATE_FIGURES)
