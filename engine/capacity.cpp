@@ -16,22 +16,29 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
   c.host_.resize(cons.size());
   c.global_.resize(cons.size());
   const size_t nblocks = kernels::words_for(taskers.size());
-  c.block_max_.assign(cons.size(), std::vector<double>(nblocks, 0.0));
+  c.block_max_.resize(cons.size());
   for (size_t k = 0; k < cons.size(); ++k) {
     const Column& col = taskers.columns[cons[k]];
     c.columns_[k] = &col;
-    c.queue_[k] = col.queue().nums();
+    // a tasker-level pool per tasker where some tasker has one, or where there is no other level (a
+    // consumable no level defines stays empty: a farm-wide licence costs nothing per tasker)
+    if (!col.multi_level() || col.queue().any()) {
+      c.queue_[k] = col.queue().nums();
+      c.queue_[k].resize(taskers.size(), 0.0);  // a level without values has none allocated
+      c.block_max_[k].assign(nblocks, 0.0);
+    }
     c.host_[k] = col.by_host().nums();
     // Son of Grid Engine 8.1.9 charges a consumable's default only where the consumable is defined
     // (ChargeKind::WhereDefined): a tasker that defines it on no level has no pool to limit it, an
     // unbounded one here. Only requests that eligibility lets through reach it (a requested amount
     // needs the consumable defined), so it takes only default charges, which change nothing.
     const AttributeDef& d = catalog.at(cons[k]);
-    if (catalog.reading == GridEngineReading::SoGE819 && d.default_amount.value_or(0.0) > 0 && !col.global().present)
+    if (catalog.reading == GridEngineReading::SoGE819 && d.default_amount.value_or(0.0) > 0 && !col.global().present &&
+        !c.queue_[k].empty())
       for (uint32_t t = 0; t < taskers.size(); ++t)
         if (!col.is_defined(t)) c.queue_[k][t] = std::numeric_limits<double>::infinity();
     c.global_[k] = col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN();
-    for (size_t b = 0; b < nblocks; ++b) c.refresh_block(k, b);
+    for (size_t b = 0; b < c.block_max_[k].size(); ++b) c.refresh_block(k, b);
     double total = 0;
     for (double v : c.queue_[k]) total += v;
     c.total_.push_back(total);
@@ -148,7 +155,10 @@ bool Capacity::set_configured(size_t k, uint32_t t, double amount) {
   if (columns_[k]->multi_level())
     throw std::invalid_argument("Capacity::set_configured: the consumable has a host or global pool");
   if (configured_.empty()) configured_.resize(queue_.size());
-  if (configured_[k].empty()) configured_[k] = columns_[k]->queue().nums();
+  if (configured_[k].empty()) {
+    configured_[k] = columns_[k]->queue().nums();
+    configured_[k].resize(taskers_->size(), 0.0);
+  }
   const double delta = amount - configured_[k][t];
   configured_[k][t] = amount;
   if (delta >= 0) {

@@ -45,7 +45,8 @@ class Capacity {
   static Capacity configured(const Catalog& catalog, const TaskerTable& taskers);
 
   size_t consumables() const noexcept { return queue_.size(); }
-  /// Free amounts of consumable k per tasker (queue-level pools; 0 where the tasker has none).
+  /// Free amounts of consumable k per tasker (queue-level pools; 0 where the tasker has none); empty for
+  /// a consumable that no tasker has a queue-level pool of and that has a host or global one.
   const std::vector<double>& queue_free(size_t k) const noexcept { return queue_[k]; }
   /// Free amounts of consumable k per host (0 where the host has no pool).
   const std::vector<double>& host_free(size_t k) const noexcept { return host_[k]; }
@@ -161,10 +162,10 @@ class Capacity {
   double repay(size_t k, uint32_t t, double amount);  // pays tasker t's debt on k first; returns the rest
 
   const TaskerTable* taskers_ = nullptr;
-  std::vector<const Column*> columns_;  // per consumable
-  std::vector<std::vector<double>> queue_, host_;
+  std::vector<const Column*> columns_;             // per consumable
+  std::vector<std::vector<double>> queue_, host_;  // queue_[k] empty: no tasker-level pool (a farm-wide one)
   std::vector<double> global_;
-  std::vector<std::vector<double>> block_max_;       // per consumable, per block of 64 taskers (queue level)
+  std::vector<std::vector<double>> block_max_;       // per consumable with queue_[k], per block of 64 taskers
   std::vector<double> total_, slack_, saved_total_;  // per consumable: sum of queue_; its margin; at begin()
   uint64_t epoch_ = 0;
   std::vector<uint8_t> down_;              // per tasker once one went down; empty while every tasker is up

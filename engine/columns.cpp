@@ -97,7 +97,7 @@ std::string override_message(const AttributeDef& def, std::string_view lower_who
 Column::Column(AttrType t, bool m, size_t taskers, size_t hosts)
     : type(t),
       multi(m),
-      queue_(taskers, is_numeric(t)),
+      queue_(taskers, is_numeric(t), /*lazy=*/true),
       host_(taskers, is_numeric(t), /*lazy=*/true),
       by_host_(hosts, is_numeric(t), /*lazy=*/true),
       defined_(kernels::words_for(taskers), 0) {}

@@ -146,7 +146,8 @@ std::string override_message(const AttributeDef& def, std::string_view lower_who
 class Column {
  public:
   Column() = default;
-  /// An attribute of type `type` over `taskers` taskers on `hosts` hosts, absent everywhere.
+  /// An attribute of type `type` over `taskers` taskers on `hosts` hosts, absent everywhere; no level's
+  /// values are allocated until one is set (a farm-wide pool, an Accelerator map, costs its masks only).
   Column(AttrType type, bool multi, size_t taskers, size_t hosts);
 
   AttrType type = AttrType::String;

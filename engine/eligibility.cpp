@@ -283,6 +283,10 @@ class Evaluator {
     const Column& col = t_.columns[c.attr];
     const Plan p = plan(c, col);
     if (!col.multi_level()) {
+      if (!col.queue().any()) {  // defined nowhere (its values never allocated: Column's lazy levels)
+        std::fill(out, out + nw_, 0);
+        return;
+      }
       apply(p, c, col.queue().nums().data(), col.queue().ids().data(), out);
       k_.and_words(out, col.queue().present().data(), nw_);
       return;
@@ -309,7 +313,7 @@ class Evaluator {
       if (!col.global().present) k_.and_words(out, col.defined().data(), nw_);
       return;
     }
-    if (p.kind == PlanKind::Numeric && c.nums.size() == 1 && col.host().any()) {
+    if (p.kind == PlanKind::Numeric && c.nums.size() == 1 && col.host().any() && col.queue().any()) {
       // queue and host levels in one pass
       k_.cmp2_f64(col.queue().nums().data(), col.queue().absent().data(), col.host().nums().data(),
                   col.host().absent().data(), n_, c.op, c.nums[0], out);

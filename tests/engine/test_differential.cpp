@@ -58,6 +58,7 @@ void compare(const loaders::Dataset& ds, const MatchOutcome& m, const naive::Res
     // SGE 8.1.9: where a consumable with a default is defined on no level the engine keeps an
     // unbounded pool (default charges take nothing there); the naive matcher keeps the column's 0
     std::vector<double> engine = m.dispatch.capacity.queue_free(k);
+    if (engine.empty()) engine.assign(ds.taskers.size(), 0.0);  // no tasker-level pool: a farm-wide one
     const Column& col = ds.taskers.columns[ds.catalog.consumables()[k]];
     for (uint32_t t = 0; t < engine.size(); ++t)
       if (std::isinf(engine[t]) && !col.has(t)) engine[t] = ref.free[k][t];

@@ -74,6 +74,12 @@ bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r) {
   return seen;
 }
 
+std::vector<double> queue_values(const Column& col, size_t taskers) {
+  std::vector<double> out;
+  for (uint32_t t = 0; t < taskers; ++t) out.push_back(col.queue().num(t));
+  return out;
+}
+
 std::vector<double> master_charge(const Catalog& catalog, const JobTable& jobs, uint32_t j) {
   std::vector<double> out;
   for (size_t k = 0; k < catalog.consumables().size(); ++k) {
@@ -263,7 +269,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   auto& free_global = res.free_global;
   for (uint32_t k : catalog.consumables()) {
     const Column& col = taskers.columns[k];
-    res.free.push_back(col.queue().nums());
+    res.free.push_back(queue_values(col, taskers.size()));
     free_host.push_back(col.by_host().nums());
     free_global.push_back(col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN());
   }

@@ -15,6 +15,9 @@ namespace colmatch::naive {
 /// attribute that does not match rejects, a level without it defers, no level with it fails the clause.
 bool satisfies(const TaskerTable& taskers, uint32_t t, const Request& r);
 
+/// Column `col`'s queue-level numbers, one per tasker (0 where absent), read row by row.
+std::vector<double> queue_values(const Column& col, size_t taskers);
+
 /// The charge of job j per consumable (catalog.consumables() order), written out plainly: for a
 /// $pe_slots job the whole job on one tasker; for a $fill_up job one slot instance.
 std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_t j);

@@ -168,11 +168,11 @@ struct Sim {
     out.backfilled.assign(n, 0);
     out.reserved_at.assign(n, kNaN);
     for (size_t k = 0; k < cat.consumables().size(); ++k) {
-      pools.queue.push_back(col(k).queue().nums());
+      pools.queue.push_back(queue_values(col(k), tk.size()));
       pools.host.push_back(col(k).by_host().nums());
       pools.global.push_back(col(k).global().present ? col(k).global().num : kNaN);
     }
-    for (size_t k = 0; k < cat.consumables().size(); ++k) configured.push_back(col(k).queue().nums());
+    for (size_t k = 0; k < cat.consumables().size(); ++k) configured.push_back(queue_values(col(k), tk.size()));
     std::vector<uint8_t> submitted(n, 0), ended(n, 0), running(n, 0);
     refresh(pools, running);  // the taskers' load
     const Pools idle = pools;
