@@ -260,7 +260,8 @@ bool SimWorld::dependencies_ended(uint32_t j) const {
 }
 
 void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uint64_t queued) {
-  SimResult::Row row{t, running.size(), queued, used};
+  SimResult::Row row{t, running.size(), queued,
+                     std::vector<double>(used.begin(), used.begin() + timeline_consumables(used.size()))};
   if (!res.timeline.empty() && std::floor(res.timeline.back().time / 60) == std::floor(t / 60))
     res.timeline.back() = std::move(row);
   else res.timeline.push_back(std::move(row));

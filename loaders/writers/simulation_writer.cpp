@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -184,15 +185,21 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
     else if (std::isnan(r.start[j])) ++pending;
     else ++started;
   }
+  // said only when the timeline leaves consumables out (kTimelineConsumables)
+  const size_t width = ds.catalog.consumables().size();
+  const std::string tracked = timeline_consumables(width) < width
+                                  ? fmt::format("  \"timeline_consumables\": {{\"tracked\": {}, \"of\": {}}},\n",
+                                                timeline_consumables(width), width)
+                                  : "";
   return fmt::format(
       "{{\n  \"farm\": {},\n  \"format\": {},\n  \"taskers\": {},\n  \"jobs\": {},\n  \"started\": {},\n"
       "  \"pending\": {},\n  \"rejected\": {},\n  \"cycles\": {},\n  \"categories_evaluated\": {},\n"
       "  \"seconds\": {{\"load\": {:.6f}, \"simulate\": {:.6f}}},\n"
       "  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": {:.4f}}},\n"
-      "  \"notes\": {},\n  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
+      "{}  \"notes\": {},\n  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
       json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), started, pending, rejected,
       r.cycles, r.categories_evaluated, info.load_s, info.simulate_s, quantile(cycle_ms, 0.5), quantile(cycle_ms, 0.99),
-      quantile(cycle_ms, 1.0), mean(cycle_ms), notes_json(ds.jobs), info.threads,
+      quantile(cycle_ms, 1.0), mean(cycle_ms), tracked, notes_json(ds.jobs), info.threads,
       json_string(kernels::isa_name(info.isa)));
 }
 
@@ -272,7 +279,8 @@ std::string schedule_csv(const loaders::Dataset& ds, const SimResult& r) {
 }
 
 std::string timeline_csv(const loaders::Dataset& ds, const SimResult& r) {
-  const auto& consumables = ds.catalog.consumables();
+  const auto& all = ds.catalog.consumables();
+  const std::span<const uint32_t> consumables(all.data(), timeline_consumables(all.size()));
   std::string timeline = "time,running,queued";
   for (uint32_t a : consumables) timeline += ",used_" + ds.catalog.at(a).name;
   for (uint32_t a : consumables) timeline += ",offered_" + ds.catalog.at(a).name;

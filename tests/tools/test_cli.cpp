@@ -625,6 +625,33 @@ TEST(CliHostile, CountedMapsCostNothingPerTasker) {
             2000);
 }
 
+// A simulation's timeline tracks at most 64 consumables (kTimelineConsumables), the first in catalog
+// order, and summary.json says how many it left out: a farm of 20,000 Accelerator maps wrote 40,000
+// columns a simulated minute (a day: 116 MB) and copied them all in every cycle (issue 28).
+TEST(CliHostile, ATimelineTracksAtMost64Consumables) {
+  Out farm, out;
+  fs::create_directories(farm.dir);
+  {
+    std::ofstream(farm.dir / "t.tcl") << "vtk_tasker_define a -CPUS 1000\n";
+    std::ofstream maps(farm.dir / "r.tcl"), jobs(farm.dir / "j.jsonl");
+    for (int i = 0; i < 100; ++i) {
+      maps << "vtk_resourcemap_set L" << i << " 1\n";
+      jobs << "{\"id\": \"" << i << "\", \"resources\": \"L" << i << "\", \"runtime\": " << 60 * (i + 1) << "}\n";
+    }
+  }
+  const auto r = run("simulate --format vov --taskers " + (farm.dir / "t.tcl").string() + " --resources " +
+                     (farm.dir / "r.tcl").string() + " --jobs " + (farm.dir / "j.jsonl").string() + " --out " +
+                     out.dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto timeline = lines((out.dir / "timeline.csv").string());
+  ASSERT_GT(timeline.size(), 90u) << "a row a simulated minute";
+  EXPECT_EQ(std::count(timeline[0].begin(), timeline[0].end(), ','), 2 + 2 * 64) << timeline[0].substr(0, 200);
+  EXPECT_EQ(timeline[0].find("used_map:L99"), std::string::npos);
+  EXPECT_NE(slurp_file(out.dir / "summary.json").find("\"timeline_consumables\": {\"tracked\": 64, \"of\": 102}"),
+            std::string::npos);
+  EXPECT_EQ(run("report " + out.dir.string()).status, 0);
+}
+
 // A figure that does not stay finite (a runtime of 1e308 s: its slot-seconds overflow, their share is
 // inf / inf) is written as null, never as nan or inf, which are not JSON (issue 28: report and Python's
 // metrics() refused colmatch's own folder). Out's destructor parses the files strictly.
