@@ -340,53 +340,15 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   // kind's first job found in parallel (an atomic minimum per kind), the kinds sorted by it, the jobs'
   // kinds renumbered in parallel.
   const std::vector<KindView> by_number = table.by_number();
-  PiecesInOrder order;
-  size_t jobs = 0;
-  size_t bad_line = SIZE_MAX;  // the first line a piece could not read
-  const LoadError* bad = nullptr;
-  for (auto& [index, piece] : done) {
-    JobPiece& p = *piece;
-    if (p.error && p.error->line < bad_line) {
-      bad_line = p.error->line;
-      bad = &*p.error;
-    }
-    order.pieces.push_back(&p);
-    order.start.push_back(jobs);
-    jobs += p.size();
-  }
-  order.start.push_back(jobs);
-  std::vector<std::atomic<uint64_t>> first_job(by_number.size());
-  tbb::parallel_for(size_t{0}, first_job.size(),
-                    [&](size_t k) { first_job[k].store(UINT64_MAX, std::memory_order_relaxed); });
-  tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
-    const JobPiece& p = *order.pieces[q];
-    for (size_t i = 0; i < p.size(); ++i) {
-      const uint64_t at = order.start[q] + i;
-      std::atomic<uint64_t>& first = first_job[p.kind[i]];
-      uint64_t seen = first.load(std::memory_order_relaxed);
-      while (at < seen && !first.compare_exchange_weak(seen, at, std::memory_order_relaxed)) {}
-    }
-  });
-  std::vector<uint32_t> met;  // the kinds some job has, by their first job
-  for (uint32_t k = 0; k < first_job.size(); ++k)
-    if (first_job[k].load(std::memory_order_relaxed) != UINT64_MAX) met.push_back(k);
-  std::sort(met.begin(), met.end(), [&](uint32_t a, uint32_t b) {
-    return first_job[a].load(std::memory_order_relaxed) < first_job[b].load(std::memory_order_relaxed);
-  });
-  std::vector<uint32_t> dense(by_number.size(), kNone);
-  std::vector<KindView> kinds(met.size());  // views into the table, which outlives them
-  for (size_t x = 0; x < met.size(); ++x) {
-    dense[met[x]] = static_cast<uint32_t>(x);
-    kinds[x] = by_number[met[x]];
-  }
-  tbb::parallel_for(size_t{0}, order.pieces.size(), [&](size_t q) {
-    for (uint32_t& k : order.pieces[q]->kind) k = dense[k];
-  });
+  jsonl::Ordered ordered = jsonl::order_pieces(done, by_number.size());
+  PiecesInOrder& order = ordered.order;
+  std::vector<KindView> kinds(ordered.met.size());  // views into the table, which outlives them
+  for (size_t x = 0; x < ordered.met.size(); ++x) kinds[x] = by_number[ordered.met[x]];
   by_timeleft(kinds, order, farm_side->timeleft);
   // The repeated-id check runs beside the kinds' expansions (which throw nothing: a kind's error is its
   // reason); its errors are thrown before the jobs are built.
   std::optional<std::pair<size_t, size_t>> repeated;
-  beside.run([&] { repeated = vov_jobs::first_repeated_id(order); });
+  beside.run([&] { repeated = jsonl::first_repeated_id(order); });
   // Should anything throw before the tasks beside are waited for, they are waited for before the
   // locals they use go (declared after those, destroyed first).
   struct Join {
@@ -624,13 +586,7 @@ Dataset build_vov(const std::function<VovTclFile()>& read_farm, const VovSources
   const JobTable prototypes = std::move(protos).build();
   beside.wait();
   // Errors as a reader going line by line would meet them: a repeated id before the first bad line wins.
-  if (repeated) {
-    const auto [later, i] = order.locate(repeated->first);
-    const auto [earlier, e] = order.locate(repeated->second);
-    if (later->line_of(i) < bad_line)
-      throw JobIds::duplicate_id(jobs_jsonl, later->line_of(i), "id", std::string(later->id(i)), earlier->line_of(e));
-  }
-  if (bad != nullptr) throw *bad;
+  jsonl::throw_first_error(jobs_jsonl, ordered, repeated);
   std::vector<std::pair<uint32_t, std::string>> rejected;  // (job, reason): jobs of a kind with a reason
   std::vector<JobBuilder::CopiedJobs> copied;
   std::vector<uint8_t> has_why(kinds.size());  // (a byte a kind: looked up once per job)
