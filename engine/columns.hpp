@@ -487,11 +487,18 @@ class JobBuilder {
     std::string_view id_text;
     std::span<const uint32_t> id_end;
     std::span<const double> submit, runtime, walltime;
+    /// Optional, per job (empty: the prototype's): the priority, and the owner and group as indices into
+    /// the piece's own names (owner_names, group_names: each text once, in the order the piece meets
+    /// them). Owners (groups) are per job in every piece with jobs or in none.
+    std::span<const double> priority = {};
+    std::span<const uint32_t> owner = {}, group = {};
+    std::span<const std::string> owner_names = {}, group_names = {};
   };
   /// Adds the jobs of `pieces` in order (piece 0's, then piece 1's, ...), each a copy of a prototype of
   /// `protos` (a table built over the same catalog, one job per kind of job a loader met: an Accelerator
   /// job's list, owner, group, tool, level and duration) in all but its id, submit time, runtime and
-  /// walltime: owner, group, priority, slots, rule, hard and soft request, amounts, utilization,
+  /// walltime (and owner, group and priority where the pieces give them): owner, group, priority, slots,
+  /// rule, hard and soft request, amounts, utilization,
   /// credentials, hold and note; not a rejection (the loader rejects per job, naming it) nor
   /// dependencies. Dictionaries and requests are mapped once per prototype; the columns are filled in
   /// parallel (oneTBB), with no lookup per job. Throws ValueError, before adding any: for a piece whose
@@ -551,6 +558,11 @@ class JobBuilder {
   /// The last job may start only after the jobs with these ids have ended; ids are resolved in
   /// build(), where an unknown id rejects the job.
   void set_depends(std::vector<std::string> ids);
+  /// set_depends for job j (add_copies copies no dependencies: a loader sets them per job).
+  void set_depends(uint32_t j, std::vector<std::string> ids);
+  /// Sets job j's submit time in seconds, any finite number (add_copies takes times >= 0 only; the native
+  /// format allows a submit time before 0).
+  void set_submit(uint32_t j, double submit);
   /// Sets the last job's class (queue), account and QoS credentials ("" for none).
   void set_credentials(std::string_view queue, std::string_view account, std::string_view qos = "");
   size_t size() const noexcept { return table_.size(); }

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,11 @@ struct JobPiece {
   std::vector<double> submit, runtime, walltime;  // per job, or empty while every job's is the default
   std::vector<double> duration;    // the Accelerator's expected_duration per job, or empty while every one is 0
   std::optional<LoadError> error;  // the first in the piece: later lines are not read
+  // Where a format keeps them per job (the native one; empty for the Accelerator's, whose kinds hold
+  // them): the priority, and the owner and group as indices into the piece's names.
+  std::vector<double> priority;
+  std::vector<uint32_t> owner, group;
+  std::vector<std::string> owner_names, group_names;
 
   size_t size() const noexcept { return kind.size(); }
   /// Empties the columns, keeping room for the jobs of `bytes` of text (reserved pages that are not
@@ -59,6 +65,9 @@ struct JobPiece {
       v->reserve(guess);
     }
     duration.clear();
+    for (auto* v : {&owner, &group}) v->clear();
+    for (auto* v : {&owner_names, &group_names}) v->clear();
+    priority.clear();
     id_hash.clear();
     id_hash.reserve(guess);
   }
@@ -157,6 +166,12 @@ Ordered order_pieces(std::map<size_t, std::unique_ptr<JobPiece>>& done, size_t k
 void throw_first_error(const std::string& path, const Ordered& in,
                        const std::optional<std::pair<size_t, size_t>>& repeated);
 
+/// Throws std::bad_alloc for simdjson's MEMALLOC: a parser whose buffers could not be allocated must not
+/// be used again (simdjson 3.1 then reads through a null buffer), and out of memory is said as such.
+inline void no_memory_if(simdjson::error_code err) {
+  if (err == simdjson::MEMALLOC) throw std::bad_alloc();
+}
+
 /// The objects of a piece read as one stream of JSON documents (simdjson's parse_many: its first stage
 /// over a megabyte at a time, not line by line), `take(doc, line, text)` called for each (`text`: the
 /// document's own bytes). Returns false when the
@@ -176,13 +191,19 @@ bool read_documents(const LinePiece& piece, simdjson::dom::parser& parser, Take&
   parser.threaded = false;
 #endif
   simdjson::dom::document_stream docs;
-  if (parser.parse_many(reinterpret_cast<const uint8_t*>(text.data()), text.size(), kBatch).get(docs)) return false;
+  if (auto err = parser.parse_many(reinterpret_cast<const uint8_t*>(text.data()), text.size(), kBatch).get(docs)) {
+    no_memory_if(err);
+    return false;
+  }
   size_t from = 0;  // the start of the line after the last document's
   size_t line = 0;  // the piece's lines before `from`
   try {
     for (auto it = docs.begin(); it != docs.end(); ++it) {
       simdjson::dom::element doc;
-      if ((*it).get(doc)) return false;
+      if (auto err = (*it).get(doc)) {
+        no_memory_if(err);
+        return false;
+      }
       const size_t start = it.current_index();
       if (start < from || start >= text.size() || text[start] != '{') return false;
       size_t end = text.find('\n', from);  // the first line end past the last document: a blank line's,

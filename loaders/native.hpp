@@ -59,7 +59,17 @@ TaskerTable read_taskers_jsonl(const std::string& path, const FarmFile& farm, co
 /// LoadError; a job whose request or resources are invalid (unknown attribute, wrong type or unit,
 /// a relop the type forbids) is kept as rejected, its reason (file:line: job: field: why) in
 /// JobTable::reject_reason.
-JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const ProgressFn& progress = {});
+/// Read in parallel pieces (oneTBB): each job line reduced to its kind (the line but for its id, submit
+/// time, runtime and walltime), one prototype read per kind and copied (JobBuilder::add_copies), ids
+/// checked for repeats over the pieces; the errors and the table are those of
+/// read_jobs_jsonl_sequential (tests/loaders/test_native.cpp compares them on random files).
+/// Memory beyond the table: each kind's key and first line, and a piece's columns per job. `piece_bytes`:
+/// the size of the pieces (4 MiB; tests make them small to have many).
+JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const ProgressFn& progress = {},
+                         size_t piece_bytes = size_t{4} << 20);
+
+/// read_jobs_jsonl one line and one job at a time: the reference the parallel reader is tested against.
+JobTable read_jobs_jsonl_sequential(const std::string& path, const Catalog& catalog, const ProgressFn& progress = {});
 
 /// Sets `farm`'s global-level values on `b` (each error names farm.toml's line).
 void apply_globals(const FarmFile& farm, TaskerBuilder& b);

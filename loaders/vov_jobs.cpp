@@ -128,8 +128,9 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
       const size_t ln = in.line();
       simdjson::dom::element doc;
       const bool padded = line.data() + line.size() + simdjson::SIMDJSON_PADDING <= readable_end;
-      if (auto err = parser.parse(line.data(), line.size(), !padded).get(doc))
-        throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
+      const auto err = parser.parse(line.data(), line.size(), !padded).get(doc);
+      jsonl::no_memory_if(err);
+      if (err) throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
       take(doc, ln, line);
     }
   } catch (const LoadError& e) {
