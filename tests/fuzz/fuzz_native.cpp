@@ -3,12 +3,16 @@
 //            when it has an [accelerator] table);
 //   taskers  the input is hosts.jsonl --8<-- taskers.jsonl (with the demo farm.toml and jobs); a first
 //            part "accelerator" reads the second as an Accelerator farm's taskers (datasets/demo/vov_native);
-//   jobs     the input is jobs.jsonl (with the demo farm and taskers); a first part "accelerator" reads
-//            the second as an Accelerator farm's jobs (the parallel reader of loaders/vov.cpp).
+//   jobs     the input is jobs.jsonl (with the demo farm and taskers), read in parallel pieces of 64 bytes
+//            and line by line (read_jobs_jsonl_sequential): the same table or the same error, else abort;
+//            a first part "accelerator" reads the second as an Accelerator farm's jobs (the parallel reader
+//            of loaders/vov.cpp).
 // Whatever loads is matched.
 #include <cstring>
 
+#include "loaders/errors.hpp"
 #include "loaders/native.hpp"
+#include "loaders/writers/native_writer.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace colmatch;
@@ -37,6 +41,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         p.jobs = fuzz::temp_file("jobs.jsonl", fuzz::split(data, size).second);
       } else {
         p.jobs = fuzz::temp_file("jobs.jsonl", text);
+        loaders::Dataset ds;
+        ds.catalog = loaders::read_farm_toml(p.farm).catalog;
+        auto outcome = [&](auto&& read) {  // the table as written, or the error
+          try {
+            ds.jobs = read();
+            return writers::jobs_jsonl_text(ds);
+          } catch (const loaders::LoadError& e) {
+            return std::string("error: ") + e.what();
+          }
+        };
+        const std::string parallel = outcome([&] { return loaders::read_jobs_jsonl(p.jobs, ds.catalog, {}, 64); });
+        if (parallel != outcome([&] { return loaders::read_jobs_jsonl_sequential(p.jobs, ds.catalog); })) std::abort();
       }
     }
     fuzz::match(loaders::load_native(p));
