@@ -56,13 +56,15 @@ struct LinePiece {
 };
 
 /// Reads `path` (gzip or plain, as LineReader) in pieces of about `piece_bytes` cut at line ends and
-/// calls `fn(piece)` for them in parallel (oneTBB). A plain regular file is mapped whole (mmap: pages of
-/// the page cache, no copy) and all its pieces go at once; a gzip file (or a pipe) is read in blocks of
-/// whole lines of about `block_bytes`, each block's pieces done before the next is read, so memory stays
-/// one block however large the file. `fn` must be safe to call from several threads at once. Throws
+/// calls `fn(piece)` for them in parallel (oneTBB). A plain regular file is mapped (mmap: pages of the
+/// page cache, no copy) and handed out in windows of whole lines (64 pieces, at least `block_bytes`),
+/// each piece's pages dropped once it is done, so the file is not resident whole; a gzip file (or a
+/// pipe) is decompressed on a thread of its own in blocks of whole lines of about `block_bytes`, one
+/// block ahead of the pieces, so memory stays two blocks however large the file. `fn` must be safe to
+/// call from several threads at once, and keep no view into a piece's text after it returns. Throws
 /// LoadError naming file and line for a read error or a line longer than kMaxLineBytes (before any piece
-/// of a mapped file, or of the block holding it, is handed out); an exception from `fn` propagates (the
-/// first one thrown). Progress is reported once per block (once for a mapped file).
+/// of the window or block holding it is handed out); an exception from `fn` propagates (the first one
+/// thrown). Progress is reported once per window or block.
 void for_each_line_piece(const std::string& path, const ProgressFn& progress,
                          const std::function<void(const LinePiece&)>& fn, size_t block_bytes = size_t{32} << 20,
                          size_t piece_bytes = size_t{1} << 20);

@@ -168,42 +168,97 @@ uint32_t read_choice(const std::optional<simdjson::dom::element>& solutions_el,
   return c;
 }
 
-// A job's id (a string or a number, not empty). Throws LoadError.
-std::string job_id(const simdjson::dom::object& obj, const std::string& path, size_t ln) {
-  element id_el;
-  if (obj["id"].get(id_el)) throw LoadError(path, ln, "id", "a job needs an id");
+// A job line's keys as the reader tells them apart (Other: a known key the job's kind holds).
+enum class Field : uint8_t {
+  Id,
+  Owner,
+  Group,
+  Priority,
+  Submit,
+  Slots,
+  Runtime,
+  Walltime,
+  Depends,
+  Rejected,
+  Other,
+  Unknown
+};
+
+// The key's Field: by its length first (one comparison or two per key, not one per known key).
+Field field_of(std::string_view k) noexcept {
+  auto is = [&](std::string_view x) { return k == x; };
+  switch (k.size()) {
+    case 2: return is("id") ? Field::Id : Field::Unknown;
+    case 3: return is("qos") ? Field::Other : Field::Unknown;
+    case 4: return is("soft") || is("hold") || is("gate") || is("note") ? Field::Other : Field::Unknown;
+    case 5:
+      if (is("owner")) return Field::Owner;
+      if (is("group")) return Field::Group;
+      if (is("slots")) return Field::Slots;
+      return is("queue") || is("class") ? Field::Other : Field::Unknown;
+    case 6: return is("submit") ? Field::Submit : Field::Unknown;
+    case 7:
+      if (is("runtime")) return Field::Runtime;
+      if (is("depends")) return Field::Depends;
+      return is("account") ? Field::Other : Field::Unknown;
+    case 8:
+      if (is("priority")) return Field::Priority;
+      if (is("walltime")) return Field::Walltime;
+      if (is("rejected")) return Field::Rejected;
+      return is("requests") || is("outcomes") ? Field::Other : Field::Unknown;
+    case 9: return is("resources") || is("solutions") ? Field::Other : Field::Unknown;
+    case 11: return is("utilization") ? Field::Other : Field::Unknown;
+    case 15: return is("allocation_rule") ? Field::Other : Field::Unknown;
+    default: return Field::Unknown;
+  }
+}
+
+// A job's id (a string or a number, not empty) from its "id" member (`el`, absent: nullopt). Throws
+// LoadError.
+std::string job_id(const std::optional<element>& el, const std::string& path, size_t ln) {
+  if (!el) throw LoadError(path, ln, "id", "a job needs an id");
   std::string id;
-  if (!scalar_text(id_el, id) || id.empty()) throw LoadError(path, ln, "id", "expected a string or number");
+  if (!scalar_text(*el, id) || id.empty()) throw LoadError(path, ln, "id", "expected a string or number");
   return id;
 }
 
-// What every job line states: who, how important, when, how many slots. Throws LoadError.
+// The members every job line may state about who, how important, when and how many slots (absent:
+// nullopt), each the first of its name.
+struct HeadFields {
+  std::optional<element> owner, group, priority, submit, slots;
+};
+HeadFields head_fields(const simdjson::dom::object& obj) {
+  HeadFields f;
+  element el;
+  if (!obj["owner"].get(el)) f.owner = el;
+  if (!obj["group"].get(el)) f.group = el;
+  if (!obj["priority"].get(el)) f.priority = el;
+  if (!obj["submit"].get(el)) f.submit = el;
+  if (!obj["slots"].get(el)) f.slots = el;
+  return f;
+}
+
+// What those members say, checked in that order. Throws LoadError.
 struct JobHead {
   std::string owner, group;
   double priority = 0, submit = 0, slots = 1;
 };
-JobHead job_head(const simdjson::dom::object& obj, const std::string& path, size_t ln) {
+JobHead job_head(const HeadFields& f, const std::string& path, size_t ln) {
   JobHead h;
-  element el;
-  if (!obj["owner"].get(el) && !scalar_text(el, h.owner)) throw LoadError(path, ln, "owner", "expected a string");
-  if (!obj["group"].get(el) && !scalar_text(el, h.group)) throw LoadError(path, ln, "group", "expected a string");
-  if (!obj["priority"].get(el) && !number_of(el, h.priority))
-    throw LoadError(path, ln, "priority", "expected a number");
-  if (!obj["submit"].get(el) && !number_of(el, h.submit)) throw LoadError(path, ln, "submit", "expected a number");
-  if (!obj["slots"].get(el) &&
-      (!number_of(el, h.slots) || h.slots < 1 || h.slots != std::floor(h.slots) || h.slots > 1e9))
+  if (f.owner && !scalar_text(*f.owner, h.owner)) throw LoadError(path, ln, "owner", "expected a string");
+  if (f.group && !scalar_text(*f.group, h.group)) throw LoadError(path, ln, "group", "expected a string");
+  if (f.priority && !number_of(*f.priority, h.priority)) throw LoadError(path, ln, "priority", "expected a number");
+  if (f.submit && !number_of(*f.submit, h.submit)) throw LoadError(path, ln, "submit", "expected a number");
+  if (f.slots && (!number_of(*f.slots, h.slots) || h.slots < 1 || h.slots != std::floor(h.slots) || h.slots > 1e9))
     throw LoadError(path, ln, "slots", "expected a whole number >= 1");
   return h;
 }
 
-// The keys a job line may have.
-bool known_key(std::string_view key) noexcept {
-  for (const std::string_view k : {"id",       "owner",    "group",     "priority",    "submit",          "slots",
-                                   "requests", "soft",     "resources", "utilization", "allocation_rule", "runtime",
-                                   "walltime", "hold",     "depends",   "queue",       "class",           "account",
-                                   "qos",      "rejected", "solutions", "gate",        "outcomes",        "note"})
-    if (key == k) return true;
-  return false;
+// The "id" member of a job line, or nullopt.
+std::optional<element> id_field(const simdjson::dom::object& obj) {
+  element el;
+  if (obj["id"].get(el)) return std::nullopt;
+  return el;
 }
 
 // What reading a job's fields found wrong with it, in field order (the first stands): a field and why,
@@ -417,7 +472,44 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
   auto take = [&](const element& doc, size_t ln, std::string_view text) {
     simdjson::dom::object obj;
     if (doc.get_object().get(obj)) throw LoadError(path, ln, "", "expected a JSON object");
-    const std::string id = job_id(obj, path, ln);
+    // One pass over the members: the id, the head, the times, the first unknown key; the rest is the key
+    std::optional<element> id_el;
+    HeadFields hf;
+    std::string_view unknown;
+    double runtime = nan, walltime = nan;
+    bool alone = false;
+    key.clear();
+    for (auto field : obj) {
+      const std::string_view name = field.key;
+      auto first = [&](std::optional<element>& slot) {
+        if (!slot) slot = field.value;
+      };
+      switch (field_of(name)) {
+        case Field::Id: first(id_el); continue;
+        case Field::Owner: first(hf.owner); continue;
+        case Field::Group: first(hf.group); continue;
+        case Field::Priority: first(hf.priority); continue;
+        case Field::Submit: first(hf.submit); continue;
+        case Field::Slots: first(hf.slots); break;  // the prototype's: in the key
+        case Field::Runtime:
+        case Field::Walltime: {
+          const bool ok = own_time(field.value, name == "runtime" ? runtime : walltime);
+          alone = alone || !ok;
+          continue;
+        }
+        case Field::Unknown:
+          if (unknown.empty()) unknown = name;
+          continue;
+        case Field::Depends:
+        case Field::Rejected: alone = true; break;
+        case Field::Other: break;
+      }
+      key += 'k';
+      key.append(name);
+      key += '\0';
+      append_value(field.value, key);
+    }
+    const std::string id = job_id(id_el, path, ln);
     if (out.id_text.size() + id.size() > UINT32_MAX)  // a piece is at most a few lines of 64 MiB
       throw LoadError(path, ln, "id", "more than 4 GiB of ids in one piece of the file");
     out.kind.push_back(kNone);
@@ -425,25 +517,9 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
     out.id_text.append(id);
     out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
     out.id_hash.push_back(std::hash<std::string_view>{}(id));
-    const JobHead h = job_head(obj, path, ln);
-    double runtime = nan, walltime = nan;
-    bool alone = !(h.submit >= 0);
-    key.clear();
-    for (auto field : obj) {
-      const std::string_view name = field.key;
-      if (!known_key(name)) throw LoadError(path, ln, std::string(name), "unknown key");
-      if (name == "id" || name == "submit" || name == "owner" || name == "group" || name == "priority") continue;
-      if (name == "runtime" || name == "walltime") {
-        const bool ok = own_time(field.value, name == "runtime" ? runtime : walltime);
-        alone = alone || !ok;
-        continue;
-      }
-      alone = alone || name == "depends" || name == "rejected";
-      key += 'k';
-      key.append(name);
-      key += '\0';
-      append_value(field.value, key);
-    }
+    const JobHead h = job_head(hf, path, ln);
+    if (!unknown.empty()) throw LoadError(path, ln, std::string(unknown), "unknown key");
+    alone = alone || !(h.submit >= 0);
     if (alone) {  // a kind of its own: the piece and the line make the key
       key.assign("\x01");
       key.append(reinterpret_cast<const char*>(&piece.index), sizeof piece.index);
@@ -501,11 +577,12 @@ JobTable read_jobs_jsonl_sequential(const std::string& path, const Catalog& cata
     if (blank(line)) continue;
     const size_t ln = in.line();
     auto obj = parse_object(parser, line, path, ln);
-    const std::string id = job_id(obj, path, ln);
+    const std::string id = job_id(id_field(obj), path, ln);
     ids.add(path, ln, "id", id);
-    const JobHead h = job_head(obj, path, ln);
+    const JobHead h = job_head(head_fields(obj), path, ln);
     for (auto field : obj)
-      if (!known_key(field.key)) throw LoadError(path, ln, std::string(std::string_view(field.key)), "unknown key");
+      if (field_of(field.key) == Field::Unknown)
+        throw LoadError(path, ln, std::string(std::string_view(field.key)), "unknown key");
     add_job(obj, path, ln, id, h, catalog, b, choices, rejected, depends);
     const auto j = static_cast<uint32_t>(b.size() - 1);
     if (!rejected.empty()) b.reject(j, rejection_text(rejected.front(), path, ln, id));
@@ -548,8 +625,8 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
     for (size_t x = 0; x < ordered.met.size(); ++x) {
       const std::string_view text = texts[ordered.met[x]];
       auto obj = parse_object(parser, text, path, 0);
-      const std::string id = job_id(obj, path, 0);
-      add_job(obj, path, 0, id, job_head(obj, path, 0), catalog, protos, choices, why[x], depends[x]);
+      const std::string id = job_id(id_field(obj), path, 0);
+      add_job(obj, path, 0, id, job_head(head_fields(obj), path, 0), catalog, protos, choices, why[x], depends[x]);
     }
   } catch (...) {  // cannot happen for a line its piece read; waited for below either way
     proto_error = std::current_exception();

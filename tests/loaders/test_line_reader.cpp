@@ -1,6 +1,7 @@
 // LineReader and split_csv (loaders/line_reader.hpp): plain and gzip input alike, line numbers, CRLF,
 // lines longer than the read buffer, and errors that name the file.
 #include <unistd.h>
+#include <atomic>
 
 #include <filesystem>
 #include <fstream>
@@ -224,6 +225,48 @@ TEST(LinePieces, ErrorsFromTheWorkerAndTheFileComeThrough) {
   const std::string path = write_plain("throws.txt", "a\nb\n");
   EXPECT_THROW(for_each_line_piece(path, {}, [](const LinePiece&) { throw std::runtime_error("worker"); }),
                std::runtime_error);
+}
+
+// A gzip file is decompressed on a thread of its own, a block ahead of the pieces (issue 29): a worker
+// that throws ends the read (the reading thread stopped and joined, not left waiting for a free block),
+// and a stream cut short is an error after the pieces of the blocks before it, naming the line after them.
+TEST(LinePieces, GzipBlocksReadAheadStopOnAnErrorEitherSide) {
+  std::string body;
+  for (int i = 0; i < 20000; ++i) body += "line " + std::to_string(i * 7919) + "\n";
+  const std::string whole = write_gz("ahead.gz", body);
+  std::atomic<int> calls{0};
+  EXPECT_THROW(for_each_line_piece(
+                   whole, {},
+                   [&](const LinePiece&) {
+                     ++calls;
+                     throw std::runtime_error("worker");
+                   },
+                   4096, 1024),
+               std::runtime_error);
+  EXPECT_GE(calls.load(), 1);
+  std::ifstream in(whole, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = write_plain("ahead-cut.gz", bytes.substr(0, bytes.size() / 2));
+  size_t lines_read = 0;
+  std::mutex mu;
+  try {
+    for_each_line_piece(
+        cut, {},
+        [&](const LinePiece& p) {
+          PieceLines l(p);
+          std::string_view line;
+          size_t n = 0;
+          while (l.next(line)) ++n;
+          const std::lock_guard<std::mutex> hold(mu);
+          lines_read += n;
+        },
+        4096, 1024);
+    FAIL() << "read a stream cut short";
+  } catch (const LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("corrupt or truncated gzip data"), std::string::npos) << e.what();
+    EXPECT_GT(lines_read, 1000u) << "the blocks before the cut are read";
+    EXPECT_EQ(e.line, lines_read + 1) << "the line after the blocks handed out";
+  }
 }
 
 TEST(SplitCsv, EmptyFieldsAreKept) {
