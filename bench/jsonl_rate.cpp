@@ -67,7 +67,14 @@ int main(int argc, char** argv) {
   const size_t size = static_cast<size_t>(st.st_size);
   // simdjson wants SIMDJSON_PADDING readable bytes after the text: a copy with them (not timed)
   simdjson::padded_string text(size);
-  if (::pread(fd, text.data(), size, 0) != static_cast<ssize_t>(size)) return 1;
+  for (size_t at = 0; at < size;) {  // a read returns at most about 2 GiB
+    const ssize_t n = ::pread(fd, text.data() + at, size - at, static_cast<off_t>(at));
+    if (n <= 0) {
+      std::perror(jobs.c_str());
+      return 1;
+    }
+    at += static_cast<size_t>(n);
+  }
   ::close(fd);
   const std::string_view all(text.data(), size);
   std::vector<std::string_view> pieces;  // 4 MiB, cut after a newline
