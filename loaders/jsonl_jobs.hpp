@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <simdjson.h>
 #include <tbb/enumerable_thread_specific.h>
 
@@ -76,6 +77,13 @@ struct JobPiece {
     return std::string_view(id_text).substr(from, id_end[i] - from);
   }
   size_t line_of(size_t i) const noexcept { return first_line + line[i]; }
+  /// Appends the last job's `value` to `column` (submit, runtime, walltime, duration), a column kept
+  /// empty while every job's value is `none` (bit for bit): call after the job's kind is pushed.
+  void push(std::vector<double>& column, double value, double none) {
+    if (column.empty() && std::memcmp(&value, &none, sizeof(double)) == 0) return;  // all default so far
+    if (column.size() + 1 < kind.size()) column.resize(kind.size() - 1, none);
+    column.push_back(value);
+  }
 };
 
 /// The pieces of a jobs file in file order, each piece's first job's index counting the pieces' jobs.
@@ -218,6 +226,38 @@ bool read_documents(const LinePiece& piece, simdjson::dom::parser& parser, Take&
     return false;
   }
   return docs.truncated_bytes() == 0;
+}
+
+/// Reads the documents of `piece` into `out` with `take(doc, line, text)` (which throws LoadError for a
+/// bad job): as one stream (read_documents) where it can be, else line by line from a fresh `out`, the
+/// first LoadError kept in out.error (the lines after it are not read), as a reader going line by line
+/// would meet it. Blank lines are skipped.
+template <typename Take>
+void read_piece_documents(const std::string& path, const LinePiece& piece, simdjson::dom::parser& parser, JobPiece& out,
+                          Take&& take) {
+  if (read_documents(piece, parser, take)) return;
+  // Line by line (what the stream read is dropped; kinds it added stay in the table, numbered only if a
+  // job has them).
+  out.reset(piece.text.size());
+  // Bytes that may be read past the piece: a line with simdjson's padding readable after it is parsed
+  // where it is, another is copied first.
+  const char* const readable_end = piece.text.data() + piece.text.size() + piece.padding;
+  PieceLines in(piece);
+  std::string_view line;
+  try {
+    while (in.next(line)) {
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      const size_t ln = in.line();
+      simdjson::dom::element doc;
+      const bool padded = line.data() + line.size() + simdjson::SIMDJSON_PADDING <= readable_end;
+      const auto err = parser.parse(line.data(), line.size(), !padded).get(doc);
+      no_memory_if(err);
+      if (err) throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
+      take(doc, ln, line);
+    }
+  } catch (const LoadError& e) {
+    out.error = e;
+  }
 }
 
 }  // namespace colmatch::loaders::jsonl

@@ -17,13 +17,7 @@
 namespace colmatch::loaders {
 namespace {
 
-using native_json::blank;
-using native_json::number_of;
-using native_json::numeric_value;
-using native_json::parse_object;
-using native_json::scalar_text;
-using simdjson::dom::element;
-using simdjson::dom::element_type;
+using namespace native_json;  // scalar_text, number_of, numeric_value, parse_object, blank, element
 
 }  // namespace
 

@@ -23,13 +23,7 @@
 namespace colmatch::loaders {
 namespace {
 
-using native_json::blank;
-using native_json::number_of;
-using native_json::numeric_value;
-using native_json::parse_object;
-using native_json::scalar_text;
-using simdjson::dom::element;
-using simdjson::dom::element_type;
+using namespace native_json;  // scalar_text, number_of, numeric_value, parse_object, blank, element
 using Choices = std::map<std::string, uint32_t, std::less<>>;  // a job's "solutions" as read -> its choice
 
 // A job's "solutions" (with "gate" and "outcomes" when gated) as a choice of `b`, one per distinct text
@@ -531,35 +525,11 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
     out.priority.push_back(h.priority);
     out.owner.push_back(name_index(owners, out.owner_names, h.owner));
     out.group.push_back(name_index(groups, out.group_names, h.group));
-    for (const auto& [column, value, none] :
-         {std::tuple{&out.submit, h.submit >= 0 ? h.submit : 0.0, 0.0}, std::tuple{&out.runtime, runtime, nan},
-          std::tuple{&out.walltime, walltime, nan}}) {
-      if (column->empty() && std::memcmp(&value, &none, sizeof(double)) == 0) continue;  // all default so far
-      if (column->size() + 1 < out.kind.size()) column->resize(out.kind.size() - 1, none);
-      column->push_back(value);
-    }
+    out.push(out.submit, h.submit >= 0 ? h.submit : 0.0, 0.0);
+    out.push(out.runtime, runtime, nan);
+    out.push(out.walltime, walltime, nan);
   };
-  if (jsonl::read_documents(piece, parser, take)) return;
-  // Line by line (what the stream read is dropped; its kinds stay in the table, numbered only if a job
-  // has them): the first error is met as a reader going line by line meets it.
-  out.reset(piece.text.size());
-  const char* const readable_end = piece.text.data() + piece.text.size() + piece.padding;
-  PieceLines in(piece);
-  std::string_view line;
-  try {
-    while (in.next(line)) {
-      if (blank(line)) continue;
-      const size_t ln = in.line();
-      element doc;
-      const bool padded = line.data() + line.size() + simdjson::SIMDJSON_PADDING <= readable_end;
-      const auto err = parser.parse(line.data(), line.size(), !padded).get(doc);
-      jsonl::no_memory_if(err);
-      if (err) throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
-      take(doc, ln, line);
-    }
-  } catch (const LoadError& e) {
-    out.error = e;
-  }
+  jsonl::read_piece_documents(path, piece, parser, out, take);
 }
 
 }  // namespace

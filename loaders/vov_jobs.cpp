@@ -105,37 +105,12 @@ void read_piece(const std::string& path, const LinePiece& piece, const vov::Wrap
     out.id_text.append(id);
     out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
     out.id_hash.push_back(std::hash<std::string_view>{}(id));
-    for (const auto& [column, value, none] :
-         {std::tuple{&out.submit, submit, 0.0}, std::tuple{&out.runtime, runtime, nan},
-          std::tuple{&out.walltime, walltime, nan}, std::tuple{&out.duration, r.expected_duration, 0.0}}) {
-      if (column->empty() && std::memcmp(&value, &none, sizeof(double)) == 0) continue;  // all default so far
-      if (column->size() + 1 < out.kind.size()) column->resize(out.kind.size() - 1, none);
-      column->push_back(value);
-    }
+    out.push(out.submit, submit, 0.0);
+    out.push(out.runtime, runtime, nan);
+    out.push(out.walltime, walltime, nan);
+    out.push(out.duration, r.expected_duration, 0.0);
   };
-  if (jsonl::read_documents(piece, parser, take)) return;
-  // Line by line (what the stream read is dropped; its kinds stay in the table, numbered only if a job
-  // has them).
-  out.reset(piece.text.size());
-  // Bytes that may be read past the piece: a line with simdjson's padding readable after it is parsed
-  // where it is, another is copied first.
-  const char* const readable_end = piece.text.data() + piece.text.size() + piece.padding;
-  PieceLines in(piece);
-  std::string_view line;
-  try {
-    while (in.next(line)) {
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      const size_t ln = in.line();
-      simdjson::dom::element doc;
-      const bool padded = line.data() + line.size() + simdjson::SIMDJSON_PADDING <= readable_end;
-      const auto err = parser.parse(line.data(), line.size(), !padded).get(doc);
-      jsonl::no_memory_if(err);
-      if (err) throw LoadError(path, ln, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
-      take(doc, ln, line);
-    }
-  } catch (const LoadError& e) {
-    out.error = e;
-  }
+  jsonl::read_piece_documents(path, piece, parser, out, take);
 }
 
 }  // namespace colmatch::loaders::vov_jobs
