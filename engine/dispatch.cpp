@@ -1,7 +1,11 @@
 #include "engine/dispatch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
 
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
@@ -33,6 +37,44 @@ const char* reason_text(PendingReason r) noexcept {
   return "";
 }
 
+namespace {
+
+// The distinct priorities of `order`'s jobs, highest first (-0.0 counted as 0.0), or nullopt past `most`:
+// each piece of jobs collects its own, then they are merged.
+std::optional<std::vector<double>> few_priorities(const JobTable& jobs, const std::vector<uint32_t>& order,
+                                                  size_t most) {
+  constexpr size_t kPiece = 1 << 16;
+  const size_t pieces = (order.size() + kPiece - 1) / kPiece;
+  std::vector<std::vector<double>> seen(pieces);
+  std::atomic<bool> many{false};
+  tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {
+    std::vector<double>& mine = seen[p];
+    double last = std::numeric_limits<double>::quiet_NaN();
+    for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece) && !many.load(std::memory_order_relaxed);
+         ++i) {
+      const double v = jobs.priority[order[i]] + 0.0;
+      if (v == last) continue;
+      last = v;
+      const auto it = std::lower_bound(mine.begin(), mine.end(), v, std::greater<>());
+      if (it != mine.end() && *it == v) continue;
+      if (mine.size() == most) {
+        many = true;
+        return;
+      }
+      mine.insert(it, v);
+    }
+  });
+  if (many) return std::nullopt;
+  std::vector<double> all;
+  for (const auto& mine : seen) all.insert(all.end(), mine.begin(), mine.end());
+  std::sort(all.begin(), all.end(), std::greater<>());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  if (all.size() > most) return std::nullopt;
+  return all;
+}
+
+}  // namespace
+
 std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
   std::vector<uint32_t> order;
   order.reserve(jobs.size());
@@ -44,16 +86,65 @@ std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
   };
   // Already in order (a batch of equal priority submitted in order: an Accelerator farm's jobs): O(n).
   if (std::is_sorted(order.begin(), order.end(), before)) return order;
-  // Else sorted by value with the index as the last key, which is the stable order, in parallel.
   struct Key {
+    double submit;
+    uint32_t job;
+  };
+  auto by_submit = [](const Key& a, const Key& b) {
+    return a.submit != b.submit ? a.submit < b.submit : a.job < b.job;
+  };
+  // A few priorities (the common case: levels, not a value per job): the jobs are put in their priority's
+  // bucket in input order (a counting sort, in parallel over pieces), and each bucket is sorted by submit
+  // time only where it is not in that order already. O(n) for a batch submitted in order.
+  if (const auto levels = few_priorities(jobs, order, 256)) {
+    const size_t nb = levels->size();
+    auto bucket_of = [&](uint32_t j) {
+      return static_cast<size_t>(
+          std::lower_bound(levels->begin(), levels->end(), jobs.priority[j] + 0.0, std::greater<>()) - levels->begin());
+    };
+    constexpr size_t kPiece = 1 << 16;
+    const size_t pieces = (order.size() + kPiece - 1) / kPiece;
+    std::vector<std::vector<size_t>> at(pieces, std::vector<size_t>(nb, 0));  // per piece: where its part of a
+    tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {                      // bucket starts
+      for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece); ++i) ++at[p][bucket_of(order[i])];
+    });
+    std::vector<size_t> start(nb + 1, 0);
+    for (size_t b = 0, total = 0; b < nb; ++b) {
+      start[b] = total;
+      for (size_t p = 0; p < pieces; ++p) {
+        const size_t n = at[p][b];
+        at[p][b] = total;
+        total += n;
+      }
+      start[b + 1] = total;
+    }
+    std::vector<Key> keys(order.size());
+    tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {
+      for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece); ++i) {
+        const uint32_t j = order[i];
+        keys[at[p][bucket_of(j)]++] = {jobs.submit[j], j};
+      }
+    });
+    for (size_t b = 0; b < nb; ++b) {
+      const auto first = keys.begin() + static_cast<std::ptrdiff_t>(start[b]);
+      const auto last = keys.begin() + static_cast<std::ptrdiff_t>(start[b + 1]);
+      if (!std::is_sorted(first, last, by_submit)) tbb::parallel_sort(first, last, by_submit);
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, keys.size(), 8192), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i < r.end(); ++i) order[i] = keys[i].job;
+    });
+    return order;
+  }
+  // Else sorted by value with the index as the last key, which is the stable order, in parallel.
+  struct FullKey {
     double priority, submit;
     uint32_t job;
   };
-  std::vector<Key> keys(order.size());
+  std::vector<FullKey> keys(order.size());
   tbb::parallel_for(tbb::blocked_range<size_t>(0, order.size(), 8192), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) keys[i] = {jobs.priority[order[i]], jobs.submit[order[i]], order[i]};
   });
-  tbb::parallel_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+  tbb::parallel_sort(keys.begin(), keys.end(), [](const FullKey& a, const FullKey& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
     if (a.submit != b.submit) return a.submit < b.submit;
     return a.job < b.job;

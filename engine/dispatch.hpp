@@ -178,7 +178,9 @@ class Placer {
 };
 
 /// The order jobs are considered in: priority descending, then submit time ascending, then input order
-/// (rejected jobs excluded). O(n) when the jobs are in that order already, else a parallel sort.
+/// (rejected jobs excluded). O(n) when the jobs are in that order already; with at most 256 priorities a
+/// parallel counting sort by priority, each level sorted by submit time where it is not in order already;
+/// else a parallel sort.
 std::vector<uint32_t> dispatch_order(const JobTable& jobs);
 
 /// Runs the greedy dispatch from configured capacity, less `in_use` when given (what the farm's running

@@ -458,9 +458,11 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
   std::unordered_map<std::string, uint32_t> owners, groups;  // the piece's names -> their index
   auto name_index = [](std::unordered_map<std::string, uint32_t>& seen, std::vector<std::string>& names,
                        const std::string& name) {
-    const auto [it, fresh] = seen.emplace(name, static_cast<uint32_t>(names.size()));
-    if (fresh) names.push_back(name);
-    return it->second;
+    if (const auto it = seen.find(name); it != seen.end()) return it->second;  // no node made per job
+    const auto index = static_cast<uint32_t>(names.size());
+    seen.emplace(name, index);
+    names.push_back(name);
+    return index;
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto take = [&](const element& doc, size_t ln, std::string_view text) {

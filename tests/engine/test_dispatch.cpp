@@ -189,15 +189,23 @@ TEST(Dispatch, PriorityThenSubmitTimeThenInputOrder) {
   EXPECT_EQ(m.dispatch.status[0], JobStatus::Pending);
 }
 
-// dispatch_order on many jobs: the parallel sort by (priority, submit time, input order) gives the
-// stable sort's order, and jobs already in order (equal priority, submitted in order) stay as they are.
+// dispatch_order on many jobs gives the stable sort's order by (priority, submit time, input order) on
+// every path: jobs already in order (equal priority, submitted in order), a few priority levels (the
+// counting sort; its levels in submit order already or not; -0.0 and 0.0 one level), and a priority per
+// job (the full sort).
 TEST(Dispatch, OrderOfManyJobsIsTheStableSortsOrder) {
   Catalog cat;
   std::mt19937 rng(5);
-  for (const bool sorted : {false, true}) {
+  enum Mode { Random, Sorted, LevelsInOrder, SignedZeros, ManyPriorities };
+  for (const Mode mode : {Random, Sorted, LevelsInOrder, SignedZeros, ManyPriorities}) {
     JobBuilder jb(cat);
     for (int j = 0; j < 100000; ++j) {
-      const uint32_t k = jb.add("j" + std::to_string(j), "u", "g", sorted ? 0 : rng() % 4, sorted ? j / 7 : rng() % 50);
+      double priority = rng() % 4, submit = rng() % 50;
+      if (mode == Sorted) priority = 0, submit = j / 7;
+      if (mode == LevelsInOrder) submit = j / 3;
+      if (mode == SignedZeros) priority = rng() % 2 ? -0.0 : 0.0;
+      if (mode == ManyPriorities) priority = rng() % 5000 - 2500.5;
+      const uint32_t k = jb.add("j" + std::to_string(j), "u", "g", priority, submit);
       if (rng() % 100 == 0) jb.reject(k, "no");
     }
     const JobTable jobs = std::move(jb).build();
@@ -208,7 +216,7 @@ TEST(Dispatch, OrderOfManyJobsIsTheStableSortsOrder) {
       if (jobs.priority[a] != jobs.priority[b]) return jobs.priority[a] > jobs.priority[b];
       return jobs.submit[a] < jobs.submit[b];
     });
-    EXPECT_EQ(dispatch_order(jobs), want) << (sorted ? "in order already" : "random");
+    EXPECT_EQ(dispatch_order(jobs), want) << "mode " << mode;
   }
 }
 
