@@ -347,7 +347,7 @@ void engine_simulation(benchmark::State& state, const loaders::Dataset& ds, cons
   for (double x : r.start) started += !std::isnan(x);
   state.counters["started"] = static_cast<double>(started);
   state.counters["cycles"] = static_cast<double>(r.cycles);
-  std::vector<double> c = r.cycle_seconds;
+  std::vector<double> c(r.cycle_seconds.begin(), r.cycle_seconds.end());
   std::sort(c.begin(), c.end());
   if (!c.empty()) {
     state.counters["cycle_p50_us"] = c[c.size() / 2] * 1e6;

@@ -265,8 +265,17 @@ void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uin
   if (!res.timeline.empty() && std::floor(res.timeline.back().time / 60) == std::floor(t / 60))
     res.timeline.back() = std::move(row);
   else res.timeline.push_back(std::move(row));
-  res.cycle_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  res.cycle_time.push_back(t);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.cycle_seconds.push_back(static_cast<float>(took));
+  auto& minutes = res.cycle_minutes;
+  if (minutes.empty() || std::floor(minutes.back().time / 60) != std::floor(t / 60)) {
+    minutes.push_back({t, 1, took, took});
+  } else {
+    ++minutes.back().cycles;
+    minutes.back().seconds += took;
+    minutes.back().max_seconds = std::max(minutes.back().max_seconds, took);
+  }
+  res.last_cycle_time = t;
 }
 
 // ---- Which categories cannot place until capacity grows, and the dispatch cursors ----

@@ -139,7 +139,7 @@ std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r
     }
     out += '\n';
   } else {
-    const double last = r.cycle_time.empty() ? 0.0 : r.cycle_time.back();
+    const double last = r.last_cycle_time;
     out += fmt::format(
         "pending at the end of the run (submitted at {}); at the last cycle that considered it (t = {}): {}",
         jobs.submit[j], last, sim_reason_text(r.reason[j]));

@@ -83,7 +83,7 @@ TEST(SimulationTimeline, OfferedFollowsTheTaskersThatAreUp) {
   // cycles.csv: one row per simulated minute with cycles, the cycles adding up to the run's
   const std::string cycles = writers::cycles_csv(r);
   ASSERT_EQ(cycles.rfind("time,cycles,scheduler_us,max_cycle_us\n", 0), 0u) << cycles;
-  ASSERT_EQ(r.cycle_time.size(), r.cycles);
+  ASSERT_EQ(r.cycle_seconds.size(), r.cycles);
   uint64_t total = 0, rows = 0;
   for (size_t at = cycles.find('\n') + 1; at < cycles.size(); at = cycles.find('\n', at) + 1, ++rows)
     total += std::stoull(cycles.substr(cycles.find(',', at) + 1));
