@@ -457,8 +457,7 @@ void FbsngScheduler::reasons(const std::vector<std::pair<uint32_t, uint32_t>>& h
     const uint32_t head = head_[q], by = held_by[q];
     for (const SectionKey& key : set_[q]) {
       const uint32_t x = key.job;
-      std::string& detail = res.detail[x];
-      detail.clear();
+      std::string detail;
       if (by != kNone) {
         res.reason[x] = SimReason::PriorityGap;
         detail = fmt::format("queue {} (priority {}) is stuck", jobs.queues.value(by), queues_.priority(by));
@@ -475,6 +474,7 @@ void FbsngScheduler::reasons(const std::vector<std::pair<uint32_t, uint32_t>>& h
       } else {
         res.reason[x] = SimReason::NoFreeCapacity;
       }
+      res.detail.set(x, detail);
     }
   }
 }

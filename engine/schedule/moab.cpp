@@ -227,7 +227,7 @@ bool MoabPolicy::pass(double t) {
   for (const auto& [prio, j] : ready_) {
     if (const auto v = w_.creds.violation(j)) {
       res.reason[j] = SimReason::Throttled;
-      res.detail[j] = w_.creds.describe(v);
+      res.detail.set(j, w_.creds.describe(v));
       res.was_throttled[j] = 1;
       continue;
     }
@@ -292,7 +292,7 @@ bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
   };
   if (const auto v = w_.creds.violation(j)) {
     res.reason[j] = SimReason::Throttled;
-    res.detail[j] = w_.creds.describe(v);
+    res.detail.set(j, w_.creds.describe(v));
     res.was_throttled[j] = 1;
     drop_reservation(j);  // it could not use it
     return false;

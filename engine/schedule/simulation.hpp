@@ -38,7 +38,10 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/dispatch.hpp"
@@ -65,13 +68,76 @@ enum class SimReason : uint8_t {
 };
 const char* sim_reason_text(SimReason r) noexcept;
 
+/// A text per job, most of them empty (SimResult::detail): 4 bytes a job once a first one is set (a
+/// std::string each took 32), each distinct text kept once while some job has it (a text replaced in
+/// every cycle does not pile up).
+class JobTexts {
+ public:
+  /// n jobs, every text empty.
+  void assign(size_t n) {
+    *this = JobTexts();
+    n_ = n;
+  }
+  size_t size() const noexcept { return n_; }
+  /// Job j's text ("" when none).
+  const std::string& operator[](size_t j) const noexcept {
+    return id_.empty() || id_[j] == 0 ? none() : *texts_[id_[j]];
+  }
+  /// Job j's text becomes `text` ("" clears it).
+  void set(size_t j, std::string_view text) {
+    uint32_t id = 0;
+    if (!text.empty()) {
+      if (id_.empty()) id_.assign(n_, 0);
+      if (const auto it = index_.find(text); it != index_.end()) {
+        id = it->second;
+        if (id_[j] == id) return;
+        ++uses_[id];
+      } else {
+        if (free_.empty()) {
+          free_.push_back(static_cast<uint32_t>(texts_.size()));
+          texts_.emplace_back();
+          uses_.push_back(0);
+        }
+        id = free_.back();
+        free_.pop_back();
+        texts_[id] = std::make_unique<std::string>(text);
+        uses_[id] = 1;
+        index_.emplace(*texts_[id], id);
+      }
+    } else if (id_.empty()) {
+      return;
+    }
+    if (const uint32_t old = id_[j]; old != 0 && --uses_[old] == 0) {
+      index_.erase(*texts_[old]);
+      texts_[old].reset();
+      free_.push_back(old);
+    }
+    id_[j] = id;
+  }
+  void clear(size_t j) { set(j, {}); }
+  /// The distinct texts kept now (those some job has).
+  size_t stored() const noexcept { return index_.size(); }
+
+ private:
+  static const std::string& none() noexcept {
+    static const std::string empty;
+    return empty;
+  }
+  size_t n_ = 0;
+  std::vector<uint32_t> id_;                            // per job, once a text is set: 0 none, else texts_[id]
+  std::vector<std::unique_ptr<std::string>> texts_{1};  // [0] unused; a text's address stays (index_ views it)
+  std::vector<uint32_t> uses_{0};
+  std::vector<uint32_t> free_;
+  std::unordered_map<std::string_view, uint32_t> index_;
+};
+
 /// The schedule and what happened on the way.
 struct SimResult {
   std::vector<double> start, end;  ///< per job; NaN if it never started
   std::vector<Allocation> allocations;
   std::vector<uint32_t> alloc_first, alloc_count;  ///< per job, into allocations
   std::vector<SimReason> reason;                   ///< per job: None if started, else the last reason
-  std::vector<std::string> detail;                 ///< per job: throttle detail ("user alice max_jobs 2")
+  JobTexts detail;                                 ///< per job: throttle detail ("user alice max_jobs 2")
   std::vector<uint8_t> backfilled;                 ///< per job: started ahead of a reservation (greedy: of a
                                                    ///< higher-priority job that waits)
   /// Per job: the start time (seconds) of the first reservation it got (backfill easy or conservative),

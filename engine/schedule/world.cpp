@@ -54,7 +54,7 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
   res.alloc_first.assign(n, 0);
   res.alloc_count.assign(n, 0);
   res.reason.assign(n, SimReason::NotSubmitted);
-  res.detail.assign(n, {});
+  res.detail.assign(n);
   res.backfilled.assign(n, 0);
   res.reserved_at.assign(n, kNaN);
   res.was_held.assign(n, 0);
@@ -195,7 +195,7 @@ void SimWorld::start(uint32_t j, double t, const std::vector<Allocation>& allocs
   res.alloc_count[j] = static_cast<uint32_t>(allocs.size());
   res.allocations.insert(res.allocations.end(), allocs.begin(), allocs.end());
   res.reason[j] = SimReason::None;
-  res.detail[j].clear();
+  res.detail.clear(j);
   res.backfilled[j] = backfilled ? 1 : 0;
   const double held = res.end[j] - t;
   for_each_charge(j, [&](size_t kk, uint32_t, double amount) {
@@ -232,7 +232,7 @@ void SimWorld::finish_removals() {
   for (const auto& [j, why] : removed_) {
     res.start[j] = res.end[j] = std::numeric_limits<double>::quiet_NaN();
     res.reason[j] = SimReason::Removed;
-    res.detail[j] = why;
+    res.detail.set(j, why);
     res.backfilled[j] = 0;
   }
 }
@@ -249,7 +249,7 @@ void SimWorld::name_pool_waits() {
       text[c] = gate_wait_text(catalog, jobs, cats, c, cap);
       if (text[c].empty()) text[c] = global_pool_wait_text(catalog, cap, cats.unit_charge[c], &solutions);
     }
-    res.detail[j] = text[c];
+    res.detail.set(j, text[c]);
   }
 }
 
