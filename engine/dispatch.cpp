@@ -11,6 +11,8 @@
 #include <tbb/parallel_invoke.h>
 #include <tbb/parallel_sort.h>
 
+#include "engine/counting_sort.hpp"
+
 namespace colmatch {
 
 std::vector<Room> room_on_eligible(const Capacity& capacity, const kernels::TaskerSet& eligible,
@@ -108,16 +110,7 @@ std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
     tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {                      // bucket starts
       for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece); ++i) ++at[p][bucket_of(order[i])];
     });
-    std::vector<size_t> start(nb + 1, 0);
-    for (size_t b = 0, total = 0; b < nb; ++b) {
-      start[b] = total;
-      for (size_t p = 0; p < pieces; ++p) {
-        const size_t n = at[p][b];
-        at[p][b] = total;
-        total += n;
-      }
-      start[b + 1] = total;
-    }
+    const std::vector<size_t> start = bucket_starts(at, nb);
     std::vector<Key> keys(order.size());
     tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {
       for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece); ++i) {

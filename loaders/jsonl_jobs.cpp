@@ -3,6 +3,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "engine/counting_sort.hpp"
+
 namespace colmatch::loaders::jsonl {
 
 uint32_t KindTexts::find_or_add(Local& mine, std::string_view key, std::string_view text) {
@@ -103,16 +105,7 @@ std::optional<std::pair<size_t, size_t>> first_repeated_id(const PiecesInOrder& 
     at[p].fill(0);
     for (const uint64_t h : in.pieces[p]->id_hash) ++at[p][h >> 56];
   });
-  std::vector<size_t> bucket(kBuckets + 1, 0);
-  for (size_t b = 0, total = 0; b < kBuckets; ++b) {
-    bucket[b] = total;
-    for (size_t p = 0; p < np; ++p) {
-      const size_t n = at[p][b];
-      at[p][b] = total;
-      total += n;
-    }
-    bucket[b + 1] = total;
-  }
+  const std::vector<size_t> bucket = bucket_starts(at, kBuckets);
   std::vector<uint64_t> hash(in.start.back());
   std::vector<uint32_t> job(in.start.back());
   tbb::parallel_for(size_t{0}, np, [&](size_t p) {
