@@ -471,7 +471,7 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
     // One pass over the members: the id, the head, the times, the first unknown key; the rest is the key
     std::optional<element> id_el;
     HeadFields hf;
-    std::string_view unknown;
+    std::optional<std::string_view> unknown;  // the first unknown key ("" is a key too)
     double runtime = nan, walltime = nan;
     bool alone = false;
     key.clear();
@@ -494,7 +494,7 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
           continue;
         }
         case Field::Unknown:
-          if (unknown.empty()) unknown = name;
+          if (!unknown) unknown = name;
           continue;
         case Field::Depends:
         case Field::Rejected: alone = true; break;
@@ -514,7 +514,7 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
     out.id_end.push_back(static_cast<uint32_t>(out.id_text.size()));
     out.id_hash.push_back(std::hash<std::string_view>{}(id));
     const JobHead h = job_head(hf, path, ln);
-    if (!unknown.empty()) throw LoadError(path, ln, std::string(unknown), "unknown key");
+    if (unknown) throw LoadError(path, ln, std::string(*unknown), "unknown key");
     alone = alone || !(h.submit >= 0);
     if (alone) {  // a kind of its own: the piece and the line make the key
       key.assign("\x01");

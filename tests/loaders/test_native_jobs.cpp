@@ -152,4 +152,22 @@ TEST(NativeJobsDifferential, ARepeatedIdOnABadLineIsTheError) {
   fs::remove(path);
 }
 
+// An empty key is an unknown key like any other (found by fuzz_native_jobs: the parallel reader took ""
+// for "no unknown key yet" and read on), in whichever piece the line falls.
+TEST(NativeJobsDifferential, AnEmptyKeyIsAnUnknownKey) {
+  const Catalog catalog = loaders::read_farm_toml(kFarm).catalog;
+  const fs::path path = fs::temp_directory_path() / ("colmatch-native-empty-" + std::to_string(::getpid()) + ".jsonl");
+  std::ofstream(path) << "{\"id\": \"a\"}\n{\"id\": \"b\", \"\": \"bob\"}\n{\"id\": \"c\"}\n";
+  for (const size_t piece : {size_t{16}, size_t{1} << 20}) {
+    try {
+      loaders::read_jobs_jsonl(path.string(), catalog, {}, piece);
+      ADD_FAILURE() << "no error, pieces of " << piece;
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(std::string(e.what()), path.string() + ":2: unknown key") << "pieces of " << piece;
+    }
+  }
+  EXPECT_THROW(loaders::read_jobs_jsonl_sequential(path.string(), catalog), loaders::LoadError);
+  fs::remove(path);
+}
+
 }  // namespace
