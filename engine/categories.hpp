@@ -60,12 +60,28 @@ struct Categories {
   /// What one allocation of a job of category c takes of consumable k: for $pe_slots its unit charge;
   /// for $fill_up `slots_here` slot instances, plus the per-job charge on its first (master) allocation.
   double allocation_charge(uint32_t c, size_t k, uint32_t slots_here, bool master) const noexcept {
-    return rule[c] == AllocationRule::FillUp ? slots_here * unit_charge[c][k] + (master ? master_charge[c][k] : 0.0)
-                                             : unit_charge[c][k];
+    return charge_of(rule[c], unit_charge[c][k], master_charge[c][k], slots_here, master);
+  }
+  /// allocation_charge for every consumable the allocation takes: fn(k, amount) by increasing k while fn
+  /// returns true (false when fn stopped it). O(the category's charges): the walk over a category's
+  /// charges in dispatch, in the simulator's holds and in FBSNG's quotas.
+  template <class Fn>
+  bool each_allocation_charge(uint32_t c, uint32_t slots_here, bool master, Fn&& fn) const {
+    static const ChargeVector none;
+    const AllocationRule r = rule[c];
+    return each_of_both(unit_charge[c], master ? master_charge[c] : none, [&](uint32_t k, double unit, double once) {
+      return fn(k, charge_of(r, unit, once, slots_here, master));
+    });
   }
   /// What a job of category c asking `job_slots` slots takes of consumable k over all its allocations.
   double job_charge(uint32_t c, size_t k, uint32_t job_slots) const noexcept {
     return allocation_charge(c, k, job_slots, true);
+  }
+
+ private:
+  // The one formula: `unit` and `once` are a category's unit and per-job (master) charge of a consumable.
+  static double charge_of(AllocationRule r, double unit, double once, uint32_t slots_here, bool master) noexcept {
+    return r == AllocationRule::FillUp ? slots_here * unit + (master ? once : 0.0) : unit;
   }
 };
 

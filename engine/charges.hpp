@@ -58,19 +58,8 @@ class ChargeVector {
     for (const Entry& e : entries_) out[e.k] = e.amount;
     return out;
   }
-  /// The sum with `other` of the same width (or an empty one), entry by entry.
-  ChargeVector plus(const ChargeVector& other) const {
-    std::vector<Entry> out;
-    size_t i = 0, j = 0;
-    const auto& a = entries_;
-    const auto& b = other.entries_;
-    while (i < a.size() || j < b.size()) {
-      if (j == b.size() || (i < a.size() && a[i].k < b[j].k)) out.push_back(a[i++]);
-      else if (i == a.size() || b[j].k < a[i].k) out.push_back(b[j++]);
-      else out.push_back({a[i].k, a[i++].amount + b[j++].amount});
-    }
-    return ChargeVector(std::max(width_, other.width_), std::move(out));
-  }
+  /// The sum with `other` of the same width (or an empty one), entry by entry (each_of_both).
+  ChargeVector plus(const ChargeVector& other) const;
   friend bool operator==(const ChargeVector&, const ChargeVector&) = default;
 
  private:
@@ -101,6 +90,15 @@ bool each_of_both(const ChargeVector& a, const ChargeVector& b, Fn&& fn) {
     if (!go) return false;
   }
   return true;
+}
+
+inline ChargeVector ChargeVector::plus(const ChargeVector& other) const {
+  std::vector<Entry> out;
+  each_of_both(*this, other, [&](uint32_t k, double a, double b) {
+    out.push_back({k, a + b});
+    return true;
+  });
+  return ChargeVector(std::max(width_, other.width_), std::move(out));
 }
 
 }  // namespace colmatch

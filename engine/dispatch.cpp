@@ -41,7 +41,7 @@ const char* reason_text(PendingReason r) noexcept {
 
 namespace {
 
-// The distinct priorities of `order`'s jobs, highest first (-0.0 counted as 0.0), or nullopt past `most`:
+// The distinct priorities of `order`'s jobs, highest first (-0.0 equal to 0.0), or nullopt past `most`:
 // each piece of jobs collects its own, then they are merged.
 std::optional<std::vector<double>> few_priorities(const JobTable& jobs, const std::vector<uint32_t>& order,
                                                   size_t most) {
@@ -54,7 +54,7 @@ std::optional<std::vector<double>> few_priorities(const JobTable& jobs, const st
     double last = std::numeric_limits<double>::quiet_NaN();
     for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece) && !many.load(std::memory_order_relaxed);
          ++i) {
-      const double v = jobs.priority[order[i]] + 0.0;
+      const double v = jobs.priority[order[i]];
       if (v == last) continue;
       last = v;
       const auto it = std::lower_bound(mine.begin(), mine.end(), v, std::greater<>());
@@ -101,8 +101,8 @@ std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
   if (const auto levels = few_priorities(jobs, order, 256)) {
     const size_t nb = levels->size();
     auto bucket_of = [&](uint32_t j) {
-      return static_cast<size_t>(
-          std::lower_bound(levels->begin(), levels->end(), jobs.priority[j] + 0.0, std::greater<>()) - levels->begin());
+      return static_cast<size_t>(std::lower_bound(levels->begin(), levels->end(), jobs.priority[j], std::greater<>()) -
+                                 levels->begin());
     };
     constexpr size_t kPiece = 1 << 16;
     const size_t pieces = (order.size() + kPiece - 1) / kPiece;
@@ -383,8 +383,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   if (eligible_[c].eligible.count() == universe && all_queue_only_[c]) {
     // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
     // queue-level free capacity together is short of its whole charge (checked in O(its charges)).
-    const bool short_of = !each_of_both(cats_.unit_charge[c], cats_.master_charge[c], [&](uint32_t k, double, double) {
-      const double whole = cats_.job_charge(c, k, jobs_.slots[j]);
+    const bool short_of = !cats_.each_allocation_charge(c, jobs_.slots[j], true, [&](uint32_t k, double whole) {
       return !(whole > 0 && cap_.queue_total(k) + cap_.queue_total_slack(k) < whole);
     });
     if (short_of) {
@@ -397,12 +396,10 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
   auto place = [&](size_t x, uint32_t n, bool master) {
     if (!planning_)
-      each_of_both(cats_.unit_charge[c], master ? cats_.master_charge[c] : ChargeVector{},
-                   [&](uint32_t k, double, double) {
-                     const double amount = cats_.allocation_charge(c, k, n, master);
-                     if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
-                     return true;
-                   });
+      cats_.each_allocation_charge(c, n, master, [&](uint32_t k, double amount) {
+        if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
+        return true;
+      });
     out.push_back({static_cast<uint32_t>(x), n});
     remaining -= n;
   };

@@ -273,8 +273,7 @@ std::string FbsngScheduler::quota_broken(uint32_t j) const {
   const uint32_t c = w_.cats.of_job[j];
   const auto& cons = w_.catalog.consumables();
   std::string broken;
-  each_of_both(w_.cats.unit_charge[c], w_.cats.master_charge[c], [&](uint32_t k, double, double) {
-    const double charge = w_.cats.job_charge(c, k, jobs.slots[j]);
+  w_.cats.each_allocation_charge(c, jobs.slots[j], true, [&](uint32_t k, double charge) {
     if (charge > 0 && u.amount[k] + charge > q.max_amount[k])
       broken = fmt::format("process type {} max {} {}", q.name, w_.catalog.at(cons[k]).name, q.max_amount[k]);
     return broken.empty();

@@ -178,18 +178,15 @@ template <class F>
 void SimWorld::for_each_charge(uint32_t c, const Allocation* allocs, size_t n, F&& f) const {
   for (size_t a = 0; a < n; ++a) {
     const Allocation& x = allocs[a];
-    const bool fill = cats.rule[c] == AllocationRule::FillUp;
-    each_of_both(cats.unit_charge[c], fill && a == 0 ? cats.master_charge[c] : ChargeVector{},
-                 [&](uint32_t kk, double, double) {
-                   const double amount = cats.allocation_charge(c, kk, x.slots, a == 0);
-                   if (!(amount > 0)) return true;
-                   const auto& kinds = cats.charge_kind[c];  // a default charge holds nothing where no pool exists
-                   if (!kinds.empty() && kinds[kk] == ChargeKind::WhereDefined &&
-                       !taskers.columns[catalog.consumables()[kk]].is_defined(x.tasker))
-                     return true;
-                   f(kk, x.tasker, amount);
-                   return true;
-                 });
+    cats.each_allocation_charge(c, x.slots, a == 0, [&](uint32_t kk, double amount) {
+      if (!(amount > 0)) return true;
+      const auto& kinds = cats.charge_kind[c];  // a default charge holds nothing where no pool exists
+      if (!kinds.empty() && kinds[kk] == ChargeKind::WhereDefined &&
+          !taskers.columns[catalog.consumables()[kk]].is_defined(x.tasker))
+        return true;
+      f(kk, x.tasker, amount);
+      return true;
+    });
   }
 }
 

@@ -16,16 +16,19 @@ namespace {
 
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
-double quantile(std::vector<double> v, double q) {
+// The q-quantile of `v` (the smallest value with at least q of them at or below it; 0 when empty).
+template <class T>
+double quantile(std::vector<T> v, double q) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
   const size_t i = std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - (q > 0));
-  return v[i];
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+  return static_cast<double>(v[i]);
 }
 
-double mean(const std::vector<double>& v) {
+template <class T>
+double mean(const std::vector<T>& v) {
   double s = 0;
-  for (double x : v) s += x;
+  for (const T x : v) s += x;
   return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
@@ -180,18 +183,9 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
   uint64_t started = 0, pending = 0, rejected = 0;
   // wall clock: here, not in metrics.json, which is the same run to run; quantiles over the floats (a
   // copy of 4 bytes a cycle), the mean in doubles
-  std::vector<float> seconds = r.cycle_seconds;
-  auto quantile_ms = [&](double q) {
-    if (seconds.empty()) return 0.0;
-    const size_t n = seconds.size();
-    const size_t i = std::min(n - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(n))) - (q > 0));
-    std::nth_element(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(i), seconds.end());
-    return static_cast<double>(seconds[i]) * 1e3;
-  };
-  double total_s = 0;
-  for (const float s : r.cycle_seconds) total_s += s;
-  const double mean_ms = r.cycle_seconds.empty() ? 0.0 : total_s * 1e3 / static_cast<double>(r.cycle_seconds.size());
-  const double p50 = quantile_ms(0.5), p99 = quantile_ms(0.99), max_ms = quantile_ms(1.0);
+  const std::vector<float>& s = r.cycle_seconds;
+  const double p50 = quantile(s, 0.5) * 1e3, p99 = quantile(s, 0.99) * 1e3, max_ms = quantile(s, 1.0) * 1e3,
+               mean_ms = mean(s) * 1e3;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
     if (ds.jobs.rejected(j) || r.reason[j] == SimReason::Removed) ++rejected;
     else if (std::isnan(r.start[j])) ++pending;

@@ -990,7 +990,8 @@ TEST(JobTexts, TextsReadBackAndReplacedOnesAreFreed) {
   t.clear(1);
   EXPECT_EQ(t[1], "");
   EXPECT_EQ(t[2], "user alice max_jobs 2") << "still used by job 2";
-  for (int cycle = 0; cycle < 10000; ++cycle) t.set(4, "section s1 (priority " + std::to_string(cycle) + ") waits first");
+  for (int cycle = 0; cycle < 10000; ++cycle)
+    t.set(4, "section s1 (priority " + std::to_string(cycle) + ") waits first");
   EXPECT_EQ(t[4], "section s1 (priority 9999) waits first");
   EXPECT_LE(t.stored(), 3u) << "the texts of earlier cycles are not kept";
   t.set(2, "");
