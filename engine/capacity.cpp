@@ -41,7 +41,7 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
     for (size_t b = 0; b < c.block_max_[k].size(); ++b) c.refresh_block(k, b);
     double total = 0;
     for (double v : c.queue_[k]) total += v;
-    c.total_.push_back(total);
+    c.own_.total.push_back(total);
     c.slack_.push_back(std::max(1e-9, 1e-9 * std::fabs(total)));
   }
   return c;
@@ -74,22 +74,23 @@ double Capacity::available(size_t k, uint32_t t) const noexcept {
 }
 
 // Adds delta to every pool above tasker t (a queue-only consumable: the tasker's own pool, always).
-void Capacity::add(size_t k, uint32_t t, double delta) {
+void Capacity::add(Ledger& ledger, size_t k, uint32_t t, double delta) {
   const Column& col = *columns_[k];
   auto change = [&](double& v) {
-    if (recording_) undo_.emplace_back(&v, v);
+    if (ledger.recording) ledger.undo.emplace_back(&v, v);
     v += delta;
   };
   const bool queue_only = !col.multi_level();
   if (queue_only || col.has(t)) {
     const double before = queue_[k][t];
     change(queue_[k][t]);
-    total_[k] += delta;
+    ledger.total[k] += delta;
+    if (ledger.lane) return;  // the block may hold other writers' taskers: its maximum stays a bound
     // The block maximum in O(1) unless the tasker holding it went down: then the block is scanned.
     double& m = block_max_[k][t >> 6];
     if (delta >= 0) m = std::max(m, queue_[k][t]);
     else if (before >= m) refresh_block(k, t >> 6);
-    if (recording_) touched_.emplace_back(k, t);
+    if (ledger.recording) ledger.touched.emplace_back(k, t);
   }
   if (queue_only) return;
   const uint32_t h = taskers_->host_of[t];
@@ -179,25 +180,41 @@ bool Capacity::set_configured(size_t k, uint32_t t, double amount) {
   return false;
 }
 
-void Capacity::begin() {
-  saved_total_ = total_;
-  recording_ = true;
-  undo_.clear();
-  touched_.clear();
+void Capacity::begin(Ledger& ledger) {
+  ledger.saved_total = ledger.total;
+  ledger.recording = true;
+  ledger.undo.clear();
+  ledger.touched.clear();
 }
 
-void Capacity::rollback() {
-  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) *it->first = it->second;
-  total_ = saved_total_;
+void Capacity::rollback(Ledger& ledger) {
+  for (auto it = ledger.undo.rbegin(); it != ledger.undo.rend(); ++it) *it->first = it->second;
+  ledger.total = ledger.saved_total;
   // restored values are the ones before the tentative takes: the maxima can only go back up to them
-  for (const auto& [k, t] : touched_) block_max_[k][t >> 6] = std::max(block_max_[k][t >> 6], queue_[k][t]);
-  commit();
+  for (const auto& [k, t] : ledger.touched) block_max_[k][t >> 6] = std::max(block_max_[k][t >> 6], queue_[k][t]);
+  commit(ledger);
 }
 
-void Capacity::commit() {
-  recording_ = false;
-  undo_.clear();
-  touched_.clear();
+void Capacity::commit(Ledger& ledger) {
+  ledger.recording = false;
+  ledger.undo.clear();
+  ledger.touched.clear();
+}
+
+Capacity::Ledger Capacity::lane() const {
+  Ledger l;
+  l.lane = true;
+  l.total = own_.total;
+  return l;
+}
+
+void Capacity::settle() {
+  for (size_t k = 0; k < queue_.size(); ++k) {
+    for (size_t b = 0; b < block_max_[k].size(); ++b) refresh_block(k, b);
+    double total = 0;
+    for (double v : queue_[k]) total += v;
+    own_.total[k] = total;
+  }
 }
 
 }  // namespace colmatch

@@ -39,6 +39,25 @@ struct InUse {
 
 class Capacity {
  public:
+  /// What one writer of a Capacity keeps to itself: its tentative charges (begin/rollback/commit) and
+  /// its running queue totals. A Capacity has its own; the parallel batch dispatch gives each of its
+  /// walks a lane (lane()), each writing only pools no other walk reads or writes (dispatch_parts.hpp).
+  /// A lane leaves the block maxima as they were (upper bounds: block_full() is then false more often,
+  /// never wrong) and counts queue totals from the pools' values when it began; settle() makes both
+  /// exact again once the lanes are done.
+  class Ledger {
+   public:
+    Ledger() = default;
+
+   private:
+    friend class Capacity;
+    bool lane = false;  // shares the Capacity with other writers
+    bool recording = false;
+    std::vector<std::pair<double*, double>> undo;
+    std::vector<std::pair<size_t, size_t>> touched;  // (consumable, tasker) changed while recording
+    std::vector<double> total, saved_total;          // per consumable: sum of queue_; at begin()
+  };
+
   Capacity() = default;
   /// Every pool full: the configured values of each consumable on each level. `taskers` must outlive
   /// the Capacity (it tells which levels define a pool for which tasker).
@@ -66,7 +85,9 @@ class Capacity {
   }
   /// The sum of queue_free(k) over all taskers, kept as charges come and go (floating-point: use it as
   /// a bound with slack, see queue_total_slack). O(1).
-  double queue_total(size_t k) const noexcept { return total_[k]; }
+  double queue_total(size_t k) const noexcept { return own_.total[k]; }
+  /// The same as one writer sees it (its lane's own count, see Ledger).
+  double queue_total(size_t k, const Ledger& ledger) const noexcept { return ledger.total[k]; }
   /// A margin that covers the rounding of queue_total(k): 1e-9 of the configured total, at least 1e-9.
   double queue_total_slack(size_t k) const noexcept { return slack_[k]; }
 
@@ -116,6 +137,11 @@ class Capacity {
   /// consumables() x taskers.
   void take(const InUse& in_use);
   void take(std::span<const Charge> charges, uint32_t t);
+  /// The same for a writer with its own ledger (lane() or ledger()).
+  void take(Ledger& ledger, size_t k, uint32_t t, double amount) { add(ledger, k, t, -amount); }
+  void take(Ledger& ledger, std::span<const Charge> charges, uint32_t t) {
+    for (const Charge& x : charges) add(ledger, x.k, t, -x.amount);
+  }
   /// Gives `amount` of consumable k back to every pool above tasker t (a job ended), and starts a new
   /// epoch: capacity may have grown, so cursors positioned before must start again. A debt left by
   /// set_configured() is paid first.
@@ -152,28 +178,39 @@ class Capacity {
   /// Tentative charges ($fill_up places a job's slots one tasker at a time and may have to undo them):
   /// begin() starts recording, rollback() restores every pool changed since to its exact former value,
   /// commit() keeps the changes. Not nested.
-  void begin();
-  void rollback();
-  void commit();
+  void begin() { begin(own_); }
+  void rollback() { rollback(own_); }
+  void commit() { commit(own_); }
+  void begin(Ledger& ledger);
+  void rollback(Ledger& ledger);
+  void commit(Ledger& ledger);
+
+  /// The Capacity's own ledger (what the calls without one use).
+  Ledger& ledger() noexcept { return own_; }
+  /// A ledger for one of several writers at once (see Ledger); its queue totals start from this
+  /// Capacity's. Not while recording.
+  Ledger lane() const;
+  /// After lanes: the block maxima and the queue totals computed again from the pools (the totals as
+  /// configured() sums them, so the same pools give the same totals whatever the lanes did). O(pools).
+  void settle();
 
  private:
   void refresh_block(size_t k, size_t b);
-  void add(size_t k, uint32_t t, double delta);
+  void add(size_t k, uint32_t t, double delta) { add(own_, k, t, delta); }
+  void add(Ledger& ledger, size_t k, uint32_t t, double delta);
   double repay(size_t k, uint32_t t, double amount);  // pays tasker t's debt on k first; returns the rest
 
   const TaskerTable* taskers_ = nullptr;
   std::vector<const Column*> columns_;             // per consumable
   std::vector<std::vector<double>> queue_, host_;  // queue_[k] empty: no tasker-level pool (a farm-wide one)
   std::vector<double> global_;
-  std::vector<std::vector<double>> block_max_;       // per consumable with queue_[k], per block of 64 taskers
-  std::vector<double> total_, slack_, saved_total_;  // per consumable: sum of queue_; its margin; at begin()
+  std::vector<std::vector<double>> block_max_;  // per consumable with queue_[k], per block of 64 taskers
+  std::vector<double> slack_;                   // per consumable: the margin of the sum of queue_ (own_.total)
   uint64_t epoch_ = 0;
   std::vector<uint8_t> down_;              // per tasker once one went down; empty while every tasker is up
   std::vector<std::vector<double>> debt_;  // per consumable, per tasker (sized on the first debt): see set_configured
   std::vector<std::vector<double>> configured_;  // per consumable, per tasker (sized on the first set_configured)
-  bool recording_ = false;
-  std::vector<std::pair<double*, double>> undo_;
-  std::vector<std::pair<size_t, size_t>> touched_;  // (consumable, tasker) changed while recording
+  Ledger own_;
 };
 
 }  // namespace colmatch

@@ -1,17 +1,21 @@
 #include "engine/dispatch.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <optional>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <unordered_map>
 
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
-#include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
 
 #include "engine/counting_sort.hpp"
+#include "engine/dispatch_parts.hpp"
 
 namespace colmatch {
 
@@ -37,113 +41,6 @@ const char* reason_text(PendingReason r) noexcept {
     case PendingReason::NoFreeCapacity: return "eligible but no free capacity";
   }
   return "";
-}
-
-namespace {
-
-// The distinct priorities of `order`'s jobs, highest first (-0.0 equal to 0.0), or nullopt past `most`:
-// each piece of jobs collects its own, then they are merged.
-std::optional<std::vector<double>> few_priorities(const JobTable& jobs, const std::vector<uint32_t>& order,
-                                                  size_t most) {
-  constexpr size_t kPiece = 1 << 16;
-  const size_t pieces = (order.size() + kPiece - 1) / kPiece;
-  std::vector<std::vector<double>> seen(pieces);
-  std::atomic<bool> many{false};
-  tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {
-    std::vector<double>& mine = seen[p];
-    double last = std::numeric_limits<double>::quiet_NaN();
-    for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece) && !many.load(std::memory_order_relaxed);
-         ++i) {
-      const double v = jobs.priority[order[i]];
-      if (v == last) continue;
-      last = v;
-      const auto it = std::lower_bound(mine.begin(), mine.end(), v, std::greater<>());
-      if (it != mine.end() && *it == v) continue;
-      if (mine.size() == most) {
-        many = true;
-        return;
-      }
-      mine.insert(it, v);
-    }
-  });
-  if (many) return std::nullopt;
-  std::vector<double> all;
-  for (const auto& mine : seen) all.insert(all.end(), mine.begin(), mine.end());
-  std::sort(all.begin(), all.end(), std::greater<>());
-  all.erase(std::unique(all.begin(), all.end()), all.end());
-  if (all.size() > most) return std::nullopt;
-  return all;
-}
-
-}  // namespace
-
-std::vector<uint32_t> dispatch_order(const JobTable& jobs) {
-  std::vector<uint32_t> order;
-  order.reserve(jobs.size());
-  for (uint32_t j = 0; j < jobs.size(); ++j)
-    if (!jobs.rejected(j)) order.push_back(j);
-  auto before = [&](uint32_t a, uint32_t b) {
-    if (jobs.priority[a] != jobs.priority[b]) return jobs.priority[a] > jobs.priority[b];
-    return jobs.submit[a] < jobs.submit[b];
-  };
-  // Already in order (a batch of equal priority submitted in order: an Accelerator farm's jobs): O(n).
-  if (std::is_sorted(order.begin(), order.end(), before)) return order;
-  struct Key {
-    double submit;
-    uint32_t job;
-  };
-  auto by_submit = [](const Key& a, const Key& b) {
-    return a.submit != b.submit ? a.submit < b.submit : a.job < b.job;
-  };
-  // A few priorities (the common case: levels, not a value per job): the jobs are put in their priority's
-  // bucket in input order (a counting sort, in parallel over pieces), and each bucket is sorted by submit
-  // time only where it is not in that order already. O(n) for a batch submitted in order.
-  if (const auto levels = few_priorities(jobs, order, 256)) {
-    const size_t nb = levels->size();
-    auto bucket_of = [&](uint32_t j) {
-      return static_cast<size_t>(std::lower_bound(levels->begin(), levels->end(), jobs.priority[j], std::greater<>()) -
-                                 levels->begin());
-    };
-    constexpr size_t kPiece = 1 << 16;
-    const size_t pieces = (order.size() + kPiece - 1) / kPiece;
-    std::vector<std::vector<size_t>> at(pieces, std::vector<size_t>(nb, 0));  // per piece: where its part of a
-    tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {                      // bucket starts
-      for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece); ++i) ++at[p][bucket_of(order[i])];
-    });
-    const std::vector<size_t> start = bucket_starts(at, nb);
-    std::vector<Key> keys(order.size());
-    tbb::parallel_for(size_t{0}, pieces, [&](size_t p) {
-      for (size_t i = p * kPiece; i < std::min(order.size(), (p + 1) * kPiece); ++i) {
-        const uint32_t j = order[i];
-        keys[at[p][bucket_of(j)]++] = {jobs.submit[j], j};
-      }
-    });
-    for (size_t b = 0; b < nb; ++b) {
-      const auto first = keys.begin() + static_cast<std::ptrdiff_t>(start[b]);
-      const auto last = keys.begin() + static_cast<std::ptrdiff_t>(start[b + 1]);
-      if (!std::is_sorted(first, last, by_submit)) tbb::parallel_sort(first, last, by_submit);
-    }
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, keys.size(), 8192), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t i = r.begin(); i < r.end(); ++i) order[i] = keys[i].job;
-    });
-    return order;
-  }
-  // Else sorted by value with the index as the last key, which is the stable order, in parallel.
-  struct FullKey {
-    double priority, submit;
-    uint32_t job;
-  };
-  std::vector<FullKey> keys(order.size());
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, order.size(), 8192), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i < r.end(); ++i) keys[i] = {jobs.priority[order[i]], jobs.submit[order[i]], order[i]};
-  });
-  tbb::parallel_sort(keys.begin(), keys.end(), [](const FullKey& a, const FullKey& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.submit != b.submit) return a.submit < b.submit;
-    return a.job < b.job;
-  });
-  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].job;
-  return order;
 }
 
 DispatchCursors::DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible)
@@ -179,12 +76,11 @@ class PreferenceTiers {
 
 }  // namespace
 
-Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
-               const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors)
-    : taskers_(taskers), jobs_(jobs), cats_(cats), eligible_(eligible), cap_(capacity), cursors_(cursors) {
-  charges_.reserve(cats.size());
+std::shared_ptr<const Placer::Tables> Placer::tables_for(const Categories& cats, const Capacity& capacity) {
+  auto t = std::make_shared<Tables>();
+  t->charges.reserve(cats.size());
   for (size_t c = 0; c < cats.size(); ++c) {
-    charges_.push_back(capacity.charges(cats.unit_charge[c]));
+    t->charges.push_back(capacity.charges(cats.unit_charge[c]));
     bool queue_only = true;
     each_of_both(cats.unit_charge[c], cats.master_charge[c], [&](uint32_t k, double inst, double once) {
       if ((inst > 0 || once > 0) && capacity.shared(k)) queue_only = false;
@@ -192,17 +88,37 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
     });
     // a category that chooses may charge any of its solutions' pools (counted maps: global ones)
     if (cats.chooses(c)) queue_only = false;
-    all_queue_only_.push_back(queue_only);
+    t->all_queue_only.push_back(queue_only);
   }
+  return t;
 }
+
+Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+               const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors,
+               Capacity::Ledger* ledger)
+    : Placer(taskers, jobs, cats, eligible, capacity, cursors, ledger, tables_for(cats, capacity)) {}
+
+Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+               const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors,
+               Capacity::Ledger* ledger, std::shared_ptr<const Tables> tables)
+    : taskers_(taskers),
+      jobs_(jobs),
+      cats_(cats),
+      eligible_(eligible),
+      cap_(capacity),
+      ledger_(ledger != nullptr ? *ledger : capacity.ledger()),
+      cursors_(cursors),
+      tables_(std::move(tables)),
+      charges_(tables_->charges),
+      all_queue_only_(tables_->all_queue_only) {}
 
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
-  cap_.begin();
+  cap_.begin(ledger_);
   const bool ok = cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c, out)
                   : cats_.chooses(c)                      ? place_choice(j, c, policy, out)
                                                           : place_pe_slots(j, c, policy, out);
-  if (!ok) cap_.rollback();
+  if (!ok) cap_.rollback(ledger_);
   return ok;
 }
 
@@ -210,7 +126,7 @@ bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& 
   const uint32_t c = cats_.of_job[j];
   if (cats_.rule[c] != AllocationRule::FillUp || !all_queue_only_[c]) {
     if (!try_place(j, policy, out)) return false;
-    cap_.rollback();
+    cap_.rollback(ledger_);
     return true;
   }
   planning_ = true;
@@ -226,7 +142,7 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
   double key = 0;
   const size_t t = find_pe_slots(c, policy, key);
   if (t >= eligible_[c].eligible.universe()) return false;
-  cap_.take(charges_[c], static_cast<uint32_t>(t));
+  cap_.take(ledger_, charges_[c], static_cast<uint32_t>(t));
   out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
   return true;
 }
@@ -267,7 +183,7 @@ bool Placer::place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::
     }
   }
   if (best_s == kNone) return false;
-  cap_.take(charges_[best_s], static_cast<uint32_t>(best_t));
+  cap_.take(ledger_, charges_[best_s], static_cast<uint32_t>(best_t));
   out.push_back({static_cast<uint32_t>(best_t), jobs_.slots[j]});
   if (chosen_ != nullptr) (*chosen_)[j] = best_s;
   return true;
@@ -384,7 +300,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
     // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
     // queue-level free capacity together is short of its whole charge (checked in O(its charges)).
     const bool short_of = !cats_.each_allocation_charge(c, jobs_.slots[j], true, [&](uint32_t k, double whole) {
-      return !(whole > 0 && cap_.queue_total(k) + cap_.queue_total_slack(k) < whole);
+      return !(whole > 0 && cap_.queue_total(k, ledger_) + cap_.queue_total_slack(k) < whole);
     });
     if (short_of) {
       if (cursors_) cursors_->exhaust(c);
@@ -397,7 +313,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   auto place = [&](size_t x, uint32_t n, bool master) {
     if (!planning_)
       cats_.each_allocation_charge(c, n, master, [&](uint32_t k, double amount) {
-        if (amount > 0) cap_.take(k, static_cast<uint32_t>(x), amount);
+        if (amount > 0) cap_.take(ledger_, k, static_cast<uint32_t>(x), amount);
         return true;
       });
     out.push_back({static_cast<uint32_t>(x), n});
@@ -446,80 +362,97 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
 
 namespace {
 
-// The batch dispatch: every job once, in dispatch_order, each placement committed at once.
-class Dispatcher {
+// What one walk of the batch dispatch produced besides the per-job columns of DispatchResult (which it
+// writes for its own jobs): its allocations (alloc_first of its jobs index them), the jobs it removed
+// (in its order), and its counts.
+struct WalkOut {
+  std::vector<Allocation> allocations;
+  std::vector<std::pair<uint32_t, std::string>> removed;  // (job, why)
+  uint64_t assigned = 0, pending = 0, rejected = 0;
+};
+
+// The batch dispatch's walk: jobs in dispatch order, each placement committed at once. The whole batch
+// in one walk (the sequential dispatch), or one part of it (dispatch_parts.hpp) per walk, several at
+// once, each with its Capacity lane.
+class Walk {
  public:
-  Dispatcher(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
-             const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors,
-             DispatchResult& res)
+  Walk(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+       const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors,
+       Capacity::Ledger* ledger, std::shared_ptr<const Placer::Tables> tables, std::vector<PendingReason>& settled,
+       std::vector<uint32_t>& remaining, DispatchResult& res)
       : jobs_(jobs),
         cats_(cats),
         eligible_(eligible),
         cap_(capacity),
+        ledger_(ledger != nullptr ? *ledger : capacity.ledger()),
         cursors_(cursors),
+        settled_(settled),
+        remaining_(remaining),
         res_(res),
-        placer_(taskers, jobs, cats, eligible, capacity, &cursors) {}
+        placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {}
 
-  void run() {
-    const size_t nj = jobs_.size();
-    for (uint32_t j = 0; j < nj; ++j)
-      if (jobs_.rejected(j)) {
-        res_.status[j] = JobStatus::Rejected;
-        ++res_.rejected;
-      }
-    cursors_.sync(cap_);
-    // Capacity only shrinks in a batch and a category's jobs are alike (request, slots, rule, charges):
-    // once one of them finds no room, the category is exhausted for the epoch and the jobs after it are
-    // pending at once, without a tentative placement and its rollback (which copy the farm-wide pools:
-    // an Accelerator farm has a pool per counted map, and most of a million jobs wait). Whether a
-    // category's jobs are settled is one byte per category (`settled`: the reason they wait, or None),
-    // read once per job instead of its category's eligibility and cursors.
-    std::vector<PendingReason> settled(cats_.size(), PendingReason::None);
-    for (size_t c = 0; c < settled.size(); ++c)
-      if (gated(c)) continue;  // what its jobs do depends on the pools when each is dispatched
-      else if (eligible_[c].eligible.count() == 0) settled[c] = PendingReason::NoEligibleTasker;
-      else if (cursors_.exhausted(c)) settled[c] = PendingReason::NoFreeCapacity;
-    for (const uint32_t j : dispatch_order(jobs_)) {
-      const uint32_t c = cats_.of_job[j];
-      if (settled[c] != PendingReason::None) {
-        pend(j, settled[c]);
-        continue;
-      }
-      const size_t first = res_.allocations.size();
-      if (gated(c)) {  // removed, or waiting for a pool, as the gate's pools say now
-        const JobTable::Choice::Outcome* o = placer_.gate_outcome(j);
-        if (o->kind == JobTable::Choice::Outcome::Kind::Remove) {
-          res_.status[j] = JobStatus::Rejected;
-          res_.removed.emplace_back(j, o->why);
-          ++res_.rejected;
-          continue;
-        }
-        if (o->kind == JobTable::Choice::Outcome::Kind::Wait || o->solutions.empty()) {
-          pend(j, o->solutions.empty() && o->kind == JobTable::Choice::Outcome::Kind::Place
-                      ? PendingReason::NoEligibleTasker
-                      : PendingReason::NoFreeCapacity);
-          continue;  // (capacity only shrinks: its later jobs find the same or less, never a removal)
-        }
-      }
-      if (cursors_.exhausted(c) || !placer_.try_place(j, AllocationPolicy::GreatestPower, res_.allocations)) {
-        cursors_.exhaust(c);
-        if (!gated(c)) settled[c] = PendingReason::NoFreeCapacity;
-        pend(j, eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker : PendingReason::NoFreeCapacity);
-        continue;
-      }
-      cap_.commit();
-      res_.alloc_first[j] = static_cast<uint32_t>(first);
-      res_.alloc_count[j] = static_cast<uint32_t>(res_.allocations.size() - first);
-      res_.tasker[j] = res_.allocations[first].tasker;
-      res_.status[j] = JobStatus::Assigned;
-      ++res_.assigned;
+  // The jobs of `jobs` (in dispatch order), into `out`, until no category of theirs is live (`live`: how
+  // many of their categories are not settled and have jobs left, see live_categories): returns how many
+  // it walked. The jobs after them are of settled categories; they pend for their category's settled
+  // reason (pend_settled), which is what the walk would have found. `of`: the category of each job, or
+  // empty to read it from the categories.
+  size_t run(std::span<const uint32_t> jobs, std::span<const uint32_t> of, size_t live, WalkOut& out) {
+    live_ = live;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (live_ == 0) return i;
+      step(jobs[i], of.empty() ? cats_.of_job[jobs[i]] : of[i], out);
     }
+    return jobs.size();
   }
 
  private:
-  void pend(uint32_t j, PendingReason r) {
+  // Job j of category c.
+  void step(uint32_t j, uint32_t c, WalkOut& out) {
+    if (settled_[c] != PendingReason::None) {
+      pend(j, settled_[c], out);
+      return;
+    }
+    live_step(j, c, out);
+    if (--remaining_[c] == 0 || settled_[c] != PendingReason::None) --live_;  // no longer live
+  }
+
+  // Job j of a category that is not settled.
+  void live_step(uint32_t j, uint32_t c, WalkOut& out) {
+    const size_t first = out.allocations.size();
+    if (gated(c)) {  // removed, or waiting for a pool, as the gate's pools say now
+      const JobTable::Choice::Outcome* o = placer_.gate_outcome(j);
+      if (o->kind == JobTable::Choice::Outcome::Kind::Remove) {
+        res_.status[j] = JobStatus::Rejected;
+        out.removed.emplace_back(j, o->why);
+        ++out.rejected;
+        return;
+      }
+      if (o->kind == JobTable::Choice::Outcome::Kind::Wait || o->solutions.empty()) {
+        pend(j,
+             o->solutions.empty() && o->kind == JobTable::Choice::Outcome::Kind::Place ? PendingReason::NoEligibleTasker
+                                                                                       : PendingReason::NoFreeCapacity,
+             out);
+        return;  // (capacity only shrinks: its later jobs find the same or less, never a removal)
+      }
+    }
+    if (cursors_.exhausted(c) || !placer_.try_place(j, AllocationPolicy::GreatestPower, out.allocations)) {
+      cursors_.exhaust(c);
+      if (!gated(c)) settled_[c] = PendingReason::NoFreeCapacity;
+      pend(j, eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker : PendingReason::NoFreeCapacity,
+           out);
+      return;
+    }
+    cap_.commit(ledger_);
+    res_.alloc_first[j] = static_cast<uint32_t>(first);
+    res_.alloc_count[j] = static_cast<uint32_t>(out.allocations.size() - first);
+    res_.tasker[j] = out.allocations[first].tasker;
+    res_.status[j] = JobStatus::Assigned;
+    ++out.assigned;
+  }
+
+  void pend(uint32_t j, PendingReason r, WalkOut& out) {
     res_.reason[j] = r;
-    ++res_.pending;
+    ++out.pending;
   }
   bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
 
@@ -527,7 +460,11 @@ class Dispatcher {
   const Categories& cats_;
   const std::vector<CategoryEligibility>& eligible_;
   Capacity& cap_;
+  Capacity::Ledger& ledger_;
   DispatchCursors& cursors_;
+  std::vector<PendingReason>& settled_;
+  std::vector<uint32_t>& remaining_;  // per category: its jobs not walked yet
+  size_t live_ = 0;
   DispatchResult& res_;
   Placer placer_;
 };
@@ -540,22 +477,218 @@ DispatchResult empty_result(size_t nj) {
   return res;
 }
 
+// Rejected jobs marked; cursors synced to the capacity's epoch; per category the reason its jobs pend
+// without a placement from the start (Walk's `settled`).
+std::vector<PendingReason> start_batch(const JobTable& jobs, const Categories& cats,
+                                       const std::vector<CategoryEligibility>& eligible, const Capacity& capacity,
+                                       DispatchCursors& cursors, DispatchResult& res) {
+  for (uint32_t j = 0; j < jobs.size(); ++j)
+    if (jobs.rejected(j)) {
+      res.status[j] = JobStatus::Rejected;
+      ++res.rejected;
+    }
+  cursors.sync(capacity);
+  // Capacity only shrinks in a batch and a category's jobs are alike (request, slots, rule, charges):
+  // once one of them finds no room, the category is exhausted for the epoch and the jobs after it are
+  // pending at once, without a tentative placement and its rollback (which copy the farm-wide pools:
+  // an Accelerator farm has a pool per counted map, and most of a million jobs wait). Whether a
+  // category's jobs are settled is one byte per category (`settled`: the reason they wait, or None),
+  // read once per job instead of its category's eligibility and cursors.
+  std::vector<PendingReason> settled(cats.size(), PendingReason::None);
+  for (size_t c = 0; c < settled.size(); ++c)
+    if (gate_of(cats, jobs, c) != nullptr) continue;  // what its jobs do depends on the pools when each is dispatched
+    else if (eligible[c].eligible.count() == 0) settled[c] = PendingReason::NoEligibleTasker;
+    else if (cursors.exhausted(c)) settled[c] = PendingReason::NoFreeCapacity;
+  return settled;
+}
+
+// Per category, its jobs (Categories::job_count, the walk's `remaining`); and how many categories are
+// live: not settled, with jobs.
+std::vector<uint32_t> live_categories(const Categories& cats, const std::vector<PendingReason>& settled, size_t& live) {
+  live = 0;
+  for (size_t c = 0; c < cats.size(); ++c) live += settled[c] == PendingReason::None && cats.job_count[c] > 0;
+  return cats.job_count;
+}
+
+// The jobs of `jobs` pend for their category's settled reason, in parallel; returns how many.
+uint64_t pend_settled(std::span<const uint32_t> jobs, const Categories& cats, const std::vector<PendingReason>& settled,
+                      DispatchResult& res) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, jobs.size(), 8192), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i < r.end(); ++i) res.reason[jobs[i]] = settled[cats.of_job[jobs[i]]];
+  });
+  return jobs.size();
+}
+
+void finish(WalkOut& out, DispatchResult& res) {
+  res.allocations = std::move(out.allocations);
+  res.removed = std::move(out.removed);
+  res.assigned += out.assigned;
+  res.pending += out.pending;
+  res.rejected += out.rejected;
+}
+
+// The jobs of `order` grouped by their part (a stable counting sort in parallel: in dispatch order within
+// a part), and the category of each in `of`; bucket parts.count holds the jobs of categories in no part.
+// Bucket b is [start[b], start[b + 1]).
+std::vector<uint32_t> jobs_by_part(const std::vector<uint32_t>& order, const Categories& cats,
+                                   const DispatchParts& parts, std::vector<size_t>& start, std::vector<uint32_t>& of) {
+  const size_t buckets = parts.count + 1;
+  auto bucket_of = [&](uint32_t c) {
+    const uint32_t part = parts.part_of[c];
+    return part == kNone ? parts.count : part;
+  };
+  // pieces of at least 64 Ki jobs, and at most 4 Mi counters in all
+  const size_t pieces =
+      std::max<size_t>(1, std::min((order.size() + (1 << 16) - 1) >> 16, (size_t{1} << 22) / buckets));
+  const size_t per = (order.size() + pieces - 1) / pieces;
+  std::vector<std::vector<size_t>> at(pieces, std::vector<size_t>(buckets, 0));
+  tbb::parallel_for(size_t{0}, pieces, [&](size_t q) {
+    for (size_t p = q * per; p < std::min(order.size(), (q + 1) * per); ++p) ++at[q][bucket_of(cats.of_job[order[p]])];
+  });
+  start = bucket_starts(at, buckets);
+  std::vector<uint32_t> out(order.size());
+  of.resize(order.size());
+  tbb::parallel_for(size_t{0}, pieces, [&](size_t q) {
+    for (size_t p = q * per; p < std::min(order.size(), (q + 1) * per); ++p) {
+      const uint32_t j = order[p], c = cats.of_job[j];
+      const size_t i = at[q][bucket_of(c)]++;
+      out[i] = j;
+      of[i] = c;
+    }
+  });
+  return out;
+}
+
+// The parts' allocations as one list in dispatch order (each job's in a row, as one walk appends them),
+// alloc_first made global: two parallel passes over the order (count, then copy at the scanned offsets).
+void merge_allocations(const std::vector<uint32_t>& order, const Categories& cats, const DispatchParts& parts,
+                       const std::vector<WalkOut>& outs, DispatchResult& res) {
+  constexpr size_t kBlock = 1 << 16;
+  const size_t blocks = (order.size() + kBlock - 1) / kBlock;
+  std::vector<size_t> offset(blocks + 1, 0);
+  tbb::parallel_for(size_t{0}, blocks, [&](size_t b) {
+    size_t n = 0;
+    for (size_t p = b * kBlock; p < std::min(order.size(), (b + 1) * kBlock); ++p)
+      if (res.status[order[p]] == JobStatus::Assigned) n += res.alloc_count[order[p]];
+    offset[b + 1] = n;
+  });
+  for (size_t b = 0; b < blocks; ++b) offset[b + 1] += offset[b];
+  res.allocations.resize(offset[blocks]);
+  tbb::parallel_for(size_t{0}, blocks, [&](size_t b) {
+    size_t at = offset[b];
+    for (size_t p = b * kBlock; p < std::min(order.size(), (b + 1) * kBlock); ++p) {
+      const uint32_t j = order[p];
+      if (res.status[j] != JobStatus::Assigned) continue;
+      const std::vector<Allocation>& from = outs[parts.part_of[cats.of_job[j]]].allocations;
+      std::copy_n(from.begin() + res.alloc_first[j], res.alloc_count[j],
+                  res.allocations.begin() + static_cast<std::ptrdiff_t>(at));
+      res.alloc_first[j] = static_cast<uint32_t>(at);
+      at += res.alloc_count[j];
+    }
+  });
+}
+
+// The parts' removed jobs in dispatch order (rare: Accelerator jobs whose walk meets a cycle): their
+// positions found by one pass over the order when there are any.
+void merge_removed(const std::vector<uint32_t>& order, std::vector<WalkOut>& outs, DispatchResult& res) {
+  std::unordered_map<uint32_t, std::string> why;
+  for (WalkOut& out : outs)
+    for (auto& [j, text] : out.removed) why.emplace(j, std::move(text));
+  for (size_t p = 0; p < order.size() && res.removed.size() < why.size(); ++p)
+    if (const auto it = why.find(order[p]); it != why.end()) res.removed.emplace_back(it->first, std::move(it->second));
+}
+
 }  // namespace
 
 DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
                         const std::vector<CategoryEligibility>& eligible, Capacity& capacity,
                         DispatchCursors& cursors) {
   DispatchResult res = empty_result(jobs.size());
-  Dispatcher(taskers, jobs, cats, eligible, capacity, cursors, res).run();
+  std::vector<PendingReason> settled = start_batch(jobs, cats, eligible, capacity, cursors, res);
+  const std::vector<uint32_t> order = dispatch_order(jobs);
+  size_t live = 0;
+  std::vector<uint32_t> remaining = live_categories(cats, settled, live);
+  WalkOut out;
+  const size_t walked = Walk(taskers, jobs, cats, eligible, capacity, cursors, nullptr,
+                             Placer::tables_for(cats, capacity), settled, remaining, res)
+                            .run(order, {}, live, out);
+  out.pending += pend_settled(std::span<const uint32_t>(order).subspan(walked), cats, settled, res);
+  finish(out, res);
   return res;
 }
 
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<CategoryEligibility>& eligible, const InUse* in_use) {
+                        const Categories& cats, const std::vector<CategoryEligibility>& eligible, const InUse* in_use,
+                        const DispatchOptions& options) {
   Capacity capacity = Capacity::configured(catalog, taskers);
   if (in_use && !in_use->empty()) capacity.take(*in_use);
   DispatchCursors cursors(cats, eligible);
-  DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors);
+  const bool threads =
+      std::min<size_t>(tbb::this_task_arena::max_concurrency(),
+                       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)) > 1;
+  const DispatchParts parts =
+      options.parts == DispatchOptions::Parts::Never || (options.parts == DispatchOptions::Parts::Auto && !threads)
+          ? DispatchParts{}
+          : dispatch_parts(cats, jobs, eligible, capacity, std::max<uint64_t>(uint64_t{1} << 22, 8 * jobs.size()));
+  bool apart = parts.count > 1;
+  if (apart && options.parts == DispatchOptions::Parts::Auto) {  // one part with most of the jobs: one walk
+    std::vector<uint64_t> jobs_of(parts.count, 0);
+    uint64_t all = 0;
+    for (size_t c = 0; c < cats.size(); ++c)
+      if (parts.part_of[c] != kNone) {
+        jobs_of[parts.part_of[c]] += cats.job_count[c];
+        all += cats.job_count[c];
+      }
+    apart = *std::max_element(jobs_of.begin(), jobs_of.end()) * 8 < all * 7;
+  }
+  if (!apart) {  // one walk: the sequential dispatch
+    DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors);
+    res.capacity = std::move(capacity);
+    return res;
+  }
+  DispatchResult res = empty_result(jobs.size());
+  std::vector<PendingReason> settled = start_batch(jobs, cats, eligible, capacity, cursors, res);
+  const std::vector<uint32_t> order = dispatch_order(jobs);
+  std::vector<size_t> start;
+  std::vector<uint32_t> of;
+  const std::vector<uint32_t> by_part = jobs_by_part(order, cats, parts, start, of);
+  auto jobs_of_part = [&](size_t part, size_t from = 0) {
+    return std::span<const uint32_t>(by_part).subspan(start[part] + from, start[part + 1] - start[part] - from);
+  };
+  std::vector<WalkOut> outs(parts.count + 1);
+  // Jobs of categories in no part take nothing: pending, no eligible tasker (start_batch settled them).
+  outs[parts.count].pending = pend_settled(jobs_of_part(parts.count), cats, settled, res);
+  // The largest parts first (they bound the wall time); each range of parts is one Walk, with its lane.
+  std::vector<uint32_t> largest(parts.count);
+  std::iota(largest.begin(), largest.end(), uint32_t{0});
+  std::stable_sort(largest.begin(), largest.end(),
+                   [&](uint32_t a, uint32_t b) { return start[a + 1] - start[a] > start[b + 1] - start[b]; });
+  size_t ignored = 0;
+  std::vector<uint32_t> remaining = live_categories(cats, settled, ignored);
+  std::vector<size_t> live(parts.count, 0), walked(parts.count, 0);
+  for (size_t c = 0; c < cats.size(); ++c)
+    if (parts.part_of[c] != kNone) live[parts.part_of[c]] += settled[c] == PendingReason::None && remaining[c] > 0;
+  const std::shared_ptr<const Placer::Tables> tables = Placer::tables_for(cats, capacity);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, largest.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
+    Capacity::Ledger lane = capacity.lane();
+    Walk walk(taskers, jobs, cats, eligible, capacity, cursors, &lane, tables, settled, remaining, res);
+    for (size_t i = r.begin(); i < r.end(); ++i) {
+      const uint32_t part = largest[i];
+      walked[part] = walk.run(jobs_of_part(part),
+                              std::span<const uint32_t>(of).subspan(start[part], start[part + 1] - start[part]),
+                              live[part], outs[part]);
+    }
+  });
+  for (size_t part = 0; part < parts.count; ++part)  // what the walks left: jobs of settled categories
+    outs[part].pending += pend_settled(jobs_of_part(part, walked[part]), cats, settled, res);
+  capacity.settle();
+  merge_allocations(order, cats, parts, outs, res);
+  for (const WalkOut& out : outs) {
+    res.assigned += out.assigned;
+    res.pending += out.pending;
+    res.rejected += out.rejected;
+  }
+  merge_removed(order, outs, res);
   res.capacity = std::move(capacity);
   return res;
 }

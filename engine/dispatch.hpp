@@ -15,11 +15,15 @@
 // cursor into its eligibility set that only moves forward while the epoch lasts (DispatchCursors). Total O(sum over
 // categories of eligible taskers visited + jobs), with next() over dense words skipping 64 taskers a step and O(log)
 // over Roaring sets, and whole blocks of 64 taskers skipped where the largest free amount of a charged consumable is
-// too small.
+// too small. A category settles (every later job of it pends, for one reason) once one of its jobs finds no
+// room; the walk stops when every category with jobs left has settled, and the jobs after it pend in
+// parallel. Categories that take from no common pool (dispatch_parts.hpp) are walked side by side, each
+// part in dispatch order, with the same results as one walk (issue 29).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/capacity.hpp"
@@ -119,9 +123,23 @@ enum class AllocationPolicy : uint8_t { GreatestPower, FirstAvailable, BestFit, 
 class Placer {
  public:
   /// `cursors` may be null (every search starts at the first tasker); with cursors, `capacity` must
-  /// only shrink between syncs (see DispatchCursors). All references must outlive the Placer.
+  /// only shrink between syncs (see DispatchCursors). `ledger`: the writer's own (Capacity::lane(), for
+  /// one of several placers at once on disjoint pools), or null for the Capacity's. try_place leaves
+  /// its transaction open in that ledger. All references must outlive the Placer.
   Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
-         const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors);
+         const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors,
+         Capacity::Ledger* ledger = nullptr);
+  /// What a Placer computes once from the categories and may share with others: per category its
+  /// charges per unit (Capacity::charges) and whether every pool it charges is a tasker's own.
+  struct Tables {
+    std::vector<std::vector<Charge>> charges;
+    std::vector<uint8_t> all_queue_only;
+  };
+  static std::shared_ptr<const Tables> tables_for(const Categories& cats, const Capacity& capacity);
+  /// The same with `tables` (tables_for(cats, capacity), shared: the parallel dispatch's walks).
+  Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+         const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors,
+         Capacity::Ledger* ledger, std::shared_ptr<const Tables> tables);
   /// Tries job j (its category must have some eligible tasker). Opens a Capacity transaction; on success
   /// appends the job's allocations to `out`, takes its charges and returns true, leaving the transaction
   /// open for the caller to commit() or rollback(); on failure rolls back itself and returns false.
@@ -169,9 +187,11 @@ class Placer {
   const Categories& cats_;
   const std::vector<CategoryEligibility>& eligible_;
   Capacity& cap_;
+  Capacity::Ledger& ledger_;
   DispatchCursors* cursors_;
-  std::vector<std::vector<Charge>> charges_;
-  std::vector<uint8_t> all_queue_only_;  // per category: every pool it charges is a tasker's own
+  std::shared_ptr<const Tables> tables_;
+  const std::vector<std::vector<Charge>>& charges_;
+  const std::vector<uint8_t>& all_queue_only_;  // per category: every pool it charges is a tasker's own
   size_t scratch_cursor_ = 0;
   std::vector<uint32_t>* chosen_ = nullptr;
   bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
@@ -180,21 +200,36 @@ class Placer {
 /// The order jobs are considered in: priority descending, then submit time ascending, then input order
 /// (rejected jobs excluded). O(n) when the jobs are in that order already; with at most 256 priorities a
 /// parallel counting sort by priority, each level sorted by submit time where it is not in order already;
-/// else a parallel sort.
+/// else a parallel sort. Every pass is parallel over pieces of 64 Ki jobs (dispatch_order.cpp).
 std::vector<uint32_t> dispatch_order(const JobTable& jobs);
+
+/// How the batch dispatch runs. The results are the same whichever it is, and for any number of threads
+/// (issue 29).
+struct DispatchOptions {
+  enum class Parts : uint8_t {
+    Auto,    ///< the parts side by side where it pays: more than one thread, and no part with 7/8 of the jobs
+    Always,  ///< the parts side by side whenever there are several (the differential test)
+    Never,   ///< one walk over every job
+  };
+  /// Whether the parts of the batch that cannot interfere (dispatch_parts.hpp) are walked side by side
+  /// on the task scheduler's threads, each with its Capacity lane.
+  Parts parts = Parts::Auto;
+};
 
 /// Runs the greedy dispatch from configured capacity, less `in_use` when given (what the farm's running
 /// jobs hold; eligibility stays the configured capacity's, so a job that waits for them is pending for
 /// capacity, not ineligible). `eligible[c]` is category c's match result; where it has soft tiers, the
 /// job goes to the first tier with a fitting tasker (fewest violations first, then effective power).
-/// Deterministic; single-threaded. result.capacity is what is left.
+/// Deterministic: the result does not depend on the options or the number of threads (the parts are
+/// walked in parallel, each in dispatch order). result.capacity is what is left (its queue totals
+/// summed again from the pools after a parallel walk: Capacity::settle).
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
                         const Categories& cats, const std::vector<CategoryEligibility>& eligible,
-                        const InUse* in_use = nullptr);
+                        const InUse* in_use = nullptr, const DispatchOptions& options = {});
 
-/// The same from a given Capacity (carried over from a previous cycle), with cursors that live as long
-/// as the caller keeps them (synced to capacity's epoch here). result.capacity is left empty; the
-/// charges are taken from `capacity`.
+/// The sequential dispatch, one walk over every job, from a given Capacity (carried over from a previous
+/// cycle), with cursors that live as long as the caller keeps them (synced to capacity's epoch here).
+/// result.capacity is left empty; the charges are taken from `capacity`.
 DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
                         const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors);
 

@@ -45,8 +45,8 @@ class PhaseClock {
 /// (set it with tbb::global_control around the call). Categories and eligibility are computed by the
 /// same functions MatchSession uses (categorize, evaluate_category), so a batch match equals a
 /// session's first cycle.
-/// `beside_dispatch`, when given, runs on another thread (a oneTBB task) while dispatch runs, the only
-/// phase on one thread: it gets the outcome with its categories and eligibility final and must not
+/// `beside_dispatch`, when given, runs as a oneTBB task while dispatch runs (whose walk of the largest
+/// part of the batch is sequential): it gets the outcome with its categories and eligibility final and must not
 /// read its dispatch (e.g. a writer formatting categories.csv). Its exception, if any, is rethrown once
 /// dispatch is done.
 /// `in_use` (optional): what the farm's running jobs hold, taken before dispatch (see dispatch()).

@@ -47,6 +47,35 @@ class TaskerSet {
   void or_into(std::vector<uint64_t>& words) const noexcept;
   /// Bytes held by the representation (words or serialized Roaring size).
   size_t bytes() const noexcept;
+  /// Calls fn(w, bits) for each word of 64 taskers ([64w, 64w + 64)) holding a member, by increasing w,
+  /// bits the members' mask. Dense: O(universe / 64); sparse: O(count log).
+  template <class Fn>
+  void each_word(Fn&& fn) const {
+    if (!roaring_) {
+      for (size_t w = 0; w < words_.size(); ++w)
+        if (words_[w] != 0) fn(w, words_[w]);
+      return;
+    }
+    struct Words {
+      Fn& fn;
+      size_t w = ~size_t{0};
+      uint64_t bits = 0;
+    } words{fn};
+    roaring_iterate(
+        roaring_.get(),
+        [](uint32_t t, void* p) {
+          auto& x = *static_cast<Words*>(p);
+          if ((t >> 6) != x.w) {
+            if (x.bits != 0) x.fn(x.w, x.bits);
+            x.w = t >> 6;
+            x.bits = 0;
+          }
+          x.bits |= uint64_t{1} << (t & 63);
+          return true;
+        },
+        &words);
+    if (words.bits != 0) fn(words.w, words.bits);
+  }
 
  private:
   struct RoaringFree {

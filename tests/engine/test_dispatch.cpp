@@ -196,8 +196,9 @@ TEST(Dispatch, PriorityThenSubmitTimeThenInputOrder) {
 TEST(Dispatch, OrderOfManyJobsIsTheStableSortsOrder) {
   Catalog cat;
   std::mt19937 rng(5);
-  enum Mode { Random, Sorted, LevelsInOrder, SignedZeros, ManyPriorities };
-  for (const Mode mode : {Random, Sorted, LevelsInOrder, SignedZeros, ManyPriorities}) {
+  // OutOfOrderAcrossPieces: in order but at job 65,536, where dispatch_order's second piece of jobs starts
+  enum Mode { Random, Sorted, LevelsInOrder, SignedZeros, ManyPriorities, OutOfOrderAcrossPieces };
+  for (const Mode mode : {Random, Sorted, LevelsInOrder, SignedZeros, ManyPriorities, OutOfOrderAcrossPieces}) {
     JobBuilder jb(cat);
     for (int j = 0; j < 100000; ++j) {
       double priority = rng() % 4, submit = rng() % 50;
@@ -205,8 +206,9 @@ TEST(Dispatch, OrderOfManyJobsIsTheStableSortsOrder) {
       if (mode == LevelsInOrder) submit = j / 3;
       if (mode == SignedZeros) priority = rng() % 2 ? -0.0 : 0.0;
       if (mode == ManyPriorities) priority = rng() % 5000 - 2500.5;
+      if (mode == OutOfOrderAcrossPieces) priority = 0, submit = j == 65536 ? 0 : j;
       const uint32_t k = jb.add("j" + std::to_string(j), "u", "g", priority, submit);
-      if (rng() % 100 == 0) jb.reject(k, "no");
+      if (rng() % 100 == 0 && j != 65536) jb.reject(k, "no");
     }
     const JobTable jobs = std::move(jb).build();
     std::vector<uint32_t> want;

@@ -248,4 +248,27 @@ TEST(TaskerSet, OrIntoGivesTheUnionDenseOrSparse) {
   }
 }
 
+// each_word (the dispatch's parts, issue 29): the words holding members, in increasing order, each with its
+// members' mask, whichever representation the set has.
+TEST(TaskerSet, EachWordGivesTheWordsWithMembersDenseOrSparse) {
+  std::mt19937_64 rng(12);
+  for (size_t universe : {1, 64, 65, 100, 5000, 70000}) {
+    for (double density : {0.0, 0.001, 0.03, 0.5, 1.0}) {
+      std::vector<uint64_t> words(words_for(universe), 0);
+      uint64_t count = 0;
+      for (uint32_t t = 0; t < universe; ++t)
+        if (std::bernoulli_distribution(density)(rng)) {
+          words[t / 64] |= 1ULL << (t % 64);
+          ++count;
+        }
+      std::vector<std::pair<size_t, uint64_t>> want, got;
+      for (size_t w = 0; w < words.size(); ++w)
+        if (words[w] != 0) want.emplace_back(w, words[w]);
+      const TaskerSet s = TaskerSet::from_words(words, universe, count);
+      s.each_word([&](size_t w, uint64_t bits) { got.emplace_back(w, bits); });
+      EXPECT_EQ(got, want) << universe << " " << density << (s.sparse() ? " sparse" : " dense");
+    }
+  }
+}
+
 }  // namespace
