@@ -386,7 +386,7 @@ const loaders::Dataset& kth_three_queues() {
         loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
     for (uint32_t j = 0; j < d.jobs.size(); ++j) {
       const uint32_t p = d.jobs.slots[j];
-      d.jobs.queue[j] = d.jobs.queues.intern(p <= 1 ? "q1" : p <= 16 ? "q2" : "q3");
+      d.jobs.queue.set(j, d.jobs.queues.intern(p <= 1 ? "q1" : p <= 16 ? "q2" : "q3"));
     }
     return d;
   }();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/catalog.hpp"
+#include "engine/per_job.hpp"
 #include "engine/request.hpp"
 
 namespace colmatch {
@@ -405,13 +406,13 @@ struct JobTable {
   std::vector<uint32_t> group;  ///< ids into groups
   Dictionary owners, groups;
   std::vector<double> priority;      ///< higher runs first
-  std::vector<double> submit;        ///< submit time in seconds (earlier runs first among equals)
+  PerJob<double> submit;             ///< submit time in seconds (earlier runs first among equals)
   std::vector<uint32_t> slots;       ///< >= 1
   std::vector<AllocationRule> rule;  ///< parallel-environment allocation rule per job
   std::vector<uint32_t> request;     ///< index into `requests`, shared by jobs with equal canonical requests
   /// Soft requests (Grid Engine -soft): index into `requests` (0 = none). Each child of a top-level AND
   /// is one soft request; a tasker that fails it has one violation.
-  std::vector<uint32_t> soft;
+  PerJob<uint32_t> soft;
   std::vector<Request> requests;          ///< distinct canonical requests
   std::vector<std::string> request_text;  ///< canonical text of each of `requests`
   /// Requested amount per consumable (catalog.consumables() order) per job, per slot or per job as the
@@ -422,11 +423,11 @@ struct JobTable {
   /// time: -1 in RICC, KTH and NASA, 1 for every job in wagap); a consumable it names none for counts as wholly used.
   /// Read by `simulate` under resource_availability "utilized" or "combined" only.
   JobAmounts utilization;
-  std::vector<uint32_t> reject;  ///< kNone, or an index into reject_reason
+  PerJob<uint32_t> reject;  ///< kNone, or an index into reject_reason
   std::vector<std::string> reject_reason;
   /// A remark on how the job was read that does not stop it (an Accelerator expansion curtailed past
   /// the depth limit): kNone, or an index into `notes`. Written beside the job's outcome and counted.
-  std::vector<uint32_t> note;
+  PerJob<uint32_t> note;
   Dictionary notes;
   /// Altair Accelerator's scheduling solutions (seed 000: OR alternatives are "scheduling solutions", a
   /// job takes one; issue 27): a job whose OR alternatives hold counted resource maps chooses among them
@@ -456,15 +457,15 @@ struct JobTable {
   uint32_t choice_of(uint32_t j) const noexcept { return choice.empty() ? kNone : choice[j]; }
 
   // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue), account and QoS.
-  std::vector<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
-  std::vector<double> walltime;  ///< the user's estimate (NaN: none; backfill then takes the runtime)
+  PerJob<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
+  PerJob<double> walltime;  ///< the user's estimate (NaN: none; backfill then takes the runtime)
   /// Held until this time (Moab job hold; +inf: never released; -inf: not held).
-  std::vector<double> hold_until;
+  PerJob<double> hold_until;
   /// Jobs (indices) that must have ended before this one may start (afterok).
   JobDepends depends;
-  std::vector<uint32_t> queue;    ///< ids into queues (the Moab class); "" when none
-  std::vector<uint32_t> account;  ///< ids into accounts
-  std::vector<uint32_t> qos;      ///< ids into qos_names (Moab quality of service); "" when none
+  PerJob<uint32_t> queue;    ///< ids into queues (the Moab class); "" when none
+  PerJob<uint32_t> account;  ///< ids into accounts
+  PerJob<uint32_t> qos;      ///< ids into qos_names (Moab quality of service); "" when none
   Dictionary queues, accounts, qos_names;
 
   size_t size() const noexcept { return id.size(); }

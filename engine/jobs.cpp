@@ -11,11 +11,28 @@
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/task_group.h>
 
 #include "engine/columns.hpp"
 
 namespace colmatch {
+
+namespace {
+
+// Grows `col` to n jobs for add_copies, the new ones taking their prototype's value of `of_proto`
+// (indexed by prototype): when every prototype has the same, that value with nothing stored per job
+// (returns nullptr); else the column stored per job, for the caller to fill at the new jobs.
+template <class T, class Values>
+T* grow_like(PerJob<T>& col, size_t n, const Values& of_proto) {
+  const size_t np = of_proto.size();
+  bool one = np > 0;
+  for (size_t p = 1; p < np && one; ++p) one = std::memcmp(&of_proto[p], &of_proto[0], sizeof(T)) == 0;
+  col.resize(n, np > 0 ? of_proto[0] : T{});
+  return one || np == 0 ? nullptr : col.per_job();
+}
+
+}  // namespace
 
 void JobAmounts::set_last(uint32_t k, double amount) {
   const uint32_t r = row_.back();
@@ -214,9 +231,31 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   }
   tbb::task_group grow;
   grow.run([&] { t.id.append_parts(id_texts, id_ends); });  // ends checked above to go up within the text
-  for (auto* v : {&t.owner, &t.group, &t.slots, &t.request, &t.soft, &t.reject, &t.note, &t.queue, &t.account, &t.qos})
-    grow.run([v, n1] { v->resize(n1); });
-  for (auto* v : {&t.priority, &t.submit, &t.runtime, &t.walltime, &t.hold_until}) grow.run([v, n1] { v->resize(n1); });
+  for (auto* v : {&t.owner, &t.group, &t.slots, &t.request}) grow.run([v, n1] { v->resize(n1); });
+  grow.run([&] { t.priority.resize(n1); });
+  // Columns stored once while every job has the same value (PerJob): where every prototype has the same,
+  // the new jobs take it with nothing stored per job (at == nullptr), else each its prototype's.
+  uint32_t *soft_at = nullptr, *note_at = nullptr, *queue_at = nullptr, *account_at = nullptr, *qos_at = nullptr;
+  double* hold_at = nullptr;
+  grow.run([&] { soft_at = grow_like(t.soft, n1, soft); });
+  grow.run([&] { note_at = grow_like(t.note, n1, note); });
+  grow.run([&] { queue_at = grow_like(t.queue, n1, queue); });
+  grow.run([&] { account_at = grow_like(t.account, n1, account); });
+  grow.run([&] { qos_at = grow_like(t.qos, n1, qos); });
+  grow.run([&] { hold_at = grow_like(t.hold_until, n1, protos.hold_until); });
+  grow.run([&] { t.reject.resize(n1, kNone); });
+  // The times: one value where no piece gives them (submit 0, runtime and walltime unknown), else per job.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  double *submit_at = nullptr, *runtime_at = nullptr, *walltime_at = nullptr;
+  auto times = [&](PerJob<double>& col, double none, std::span<const double> CopiedJobs::*field, double*& at) {
+    bool any = false;
+    for (const CopiedJobs& c : pieces) any = any || !(c.*field).empty();
+    col.resize(n1, none);
+    if (any) at = col.per_job();
+  };
+  grow.run([&] { times(t.submit, 0.0, &CopiedJobs::submit, submit_at); });
+  grow.run([&] { times(t.runtime, nan, &CopiedJobs::runtime, runtime_at); });
+  grow.run([&] { times(t.walltime, nan, &CopiedJobs::walltime, walltime_at); });
   grow.run([&] { t.rule.resize(n1); });
   grow.run([&] { t.amount.add_jobs_like(protos.amount, like); });
   grow.run([&] { t.utilization.add_jobs_like(protos.utilization, like); });
@@ -241,32 +280,32 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
       t.priority[j] = protos.priority[p];
       t.slots[j] = protos.slots[p];
       t.request[j] = request[p];
-      t.soft[j] = soft[p];
+      if (soft_at) soft_at[j] = soft[p];
       t.rule[j] = protos.rule[p];
-      t.reject[j] = kNone;
-      t.note[j] = note[p];
-      t.hold_until[j] = protos.hold_until[p];
-      t.queue[j] = queue[p];
-      t.account[j] = account[p];
-      t.qos[j] = qos[p];
+      if (note_at) note_at[j] = note[p];
+      if (hold_at) hold_at[j] = protos.hold_until[p];
+      if (queue_at) queue_at[j] = queue[p];
+      if (account_at) account_at[j] = account[p];
+      if (qos_at) qos_at[j] = qos[p];
       if (choices) t.choice[j] = protos.choice_of(p) == kNone ? kNone : choice_here[protos.choice_of(p)];
     }
   });
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
     const CopiedJobs& c = pieces[p];
     const size_t j0 = n0 + first[p];
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (const auto& [from, to, none] : {std::tuple{c.submit, &t.submit, 0.0}, std::tuple{c.runtime, &t.runtime, nan},
-                                         std::tuple{c.walltime, &t.walltime, nan}}) {
-      const auto at = to->begin() + static_cast<std::ptrdiff_t>(j0);
-      if (from.empty()) std::fill(at, at + static_cast<std::ptrdiff_t>(c.like.size()), none);
-      else std::copy(from.begin(), from.end(), at);
+    for (const auto& [from, to, none] : {std::tuple{c.submit, submit_at, 0.0}, std::tuple{c.runtime, runtime_at, nan},
+                                         std::tuple{c.walltime, walltime_at, nan}}) {
+      if (to == nullptr) continue;  // no piece gives them: one value
+      if (from.empty()) std::fill(to + j0, to + j0 + c.like.size(), none);
+      else std::copy(from.begin(), from.end(), to + j0);
     }
     if (!c.priority.empty())
       std::copy(c.priority.begin(), c.priority.end(), t.priority.begin() + static_cast<std::ptrdiff_t>(j0));
     for (size_t i = 0; i < c.owner.size(); ++i) t.owner[j0 + i] = owner_here[p][c.owner[i]];
     for (size_t i = 0; i < c.group.size(); ++i) t.group[j0 + i] = group_here[p][c.group[i]];
   });
+  tbb::parallel_invoke([&] { t.submit.uniform_again(); }, [&] { t.runtime.uniform_again(); },
+                       [&] { t.walltime.uniform_again(); });
 }
 
 uint32_t JobBuilder::intern_request(Request r) {
@@ -306,7 +345,7 @@ void JobBuilder::set_soft(std::string_view text) {
   const size_t n = soft_terms(table_.requests[idx]).size();
   if (n > kMaxSoftRequests)
     throw RequestError(fmt::format("{} soft requests; at most {} are supported", n, kMaxSoftRequests), 1);
-  table_.soft.back() = idx;
+  table_.soft.set(table_.soft.size() - 1, idx);
 }
 
 std::vector<const Request*> soft_terms(const Request& soft) {
@@ -371,13 +410,13 @@ void JobBuilder::set_times(double runtime, double walltime) {
   for (double v : {runtime, walltime})
     if (!std::isnan(v) && !(v >= 0 && std::isfinite(v)))
       throw ValueError(fmt::format("a time must be a finite number of seconds >= 0, not {}", v));
-  table_.runtime.back() = runtime;
-  table_.walltime.back() = walltime;
+  table_.runtime.set(table_.runtime.size() - 1, runtime);
+  table_.walltime.set(table_.walltime.size() - 1, walltime);
 }
 
 void JobBuilder::set_hold(double until) {
   if (std::isnan(until)) throw ValueError("a hold needs a release time or none");
-  table_.hold_until.back() = until;
+  table_.hold_until.set(table_.hold_until.size() - 1, until);
 }
 
 void JobBuilder::set_depends(std::vector<std::string> ids) {
@@ -386,21 +425,22 @@ void JobBuilder::set_depends(std::vector<std::string> ids) {
 
 void JobBuilder::set_depends(uint32_t j, std::vector<std::string> ids) { depends_.emplace_back(j, std::move(ids)); }
 
-void JobBuilder::set_submit(uint32_t j, double submit) { table_.submit[j] = submit; }
+void JobBuilder::set_submit(uint32_t j, double submit) { table_.submit.set(j, submit); }
 
 void JobBuilder::set_credentials(std::string_view queue, std::string_view account, std::string_view qos) {
-  table_.queue.back() = table_.queues.intern(queue);
-  table_.account.back() = table_.accounts.intern(account);
-  table_.qos.back() = table_.qos_names.intern(qos);
+  const size_t last = table_.queue.size() - 1;
+  table_.queue.set(last, table_.queues.intern(queue));
+  table_.account.set(last, table_.accounts.intern(account));
+  table_.qos.set(last, table_.qos_names.intern(qos));
 }
 
 void JobBuilder::reject(uint32_t j, std::string reason) {
   if (table_.reject[j] != kNone) return;  // the first reason stands
-  table_.reject[j] = static_cast<uint32_t>(table_.reject_reason.size());
+  table_.reject.set(j, static_cast<uint32_t>(table_.reject_reason.size()));
   table_.reject_reason.push_back(std::move(reason));
 }
 
-void JobBuilder::set_note(uint32_t j, std::string_view note) { table_.note[j] = table_.notes.intern(note); }
+void JobBuilder::set_note(uint32_t j, std::string_view note) { table_.note.set(j, table_.notes.intern(note)); }
 
 uint32_t JobBuilder::add_choice(const std::vector<uint32_t>& requests,
                                 const std::vector<std::vector<std::pair<uint32_t, double>>>& amounts) {

@@ -62,7 +62,6 @@ std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobT
 std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind, const Catalog& catalog,
                                                  const JobTable& jobs) {
   const Dictionary& names = credential_names(jobs, kind);
-  const std::vector<uint32_t>& of_job = credential_ids(jobs, kind);
   // per credential id: the top-level AND terms of its type's default requirements
   std::vector<std::vector<Request>> terms(names.size());
   bool any = false;
@@ -91,7 +90,7 @@ std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, Cred
   for (uint32_t i = 0; i < out.requests.size(); ++i) by_text.emplace(out.request_text[i], i);
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> merged;  // (request, type) -> request
   for (uint32_t j = 0; j < out.size(); ++j) {
-    const uint32_t type = of_job[j];
+    const uint32_t type = credential_id(jobs, kind, j);
     if (terms[type].empty() || out.rejected(j)) continue;
     const auto key = std::make_pair(out.request[j], type);
     auto it = merged.find(key);

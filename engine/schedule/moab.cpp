@@ -13,28 +13,31 @@ MoabPolicy::MoabPolicy(SimWorld& w)
       cred_priority_(w.creds.priorities(w.policy.credential_priorities)),
       static_order_(w.policy.weights.queue_time == 0 && w.policy.weights.expansion == 0),
       parked_(w.jobs.size(), Parked::No),
-      dependents_(w.jobs.size()),
       memo_(w.cats.size()) {
   if (!static_order_) return;
   // priorities do not depend on time: one rank per job, in the order every cycle considers them
   const JobTable& jobs = w.jobs;
   std::vector<uint32_t> order = w.arrivals;
-  std::vector<double> prio(jobs.size(), 0.0), est(jobs.size(), 0.0);
+  std::vector<double> prio(jobs.size(), 0.0);
+  // (stored once when every job's estimate is the same; a job not ranked is never ready: any value)
+  PerJob<double> est(jobs.size(), order.empty() ? 0.0 : sim_estimate(jobs, order[0]));
   for (uint32_t j : order) {
     prio[j] = priority(j, 0);
-    est[j] = sim_estimate(jobs, j);
+    est.set(j, sim_estimate(jobs, j));
   }
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     if (prio[a] != prio[b]) return prio[a] > prio[b];
     if (jobs.submit[a] != jobs.submit[b]) return jobs.submit[a] < jobs.submit[b];
     return a < b;
   });
-  wq_.emplace(order, w.cats.of_job, w.cats.size(), est);
-  queued_set_ = RankSet(order.size());
-  visible_set_ = RankSet(order.size());
-  unbooked_ = RankSet(order.size());
-  due_ = RankSet(order.size());
-  streams_.emplace(w.creds, order.size());
+  std::vector<double>().swap(prio);
+  const size_t ranks = order.size();
+  wq_.emplace(std::move(order), w.cats.of_job, w.cats.size(), std::move(est));
+  queued_set_ = RankSet(ranks);
+  visible_set_ = RankSet(ranks);
+  unbooked_ = RankSet(ranks);
+  due_ = RankSet(ranks);
+  streams_.emplace(w.creds, ranks);
 }
 
 double MoabPolicy::priority(uint32_t j, double t) const {
@@ -67,18 +70,21 @@ void MoabPolicy::woke(uint32_t j, double t) {
 }
 
 void MoabPolicy::ended(uint32_t j, double t) {
+  std::vector<uint32_t> waiting;  // the jobs parked for j
+  if (const auto it = dependents_.find(j); it != dependents_.end()) {
+    waiting = std::move(it->second);
+    dependents_.erase(it);
+  }
   if (!static_order_) {
-    for (uint32_t x : dependents_[j]) {
+    for (uint32_t x : waiting) {
       --dependency_parked_;
       queue_or_park(x);  // waits again if another of its dependencies has not ended
     }
-    std::vector<uint32_t>().swap(dependents_[j]);
     return;
   }
   for (size_t kind = 0; kind < kCredentialKinds; ++kind) streams_->activate(kind, w_.creds.cred(kind, j));  // room
-  for (uint32_t x : dependents_[j])
+  for (uint32_t x : waiting)
     if (parked_[x] == Parked::Dependency) classify(x, t);
-  std::vector<uint32_t>().swap(dependents_[j]);
 }
 
 void MoabPolicy::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -84,18 +85,18 @@ class MoabPolicy final : public SchedulingPolicy {
 
   SimWorld& w_;
   Reservations reservations_;
-  std::vector<double> cred_priority_;  // per job: its credentials' priorities summed
-  bool static_order_;                  // no time-dependent priority factor: jobs ranked once (wq_)
-  std::vector<uint32_t> queued_;       // time-dependent order: the waiting jobs (but those parked for a dependency)
-  size_t dependency_parked_ = 0;       // time-dependent order: the waiting jobs parked for a dependency
-  std::optional<WaitQueue> wq_;        // static order: the ready jobs
-  RankSet queued_set_;                 // static order: the ranks of the waiting jobs
-  RankSet visible_set_;                // static order: those a full cycle visits (not waiting for a dependency)
-  RankSet unbooked_;                   // static order, conservative: ready jobs holding no reservation
-  RankSet due_;                        // static order, conservative: ready jobs whose reservation's time has come
+  PerJob<double> cred_priority_;  // per job: its credentials' priorities summed
+  bool static_order_;             // no time-dependent priority factor: jobs ranked once (wq_)
+  std::vector<uint32_t> queued_;  // time-dependent order: the waiting jobs (but those parked for a dependency)
+  size_t dependency_parked_ = 0;  // time-dependent order: the waiting jobs parked for a dependency
+  std::optional<WaitQueue> wq_;   // static order: the ready jobs
+  RankSet queued_set_;            // static order: the ranks of the waiting jobs
+  RankSet visible_set_;           // static order: those a full cycle visits (not waiting for a dependency)
+  RankSet unbooked_;              // static order, conservative: ready jobs holding no reservation
+  RankSet due_;                   // static order, conservative: ready jobs whose reservation's time has come
   std::optional<ThrottleStreams> streams_;  // static order: jobs parked on a credential limit
   std::vector<Parked> parked_;
-  std::vector<std::vector<uint32_t>> dependents_;  // per job: parked jobs waiting for it
+  std::unordered_map<uint32_t, std::vector<uint32_t>> dependents_;  // per job with some: parked jobs waiting for it
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
   std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)

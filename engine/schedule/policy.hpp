@@ -93,14 +93,14 @@ inline const Dictionary& credential_names(const JobTable& jobs, CredentialKind k
   }
 }
 
-/// Per job: the id (into credential_names) of its credential of `kind`.
-inline const std::vector<uint32_t>& credential_ids(const JobTable& jobs, CredentialKind kind) noexcept {
+/// Job j's credential of `kind`: its id into credential_names.
+inline uint32_t credential_id(const JobTable& jobs, CredentialKind kind, uint32_t j) noexcept {
   switch (kind) {
-    case CredentialKind::User: return jobs.owner;
-    case CredentialKind::Group: return jobs.group;
-    case CredentialKind::Class: return jobs.queue;
-    case CredentialKind::Account: return jobs.account;
-    default: return jobs.qos;
+    case CredentialKind::User: return jobs.owner[j];
+    case CredentialKind::Group: return jobs.group[j];
+    case CredentialKind::Class: return jobs.queue[j];
+    case CredentialKind::Account: return jobs.account[j];
+    default: return jobs.qos[j];
   }
 }
 

@@ -78,7 +78,7 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     r.active = true;
     r.job = j;
     r.shadow = expected_end;
-    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = r.shadow;
+    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at.set(j, r.shadow);
     r.end = expected_end + sim_estimate(w_.jobs, j);
     r.allocs = trial;
     r.category = w_.charged(j);
@@ -260,7 +260,7 @@ void Reservations::made(Reservation& r, uint32_t j, double T, double est, const 
   r.end = T + est;
   r.allocs = allocs;
   r.category = w_.charged(j);  // (the plan that found `allocs` recorded a choosing job's solution)
-  if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at[j] = T;
+  if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at.set(j, T);
 }
 
 // The walk of reserve(), with the booked reservations' ends among its steps: the running jobs end one at

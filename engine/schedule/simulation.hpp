@@ -143,7 +143,7 @@ struct SimResult {
   /// Per job: the start time (seconds) of the first reservation it got (backfill easy or conservative),
   /// or NaN. Under EASY the fast cycle makes a reservation only when a backfill candidate needs it, so,
   /// like was_throttled, this depends on which cycles ran.
-  std::vector<double> reserved_at;
+  PerJob<double> reserved_at;
   /// Per job: ever held; ever held back by a credential limit when a cycle looked at it. A fast cycle
   /// looks at fewer waiting jobs than a full one (only those that could start), so was_throttled, unlike
   /// the schedule, depends on which cycles ran: a lower bound of the jobs a limit concerned.

@@ -39,7 +39,7 @@ std::string Credentials::describe(const Violation& v) const {
   return fmt::format("{} {} max_jobs {}", kind_name[v.kind], name, max_jobs_[v.kind][v.id]);
 }
 
-std::vector<double> Credentials::priorities(const std::vector<CredentialPriority>& list) const {
+PerJob<double> Credentials::priorities(const std::vector<CredentialPriority>& list) const {
   std::array<std::vector<double>, kCredentialKinds> per;
   for (size_t kind = 0; kind < kCredentialKinds; ++kind) per[kind].assign(names_[kind]->size(), 0.0);
   for (const CredentialPriority& cp : list) {
@@ -47,10 +47,12 @@ std::vector<double> Credentials::priorities(const std::vector<CredentialPriority
     for (uint32_t id = 0; id < names_[kind]->size(); ++id)
       if (names_[kind]->value(id) == cp.name) per[kind][id] += cp.priority;
   }
-  std::vector<double> out(jobs_.size(), 0.0);
+  PerJob<double> out(jobs_.size(), 0.0);
   if (list.empty()) return out;
+  double* at = out.per_job();
   for (uint32_t j = 0; j < jobs_.size(); ++j)
-    for (size_t kind = 0; kind < kCredentialKinds; ++kind) out[j] += per[kind][cred(kind, j)];
+    for (size_t kind = 0; kind < kCredentialKinds; ++kind) at[j] += per[kind][cred(kind, j)];
+  out.uniform_again();
   return out;
 }
 

@@ -51,11 +51,12 @@ class Credentials {
   /// The credentials of that kind.
   size_t count(size_t kind) const noexcept { return names_[kind]->size(); }
 
-  /// Per job: the sum of the priorities of its credentials (SimPolicy::credential_priorities).
-  std::vector<double> priorities(const std::vector<CredentialPriority>& list) const;
+  /// Per job: the sum of the priorities of its credentials (SimPolicy::credential_priorities); one
+  /// value stored when every job's is the same (no credential priorities: 0).
+  PerJob<double> priorities(const std::vector<CredentialPriority>& list) const;
 
   /// Job j's credential of `kind` (an id into credential_names).
-  uint32_t cred(size_t kind, uint32_t j) const { return credential_ids(jobs_, static_cast<CredentialKind>(kind))[j]; }
+  uint32_t cred(size_t kind, uint32_t j) const { return credential_id(jobs_, static_cast<CredentialKind>(kind), j); }
 
   /// Job j started (sign +1) or ended (-1): its credentials' running jobs and slots.
   void add(uint32_t j, int sign) {

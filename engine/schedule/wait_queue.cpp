@@ -42,17 +42,17 @@ size_t RankSet::next(size_t r) const noexcept {
   return (w << 6) + static_cast<size_t>(std::countr_zero(words_[w]));
 }
 
-WaitQueue::WaitQueue(const std::vector<uint32_t>& order, const std::vector<uint32_t>& category, size_t categories,
-                     const std::vector<double>& estimate)
-    : order_(order),
+WaitQueue::WaitQueue(std::vector<uint32_t> order, const std::vector<uint32_t>& category, size_t categories,
+                     PerJob<double> estimate)
+    : order_(std::move(order)),
       rank_(category.size(), UINT32_MAX),
-      ready_(order.size()),
+      ready_(order_.size()),
       cat_of_(category),
       first_(categories + 1, 0),
       slot_(category.size(), 0),
       tree_at_(categories, 0),
       leaves_(categories, 0),
-      estimate_(category.size()),
+      estimate_(std::move(estimate)),
       count_(categories, 0),
       listed_(categories, 0) {
   for (uint32_t r = 0; r < order_.size(); ++r) {
@@ -74,8 +74,6 @@ WaitQueue::WaitQueue(const std::vector<uint32_t>& order, const std::vector<uint3
     at += 2 * size_t{leaves_[c]};
   }
   tree_.assign(at, std::numeric_limits<double>::infinity());
-  for (size_t j = 0; j < estimate.size() && j < estimate_.size(); ++j)
-    estimate_[j] = std::isnan(estimate[j]) ? std::numeric_limits<double>::infinity() : estimate[j];
 }
 
 void WaitQueue::set_leaf(uint32_t c, size_t slot, double v) noexcept {
@@ -95,7 +93,9 @@ void WaitQueue::add(uint32_t j) {
   ready_.insert(r);
   const uint32_t c = cat_of_[j];
   // a ready job's leaf must be finite to be found: an infinite estimate is kept as the largest double
-  set_leaf(c, slot_[j], std::min(estimate_[j], std::numeric_limits<double>::max()));
+  const double e = estimate_[j];
+  set_leaf(c, slot_[j],
+           std::isnan(e) ? std::numeric_limits<double>::max() : std::min(e, std::numeric_limits<double>::max()));
   if (count_[c]++ == 0 && !listed_[c]) {
     listed_[c] = 1;
     active_.push_back(c);

@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "engine/per_job.hpp"
+
 namespace colmatch {
 
 /// A set of ranks 0..n-1: one bit per rank and one summary bit per 64-rank word, so next() skips 4,096
@@ -33,14 +35,16 @@ class RankSet {
 /// and per job category. Per category the jobs are kept in rank order under a min-tree of their time
 /// estimates (walltimes), so "the first ready job of category c after rank p whose estimate passes a
 /// monotone test" (EASY: ends before the reservation) is O(log jobs of c) instead of a scan.
-/// Memory: about 24 bytes per job. Not thread-safe.
+/// Memory: about 16 bytes per job (ranks, slots, the order twice) and its category's min-tree (2 to 4
+/// doubles a job); the categories and a uniform estimate are not copied. Not thread-safe.
 class WaitQueue {
  public:
   static constexpr uint32_t kNoJob = UINT32_MAX;
   /// `order`: the jobs to be ranked, highest priority first (a job not in it is never ready).
-  /// `category[j]`: job j's category (< categories). `estimate[j]`: seconds, NaN counted as +inf.
-  WaitQueue(const std::vector<uint32_t>& order, const std::vector<uint32_t>& category, size_t categories,
-            const std::vector<double>& estimate);
+  /// `category[j]`: job j's category (< categories); kept by reference, it must outlive the queue.
+  /// `estimate[j]`: seconds, NaN counted as +inf (stored once when every job's is the same).
+  WaitQueue(std::vector<uint32_t> order, const std::vector<uint32_t>& category, size_t categories,
+            PerJob<double> estimate);
 
   uint32_t rank(uint32_t j) const noexcept { return rank_[j]; }
   uint32_t job(size_t rank) const noexcept { return order_[rank]; }
@@ -71,14 +75,14 @@ class WaitQueue {
 
   std::vector<uint32_t> order_, rank_;
   RankSet ready_;
-  std::vector<uint32_t> cat_of_;  // per job
-  std::vector<uint32_t> first_;   // per category: offset of its jobs in by_cat_ (categories + 1)
-  std::vector<uint32_t> by_cat_;  // per category, its ranked jobs' ranks, ascending
-  std::vector<uint32_t> slot_;    // per job: index among its category's jobs
-  std::vector<size_t> tree_at_;   // per category: offset of its min-tree in tree_
-  std::vector<uint32_t> leaves_;  // per category: leaf count (a power of two)
-  std::vector<double> tree_;      // 1-based heaps: node i has children 2i, 2i+1; +inf where not ready
-  std::vector<double> estimate_;  // per job, NaN as +inf
+  const std::vector<uint32_t>& cat_of_;  // per job (the caller's)
+  std::vector<uint32_t> first_;          // per category: offset of its jobs in by_cat_ (categories + 1)
+  std::vector<uint32_t> by_cat_;         // per category, its ranked jobs' ranks, ascending
+  std::vector<uint32_t> slot_;           // per job: index among its category's jobs
+  std::vector<size_t> tree_at_;          // per category: offset of its min-tree in tree_
+  std::vector<uint32_t> leaves_;         // per category: leaf count (a power of two)
+  std::vector<double> tree_;             // 1-based heaps: node i has children 2i, 2i+1; +inf where not ready
+  PerJob<double> estimate_;              // per job; NaN read as +inf
   std::vector<uint32_t> count_, active_;
   std::vector<uint8_t> listed_;
 };

@@ -570,13 +570,13 @@ namespace {
 
 void random_times_and_credentials(JobTable& jobs, std::mt19937_64& rng) {
   for (uint32_t j = 0; j < jobs.size(); ++j) {
-    jobs.submit[j] = static_cast<double>(rng() % 60);
-    jobs.runtime[j] = static_cast<double>(rng() % 40);
-    jobs.walltime[j] = NAN;
-    if (rng() % 20 == 0) jobs.hold_until[j] = rng() % 2 ? kInf : static_cast<double>(rng() % 120);
+    jobs.submit.set(j, static_cast<double>(rng() % 60));
+    jobs.runtime.set(j, static_cast<double>(rng() % 40));
+    jobs.walltime.set(j, NAN);
+    if (rng() % 20 == 0) jobs.hold_until.set(j, rng() % 2 ? kInf : static_cast<double>(rng() % 120));
     if (j > 0 && rng() % 15 == 0) jobs.depends.add(j, static_cast<uint32_t>(rng() % j));
-    jobs.queue[j] = jobs.queues.intern(rng() % 3 == 0 ? "bulk" : rng() % 2 ? "light" : "other");
-    jobs.account[j] = jobs.accounts.intern("p" + std::to_string(rng() % 3));
+    jobs.queue.set(j, jobs.queues.intern(rng() % 3 == 0 ? "bulk" : rng() % 2 ? "light" : "other"));
+    jobs.account.set(j, jobs.accounts.intern("p" + std::to_string(rng() % 3)));
     jobs.owner[j] = jobs.owners.intern("u" + std::to_string(rng() % 3));
   }
 }

@@ -404,9 +404,10 @@ TEST(Backfill, NoJobStartsLaterThanItsFirstReservation) {
       s.fill_up = rng() % 2 ? 0.3 : 0.0;
       auto ds = synth::generate(s);
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-        ds.jobs.submit[j] = static_cast<double>(rng() % 100);
-        ds.jobs.runtime[j] = ds.jobs.walltime[j] = static_cast<double>(1 + rng() % 60);
-        if (early && depth != 1) ds.jobs.runtime[j] = static_cast<double>(rng() % 61) * ds.jobs.walltime[j] / 60;
+        ds.jobs.submit.set(j, static_cast<double>(rng() % 100));
+        const double wall = static_cast<double>(1 + rng() % 60);
+        ds.jobs.walltime.set(j, wall);
+        ds.jobs.runtime.set(j, early && depth != 1 ? static_cast<double>(rng() % 61) * wall / 60 : wall);
         ds.jobs.priority[j] = 0;
       }
       SimPolicy pol;
@@ -701,18 +702,20 @@ void randomize_times(JobTable& jobs, std::mt19937_64& rng) {
   const size_t n = jobs.size();
   const bool classes = rng() % 2 == 0;  // walltimes from a few classes: many jobs expected to end together
   for (uint32_t j = 0; j < n; ++j) {
-    jobs.submit[j] = static_cast<double>(classes ? 5 * (rng() % 12) : rng() % 60);
-    jobs.runtime[j] = static_cast<double>(rng() % 40);
-    jobs.walltime[j] = rng() % 4 == 0 ? NAN : jobs.runtime[j] + static_cast<double>(rng() % 20) - 3;
-    if (classes) jobs.walltime[j] = 10.0 * (1 + rng() % 4);
-    if (jobs.walltime[j] < 0) jobs.walltime[j] = 0;
+    jobs.submit.set(j, static_cast<double>(classes ? 5 * (rng() % 12) : rng() % 60));
+    const double run = static_cast<double>(rng() % 40);
+    jobs.runtime.set(j, run);
+    double wall = rng() % 4 == 0 ? NAN : run + static_cast<double>(rng() % 20) - 3;
+    if (classes) wall = 10.0 * (1 + rng() % 4);
+    if (wall < 0) wall = 0;
+    jobs.walltime.set(j, wall);
     jobs.priority[j] = static_cast<double>(rng() % 3);
-    if (rng() % 20 == 0) jobs.hold_until[j] = rng() % 2 ? kInf : static_cast<double>(rng() % 120);
+    if (rng() % 20 == 0) jobs.hold_until.set(j, rng() % 2 ? kInf : static_cast<double>(rng() % 120));
     if (j > 0 && rng() % 15 == 0) jobs.depends.add(j, static_cast<uint32_t>(rng() % j));
-    jobs.queue[j] = jobs.queues.intern(rng() % 2 ? "short" : "long");
+    jobs.queue.set(j, jobs.queues.intern(rng() % 2 ? "short" : "long"));
     jobs.owner[j] = jobs.owners.intern("u" + std::to_string(rng() % 3));
     jobs.group[j] = jobs.groups.intern("g" + std::to_string(rng() % 2));
-    jobs.qos[j] = jobs.qos_names.intern(rng() % 3 ? "normal" : "high");
+    jobs.qos.set(j, jobs.qos_names.intern(rng() % 3 ? "normal" : "high"));
   }
 }
 

@@ -75,8 +75,10 @@ TEST(Throttles, CredentialPrioritiesAddUpPerJob) {
   Credentials c(js, {});
   CredentialPriority alice{CredentialKind::User, "alice", 10}, g{CredentialKind::Group, "g", 1.5};
   const auto p = c.priorities({alice, g});
-  EXPECT_EQ(p, (std::vector<double>{11.5, 11.5, 11.5, 1.5}));
-  EXPECT_EQ(c.priorities({}), std::vector<double>(4, 0.0));
+  EXPECT_EQ(std::vector<double>(p.begin(), p.end()), (std::vector<double>{11.5, 11.5, 11.5, 1.5}));
+  const auto none = c.priorities({});
+  EXPECT_EQ(std::vector<double>(none.begin(), none.end()), std::vector<double>(4, 0.0));
+  EXPECT_TRUE(none.uniform()) << "no credential priorities: nothing stored per job";
   EXPECT_EQ(c.count(0), 2u);
 }
 

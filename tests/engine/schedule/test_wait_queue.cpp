@@ -58,7 +58,9 @@ TEST(WaitQueue, FirstAndFirstInMatchAScan) {
       if (rng() % 8 != 0) order.push_back(j);  // some jobs are never ranked (rejected)
     }
     std::shuffle(order.begin(), order.end(), rng);
-    WaitQueue q(order, category, cats, estimate);
+    PerJob<double> estimates;
+    for (const double e : estimate) estimates.push_back(e);
+    WaitQueue q(order, category, cats, std::move(estimates));
     std::vector<uint8_t> ready(n, 0);
     for (int op = 0; op < 600; ++op) {
       const uint32_t j = order.empty() ? 0 : order[rng() % order.size()];
