@@ -366,4 +366,16 @@ Dataset load_native(const NativePaths& paths, const ProgressFn& progress, const 
   return ds;
 }
 
+std::optional<Dataset> load_native_job(const NativePaths& paths, std::string_view id, const ProgressFn& progress) {
+  if (is_accelerator_farm(paths.farm)) return std::nullopt;
+  FarmFile farm = read_farm_toml(paths.farm);
+  std::optional<JobTable> job = find_job_jsonl(paths.jobs, farm.catalog, id, progress);
+  if (!job) return std::nullopt;
+  std::vector<std::vector<double>> utilized;
+  TaskerTable taskers = read_taskers_jsonl(paths.taskers, farm, paths.hosts, progress, &utilized);
+  Dataset ds = dataset_from(std::move(farm), std::move(taskers), std::move(*job));
+  ds.farm.load = std::move(utilized);
+  return ds;
+}
+
 }  // namespace colmatch::loaders

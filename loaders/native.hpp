@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loaders/dataset.hpp"
@@ -71,6 +73,16 @@ JobTable read_jobs_jsonl(const std::string& path, const Catalog& catalog, const 
 /// read_jobs_jsonl one line and one job at a time: the reference the parallel reader is tested against.
 JobTable read_jobs_jsonl_sequential(const std::string& path, const Catalog& catalog, const ProgressFn& progress = {});
 
+/// The job of jobs.jsonl `path` whose id is `id`, read as read_jobs_jsonl reads its line, as a one-job
+/// table (its dependencies left out), or nullopt when the scan does not find it: `colmatch explain
+/// --eligibility` on a file of millions of jobs. The file's pieces are searched in parallel for the
+/// quoted id (memmem); only lines holding it are parsed, the first whose "id" is `id` is the job's, and
+/// no other line is checked. Throws LoadError when that line is bad otherwise (an unknown key...).
+/// nullopt also for an id that JSON must escape, or a line that writes it with escapes or does not
+/// parse: the caller then reads the whole file (which reports such a line). Reads plain or gzip files.
+std::optional<JobTable> find_job_jsonl(const std::string& path, const Catalog& catalog, std::string_view id,
+                                       const ProgressFn& progress = {});
+
 /// Sets `farm`'s global-level values on `b` (each error names farm.toml's line).
 void apply_globals(const FarmFile& farm, TaskerBuilder& b);
 
@@ -86,5 +98,9 @@ struct NativePaths {
 /// `[accelerator]` table describes an Altair Accelerator farm: read by load_vov_native (loaders/vov.hpp;
 /// a hosts file is then an error; `policy`, the --policy file or "", gives its [policy.vov]).
 Dataset load_native(const NativePaths& paths, const ProgressFn& progress = {}, const std::string& policy = "");
+
+/// A Dataset of the native inputs with the one job `id` of the jobs file (find_job_jsonl), or nullopt
+/// when the scan does not find it or the farm is an Accelerator one (the caller then loads everything).
+std::optional<Dataset> load_native_job(const NativePaths& paths, std::string_view id, const ProgressFn& progress = {});
 
 }  // namespace colmatch::loaders

@@ -1,5 +1,6 @@
 // The native format's jobs.jsonl (issue 29: read in parallel pieces like the Accelerator's jobs, one
 // prototype per kind of job): native.hpp.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -560,6 +561,70 @@ JobTable read_jobs_jsonl_sequential(const std::string& path, const Catalog& cata
     if (!rejected.empty()) b.reject(j, rejection_text(rejected.front(), path, ln, id));
     if (depends) b.set_depends(std::move(*depends));
   }
+  return std::move(b).build();
+}
+
+std::optional<JobTable> find_job_jsonl(const std::string& path, const Catalog& catalog, std::string_view id,
+                                       const ProgressFn& progress) {
+  // The id as the file writes it when it needs no escape, quoted: a line without it is not the job's (a
+  // line could escape characters that need none; then the scan misses it, and the caller reads the file).
+  const bool quotable = std::none_of(
+      id.begin(), id.end(), [](char ch) { return ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 0x20; });
+  if (!quotable) return std::nullopt;
+  const std::string needle = fmt::format("\"{}\"", id);
+  // The pieces are searched in parallel (memmem); a line holding the needle is parsed, and it is the job's
+  // when its id is `id` (a line that does not parse is not: if it was the job's, the caller's whole read
+  // reports it). The first such line in the file wins.
+  std::mutex found_mutex;
+  size_t found_piece = SIZE_MAX, found_line = 0;
+  std::string found_text;
+  for_each_line_piece(path, progress, [&](const LinePiece& piece) {
+    {
+      const std::lock_guard<std::mutex> lock(found_mutex);
+      if (piece.index > found_piece) return;  // found earlier in the file
+    }
+    const std::string_view t = piece.text;
+    std::optional<simdjson::dom::parser> parser;
+    for (size_t at = 0; at < t.size();) {
+      const void* hit = memmem(t.data() + at, t.size() - at, needle.data(), needle.size());
+      if (hit == nullptr) return;
+      const size_t pos = static_cast<size_t>(static_cast<const char*>(hit) - t.data());
+      const size_t nl = t.rfind('\n', pos);
+      const size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+      const size_t end = std::min(t.find('\n', pos), t.size());
+      std::string_view line = t.substr(begin, end - begin);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      at = end + 1;
+      if (!parser) parser.emplace();
+      simdjson::dom::object obj;
+      std::string_view got;
+      const auto el = parser->parse(line.data(), line.size());  // (the piece is padded for simdjson)
+      if (el.get_object().get(obj) || obj["id"].get_string().get(got) || got != id) continue;
+      const std::lock_guard<std::mutex> lock(found_mutex);
+      if (piece.index < found_piece) {
+        found_piece = piece.index;
+        found_line = piece.first_line +
+                     static_cast<size_t>(std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(begin), '\n'));
+        found_text = std::string(line);
+      }
+      return;
+    }
+  });
+  if (found_piece == SIZE_MAX) return std::nullopt;
+  // read as the line-by-line reader reads it (its dependencies left out: the other jobs are not read)
+  simdjson::dom::parser parser;
+  auto obj = parse_object(parser, found_text, path, found_line);
+  const std::string got = job_id(id_field(obj), path, found_line);
+  JobBuilder b(catalog);
+  Choices choices;
+  std::vector<Rejection> rejected;
+  std::optional<std::vector<std::string>> depends;
+  const JobHead h = job_head(head_fields(obj), path, found_line);
+  for (auto field : obj)
+    if (field_of(field.key) == Field::Unknown)
+      throw LoadError(path, found_line, std::string(std::string_view(field.key)), "unknown key");
+  add_job(obj, path, found_line, got, h, catalog, b, choices, rejected, depends);
+  if (!rejected.empty()) b.reject(0, rejection_text(rejected.front(), path, found_line, got));
   return std::move(b).build();
 }
 

@@ -36,14 +36,13 @@ std::optional<std::pair<std::string, uint64_t>> describing_taskers(const loaders
   return std::pair{ds.catalog.at(term.clause.attr).name, n};
 }
 
-}  // namespace
-
-std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room) {
+// Category c's request, its eligibility steps and eligible taskers, its soft tiers, and with `room` the
+// room on its eligible taskers after the match's placements.
+std::string category_steps(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room) {
   const Categories& cats = m.categories;
   const Request& request = ds.jobs.requests[cats.request[c]];
   const CategoryEligibility& e = m.eligible[c];
-  std::string out = fmt::format("category {:016x}: {} jobs, {} slots each\nrequest: {}\n", cats.hash[c],
-                                cats.job_count[c], cats.slots[c], ds.jobs.request_text[cats.request[c]]);
+  std::string out = fmt::format("request: {}\n", ds.jobs.request_text[cats.request[c]]);
   out += fmt::format("eligibility, step by step over {} taskers (passing alone, left after it):\n", ds.taskers.size());
   uint64_t before = ds.taskers.size();
   bool emptied = false;
@@ -92,6 +91,14 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
   return out;
 }
 
+}  // namespace
+
+std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room) {
+  const Categories& cats = m.categories;
+  return fmt::format("category {:016x}: {} jobs, {} slots each\n", cats.hash[c], cats.job_count[c], cats.slots[c]) +
+         category_steps(ds, m, c, room);
+}
+
 std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint32_t j) {
   const JobTable& jobs = ds.jobs;
   std::string out = fmt::format("job {}: ", jobs.id[j]);
@@ -123,6 +130,16 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
     }
   }
   return out + explain_category(ds, m, m.categories.of_job[j]);
+}
+
+std::string explain_job_eligibility(const loaders::Dataset& ds, const MatchOutcome& m, uint32_t j) {
+  const JobTable& jobs = ds.jobs;
+  const std::string out = fmt::format("job {}: ", jobs.id[j]);
+  if (jobs.rejected(j)) return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
+  const size_t c = m.categories.of_job[j];
+  return out + "eligibility only (where it runs depends on every job of the batch: explain without --eligibility)\n" +
+         fmt::format("category {:016x}: {} slots each\n", m.categories.hash[c], m.categories.slots[c]) +
+         category_steps(ds, m, c, false);
 }
 
 std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j) {

@@ -16,6 +16,11 @@ namespace colmatch::writers {
 /// The explanation of job `j` (its status, its category's steps, its reason), as text.
 std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint32_t j);
 
+/// Job `j`'s eligibility alone (colmatch explain --eligibility): rejected and why, or its category's
+/// steps and eligible taskers, with no dispatch outcome (that needs every job of the batch). `m` needs
+/// its categories and eligibility only.
+std::string explain_job_eligibility(const loaders::Dataset& ds, const MatchOutcome& m, uint32_t j);
+
 /// The explanation of category `c` (its steps and eligible taskers), as text; `room` false leaves out
 /// the room on the eligible taskers (a simulation's capacity is not the batch match's).
 std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, size_t c, bool room = true);

@@ -5,6 +5,8 @@
 //            part "accelerator" reads the second as an Accelerator farm's taskers (datasets/demo/vov_native);
 //   jobs     the input is jobs.jsonl (with the demo farm and taskers), read in parallel pieces of 64 bytes
 //            and line by line (read_jobs_jsonl_sequential): the same table or the same error, else abort;
+//            each of its first 8 jobs that find_job_jsonl (explain --eligibility) finds must be the
+//            job the readers read;
 //            a first part "accelerator" reads the second as an Accelerator farm's jobs (the parallel reader
 //            of loaders/vov.cpp).
 // Whatever loads is matched.
@@ -53,6 +55,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         };
         const std::string parallel = outcome([&] { return loaders::read_jobs_jsonl(p.jobs, ds.catalog, {}, 64); });
         if (parallel != outcome([&] { return loaders::read_jobs_jsonl_sequential(p.jobs, ds.catalog); })) std::abort();
+        // explain --eligibility's scan: a job it finds is the job as the readers read it (dependencies
+        // aside: it reads no other line), or it finds none (the caller then reads the file)
+        if (!parallel.starts_with("error: ")) {
+          const JobTable all = loaders::read_jobs_jsonl_sequential(p.jobs, ds.catalog);
+          std::vector<std::string> rows;
+          for (size_t at = 0; at < parallel.size();) {
+            const size_t end = parallel.find('\n', at);
+            rows.emplace_back(parallel.substr(at, end - at));
+            at = end == std::string::npos ? parallel.size() : end + 1;
+          }
+          for (uint32_t j = 0; j < all.size() && j < 8; ++j) {
+            std::optional<JobTable> one = loaders::find_job_jsonl(p.jobs, ds.catalog, all.id[j]);
+            if (!one) continue;
+            if (one->size() != 1 || one->id[0] != all.id[j]) std::abort();
+            if (!all.depends[j].empty() || rows.size() != all.size()) continue;
+            loaders::Dataset d1;
+            d1.catalog = ds.catalog;
+            d1.jobs = std::move(*one);
+            if (writers::jobs_jsonl_text(d1) != rows[j] + "\n") std::abort();
+          }
+        }
       }
     }
     fuzz::match(loaders::load_native(p));

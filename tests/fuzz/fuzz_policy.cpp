@@ -18,10 +18,10 @@ const loaders::Dataset& kth_head() {
     loaders::Dataset d =
         loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
     for (uint32_t j = 0; j < d.jobs.size(); ++j) {
-      if (j >= 300) d.jobs.reject[j] = 0;  // rejected with the first reason: out of the run
+      if (j >= 300) d.jobs.reject.set(j, 0);  // rejected with the first reason: out of the run
       const uint32_t p = d.jobs.slots[j];
-      d.jobs.queue[j] = d.jobs.queues.intern(p <= 1 ? "q1" : p <= 16 ? "q2" : "q3");
-      d.jobs.account[j] = d.jobs.accounts.intern("p" + std::to_string(j % 3));
+      d.jobs.queue.set(j, d.jobs.queues.intern(p <= 1 ? "q1" : p <= 16 ? "q2" : "q3"));
+      d.jobs.account.set(j, d.jobs.accounts.intern("p" + std::to_string(j % 3)));
     }
     if (d.jobs.reject_reason.empty()) d.jobs.reject_reason.push_back("out of the fuzzed slice");
     return d;

@@ -135,6 +135,64 @@ TEST(Cli, ExplainSaysWhyAJobIsPending) {
       << g.out;
 }
 
+// colmatch explain --eligibility (issue 29): a job's category steps as the full explain gives them, read
+// from the job's line alone: a later broken line is never read; a line naming the id elsewhere is not the
+// job; a file writing the id with escapes is read whole; gzip too; no dispatch outcome.
+TEST(Cli, ExplainEligibilityReadsTheJobsLineAlone) {
+  Out gen;
+  ASSERT_EQ(run("generate --taskers 300 --jobs 4000 --categories 60 --seed 7 --save " + gen.dir.string()).status, 0);
+  const std::string farm =
+      "--farm " + (gen.dir / "farm.toml").string() + " --taskers " + (gen.dir / "taskers.jsonl").string() + " --jobs ";
+  auto steps = [](const std::string& text) {  // from the request on, without the room after the match
+    const size_t from = text.find("request: "), room = text.find("room now on the eligible taskers");
+    return from == std::string::npos ? std::string()
+                                     : text.substr(from, room == std::string::npos ? room : room - from);
+  };
+  // a jobs file: the generated one, a line naming job7 as its owner first, and a broken line last
+  const fs::path jobs = gen.dir / "jobs-more.jsonl";
+  {
+    std::ofstream out(jobs);
+    out << "{\"id\": \"decoy\", \"owner\": \"job7\", \"requests\": \"\"}\n";
+    std::ifstream in(gen.dir / "jobs.jsonl");
+    out << in.rdbuf();
+  }
+  for (const std::string id : {"job0", "job7", "job2222", "job3999"}) {
+    const auto full = run("explain " + farm + jobs.string() + " --job " + id);
+    ASSERT_EQ(full.status, 0) << full.err;
+    const auto fast = run("explain " + farm + jobs.string() + " --job " + id + " --eligibility");
+    ASSERT_EQ(fast.status, 0) << fast.err;
+    EXPECT_NE(fast.out.find("job " + id + ": eligibility only"), std::string::npos) << fast.out;
+    EXPECT_EQ(steps(fast.out), steps(full.out)) << id;
+    EXPECT_NE(steps(fast.out), "");
+    EXPECT_EQ(fast.out.substr(fast.out.find("category "), 26), full.out.substr(full.out.find("category "), 26))
+        << "the same category hash";
+  }
+  {
+    std::ofstream out(jobs, std::ios::app);
+    out << "{broken\n";
+  }
+  EXPECT_EQ(run("explain " + farm + jobs.string() + " --job job7").status, 1) << "the whole file is read";
+  const auto fast = run("explain " + farm + jobs.string() + " --job job7 --eligibility");
+  EXPECT_EQ(fast.status, 0) << fast.err;
+  // an id written with an escape: the scan misses it, the whole file is read (and its broken line found)
+  const fs::path escaped = gen.dir / "jobs-escaped.jsonl";
+  {
+    std::ofstream out(escaped);
+    out << "{\"id\": \"\\u006aob1\", \"requests\": \"\"}\n";
+  }
+  const auto e = run("explain " + farm + escaped.string() + " --job job1 --eligibility");
+  EXPECT_EQ(e.status, 0) << e.err;
+  EXPECT_NE(e.out.find("job job1: eligibility only"), std::string::npos) << e.out;
+  EXPECT_EQ(run("explain " + farm + escaped.string() + " --job job2 --eligibility").status, 1) << "no such job";
+  // gzip
+  ASSERT_EQ(std::system(("gzip -kf " + (gen.dir / "jobs.jsonl").string()).c_str()), 0);
+  const auto gz = run("explain " + farm + (gen.dir / "jobs.jsonl.gz").string() + " --job job3999 --eligibility");
+  EXPECT_EQ(gz.status, 0) << gz.err;
+  EXPECT_EQ(steps(gz.out), steps(run("explain " + farm + (gen.dir / "jobs.jsonl").string() + " --job job3999").out));
+  EXPECT_NE(run("explain " + kDemo + " --job 1 --eligibility --simulate").status, 0);
+  EXPECT_NE(run("explain " + kDemo + " --eligibility").status, 0) << "--eligibility needs --job";
+}
+
 // colmatch explain --simulate (issue 11): a started job's start, wait and taskers; a pending one's reason
 // at the last cycle that considered it: held, waiting for a dependency, throttled by which credential
 // and limit; then its category's steps.
