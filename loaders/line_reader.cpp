@@ -8,8 +8,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <array>
 #include <condition_variable>
@@ -33,27 +31,15 @@ void require_not_directory(const std::string& path) {
 LineReader::LineReader(std::string path, ProgressFn progress)
     : path_(std::move(path)), buf_(1 << 20), progress_(std::move(progress)) {
   require_not_directory(path_);
-  gz_ = gzopen(path_.c_str(), "rb");
-  if (gz_ == nullptr) throw LoadError(path_, 0, "", std::string("cannot open: ") + std::strerror(errno));
-  gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+  in_ = std::make_unique<ByteStream>(path_);
 }
 
-LineReader::~LineReader() {
-  if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
-}
+LineReader::~LineReader() = default;
 
 bool LineReader::refill() {
   if (eof_) return false;
-  const int n = gzread(static_cast<gzFile>(gz_), buf_.data(), static_cast<unsigned>(buf_.size()));
-  if (n < 0) {
-    int err = 0;
-    const char* msg = gzerror(static_cast<gzFile>(gz_), &err);
-    throw LoadError(path_, line_ + 1, "", std::string("read error: ") + msg);
-  }
+  const size_t n = in_->read(buf_.data(), buf_.size(), line_ + 1);
   if (n == 0) {
-    int err = 0;
-    gzerror(static_cast<gzFile>(gz_), &err);
-    if (err != Z_OK && err != Z_STREAM_END) throw LoadError(path_, line_ + 1, "", "corrupt or truncated gzip data");
     eof_ = true;
     return false;
   }
@@ -121,7 +107,7 @@ bool PieceLines::next(std::string_view& out) {
 namespace {
 
 // A plain regular file mapped whole (MAP_PRIVATE, read only; an input is not expected to shrink while it
-// is read: a truncated mapping faults), or nothing: a gzip file, a pipe, an empty
+// is read: a truncated mapping faults), or nothing: a gzip or zstd file, a pipe, an empty
 // file or a failed map are read in blocks instead.
 class MappedFile {
  public:
@@ -129,9 +115,7 @@ class MappedFile {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st {};
-    unsigned char magic[2] = {0, 0};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        !(::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && compression_of(path) == Compression::None) {
       // not populated: a window's pages come in as it is read and are dropped after (for_each_line_piece)
       void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
       if (p != MAP_FAILED) {
@@ -211,7 +195,7 @@ size_t hand_out(const std::string& path, std::string_view text, size_t readable,
   return lines - before;
 }
 
-// Reads a gzip (or plain) stream in blocks of whole lines on a thread of its own, one block ahead of the
+// Reads a zstd, gzip (or plain) stream in blocks of whole lines on a thread of its own, one block ahead of the
 // caller: next() gives the blocks in order (nullptr after the last), done() hands a block back to be
 // filled again. Two blocks in all: memory stays two blocks (each at most the longest line allowed, twice).
 // A read error, corrupt data or a line longer than kMaxLineBytes is thrown by next() when the caller
@@ -225,7 +209,7 @@ class BlockReader {
     bool last = false;
   };
 
-  BlockReader(const std::string& path, gzFile gz, size_t block_bytes) : path_(path), gz_(gz) {
+  BlockReader(const std::string& path, ByteStream& in, size_t block_bytes) : path_(path), in_(in) {
     for (Block& b : blocks_) b.data.resize(block_bytes);
     free_ = {&blocks_[0], &blocks_[1]};
     thread_ = std::thread([this] { run(); });
@@ -308,21 +292,10 @@ class BlockReader {
             throw LoadError(path_, lines + 1, "", fmt::format("a line longer than {} bytes", kMaxLineBytes));
           buf.resize(std::min(2 * buf.size(), kMaxLineBytes + 2));
         }
-        const size_t want = std::min<size_t>(buf.size() - have, size_t{1} << 30);
-        const int n = gzread(gz_, buf.data() + have, static_cast<unsigned>(want));
-        if (n < 0) {
-          int err = 0;
-          throw LoadError(path_, lines + 1, "", std::string("read error: ") + gzerror(gz_, &err));
-        }
-        if (n == 0) {
-          int err = 0;
-          gzerror(gz_, &err);
-          if (err != Z_OK && err != Z_STREAM_END)
-            throw LoadError(path_, lines + 1, "", "corrupt or truncated gzip data");
-          eof = true;
-        }
-        have += static_cast<size_t>(n);
-        bytes += static_cast<uint64_t>(n);
+        const size_t n = in_.read(buf.data() + have, buf.size() - have, lines + 1);
+        if (n == 0) eof = true;
+        have += n;
+        bytes += n;
         if (eof) {
           cut = have;
           break;
@@ -343,7 +316,7 @@ class BlockReader {
   }
 
   const std::string& path_;
-  gzFile gz_;
+  ByteStream& in_;
   std::array<Block, 2> blocks_;
   std::vector<Block*> free_, full_;
   std::exception_ptr error_;
@@ -380,16 +353,10 @@ void for_each_line_piece(const std::string& path, const ProgressFn& progress,
     }
     return;
   }
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (gz == nullptr) throw LoadError(path, 0, "", std::string("cannot open: ") + std::strerror(errno));
-  struct Closer {
-    gzFile gz;
-    ~Closer() { gzclose(gz); }
-  } closer{gz};
-  gzbuffer(gz, 1 << 18);
-  // A thread of its own decompresses the next block while this one's pieces are parsed (zlib is one
-  // stream: issue 29), two blocks in turn: the reader fills one while the other is handed out.
-  BlockReader reader(path, gz, std::clamp<size_t>(block_bytes, 1, kMaxLineBytes));
+  ByteStream in(path);
+  // A thread of its own decompresses the next block while this one's pieces are parsed (zlib and zstd
+  // decode one stream: issue 29), two blocks in turn: the reader fills one while the other is handed out.
+  BlockReader reader(path, in, std::clamp<size_t>(block_bytes, 1, kMaxLineBytes));
   size_t lines = 0;  // lines before the block
   while (BlockReader::Block* block = reader.next()) {
     if (progress) progress(path, lines, block->bytes);

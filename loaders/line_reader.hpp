@@ -1,11 +1,14 @@
-// Reads a text file line by line, transparently gunzipping (.gz or not, zlib decides by magic).
+// Reads a text file line by line, decompressing a gzip or zstd file (ByteStream: by its magic number).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "loaders/byte_stream.hpp"
 
 namespace colmatch::loaders {
 
@@ -24,7 +27,7 @@ class LineReader {
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
   /// Reads the next line without its '\n' (and '\r'); false at end of file. Throws LoadError on a
-  /// read error (truncated or corrupt gzip). The view is valid until the next call. `line()` is the
+  /// read error (truncated or corrupt gzip or zstd: ByteStream). The view is valid until the next call. `line()` is the
   /// 1-based number of the line returned last.
   bool next(std::string_view& out);
   size_t line() const noexcept { return line_; }
@@ -33,7 +36,7 @@ class LineReader {
  private:
   bool refill();
   std::string path_;
-  void* gz_ = nullptr;
+  std::unique_ptr<ByteStream> in_;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
@@ -55,7 +58,7 @@ struct LinePiece {
   size_t padding = 0;
 };
 
-/// Reads `path` (gzip or plain, as LineReader) in pieces of about `piece_bytes` cut at line ends and
+/// Reads `path` (zstd, gzip or plain, as LineReader) in pieces of about `piece_bytes` cut at line ends and
 /// calls `fn(piece)` for them in parallel (oneTBB). A plain regular file is mapped (mmap: pages of the
 /// page cache, no copy) and handed out in windows of whole lines (64 pieces, at least `block_bytes`),
 /// each piece's pages dropped once it is done, so the file is not resident whole; a gzip file (or a

@@ -7,7 +7,7 @@ set -euo pipefail
 # clang and its runtime libraries build the ASan/UBSan suite and the libFuzzer targets (preset sanitize).
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
       libtbb-dev libxsimd-dev libroaring-dev libsimdjson-dev libtomlplusplus-dev
-      libcli11-dev libfmt-dev zlib1g-dev libexpat1-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libcli11-dev libfmt-dev zlib1g-dev libzstd-dev zstd libexpat1-dev libgtest-dev libgmock-dev libbenchmark-dev
       pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest
       python3-matplotlib chromium chromium-driver python3-selenium python3-distributed python3-dask)
 missing=()

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
@@ -38,6 +39,25 @@ std::string write_gz(const std::string& name, const std::string& content) {
   return p;
 }
 
+// A zstd file of `content`, in `frames` frames (zstd -d reads concatenated frames as one stream), each
+// with its checksum as the zstd command writes it.
+std::string write_zst(const std::string& name, const std::string& content, int frames = 1) {
+  const std::string p = temp_path(name);
+  std::ofstream out(p, std::ios::binary);
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  const size_t per = content.size() / static_cast<size_t>(frames) + 1;
+  for (size_t at = 0; at == 0 || at < content.size(); at += per) {
+    const std::string part = content.substr(at, per);
+    std::string buf(ZSTD_compressBound(part.size()), '\0');
+    const size_t n = ZSTD_compress2(cctx, buf.data(), buf.size(), part.data(), part.size());
+    out.write(buf.data(), static_cast<std::streamsize>(n));
+  }
+  ZSTD_freeCCtx(cctx);
+  return p;
+}
+
 std::vector<std::pair<size_t, std::string>> read_all(const std::string& path) {
   LineReader r(path);
   std::vector<std::pair<size_t, std::string>> out;
@@ -53,6 +73,8 @@ TEST(LineReader, PlainAndGzipGiveTheSameLinesAndNumbers) {
       {1, "a,b"}, {2, ""}, {3, "third"}, {4, "last-without-newline"}};
   EXPECT_EQ(read_all(write_plain("plain.txt", kText)), want);
   EXPECT_EQ(read_all(write_gz("text.gz", kText)), want) << "gzip is recognised by its magic, not its name";
+  EXPECT_EQ(read_all(write_zst("text.z", kText)), want) << "zstd too";
+  EXPECT_EQ(read_all(write_zst("frames.zst", kText, 3)), want) << "a file of several zstd frames is one stream";
   EXPECT_TRUE(read_all(write_plain("empty.txt", "")).empty());
 }
 
@@ -109,6 +131,21 @@ TEST(LineReader, ErrorsNameTheFile) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string cut = write_plain("cut.gz", bytes.substr(0, bytes.size() / 2));
   EXPECT_THROW(read_all(cut), LoadError);
+  // a zstd stream cut in half, or with a byte changed
+  const std::string zst = write_zst("whole.zst", body);
+  std::ifstream zin(zst, std::ios::binary);
+  std::string zbytes((std::istreambuf_iterator<char>(zin)), std::istreambuf_iterator<char>());
+  const std::string zcut = write_plain("cut.zst", zbytes.substr(0, zbytes.size() / 2));
+  try {
+    read_all(zcut);
+    FAIL() << "a truncated zstd file read through";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.file, zcut);
+    EXPECT_NE(std::string(e.what()).find("corrupt or truncated zstd data"), std::string::npos) << e.what();
+  }
+  std::string bad = zbytes;
+  bad[bad.size() / 2] = static_cast<char>(bad[bad.size() / 2] ^ 0x5a);
+  EXPECT_THROW(read_all(write_plain("bad.zst", bad)), LoadError);
 }
 
 TEST(LineReader, ProgressReportsBytesRead) {
@@ -174,19 +211,41 @@ TEST(LinePieces, SameLinesAndNumbersAsLineReaderForEveryBlockAndPieceSize) {
       if (rng() % 4 == 0) text += '\r';
       if (i + 1 < lines || rng() % 2 == 0) text += '\n';
     }
-    const std::string plain = write_plain("pieces.txt", text), gz = write_gz("pieces.gz", text);
+    const std::string plain = write_plain("pieces.txt", text), gz = write_gz("pieces.gz", text),
+                      zst = write_zst("pieces.zst", text, 1 + round % 3);
     const auto want = read_all(plain);
     for (const size_t block : {size_t{1}, size_t{3}, size_t{64}, size_t{4096}})
       for (const size_t piece : {size_t{1}, size_t{7}, size_t{1} << 20}) {
         EXPECT_EQ(read_pieces(plain, block, piece), want)
             << "round " << round << " block " << block << " piece " << piece;
         EXPECT_EQ(read_pieces(gz, block, piece), want) << "round " << round << " (gzip)";
+        EXPECT_EQ(read_pieces(zst, block, piece), want) << "round " << round << " (zstd)";
       }
   }
   size_t pieces = 0;
   EXPECT_EQ(read_pieces(write_plain("many.txt", "a\nb\nc\nd\n"), 4, 1, &pieces).size(), 4u);
   EXPECT_EQ(pieces, 4u) << "one line per piece when pieces are a byte";
   EXPECT_TRUE(read_pieces(write_plain("none.txt", ""), 8, 8).empty());
+}
+
+// A zstd file read in pieces (issue 29: decompressed on the reading thread as gzip is): the same lines
+// across frames and blocks; cut short, an error naming the file.
+TEST(LinePieces, ZstdFilesReadInBlocksAndStopWhenCut) {
+  std::string body;
+  for (int i = 0; i < 50000; ++i) body += "line " + std::to_string(i * 7919) + "\n";
+  const auto want = read_all(write_plain("zbody.txt", body));
+  EXPECT_EQ(read_pieces(write_zst("zbody.zst", body, 5), 4096, 1000), want);
+  const std::string zst = write_zst("zcut-src.zst", body);
+  std::ifstream in(zst, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = write_plain("zcut.zst", bytes.substr(0, bytes.size() * 2 / 3));
+  try {
+    read_pieces(cut, 4096, 1000);
+    FAIL() << "a truncated zstd file read through";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.file, cut);
+    EXPECT_NE(std::string(e.what()).find("corrupt or truncated zstd data"), std::string::npos) << e.what();
+  }
 }
 
 // Past kMaxLineBytes: a gzip file (read in blocks that grow for the line) and a plain file (mapped whole,
