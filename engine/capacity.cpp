@@ -38,12 +38,10 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
       for (uint32_t t = 0; t < taskers.size(); ++t)
         if (!col.is_defined(t)) c.queue_[k][t] = std::numeric_limits<double>::infinity();
     c.global_[k] = col.global().present ? col.global().num : std::numeric_limits<double>::quiet_NaN();
-    for (size_t b = 0; b < c.block_max_[k].size(); ++b) c.refresh_block(k, b);
-    double total = 0;
-    for (double v : c.queue_[k]) total += v;
-    c.own_.total.push_back(total);
-    c.slack_.push_back(std::max(1e-9, 1e-9 * std::fabs(total)));
   }
+  c.own_.total.assign(cons.size(), 0.0);
+  c.settle();  // the block maxima and the queue totals
+  for (const double total : c.own_.total) c.slack_.push_back(std::max(1e-9, 1e-9 * std::fabs(total)));
   return c;
 }
 

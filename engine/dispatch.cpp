@@ -392,7 +392,7 @@ class Walk {
         placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {}
 
   // The jobs of `jobs` (in dispatch order), into `out`, until no category of theirs is live (`live`: how
-  // many of their categories are not settled and have jobs left, see live_categories): returns how many
+  // many of their categories are not settled and have jobs left: live_categories): returns how many
   // it walked. The jobs after them are of settled categories; they pend for their category's settled
   // reason (pend_settled), which is what the walk would have found. `of`: the category of each job, or
   // empty to read it from the categories.
@@ -502,12 +502,17 @@ std::vector<PendingReason> start_batch(const JobTable& jobs, const Categories& c
   return settled;
 }
 
-// Per category, its jobs (Categories::job_count, the walk's `remaining`); and how many categories are
-// live: not settled, with jobs.
-std::vector<uint32_t> live_categories(const Categories& cats, const std::vector<PendingReason>& settled, size_t& live) {
-  live = 0;
-  for (size_t c = 0; c < cats.size(); ++c) live += settled[c] == PendingReason::None && cats.job_count[c] > 0;
-  return cats.job_count;
+// How many categories are live (not settled, with jobs to walk: what Walk::run counts down) in each of
+// `groups` groups: category c's is part_of[c] (kNone: in none), or group 0 for every one when part_of is
+// empty.
+std::vector<size_t> live_categories(const Categories& cats, const std::vector<PendingReason>& settled,
+                                    std::span<const uint32_t> part_of, size_t groups) {
+  std::vector<size_t> live(groups, 0);
+  for (size_t c = 0; c < cats.size(); ++c) {
+    const uint32_t g = part_of.empty() ? 0 : part_of[c];
+    if (g != kNone) live[g] += settled[c] == PendingReason::None && cats.job_count[c] > 0;
+  }
+  return live;
 }
 
 // The jobs of `jobs` pend for their category's settled reason, in parallel; returns how many.
@@ -519,9 +524,7 @@ uint64_t pend_settled(std::span<const uint32_t> jobs, const Categories& cats, co
   return jobs.size();
 }
 
-void finish(WalkOut& out, DispatchResult& res) {
-  res.allocations = std::move(out.allocations);
-  res.removed = std::move(out.removed);
+void add_counts(const WalkOut& out, DispatchResult& res) {
   res.assigned += out.assigned;
   res.pending += out.pending;
   res.rejected += out.rejected;
@@ -606,14 +609,15 @@ DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const 
   DispatchResult res = empty_result(jobs.size());
   std::vector<PendingReason> settled = start_batch(jobs, cats, eligible, capacity, cursors, res);
   const std::vector<uint32_t> order = dispatch_order(jobs);
-  size_t live = 0;
-  std::vector<uint32_t> remaining = live_categories(cats, settled, live);
+  std::vector<uint32_t> remaining = cats.job_count;  // per category: its jobs not walked yet
   WalkOut out;
   const size_t walked = Walk(taskers, jobs, cats, eligible, capacity, cursors, nullptr,
                              Placer::tables_for(cats, capacity), settled, remaining, res)
-                            .run(order, {}, live, out);
+                            .run(order, {}, live_categories(cats, settled, {}, 1)[0], out);
   out.pending += pend_settled(std::span<const uint32_t>(order).subspan(walked), cats, settled, res);
-  finish(out, res);
+  res.allocations = std::move(out.allocations);
+  res.removed = std::move(out.removed);
+  add_counts(out, res);
   return res;
 }
 
@@ -663,11 +667,9 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
   std::iota(largest.begin(), largest.end(), uint32_t{0});
   std::stable_sort(largest.begin(), largest.end(),
                    [&](uint32_t a, uint32_t b) { return start[a + 1] - start[a] > start[b + 1] - start[b]; });
-  size_t ignored = 0;
-  std::vector<uint32_t> remaining = live_categories(cats, settled, ignored);
-  std::vector<size_t> live(parts.count, 0), walked(parts.count, 0);
-  for (size_t c = 0; c < cats.size(); ++c)
-    if (parts.part_of[c] != kNone) live[parts.part_of[c]] += settled[c] == PendingReason::None && remaining[c] > 0;
+  std::vector<uint32_t> remaining = cats.job_count;  // per category: its jobs not walked yet
+  const std::vector<size_t> live = live_categories(cats, settled, parts.part_of, parts.count);
+  std::vector<size_t> walked(parts.count, 0);
   const std::shared_ptr<const Placer::Tables> tables = Placer::tables_for(cats, capacity);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, largest.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
     Capacity::Ledger lane = capacity.lane();
@@ -683,11 +685,7 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     outs[part].pending += pend_settled(jobs_of_part(part, walked[part]), cats, settled, res);
   capacity.settle();
   merge_allocations(order, cats, parts, outs, res);
-  for (const WalkOut& out : outs) {
-    res.assigned += out.assigned;
-    res.pending += out.pending;
-    res.rejected += out.rejected;
-  }
+  for (const WalkOut& out : outs) add_counts(out, res);
   merge_removed(order, outs, res);
   res.capacity = std::move(capacity);
   return res;

@@ -2,7 +2,6 @@
 // loader fills a JobTable (jobs one by one, or copies of prototypes in parallel).
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -27,7 +26,7 @@ template <class T, class Values>
 T* grow_like(PerJob<T>& col, size_t n, const Values& of_proto) {
   const size_t np = of_proto.size();
   bool one = np > 0;
-  for (size_t p = 1; p < np && one; ++p) one = std::memcmp(&of_proto[p], &of_proto[0], sizeof(T)) == 0;
+  for (size_t p = 1; p < np && one; ++p) one = PerJob<T>::same(of_proto[p], of_proto[0]);
   col.resize(n, np > 0 ? of_proto[0] : T{});
   return one || np == 0 ? nullptr : col.per_job();
 }

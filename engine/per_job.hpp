@@ -91,6 +91,8 @@ class PerJob {
     values_.clear();
     values_.shrink_to_fit();
   }
+  /// The comparison the column stores by: bitwise (a NaN equals the same NaN; -0.0 is not 0.0).
+  static bool same(const T& a, const T& b) noexcept { return std::memcmp(&a, &b, sizeof(T)) == 0; }
   /// Bytes held per job (0 while uniform).
   size_t bytes() const noexcept { return values_.capacity() * sizeof(T); }
 
@@ -144,8 +146,6 @@ class PerJob {
   }
 
  private:
-  static bool same(const T& a, const T& b) noexcept { return std::memcmp(&a, &b, sizeof(T)) == 0; }
-
   size_t n_ = 0;
   T value_{};
   std::vector<T> values_;  // empty while uniform

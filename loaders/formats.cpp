@@ -23,6 +23,10 @@ std::string arg(const FormatArgs& a, const std::string& name) {
   return it == a.end() ? std::string() : it->second;
 }
 
+NativePaths native_paths(const FormatArgs& a) {
+  return {arg(a, "farm"), arg(a, "hosts"), arg(a, "taskers"), arg(a, "jobs")};
+}
+
 std::optional<int64_t> int_arg(const FormatArgs& a, const std::string& name) {
   const std::string v = arg(a, name);
   if (v.empty()) return std::nullopt;
@@ -35,16 +39,18 @@ std::optional<int64_t> int_arg(const FormatArgs& a, const std::string& name) {
 
 std::vector<InputFormat> make_formats() {
   std::vector<InputFormat> f;
-  f.push_back(
-      {"native",
-       "colmatch's own format: farm.toml, taskers.jsonl, jobs.jsonl",
-       {{"farm", "farm.toml (attribute catalog, policy, global values)"},
-        {"hosts", "hosts.jsonl[.gz] (host-level fixed and load values)", false},
-        {"taskers", "taskers.jsonl[.gz]"},
-        {"jobs", "jobs.jsonl[.gz]"}},
-       [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
-         return load_native({arg(a, "farm"), arg(a, "hosts"), arg(a, "taskers"), arg(a, "jobs")}, p, arg(a, "policy"));
-       }});
+  f.push_back({"native",
+               "colmatch's own format: farm.toml, taskers.jsonl, jobs.jsonl",
+               {{"farm", "farm.toml (attribute catalog, policy, global values)"},
+                {"hosts", "hosts.jsonl[.gz] (host-level fixed and load values)", false},
+                {"taskers", "taskers.jsonl[.gz]"},
+                {"jobs", "jobs.jsonl[.gz]"}},
+               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
+                 return load_native(native_paths(a), p, arg(a, "policy"));
+               },
+               [](const FormatArgs& a, std::string_view id, const ProgressFn& p) {
+                 return load_native_job(native_paths(a), id, p);
+               }});
   f.push_back(
       {"google2011",
        "Google cluster-data 2011: machine and task events",
@@ -123,11 +129,24 @@ const InputFormat* find_format(const std::string& name) {
   return nullptr;
 }
 
-Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress, LoadMode mode) {
+namespace {
+void require_options(const InputFormat& format, const FormatArgs& args) {
   for (const auto& o : format.options)
     if (o.required && arg(args, o.name).empty())
       throw LoadError("--" + o.name, 0, "", fmt::format("is required with --format {}", format.name));
+}
+}  // namespace
+
+Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress, LoadMode mode) {
+  require_options(format, args);
   return format.load(args, progress, mode);
+}
+
+std::optional<Dataset> load_format_job(const InputFormat& format, const FormatArgs& args, std::string_view id,
+                                       const ProgressFn& progress) {
+  if (!format.load_job) return std::nullopt;
+  require_options(format, args);
+  return format.load_job(args, id, progress);
 }
 
 }  // namespace colmatch::loaders

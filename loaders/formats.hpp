@@ -5,7 +5,9 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loaders/dataset.hpp"
@@ -31,6 +33,9 @@ struct InputFormat {
   std::string description;
   std::vector<FormatOption> options;
   std::function<Dataset(const FormatArgs&, const ProgressFn&, LoadMode)> load;
+  /// Optional: the inputs with only the job whose id is given (explain --eligibility), or nullopt when
+  /// the format cannot tell it without reading everything (the caller then calls `load`).
+  std::function<std::optional<Dataset>(const FormatArgs&, std::string_view id, const ProgressFn&)> load_job = {};
 };
 
 /// Every registered format, the default ("native") first.
@@ -43,5 +48,10 @@ const InputFormat* find_format(const std::string& name);
 /// the option), then calls its loader.
 Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress = {},
                     LoadMode mode = LoadMode::Snapshot);
+
+/// The inputs with only job `id` by `format`'s load_job (the required options checked as load_format
+/// does), or nullopt when the format has none or its scan does not find the job.
+std::optional<Dataset> load_format_job(const InputFormat& format, const FormatArgs& args, std::string_view id,
+                                       const ProgressFn& progress = {});
 
 }  // namespace colmatch::loaders

@@ -537,28 +537,39 @@ void read_piece(const std::string& path, const LinePiece& piece, jsonl::KindText
 
 }  // namespace
 
+namespace {
+
+// One job line read line by line: parsed, its id checked (and recorded in `ids` unless null), its head and
+// keys checked, added to `b` and rejected there if its line says so. Its dependencies' ids, if any, are
+// left in `depends` for the caller. The errors are the ones read_jobs_jsonl_sequential meets, in its order.
+void read_job_line(std::string_view line, const std::string& path, size_t ln, const Catalog& catalog,
+                   simdjson::dom::parser& parser, JobIds* ids, Choices& choices, JobBuilder& b,
+                   std::optional<std::vector<std::string>>& depends) {
+  auto obj = parse_object(parser, line, path, ln);
+  const std::string id = job_id(id_field(obj), path, ln);
+  if (ids != nullptr) ids->add(path, ln, "id", id);
+  const JobHead h = job_head(head_fields(obj), path, ln);
+  for (auto field : obj)
+    if (field_of(field.key) == Field::Unknown)
+      throw LoadError(path, ln, std::string(std::string_view(field.key)), "unknown key");
+  std::vector<Rejection> rejected;
+  add_job(obj, path, ln, id, h, catalog, b, choices, rejected, depends);
+  if (!rejected.empty()) b.reject(static_cast<uint32_t>(b.size() - 1), rejection_text(rejected.front(), path, ln, id));
+}
+
+}  // namespace
+
 JobTable read_jobs_jsonl_sequential(const std::string& path, const Catalog& catalog, const ProgressFn& progress) {
   LineReader in(path, progress);
   simdjson::dom::parser parser;
   JobBuilder b(catalog);
   JobIds ids;
   Choices choices;
-  std::vector<Rejection> rejected;
   std::optional<std::vector<std::string>> depends;
   std::string_view line;
   while (in.next(line)) {
     if (blank(line)) continue;
-    const size_t ln = in.line();
-    auto obj = parse_object(parser, line, path, ln);
-    const std::string id = job_id(id_field(obj), path, ln);
-    ids.add(path, ln, "id", id);
-    const JobHead h = job_head(head_fields(obj), path, ln);
-    for (auto field : obj)
-      if (field_of(field.key) == Field::Unknown)
-        throw LoadError(path, ln, std::string(std::string_view(field.key)), "unknown key");
-    add_job(obj, path, ln, id, h, catalog, b, choices, rejected, depends);
-    const auto j = static_cast<uint32_t>(b.size() - 1);
-    if (!rejected.empty()) b.reject(j, rejection_text(rejected.front(), path, ln, id));
+    read_job_line(line, path, in.line(), catalog, parser, &ids, choices, b, depends);
     if (depends) b.set_depends(std::move(*depends));
   }
   return std::move(b).build();
@@ -613,18 +624,10 @@ std::optional<JobTable> find_job_jsonl(const std::string& path, const Catalog& c
   if (found_piece == SIZE_MAX) return std::nullopt;
   // read as the line-by-line reader reads it (its dependencies left out: the other jobs are not read)
   simdjson::dom::parser parser;
-  auto obj = parse_object(parser, found_text, path, found_line);
-  const std::string got = job_id(id_field(obj), path, found_line);
   JobBuilder b(catalog);
   Choices choices;
-  std::vector<Rejection> rejected;
   std::optional<std::vector<std::string>> depends;
-  const JobHead h = job_head(head_fields(obj), path, found_line);
-  for (auto field : obj)
-    if (field_of(field.key) == Field::Unknown)
-      throw LoadError(path, found_line, std::string(std::string_view(field.key)), "unknown key");
-  add_job(obj, path, found_line, got, h, catalog, b, choices, rejected, depends);
-  if (!rejected.empty()) b.reject(0, rejection_text(rejected.front(), path, found_line, got));
+  read_job_line(found_text, path, found_line, catalog, parser, nullptr, choices, b, depends);
   return std::move(b).build();
 }
 

@@ -30,7 +30,6 @@
 #include "engine/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/formats.hpp"
-#include "loaders/native.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/writers/explain.hpp"
 #include "loaders/writers/native_writer.hpp"
@@ -209,18 +208,15 @@ int cmd_sweep(const Options& o) {
   return run_script("sweep.py", args);
 }
 
-// explain --eligibility: the job's category's eligibility alone. The native format reads only the job's
-// line (load_native_job); another format, or a job the scan does not find, is read whole.
+// explain --eligibility: the job's category's eligibility alone. A format that can read one job's line
+// (the native one: load_native_job) reads only that; another, or a job its scan does not find, is read
+// whole.
 int explain_eligibility(const Options& o) {
   if (o.explain_job_id.empty() || o.explain_simulate)
     throw CLI::ValidationError("explain", "--eligibility explains a job of the batch: give --job ID, not --simulate");
   g_phase = "loading";
-  std::optional<loaders::Dataset> one;
-  if (o.in.format == "native") {
-    auto arg = [&](const char* k) { return o.in.args.count(k) ? o.in.args.at(k) : std::string(); };
-    one = loaders::load_native_job({arg("farm"), arg("hosts"), arg("taskers"), arg("jobs")}, o.explain_job_id,
-                                   progress_fn());
-  }
+  std::optional<loaders::Dataset> one =
+      loaders::load_format_job(*loaders::find_format(o.in.format), o.in.args, o.explain_job_id, progress_fn());
   const loaders::Dataset ds = one ? std::move(*one) : load(o.in);
   uint32_t j = 0;
   while (j < ds.jobs.size() && ds.jobs.id[j] != o.explain_job_id) ++j;
