@@ -6,7 +6,9 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <tbb/global_control.h>
@@ -39,6 +41,11 @@ const char* reason_text(PendingReason r) noexcept {
     case PendingReason::None: return "";
     case PendingReason::NoEligibleTasker: return "no eligible tasker";
     case PendingReason::NoFreeCapacity: return "eligible but no free capacity";
+    case PendingReason::BehindHigherPriority:
+      return "behind a higher-priority job of its queue that cannot start (Slurm: Priority)";
+    case PendingReason::TaskersHeld:
+      return "every tasker of its queue is held for higher-priority jobs (Slurm: Nodes required for job are DOWN, "
+             "DRAINED or reserved for jobs in higher priority partitions)";
   }
   return "";
 }
@@ -216,6 +223,11 @@ size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_ou
       key_out = static_cast<double>(x);
       continue;
     }
+    if (policy == AllocationPolicy::ConsecutiveBestFit) {
+      t = consecutive_best_fit(tier, ch);
+      key_out = static_cast<double>(t);
+      continue;
+    }
     double best = 0;
     for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
       if (cap_.block_full(ch, x >> 6)) {
@@ -239,6 +251,43 @@ size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_ou
     key_out = best;
   }
   return t;
+}
+
+// Rows are in rank order (power descending, then input order), so the taskers of the greatest power with
+// room are one stretch of rows, in input order: two of them are adjacent in Slurm's node table when they
+// are adjacent rows and adjacent input indices (a row between them, eligible or not, breaks the run).
+size_t Placer::consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const {
+  const size_t universe = tier.universe();
+  size_t best = universe, run_best = universe, prev = universe;
+  double best_sum = 0, run_sum = 0, run_best_free = 0;
+  auto close_run = [&] {
+    if (run_best < universe && (best == universe || run_sum < best_sum)) {
+      best = run_best;
+      best_sum = run_sum;
+    }
+    run_best = universe;
+    run_sum = 0;
+  };
+  for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+    if (prev < universe && taskers_.power[x] != taskers_.power[prev]) break;  // past the greatest power with room
+    if (cap_.block_full(ch, x >> 6)) {
+      x = (((x >> 6) + 1) << 6) - 1;
+      continue;
+    }
+    const auto tx = static_cast<uint32_t>(x);
+    if (!cap_.fits(ch, tx)) continue;
+    if (prev == universe || x != prev + 1 || taskers_.input_index[x] != taskers_.input_index[prev] + 1) close_run();
+    const double a = cap_.available(fit_, tx);
+    const double free = a >= 0 ? a : 0;  // NaN: no pool of it here
+    run_sum += free;
+    if (run_best == universe || free < run_best_free) {
+      run_best = x;
+      run_best_free = free;
+    }
+    prev = x;
+  }
+  close_run();
+  return best;
 }
 
 uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
@@ -379,7 +428,8 @@ class Walk {
   Walk(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
        const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors,
        Capacity::Ledger* ledger, std::shared_ptr<const Placer::Tables> tables, std::vector<PendingReason>& settled,
-       std::vector<uint32_t>& remaining, DispatchResult& res)
+       std::vector<uint32_t>& remaining, DispatchResult& res, const DispatchOptions& options,
+       QueueBlocks* blocks = nullptr)
       : jobs_(jobs),
         cats_(cats),
         eligible_(eligible),
@@ -389,7 +439,11 @@ class Walk {
         settled_(settled),
         remaining_(remaining),
         res_(res),
-        placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {}
+        policy_(options.allocation),
+        blocks_(blocks),
+        placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {
+    placer_.fit_by(options.fit_consumable);
+  }
 
   // The jobs of `jobs` (in dispatch order), into `out`, until no category of theirs is live (`live`: how
   // many of their categories are not settled and have jobs left: live_categories): returns how many
@@ -408,6 +462,12 @@ class Walk {
  private:
   // Job j of category c.
   void step(uint32_t j, uint32_t c, WalkOut& out) {
+    if (blocks_ != nullptr)
+      if (const QueueBlock b = blocks_->before(j); b != QueueBlock::Open) {
+        pend(j, b == QueueBlock::Behind ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld, out);
+        --remaining_[c];
+        return;
+      }
     if (settled_[c] != PendingReason::None) {
       pend(j, settled_[c], out);
       return;
@@ -435,7 +495,7 @@ class Walk {
         return;  // (capacity only shrinks: its later jobs find the same or less, never a removal)
       }
     }
-    if (cursors_.exhausted(c) || !placer_.try_place(j, AllocationPolicy::GreatestPower, out.allocations)) {
+    if (cursors_.exhausted(c) || !placer_.try_place(j, policy_, out.allocations)) {
       cursors_.exhaust(c);
       if (!gated(c)) settled_[c] = PendingReason::NoFreeCapacity;
       pend(j, eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker : PendingReason::NoFreeCapacity,
@@ -450,9 +510,11 @@ class Walk {
     ++out.assigned;
   }
 
+  // Job j pends for r; one that found no room blocks its queue (blocking queues).
   void pend(uint32_t j, PendingReason r, WalkOut& out) {
     res_.reason[j] = r;
     ++out.pending;
+    if (blocks_ != nullptr && r == PendingReason::NoFreeCapacity) blocks_->failed(j);
   }
   bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
 
@@ -466,6 +528,8 @@ class Walk {
   std::vector<uint32_t>& remaining_;  // per category: its jobs not walked yet
   size_t live_ = 0;
   DispatchResult& res_;
+  AllocationPolicy policy_;
+  QueueBlocks* blocks_;  // null: no queue blocks
   Placer placer_;
 };
 
@@ -604,16 +668,26 @@ void merge_removed(const std::vector<uint32_t>& order, std::vector<WalkOut>& out
 }  // namespace
 
 DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
-                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity,
-                        DispatchCursors& cursors) {
+                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors,
+                        const DispatchOptions& options) {
   DispatchResult res = empty_result(jobs.size());
   std::vector<PendingReason> settled = start_batch(jobs, cats, eligible, capacity, cursors, res);
   const std::vector<uint32_t> order = dispatch_order(jobs);
   std::vector<uint32_t> remaining = cats.job_count;  // per category: its jobs not walked yet
   WalkOut out;
-  const size_t walked = Walk(taskers, jobs, cats, eligible, capacity, cursors, nullptr,
-                             Placer::tables_for(cats, capacity), settled, remaining, res)
-                            .run(order, {}, live_categories(cats, settled, {}, 1)[0], out);
+  std::optional<QueueBlocks> blocks;
+  if (options.queues) {
+    if (options.queues->queue_of_job.size() != jobs.size())
+      throw std::invalid_argument("dispatch: blocking queues name a queue for another number of jobs");
+    blocks.emplace(*options.queues, capacity);
+  }
+  // Blocking queues: every job is walked (a settled category's later jobs may be behind a blocked queue)
+  const size_t live = blocks ? order.size() + 1 : live_categories(cats, settled, {}, 1)[0];
+  const size_t walked =
+      Walk(taskers, jobs, cats, eligible, capacity, cursors, nullptr, Placer::tables_for(cats, capacity), settled,
+           remaining, res, options, blocks ? &*blocks : nullptr)
+          .run(order, {}, live, out);
+  if (blocks) blocks->release();
   out.pending += pend_settled(std::span<const uint32_t>(order).subspan(walked), cats, settled, res);
   res.allocations = std::move(out.allocations);
   res.removed = std::move(out.removed);
@@ -631,7 +705,8 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
       std::min<size_t>(tbb::this_task_arena::max_concurrency(),
                        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)) > 1;
   const DispatchParts parts =
-      options.parts == DispatchOptions::Parts::Never || (options.parts == DispatchOptions::Parts::Auto && !threads)
+      options.parts == DispatchOptions::Parts::Never || options.queues ||
+              (options.parts == DispatchOptions::Parts::Auto && !threads)
           ? DispatchParts{}
           : dispatch_parts(cats, jobs, eligible, capacity, std::max<uint64_t>(uint64_t{1} << 22, 8 * jobs.size()));
   bool apart = parts.count > 1;
@@ -645,8 +720,8 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
       }
     apart = *std::max_element(jobs_of.begin(), jobs_of.end()) * 8 < all * 7;
   }
-  if (!apart) {  // one walk: the sequential dispatch
-    DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors);
+  if (!apart || options.queues) {  // one walk: the sequential dispatch (blocking queues tie every part)
+    DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors, options);
     res.capacity = std::move(capacity);
     return res;
   }
@@ -673,7 +748,7 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
   const std::shared_ptr<const Placer::Tables> tables = Placer::tables_for(cats, capacity);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, largest.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
     Capacity::Ledger lane = capacity.lane();
-    Walk walk(taskers, jobs, cats, eligible, capacity, cursors, &lane, tables, settled, remaining, res);
+    Walk walk(taskers, jobs, cats, eligible, capacity, cursors, &lane, tables, settled, remaining, res, options);
     for (size_t i = r.begin(); i < r.end(); ++i) {
       const uint32_t part = largest[i];
       walked[part] = walk.run(jobs_of_part(part),

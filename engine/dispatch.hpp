@@ -30,12 +30,18 @@
 #include "engine/categories.hpp"
 #include "engine/columns.hpp"
 #include "engine/eligibility.hpp"
+#include "engine/queue_blocking.hpp"
 #include "kernels/tasker_set.hpp"
 
 namespace colmatch {
 
 enum class JobStatus : uint8_t { Assigned, Pending, Rejected };
-enum class PendingReason : uint8_t { None, NoEligibleTasker, NoFreeCapacity };
+/// Why a job is pending after dispatch. The last two come from blocking queues (queue_blocking.hpp,
+/// Slurm's main scheduling pass): BehindHigherPriority is Slurm's Reason `Priority` (a job before it in
+/// its queue could not start), TaskersHeld is Slurm's `Resources` with "Nodes required for job are
+/// DOWN, DRAINED or reserved for jobs in higher priority partitions" (every tasker of its queue is held
+/// for a job of another queue that could not start).
+enum class PendingReason : uint8_t { None, NoEligibleTasker, NoFreeCapacity, BehindHigherPriority, TaskersHeld };
 
 /// Text used in results.csv for a pending reason.
 const char* reason_text(PendingReason r) noexcept;
@@ -116,7 +122,17 @@ class DispatchCursors {
 /// the lowest input index, the least or the most capacity left over (sum over the charged consumables
 /// of (available - charge) / charge). Soft tiers come first in every case; ties go to rank order.
 /// $fill_up jobs always fill taskers in rank order.
-enum class AllocationPolicy : uint8_t { GreatestPower, FirstAvailable, BestFit, WorstFit };
+///
+/// ConsecutiveBestFit is Slurm's select/cons_tres node selection for a job of one node
+/// (src/plugins/select/cons_tres/job_test.c, _eval_nodes, 22.05): of the taskers with room, only those
+/// of the greatest effective power count (Slurm: the lowest node Weight; a Slurm farm's power is
+/// -Weight); among them, runs of taskers adjacent in input order (Slurm's node table: by name), a run
+/// ending at any tasker without room or of another power; the run with the fewest free units of the
+/// fit consumable in sum wins (the first of equal runs), and in it the tasker with the fewest free (the
+/// first of equals): a best fit that packs partly used nodes first. The fit consumable is
+/// DispatchOptions::fit_consumable (Slurm: the CPUs). Checked job by job against slurmctld 22.05.8
+/// (datasets/slurm/c100-batch-slurm.tsv).
+enum class AllocationPolicy : uint8_t { GreatestPower, FirstAvailable, BestFit, WorstFit, ConsecutiveBestFit };
 
 /// Places one job at a time on taskers, taking its charges from a Capacity: the one placement code of
 /// the batch dispatch and of the simulator.
@@ -150,6 +166,9 @@ class Placer {
   /// is left as it was). A $fill_up job charging only taskers' own pools is planned tasker by tasker
   /// (each tasker's instances do not depend on the others'); any other job is placed and rolled back.
   bool plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
+  /// The consumable ConsecutiveBestFit measures free units of (index in catalog.consumables(); 0 unless
+  /// set).
+  void fit_by(size_t k) noexcept { fit_ = k; }
   /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
   const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }
   /// A job of a category that chooses (Categories::solutions, Altair Accelerator's scheduling
@@ -179,6 +198,8 @@ class Placer {
   // The tasker a $pe_slots job of category c would get (universe if none), moving its cursors; `key`:
   // its preference key (lower is better) among those of other categories under the same policy.
   size_t find_pe_slots(uint32_t c, AllocationPolicy policy, double& key);
+  // ConsecutiveBestFit within one tier (universe if no tasker of it has room).
+  size_t consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   size_t& cursor(uint32_t c, size_t v) { return cursors_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
 
@@ -193,6 +214,7 @@ class Placer {
   const std::vector<std::vector<Charge>>& charges_;
   const std::vector<uint8_t>& all_queue_only_;  // per category: every pool it charges is a tasker's own
   size_t scratch_cursor_ = 0;
+  size_t fit_ = 0;
   std::vector<uint32_t>* chosen_ = nullptr;
   bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
 };
@@ -212,16 +234,24 @@ struct DispatchOptions {
     Never,   ///< one walk over every job
   };
   /// Whether the parts of the batch that cannot interfere (dispatch_parts.hpp) are walked side by side
-  /// on the task scheduler's threads, each with its Capacity lane.
+  /// on the task scheduler's threads, each with its Capacity lane. Blocking queues walk once.
   Parts parts = Parts::Auto;
+  /// How a job's tasker is chosen (seed 001's allocation policies; Slurm's ConsecutiveBestFit).
+  AllocationPolicy allocation = AllocationPolicy::GreatestPower;
+  /// The consumable ConsecutiveBestFit counts free units of (index in catalog.consumables()).
+  size_t fit_consumable = 0;
+  /// Slurm's main scheduling pass (queue_blocking.hpp): a job that cannot start blocks its queue and
+  /// holds the queue's taskers from every later job. Null: no queue blocks.
+  std::shared_ptr<const BlockingQueues> queues;
 };
 
 /// Runs the greedy dispatch from configured capacity, less `in_use` when given (what the farm's running
 /// jobs hold; eligibility stays the configured capacity's, so a job that waits for them is pending for
 /// capacity, not ineligible). `eligible[c]` is category c's match result; where it has soft tiers, the
 /// job goes to the first tier with a fitting tasker (fewest violations first, then effective power).
-/// Deterministic: the result does not depend on the options or the number of threads (the parts are
-/// walked in parallel, each in dispatch order). result.capacity is what is left (its queue totals
+/// `options` choose the allocation policy and blocking queues (Slurm's main pass: one walk). Deterministic:
+/// the result does not depend on options.parts or the number of threads (the parts are walked in
+/// parallel, each in dispatch order). result.capacity is what is left (its queue totals
 /// summed again from the pools after a parallel walk: Capacity::settle).
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
                         const Categories& cats, const std::vector<CategoryEligibility>& eligible,
@@ -229,8 +259,10 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
 
 /// The sequential dispatch, one walk over every job, from a given Capacity (carried over from a previous
 /// cycle), with cursors that live as long as the caller keeps them (synced to capacity's epoch here).
-/// result.capacity is left empty; the charges are taken from `capacity`.
+/// result.capacity is left empty; the charges are taken from `capacity` (taskers a blocked queue held
+/// are given back at the end). `options.parts` is not read.
 DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
-                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors);
+                        const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors& cursors,
+                        const DispatchOptions& options = {});
 
 }  // namespace colmatch

@@ -50,9 +50,10 @@ class PhaseClock {
 /// read its dispatch (e.g. a writer formatting categories.csv). Its exception, if any, is rethrown once
 /// dispatch is done.
 /// `in_use` (optional): what the farm's running jobs hold, taken before dispatch (see dispatch()).
+/// `options`: the dispatch's allocation policy and blocking queues (a format's, Dataset::dispatch).
 MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
                        const kernels::KernelTable& k,
                        const std::function<void(const MatchOutcome&)>& beside_dispatch = {},
-                       const InUse* in_use = nullptr);
+                       const InUse* in_use = nullptr, const DispatchOptions& options = {});
 
 }  // namespace colmatch

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/capacity.hpp"
+#include "engine/dispatch.hpp"
 #include "engine/schedule/events.hpp"
 #include "engine/schedule/policy.hpp"
 
@@ -22,6 +23,9 @@ struct Dataset {
   SimPolicy policy_defaults;
   FarmEvents farm;  ///< the taskers' changes over time (LoadMode::OverTime; empty otherwise)
   InUse in_use;     ///< what the farm's running jobs hold now (`match`; Grid Engine's qstat)
+  /// How `match` dispatches this farm's jobs: GreatestPower and no blocking queue unless the format
+  /// says otherwise (Slurm: ConsecutiveBestFit on the CPUs, partitions as blocking queues).
+  DispatchOptions dispatch;
 };
 
 /// What a farm is loaded for: one matching instant (`match`: the taskers as they are then) or a run

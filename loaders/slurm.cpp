@@ -254,9 +254,9 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   for (const Node& n : nodes) most_cpus = std::max(most_cpus, n.cpus);
   const double node_jobs = std::max(1.0, most_cpus);  // the capacity of `jobs` on every node
   for (const Node& n : nodes) {
-    // Slurm (select/cons_tres) tries the lowest Weight first, then the node with the fewest CPUs (its
-    // best fit, on an idle cluster), then by name (file order): the fraction orders CPUs within a weight
-    b.add(n.name, -(n.weight + n.cpus / (most_cpus + 1)));
+    // Slurm (select/cons_tres) tries the lowest Weight first; within a weight, the dispatch's
+    // ConsecutiveBestFit picks by free CPUs over runs of nodes in name (file) order
+    b.add(n.name, -n.weight);
     names.insert(n.name);
     try {
       if (!n.features.empty()) b.set_list(a_feature, n.features);
@@ -294,6 +294,31 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   }
   if (any_used) ds.in_use.amount = std::move(used);
 
+  // Slurm's main scheduling pass: its node selection, and partitions as blocking queues
+  // (engine/queue_blocking.hpp), each holding its nodes' rows
+  auto queues = std::make_shared<BlockingQueues>();
+  std::map<std::string, uint32_t> queue_of;
+  for (const Partition& p : partitions)
+    if (p.up) {
+      queue_of.emplace(p.name, static_cast<uint32_t>(queues->names.size()));
+      queues->names.push_back(p.name);
+    }
+  {
+    const size_t rows = ds.taskers.size(), words = (rows + 63) / 64;
+    std::vector<std::vector<uint64_t>> bits(queues->names.size(), std::vector<uint64_t>(words, 0));
+    std::vector<uint64_t> count(queues->names.size(), 0);
+    for (uint32_t r = 0; r < rows; ++r)
+      for (const std::string& p : nodes[ds.taskers.input_index[r]].partitions)
+        if (const auto it = queue_of.find(p); it != queue_of.end()) {
+          bits[it->second][r >> 6] |= uint64_t{1} << (r & 63);
+          ++count[it->second];
+        }
+    for (size_t q = 0; q < bits.size(); ++q)
+      queues->taskers.push_back(kernels::TaskerSet::from_words(std::move(bits[q]), rows, count[q]));
+  }
+  ds.dispatch.allocation = AllocationPolicy::ConsecutiveBestFit;
+  ds.dispatch.fit_consumable = static_cast<size_t>(ds.catalog.consumable_slot(a_cpus));
+
   JobBuilder jb(ds.catalog);
   JobIds ids;
   {
@@ -301,6 +326,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     for (const Partition& p : partitions)
       if (p.is_default) default_partition = p.name;
     size_t without_mem = 0;
+    std::vector<uint32_t>& job_queue = queues->queue_of_job;
     for (const slurm::QueuedJob& q : queued) {
       const slurm::SbatchJob& sj = q.request;
       const std::string& id = q.id;
@@ -381,6 +407,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       }
       const double cpus = ntasks * per_task;
       const uint32_t j = jb.add(id, q.user, "", q.priority, q.submit, 1);
+      job_queue.push_back(kNone);
       if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb.set_note(j, "held");
       if (!q.note.empty()) jb.set_note(j, q.note);
       std::vector<std::string> clauses;
@@ -389,6 +416,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         std::vector<std::string> wanted =
             part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',');
         std::string allowed;
+        std::vector<std::string> allowed_names;
         for (const std::string& p : wanted) {
           const auto it =
               std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
@@ -398,7 +426,11 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           }
           if (!std::isnan(time) && time > it->max_time) continue;
           allowed += (allowed.empty() ? "" : ", ") + quote_value(p);
+          allowed_names.push_back(p);
         }
+        // a job of one partition is in its blocking queue; one of several is in none (Slurm tries it in
+        // each partition in turn: not modelled, so it neither blocks nor is blocked)
+        if (allowed_names.size() == 1 && queue_of.count(allowed_names[0])) job_queue[j] = queue_of.at(allowed_names[0]);
         if (why.empty()) clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
         if (why.empty() && allowed.empty()) jb.set_note(j, "PartitionTimeLimit");
       }
@@ -463,6 +495,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
                       without_mem));
   }
   ds.jobs = std::move(jb).build();
+  ds.dispatch.queues = std::move(queues);
   ds.taskers.warnings.insert(ds.taskers.warnings.begin(), warnings.begin(), warnings.end());
   return ds;
 }

@@ -238,7 +238,7 @@ int cmd_explain(const Options& o) {
   g_phase = "loading";
   auto ds = load(o.in, o.explain_simulate ? loaders::LoadMode::OverTime : loaders::LoadMode::Snapshot);
   g_phase = "matching";
-  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
   g_phase = "explaining";
   if (o.explain_simulate) {
     if (o.explain_job_id.empty()) throw CLI::ValidationError("explain", "--simulate explains a job: give --job ID");
@@ -319,7 +319,7 @@ int cmd_match(const Options& o) {
   std::string categories;  // formatted while dispatch runs on the other core
   const MatchOutcome m = run_match(
       ds.catalog, ds.taskers, ds.jobs, table,
-      [&](const MatchOutcome& so_far) { categories = writers::categories_csv(ds, so_far); }, &ds.in_use);
+      [&](const MatchOutcome& so_far) { categories = writers::categories_csv(ds, so_far); }, &ds.in_use, ds.dispatch);
   g_phase = "writing";
   writers::write_results(o.out_dir, ds, m, info, std::move(categories));
   std::fputs(writers::summary_json(ds, m, info).c_str(), stdout);

@@ -119,6 +119,12 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
     }
     case JobStatus::Pending: {
       const size_t c = m.categories.of_job[j];
+      const PendingReason r = m.dispatch.reason[j];
+      if (r == PendingReason::BehindHigherPriority || r == PendingReason::TaskersHeld) {  // blocking queues
+        const auto& q = *ds.dispatch.queues;
+        out += fmt::format("pending: {} (queue {})\n", reason_text(r), q.names[q.queue_of_job[j]]);
+        break;
+      }
       const std::vector<ChargeVector> solutions = solutions_need(m.categories, c);
       out += "pending: " +
              pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],

@@ -23,27 +23,34 @@ std::string notes_json(const JobTable& jobs) {
 }
 
 std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
-  uint64_t no_eligible = 0, no_capacity = 0, sparse = 0;
+  uint64_t no_eligible = 0, no_capacity = 0, behind = 0, held = 0, sparse = 0;
   for (auto r : m.dispatch.reason) {
     if (r == PendingReason::NoEligibleTasker) ++no_eligible;
     if (r == PendingReason::NoFreeCapacity) ++no_capacity;
+    if (r == PendingReason::BehindHigherPriority) ++behind;
+    if (r == PendingReason::TaskersHeld) ++held;
   }
+  // blocking queues (Slurm's main pass) only: the other formats' summaries keep their keys
+  const std::string queues =
+      ds.dispatch.queues
+          ? fmt::format("  \"pending_behind_higher_priority\": {},\n  \"pending_taskers_held\": {},\n", behind, held)
+          : std::string();
   for (const auto& e : m.eligible) sparse += e.eligible.sparse() ? 1 : 0;
   return fmt::format(
       "{{\n"
       "  \"farm\": {},\n  \"format\": {},\n"
       "  \"taskers\": {},\n  \"jobs\": {},\n"
       "  \"assigned\": {},\n  \"pending\": {},\n  \"pending_no_eligible_tasker\": {},\n"
-      "  \"pending_no_free_capacity\": {},\n  \"rejected\": {},\n"
+      "  \"pending_no_free_capacity\": {},\n{}  \"rejected\": {},\n"
       "  \"categories\": {},\n  \"categories_sparse\": {},\n"
       "  \"seconds\": {{\"load\": {:.6f}, \"categorize\": {:.6f}, \"eligibility\": {:.6f}, \"dispatch\": {:.6f}, "
       "\"match_total\": {:.6f}}},\n"
       "  \"notes\": {},\n"
       "  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
       json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), m.dispatch.assigned,
-      m.dispatch.pending, no_eligible, no_capacity, m.dispatch.rejected, m.categories.size(), sparse, info.load_s,
-      m.timings.categorize_s, m.timings.eligibility_s, m.timings.dispatch_s, m.timings.total(), notes_json(ds.jobs),
-      info.threads, json_string(kernels::isa_name(m.isa)));
+      m.dispatch.pending, no_eligible, no_capacity, queues, m.dispatch.rejected, m.categories.size(), sparse,
+      info.load_s, m.timings.categorize_s, m.timings.eligibility_s, m.timings.dispatch_s, m.timings.total(),
+      notes_json(ds.jobs), info.threads, json_string(kernels::isa_name(m.isa)));
 }
 
 namespace {
@@ -55,7 +62,8 @@ constexpr uint32_t kJobsPerPiece = 8192;  // ~1 MB of results.csv: formatted and
 // needs, so that pieces can be formatted in parallel.
 class ResultRows {
  public:
-  ResultRows(const loaders::Dataset& ds, const MatchOutcome& m) : ds_(ds), m_(m), reason_(2 * m.categories.size()) {
+  ResultRows(const loaders::Dataset& ds, const MatchOutcome& m)
+      : ds_(ds), m_(m), reason_(kKinds * m.categories.size()) {
     const JobTable& jobs = ds.jobs;
     for (const auto& [j, why] : m.dispatch.removed) removed_.emplace(j, why);
     std::vector<uint8_t> need(reason_.size(), 0);
@@ -63,12 +71,16 @@ class ResultRows {
       if (m.dispatch.status[j] == JobStatus::Pending) need[slot(j)] = 1;
     tbb::parallel_for(size_t{0}, need.size(), [&](size_t i) {
       if (!need[i]) return;
-      const size_t c = i / 2;
+      const size_t c = i / kKinds;
       Reason& r = reason_[i];
-      const std::vector<ChargeVector> solutions = solutions_need(m.categories, c);
-      r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
-                              m.eligible[c], ds.taskers.size(), i % 2 == 0, &m.dispatch.capacity, &solutions,
-                              gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity));
+      if (i % kKinds >= 2) {  // blocking queues: the queue's state, not the category's room
+        r.text = reason_text(i % kKinds == 2 ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld);
+      } else {
+        const std::vector<ChargeVector> solutions = solutions_need(m.categories, c);
+        r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
+                                m.eligible[c], ds.taskers.size(), i % kKinds == 0, &m.dispatch.capacity, &solutions,
+                                gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity));
+      }
       r.row_tail = ",pending,,0,";
       csv_field(r.row_tail, r.text);  // quoted once, written for each of its jobs
       r.row_tail += '\n';
@@ -131,9 +143,18 @@ class ResultRows {
     std::string text;      // the reason
     std::string row_tail;  // a pending job's row after its id when it has no note (the reason quoted)
   };
-  // A pending job's reason: [2c] its category c has no eligible tasker, [2c + 1] no free capacity.
+  // A pending job's reason: [4c] its category c has no eligible tasker, [4c + 1] no free capacity,
+  // [4c + 2] it is behind a blocked queue, [4c + 3] its queue's taskers are held.
+  static constexpr size_t kKinds = 4;
   size_t slot(uint32_t j) const {
-    return 2 * size_t{m_.categories.of_job[j]} + (m_.dispatch.reason[j] == PendingReason::NoEligibleTasker ? 0 : 1);
+    size_t kind = 1;
+    switch (m_.dispatch.reason[j]) {
+      case PendingReason::NoEligibleTasker: kind = 0; break;
+      case PendingReason::BehindHigherPriority: kind = 2; break;
+      case PendingReason::TaskersHeld: kind = 3; break;
+      default: break;
+    }
+    return kKinds * size_t{m_.categories.of_job[j]} + kind;
   }
   const loaders::Dataset& ds_;
   std::unordered_map<uint32_t, std::string> removed_;  // jobs removed when dispatched: why

@@ -121,6 +121,62 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
 }
 INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 
+// Slurm's main pass (ConsecutiveBestFit, blocking queues) against the naive matcher's from-scratch
+// version: 4 shards x 150 random farms, each with a random fit consumable and, on most, 1-4 random
+// queues over random tasker subsets (overlapping, as Slurm's partitions do), a fifth of the jobs in no
+// queue.
+class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
+
+TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
+  size_t behind = 0, held = 0, assigned_best_fit = 0, moved = 0;
+  for (int i = 0; i < 150; ++i) {
+    const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
+    const auto ds = synth::generate(random_spec(seed));
+    std::mt19937_64 rng(seed);
+    DispatchOptions options;
+    options.allocation = rng() % 4 == 0 ? AllocationPolicy::GreatestPower : AllocationPolicy::ConsecutiveBestFit;
+    options.fit_consumable = rng() % ds.catalog.consumables().size();
+    if (rng() % 5 != 0) {
+      auto q = std::make_shared<BlockingQueues>();
+      const size_t n = 1 + rng() % 4, nt = ds.taskers.size();
+      for (size_t k = 0; k < n; ++k) {
+        const double density = 0.3 + 0.7 * static_cast<double>(rng() % 100) / 100.0;
+        std::vector<uint64_t> words((nt + 63) / 64, 0);
+        uint64_t count = 0;
+        for (size_t t = 0; t < nt; ++t)
+          if (static_cast<double>(rng() % 1000) < density * 1000) {
+            words[t >> 6] |= uint64_t{1} << (t & 63);
+            ++count;
+          }
+        q->names.push_back("q" + std::to_string(k));
+        q->taskers.push_back(kernels::TaskerSet::from_words(std::move(words), nt, count));
+      }
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+        q->queue_of_job.push_back(rng() % 5 == 0 ? kNone : static_cast<uint32_t>(rng() % n));
+      options.queues = std::move(q);
+    }
+    const naive::Result ref = naive::run(ds.catalog, ds.taskers, ds.jobs, options);
+    const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, options);
+    compare(ds, m, ref, "seed " + std::to_string(seed));
+    for (const PendingReason r : m.dispatch.reason) {
+      behind += r == PendingReason::BehindHigherPriority;
+      held += r == PendingReason::TaskersHeld;
+    }
+    if (options.allocation == AllocationPolicy::ConsecutiveBestFit && !options.queues) {
+      const auto greatest = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+        assigned_best_fit += m.dispatch.status[j] == JobStatus::Assigned;
+        moved += m.dispatch.tasker[j] != greatest.dispatch.tasker[j];
+      }
+    }
+  }
+  EXPECT_GT(behind, 500u) << "jobs behind a blocked queue";
+  EXPECT_GT(held, 20u) << "jobs whose queue's taskers are all held";
+  EXPECT_GT(assigned_best_fit, 200u);
+  EXPECT_GT(moved, 50u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";
+}
+INSTANTIATE_TEST_SUITE_P(Shards, SlurmPassDifferential, ::testing::Range(0, 4));
+
 TEST(Differential, SameResultForOneAndTwoThreads) {
   synth::SynthSpec s;
   s.taskers = 3000;

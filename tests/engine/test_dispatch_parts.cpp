@@ -166,7 +166,9 @@ DispatchResult dispatch_at(const PartFarm& f, const MatchOutcome& m, DispatchOpt
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   tbb::task_arena arena(threads);
   DispatchResult r;
-  arena.execute([&] { r = dispatch(f.cat, f.taskers, f.jobs, m.categories, m.eligible, nullptr, {parts}); });
+  DispatchOptions options;
+  options.parts = parts;
+  arena.execute([&] { r = dispatch(f.cat, f.taskers, f.jobs, m.categories, m.eligible, nullptr, options); });
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -154,8 +155,9 @@ TEST(SlurmCluster10k, EligibleNodesAndVerdictsAreRealSlurms) {
 }
 
 // Where Slurm starts one job alone on the idle cluster (salloc, the controller restarted before each
-// question: bench/peers/slurm_oracle.sh place): lowest Weight, then fewest CPUs, then name, and a
-// matching OR's choices in the order written. colmatch's match of that job alone picks the same node.
+// question: bench/peers/slurm_oracle.sh place): lowest Weight, then the run of adjacent nodes with the
+// fewest CPUs and its node with the fewest, and a matching OR's choices in the order written. colmatch's
+// match of that job alone, with the format's dispatch (ConsecutiveBestFit), picks the same node.
 TEST(SlurmCluster100, OneJobGoesWhereSlurmPutsIt) {
   std::ifstream in(kData + "c100-placements.tsv");
   size_t n = 0;
@@ -165,7 +167,7 @@ TEST(SlurmCluster100, OneJobGoesWhereSlurmPutsIt) {
     const std::string path = temp_file("one", request + "\n");
     const loaders::Dataset ds = loaders::load_slurm(kData + "c100", path);
     fs::remove(path);
-    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, ds.dispatch);
     ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
     EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[0]], node);
     ++n;
@@ -304,7 +306,7 @@ TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
     SCOPED_TRACE(ds.taskers.names[t]);
     EXPECT_EQ(column("cpus").queue().num(t), cpus[(i / 2) % 4]);
     EXPECT_EQ(column("mem").queue().num(t), mem[(i / 4) % 4] * 1024 * 1024);
-    EXPECT_EQ(std::floor(-ds.taskers.power[t]), weights[i % 3]);
+    EXPECT_EQ(-ds.taskers.power[t], weights[i % 3]);
     const std::string feats(column("feature").dict.value(column("feature").queue().id(t)));
     EXPECT_NE(feats.find(gens[i % 4]), std::string::npos) << feats;
     EXPECT_EQ(feats.find("ssd") != std::string::npos, i % 5 == 0);
@@ -314,18 +316,70 @@ TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
     EXPECT_EQ(v100.has(t) ? v100.queue().num(t) : 0, i % 10 == 5 ? 2 : 0);
     EXPECT_EQ(column("gres/gpu").has(t) ? column("gres/gpu").queue().num(t) : 0, i % 10 == 0 ? 4 : i % 10 == 5 ? 2 : 0);
   }
-  // Slurm tries the lowest weight first, then the fewest CPUs, then by name
+  // Slurm tries the lowest weight first; within a weight, nodes in name order (its node table's)
   for (uint32_t t = 1; t < ds.taskers.size(); ++t) {
-    const double w0 = std::floor(-ds.taskers.power[t - 1]), w1 = std::floor(-ds.taskers.power[t]);
-    const double c0 = column("cpus").queue().num(t - 1), c1 = column("cpus").queue().num(t);
+    const double w0 = -ds.taskers.power[t - 1], w1 = -ds.taskers.power[t];
     ASSERT_LE(w0, w1);
     if (w0 == w1) {
-      ASSERT_LE(c0, c1);
-    }
-    if (w0 == w1 && c0 == c1) {
       EXPECT_LT(ds.taskers.names[t - 1], ds.taskers.names[t]);
+      EXPECT_LT(ds.taskers.input_index[t - 1], ds.taskers.input_index[t]);
     }
   }
+  EXPECT_EQ(ds.dispatch.allocation, AllocationPolicy::ConsecutiveBestFit);
+  EXPECT_EQ(ds.catalog.consumables()[ds.dispatch.fit_consumable], *ds.catalog.find("cpus"));
+  // the partitions as blocking queues, each with its nodes
+  ASSERT_TRUE(ds.dispatch.queues);
+  const BlockingQueues& q = *ds.dispatch.queues;
+  ASSERT_EQ(q.names, (std::vector<std::string>{"all", "gpu", "amd", "short", "big"}));
+  EXPECT_EQ(q.taskers[0].count(), 100u);
+  EXPECT_EQ(q.taskers[1].count(), 20u);
+  EXPECT_EQ(q.taskers[2].count(), 50u);
+  EXPECT_EQ(q.taskers[3].count(), 50u);
+  for (size_t t = q.taskers[3].next(0); t < q.taskers[3].universe(); t = q.taskers[3].next(t + 1))
+    EXPECT_LE(std::stoi(ds.taskers.names[t].substr(1)), 50) << "short is n[001-050]";
+  for (size_t t = q.taskers[1].next(0); t < q.taskers[1].universe(); t = q.taskers[1].next(t + 1))
+    EXPECT_EQ(std::stoi(ds.taskers.names[t].substr(1)) % 5, 0) << "gpu is the node set of feature gpu";
+}
+
+// Slurm's main scheduling pass (src/slurmctld/job_scheduler.c): 150 held jobs released at once on the
+// c100 cluster (bench/peers/slurm_oracle.sh batch; datasets/slurm/c100-batch-slurm.tsv). Slurm started
+// 57 (CONFIGURING on their node), left 4 BadConstraints (no node could ever run them), 1 Resources (job
+// 62: its partition `all` blocks, and every node with it), 85 Priority behind it, and 3 with "Nodes
+// required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions" (the first of
+// partitions amd, short and gpu after that). colmatch's match gives every job the same outcome: node by
+// node (ConsecutiveBestFit on the CPUs free at that moment) and reason by reason (blocking queues).
+TEST(SlurmMainPass, ABatchReleasedAtOnceIsPlacedAsSlurmDoes) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-batch", kData + "c100-batch.jobs");
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
+  std::ifstream in(kData + "c100-batch-slurm.tsv");
+  std::map<std::string, size_t> agree;
+  size_t n = 0;
+  for (std::string line; std::getline(in, line); ++n) {
+    std::istringstream f(line);
+    std::string id, state, node, reason;
+    std::getline(f, id, '\t');
+    std::getline(f, state, '\t');
+    std::getline(f, node, '\t');
+    std::getline(f, reason);
+    const uint32_t j = static_cast<uint32_t>(std::stoul(id) - 1);
+    ASSERT_EQ(ds.jobs.id[j], id);
+    SCOPED_TRACE(line);
+    if (state == "CONFIGURING") {
+      ASSERT_EQ(m.dispatch.status[j], JobStatus::Assigned);
+      EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[j]], node);
+    } else {
+      ASSERT_EQ(m.dispatch.status[j], JobStatus::Pending);
+      const PendingReason want = reason == "BadConstraints" ? PendingReason::NoEligibleTasker
+                                 : reason == "Resources"    ? PendingReason::NoFreeCapacity
+                                 : reason == "Priority"     ? PendingReason::BehindHigherPriority
+                                                            : PendingReason::TaskersHeld;
+      EXPECT_EQ(m.dispatch.reason[j], want);
+    }
+    ++agree[state + " " + (state == "CONFIGURING" ? "" : reason)];
+  }
+  EXPECT_EQ(n, 150u);
+  EXPECT_EQ(agree["CONFIGURING "], 57u);
+  EXPECT_EQ(agree["PENDING Priority"], 85u);
 }
 
 TEST(SlurmConstraint, LeftToRightParenthesesBracketsAndRefusals) {

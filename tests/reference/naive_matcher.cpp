@@ -259,7 +259,7 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
   return placed;
 }
 
-Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs) {
+Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const DispatchOptions& options) {
   Result res;
   const size_t nj = jobs.size(), nt = taskers.size();
   res.status.assign(nj, JobStatus::Pending);
@@ -295,7 +295,46 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     return a < b;
   });
   res.allocations.assign(nj, {});
+  // Blocking queues (Slurm's main pass), from their definition: a blocked queue's later jobs wait behind
+  // it; a queue whose taskers are all held waits too, and blocks; a job that finds no room blocks its
+  // queue and holds every tasker of it from later jobs.
+  const BlockingQueues* queues = options.queues.get();
+  std::vector<uint8_t> held(nt, 0), blocked(queues ? queues->names.size() : 0, 0);
+  auto block = [&](uint32_t q) {
+    blocked[q] = 1;
+    for (uint32_t t = 0; t < nt; ++t)
+      if (queues->taskers[q].contains(t)) held[t] = 1;
+  };
+  auto queue_of = [&](uint32_t j) { return queues ? queues->queue_of_job[j] : kNone; };
+  auto fail = [&](uint32_t j, PendingReason r) {
+    res.reason[j] = r;
+    if (r == PendingReason::NoFreeCapacity && queue_of(j) != kNone && !blocked[queue_of(j)]) block(queue_of(j));
+  };
+  // What tasker t has free of consumable k: the least of the pools above it that define k (0: none).
+  auto available = [&](size_t k, uint32_t t) {
+    const Column& col = taskers.columns[catalog.consumables()[k]];
+    double a = std::numeric_limits<double>::infinity();
+    bool any = false;
+    if (col.has(t)) a = res.free[k][t], any = true;
+    const uint32_t h = taskers.host_of[t];
+    if (h != kNone && col.by_host().has(h)) a = std::min(a, free_host[k][h]), any = true;
+    if (col.global().present) a = std::min(a, free_global[k]), any = true;
+    return any ? a : 0.0;
+  };
   for (uint32_t j : order) {
+    if (const uint32_t q = queue_of(j); q != kNone) {
+      if (blocked[q]) {
+        res.reason[j] = PendingReason::BehindHigherPriority;
+        continue;
+      }
+      bool any_up = false;
+      for (uint32_t t = 0; t < nt; ++t) any_up = any_up || (queues->taskers[q].contains(t) && !held[t]);
+      if (!any_up) {
+        res.reason[j] = PendingReason::TaskersHeld;
+        block(q);
+        continue;
+      }
+    }
     const auto need = charge(catalog, jobs, j);
     const auto kinds = charge_kinds(catalog, jobs, j);
     if ((jobs.rule[j] == AllocationRule::FillUp)) {
@@ -304,8 +343,11 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
       std::vector<std::pair<size_t, uint32_t>> cand;  // (violations, tasker)
       const bool master = master_fits_somewhere(catalog, taskers, jobs, j, need, kinds);
+      bool any_eligible = false;
       for (uint32_t t = 0; t < nt && master; ++t) {
         if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
+        any_eligible = true;
+        if (held[t]) continue;
         size_t v = 0;
         if (jobs.soft[j] != 0)
           for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
@@ -329,7 +371,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         res.tasker[j] = placed.front().first;
         res.allocations[j] = placed;
       } else {
-        res.reason[j] = cand.empty() ? PendingReason::NoEligibleTasker : PendingReason::NoFreeCapacity;
+        fail(j, any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker);
       }
       continue;
     }
@@ -343,13 +385,16 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
       return v;
     };
+    std::vector<uint32_t> fitting;  // ConsecutiveBestFit's: every tasker with room
     for (uint32_t t = 0; t < nt; ++t) {
       if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
       any_eligible = true;
+      if (held[t]) continue;
       bool fits = true;
       for (size_t k = 0; k < need.size(); ++k)
         if (need[k] > 0 && !room(k, t, need[k])) fits = false;
       if (!fits) continue;
+      fitting.push_back(t);
       // fewest soft violations, then greatest effective power, then lowest input index
       const size_t v = violations(t);
       if (best == kNone || v < best_violations ||
@@ -361,8 +406,37 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       }
     }
     if (best == kNone) {
-      res.reason[j] = any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker;
+      fail(j, any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker);
       continue;
+    }
+    if (options.allocation == AllocationPolicy::ConsecutiveBestFit) {
+      // Slurm's _eval_nodes: of the taskers with room, the fewest violations and the greatest power
+      // (`best` has both); in input order, runs of consecutive input indices; the run with the least
+      // free in sum (the first of equals), then its tasker with the least free (the first of equals).
+      std::vector<uint32_t> top;
+      for (const uint32_t t : fitting)
+        if (violations(t) == best_violations && taskers.power[t] == taskers.power[best]) top.push_back(t);
+      std::sort(top.begin(), top.end(),
+                [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+      double best_sum = 0;
+      uint32_t chosen = kNone;
+      for (size_t i = 0; i < top.size();) {
+        size_t e = i + 1;
+        while (e < top.size() && taskers.input_index[top[e]] == taskers.input_index[top[e - 1]] + 1) ++e;
+        double sum = 0;
+        uint32_t least = top[i];
+        for (size_t x = i; x < e; ++x) {
+          const double f = available(options.fit_consumable, top[x]);
+          sum += f;
+          if (f < available(options.fit_consumable, least)) least = top[x];
+        }
+        if (chosen == kNone || sum < best_sum) {
+          chosen = least;
+          best_sum = sum;
+        }
+        i = e;
+      }
+      best = chosen;
     }
     for (size_t k = 0; k < need.size(); ++k) {
       if (need[k] <= 0) continue;

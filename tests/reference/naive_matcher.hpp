@@ -52,7 +52,9 @@ struct Result {
   std::vector<double> free_global;                                      ///< per consumable (meaningful where defined)
 };
 
-/// Greedy dispatch, evaluated row by row. O(jobs x taskers x request size).
-Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs);
+/// Greedy dispatch, evaluated row by row. O(jobs x taskers x request size). `options`: the allocation
+/// policy (GreatestPower or ConsecutiveBestFit) and blocking queues, each written from its definition.
+Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+           const DispatchOptions& options = {});
 
 }  // namespace colmatch::naive

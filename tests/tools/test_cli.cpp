@@ -135,6 +135,35 @@ TEST(Cli, ExplainSaysWhyAJobIsPending) {
       << g.out;
 }
 
+// Slurm's main pass in the files a user reads (issue 26): results.csv gives each job Slurm's outcome in
+// colmatch's words, summary.json counts the blocked ones, explain names the queue.
+TEST(Cli, SlurmMainPassReasonsInResultsSummaryAndExplain) {
+  const std::string slurm = "--format slurm --dump " + kSrc + "/datasets/slurm/c100-batch --jobs " + kSrc +
+                            "/datasets/slurm/c100-batch.jobs";
+  Out out;
+  const auto r = run("match " + slurm + " --out " + out.dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"pending_behind_higher_priority\": 85,\n  \"pending_taskers_held\": 3,"), std::string::npos)
+      << r.out;
+  const auto rows = lines((out.dir / "results.csv").string());
+  ASSERT_EQ(rows.size(), 151u);
+  EXPECT_EQ(rows[62].rfind("62,pending,,0,\"eligible but no free capacity", 0), 0u) << rows[62];
+  EXPECT_EQ(rows[63], "63,pending,,0,behind a higher-priority job of its queue that cannot start (Slurm: Priority)");
+  EXPECT_EQ(rows[69].rfind("69,pending,,0,\"every tasker of its queue is held", 0), 0u) << rows[69];
+  EXPECT_EQ(rows[19].rfind("19,pending,,0,\"no eligible tasker", 0), 0u) << rows[19] << ": BadConstraints";
+  const auto e = run("explain " + slurm + " --job 78");
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_NE(e.out.find("job 78: pending: every tasker of its queue is held for higher-priority jobs (Slurm: Nodes "
+                       "required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions) "
+                       "(queue short)"),
+            std::string::npos)
+      << e.out;
+  // other formats' summaries keep their keys
+  Out demo;
+  const auto d = run("match " + kDemo + " --out " + demo.dir.string());
+  EXPECT_EQ(d.out.find("pending_behind_higher_priority"), std::string::npos);
+}
+
 // colmatch explain --eligibility (issue 29): a job's category steps as the full explain gives them, read
 // from the job's line alone: a later broken line is never read; a line naming the id elsewhere is not the
 // job; a file writing the id with escapes is read whole; gzip too; no dispatch outcome.

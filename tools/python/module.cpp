@@ -253,7 +253,8 @@ PYBIND11_MODULE(_colmatch, m) {
           py::gil_scoped_release free;
           auto limit = threads_limit(threads);
           x->ds = load(format, args, loaders::LoadMode::Snapshot, checks);
-          x->m = run_match(x->ds.catalog, x->ds.taskers, x->ds.jobs, kernels::active());
+          x->m =
+              run_match(x->ds.catalog, x->ds.taskers, x->ds.jobs, kernels::active(), {}, &x->ds.in_use, x->ds.dispatch);
         }
         return x;
       },

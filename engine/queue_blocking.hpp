@@ -1,0 +1,62 @@
+// Blocking queues: Slurm's main scheduling pass (src/slurmctld/job_scheduler.c, _schedule, 22.05).
+//
+// Slurm walks its pending jobs by partition PriorityTier, then priority, then job id. A job that finds
+// no room (select_nodes: ESLURM_NODES_BUSY) fails its partition: every later job of that partition pends
+// with Reason `Priority`, and the partition's nodes leave the pass's available nodes for every later job
+// of any partition (so that no lower-priority job takes what the blocked one waits for). A job whose
+// partition has no available node left pends with Reason `Resources`, "Nodes required for job are DOWN,
+// DRAINED or reserved for jobs in higher priority partitions", and fails its partition too. A job that
+// can never run (BadConstraints: no eligible tasker) blocks nothing. The batch dispatch does the same
+// over queues (a farm's partitions), holding a blocked queue's taskers as down in its Capacity until
+// the pass ends.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/capacity.hpp"
+#include "kernels/tasker_set.hpp"
+
+namespace colmatch {
+
+/// The queues whose jobs block each other (Slurm's partitions): per queue its name and taskers, per job
+/// its queue. A job of no queue (kNone; colmatch gives a Slurm job of several partitions none) never
+/// blocks and is never blocked.
+struct BlockingQueues {
+  std::vector<std::string> names;           ///< per queue
+  std::vector<kernels::TaskerSet> taskers;  ///< per queue: its taskers (tasker indices, rank order)
+  std::vector<uint32_t> queue_of_job;       ///< per job: its queue, or kNone
+};
+
+/// What blocking queues say of a job before it is tried.
+enum class QueueBlock : uint8_t {
+  Open,    ///< try it
+  Behind,  ///< its queue is blocked by an earlier job (Slurm: Priority)
+  Held,    ///< every tasker of its queue is held (Slurm: Resources, "Nodes required ... partitions")
+};
+
+/// The state of the blocking queues during one pass, on the pass's Capacity. O(taskers of a queue) over
+/// the whole pass per queue (a cursor per queue only moves forward), O(1) per job otherwise.
+class QueueBlocks {
+ public:
+  /// `queues` must cover every job of the pass (queue_of_job sized to the jobs) and outlive this.
+  QueueBlocks(const BlockingQueues& queues, Capacity& capacity);
+  /// Whether job j may be tried now. Held also blocks j's queue.
+  QueueBlock before(uint32_t j);
+  /// Job j found no room though some tasker is eligible: its queue blocks and its taskers are held
+  /// (down in the Capacity) for the rest of the pass. Nothing for a job of no queue or a blocked one.
+  void failed(uint32_t j);
+  /// Gives the held taskers back (up again in the Capacity): the end of the pass.
+  void release();
+
+ private:
+  void block(uint32_t q);
+  const BlockingQueues& queues_;
+  Capacity& capacity_;
+  std::vector<uint8_t> blocked_;  // per queue
+  std::vector<size_t> first_up_;  // per queue: no tasker of it before this one is up
+  std::vector<uint32_t> held_;    // taskers this pass set down
+};
+
+}  // namespace colmatch
