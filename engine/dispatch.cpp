@@ -43,6 +43,8 @@ const char* reason_text(PendingReason r) noexcept {
     case PendingReason::NoFreeCapacity: return "eligible but no free capacity";
     case PendingReason::BehindHigherPriority:
       return "behind a higher-priority job of its queue that cannot start (Slurm: Priority)";
+    case PendingReason::EligibleHeld:
+      return "every eligible tasker is held for higher-priority jobs of other queues (Slurm: ReqNodeNotAvail)";
     case PendingReason::TaskersHeld:
       return "every tasker of its queue is held for higher-priority jobs (Slurm: Nodes required for job are DOWN, "
              "DRAINED or reserved for jobs in higher priority partitions)";
@@ -469,6 +471,10 @@ class Walk {
         return;
       }
     if (settled_[c] != PendingReason::None) {
+      // blocking queues: the category's taskers may all be held by now (held only grows: it stays so)
+      if (blocks_ != nullptr && settled_[c] == PendingReason::NoFreeCapacity &&
+          blocks_->all_held(c, eligible_[c].eligible))
+        settled_[c] = PendingReason::EligibleHeld;
       pend(j, settled_[c], out);
       return;
     }
@@ -497,9 +503,13 @@ class Walk {
     }
     if (cursors_.exhausted(c) || !placer_.try_place(j, policy_, out.allocations)) {
       cursors_.exhaust(c);
-      if (!gated(c)) settled_[c] = PendingReason::NoFreeCapacity;
-      pend(j, eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker : PendingReason::NoFreeCapacity,
-           out);
+      // held only grows in a pass: the category's later jobs find their taskers held too
+      const PendingReason r = eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker
+                              : blocks_ != nullptr && blocks_->all_held(c, eligible_[c].eligible)
+                                  ? PendingReason::EligibleHeld
+                                  : PendingReason::NoFreeCapacity;
+      if (!gated(c)) settled_[c] = r;
+      pend(j, r, out);
       return;
     }
     cap_.commit(ledger_);

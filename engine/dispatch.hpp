@@ -40,8 +40,16 @@ enum class JobStatus : uint8_t { Assigned, Pending, Rejected };
 /// Slurm's main scheduling pass): BehindHigherPriority is Slurm's Reason `Priority` (a job before it in
 /// its queue could not start), TaskersHeld is Slurm's `Resources` with "Nodes required for job are
 /// DOWN, DRAINED or reserved for jobs in higher priority partitions" (every tasker of its queue is held
-/// for a job of another queue that could not start).
-enum class PendingReason : uint8_t { None, NoEligibleTasker, NoFreeCapacity, BehindHigherPriority, TaskersHeld };
+/// for a job of another queue that could not start), EligibleHeld Slurm's `ReqNodeNotAvail` (its queue
+/// has taskers left, but every tasker eligible for the job is held: it waits without blocking its queue).
+enum class PendingReason : uint8_t {
+  None,
+  NoEligibleTasker,
+  NoFreeCapacity,
+  BehindHigherPriority,
+  TaskersHeld,
+  EligibleHeld
+};
 
 /// Text used in results.csv for a pending reason.
 const char* reason_text(PendingReason r) noexcept;

@@ -22,6 +22,14 @@ void QueueBlocks::failed(uint32_t j) {
   if (q != kNone && !blocked_[q]) block(q);
 }
 
+bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible) {
+  if (first_unheld_.size() <= c) first_unheld_.resize(c + 1, 0);
+  size_t& t = first_unheld_[c];
+  for (t = eligible.next(t); t < eligible.universe() && capacity_.down(static_cast<uint32_t>(t));
+       t = eligible.next(t + 1)) {}
+  return t >= eligible.universe();
+}
+
 void QueueBlocks::block(uint32_t q) {
   blocked_[q] = 1;
   const kernels::TaskerSet& set = queues_.taskers[q];

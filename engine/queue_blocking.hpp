@@ -5,8 +5,10 @@
 // with Reason `Priority`, and the partition's nodes leave the pass's available nodes for every later job
 // of any partition (so that no lower-priority job takes what the blocked one waits for). A job whose
 // partition has no available node left pends with Reason `Resources`, "Nodes required for job are DOWN,
-// DRAINED or reserved for jobs in higher priority partitions", and fails its partition too. A job that
-// can never run (BadConstraints: no eligible tasker) blocks nothing. The batch dispatch does the same
+// DRAINED or reserved for jobs in higher priority partitions", and fails its partition too. A job whose
+// partition has nodes left but none of them eligible for it (every eligible node held) pends with
+// Reason `ReqNodeNotAvail` and blocks nothing; nor does a job that can never run (BadConstraints: no
+// eligible tasker). The batch dispatch does the same
 // over queues (a farm's partitions), holding a blocked queue's taskers as down in its Capacity until
 // the pass ends.
 #pragma once
@@ -44,9 +46,15 @@ class QueueBlocks {
   QueueBlocks(const BlockingQueues& queues, Capacity& capacity);
   /// Whether job j may be tried now. Held also blocks j's queue.
   QueueBlock before(uint32_t j);
-  /// Job j found no room though some tasker is eligible: its queue blocks and its taskers are held
-  /// (down in the Capacity) for the rest of the pass. Nothing for a job of no queue or a blocked one.
+  /// Job j found no room though some tasker is eligible and not held: its queue blocks and its taskers
+  /// are held (down in the Capacity) for the rest of the pass. Nothing for a job of no queue or a
+  /// blocked one.
   void failed(uint32_t j);
+  /// Whether every tasker of `eligible` (category c's) is down (held, or down in the farm): a job that
+  /// finds no room then pends without blocking its queue (Slurm: ReqNodeNotAvail, select_nodes'
+  /// ESLURM_NODE_NOT_AVAIL, which does not fail the partition). Held taskers only grow in a pass, so a
+  /// cursor per category only moves forward: O(eligible taskers) per category over the pass.
+  bool all_held(size_t c, const kernels::TaskerSet& eligible);
   /// Gives the held taskers back (up again in the Capacity): the end of the pass.
   void release();
 
@@ -54,9 +62,10 @@ class QueueBlocks {
   void block(uint32_t q);
   const BlockingQueues& queues_;
   Capacity& capacity_;
-  std::vector<uint8_t> blocked_;  // per queue
-  std::vector<size_t> first_up_;  // per queue: no tasker of it before this one is up
-  std::vector<uint32_t> held_;    // taskers this pass set down
+  std::vector<uint8_t> blocked_;      // per queue
+  std::vector<size_t> first_up_;      // per queue: no tasker of it before this one is up
+  std::vector<uint32_t> held_;        // taskers this pass set down
+  std::vector<size_t> first_unheld_;  // per category: no eligible tasker before it is up
 };
 
 }  // namespace colmatch

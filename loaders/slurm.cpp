@@ -434,16 +434,20 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (why.empty()) clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
         if (why.empty() && allowed.empty()) jb.set_note(j, "PartitionTimeLimit");
       }
-      std::string soft;
-      if (why.empty() && !prefer.empty()) {  // --prefer: the constraint Slurm tries first (a soft request)
+      // --prefer: the features Slurm 22.05 tries first *instead of* --constraint (node_scheduler.c,
+      // set_job_features_use: features_use = prefer), then --constraint: a node of either, those with the
+      // preferred features first (a soft request). Seen in slurmctld 22.05.8: `-C skylake&ssd --prefer
+      // milan` ran on a milan node (datasets/slurm/c100-batch2-slurm.tsv, job 71).
+      std::string soft, preferred;
+      if (why.empty() && !prefer.empty()) {
         const slurm::Constraint p = slurm::translate_constraint(prefer, features);
         if (!p.refusal.empty()) why = "--prefer: " + p.refusal;
-        else soft = p.request;
+        else soft = preferred = p.request;
       }
       if (why.empty() && !constraint.empty()) {
         const slurm::Constraint c = slurm::translate_constraint(constraint, features);
         if (!c.refusal.empty()) why = c.refusal;
-        else clauses.push_back(c.request);
+        else clauses.push_back(preferred.empty() ? c.request : "((" + preferred + ") || (" + c.request + "))");
         if (!c.preference.empty()) soft += (soft.empty() ? "" : " && ") + c.preference;
       }
       if (why.empty() && !nodelist.empty()) {

@@ -120,7 +120,31 @@ def random_requests(n, seed):
     return out
 
 
+def batch_jobs(n, seed):
+    """Jobs for `slurm_oracle.sh batch` (Slurm's main pass): one partition each (most in the smaller
+    ones, so that a blocked partition leaves others running), CPUs and memory that pack nodes, some GPUs,
+    matching ORs and --prefer."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        opts = []
+        if rng.random() < 0.5:
+            opts.append("-C " + constraint(rng))
+        opts.append(f"-c {rng.choice([1, 2, 4, 8, 16, 32, 64])}")
+        opts.append(f"--mem={rng.choice(['1000', '4G', '8G', '16G', '32G', '60G', '100G'])}")
+        if rng.random() < 0.2:
+            opts.append(f"--gres=gpu:{rng.choice(['1', '2', 'a100:1', 'a100:2', 'v100:1'])}")
+        if rng.random() < 0.1:
+            opts.append("--prefer " + rng.choice(FEATURES))
+        opts.append("-p " + rng.choice(["all", "gpu", "gpu", "amd", "amd", "amd", "short", "short", "short"]))
+        out.append(" ".join(opts))
+    return out
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--batch":
+        print("\n".join(batch_jobs(int(sys.argv[2]), int(sys.argv[3]))))
+        return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 240
     lines = [l for l in TARGETED.strip().splitlines() if l.strip()]
     print("\n".join(lines + random_requests(n, seed=26)))

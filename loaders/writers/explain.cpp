@@ -120,7 +120,8 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
     case JobStatus::Pending: {
       const size_t c = m.categories.of_job[j];
       const PendingReason r = m.dispatch.reason[j];
-      if (r == PendingReason::BehindHigherPriority || r == PendingReason::TaskersHeld) {  // blocking queues
+      if (r == PendingReason::BehindHigherPriority || r == PendingReason::TaskersHeld ||
+          r == PendingReason::EligibleHeld) {  // blocking queues
         const auto& q = *ds.dispatch.queues;
         out += fmt::format("pending: {} (queue {})\n", reason_text(r), q.names[q.queue_of_job[j]]);
         break;

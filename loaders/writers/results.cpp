@@ -23,18 +23,21 @@ std::string notes_json(const JobTable& jobs) {
 }
 
 std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, const RunInfo& info) {
-  uint64_t no_eligible = 0, no_capacity = 0, behind = 0, held = 0, sparse = 0;
+  uint64_t no_eligible = 0, no_capacity = 0, behind = 0, held = 0, eligible_held = 0, sparse = 0;
   for (auto r : m.dispatch.reason) {
     if (r == PendingReason::NoEligibleTasker) ++no_eligible;
     if (r == PendingReason::NoFreeCapacity) ++no_capacity;
     if (r == PendingReason::BehindHigherPriority) ++behind;
     if (r == PendingReason::TaskersHeld) ++held;
+    if (r == PendingReason::EligibleHeld) ++eligible_held;
   }
   // blocking queues (Slurm's main pass) only: the other formats' summaries keep their keys
-  const std::string queues =
-      ds.dispatch.queues
-          ? fmt::format("  \"pending_behind_higher_priority\": {},\n  \"pending_taskers_held\": {},\n", behind, held)
-          : std::string();
+  const std::string queues = ds.dispatch.queues
+                                 ? fmt::format(
+                                       "  \"pending_behind_higher_priority\": {},\n  \"pending_taskers_held\": {},\n"
+                                       "  \"pending_eligible_held\": {},\n",
+                                       behind, held, eligible_held)
+                                 : std::string();
   for (const auto& e : m.eligible) sparse += e.eligible.sparse() ? 1 : 0;
   return fmt::format(
       "{{\n"
@@ -73,8 +76,8 @@ class ResultRows {
       if (!need[i]) return;
       const size_t c = i / kKinds;
       Reason& r = reason_[i];
-      if (i % kKinds >= 2) {  // blocking queues: the queue's state, not the category's room
-        r.text = reason_text(i % kKinds == 2 ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld);
+      if (i % kKinds >= 2) {  // blocking queues: what was held or blocked, not the category's room
+        r.text = reason_text(static_cast<PendingReason>(i % kKinds + 1));
       } else {
         const std::vector<ChargeVector> solutions = solutions_need(m.categories, c);
         r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
@@ -143,18 +146,12 @@ class ResultRows {
     std::string text;      // the reason
     std::string row_tail;  // a pending job's row after its id when it has no note (the reason quoted)
   };
-  // A pending job's reason: [4c] its category c has no eligible tasker, [4c + 1] no free capacity,
-  // [4c + 2] it is behind a blocked queue, [4c + 3] its queue's taskers are held.
-  static constexpr size_t kKinds = 4;
+  // A pending job's reason: [5c + r - 1] for reason r of category c (PendingReason's order: no eligible
+  // tasker, no free capacity, then blocking queues' behind a blocked queue, queue held, eligible held).
+  static constexpr size_t kKinds = 5;
   size_t slot(uint32_t j) const {
-    size_t kind = 1;
-    switch (m_.dispatch.reason[j]) {
-      case PendingReason::NoEligibleTasker: kind = 0; break;
-      case PendingReason::BehindHigherPriority: kind = 2; break;
-      case PendingReason::TaskersHeld: kind = 3; break;
-      default: break;
-    }
-    return kKinds * size_t{m_.categories.of_job[j]} + kind;
+    const auto r = static_cast<size_t>(m_.dispatch.reason[j]);
+    return kKinds * size_t{m_.categories.of_job[j]} + (r == 0 ? 1 : r - 1);
   }
   const loaders::Dataset& ds_;
   std::unordered_map<uint32_t, std::string> removed_;  // jobs removed when dispatched: why

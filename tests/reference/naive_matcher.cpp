@@ -306,7 +306,12 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       if (queues->taskers[q].contains(t)) held[t] = 1;
   };
   auto queue_of = [&](uint32_t j) { return queues ? queues->queue_of_job[j] : kNone; };
-  auto fail = [&](uint32_t j, PendingReason r) {
+  // Job j found no tasker: none eligible, or every eligible one held (it waits, blocking nothing), or
+  // some eligible tasker not held has no room (it blocks its queue).
+  auto fail = [&](uint32_t j, bool any_eligible, bool any_unheld) {
+    const PendingReason r = !any_eligible                      ? PendingReason::NoEligibleTasker
+                            : queues != nullptr && !any_unheld ? PendingReason::EligibleHeld
+                                                               : PendingReason::NoFreeCapacity;
     res.reason[j] = r;
     if (r == PendingReason::NoFreeCapacity && queue_of(j) != kNone && !blocked[queue_of(j)]) block(queue_of(j));
   };
@@ -343,11 +348,12 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
       std::vector<std::pair<size_t, uint32_t>> cand;  // (violations, tasker)
       const bool master = master_fits_somewhere(catalog, taskers, jobs, j, need, kinds);
-      bool any_eligible = false;
+      bool any_eligible = false, any_unheld = false;
       for (uint32_t t = 0; t < nt && master; ++t) {
         if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
         any_eligible = true;
         if (held[t]) continue;
+        any_unheld = true;
         size_t v = 0;
         if (jobs.soft[j] != 0)
           for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
@@ -371,11 +377,11 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         res.tasker[j] = placed.front().first;
         res.allocations[j] = placed;
       } else {
-        fail(j, any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker);
+        fail(j, any_eligible, any_unheld);
       }
       continue;
     }
-    bool any_eligible = false;
+    bool any_eligible = false, any_unheld = false;
     uint32_t best = kNone;
     size_t best_violations = 0;
     const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
@@ -390,6 +396,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
       any_eligible = true;
       if (held[t]) continue;
+      any_unheld = true;
       bool fits = true;
       for (size_t k = 0; k < need.size(); ++k)
         if (need[k] > 0 && !room(k, t, need[k])) fits = false;
@@ -406,7 +413,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       }
     }
     if (best == kNone) {
-      fail(j, any_eligible ? PendingReason::NoFreeCapacity : PendingReason::NoEligibleTasker);
+      fail(j, any_eligible, any_unheld);
       continue;
     }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit) {
