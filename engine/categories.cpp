@@ -339,7 +339,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       c.slots.push_back(slots);
       c.unit_charge.push_back(unit);
       // ($pe_slots: none, and no vector: a farm of many consumables pays its width once a category)
-      c.master_charge.push_back(rule == AllocationRule::FillUp ? master : ChargeVector{});
+      c.master_charge.push_back(spreads(rule) ? master : ChargeVector{});
       c.charge_kind.push_back(charge_kinds);
       c.rule.push_back(rule);
       c.choice.push_back(choice);
@@ -373,7 +373,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       size_t slot = 0;
       uint32_t cat = raw_index.find(jobs, j, f, piece.hash[r], slot);
       if (cat == kNone) {
-        const bool fill = jobs.rule[j] == AllocationRule::FillUp;
+        const bool fill = spreads(jobs.rule[j]);
         if (fill) {
           fill_up_need(catalog, defaults, jobs, j, need, once);
         } else {

@@ -81,7 +81,7 @@ struct Categories {
  private:
   // The one formula: `unit` and `once` are a category's unit and per-job (master) charge of a consumable.
   static double charge_of(AllocationRule r, double unit, double once, uint32_t slots_here, bool master) noexcept {
-    return r == AllocationRule::FillUp ? slots_here * unit + (master ? once : 0.0) : unit;
+    return spreads(r) ? slots_here * unit + (master ? once : 0.0) : unit;
   }
 };
 

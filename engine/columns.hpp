@@ -300,8 +300,14 @@ class TaskerBuilder {
 
 /// Grid Engine parallel-environment allocation rule (seed 002, example E2): PeSlots puts all of a
 /// job's slots on one tasker; FillUp spreads them over taskers in preference order, each filled as far
-/// as its free capacity takes.
-enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1 };
+/// as its free capacity takes; OnePerTasker puts each slot on a tasker of its own (Grid Engine's
+/// `allocation_rule 1`; a Slurm job of `-N K` nodes is K slots, each the per-node request), taskers in
+/// preference order. FillUp and OnePerTasker charge per slot instance, plus the per-job charges on the
+/// first (master) tasker.
+enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1, OnePerTasker = 2 };
+
+/// Whether a rule spreads a job's slots over several taskers (every rule but PeSlots).
+constexpr bool spreads(AllocationRule r) noexcept { return r != AllocationRule::PeSlots; }
 
 /// Jobs, column-wise, in input order.
 /// The consumables each job requested, as (consumable, amount) pairs in rows of CSR form, each job

@@ -124,16 +124,20 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
   cap_.begin(ledger_);
-  const bool ok = cats_.rule[c] == AllocationRule::FillUp ? place_fill_up(j, c, out)
-                  : cats_.chooses(c)                      ? place_choice(j, c, policy, out)
-                                                          : place_pe_slots(j, c, policy, out);
+  may_pass_ = false;
+  const bool ok = cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
+                      ? place_consecutive(j, c, out)
+                  : spreads(cats_.rule[c]) ? place_fill_up(j, c, out)
+                  : cats_.chooses(c)       ? place_choice(j, c, policy, out)
+                                           : place_pe_slots(j, c, policy, out);
   if (!ok) cap_.rollback(ledger_);
   return ok;
 }
 
 bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
-  if (cats_.rule[c] != AllocationRule::FillUp || !all_queue_only_[c]) {
+  if (!spreads(cats_.rule[c]) || !all_queue_only_[c] ||
+      (cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit)) {
     if (!try_place(j, policy, out)) return false;
     cap_.rollback(ledger_);
     return true;
@@ -292,9 +296,97 @@ size_t Placer::consecutive_best_fit(const kernels::TaskerSet& tier, const std::v
   return best;
 }
 
+bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const PreferenceTiers tiers(eligible_[c]);
+  const size_t universe = tiers[0].universe();
+  const uint32_t want = jobs_.slots[j];
+  struct Run {
+    size_t first, count;  // into `taskers`
+    double free, power;
+  };
+  std::vector<uint32_t> taskers, chosen;
+  std::vector<double> free;
+  std::vector<Run> runs;
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    taskers.clear();
+    free.clear();
+    runs.clear();
+    chosen.clear();
+    const kernels::TaskerSet& tier = tiers[v];
+    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+      const auto tx = static_cast<uint32_t>(x);
+      if (instances(c, tx, false, 1) == 0) continue;
+      const double a = cap_.available(fit_, tx);
+      const bool joins = !taskers.empty() && x == size_t{taskers.back()} + 1 &&
+                         taskers_.input_index[x] == taskers_.input_index[taskers.back()] + 1 &&
+                         taskers_.power[x] == taskers_.power[taskers.back()];
+      if (!joins) runs.push_back({taskers.size(), 0, 0, taskers_.power[x]});
+      taskers.push_back(tx);
+      free.push_back(a >= 0 ? a : 0);
+      runs.back().count += 1;
+      runs.back().free += free.back();
+    }
+    if (taskers.size() < want) continue;
+    uint32_t rem = want;
+    while (rem > 0) {
+      Run* best = nullptr;
+      bool best_sufficient = false;
+      for (Run& r : runs) {
+        if (r.count == 0) continue;
+        const bool sufficient = r.count >= rem;
+        bool better = best == nullptr || r.power > best->power;
+        if (!better && r.power == best->power)
+          better = (sufficient && !best_sufficient) || (sufficient && r.free < best->free) ||
+                   (!sufficient && r.free > best->free);
+        if (better) {
+          best = &r;
+          best_sufficient = sufficient;
+        }
+      }
+      if (best == nullptr) break;
+      if (rem == 1) {  // the best fit tasker of the run
+        size_t pick = best->first;
+        for (size_t i = best->first; i < best->first + best->count; ++i)
+          if (free[i] < free[pick]) pick = i;
+        chosen.push_back(taskers[pick]);
+        rem = 0;
+      } else {
+        const size_t take = std::min<size_t>(rem, best->count);
+        for (size_t i = best->first; i < best->first + take; ++i) chosen.push_back(taskers[i]);
+        rem -= static_cast<uint32_t>(take);
+      }
+      best->count = 0;
+    }
+    if (rem > 0) continue;
+    std::sort(chosen.begin(), chosen.end(),
+              [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
+    // each its slot in turn (a host or global pool may run short after some): all of them, or this tier
+    // fails and its charges are undone (try_place's transaction holds nothing else yet)
+    const size_t first = out.size();
+    bool all = true;
+    for (size_t i = 0; i < chosen.size() && all; ++i) {
+      if (instances(c, chosen[i], i == 0, 1) == 0) {
+        all = false;
+        break;
+      }
+      cats_.each_allocation_charge(c, 1, i == 0, [&](uint32_t k, double amount) {
+        if (amount > 0) cap_.take(ledger_, k, chosen[i], amount);
+        return true;
+      });
+      out.push_back({chosen[i], 1});
+    }
+    if (all) return true;
+    may_pass_ = true;
+    out.resize(first);
+    cap_.rollback(ledger_);
+    cap_.begin(ledger_);
+  }
+  return false;
+}
+
 uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
   if (cap_.down(t)) return 0;
-  uint32_t n = want;
+  uint32_t n = cats_.rule[c] == AllocationRule::OnePerTasker ? std::min(want, 1u) : want;
   const bool own = all_queue_only_[c] != 0;
   const bool fit =
       each_of_both(cats_.unit_charge[c], master ? cats_.master_charge[c] : ChargeVector{},
@@ -502,6 +594,10 @@ class Walk {
       }
     }
     if (cursors_.exhausted(c) || !placer_.try_place(j, policy_, out.allocations)) {
+      if (!cursors_.exhausted(c) && placer_.failure_may_pass()) {  // its next job may be placed elsewhere
+        pend(j, PendingReason::NoFreeCapacity, out);
+        return;
+      }
       cursors_.exhaust(c);
       // held only grows in a pass: the category's later jobs find their taskers held too
       const PendingReason r = eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker

@@ -140,6 +140,12 @@ class DispatchCursors {
 /// first of equals): a best fit that packs partly used nodes first. The fit consumable is
 /// DispatchOptions::fit_consumable (Slurm: the CPUs). Checked job by job against slurmctld 22.05.8
 /// (datasets/slurm/c100-batch-slurm.tsv).
+/// A OnePerTasker job of K slots (Slurm: -N K) takes K taskers as _eval_nodes does: runs of adjacent
+/// taskers with room (of any power); repeatedly the best run: the greatest power; among equals the
+/// first run with at least the slots still wanted (sufficient), a later sufficient one with fewer free
+/// units, or one with more free units that is not sufficient (Slurm's rule, word for word); from it the
+/// first taskers in order (the best fit one when one slot is left), until K are taken. Soft tiers are
+/// tried one at a time; the master (per-job charges) is the first taken in input order.
 enum class AllocationPolicy : uint8_t { GreatestPower, FirstAvailable, BestFit, WorstFit, ConsecutiveBestFit };
 
 /// Places one job at a time on taskers, taking its charges from a Capacity: the one placement code of
@@ -196,6 +202,11 @@ class Placer {
   size_t fill_up_master(uint32_t j);
   /// Category c charges only pools of single taskers (no host or global pool).
   bool queue_only(uint32_t c) const { return all_queue_only_[c] != 0; }
+  /// Whether the last failed try_place may succeed for a job of the same category with less capacity
+  /// (a OnePerTasker job under ConsecutiveBestFit whose chosen taskers fell short of a per-job or shared
+  /// charge: other taskers may be chosen later). False for every other failure: capacity only shrinks in
+  /// a batch, so the category's later jobs fail too.
+  bool failure_may_pass() const noexcept { return may_pass_; }
   /// How many slot instances of category c tasker t takes now (at most `want`); a master also pays the
   /// per-job charges. 0 where a charged pool is missing or short, or t is down.
   uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const;
@@ -209,6 +220,8 @@ class Placer {
   // ConsecutiveBestFit within one tier (universe if no tasker of it has room).
   size_t consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // A OnePerTasker job under ConsecutiveBestFit: Slurm's _eval_nodes for a job of K nodes.
+  bool place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   size_t& cursor(uint32_t c, size_t v) { return cursors_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
 
   const TaskerTable& taskers_;
@@ -223,6 +236,7 @@ class Placer {
   const std::vector<uint8_t>& all_queue_only_;  // per category: every pool it charges is a tasker's own
   size_t scratch_cursor_ = 0;
   size_t fit_ = 0;
+  bool may_pass_ = false;  // see failure_may_pass()
   std::vector<uint32_t>* chosen_ = nullptr;
   bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
 };

@@ -720,7 +720,15 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
 
 void require_master_fit(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                         const Categories& cats, uint32_t c, CategoryEligibility& e) {
-  if (cats.rule[c] != AllocationRule::FillUp || e.eligible.count() == 0) return;
+  if (!spreads(cats.rule[c]) || e.eligible.count() == 0) return;
+  if (cats.rule[c] == AllocationRule::OnePerTasker && e.eligible.count() < cats.slots[c]) {
+    // fewer eligible taskers than slots, one each: never runs (Slurm: "Requested node configuration is
+    // not available")
+    const size_t n = taskers.size();
+    e.eligible = kernels::TaskerSet::from_words(std::vector<uint64_t>(kernels::words_for(n)), n, 0);
+    e.tiers.clear();
+    return;
+  }
   const ChargeVector& once = cats.master_charge[c];
   if (!once.any_positive()) return;
   const ChargeVector need = cats.unit_charge[c].plus(once);

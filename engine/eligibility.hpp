@@ -136,11 +136,12 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
                     const ChargeVector& need, uint32_t t, CategoryEligibility& e,
                     const std::vector<ChargeKind>* kinds = nullptr);
 
-/// A $fill_up category whose per-job charges (Categories::master_charge) fit no eligible tasker together
-/// with one slot instance can never start: its master has nowhere to go. Son of Grid Engine 8.1.9
-/// refuses such a job (qsub -w v, e.g. `-pe mpi 4 -l lic=11` with a per-job lic of 10 on the global
-/// level; datasets/sge/farm80-answers.tsv.gz). Clears `e` (eligible set and soft tiers) then; else leaves it.
-/// O(eligible taskers x request size) when no master fits, O(1) for other categories.
+/// A $fill_up or OnePerTasker category whose per-job charges (Categories::master_charge) fit no eligible tasker
+/// together with one slot instance can never start: its master has nowhere to go. Son of Grid Engine 8.1.9 refuses such
+/// a job (qsub -w v, e.g. `-pe mpi 4 -l lic=11` with a per-job lic of 10 on the global level;
+/// datasets/sge/farm80-answers.tsv.gz). Clears `e` (eligible set and soft tiers) then; else leaves it. O(eligible
+/// taskers x request size) when no master fits, O(1) for other categories. A OnePerTasker category with fewer eligible
+/// taskers than its slots is cleared too (one slot a tasker: never runs).
 void require_master_fit(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                         const Categories& cats, uint32_t c, CategoryEligibility& e);
 

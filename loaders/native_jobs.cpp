@@ -324,7 +324,8 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
       std::string rule;
       scalar_text(field.value, rule);
       if (rule == "$fill_up") b.set_rule(AllocationRule::FillUp);
-      else if (rule != "$pe_slots") reject("allocation_rule", "expected \"$pe_slots\" or \"$fill_up\"");
+      else if (rule == "1") b.set_rule(AllocationRule::OnePerTasker);
+      else if (rule != "$pe_slots") reject("allocation_rule", "expected \"$pe_slots\", \"$fill_up\" or \"1\"");
     } else if (key == "runtime" || key == "walltime") {
       double v = 0;
       if (!number_of(field.value, v) || !(v >= 0) || !std::isfinite(v)) {

@@ -141,8 +141,9 @@ AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
   if (!rule) throw Unrepresentable{fmt::format("-pe {}: no such parallel environment (qconf-sp.txt)", pattern)};
   if (*rule == "$pe_slots") return AllocationRule::PeSlots;
   if (*rule == "$fill_up") return AllocationRule::FillUp;
+  if (*rule == "1") return AllocationRule::OnePerTasker;
   throw Unrepresentable{
-      fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up)", pattern, *rule)};
+      fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up, 1)", pattern, *rule)};
 }
 
 // Sets the last added job's requests; throws Unrepresentable.

@@ -237,16 +237,18 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   AttributeDef nodename;
   nodename.name = "NodeName";
   const uint32_t a_node = ds.catalog.add(nodename);
-  const uint32_t a_cpus = ds.catalog.add(consumable_attribute("cpus", AttrType::Int, ConsumeScope::PerJob));
-  const uint32_t a_mem = ds.catalog.add(consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerJob));
+  // every request is per node: a job of -N K nodes is K slots (AllocationRule::OnePerTasker), each
+  // charged the per-node amounts
+  const uint32_t a_cpus = ds.catalog.add(consumable_attribute("cpus", AttrType::Int, ConsumeScope::PerSlot));
+  const uint32_t a_mem = ds.catalog.add(consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerSlot));
   std::set<std::string> gres_names;
   for (const Node& n : nodes)
     for (const auto& [g, c] : n.gres) gres_names.insert(g);
   std::map<std::string, uint32_t> a_gres;
   for (const std::string& g : gres_names)
-    a_gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerJob));
+    a_gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerSlot));
   const uint32_t a_jobs =
-      exclusive ? ds.catalog.add(consumable_attribute("jobs", AttrType::Int, ConsumeScope::PerJob)) : kNone;
+      exclusive ? ds.catalog.add(consumable_attribute("jobs", AttrType::Int, ConsumeScope::PerSlot)) : kNone;
 
   TaskerBuilder b(ds.catalog);
   std::set<std::string> features, names;
@@ -331,7 +333,10 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       const slurm::SbatchJob& sj = q.request;
       const std::string& id = q.id;
       ids.add(source, sj.line, "job_id", id);
-      double ntasks = 1, per_task = 1, mem = -1, mem_per_cpu = -1, time = std::numeric_limits<double>::quiet_NaN();
+      double ntasks = 0, per_node = 0, per_task = 1, mem = -1, mem_per_cpu = -1,
+             time = std::numeric_limits<double>::quiet_NaN();
+      uint32_t node_count = 1;
+      bool gpus_per_job = false;
       std::string why = sj.error, constraint, prefer, part_list, nodelist, exclude;
       std::map<std::string, double> gres;
       std::string no_such_type;
@@ -346,11 +351,16 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       try {
         for (const auto& [opt, v] : sj.options) {
           if (!why.empty()) break;
-          if (opt == "nodes") {
-            if (v != "1" && v != "1-1")
-              why = fmt::format("-N {}: jobs of more than one node are not placed by colmatch yet", v);
-          } else if (opt == "ntasks" || opt == "ntasks-per-node") {  // one node: the same tasks
+          if (opt == "nodes") {  // -N K (or K-K): K nodes, each with the per-node request
+            const size_t dash = v.find('-');
+            const std::string low = v.substr(0, dash);
+            if (dash != std::string::npos && v.substr(dash + 1) != low)
+              why = fmt::format("-N {}: a range of node counts is not placed by colmatch yet", v);
+            else node_count = static_cast<uint32_t>(count(opt, low));
+          } else if (opt == "ntasks") {
             ntasks = count(opt, v);
+          } else if (opt == "ntasks-per-node") {
+            per_node = count(opt, v);
           } else if (opt == "cpus-per-task") {
             per_task = count(opt, v);
           } else if (opt == "mem") {
@@ -365,7 +375,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           } else if (opt == "gres" || opt == "gpus") {
             for (const std::string& item : split(v, ',')) {
               std::vector<std::string> p = split(item, ':');
-              if (opt == "gpus") p.insert(p.begin(), "gpu");
+              if (opt == "gpus") p.insert(p.begin(), "gpu"), gpus_per_job = true;
               if (p.empty() || p.size() > 3)
                 throw std::invalid_argument("Invalid generic resource (gres) specification");
               double c = 1;
@@ -405,8 +415,16 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       } catch (const std::invalid_argument& e) {
         if (why.empty()) why = e.what();
       }
-      const double cpus = ntasks * per_task;
-      const uint32_t j = jb.add(id, q.user, "", q.priority, q.submit, 1);
+      // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
+      double tasks = per_node > 0 ? per_node : ntasks > 0 ? ntasks / node_count : 1;
+      if (why.empty() && per_node == 0 && ntasks > 0 && tasks != std::floor(tasks))
+        why = fmt::format("-n {} over -N {} nodes is uneven: not placed by colmatch yet", ntasks, node_count);
+      if (why.empty() && node_count > 1 && gpus_per_job)
+        why = "--gpus (GPUs for the whole job) over several nodes is not placed by colmatch yet: use --gres";
+      tasks = std::max(1.0, std::floor(tasks));
+      const double cpus = tasks * per_task;  // per node
+      const uint32_t j = jb.add(id, q.user, "", q.priority, q.submit, node_count);
+      if (node_count > 1) jb.set_rule(AllocationRule::OnePerTasker);
       job_queue.push_back(kNone);
       if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb.set_note(j, "held");
       if (!q.note.empty()) jb.set_note(j, q.note);
@@ -447,6 +465,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       if (why.empty() && !constraint.empty()) {
         const slurm::Constraint c = slurm::translate_constraint(constraint, features);
         if (!c.refusal.empty()) why = c.refusal;
+        else if (node_count > 1 && !c.preference.empty())
+          why = "a matching OR [..] over several nodes (every node the same choice) is not placed by colmatch yet";
         else clauses.push_back(preferred.empty() ? c.request : "((" + preferred + ") || (" + c.request + "))");
         if (!c.preference.empty()) soft += (soft.empty() ? "" : " && ") + c.preference;
       }

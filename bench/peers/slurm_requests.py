@@ -141,9 +141,28 @@ def batch_jobs(n, seed):
     return out
 
 
+def multi_node_jobs(n, seed):
+    """Jobs of 1 to 6 nodes (-N K) for `slurm_oracle.sh batch`: the nodes Slurm picks for each."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        o = []
+        if rng.random() < 0.4:
+            o.append("-C " + rng.choice(FEATURES) + ("&" + rng.choice(FEATURES) if rng.random() < 0.3 else ""))
+        o.append(f"-N {rng.choice([1, 2, 2, 3, 4, 6])}")
+        o.append(f"-c {rng.choice([1, 4, 8, 16, 32])}")
+        o.append(f"--mem={rng.choice(['1000', '8G', '16G', '32G'])}")
+        if rng.random() < 0.15:
+            o.append("--gres=gpu:1")
+        o.append("-p " + rng.choice(["all", "gpu", "amd", "amd", "short", "short"]))
+        out.append(" ".join(o))
+    return out
+
+
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--batch":
-        print("\n".join(batch_jobs(int(sys.argv[2]), int(sys.argv[3]))))
+    if len(sys.argv) > 1 and sys.argv[1] in ("--batch", "--multi"):
+        make = batch_jobs if sys.argv[1] == "--batch" else multi_node_jobs
+        print("\n".join(make(int(sys.argv[2]), int(sys.argv[3]))))
         return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 240
     lines = [l for l in TARGETED.strip().splitlines() if l.strip()]

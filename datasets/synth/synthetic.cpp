@@ -168,6 +168,7 @@ class Gen {
       if (chance(s_.fill_up)) {
         fill[c] = 1;
         slots[c] = static_cast<uint32_t>(2 + pick(24));  // parallel jobs wider than most taskers
+        if (s_.one_per_tasker > 0 && chance(s_.one_per_tasker)) fill[c] = 2;
       }
     }
     std::vector<double> cdf(s_.categories);
@@ -185,7 +186,7 @@ class Gen {
       try {
         jb.set_request(reqs[c]);
         if (!softs[c].empty()) jb.set_soft(softs[c]);
-        if (fill[c] != 0) jb.set_rule(AllocationRule::FillUp);
+        if (fill[c] != 0) jb.set_rule(fill[c] == 2 ? AllocationRule::OnePerTasker : AllocationRule::FillUp);
       } catch (const RequestError& e) {
         jb.reject(jid, e.what());
       }

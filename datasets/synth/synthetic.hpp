@@ -25,6 +25,9 @@ struct SynthSpec {
   bool levels = false;
   double soft = 0.0;     ///< chance a request template carries 1-3 soft requests
   double fill_up = 0.0;  ///< chance a request template uses the $fill_up allocation rule
+  /// chance a $fill_up template is OnePerTasker instead (Grid Engine's allocation_rule 1, Slurm's -N);
+  /// 0 draws nothing: the farm is the same as without it
+  double one_per_tasker = 0.0;
   /// Son of Grid Engine 8.1.9 requests (GridEngineReading::SoGE819): half the string-like values are
   /// wildcard expressions (`! & |`, parentheses, `* ? [..] [^..]`), and a FORCED attribute `frc` that
   /// a quarter of the taskers define and some templates request; the licence consumable `lic` gets a

@@ -48,8 +48,7 @@ struct MoabPolicy::LazyReservation {
 // Placements of category c take taskers in a fixed order, whatever the capacity elsewhere.
 bool MoabPolicy::in_order(uint32_t c) const {
   const AllocationPolicy a = w_.policy.allocation;
-  return w_.cats.rule[c] == AllocationRule::FillUp || a == AllocationPolicy::GreatestPower ||
-         a == AllocationPolicy::FirstAvailable;
+  return spreads(w_.cats.rule[c]) || a == AllocationPolicy::GreatestPower || a == AllocationPolicy::FirstAvailable;
 }
 
 // The start of a job on `allocs` may change what candidate() says for the memo of category c.

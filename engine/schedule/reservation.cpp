@@ -32,7 +32,7 @@ Reservations::Reservations(SimWorld& w)
 void Reservations::reserve(uint32_t j, Reservation& r) {
   r.active = false;
   const uint32_t c = w_.cats.of_job[j];
-  const bool fill = w_.cats.rule[c] == AllocationRule::FillUp;
+  const bool fill = spreads(w_.cats.rule[c]);
   const bool shared = !w_.cap_placer.queue_only(c);
   const kernels::TaskerSet& elig = w_.eligible[c].eligible;
   future_ = w_.cap;  // the capacity as the running jobs end (storage reused across reservations)
@@ -429,7 +429,7 @@ bool Reservations::book_forbids(uint32_t j, double end) {
   if (!(first_shadow_except(j) < end)) return false;
   const uint32_t c = w_.cats.of_job[j];
   if (!w_.cap_placer.queue_only(c)) return true;
-  if (w_.cats.rule[c] != AllocationRule::FillUp) return false;
+  if (!spreads(w_.cats.rule[c])) return false;
   auto& [gen, master] = master_memo_[c];
   if (gen != w_.state_version) {
     gen = w_.state_version;

@@ -315,8 +315,7 @@ void SimWorld::mark_dead(uint32_t c) {
 // A tasker x whose capacity grew could take a job of category c now (one slot instance for $fill_up).
 bool SimWorld::could_take(uint32_t c, uint32_t x) const {
   if (!eligible[c].eligible.contains(x)) return false;
-  return cats.rule[c] == AllocationRule::FillUp ? cap_placer.instances(c, x, false, 1) > 0
-                                                : cap.fits(cap_placer.charges(c), x);
+  return spreads(cats.rule[c]) ? cap_placer.instances(c, x, false, 1) > 0 : cap.fits(cap_placer.charges(c), x);
 }
 
 // Exact for $pe_slots: it would fail; for $fill_up: no tasker takes one slot instance, or it failed in

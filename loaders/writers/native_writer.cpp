@@ -117,6 +117,7 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
     if (j.request[i] != 0) s += fmt::format(",\"requests\":\"{}\"", json_escape(j.request_text[j.request[i]]));
     if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
     if (j.rule[i] == AllocationRule::FillUp) s += ",\"allocation_rule\":\"$fill_up\"";
+    if (j.rule[i] == AllocationRule::OnePerTasker) s += ",\"allocation_rule\":\"1\"";
     for (const auto& [key, amounts] : {std::pair<const char*, const JobAmounts*>{"resources", &j.amount},
                                        std::pair<const char*, const JobAmounts*>{"utilization", &j.utilization}}) {
       std::string obj;

@@ -29,8 +29,9 @@ synth::SynthSpec random_spec(uint64_t seed) {
   s.levels = (rng() % 2) == 0;
   s.soft = (rng() % 2) ? 0.5 : 0.0;
   s.fill_up = (rng() % 2) ? 0.4 : 0.0;
-  s.sge_819 = seed % 3 == 0;  // Grid Engine 8.1.9 expressions and FORCED attributes (no draw: the
-                              // other farms stay as they were)
+  s.sge_819 = seed % 3 == 0;                     // Grid Engine 8.1.9 expressions and FORCED attributes (no draw: the
+                                                 // other farms stay as they were)
+  s.one_per_tasker = seed % 4 == 1 ? 0.5 : 0.0;  // a slot a tasker (allocation_rule 1, Slurm's -N)
   return s;
 }
 
@@ -78,6 +79,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   const int shard = GetParam();
   size_t nonempty_eligibility = 0, assigned = 0, sparse_sets = 0, multi_level_columns = 0, soft_tiered = 0, spread = 0;
   size_t expression_steps_narrowing = 0, forced_steps = 0;  // Grid Engine 8.1.9 farms
+  size_t one_per_tasker_spread = 0;                         // jobs on several taskers, a slot each
   for (int i = 0; i < 250; ++i) {
     const uint64_t seed = 1000003ULL * static_cast<uint64_t>(shard) + static_cast<uint64_t>(i);
     const auto ds = synth::generate(random_spec(seed));
@@ -94,7 +96,10 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
         assigned += m.dispatch.assigned;
         for (const auto& col : ds.taskers.columns) multi_level_columns += col.multi_level();
         for (const auto& e : m.eligible) soft_tiered += e.tiers.size() > 1 && e.tiers[1].count() > 0;
-        for (uint32_t j = 0; j < ds.jobs.size(); ++j) spread += m.dispatch.alloc_count[j] > 1;
+        for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+          spread += m.dispatch.alloc_count[j] > 1;
+          one_per_tasker_spread += ds.jobs.rule[j] == AllocationRule::OnePerTasker && m.dispatch.alloc_count[j] > 1;
+        }
         for (size_t c = 0; c < m.categories.size(); ++c) {
           const Request& r = ds.jobs.requests[m.categories.request[c]];
           for (const EligibilityStep& st : m.eligible[c].steps) {
@@ -116,6 +121,7 @@ TEST_P(Differential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(multi_level_columns, 500u) << "farms with host and global levels";
   EXPECT_GT(soft_tiered, 100u) << "categories whose taskers differ in soft violations";
   EXPECT_GT(spread, 20u) << "$fill_up jobs spread over several taskers";
+  EXPECT_GT(one_per_tasker_spread, 10u) << "allocation_rule 1 jobs on several taskers";
   EXPECT_GT(expression_steps_narrowing, 50u) << "8.1.9 wildcard expressions that some taskers pass, some not";
   EXPECT_GT(forced_steps, 50u) << "FORCED attributes keeping categories off taskers";
 }
@@ -128,10 +134,13 @@ INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
-  size_t behind = 0, held = 0, eligible_held = 0, assigned_best_fit = 0, moved = 0;
+  size_t behind = 0, held = 0, eligible_held = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
-    const auto ds = synth::generate(random_spec(seed));
+    synth::SynthSpec spec = random_spec(seed);
+    spec.fill_up = 0.3;  // parallel jobs, most of them a slot a tasker (Slurm's -N)
+    spec.one_per_tasker = 0.7;
+    const auto ds = synth::generate(spec);
     std::mt19937_64 rng(seed);
     DispatchOptions options;
     options.allocation = rng() % 4 == 0 ? AllocationPolicy::GreatestPower : AllocationPolicy::ConsecutiveBestFit;
@@ -163,6 +172,9 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       held += r == PendingReason::TaskersHeld;
       eligible_held += r == PendingReason::EligibleHeld;
     }
+    if (options.allocation == AllocationPolicy::ConsecutiveBestFit)
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+        nodes_best_fit += ds.jobs.rule[j] == AllocationRule::OnePerTasker && m.dispatch.alloc_count[j] > 1;
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit && !options.queues) {
       const auto greatest = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
@@ -175,6 +187,7 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(held, 10u) << "jobs whose queue's taskers are all held";
   EXPECT_GT(eligible_held, 100u) << "jobs whose eligible taskers are all held, their queue's not";
   EXPECT_GT(assigned_best_fit, 200u);
+  EXPECT_GT(nodes_best_fit, 30u) << "OnePerTasker jobs (Slurm's -N) placed by ConsecutiveBestFit";
   EXPECT_GT(moved, 40u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, SlurmPassDifferential, ::testing::Range(0, 4));

@@ -86,7 +86,7 @@ std::vector<double> master_charge(const Catalog& catalog, const JobTable& jobs, 
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     const double requested = jobs.amount.at(k, j);
     double c = 0;
-    if ((jobs.rule[j] == AllocationRule::FillUp)) {
+    if (jobs.rule[j] != AllocationRule::PeSlots) {
       if (d.name == "slots") c = std::isnan(requested) ? 0 : requested;
       else if (d.scope == ConsumeScope::PerJob) c = std::isnan(requested) ? d.default_amount.value_or(0.0) : requested;
     }
@@ -101,7 +101,7 @@ std::vector<double> charge(const Catalog& catalog, const JobTable& jobs, uint32_
     const AttributeDef& d = catalog.at(catalog.consumables()[k]);
     const double requested = jobs.amount.at(k, j);
     double c;
-    if ((jobs.rule[j] == AllocationRule::FillUp)) {  // one slot instance
+    if (jobs.rule[j] != AllocationRule::PeSlots) {  // one slot instance
       if (d.name == "slots") c = std::isnan(requested) ? 1 : 0;
       else if (d.scope == ConsumeScope::PerSlot) c = std::isnan(requested) ? d.default_amount.value_or(0.0) : requested;
       else c = 0;
@@ -190,11 +190,22 @@ bool master_fits_somewhere(const Catalog& catalog, const TaskerTable& taskers, c
   return false;
 }
 
+// One slot a tasker: at least as many eligible taskers as slots.
+bool enough_taskers(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t j,
+                    const std::vector<double>& need, const std::vector<int>& kinds) {
+  if (jobs.rule[j] != AllocationRule::OnePerTasker) return true;
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < taskers.size(); ++t)
+    n += eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds) ? 1 : 0;
+  return n >= jobs.slots[j];
+}
+
 bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j) {
   const auto need = charge(catalog, jobs, j);
   const auto kinds = charge_kinds(catalog, jobs, j);
   return eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds) &&
-         master_fits_somewhere(catalog, taskers, jobs, j, need, kinds);
+         master_fits_somewhere(catalog, taskers, jobs, j, need, kinds) &&
+         enough_taskers(catalog, taskers, jobs, j, need, kinds);
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
@@ -208,7 +219,7 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
   // Instances tasker t can take now (at most `remaining`); a master also pays the per-job charges.
   auto fit = [&](uint32_t t, bool master) {
     const uint32_t h = taskers.host_of[t];
-    uint32_t n = remaining;
+    uint32_t n = jobs.rule[j] == AllocationRule::OnePerTasker ? std::min(remaining, 1u) : remaining;
     for (size_t k = 0; k < need.size() && n > 0; ++k) {
       const double o = master ? once[k] : 0.0, inst = need[k];
       if (o <= 0 && inst <= 0) continue;
@@ -342,12 +353,13 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     }
     const auto need = charge(catalog, jobs, j);
     const auto kinds = charge_kinds(catalog, jobs, j);
-    if ((jobs.rule[j] == AllocationRule::FillUp)) {
+    if (jobs.rule[j] != AllocationRule::PeSlots) {
       // Every eligible tasker in preference order, filled in turn on copies of the pools.
       const auto once = master_charge(catalog, jobs, j);
       const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
       std::vector<std::pair<size_t, uint32_t>> cand;  // (violations, tasker)
-      const bool master = master_fits_somewhere(catalog, taskers, jobs, j, need, kinds);
+      const bool master = master_fits_somewhere(catalog, taskers, jobs, j, need, kinds) &&
+                          enough_taskers(catalog, taskers, jobs, j, need, kinds);
       bool any_eligible = false, any_unheld = false;
       for (uint32_t t = 0; t < nt && master; ++t) {
         if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
@@ -368,7 +380,82 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       std::vector<uint32_t> preference;
       for (const auto& [v, t] : cand) preference.push_back(t);
       Pools pools{res.free, free_host, free_global};
-      const auto placed = place_fill_up(catalog, taskers, jobs, j, preference, pools);
+      std::vector<std::pair<uint32_t, uint32_t>> placed;
+      if (jobs.rule[j] == AllocationRule::OnePerTasker && options.allocation == AllocationPolicy::ConsecutiveBestFit) {
+        // Slurm's _eval_nodes for a job of K nodes, from its text: for each soft level in turn, the
+        // taskers with room for one slot in node (input) order; sets of consecutive ones of one power;
+        // repeatedly the best set (greatest power; among equals the first sufficient, a sufficient one
+        // with fewer free, or an insufficient one with more free), its first taskers (or its best fit
+        // one when one is left), until K; the master is the first in node order.
+        std::vector<size_t> levels;
+        for (const auto& [v, t] : cand) levels.push_back(v);
+        levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+        for (const size_t level : levels) {
+          std::vector<uint32_t> list;
+          for (const auto& [v, t] : cand) {
+            bool fits = v == level;
+            for (size_t k = 0; k < need.size() && fits; ++k)
+              if (need[k] > 0 && !room(k, t, need[k])) fits = false;
+            if (fits) list.push_back(t);
+          }
+          std::sort(list.begin(), list.end(),
+                    [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+          struct Set {
+            std::vector<uint32_t> taskers;
+            double free = 0;
+            bool used = false;
+          };
+          std::vector<Set> sets;
+          for (const uint32_t t : list) {
+            if (sets.empty() || taskers.input_index[t] != taskers.input_index[sets.back().taskers.back()] + 1 ||
+                taskers.power[t] != taskers.power[sets.back().taskers.back()])
+              sets.emplace_back();
+            sets.back().taskers.push_back(t);
+            sets.back().free += available(options.fit_consumable, t);
+          }
+          std::vector<uint32_t> chosen;
+          uint32_t rem = jobs.slots[j];
+          while (rem > 0) {
+            Set* best = nullptr;
+            bool best_sufficient = false;
+            for (Set& x : sets) {
+              if (x.used) continue;
+              const bool sufficient = x.taskers.size() >= rem;
+              const double power = taskers.power[x.taskers[0]];
+              bool better = best == nullptr || power > taskers.power[best->taskers[0]];
+              if (!better && power == taskers.power[best->taskers[0]])
+                better = (sufficient && !best_sufficient) || (sufficient && x.free < best->free) ||
+                         (!sufficient && x.free > best->free);
+              if (better) best = &x, best_sufficient = sufficient;
+            }
+            if (best == nullptr) break;
+            best->used = true;
+            if (rem == 1) {
+              uint32_t pick = best->taskers[0];
+              for (const uint32_t t : best->taskers)
+                if (available(options.fit_consumable, t) < available(options.fit_consumable, pick)) pick = t;
+              chosen.push_back(pick);
+              rem = 0;
+            } else {
+              for (size_t i = 0; i < best->taskers.size() && rem > 0; ++i, --rem) chosen.push_back(best->taskers[i]);
+            }
+          }
+          if (rem > 0) continue;
+          std::sort(chosen.begin(), chosen.end(),
+                    [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+          // each chosen tasker its slot in order, the first the master: all of them, or this level fails
+          Pools trial = pools;
+          auto got = place_fill_up(catalog, taskers, jobs, j, chosen, trial);
+          bool in_order = got.size() == chosen.size();
+          for (size_t i = 0; i < got.size() && in_order; ++i) in_order = got[i].first == chosen[i];
+          if (!in_order) continue;
+          placed = std::move(got);
+          pools = std::move(trial);
+          break;
+        }
+      } else {
+        placed = place_fill_up(catalog, taskers, jobs, j, preference, pools);
+      }
       if (!placed.empty()) {
         res.free = std::move(pools.queue);
         free_host = std::move(pools.host);

@@ -69,7 +69,7 @@ struct Sim {
   std::vector<std::tuple<size_t, uint32_t, double>> charges(uint32_t j, const Placement& pl) const {
     std::vector<std::tuple<size_t, uint32_t, double>> list;
     const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
-    const bool fill = jobs.rule[j] == AllocationRule::FillUp;
+    const bool fill = jobs.rule[j] != AllocationRule::PeSlots;
     for (size_t a = 0; a < pl.size(); ++a)
       for (size_t k = 0; k < need.size(); ++k) {
         const double amount = fill ? pl[a].second * need[k] + (a == 0 ? once[k] : 0.0) : need[k];
@@ -85,7 +85,7 @@ struct Sim {
     for (uint32_t t = 0; t < tk.size(); ++t)
       if (!down[t] && eligible(cat, tk, jobs, t, j) && meets_type(j, t)) elig.push_back(t);
     Placement pl;
-    if (jobs.rule[j] != AllocationRule::FillUp) {
+    if (jobs.rule[j] == AllocationRule::PeSlots) {
       bool found = false;
       std::tuple<size_t, double, uint32_t> best{};
       for (uint32_t t : elig) {
@@ -524,7 +524,7 @@ struct Sim {
     if (n + 1 > pt->max_sections || slots + jobs.slots[j] > pt->max_slots) return false;
     const auto need = charge(cat, jobs, j), once = master_charge(cat, jobs, j);
     for (size_t k = 0; k < amount.size(); ++k) {
-      const double a = jobs.rule[j] == AllocationRule::FillUp ? jobs.slots[j] * need[k] + once[k] : need[k];
+      const double a = jobs.rule[j] != AllocationRule::PeSlots ? jobs.slots[j] * need[k] + once[k] : need[k];
       if (a > 0) amount[k] += a;
     }
     for (const auto& [cname, max] : pt->max_amount)

@@ -138,8 +138,8 @@ TEST(Cli, ExplainSaysWhyAJobIsPending) {
 // Slurm's main pass in the files a user reads (issue 26): results.csv gives each job Slurm's outcome in
 // colmatch's words, summary.json counts the blocked ones, explain names the queue.
 TEST(Cli, SlurmMainPassReasonsInResultsSummaryAndExplain) {
-  const std::string slurm = "--format slurm --dump " + kSrc + "/datasets/slurm/c100-batch --jobs " + kSrc +
-                            "/datasets/slurm/c100-batch.jobs";
+  const std::string slurm =
+      "--format slurm --dump " + kSrc + "/datasets/slurm/c100-batch --jobs " + kSrc + "/datasets/slurm/c100-batch.jobs";
   Out out;
   const auto r = run("match " + slurm + " --out " + out.dir.string());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -162,6 +162,35 @@ TEST(Cli, SlurmMainPassReasonsInResultsSummaryAndExplain) {
   Out demo;
   const auto d = run("match " + kDemo + " --out " + demo.dir.string());
   EXPECT_EQ(d.out.find("pending_behind_higher_priority"), std::string::npos);
+}
+
+// "allocation_rule": "1" (Grid Engine's allocation_rule 1; what Slurm's -N K is): each slot on a tasker of
+// its own, the per-slot charge on each; more slots than eligible taskers never run.
+TEST(Cli, OneSlotPerTaskerSpreadsAJobOverTaskers) {
+  const fs::path jobs = fs::temp_directory_path() / ("cli-one-per-" + std::to_string(getpid()) + ".jsonl");
+  std::ofstream(jobs) << R"({"id": "a", "slots": 3, "allocation_rule": "1", "requests": "arch==lx-amd64", )"
+                         R"("resources": {"h_vmem": "20G", "matlab": 1}})"
+                         "\n"
+                         R"({"id": "b", "slots": 4, "allocation_rule": "1", "requests": "arch==lx-amd64"})"
+                         "\n"
+                         R"({"id": "c", "slots": 2, "allocation_rule": "1", "requests": "arch==lx-amd64", )"
+                         R"("resources": {"h_vmem": "40G"}})"
+                         "\n";
+  Out out;
+  const auto r = run("match --farm " + kSrc + "/datasets/demo/farm.toml --taskers " + kSrc +
+                     "/datasets/demo/taskers.jsonl --jobs " + jobs.string() + " --out " + out.dir.string());
+  fs::remove(jobs);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rows = lines((out.dir / "results.csv").string());
+  ASSERT_EQ(rows.size(), 1u + 3 + 1 + 2);
+  // the greatest effective power first (node04, the master: it holds a's licence), a slot on each
+  EXPECT_EQ(rows[1], "a,assigned,gpu.q@node04,1,");
+  EXPECT_EQ(rows[2], "a,assigned,all.q@node01,1,");
+  EXPECT_EQ(rows[3], "a,assigned,all.q@node02,1,");
+  EXPECT_EQ(rows[4], "b,pending,,0,no eligible tasker") << "4 slots, 3 amd64 taskers";
+  // 40G on each of two: node02 has 12G of its 32G left after a, node04 108G and node01 44G
+  EXPECT_EQ(rows[5], "c,assigned,gpu.q@node04,1,");
+  EXPECT_EQ(rows[6], "c,assigned,all.q@node01,1,");
 }
 
 // colmatch explain --eligibility (issue 29): a job's category steps as the full explain gives them, read

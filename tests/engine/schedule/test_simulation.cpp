@@ -402,6 +402,7 @@ TEST(Backfill, NoJobStartsLaterThanItsFirstReservation) {
       s.categories = 1 + rng() % 5;
       s.with_slots = true;
       s.fill_up = rng() % 2 ? 0.3 : 0.0;
+      s.one_per_tasker = i % 3 == 1 ? 0.5 : 0.0;  // a slot a tasker (allocation_rule 1, Slurm -N)
       auto ds = synth::generate(s);
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
         ds.jobs.submit.set(j, static_cast<double>(rng() % 100));
@@ -801,6 +802,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     s.with_slots = true;
     s.soft = rng() % 3 == 0 ? 0.5 : 0.0;
     s.fill_up = rng() % 2 ? 0.3 : 0.0;
+    s.one_per_tasker = seed % 3 == 1 ? 0.5 : 0.0;  // a slot a tasker (allocation_rule 1, Slurm -N)
     auto ds = synth::generate(s);
     randomize_times(ds.jobs, rng);
     SimPolicy pol = base;
