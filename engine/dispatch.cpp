@@ -131,6 +131,7 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
                   : cats_.chooses(c)       ? place_choice(j, c, policy, out)
                                            : place_pe_slots(j, c, policy, out);
   if (!ok) cap_.rollback(ledger_);
+  else ++placements_;
   return ok;
 }
 
@@ -153,10 +154,18 @@ bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& 
 // which moves to the tasker found (or past the end); the others look at every eligible tasker.
 bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
   double key = 0;
-  const size_t t = find_pe_slots(c, policy, key);
+  size_t t = eligible_[c].eligible.universe();
+  // ConsecutiveBestFit, the batch's walk: when the last placement of all was this category's on tasker
+  // x and x still has room, x is the answer again (its run's sum and its own free only went down; no
+  // other tasker changed)
+  const bool again = policy == AllocationPolicy::ConsecutiveBestFit && committed_walk_ && last_.category == c &&
+                     last_.placements == placements_ && cap_.fits(charges_[c], last_.tasker);
+  if (again) t = last_.tasker;
+  else t = find_pe_slots(c, policy, key);
   if (t >= eligible_[c].eligible.universe()) return false;
   cap_.take(ledger_, charges_[c], static_cast<uint32_t>(t));
   out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
+  last_ = {c, static_cast<uint32_t>(t), placements_ + 1};  // try_place counts this placement
   return true;
 }
 
@@ -537,6 +546,7 @@ class Walk {
         blocks_(blocks),
         placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {
     placer_.fit_by(options.fit_consumable);
+    placer_.committed_walk();
   }
 
   // The jobs of `jobs` (in dispatch order), into `out`, until no category of theirs is live (`live`: how
@@ -620,7 +630,10 @@ class Walk {
   void pend(uint32_t j, PendingReason r, WalkOut& out) {
     res_.reason[j] = r;
     ++out.pending;
-    if (blocks_ != nullptr && r == PendingReason::NoFreeCapacity) blocks_->failed(j);
+    if (blocks_ != nullptr && r == PendingReason::NoFreeCapacity) {
+      blocks_->failed(j);
+      placer_.forget_last();  // held taskers may split runs (ConsecutiveBestFit)
+    }
   }
   bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
 

@@ -183,6 +183,13 @@ class Placer {
   /// The consumable ConsecutiveBestFit measures free units of (index in catalog.consumables(); 0 unless
   /// set).
   void fit_by(size_t k) noexcept { fit_ = k; }
+  /// Every successful try_place is committed before the next call (the batch dispatch's walk; not the
+  /// simulator, which plans and rolls back): lets a job follow its category's last placement when
+  /// nothing else changed since (ConsecutiveBestFit's answer then stays the same tasker).
+  void committed_walk() noexcept { committed_walk_ = true; }
+  /// Capacity changed other than by a placement (taskers held by a blocked queue): the next job
+  /// searches afresh.
+  void forget_last() noexcept { last_.category = kNone; }
   /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
   const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }
   /// A job of a category that chooses (Categories::solutions, Altair Accelerator's scheduling
@@ -237,6 +244,15 @@ class Placer {
   size_t scratch_cursor_ = 0;
   size_t fit_ = 0;
   bool may_pass_ = false;  // see failure_may_pass()
+  // The batch walk commits every successful try_place (committed_walk()): the last placement's category
+  // and tasker, and how many placements there were then, let the next job of that category skip its
+  // ConsecutiveBestFit search (place_pe_slots).
+  bool committed_walk_ = false;
+  uint64_t placements_ = 0;  // successful try_place calls
+  struct Last {
+    uint32_t category = kNone, tasker = 0;
+    uint64_t placements = 0;
+  } last_;
   std::vector<uint32_t>* chosen_ = nullptr;
   bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
 };

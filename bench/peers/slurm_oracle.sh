@@ -8,6 +8,7 @@
 #   bash bench/peers/slurm_oracle.sh ask REQUESTS > answers.tsv
 #   bash bench/peers/slurm_oracle.sh place REQUESTS > placements.tsv   # one job alone: its node
 #   bash bench/peers/slurm_oracle.sh batch JOBS DUMP_DIR > placed.tsv   # held jobs released at once
+#   (SCHEDULER=sched/builtin before setup: no backfill, the main scheduling pass alone)
 #   bash bench/peers/slurm_oracle.sh stop
 #
 # REQUESTS: one job a line as sbatch options with per-node options only (-C, -c, --mem, --gres, -p),
@@ -50,6 +51,7 @@ SlurmctldPidFile=/run/slurmctld.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
+SchedulerType=${SCHEDULER:-sched/backfill}
 SchedulerParameters=batch_sched_delay=0,default_queue_depth=10000
 GresTypes=gpu
 PrivateData=cloud
@@ -141,7 +143,14 @@ batch() {
   done < "$1"
   bash "$here/../../tools/slurm-dump.sh" "$2"
   scontrol release "$(IFS=,; echo "${ids[*]}")"
+  # until the main pass has looked at every job (on 10,000 nodes it takes several passes, each cut at
+  # max_sched_time; nothing ends meanwhile, so they place as one pass would). Backfill (every 30 s)
+  # would start more: SCHEDULER=sched/builtin leaves the main pass alone.
   sleep 3
+  for _ in $(seq 300); do
+    squeue -h -t PD -o '%r' | grep -qx None || break
+    sleep 1
+  done
   squeue -h -o '%i	%T	%N	%r' | sort -n
 }
 

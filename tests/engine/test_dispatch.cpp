@@ -812,3 +812,46 @@ TEST(Categories, JobsSharingARowOrRequestingAlikeInRowsOfTheirOwnAreOneCategory)
 }
 
 }  // namespace
+
+namespace {
+
+// Slurm's main pass on a farm of four equal taskers in input order x, z, p, q (z not eligible for the
+// small jobs): x has 10 slots, p and q 6, q alone 1G of mem. w takes q's mem and a slot; s1 goes to x
+// (run {x} of 10 free against run {p, q} of 11); y, in queue {q}, finds q's mem taken and holds q; s2
+// then sees runs {x} of 9 and {p} of 6 and goes to p. (A job may follow its category's last placement
+// only while nothing else changed: holding q split a run.)
+TEST(Dispatch, ConsecutiveBestFitSearchesAgainAfterAQueueHoldsTaskers) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  for (auto [name, slots, arch, mem] :
+       {std::tuple{"x", "10", "x", ""}, {"z", "10", "y", ""}, {"p", "6", "x", ""}, {"q", "6", "x", "1G"}}) {
+    tb.add(name, 1.0);
+    tb.set(f.slots, slots);
+    tb.set(f.arch, arch);
+    if (*mem) tb.set(f.mem, mem);
+  }
+  f.taskers = std::move(tb).build();
+  JobBuilder jb(f.cat);
+  for (auto [id, mem] : {std::pair{"w", true}, {"s1", false}, {"y", true}, {"s2", false}}) {
+    jb.add(id, "u", "g", 0, static_cast<double>(jb.size()), 1);
+    jb.set_request("arch==x");
+    if (mem) jb.set_amount(f.mem, 1024.0 * 1024 * 1024);
+  }
+  f.jobs = std::move(jb).build();
+  DispatchOptions options;
+  options.allocation = AllocationPolicy::ConsecutiveBestFit;
+  options.fit_consumable = static_cast<size_t>(f.cat.consumable_slot(f.slots));
+  auto q = std::make_shared<BlockingQueues>();
+  q->names = {"q"};
+  std::vector<uint64_t> words(1, uint64_t{1} << f.tasker_row("q"));
+  q->taskers.push_back(kernels::TaskerSet::from_words(std::move(words), f.taskers.size(), 1));
+  q->queue_of_job = {kNone, kNone, 0, kNone};
+  options.queues = std::move(q);
+  const auto m = run_match(f.cat, f.taskers, f.jobs, kernels::active(), {}, nullptr, options);
+  EXPECT_EQ(f.assigned_to(m, 0), "q");
+  EXPECT_EQ(f.assigned_to(m, 1), "x");
+  EXPECT_EQ(m.dispatch.reason[2], PendingReason::NoFreeCapacity);
+  EXPECT_EQ(f.assigned_to(m, 3), "p");
+}
+
+}  // namespace
