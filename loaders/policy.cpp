@@ -155,7 +155,9 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
       else if (v == "first_available") policy.allocation = AllocationPolicy::FirstAvailable;
       else if (v == "best_fit") policy.allocation = AllocationPolicy::BestFit;
       else if (v == "worst_fit") policy.allocation = AllocationPolicy::WorstFit;
-      else bad(path, node, key, "expected greatest_power, first_available, best_fit or worst_fit");
+      else if (v == "consecutive_best_fit") policy.allocation = AllocationPolicy::ConsecutiveBestFit;
+      else
+        bad(path, node, key, "expected greatest_power, first_available, best_fit, worst_fit or consecutive_best_fit");
     } else if (key == "backfill") {
       const std::string v = text(path, node, key);
       if (v == "none") policy.backfill = BackfillPolicy::None;

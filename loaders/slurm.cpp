@@ -320,6 +320,10 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   }
   ds.dispatch.allocation = AllocationPolicy::ConsecutiveBestFit;
   ds.dispatch.fit_consumable = static_cast<size_t>(ds.catalog.consumable_slot(a_cpus));
+  // simulate: Slurm's node selection too (its partitions do not block there: Moab's cycle runs)
+  ds.policy_defaults.allocation = ds.dispatch.allocation;
+  ds.policy_defaults.fit_consumable = ds.dispatch.fit_consumable;
+  ds.policy = ds.policy_defaults;
 
   JobBuilder jb(ds.catalog);
   JobIds ids;

@@ -1,6 +1,7 @@
 #include "loaders/slurm_sacct.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <limits>
 #include <map>
@@ -85,10 +86,17 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
     a.end = iso(get("End"), path, ln, "End");
     auto& o = q.request.options;
     q.request.line = ln;
-    if (const std::string n = get("NNodes"); !n.empty() && n != "1") o.emplace_back("nodes", n);
+    const std::string nodes = get("NNodes");
+    if (!nodes.empty() && nodes != "1") o.emplace_back("nodes", nodes);
     if (const std::string c = get("NCPUS"); !c.empty() && c != "0") {
-      o.emplace_back("ntasks", "1");
-      o.emplace_back("cpus-per-task", c);
+      // NCPUS counts every node's: a job of K nodes is K tasks of NCPUS / K (an uneven count stays one
+      // task, which the loader then refuses as uneven, naming it)
+      char* end = nullptr;
+      const unsigned long k = nodes.empty() ? 1 : std::strtoul(nodes.c_str(), &end, 10);
+      const unsigned long cpus = std::strtoul(c.c_str(), nullptr, 10);
+      const bool even = k > 1 && end != nullptr && *end == '\0' && cpus % k == 0;
+      o.emplace_back("ntasks", even ? nodes : "1");
+      o.emplace_back("cpus-per-task", even ? std::to_string(cpus / k) : c);
     }
     if (std::string m = get("ReqMem"); !m.empty() && m != "0") {
       const char last = m.back();

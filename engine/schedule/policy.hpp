@@ -142,6 +142,9 @@ struct SimPolicy {
   CredentialKind process_type =
       CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
   AllocationPolicy allocation = AllocationPolicy::GreatestPower;
+  /// allocation = ConsecutiveBestFit: the consumable (index in catalog.consumables()) whose free units it
+  /// counts; a format sets it (Slurm: cpus), else the first consumable.
+  size_t fit_consumable = 0;
   BackfillPolicy backfill = BackfillPolicy::None;
   /// backfill = Easy: how many waiting jobs get a reservation in a cycle (Moab RESERVATIONDEPTH, >= 1).
   uint32_t reservation_depth = 1;

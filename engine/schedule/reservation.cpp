@@ -21,6 +21,7 @@ Reservations::Reservations(SimWorld& w)
   future_placer_.record_choices(&w.chosen);
   at_shadow_placer_.record_choices(&w.chosen);
   probe_placer_.record_choices(&w.chosen);
+  for (Placer* p : {&future_placer_, &at_shadow_placer_, &probe_placer_}) p->fit_by(w.policy.fit_consumable);
 }
 
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of

@@ -277,13 +277,19 @@ TEST(SlurmAccounting, SacctRecordsReplayWithNoJobLost) {
   EXPECT_EQ(ds.jobs.runtime[0], 600);
   EXPECT_EQ(ds.jobs.walltime[0], 3600);
   EXPECT_EQ(ds.jobs.runtime[2], 0) << "cancelled while pending: replayed with no length";
-  EXPECT_NE(ds.jobs.reject[3], kNone) << "two nodes: not placed by colmatch yet";
+  EXPECT_EQ(ds.jobs.reject[3], kNone) << ds.jobs.reject_reason[ds.jobs.reject[3]];
+  EXPECT_EQ(ds.jobs.slots[3], 2u) << "two nodes (-N 2): a slot each";
+  EXPECT_EQ(ds.jobs.rule[3], AllocationRule::OnePerTasker);
+  const size_t cpus = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("cpus")));
+  EXPECT_EQ(ds.jobs.amount.at(cpus, 3), 32.0) << "NCPUS 64 over 2 nodes";
+  EXPECT_EQ(ds.policy.allocation, AllocationPolicy::ConsecutiveBestFit) << "simulate places as Slurm does";
   const size_t mem = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("mem")));
   EXPECT_EQ(ds.jobs.amount.at(mem, 1), 2000.0 * 1024 * 1024) << "1000Mc: per CPU, 2 CPUs";
   const size_t a100 = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("gres/gpu:a100")));
   EXPECT_EQ(ds.jobs.amount.at(a100, 1), 1.0);
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active());
-  for (uint32_t j = 0; j < 3; ++j) EXPECT_FALSE(std::isnan(r.start[j])) << ds.jobs.id[j];
+  for (uint32_t j = 0; j < 4; ++j) EXPECT_FALSE(std::isnan(r.start[j])) << ds.jobs.id[j];
+  EXPECT_EQ(r.alloc_count[3], 2u) << "on two nodes";
   EXPECT_EQ(r.start[0], 1795168800);  // 2026-11-20T10:00:00 UTC: at its submit, on an idle cluster
   for (const std::string bad :
        {"JobID|Start\n1|2026-11-20T10:00:00\n", "JobID|Submit\n1|yesterday\n", "JobID|Submit\n1|2|3\n"}) {

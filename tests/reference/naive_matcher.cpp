@@ -270,6 +270,55 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
   return placed;
 }
 
+std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
+                                 const std::function<double(uint32_t)>& free, uint32_t want) {
+  std::sort(fitting.begin(), fitting.end(),
+            [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+  struct Set {
+    std::vector<uint32_t> taskers;
+    double free = 0;
+    bool used = false;
+  };
+  std::vector<Set> sets;
+  for (const uint32_t t : fitting) {
+    if (sets.empty() || taskers.input_index[t] != taskers.input_index[sets.back().taskers.back()] + 1 ||
+        taskers.power[t] != taskers.power[sets.back().taskers.back()])
+      sets.emplace_back();
+    sets.back().taskers.push_back(t);
+    sets.back().free += free(t);
+  }
+  std::vector<uint32_t> chosen;
+  uint32_t rem = want;
+  while (rem > 0) {
+    Set* best = nullptr;
+    bool best_sufficient = false;
+    for (Set& x : sets) {
+      if (x.used) continue;
+      const bool sufficient = x.taskers.size() >= rem;
+      const double power = taskers.power[x.taskers[0]];
+      bool better = best == nullptr || power > taskers.power[best->taskers[0]];
+      if (!better && power == taskers.power[best->taskers[0]])
+        better = (sufficient && !best_sufficient) || (sufficient && x.free < best->free) ||
+                 (!sufficient && x.free > best->free);
+      if (better) best = &x, best_sufficient = sufficient;
+    }
+    if (best == nullptr) return {};
+    best->used = true;
+    if (rem == 1) {
+      uint32_t pick = best->taskers[0];
+      for (const uint32_t t : best->taskers)
+        if (free(t) < free(pick)) pick = t;
+      chosen.push_back(pick);
+      rem = 0;
+    } else {
+      for (size_t i = 0; i < best->taskers.size() && rem > 0; ++i, --rem) chosen.push_back(best->taskers[i]);
+    }
+  }
+  std::sort(chosen.begin(), chosen.end(),
+            [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+  return chosen;
+}
+
 Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const DispatchOptions& options) {
   Result res;
   const size_t nj = jobs.size(), nt = taskers.size();
@@ -398,51 +447,9 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
               if (need[k] > 0 && !room(k, t, need[k])) fits = false;
             if (fits) list.push_back(t);
           }
-          std::sort(list.begin(), list.end(),
-                    [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
-          struct Set {
-            std::vector<uint32_t> taskers;
-            double free = 0;
-            bool used = false;
-          };
-          std::vector<Set> sets;
-          for (const uint32_t t : list) {
-            if (sets.empty() || taskers.input_index[t] != taskers.input_index[sets.back().taskers.back()] + 1 ||
-                taskers.power[t] != taskers.power[sets.back().taskers.back()])
-              sets.emplace_back();
-            sets.back().taskers.push_back(t);
-            sets.back().free += available(options.fit_consumable, t);
-          }
-          std::vector<uint32_t> chosen;
-          uint32_t rem = jobs.slots[j];
-          while (rem > 0) {
-            Set* best = nullptr;
-            bool best_sufficient = false;
-            for (Set& x : sets) {
-              if (x.used) continue;
-              const bool sufficient = x.taskers.size() >= rem;
-              const double power = taskers.power[x.taskers[0]];
-              bool better = best == nullptr || power > taskers.power[best->taskers[0]];
-              if (!better && power == taskers.power[best->taskers[0]])
-                better = (sufficient && !best_sufficient) || (sufficient && x.free < best->free) ||
-                         (!sufficient && x.free > best->free);
-              if (better) best = &x, best_sufficient = sufficient;
-            }
-            if (best == nullptr) break;
-            best->used = true;
-            if (rem == 1) {
-              uint32_t pick = best->taskers[0];
-              for (const uint32_t t : best->taskers)
-                if (available(options.fit_consumable, t) < available(options.fit_consumable, pick)) pick = t;
-              chosen.push_back(pick);
-              rem = 0;
-            } else {
-              for (size_t i = 0; i < best->taskers.size() && rem > 0; ++i, --rem) chosen.push_back(best->taskers[i]);
-            }
-          }
-          if (rem > 0) continue;
-          std::sort(chosen.begin(), chosen.end(),
-                    [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+          const std::vector<uint32_t> chosen = slurm_pick(
+              taskers, list, [&](uint32_t t) { return available(options.fit_consumable, t); }, jobs.slots[j]);
+          if (chosen.empty()) continue;
           // each chosen tasker its slot in order, the first the master: all of them, or this level fails
           Pools trial = pools;
           auto got = place_fill_up(catalog, taskers, jobs, j, chosen, trial);
@@ -503,34 +510,12 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       fail(j, any_eligible, any_unheld);
       continue;
     }
-    if (options.allocation == AllocationPolicy::ConsecutiveBestFit) {
-      // Slurm's _eval_nodes: of the taskers with room, the fewest violations and the greatest power
-      // (`best` has both); in input order, runs of consecutive input indices; the run with the least
-      // free in sum (the first of equals), then its tasker with the least free (the first of equals).
-      std::vector<uint32_t> top;
+    if (options.allocation == AllocationPolicy::ConsecutiveBestFit) {  // Slurm's, over the fewest violations
+      std::vector<uint32_t> level;
       for (const uint32_t t : fitting)
-        if (violations(t) == best_violations && taskers.power[t] == taskers.power[best]) top.push_back(t);
-      std::sort(top.begin(), top.end(),
-                [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
-      double best_sum = 0;
-      uint32_t chosen = kNone;
-      for (size_t i = 0; i < top.size();) {
-        size_t e = i + 1;
-        while (e < top.size() && taskers.input_index[top[e]] == taskers.input_index[top[e - 1]] + 1) ++e;
-        double sum = 0;
-        uint32_t least = top[i];
-        for (size_t x = i; x < e; ++x) {
-          const double f = available(options.fit_consumable, top[x]);
-          sum += f;
-          if (f < available(options.fit_consumable, least)) least = top[x];
-        }
-        if (chosen == kNone || sum < best_sum) {
-          chosen = least;
-          best_sum = sum;
-        }
-        i = e;
-      }
-      best = chosen;
+        if (violations(t) == best_violations) level.push_back(t);
+      best = slurm_pick(
+          taskers, level, [&](uint32_t t) { return available(options.fit_consumable, t); }, 1)[0];
     }
     for (size_t k = 0; k < need.size(); ++k) {
       if (need[k] <= 0) continue;

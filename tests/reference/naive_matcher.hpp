@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/dispatch.hpp"
@@ -41,6 +42,15 @@ struct Pools {
 std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
                                                          const JobTable& jobs, uint32_t j,
                                                          const std::vector<uint32_t>& order, Pools& pools);
+
+/// Slurm's node choice (select/cons_tres `_eval_nodes`, 22.05), written from its text: of `fitting`
+/// (taskers with room, any order), sets of consecutive input indices and equal power, in input order;
+/// repeatedly the best set (greatest power; among equals the first with at least the taskers still
+/// wanted, a later such one with less free, or one with fewer but more free), from it its first taskers
+/// (its least free one when one is wanted), until `want`. `free(t)`: tasker t's free units of the fit
+/// consumable. Returns the taskers in input order, or nothing when too few fit.
+std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
+                                 const std::function<double(uint32_t)>& free, uint32_t want);
 
 struct Result {
   std::vector<JobStatus> status;

@@ -85,6 +85,47 @@ struct Sim {
     for (uint32_t t = 0; t < tk.size(); ++t)
       if (!down[t] && eligible(cat, tk, jobs, t, j) && meets_type(j, t)) elig.push_back(t);
     Placement pl;
+    auto fit_free = [&](uint32_t t) {
+      const double a = avail(p, pol.fit_consumable, t);
+      return a >= 0 ? a : 0.0;
+    };
+    if (jobs.rule[j] == AllocationRule::PeSlots && pol.allocation == AllocationPolicy::ConsecutiveBestFit) {
+      // Slurm's node choice among the taskers with room and the fewest soft violations
+      size_t fewest = SIZE_MAX;
+      std::vector<uint32_t> level;
+      for (uint32_t t : elig) {
+        if (!fits_all(p, need, t)) continue;
+        const size_t v = violations(j, t);
+        if (v < fewest) fewest = v, level.clear();
+        if (v == fewest) level.push_back(t);
+      }
+      if (level.empty()) return {};
+      pl.emplace_back(slurm_pick(tk, level, fit_free, 1)[0], jobs.slots[j]);
+      for (const auto& [k, x, amount] : charges(j, pl)) add(p, k, x, -amount);
+      return pl;
+    }
+    if (jobs.rule[j] == AllocationRule::OnePerTasker && pol.allocation == AllocationPolicy::ConsecutiveBestFit) {
+      // one soft level at a time: Slurm's choice of the job's taskers, each its slot in order
+      std::vector<size_t> levels;
+      for (uint32_t t : elig) levels.push_back(violations(j, t));
+      std::sort(levels.begin(), levels.end());
+      levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+      for (const size_t level : levels) {
+        std::vector<uint32_t> fitting;
+        for (uint32_t t : elig)
+          if (violations(j, t) == level && fits_all(p, need, t)) fitting.push_back(t);
+        const std::vector<uint32_t> chosen = slurm_pick(tk, fitting, fit_free, jobs.slots[j]);
+        if (chosen.empty()) continue;
+        Pools trial = p;
+        Placement got = place_fill_up(cat, tk, jobs, j, chosen, trial);
+        bool in_order = got.size() == chosen.size();
+        for (size_t i = 0; i < got.size() && in_order; ++i) in_order = got[i].first == chosen[i];
+        if (!in_order) continue;
+        p = std::move(trial);
+        return got;
+      }
+      return {};
+    }
     if (jobs.rule[j] == AllocationRule::PeSlots) {
       bool found = false;
       std::tuple<size_t, double, uint32_t> best{};

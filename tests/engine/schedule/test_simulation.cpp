@@ -782,12 +782,13 @@ class SimDifferential : public ::testing::TestWithParam<int> {};
 TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   const int combo = GetParam();
   SimPolicy base;
-  base.allocation = static_cast<AllocationPolicy>(combo % 4);
+  // greatest power, first available, best fit, worst fit, Slurm's consecutive best fit
+  base.allocation = static_cast<AllocationPolicy>(combo % 5);
   // None, EASY, greedy, conservative, EASY with reservation depth 3
   constexpr BackfillPolicy kinds[] = {BackfillPolicy::None, BackfillPolicy::Easy, BackfillPolicy::Greedy,
                                       BackfillPolicy::Conservative, BackfillPolicy::Easy};
-  base.backfill = kinds[combo / 4];
-  if (combo / 4 == 4) base.reservation_depth = 3;
+  base.backfill = kinds[combo / 5];
+  if (combo / 5 == 4) base.reservation_depth = 3;
   size_t started = 0, waited = 0, backfilled = 0, throttled = 0, fast_cycles = 0, with_farm_events = 0,
          with_utilized = 0;
   for (int i = 0; i < 150; ++i) {
@@ -806,6 +807,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     auto ds = synth::generate(s);
     randomize_times(ds.jobs, rng);
     SimPolicy pol = base;
+    pol.fit_consumable = seed % ds.catalog.consumables().size();  // (no draw: the traces stay as they were)
     if (rng() % 3 == 0) pol.interval = static_cast<double>(1 + rng() % 9);
     if (rng() % 3 == 0) pol.throttles.push_back({CredentialKind::Class, "", 1 + rng() % 3, kInf});
     if (rng() % 4 == 0) {  // slot limits, per user or group, some for one named credential
@@ -861,7 +863,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Range(0, 20));
+INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Range(0, 25));
 
 // ---- the fast cycle against the full one on real workload logs ---------------------------------------
 
