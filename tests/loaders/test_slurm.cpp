@@ -37,6 +37,19 @@ std::string temp_file(const std::string& name, const std::string& text) {
   return p.string();
 }
 
+// The c100 cluster with the jobs of `lines` (sbatch options, one job a line).
+loaders::Dataset load_lines(const std::string& name, const std::string& lines) {
+  const std::string p = temp_file(name, lines);
+  loaders::Dataset ds = loaders::load_slurm(kData + "c100", p);
+  fs::remove(p);
+  return ds;
+}
+
+// Why job j was rejected ("" when it was not).
+std::string why_rejected(const loaders::Dataset& ds, uint32_t j) {
+  return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]];
+}
+
 struct Answer {
   std::string request, nodes, verdict;
 };
@@ -475,20 +488,16 @@ TEST(SlurmText, HostListsTimesMemoryAndRecords) {
 // spread evenly over them; a job that fewer than K nodes could run can never start. What is not placed
 // yet is rejected with why: an uneven -n, --gpus for the whole job, a matching OR over several nodes.
 TEST(SlurmJobs, MultiNodeJobsTakeEachNodeOnce) {
-  const std::string p = temp_file("multi",
-                                  "-N 3 -C amd -c 16 --mem=8G -p amd\n"
-                                  "-N 2 -n 8 -c 2 --mem=1000\n"
-                                  "-N 21 -p gpu --mem=1000\n"
-                                  "-N 2 -C [amd|gpu] --mem=1000\n"
-                                  "-N 3 -n 4 --mem=1000\n"
-                                  "-N 2 --gpus=2 --mem=1000\n"
-                                  "-N 2 --exclusive --mem=1000 -p gpu\n");
-  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", p);
-  fs::remove(p);
+  const loaders::Dataset ds = load_lines("multi",
+                                         "-N 3 -C amd -c 16 --mem=8G -p amd\n"
+                                         "-N 2 -n 8 -c 2 --mem=1000\n"
+                                         "-N 21 -p gpu --mem=1000\n"
+                                         "-N 2 -C [amd|gpu] --mem=1000\n"
+                                         "-N 3 -n 4 --mem=1000\n"
+                                         "-N 2 --gpus=2 --mem=1000\n"
+                                         "-N 2 --exclusive --mem=1000 -p gpu\n");
   ASSERT_EQ(ds.jobs.size(), 7u);
-  auto why = [&](uint32_t j) {
-    return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]];
-  };
+  auto why = [&](uint32_t j) { return why_rejected(ds, j); };
   EXPECT_EQ(ds.jobs.slots[0], 3u);
   EXPECT_EQ(ds.jobs.rule[0], AllocationRule::OnePerTasker);
   EXPECT_NE(why(3).find("matching OR"), std::string::npos) << why(3);
@@ -530,24 +539,21 @@ TEST(SlurmJobs, MultiNodeJobsTakeEachNodeOnce) {
 }
 
 TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
-  const std::string p = temp_file("jobs",
-                                  "-C \"[amd|gpu]\" --mem=8G -c 4\n"
-                                  "#!/bin/bash\n#SBATCH -p gpu\n#SBATCH --gres=gpu:a100:1\n#SBATCH -c2\necho hi\n"
-                                  "-N 2-4 -C amd\n"
-                                  "--exclusive\n"
-                                  "--bogus 1\n"
-                                  "-p nosuch\n"
-                                  "-p short -t 2:00:00\n"
-                                  "-w n005\n"
-                                  "-x n[001-099]\n"
-                                  "--ntasks-per-node=4 -c 32 --mem=1000\n"
-                                  "--mem=0\n");
-  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", p);
-  fs::remove(p);
+  const loaders::Dataset ds =
+      load_lines("jobs",
+                 "-C \"[amd|gpu]\" --mem=8G -c 4\n"
+                 "#!/bin/bash\n#SBATCH -p gpu\n#SBATCH --gres=gpu:a100:1\n#SBATCH -c2\necho hi\n"
+                 "-N 2-4 -C amd\n"
+                 "--exclusive\n"
+                 "--bogus 1\n"
+                 "-p nosuch\n"
+                 "-p short -t 2:00:00\n"
+                 "-w n005\n"
+                 "-x n[001-099]\n"
+                 "--ntasks-per-node=4 -c 32 --mem=1000\n"
+                 "--mem=0\n");
   ASSERT_EQ(ds.jobs.size(), 11u);
-  auto why = [&](uint32_t j) {
-    return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]];
-  };
+  auto why = [&](uint32_t j) { return why_rejected(ds, j); };
   EXPECT_EQ(ds.jobs.reject[0], kNone) << why(0);
   EXPECT_EQ(ds.jobs.reject[1], kNone) << why(1);  // the #SBATCH lines of one script
   EXPECT_NE(why(2).find("a range of node counts"), std::string::npos) << why(2);
