@@ -268,9 +268,19 @@ size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_ou
   return t;
 }
 
-// Rows are in rank order (power descending, then input order), so the taskers of the greatest power with
-// room are one stretch of rows, in input order: two of them are adjacent in Slurm's node table when they
-// are adjacent rows and adjacent input indices (a row between them, eligible or not, breaks the run).
+// Rows are in rank order (power descending, then input order), so taskers of one power are one stretch
+// of rows, in input order: two are adjacent in Slurm's node table when they are adjacent rows with
+// adjacent input indices and the same power (a row between them, eligible or not, breaks the run).
+bool Placer::adjacent(size_t prev, size_t x) const noexcept {
+  return x == prev + 1 && taskers_.input_index[x] == taskers_.input_index[prev] + 1 &&
+         taskers_.power[x] == taskers_.power[prev];
+}
+
+double Placer::fit_free(uint32_t t) const noexcept {
+  const double a = cap_.available(fit_, t);
+  return a >= 0 ? a : 0;  // NaN: no pool of it here
+}
+
 size_t Placer::consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const {
   const size_t universe = tier.universe();
   size_t best = universe, run_best = universe, prev = universe;
@@ -291,9 +301,8 @@ size_t Placer::consecutive_best_fit(const kernels::TaskerSet& tier, const std::v
     }
     const auto tx = static_cast<uint32_t>(x);
     if (!cap_.fits(ch, tx)) continue;
-    if (prev == universe || x != prev + 1 || taskers_.input_index[x] != taskers_.input_index[prev] + 1) close_run();
-    const double a = cap_.available(fit_, tx);
-    const double free = a >= 0 ? a : 0;  // NaN: no pool of it here
+    if (prev == universe || !adjacent(prev, x)) close_run();
+    const double free = fit_free(tx);
     run_sum += free;
     if (run_best == universe || free < run_best_free) {
       run_best = x;
@@ -309,13 +318,11 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
   const PreferenceTiers tiers(eligible_[c]);
   const size_t universe = tiers[0].universe();
   const uint32_t want = jobs_.slots[j];
-  struct Run {
-    size_t first, count;  // into `taskers`
-    double free, power;
-  };
-  std::vector<uint32_t> taskers, chosen;
-  std::vector<double> free;
-  std::vector<Run> runs;
+  // kept across calls: no allocation per job
+  std::vector<uint32_t>& taskers = scratch_.taskers;
+  std::vector<uint32_t>& chosen = scratch_.chosen;
+  std::vector<double>& free = scratch_.free;
+  std::vector<ConsecutiveScratch::Run>& runs = scratch_.runs;
   for (size_t v = 0; v < tiers.size(); ++v) {
     taskers.clear();
     free.clear();
@@ -325,22 +332,18 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
     for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
       const auto tx = static_cast<uint32_t>(x);
       if (instances(c, tx, false, 1) == 0) continue;
-      const double a = cap_.available(fit_, tx);
-      const bool joins = !taskers.empty() && x == size_t{taskers.back()} + 1 &&
-                         taskers_.input_index[x] == taskers_.input_index[taskers.back()] + 1 &&
-                         taskers_.power[x] == taskers_.power[taskers.back()];
-      if (!joins) runs.push_back({taskers.size(), 0, 0, taskers_.power[x]});
+      if (taskers.empty() || !adjacent(taskers.back(), x)) runs.push_back({taskers.size(), 0, 0, taskers_.power[x]});
       taskers.push_back(tx);
-      free.push_back(a >= 0 ? a : 0);
+      free.push_back(fit_free(tx));
       runs.back().count += 1;
       runs.back().free += free.back();
     }
     if (taskers.size() < want) continue;
     uint32_t rem = want;
     while (rem > 0) {
-      Run* best = nullptr;
+      ConsecutiveScratch::Run* best = nullptr;
       bool best_sufficient = false;
-      for (Run& r : runs) {
+      for (auto& r : runs) {
         if (r.count == 0) continue;
         const bool sufficient = r.count >= rem;
         bool better = best == nullptr || r.power > best->power;

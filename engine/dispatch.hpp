@@ -224,6 +224,10 @@ class Placer {
   // The tasker a $pe_slots job of category c would get (universe if none), moving its cursors; `key`:
   // its preference key (lower is better) among those of other categories under the same policy.
   size_t find_pe_slots(uint32_t c, AllocationPolicy policy, double& key);
+  // Rows prev < x are adjacent in Slurm's node table: adjacent rows and input indices, one power.
+  bool adjacent(size_t prev, size_t x) const noexcept;
+  // Tasker t's free units of the fit consumable (0 where no pool defines it).
+  double fit_free(uint32_t t) const noexcept;
   // ConsecutiveBestFit within one tier (universe if no tasker of it has room).
   size_t consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
@@ -243,7 +247,16 @@ class Placer {
   const std::vector<uint8_t>& all_queue_only_;  // per category: every pool it charges is a tasker's own
   size_t scratch_cursor_ = 0;
   size_t fit_ = 0;
-  bool may_pass_ = false;  // see failure_may_pass()
+  bool may_pass_ = false;      // see failure_may_pass()
+  struct ConsecutiveScratch {  // place_consecutive's taskers with room, the chosen, free units, runs
+    struct Run {
+      size_t first, count;  // into `taskers`
+      double free, power;
+    };
+    std::vector<uint32_t> taskers, chosen;
+    std::vector<double> free;
+    std::vector<Run> runs;
+  } scratch_;
   // The batch walk commits every successful try_place (committed_walk()): the last placement's category
   // and tasker, and how many placements there were then, let the next job of that category skip its
   // ConsecutiveBestFit search (place_pe_slots).

@@ -5,14 +5,17 @@ namespace colmatch {
 QueueBlocks::QueueBlocks(const BlockingQueues& queues, Capacity& capacity)
     : queues_(queues), capacity_(capacity), blocked_(queues.names.size(), 0), first_up_(queues.names.size(), 0) {}
 
+bool QueueBlocks::any_up(const kernels::TaskerSet& set, size_t& cursor) const {
+  for (cursor = set.next(cursor); cursor < set.universe() && capacity_.down(static_cast<uint32_t>(cursor));
+       cursor = set.next(cursor + 1)) {}
+  return cursor < set.universe();
+}
+
 QueueBlock QueueBlocks::before(uint32_t j) {
   const uint32_t q = queues_.queue_of_job[j];
   if (q == kNone) return QueueBlock::Open;
   if (blocked_[q]) return QueueBlock::Behind;
-  const kernels::TaskerSet& set = queues_.taskers[q];
-  size_t& t = first_up_[q];
-  for (t = set.next(t); t < set.universe() && capacity_.down(static_cast<uint32_t>(t)); t = set.next(t + 1)) {}
-  if (t < set.universe()) return QueueBlock::Open;
+  if (any_up(queues_.taskers[q], first_up_[q])) return QueueBlock::Open;
   block(q);
   return QueueBlock::Held;
 }
@@ -24,10 +27,7 @@ void QueueBlocks::failed(uint32_t j) {
 
 bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible) {
   if (first_unheld_.size() <= c) first_unheld_.resize(c + 1, 0);
-  size_t& t = first_unheld_[c];
-  for (t = eligible.next(t); t < eligible.universe() && capacity_.down(static_cast<uint32_t>(t));
-       t = eligible.next(t + 1)) {}
-  return t >= eligible.universe();
+  return !any_up(eligible, first_unheld_[c]);
 }
 
 void QueueBlocks::block(uint32_t q) {

@@ -60,6 +60,9 @@ class QueueBlocks {
 
  private:
   void block(uint32_t q);
+  // Whether some tasker of `set` from `cursor` on is up; moves `cursor` to the first that is (down
+  // taskers only grow in a pass, so no tasker before it is up).
+  bool any_up(const kernels::TaskerSet& set, size_t& cursor) const;
   const BlockingQueues& queues_;
   Capacity& capacity_;
   std::vector<uint8_t> blocked_;      // per queue

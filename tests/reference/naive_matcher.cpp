@@ -270,6 +270,18 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
   return placed;
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> place_each_once(const Catalog& catalog, const TaskerTable& taskers,
+                                                           const JobTable& jobs, uint32_t j,
+                                                           const std::vector<uint32_t>& chosen, Pools& pools) {
+  Pools trial = pools;
+  auto got = place_fill_up(catalog, taskers, jobs, j, chosen, trial);
+  bool in_order = got.size() == chosen.size();
+  for (size_t i = 0; i < got.size() && in_order; ++i) in_order = got[i].first == chosen[i];
+  if (!in_order) return {};
+  pools = std::move(trial);
+  return got;
+}
+
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
                                  const std::function<double(uint32_t)>& free, uint32_t want) {
   std::sort(fitting.begin(), fitting.end(),
@@ -450,15 +462,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           const std::vector<uint32_t> chosen = slurm_pick(
               taskers, list, [&](uint32_t t) { return available(options.fit_consumable, t); }, jobs.slots[j]);
           if (chosen.empty()) continue;
-          // each chosen tasker its slot in order, the first the master: all of them, or this level fails
-          Pools trial = pools;
-          auto got = place_fill_up(catalog, taskers, jobs, j, chosen, trial);
-          bool in_order = got.size() == chosen.size();
-          for (size_t i = 0; i < got.size() && in_order; ++i) in_order = got[i].first == chosen[i];
-          if (!in_order) continue;
-          placed = std::move(got);
-          pools = std::move(trial);
-          break;
+          placed = place_each_once(catalog, taskers, jobs, j, chosen, pools);  // or this level fails
+          if (!placed.empty()) break;
         }
       } else {
         placed = place_fill_up(catalog, taskers, jobs, j, preference, pools);

@@ -52,6 +52,12 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
                                  const std::function<double(uint32_t)>& free, uint32_t want);
 
+/// Job j on `chosen` (a slot each, in that order, the first the master paying the per-job charges):
+/// the placement, charged to `pools`; or nothing, `pools` unchanged, when any of them falls short.
+std::vector<std::pair<uint32_t, uint32_t>> place_each_once(const Catalog& catalog, const TaskerTable& taskers,
+                                                           const JobTable& jobs, uint32_t j,
+                                                           const std::vector<uint32_t>& chosen, Pools& pools);
+
 struct Result {
   std::vector<JobStatus> status;
   std::vector<uint32_t> tasker;  ///< tasker row (same indexing as TaskerTable) or kNone

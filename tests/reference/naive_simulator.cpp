@@ -116,13 +116,8 @@ struct Sim {
           if (violations(j, t) == level && fits_all(p, need, t)) fitting.push_back(t);
         const std::vector<uint32_t> chosen = slurm_pick(tk, fitting, fit_free, jobs.slots[j]);
         if (chosen.empty()) continue;
-        Pools trial = p;
-        Placement got = place_fill_up(cat, tk, jobs, j, chosen, trial);
-        bool in_order = got.size() == chosen.size();
-        for (size_t i = 0; i < got.size() && in_order; ++i) in_order = got[i].first == chosen[i];
-        if (!in_order) continue;
-        p = std::move(trial);
-        return got;
+        Placement got = place_each_once(cat, tk, jobs, j, chosen, p);
+        if (!got.empty()) return got;
       }
       return {};
     }
