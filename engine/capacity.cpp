@@ -17,6 +17,7 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
   c.global_.resize(cons.size());
   const size_t nblocks = kernels::words_for(taskers.size());
   c.block_max_.resize(cons.size());
+  c.room_.resize(cons.size());
   for (size_t k = 0; k < cons.size(); ++k) {
     const Column& col = taskers.columns[cons[k]];
     c.columns_[k] = &col;
@@ -26,6 +27,7 @@ Capacity Capacity::configured(const Catalog& catalog, const TaskerTable& taskers
       c.queue_[k] = col.queue().nums();
       c.queue_[k].resize(taskers.size(), 0.0);  // a level without values has none allocated
       c.block_max_[k].assign(nblocks, 0.0);
+      c.room_[k].assign(nblocks, 0);
     }
     c.host_[k] = col.by_host().nums();
     // Son of Grid Engine 8.1.9 charges a consumable's default only where the consumable is defined
@@ -56,7 +58,18 @@ void Capacity::refresh_block(size_t k, size_t b) {
   const std::vector<double>& f = queue_[k];
   const size_t end = std::min(f.size(), (b + 1) * 64);
   double m = f[b * 64];
-  for (size_t t = b * 64 + 1; t < end; ++t) m = std::max(m, f[t]);
+  size_t t = b * 64 + 1;
+  if (end - t >= 63) {  // a whole block: four independent maxima (the same maximum: none is NaN)
+    double m1 = f[t], m2 = f[t + 1], m3 = f[t + 2];
+    for (t += 3; t + 4 <= end; t += 4) {
+      m = std::max(m, f[t]);
+      m1 = std::max(m1, f[t + 1]);
+      m2 = std::max(m2, f[t + 2]);
+      m3 = std::max(m3, f[t + 3]);
+    }
+    m = std::max(std::max(m, m1), std::max(m2, m3));
+  }
+  for (; t < end; ++t) m = std::max(m, f[t]);
   block_max_[k][b] = m;
 }
 
@@ -88,6 +101,7 @@ void Capacity::add(Ledger& ledger, size_t k, uint32_t t, double delta) {
     double& m = block_max_[k][t >> 6];
     if (delta >= 0) m = std::max(m, queue_[k][t]);
     else if (before >= m) refresh_block(k, t >> 6);
+    refresh_room(k, t);
     if (ledger.recording) ledger.touched.emplace_back(k, t);
   }
   if (queue_only) return;
@@ -146,6 +160,7 @@ bool Capacity::set_queue_free(size_t k, uint32_t t, double amount) {
   add(k, t, amount - before);
   queue_[k][t] = amount;  // exactly: before + (amount - before) may round
   refresh_block(k, t >> 6);
+  refresh_room(k, t);
   if (amount > before) ++epoch_;
   return amount > before;
 }
@@ -189,7 +204,10 @@ void Capacity::rollback(Ledger& ledger) {
   for (auto it = ledger.undo.rbegin(); it != ledger.undo.rend(); ++it) *it->first = it->second;
   ledger.total = ledger.saved_total;
   // restored values are the ones before the tentative takes: the maxima can only go back up to them
-  for (const auto& [k, t] : ledger.touched) block_max_[k][t >> 6] = std::max(block_max_[k][t >> 6], queue_[k][t]);
+  for (const auto& [k, t] : ledger.touched) {
+    block_max_[k][t >> 6] = std::max(block_max_[k][t >> 6], queue_[k][t]);
+    refresh_room(k, t);
+  }
   commit(ledger);
 }
 
@@ -209,6 +227,7 @@ Capacity::Ledger Capacity::lane() const {
 void Capacity::settle() {
   for (size_t k = 0; k < queue_.size(); ++k) {
     for (size_t b = 0; b < block_max_[k].size(); ++b) refresh_block(k, b);
+    for (size_t t = 0; t < room_[k].size() * 64 && t < queue_[k].size(); ++t) refresh_room(k, t);
     double total = 0;
     for (double v : queue_[k]) total += v;
     own_.total[k] = total;

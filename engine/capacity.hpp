@@ -130,6 +130,12 @@ class Capacity {
     return false;
   }
 
+  /// The taskers whose own pool of consumable k may have something free, 64 a word (bit t of word t / 64):
+  /// set unless queue_free(k)[t] <= 0. Exact after settle(); a lane's takes leave bits set (a superset,
+  /// like block_full()'s maxima). For a consumable with a tasker-level pool (queue_free(k) not empty).
+  /// A $fill_up walk ANDs it with the eligible taskers to skip full ones 64 at a time.
+  const uint64_t* room_words(size_t k) const noexcept { return room_[k].data(); }
+
   /// Takes `amount` of consumable k from every pool above tasker t.
   void take(size_t k, uint32_t t, double amount);
   /// Takes every amount of `in_use` (a pool may go below 0 when the farm is overcommitted: nothing then
@@ -196,6 +202,11 @@ class Capacity {
 
  private:
   void refresh_block(size_t k, size_t b);
+  void refresh_room(size_t k, size_t t) noexcept {
+    const uint64_t bit = uint64_t{1} << (t & 63);
+    if (queue_[k][t] <= 0) room_[k][t >> 6] &= ~bit;
+    else room_[k][t >> 6] |= bit;
+  }
   void add(size_t k, uint32_t t, double delta) { add(own_, k, t, delta); }
   void add(Ledger& ledger, size_t k, uint32_t t, double delta);
   double repay(size_t k, uint32_t t, double amount);  // pays tasker t's debt on k first; returns the rest
@@ -205,6 +216,7 @@ class Capacity {
   std::vector<std::vector<double>> queue_, host_;  // queue_[k] empty: no tasker-level pool (a farm-wide one)
   std::vector<double> global_;
   std::vector<std::vector<double>> block_max_;  // per consumable with queue_[k], per block of 64 taskers
+  std::vector<std::vector<uint64_t>> room_;     // per consumable with queue_[k]: see room_words()
   std::vector<double> slack_;                   // per consumable: the margin of the sum of queue_ (own_.total)
   uint64_t epoch_ = 0;
   std::vector<uint8_t> down_;              // per tasker once one went down; empty while every tasker is up

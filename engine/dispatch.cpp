@@ -1,6 +1,7 @@
 #include "engine/dispatch.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -69,35 +70,30 @@ void DispatchCursors::init(size_t c, const CategoryEligibility& e) {
   exhausted_[c] = 0;
 }
 
-namespace {
-
-// A category's taskers in preference order: its soft tiers (fewest violations first), or the whole
-// eligible set as one tier. Within a tier, rank order (effective power).
-class PreferenceTiers {
- public:
-  explicit PreferenceTiers(const CategoryEligibility& e) : e_(e) {}
-  size_t size() const noexcept { return e_.tiers.empty() ? 1 : e_.tiers.size(); }
-  const kernels::TaskerSet& operator[](size_t v) const noexcept { return e_.tiers.empty() ? e_.eligible : e_.tiers[v]; }
-
- private:
-  const CategoryEligibility& e_;
-};
-
-}  // namespace
-
 std::shared_ptr<const Placer::Tables> Placer::tables_for(const Categories& cats, const Capacity& capacity) {
   auto t = std::make_shared<Tables>();
   t->charges.reserve(cats.size());
   for (size_t c = 0; c < cats.size(); ++c) {
     t->charges.push_back(capacity.charges(cats.unit_charge[c]));
     bool queue_only = true;
+    std::vector<Tables::Term>& terms = t->terms.emplace_back();
     each_of_both(cats.unit_charge[c], cats.master_charge[c], [&](uint32_t k, double inst, double once) {
-      if ((inst > 0 || once > 0) && capacity.shared(k)) queue_only = false;
+      if (inst > 0 || once > 0) {
+        if (capacity.shared(k)) queue_only = false;
+        terms.push_back({k, inst, once});
+      }
       return true;
     });
     // a category that chooses may charge any of its solutions' pools (counted maps: global ones)
     if (cats.chooses(c)) queue_only = false;
     t->all_queue_only.push_back(queue_only);
+    std::vector<uint32_t>& filter = t->room_filter.emplace_back();
+    if (queue_only)
+      for (const Tables::Term& x : terms)
+        if (x.inst > 0 && x.once >= 0 && !capacity.queue_free(x.k).empty()) filter.push_back(x.k);
+    const bool single = queue_only && terms.size() == 1 && terms[0].inst > 0 && terms[0].once == 0 &&
+                        !capacity.queue_free(terms[0].k).empty();
+    t->single.push_back(single ? terms[0] : Tables::Term{});
   }
   return t;
 }
@@ -119,7 +115,10 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
       cursors_(cursors),
       tables_(std::move(tables)),
       charges_(tables_->charges),
-      all_queue_only_(tables_->all_queue_only) {}
+      all_queue_only_(tables_->all_queue_only),
+      terms_(tables_->terms),
+      room_filter_(tables_->room_filter),
+      single_(tables_->single) {}
 
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
@@ -268,161 +267,55 @@ size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_ou
   return t;
 }
 
-// Rows are in rank order (power descending, then input order), so taskers of one power are one stretch
-// of rows, in input order: two are adjacent in Slurm's node table when they are adjacent rows with
-// adjacent input indices and the same power (a row between them, eligible or not, breaks the run).
-bool Placer::adjacent(size_t prev, size_t x) const noexcept {
-  return x == prev + 1 && taskers_.input_index[x] == taskers_.input_index[prev] + 1 &&
-         taskers_.power[x] == taskers_.power[prev];
-}
-
-double Placer::fit_free(uint32_t t) const noexcept {
-  const double a = cap_.available(fit_, t);
-  return a >= 0 ? a : 0;  // NaN: no pool of it here
-}
-
-size_t Placer::consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const {
-  const size_t universe = tier.universe();
-  size_t best = universe, run_best = universe, prev = universe;
-  double best_sum = 0, run_sum = 0, run_best_free = 0;
-  auto close_run = [&] {
-    if (run_best < universe && (best == universe || run_sum < best_sum)) {
-      best = run_best;
-      best_sum = run_sum;
-    }
-    run_best = universe;
-    run_sum = 0;
-  };
-  for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
-    if (prev < universe && taskers_.power[x] != taskers_.power[prev]) break;  // past the greatest power with room
-    if (cap_.block_full(ch, x >> 6)) {
-      x = (((x >> 6) + 1) << 6) - 1;
-      continue;
-    }
-    const auto tx = static_cast<uint32_t>(x);
-    if (!cap_.fits(ch, tx)) continue;
-    if (prev == universe || !adjacent(prev, x)) close_run();
-    const double free = fit_free(tx);
-    run_sum += free;
-    if (run_best == universe || free < run_best_free) {
-      run_best = x;
-      run_best_free = free;
-    }
-    prev = x;
-  }
-  close_run();
-  return best;
-}
-
-bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
-  const PreferenceTiers tiers(eligible_[c]);
-  const size_t universe = tiers[0].universe();
-  const uint32_t want = jobs_.slots[j];
-  // kept across calls: no allocation per job
-  std::vector<uint32_t>& taskers = scratch_.taskers;
-  std::vector<uint32_t>& chosen = scratch_.chosen;
-  std::vector<double>& free = scratch_.free;
-  std::vector<ConsecutiveScratch::Run>& runs = scratch_.runs;
-  for (size_t v = 0; v < tiers.size(); ++v) {
-    taskers.clear();
-    free.clear();
-    runs.clear();
-    chosen.clear();
-    const kernels::TaskerSet& tier = tiers[v];
-    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
-      const auto tx = static_cast<uint32_t>(x);
-      if (instances(c, tx, false, 1) == 0) continue;
-      if (taskers.empty() || !adjacent(taskers.back(), x)) runs.push_back({taskers.size(), 0, 0, taskers_.power[x]});
-      taskers.push_back(tx);
-      free.push_back(fit_free(tx));
-      runs.back().count += 1;
-      runs.back().free += free.back();
-    }
-    if (taskers.size() < want) continue;
-    uint32_t rem = want;
-    while (rem > 0) {
-      ConsecutiveScratch::Run* best = nullptr;
-      bool best_sufficient = false;
-      for (auto& r : runs) {
-        if (r.count == 0) continue;
-        const bool sufficient = r.count >= rem;
-        bool better = best == nullptr || r.power > best->power;
-        if (!better && r.power == best->power)
-          better = (sufficient && !best_sufficient) || (sufficient && r.free < best->free) ||
-                   (!sufficient && r.free > best->free);
-        if (better) {
-          best = &r;
-          best_sufficient = sufficient;
-        }
-      }
-      if (best == nullptr) break;
-      if (rem == 1) {  // the best fit tasker of the run
-        size_t pick = best->first;
-        for (size_t i = best->first; i < best->first + best->count; ++i)
-          if (free[i] < free[pick]) pick = i;
-        chosen.push_back(taskers[pick]);
-        rem = 0;
-      } else {
-        const size_t take = std::min<size_t>(rem, best->count);
-        for (size_t i = best->first; i < best->first + take; ++i) chosen.push_back(taskers[i]);
-        rem -= static_cast<uint32_t>(take);
-      }
-      best->count = 0;
-    }
-    if (rem > 0) continue;
-    std::sort(chosen.begin(), chosen.end(),
-              [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
-    // each its slot in turn (a host or global pool may run short after some): all of them, or this tier
-    // fails and its charges are undone (try_place's transaction holds nothing else yet)
-    const size_t first = out.size();
-    bool all = true;
-    for (size_t i = 0; i < chosen.size() && all; ++i) {
-      if (instances(c, chosen[i], i == 0, 1) == 0) {
-        all = false;
-        break;
-      }
-      cats_.each_allocation_charge(c, 1, i == 0, [&](uint32_t k, double amount) {
-        if (amount > 0) cap_.take(ledger_, k, chosen[i], amount);
-        return true;
-      });
-      out.push_back({chosen[i], 1});
-    }
-    if (all) return true;
-    may_pass_ = true;
-    out.resize(first);
-    cap_.rollback(ledger_);
-    cap_.begin(ledger_);
-  }
-  return false;
-}
-
-uint32_t Placer::instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
+uint32_t Placer::instances_of_terms(uint32_t c, uint32_t t, bool master, uint32_t want) const {
   if (cap_.down(t)) return 0;
   uint32_t n = cats_.rule[c] == AllocationRule::OnePerTasker ? std::min(want, 1u) : want;
   const bool own = all_queue_only_[c] != 0;
-  const bool fit =
-      each_of_both(cats_.unit_charge[c], master ? cats_.master_charge[c] : ChargeVector{},
-                   [&](uint32_t k, double inst, double once) {
-                     if (once <= 0 && inst <= 0) return true;
-                     // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN
-                     // would)
-                     const double free = own ? cap_.queue_free(k)[t] : cap_.available(k, t);
-                     if (!std::isfinite(free)) {  // no pool defines it here (NaN; unbounded for an SGE 8.1.9 default)
-                       const auto& kinds = cats_.charge_kind[c];
-                       return !kinds.empty() &&
-                              kinds[k] == ChargeKind::WhereDefined;  // a default takes nothing; a requested
-                                                                     // amount (a master's per-job one) needs the pool
-                     }
-                     const double a = free - once;
-                     if (!(a >= 0) || (inst > 0 && !(a >= inst))) return false;
-                     if (inst <= 0) return true;
-                     double q = std::floor(a / inst);
-                     if (q * inst > a) q -= 1;  // guard against rounding up in the division
-                     n = static_cast<uint32_t>(std::min<double>(n, q));
-                     return true;
-                   });
-  if (!fit) return 0;
+  for (const Tables::Term& x : terms_[c]) {  // the hot loop of $fill_up: no merge, no call per consumable
+    const double once = master ? x.once : 0.0, inst = x.inst;
+    if (once <= 0 && inst <= 0) continue;
+    // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN would)
+    const double free = own ? cap_.queue_free(x.k)[t] : cap_.available(x.k, t);
+    if (!std::isfinite(free)) {  // no pool defines it here (NaN; unbounded for an SGE 8.1.9 default)
+      const auto& kinds = cats_.charge_kind[c];
+      // a default takes nothing; a requested amount (a master's per-job one) needs the pool
+      if (kinds.empty() || kinds[x.k] != ChargeKind::WhereDefined) return 0;
+      continue;
+    }
+    const double a = free - once;
+    if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
+    if (inst <= 0) continue;
+    double q = inst == 1 ? std::floor(a) : std::floor(a / inst);
+    if (q * inst > a) q -= 1;  // guard against rounding up in the division
+    n = static_cast<uint32_t>(std::min<double>(n, q));
+  }
   return n;
+}
+
+template <class Fn>
+void Placer::each_with_room(uint32_t c, const kernels::TaskerSet& tier, size_t from, bool skip_blocks, size_t keep,
+                            Fn&& fn) const {
+  const size_t universe = tier.universe();
+  const std::span<const uint64_t> words = tier.dense_words();
+  if (words.empty()) {  // sparse: member by member
+    for (size_t x = tier.next(from); x < universe; x = tier.next(x + 1)) {
+      if (skip_blocks && (keep >> 6) != (x >> 6) && cap_.block_full(charges_[c], x >> 6)) {
+        x = (((x >> 6) + 1) << 6) - 1;
+        continue;
+      }
+      if (!fn(x)) return;
+    }
+    return;
+  }
+  const std::vector<uint32_t>& filter = room_filter_[c];
+  for (size_t w = from >> 6; w < words.size(); ++w) {
+    uint64_t bits = words[w];
+    if (w == (from >> 6)) bits &= ~uint64_t{0} << (from & 63);
+    for (const uint32_t k : filter) bits &= cap_.room_words(k)[w];
+    if (bits == 0 || (skip_blocks && (keep >> 6) != w && cap_.block_full(charges_[c], w))) continue;
+    for (; bits != 0; bits &= bits - 1)
+      if (!fn(w * 64 + static_cast<size_t>(std::countr_zero(bits)))) return;
+  }
 }
 
 size_t Placer::fill_up_master(uint32_t j) {
@@ -432,14 +325,13 @@ size_t Placer::fill_up_master(uint32_t j) {
   if (cursors_ && cursors_->exhausted(c)) return universe;
   const bool skip_blocks = all_queue_only_[c] && !charges_[c].empty();
   for (size_t v = 0; v < tiers.size(); ++v) {
-    const kernels::TaskerSet& tier = tiers[v];
-    for (size_t x = tier.next(cursor(c, v)); x < universe; x = tier.next(x + 1)) {
-      if (skip_blocks && cap_.block_full(charges_[c], x >> 6)) {
-        x = (((x >> 6) + 1) << 6) - 1;
-        continue;
-      }
-      if (instances(c, static_cast<uint32_t>(x), true, jobs_.slots[j]) > 0) return x;
-    }
+    size_t found = universe;
+    each_with_room(c, tiers[v], cursor(c, v), skip_blocks, SIZE_MAX, [&](size_t x) {
+      if (instances(c, static_cast<uint32_t>(x), true, jobs_.slots[j]) == 0) return true;
+      found = x;
+      return false;
+    });
+    if (found < universe) return found;
   }
   return universe;
 }
@@ -475,34 +367,25 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
     remaining -= n;
   };
   // With only the taskers' own pools charged, a block of 64 taskers whose largest free amount cannot
-  // take one slot instance is skipped whole (exact, as for $pe_slots).
+  // take one slot instance is skipped whole (exact, as for $pe_slots), and so is a tasker with nothing
+  // free of a per-instance charge (Capacity::room_words).
   const bool skip_blocks = all_queue_only_[c] && !charges_[c].empty();
-  auto block_end_if_full = [&](size_t x) -> size_t {
-    return skip_blocks && cap_.block_full(charges_[c], x >> 6) ? (((x >> 6) + 1) << 6) : 0;
-  };
   const size_t master = fill_up_master(j);
   if (master < universe) place(master, instances(c, static_cast<uint32_t>(master), true, remaining), true);
   for (size_t v = 0; v < tiers.size() && remaining > 0 && master != universe; ++v) {
     const kernels::TaskerSet& tier = tiers[v];
-    bool prefix = true;
-    for (size_t x = tier.next(cursor(c, v)); x < universe && remaining > 0; x = tier.next(x + 1)) {
-      if (x == master) {
-        prefix = false;
-        continue;
-      }
-      if (const size_t end = block_end_if_full(x); end != 0 && (master >> 6) != (x >> 6)) {
-        if (prefix) advance.emplace_back(v, end);  // no room for one instance there, in this epoch
-        x = end - 1;
-        continue;
-      }
+    // the first tasker from the cursor with room (or the master): the ones before it have none now, nor
+    // in this epoch
+    size_t first_room = master >= cursor(c, v) && tier.contains(static_cast<uint32_t>(master)) ? master : universe;
+    each_with_room(c, tier, cursor(c, v), skip_blocks, master, [&](size_t x) {
+      if (x == master) return true;
       const uint32_t n = instances(c, static_cast<uint32_t>(x), false, remaining);
-      if (n == 0) {
-        if (prefix) advance.emplace_back(v, x + 1);  // no room for one instance now, nor in this epoch
-        continue;
-      }
-      prefix = false;
+      if (n == 0) return true;
+      first_room = std::min(first_room, x);
       place(x, n, false);
-    }
+      return remaining > 0;
+    });
+    advance.emplace_back(v, first_room);
   }
   if (remaining > 0) {
     out.resize(first);

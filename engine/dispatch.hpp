@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -148,6 +149,21 @@ class DispatchCursors {
 /// tried one at a time; the master (per-job charges) is the first taken in input order.
 enum class AllocationPolicy : uint8_t { GreatestPower, FirstAvailable, BestFit, WorstFit, ConsecutiveBestFit };
 
+/// A category's taskers in preference order: its soft tiers (fewest violations first, Grid Engine's soft
+/// requests), or the whole eligible set as one tier. Within a tier, rank order (effective power). A view:
+/// `e` must outlive it.
+class PreferenceTiers {
+ public:
+  explicit PreferenceTiers(const CategoryEligibility& e) : e_(e) {}
+  /// The number of tiers (at least 1).
+  size_t size() const noexcept { return e_.tiers.empty() ? 1 : e_.tiers.size(); }
+  /// Tier v (v < size()).
+  const kernels::TaskerSet& operator[](size_t v) const noexcept { return e_.tiers.empty() ? e_.eligible : e_.tiers[v]; }
+
+ private:
+  const CategoryEligibility& e_;
+};
+
 /// Places one job at a time on taskers, taking its charges from a Capacity: the one placement code of
 /// the batch dispatch and of the simulator.
 class Placer {
@@ -162,8 +178,21 @@ class Placer {
   /// What a Placer computes once from the categories and may share with others: per category its
   /// charges per unit (Capacity::charges) and whether every pool it charges is a tasker's own.
   struct Tables {
+    /// A consumable a category charges per slot instance (`inst`) or, on a $fill_up master, per job
+    /// (`once`), one of the two > 0: instances() reads these instead of merging two ChargeVectors.
+    struct Term {
+      uint32_t k = 0;
+      double inst = 0, once = 0;
+    };
     std::vector<std::vector<Charge>> charges;
     std::vector<uint8_t> all_queue_only;
+    std::vector<std::vector<Term>> terms;  // per category, by increasing k
+    /// Per category charging only taskers' own pools: the consumables it takes per slot instance (and
+    /// no negative amount once): a tasker with nothing free of one of them takes no instance.
+    std::vector<std::vector<uint32_t>> room_filter;
+    /// Per category: its one term when it charges one consumable, per instance only, on taskers' own
+    /// pools (instances() then reads one number); inst = 0 otherwise.
+    std::vector<Term> single;
   };
   static std::shared_ptr<const Tables> tables_for(const Categories& cats, const Capacity& capacity);
   /// The same with `tables` (tables_for(cats, capacity), shared: the parallel dispatch's walks).
@@ -216,9 +245,26 @@ class Placer {
   bool failure_may_pass() const noexcept { return may_pass_; }
   /// How many slot instances of category c tasker t takes now (at most `want`); a master also pays the
   /// per-job charges. 0 where a charged pool is missing or short, or t is down.
-  uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const;
+  /// Inline for the common case (one per-instance charge on the taskers' own pools, nothing per job):
+  /// dispatch and the simulator's reservations call it once per tasker they look at.
+  uint32_t instances(uint32_t c, uint32_t t, bool master, uint32_t want) const {
+    const Tables::Term& x = single_[c];
+    if (x.inst > 0 && !cap_.down(t)) {
+      const double free = cap_.queue_free(x.k)[t];
+      if (std::isfinite(free)) {
+        if (!(free >= x.inst)) return 0;
+        double q = x.inst == 1 ? std::floor(free) : std::floor(free / x.inst);
+        if (q * x.inst > free) q -= 1;  // guard against rounding up in the division
+        const uint32_t n = cats_.rule[c] == AllocationRule::OnePerTasker ? std::min(want, 1u) : want;
+        return static_cast<uint32_t>(std::min<double>(n, q));
+      }
+    }
+    return instances_of_terms(c, t, master, want);
+  }
 
  private:
+  // instances() for any category: every term, each pool level, a master's per-job charges.
+  uint32_t instances_of_terms(uint32_t c, uint32_t t, bool master, uint32_t want) const;
   bool place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
   bool place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
   // The tasker a $pe_slots job of category c would get (universe if none), moving its cursors; `key`:
@@ -231,6 +277,12 @@ class Placer {
   // ConsecutiveBestFit within one tier (universe if no tasker of it has room).
   size_t consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // Calls fn(x) for the members x >= from of `tier`, in increasing order while fn returns true, except
+  // taskers that cannot take a slot instance of category c by Capacity::room_words() and, with
+  // `skip_blocks`, blocks of 64 that Capacity::block_full() says are full (not `keep`'s block).
+  template <class Fn>
+  void each_with_room(uint32_t c, const kernels::TaskerSet& tier, size_t from, bool skip_blocks, size_t keep,
+                      Fn&& fn) const;
   // A OnePerTasker job under ConsecutiveBestFit: Slurm's _eval_nodes for a job of K nodes.
   bool place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   size_t& cursor(uint32_t c, size_t v) { return cursors_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
@@ -245,6 +297,9 @@ class Placer {
   std::shared_ptr<const Tables> tables_;
   const std::vector<std::vector<Charge>>& charges_;
   const std::vector<uint8_t>& all_queue_only_;  // per category: every pool it charges is a tasker's own
+  const std::vector<std::vector<Tables::Term>>& terms_;
+  const std::vector<std::vector<uint32_t>>& room_filter_;
+  const std::vector<Tables::Term>& single_;
   size_t scratch_cursor_ = 0;
   size_t fit_ = 0;
   bool may_pass_ = false;      // see failure_may_pass()

@@ -22,11 +22,6 @@ TaskerSet TaskerSet::from_words(std::vector<uint64_t> words, size_t universe, ui
   return s;
 }
 
-bool TaskerSet::contains(uint32_t t) const noexcept {
-  if (roaring_) return roaring_bitmap_contains(roaring_.get(), t);
-  return t < universe_ && ((words_[t >> 6] >> (t & 63)) & 1) != 0;
-}
-
 size_t TaskerSet::next(size_t pos) const noexcept {
   if (pos >= universe_) return universe_;
   if (roaring_) {

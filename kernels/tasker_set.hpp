@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <roaring/roaring.h>
@@ -31,9 +32,18 @@ class TaskerSet {
   size_t universe() const noexcept { return universe_; }
   uint64_t count() const noexcept { return count_; }
   bool sparse() const noexcept { return roaring_ != nullptr; }
-  bool contains(uint32_t t) const noexcept;
+  /// Inline when dense (dispatch and the simulator ask it per tasker); O(log) when sparse.
+  bool contains(uint32_t t) const noexcept {
+    if (roaring_) return roaring_bitmap_contains(roaring_.get(), t);
+    return t < universe_ && ((words_[t >> 6] >> (t & 63)) & 1) != 0;
+  }
   /// The smallest member >= pos, or universe() if there is none. Dense: O(gap / 64); sparse: O(log).
   size_t next(size_t pos) const noexcept;
+  /// The members as words of 64 taskers (bit t % 64 of word t / 64) when the set is dense; empty when
+  /// sparse (walk it with next() or each_word()).
+  std::span<const uint64_t> dense_words() const noexcept {
+    return roaring_ ? std::span<const uint64_t>{} : std::span<const uint64_t>{words_};
+  }
   /// Removes t if present (used when a tasker's fixed attributes change: one bit, not the whole set).
   void remove(uint32_t t) noexcept;
   /// Adds t (t < universe()).

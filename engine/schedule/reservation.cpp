@@ -146,11 +146,13 @@ bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& alloc
     w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
                        [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
     uint64_t lost = 0;
-    for (size_t a = 0; a < allocs.size(); ++a) {
-      const uint32_t x = allocs[a].tasker;
-      bool seen = false;  // each tasker once
-      for (size_t b = 0; b < a; ++b) seen = seen || allocs[b].tasker == x;
-      if (!seen && elig.contains(x)) lost += at_shadow_instances_[x] - at_shadow_placer_.instances(c, x, false, slots);
+    if (seen_.empty()) seen_.assign(w_.taskers.size(), 0);
+    ++seen_stamp_;
+    for (const Allocation& a : allocs) {
+      const uint32_t x = a.tasker;
+      if (seen_[x] == seen_stamp_) continue;  // each tasker once
+      seen_[x] = seen_stamp_;
+      if (elig.contains(x)) lost += at_shadow_instances_[x] - at_shadow_placer_.instances(c, x, false, slots);
     }
     at_shadow_.rollback();
     return at_shadow_total_ >= lost + slots;

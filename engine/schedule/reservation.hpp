@@ -122,6 +122,8 @@ class Reservations {
   // instances it takes at the shadow time (up to its slots), and their sum (from reserve()'s walk)
   bool counted_ = false;
   std::vector<uint32_t> at_shadow_instances_;
+  std::vector<uint64_t> seen_;  // leaves_alone: per tasker, the call that last counted it
+  uint64_t seen_stamp_ = 0;
   uint64_t at_shadow_total_ = 0;   // EASY: the capacity at resv_'s shadow time, less the jobs started under it
   std::vector<Reservation> book_;  // the booked reservations (slots; free ones have job kNoSlot)
   std::vector<uint32_t> free_slots_;

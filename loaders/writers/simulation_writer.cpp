@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <span>
 
@@ -254,13 +255,22 @@ void schedule_rows(const loaders::Dataset& ds, const SimResult& r, uint32_t firs
       tail("pending", with_note(why, j));
       continue;
     }
+    // a row per tasker: what comes before and after the tasker and its slots is the job's, written once
+    const size_t at = csv.size();
+    head();
+    fmt::format_to(std::back_inserter(csv), "{},{},{},", num(r.start[j]), num(r.end[j]),
+                   num(r.start[j] - jobs.submit[j]));
+    const size_t prefix = csv.size() - at;
+    tail("started", with_note(r.backfilled[j] ? "backfilled" : "", j));
+    const std::string before = csv.substr(at, prefix), after = csv.substr(at + prefix);
+    csv.resize(at);
     for (uint32_t a = 0; a < r.alloc_count[j]; ++a) {
       const Allocation& x = r.allocations[r.alloc_first[j] + a];
-      head();
-      csv += fmt::format("{},{},{},", num(r.start[j]), num(r.end[j]), num(r.start[j] - jobs.submit[j]));
+      csv += before;
       csv_field(csv, ds.taskers.names[x.tasker]);
-      csv += fmt::format(",{}", x.slots);
-      tail("started", with_note(r.backfilled[j] ? "backfilled" : "", j));
+      csv += ',';
+      fmt::format_to(std::back_inserter(csv), "{}", x.slots);
+      csv += after;
     }
   }
 }

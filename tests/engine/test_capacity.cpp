@@ -107,6 +107,38 @@ TEST(Capacity, BlockFullSeesTheLargestFreeAmountOfEach64Taskers) {
   EXPECT_FALSE(c.block_full(ch, 2));
 }
 
+// room_words (the $fill_up walk's filter): bit t is set exactly when tasker t's own pool has something
+// free, through takes, releases, rollbacks and exact settings; a lane's takes leave bits set (a bound)
+// until settle().
+TEST(Capacity, RoomWordsHoldTheTaskersWithSomethingFree) {
+  const Farm f;
+  Capacity c = Capacity::configured(f.cat, f.taskers);
+  const size_t m = f.k(f.mem);
+  auto room = [&](uint32_t t) { return (c.room_words(m)[t >> 6] >> (t & 63)) & 1; };
+  EXPECT_EQ(room(64), 1u);
+  EXPECT_EQ(room(65), 0u) << "odd taskers have no mem pool (0 free)";
+  c.take(m, 64, 0.5);
+  EXPECT_EQ(room(64), 1u) << "half left";
+  c.take(m, 64, 0.5);
+  EXPECT_EQ(room(64), 0u) << "nothing left";
+  c.release(m, 64, 0.25);
+  EXPECT_EQ(room(64), 1u);
+  c.begin();
+  c.take(m, 66, 1.0);
+  EXPECT_EQ(room(66), 0u);
+  c.rollback();
+  EXPECT_EQ(room(66), 1u) << "a rollback gives the bit back";
+  c.set_queue_free(m, 66, 0.0);
+  EXPECT_EQ(room(66), 0u);
+  c.set_queue_free(m, 66, 2.0);
+  EXPECT_EQ(room(66), 1u);
+  Capacity::Ledger lane = c.lane();
+  c.take(lane, m, 128, 1.0);
+  EXPECT_EQ(room(128), 1u) << "a lane leaves its bits as an upper bound";
+  c.settle();
+  EXPECT_EQ(room(128), 0u) << "settle makes them exact";
+}
+
 // global_full (dispatch's check before walking a category's taskers): a global pool short of its charge
 // means no tasker fits, whatever the other levels hold; pools of other levels never make it true.
 TEST(Capacity, GlobalFullWhenAFarmWidePoolLacksRoomForItsCharge) {
