@@ -108,7 +108,8 @@ std::vector<InputFormat> make_formats() {
       {"slurm",
        "Slurm: what scontrol prints on a login node (tools/slurm-dump.sh), and jobs as sbatch options",
        {{"dump", "folder written by tools/slurm-dump.sh (scontrol-node.txt, scontrol-partition.txt)"},
-        {"jobs", "sbatch options, one job a line (#SBATCH lines of one script together)", false},
+        {"jobs", "sbatch options, one job a line (#SBATCH lines of one script together), or scontrol show job -o",
+         false},
         {"accounting", "sacct -a -P output: its jobs instead of --jobs or the dump's, each at its Submit", false}},
        [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
          return load_slurm(arg(a, "dump"), arg(a, "jobs"), arg(a, "accounting"), p, mode);

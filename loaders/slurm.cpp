@@ -13,10 +13,13 @@
 #include "loaders/errors.hpp"
 #include "loaders/slurm_constraint.hpp"
 #include "loaders/slurm_sacct.hpp"
+#include "loaders/slurm_scontrol_job.hpp"
 #include "loaders/slurm_squeue.hpp"
 #include "loaders/slurm_text.hpp"
 
 namespace colmatch::loaders {
+namespace fs = std::filesystem;
+
 namespace {
 
 using slurm::Record;
@@ -169,11 +172,18 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
   return out;
 }
 
+// The warning for jobs of the queue that are not pending: they are not matched again.
+std::string not_pending_warning(size_t count, const std::string& path) {
+  return fmt::format(
+      "{} jobs of {} not pending (running, completing): what they hold is the nodes' CPUAlloc, "
+      "AllocMem and GresUsed",
+      count, fs::path(path).filename().string());
+}
+
 }  // namespace
 
 Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, const std::string& accounting,
                    const ProgressFn&, LoadMode) {
-  namespace fs = std::filesystem;
   if (!fs::is_directory(dump_dir))
     throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/slurm-dump.sh writes one)");
   auto file = [&](const char* name) {  // NAME, or NAME.gz when only that exists
@@ -200,6 +210,10 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   if (!accounting.empty()) {  // sacct -a -P: what ran, replayed
     source = accounting;
     for (slurm::AccountedJob& a : slurm::read_sacct(accounting)) queued.push_back(std::move(a.job));
+  } else if (!jobs_path.empty() && slurm::is_scontrol_jobs(jobs_path)) {  // scontrol show job -o
+    size_t others = 0;
+    queued = slurm::read_scontrol_jobs(jobs_path, others);
+    if (others) warnings.push_back(not_pending_warning(others, jobs_path));
   } else if (!jobs_path.empty()) {
     size_t k = 0;
     for (slurm::SbatchJob& sj : slurm::read_sbatch_jobs(jobs_path)) {
@@ -212,11 +226,12 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     source = file("squeue.json");
     size_t others = 0;
     queued = slurm::read_squeue_json(source, others);
-    if (others)
-      warnings.push_back(
-          fmt::format("{} jobs of squeue.json not pending (running, completing): what they hold is "
-                      "the nodes' CPUAlloc, AllocMem and GresUsed",
-                      others));
+    if (others) warnings.push_back(not_pending_warning(others, source));
+  } else if (fs::exists(file("scontrol-job.txt"))) {
+    source = file("scontrol-job.txt");
+    size_t others = 0;
+    queued = slurm::read_scontrol_jobs(source, others);
+    if (others) warnings.push_back(not_pending_warning(others, source));
   }
   // --exclusive: a node that runs the job runs no other. A consumable `jobs` whose capacity on every node
   // is the cluster's largest CPU count (no node runs more jobs than CPUs, each taking one at least): a job

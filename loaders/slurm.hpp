@@ -12,8 +12,10 @@
 // DOWN, DRAIN(ED/ING), FAIL, MAINT, FUTURE or NOT_RESPONDING without CLOUD are left out with a warning (a CLOUD node
 // powering up is idle).
 //
-// Jobs: `--jobs FILE` (sbatch lines, read_sbatch_jobs), else DIR/squeue.json's pending jobs
-// (loaders/slurm_squeue.hpp; ids as Slurm's, `123_4` for array tasks, held ones noted). Each: -c/--cpus-per-task x
+// Jobs: `--jobs FILE` (scontrol show job -o output when its first line starts with JobId=,
+// loaders/slurm_scontrol_job.hpp; else sbatch lines, read_sbatch_jobs), else DIR/squeue.json's pending jobs
+// (loaders/slurm_squeue.hpp), else DIR/scontrol-job.txt's (ids as Slurm's, `123_4` for array tasks, held ones
+// noted). Each: -c/--cpus-per-task x
 // -n/--ntasks CPUs, --mem or --mem-per-cpu, -C/--constraint (loaders/slurm_constraint.hpp), --gres=gpu[:TYPE]:N,
 // --gpus, -p (several allowed; none: the Default=YES partition), -w (one node), -x, -t against the partitions' MaxTime,
 // --exclusive (a consumable `jobs`: 1 a job, all of it an exclusive one). A job asking more than one node, node counts,
@@ -28,8 +30,8 @@
 
 namespace colmatch::loaders {
 
-/// Loads a Slurm dump and, when `jobs` is given, its sbatch option lines. Throws LoadError naming file,
-/// line and field.
+/// Loads a Slurm dump and, when `jobs` is given, its jobs (sbatch option lines or scontrol show job -o
+/// output). Throws LoadError naming file, line and field.
 /// With `accounting` (sacct -a -P output, loaders/slurm_sacct.hpp) the jobs are its records instead:
 /// each arrives at its Submit with its recorded request and runs End - Start (a job that never ran is
 /// replayed with no length and noted), its Timelimit as the walltime.

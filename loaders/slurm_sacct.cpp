@@ -32,15 +32,11 @@ std::vector<std::string> fields_of(std::string_view line, char sep = '|') {
 // An ISO time as sacct prints it (the cluster's local time; dump with TZ=UTC), or NaN for Unknown/None.
 double iso(const std::string& text, const std::string& path, size_t line, const char* field) {
   if (text.empty() || text == "Unknown" || text == "None") return std::numeric_limits<double>::quiet_NaN();
-  std::tm tm{};
-  int n = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &n) != 6 ||
-      static_cast<size_t>(n) != text.size())
-    throw LoadError(path, line, field, fmt::format("'{}' is not YYYY-MM-DDTHH:MM:SS", text));
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<double>(timegm(&tm));
+  try {
+    return parse_slurm_date(text);
+  } catch (const std::invalid_argument& e) {
+    throw LoadError(path, line, field, e.what());
+  }
 }
 
 }  // namespace

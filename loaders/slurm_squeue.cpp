@@ -1,6 +1,7 @@
 #include "loaders/slurm_squeue.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -77,7 +78,17 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     if (std::isnan(q.submit)) q.submit = 0;
     auto& o = q.request.options;
     q.request.line = index;
-    const double nodes = num("node_count"), cpus = num("cpus"), tasks = num("tasks");
+    // the nodes asked for: tres_req_str's node=K (node_count is Slurm's estimate for a pending job: 2 for
+    // `-n 4 -c 2`, 4 for `-N 3 -n 3 -c 4`)
+    double nodes = num("node_count");
+    if (const std::string tres = str("tres_req_str"); !tres.empty())
+      for (size_t b = 0; b <= tres.size();) {
+        size_t e = tres.find(',', b);
+        if (e == std::string::npos) e = tres.size();
+        if (tres.compare(b, 5, "node=") == 0) nodes = std::atof(tres.substr(b + 5, e - b - 5).c_str());
+        b = e + 1;
+      }
+    const double cpus = num("cpus"), tasks = num("tasks");
     if (!std::isnan(nodes) && nodes > 1) o.emplace_back("nodes", fmt::format("{}", nodes));
     const double per_task = !std::isnan(cpus) && !std::isnan(tasks) && tasks >= 1 ? cpus / tasks : std::nan("");
     if (!std::isnan(tasks) && tasks >= 1) o.emplace_back("ntasks", fmt::format("{}", tasks));
@@ -89,19 +100,11 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     if (const double m = num("memory_per_node"); !std::isnan(m) && m > 0) o.emplace_back("mem", fmt::format("{}", m));
     if (const double m = num("memory_per_cpu"); !std::isnan(m) && m > 0)
       o.emplace_back("mem-per-cpu", fmt::format("{}", m));
-    if (std::string g = str("tres_per_node"); !g.empty()) {  // gres:gpu:1,gres:gpu:a100:2
-      std::string gres;
-      size_t b = 0;
-      while (b <= g.size()) {
-        size_t e = g.find(',', b);
-        if (e == std::string::npos) e = g.size();
-        std::string item = g.substr(b, e - b);
-        if (item.rfind("gres:", 0) == 0) item = item.substr(5);
-        else if (item.rfind("gres/", 0) == 0) item = item.substr(5);
-        gres += (gres.empty() ? "" : ",") + item;
-        b = e + 1;
-      }
-      o.emplace_back("gres", gres);
+    if (const std::string g = str("tres_per_node"); !g.empty()) o.emplace_back("gres", gres_of_tres(g));
+    if (const std::string g = str("tres_per_job"); !g.empty()) {  // --gpus: GPUs for the whole job
+      if (const std::string gpus = gpus_of_tres(g); !gpus.empty()) o.emplace_back("gpus", gpus);
+      else if (q.request.error.empty())
+        q.request.error = fmt::format("field 'tres_per_job': '{}' is not read (only GPUs per job)", g);
     }
     if (const std::string n = str("required_nodes"); !n.empty()) o.emplace_back("nodelist", n);
     if (const std::string n = str("excluded_nodes"); !n.empty()) o.emplace_back("exclude", n);

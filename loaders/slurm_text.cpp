@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -286,6 +288,50 @@ std::vector<SbatchJob> read_sbatch_jobs(const std::string& path) {
   }
   flush();
   return out;
+}
+
+double parse_slurm_date(std::string_view text) {
+  const std::string t(text);
+  std::tm tm{};
+  int n = 0;
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                  &tm.tm_sec, &n) != 6 ||
+      static_cast<size_t>(n) != t.size())
+    throw std::invalid_argument(fmt::format("'{}' is not YYYY-MM-DDTHH:MM:SS", text));
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm));
+}
+
+namespace {
+
+// The items of a TRES list with their `gres:` or `gres/` prefix dropped.
+std::vector<std::string> gres_items(std::string_view tres) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= tres.size()) {
+    size_t e = tres.find(',', b);
+    if (e == std::string_view::npos) e = tres.size();
+    std::string_view item = tres.substr(b, e - b);
+    if (item.substr(0, 5) == "gres:" || item.substr(0, 5) == "gres/") item.remove_prefix(5);
+    out.emplace_back(item);
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string gres_of_tres(std::string_view tres) {
+  std::string out;
+  for (const std::string& item : gres_items(tres)) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+std::string gpus_of_tres(std::string_view tres) {
+  const std::vector<std::string> items = gres_items(tres);
+  if (items.size() != 1 || items[0].substr(0, 4) != "gpu:" || items[0].size() == 4) return {};
+  return items[0].substr(4);
 }
 
 }  // namespace colmatch::loaders::slurm

@@ -45,6 +45,19 @@ double parse_mebibytes(std::string_view text);
 /// and INFINITE are infinity. Returns seconds; throws std::invalid_argument.
 double parse_slurm_time(std::string_view text);
 
+/// A time as Slurm prints SubmitTime and sacct's Submit (`2026-11-26T16:14:46`, the cluster's local time),
+/// read as UTC: seconds since the epoch (only the order of jobs' times matters to a match; dump with
+/// TZ=UTC for absolute times). Throws std::invalid_argument for any other text.
+double parse_slurm_date(std::string_view text);
+
+/// A per-node TRES list as squeue (tres_per_node) and scontrol (TresPerNode) print it (`gres:gpu:1`,
+/// `gres:gpu:a100:2,gres:mps:100`), as --gres reads it (`gpu:1`, `gpu:a100:2,mps:100`).
+std::string gres_of_tres(std::string_view tres);
+
+/// A per-job TRES list (tres_per_job, TresPerJob) of GPUs only (`gres:gpu:2`, `gres:gpu:a100:1`), as
+/// --gpus reads it (`2`, `a100:1`); "" when it asks for anything else.
+std::string gpus_of_tres(std::string_view tres);
+
 /// One job's sbatch options: each option with its value ("" for a flag), in order, long names
 /// (`-C x` is {"constraint", "x"}), and the line the job starts on.
 struct SbatchJob {

@@ -10,6 +10,7 @@
 #   scontrol-partition.txt   scontrol show partition -o  (one partition a line)
 #   scontrol-config.txt      scontrol show config        (kept with the dump: SelectTypeParameters, DefMemPer*)
 #   squeue.json              squeue --json               (the jobs: pending ones are matched)
+#   scontrol-job.txt         scontrol show job -o        (the same jobs as text: read when squeue.json is not there)
 set -euo pipefail
 out=${1:?usage: slurm-dump.sh OUT_DIR}
 command -v scontrol >/dev/null || { echo "slurm-dump: scontrol not found" >&2; exit 1; }
@@ -20,6 +21,7 @@ scontrol show node -o > "$tmp/scontrol-node.txt"
 scontrol show partition -o > "$tmp/scontrol-partition.txt"
 scontrol show config > "$tmp/scontrol-config.txt"
 squeue --json > "$tmp/squeue.json" 2>/dev/null || true
+scontrol show job -o > "$tmp/scontrol-job.txt" 2>/dev/null || true
 rm -rf "$out"
 mv "$tmp" "$out"
 trap - EXIT

@@ -2,6 +2,7 @@
 //   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt (a cluster of the fuzzer's);
 //   "jobs":    the input is a file of sbatch option lines (constraints included) on datasets/slurm/c100;
 //   "squeue":  the input is squeue --json on datasets/slurm/c100 (its pending jobs);
+//   "scontrol": the input is scontrol show job -o on datasets/slurm/c100 (its pending jobs);
 //   "sacct":   the input is sacct -a -P output replayed on datasets/slurm/c100 (matched and simulated).
 // Each loads through the format registry as the CLI does, then matches.
 #include <filesystem>
@@ -42,15 +43,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       policy.until = ds.jobs.size() ? 864000 + *std::min_element(ds.jobs.submit.begin(), ds.jobs.submit.end()) : 0;
       (void)simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());
       return;
-    } else {  // the cluster c100 with this squeue.json
-      const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-squeue-" + std::to_string(::getpid()));
+    } else {  // the cluster c100 with this squeue.json, or this scontrol-job.txt (and no squeue.json)
+      const std::string queue = part == "scontrol" ? "scontrol-job.txt" : "squeue.json";
+      const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-" + part + "-" + std::to_string(::getpid()));
       if (!fs::exists(dir / "scontrol-partition.txt")) {
         fs::create_directories(dir);
         for (const auto& e : fs::directory_iterator(std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/c100"))
           if (e.path().filename() != "squeue.json")
             fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
       }
-      std::ofstream(dir / "squeue.json", std::ios::binary | std::ios::trunc)
+      std::ofstream(dir / queue, std::ios::binary | std::ios::trunc)
           .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
       args["dump"] = dir.string();
     }

@@ -1,0 +1,134 @@
+#include "loaders/slurm_scontrol_job.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
+#include "loaders/task_ranges.hpp"
+
+namespace colmatch::loaders::slurm {
+namespace {
+
+// A value scontrol prints for nothing: empty, (null), N/A, None.
+bool absent(const std::optional<std::string>& v) {
+  return !v || v->empty() || *v == "(null)" || *v == "N/A" || *v == "None";
+}
+
+// A whole decimal number, or NaN.
+double number(const std::optional<std::string>& v) {
+  if (absent(v)) return std::nan("");
+  double x = 0;
+  const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+  return ec == std::errc() && end == v->data() + v->size() ? x : std::nan("");
+}
+
+// `node=K` of a TRES list (`cpu=48,mem=3000M,node=3,billing=48`), or NaN.
+double tres_nodes(const std::optional<std::string>& tres) {
+  if (absent(tres)) return std::nan("");
+  size_t b = 0;
+  while (b <= tres->size()) {
+    size_t e = tres->find(',', b);
+    if (e == std::string::npos) e = tres->size();
+    const std::string_view item(tres->data() + b, e - b);
+    if (item.substr(0, 5) == "node=") return number(std::string(item.substr(5)));
+    b = e + 1;
+  }
+  return std::nan("");
+}
+
+}  // namespace
+
+bool is_scontrol_jobs(const std::string& path) {
+  require_not_directory(path);
+  LineReader in(path);
+  for (std::string_view line; in.next(line);) {
+    const size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) continue;
+    return line.substr(b, 6) == "JobId=";
+  }
+  return false;
+}
+
+std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_pending) {
+  std::vector<QueuedJob> out;
+  not_pending = 0;
+  for (const Record& r : read_records(path, "JobId")) {
+    QueuedJob q;
+    q.id = r.get("JobId").value_or("");
+    q.state = r.get("JobState").value_or("");
+    if (q.state != "PENDING") {
+      ++not_pending;
+      continue;
+    }
+    auto text = [&](const char* key) { return absent(r.get(key)) ? std::string() : *r.get(key); };
+    q.reason = text("Reason");
+    q.user = text("UserId");
+    if (const size_t p = q.user.find('('); p != std::string::npos) q.user.resize(p);  // root(0)
+    q.account = text("Account");
+    q.qos = text("QOS");
+    q.priority = number(r.get("Priority"));
+    if (std::isnan(q.priority)) q.priority = 0;
+    try {
+      q.submit = absent(r.get("SubmitTime")) ? 0 : parse_slurm_date(*r.get("SubmitTime"));
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, r.line, "SubmitTime", e.what());
+    }
+    SbatchJob& job = q.request;
+    job.line = r.line;
+    auto& o = job.options;
+    auto reject = [&](const std::string& why) {
+      if (job.error.empty()) job.error = why;
+    };
+    const double nodes = tres_nodes(r.get("TRES"));
+    if (!std::isnan(nodes) && nodes > 1) o.emplace_back("nodes", fmt::format("{}", nodes));
+    const double tasks = number(r.get("NumTasks")), per_task = number(r.get("CPUs/Task"));
+    if (!std::isnan(tasks) && tasks >= 1) o.emplace_back("ntasks", fmt::format("{}", tasks));
+    if (!std::isnan(per_task) && per_task >= 1) o.emplace_back("cpus-per-task", fmt::format("{}", per_task));
+    if (const std::string f = text("Features"); !f.empty()) o.emplace_back("constraint", f);
+    if (const std::string f = text("Prefer"); !f.empty()) o.emplace_back("prefer", f);
+    if (const std::string f = text("Partition"); !f.empty()) o.emplace_back("partition", f);
+    for (const auto& [key, option] : {std::pair{"MinMemoryNode", "mem"}, std::pair{"MinMemoryCPU", "mem-per-cpu"}}) {
+      const std::string m = text(key);
+      if (m.empty()) continue;
+      try {
+        if (const double mib = parse_mebibytes(m); mib > 0) o.emplace_back(option, fmt::format("{}", mib));
+      } catch (const std::invalid_argument& e) {
+        reject(fmt::format("field '{}': {}", key, e.what()));
+      }
+    }
+    if (const std::string g = text("TresPerNode"); !g.empty()) o.emplace_back("gres", gres_of_tres(g));
+    if (const std::string g = text("TresPerJob"); !g.empty()) {
+      if (const std::string gpus = gpus_of_tres(g); !gpus.empty()) o.emplace_back("gpus", gpus);
+      else reject(fmt::format("field 'TresPerJob': '{}' is not read (only GPUs per job)", g));
+    }
+    if (const std::string n = text("ReqNodeList"); !n.empty()) o.emplace_back("nodelist", n);
+    if (const std::string n = text("ExcNodeList"); !n.empty()) o.emplace_back("exclude", n);
+    if (const std::string t = text("TimeLimit"); !t.empty() && t != "UNLIMITED" && t != "Partition_Limit")
+      o.emplace_back("time", t);
+    if (text("OverSubscribe") == "NO") o.emplace_back("exclusive", "");
+    const std::string array = text("ArrayTaskId");
+    if (array.empty() || text("ArrayJobId").empty()) {
+      out.push_back(std::move(q));
+      continue;
+    }
+    const std::string array_job = text("ArrayJobId");
+    std::vector<uint64_t> task_ids;
+    try {
+      task_ids = expand_task_ranges(array, kMaxHosts);
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, r.line, "ArrayTaskId", fmt::format("job {}: {}", q.id, e.what()));
+    }
+    for (const uint64_t t : task_ids) {
+      QueuedJob task = q;
+      task.id = fmt::format("{}_{}", array_job, t);
+      out.push_back(std::move(task));
+    }
+  }
+  return out;
+}
+
+}  // namespace colmatch::loaders::slurm

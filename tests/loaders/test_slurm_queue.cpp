@@ -1,0 +1,143 @@
+// The queue of a real Slurm cluster as colmatch reads it (issue 26): `squeue --json` and `scontrol show
+// job -o`, both dumped by tools/slurm-dump.sh from slurmctld 22.05.8 with the 123 held jobs of
+// datasets/slurm/c100-queue.jobs in its queue (datasets/slurm/README.md). The two say the same jobs, and
+// both are the jobs of the sbatch lines they were submitted from.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/matcher.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/slurm.hpp"
+#include "loaders/slurm_scontrol_job.hpp"
+
+using namespace colmatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/";
+const std::string kQueue = kData + "c100-queue";
+
+// Jobs a and b (of two loads of one cluster) are the same job with the same request: the same id, the same
+// rejection, the same job category key, and the same taskers when matched.
+void expect_same_jobs(const loaders::Dataset& a, const loaders::Dataset& b, const std::vector<uint32_t>& ja,
+                      const std::vector<uint32_t>& jb) {
+  const MatchOutcome ma = run_match(a.catalog, a.taskers, a.jobs, kernels::active(), {}, nullptr, a.dispatch);
+  const MatchOutcome mb = run_match(b.catalog, b.taskers, b.jobs, kernels::active(), {}, nullptr, b.dispatch);
+  ASSERT_EQ(ja.size(), jb.size());
+  for (size_t i = 0; i < ja.size(); ++i) {
+    const uint32_t x = ja[i], y = jb[i];
+    SCOPED_TRACE(std::string(a.jobs.id[x]) + " / " + std::string(b.jobs.id[y]));
+    EXPECT_EQ(a.jobs.rejected(x), b.jobs.rejected(y));
+    if (a.jobs.rejected(x) || b.jobs.rejected(y)) continue;
+    EXPECT_EQ(ma.categories.key[ma.categories.of_job[x]], mb.categories.key[mb.categories.of_job[y]]);
+    EXPECT_EQ(ma.dispatch.tasker[x], mb.dispatch.tasker[y]);
+    EXPECT_EQ(ma.dispatch.reason[x], mb.dispatch.reason[y]);
+  }
+}
+
+std::vector<uint32_t> all_jobs(const loaders::Dataset& ds) {
+  std::vector<uint32_t> out(ds.jobs.size());
+  for (uint32_t j = 0; j < out.size(); ++j) out[j] = j;
+  return out;
+}
+
+}  // namespace
+
+// scontrol show job -o and squeue --json of one queue: the same 127 jobs (123 submitted, two pending arrays
+// of three tasks), ids, users, submit times, requests and placements.
+TEST(SlurmQueue, ScontrolShowJobSaysWhatSqueueJsonSays) {
+  const loaders::Dataset a = loaders::load_slurm(kQueue, "");  // squeue.json
+  const loaders::Dataset b = loaders::load_slurm(kQueue, kQueue + "/scontrol-job.txt.gz");
+  ASSERT_EQ(a.jobs.size(), 127u);
+  ASSERT_EQ(b.jobs.size(), 127u);
+  for (uint32_t j = 0; j < a.jobs.size(); ++j) {
+    SCOPED_TRACE(std::string(a.jobs.id[j]));
+    EXPECT_EQ(a.jobs.id[j], b.jobs.id[j]);
+    EXPECT_EQ(a.jobs.owners.value(a.jobs.owner[j]), b.jobs.owners.value(b.jobs.owner[j]));
+    EXPECT_EQ(a.jobs.submit[j], b.jobs.submit[j]) << "SubmitTime read as UTC: the dump was made with TZ=UTC";
+  }
+  EXPECT_EQ(a.jobs.id[115], "116_1");
+  EXPECT_EQ(a.jobs.id[120], "117_7");
+  expect_same_jobs(a, b, all_jobs(a), all_jobs(b));
+}
+
+// Both are the jobs of their sbatch lines: `-n 4 -c 2` is one node (squeue's node_count says 2: Slurm's
+// estimate; tres_req_str's node=1 is what was asked), `-N 3 -n 3` three (node_count says 4), --gpus=1 is
+// GPUs for the job (tres_per_job). The array lines are not sbatch lines colmatch reads (rejected there).
+TEST(SlurmQueue, TheQueueIsTheJobsOfItsSbatchLines) {
+  const loaders::Dataset lines = loaders::load_slurm(kQueue, kData + "c100-queue.jobs");
+  ASSERT_EQ(lines.jobs.size(), 123u);
+  for (const std::string& jobs : {std::string(), kQueue + "/scontrol-job.txt.gz"}) {
+    SCOPED_TRACE(jobs.empty() ? "squeue.json" : "scontrol-job.txt");
+    const loaders::Dataset q = loaders::load_slurm(kQueue, jobs);
+    std::vector<uint32_t> from_lines, from_queue;
+    for (uint32_t j = 0; j < q.jobs.size(); ++j) {
+      const std::string id(q.jobs.id[j]);
+      if (id.find('_') != std::string::npos) continue;  // an array task
+      from_queue.push_back(j);
+      from_lines.push_back(static_cast<uint32_t>(std::stoul(id) - 1));  // Slurm numbered them in line order
+    }
+    ASSERT_EQ(from_queue.size(), 121u);
+    expect_same_jobs(lines, q, from_lines, from_queue);
+  }
+}
+
+// What scontrol show job -o says beyond one pending job: a running job is not matched again (a warning
+// counts it), a pending array's tasks are jobs, a TresPerJob other than GPUs rejects its job saying so,
+// and what cannot be read names file, line and field.
+TEST(SlurmQueue, ScontrolJobsArraysRunningJobsAndErrors) {
+  const fs::path p = fs::temp_directory_path() / ("colmatch-scontrol-job-" + std::to_string(::getpid()));
+  auto write = [&](const std::string& text) { std::ofstream(p) << text; };
+  write(
+      "JobId=7 ArrayJobId=7 ArrayTaskId=2-4%1 UserId=alice(1000) Account=(null) QOS=normal JobState=PENDING "
+      "Reason=Priority Priority=4294 SubmitTime=2026-11-26T16:14:46 TimeLimit=00:30:00 Partition=all "
+      "NumNodes=1 NumCPUs=2 NumTasks=1 CPUs/Task=2 TRES=cpu=2,mem=1G,node=1,billing=2 MinMemoryNode=1G "
+      "Features=(null) OverSubscribe=OK TresPerJob=gres:gpu:a100:1\n"
+      "JobId=8 UserId=bob(1001) JobState=RUNNING Reason=None Partition=all NumNodes=1\n"
+      "JobId=9 UserId=bob(1001) JobState=PENDING Reason=Priority SubmitTime=2026-11-26T16:14:47 Partition=all "
+      "TRES=cpu=1,node=1 NumTasks=1 CPUs/Task=1 MinMemoryNode=100M TresPerJob=gres:mps:100\n");
+  size_t running = 0;
+  const auto jobs = loaders::slurm::read_scontrol_jobs(p.string(), running);
+  EXPECT_EQ(running, 1u);
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(jobs[0].id, "7_2");
+  EXPECT_EQ(jobs[2].id, "7_4");
+  EXPECT_EQ(jobs[0].user, "alice");
+  EXPECT_EQ(jobs[0].qos, "normal");
+  EXPECT_EQ(jobs[0].account, "");
+  EXPECT_EQ(jobs[0].priority, 4294);
+  EXPECT_EQ(jobs[0].submit, 1795709686);
+  bool gpus = false, time = false;
+  for (const auto& [o, v] : jobs[0].request.options) {
+    gpus = gpus || (o == "gpus" && v == "a100:1");
+    time = time || (o == "time" && v == "00:30:00");
+  }
+  EXPECT_TRUE(gpus) << "GPUs per job, typed";
+  EXPECT_TRUE(time);
+  EXPECT_TRUE(jobs[0].request.error.empty());
+  EXPECT_NE(jobs[3].request.error.find("TresPerJob"), std::string::npos) << jobs[3].request.error;
+  EXPECT_TRUE(loaders::slurm::is_scontrol_jobs(p.string()));
+
+  auto field_of = [&](const std::string& text) {
+    write(text);
+    try {
+      loaders::slurm::read_scontrol_jobs(p.string(), running);
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(e.line, 1u);
+      return e.field;
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(field_of("JobId=1 JobState=PENDING SubmitTime=yesterday\n"), "SubmitTime");
+  EXPECT_EQ(field_of("JobId=1 ArrayJobId=1 ArrayTaskId=5-2 JobState=PENDING\n"), "ArrayTaskId");
+  EXPECT_EQ(field_of("NodeName=n001 State=IDLE\n"), "JobId");
+  write("-N 2 -c 4\n");
+  EXPECT_FALSE(loaders::slurm::is_scontrol_jobs(p.string())) << "sbatch lines";
+  fs::remove(p);
+}
