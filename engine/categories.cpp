@@ -1,6 +1,7 @@
 #include "engine/categories.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -207,8 +208,10 @@ std::vector<uint64_t> row_hashes(const JobAmounts& amounts) {
 struct RawFields {
   uint32_t request = 0, soft = 0, slots = 0, row = 0, choice = kNone;
   AllocationRule rule{};
+  JobTable::FitUnit fit_unit{};
   static RawFields of(const JobTable& jobs, uint32_t j) noexcept {
-    return {jobs.request[j], jobs.soft[j], jobs.slots[j], jobs.amount.row(j), jobs.choice_of(j), jobs.rule[j]};
+    return {jobs.request[j],   jobs.soft[j], jobs.slots[j],      jobs.amount.row(j),
+            jobs.choice_of(j), jobs.rule[j], jobs.fit_unit_of(j)};
   }
 };
 
@@ -216,6 +219,8 @@ struct RawFields {
 uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noexcept {
   uint64_t h = mix(f.request, (uint64_t{f.soft} << 32) | f.slots);
   h = mix(h, (uint64_t{f.choice} << 8) | static_cast<uint64_t>(f.rule));
+  if (f.fit_unit.fit > 0)
+    h = mix(h, std::bit_cast<uint64_t>(f.fit_unit.fit) ^ std::bit_cast<uint64_t>(f.fit_unit.limit));
   return mix(h, row_hash[f.row]);
 }
 
@@ -230,7 +235,7 @@ class RawTable {
         h,
         [&](const Entry& x) {
           if (x.fields.request != f.request || x.fields.soft != f.soft || x.fields.slots != f.slots ||
-              x.fields.rule != f.rule || x.fields.choice != f.choice)
+              x.fields.rule != f.rule || x.fields.choice != f.choice || !(x.fields.fit_unit == f.fit_unit))
             return false;
           if (x.fields.row == f.row) return true;
           const auto a = jobs.amount.of(j), b = jobs.amount.of(x.job);  // the amounts bit for bit
@@ -384,7 +389,15 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
         key_charges(need, once, width, key);
         job_charge_kinds(catalog, defaults, jobs, j, kinds);  // empty unless some kind differs: the key as before
         for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
+        if (f.fit_unit.fit > 0) {  // (none: the key as before)
+          key.push_back('\x1f');
+          key.append(reinterpret_cast<const char*>(&f.fit_unit), sizeof f.fit_unit);
+        }
         cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
+        if (f.fit_unit.fit > 0) {
+          c.fit_unit.resize(c.size());
+          c.fit_unit[cat] = f.fit_unit;
+        }
         raw_index.insert(slot, piece.hash[r], j, f, cat);
       }
       category_of[p][r] = cat;

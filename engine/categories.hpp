@@ -52,6 +52,12 @@ struct Categories {
   /// come after every job's category and may have no job of their own.
   std::vector<std::vector<uint32_t>> solutions;
 
+  /// per category: its jobs' JobTable::FitUnit (empty when no category has one).
+  std::vector<JobTable::FitUnit> fit_unit;
+  JobTable::FitUnit fit_unit_of(size_t c) const noexcept {
+    return c < fit_unit.size() ? fit_unit[c] : JobTable::FitUnit{};
+  }
+
   /// Category c's jobs choose among solutions (it has a JobTable::Choice; a gated one may have none).
   bool chooses(size_t c) const noexcept { return c < choice.size() && choice[c] != kNone; }
 

@@ -461,6 +461,17 @@ struct JobTable {
   /// Per job: an index into `choices`, or kNone; empty when no job has a choice (most farms: nothing per job).
   std::vector<uint32_t> choice;
   uint32_t choice_of(uint32_t j) const noexcept { return choice.empty() ? kNone : choice[j]; }
+  /// What one unit of a job's fit takes of the fit consumable and of the fit limit (DispatchOptions): Slurm's
+  /// --mem-per-cpu, where a node offers a job min(free CPUs / c, free memory / (mem per CPU x c)) tasks of c
+  /// CPUs (cons_tres job_test.c, the MEM_PER_CPU branch). Both 0: no limit (ConsecutiveBestFit counts free
+  /// units of the fit consumable alone).
+  struct FitUnit {
+    double fit = 0, limit = 0;
+    friend bool operator==(const FitUnit&, const FitUnit&) = default;
+  };
+  /// Per job, up to the last job that has one (empty on most farms).
+  std::vector<FitUnit> fit_unit;
+  FitUnit fit_unit_of(uint32_t j) const noexcept { return j < fit_unit.size() ? fit_unit[j] : FitUnit{}; }
 
   // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue), account and QoS.
   PerJob<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
@@ -557,6 +568,8 @@ class JobBuilder {
   static constexpr size_t kMaxGate = 8;
   /// The last job chooses among choice `c`'s solutions when dispatched (add_copies copies a prototype's).
   void set_choice(uint32_t c);
+  /// The last job's JobTable::FitUnit (both > 0, finite). Throws ValueError otherwise.
+  void set_fit_unit(double fit, double limit);
   /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws
   /// ValueError for a negative or infinite value.
   void set_times(double runtime, double walltime);

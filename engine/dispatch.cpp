@@ -238,7 +238,7 @@ size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_ou
       continue;
     }
     if (policy == AllocationPolicy::ConsecutiveBestFit) {
-      t = consecutive_best_fit(tier, ch);
+      t = consecutive_best_fit(c, tier, ch);
       key_out = static_cast<double>(t);
       continue;
     }
@@ -432,6 +432,7 @@ class Walk {
         blocks_(blocks),
         placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {
     placer_.fit_by(options.fit_consumable);
+    placer_.fit_limit_by(options.fit_limit);
     placer_.committed_walk();
   }
 

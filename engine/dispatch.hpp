@@ -212,6 +212,8 @@ class Placer {
   /// The consumable ConsecutiveBestFit measures free units of (index in catalog.consumables(); 0 unless
   /// set).
   void fit_by(size_t k) noexcept { fit_ = k; }
+  /// The consumable a category's FitUnit limit is of (Slurm: memory; SIZE_MAX, the default: none).
+  void fit_limit_by(size_t k) noexcept { fit_limit_ = k; }
   /// Every successful try_place is committed before the next call (the batch dispatch's walk; not the
   /// simulator, which plans and rolls back): lets a job follow its category's last placement when
   /// nothing else changed since (ConsecutiveBestFit's answer then stays the same tasker).
@@ -273,9 +275,11 @@ class Placer {
   // Rows prev < x are adjacent in Slurm's node table: adjacent rows and input indices, one power.
   bool adjacent(size_t prev, size_t x) const noexcept;
   // Tasker t's free units of the fit consumable (0 where no pool defines it).
-  double fit_free(uint32_t t) const noexcept;
+  // What tasker t offers a job of category c in units of the fit consumable: its free amount, or with a
+  // FitUnit (Slurm's --mem-per-cpu) the fewer of its free units and what the limit's free amount buys.
+  double fit_free(uint32_t c, uint32_t t) const noexcept;
   // ConsecutiveBestFit within one tier (universe if no tasker of it has room).
-  size_t consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
+  size_t consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // Calls fn(x) for the members x >= from of `tier`, in increasing order while fn returns true, except
   // taskers that cannot take a slot instance of category c by Capacity::room_words() and, with
@@ -301,7 +305,7 @@ class Placer {
   const std::vector<std::vector<uint32_t>>& room_filter_;
   const std::vector<Tables::Term>& single_;
   size_t scratch_cursor_ = 0;
-  size_t fit_ = 0;
+  size_t fit_ = 0, fit_limit_ = SIZE_MAX;
   bool may_pass_ = false;      // see failure_may_pass()
   struct ConsecutiveScratch {  // place_consecutive's taskers with room, the chosen, free units, runs
     struct Run {
@@ -346,6 +350,8 @@ struct DispatchOptions {
   AllocationPolicy allocation = AllocationPolicy::GreatestPower;
   /// The consumable ConsecutiveBestFit counts free units of (index in catalog.consumables()).
   size_t fit_consumable = 0;
+  /// The consumable a job's JobTable::FitUnit limit is of (Slurm: memory, for --mem-per-cpu); SIZE_MAX: none.
+  size_t fit_limit = SIZE_MAX;
   /// Slurm's main scheduling pass (queue_blocking.hpp): a job that cannot start blocks its queue and
   /// holds the queue's taskers from every later job. Null: no queue blocks.
   std::shared_ptr<const BlockingQueues> queues;

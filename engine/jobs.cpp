@@ -488,6 +488,13 @@ void JobBuilder::set_gate(uint32_t c, const std::vector<std::pair<uint32_t, doub
   ch.outcome = std::move(outcome);
 }
 
+void JobBuilder::set_fit_unit(double fit, double limit) {
+  if (!(fit > 0) || !(limit > 0) || !std::isfinite(fit) || !std::isfinite(limit))
+    throw ValueError(fmt::format("a fit unit takes amounts > 0, not {} and {}", fit, limit));
+  table_.fit_unit.resize(table_.size());
+  table_.fit_unit.back() = {fit, limit};
+}
+
 void JobBuilder::set_choice(uint32_t c) {
   if (c >= table_.choices.size()) throw ValueError(fmt::format("no choice {}", c));
   if (table_.choice.empty()) table_.choice.assign(table_.size(), kNone);

@@ -19,12 +19,17 @@ bool Placer::adjacent(size_t prev, size_t x) const noexcept {
          taskers_.power[x] == taskers_.power[prev];
 }
 
-double Placer::fit_free(uint32_t t) const noexcept {
-  const double a = cap_.available(fit_, t);
-  return a >= 0 ? a : 0;  // NaN: no pool of it here
+double Placer::fit_free(uint32_t c, uint32_t t) const noexcept {
+  double a = cap_.available(fit_, t);
+  if (!(a >= 0)) a = 0;  // NaN: no pool of it here
+  const JobTable::FitUnit u = cats_.fit_unit_of(c);
+  if (u.fit <= 0 || fit_limit_ == SIZE_MAX) return a;
+  // Slurm's --mem-per-cpu: whole tasks of u.fit CPUs, as many as the free CPUs and the free memory allow
+  const double limit = cap_.available(fit_limit_, t);
+  return std::min(std::floor(a / u.fit), limit >= 0 ? std::floor(limit / u.limit) : 0.0);
 }
 
-size_t Placer::consecutive_best_fit(const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const {
+size_t Placer::consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const {
   const size_t universe = tier.universe();
   size_t best = universe, run_best = universe, prev = universe;
   double best_sum = 0, run_sum = 0, run_best_free = 0;
@@ -45,7 +50,7 @@ size_t Placer::consecutive_best_fit(const kernels::TaskerSet& tier, const std::v
     const auto tx = static_cast<uint32_t>(x);
     if (!cap_.fits(ch, tx)) continue;
     if (prev == universe || !adjacent(prev, x)) close_run();
-    const double free = fit_free(tx);
+    const double free = fit_free(c, tx);
     run_sum += free;
     if (run_best == universe || free < run_best_free) {
       run_best = x;
@@ -77,7 +82,7 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
       if (instances(c, tx, false, 1) == 0) continue;
       if (taskers.empty() || !adjacent(taskers.back(), x)) runs.push_back({taskers.size(), 0, 0, taskers_.power[x]});
       taskers.push_back(tx);
-      free.push_back(fit_free(tx));
+      free.push_back(fit_free(c, tx));
       runs.back().count += 1;
       runs.back().free += free.back();
     }

@@ -338,6 +338,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   // simulate: Slurm's node selection too (its partitions do not block there: Moab's cycle runs)
   ds.policy_defaults.allocation = ds.dispatch.allocation;
   ds.policy_defaults.fit_consumable = ds.dispatch.fit_consumable;
+  ds.dispatch.fit_limit = ds.policy_defaults.fit_limit = static_cast<size_t>(ds.catalog.consumable_slot(a_mem));
   ds.policy = ds.policy_defaults;
 
   JobBuilder jb(ds.catalog);
@@ -522,6 +523,9 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (!soft.empty()) jb.set_soft(soft);
         jb.set_amount(a_cpus, cpus);
         if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);
+        // --mem-per-cpu: a node offers the job the CPUs its free memory pays for, in whole tasks (cons_tres
+        // job_test.c, the MEM_PER_CPU branch): what its best fit counts
+        if (mem < 0 && mem_per_cpu > 0) jb.set_fit_unit(per_task, mem_per_cpu * per_task * kMiB);
         else ++without_mem;
         for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
         if (a_jobs != kNone) jb.set_amount(a_jobs, whole_node ? node_jobs : 1);

@@ -145,6 +145,8 @@ struct SimPolicy {
   /// allocation = ConsecutiveBestFit: the consumable (index in catalog.consumables()) whose free units it
   /// counts; a format sets it (Slurm: cpus), else the first consumable.
   size_t fit_consumable = 0;
+  /// The consumable a job's JobTable::FitUnit limit is of (Slurm: memory); SIZE_MAX: none.
+  size_t fit_limit = SIZE_MAX;
   BackfillPolicy backfill = BackfillPolicy::None;
   /// backfill = Easy: how many waiting jobs get a reservation in a cycle (Moab RESERVATIONDEPTH, >= 1).
   uint32_t reservation_depth = 1;

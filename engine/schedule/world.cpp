@@ -45,6 +45,8 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
   idle_placer.record_choices(&chosen);
   cap_placer.fit_by(policy_.fit_consumable);
   idle_placer.fit_by(policy_.fit_consumable);
+  cap_placer.fit_limit_by(policy_.fit_limit);
+  idle_placer.fit_limit_by(policy_.fit_limit);
   check_farm_events();
   check_interval();
   for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)

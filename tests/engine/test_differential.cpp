@@ -134,13 +134,14 @@ INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
-  size_t behind = 0, held = 0, eligible_held = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0;
+  size_t behind = 0, held = 0, eligible_held = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0,
+         fit_unit_best_fit = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
     synth::SynthSpec spec = random_spec(seed);
     spec.fill_up = 0.3;  // parallel jobs, most of them a slot a tasker (Slurm's -N)
     spec.one_per_tasker = 0.7;
-    const auto ds = synth::generate(spec);
+    auto ds = synth::generate(spec);
     std::mt19937_64 rng(seed);
     DispatchOptions options;
     options.allocation = rng() % 4 == 0 ? AllocationPolicy::GreatestPower : AllocationPolicy::ConsecutiveBestFit;
@@ -164,6 +165,13 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
         q->queue_of_job.push_back(rng() % 5 == 0 ? kNone : static_cast<uint32_t>(rng() % n));
       options.queues = std::move(q);
     }
+    if (rng() % 2 == 0) {  // Slurm's --mem-per-cpu on a third of the jobs: a fit unit against a random limit
+      options.fit_limit = rng() % ds.catalog.consumables().size();
+      ds.jobs.fit_unit.resize(ds.jobs.size());
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+        if (rng() % 3 == 0)
+          ds.jobs.fit_unit[j] = {1.0 + static_cast<double>(rng() % 3), 0.5 + static_cast<double>(rng() % 8)};
+    }
     const naive::Result ref = naive::run(ds.catalog, ds.taskers, ds.jobs, options);
     const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, options);
     compare(ds, m, ref, "seed " + std::to_string(seed));
@@ -173,8 +181,11 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       eligible_held += r == PendingReason::EligibleHeld;
     }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit)
-      for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
         nodes_best_fit += ds.jobs.rule[j] == AllocationRule::OnePerTasker && m.dispatch.alloc_count[j] > 1;
+        fit_unit_best_fit += ds.jobs.fit_unit_of(j).fit > 0 && options.fit_limit != SIZE_MAX &&
+                             m.dispatch.status[j] == JobStatus::Assigned;
+      }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit && !options.queues) {
       const auto greatest = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
@@ -189,6 +200,7 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(assigned_best_fit, 200u);
   EXPECT_GT(nodes_best_fit, 30u) << "OnePerTasker jobs (Slurm's -N) placed by ConsecutiveBestFit";
   EXPECT_GT(moved, 40u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";
+  EXPECT_GT(fit_unit_best_fit, 200u) << "jobs with a fit unit (Slurm's --mem-per-cpu) placed by ConsecutiveBestFit";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, SlurmPassDifferential, ::testing::Range(0, 4));
 

@@ -282,6 +282,16 @@ std::vector<std::pair<uint32_t, uint32_t>> place_each_once(const Catalog& catalo
   return got;
 }
 
+namespace {
+constexpr double kNoLimit = std::numeric_limits<double>::quiet_NaN();  // slurm_offer: no fit limit configured
+}  // namespace
+
+double slurm_offer(const JobTable& jobs, uint32_t j, double fit_free, double limit_free) {
+  const JobTable::FitUnit u = jobs.fit_unit_of(j);
+  if (u.fit <= 0 || std::isnan(limit_free)) return fit_free;
+  return std::min(std::floor(fit_free / u.fit), std::floor(limit_free / u.limit));
+}
+
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
                                  const std::function<double(uint32_t)>& free, uint32_t want) {
   std::sort(fitting.begin(), fitting.end(),
@@ -398,6 +408,10 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     if (col.global().present) a = std::min(a, free_global[k]), any = true;
     return any ? a : 0.0;
   };
+  auto offer = [&](uint32_t j, uint32_t t) {  // Slurm's count of what tasker t offers job j
+    const double limit = options.fit_limit == SIZE_MAX ? kNoLimit : available(options.fit_limit, t);
+    return slurm_offer(jobs, j, available(options.fit_consumable, t), limit);
+  };
   for (uint32_t j : order) {
     if (const uint32_t q = queue_of(j); q != kNone) {
       if (blocked[q]) {
@@ -460,7 +474,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
             if (fits) list.push_back(t);
           }
           const std::vector<uint32_t> chosen = slurm_pick(
-              taskers, list, [&](uint32_t t) { return available(options.fit_consumable, t); }, jobs.slots[j]);
+              taskers, list, [&](uint32_t t) { return offer(j, t); }, jobs.slots[j]);
           if (chosen.empty()) continue;
           placed = place_each_once(catalog, taskers, jobs, j, chosen, pools);  // or this level fails
           if (!placed.empty()) break;
@@ -520,7 +534,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       for (const uint32_t t : fitting)
         if (violations(t) == best_violations) level.push_back(t);
       best = slurm_pick(
-          taskers, level, [&](uint32_t t) { return available(options.fit_consumable, t); }, 1)[0];
+          taskers, level, [&](uint32_t t) { return offer(j, t); }, 1)[0];
     }
     for (size_t k = 0; k < need.size(); ++k) {
       if (need[k] <= 0) continue;

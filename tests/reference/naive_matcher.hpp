@@ -52,6 +52,12 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
                                  const std::function<double(uint32_t)>& free, uint32_t want);
 
+/// What a tasker offers job j for slurm_pick, from its free amounts of the fit consumable (`fit_free`) and
+/// of the fit limit (`limit_free`, NaN when none is configured): the first alone, or, when the job has a
+/// JobTable::FitUnit (Slurm's
+/// --mem-per-cpu), whole tasks: the fewer of fit_free / unit.fit and limit_free / unit.limit, floored.
+double slurm_offer(const JobTable& jobs, uint32_t j, double fit_free, double limit_free);
+
 /// Job j on `chosen` (a slot each, in that order, the first the master paying the per-job charges):
 /// the placement, charged to `pools`; or nothing, `pools` unchanged, when any of them falls short.
 std::vector<std::pair<uint32_t, uint32_t>> place_each_once(const Catalog& catalog, const TaskerTable& taskers,

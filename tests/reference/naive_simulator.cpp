@@ -85,9 +85,11 @@ struct Sim {
     for (uint32_t t = 0; t < tk.size(); ++t)
       if (!down[t] && eligible(cat, tk, jobs, t, j) && meets_type(j, t)) elig.push_back(t);
     Placement pl;
-    auto fit_free = [&](uint32_t t) {
+    auto fit_free = [&](uint32_t t) {  // Slurm's count of what tasker t offers job j
       const double a = avail(p, pol.fit_consumable, t);
-      return a >= 0 ? a : 0.0;
+      if (pol.fit_limit == SIZE_MAX) return slurm_offer(jobs, j, a >= 0 ? a : 0.0, kNaN);  // no limit
+      const double limit = avail(p, pol.fit_limit, t);
+      return slurm_offer(jobs, j, a >= 0 ? a : 0.0, limit >= 0 ? limit : 0.0);
     };
     if (jobs.rule[j] == AllocationRule::PeSlots && pol.allocation == AllocationPolicy::ConsecutiveBestFit) {
       // Slurm's node choice among the taskers with room and the fewest soft violations

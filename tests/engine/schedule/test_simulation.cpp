@@ -808,6 +808,12 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     randomize_times(ds.jobs, rng);
     SimPolicy pol = base;
     pol.fit_consumable = seed % ds.catalog.consumables().size();  // (no draw: the traces stay as they were)
+    if (seed % 2 == 0) {  // Slurm's --mem-per-cpu on a third of the jobs (no draw either)
+      pol.fit_limit = (seed / 2) % ds.catalog.consumables().size();
+      ds.jobs.fit_unit.resize(ds.jobs.size());
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+        if ((j + seed) % 3 == 0) ds.jobs.fit_unit[j] = {1.0 + j % 3, 0.5 + j % 8};
+    }
     if (rng() % 3 == 0) pol.interval = static_cast<double>(1 + rng() % 9);
     if (rng() % 3 == 0) pol.throttles.push_back({CredentialKind::Class, "", 1 + rng() % 3, kInf});
     if (rng() % 4 == 0) {  // slot limits, per user or group, some for one named credential
