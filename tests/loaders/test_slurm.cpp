@@ -454,9 +454,11 @@ TEST(SlurmMainPass, MultiNodeJobsGetSlurmsNodes) {
 // CPUs its free memory pays for (job 109, `-n 3 --mem-per-cpu=500`: n054 and n087 both offer 6, and n054
 // comes first; by free CPUs alone n087 wins and the jobs after it move). Apart, named: job 115 (a matching
 // OR over several nodes, rejected by colmatch), the array 116 (Slurm's main pass takes an array's tasks
-// in an order of its own), job 118 (`--gres=gpu:v100:1`: every v100 node is held, and Slurm still says
-// Resources and blocks its partition, where colmatch says ReqNodeNotAvail: Slurm tells the two apart
-// before the GRES count, on features and partitions) and the jobs of its partition after it (120-123).
+// in an order of its own), job 118 (`--gres=gpu:v100:1`: every v100 node is held; Slurm says ReqNodeNotAvail
+// only when none of the job's unheld nodes by partition and features is busy (node_scheduler.c
+// _pick_best_nodes: `!runable_avail && !nodes_busy`), and n096 runs an --exclusive job, so it says
+// Resources and blocks partition all, where colmatch says ReqNodeNotAvail) and the jobs of that partition
+// after it (120-123).
 // Of the other 116 rows Slurm started 96 and left 8 Priority, 5 ReqNodeNotAvail (the array 117 among
 // them), 1 Resources, 5 BadConstraints and 1 PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h).
 TEST(SlurmMainPass, MemoryPerCpuCountsTheCpusFreeMemoryPays) {
