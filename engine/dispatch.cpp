@@ -430,6 +430,7 @@ class Walk {
         res_(res),
         policy_(options.allocation),
         blocks_(blocks),
+        requested_(options.requested.get()),
         placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {
     placer_.fit_by(options.fit_consumable);
     placer_.fit_limit_by(options.fit_limit);
@@ -461,9 +462,11 @@ class Walk {
       }
     if (settled_[c] != PendingReason::None) {
       // blocking queues: the category's taskers may all be held by now (held only grows: it stays so)
-      if (blocks_ != nullptr && settled_[c] == PendingReason::NoFreeCapacity &&
-          blocks_->all_held(c, eligible_[c].eligible))
-        settled_[c] = PendingReason::EligibleHeld;
+      if (blocks_ != nullptr &&
+          (settled_[c] == PendingReason::NoFreeCapacity || settled_[c] == PendingReason::EligibleHeld)) {
+        pend(j, no_room(c), out);  // (a tasker may have become busy, or been held, since)
+        return;
+      }
       pend(j, settled_[c], out);
       return;
     }
@@ -497,15 +500,13 @@ class Walk {
       }
       cursors_.exhaust(c);
       // held only grows in a pass: the category's later jobs find their taskers held too
-      const PendingReason r = eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker
-                              : blocks_ != nullptr && blocks_->all_held(c, eligible_[c].eligible)
-                                  ? PendingReason::EligibleHeld
-                                  : PendingReason::NoFreeCapacity;
+      const PendingReason r = eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker : no_room(c);
       if (!gated(c)) settled_[c] = r;
       pend(j, r, out);
       return;
     }
     cap_.commit(ledger_);
+    if (blocks_ != nullptr) blocks_->placed();
     res_.alloc_first[j] = static_cast<uint32_t>(first);
     res_.alloc_count[j] = static_cast<uint32_t>(out.allocations.size() - first);
     res_.tasker[j] = out.allocations[first].tasker;
@@ -523,6 +524,14 @@ class Walk {
     }
   }
   bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
+  // A job of category c that found no room, with eligible taskers: every one held and none of its
+  // requested taskers busy is Slurm's ReqNodeNotAvail (EligibleHeld, blocking nothing); else it found
+  // no free capacity (and blocks its queue).
+  PendingReason no_room(uint32_t c) {
+    const bool not_avail = blocks_ != nullptr && blocks_->all_held(c, eligible_[c].eligible) &&
+                           !(requested_ != nullptr && blocks_->any_busy(c, (*requested_)[c]));
+    return not_avail ? PendingReason::EligibleHeld : PendingReason::NoFreeCapacity;
+  }
 
   const JobTable& jobs_;
   const Categories& cats_;
@@ -535,7 +544,8 @@ class Walk {
   size_t live_ = 0;
   DispatchResult& res_;
   AllocationPolicy policy_;
-  QueueBlocks* blocks_;  // null: no queue blocks
+  QueueBlocks* blocks_;                               // null: no queue blocks
+  const std::vector<kernels::TaskerSet>* requested_;  // per category (DispatchOptions::requested), or null
   Placer placer_;
 };
 
@@ -727,6 +737,19 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     apart = *std::max_element(jobs_of.begin(), jobs_of.end()) * 8 < all * 7;
   }
   if (!apart || options.queues) {  // one walk: the sequential dispatch (blocking queues tie every part)
+    if (options.queues && options.queues->busy_consumable != kNone && !options.requested) {
+      auto requested = std::make_shared<std::vector<kernels::TaskerSet>>(cats.size());
+      tbb::parallel_for(size_t{0}, cats.size(), [&](size_t c) {
+        (*requested)[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]], nullptr, ChargeVector{},
+                                            kernels::active())
+                              .eligible;
+      });
+      DispatchOptions with = options;
+      with.requested = std::move(requested);
+      DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors, with);
+      res.capacity = std::move(capacity);
+      return res;
+    }
     DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors, options);
     res.capacity = std::move(capacity);
     return res;

@@ -355,6 +355,10 @@ struct DispatchOptions {
   /// Slurm's main scheduling pass (queue_blocking.hpp): a job that cannot start blocks its queue and
   /// holds the queue's taskers from every later job. Null: no queue blocks.
   std::shared_ptr<const BlockingQueues> queues;
+  /// With queues->busy_consumable: per category its taskers by request alone (evaluate_category without
+  /// charges), for QueueBlocks::any_busy. The dispatch that takes a Catalog computes it when null; the
+  /// sequential one then reads it (null there: no tasker is busy).
+  std::shared_ptr<const std::vector<kernels::TaskerSet>> requested;
 };
 
 /// Runs the greedy dispatch from configured capacity, less `in_use` when given (what the farm's running

@@ -30,6 +30,20 @@ bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible) {
   return !any_up(eligible, first_unheld_[c]);
 }
 
+bool QueueBlocks::any_busy(size_t c, const kernels::TaskerSet& requested) {
+  const uint32_t k = queues_.busy_consumable;
+  if (k == kNone) return false;
+  if (busy_.size() <= c) busy_.resize(c + 1);
+  Busy& b = busy_[c];
+  if (b.placements == placements_ && b.held == held_.size()) return b.busy;
+  b = {false, placements_, held_.size()};
+  for (size_t t = requested.next(0); t < requested.universe() && !b.busy; t = requested.next(t + 1)) {
+    const auto x = static_cast<uint32_t>(t);
+    b.busy = !capacity_.down(x) && capacity_.available(k, x) <= 0;  // (NaN: no pool of it there, not busy)
+  }
+  return b.busy;
+}
+
 void QueueBlocks::block(uint32_t q) {
   blocked_[q] = 1;
   const kernels::TaskerSet& set = queues_.taskers[q];

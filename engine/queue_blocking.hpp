@@ -7,8 +7,10 @@
 // partition has no available node left pends with Reason `Resources`, "Nodes required for job are DOWN,
 // DRAINED or reserved for jobs in higher priority partitions", and fails its partition too. A job whose
 // partition has nodes left but none of them eligible for it (every eligible node held) pends with
-// Reason `ReqNodeNotAvail` and blocks nothing; nor does a job that can never run (BadConstraints: no
-// eligible tasker). The batch dispatch does the same
+// Reason `ReqNodeNotAvail` and blocks nothing, unless one of its unheld nodes by partition and features
+// is busy, not to be shared (an --exclusive job runs there): then it is `Resources` and blocks
+// (node_scheduler.c _pick_best_nodes: ESLURM_NODE_NOT_AVAIL for `!runable_avail && !nodes_busy`); nor does
+// a job that can never run (BadConstraints: no eligible tasker) block. The batch dispatch does the same
 // over queues (a farm's partitions), holding a blocked queue's taskers as down in its Capacity until
 // the pass ends.
 #pragma once
@@ -29,6 +31,9 @@ struct BlockingQueues {
   std::vector<std::string> names;           ///< per queue
   std::vector<kernels::TaskerSet> taskers;  ///< per queue: its taskers (tasker indices, rank order)
   std::vector<uint32_t> queue_of_job;       ///< per job: its queue, or kNone
+  /// A consumable (index in catalog.consumables()) a tasker with none of free is busy, not to be shared
+  /// (Slurm: the consumable `jobs` an --exclusive job takes whole); kNone: no tasker is ever busy.
+  uint32_t busy_consumable = kNone;
 };
 
 /// What blocking queues say of a job before it is tried.
@@ -55,6 +60,13 @@ class QueueBlocks {
   /// ESLURM_NODE_NOT_AVAIL, which does not fail the partition). Held taskers only grow in a pass, so a
   /// cursor per category only moves forward: O(eligible taskers) per category over the pass.
   bool all_held(size_t c, const kernels::TaskerSet& eligible);
+  /// Whether some tasker of `requested` (category c's taskers by its request alone, before capacity) is up
+  /// and busy (BlockingQueues::busy_consumable: a pool of it there, with nothing free): then a job of c whose eligible
+  /// taskers are all held is Slurm's `Resources`, not `ReqNodeNotAvail`. False without a busy consumable. Computed
+  /// again only after a queue blocked or a placement (placed()): O(requested taskers) then.
+  bool any_busy(size_t c, const kernels::TaskerSet& requested);
+  /// A job was placed (a tasker may have become busy).
+  void placed() noexcept { ++placements_; }
   /// Gives the held taskers back (up again in the Capacity): the end of the pass.
   void release();
 
@@ -69,6 +81,13 @@ class QueueBlocks {
   std::vector<size_t> first_up_;      // per queue: no tasker of it before this one is up
   std::vector<uint32_t> held_;        // taskers this pass set down
   std::vector<size_t> first_unheld_;  // per category: no eligible tasker before it is up
+  uint64_t placements_ = 0;
+  struct Busy {  // per category: any_busy's answer, and the state it was computed in
+    bool busy = false;
+    uint64_t placements = ~uint64_t{0};
+    size_t held = 0;
+  };
+  std::vector<Busy> busy_;
 };
 
 }  // namespace colmatch

@@ -314,6 +314,9 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   // Slurm's main scheduling pass: its node selection, and partitions as blocking queues
   // (engine/queue_blocking.hpp), each holding its nodes' rows
   auto queues = std::make_shared<BlockingQueues>();
+  // a node an --exclusive job runs on is busy: a job whose eligible nodes are all held is then Slurm's
+  // Resources (blocking its partition) rather than ReqNodeNotAvail, if such a node is among its own
+  if (a_jobs != kNone) queues->busy_consumable = static_cast<uint32_t>(ds.catalog.consumable_slot(a_jobs));
   std::map<std::string, uint32_t> queue_of;
   for (const Partition& p : partitions)
     if (p.up) {

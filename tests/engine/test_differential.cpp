@@ -130,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 // Slurm's main pass (ConsecutiveBestFit, blocking queues) against the naive matcher's from-scratch
 // version: 4 shards x 150 random farms, each with a random fit consumable and, on most, 1-4 random
 // queues over random tasker subsets (overlapping, as Slurm's partitions do), a fifth of the jobs in no
-// queue.
+// queue, on half of them a busy consumable; on half, random fit units (Slurm's --mem-per-cpu).
 class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
@@ -163,6 +163,8 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       }
       for (uint32_t j = 0; j < ds.jobs.size(); ++j)
         q->queue_of_job.push_back(rng() % 5 == 0 ? kNone : static_cast<uint32_t>(rng() % n));
+      // on half, taskers with nothing free of a random consumable are busy (Slurm: an --exclusive job's)
+      if (rng() % 2 == 0) q->busy_consumable = static_cast<uint32_t>(rng() % ds.catalog.consumables().size());
       options.queues = std::move(q);
     }
     if (rng() % 2 == 0) {  // Slurm's --mem-per-cpu on a third of the jobs: a fit unit against a random limit

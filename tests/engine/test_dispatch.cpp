@@ -854,4 +854,31 @@ TEST(Dispatch, ConsecutiveBestFitSearchesAgainAfterAQueueHoldsTaskers) {
   EXPECT_EQ(f.assigned_to(m, 3), "p");
 }
 
+// QueueBlocks::any_busy (Slurm's nodes_busy): a tasker of the requested set that is up with nothing free of
+// the busy consumable; asked again after a placement or a queue blocking, never stale.
+TEST(Dispatch, BusyTaskersAreSeenAfterEachPlacementAndHold) {
+  Farm f;
+  TaskerBuilder tb(f.cat);
+  for (const char* name : {"a", "b"}) {
+    tb.add(name, 1.0);
+    tb.set(f.slots, "2");
+  }
+  f.taskers = std::move(tb).build();
+  Capacity cap = Capacity::configured(f.cat, f.taskers);
+  BlockingQueues q;
+  q.names = {"q"};
+  q.taskers.push_back(kernels::TaskerSet::from_words({uint64_t{1} << f.tasker_row("a")}, 2, 1));
+  q.queue_of_job = {0};
+  q.busy_consumable = static_cast<uint32_t>(f.cat.consumable_slot(f.slots));
+  const kernels::TaskerSet both = kernels::TaskerSet::from_words({3}, 2, 2);
+  QueueBlocks blocks(q, cap);
+  EXPECT_FALSE(blocks.any_busy(0, both));
+  cap.take(q.busy_consumable, f.tasker_row("a"), 2);
+  blocks.placed();
+  EXPECT_TRUE(blocks.any_busy(0, both)) << "a has nothing free";
+  blocks.failed(0);  // its queue blocks: a is held, so no longer counts
+  EXPECT_FALSE(blocks.any_busy(0, both));
+  blocks.release();
+}
+
 }  // namespace

@@ -452,25 +452,22 @@ TEST(SlurmMainPass, MultiNodeJobsGetSlurmsNodes) {
 // The queue of datasets/slurm/c100-queue (123 jobs, two arrays; the dump's squeue.json) released at once.
 // Jobs asking memory per CPU get the node Slurm counts most tightly: under --mem-per-cpu a node offers the
 // CPUs its free memory pays for (job 109, `-n 3 --mem-per-cpu=500`: n054 and n087 both offer 6, and n054
-// comes first; by free CPUs alone n087 wins and the jobs after it move). Apart, named: job 115 (a matching
-// OR over several nodes, rejected by colmatch), the array 116 (Slurm's main pass takes an array's tasks
-// in an order of its own), job 118 (`--gres=gpu:v100:1`: every v100 node is held; Slurm says ReqNodeNotAvail
+// comes first; by free CPUs alone n087 wins and the jobs after it move). And Slurm says ReqNodeNotAvail
 // only when none of the job's unheld nodes by partition and features is busy (node_scheduler.c
-// _pick_best_nodes: `!runable_avail && !nodes_busy`), and n096 runs an --exclusive job, so it says
-// Resources and blocks partition all, where colmatch says ReqNodeNotAvail) and the jobs of that partition
-// after it (120-123).
-// Of the other 116 rows Slurm started 96 and left 8 Priority, 5 ReqNodeNotAvail (the array 117 among
-// them), 1 Resources, 5 BadConstraints and 1 PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h).
-TEST(SlurmMainPass, MemoryPerCpuCountsTheCpusFreeMemoryPays) {
-  EXPECT_EQ(expect_main_pass("", "c100-queue-slurm.tsv", "c100-queue",
-                             {"115", "116_1", "116_2", "116_3", "118", "120", "121", "122", "123"}),
-            (Outcomes{{"started", 96},
-                      {"apart", 9},
-                      {"Priority", 8},
-                      {"ReqNodeNotAvail", 5},
-                      {"Resources", 1},
-                      {"BadConstraints", 5},
-                      {"PartitionTimeLimit", 1}}));
+// _pick_best_nodes: `!runable_avail && !nodes_busy`): job 118 (`--gres=gpu:v100:1`, every v100 node held)
+// is Resources and blocks partition all, for n096 runs the --exclusive job 107. Slurm started 99 and left
+// 11 Priority, 5 ReqNodeNotAvail (the array 117 among them), 2 Resources, 5 BadConstraints, 1
+// PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h) and 1 "Nodes required..."; apart: job 115, a
+// matching OR over several nodes, which colmatch rejects.
+TEST(SlurmMainPass, MemoryPerCpuAndBusyNodesAsSlurmCountsThem) {
+  EXPECT_EQ(expect_main_pass("", "c100-queue-slurm.tsv", "c100-queue", {"115"}), (Outcomes{{"started", 99},
+                                                                                           {"apart", 1},
+                                                                                           {"Priority", 11},
+                                                                                           {"ReqNodeNotAvail", 5},
+                                                                                           {"Resources", 2},
+                                                                                           {"BadConstraints", 5},
+                                                                                           {"PartitionTimeLimit", 1},
+                                                                                           {kHeld, 1}}));
 }
 
 TEST(SlurmConstraint, LeftToRightParenthesesBracketsAndRefusals) {

@@ -390,10 +390,30 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   auto queue_of = [&](uint32_t j) { return queues ? queues->queue_of_job[j] : kNone; };
   // Job j found no tasker: none eligible, or every eligible one held (it waits, blocking nothing), or
   // some eligible tasker not held has no room (it blocks its queue).
+  // Some tasker not held that job j's request alone admits is busy: a pool of the busy consumable there
+  // has nothing free (Slurm: nodes_busy, an --exclusive job's node).
+  auto busy = [&](uint32_t j) {
+    if (queues == nullptr || queues->busy_consumable == kNone) return false;
+    const uint32_t k = queues->busy_consumable;
+    const Column& col = taskers.columns[catalog.consumables()[k]];
+    const std::vector<double> none(catalog.consumables().size(), 0.0);
+    const std::vector<int> kinds(catalog.consumables().size(), 0);
+    for (uint32_t t = 0; t < nt; ++t) {
+      if (held[t] || !eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], none, t, kinds)) continue;
+      const uint32_t h = taskers.host_of[t];
+      const bool defined = col.has(t) || (h != kNone && col.by_host().has(h)) || col.global().present;
+      double a = std::numeric_limits<double>::infinity();
+      if (col.has(t)) a = res.free[k][t];
+      if (h != kNone && col.by_host().has(h)) a = std::min(a, free_host[k][h]);
+      if (col.global().present) a = std::min(a, free_global[k]);
+      if (defined && a <= 0) return true;
+    }
+    return false;
+  };
   auto fail = [&](uint32_t j, bool any_eligible, bool any_unheld) {
-    const PendingReason r = !any_eligible                      ? PendingReason::NoEligibleTasker
-                            : queues != nullptr && !any_unheld ? PendingReason::EligibleHeld
-                                                               : PendingReason::NoFreeCapacity;
+    const PendingReason r = !any_eligible                                  ? PendingReason::NoEligibleTasker
+                            : queues != nullptr && !any_unheld && !busy(j) ? PendingReason::EligibleHeld
+                                                                           : PendingReason::NoFreeCapacity;
     res.reason[j] = r;
     if (r == PendingReason::NoFreeCapacity && queue_of(j) != kNone && !blocked[queue_of(j)]) block(queue_of(j));
   };
