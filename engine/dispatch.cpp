@@ -506,7 +506,8 @@ class Walk {
       return;
     }
     cap_.commit(ledger_);
-    if (blocks_ != nullptr) blocks_->placed();
+    if (blocks_ != nullptr)
+      for (size_t a = first; a < out.allocations.size(); ++a) blocks_->placed_on(out.allocations[a].tasker);
     res_.alloc_first[j] = static_cast<uint32_t>(first);
     res_.alloc_count[j] = static_cast<uint32_t>(out.allocations.size() - first);
     res_.tasker[j] = out.allocations[first].tasker;
@@ -529,7 +530,7 @@ class Walk {
   // no free capacity (and blocks its queue).
   PendingReason no_room(uint32_t c) {
     const bool not_avail = blocks_ != nullptr && blocks_->all_held(c, eligible_[c].eligible) &&
-                           !(requested_ != nullptr && blocks_->any_busy(c, (*requested_)[c]));
+                           !(requested_ != nullptr && blocks_->any_busy((*requested_)[c]));
     return not_avail ? PendingReason::EligibleHeld : PendingReason::NoFreeCapacity;
   }
 

@@ -274,7 +274,6 @@ class Placer {
   size_t find_pe_slots(uint32_t c, AllocationPolicy policy, double& key);
   // Rows prev < x are adjacent in Slurm's node table: adjacent rows and input indices, one power.
   bool adjacent(size_t prev, size_t x) const noexcept;
-  // Tasker t's free units of the fit consumable (0 where no pool defines it).
   // What tasker t offers a job of category c in units of the fit consumable: its free amount, or with a
   // FitUnit (Slurm's --mem-per-cpu) the fewer of its free units and what the limit's free amount buys.
   double fit_free(uint32_t c, uint32_t t) const noexcept;

@@ -1,5 +1,8 @@
 #include "engine/queue_blocking.hpp"
 
+#include <bit>
+#include <span>
+
 namespace colmatch {
 
 QueueBlocks::QueueBlocks(const BlockingQueues& queues, Capacity& capacity)
@@ -30,18 +33,37 @@ bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible) {
   return !any_up(eligible, first_unheld_[c]);
 }
 
-bool QueueBlocks::any_busy(size_t c, const kernels::TaskerSet& requested) {
-  const uint32_t k = queues_.busy_consumable;
-  if (k == kNone) return false;
-  if (busy_.size() <= c) busy_.resize(c + 1);
-  Busy& b = busy_[c];
-  if (b.placements == placements_ && b.held == held_.size()) return b.busy;
-  b = {false, placements_, held_.size()};
-  for (size_t t = requested.next(0); t < requested.universe() && !b.busy; t = requested.next(t + 1)) {
-    const auto x = static_cast<uint32_t>(t);
-    b.busy = !capacity_.down(x) && capacity_.available(k, x) <= 0;  // (NaN: no pool of it there, not busy)
+bool QueueBlocks::busy(uint32_t t) const noexcept {
+  return capacity_.available(queues_.busy_consumable, t) <= 0;  // (NaN: no pool of it there, not busy)
+}
+
+bool QueueBlocks::any_busy(const kernels::TaskerSet& requested) {
+  if (queues_.busy_consumable == kNone) return false;
+  const size_t universe = requested.universe();
+  if (busy_.empty()) {  // the taskers busy before any job of the pass was placed
+    busy_.assign(kernels::words_for(universe), 0);
+    for (uint32_t t = 0; t < universe; ++t)
+      if (busy(t)) busy_[t >> 6] |= uint64_t{1} << (t & 63);
   }
-  return b.busy;
+  auto up_and_busy = [&](size_t t) {
+    const auto x = static_cast<uint32_t>(t);
+    return (busy_[t >> 6] >> (t & 63) & 1) != 0 && !capacity_.down(x) && busy(x);
+  };
+  const std::span<const uint64_t> words = requested.dense_words();
+  if (words.empty()) {  // sparse: member by member
+    for (size_t t = requested.next(0); t < universe; t = requested.next(t + 1))
+      if (up_and_busy(t)) return true;
+    return false;
+  }
+  for (size_t w = 0; w < words.size(); ++w)
+    for (uint64_t bits = words[w] & busy_[w]; bits != 0; bits &= bits - 1)
+      if (up_and_busy(w * 64 + static_cast<size_t>(std::countr_zero(bits)))) return true;
+  return false;
+}
+
+void QueueBlocks::placed_on(uint32_t t) {
+  if (queues_.busy_consumable == kNone || busy_.empty()) return;  // (none asked yet: the first scan sees it)
+  if (busy(t)) busy_[t >> 6] |= uint64_t{1} << (t & 63);
 }
 
 void QueueBlocks::block(uint32_t q) {

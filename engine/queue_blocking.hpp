@@ -60,13 +60,15 @@ class QueueBlocks {
   /// ESLURM_NODE_NOT_AVAIL, which does not fail the partition). Held taskers only grow in a pass, so a
   /// cursor per category only moves forward: O(eligible taskers) per category over the pass.
   bool all_held(size_t c, const kernels::TaskerSet& eligible);
-  /// Whether some tasker of `requested` (category c's taskers by its request alone, before capacity) is up
-  /// and busy (BlockingQueues::busy_consumable: a pool of it there, with nothing free): then a job of c whose eligible
-  /// taskers are all held is Slurm's `Resources`, not `ReqNodeNotAvail`. False without a busy consumable. Computed
-  /// again only after a queue blocked or a placement (placed()): O(requested taskers) then.
-  bool any_busy(size_t c, const kernels::TaskerSet& requested);
-  /// A job was placed (a tasker may have become busy).
-  void placed() noexcept { ++placements_; }
+  /// Whether some tasker of `requested` (a category's taskers by its request alone, before capacity) is up
+  /// and busy (BlockingQueues::busy_consumable: a pool of it there, with nothing free): then a job of it
+  /// whose eligible taskers are all held is Slurm's `Resources`, not `ReqNodeNotAvail`. False without a
+  /// busy consumable. O(taskers / 64) over a dense `requested`'s words, O(its members) when sparse; the
+  /// first call scans every tasker once (the busy ones before the pass).
+  bool any_busy(const kernels::TaskerSet& requested);
+  /// A job was placed on tasker t: it may have become busy (busy only grows in a pass: capacity only
+  /// shrinks). O(1).
+  void placed_on(uint32_t t);
   /// Gives the held taskers back (up again in the Capacity): the end of the pass.
   void release();
 
@@ -81,13 +83,9 @@ class QueueBlocks {
   std::vector<size_t> first_up_;      // per queue: no tasker of it before this one is up
   std::vector<uint32_t> held_;        // taskers this pass set down
   std::vector<size_t> first_unheld_;  // per category: no eligible tasker before it is up
-  uint64_t placements_ = 0;
-  struct Busy {  // per category: any_busy's answer, and the state it was computed in
-    bool busy = false;
-    uint64_t placements = ~uint64_t{0};
-    size_t held = 0;
-  };
-  std::vector<Busy> busy_;
+  // Whether tasker t is busy now (a pool of the busy consumable there, with nothing free).
+  bool busy(uint32_t t) const noexcept;
+  std::vector<uint64_t> busy_;  // a bit per busy tasker: every tasker scanned once, then placed_on()
 };
 
 }  // namespace colmatch

@@ -855,7 +855,7 @@ TEST(Dispatch, ConsecutiveBestFitSearchesAgainAfterAQueueHoldsTaskers) {
 }
 
 // QueueBlocks::any_busy (Slurm's nodes_busy): a tasker of the requested set that is up with nothing free of
-// the busy consumable; asked again after a placement or a queue blocking, never stale.
+// the busy consumable: seen once placed_on() says a job went there, and no longer once its queue holds it.
 TEST(Dispatch, BusyTaskersAreSeenAfterEachPlacementAndHold) {
   Farm f;
   TaskerBuilder tb(f.cat);
@@ -872,12 +872,12 @@ TEST(Dispatch, BusyTaskersAreSeenAfterEachPlacementAndHold) {
   q.busy_consumable = static_cast<uint32_t>(f.cat.consumable_slot(f.slots));
   const kernels::TaskerSet both = kernels::TaskerSet::from_words({3}, 2, 2);
   QueueBlocks blocks(q, cap);
-  EXPECT_FALSE(blocks.any_busy(0, both));
+  EXPECT_FALSE(blocks.any_busy(both));
   cap.take(q.busy_consumable, f.tasker_row("a"), 2);
-  blocks.placed();
-  EXPECT_TRUE(blocks.any_busy(0, both)) << "a has nothing free";
+  blocks.placed_on(f.tasker_row("a"));
+  EXPECT_TRUE(blocks.any_busy(both)) << "a has nothing free";
   blocks.failed(0);  // its queue blocks: a is held, so no longer counts
-  EXPECT_FALSE(blocks.any_busy(0, both));
+  EXPECT_FALSE(blocks.any_busy(both));
   blocks.release();
 }
 
