@@ -285,9 +285,7 @@ uint32_t Placer::instances_of_terms(uint32_t c, uint32_t t, bool master, uint32_
     const double a = free - once;
     if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
     if (inst <= 0) continue;
-    double q = inst == 1 ? std::floor(a) : std::floor(a / inst);
-    if (q * inst > a) q -= 1;  // guard against rounding up in the division
-    n = static_cast<uint32_t>(std::min<double>(n, q));
+    n = static_cast<uint32_t>(std::min<double>(n, whole(a, inst)));
   }
   return n;
 }
@@ -356,7 +354,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   }
   uint32_t remaining = jobs_.slots[j];
   const size_t first = out.size();
-  std::vector<std::pair<size_t, size_t>> advance;  // (tier, new cursor), kept only on success
+  advance_.clear();
   auto place = [&](size_t x, uint32_t n, bool master) {
     if (!planning_)
       cats_.each_allocation_charge(c, n, master, [&](uint32_t k, double amount) {
@@ -385,7 +383,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
       place(x, n, false);
       return remaining > 0;
     });
-    advance.emplace_back(v, first_room);
+    advance_.emplace_back(v, first_room);
   }
   if (remaining > 0) {
     out.resize(first);
@@ -394,7 +392,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
     return false;
   }
   if (cursors_)
-    for (const auto& [v, cur] : advance) cursors_->at(c, v) = std::max(cursors_->at(c, v), cur);
+    for (const auto& [v, cur] : advance_) cursors_->at(c, v) = std::max(cursors_->at(c, v), cur);
   return true;
 }
 
@@ -432,8 +430,7 @@ class Walk {
         blocks_(blocks),
         requested_(options.requested.get()),
         placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {
-    placer_.fit_by(options.fit_consumable);
-    placer_.fit_limit_by(options.fit_limit);
+    placer_.fit_by(options.fit_consumable, options.fit_limit);
     placer_.committed_walk();
   }
 
@@ -461,10 +458,10 @@ class Walk {
         return;
       }
     if (settled_[c] != PendingReason::None) {
-      // blocking queues: the category's taskers may all be held by now (held only grows: it stays so)
+      // blocking queues: its taskers may all be held by now, or a requested one busy: asked again
       if (blocks_ != nullptr &&
           (settled_[c] == PendingReason::NoFreeCapacity || settled_[c] == PendingReason::EligibleHeld)) {
-        pend(j, no_room(c), out);  // (a tasker may have become busy, or been held, since)
+        pend(j, no_room(c), out);
         return;
       }
       pend(j, settled_[c], out);
@@ -738,6 +735,7 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     apart = *std::max_element(jobs_of.begin(), jobs_of.end()) * 8 < all * 7;
   }
   if (!apart || options.queues) {  // one walk: the sequential dispatch (blocking queues tie every part)
+    DispatchOptions with = options;
     if (options.queues && options.queues->busy_consumable != kNone && !options.requested) {
       auto requested = std::make_shared<std::vector<kernels::TaskerSet>>(cats.size());
       tbb::parallel_for(size_t{0}, cats.size(), [&](size_t c) {
@@ -745,13 +743,9 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
                                             kernels::active())
                               .eligible;
       });
-      DispatchOptions with = options;
       with.requested = std::move(requested);
-      DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors, with);
-      res.capacity = std::move(capacity);
-      return res;
     }
-    DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors, options);
+    DispatchResult res = dispatch(taskers, jobs, cats, eligible, capacity, cursors, with);
     res.capacity = std::move(capacity);
     return res;
   }

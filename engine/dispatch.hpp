@@ -209,11 +209,13 @@ class Placer {
   /// is left as it was). A $fill_up job charging only taskers' own pools is planned tasker by tasker
   /// (each tasker's instances do not depend on the others'); any other job is placed and rolled back.
   bool plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
-  /// The consumable ConsecutiveBestFit measures free units of (index in catalog.consumables(); 0 unless
-  /// set).
-  void fit_by(size_t k) noexcept { fit_ = k; }
-  /// The consumable a category's FitUnit limit is of (Slurm: memory; SIZE_MAX, the default: none).
-  void fit_limit_by(size_t k) noexcept { fit_limit_ = k; }
+  /// What ConsecutiveBestFit counts: free units of consumable k (index in catalog.consumables(); 0 unless
+  /// set), for a category with a JobTable::FitUnit also limited by consumable `limit` (Slurm: memory for
+  /// --mem-per-cpu; SIZE_MAX, the default: none).
+  void fit_by(size_t k, size_t limit = SIZE_MAX) noexcept {
+    fit_ = k;
+    fit_limit_ = limit;
+  }
   /// Every successful try_place is committed before the next call (the batch dispatch's walk; not the
   /// simulator, which plans and rolls back): lets a job follow its category's last placement when
   /// nothing else changed since (ConsecutiveBestFit's answer then stays the same tasker).
@@ -255,16 +257,20 @@ class Placer {
       const double free = cap_.queue_free(x.k)[t];
       if (std::isfinite(free)) {
         if (!(free >= x.inst)) return 0;
-        double q = x.inst == 1 ? std::floor(free) : std::floor(free / x.inst);
-        if (q * x.inst > free) q -= 1;  // guard against rounding up in the division
         const uint32_t n = cats_.rule[c] == AllocationRule::OnePerTasker ? std::min(want, 1u) : want;
-        return static_cast<uint32_t>(std::min<double>(n, q));
+        return static_cast<uint32_t>(std::min<double>(n, whole(free, x.inst)));
       }
     }
     return instances_of_terms(c, t, master, want);
   }
 
  private:
+  // How many whole `inst` fit in `a` (a >= inst > 0), safe against the division rounding up.
+  static double whole(double a, double inst) noexcept {
+    double q = inst == 1 ? std::floor(a) : std::floor(a / inst);
+    if (q * inst > a) q -= 1;
+    return q;
+  }
   // instances() for any category: every term, each pool level, a master's per-job charges.
   uint32_t instances_of_terms(uint32_t c, uint32_t t, bool master, uint32_t want) const;
   bool place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
@@ -315,6 +321,7 @@ class Placer {
     std::vector<double> free;
     std::vector<Run> runs;
   } scratch_;
+  std::vector<std::pair<size_t, size_t>> advance_;  // place_fill_up: (tier, new cursor), kept only on success
   // The batch walk commits every successful try_place (committed_walk()): the last placement's category
   // and tasker, and how many placements there were then, let the next job of that category skip its
   // ConsecutiveBestFit search (place_pe_slots).

@@ -26,20 +26,6 @@ double number(const std::optional<std::string>& v) {
   return ec == std::errc() && end == v->data() + v->size() ? x : std::nan("");
 }
 
-// `node=K` of a TRES list (`cpu=48,mem=3000M,node=3,billing=48`), or NaN.
-double tres_nodes(const std::optional<std::string>& tres) {
-  if (absent(tres)) return std::nan("");
-  size_t b = 0;
-  while (b <= tres->size()) {
-    size_t e = tres->find(',', b);
-    if (e == std::string::npos) e = tres->size();
-    const std::string_view item(tres->data() + b, e - b);
-    if (item.substr(0, 5) == "node=") return number(std::string(item.substr(5)));
-    b = e + 1;
-  }
-  return std::nan("");
-}
-
 }  // namespace
 
 bool is_scontrol_jobs(const std::string& path) {
@@ -83,7 +69,7 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
     auto reject = [&](const std::string& why) {
       if (job.error.empty()) job.error = why;
     };
-    const double nodes = tres_nodes(r.get("TRES"));
+    const double nodes = absent(r.get("TRES")) ? std::nan("") : tres_count(*r.get("TRES"), "node");
     if (!std::isnan(nodes) && nodes > 1) o.emplace_back("nodes", fmt::format("{}", nodes));
     const double tasks = number(r.get("NumTasks")), per_task = number(r.get("CPUs/Task"));
     if (!std::isnan(tasks) && tasks >= 1) o.emplace_back("ntasks", fmt::format("{}", tasks));

@@ -1,7 +1,6 @@
 #include "loaders/slurm_squeue.hpp"
 
 #include <cmath>
-#include <cstdlib>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -80,14 +79,8 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     q.request.line = index;
     // the nodes asked for: tres_req_str's node=K (node_count is Slurm's estimate for a pending job: 2 for
     // `-n 4 -c 2`, 4 for `-N 3 -n 3 -c 4`)
-    double nodes = num("node_count");
-    if (const std::string tres = str("tres_req_str"); !tres.empty())
-      for (size_t b = 0; b <= tres.size();) {
-        size_t e = tres.find(',', b);
-        if (e == std::string::npos) e = tres.size();
-        if (tres.compare(b, 5, "node=") == 0) nodes = std::atof(tres.substr(b + 5, e - b - 5).c_str());
-        b = e + 1;
-      }
+    double nodes = tres_count(str("tres_req_str"), "node");
+    if (std::isnan(nodes)) nodes = num("node_count");
     const double cpus = num("cpus"), tasks = num("tasks");
     if (!std::isnan(nodes) && nodes > 1) o.emplace_back("nodes", fmt::format("{}", nodes));
     const double per_task = !std::isnan(cpus) && !std::isnan(tasks) && tasks >= 1 ? cpus / tasks : std::nan("");

@@ -322,6 +322,22 @@ std::vector<std::string> gres_items(std::string_view tres) {
 
 }  // namespace
 
+double tres_count(std::string_view tres, std::string_view name) {
+  for (size_t b = 0; b <= tres.size();) {
+    size_t e = tres.find(',', b);
+    if (e == std::string_view::npos) e = tres.size();
+    const std::string_view item = tres.substr(b, e - b);
+    if (item.size() > name.size() && item.substr(0, name.size()) == name && item[name.size()] == '=') {
+      const std::string_view v = item.substr(name.size() + 1);
+      double x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      return ec == std::errc() && end == v.data() + v.size() ? x : std::nan("");
+    }
+    b = e + 1;
+  }
+  return std::nan("");
+}
+
 std::string gres_of_tres(std::string_view tres) {
   std::string out;
   for (const std::string& item : gres_items(tres)) out += (out.empty() ? "" : ",") + item;

@@ -50,6 +50,10 @@ double parse_slurm_time(std::string_view text);
 /// TZ=UTC for absolute times). Throws std::invalid_argument for any other text.
 double parse_slurm_date(std::string_view text);
 
+/// The count of `name` in a TRES list (`cpu=48,mem=3000M,node=3,billing=48`: name "node" gives 3), or NaN
+/// when the list has none or it is not a number.
+double tres_count(std::string_view tres, std::string_view name);
+
 /// A per-node TRES list as squeue (tres_per_node) and scontrol (TresPerNode) print it (`gres:gpu:1`,
 /// `gres:gpu:a100:2,gres:mps:100`), as --gres reads it (`gpu:1`, `gpu:a100:2,mps:100`).
 std::string gres_of_tres(std::string_view tres);

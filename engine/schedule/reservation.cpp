@@ -21,10 +21,8 @@ Reservations::Reservations(SimWorld& w)
   future_placer_.record_choices(&w.chosen);
   at_shadow_placer_.record_choices(&w.chosen);
   probe_placer_.record_choices(&w.chosen);
-  for (Placer* p : {&future_placer_, &at_shadow_placer_, &probe_placer_}) {
-    p->fit_by(w.policy.fit_consumable);
-    p->fit_limit_by(w.policy.fit_limit);
-  }
+  for (Placer* p : {&future_placer_, &at_shadow_placer_, &probe_placer_})
+    p->fit_by(w.policy.fit_consumable, w.policy.fit_limit);
 }
 
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of

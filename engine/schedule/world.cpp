@@ -43,10 +43,8 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
       cursor_epoch_(cats.size(), 0) {
   cap_placer.record_choices(&chosen);
   idle_placer.record_choices(&chosen);
-  cap_placer.fit_by(policy_.fit_consumable);
-  idle_placer.fit_by(policy_.fit_consumable);
-  cap_placer.fit_limit_by(policy_.fit_limit);
-  idle_placer.fit_limit_by(policy_.fit_limit);
+  cap_placer.fit_by(policy_.fit_consumable, policy_.fit_limit);
+  idle_placer.fit_by(policy_.fit_consumable, policy_.fit_limit);
   check_farm_events();
   check_interval();
   for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)
