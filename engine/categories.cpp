@@ -220,7 +220,8 @@ uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noe
   uint64_t h = mix(f.request, (uint64_t{f.soft} << 32) | f.slots);
   h = mix(h, (uint64_t{f.choice} << 8) | static_cast<uint64_t>(f.rule));
   if (f.fit_unit.fit > 0)
-    h = mix(h, std::bit_cast<uint64_t>(f.fit_unit.fit) ^ std::bit_cast<uint64_t>(f.fit_unit.limit));
+    h = mix(h, std::bit_cast<uint64_t>(f.fit_unit.fit) ^ std::bit_cast<uint64_t>(f.fit_unit.limit) ^
+                   (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1));
   return mix(h, row_hash[f.row]);
 }
 

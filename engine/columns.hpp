@@ -461,12 +461,13 @@ struct JobTable {
   /// Per job: an index into `choices`, or kNone; empty when no job has a choice (most farms: nothing per job).
   std::vector<uint32_t> choice;
   uint32_t choice_of(uint32_t j) const noexcept { return choice.empty() ? kNone : choice[j]; }
-  /// What one unit of a job's fit takes of the fit consumable and of the fit limit (DispatchOptions): Slurm's
-  /// --mem-per-cpu, where a node offers a job min(free CPUs / c, free memory / (mem per CPU x c)) tasks of c
-  /// CPUs (cons_tres job_test.c, the MEM_PER_CPU branch). Both 0: no limit (ConsecutiveBestFit counts free
-  /// units of the fit consumable alone).
+  /// How Slurm's best fit counts what a node offers a job (cons_tres job_test.c, 22.05): in whole tasks of
+  /// `fit` units of the fit consumable (CPUs per task), no more than the fit limit's free amount buys at
+  /// `limit` a task (--mem-per-cpu: memory per task; 0: no limit) and no more than `tasks` (0: no cap; a
+  /// job with GRES may use only the CPUs of the tasks it runs on a node: gres_select_filter_sock_core caps
+  /// avail_cpus at max_tasks_this_node x cpus_per_task). All 0: the free units of the fit consumable.
   struct FitUnit {
-    double fit = 0, limit = 0;
+    double fit = 0, limit = 0, tasks = 0;
     friend bool operator==(const FitUnit&, const FitUnit&) = default;
   };
   /// Per job, up to the last job that has one (empty on most farms).
@@ -568,8 +569,9 @@ class JobBuilder {
   static constexpr size_t kMaxGate = 8;
   /// The last job chooses among choice `c`'s solutions when dispatched (add_copies copies a prototype's).
   void set_choice(uint32_t c);
-  /// The last job's JobTable::FitUnit (both > 0, finite). Throws ValueError otherwise.
-  void set_fit_unit(double fit, double limit);
+  /// The last job's JobTable::FitUnit: `fit` > 0, `limit` and `tasks` >= 0 (0: none), all finite. Throws
+  /// ValueError otherwise.
+  void set_fit_unit(double fit, double limit, double tasks = 0);
   /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws
   /// ValueError for a negative or infinite value.
   void set_times(double runtime, double walltime);

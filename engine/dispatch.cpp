@@ -452,7 +452,7 @@ class Walk {
   // Job j of category c.
   void step(uint32_t j, uint32_t c, WalkOut& out) {
     if (blocks_ != nullptr)
-      if (const QueueBlock b = blocks_->before(j); b != QueueBlock::Open) {
+      if (const QueueBlock b = blocks_->before(j, need_of(c)); b != QueueBlock::Open) {
         pend(j, b == QueueBlock::Behind ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld, out);
         --remaining_[c];
         return;
@@ -522,11 +522,16 @@ class Walk {
     }
   }
   bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
-  // A job of category c that found no room, with eligible taskers: every one held and none of its
-  // requested taskers busy is Slurm's ReqNodeNotAvail (EligibleHeld, blocking nothing); else it found
-  // no free capacity (and blocks its queue).
+  // The taskers a job of category c needs at least: a OnePerTasker job of K slots K, any other one.
+  uint32_t need_of(uint32_t c) const noexcept {
+    return cats_.rule[c] == AllocationRule::OnePerTasker ? cats_.slots[c] : 1;
+  }
+  // A job of category c that found no room, with eligible taskers: too few of them unheld to run it even
+  // idle (a OnePerTasker job of K slots: fewer than K; any other: none) and none of its requested
+  // taskers busy is Slurm's ReqNodeNotAvail (EligibleHeld, blocking nothing); else it found no free
+  // capacity (and blocks its queue).
   PendingReason no_room(uint32_t c) {
-    const bool not_avail = blocks_ != nullptr && blocks_->all_held(c, eligible_[c].eligible) &&
+    const bool not_avail = blocks_ != nullptr && blocks_->all_held(c, eligible_[c].eligible, need_of(c)) &&
                            !(requested_ != nullptr && blocks_->any_busy((*requested_)[c]));
     return not_avail ? PendingReason::EligibleHeld : PendingReason::NoFreeCapacity;
   }

@@ -488,11 +488,13 @@ void JobBuilder::set_gate(uint32_t c, const std::vector<std::pair<uint32_t, doub
   ch.outcome = std::move(outcome);
 }
 
-void JobBuilder::set_fit_unit(double fit, double limit) {
-  if (!(fit > 0) || !(limit > 0) || !std::isfinite(fit) || !std::isfinite(limit))
-    throw ValueError(fmt::format("a fit unit takes amounts > 0, not {} and {}", fit, limit));
+void JobBuilder::set_fit_unit(double fit, double limit, double tasks) {
+  if (!(fit > 0) || !(limit >= 0) || !(tasks >= 0) || !std::isfinite(fit) || !std::isfinite(limit) ||
+      !std::isfinite(tasks))
+    throw ValueError(
+        fmt::format("a fit unit takes a task > 0 and a limit and a cap >= 0, not {}, {} and {}", fit, limit, tasks));
   table_.fit_unit.resize(table_.size());
-  table_.fit_unit.back() = {fit, limit};
+  table_.fit_unit.back() = {fit, limit, tasks};
 }
 
 void JobBuilder::set_choice(uint32_t c) {

@@ -14,11 +14,23 @@ bool QueueBlocks::any_up(const kernels::TaskerSet& set, size_t& cursor) const {
   return cursor < set.universe();
 }
 
-QueueBlock QueueBlocks::before(uint32_t j) {
+QueueBlock QueueBlocks::before(uint32_t j, uint32_t need) {
   const uint32_t q = queues_.queue_of_job[j];
   if (q == kNone) return QueueBlock::Open;
   if (blocked_[q]) return QueueBlock::Behind;
-  if (any_up(queues_.taskers[q], first_up_[q])) return QueueBlock::Open;
+  const kernels::TaskerSet& set = queues_.taskers[q];
+  bool enough = any_up(set, first_up_[q]);
+  if (enough && need > 1) {
+    if (queue_up_.size() <= q) queue_up_.resize(q + 1);
+    QueueUp& u = queue_up_[q];
+    if (u.held != held_.size()) {
+      u = {held_.size(), 0};
+      for (size_t t = first_up_[q]; t < set.universe(); t = set.next(t + 1))
+        u.up += capacity_.down(static_cast<uint32_t>(t)) ? 0 : 1;
+    }
+    enough = u.up >= need;
+  }
+  if (enough) return QueueBlock::Open;
   block(q);
   return QueueBlock::Held;
 }
@@ -28,9 +40,19 @@ void QueueBlocks::failed(uint32_t j) {
   if (q != kNone && !blocked_[q]) block(q);
 }
 
-bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible) {
+bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible, uint32_t need) {
   if (first_unheld_.size() <= c) first_unheld_.resize(c + 1, 0);
-  return !any_up(eligible, first_unheld_[c]);
+  if (!any_up(eligible, first_unheld_[c])) return true;
+  if (need <= 1) return false;
+  if (up_count_.size() <= c) up_count_.resize(c + 1);
+  UpCount& u = up_count_[c];
+  if (u.held != held_.size() && !u.short_of) {  // (short of it once, short for the rest of the pass)
+    uint32_t up = 0;
+    for (size_t t = first_unheld_[c]; t < eligible.universe() && up < need; t = eligible.next(t + 1))
+      up += capacity_.down(static_cast<uint32_t>(t)) ? 0 : 1;
+    u = {held_.size(), up < need};
+  }
+  return u.short_of;
 }
 
 bool QueueBlocks::busy(uint32_t t) const noexcept {
@@ -63,7 +85,9 @@ bool QueueBlocks::any_busy(const kernels::TaskerSet& requested) {
 
 void QueueBlocks::placed_on(uint32_t t) {
   if (queues_.busy_consumable == kNone || busy_.empty()) return;  // (none asked yet: the first scan sees it)
-  if (busy(t)) busy_[t >> 6] |= uint64_t{1} << (t & 63);
+  // a host or farm-wide pool of it: the placement may have made other taskers busy too, scanned again
+  if (capacity_.shared(queues_.busy_consumable)) busy_.clear();
+  else if (busy(t)) busy_[t >> 6] |= uint64_t{1} << (t & 63);
 }
 
 void QueueBlocks::block(uint32_t q) {

@@ -49,17 +49,24 @@ class QueueBlocks {
  public:
   /// `queues` must cover every job of the pass (queue_of_job sized to the jobs) and outlive this.
   QueueBlocks(const BlockingQueues& queues, Capacity& capacity);
-  /// Whether job j may be tried now. Held also blocks j's queue.
-  QueueBlock before(uint32_t j);
+  /// Whether job j, which needs `need` taskers (a OnePerTasker job of K slots: K; any other: 1), may be
+  /// tried now: Held when fewer than `need` taskers of its queue are up (Slurm's _schedule: a partition
+  /// with fewer available nodes than the job's min_nodes, "Nodes required for job are DOWN, DRAINED or
+  /// reserved for jobs in higher priority partitions"). Held also blocks j's queue. O(1) for need 1
+  /// (amortized over the pass); above, a count of the queue's taskers up, kept until a tasker is held.
+  QueueBlock before(uint32_t j, uint32_t need = 1);
   /// Job j found no room though some tasker is eligible and not held: its queue blocks and its taskers
   /// are held (down in the Capacity) for the rest of the pass. Nothing for a job of no queue or a
   /// blocked one.
   void failed(uint32_t j);
-  /// Whether every tasker of `eligible` (category c's) is down (held, or down in the farm): a job that
-  /// finds no room then pends without blocking its queue (Slurm: ReqNodeNotAvail, select_nodes'
-  /// ESLURM_NODE_NOT_AVAIL, which does not fail the partition). Held taskers only grow in a pass, so a
-  /// cursor per category only moves forward: O(eligible taskers) per category over the pass.
-  bool all_held(size_t c, const kernels::TaskerSet& eligible);
+  /// Whether fewer than `need` taskers of `eligible` (category c's) are up (held, or down in the farm): a
+  /// job that needs `need` taskers (a OnePerTasker job of K slots: K; any other: 1) and finds no room then
+  /// pends without blocking its queue (Slurm: ReqNodeNotAvail, select_nodes' ESLURM_NODE_NOT_AVAIL when
+  /// the job could not run on the available nodes even if they were idle, `!runable_avail`, which does not
+  /// fail the partition). Held taskers only grow in a pass: for need 1 a cursor per category only moves
+  /// forward, O(eligible taskers) per category over the pass; for more, a count of those up, kept per
+  /// category until a tasker is held again.
+  bool all_held(size_t c, const kernels::TaskerSet& eligible, uint32_t need = 1);
   /// Whether some tasker of `requested` (a category's taskers by its request alone, before capacity) is up
   /// and busy (BlockingQueues::busy_consumable: a pool of it there, with nothing free): then a job of it
   /// whose eligible taskers are all held is Slurm's `Resources`, not `ReqNodeNotAvail`. False without a
@@ -67,7 +74,8 @@ class QueueBlocks {
   /// first call scans every tasker once (the busy ones before the pass).
   bool any_busy(const kernels::TaskerSet& requested);
   /// A job was placed on tasker t: it may have become busy (busy only grows in a pass: capacity only
-  /// shrinks). O(1).
+  /// shrinks). O(1); when the busy consumable has host or farm-wide pools (others may have become busy
+  /// too), the next any_busy scans every tasker again.
   void placed_on(uint32_t t);
   /// Gives the held taskers back (up again in the Capacity): the end of the pass.
   void release();
@@ -83,6 +91,16 @@ class QueueBlocks {
   std::vector<size_t> first_up_;      // per queue: no tasker of it before this one is up
   std::vector<uint32_t> held_;        // taskers this pass set down
   std::vector<size_t> first_unheld_;  // per category: no eligible tasker before it is up
+  struct UpCount {
+    size_t held = SIZE_MAX;  // held_.size() when counted (SIZE_MAX: never)
+    bool short_of = false;   // fewer up than the need then
+  };
+  std::vector<UpCount> up_count_;  // per category, for a need above 1
+  struct QueueUp {
+    size_t held = SIZE_MAX;  // held_.size() when counted (SIZE_MAX: never)
+    size_t up = 0;
+  };
+  std::vector<QueueUp> queue_up_;  // per queue, for a need above 1
   // Whether tasker t is busy now (a pool of the busy consumable there, with nothing free).
   bool busy(uint32_t t) const noexcept;
   std::vector<uint64_t> busy_;  // a bit per busy tasker: every tasker scanned once, then placed_on()

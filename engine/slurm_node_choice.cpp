@@ -23,10 +23,14 @@ double Placer::fit_free(uint32_t c, uint32_t t) const noexcept {
   double a = cap_.available(fit_, t);
   if (!(a >= 0)) a = 0;  // NaN: no pool of it here
   const JobTable::FitUnit u = cats_.fit_unit_of(c);
-  if (u.fit <= 0 || fit_limit_ == SIZE_MAX) return a;
-  // Slurm's --mem-per-cpu: whole tasks of u.fit CPUs, as many as the free CPUs and the free memory allow
-  const double limit = cap_.available(fit_limit_, t);
-  return std::min(std::floor(a / u.fit), limit >= 0 ? std::floor(limit / u.limit) : 0.0);
+  if (u.fit <= 0) return a;
+  // whole tasks of u.fit CPUs, as many as the free CPUs, the free memory (--mem-per-cpu) and the cap allow
+  double tasks = std::floor(a / u.fit);
+  if (u.limit > 0 && fit_limit_ != SIZE_MAX) {
+    const double limit = cap_.available(fit_limit_, t);
+    tasks = std::min(tasks, limit >= 0 ? std::floor(limit / u.limit) : 0.0);
+  }
+  return u.tasks > 0 ? std::min(tasks, u.tasks) : tasks;
 }
 
 size_t Placer::consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const {

@@ -134,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
-  size_t behind = 0, held = 0, eligible_held = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0,
+  size_t behind = 0, held = 0, eligible_held = 0, multi_held = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0,
          fit_unit_best_fit = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
@@ -167,20 +167,28 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       if (rng() % 2 == 0) q->busy_consumable = static_cast<uint32_t>(rng() % ds.catalog.consumables().size());
       options.queues = std::move(q);
     }
-    if (rng() % 2 == 0) {  // Slurm's --mem-per-cpu on a third of the jobs: a fit unit against a random limit
+    if (rng() % 2 == 0) {  // Slurm's whole tasks on a third of the jobs: a fit unit, most against a random
+      // limit (--mem-per-cpu), some capped at a few tasks (a GRES job's max_tasks_this_node)
       options.fit_limit = rng() % ds.catalog.consumables().size();
       ds.jobs.fit_unit.resize(ds.jobs.size());
       for (uint32_t j = 0; j < ds.jobs.size(); ++j)
-        if (rng() % 3 == 0)
-          ds.jobs.fit_unit[j] = {1.0 + static_cast<double>(rng() % 3), 0.5 + static_cast<double>(rng() % 8)};
+        if (rng() % 3 == 0) {
+          const double fit = 1.0 + static_cast<double>(rng() % 3);
+          const double limit = rng() % 3 == 0 ? 0.0 : 0.5 + static_cast<double>(rng() % 8);
+          const double tasks = rng() % 3 == 0 ? 1.0 + static_cast<double>(rng() % 3) : 0.0;
+          ds.jobs.fit_unit[j] = {fit, limit, tasks};
+        }
     }
     const naive::Result ref = naive::run(ds.catalog, ds.taskers, ds.jobs, options);
     const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, options);
     compare(ds, m, ref, "seed " + std::to_string(seed));
-    for (const PendingReason r : m.dispatch.reason) {
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      const PendingReason r = m.dispatch.reason[j];
       behind += r == PendingReason::BehindHigherPriority;
       held += r == PendingReason::TaskersHeld;
       eligible_held += r == PendingReason::EligibleHeld;
+      multi_held += ds.jobs.rule[j] == AllocationRule::OnePerTasker && ds.jobs.slots[j] > 1 &&
+                    (r == PendingReason::TaskersHeld || r == PendingReason::EligibleHeld);
     }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit)
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
@@ -199,6 +207,7 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(behind, 1000u) << "jobs behind a blocked queue";
   EXPECT_GT(held, 10u) << "jobs whose queue's taskers are all held";
   EXPECT_GT(eligible_held, 100u) << "jobs whose eligible taskers are all held, their queue's not";
+  EXPECT_GT(multi_held, 10u) << "OnePerTasker jobs of K slots with fewer than K taskers unheld";
   EXPECT_GT(assigned_best_fit, 200u);
   EXPECT_GT(nodes_best_fit, 30u) << "OnePerTasker jobs (Slurm's -N) placed by ConsecutiveBestFit";
   EXPECT_GT(moved, 40u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";

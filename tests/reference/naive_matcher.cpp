@@ -288,8 +288,11 @@ constexpr double kNoLimit = std::numeric_limits<double>::quiet_NaN();  // slurm_
 
 double slurm_offer(const JobTable& jobs, uint32_t j, double fit_free, double limit_free) {
   const JobTable::FitUnit u = jobs.fit_unit_of(j);
-  if (u.fit <= 0 || std::isnan(limit_free)) return fit_free;
-  return std::min(std::floor(fit_free / u.fit), std::floor(limit_free / u.limit));
+  if (u.fit <= 0) return fit_free;
+  double tasks = std::floor(fit_free / u.fit);
+  if (u.limit > 0 && !std::isnan(limit_free)) tasks = std::min(tasks, std::floor(limit_free / u.limit));
+  if (u.tasks > 0) tasks = std::min(tasks, u.tasks);
+  return tasks;
 }
 
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
@@ -410,10 +413,13 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     }
     return false;
   };
-  auto fail = [&](uint32_t j, bool any_eligible, bool any_unheld) {
-    const PendingReason r = !any_eligible                                  ? PendingReason::NoEligibleTasker
-                            : queues != nullptr && !any_unheld && !busy(j) ? PendingReason::EligibleHeld
-                                                                           : PendingReason::NoFreeCapacity;
+  // The taskers job j needs at least: K for a OnePerTasker job of K slots, else 1 (Slurm: min_nodes).
+  auto need_of = [&](uint32_t j) { return jobs.rule[j] == AllocationRule::OnePerTasker ? jobs.slots[j] : 1u; };
+  // ReqNodeNotAvail: fewer eligible taskers unheld than it needs (it could not run on them even idle)
+  auto fail = [&](uint32_t j, bool any_eligible, uint32_t unheld) {
+    const PendingReason r = !any_eligible                                          ? PendingReason::NoEligibleTasker
+                            : queues != nullptr && unheld < need_of(j) && !busy(j) ? PendingReason::EligibleHeld
+                                                                                   : PendingReason::NoFreeCapacity;
     res.reason[j] = r;
     if (r == PendingReason::NoFreeCapacity && queue_of(j) != kNone && !blocked[queue_of(j)]) block(queue_of(j));
   };
@@ -438,9 +444,9 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         res.reason[j] = PendingReason::BehindHigherPriority;
         continue;
       }
-      bool any_up = false;
-      for (uint32_t t = 0; t < nt; ++t) any_up = any_up || (queues->taskers[q].contains(t) && !held[t]);
-      if (!any_up) {
+      uint32_t up = 0;  // Slurm: a partition with fewer available nodes than the job's min_nodes
+      for (uint32_t t = 0; t < nt; ++t) up += queues->taskers[q].contains(t) && !held[t] ? 1 : 0;
+      if (up < need_of(j)) {
         res.reason[j] = PendingReason::TaskersHeld;
         block(q);
         continue;
@@ -455,12 +461,13 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       std::vector<std::pair<size_t, uint32_t>> cand;  // (violations, tasker)
       const bool master = master_fits_somewhere(catalog, taskers, jobs, j, need, kinds) &&
                           enough_taskers(catalog, taskers, jobs, j, need, kinds);
-      bool any_eligible = false, any_unheld = false;
+      bool any_eligible = false;
+      uint32_t unheld = 0;
       for (uint32_t t = 0; t < nt && master; ++t) {
         if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
         any_eligible = true;
         if (held[t]) continue;
-        any_unheld = true;
+        ++unheld;
         size_t v = 0;
         if (jobs.soft[j] != 0)
           for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
@@ -510,11 +517,12 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         res.tasker[j] = placed.front().first;
         res.allocations[j] = placed;
       } else {
-        fail(j, any_eligible, any_unheld);
+        fail(j, any_eligible, unheld);
       }
       continue;
     }
-    bool any_eligible = false, any_unheld = false;
+    bool any_eligible = false;
+    uint32_t unheld = 0;
     uint32_t best = kNone;
     size_t best_violations = 0;
     const auto soft = soft_terms(jobs.requests[jobs.soft[j]]);
@@ -529,7 +537,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
       any_eligible = true;
       if (held[t]) continue;
-      any_unheld = true;
+      ++unheld;
       bool fits = true;
       for (size_t k = 0; k < need.size(); ++k)
         if (need[k] > 0 && !room(k, t, need[k])) fits = false;
@@ -546,7 +554,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       }
     }
     if (best == kNone) {
-      fail(j, any_eligible, any_unheld);
+      fail(j, any_eligible, unheld);
       continue;
     }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit) {  // Slurm's, over the fewest violations

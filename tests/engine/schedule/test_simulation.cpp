@@ -812,7 +812,8 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       pol.fit_limit = (seed / 2) % ds.catalog.consumables().size();
       ds.jobs.fit_unit.resize(ds.jobs.size());
       for (uint32_t j = 0; j < ds.jobs.size(); ++j)
-        if ((j + seed) % 3 == 0) ds.jobs.fit_unit[j] = {1.0 + j % 3, 0.5 + j % 8};
+        if ((j + seed) % 3 == 0)  // most against the limit, some capped at a few tasks (a GRES job's)
+          ds.jobs.fit_unit[j] = {1.0 + j % 3, j % 4 == 0 ? 0.0 : 0.5 + j % 8, j % 5 == 0 ? 1.0 + j % 2 : 0.0};
     }
     if (rng() % 3 == 0) pol.interval = static_cast<double>(1 + rng() % 9);
     if (rng() % 3 == 0) pol.throttles.push_back({CredentialKind::Class, "", 1 + rng() % 3, kInf});
