@@ -30,6 +30,8 @@ struct Partition {
   std::string name;
   bool up = true, is_default = false;
   double max_time = std::numeric_limits<double>::infinity();  // seconds
+  // the most nodes a job of it may ask: MaxNodes, and no more than the partition has (TotalNodes)
+  double max_nodes = std::numeric_limits<double>::infinity();
   size_t line = 0;
 };
 
@@ -132,6 +134,15 @@ std::vector<Partition> read_partitions(const std::string& path) {
       p.max_time = slurm::parse_slurm_time(field(r, "MaxTime", "UNLIMITED"));
     } catch (const std::invalid_argument& e) {
       throw LoadError(path, r.line, "MaxTime", e.what());
+    }
+    for (const char* key : {"MaxNodes", "TotalNodes"}) {
+      const std::string v = field(r, key, "UNLIMITED");
+      if (v == "UNLIMITED") continue;
+      char* end = nullptr;
+      const double n = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(n >= 0) || n != std::floor(n))
+        throw LoadError(path, r.line, key, fmt::format("'{}' is not a node count", v));
+      p.max_nodes = std::min(p.max_nodes, n);
     }
     out.push_back(std::move(p));
   }
@@ -359,7 +370,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       double ntasks = 0, per_node = 0, per_task = 1, mem = -1, mem_per_cpu = -1,
              time = std::numeric_limits<double>::quiet_NaN();
       uint32_t node_count = 1;
-      bool gpus_per_job = false;
+      bool gpus_per_job = false, nodes_given = false;
       std::string why = sj.error, constraint, prefer, part_list, nodelist, exclude;
       std::map<std::string, double> gres;
       std::string no_such_type;
@@ -380,6 +391,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
             if (dash != std::string::npos && v.substr(dash + 1) != low)
               why = fmt::format("-N {}: a range of node counts is not placed by colmatch yet", v);
             else node_count = static_cast<uint32_t>(count(opt, low));
+            nodes_given = true;
           } else if (opt == "ntasks") {
             ntasks = count(opt, v);
           } else if (opt == "ntasks-per-node") {
@@ -453,17 +465,23 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       if (!q.note.empty()) jb.set_note(j, q.note);
       std::vector<std::string> clauses;
       if (why.empty()) {
-        // partitions: the job's, less those whose MaxTime it exceeds (it would pend for ever there)
+        // partitions: the job's, less those whose MaxTime it exceeds or whose MaxNodes (or node count) is
+        // below its -N (it would pend for ever there: job_limits_check -> _part_access_check)
         std::vector<std::string> wanted =
             part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',');
         std::string allowed;
         std::vector<std::string> allowed_names;
+        bool over_node_limit = false;
         for (const std::string& p : wanted) {
           const auto it =
               std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
           if (it == partitions.end()) {
             why = "invalid partition specified: " + p;
             break;
+          }
+          if (node_count > it->max_nodes) {
+            over_node_limit = true;
+            continue;
           }
           if (!std::isnan(time) && time > it->max_time) continue;
           allowed += (allowed.empty() ? "" : ", ") + quote_value(p);
@@ -473,25 +491,29 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         // each partition in turn: not modelled, so it neither blocks nor is blocked)
         if (allowed_names.size() == 1 && queue_of.count(allowed_names[0])) job_queue[j] = queue_of.at(allowed_names[0]);
         if (why.empty()) clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
-        if (why.empty() && allowed.empty()) jb.set_note(j, "PartitionTimeLimit");
+        if (why.empty() && allowed.empty())
+          jb.set_note(j, over_node_limit ? "PartitionNodeLimit" : "PartitionTimeLimit");
       }
-      // --prefer: the features Slurm 22.05 tries first *instead of* --constraint (node_scheduler.c,
-      // set_job_features_use: features_use = prefer), then --constraint: a node of either, those with the
-      // preferred features first (a soft request). Seen in slurmctld 22.05.8: `-C skylake&ssd --prefer
-      // milan` ran on a milan node (datasets/slurm/c100-batch2-slurm.tsv, job 71).
-      std::string soft, preferred;
-      if (why.empty() && !prefer.empty()) {
-        const slurm::Constraint p = slurm::translate_constraint(prefer, features);
-        if (!p.refusal.empty()) why = "--prefer: " + p.refusal;
-        else soft = preferred = p.request;
-      }
+      // --prefer: slurmctld 22.05.8's main pass schedules the job with the preferred features *instead of*
+      // --constraint (job_scheduler.c: the queue record with use_prefer comes first; set_job_features_use),
+      // and the record with --constraint is not reached: preferred nodes never able to run it leave it
+      // BadConstraints, busy ones Resources (its partition blocks). Seen in slurmctld 22.05.8: `-C
+      // skylake&ssd --prefer milan` ran on a milan node (datasets/slurm/c100-batch2-slurm.tsv, job 71);
+      // `-c 2 --prefer intel -p amd` stayed BadConstraints while `-c 2 -p amd` started (no amd node is
+      // intel); `--prefer gpu -p all` with every gpu node busy was Resources and blocked partition all.
+      // --constraint is still checked: sbatch refuses what it refuses.
+      std::string soft;
       if (why.empty() && !constraint.empty()) {
         const slurm::Constraint c = slurm::translate_constraint(constraint, features);
         if (!c.refusal.empty()) why = c.refusal;
+      }
+      if (why.empty() && (!prefer.empty() || !constraint.empty())) {
+        const slurm::Constraint c = slurm::translate_constraint(prefer.empty() ? constraint : prefer, features);
+        if (!c.refusal.empty()) why = "--prefer: " + c.refusal;
         else if (node_count > 1 && !c.preference.empty())
           why = "a matching OR [..] over several nodes (every node the same choice) is not placed by colmatch yet";
-        else clauses.push_back(preferred.empty() ? c.request : "((" + preferred + ") || (" + c.request + "))");
-        if (!c.preference.empty()) soft += (soft.empty() ? "" : " && ") + c.preference;
+        else clauses.push_back(c.request);
+        soft = c.preference;
       }
       if (why.empty() && !nodelist.empty()) {
         try {
@@ -528,8 +550,23 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);
         // --mem-per-cpu: a node offers the job the CPUs its free memory pays for, in whole tasks (cons_tres
         // job_test.c, the MEM_PER_CPU branch): what its best fit counts
-        if (mem < 0 && mem_per_cpu > 0) jb.set_fit_unit(per_task, mem_per_cpu * per_task * kMiB);
-        else ++without_mem;
+        // What Slurm's best fit counts on a node, in whole tasks (what fit_unit says): --mem-per-cpu limits
+        // the CPUs to what the free memory pays for (cons_tres job_test.c, the MEM_PER_CPU branch); a job
+        // with GRES counts only the CPUs of the tasks it may run there (_select_cores ->
+        // gres_select_filter_sock_core: avail_cpus = MIN(avail_cpus, max_tasks_this_node x cpus_per_task)),
+        // at most --ntasks-per-node, all -n of a -N 1 job, one for -n 1 or -N K -n K, else what fits.
+        // Seen in slurmctld 22.05.8: `-c 16 --gres=gpu:a100:1` took a node with 24 free CPUs before one
+        // with 16 (both offer one task of 16), where a job without GRES takes the one with 16.
+        const double limit = mem < 0 && mem_per_cpu > 0 ? mem_per_cpu * per_task * kMiB : 0.0;
+        const bool with_gres = !gres.empty() || !no_such_type.empty();
+        double cap = 0;
+        if (with_gres) {
+          if (per_node > 0) cap = per_node;
+          else if (ntasks > 0 && nodes_given && node_count == 1) cap = ntasks;
+          else if (ntasks == 1 || (ntasks > 0 && nodes_given && ntasks == node_count)) cap = 1;
+        }
+        if (limit > 0 || (with_gres && (per_task > 1 || cap > 0))) jb.set_fit_unit(per_task, limit, cap);
+        if (mem < 0 && mem_per_cpu < 0) ++without_mem;
         for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
         if (a_jobs != kNone) jb.set_amount(a_jobs, whole_node ? node_jobs : 1);
         jb.set_times(q.runtime, std::isinf(time) ? std::numeric_limits<double>::quiet_NaN() : time);  // UNLIMITED

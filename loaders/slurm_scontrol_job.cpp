@@ -70,9 +70,19 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
       if (job.error.empty()) job.error = why;
     };
     const double nodes = absent(r.get("TRES")) ? std::nan("") : tres_count(*r.get("TRES"), "node");
-    if (!std::isnan(nodes) && nodes > 1) o.emplace_back("nodes", fmt::format("{}", nodes));
+    // -N 1 given shows as NumNodes=1-1 (a maximum), not NumNodes=1. NumTasks shows 1 without -n, and K for
+    // -N K without -n: so one task a node is read as no -n (the two differ only in what a GRES job counts
+    // on a node)
+    const std::string num_nodes = text("NumNodes");
+    if (!std::isnan(nodes) && (nodes > 1 || (nodes == 1 && num_nodes == "1-1")))
+      o.emplace_back("nodes", fmt::format("{}", nodes));
     const double tasks = number(r.get("NumTasks")), per_task = number(r.get("CPUs/Task"));
-    if (!std::isnan(tasks) && tasks >= 1) o.emplace_back("ntasks", fmt::format("{}", tasks));
+    if (!std::isnan(tasks) && tasks > 1 && !(tasks == nodes)) o.emplace_back("ntasks", fmt::format("{}", tasks));
+    // NtasksPerN:B:S:C=2:0:*:* (--ntasks-per-node 2)
+    if (const std::string n = text("NtasksPerN:B:S:C"); !n.empty()) {
+      const double per_node = number(n.substr(0, n.find(':')));
+      if (per_node >= 1) o.emplace_back("ntasks-per-node", fmt::format("{}", per_node));
+    }
     if (!std::isnan(per_task) && per_task >= 1) o.emplace_back("cpus-per-task", fmt::format("{}", per_task));
     if (const std::string f = text("Features"); !f.empty()) o.emplace_back("constraint", f);
     if (const std::string f = text("Prefer"); !f.empty()) o.emplace_back("prefer", f);

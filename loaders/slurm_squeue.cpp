@@ -82,9 +82,14 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     double nodes = tres_count(str("tres_req_str"), "node");
     if (std::isnan(nodes)) nodes = num("node_count");
     const double cpus = num("cpus"), tasks = num("tasks");
-    if (!std::isnan(nodes) && nodes > 1) o.emplace_back("nodes", fmt::format("{}", nodes));
+    // -N 1 given shows as max_nodes 1 (0 without -N). tasks shows 1 without -n, and K for -N K without -n:
+    // so one task a node is read as no -n (the two differ only in what a GRES job counts on a node)
+    if (!std::isnan(nodes) && (nodes > 1 || (nodes == 1 && num("max_nodes") == 1)))
+      o.emplace_back("nodes", fmt::format("{}", nodes));
     const double per_task = !std::isnan(cpus) && !std::isnan(tasks) && tasks >= 1 ? cpus / tasks : std::nan("");
-    if (!std::isnan(tasks) && tasks >= 1) o.emplace_back("ntasks", fmt::format("{}", tasks));
+    if (!std::isnan(tasks) && tasks > 1 && !(tasks == nodes)) o.emplace_back("ntasks", fmt::format("{}", tasks));
+    if (const double per_node = num("tasks_per_node"); per_node >= 1)
+      o.emplace_back("ntasks-per-node", fmt::format("{}", per_node));
     if (!std::isnan(per_task) && per_task >= 1 && per_task == std::floor(per_task))
       o.emplace_back("cpus-per-task", fmt::format("{}", per_task));
     if (const std::string f = str("features"); !f.empty()) o.emplace_back("constraint", f);

@@ -404,12 +404,13 @@ Outcomes expect_main_pass(const std::string& jobs, const std::string& answers, c
       EXPECT_EQ(got, split(node));
     } else {
       EXPECT_EQ(m.dispatch.status[j], JobStatus::Pending);
-      const PendingReason want = reason == "BadConstraints" || reason == "PartitionTimeLimit"
-                                     ? PendingReason::NoEligibleTasker
-                                 : reason == "Resources"       ? PendingReason::NoFreeCapacity
-                                 : reason == "Priority"        ? PendingReason::BehindHigherPriority
-                                 : reason == "ReqNodeNotAvail" ? PendingReason::EligibleHeld
-                                                               : PendingReason::TaskersHeld;
+      const PendingReason want =
+          reason == "BadConstraints" || reason == "PartitionTimeLimit" || reason == "PartitionNodeLimit"
+              ? PendingReason::NoEligibleTasker
+          : reason == "Resources"       ? PendingReason::NoFreeCapacity
+          : reason == "Priority"        ? PendingReason::BehindHigherPriority
+          : reason == "ReqNodeNotAvail" ? PendingReason::EligibleHeld
+                                        : PendingReason::TaskersHeld;
       EXPECT_EQ(m.dispatch.reason[j], want);
     }
     ++outcomes[state == "CONFIGURING" ? "started" : reason];
@@ -458,16 +459,92 @@ TEST(SlurmMainPass, MultiNodeJobsGetSlurmsNodes) {
 // is Resources and blocks partition all, for n096 runs the --exclusive job 107. Slurm started 99 and left
 // 11 Priority, 5 ReqNodeNotAvail (the array 117 among them), 2 Resources, 5 BadConstraints, 1
 // PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h) and 1 "Nodes required..."; apart: job 115, a
-// matching OR over several nodes, which colmatch rejects.
+// matching OR over several nodes, which colmatch rejects, and job 102 (`--prefer ssd -p all`, every ssd
+// node held): when the preferred nodes are all held (ReqNodeNotAvail, which fails no partition) Slurm
+// goes on to the job's --constraint record and started it on n024; colmatch schedules a --prefer job by
+// its preferred features alone (SlurmMainPass.PreferIsTriedInsteadOfTheConstraint) and leaves it
+// ReqNodeNotAvail, so job 103 after it takes n024.
 TEST(SlurmMainPass, MemoryPerCpuAndBusyNodesAsSlurmCountsThem) {
-  EXPECT_EQ(expect_main_pass("", "c100-queue-slurm.tsv", "c100-queue", {"115"}), (Outcomes{{"started", 99},
-                                                                                           {"apart", 1},
-                                                                                           {"Priority", 11},
-                                                                                           {"ReqNodeNotAvail", 5},
-                                                                                           {"Resources", 2},
-                                                                                           {"BadConstraints", 5},
-                                                                                           {"PartitionTimeLimit", 1},
-                                                                                           {kHeld, 1}}));
+  EXPECT_EQ(expect_main_pass("", "c100-queue-slurm.tsv", "c100-queue", {"115", "102", "103"}),
+            (Outcomes{{"started", 97},
+                      {"apart", 3},
+                      {"Priority", 11},
+                      {"ReqNodeNotAvail", 5},
+                      {"Resources", 2},
+                      {"BadConstraints", 5},
+                      {"PartitionTimeLimit", 1},
+                      {kHeld, 1}}));
+}
+
+// --prefer as slurmctld 22.05.8's main pass has it (datasets/slurm/c100-prefer.jobs: the 20 gpu nodes taken
+// by --exclusive jobs, then 7 jobs): the job is scheduled by its preferred features instead of its
+// --constraint, and its --constraint is not tried after: preferred features no node of its partition has
+// leave it BadConstraints (jobs 21, `-C eth&bigmem --prefer intel -p amd`, and 24, `-c 2 --prefer intel -p
+// amd`, while job 22, `-c 1 -p amd`, starts), preferred nodes all busy leave it Resources and block its
+// partition (23 in short, 26 in all; 25 and 27 behind them are Priority).
+TEST(SlurmMainPass, PreferIsTriedInsteadOfTheConstraint) {
+  EXPECT_EQ(expect_main_pass("c100-prefer.jobs", "c100-prefer-slurm.tsv"),
+            (Outcomes{{"started", 21}, {"BadConstraints", 2}, {"Resources", 2}, {"Priority", 2}}));
+}
+
+// 520 held jobs released at once on the 10,000-node cluster (datasets/slurm/c10k-batch.jobs, with jobs of
+// 500 to 3,000 nodes; the main pass allowed 50 s, bench/peers/slurm_oracle.sh). Every job as Slurm left it:
+// - a job with GRES counts on a node only the CPUs of the tasks it may run there (cons_tres
+//   gres_select_filter_sock_core): whole tasks of -c CPUs; job 30 (`-C [bigmem|ssd] -c 16
+//   --gres=gpu:a100:1`) takes n00570 (24 free CPUs: one task of 16) before n03240 (16 free), both 16;
+// - --prefer never runnable in the partition: BadConstraints (jobs 66, 162, 188);
+// - a job of K nodes whose partition has fewer than K nodes left (the others held for blocked partitions) is
+//   "Nodes required for job are DOWN, DRAINED or reserved..." and blocks it (job 260, -N 1500); one with
+//   fewer than K of its eligible nodes unheld is ReqNodeNotAvail and blocks nothing (job 208, -N 1000);
+// - more nodes than the partition has: PartitionNodeLimit (job 364, -N 3000 -p gpu).
+// Slurm started 283 and left 178 Priority, 28 BadConstraints, 28 ReqNodeNotAvail, 1 Resources, 1 "Nodes
+// required..." and 1 PartitionNodeLimit.
+TEST(SlurmMainPass, TenThousandNodesReleasedAtOnce) {
+  EXPECT_EQ(expect_main_pass("c10k-batch.jobs", "c10k-batch-slurm.tsv", "c10k"), (Outcomes{{"started", 283},
+                                                                                           {"Priority", 178},
+                                                                                           {"BadConstraints", 28},
+                                                                                           {"ReqNodeNotAvail", 28},
+                                                                                           {"Resources", 1},
+                                                                                           {kHeld, 1},
+                                                                                           {"PartitionNodeLimit", 1}}));
+}
+
+// What Slurm's best fit counts on a node for a job (JobTable::FitUnit: whole tasks of -c CPUs, a limit per
+// task, a cap on tasks): only jobs with GRES or --mem-per-cpu carry one (cons_tres job_test.c
+// _select_cores: max_tasks_this_node; the MEM_PER_CPU branch). And partition node limits.
+TEST(SlurmJobs, WhatTheBestFitCountsAndPartitionNodeLimits) {
+  const loaders::Dataset ds = load_lines("fit",
+                                         "-c 16 --gres=gpu:1\n"                          // 0: whole tasks
+                                         "-c 16\n"                                       // 1: free CPUs
+                                         "-N 1 -n 3 --gres=gpu:1\n"                      // 2: all 3 tasks
+                                         "-n 3 --gres=gpu:1\n"                           // 3: no -N: what fits
+                                         "-N 2 --ntasks-per-node=2 -c 4 --gres=gpu:1\n"  // 4: 2 a node
+                                         "-n 1 -c 4 --gres=gpu:1\n"                      // 5: one task
+                                         "-N 3 -n 3 -c 2 --gres=gpu:1\n"                 // 6: one a node
+                                         "-c 4 --mem-per-cpu=100\n"                      // 7: memory per task
+                                         "-N 5 -p big --mem=1000\n"                      // 8: over MaxNodes 4
+                                         "-N 101 --mem=1000\n"                           // 9: over the 100 nodes
+                                         "-N 4 -p big --mem=1000\n");                    // 10: within
+  ASSERT_EQ(ds.jobs.size(), 11u);
+  using F = JobTable::FitUnit;
+  EXPECT_EQ(ds.jobs.fit_unit_of(0), (F{16, 0, 0}));
+  EXPECT_EQ(ds.jobs.fit_unit_of(1), (F{}));
+  EXPECT_EQ(ds.jobs.fit_unit_of(2), (F{1, 0, 3}));
+  EXPECT_EQ(ds.jobs.fit_unit_of(3), (F{}));  // one CPU a task, no cap: its free CPUs
+  EXPECT_EQ(ds.jobs.fit_unit_of(4), (F{4, 0, 2}));
+  EXPECT_EQ(ds.jobs.fit_unit_of(5), (F{4, 0, 1}));
+  EXPECT_EQ(ds.jobs.fit_unit_of(6), (F{2, 0, 1}));
+  EXPECT_EQ(ds.jobs.fit_unit_of(7), (F{4, 400.0 * 1024 * 1024, 0}));
+  auto note = [&](uint32_t j) {
+    return ds.jobs.note[j] == kNone ? std::string() : ds.jobs.notes.value(ds.jobs.note[j]);
+  };
+  EXPECT_EQ(note(8), "PartitionNodeLimit");
+  EXPECT_EQ(note(9), "PartitionNodeLimit");
+  EXPECT_EQ(note(10), "");
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  EXPECT_EQ(m.dispatch.reason[8], PendingReason::NoEligibleTasker);
+  EXPECT_EQ(m.dispatch.reason[9], PendingReason::NoEligibleTasker);
+  EXPECT_EQ(m.dispatch.status[10], JobStatus::Assigned);
 }
 
 TEST(SlurmConstraint, LeftToRightParenthesesBracketsAndRefusals) {
