@@ -541,6 +541,11 @@ TEST(SlurmJobs, WhatTheBestFitCountsAndPartitionNodeLimits) {
   EXPECT_EQ(note(8), "PartitionNodeLimit");
   EXPECT_EQ(note(9), "PartitionNodeLimit");
   EXPECT_EQ(note(10), "");
+  // the warning counts the jobs that ask no memory at all (0 to 6), not those with --mem
+  const auto& w = ds.taskers.warnings;
+  EXPECT_TRUE(std::any_of(w.begin(), w.end(), [](const std::string& x) {
+    return x.rfind("7 jobs without --mem", 0) == 0;
+  })) << ::testing::PrintToString(w);
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(m.dispatch.reason[8], PendingReason::NoEligibleTasker);
   EXPECT_EQ(m.dispatch.reason[9], PendingReason::NoEligibleTasker);
