@@ -497,7 +497,7 @@ class Walk {
       }
       cursors_.exhaust(c);
       // held only grows in a pass: the category's later jobs find their taskers held too
-      const PendingReason r = eligible_[c].eligible.count() == 0 ? PendingReason::NoEligibleTasker : no_room(c);
+      const PendingReason r = never_runs(c) ? PendingReason::NoEligibleTasker : no_room(c);
       if (!gated(c)) settled_[c] = r;
       pend(j, r, out);
       return;
@@ -526,13 +526,41 @@ class Walk {
   uint32_t need_of(uint32_t c) const noexcept {
     return cats_.rule[c] == AllocationRule::OnePerTasker ? cats_.slots[c] : 1;
   }
+  // What must hold all the taskers of a job of category c that needs more than one: a OnePerTasker job
+  // under ConsecutiveBestFit takes them all from one soft tier (Slurm: one choice of a matching OR,
+  // place_consecutive), any other from its eligible set.
+  std::span<const kernels::TaskerSet> choices_of(uint32_t c) const noexcept {
+    const CategoryEligibility& e = eligible_[c];
+    if (policy_ == AllocationPolicy::ConsecutiveBestFit && cats_.rule[c] == AllocationRule::OnePerTasker &&
+        !e.tiers.empty())
+      return e.tiers;
+    return {&e.eligible, 1};
+  }
+  // Whether a job of category c can never run: nothing eligible, or no choice with the taskers it needs
+  // (Slurm: BadConstraints when no choice of a matching OR has -N K nodes). Once per category.
+  bool never_runs(uint32_t c) {
+    if (never_.size() <= c) never_.resize(c + 1, -1);
+    if (never_[c] < 0) {
+      bool never = eligible_[c].eligible.count() == 0;
+      if (!never && need_of(c) > 1) {
+        never = true;
+        for (const kernels::TaskerSet& set : choices_of(c)) never = never && set.count() < need_of(c);
+      }
+      never_[c] = never ? 1 : 0;
+    }
+    return never_[c] != 0;
+  }
   // A job of category c that found no room, with eligible taskers: too few of them unheld to run it even
-  // idle (a OnePerTasker job of K slots: fewer than K; any other: none) and none of its requested
-  // taskers busy is Slurm's ReqNodeNotAvail (EligibleHeld, blocking nothing); else it found no free
-  // capacity (and blocks its queue).
+  // idle (a OnePerTasker job of K slots: fewer than K in every choice; any other: none) and none of its
+  // requested taskers busy is Slurm's ReqNodeNotAvail (EligibleHeld, blocking nothing); else it found no
+  // free capacity (and blocks its queue).
   PendingReason no_room(uint32_t c) {
-    const bool not_avail = blocks_ != nullptr && blocks_->all_held(c, eligible_[c].eligible, need_of(c)) &&
-                           !(requested_ != nullptr && blocks_->any_busy((*requested_)[c]));
+    const uint32_t need = need_of(c);
+    const std::span<const kernels::TaskerSet> choices = choices_of(c);
+    const bool held =
+        blocks_ != nullptr && (need > 1 && choices.size() > 1 ? blocks_->all_held(c, choices, need)
+                                                              : blocks_->all_held(c, eligible_[c].eligible, need));
+    const bool not_avail = held && !(requested_ != nullptr && blocks_->any_busy((*requested_)[c]));
     return not_avail ? PendingReason::EligibleHeld : PendingReason::NoFreeCapacity;
   }
 
@@ -547,6 +575,7 @@ class Walk {
   size_t live_ = 0;
   DispatchResult& res_;
   AllocationPolicy policy_;
+  std::vector<int8_t> never_;                         // per category: never_runs() (-1: not yet asked)
   QueueBlocks* blocks_;                               // null: no queue blocks
   const std::vector<kernels::TaskerSet>* requested_;  // per category (DispatchOptions::requested), or null
   Placer placer_;

@@ -55,6 +55,25 @@ bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible, uint32_
   return u.short_of;
 }
 
+bool QueueBlocks::all_held(size_t c, std::span<const kernels::TaskerSet> choices, uint32_t need) {
+  if (up_count_.size() <= c) up_count_.resize(c + 1);
+  UpCount& u = up_count_[c];
+  if (u.held != held_.size() && !u.short_of) {  // (short of it once, short for the rest of the pass)
+    bool short_of = true;
+    for (const kernels::TaskerSet& set : choices) {
+      uint32_t up = 0;
+      for (size_t t = set.next(0); t < set.universe() && up < need; t = set.next(t + 1))
+        up += capacity_.down(static_cast<uint32_t>(t)) ? 0 : 1;
+      if (up >= need) {
+        short_of = false;
+        break;
+      }
+    }
+    u = {held_.size(), short_of};
+  }
+  return u.short_of;
+}
+
 bool QueueBlocks::busy(uint32_t t) const noexcept {
   return capacity_.available(queues_.busy_consumable, t) <= 0;  // (NaN: no pool of it there, not busy)
 }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,10 @@ class QueueBlocks {
   /// forward, O(eligible taskers) per category over the pass; for more, a count of those up, kept per
   /// category until a tasker is held again.
   bool all_held(size_t c, const kernels::TaskerSet& eligible, uint32_t need = 1);
+  /// The same for a job that must take all its `need` taskers from one of `choices` (Slurm: one choice of
+  /// a matching OR, each tried in turn): whether no choice has `need` taskers up. Kept per category like
+  /// the above; `need` > 1.
+  bool all_held(size_t c, std::span<const kernels::TaskerSet> choices, uint32_t need);
   /// Whether some tasker of `requested` (a category's taskers by its request alone, before capacity) is up
   /// and busy (BlockingQueues::busy_consumable: a pool of it there, with nothing free): then a job of it
   /// whose eligible taskers are all held is Slurm's `Resources`, not `ReqNodeNotAvail`. False without a

@@ -510,8 +510,6 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       if (why.empty() && (!prefer.empty() || !constraint.empty())) {
         const slurm::Constraint c = slurm::translate_constraint(prefer.empty() ? constraint : prefer, features);
         if (!c.refusal.empty()) why = "--prefer: " + c.refusal;
-        else if (node_count > 1 && !c.preference.empty())
-          why = "a matching OR [..] over several nodes (every node the same choice) is not placed by colmatch yet";
         else clauses.push_back(c.request);
         soft = c.preference;
       }

@@ -458,12 +458,12 @@ TEST(SlurmMainPass, MultiNodeJobsGetSlurmsNodes) {
 // _pick_best_nodes: `!runable_avail && !nodes_busy`): job 118 (`--gres=gpu:v100:1`, every v100 node held)
 // is Resources and blocks partition all, for n096 runs the --exclusive job 107. Slurm started 99 and left
 // 11 Priority, 5 ReqNodeNotAvail (the array 117 among them), 2 Resources, 5 BadConstraints, 1
-// PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h) and 1 "Nodes required..."; apart: job 115, a
-// matching OR over several nodes, which colmatch rejects, and job 102 (`--prefer ssd -p all`, every ssd
-// node held): when the preferred nodes are all held (ReqNodeNotAvail, which fails no partition) Slurm
-// goes on to the job's --constraint record and started it on n024; colmatch schedules a --prefer job by
-// its preferred features alone (SlurmMainPass.PreferIsTriedInsteadOfTheConstraint) and leaves it
-// ReqNodeNotAvail, so job 103 after it takes n024.
+// PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h) and 1 "Nodes required..."; apart: job 102
+// (`--prefer ssd -p all`, every ssd node held): when the preferred nodes are all held (ReqNodeNotAvail,
+// which fails no partition) Slurm goes on to the job's --constraint record and started it on n024;
+// colmatch schedules a --prefer job by its preferred features alone
+// (SlurmMainPass.PreferIsTriedInsteadOfTheConstraint) and leaves it ReqNodeNotAvail, so job 103 after it
+// takes n024 (Slurm: n001) and job 115 (`-N 3 [icelake|skylake]`) n001 (Slurm: n049).
 TEST(SlurmMainPass, MemoryPerCpuAndBusyNodesAsSlurmCountsThem) {
   EXPECT_EQ(expect_main_pass("", "c100-queue-slurm.tsv", "c100-queue", {"115", "102", "103"}),
             (Outcomes{{"started", 97},
@@ -485,6 +485,18 @@ TEST(SlurmMainPass, MemoryPerCpuAndBusyNodesAsSlurmCountsThem) {
 TEST(SlurmMainPass, PreferIsTriedInsteadOfTheConstraint) {
   EXPECT_EQ(expect_main_pass("c100-prefer.jobs", "c100-prefer-slurm.tsv"),
             (Outcomes{{"started", 21}, {"BadConstraints", 2}, {"Resources", 2}, {"Priority", 2}}));
+}
+
+// A matching OR over several nodes (datasets/slurm/c100-matching-or.jobs: 23 --exclusive jobs leave two
+// milan nodes free, then 11 jobs of -N 2 to 30): every node of a job has the same choice, the choices
+// tried in the order written (node_scheduler.c _pick_best_nodes: one select per choice of the XOR
+// list). Job 24 (-N 3 [milan|rome]) gets three rome nodes, job 25 (-N 2 [milan|rome]) the two milan
+// ones; job 30 (-N 5 [skylake|rome|icelake] -p short) five skylake ones. A job no single choice could
+// hold (31: -N 30 [milan|rome], 25 nodes each; 33: -N 20 [skylake|icelake] -p short) is BadConstraints,
+// though the choices together have enough, and blocks nothing (32 and 34 after them start).
+TEST(SlurmMainPass, MatchingOrGivesEveryNodeOneChoice) {
+  EXPECT_EQ(expect_main_pass("c100-matching-or.jobs", "c100-matching-or-slurm.tsv"),
+            (Outcomes{{"started", 32}, {"BadConstraints", 2}}));
 }
 
 // 520 held jobs released at once on the 10,000-node cluster (datasets/slurm/c10k-batch.jobs, with jobs of
@@ -603,8 +615,9 @@ TEST(SlurmText, HostListsTimesMemoryAndRecords) {
 }
 
 // -N K: K slots of the per-node request (AllocationRule::OnePerTasker), each on a node of its own; -n
-// spread evenly over them; a job that fewer than K nodes could run can never start. What is not placed
-// yet is rejected with why: an uneven -n, --gpus for the whole job, a matching OR over several nodes.
+// spread evenly over them; a job that fewer than K nodes could run can never start; a matching OR gives
+// all K nodes one choice. What is not placed yet is rejected with why: an uneven -n, --gpus for the whole
+// job.
 TEST(SlurmJobs, MultiNodeJobsTakeEachNodeOnce) {
   const loaders::Dataset ds = load_lines("multi",
                                          "-N 3 -C amd -c 16 --mem=8G -p amd\n"
@@ -613,12 +626,13 @@ TEST(SlurmJobs, MultiNodeJobsTakeEachNodeOnce) {
                                          "-N 2 -C [amd|gpu] --mem=1000\n"
                                          "-N 3 -n 4 --mem=1000\n"
                                          "-N 2 --gpus=2 --mem=1000\n"
-                                         "-N 2 --exclusive --mem=1000 -p gpu\n");
-  ASSERT_EQ(ds.jobs.size(), 7u);
+                                         "-N 2 --exclusive --mem=1000 -p gpu\n"
+                                         "-C amd --mem=1000\n");
+  ASSERT_EQ(ds.jobs.size(), 8u);
   auto why = [&](uint32_t j) { return why_rejected(ds, j); };
   EXPECT_EQ(ds.jobs.slots[0], 3u);
   EXPECT_EQ(ds.jobs.rule[0], AllocationRule::OnePerTasker);
-  EXPECT_NE(why(3).find("matching OR"), std::string::npos) << why(3);
+  EXPECT_EQ(why(3), "");
   EXPECT_NE(why(4).find("uneven"), std::string::npos) << why(4);
   EXPECT_NE(why(5).find("--gpus"), std::string::npos) << why(5);
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, ds.dispatch);
@@ -645,8 +659,12 @@ TEST(SlurmJobs, MultiNodeJobsTakeEachNodeOnce) {
     const bool by_first = std::find(first.begin(), first.end(), n) != first.end();
     const auto second = nodes_of(1);
     const bool by_second = std::find(second.begin(), second.end(), n) != second.end();
-    EXPECT_EQ(taken,
-              (by_first ? 16 : 0) + (by_second ? 8 : 0) + (n == nodes_of(6).front() || n == nodes_of(6).back() ? 1 : 0))
+    double ones = 0;  // jobs 3, 6 and 7 take one CPU on each of their nodes
+    for (const uint32_t j : {3u, 6u, 7u}) {
+      const auto nodes = nodes_of(j);
+      ones += static_cast<double>(std::count(nodes.begin(), nodes.end(), n));
+    }
+    EXPECT_EQ(taken, (by_first ? 16 : 0) + (by_second ? 8 : 0) + ones)
         << n << ": 16 CPUs on each node of the first job, 4 tasks x 2 on each of the second";
   }
   EXPECT_EQ(nodes_of(1).size(), 2u);
@@ -654,6 +672,11 @@ TEST(SlurmJobs, MultiNodeJobsTakeEachNodeOnce) {
   EXPECT_EQ(m.dispatch.reason[2], PendingReason::NoEligibleTasker);
   ASSERT_EQ(m.dispatch.status[6], JobStatus::Assigned);
   EXPECT_EQ(nodes_of(6).size(), 2u);
+  ASSERT_EQ(m.dispatch.status[3], JobStatus::Assigned);  // [amd|gpu]: two amd nodes, the first choice
+  const kernels::TaskerSet& amd = m.eligible[m.categories.of_job[7]].eligible;  // every amd node
+  ASSERT_EQ(m.dispatch.alloc_count[3], 2u);
+  for (uint32_t a = 0; a < 2; ++a)
+    EXPECT_TRUE(amd.contains(m.dispatch.allocations[m.dispatch.alloc_first[3] + a].tasker));
 }
 
 TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {

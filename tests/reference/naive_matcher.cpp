@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "engine/wildcard.hpp"
 
@@ -463,15 +464,29 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
                           enough_taskers(catalog, taskers, jobs, j, need, kinds);
       bool any_eligible = false;
       uint32_t unheld = 0;
+      // Slurm's -N K under ConsecutiveBestFit takes all K from one soft level (one choice of a matching
+      // OR): it can never run when no level has K eligible, and is held when no level has K unheld
+      const bool by_level = jobs.rule[j] == AllocationRule::OnePerTasker &&
+                            options.allocation == AllocationPolicy::ConsecutiveBestFit && jobs.slots[j] > 1;
+      std::map<size_t, std::pair<uint32_t, uint32_t>> per_level;  // violations -> (eligible, unheld)
       for (uint32_t t = 0; t < nt && master; ++t) {
         if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
         any_eligible = true;
-        if (held[t]) continue;
-        ++unheld;
         size_t v = 0;
         if (jobs.soft[j] != 0)
           for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
+        ++per_level[v].first;
+        if (held[t]) continue;
+        ++unheld;
+        ++per_level[v].second;
         cand.emplace_back(v, t);
+      }
+      if (by_level) {
+        uint32_t most = 0, most_unheld = 0;
+        for (const auto& [v, n] : per_level)
+          most = std::max(most, n.first), most_unheld = std::max(most_unheld, n.second);
+        any_eligible = any_eligible && most >= jobs.slots[j];
+        unheld = most_unheld;
       }
       std::sort(cand.begin(), cand.end(), [&](const auto& a, const auto& b) {
         if (a.first != b.first) return a.first < b.first;
