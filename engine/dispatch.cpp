@@ -453,7 +453,7 @@ class Walk {
   void step(uint32_t j, uint32_t c, WalkOut& out) {
     if (blocks_ != nullptr)
       if (const QueueBlock b = blocks_->before(j, need_of(c)); b != QueueBlock::Open) {
-        pend(j, b == QueueBlock::Behind ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld, out);
+        pend(j, c, b == QueueBlock::Behind ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld, out);
         --remaining_[c];
         return;
       }
@@ -461,10 +461,10 @@ class Walk {
       // blocking queues: its taskers may all be held by now, or a requested one busy: asked again
       if (blocks_ != nullptr &&
           (settled_[c] == PendingReason::NoFreeCapacity || settled_[c] == PendingReason::EligibleHeld)) {
-        pend(j, no_room(c), out);
+        pend(j, c, no_room(c), out);
         return;
       }
-      pend(j, settled_[c], out);
+      pend(j, c, settled_[c], out);
       return;
     }
     live_step(j, c, out);
@@ -483,7 +483,7 @@ class Walk {
         return;
       }
       if (o->kind == JobTable::Choice::Outcome::Kind::Wait || o->solutions.empty()) {
-        pend(j,
+        pend(j, c,
              o->solutions.empty() && o->kind == JobTable::Choice::Outcome::Kind::Place ? PendingReason::NoEligibleTasker
                                                                                        : PendingReason::NoFreeCapacity,
              out);
@@ -492,14 +492,14 @@ class Walk {
     }
     if (cursors_.exhausted(c) || !placer_.try_place(j, policy_, out.allocations)) {
       if (!cursors_.exhausted(c) && placer_.failure_may_pass()) {  // its next job may be placed elsewhere
-        pend(j, PendingReason::NoFreeCapacity, out);
+        pend(j, c, PendingReason::NoFreeCapacity, out);
         return;
       }
       cursors_.exhaust(c);
       // held only grows in a pass: the category's later jobs find their taskers held too
       const PendingReason r = never_runs(c) ? PendingReason::NoEligibleTasker : no_room(c);
       if (!gated(c)) settled_[c] = r;
-      pend(j, r, out);
+      pend(j, c, r, out);
       return;
     }
     cap_.commit(ledger_);
@@ -512,11 +512,17 @@ class Walk {
     ++out.assigned;
   }
 
-  // Job j pends for r; one that found no room blocks its queue (blocking queues).
-  void pend(uint32_t j, PendingReason r, WalkOut& out) {
+  // Job j of category c pends for r; one that found no room blocks its queue (blocking queues), and one
+  // that names its taskers holds them instead, whatever kept it from running.
+  void pend(uint32_t j, uint32_t c, PendingReason r, WalkOut& out) {
     res_.reason[j] = r;
     ++out.pending;
-    if (blocks_ != nullptr && r == PendingReason::NoFreeCapacity) {
+    if (blocks_ == nullptr) return;
+    if (blocks_->holds_own(j) && (r == PendingReason::NoFreeCapacity || r == PendingReason::EligibleHeld ||
+                                  r == PendingReason::NoEligibleTasker)) {
+      blocks_->hold(eligible_[c].eligible);
+      placer_.forget_last();
+    } else if (r == PendingReason::NoFreeCapacity) {
       blocks_->failed(j);
       placer_.forget_last();  // held taskers may split runs (ConsecutiveBestFit)
     }

@@ -40,6 +40,15 @@ void QueueBlocks::failed(uint32_t j) {
   if (q != kNone && !blocked_[q]) block(q);
 }
 
+void QueueBlocks::hold(const kernels::TaskerSet& set) {
+  for (size_t t = set.next(0); t < set.universe(); t = set.next(t + 1)) {
+    const auto x = static_cast<uint32_t>(t);
+    if (capacity_.down(x)) continue;
+    capacity_.set_down(x, true);
+    held_.push_back(x);
+  }
+}
+
 bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible, uint32_t need) {
   if (first_unheld_.size() <= c) first_unheld_.resize(c + 1, 0);
   if (!any_up(eligible, first_unheld_[c])) return true;

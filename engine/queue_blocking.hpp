@@ -35,6 +35,11 @@ struct BlockingQueues {
   /// A consumable (index in catalog.consumables()) a tasker with none of free is busy, not to be shared
   /// (Slurm: the consumable `jobs` an --exclusive job takes whole); kNone: no tasker is ever busy.
   uint32_t busy_consumable = kNone;
+  /// Per job (empty: no job): 1 for a job that names its taskers (Slurm: -w covering its node count):
+  /// whatever keeps it from running, it holds its eligible taskers for the rest of the pass and blocks
+  /// no queue (job_scheduler.c: "Do not schedule more jobs on nodes required by this job, but don't block
+  /// the entire queue/partition").
+  std::vector<uint8_t> holds_own;
 };
 
 /// What blocking queues say of a job before it is tried.
@@ -60,6 +65,11 @@ class QueueBlocks {
   /// are held (down in the Capacity) for the rest of the pass. Nothing for a job of no queue or a
   /// blocked one.
   void failed(uint32_t j);
+  /// Whether job j holds its own taskers when it cannot run (BlockingQueues::holds_own).
+  bool holds_own(uint32_t j) const noexcept { return j < queues_.holds_own.size() && queues_.holds_own[j] != 0; }
+  /// Holds every tasker of `set` (down in the Capacity) for the rest of the pass, blocking no queue.
+  /// O(members of set).
+  void hold(const kernels::TaskerSet& set);
   /// Whether fewer than `need` taskers of `eligible` (category c's) are up (held, or down in the farm): a
   /// job that needs `need` taskers (a OnePerTasker job of K slots: K; any other: 1) and finds no room then
   /// pends without blocking its queue (Slurm: ReqNodeNotAvail, select_nodes' ESLURM_NODE_NOT_AVAIL when

@@ -450,6 +450,23 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       } catch (const std::invalid_argument& e) {
         if (why.empty()) why = e.what();
       }
+      // -w: the nodes named (sbatch: -N is at least their number); a job of more nodes than it names (at
+      // least these, and others) is not placed yet
+      std::vector<std::string> named;
+      if (why.empty() && !nodelist.empty()) {
+        try {
+          named = slurm::expand_hostlist(nodelist);
+          if (named.size() > 100000) throw std::invalid_argument("-w naming more than 100000 nodes");
+          for (const std::string& n : named)
+            if (why.empty() && !names.count(n)) why = "Invalid node name specified: " + n;
+          if (named.size() < node_count)
+            why = fmt::format("-N {} with {} nodes named by -w (these and others): not placed by colmatch yet",
+                              node_count, named.size());
+          node_count = std::max(node_count, static_cast<uint32_t>(named.size()));
+        } catch (const std::invalid_argument& e) {
+          why = e.what();
+        }
+      }
       // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
       double tasks = per_node > 0 ? per_node : ntasks > 0 ? ntasks / node_count : 1;
       if (why.empty() && per_node == 0 && ntasks > 0 && tasks != std::floor(tasks))
@@ -513,16 +530,14 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         else clauses.push_back(c.request);
         soft = c.preference;
       }
-      if (why.empty() && !nodelist.empty()) {
-        try {
-          const auto list = slurm::expand_hostlist(nodelist);
-          if (list.size() != 1)
-            why = "-w naming several nodes: a job of more than one node, not placed by colmatch yet";
-          else if (!names.count(list[0])) why = "Invalid node name specified: " + list[0];
-          else clauses.push_back("NodeName==" + quote_value(list[0]));
-        } catch (const std::invalid_argument& e) {
-          why = e.what();
-        }
+      if (why.empty() && !named.empty()) {
+        // every node it names, one each; when it cannot run it holds them and blocks no partition
+        // (job_scheduler.c: req_node_bitmap covering min_nodes)
+        std::string set;
+        for (const std::string& n : named) set += (set.empty() ? "" : ", ") + quote_value(n);
+        clauses.push_back(named.size() == 1 ? "NodeName==" + quote_value(named[0]) : "NodeName=={" + set + "}");
+        if (queues->holds_own.size() <= j) queues->holds_own.resize(j + 1, 0);
+        queues->holds_own[j] = 1;
       }
       if (why.empty() && !exclude.empty()) {
         try {

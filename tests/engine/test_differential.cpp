@@ -134,8 +134,8 @@ INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
-  size_t behind = 0, held = 0, eligible_held = 0, multi_held = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0,
-         fit_unit_best_fit = 0;
+  size_t behind = 0, held = 0, eligible_held = 0, multi_held = 0, own_failed = 0, assigned_best_fit = 0, moved = 0,
+         nodes_best_fit = 0, fit_unit_best_fit = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
     synth::SynthSpec spec = random_spec(seed);
@@ -163,6 +163,9 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       }
       for (uint32_t j = 0; j < ds.jobs.size(); ++j)
         q->queue_of_job.push_back(rng() % 5 == 0 ? kNone : static_cast<uint32_t>(rng() % n));
+      // an eighth of the jobs name their taskers (Slurm's -w): held, not blocking, when they cannot run
+      q->holds_own.resize(ds.jobs.size(), 0);
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j) q->holds_own[j] = rng() % 8 == 0 ? 1 : 0;
       // on half, taskers with nothing free of a random consumable are busy (Slurm: an --exclusive job's)
       if (rng() % 2 == 0) q->busy_consumable = static_cast<uint32_t>(rng() % ds.catalog.consumables().size());
       options.queues = std::move(q);
@@ -189,6 +192,8 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       eligible_held += r == PendingReason::EligibleHeld;
       multi_held += ds.jobs.rule[j] == AllocationRule::OnePerTasker && ds.jobs.slots[j] > 1 &&
                     (r == PendingReason::TaskersHeld || r == PendingReason::EligibleHeld);
+      own_failed += options.queues && options.queues->holds_own[j] != 0 &&
+                    (r == PendingReason::NoFreeCapacity || r == PendingReason::EligibleHeld);
     }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit)
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
@@ -208,10 +213,11 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(held, 10u) << "jobs whose queue's taskers are all held";
   EXPECT_GT(eligible_held, 100u) << "jobs whose eligible taskers are all held, their queue's not";
   EXPECT_GT(multi_held, 10u) << "OnePerTasker jobs of K slots with fewer than K taskers unheld";
+  EXPECT_GT(own_failed, 20u) << "jobs holding their own taskers when they cannot run";
   EXPECT_GT(assigned_best_fit, 200u);
   EXPECT_GT(nodes_best_fit, 30u) << "OnePerTasker jobs (Slurm's -N) placed by ConsecutiveBestFit";
   EXPECT_GT(moved, 40u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";
-  EXPECT_GT(fit_unit_best_fit, 200u) << "jobs with a fit unit (Slurm's --mem-per-cpu) placed by ConsecutiveBestFit";
+  EXPECT_GT(fit_unit_best_fit, 150u) << "jobs with a fit unit (Slurm's --mem-per-cpu) placed by ConsecutiveBestFit";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, SlurmPassDifferential, ::testing::Range(0, 4));
 

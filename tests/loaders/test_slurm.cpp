@@ -499,6 +499,17 @@ TEST(SlurmMainPass, MatchingOrGivesEveryNodeOneChoice) {
             (Outcomes{{"started", 32}, {"BadConstraints", 2}}));
 }
 
+// -w (datasets/slurm/c100-nodelist.jobs): a job that names its nodes takes every one of them (job 4, -w
+// n[020-022]: three nodes; job 5, -N 3 -w n[030-032]), and when it cannot run it holds them for the rest
+// of the pass and blocks no partition (job_scheduler.c: req_node_bitmap covering min_nodes): job 2 (-w
+// n010, busy with the --exclusive job 1) is Resources and job 3 after it starts; job 6 (-w n[010,011])
+// finds n010 held (ReqNodeNotAvail) and holds n011, so job 7 (-w n011) is ReqNodeNotAvail too. Apart: job 9
+// (-N 2 -w n040: n040 and one more, Slurm n[009,040]), which colmatch rejects.
+TEST(SlurmMainPass, NamedNodesAreHeldNotThePartition) {
+  EXPECT_EQ(expect_main_pass("c100-nodelist.jobs", "c100-nodelist-slurm.tsv", "c100", {"9"}),
+            (Outcomes{{"started", 6}, {"apart", 1}, {"Resources", 1}, {"ReqNodeNotAvail", 2}}));
+}
+
 // 520 held jobs released at once on the 10,000-node cluster (datasets/slurm/c10k-batch.jobs, with jobs of
 // 500 to 3,000 nodes; the main pass allowed 50 s, bench/peers/slurm_oracle.sh). Every job as Slurm left it:
 // - a job with GRES counts on a node only the CPUs of the tasks it may run there (cons_tres

@@ -422,7 +422,14 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
                             : queues != nullptr && unheld < need_of(j) && !busy(j) ? PendingReason::EligibleHeld
                                                                                    : PendingReason::NoFreeCapacity;
     res.reason[j] = r;
-    if (r == PendingReason::NoFreeCapacity && queue_of(j) != kNone && !blocked[queue_of(j)]) block(queue_of(j));
+    // a job that names its taskers holds them, whatever kept it from running, and blocks no queue
+    const bool own = queues != nullptr && j < queues->holds_own.size() && queues->holds_own[j] != 0;
+    if (own) {
+      for (uint32_t t = 0; t < nt; ++t)
+        if (eligible(catalog, taskers, jobs, t, j)) held[t] = 1;
+    } else if (r == PendingReason::NoFreeCapacity && queue_of(j) != kNone && !blocked[queue_of(j)]) {
+      block(queue_of(j));
+    }
   };
   // What tasker t has free of consumable k: the least of the pools above it that define k (0: none).
   auto available = [&](size_t k, uint32_t t) {
