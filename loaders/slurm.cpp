@@ -455,8 +455,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       std::vector<std::string> named;
       if (why.empty() && !nodelist.empty()) {
         try {
-          named = slurm::expand_hostlist(nodelist);
-          if (named.size() > 100000) throw std::invalid_argument("-w naming more than 100000 nodes");
+          named = slurm::expand_hostlist(nodelist, names.size());  // (more than the cluster has: invalid)
           for (const std::string& n : named)
             if (why.empty() && !names.count(n)) why = "Invalid node name specified: " + n;
           if (named.size() < node_count)
@@ -541,7 +540,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       }
       if (why.empty() && !exclude.empty()) {
         try {
-          for (const std::string& x : slurm::expand_hostlist(exclude)) clauses.push_back("NodeName!=" + quote_value(x));
+          for (const std::string& x : slurm::expand_hostlist(exclude, names.size()))
+            clauses.push_back("NodeName!=" + quote_value(x));
         } catch (const std::invalid_argument& e) {
           why = e.what();
         }

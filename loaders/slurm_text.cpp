@@ -1,5 +1,6 @@
 #include "loaders/slurm_text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -145,7 +146,8 @@ std::vector<Record> read_records(const std::string& path, std::string_view first
   return out;
 }
 
-std::vector<std::string> expand_hostlist(std::string_view list) {
+std::vector<std::string> expand_hostlist(std::string_view list, size_t limit) {
+  limit = std::min(limit, kMaxHosts);
   std::vector<std::string> out;
   // split at commas outside brackets
   size_t depth = 0, b = 0;
@@ -187,8 +189,9 @@ std::vector<std::string> expand_hostlist(std::string_view list) {
         if (lo.empty() || hi.empty() || e1 != std::errc() || e2 != std::errc() || p1 != lo.data() + lo.size() ||
             p2 != hi.data() + hi.size() || z < a)
           throw std::invalid_argument(fmt::format("'{}': '{}' is not a range", list, range));
-        if ((z - a + 1) * names.size() > kMaxHosts - out.size())
-          throw std::invalid_argument(fmt::format("'{}' names more than {} hosts", list, kMaxHosts));
+        // (z - a first: a range of 2^64 numbers would wrap to 0)
+        if (z - a >= limit || (z - a + 1) * names.size() > limit - std::min(limit, out.size()))
+          throw std::invalid_argument(fmt::format("'{}' names more than {} hosts", list, limit));
         for (const auto& n : names)
           for (uint64_t v = a; v <= z; ++v) next.push_back(n + fmt::format("{:0{}d}", v, lo.size()));
         r = e + 1;

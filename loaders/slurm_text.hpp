@@ -34,8 +34,9 @@ struct Record {
 std::vector<Record> read_records(const std::string& path, std::string_view first_key);
 
 /// A Slurm host list (`n[001-003,010],gpu01`) expanded in order; throws std::invalid_argument for a
-/// malformed one (an unclosed bracket, a reversed range) or one past kMaxHosts.
-std::vector<std::string> expand_hostlist(std::string_view list);
+/// malformed one (an unclosed bracket, a reversed range) or one of more than `limit` hosts (at most
+/// kMaxHosts), before expanding it.
+std::vector<std::string> expand_hostlist(std::string_view list, size_t limit = kMaxHosts);
 
 /// A memory size as Slurm reads --mem and RealMemory: a number with an optional K, M, G or T suffix
 /// (1024-based; no suffix: MiB). Returns MiB; throws std::invalid_argument.

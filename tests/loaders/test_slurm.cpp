@@ -605,6 +605,10 @@ TEST(SlurmText, HostListsTimesMemoryAndRecords) {
   for (const char* bad : {"n[1-", "n[3-1]", "n[[1]]", "n1]", "n[a-b]"})
     EXPECT_THROW(expand_hostlist(bad), std::invalid_argument) << bad;
   EXPECT_THROW(expand_hostlist("n[0-99999999]"), std::invalid_argument);
+  // a range of 2^64 numbers (its size wraps to 0) and a list longer than asked: refused before expanding
+  EXPECT_THROW(expand_hostlist("n[0-18446744073709551615]"), std::invalid_argument);
+  EXPECT_THROW(expand_hostlist("n[1-101]", 100), std::invalid_argument);
+  EXPECT_EQ(expand_hostlist("n[1-100]", 100).size(), 100u);
   using loaders::slurm::parse_slurm_time;
   EXPECT_EQ(parse_slurm_time("90"), 5400);
   EXPECT_EQ(parse_slurm_time("10:30"), 630);
