@@ -1,5 +1,6 @@
 #include "engine/queue_blocking.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <span>
 
@@ -21,14 +22,15 @@ QueueBlock QueueBlocks::before(uint32_t j, uint32_t need) {
   const kernels::TaskerSet& set = queues_.taskers[q];
   bool enough = any_up(set, first_up_[q]);
   if (enough && need > 1) {
-    if (queue_up_.size() <= q) queue_up_.resize(q + 1);
-    QueueUp& u = queue_up_[q];
-    if (u.held != held_.size()) {
-      u = {held_.size(), 0};
-      for (size_t t = first_up_[q]; t < set.universe(); t = set.next(t + 1))
-        u.up += capacity_.down(static_cast<uint32_t>(t)) ? 0 : 1;
+    if (queue_up_.empty()) {  // counted once; hold_one() keeps the counts from then on
+      queue_up_.assign(queues_.names.size(), 0);
+      for (size_t k = 0; k < queue_up_.size(); ++k) {
+        const kernels::TaskerSet& s = queues_.taskers[k];
+        for (size_t t = s.next(0); t < s.universe(); t = s.next(t + 1))
+          queue_up_[k] += capacity_.down(static_cast<uint32_t>(t)) ? 0 : 1;
+      }
     }
-    enough = u.up >= need;
+    enough = queue_up_[q] >= need;
   }
   if (enough) return QueueBlock::Open;
   block(q);
@@ -41,12 +43,14 @@ void QueueBlocks::failed(uint32_t j) {
 }
 
 void QueueBlocks::hold(const kernels::TaskerSet& set) {
-  for (size_t t = set.next(0); t < set.universe(); t = set.next(t + 1)) {
-    const auto x = static_cast<uint32_t>(t);
-    if (capacity_.down(x)) continue;
-    capacity_.set_down(x, true);
-    held_.push_back(x);
-  }
+  for (size_t t = set.next(0); t < set.universe(); t = set.next(t + 1)) hold_one(static_cast<uint32_t>(t));
+}
+
+void QueueBlocks::hold_one(uint32_t x) {
+  if (capacity_.down(x)) return;
+  capacity_.set_down(x, true);
+  held_.push_back(x);
+  for (size_t k = 0; k < queue_up_.size(); ++k) queue_up_[k] -= queues_.taskers[k].contains(x) ? 1 : 0;
 }
 
 bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible, uint32_t need) {
@@ -121,17 +125,19 @@ void QueueBlocks::placed_on(uint32_t t) {
 void QueueBlocks::block(uint32_t q) {
   blocked_[q] = 1;
   const kernels::TaskerSet& set = queues_.taskers[q];
-  for (size_t t = set.next(first_up_[q]); t < set.universe(); t = set.next(t + 1)) {
-    const auto x = static_cast<uint32_t>(t);
-    if (capacity_.down(x)) continue;
-    capacity_.set_down(x, true);
-    held_.push_back(x);
-  }
+  for (size_t t = set.next(first_up_[q]); t < set.universe(); t = set.next(t + 1)) hold_one(static_cast<uint32_t>(t));
 }
 
 void QueueBlocks::release() {
   for (const uint32_t t : held_) capacity_.set_down(t, false);
   held_.clear();
+  // the rest of the pass's state goes too (cursors, counts, memos: stale once taskers are up again)
+  std::fill(blocked_.begin(), blocked_.end(), 0);
+  std::fill(first_up_.begin(), first_up_.end(), 0);
+  first_unheld_.clear();
+  queue_up_.clear();
+  up_count_.clear();
+  busy_.clear();
 }
 
 }  // namespace colmatch

@@ -58,8 +58,9 @@ class QueueBlocks {
   /// Whether job j, which needs `need` taskers (a OnePerTasker job of K slots: K; any other: 1), may be
   /// tried now: Held when fewer than `need` taskers of its queue are up (Slurm's _schedule: a partition
   /// with fewer available nodes than the job's min_nodes, "Nodes required for job are DOWN, DRAINED or
-  /// reserved for jobs in higher priority partitions"). Held also blocks j's queue. O(1) for need 1
-  /// (amortized over the pass); above, a count of the queue's taskers up, kept until a tasker is held.
+  /// reserved for jobs in higher priority partitions"). Held also blocks j's queue. O(1) (amortized over
+  /// the pass); the first job needing more than one counts every queue's taskers up once, and each held
+  /// tasker then costs O(queues).
   QueueBlock before(uint32_t j, uint32_t need = 1);
   /// Job j found no room though some tasker is eligible and not held: its queue blocks and its taskers
   /// are held (down in the Capacity) for the rest of the pass. Nothing for a job of no queue or a
@@ -92,11 +93,14 @@ class QueueBlocks {
   /// shrinks). O(1); when the busy consumable has host or farm-wide pools (others may have become busy
   /// too), the next any_busy scans every tasker again.
   void placed_on(uint32_t t);
-  /// Gives the held taskers back (up again in the Capacity): the end of the pass.
+  /// Gives the held taskers back (up again in the Capacity): the end of the pass; the blocks are then as
+  /// new (no queue blocked).
   void release();
 
  private:
   void block(uint32_t q);
+  // Holds tasker x (down in the Capacity) unless it is down already. O(queues) once counts are kept.
+  void hold_one(uint32_t x);
   // Whether some tasker of `set` from `cursor` on is up; moves `cursor` to the first that is (down
   // taskers only grow in a pass, so no tasker before it is up).
   bool any_up(const kernels::TaskerSet& set, size_t& cursor) const;
@@ -111,11 +115,8 @@ class QueueBlocks {
     bool short_of = false;   // fewer up than the need then
   };
   std::vector<UpCount> up_count_;  // per category, for a need above 1
-  struct QueueUp {
-    size_t held = SIZE_MAX;  // held_.size() when counted (SIZE_MAX: never)
-    size_t up = 0;
-  };
-  std::vector<QueueUp> queue_up_;  // per queue, for a need above 1
+  // per queue: its taskers up (empty until a job needs more than one; then kept by hold_one)
+  std::vector<size_t> queue_up_;
   // Whether tasker t is busy now (a pool of the busy consumable there, with nothing free).
   bool busy(uint32_t t) const noexcept;
   std::vector<uint64_t> busy_;  // a bit per busy tasker: every tasker scanned once, then placed_on()
