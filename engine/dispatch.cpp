@@ -153,7 +153,7 @@ bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& 
 // which moves to the tasker found (or past the end); the others look at every eligible tasker.
 bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
   double key = 0;
-  size_t t = eligible_[c].eligible.universe();
+  size_t t = elig(c).eligible.universe();
   // ConsecutiveBestFit, the batch's walk: when the last placement of all was this category's on tasker
   // x and x still has room, x is the answer again (its run's sum and its own free only went down; no
   // other tasker changed)
@@ -161,7 +161,7 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
                      last_.placements == placements_ && cap_.fits(charges_[c], last_.tasker);
   if (again) t = last_.tasker;
   else t = find_pe_slots(c, policy, key);
-  if (t >= eligible_[c].eligible.universe()) return false;
+  if (t >= elig(c).eligible.universe()) return false;
   cap_.take(ledger_, charges_[c], static_cast<uint32_t>(t));
   out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
   last_ = {c, static_cast<uint32_t>(t), placements_ + 1};  // try_place counts this placement
@@ -177,7 +177,7 @@ const JobTable::Choice::Outcome* Placer::gate_outcome(uint32_t j) const noexcept
 // is then the first that takes that tasker (for GreatestPower and FirstAvailable exactly: a solution
 // before it that took the tasker would have found it, or one before it, first).
 bool Placer::place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
-  const size_t universe = eligible_[c].eligible.universe();
+  const size_t universe = elig(c).eligible.universe();
   size_t best_t = universe;
   uint32_t best_s = kNone;
   double best_key = 0;
@@ -211,7 +211,7 @@ bool Placer::place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::
 }
 
 size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_out) {
-  const PreferenceTiers tiers(eligible_[c]);
+  const PreferenceTiers tiers(elig(c));
   const auto& ch = charges_[c];
   const size_t universe = tiers[0].universe();
   if (cap_.global_full(ch)) {  // no tasker fits (a farm-wide licence or limit is used up): the walk
@@ -318,9 +318,9 @@ void Placer::each_with_room(uint32_t c, const kernels::TaskerSet& tier, size_t f
 
 size_t Placer::fill_up_master(uint32_t j) {
   const uint32_t c = cats_.of_job[j];
-  const PreferenceTiers tiers(eligible_[c]);
+  const PreferenceTiers tiers(elig(c));
   const size_t universe = tiers[0].universe();
-  if (cursors_ && cursors_->exhausted(c)) return universe;
+  if (cursors_ && !restricted_ && cursors_->exhausted(c)) return universe;
   const bool skip_blocks = all_queue_only_[c] && !charges_[c].empty();
   for (size_t v = 0; v < tiers.size(); ++v) {
     size_t found = universe;
@@ -338,17 +338,17 @@ size_t Placer::fill_up_master(uint32_t j) {
 // at least one slot and the per-job charges; the other slots fill the remaining taskers in the same
 // order, each with as many as fit. If not all slots fit, the caller rolls the tentative charges back.
 bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
-  const PreferenceTiers tiers(eligible_[c]);
+  const PreferenceTiers tiers(elig(c));
   const size_t universe = tiers[0].universe();
-  if (cursors_ && cursors_->exhausted(c)) return false;
-  if (eligible_[c].eligible.count() == universe && all_queue_only_[c]) {
+  if (cursors_ && !restricted_ && cursors_->exhausted(c)) return false;
+  if (elig(c).eligible.count() == universe && all_queue_only_[c]) {
     // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
     // queue-level free capacity together is short of its whole charge (checked in O(its charges)).
     const bool short_of = !cats_.each_allocation_charge(c, jobs_.slots[j], true, [&](uint32_t k, double whole) {
       return !(whole > 0 && cap_.queue_total(k, ledger_) + cap_.queue_total_slack(k) < whole);
     });
     if (short_of) {
-      if (cursors_) cursors_->exhaust(c);
+      if (cursors_ && !restricted_) cursors_->exhaust(c);
       return false;
     }
   }
@@ -388,10 +388,11 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   if (remaining > 0) {
     out.resize(first);
     // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
-    if (cursors_) cursors_->exhaust(c);
+    // (within a restriction, only there: the category's cursors stay as they are)
+    if (cursors_ && !restricted_) cursors_->exhaust(c);
     return false;
   }
-  if (cursors_)
+  if (cursors_ && !restricted_)
     for (const auto& [v, cur] : advance_) cursors_->at(c, v) = std::max(cursors_->at(c, v), cur);
   return true;
 }
@@ -451,12 +452,18 @@ class Walk {
  private:
   // Job j of category c.
   void step(uint32_t j, uint32_t c, WalkOut& out) {
-    if (blocks_ != nullptr)
+    if (blocks_ != nullptr) {
+      if (const std::span<const uint32_t> qs = blocks_->queues().queues_of(j); !qs.empty()) {
+        step_several(j, c, qs, out);
+        --remaining_[c];
+        return;
+      }
       if (const QueueBlock b = blocks_->before(j, need_of(c)); b != QueueBlock::Open) {
         pend(j, c, b == QueueBlock::Behind ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld, out);
         --remaining_[c];
         return;
       }
+    }
     if (settled_[c] != PendingReason::None) {
       // blocking queues: its taskers may all be held by now, or a requested one busy: asked again
       if (blocks_ != nullptr &&
@@ -502,6 +509,11 @@ class Walk {
       pend(j, c, r, out);
       return;
     }
+    assign(j, first, out);
+  }
+
+  // Job j was placed (its allocations from `first` of out): commit and record it.
+  void assign(uint32_t j, size_t first, WalkOut& out) {
     cap_.commit(ledger_);
     if (blocks_ != nullptr)
       for (size_t a = first; a < out.allocations.size(); ++a) blocks_->placed_on(out.allocations[a].tasker);
@@ -510,6 +522,104 @@ class Walk {
     res_.tasker[j] = out.allocations[first].tasker;
     res_.status[j] = JobStatus::Assigned;
     ++out.assigned;
+  }
+
+  // Category c's eligibility within queue q (a job of several queues tried in one), built on first use:
+  // its eligible set, soft tiers and requested taskers, each cut to the queue's taskers. `key` stands for
+  // it in QueueBlocks' per-category memos (past the categories' own).
+  struct Within {
+    CategoryEligibility e;
+    kernels::TaskerSet requested;
+    size_t key = 0;
+    int8_t never = -1;
+  };
+  Within& within(uint32_t c, uint32_t q) {
+    const uint64_t id = (uint64_t{c} << 32) | q;
+    auto it = within_.find(id);
+    if (it != within_.end()) return it->second;
+    const kernels::TaskerSet& queue = blocks_->queues().taskers[q];
+    auto cut = [&](const kernels::TaskerSet& set) {
+      std::vector<uint64_t> a(kernels::words_for(set.universe()), 0), b(a.size(), 0);
+      set.or_into(a);
+      queue.or_into(b);
+      uint64_t n = 0;
+      for (size_t w = 0; w < a.size(); ++w) n += static_cast<uint64_t>(std::popcount(a[w] &= b[w]));
+      return kernels::TaskerSet::from_words(std::move(a), set.universe(), n);
+    };
+    Within x;
+    x.e.eligible = cut(eligible_[c].eligible);
+    for (const kernels::TaskerSet& tier : eligible_[c].tiers) x.e.tiers.push_back(cut(tier));
+    if (requested_ != nullptr) x.requested = cut((*requested_)[c]);
+    x.key = cats_.size() + within_.size();
+    return within_.emplace(id, std::move(x)).first->second;
+  }
+
+  // A job of several queues (Slurm: one queue record per partition, in the order written): in each queue
+  // in turn that is not blocked, tried on the taskers of its category in that queue; the first that
+  // places it wins. A queue where it finds no room blocks (Slurm fails that partition), one where it is
+  // held or can never run blocks nothing. It pends for the last queue's reason, except that a blocked
+  // queue after one where it found no room, or none, says behind a higher-priority job (Slurm keeps any
+  // other reason: _failed_partition "Retaining previous scheduling Reason").
+  void step_several(uint32_t j, uint32_t c, std::span<const uint32_t> qs, WalkOut& out) {
+    const uint32_t need = need_of(c);
+    PendingReason r = PendingReason::None;
+    for (const uint32_t q : qs) {
+      const QueueBlock b = blocks_->state_of(q, need);
+      if (b == QueueBlock::Behind) {
+        if (r == PendingReason::None || r == PendingReason::NoFreeCapacity || r == PendingReason::TaskersHeld)
+          r = PendingReason::BehindHigherPriority;
+        continue;
+      }
+      if (b == QueueBlock::Held) {  // (state_of blocked it)
+        r = PendingReason::TaskersHeld;
+        placer_.forget_last();
+        continue;
+      }
+      Within& x = within(c, q);
+      if (x.never < 0) {
+        bool never = x.e.eligible.count() == 0;
+        if (!never && need > 1) {
+          never = true;
+          const bool by_tier = policy_ == AllocationPolicy::ConsecutiveBestFit &&
+                               cats_.rule[c] == AllocationRule::OnePerTasker && !x.e.tiers.empty();
+          if (by_tier)
+            for (const kernels::TaskerSet& tier : x.e.tiers) never = never && tier.count() < need;
+          else never = x.e.eligible.count() < need;
+        }
+        x.never = never ? 1 : 0;
+      }
+      if (x.never != 0) {
+        r = PendingReason::NoEligibleTasker;
+        if (blocks_->holds_own(j)) {
+          blocks_->hold(x.e.eligible);
+          placer_.forget_last();
+        }
+        continue;
+      }
+      const size_t first = out.allocations.size();
+      placer_.restrict_to(&x.e);
+      const bool placed = placer_.try_place(j, policy_, out.allocations);
+      placer_.restrict_to(nullptr);
+      if (placed) {
+        assign(j, first, out);
+        return;
+      }
+      const bool by_tier = policy_ == AllocationPolicy::ConsecutiveBestFit &&
+                           cats_.rule[c] == AllocationRule::OnePerTasker && x.e.tiers.size() > 1;
+      const bool held =
+          by_tier ? blocks_->all_held(x.key, x.e.tiers, need) : blocks_->all_held(x.key, x.e.eligible, need);
+      r = held && !(requested_ != nullptr && blocks_->any_busy(x.requested)) ? PendingReason::EligibleHeld
+                                                                             : PendingReason::NoFreeCapacity;
+      if (blocks_->holds_own(j)) {
+        blocks_->hold(x.e.eligible);
+        placer_.forget_last();
+      } else if (r == PendingReason::NoFreeCapacity) {
+        blocks_->fail_queue(q);
+        placer_.forget_last();
+      }
+    }
+    res_.reason[j] = r;
+    ++out.pending;
   }
 
   // Job j of category c pends for r; one that found no room blocks its queue (blocking queues), and one
@@ -563,9 +673,8 @@ class Walk {
   PendingReason no_room(uint32_t c) {
     const uint32_t need = need_of(c);
     const std::span<const kernels::TaskerSet> choices = choices_of(c);
-    const bool held =
-        blocks_ != nullptr && (need > 1 && choices.size() > 1 ? blocks_->all_held(c, choices, need)
-                                                              : blocks_->all_held(c, eligible_[c].eligible, need));
+    const bool held = blocks_ != nullptr && (choices.size() > 1 ? blocks_->all_held(c, choices, need)
+                                                                : blocks_->all_held(c, eligible_[c].eligible, need));
     const bool not_avail = held && !(requested_ != nullptr && blocks_->any_busy((*requested_)[c]));
     return not_avail ? PendingReason::EligibleHeld : PendingReason::NoFreeCapacity;
   }
@@ -582,6 +691,7 @@ class Walk {
   DispatchResult& res_;
   AllocationPolicy policy_;
   std::vector<int8_t> never_;                         // per category: never_runs() (-1: not yet asked)
+  std::unordered_map<uint64_t, Within> within_;       // (category, queue) -> within()
   QueueBlocks* blocks_;                               // null: no queue blocks
   const std::vector<kernels::TaskerSet>* requested_;  // per category (DispatchOptions::requested), or null
   Placer placer_;
@@ -731,7 +841,8 @@ DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const 
   WalkOut out;
   std::optional<QueueBlocks> blocks;
   if (options.queues) {
-    if (options.queues->queue_of_job.size() != jobs.size())
+    if (options.queues->queue_of_job.size() != jobs.size() ||
+        (!options.queues->several_first.empty() && options.queues->several_first.size() != jobs.size() + 1))
       throw std::invalid_argument("dispatch: blocking queues name a queue for another number of jobs");
     blocks.emplace(*options.queues, capacity);
   }

@@ -223,6 +223,13 @@ class Placer {
   /// Capacity changed other than by a placement (taskers held by a blocked queue): the next job
   /// searches afresh.
   void forget_last() noexcept { last_.category = kNone; }
+  /// Until called again with nullptr, places every job as if `e` were its category's eligibility (a
+  /// subset of it: Slurm's job of several partitions tried in one of them); cursors are neither read nor
+  /// moved meanwhile, and the last placement is forgotten both ways. `e` must outlive the restriction.
+  void restrict_to(const CategoryEligibility* e) noexcept {
+    restricted_ = e;
+    last_.category = kNone;
+  }
   /// The charges category c takes from each tasker per slot instance (fill_up) or per job (pe_slots).
   const std::vector<Charge>& charges(uint32_t c) const { return charges_[c]; }
   /// A job of a category that chooses (Categories::solutions, Altair Accelerator's scheduling
@@ -294,7 +301,9 @@ class Placer {
                       Fn&& fn) const;
   // A OnePerTasker job under ConsecutiveBestFit: Slurm's _eval_nodes for a job of K nodes.
   bool place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out);
-  size_t& cursor(uint32_t c, size_t v) { return cursors_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
+  size_t& cursor(uint32_t c, size_t v) { return cursors_ && !restricted_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
+  // Category c's eligibility, or the one restrict_to() set.
+  const CategoryEligibility& elig(uint32_t c) const noexcept { return restricted_ ? *restricted_ : eligible_[c]; }
 
   const TaskerTable& taskers_;
   const JobTable& jobs_;
@@ -311,7 +320,8 @@ class Placer {
   const std::vector<Tables::Term>& single_;
   size_t scratch_cursor_ = 0;
   size_t fit_ = 0, fit_limit_ = SIZE_MAX;
-  bool may_pass_ = false;      // see failure_may_pass()
+  bool may_pass_ = false;                            // see failure_may_pass()
+  const CategoryEligibility* restricted_ = nullptr;  // restrict_to()
   struct ConsecutiveScratch {  // place_consecutive's taskers with room, the chosen, free units, runs
     struct Run {
       size_t first, count;  // into `taskers`

@@ -17,7 +17,10 @@ bool QueueBlocks::any_up(const kernels::TaskerSet& set, size_t& cursor) const {
 
 QueueBlock QueueBlocks::before(uint32_t j, uint32_t need) {
   const uint32_t q = queues_.queue_of_job[j];
-  if (q == kNone) return QueueBlock::Open;
+  return q == kNone ? QueueBlock::Open : state_of(q, need);
+}
+
+QueueBlock QueueBlocks::state_of(uint32_t q, uint32_t need) {
   if (blocked_[q]) return QueueBlock::Behind;
   const kernels::TaskerSet& set = queues_.taskers[q];
   bool enough = any_up(set, first_up_[q]);
@@ -56,16 +59,7 @@ void QueueBlocks::hold_one(uint32_t x) {
 bool QueueBlocks::all_held(size_t c, const kernels::TaskerSet& eligible, uint32_t need) {
   if (first_unheld_.size() <= c) first_unheld_.resize(c + 1, 0);
   if (!any_up(eligible, first_unheld_[c])) return true;
-  if (need <= 1) return false;
-  if (up_count_.size() <= c) up_count_.resize(c + 1);
-  UpCount& u = up_count_[c];
-  if (u.held != held_.size() && !u.short_of) {  // (short of it once, short for the rest of the pass)
-    uint32_t up = 0;
-    for (size_t t = first_unheld_[c]; t < eligible.universe() && up < need; t = eligible.next(t + 1))
-      up += capacity_.down(static_cast<uint32_t>(t)) ? 0 : 1;
-    u = {held_.size(), up < need};
-  }
-  return u.short_of;
+  return need > 1 && all_held(c, std::span<const kernels::TaskerSet>(&eligible, 1), need);
 }
 
 bool QueueBlocks::all_held(size_t c, std::span<const kernels::TaskerSet> choices, uint32_t need) {

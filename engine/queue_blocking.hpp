@@ -40,6 +40,15 @@ struct BlockingQueues {
   /// no queue (job_scheduler.c: "Do not schedule more jobs on nodes required by this job, but don't block
   /// the entire queue/partition").
   std::vector<uint8_t> holds_own;
+  /// Jobs of several queues (Slurm: a job of several partitions, one queue record each, tried in the
+  /// order written, each failure failing that partition): job j's queues are
+  /// several[several_first[j] .. several_first[j + 1]) and its queue_of_job is kNone. several_first is
+  /// empty when no job has several, else one entry per job and one more.
+  std::vector<uint32_t> several_first, several;
+  std::span<const uint32_t> queues_of(uint32_t j) const noexcept {
+    if (several_first.empty()) return {};
+    return std::span<const uint32_t>(several).subspan(several_first[j], several_first[j + 1] - several_first[j]);
+  }
 };
 
 /// What blocking queues say of a job before it is tried.
@@ -62,6 +71,14 @@ class QueueBlocks {
   /// the pass); the first job needing more than one counts every queue's taskers up once, and each held
   /// tasker then costs O(queues).
   QueueBlock before(uint32_t j, uint32_t need = 1);
+  /// The queues these blocks are of.
+  const BlockingQueues& queues() const noexcept { return queues_; }
+  /// What queue q says of a job that needs `need` taskers (before(), for one queue of a job of several).
+  QueueBlock state_of(uint32_t q, uint32_t need);
+  /// Blocks queue q and holds its taskers (a job of several queues found no room in it).
+  void fail_queue(uint32_t q) {
+    if (!blocked_[q]) block(q);
+  }
   /// Job j found no room though some tasker is eligible and not held: its queue blocks and its taskers
   /// are held (down in the Capacity) for the rest of the pass. Nothing for a job of no queue or a
   /// blocked one.
@@ -80,8 +97,8 @@ class QueueBlocks {
   /// category until a tasker is held again.
   bool all_held(size_t c, const kernels::TaskerSet& eligible, uint32_t need = 1);
   /// The same for a job that must take all its `need` taskers from one of `choices` (Slurm: one choice of
-  /// a matching OR, each tried in turn): whether no choice has `need` taskers up. Kept per category like
-  /// the above; `need` > 1.
+  /// a matching OR, each tried in turn): whether no choice has `need` taskers up. Kept per category (one
+  /// category asks one way) until a tasker is held again; O(taskers of the choices) when counted.
   bool all_held(size_t c, std::span<const kernels::TaskerSet> choices, uint32_t need);
   /// Whether some tasker of `requested` (a category's taskers by its request alone, before capacity) is up
   /// and busy (BlockingQueues::busy_consumable: a pool of it there, with nothing free): then a job of it

@@ -67,7 +67,7 @@ size_t Placer::consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, 
 }
 
 bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
-  const PreferenceTiers tiers(eligible_[c]);
+  const PreferenceTiers tiers(elig(c));
   const size_t universe = tiers[0].universe();
   const uint32_t want = jobs_.slots[j];
   // kept across calls: no allocation per job

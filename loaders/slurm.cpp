@@ -477,6 +477,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       const uint32_t j = jb.add(id, q.user, "", q.priority, q.submit, node_count);
       if (node_count > 1) jb.set_rule(AllocationRule::OnePerTasker);
       job_queue.push_back(kNone);
+      queues->several_first.push_back(static_cast<uint32_t>(queues->several.size()));
       if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb.set_note(j, "held");
       if (!q.note.empty()) jb.set_note(j, q.note);
       std::vector<std::string> clauses;
@@ -503,9 +504,12 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           allowed += (allowed.empty() ? "" : ", ") + quote_value(p);
           allowed_names.push_back(p);
         }
-        // a job of one partition is in its blocking queue; one of several is in none (Slurm tries it in
-        // each partition in turn: not modelled, so it neither blocks nor is blocked)
+        // a job of one partition is in its blocking queue; one of several is tried in each in the order
+        // written (Slurm: one queue record per partition; BlockingQueues::several)
         if (allowed_names.size() == 1 && queue_of.count(allowed_names[0])) job_queue[j] = queue_of.at(allowed_names[0]);
+        else if (allowed_names.size() > 1 && why.empty())
+          for (const std::string& p : allowed_names)
+            if (queue_of.count(p)) queues->several.push_back(queue_of.at(p));
         if (why.empty()) clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
         if (why.empty() && allowed.empty())
           jb.set_note(j, over_node_limit ? "PartitionNodeLimit" : "PartitionTimeLimit");
@@ -561,8 +565,6 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (!soft.empty()) jb.set_soft(soft);
         jb.set_amount(a_cpus, cpus);
         if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);
-        // --mem-per-cpu: a node offers the job the CPUs its free memory pays for, in whole tasks (cons_tres
-        // job_test.c, the MEM_PER_CPU branch): what its best fit counts
         // What Slurm's best fit counts on a node, in whole tasks (what fit_unit says): --mem-per-cpu limits
         // the CPUs to what the free memory pays for (cons_tres job_test.c, the MEM_PER_CPU branch); a job
         // with GRES counts only the CPUs of the tasks it may run there (_select_cores ->
@@ -595,6 +597,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
                       without_mem));
   }
   ds.jobs = std::move(jb).build();
+  queues->several_first.push_back(static_cast<uint32_t>(queues->several.size()));
+  if (queues->several.empty()) queues->several_first.clear();
   ds.dispatch.queues = std::move(queues);
   ds.taskers.warnings.insert(ds.taskers.warnings.begin(), warnings.begin(), warnings.end());
   return ds;

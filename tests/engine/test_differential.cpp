@@ -134,8 +134,8 @@ INSTANTIATE_TEST_SUITE_P(Shards, Differential, ::testing::Range(0, 8));
 class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
-  size_t behind = 0, held = 0, eligible_held = 0, multi_held = 0, own_failed = 0, assigned_best_fit = 0, moved = 0,
-         nodes_best_fit = 0, fit_unit_best_fit = 0;
+  size_t behind = 0, held = 0, eligible_held = 0, multi_held = 0, own_failed = 0, several_placed = 0,
+         several_pending = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0, fit_unit_best_fit = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
     synth::SynthSpec spec = random_spec(seed);
@@ -163,6 +163,16 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       }
       for (uint32_t j = 0; j < ds.jobs.size(); ++j)
         q->queue_of_job.push_back(rng() % 5 == 0 ? kNone : static_cast<uint32_t>(rng() % n));
+      // a tenth of the jobs are of two or three queues (Slurm: several partitions), tried in turn
+      q->several_first.push_back(0);
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+        if (rng() % 10 == 0) {
+          q->queue_of_job[j] = kNone;
+          const uint32_t k = 2 + static_cast<uint32_t>(rng() % 2);
+          for (uint32_t x = 0; x < k; ++x) q->several.push_back(static_cast<uint32_t>(rng() % n));
+        }
+        q->several_first.push_back(static_cast<uint32_t>(q->several.size()));
+      }
       // an eighth of the jobs name their taskers (Slurm's -w): held, not blocking, when they cannot run
       q->holds_own.resize(ds.jobs.size(), 0);
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) q->holds_own[j] = rng() % 8 == 0 ? 1 : 0;
@@ -194,6 +204,10 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
                     (r == PendingReason::TaskersHeld || r == PendingReason::EligibleHeld);
       own_failed += options.queues && options.queues->holds_own[j] != 0 &&
                     (r == PendingReason::NoFreeCapacity || r == PendingReason::EligibleHeld);
+      if (options.queues && !options.queues->queues_of(j).empty()) {
+        several_placed += m.dispatch.status[j] == JobStatus::Assigned;
+        several_pending += m.dispatch.status[j] == JobStatus::Pending;
+      }
     }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit)
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
@@ -214,6 +228,8 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(eligible_held, 100u) << "jobs whose eligible taskers are all held, their queue's not";
   EXPECT_GT(multi_held, 10u) << "OnePerTasker jobs of K slots with fewer than K taskers unheld";
   EXPECT_GT(own_failed, 20u) << "jobs holding their own taskers when they cannot run";
+  EXPECT_GT(several_placed, 20u) << "jobs of several queues placed in one";
+  EXPECT_GT(several_pending, 20u) << "jobs of several queues pending";
   EXPECT_GT(assigned_best_fit, 200u);
   EXPECT_GT(nodes_best_fit, 30u) << "OnePerTasker jobs (Slurm's -N) placed by ConsecutiveBestFit";
   EXPECT_GT(moved, 40u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";

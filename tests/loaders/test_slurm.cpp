@@ -510,6 +510,18 @@ TEST(SlurmMainPass, NamedNodesAreHeldNotThePartition) {
             (Outcomes{{"started", 6}, {"apart", 1}, {"Resources", 1}, {"ReqNodeNotAvail", 2}}));
 }
 
+// Jobs of several partitions (datasets/slurm/c100-partitions.jobs: the 20 gpu nodes taken by --exclusive
+// jobs, then jobs of two or three partitions, then short filled): slurmctld queues one record per
+// partition and tries them in the order written, each failure failing that partition. Job 21 (-p
+// gpu,short) finds no room in gpu, blocks it and starts in short, so job 22 (-p gpu) is Priority; job 24
+// (-p amd,short -C intel) can never run in amd and starts in short; job 25 (-p amd,gpu -C intel) stays
+// BadConstraints (never in amd, gpu blocked); job 73 (-p short,amd) after short blocked starts in amd, job
+// 74 (-p short,gpu) is Priority. Slurm started 65 and left 9 Priority, 1 Resources, 1 BadConstraints.
+TEST(SlurmMainPass, JobsOfSeveralPartitionsTryEachInTurn) {
+  EXPECT_EQ(expect_main_pass("c100-partitions.jobs", "c100-partitions-slurm.tsv"),
+            (Outcomes{{"started", 65}, {"Priority", 9}, {"Resources", 1}, {"BadConstraints", 1}}));
+}
+
 // 520 held jobs released at once on the 10,000-node cluster (datasets/slurm/c10k-batch.jobs, with jobs of
 // 500 to 3,000 nodes; the main pass allowed 50 s, bench/peers/slurm_oracle.sh). Every job as Slurm left it:
 // - a job with GRES counts on a node only the CPUs of the tasks it may run there (cons_tres

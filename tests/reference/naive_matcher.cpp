@@ -396,14 +396,15 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   // some eligible tasker not held has no room (it blocks its queue).
   // Some tasker not held that job j's request alone admits is busy: a pool of the busy consumable there
   // has nothing free (Slurm: nodes_busy, an --exclusive job's node).
-  auto busy = [&](uint32_t j) {
+  auto busy = [&](uint32_t j, const std::function<bool(uint32_t)>& inside) {
     if (queues == nullptr || queues->busy_consumable == kNone) return false;
     const uint32_t k = queues->busy_consumable;
     const Column& col = taskers.columns[catalog.consumables()[k]];
     const std::vector<double> none(catalog.consumables().size(), 0.0);
     const std::vector<int> kinds(catalog.consumables().size(), 0);
     for (uint32_t t = 0; t < nt; ++t) {
-      if (held[t] || !eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], none, t, kinds)) continue;
+      if (held[t] || !inside(t) || !eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], none, t, kinds))
+        continue;
       const uint32_t h = taskers.host_of[t];
       const bool defined = col.has(t) || (h != kNone && col.by_host().has(h)) || col.global().present;
       double a = std::numeric_limits<double>::infinity();
@@ -417,16 +418,18 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
   // The taskers job j needs at least: K for a OnePerTasker job of K slots, else 1 (Slurm: min_nodes).
   auto need_of = [&](uint32_t j) { return jobs.rule[j] == AllocationRule::OnePerTasker ? jobs.slots[j] : 1u; };
   // ReqNodeNotAvail: fewer eligible taskers unheld than it needs (it could not run on them even idle)
-  auto fail = [&](uint32_t j, bool any_eligible, uint32_t unheld) {
-    const PendingReason r = !any_eligible                                          ? PendingReason::NoEligibleTasker
-                            : queues != nullptr && unheld < need_of(j) && !busy(j) ? PendingReason::EligibleHeld
-                                                                                   : PendingReason::NoFreeCapacity;
+  // (`inside`: the taskers it was tried on, a queue's for a job of several)
+  auto fail = [&](uint32_t j, bool any_eligible, uint32_t unheld, const std::function<bool(uint32_t)>& inside) {
+    const PendingReason r = !any_eligible ? PendingReason::NoEligibleTasker
+                            : queues != nullptr && unheld < need_of(j) && !busy(j, inside)
+                                ? PendingReason::EligibleHeld
+                                : PendingReason::NoFreeCapacity;
     res.reason[j] = r;
     // a job that names its taskers holds them, whatever kept it from running, and blocks no queue
     const bool own = queues != nullptr && j < queues->holds_own.size() && queues->holds_own[j] != 0;
     if (own) {
       for (uint32_t t = 0; t < nt; ++t)
-        if (eligible(catalog, taskers, jobs, t, j)) held[t] = 1;
+        if (inside(t) && eligible(catalog, taskers, jobs, t, j)) held[t] = 1;
     } else if (r == PendingReason::NoFreeCapacity && queue_of(j) != kNone && !blocked[queue_of(j)]) {
       block(queue_of(j));
     }
@@ -446,20 +449,9 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     const double limit = options.fit_limit == SIZE_MAX ? kNoLimit : available(options.fit_limit, t);
     return slurm_offer(jobs, j, available(options.fit_consumable, t), limit);
   };
-  for (uint32_t j : order) {
-    if (const uint32_t q = queue_of(j); q != kNone) {
-      if (blocked[q]) {
-        res.reason[j] = PendingReason::BehindHigherPriority;
-        continue;
-      }
-      uint32_t up = 0;  // Slurm: a partition with fewer available nodes than the job's min_nodes
-      for (uint32_t t = 0; t < nt; ++t) up += queues->taskers[q].contains(t) && !held[t] ? 1 : 0;
-      if (up < need_of(j)) {
-        res.reason[j] = PendingReason::TaskersHeld;
-        block(q);
-        continue;
-      }
-    }
+  // Job j tried on the taskers `inside` admits (all, or a queue's for a job of several): placed, or
+  // pending for why (fail()).
+  auto attempt = [&](uint32_t j, const std::function<bool(uint32_t)>& inside) {
     const auto need = charge(catalog, jobs, j);
     const auto kinds = charge_kinds(catalog, jobs, j);
     if (jobs.rule[j] != AllocationRule::PeSlots) {
@@ -476,9 +468,11 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       const bool by_level = jobs.rule[j] == AllocationRule::OnePerTasker &&
                             options.allocation == AllocationPolicy::ConsecutiveBestFit && jobs.slots[j] > 1;
       std::map<size_t, std::pair<uint32_t, uint32_t>> per_level;  // violations -> (eligible, unheld)
+      uint32_t eligible_here = 0;  // (a job of K slots needs K eligible where it is tried)
       for (uint32_t t = 0; t < nt && master; ++t) {
-        if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
+        if (!inside(t) || !eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
         any_eligible = true;
+        ++eligible_here;
         size_t v = 0;
         if (jobs.soft[j] != 0)
           for (const Request* term : soft) v += satisfies(taskers, t, *term) ? 0 : 1;
@@ -488,6 +482,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         ++per_level[v].second;
         cand.emplace_back(v, t);
       }
+      if (jobs.rule[j] == AllocationRule::OnePerTasker && eligible_here < jobs.slots[j]) any_eligible = false;
       if (by_level) {
         uint32_t most = 0, most_unheld = 0;
         for (const auto& [v, n] : per_level)
@@ -539,9 +534,9 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         res.tasker[j] = placed.front().first;
         res.allocations[j] = placed;
       } else {
-        fail(j, any_eligible, unheld);
+        fail(j, any_eligible, unheld, inside);
       }
-      continue;
+      return;
     }
     bool any_eligible = false;
     uint32_t unheld = 0;
@@ -556,7 +551,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     };
     std::vector<uint32_t> fitting;  // ConsecutiveBestFit's: every tasker with room
     for (uint32_t t = 0; t < nt; ++t) {
-      if (!eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
+      if (!inside(t) || !eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds)) continue;
       any_eligible = true;
       if (held[t]) continue;
       ++unheld;
@@ -576,8 +571,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       }
     }
     if (best == kNone) {
-      fail(j, any_eligible, unheld);
-      continue;
+      fail(j, any_eligible, unheld, inside);
+      return;
     }
     if (options.allocation == AllocationPolicy::ConsecutiveBestFit) {  // Slurm's, over the fewest violations
       std::vector<uint32_t> level;
@@ -598,6 +593,51 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     res.status[j] = JobStatus::Assigned;
     res.tasker[j] = best;
     res.allocations[j] = {{best, jobs.slots[j]}};
+  };
+  for (uint32_t j : order) {
+    // a job of several queues: in each in turn (the order given) not blocked, on that queue's taskers;
+    // no room there blocks it; a blocked queue after no room (or none tried) says behind, else the
+    // reason stays
+    if (queues != nullptr && !queues->several_first.empty() &&
+        queues->several_first[j + 1] > queues->several_first[j]) {
+      PendingReason r = PendingReason::None;
+      for (uint32_t i = queues->several_first[j]; i < queues->several_first[j + 1]; ++i) {
+        const uint32_t q = queues->several[i];
+        if (blocked[q]) {
+          if (r == PendingReason::None || r == PendingReason::NoFreeCapacity || r == PendingReason::TaskersHeld)
+            r = PendingReason::BehindHigherPriority;
+          continue;
+        }
+        uint32_t up = 0;
+        for (uint32_t t = 0; t < nt; ++t) up += queues->taskers[q].contains(t) && !held[t] ? 1 : 0;
+        if (up < need_of(j)) {
+          r = PendingReason::TaskersHeld;
+          block(q);
+          continue;
+        }
+        attempt(j, [&](uint32_t t) { return queues->taskers[q].contains(t); });
+        if (res.status[j] == JobStatus::Assigned) break;
+        r = res.reason[j];
+        const bool own = j < queues->holds_own.size() && queues->holds_own[j] != 0;
+        if (r == PendingReason::NoFreeCapacity && !own) block(q);
+      }
+      res.reason[j] = res.status[j] == JobStatus::Assigned ? PendingReason::None : r;  // (an earlier queue's)
+      continue;
+    }
+    if (const uint32_t q = queue_of(j); q != kNone) {
+      if (blocked[q]) {
+        res.reason[j] = PendingReason::BehindHigherPriority;
+        continue;
+      }
+      uint32_t up = 0;  // Slurm: a partition with fewer available nodes than the job's min_nodes
+      for (uint32_t t = 0; t < nt; ++t) up += queues->taskers[q].contains(t) && !held[t] ? 1 : 0;
+      if (up < need_of(j)) {
+        res.reason[j] = PendingReason::TaskersHeld;
+        block(q);
+        continue;
+      }
+    }
+    attempt(j, [](uint32_t) { return true; });
   }
   return res;
 }
