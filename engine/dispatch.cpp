@@ -419,7 +419,7 @@ class Walk {
 
   // Category c's eligibility within queue q (a job of several queues tried in one), built on first use:
   // its eligible set, soft tiers and requested taskers, each cut to the queue's taskers. `key` stands for
-  // it in QueueBlocks' per-category memos (past the categories' own).
+  // it in QueueBlocks' per-category memos (past the categories' own; a rebuilt one gets a new key).
   struct Within {
     CategoryEligibility e;
     kernels::TaskerSet requested;
@@ -430,6 +430,9 @@ class Walk {
     const uint64_t id = (uint64_t{c} << 32) | q;
     auto it = within_.find(id);
     if (it != within_.end()) return it->second;
+    // at most kWithinKept kept (memory bounded whatever the categories): dropped together, built again
+    // when asked again (O(taskers / 64) each), under fresh keys
+    if (within_.size() >= kWithinKept) within_.clear();
     const kernels::TaskerSet& queue = blocks_->queues().taskers[q];
     auto cut = [&](const kernels::TaskerSet& set) {
       std::vector<uint64_t> a(kernels::words_for(set.universe()), 0), b(a.size(), 0);
@@ -443,7 +446,7 @@ class Walk {
     x.e.eligible = cut(eligible_[c].eligible);
     for (const kernels::TaskerSet& tier : eligible_[c].tiers) x.e.tiers.push_back(cut(tier));
     if (requested_ != nullptr) x.requested = cut((*requested_)[c]);
-    x.key = cats_.size() + within_.size();
+    x.key = cats_.size() + next_within_key_++;
     return within_.emplace(id, std::move(x)).first->second;
   }
 
@@ -583,8 +586,10 @@ class Walk {
   size_t live_ = 0;
   DispatchResult& res_;
   AllocationPolicy policy_;
-  std::vector<int8_t> never_;                         // per category: never_runs() (-1: not yet asked)
+  std::vector<int8_t> never_;  // per category: never_runs() (-1: not yet asked)
+  static constexpr size_t kWithinKept = 64;
   std::unordered_map<uint64_t, Within> within_;       // (category, queue) -> within()
+  size_t next_within_key_ = 0;                        // Within::key past the categories
   QueueBlocks* blocks_;                               // null: no queue blocks
   const std::vector<kernels::TaskerSet>* requested_;  // per category (DispatchOptions::requested), or null
   Placer placer_;
