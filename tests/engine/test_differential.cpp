@@ -35,9 +35,16 @@ synth::SynthSpec random_spec(uint64_t seed) {
   return s;
 }
 
+// Job by job in dispatch order, then the rejected ones: the first failure is the first job where the two
+// part (by index, a job placed differently after an earlier one that differed only in its allocations
+// would be reported first).
 void compare(const loaders::Dataset& ds, const MatchOutcome& m, const naive::Result& ref, const std::string& ctx) {
   const JobTable& jobs = ds.jobs;
-  for (uint32_t j = 0; j < jobs.size(); ++j) {
+  std::vector<uint32_t> order = dispatch_order(jobs);
+  for (uint32_t j = 0; j < jobs.size(); ++j)
+    if (jobs.rejected(j)) order.push_back(j);
+  ASSERT_EQ(order.size(), jobs.size());
+  for (const uint32_t j : order) {
     ASSERT_EQ(m.dispatch.status[j], ref.status[j]) << ctx << " job " << jobs.id[j];
     ASSERT_EQ(m.dispatch.tasker[j], ref.tasker[j])
         << ctx << " job " << jobs.id[j] << " request " << jobs.request_text[jobs.request[j]];
