@@ -472,24 +472,10 @@ class Walk {
         continue;
       }
       Within& x = within(c, q);
-      if (x.never < 0) {
-        bool never = x.e.eligible.count() == 0;
-        if (!never && need > 1) {
-          never = true;
-          const bool by_tier = policy_ == AllocationPolicy::ConsecutiveBestFit &&
-                               cats_.rule[c] == AllocationRule::OnePerTasker && !x.e.tiers.empty();
-          if (by_tier)
-            for (const kernels::TaskerSet& tier : x.e.tiers) never = never && tier.count() < need;
-          else never = x.e.eligible.count() < need;
-        }
-        x.never = never ? 1 : 0;
-      }
+      if (x.never < 0) x.never = never_in(c, x.e) ? 1 : 0;
       if (x.never != 0) {
         r = PendingReason::NoEligibleTasker;
-        if (blocks_->holds_own(j)) {
-          blocks_->hold(x.e.eligible);
-          placer_.forget_last();
-        }
+        if (blocks_->holds_own(j)) hold(x.e.eligible);
         continue;
       }
       const size_t first = out.allocations.size();
@@ -500,15 +486,9 @@ class Walk {
         assign(j, first, out);
         return;
       }
-      const bool by_tier = policy_ == AllocationPolicy::ConsecutiveBestFit &&
-                           cats_.rule[c] == AllocationRule::OnePerTasker && x.e.tiers.size() > 1;
-      const bool held =
-          by_tier ? blocks_->all_held(x.key, x.e.tiers, need) : blocks_->all_held(x.key, x.e.eligible, need);
-      r = held && !(requested_ != nullptr && blocks_->any_busy(x.requested)) ? PendingReason::EligibleHeld
-                                                                             : PendingReason::NoFreeCapacity;
+      r = no_room_in(c, x.key, x.e, requested_ != nullptr ? &x.requested : nullptr);
       if (blocks_->holds_own(j)) {
-        blocks_->hold(x.e.eligible);
-        placer_.forget_last();
+        hold(x.e.eligible);
       } else if (r == PendingReason::NoFreeCapacity) {
         blocks_->fail_queue(q);
         placer_.forget_last();
@@ -526,8 +506,7 @@ class Walk {
     if (blocks_ == nullptr) return;
     if (blocks_->holds_own(j) && (r == PendingReason::NoFreeCapacity || r == PendingReason::EligibleHeld ||
                                   r == PendingReason::NoEligibleTasker)) {
-      blocks_->hold(eligible_[c].eligible);
-      placer_.forget_last();
+      hold(eligible_[c].eligible);
     } else if (r == PendingReason::NoFreeCapacity) {
       blocks_->failed(j);
       placer_.forget_last();  // held taskers may split runs (ConsecutiveBestFit)
@@ -538,41 +517,51 @@ class Walk {
   uint32_t need_of(uint32_t c) const noexcept {
     return cats_.rule[c] == AllocationRule::OnePerTasker ? cats_.slots[c] : 1;
   }
-  // What must hold all the taskers of a job of category c that needs more than one: a OnePerTasker job
-  // under ConsecutiveBestFit takes them all from one soft tier (Slurm: one choice of a matching OR,
-  // place_consecutive), any other from its eligible set.
-  std::span<const kernels::TaskerSet> choices_of(uint32_t c) const noexcept {
-    const CategoryEligibility& e = eligible_[c];
+  // A job that names its taskers holds them (all of `set`): Slurm's required nodes.
+  void hold(const kernels::TaskerSet& set) {
+    blocks_->hold(set);
+    placer_.forget_last();  // held taskers may split runs (ConsecutiveBestFit)
+  }
+  // What must hold all the taskers of a job of category c that needs more than one, with eligibility `e`
+  // (the category's, or cut to a queue): a OnePerTasker job under ConsecutiveBestFit takes them all from
+  // one soft tier (Slurm: one choice of a matching OR, place_consecutive), any other from its eligible set.
+  std::span<const kernels::TaskerSet> choices_in(uint32_t c, const CategoryEligibility& e) const noexcept {
     if (policy_ == AllocationPolicy::ConsecutiveBestFit && cats_.rule[c] == AllocationRule::OnePerTasker &&
         !e.tiers.empty())
       return e.tiers;
     return {&e.eligible, 1};
   }
-  // Whether a job of category c can never run: nothing eligible, or no choice with the taskers it needs
-  // (Slurm: BadConstraints when no choice of a matching OR has -N K nodes). Once per category.
+  // Whether a job of category c can never run with eligibility `e`: nothing eligible, or no choice with
+  // the taskers it needs (Slurm: BadConstraints when no choice of a matching OR has -N K nodes).
+  bool never_in(uint32_t c, const CategoryEligibility& e) const {
+    if (e.eligible.count() == 0) return true;
+    const uint32_t need = need_of(c);
+    if (need <= 1) return false;
+    for (const kernels::TaskerSet& set : choices_in(c, e))
+      if (set.count() >= need) return false;
+    return true;
+  }
+  // never_in for the category's own eligibility, once per category.
   bool never_runs(uint32_t c) {
     if (never_.size() <= c) never_.resize(c + 1, -1);
-    if (never_[c] < 0) {
-      bool never = eligible_[c].eligible.count() == 0;
-      if (!never && need_of(c) > 1) {
-        never = true;
-        for (const kernels::TaskerSet& set : choices_of(c)) never = never && set.count() < need_of(c);
-      }
-      never_[c] = never ? 1 : 0;
-    }
+    if (never_[c] < 0) never_[c] = never_in(c, eligible_[c]) ? 1 : 0;
     return never_[c] != 0;
   }
-  // A job of category c that found no room, with eligible taskers: too few of them unheld to run it even
-  // idle (a OnePerTasker job of K slots: fewer than K in every choice; any other: none) and none of its
-  // requested taskers busy is Slurm's ReqNodeNotAvail (EligibleHeld, blocking nothing); else it found no
-  // free capacity (and blocks its queue).
-  PendingReason no_room(uint32_t c) {
+  // A job of category c that found no room with eligibility `e` (`key`: its QueueBlocks memo key;
+  // `requested`: its taskers by request alone, or null): too few of them unheld to run it even idle (a
+  // OnePerTasker job of K slots: fewer than K in every choice; any other: none) and none of its requested
+  // taskers busy is Slurm's ReqNodeNotAvail (EligibleHeld, blocking nothing); else it found no free
+  // capacity (and blocks its queue).
+  PendingReason no_room_in(uint32_t c, size_t key, const CategoryEligibility& e, const kernels::TaskerSet* requested) {
     const uint32_t need = need_of(c);
-    const std::span<const kernels::TaskerSet> choices = choices_of(c);
-    const bool held = blocks_ != nullptr && (choices.size() > 1 ? blocks_->all_held(c, choices, need)
-                                                                : blocks_->all_held(c, eligible_[c].eligible, need));
-    const bool not_avail = held && !(requested_ != nullptr && blocks_->any_busy((*requested_)[c]));
+    const std::span<const kernels::TaskerSet> choices = choices_in(c, e);
+    const bool held = blocks_ != nullptr && (choices.size() > 1 ? blocks_->all_held(key, choices, need)
+                                                                : blocks_->all_held(key, e.eligible, need));
+    const bool not_avail = held && !(requested != nullptr && blocks_->any_busy(*requested));
     return not_avail ? PendingReason::EligibleHeld : PendingReason::NoFreeCapacity;
+  }
+  PendingReason no_room(uint32_t c) {
+    return no_room_in(c, c, eligible_[c], requested_ != nullptr ? &(*requested_)[c] : nullptr);
   }
 
   const JobTable& jobs_;

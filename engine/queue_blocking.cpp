@@ -41,8 +41,7 @@ QueueBlock QueueBlocks::state_of(uint32_t q, uint32_t need) {
 }
 
 void QueueBlocks::failed(uint32_t j) {
-  const uint32_t q = queues_.queue_of_job[j];
-  if (q != kNone && !blocked_[q]) block(q);
+  if (const uint32_t q = queues_.queue_of_job[j]; q != kNone) fail_queue(q);
 }
 
 void QueueBlocks::hold(const kernels::TaskerSet& set) {
