@@ -70,6 +70,7 @@ void MoabPolicy::woke(uint32_t j, double t) {
 }
 
 void MoabPolicy::ended(uint32_t j, double t) {
+  reservations_.ended(j, t);
   std::vector<uint32_t> waiting;  // the jobs parked for j
   if (const auto it = dependents_.find(j); it != dependents_.end()) {
     waiting = std::move(it->second);
@@ -89,6 +90,7 @@ void MoabPolicy::ended(uint32_t j, double t) {
 
 void MoabPolicy::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   w_.start(j, t, allocs, backfilled);
+  reservations_.started(j, t);
   if (static_order_) {
     const uint32_t r = wq_->rank(j);
     queued_set_.erase(r);
@@ -287,7 +289,7 @@ bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
     res.reason[j] = why;
     blocked = true;
     if (reservations_.has(j) && t >= reservations_.of(j).shadow) drop_reservation(j);  // overdue
-    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth()) book_reservation(j);
+    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth()) book_reservation(j, t);
     return false;
   };
   auto go = [&] {
@@ -307,27 +309,32 @@ bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
   trial.clear();
   // On its reserved taskers: when its time has come (the reservations booked after it were planned
   // around it there), or before if that delays no other reservation.
-  if (reservations_.has(j) && reservations_.take_booked(j, trial)) {
-    if (t >= reservations_.of(j).shadow || reservations_.book_allows(j, end, trial)) return go();
-    w_.cap.rollback();
+  // (a pooled book answers before the placement: it holds no taskers)
+  if (reservations_.has(j)) {
+    const bool due = t >= reservations_.of(j).shadow;
+    if ((due || !reservations_.pooled() || reservations_.book_allows(j, t, end, trial)) &&
+        reservations_.take_booked(j, trial)) {
+      if (due || reservations_.book_allows(j, t, end, trial)) return go();
+      w_.cap.rollback();
+    }
   }
   const bool must_avoid = reservations_.first_shadow_except(j) < end;
-  if (must_avoid && reservations_.book_forbids(j, end)) return wait(SimReason::Reservation);
+  if (must_avoid && reservations_.book_forbids(j, t, end)) return wait(SimReason::Reservation);
   trial.clear();
   const uint32_t c = w_.cats.of_job[j];
   if (w_.dead(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
     w_.mark_dead(c);  // so will its other jobs until capacity grows where they could use it
     return wait(must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
   }
-  if (must_avoid && !reservations_.book_allows(j, end, trial)) {
+  if (must_avoid && !reservations_.book_allows(j, t, end, trial)) {
     w_.cap.rollback();
     return wait(SimReason::Reservation);
   }
   return go();
 }
 
-void MoabPolicy::book_reservation(uint32_t j) {
-  reservations_.book(j);
+void MoabPolicy::book_reservation(uint32_t j, double t) {
+  reservations_.book(j, t);
   if (static_order_ && reservations_.has(j)) unbooked_.erase(wq_->rank(j));
 }
 

@@ -70,7 +70,7 @@ class MoabPolicy final : public SchedulingPolicy {
   bool pass(double t);
   bool pass_with_book(double t);
   bool with_book(uint32_t j, double t, bool& blocked);
-  void book_reservation(uint32_t j);
+  void book_reservation(uint32_t j, double t);
   void drop_reservation(uint32_t j);
   void cycle_book_fast(double t);
   void cycle_fast(double t);

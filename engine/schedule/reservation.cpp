@@ -17,7 +17,8 @@ Reservations::Reservations(SimWorld& w)
       at_shadow_placer_(w.taskers, w.jobs, w.cats, w.eligible, at_shadow_, nullptr),
       holds_(w.taskers.size()),
       probe_(Capacity::configured(w.catalog, w.taskers)),
-      probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr) {
+      probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr),
+      pool_(PoolProfile::of(w)) {
   future_placer_.record_choices(&w.chosen);
   at_shadow_placer_.record_choices(&w.chosen);
   probe_placer_.record_choices(&w.chosen);
@@ -183,12 +184,28 @@ void Reservations::started_under(uint32_t j, const std::vector<Allocation>& allo
 
 // ---- The book ----
 
+// The units job j holds on a pooled farm: its slots where it was placed (none for a job removed).
+int64_t Reservations::units_held(uint32_t j) const {
+  int64_t units = 0;
+  for (uint32_t a = 0; a < w_.res.alloc_count[j]; ++a) units += w_.res.allocations[w_.res.alloc_first[j] + a].slots;
+  return units;
+}
+
+void Reservations::started(uint32_t j, double t) {
+  if (pool_) pool_->started(t, t + sim_estimate(w_.jobs, j), units_held(j));
+}
+
+void Reservations::ended(uint32_t j, double t) {
+  if (pool_) pool_->release(t, w_.res.start[j] + sim_estimate(w_.jobs, j), units_held(j));
+}
+
 void Reservations::drop(uint32_t j) {
   if (!has(j)) return;
   const uint32_t slot = slot_of_[j];
   Reservation& r = book_[slot];
   shadows_.erase({r.shadow, j});
   ends_.erase({r.end, j});
+  if (pool_) pool_->release(r.shadow, r.end, w_.jobs.slots[j]);
   for (const Allocation& a : r.allocs) std::erase(holds_[a.tasker], std::make_pair(r.shadow, j));
   r.job = kNoSlot;
   r.allocs.clear();
@@ -196,8 +213,15 @@ void Reservations::drop(uint32_t j) {
   slot_of_[j] = kNoSlot;
 }
 
-const Reservation& Reservations::book(uint32_t j) {
-  reserve_after_book(j, trial_resv_);
+const Reservation& Reservations::book(uint32_t j, double t) {
+  if (pool_) {  // its slots, wherever they are free
+    trial_resv_.active = false;
+    const double est = sim_estimate(w_.jobs, j);
+    const double at = pool_->earliest(t, w_.jobs.slots[j], est);
+    if (at < std::numeric_limits<double>::infinity()) made(trial_resv_, j, at, est, {});
+  } else {
+    reserve_after_book(j, trial_resv_);
+  }
   const Reservation& r = trial_resv_;
   if (!r.active) return r;
   if (slot_of_.empty()) slot_of_.assign(w_.jobs.size(), kNoSlot);
@@ -213,6 +237,7 @@ const Reservation& Reservations::book(uint32_t j) {
   slot_of_[j] = slot;
   shadows_.insert({r.shadow, j});
   ends_.insert({r.end, j});
+  if (pool_) pool_->hold(r.shadow, r.end, w_.jobs.slots[j]);
   w_.wakes.emplace(r.shadow, j);  // a cycle then, though no job may end then (they end by their walltimes)
   for (const Allocation& a : r.allocs) {
     auto& h = holds_[a.tasker];
@@ -222,6 +247,10 @@ const Reservation& Reservations::book(uint32_t j) {
 }
 
 bool Reservations::take_booked(uint32_t j, std::vector<Allocation>& out) {
+  if (pool_) {
+    const uint32_t c = w_.cats.of_job[j];
+    return !w_.dead(c) && w_.placer(c).try_place(j, w_.policy.allocation, out);
+  }
   const Reservation& r = of(j);
   Capacity& cap = w_.cap;
   cap.begin();
@@ -421,16 +450,26 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
   }
 }
 
-bool Reservations::book_allows(uint32_t j, double end, const std::vector<Allocation>& allocs) const {
+// Pooled: job j's slots are free from t until `end`, its own reservation given back.
+bool Reservations::pool_allows(uint32_t j, double t, double end) const {
+  if (!has(j)) return pool_->free_throughout(t, end, w_.jobs.slots[j]);
+  const Reservation& own = of(j);
+  return pool_->free_throughout(t, end, w_.jobs.slots[j], own.shadow, own.end, w_.jobs.slots[j]);
+}
+
+bool Reservations::book_allows(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) const {
   if (!(first_shadow_except(j) < end)) return true;
+  if (pool_) return pool_allows(j, t, end);
   if (!w_.cap_placer.queue_only(w_.cats.of_job[j])) return false;
   for (const Allocation& a : allocs)
     if (held_by_other(a.tasker, j, end)) return false;
   return true;
 }
 
-bool Reservations::book_forbids(uint32_t j, double end) {
+bool Reservations::book_forbids(uint32_t j, double t, double end) {
   if (!(first_shadow_except(j) < end)) return false;
+  if (pool_)  // (no room now: the placement fails and says so)
+    return pool_->free_now(w_) >= w_.jobs.slots[j] && !pool_allows(j, t, end);
   const uint32_t c = w_.cats.of_job[j];
   if (!w_.cap_placer.queue_only(c)) return true;
   if (!spreads(w_.cats.rule[c])) return false;

@@ -9,17 +9,23 @@
 // once made, is never moved later): a waiting job gets one, in priority order, while fewer than the
 // depth are booked, at the earliest time it fits beside the running jobs and every booked reservation,
 // and any job may start now only if it delays none of the others' (conservative: every waiting job).
+// On a pooled farm (engine/schedule/pool_profile.hpp: every job spreads one-unit slots over the same
+// taskers) the book plans on the count of free units over time, not on particular taskers: its
+// reservations hold slots, not taskers, and are exactly the pool-based ones of the literature; a
+// reserved job is placed anywhere when it starts.
 // Internal to engine/schedule/; the backfill pass that uses it is engine/schedule/backfill.cpp.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "engine/dispatch.hpp"
+#include "engine/schedule/pool_profile.hpp"
 
 namespace colmatch {
 
@@ -61,6 +67,9 @@ class Reservations {
   void tasker_changed(uint32_t x);
 
   // ---- The book: reservations kept until their jobs start (depth > 1, conservative) ----
+  /// Job j started at t / ended at t (after SimWorld::start / finish): a pooled book's count follows.
+  void started(uint32_t j, double t);
+  void ended(uint32_t j, double t);
   /// Reservations booked.
   size_t booked() const noexcept { return shadows_.size(); }
   /// Job j holds a booked reservation.
@@ -69,25 +78,30 @@ class Reservations {
   const Reservation& of(uint32_t j) const noexcept { return book_[slot_of_[j]]; }
   /// Job j gives its reservation up (it starts, or cannot use it).
   void drop(uint32_t j);
-  /// Job j, which cannot start now and holds no reservation, gets one at the earliest of the running
+  /// Job j, which cannot start now (t) and holds no reservation, gets one at the earliest of the running
   /// jobs' expected ends and the booked reservations' ends where a start would fit beside them (see
-  /// reserve_after_book). Returns it (inactive, and not booked, when it fits at none of those times).
-  /// O(running + booked) placements at most.
-  const Reservation& book(uint32_t j);
+  /// reserve_after_book; on a pooled farm, where its slots stay free for its walltime estimate beside
+  /// them: PoolProfile::earliest). Returns it (inactive, and not booked, when it fits at none of those
+  /// times). O(running + booked) placements at most (pooled: O(running + booked) steps of a count).
+  const Reservation& book(uint32_t j, double t);
   /// Takes job j's booked placement on the capacity now, within a Capacity transaction left open for the
   /// caller to commit (true, `out` the placement) or rolled back (false: some tasker of it is down or
-  /// short). Its time has come: the reservations booked after it were planned around it there.
+  /// short). Its time has come: the reservations booked after it were planned around it there. On a
+  /// pooled farm the job is placed now as any start is (Placer::try_place).
   bool take_booked(uint32_t j, std::vector<Allocation>& out);
   /// The earliest start of a booked reservation of a job other than j (+inf if none).
   double first_shadow_except(uint32_t j) const noexcept;
-  /// Job j, started now and expected to end at `end`, on `allocs`, delays no other job's booked
+  /// Job j, started now (t) and expected to end at `end`, on `allocs`, delays no other job's booked
   /// reservation: each one that starts before `end` keeps its taskers, and no shared (host or global)
-  /// pool is charged while one does.
-  bool book_allows(uint32_t j, double end, const std::vector<Allocation>& allocs) const;
-  /// Job j, expected to end at `end` if started now, would delay another job's booked reservation
+  /// pool is charged while one does. On a pooled farm: the free units, with j's own reservation given
+  /// back, cover its slots from t to `end` (the booked ones keep theirs whichever taskers j takes).
+  bool book_allows(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) const;
+  /// Job j, expected to end at `end` if started now (t), would delay another job's booked reservation
   /// whatever its placement (decided without one): it charges a shared pool, or it is a $fill_up job
-  /// whose master such a reservation holds.
-  bool book_forbids(uint32_t j, double end);
+  /// whose master such a reservation holds; on a pooled farm, its slots are free now but not until `end`.
+  bool book_forbids(uint32_t j, double t, double end);
+  /// The book plans on a pooled farm's count of free units (PoolProfile::of).
+  bool pooled() const noexcept { return pool_.has_value(); }
 
  private:
   // $fill_up categories charging no shared pool: how many slot instances (capped at the job's slots)
@@ -105,6 +119,8 @@ class Reservations {
   void reserve_after_book_scan(uint32_t j, Reservation& r);
   void made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs);
   bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
+  bool pool_allows(uint32_t j, double t, double end) const;
+  int64_t units_held(uint32_t j) const;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   const InstanceTotal& instance_total(uint32_t c);
 
@@ -137,6 +153,7 @@ class Reservations {
   std::vector<Allocation> probe_trial_;
   Capacity probe_;  // reserve_after_book: the capacity at a candidate time, less the booked reservations
   Placer probe_placer_;
+  std::optional<PoolProfile> pool_;  // a pooled farm's free units over time (the book plans on it)
   uint32_t resv_job_ = UINT32_MAX;
   uint64_t resv_version_ = 0;  // state_version when resv_ was made
 };

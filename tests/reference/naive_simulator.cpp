@@ -382,6 +382,90 @@ struct Sim {
     return true;
   }
 
+  // A pooled farm (engine/schedule/pool_profile.hpp, again from its definition): every job to schedule
+  // spreads its slots ($fill_up) with no per-job charge, no choice and no fit unit, each slot taking one
+  // unit of one and the same consumable held per tasker, and every one is eligible on the same taskers;
+  // dedicated availability, no farm events, not Slurm's best fit. The book then holds counts of units over
+  // time, not taskers.
+  int pooled_state = 0;  // 0 not decided yet, 1 no, 2 yes
+  size_t pool_k = 0;
+  std::vector<uint32_t> pool_taskers;
+  bool pooled() {
+    if (pooled_state != 0) return pooled_state == 2;
+    pooled_state = 1;
+    if (pol.depth() <= 1 || pol.availability != ResourceAvailability::Dedicated || !farm.empty() ||
+        pol.allocation == AllocationPolicy::ConsecutiveBestFit)
+      return false;
+    bool first = true;
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      if (jobs.rejected(j)) continue;
+      if (jobs.rule[j] != AllocationRule::FillUp || jobs.choice_of(j) != kNone ||
+          !(jobs.fit_unit_of(j) == JobTable::FitUnit{}))
+        return false;
+      for (const double once : master_charge(cat, jobs, j))
+        if (once > 0) return false;
+      const auto need = charge(cat, jobs, j);
+      size_t ks = 0, k = 0;
+      for (size_t x = 0; x < need.size(); ++x)
+        if (need[x] != 0) ++ks, k = x;
+      if (ks != 1 || need[k] != 1.0 || col(k).multi_level() || (!first && k != pool_k)) return false;
+      std::vector<uint32_t> set;
+      for (uint32_t t = 0; t < tk.size(); ++t)
+        if (eligible(cat, tk, jobs, t, j)) set.push_back(t);
+      if (!first && set != pool_taskers) return false;
+      for (const uint32_t t : set)
+        if (!col(k).has(t)) return false;
+      first = false;
+      pool_k = k;
+      pool_taskers = set;
+    }
+    pooled_state = first ? 1 : 2;
+    return pooled_state == 2;
+  }
+  // Pooled: the units free at time `at` (>= now), counted from scratch: free now, the running jobs
+  // ended by then (at their expected ends), less the booked reservations running then.
+  double pool_free_at(double at, const std::vector<uint8_t>& running, const std::vector<Booked>& book) const {
+    double free = 0;
+    for (const uint32_t t : pool_taskers) free += std::floor(pools.queue[pool_k][t]);
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+      if (running[j] && out.start[j] + estimate(j) <= at) free += jobs.slots[j];
+    for (const Booked& b : book)
+      if (b.shadow <= at && at < b.end) free -= jobs.slots[b.job];
+    return free;
+  }
+  // Pooled: job j's slots are free at every time from `from` until `until` (the times the count changes).
+  bool pool_free_throughout(uint32_t j, double now, double from, double until, const std::vector<uint8_t>& running,
+                            const std::vector<Booked>& book) const {
+    std::vector<double> times{from};
+    for (uint32_t r = 0; r < jobs.size(); ++r)
+      if (running[r]) times.push_back(out.start[r] + estimate(r));
+    for (const Booked& b : book) times.push_back(b.shadow), times.push_back(b.end);
+    for (const double at : times) {
+      const double x = std::max(at, now);
+      if (x >= from && x < until && pool_free_at(x, running, book) < jobs.slots[j]) return false;
+    }
+    return true;
+  }
+  // Pooled: the earliest time >= now, among now, the running jobs' expected ends and the booked ends,
+  // from which job j's slots stay free for its estimate.
+  bool pool_reserve(uint32_t j, double now, const std::vector<uint8_t>& running, const std::vector<Booked>& book,
+                    Booked& out_b) {
+    std::vector<double> times{now};
+    for (uint32_t r = 0; r < jobs.size(); ++r)
+      if (running[r]) times.push_back(std::max(now, out.start[r] + estimate(r)));
+    for (const Booked& b : book) times.push_back(std::max(now, b.end));
+    std::sort(times.begin(), times.end());
+    const double est = estimate(j);
+    for (const double at : times) {
+      if (pool_free_at(at, running, book) < jobs.slots[j]) continue;
+      if (!pool_free_throughout(j, now, at, at + est, running, book)) continue;
+      out_b = Booked{j, at, at + est, {}, {}};
+      if (std::isnan(out.reserved_at[j])) out.reserved_at[j] = at;
+      return true;
+    }
+    return false;
+  }
+
   // Reservation depth > 1 and conservative: reservations kept (per job) until their jobs start; a job
   // starts if it fits and delays no other job's; one that does not start gets one while fewer than the
   // depth are kept; one whose time has passed without its job starting is made again.
@@ -396,9 +480,26 @@ struct Sim {
         kept.erase(j);
         continue;
       }
+      const bool pool = pooled();
+      // pooled: placed anew, when its time has come, or before if the others' slots stay free
+      if (pool && kept.count(j)) {
+        std::vector<Booked> others;
+        for (const auto& [x, b] : kept)
+          if (x != j) others.push_back(b);
+        Pools trial = pools;
+        const Placement pl = place(trial, j);
+        const double end = t + estimate(j);
+        bool alone = true;
+        for (const Booked& b : others) alone = alone && !(b.shadow < end);
+        if (!pl.empty() && (t >= kept[j].shadow || alone || pool_free_throughout(j, t, t, end, running, others))) {
+          kept.erase(j);
+          begin(j, t, pl, std::move(trial), running, blocked);
+          continue;
+        }
+      }
       // on its reserved taskers, if they have room: when its time has come, or before if that delays
       // no other reservation
-      if (kept.count(j)) {
+      if (!pool && kept.count(j)) {
         Pools trial = pools;
         bool room = true;
         for (const auto& [x, s] : kept[j].placement) room = room && !down[x];
@@ -425,7 +526,9 @@ struct Sim {
       Pools trial = pools;
       const Placement pl = place(trial, j);
       const bool fits = !pl.empty();
-      if (fits && leaves_alone(j, pl, others, end)) {
+      const bool alone =
+          pool ? !must_avoid || pool_free_throughout(j, t, t, end, running, others) : leaves_alone(j, pl, others, end);
+      if (fits && alone) {
         kept.erase(j);
         begin(j, t, pl, std::move(trial), running, blocked);
         continue;
@@ -437,7 +540,7 @@ struct Sim {
         std::vector<Booked> all;
         for (const auto& [x, b] : kept) all.push_back(b);
         Booked b;
-        if (reserve(j, running, all, b)) {
+        if (pool ? pool_reserve(j, t, running, all, b) : reserve(j, running, all, b)) {
           kept[j] = b;
           wake_times.push_back(b.shadow);  // a cycle then
         }
@@ -672,7 +775,7 @@ struct Sim {
 
 SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
                     const FarmEvents& farm) {
-  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {}};
+  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   s.run();
   return std::move(s.out);
 }

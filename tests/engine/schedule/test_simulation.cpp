@@ -11,6 +11,7 @@
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
 #include "tests/engine/schedule/sim_checker.hpp"
+#include "tests/engine/schedule/sim_farm.hpp"
 #include "tests/reference/naive_simulator.hpp"
 
 using namespace colmatch;
@@ -20,66 +21,7 @@ using namespace colmatch;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// A farm of taskers with `slots` each (power descending in input order) and a builder for jobs.
-struct Farm {
-  Catalog cat;
-  uint32_t slots, arch;
-  TaskerTable taskers;
-  explicit Farm(std::vector<int> per_tasker, std::vector<double> power = {}) {
-    slots = cat.add(consumable_attribute("slots", AttrType::Int));
-    AttributeDef d;
-    d.name = "arch";
-    arch = cat.add(d);
-    TaskerBuilder tb(cat);
-    for (size_t i = 0; i < per_tasker.size(); ++i) {
-      tb.add("t" + std::to_string(i), power.empty() ? 10.0 - static_cast<double>(i) : power[i]);
-      tb.set_number(slots, per_tasker[i]);
-      tb.set(arch, "x86");
-    }
-    taskers = std::move(tb).build();
-  }
-};
-
-struct Job {
-  std::string id;
-  double submit = 0, runtime = 10, walltime = NAN;
-  uint32_t slots = 1;
-  double priority = 0;
-  std::string user = "u", request, qos;
-  double hold = -kInf;
-  std::vector<std::string> depends;
-  bool fill_up = false;
-  double utilization = NAN;  // of its slots
-};
-
-JobTable make_jobs(const Catalog& cat, const std::vector<Job>& list) {
-  JobBuilder jb(cat);
-  for (const Job& j : list) {
-    jb.add(j.id, j.user, "g", j.priority, j.submit, j.slots);
-    if (!j.request.empty()) jb.set_request(j.request);
-    jb.set_times(j.runtime, j.walltime);
-    if (j.hold > -kInf) jb.set_hold(j.hold);
-    if (!j.depends.empty()) jb.set_depends(j.depends);
-    if (j.fill_up) jb.set_rule(AllocationRule::FillUp);
-    if (!j.qos.empty()) jb.set_credentials("", "", j.qos);
-    if (!std::isnan(j.utilization)) jb.set_utilization(*cat.find("slots"), j.utilization);
-  }
-  return std::move(jb).build();
-}
-
-SimResult run(const Farm& f, const JobTable& jobs, const SimPolicy& pol = {}) {
-  SimResult r = simulate(f.cat, f.taskers, jobs, pol, kernels::active());
-  EXPECT_EQ(simcheck::check_schedule(f.cat, f.taskers, jobs, pol, r), "");
-  return r;
-}
-
-uint32_t index_of(const JobTable& jobs, const std::string& id) {
-  for (uint32_t j = 0; j < jobs.size(); ++j)
-    if (jobs.id[j] == id) return j;
-  return kNone;
-}
+using namespace simtest;
 
 // Step 1, refresh resources: R.Available = R.Configured - R.Dedicated; a job's end gives its slots back.
 TEST(SeedExamples, MoabRefreshResourcesCapacityComesBackWhenAJobEnds) {
@@ -427,148 +369,6 @@ TEST(Backfill, NoJobStartsLaterThanItsFirstReservation) {
   }
   EXPECT_GT(reserved, 300u);
   EXPECT_GT(backfilled, 100u);
-}
-
-// ---- EASY as the literature defines it -----------------------------------------------------------------
-
-// Pool-based EASY (Lifka; Mu'alem and Feitelson; the EASY of Alea, CQSim and AccaSim) over one pool of
-// `procs` processors, written again from its definition: jobs in priority order (here submit order); the
-// first that does not fit gets the reservation, at the earliest expected end (start + walltime) of a
-// running job by which enough processors are free (running jobs released one at a time, in order of
-// expected end), with extra = free then - its processors; a later job that fits starts if it ends by the
-// shadow time, or if it takes at most the extra processors (which it then uses up). Cycles at every
-// submit and end, as colmatch's event-driven ones. Returns the start times.
-struct PoolJob {
-  double submit, runtime, walltime;
-  uint32_t procs;
-};
-std::vector<double> pool_easy(uint32_t procs, const std::vector<PoolJob>& jobs) {
-  const size_t n = jobs.size();
-  std::vector<double> start(n, NAN), end(n, NAN);
-  auto est = [&](size_t j) { return jobs[j].walltime >= 0 ? jobs[j].walltime : std::max(0.0, jobs[j].runtime); };
-  auto dur = [&](size_t j) { return std::min(std::max(0.0, jobs[j].runtime), est(j)); };
-  std::vector<size_t> order(n);
-  for (size_t j = 0; j < n; ++j) order[j] = j;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
-  uint32_t free = procs;
-  std::vector<uint8_t> running(n, 0);
-  double last = -kInf;
-  while (true) {
-    double t = kInf;
-    for (size_t j = 0; j < n; ++j) {
-      if (std::isnan(start[j]) && jobs[j].submit > last) t = std::min(t, jobs[j].submit);
-      if (running[j]) t = std::min(t, end[j]);
-    }
-    if (!(t < kInf)) break;
-    for (size_t j = 0; j < n; ++j)
-      if (running[j] && end[j] <= t) {
-        running[j] = 0;
-        free += jobs[j].procs;
-      }
-    bool reserved = false;
-    double shadow = 0;
-    uint32_t extra = 0;
-    for (const size_t j : order) {
-      if (!std::isnan(start[j]) || jobs[j].submit > t) continue;
-      const uint32_t p = jobs[j].procs;
-      bool go = false;
-      if (!reserved) {
-        go = p <= free;
-        if (!go) {  // the reservation
-          std::vector<std::pair<double, size_t>> ends;
-          for (size_t r = 0; r < n; ++r)
-            if (running[r]) ends.emplace_back(start[r] + est(r), r);
-          std::sort(ends.begin(), ends.end());
-          uint32_t then = free;
-          for (const auto& [e, r] : ends) {
-            then += jobs[r].procs;
-            if (then >= p) {
-              reserved = true;
-              shadow = e;
-              extra = then - p;
-              break;
-            }
-          }
-        }
-      } else if (p <= free) {
-        if (t + est(j) <= shadow) {
-          go = true;
-        } else if (p <= extra) {
-          go = true;
-          extra -= p;
-        }
-      }
-      if (!go) continue;
-      start[j] = t;
-      end[j] = t + dur(j);
-      running[j] = 1;
-      free -= p;
-    }
-    last = t;
-  }
-  return start;
-}
-
-// On a farm of identical one-slot taskers, colmatch's EASY is exactly the pool-based EASY: on random
-// traces (jobs spreading over taskers, walltimes above and below the runtimes) start times agree job by
-// job. Fails with the reserved taskers kept whole from every job that would run past the shadow time
-// (colmatch's EASY before issue 24: a long job could start only where nothing was reserved).
-TEST(Backfill, EasyOnIdenticalOneSlotTaskersIsPoolEasy) {
-  size_t backfilled = 0, compared = 0;
-  for (int i = 0; i < 300; ++i) {
-    std::mt19937_64 rng(5000 + i);
-    const uint32_t procs = 2 + rng() % 14;
-    const Farm f(std::vector<int>(procs, 1));
-    std::vector<Job> list;
-    std::vector<PoolJob> pool;
-    const size_t n = 5 + rng() % 40;
-    for (size_t j = 0; j < n; ++j) {
-      const double submit = static_cast<double>(rng() % 80), runtime = static_cast<double>(1 + rng() % 50);
-      const double walltime = rng() % 4 == 0 ? runtime / 2 : runtime + static_cast<double>(rng() % 30);
-      const auto p = static_cast<uint32_t>(1 + rng() % procs);
-      list.push_back({.id = "j" + std::to_string(j),
-                      .submit = submit,
-                      .runtime = runtime,
-                      .walltime = walltime,
-                      .slots = p,
-                      .fill_up = true});
-      pool.push_back({submit, runtime, walltime, p});
-    }
-    const auto jobs = make_jobs(f.cat, list);
-    SimPolicy easy;
-    easy.backfill = BackfillPolicy::Easy;
-    const auto r = run(f, jobs, easy);
-    const auto want = pool_easy(procs, pool);
-    for (size_t j = 0; j < n; ++j) {
-      ASSERT_EQ(r.start[j], want[j]) << "trace " << i << " job " << j;
-      ++compared;
-      backfilled += r.backfilled[j];
-    }
-  }
-  EXPECT_GT(compared, 5000u);
-  EXPECT_GT(backfilled, 500u);
-}
-
-// The first divergence from the published simulators the issue found on KTH: job 152 (4 processors,
-// 10,800 s requested) at t = 678,532, with 74 nodes free and job 150 (79 processors) reserved for a time
-// when 90 will be free: 11 extra, so Alea and CQSim start 152 at once; colmatch did only after 150
-// started. The bundled KTH sample's whole EASY schedule equals the pool-based one.
-TEST(Backfill, KthSampleEasyEqualsThePublishedSimulators) {
-  const auto ds = loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
-  ASSERT_EQ(ds.taskers.size(), 100u);
-  SimPolicy easy;
-  easy.backfill = BackfillPolicy::Easy;
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, easy, kernels::active());
-  std::vector<PoolJob> pool;
-  for (uint32_t j = 0; j < ds.jobs.size(); ++j)
-    pool.push_back({ds.jobs.submit[j], ds.jobs.runtime[j], ds.jobs.walltime[j], ds.jobs.slots[j]});
-  const auto want = pool_easy(100, pool);
-  const uint32_t j152 = index_of(ds.jobs, "152");
-  ASSERT_NE(j152, kNone);
-  EXPECT_EQ(r.start[j152], 678532) << "at once, in the 11 extra processors";
-  size_t differ = 0;
-  for (uint32_t j = 0; j < ds.jobs.size(); ++j) differ += !(r.start[j] == want[j]) && !ds.jobs.rejected(j);
-  EXPECT_EQ(differ, 0u);
 }
 
 // Interval-driven cycles (RMPOLLINTERVAL): starts happen only at multiples of the interval.
