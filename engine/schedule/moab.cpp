@@ -14,6 +14,7 @@ MoabPolicy::MoabPolicy(SimWorld& w)
       static_order_(w.policy.weights.queue_time == 0 && w.policy.weights.expansion == 0),
       parked_(w.jobs.size(), Parked::No),
       memo_(w.cats.size()) {
+  book_fast_ = w.policy.depth() == SIZE_MAX || reservations_.pooled();
   if (!static_order_) return;
   // priorities do not depend on time: one rank per job, in the order every cycle considers them
   const JobTable& jobs = w.jobs;
@@ -140,7 +141,7 @@ void MoabPolicy::classify(uint32_t j, double t) {
     }
   visible_set_.insert(wq_->rank(j));
   wq_->add(j);
-  if (w_.policy.depth() == SIZE_MAX && !reservations_.has(j)) unbooked_.insert(wq_->rank(j));
+  if (book_fast_ && !reservations_.has(j)) unbooked_.insert(wq_->rank(j));
 }
 
 // Static order: parks job j if a credential limit keeps it from starting now. Until a job of that
@@ -174,10 +175,10 @@ uint32_t MoabPolicy::next_ready(size_t r) {
 
 void MoabPolicy::cycle(double t, bool last) {
   if (static_order_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
-  // the fast cycle over a book when every waiting job holds a reservation (conservative): with a finite
-  // depth most waiting jobs hold none and every one is visited anyway, at a higher cost per job (RICC at
-  // depth 4: 84 s with full cycles, 241 s with fast ones)
-  else if (static_order_ && !last && w_.policy.throttles.empty() && w_.policy.depth() == SIZE_MAX) cycle_book_fast(t);
+  // the fast cycle over a book when every waiting job holds a reservation (conservative), or when the
+  // book is pooled: otherwise, with a finite depth, most waiting jobs hold none and every one is visited
+  // anyway, at a higher cost per job (RICC at depth 4: 84 s with full cycles, 241 s with fast ones)
+  else if (static_order_ && !last && w_.policy.throttles.empty() && book_fast_) cycle_book_fast(t);
   else cycle_full(t);
 }
 
@@ -343,7 +344,7 @@ void MoabPolicy::drop_reservation(uint32_t j) {
   reservations_.drop(j);
   if (!static_order_) return;
   due_.erase(wq_->rank(j));
-  if (wq_->ready(j) && w_.policy.depth() == SIZE_MAX) unbooked_.insert(wq_->rank(j));
+  if (wq_->ready(j) && book_fast_) unbooked_.insert(wq_->rank(j));
 }
 
 // The same starts as pass_with_book, visiting what can change them (static order, no credential limits:
@@ -352,43 +353,73 @@ void MoabPolicy::drop_reservation(uint32_t j) {
 // or its category can place a job now (SimWorld::dead: a category that cannot place on any tasker cannot on its
 // reserved ones either). Every other job would only wait again: it is not visited. They are visited in rank order,
 // merged from those three sources; reasons are left to the last, full, cycle.
+// A pooled book says more (Reservations::pool_dip): of a category that can place, only the jobs that would end
+// before the first time fewer than their slots are free can start, or those whose own reservation starts by
+// then (a fourth source, `early`); a job holding no reservation books one only while the book has room (a
+// finite depth); when a visit gives units back to the book (a reservation given up or moved earlier by its
+// job's start), every source starts again after it.
 void MoabPolicy::cycle_book_fast(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
   wq_->compact();
-  using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue)
-  constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1;
+  using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue, kEarly)
+  constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1, kEarly = UINT32_MAX - 2;
+  const bool pooled = reservations_.pooled();
   std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
-  auto push = [&](uint32_t source, size_t from) {  // conservative: the book always has room
+  std::vector<uint32_t>& early = early_;  // pooled: ranks of the ready jobs of reservations starting early
+  auto push = [&](uint32_t source, size_t from) {
     size_t r = RankSet::npos;
     if (source == kUnbooked) {
-      r = unbooked_.next(from);
+      if (reservations_.booked() < w_.policy.depth()) r = unbooked_.next(from);
     } else if (source == kDue) {
       r = due_.next(from);
+    } else if (source == kEarly) {
+      const auto it = std::lower_bound(early.begin(), early.end(), from);
+      if (it != early.end()) r = *it;
     } else if (!w_.dead(source)) {
-      const uint32_t j = wq_->first_in(source, from, [](double) { return true; });
+      uint32_t j = WaitQueue::kNoJob;
+      if (pooled) {
+        const double dip = reservations_.pool_dip(t, w_.cats.slots[source]);
+        j = wq_->first_in(source, from, [&](double e) { return !(dip < t + e); });
+      } else {
+        j = wq_->first_in(source, from, [](double) { return true; });
+      }
       if (j != WaitQueue::kNoJob) r = wq_->rank(j);
     }
     if (r != RankSet::npos) next.push({static_cast<uint32_t>(r), source});
   };
-  push(kUnbooked, 0);
-  push(kDue, 0);
-  for (const uint32_t c : wq_->categories())
-    if (wq_->ready_in(c) > 0) push(c, 0);
+  auto push_all = [&](size_t from) {
+    next = {};
+    push(kUnbooked, from);
+    push(kDue, from);
+    if (pooled) {
+      reservations_.early_starts(t, early);
+      for (uint32_t& x : early) x = static_cast<uint32_t>(wq_->rank(x));  // (all ready: they hold reservations)
+      std::sort(early.begin(), early.end());
+      push(kEarly, from);
+    }
+    for (const uint32_t c : wq_->categories())
+      if (wq_->ready_in(c) > 0) push(c, from);
+  };
+  push_all(0);
   size_t last = RankSet::npos;
   while (!next.empty()) {
     const auto [r, source] = next.top();
     next.pop();
+    bool gave_back = false;
     if (r != last) {  // a job may come from more than one source: its turn once
       last = r;
       const uint32_t j = wq_->job(r);
       if (wq_->ready(j)) {
         const uint32_t first = wq_->first(0);  // a job before it waits (every one not visited does)
         bool blocked = first != WaitQueue::kNoJob && wq_->rank(first) < r;
+        const uint64_t given = reservations_.pool_given_back();
         with_book(j, t, blocked);
+        gave_back = reservations_.pool_given_back() != given;
       }
     }
-    push(source, r + 1);
+    if (gave_back) push_all(r + 1);
+    else push(source, r + 1);
   }
   w_.end_cycle(t, t0, queued());
 }

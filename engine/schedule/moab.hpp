@@ -94,6 +94,8 @@ class MoabPolicy final : public SchedulingPolicy {
   RankSet visible_set_;           // static order: those a full cycle visits (not waiting for a dependency)
   RankSet unbooked_;              // static order, conservative: ready jobs holding no reservation
   RankSet due_;                   // static order, conservative: ready jobs whose reservation's time has come
+  std::vector<uint32_t> early_;   // cycle_book_fast on a pooled book: the early source's ranks
+  bool book_fast_ = false;        // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
   std::optional<ThrottleStreams> streams_;  // static order: jobs parked on a credential limit
   std::vector<Parked> parked_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> dependents_;  // per job with some: parked jobs waiting for it

@@ -40,7 +40,15 @@ class PoolProfile {
   /// `units` are held from `start` to `end` (seconds; a booked reservation), or no longer (release: a
   /// reservation given up, or a job that ended at `start`, now, before its expected end `end`).
   void hold(double start, double end, int64_t units) { change(start, end, -units); }
-  void release(double start, double end, int64_t units) { change(start, end, units); }
+  void release(double start, double end, int64_t units) {
+    change(start, end, units);
+    ++given_back_;
+  }
+  /// How many times release() gave units back.
+  uint64_t given_back() const noexcept { return given_back_; }
+  /// The first time from t (now) when fewer than `units` are free (+inf if never); kept while the
+  /// count does not change.
+  double dip(double t, int64_t units) const;
   /// A job of `units` started at t (now), expected to end at `end`; what no time from t on reads is forgotten.
   void started(double t, double end, int64_t units);
   /// The earliest time >= t (now) from which `units` are free for `length` seconds; +inf when never.
@@ -55,7 +63,6 @@ class PoolProfile {
  private:
   PoolProfile(uint32_t consumable, int64_t total) : k_(consumable), total_(total), free_(total) {}
   void change(double start, double end, int64_t units);
-  double dip(double t, int64_t units) const;
 
   uint32_t k_;
   int64_t total_;     // units the pooled taskers offer, free when the run began
@@ -66,7 +73,7 @@ class PoolProfile {
     uint64_t version;
     double t, at;
   };
-  uint64_t version_ = 0;
+  uint64_t version_ = 0, given_back_ = 0;
   mutable std::unordered_map<int64_t, Dip> dips_;
 };
 

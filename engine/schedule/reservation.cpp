@@ -184,6 +184,13 @@ void Reservations::started_under(uint32_t j, const std::vector<Allocation>& allo
 
 // ---- The book ----
 
+void Reservations::early_starts(double t, std::vector<uint32_t>& jobs) const {
+  jobs.clear();
+  const double latest = pool_->dip(t, 1);  // (more slots: an earlier dip)
+  for (auto it = shadows_.upper_bound({t, UINT32_MAX}); it != shadows_.end() && !(latest < it->first); ++it)
+    if (!(pool_->dip(t, w_.jobs.slots[it->second]) < it->first)) jobs.push_back(it->second);
+}
+
 // The units job j holds on a pooled farm: its slots where it was placed (none for a job removed).
 int64_t Reservations::units_held(uint32_t j) const {
   int64_t units = 0;

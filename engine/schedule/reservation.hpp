@@ -102,6 +102,14 @@ class Reservations {
   bool book_forbids(uint32_t j, double t, double end);
   /// The book plans on a pooled farm's count of free units (PoolProfile::of).
   bool pooled() const noexcept { return pool_.has_value(); }
+  /// Pooled: the first time from t (now) when fewer than `slots` units are free. A job of that many
+  /// slots may start now only if it ends by then, or if its own reservation starts by then.
+  double pool_dip(double t, uint32_t slots) const { return pool_->dip(t, slots); }
+  /// Pooled: the jobs whose booked reservation starts after t but no later than pool_dip(t, their slots).
+  void early_starts(double t, std::vector<uint32_t>& jobs) const;
+  /// Pooled: how many times units came back to the count (a reservation given up, a job ended), 0 if
+  /// not pooled. A question answered before may have another answer once it moved.
+  uint64_t pool_given_back() const noexcept { return pool_ ? pool_->given_back() : 0; }
 
  private:
   // $fill_up categories charging no shared pool: how many slot instances (capped at the job's slots)

@@ -722,9 +722,13 @@ std::vector<SimPolicy> log_policies() {
   SimPolicy g;  // greedy: the fast cycle's backfill with no reservation
   g.backfill = BackfillPolicy::Greedy;
   out.push_back(g);
-  SimPolicy c;  // conservative: the fast cycle over a kept book
+  SimPolicy c;  // conservative: the fast cycle over a kept book (pooled on these logs)
   c.backfill = BackfillPolicy::Conservative;
   out.push_back(c);
+  SimPolicy d;  // reservation depth 4: the fast cycle over a pooled book with a finite depth
+  d.backfill = BackfillPolicy::Easy;
+  d.reservation_depth = 4;
+  out.push_back(d);
   return out;
 }
 
