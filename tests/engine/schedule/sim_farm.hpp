@@ -81,4 +81,12 @@ inline uint32_t index_of(const JobTable& jobs, const std::string& id) {
   return kNone;
 }
 
+// Job j's allocations as (tasker, slots) pairs, as the naive simulator gives them.
+inline std::vector<std::pair<uint32_t, uint32_t>> allocations_of(const SimResult& r, uint32_t j) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (uint32_t a = 0; a < r.alloc_count[j]; ++a)
+    out.emplace_back(r.allocations[r.alloc_first[j] + a].tasker, r.allocations[r.alloc_first[j] + a].slots);
+  return out;
+}
+
 }  // namespace simtest

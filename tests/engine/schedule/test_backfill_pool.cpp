@@ -35,15 +35,21 @@ namespace {
 struct PoolJob {
   double submit, runtime, walltime;
   uint32_t procs;
+  double est() const { return walltime >= 0 ? walltime : std::max(0.0, runtime); }  // its walltime
+  double dur() const { return std::min(std::max(0.0, runtime), est()); }            // ended at it
 };
+// The jobs in priority order: submit order.
+std::vector<size_t> submit_order(const std::vector<PoolJob>& jobs) {
+  std::vector<size_t> order(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
+  return order;
+}
 std::vector<double> pool_easy(uint32_t procs, const std::vector<PoolJob>& jobs) {
   const size_t n = jobs.size();
   std::vector<double> start(n, NAN), end(n, NAN);
-  auto est = [&](size_t j) { return jobs[j].walltime >= 0 ? jobs[j].walltime : std::max(0.0, jobs[j].runtime); };
-  auto dur = [&](size_t j) { return std::min(std::max(0.0, jobs[j].runtime), est(j)); };
-  std::vector<size_t> order(n);
-  for (size_t j = 0; j < n; ++j) order[j] = j;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
+  auto est = [&](size_t j) { return jobs[j].est(); };
+  const std::vector<size_t> order = submit_order(jobs);
   uint32_t free = procs;
   std::vector<uint8_t> running(n, 0);
   double last = -kInf;
@@ -94,13 +100,40 @@ std::vector<double> pool_easy(uint32_t procs, const std::vector<PoolJob>& jobs) 
       }
       if (!go) continue;
       start[j] = t;
-      end[j] = t + dur(j);
+      end[j] = t + jobs[j].dur();
       running[j] = 1;
       free -= p;
     }
     last = t;
   }
   return start;
+}
+
+// A random trace on `procs` identical one-slot taskers: jobs spreading over them, walltimes above and below
+// the runtimes; as colmatch jobs and as the pool-based definitions' jobs.
+struct PoolTrace {
+  uint32_t procs;
+  std::vector<Job> list;
+  std::vector<PoolJob> pool;
+};
+PoolTrace random_pool_trace(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  PoolTrace tr;
+  tr.procs = 2 + rng() % 14;
+  const size_t n = 5 + rng() % 40;
+  for (size_t j = 0; j < n; ++j) {
+    const double submit = static_cast<double>(rng() % 80), runtime = static_cast<double>(1 + rng() % 50);
+    const double walltime = rng() % 4 == 0 ? runtime / 2 : runtime + static_cast<double>(rng() % 30);
+    const auto p = static_cast<uint32_t>(1 + rng() % tr.procs);
+    tr.list.push_back({.id = "j" + std::to_string(j),
+                       .submit = submit,
+                       .runtime = runtime,
+                       .walltime = walltime,
+                       .slots = p,
+                       .fill_up = true});
+    tr.pool.push_back({submit, runtime, walltime, p});
+  }
+  return tr;
 }
 
 // On a farm of identical one-slot taskers, colmatch's EASY is exactly the pool-based EASY: on random
@@ -110,30 +143,14 @@ std::vector<double> pool_easy(uint32_t procs, const std::vector<PoolJob>& jobs) 
 TEST(Backfill, EasyOnIdenticalOneSlotTaskersIsPoolEasy) {
   size_t backfilled = 0, compared = 0;
   for (int i = 0; i < 300; ++i) {
-    std::mt19937_64 rng(5000 + i);
-    const uint32_t procs = 2 + rng() % 14;
-    const Farm f(std::vector<int>(procs, 1));
-    std::vector<Job> list;
-    std::vector<PoolJob> pool;
-    const size_t n = 5 + rng() % 40;
-    for (size_t j = 0; j < n; ++j) {
-      const double submit = static_cast<double>(rng() % 80), runtime = static_cast<double>(1 + rng() % 50);
-      const double walltime = rng() % 4 == 0 ? runtime / 2 : runtime + static_cast<double>(rng() % 30);
-      const auto p = static_cast<uint32_t>(1 + rng() % procs);
-      list.push_back({.id = "j" + std::to_string(j),
-                      .submit = submit,
-                      .runtime = runtime,
-                      .walltime = walltime,
-                      .slots = p,
-                      .fill_up = true});
-      pool.push_back({submit, runtime, walltime, p});
-    }
-    const auto jobs = make_jobs(f.cat, list);
+    const PoolTrace tr = random_pool_trace(5000 + i);
+    const Farm f(std::vector<int>(tr.procs, 1));
+    const auto jobs = make_jobs(f.cat, tr.list);
     SimPolicy easy;
     easy.backfill = BackfillPolicy::Easy;
     const auto r = run(f, jobs, easy);
-    const auto want = pool_easy(procs, pool);
-    for (size_t j = 0; j < n; ++j) {
+    const auto want = pool_easy(tr.procs, tr.pool);
+    for (size_t j = 0; j < tr.list.size(); ++j) {
       ASSERT_EQ(r.start[j], want[j]) << "trace " << i << " job " << j;
       ++compared;
       backfilled += r.backfilled[j];
@@ -181,11 +198,8 @@ TEST(Backfill, KthSampleEasyEqualsThePublishedSimulators) {
 std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, size_t depth) {
   const size_t n = jobs.size();
   std::vector<double> start(n, NAN), end(n, NAN);
-  auto est = [&](size_t j) { return jobs[j].walltime >= 0 ? jobs[j].walltime : std::max(0.0, jobs[j].runtime); };
-  auto dur = [&](size_t j) { return std::min(std::max(0.0, jobs[j].runtime), est(j)); };
-  std::vector<size_t> order(n);
-  for (size_t j = 0; j < n; ++j) order[j] = j;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
+  auto est = [&](size_t j) { return jobs[j].est(); };
+  const std::vector<size_t> order = submit_order(jobs);
   std::map<size_t, std::pair<double, double>> book;  // job -> (start, end) of its reservation
   std::vector<uint8_t> running(n, 0);
   int64_t free = procs;
@@ -231,7 +245,7 @@ std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, 
       if (p <= free && (due || free_throughout(t, t, t + est(j), j))) {
         book.erase(j);
         start[j] = t;
-        end[j] = t + dur(j);
+        end[j] = t + jobs[j].dur();
         running[j] = 1;
         free -= p;
         continue;
@@ -264,31 +278,15 @@ TEST(Backfill, ConservativeAndDepthOnIdenticalOneSlotTaskersArePoolBased) {
   size_t compared = 0, backfilled = 0, reserved = 0;
   for (const size_t depth : {size_t{3}, SIZE_MAX}) {
     for (int i = 0; i < 300; ++i) {
-      std::mt19937_64 rng(6000 + i);
-      const uint32_t procs = 2 + rng() % 14;
-      const Farm f(std::vector<int>(procs, 1));
-      std::vector<Job> list;
-      std::vector<PoolJob> pool;
-      const size_t n = 5 + rng() % 40;
-      for (size_t j = 0; j < n; ++j) {
-        const double submit = static_cast<double>(rng() % 80), runtime = static_cast<double>(1 + rng() % 50);
-        const double walltime = rng() % 4 == 0 ? runtime / 2 : runtime + static_cast<double>(rng() % 30);
-        const auto p = static_cast<uint32_t>(1 + rng() % procs);
-        list.push_back({.id = "j" + std::to_string(j),
-                        .submit = submit,
-                        .runtime = runtime,
-                        .walltime = walltime,
-                        .slots = p,
-                        .fill_up = true});
-        pool.push_back({submit, runtime, walltime, p});
-      }
-      const auto jobs = make_jobs(f.cat, list);
+      const PoolTrace tr = random_pool_trace(6000 + i);
+      const Farm f(std::vector<int>(tr.procs, 1));
+      const auto jobs = make_jobs(f.cat, tr.list);
       SimPolicy pol;
       pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
       pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
       const auto r = run(f, jobs, pol);
-      const auto want = pool_book(procs, pool, depth);
-      for (size_t j = 0; j < n; ++j) {
+      const auto want = pool_book(tr.procs, tr.pool, depth);
+      for (size_t j = 0; j < tr.list.size(); ++j) {
         ASSERT_EQ(r.start[j], want[j]) << "depth " << depth << " trace " << i << " job " << j;
         ++compared;
         backfilled += r.backfilled[j];
@@ -351,10 +349,7 @@ TEST(Backfill, PooledBookEqualsTheNaiveSimulator) {
       }
       ASSERT_EQ(e.start[j], ref.start[j]) << at;
       ASSERT_EQ(e.end[j], ref.end[j]) << at;
-      std::vector<std::pair<uint32_t, uint32_t>> allocs;
-      for (uint32_t a = 0; a < e.alloc_count[j]; ++a)
-        allocs.emplace_back(e.allocations[e.alloc_first[j] + a].tasker, e.allocations[e.alloc_first[j] + a].slots);
-      ASSERT_EQ(allocs, ref.allocations[j]) << at;
+      ASSERT_EQ(allocations_of(e, j), ref.allocations[j]) << at;
       ASSERT_EQ(e.backfilled[j], ref.backfilled[j]) << at;
       ++started;
       backfilled += e.backfilled[j];

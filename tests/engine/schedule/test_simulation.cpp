@@ -642,10 +642,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       if (!std::isnan(e.start[j])) {
         ASSERT_EQ(e.start[j], ref.start[j]) << at;
         ASSERT_EQ(e.end[j], ref.end[j]) << at;
-        std::vector<std::pair<uint32_t, uint32_t>> allocs;
-        for (uint32_t a = 0; a < e.alloc_count[j]; ++a)
-          allocs.emplace_back(e.allocations[e.alloc_first[j] + a].tasker, e.allocations[e.alloc_first[j] + a].slots);
-        ASSERT_EQ(allocs, ref.allocations[j]) << at;
+        ASSERT_EQ(allocations_of(e, j), ref.allocations[j]) << at;
         ASSERT_EQ(e.backfilled[j], ref.backfilled[j]) << at;
         ++started;
         waited += e.start[j] > ds.jobs.submit[j];
