@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -32,6 +33,7 @@ struct Partition {
   double max_time = std::numeric_limits<double>::infinity();  // seconds
   // the most nodes a job of it may ask: MaxNodes, and no more than the partition has (TotalNodes)
   double max_nodes = std::numeric_limits<double>::infinity();
+  double tier = 1;  // PriorityTier: the job queue is ordered by it first when partitions differ in it
   size_t line = 0;
 };
 
@@ -134,6 +136,14 @@ std::vector<Partition> read_partitions(const std::string& path) {
       p.max_time = slurm::parse_slurm_time(field(r, "MaxTime", "UNLIMITED"));
     } catch (const std::invalid_argument& e) {
       throw LoadError(path, r.line, "MaxTime", e.what());
+    }
+    {
+      const std::string v = field(r, "PriorityTier", "1");
+      char* end = nullptr;
+      const double n = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(n >= 0 && n <= 65535) || n != std::floor(n))
+        throw LoadError(path, r.line, "PriorityTier", fmt::format("'{}' is not a priority tier (0 to 65535)", v));
+      p.tier = n;
     }
     for (const char* key : {"MaxNodes", "TotalNodes"}) {
       const std::string v = field(r, key, "UNLIMITED");
@@ -361,6 +371,14 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     std::string default_partition;
     for (const Partition& p : partitions)
       if (p.is_default) default_partition = p.name;
+    // PriorityTier (job_scheduler.c): when the partitions differ in it, slurmctld's main pass takes a
+    // queue of job:partition records sorted by the partition's tier (highest first), then the job's
+    // priority, submit time and id (sort_job_queue2); when they all share one, the job list in order
+    // (fifo_sched, under sched/builtin and priority/basic). A job's tier leads its priority here: priority
+    // + tier x 2^32 (Slurm's priorities are 32-bit, so the order is exact). A job of several partitions of
+    // different tiers has a record at each tier's place: not placed by colmatch yet.
+    bool tiers_differ = false;
+    for (const Partition& p : partitions) tiers_differ = tiers_differ || p.tier != partitions.front().tier;
     size_t without_mem = 0;
     std::vector<uint32_t>& job_queue = queues->queue_of_job;
     for (const slurm::QueuedJob& q : queued) {
@@ -474,7 +492,21 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         why = "--gpus (GPUs for the whole job) over several nodes is not placed by colmatch yet: use --gres";
       tasks = std::max(1.0, std::floor(tasks));
       const double cpus = tasks * per_task;  // per node
-      const uint32_t j = jb.add(id, q.user, "", q.priority, q.submit, node_count);
+      double priority = q.priority;
+      if (tiers_differ) {
+        std::optional<double> tier;
+        for (const std::string& p :
+             part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',')) {
+          const auto it =
+              std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
+          if (it == partitions.end()) continue;  // (refused below, naming it)
+          if (tier && *tier != it->tier && why.empty())
+            why = "partitions of different PriorityTier (" + part_list + "): not placed by colmatch yet";
+          tier = it->tier;
+        }
+        priority += tier.value_or(0) * 4294967296.0;
+      }
+      const uint32_t j = jb.add(id, q.user, "", priority, q.submit, node_count);
       if (node_count > 1) jb.set_rule(AllocationRule::OnePerTasker);
       job_queue.push_back(kNone);
       queues->several_first.push_back(static_cast<uint32_t>(queues->several.size()));

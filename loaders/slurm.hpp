@@ -18,7 +18,9 @@
 // noted). Each: -c/--cpus-per-task x
 // -n/--ntasks CPUs, --mem or --mem-per-cpu, -C/--constraint (loaders/slurm_constraint.hpp), --gres=gpu[:TYPE]:N,
 // --gpus, -p (several allowed; none: the Default=YES partition), -w (one node), -x, -t against the partitions' MaxTime,
-// --exclusive (a consumable `jobs`: 1 a job, all of it an exclusive one). A job asking more than one node, node counts,
+// --exclusive (a consumable `jobs`: 1 a job, all of it an exclusive one). Partitions of different PriorityTier:
+// a job's tier leads its priority (priority + tier x 2^32), as slurmctld sorts its queue by the tier first. A job
+// asking more than one node, node counts,
 // --mem=0 or an option colmatch does not read is rejected with the reason; a
 // constraint Slurm refuses is rejected with Slurm's message.
 #pragma once

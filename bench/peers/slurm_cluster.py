@@ -5,6 +5,7 @@ script (bench/peers/slurm_oracle.sh) puts them after its fixed settings.
 
     /usr/bin/python3 bench/peers/slurm_cluster.py 100 > nodes.conf
 """
+import os
 import random
 import sys
 
@@ -47,11 +48,16 @@ def main():
               f"{gres} Weight={d['weight']} State=CLOUD")
     print("NodeSet=gpunodes Feature=gpu")
     print("NodeSet=amdnodes Feature=amd")
-    print("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP")
-    print("PartitionName=gpu Nodes=gpunodes MaxTime=2-00:00:00 State=UP")
-    print("PartitionName=amd Nodes=amdnodes MaxTime=INFINITE State=UP")
-    print(f"PartitionName=short Nodes=n[{1:0{width}d}-{n // 2:0{width}d}] MaxTime=01:00:00 State=UP")
-    print("PartitionName=big Nodes=ALL MaxNodes=4 MaxTime=INFINITE State=UP")
+    # TIERS="short=3,gpu=2": those partitions' PriorityTier (the others keep Slurm's default, 1)
+    tiers = dict(t.split("=") for t in os.environ.get("TIERS", "").split(",") if t)
+    lines = {"all": "Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+             "gpu": "Nodes=gpunodes MaxTime=2-00:00:00 State=UP",
+             "amd": "Nodes=amdnodes MaxTime=INFINITE State=UP",
+             "short": f"Nodes=n[{1:0{width}d}-{n // 2:0{width}d}] MaxTime=01:00:00 State=UP",
+             "big": "Nodes=ALL MaxNodes=4 MaxTime=INFINITE State=UP"}
+    for name, rest in lines.items():
+        tier = f" PriorityTier={tiers[name]}" if name in tiers else ""
+        print(f"PartitionName={name} {rest}{tier}")
 
 
 if __name__ == "__main__":

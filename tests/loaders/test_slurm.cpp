@@ -487,6 +487,43 @@ TEST(SlurmMainPass, PreferIsTriedInsteadOfTheConstraint) {
             (Outcomes{{"started", 21}, {"BadConstraints", 2}, {"Resources", 2}, {"Priority", 2}}));
 }
 
+// PriorityTier (datasets/slurm/c100-tiers: the 100-node cluster with short at PriorityTier 3 and gpu at 2,
+// the others 1; 40 jobs): when partitions differ in tier, slurmctld 22.05.8's main pass sorts its queue by
+// the partition's tier first (job_scheduler.c sort_job_queue2), so every short job goes before every gpu
+// job, and those before the jobs of all, amd and big, whatever the order they came in: jobs 6-10 (`-N 6
+// --exclusive -p short`) start before jobs 1-5 (`-N 12 --exclusive -p all`, submitted first), 34 blocks
+// short, 13 gpu (short's exclusive jobs took gpu nodes below n050), 4 all; amd's and big's jobs then find
+// every node held by all ("Nodes required..."). Apart: job 38 (`-p short,amd`: one queue record at each
+// tier), which colmatch rejects. Fails with the tier left out of the order (jobs 1-5 first).
+TEST(SlurmMainPass, PartitionsOfAHigherPriorityTierGoFirst) {
+  EXPECT_EQ(expect_main_pass("c100-tiers.jobs", "c100-tiers-slurm.tsv", "c100-tiers", {"38"}),
+            (Outcomes{{"started", 16}, {"apart", 1}, {"Resources", 3}, {"Priority", 18}, {kHeld, 2}}));
+}
+
+// A PriorityTier that is not a tier (0 to 65535) is refused naming the file, line and field.
+TEST(SlurmJobs, ABadPriorityTierIsRefusedWithItsLine) {
+  const fs::path dir = fs::temp_directory_path() / "colmatch_slurm_tier";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kData + "c100-tiers")) fs::copy(e.path(), dir / e.path().filename());
+  std::ifstream in(dir / "scontrol-partition.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const size_t at = text.find("PriorityTier=3");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 14, "PriorityTier=high");
+  std::ofstream(dir / "scontrol-partition.txt") << text;
+  try {
+    loaders::load_slurm(dir.string(), kData + "c100-tiers.jobs");
+    ADD_FAILURE() << "no error";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.field, "PriorityTier");
+    EXPECT_EQ(e.line, 4u);
+    EXPECT_NE(std::string(e.what()).find("'high' is not a priority tier"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
 // A matching OR over several nodes (datasets/slurm/c100-matching-or.jobs: 23 --exclusive jobs leave two
 // milan nodes free, then 11 jobs of -N 2 to 30): every node of a job has the same choice, the choices
 // tried in the order written (node_scheduler.c _pick_best_nodes: one select per choice of the XOR
