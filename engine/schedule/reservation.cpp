@@ -292,6 +292,47 @@ bool Reservations::held_by_other(uint32_t x, uint32_t j, double end) const noexc
   return false;
 }
 
+// Category c's eligible taskers that have nothing free now of some consumable its jobs charge (or are
+// down), with its soft tiers cut alike: a booked reservation placed there keeps its hands off what is free
+// now, which later jobs may backfill (issue 24: "choose the reserved taskers so that they leave the most
+// of what is free now"). nullptr for a category that chooses among solutions (each has its own taskers),
+// when every eligible tasker has something free now, or when none has.
+const CategoryEligibility* Reservations::busy_now(uint32_t c) {
+  if (w_.cats.chooses(c)) return nullptr;
+  const CategoryEligibility& e = w_.eligible[c];
+  const std::vector<Charge>& ch = w_.cap_placer.charges(c);
+  busy_.eligible = e.eligible.clone();
+  busy_.tiers.clear();
+  for (const kernels::TaskerSet& tier : e.tiers) busy_.tiers.push_back(tier.clone());
+  bool any_free = false;
+  for (size_t t = e.eligible.next(0); t < e.eligible.universe(); t = e.eligible.next(t + 1)) {
+    const auto x = static_cast<uint32_t>(t);
+    bool free_now = !w_.cap.down(x);
+    for (const Charge& k : ch) free_now = free_now && (!(k.amount > 0) || w_.cap.available(k.k, x) > 0);
+    if (!free_now) continue;
+    any_free = true;
+    busy_.eligible.remove(x);
+    for (kernels::TaskerSet& tier : busy_.tiers) tier.remove(x);
+  }
+  return any_free && busy_.eligible.count() > 0 ? &busy_ : nullptr;
+}
+
+// Plans job j with `placer`, first on the `busy` taskers only (when not nullptr), then on all of its
+// eligible ones; a plan counts when `ok` (it leaves the pending reservations alone) holds of it.
+template <class Ok>
+bool Reservations::plan_leaving_free(Placer& placer, uint32_t j, const CategoryEligibility* busy,
+                                     std::vector<Allocation>& trial, Ok&& ok) {
+  if (busy != nullptr && busy->eligible.count() > 0) {
+    trial.clear();
+    placer.restrict_to(busy);
+    const bool placed = placer.plan(j, w_.policy.allocation, trial);
+    placer.restrict_to(nullptr);
+    if (placed && ok()) return true;
+  }
+  trial.clear();
+  return placer.plan(j, w_.policy.allocation, trial) && ok();
+}
+
 // Reservation r is job j's at time T, for its walltime estimate `est`, on `allocs`.
 void Reservations::made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs) {
   r.active = true;
@@ -317,6 +358,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
   if (w_.availability.active()) return reserve_after_book_scan(j, r);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   r.active = false;
+  const CategoryEligibility* busy = busy_now(w_.cats.of_job[j]);
   const double est = sim_estimate(w_.jobs, j);
   const bool shared = !w_.cap_placer.queue_only(w_.cats.of_job[j]);
   pending_count_.resize(w_.taskers.size(), 0);
@@ -353,10 +395,11 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
     double T = 0;
     if (running != w_.running.end() && at_running <= at_book) {
       T = at_running;
-      const uint32_t rj = running->second;
-      ++running;
-      w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
-      touches(w_.res.allocations.data() + w_.res.alloc_first[rj], w_.res.alloc_count[rj]);
+      for (; running != w_.running.end() && running->first == T; ++running) {  // every end at T, then a try
+        const uint32_t rj = running->second;
+        w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
+        touches(w_.res.allocations.data() + w_.res.alloc_first[rj], w_.res.alloc_count[rj]);
+      }
     } else if (next_end != ends_.end()) {
       T = at_book;
       while (next_end != ends_.end() && next_end->first == T) ++next_end;  // one try per time
@@ -387,13 +430,15 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
     }
     if (!changed && !shared) continue;
     changed = false;
-    trial.clear();
-    bool fits = !(pending > 0 && shared) && future_placer_.plan(j, w_.policy.allocation, trial);
-    if (fits && pending > 0)
-      for (const Allocation& a : trial) fits = fits && pending_count_[a.tasker] == 0;
-    if (!fits) continue;
-    made(r, j, T, est, trial);
-    break;
+    auto leaves_pending = [&] {
+      for (const Allocation& a : trial)
+        if (pending_count_[a.tasker] != 0) return false;
+      return true;
+    };
+    if (!(pending > 0 && shared) && plan_leaving_free(future_placer_, j, busy, trial, leaves_pending)) {
+      made(r, j, T, est, trial);
+      break;
+    }
   }
   for (; started != window; ++started) mark(started->second, -1);  // pending_count_ back to 0
 }
@@ -401,6 +446,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
 void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   r.active = false;
+  const CategoryEligibility* busy = busy_now(w_.cats.of_job[j]);
   const double est = sim_estimate(w_.jobs, j);
   const bool shared = !w_.cap_placer.queue_only(w_.cats.of_job[j]);
   pending_.resize(w_.taskers.size(), 0);
@@ -420,12 +466,13 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
     double T = 0;
     if (running != w_.running.end() && at_running <= at_book) {
       T = at_running;
-      const uint32_t rj = running->second;
-      ++running;
-      w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
-        if (!w_.availability.tracked(k)) future_.release(k, x, amount);
-      });
-      if (w_.availability.active()) w_.availability.vacate(w_, rj, future_);
+      for (; running != w_.running.end() && running->first == T; ++running) {  // every end at T, then a try
+        const uint32_t rj = running->second;
+        w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
+          if (!w_.availability.tracked(k)) future_.release(k, x, amount);
+        });
+        if (w_.availability.active()) w_.availability.vacate(w_, rj, future_);
+      }
     } else if (next_end < ends.size()) {
       T = at_book;
       while (next_end < ends.size() && ends[next_end] == T) ++next_end;  // one try per time
@@ -444,10 +491,12 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
         for (const Allocation& a : b.allocs) pending_[a.tasker] = 1;
       }
     }
-    trial.clear();
-    bool fits = !(pending && shared) && probe_placer_.plan(j, w_.policy.allocation, trial);
-    if (fits && pending)
-      for (const Allocation& a : trial) fits = fits && !pending_[a.tasker];
+    auto leaves_pending = [&] {
+      for (const Allocation& a : trial)
+        if (pending_[a.tasker]) return false;
+      return true;
+    };
+    const bool fits = !(pending && shared) && plan_leaving_free(probe_placer_, j, busy, trial, leaves_pending);
     if (pending)
       for (const Reservation& b : book_)
         for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)

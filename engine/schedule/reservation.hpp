@@ -128,6 +128,10 @@ class Reservations {
   void made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs);
   bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
   bool pool_allows(uint32_t j, double t, double end) const;
+  const CategoryEligibility* busy_now(uint32_t c);
+  template <class Ok>
+  bool plan_leaving_free(Placer& placer, uint32_t j, const CategoryEligibility* busy, std::vector<Allocation>& trial,
+                         Ok&& ok);
   int64_t units_held(uint32_t j) const;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   const InstanceTotal& instance_total(uint32_t c);
@@ -161,6 +165,7 @@ class Reservations {
   std::vector<Allocation> probe_trial_;
   Capacity probe_;  // reserve_after_book: the capacity at a candidate time, less the booked reservations
   Placer probe_placer_;
+  CategoryEligibility busy_;         // busy_now()'s answer
   std::optional<PoolProfile> pool_;  // a pooled farm's free units over time (the book plans on it)
   uint32_t resv_job_ = UINT32_MAX;
   uint64_t resv_version_ = 0;  // state_version when resv_ was made

@@ -78,12 +78,14 @@ struct Sim {
     return list;
   }
 
-  // Places job j on pools p (changing them) or returns an empty placement (p unchanged).
-  Placement place(Pools& p, uint32_t j) const {
+  // Places job j on pools p (changing them) or returns an empty placement (p unchanged); with `only`, on
+  // the taskers it marks.
+  Placement place(Pools& p, uint32_t j, const std::vector<uint8_t>* only = nullptr) const {
     const auto need = charge(cat, jobs, j);
     std::vector<uint32_t> elig;
     for (uint32_t t = 0; t < tk.size(); ++t)
-      if (!down[t] && eligible(cat, tk, jobs, t, j) && meets_type(j, t)) elig.push_back(t);
+      if (!down[t] && eligible(cat, tk, jobs, t, j) && meets_type(j, t) && (only == nullptr || (*only)[t]))
+        elig.push_back(t);
     Placement pl;
     auto fit_free = [&](uint32_t t) {  // Slurm's count of what tasker t offers job j
       const double a = avail(p, pol.fit_consumable, t);
@@ -569,11 +571,31 @@ struct Sim {
     Pools future = pools;
     std::vector<uint8_t> holding = running;
     const double est = estimate(head);
-    for (const auto& [e, kind, j] : steps) {
+    // the eligible taskers with nothing free now of some consumable head charges (or down); none when
+    // every one has something free, or none has, or head chooses among solutions
+    std::vector<uint8_t> busy_now;
+    if (jobs.choice_of(head) == kNone) {
+      busy_now.assign(tk.size(), 0);
+      bool any_free = false, any_busy = false;
+      const auto need = charge(cat, jobs, head);
+      for (uint32_t x = 0; x < tk.size(); ++x) {
+        if (!eligible(cat, tk, jobs, x, head)) continue;
+        bool free_now = !down[x];
+        for (size_t k = 0; k < need.size(); ++k) free_now = free_now && (!(need[k] > 0) || avail(pools, k, x) > 0);
+        busy_now[x] = free_now ? 0 : 1;
+        any_free = any_free || free_now;
+        any_busy = any_busy || !free_now;
+      }
+      if (!any_free || !any_busy) busy_now.clear();
+    }
+    for (size_t step = 0; step < steps.size(); ++step) {
+      const auto& [e, kind, j] = steps[step];
       if (kind == 0) {
         for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(future, k, x, amount);
         holding[j] = 0;
         refresh(future, holding);
+        // every running job ending at e first, then one try
+        if (step + 1 < steps.size() && std::get<0>(steps[step + 1]) == e && std::get<1>(steps[step + 1]) == 0) continue;
       }
       Pools trial = future;
       std::vector<uint8_t> pending(tk.size(), 0);  // the taskers of reservations that start during its run
@@ -588,11 +610,21 @@ struct Sim {
         }
       }
       if (any_pending && charges_shared(head)) continue;
-      const Placement pl = place(trial, head);
-      if (pl.empty()) continue;
-      bool alone = true;
-      for (const auto& [x, s] : pl) alone = alone && !pending[x];
-      if (!alone) continue;
+      // first on the taskers where the job has no room now (what is free now stays for backfill), then
+      // anywhere it is eligible
+      auto alone = [&](const Placement& pl) {
+        if (pl.empty()) return false;
+        for (const auto& [x, s] : pl)
+          if (pending[x]) return false;
+        return true;
+      };
+      Placement pl;
+      if (!busy_now.empty()) {
+        Pools busy_trial = trial;
+        pl = place(busy_trial, head, &busy_now);
+      }
+      if (!alone(pl)) pl = place(trial, head);
+      if (!alone(pl)) continue;
       out_b = Booked{head, e, e + est, pl, future};
       if (std::isnan(out.reserved_at[head])) out.reserved_at[head] = e;
       return true;

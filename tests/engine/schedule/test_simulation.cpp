@@ -323,6 +323,31 @@ TEST(Backfill, ReservationDepthProtectsTheFirstNJobs) {
   }
 }
 
+// A booked reservation leaves what is free now to backfill (issue 24): t1 (the greater power) has 2 of its 4
+// slots free now, t0 none; h (4 slots) fits on either when r1 and r2 end at 100. Placed as a start then would
+// be, its reservation took t1, and l (2 slots, 150 s), which fits in t1's free slots now, could not start
+// without touching it: it waited for h. Reserved on t0, whose nothing is free now, it leaves t1 to l.
+TEST(Backfill, BookedReservationsLeaveWhatIsFreeNow) {
+  const Farm f({4, 4}, {9, 10});
+  const auto jobs = make_jobs(f.cat, {{.id = "r2", .runtime = 100, .walltime = 100, .slots = 2},
+                                      {.id = "r1", .runtime = 100, .walltime = 100, .slots = 4},
+                                      {.id = "h", .submit = 1, .runtime = 100, .walltime = 100, .slots = 4},
+                                      {.id = "l", .submit = 2, .runtime = 150, .walltime = 150, .slots = 2}});
+  for (const uint32_t depth : {2u, 0u}) {  // 0: conservative
+    SimPolicy pol;
+    pol.backfill = depth == 0 ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
+    pol.reservation_depth = depth == 0 ? 1 : depth;
+    const auto r = run(f, jobs, pol);
+    auto on = [&](uint32_t j) { return std::string(f.taskers.names[r.allocations[r.alloc_first[j]].tasker]); };
+    ASSERT_EQ(on(0), "t1") << "r2 on t1, the greater power";
+    ASSERT_EQ(on(1), "t0");
+    EXPECT_EQ(r.reserved_at[2], 100);
+    EXPECT_EQ(r.start[2], 100);
+    EXPECT_EQ(on(2), "t0") << "h where nothing was free when it was reserved";
+    EXPECT_EQ(r.start[3], 2) << "l backfilled into t1's free slots at once (depth " << depth << ")";
+  }
+}
+
 // Conservative backfill's guarantee (Mu'alem and Feitelson), and depth N's for the jobs it reserves: with
 // first-come-first-served priorities, no job starts later than the first reservation it got, whether
 // jobs end at their walltimes or before (a booked reservation is kept until its job starts, and a cycle
