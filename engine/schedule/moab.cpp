@@ -310,12 +310,12 @@ bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
   trial.clear();
   // On its reserved taskers: when its time has come (the reservations booked after it were planned
   // around it there), or before if that delays no other reservation.
-  // (a pooled book answers before the placement: it holds no taskers)
+  // A pooled book answers before the placement (it holds no taskers), a book of taskers after it.
   if (reservations_.has(j)) {
-    const bool due = t >= reservations_.of(j).shadow;
-    if ((due || !reservations_.pooled() || reservations_.book_allows(j, t, end, trial)) &&
-        reservations_.take_booked(j, trial)) {
-      if (due || reservations_.book_allows(j, t, end, trial)) return go();
+    const bool pooled = reservations_.pooled();
+    const bool allowed = t >= reservations_.of(j).shadow || (pooled && reservations_.book_allows(j, t, end, trial));
+    if ((allowed || !pooled) && reservations_.take_booked(j, trial)) {
+      if (allowed || reservations_.book_allows(j, t, end, trial)) return go();
       w_.cap.rollback();
     }
   }

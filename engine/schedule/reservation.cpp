@@ -322,7 +322,7 @@ const CategoryEligibility* Reservations::busy_now(uint32_t c) {
 template <class Ok>
 bool Reservations::plan_leaving_free(Placer& placer, uint32_t j, const CategoryEligibility* busy,
                                      std::vector<Allocation>& trial, Ok&& ok) {
-  if (busy != nullptr && busy->eligible.count() > 0) {
+  if (busy != nullptr) {
     trial.clear();
     placer.restrict_to(busy);
     const bool placed = placer.plan(j, w_.policy.allocation, trial);

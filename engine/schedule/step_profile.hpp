@@ -29,7 +29,7 @@ class StepProfile {
     if (!(a < b) || delta == 0) return;
     split_at(a);
     if (b < kInf) split_at(b);
-    for_range(a, b, [&](Block& k, size_t i, size_t e) {
+    for_range(*this, a, b, [&](Block& k, size_t i, size_t e) {
       if (i == 0 && e == k.time.size()) {
         k.lazy += delta;
         k.mn += delta;
@@ -49,7 +49,7 @@ class StepProfile {
   /// The smallest f(x) for x in [a, b) (a < b).
   int64_t min(double a, double b) const {
     int64_t m = std::numeric_limits<int64_t>::max();
-    const_cast<StepProfile*>(this)->for_range(a, b, [&](Block& k, size_t i, size_t e) {
+    for_range(*this, a, b, [&](const Block& k, size_t i, size_t e) {
       if (i == 0 && e == k.time.size()) {
         m = std::min(m, k.mn);
       } else {
@@ -63,7 +63,7 @@ class StepProfile {
   double first(double a, int64_t bound, bool below) const {
     double found = kInf;
     auto hit = [&](int64_t v) { return below ? v < bound : v >= bound; };
-    const_cast<StepProfile*>(this)->for_range(a, kInf, [&](Block& k, size_t i, size_t e) {
+    for_range(*this, a, kInf, [&](const Block& k, size_t i, size_t e) {
       if (i == 0 && e == k.time.size() && !hit(below ? k.mn : k.mx)) return true;
       for (size_t x = i; x < e; ++x)
         if (hit(k.val[x] + k.lazy)) {
@@ -129,12 +129,13 @@ class StepProfile {
     blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(b + 1), std::move(tail));
   }
   // Calls fn(block, first index, end index) over the points whose pieces meet [a, b): from the last point
-  // at or before a to the last point before b, block by block, while fn returns true.
-  template <class Fn>
-  void for_range(double a, double b, Fn&& fn) {
-    auto [blk, i] = locate(a);
-    for (; blk < blocks_.size(); ++blk, i = 0) {
-      Block& k = blocks_[blk];
+  // at or before a to the last point before b, block by block, while fn returns true. `self` is *this,
+  // const for the questions (fn then sees const blocks).
+  template <class Self, class Fn>
+  static void for_range(Self& self, double a, double b, Fn&& fn) {
+    auto [blk, i] = self.locate(a);
+    for (; blk < self.blocks_.size(); ++blk, i = 0) {
+      auto& k = self.blocks_[blk];
       if (!(k.time[i] < b)) return;
       size_t e = k.time.size();
       if (!(k.time.back() < b))

@@ -45,6 +45,17 @@ std::vector<size_t> submit_order(const std::vector<PoolJob>& jobs) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
   return order;
 }
+// The next cycle of the pool-based definitions: the first submit after `last` of a job not started, or
+// the first end of a running job.
+double next_event(const std::vector<PoolJob>& jobs, const std::vector<double>& start, const std::vector<double>& end,
+                  const std::vector<uint8_t>& running, double last) {
+  double t = kInf;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (std::isnan(start[j]) && jobs[j].submit > last) t = std::min(t, jobs[j].submit);
+    if (running[j]) t = std::min(t, end[j]);
+  }
+  return t;
+}
 std::vector<double> pool_easy(uint32_t procs, const std::vector<PoolJob>& jobs) {
   const size_t n = jobs.size();
   std::vector<double> start(n, NAN), end(n, NAN);
@@ -54,11 +65,7 @@ std::vector<double> pool_easy(uint32_t procs, const std::vector<PoolJob>& jobs) 
   std::vector<uint8_t> running(n, 0);
   double last = -kInf;
   while (true) {
-    double t = kInf;
-    for (size_t j = 0; j < n; ++j) {
-      if (std::isnan(start[j]) && jobs[j].submit > last) t = std::min(t, jobs[j].submit);
-      if (running[j]) t = std::min(t, end[j]);
-    }
+    double t = next_event(jobs, start, end, running, last);
     if (!(t < kInf)) break;
     for (size_t j = 0; j < n; ++j)
       if (running[j] && end[j] <= t) {
@@ -225,11 +232,7 @@ std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, 
   };
   double last = -kInf;
   while (true) {
-    double t = kInf;
-    for (size_t j = 0; j < n; ++j) {
-      if (std::isnan(start[j]) && jobs[j].submit > last) t = std::min(t, jobs[j].submit);
-      if (running[j]) t = std::min(t, end[j]);
-    }
+    double t = next_event(jobs, start, end, running, last);
     for (const auto& [b, se] : book)
       if (se.first > last) t = std::min(t, se.first);
     if (!(t < kInf)) break;
