@@ -148,6 +148,21 @@ void key_head(const JobTable& jobs, uint32_t j, std::string& key) {
 // consumable per counted resource map, and most jobs charge few of them: the key stays small).
 void key_charges(const ChargeVector& need, const ChargeVector& once, size_t width, std::string& key);
 
+// A list of node picks' content: each pick's request text, count and apart flag (what makes two lists alike).
+std::string node_pick_content(const JobTable& jobs, uint32_t list) {
+  std::string out;
+  for (const JobTable::NodePick& p : jobs.node_picks[list]) {
+    for (const uint32_t r : p.requests) {
+      out += jobs.request_text[r];
+      out += '\0';
+    }
+    out += '\1';
+    out.append(reinterpret_cast<const char*>(&p.count), sizeof p.count);
+    out.push_back(p.apart ? '1' : '0');
+  }
+  return out;
+}
+
 // A choice's content: its solutions' request texts and amounts (what makes two choices alike).
 std::string choice_content(const JobTable& jobs, uint32_t ch) {
   std::string out;
@@ -209,9 +224,10 @@ struct RawFields {
   uint32_t request = 0, soft = 0, slots = 0, row = 0, choice = kNone;
   AllocationRule rule{};
   JobTable::FitUnit fit_unit{};
+  uint32_t node_pick = kNone;
   static RawFields of(const JobTable& jobs, uint32_t j) noexcept {
-    return {jobs.request[j],   jobs.soft[j], jobs.slots[j],      jobs.amount.row(j),
-            jobs.choice_of(j), jobs.rule[j], jobs.fit_unit_of(j)};
+    return {jobs.request[j],   jobs.soft[j], jobs.slots[j],       jobs.amount.row(j),
+            jobs.choice_of(j), jobs.rule[j], jobs.fit_unit_of(j), jobs.node_pick_of(j)};
   }
 };
 
@@ -222,6 +238,7 @@ uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noe
   if (f.fit_unit.fit > 0)
     h = mix(h, std::bit_cast<uint64_t>(f.fit_unit.fit) ^ std::bit_cast<uint64_t>(f.fit_unit.limit) ^
                    (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1));
+  if (f.node_pick != kNone) h = mix(h, 0x9e3779b97f4a7c15ULL ^ f.node_pick);
   return mix(h, row_hash[f.row]);
 }
 
@@ -236,7 +253,8 @@ class RawTable {
         h,
         [&](const Entry& x) {
           if (x.fields.request != f.request || x.fields.soft != f.soft || x.fields.slots != f.slots ||
-              x.fields.rule != f.rule || x.fields.choice != f.choice || !(x.fields.fit_unit == f.fit_unit))
+              x.fields.rule != f.rule || x.fields.choice != f.choice || !(x.fields.fit_unit == f.fit_unit) ||
+              x.fields.node_pick != f.node_pick)
             return false;
           if (x.fields.row == f.row) return true;
           const auto a = jobs.amount.of(j), b = jobs.amount.of(x.job);  // the amounts bit for bit
@@ -335,6 +353,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   std::vector<ChargeKind> kinds;
   std::string key;
   std::vector<std::vector<uint32_t>> category_of(pieces.size());
+  std::vector<uint32_t> pick_list;  // per job category, up to the last with node picks: its JobTable::node_picks
   // The category of `key` (as built), added if new.
   auto intern = [&](uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
                     const ChargeVector& unit, const ChargeVector& master, const std::vector<ChargeKind>& charge_kinds) {
@@ -394,10 +413,18 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           key.push_back('\x1f');
           key.append(reinterpret_cast<const char*>(&f.fit_unit), sizeof f.fit_unit);
         }
+        if (f.node_pick != kNone) {  // (none: the key as before)
+          key.push_back('\x1e');
+          key += node_pick_content(jobs, f.node_pick);
+        }
         cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
         if (f.fit_unit.fit > 0) {
           c.fit_unit.resize(c.size());
           c.fit_unit[cat] = f.fit_unit;
+        }
+        if (f.node_pick != kNone) {
+          pick_list.resize(c.size(), kNone);
+          pick_list[cat] = f.node_pick;
         }
         raw_index.insert(slot, piece.hash[r], j, f, cat);
       }
@@ -424,6 +451,26 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       }
     }
     c.solutions[x] = solutions_of_choice[ch];
+  }
+  // The node picks of the categories that have some (JobTable::NodePick): each pick's request with one slot of
+  // the picking category's charges is a category of its own, after the solutions.
+  for (size_t x = 0; x < pick_list.size(); ++x) {
+    if (pick_list[x] == kNone) continue;
+    const ChargeVector unit = c.unit_charge[x];  // (a copy: intern grows the vectors)
+    const std::vector<ChargeKind> unit_kinds = c.charge_kind[x];
+    std::vector<Categories::NodePick> picks;
+    for (const JobTable::NodePick& p : jobs.node_picks[pick_list[x]]) {
+      Categories::NodePick pick{{}, p.count, p.apart};
+      for (const uint32_t r : p.requests) {
+        key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key);
+        key_charges(unit, none, width, key);
+        for (ChargeKind k : unit_kinds) key.push_back(static_cast<char>('0' + static_cast<int>(k)));
+        pick.tiers.push_back(intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none, unit_kinds));
+      }
+      picks.push_back(std::move(pick));
+    }
+    c.node_picks.resize(x + 1);
+    c.node_picks[x] = std::move(picks);
   }
   c.solutions.resize(c.size());
   // Pass 3, in parallel: each job's category.

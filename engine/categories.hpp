@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,22 @@ struct Categories {
   /// per category: its solutions' categories, in the choice's order (empty unless it chooses). They
   /// come after every job's category and may have no job of their own.
   std::vector<std::vector<uint32_t>> solutions;
+
+  /// One of a category's Slurm node picks (JobTable::NodePick): `tiers` are the categories of its requests in
+  /// order (each one slot of the picking category's charges, no job of its own), whose eligible taskers it
+  /// tries in turn; the last is every tasker it may pick.
+  struct NodePick {
+    std::vector<uint32_t> tiers;
+    uint32_t count = 1;
+    bool apart = false;
+    uint32_t all() const noexcept { return tiers.back(); }
+  };
+  /// per category, up to the last that has some (empty on most farms): its jobs' node picks, in order. The
+  /// picks' categories come after every job's category (and after the solutions).
+  std::vector<std::vector<NodePick>> node_picks;
+  std::span<const NodePick> node_picks_of(size_t c) const noexcept {
+    return c < node_picks.size() ? std::span<const NodePick>(node_picks[c]) : std::span<const NodePick>{};
+  }
 
   /// per category: its jobs' JobTable::FitUnit (empty when no category has one).
   std::vector<JobTable::FitUnit> fit_unit;

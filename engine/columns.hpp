@@ -473,6 +473,27 @@ struct JobTable {
   /// Per job, up to the last job that has one (empty on most farms).
   std::vector<FitUnit> fit_unit;
   FitUnit fit_unit_of(uint32_t j) const noexcept { return j < fit_unit.size() ? fit_unit[j] : FitUnit{}; }
+  /// Slurm's required nodes of a OnePerTasker job (slurmctld 22.05.8, node_scheduler.c _get_req_features; issue
+  /// 26): a constraint with node counts (`ssd*2`: two of the job's nodes have ssd; `[a*1&b*2]`: one with a and two
+  /// others with b) or -w naming fewer nodes than -N. Before its own placement the job picks `count` taskers of
+  /// each pick's `request` in order (by the same node choice, among those with room), each pick `apart` from the
+  /// taskers earlier picks took once an apart pick was made (Slurm's XAND: the counts in brackets); then the
+  /// rest of its slots from its eligible set, the picked taskers required. Its own request does not name the
+  /// counted features (Slurm: with counts the feature expression filters no node).
+  struct NodePick {
+    /// indices into `requests`, tried in order until one yields `count` taskers: the job's hard request and
+    /// the pick's term, first narrowed to each feature of a bracket before it (Slurm's feature positions:
+    /// `[gpu*1&bigmem*1]` picks its bigmem node among the gpu nodes first), the last the term alone (the
+    /// taskers the pick may have at all)
+    std::vector<uint32_t> requests;
+    uint32_t count = 1;  ///< taskers to pick, >= 1
+    bool apart = false;  ///< later picks skip the taskers picked so far (Slurm: XAND, inside brackets)
+    friend bool operator==(const NodePick&, const NodePick&) = default;
+  };
+  std::vector<std::vector<NodePick>> node_picks;  ///< distinct lists of picks, each in order
+  /// Per job, up to the last job that has one (empty on most farms): an index into node_picks, or kNone.
+  std::vector<uint32_t> node_pick;
+  uint32_t node_pick_of(uint32_t j) const noexcept { return j < node_pick.size() ? node_pick[j] : kNone; }
 
   // Time, for `colmatch simulate` (seconds). Moab credentials: class (queue), account and QoS.
   PerJob<double> runtime;   ///< seconds the job actually runs once started (NaN: unknown, 0 s)
@@ -572,6 +593,11 @@ class JobBuilder {
   /// The last job's JobTable::FitUnit: `fit` > 0, `limit` and `tasks` >= 0 (0: none), all finite. Throws
   /// ValueError otherwise.
   void set_fit_unit(double fit, double limit, double tasks = 0);
+  /// The last job's JobTable::NodePick list (kept once per distinct list; add_copies copies none, as it copies
+  /// no fit unit). Throws ValueError for an empty list, a count of 0, a pick of no request or of one intern() did not
+  /// return, or a job that is not OnePerTasker (set_rule first) or has fewer slots than an apart list's counts together
+  /// or than any count (Slurm: min_nodes grows to the picked nodes; the loader sets the slots).
+  void set_node_picks(std::vector<JobTable::NodePick> picks);
   /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws
   /// ValueError for a negative or infinite value.
   void set_times(double runtime, double walltime);
@@ -601,6 +627,7 @@ class JobBuilder {
   std::unordered_map<std::string, uint32_t> by_text_;                   // raw text -> request index
   std::unordered_map<std::string, std::string> bad_text_;               // raw text -> parse error
   std::unordered_map<std::string, uint32_t> by_canonical_;              // canonical text -> request index
+  std::unordered_map<std::string, uint32_t> by_picks_;                  // node picks (bytes) -> node_picks index
   std::vector<std::pair<uint32_t, std::vector<std::string>>> depends_;  // (job, ids) to resolve
   uint32_t no_queue_ = kNone, no_account_ = kNone, no_qos_ = kNone;     // the ids of "" (interned once)
 };

@@ -124,7 +124,9 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
   const uint32_t c = cats_.of_job[j];
   cap_.begin(ledger_);
   may_pass_ = false;
-  const bool ok = cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
+  never_ = false;
+  const bool ok = !cats_.node_picks_of(c).empty() ? place_picks(j, c, out)
+                  : cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
                       ? place_consecutive(j, c, out)
                   : spreads(cats_.rule[c]) ? place_fill_up(j, c, out)
                   : cats_.chooses(c)       ? place_choice(j, c, policy, out)
@@ -136,7 +138,7 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
 
 bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
-  if (!spreads(cats_.rule[c]) || !all_queue_only_[c] ||
+  if (!spreads(cats_.rule[c]) || !all_queue_only_[c] || !cats_.node_picks_of(c).empty() ||
       (cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit)) {
     if (!try_place(j, policy, out)) return false;
     cap_.rollback(ledger_);
@@ -391,13 +393,15 @@ class Walk {
       }
     }
     if (cursors_.exhausted(c) || !placer_.try_place(j, policy_, out.allocations)) {
-      if (!cursors_.exhausted(c) && placer_.failure_may_pass()) {  // its next job may be placed elsewhere
-        pend(j, c, PendingReason::NoFreeCapacity, out);
+      const bool tried = !cursors_.exhausted(c);
+      if (tried && placer_.failure_may_pass()) {  // its next job may be placed elsewhere
+        pend(j, c, cats_.node_picks_of(c).empty() ? PendingReason::NoFreeCapacity : no_room(c), out);
         return;
       }
       cursors_.exhaust(c);
       // held only grows in a pass: the category's later jobs find their taskers held too
-      const PendingReason r = never_runs(c) ? PendingReason::NoEligibleTasker : no_room(c);
+      const PendingReason r =
+          never_runs(c) || (tried && placer_.failure_never()) ? PendingReason::NoEligibleTasker : no_room(c);
       if (!gated(c)) settled_[c] = r;
       pend(j, c, r, out);
       return;
@@ -535,6 +539,14 @@ class Walk {
   // the taskers it needs (Slurm: BadConstraints when no choice of a matching OR has -N K nodes).
   bool never_in(uint32_t c, const CategoryEligibility& e) const {
     if (e.eligible.count() == 0) return true;
+    // a node pick with fewer eligible taskers than it counts (Slurm: BadConstraints, `-C ssd*21` on 20)
+    for (const Categories::NodePick& p : cats_.node_picks_of(c)) {
+      const kernels::TaskerSet& set = eligible_[p.all()].eligible;
+      uint32_t n = 0;
+      for (size_t x = set.next(0); x < set.universe() && n < p.count; x = set.next(x + 1))
+        n += e.eligible.contains(static_cast<uint32_t>(x)) ? 1 : 0;
+      if (n < p.count) return true;
+    }
     const uint32_t need = need_of(c);
     if (need <= 1) return false;
     for (const kernels::TaskerSet& set : choices_in(c, e))
@@ -555,6 +567,19 @@ class Walk {
   PendingReason no_room_in(uint32_t c, size_t key, const CategoryEligibility& e, const kernels::TaskerSet* requested) {
     const uint32_t need = need_of(c);
     const std::span<const kernels::TaskerSet> choices = choices_in(c, e);
+    // a node pick with fewer than its count up fails first, as the pick's own _pick_best_nodes says (Slurm:
+    // `-C ssd*2` with every ssd node held and none of them busy is ReqNodeNotAvail, though busy nodes
+    // without ssd are up)
+    for (const Categories::NodePick& p : cats_.node_picks_of(c)) {
+      if (blocks_ == nullptr) break;
+      const kernels::TaskerSet& set = eligible_[p.all()].eligible;
+      uint32_t up = 0;
+      for (size_t x = set.next(0); x < set.universe() && up < p.count; x = set.next(x + 1))
+        up += e.eligible.contains(static_cast<uint32_t>(x)) && !cap_.down(static_cast<uint32_t>(x)) ? 1 : 0;
+      if (up >= p.count) continue;
+      const bool busy = requested_ != nullptr && blocks_->any_busy((*requested_)[p.all()]);
+      return busy ? PendingReason::NoFreeCapacity : PendingReason::EligibleHeld;
+    }
     const bool held = blocks_ != nullptr && (choices.size() > 1 ? blocks_->all_held(key, choices, need)
                                                                 : blocks_->all_held(key, e.eligible, need));
     const bool not_avail = held && !(requested != nullptr && blocks_->any_busy(*requested));

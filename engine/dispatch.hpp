@@ -254,6 +254,10 @@ class Placer {
   /// charge: other taskers may be chosen later). False for every other failure: capacity only shrinks in
   /// a batch, so the category's later jobs fail too.
   bool failure_may_pass() const noexcept { return may_pass_; }
+  /// Whether the last failed try_place was of a job that can never run as it was tried: one of its node picks
+  /// (Categories::node_picks) has fewer taskers than it counts, room or not, apart from those picked before it
+  /// (Slurm: BadConstraints).
+  bool failure_never() const noexcept { return never_; }
   /// How many slot instances of category c tasker t takes now (at most `want`); a master also pays the
   /// per-job charges. 0 where a charged pool is missing or short, or t is down.
   /// Inline for the common case (one per-instance charge on the taskers' own pools, nothing per job):
@@ -301,6 +305,18 @@ class Placer {
                       Fn&& fn) const;
   // A OnePerTasker job under ConsecutiveBestFit: Slurm's _eval_nodes for a job of K nodes.
   bool place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // A job of category c with node picks (Categories::node_picks, any policy): Slurm's _get_req_features, each
+  // pick by eval_required, then the job's own taskers with the picked ones required.
+  bool place_picks(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // Slurm's _eval_nodes with required nodes (cons_tres job_test.c, 22.05.8, word for word but for the CPU
+  // counts, which the fit units stand for): `nodes` are taskers with room for category c, in input order (Slurm's
+  // node table), those with `required` set must be taken; `want` taskers in all into `chosen`. False when
+  // the nodes fall short.
+  bool eval_required(uint32_t c, const std::vector<uint32_t>& nodes, const std::vector<uint8_t>& required,
+                     uint32_t want, std::vector<uint32_t>& chosen) const;
+  // One slot instance of category c on each of `chosen` (the first is the master), charged; false (the
+  // charges taken so far stay in the transaction) when one falls short of a host or global pool.
+  bool take_each(uint32_t c, const std::vector<uint32_t>& chosen, std::vector<Allocation>& out);
   size_t& cursor(uint32_t c, size_t v) { return cursors_ && !restricted_ ? cursors_->at(c, v) : scratch_cursor_ = 0; }
   // Category c's eligibility, or the one restrict_to() set.
   const CategoryEligibility& elig(uint32_t c) const noexcept { return restricted_ ? *restricted_ : eligible_[c]; }
@@ -321,6 +337,7 @@ class Placer {
   size_t scratch_cursor_ = 0;
   size_t fit_ = 0, fit_limit_ = SIZE_MAX;
   bool may_pass_ = false;                            // see failure_may_pass()
+  bool never_ = false;                               // see failure_never()
   const CategoryEligibility* restricted_ = nullptr;  // restrict_to()
   struct ConsecutiveScratch {  // place_consecutive's taskers with room, the chosen, free units, runs
     struct Run {

@@ -497,6 +497,34 @@ void JobBuilder::set_fit_unit(double fit, double limit, double tasks) {
   table_.fit_unit.back() = {fit, limit, tasks};
 }
 
+void JobBuilder::set_node_picks(std::vector<JobTable::NodePick> picks) {
+  if (picks.empty()) throw ValueError("a list of node picks needs a pick");
+  if (table_.rule.back() != AllocationRule::OnePerTasker)
+    throw ValueError("node picks are for a job of one slot a tasker (set_rule OnePerTasker first)");
+  uint64_t apart = 0;
+  for (const JobTable::NodePick& p : picks) {
+    if (p.count == 0) throw ValueError("a node pick of 0 taskers");
+    if (p.requests.empty()) throw ValueError("a node pick of no request");
+    for (const uint32_t r : p.requests)
+      if (r >= table_.requests.size()) throw ValueError(fmt::format("no request {}", r));
+    if (p.count > table_.slots.back())
+      throw ValueError(fmt::format("a node pick of {} taskers for a job of {} slots", p.count, table_.slots.back()));
+    if (p.apart) apart += p.count;
+  }
+  if (apart > table_.slots.back())
+    throw ValueError(fmt::format("node picks apart of {} taskers for a job of {} slots", apart, table_.slots.back()));
+  std::string key;
+  for (const JobTable::NodePick& p : picks) {
+    for (const uint32_t r : p.requests) key.append(reinterpret_cast<const char*>(&r), sizeof r);
+    key.append(reinterpret_cast<const char*>(&p.count), sizeof p.count);
+    key.push_back(p.apart ? '1' : '0');
+  }
+  const auto [it, fresh] = by_picks_.emplace(std::move(key), static_cast<uint32_t>(table_.node_picks.size()));
+  if (fresh) table_.node_picks.push_back(std::move(picks));
+  table_.node_pick.resize(table_.size(), kNone);
+  table_.node_pick.back() = it->second;
+}
+
 void JobBuilder::set_choice(uint32_t c) {
   if (c >= table_.choices.size()) throw ValueError(fmt::format("no choice {}", c));
   if (table_.choice.empty()) table_.choice.assign(table_.size(), kNone);

@@ -127,24 +127,204 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
     // each its slot in turn (a host or global pool may run short after some): all of them, or this tier
     // fails and its charges are undone (try_place's transaction holds nothing else yet)
     const size_t first = out.size();
-    bool all = true;
-    for (size_t i = 0; i < chosen.size() && all; ++i) {
-      if (instances(c, chosen[i], i == 0, 1) == 0) {
-        all = false;
-        break;
-      }
-      cats_.each_allocation_charge(c, 1, i == 0, [&](uint32_t k, double amount) {
-        if (amount > 0) cap_.take(ledger_, k, chosen[i], amount);
-        return true;
-      });
-      out.push_back({chosen[i], 1});
-    }
-    if (all) return true;
+    if (take_each(c, chosen, out)) return true;
     may_pass_ = true;
     out.resize(first);
     cap_.rollback(ledger_);
     cap_.begin(ledger_);
   }
+  return false;
+}
+
+bool Placer::take_each(uint32_t c, const std::vector<uint32_t>& chosen, std::vector<Allocation>& out) {
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    if (instances(c, chosen[i], i == 0, 1) == 0) return false;
+    cats_.each_allocation_charge(c, 1, i == 0, [&](uint32_t k, double amount) {
+      if (amount > 0) cap_.take(ledger_, k, chosen[i], amount);
+      return true;
+    });
+    out.push_back({chosen[i], 1});
+  }
+  return true;
+}
+
+bool Placer::eval_required(uint32_t c, const std::vector<uint32_t>& nodes, const std::vector<uint8_t>& required,
+                           uint32_t want, std::vector<uint32_t>& chosen) const {
+  const size_t n = nodes.size();
+  chosen.clear();
+  std::vector<uint8_t> taken(required.begin(), required.end());  // Slurm's node_map: the selected
+  int64_t rem = want;
+  for (size_t i = 0; i < n; ++i)
+    if (required[i]) chosen.push_back(nodes[i]), --rem;
+  if (rem <= 0) return true;
+  if (n < want) return false;
+  // Runs of nodes adjacent in the node table (a node not among `nodes` ends one) of one weight, the weight
+  // that of the last node that is not required; a run of required nodes only is not kept. A new run after a
+  // change of weight starts with weight 0 (Slurm's xcalloc), which equals no node's.
+  struct Run {
+    size_t start = 0, end = 0;
+    uint32_t count = 0;
+    double free = 0;
+    enum class W : uint8_t { NoVal, Zero, Set } w = W::NoVal;
+    double power = 0;
+    ptrdiff_t req = -1;  // the first required node in the run
+  };
+  std::vector<Run> runs;
+  Run cur;
+  auto end_run = [&](size_t last, Run::W next) {
+    if (cur.count == 0) {
+      cur.req = -1;  // only required nodes: the record is reused
+      if (next == Run::W::NoVal) cur.w = next;
+      return;
+    }
+    cur.end = last;
+    runs.push_back(cur);
+    cur = Run{};
+    cur.w = next;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t t = nodes[i];
+    if (i > 0 && taskers_.input_index[t] != taskers_.input_index[nodes[i - 1]] + 1) end_run(i - 1, Run::W::NoVal);
+    const double power = taskers_.power[t];
+    if (cur.w == Run::W::Zero || (cur.w == Run::W::Set && power != cur.power)) end_run(i - 1, Run::W::Zero);
+    if (cur.count == 0) cur.start = i;
+    if (required[i]) {
+      if (cur.req == -1) cur.req = static_cast<ptrdiff_t>(i);
+      continue;
+    }
+    ++cur.count;
+    cur.free += fit_free(c, t);
+    cur.w = Run::W::Set;
+    cur.power = power;
+  }
+  if (cur.count != 0) {
+    cur.end = n - 1;
+    runs.push_back(cur);
+  }
+  auto take = [&](size_t i) {
+    taken[i] = 1;
+    chosen.push_back(nodes[i]);
+    --rem;
+  };
+  while (rem > 0) {
+    Run* best = nullptr;
+    bool best_sufficient = false;
+    for (Run& r : runs) {
+      if (r.count == 0) continue;
+      const bool sufficient = r.count >= rem;
+      // first; or holding required nodes where the best holds none; or of a lower weight (a greater power)
+      bool better = best == nullptr || (best->req == -1 && r.req != -1) || r.power > best->power;
+      if (!better && r.power == best->power)
+        better = (sufficient && !best_sufficient) || (sufficient && r.free < best->free) ||
+                 (!sufficient && r.free > best->free);
+      if (better) {
+        best = &r;
+        best_sufficient = sufficient;
+      }
+    }
+    if (best == nullptr) return false;
+    if (best->req != -1) {  // from its first required node up, then down from it
+      for (size_t i = static_cast<size_t>(best->req); i <= best->end && rem > 0; ++i)
+        if (!taken[i]) take(i);
+      for (size_t i = static_cast<size_t>(best->req); i-- > best->start && rem > 0;)
+        if (!taken[i]) take(i);
+    } else if (rem == 1) {  // the best fit node of the run
+      size_t pick = n;
+      double pick_free = 0;
+      for (size_t i = best->start; i <= best->end; ++i) {
+        if (taken[i]) continue;
+        const double f = fit_free(c, nodes[i]);
+        if (pick == n || f < pick_free) pick = i, pick_free = f;
+      }
+      if (pick < n) take(pick);
+    } else {
+      for (size_t i = best->start; i <= best->end && rem > 0; ++i)
+        if (!taken[i]) take(i);
+    }
+    best->count = 0;
+  }
+  return true;
+}
+
+bool Placer::place_picks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const kernels::TaskerSet& eligible = elig(c).eligible;
+  const size_t universe = eligible.universe();
+  // The taskers of `set` with room for one slot of c (and in c's eligibility), less `skip`, in input order.
+  std::vector<uint32_t> nodes;
+  auto with_room = [&](const kernels::TaskerSet& set, const std::vector<uint32_t>& skip) {
+    nodes.clear();
+    for (size_t x = set.next(0); x < std::min(universe, set.universe()); x = set.next(x + 1)) {
+      const auto t = static_cast<uint32_t>(x);
+      if (!eligible.contains(t) || instances(c, t, false, 1) == 0) continue;
+      if (std::find(skip.begin(), skip.end(), t) != skip.end()) continue;
+      nodes.push_back(t);
+    }
+    std::sort(nodes.begin(), nodes.end(),
+              [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
+  };
+  // Required flags for the members of `req` among `nodes`; false when one is missing (no room there).
+  std::vector<uint8_t> required;
+  auto require = [&](const std::vector<uint32_t>& req) {
+    required.assign(nodes.size(), 0);
+    size_t found = 0;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (std::find(req.begin(), req.end(), nodes[i]) != req.end()) required[i] = 1, ++found;
+    return found == req.size();
+  };
+  // A failure: the picks depend on which taskers have room, not only on how many, so a later job of the
+  // category may be placed though this one was not, unless a pick has too few eligible taskers at all.
+  auto fail = [&] {
+    may_pass_ = !never_;
+    for (const Categories::NodePick& p : cats_.node_picks_of(c)) {
+      const kernels::TaskerSet& set = eligible_[p.all()].eligible;
+      uint32_t k = 0;
+      for (size_t x = set.next(0); x < set.universe() && k < p.count; x = set.next(x + 1))
+        k += eligible.contains(static_cast<uint32_t>(x)) ? 1 : 0;
+      if (k < p.count) may_pass_ = false;
+    }
+    return false;
+  };
+  // Whether a pick could never have its count: fewer of its taskers than that, room or not, apart from
+  // those picked before (Slurm: the pick's _pick_best_nodes finds it never runnable: BadConstraints).
+  auto short_ever = [&](const Categories::NodePick& p, bool apart, const std::vector<uint32_t>& acc) {
+    const kernels::TaskerSet& set = eligible_[p.all()].eligible;
+    uint32_t k = 0;
+    for (size_t x = set.next(0); x < std::min(universe, set.universe()) && k < p.count; x = set.next(x + 1)) {
+      const auto t = static_cast<uint32_t>(x);
+      if (eligible.contains(t) && !(apart && std::find(acc.begin(), acc.end(), t) != acc.end())) ++k;
+    }
+    return k < p.count;
+  };
+  std::vector<uint32_t> acc, req, chosen;  // Slurm's accumulate_bitmap and req_node_bitmap
+  const std::vector<uint32_t> none;
+  bool apart = false;  // Slurm's has_xand
+  for (const Categories::NodePick& p : cats_.node_picks_of(c)) {
+    // each tier in turn (Slurm's feature positions in _pick_best_nodes), the first that yields the count
+    bool found = false;
+    for (size_t v = 0; v < p.tiers.size() && !found; ++v) {
+      with_room(eligible_[p.tiers[v]].eligible, apart ? acc : none);
+      found = require(apart ? none : req) && eval_required(c, nodes, required, p.count, chosen);
+    }
+    if (!found) {
+      never_ = short_ever(p, apart, acc);
+      return fail();
+    }
+    apart = apart || p.apart;
+    for (const uint32_t t : chosen) {
+      if (!apart && std::find(req.begin(), req.end(), t) == req.end()) req.push_back(t);
+      if (std::find(acc.begin(), acc.end(), t) == acc.end()) acc.push_back(t);
+    }
+  }
+  with_room(eligible, none);
+  if (!require(acc) ||
+      !eval_required(c, nodes, required, std::max(jobs_.slots[j], static_cast<uint32_t>(acc.size())), chosen))
+    return fail();
+  std::sort(chosen.begin(), chosen.end(),
+            [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
+  const size_t first = out.size();
+  if (take_each(c, chosen, out)) return true;
+  out.resize(first);  // (try_place rolls the charges back)
+  may_pass_ = true;
   return false;
 }
 

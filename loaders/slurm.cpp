@@ -468,21 +468,40 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       } catch (const std::invalid_argument& e) {
         if (why.empty()) why = e.what();
       }
-      // -w: the nodes named (sbatch: -N is at least their number); a job of more nodes than it names (at
-      // least these, and others) is not placed yet
+      // -w: the nodes named (sbatch: -N is at least their number); a job of more nodes than it names takes
+      // these and others (a node pick of them all, below)
       std::vector<std::string> named;
       if (why.empty() && !nodelist.empty()) {
         try {
           named = slurm::expand_hostlist(nodelist, names.size());  // (more than the cluster has: invalid)
           for (const std::string& n : named)
             if (why.empty() && !names.count(n)) why = "Invalid node name specified: " + n;
-          if (named.size() < node_count)
-            why = fmt::format("-N {} with {} nodes named by -w (these and others): not placed by colmatch yet",
-                              node_count, named.size());
           node_count = std::max(node_count, static_cast<uint32_t>(named.size()));
         } catch (const std::invalid_argument& e) {
           why = e.what();
         }
+      }
+      // --constraint (and --prefer, which slurmctld 22.05.8 schedules instead of it: see below); node counts
+      // (`ssd*2`, `[a*1&b*2]`) make the job at least their nodes (node_scheduler.c _get_req_features:
+      // min_nodes = MAX(min_nodes, the picked nodes)); a -N below them never runs (BadConstraints)
+      slurm::Constraint hard, scheduled;
+      uint32_t counted = 0;
+      if (why.empty() && !constraint.empty()) {
+        hard = slurm::translate_constraint(constraint, features);
+        if (!hard.refusal.empty()) why = hard.refusal;
+      }
+      if (why.empty() && !prefer.empty()) {
+        scheduled = slurm::translate_constraint(prefer, features);
+        if (!scheduled.refusal.empty()) why = "--prefer: " + scheduled.refusal;
+        else if (!scheduled.counts.empty()) why = "--prefer with node counts: not placed by colmatch yet";
+      } else {
+        scheduled = hard;
+      }
+      if (why.empty() && !scheduled.counts.empty()) {
+        for (const slurm::Constraint::Count& x : scheduled.counts)
+          counted = scheduled.counts.front().apart ? counted + x.count : std::max(counted, x.count);
+        if (!named.empty()) why = "-w with node counts in the constraint: not placed by colmatch yet";
+        else if (!nodes_given) node_count = std::max(node_count, counted);
       }
       // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
       double tasks = per_node > 0 ? per_node : ntasks > 0 ? ntasks / node_count : 1;
@@ -507,7 +526,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         priority += tier.value_or(0) * 4294967296.0;
       }
       const uint32_t j = jb.add(id, q.user, "", priority, q.submit, node_count);
-      if (node_count > 1) jb.set_rule(AllocationRule::OnePerTasker);
+      const bool picks = !scheduled.counts.empty() || (!named.empty() && named.size() < node_count);
+      if (node_count > 1 || picks) jb.set_rule(AllocationRule::OnePerTasker);
       job_queue.push_back(kNone);
       queues->several_first.push_back(static_cast<uint32_t>(queues->several.size()));
       if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb.set_note(j, "held");
@@ -555,17 +575,20 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       // intel); `--prefer gpu -p all` with every gpu node busy was Resources and blocked partition all.
       // --constraint is still checked: sbatch refuses what it refuses.
       std::string soft;
-      if (why.empty() && !constraint.empty()) {
-        const slurm::Constraint c = slurm::translate_constraint(constraint, features);
-        if (!c.refusal.empty()) why = c.refusal;
+      if (why.empty() && !scheduled.request.empty()) clauses.push_back(scheduled.request);
+      if (why.empty() && !scheduled.counts.empty() && scheduled.counts.front().apart) {
+        // counts in brackets: only nodes with one of their features (node_scheduler.c _build_node_list keeps
+        // the node configurations _valid_features finds a bracket's feature on)
+        std::string any;
+        for (const slurm::Constraint::Count& x : scheduled.counts) any += (any.empty() ? "" : " || ") + x.term;
+        clauses.push_back("(" + any + ")");
       }
-      if (why.empty() && (!prefer.empty() || !constraint.empty())) {
-        const slurm::Constraint c = slurm::translate_constraint(prefer.empty() ? constraint : prefer, features);
-        if (!c.refusal.empty()) why = "--prefer: " + c.refusal;
-        else clauses.push_back(c.request);
-        soft = c.preference;
+      soft = scheduled.preference;
+      if (why.empty() && counted > node_count) {
+        clauses.push_back("false");
+        jb.set_note(j, fmt::format("-N {} below the {} nodes its constraint counts", node_count, counted));
       }
-      if (why.empty() && !named.empty()) {
+      if (why.empty() && !named.empty() && named.size() == node_count) {
         // every node it names, one each; when it cannot run it holds them and blocks no partition
         // (job_scheduler.c: req_node_bitmap covering min_nodes)
         std::string set;
@@ -594,6 +617,28 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       for (const std::string& c : clauses) request += (request.empty() ? "" : " && ") + c;
       try {
         jb.set_request(request);
+        // node picks: each count's nodes, or the nodes -w names when the job has more, among those of its
+        // own request (JobTable::NodePick)
+        if (picks) {
+          const std::string base = request.empty() ? "" : "(" + request + ") && ";
+          std::vector<JobTable::NodePick> list;
+          for (size_t k = 0; k < scheduled.counts.size(); ++k) {
+            // in brackets, the k-th count's nodes are tried among those of each earlier bracket feature first
+            // (_pick_best_nodes walks the feature positions), then alone
+            const slurm::Constraint::Count& x = scheduled.counts[k];
+            std::vector<uint32_t> tiers;
+            for (size_t f = 0; x.apart && f < k; ++f)
+              tiers.push_back(jb.intern_text(base + x.term + " && " + scheduled.counts[f].term));
+            tiers.push_back(jb.intern_text(base + x.term));
+            list.push_back({std::move(tiers), x.count, x.apart});
+          }
+          if (scheduled.counts.empty()) {
+            std::string set;
+            for (const std::string& n : named) set += (set.empty() ? "" : ", ") + quote_value(n);
+            list.push_back({{jb.intern_text(base + "NodeName=={" + set + "}")}, static_cast<uint32_t>(named.size())});
+          }
+          if (counted <= node_count) jb.set_node_picks(std::move(list));
+        }
         if (!soft.empty()) jb.set_soft(soft);
         jb.set_amount(a_cpus, cpus);
         if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);

@@ -8,6 +8,7 @@ namespace colmatch::loaders::slurm {
 namespace {
 
 constexpr std::string_view kInvalid = "Invalid feature specification";
+constexpr uint32_t kMaxCount = 1000000;
 
 struct Refuse {
   std::string why;
@@ -26,30 +27,52 @@ class Parser {
     return out;
   }
 
+  std::vector<std::string> preference;  // soft terms: the order of matching-OR choices
+  std::vector<Constraint::Count> counts;
+  size_t counts_in_brackets = 0;
+
  private:
-  // operand (op operand)* [op], combined left to right. `close` is the bracket that ends it (0: the end).
+  // operand (op operand)* [op], combined left to right. `close` is the bracket that ends it (0: the end);
+  // `bracket`: the sequence is in brackets.
   std::string sequence(char close, bool bracket = false) {
+    const size_t first_count = counts.size();
     std::string acc = operand(close);
-    bool any_or = false;
+    bool any_or = false, any_and = false;
     std::vector<std::string> items{acc};
+    std::vector<uint32_t> item_count{last_count_};
     while (pos_ < s_.size() && s_[pos_] != close) {
       const char op = s_[pos_++];
       if (op != '&' && op != '|' && op != ',') throw Refuse{std::string(kInvalid)};
-      if (pos_ == s_.size() || s_[pos_] == close) break;  // a trailing operator is ignored
+      if (pos_ == s_.size() || s_[pos_] == close) {
+        if (close != 0) throw Refuse{std::string(kInvalid)};  // `[a|]`, `(a&)`: Slurm finds no name
+        break;                                                // a trailing operator at the end is ignored
+      }
       const std::string next = operand(close);
       any_or = any_or || op == '|';
+      any_and = any_and || op != '|';
       items.push_back(next);
+      item_count.push_back(last_count_);
       acc = "(" + acc + (op == '|' ? " || " : " && ") + next + ")";
     }
-    if (bracket && any_or) alternatives_.insert(alternatives_.end(), items.begin(), items.end());
+    if (bracket) {
+      // job_scheduler.c _valid_feature_list: `&` in brackets (XAND) needs a count on every name, `|` (XOR)
+      // allows none; so the two never mix
+      for (const uint32_t n : item_count)
+        if ((any_and && n == 0) || (any_or && n > 0)) throw Refuse{std::string(kInvalid)};
+      for (size_t i = first_count; i < counts.size(); ++i) counts[i].apart = any_and;
+      counts_in_brackets += counts.size() - first_count;
+      if (any_or) alternatives_.insert(alternatives_.end(), items.begin(), items.end());
+    }
     return acc;
   }
 
   std::string operand(char close) {
+    last_count_ = 0;
     if (pos_ >= s_.size()) throw Refuse{std::string(kInvalid)};
     const char c = s_[pos_];
     if (c == '(' || c == '[') {
-      if (close != 0) throw Refuse{std::string(kInvalid)};  // one level, and no bracket in parentheses
+      if (close != 0) throw Refuse{std::string(kInvalid)};                   // one level, and no bracket in parentheses
+      if (c == '[' && ++brackets_ > 1) throw Refuse{std::string(kInvalid)};  // one set of brackets
       ++pos_;
       const char end = c == '(' ? ')' : ']';
       if (pos_ < s_.size() && s_[pos_] == end) throw Refuse{std::string(kInvalid)};
@@ -67,42 +90,66 @@ class Parser {
         }
       }
       alternatives_.resize(first_alternative);
+      last_count_ = 0;
       return inner;
     }
     const size_t b = pos_;
     while (pos_ < s_.size() && name_char(s_[pos_])) ++pos_;
     if (pos_ == b) throw Refuse{std::string(kInvalid)};
     const std::string name(s_.substr(b, pos_ - b));
-    if (pos_ < s_.size() && s_[pos_] == '*')
-      throw Refuse{"node counts in a constraint (" + name +
-                   "*N) need multi-node jobs, which colmatch does not place yet"};
     if (!known_.count(name)) throw Refuse{std::string(kInvalid)};
-    return std::string(attr_) + "==" + quote_value(name);
+    const std::string term = std::string(attr_) + "==" + quote_value(name);
+    if (pos_ < s_.size() && s_[pos_] == '*') {
+      // a node count (build_feature_list: strtol after the `*`, above 0, not in parentheses; what follows
+      // the number up to the next operator is skipped)
+      if (close == ')') throw Refuse{std::string(kInvalid)};
+      ++pos_;
+      if (pos_ < s_.size() && s_[pos_] == '+') ++pos_;
+      uint64_t n = 0;
+      const size_t digits = pos_;
+      while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') {
+        n = n * 10 + static_cast<uint64_t>(s_[pos_++] - '0');
+        if (n > kMaxCount) throw Refuse{"a node count above 1000000 in a constraint"};
+      }
+      if (pos_ == digits || n == 0) throw Refuse{std::string(kInvalid)};
+      while (pos_ < s_.size() && name_char(s_[pos_])) ++pos_;
+      last_count_ = static_cast<uint32_t>(n);
+      counts.push_back({term, last_count_, false});
+    }
+    return term;
   }
 
   std::string_view s_;
   const std::set<std::string>& known_;
   std::string_view attr_;
   size_t pos_ = 0;
+  int brackets_ = 0;
+  uint32_t last_count_ = 0;                // of the operand just read (0: none)
   std::vector<std::string> alternatives_;  // of the matching OR being read
-
- public:
-  std::vector<std::string> preference;  // soft terms: the order of matching-OR choices
 };
 
 }  // namespace
 
 Constraint translate_constraint(std::string_view text, const std::set<std::string>& known, std::string_view attr) {
-  if (text.size() > 4096) return {{}, "a constraint longer than 4096 bytes", {}};
-  if (text.empty() || text.find('!') != std::string_view::npos) return {{}, std::string(kInvalid), {}};
+  if (text.size() > 4096) return {{}, "a constraint longer than 4096 bytes", {}, {}};
+  if (text.empty() || text.find('!') != std::string_view::npos) return {{}, std::string(kInvalid), {}, {}};
   try {
     Parser p(text, known, attr);
     Constraint c;
     c.request = p.run();
     for (const std::string& term : p.preference) c.preference += (c.preference.empty() ? "" : " && ") + term;
+    if (!p.counts.empty()) {
+      // with counts the expression filters no node (node_scheduler.c valid_feature_counts: have_count)
+      if (!c.preference.empty()) return {{}, "node counts beside a matching OR: not placed by colmatch yet", {}, {}};
+      const size_t outside = p.counts.size() - p.counts_in_brackets;
+      if (outside > 1 || (outside == 1 && p.counts_in_brackets > 0))
+        return {{}, "several node counts not in one set of brackets: not placed by colmatch yet", {}, {}};
+      c.request.clear();
+      c.counts = std::move(p.counts);
+    }
     return c;
   } catch (const Refuse& r) {
-    return {{}, r.why, {}};
+    return {{}, r.why, {}, {}};
   }
 }
 

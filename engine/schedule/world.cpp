@@ -175,6 +175,9 @@ void SimWorld::submit(uint32_t j) {
     for (const uint32_t s : cats.solutions[c])  // a category that chooses: its solutions', then theirs together
       if (!evaluated[s]) evaluate(s);
     unite_solutions(cats, c, eligible);
+    for (const Categories::NodePick& p : cats.node_picks_of(c))  // the taskers its node picks take from
+      for (const uint32_t s : p.tiers)
+        if (!evaluated[s]) evaluate(s);
     std::vector<Allocation> trial_idle;  // can it run at all, on the idle farm?
     if (gated(c)) {
       fits_idle[c] = 1;  // what it does depends on the pools when a cycle considers it
