@@ -225,9 +225,10 @@ struct RawFields {
   AllocationRule rule{};
   JobTable::FitUnit fit_unit{};
   uint32_t node_pick = kNone;
+  JobTable::Fallback fallback{};
   static RawFields of(const JobTable& jobs, uint32_t j) noexcept {
-    return {jobs.request[j],   jobs.soft[j], jobs.slots[j],       jobs.amount.row(j),
-            jobs.choice_of(j), jobs.rule[j], jobs.fit_unit_of(j), jobs.node_pick_of(j)};
+    return {jobs.request[j], jobs.soft[j],        jobs.slots[j],        jobs.amount.row(j), jobs.choice_of(j),
+            jobs.rule[j],    jobs.fit_unit_of(j), jobs.node_pick_of(j), jobs.fallback_of(j)};
   }
 };
 
@@ -239,6 +240,7 @@ uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noe
     h = mix(h, std::bit_cast<uint64_t>(f.fit_unit.fit) ^ std::bit_cast<uint64_t>(f.fit_unit.limit) ^
                    (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1));
   if (f.node_pick != kNone) h = mix(h, 0x9e3779b97f4a7c15ULL ^ f.node_pick);
+  if (f.fallback.request != kNone) h = mix(h, (uint64_t{f.fallback.request} << 32) | f.fallback.soft);
   return mix(h, row_hash[f.row]);
 }
 
@@ -254,7 +256,7 @@ class RawTable {
         [&](const Entry& x) {
           if (x.fields.request != f.request || x.fields.soft != f.soft || x.fields.slots != f.slots ||
               x.fields.rule != f.rule || x.fields.choice != f.choice || !(x.fields.fit_unit == f.fit_unit) ||
-              x.fields.node_pick != f.node_pick)
+              x.fields.node_pick != f.node_pick || !(x.fields.fallback == f.fallback))
             return false;
           if (x.fields.row == f.row) return true;
           const auto a = jobs.amount.of(j), b = jobs.amount.of(x.job);  // the amounts bit for bit
@@ -354,6 +356,11 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   std::string key;
   std::vector<std::vector<uint32_t>> category_of(pieces.size());
   std::vector<uint32_t> pick_list;  // per job category, up to the last with node picks: its JobTable::node_picks
+  struct FallbackOf {
+    JobTable::Fallback fallback{};
+    JobTable::FitUnit fit_unit{};
+  };
+  std::vector<FallbackOf> fallback_of;  // per job category, up to the last with a fallback
   // The category of `key` (as built), added if new.
   auto intern = [&](uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
                     const ChargeVector& unit, const ChargeVector& master, const std::vector<ChargeKind>& charge_kinds) {
@@ -417,6 +424,12 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           key.push_back('\x1e');
           key += node_pick_content(jobs, f.node_pick);
         }
+        if (f.fallback.request != kNone) {  // (none: the key as before)
+          key.push_back('\x1d');
+          key += jobs.request_text[f.fallback.request];
+          key.push_back('\0');
+          if (f.fallback.soft != 0) key += jobs.request_text[f.fallback.soft];
+        }
         cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
         if (f.fit_unit.fit > 0) {
           c.fit_unit.resize(c.size());
@@ -425,6 +438,10 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
         if (f.node_pick != kNone) {
           pick_list.resize(c.size(), kNone);
           pick_list[cat] = f.node_pick;
+        }
+        if (f.fallback.request != kNone) {
+          fallback_of.resize(c.size());
+          fallback_of[cat] = {f.fallback, f.fit_unit};
         }
         raw_index.insert(slot, piece.hash[r], j, f, cat);
       }
@@ -471,6 +488,30 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     }
     c.node_picks.resize(x + 1);
     c.node_picks[x] = std::move(picks);
+  }
+  // The fallbacks (JobTable::Fallback): the fallback request and soft request with the category's slots, rule,
+  // charges and fit unit, a category of their own.
+  for (size_t x = 0; x < fallback_of.size(); ++x) {
+    const auto [fb, fit] = fallback_of[x];
+    if (fb.request == kNone) continue;
+    const ChargeVector unit = c.unit_charge[x], master = spreads(c.rule[x]) ? c.master_charge[x] : none;
+    const std::vector<ChargeKind> kinds_x = c.charge_kind[x];
+    const uint32_t slots = c.slots[x];
+    const AllocationRule rule = c.rule[x];
+    key_head(fb.request, fb.soft, kNone, slots, rule, key);
+    key_charges(unit, master, width, key);
+    for (ChargeKind k : kinds_x) key.push_back(static_cast<char>('0' + static_cast<int>(k)));
+    if (fit.fit > 0) {
+      key.push_back('\x1f');
+      key.append(reinterpret_cast<const char*>(&fit), sizeof fit);
+    }
+    const uint32_t f = intern(fb.request, fb.soft, kNone, slots, rule, unit, master, kinds_x);
+    if (fit.fit > 0) {
+      c.fit_unit.resize(c.size());
+      c.fit_unit[f] = fit;
+    }
+    c.fallback.resize(x + 1, kNone);
+    c.fallback[x] = f;
   }
   c.solutions.resize(c.size());
   // Pass 3, in parallel: each job's category.

@@ -69,6 +69,12 @@ struct Categories {
     return c < node_picks.size() ? std::span<const NodePick>(node_picks[c]) : std::span<const NodePick>{};
   }
 
+  /// per category, up to the last that has one (empty on most farms): the category of its jobs' JobTable::Fallback
+  /// (the fallback request and soft request with this category's slots, rule and charges; after every job's
+  /// category and the node picks'), or kNone.
+  std::vector<uint32_t> fallback;
+  uint32_t fallback_of(size_t c) const noexcept { return c < fallback.size() ? fallback[c] : kNone; }
+
   /// per category: its jobs' JobTable::FitUnit (empty when no category has one).
   std::vector<JobTable::FitUnit> fit_unit;
   JobTable::FitUnit fit_unit_of(size_t c) const noexcept {

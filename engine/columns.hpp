@@ -490,6 +490,17 @@ struct JobTable {
     bool apart = false;  ///< later picks skip the taskers picked so far (Slurm: XAND, inside brackets)
     friend bool operator==(const NodePick&, const NodePick&) = default;
   };
+  /// Slurm's --prefer (issue 26): the hard request, and soft request (0: none), a job is tried with in the same
+  /// pass when its own request left it with its taskers all held (slurmctld 22.05.8 tries a job's --prefer
+  /// record first, then, when that ended ReqNodeNotAvail, which fails no partition, its --constraint
+  /// record). `request` kNone: none.
+  struct Fallback {
+    uint32_t request = kNone, soft = 0;
+    friend bool operator==(const Fallback&, const Fallback&) = default;
+  };
+  /// Per job, up to the last job that has one (empty on most farms).
+  std::vector<Fallback> fallback;
+  Fallback fallback_of(uint32_t j) const noexcept { return j < fallback.size() ? fallback[j] : Fallback{}; }
   std::vector<std::vector<NodePick>> node_picks;  ///< distinct lists of picks, each in order
   /// Per job, up to the last job that has one (empty on most farms): an index into node_picks, or kNone.
   std::vector<uint32_t> node_pick;
@@ -598,6 +609,9 @@ class JobBuilder {
   /// return, or a job that is not OnePerTasker (set_rule first) or has fewer slots than an apart list's counts together
   /// or than any count (Slurm: min_nodes grows to the picked nodes; the loader sets the slots).
   void set_node_picks(std::vector<JobTable::NodePick> picks);
+  /// The last job's JobTable::Fallback: its hard request and soft request (empty: none) as text (see
+  /// request.hpp; add_copies copies none). Throws RequestError as set_request and set_soft do.
+  void set_fallback(std::string_view request, std::string_view soft);
   /// Sets the last job's actual runtime and walltime estimate in seconds (NaN: unknown). Throws
   /// ValueError for a negative or infinite value.
   void set_times(double runtime, double walltime);

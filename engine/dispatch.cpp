@@ -347,6 +347,35 @@ class Walk {
  private:
   // Job j of category c.
   void step(uint32_t j, uint32_t c, WalkOut& out) {
+    step_own(j, c, out);
+    const uint32_t f = cats_.fallback_of(c);
+    if (f != kNone && res_.status[j] != JobStatus::Assigned && res_.status[j] != JobStatus::Rejected &&
+        res_.reason[j] == PendingReason::EligibleHeld)
+      step_fallback(j, c, f, out);
+  }
+
+  // Job j of category c, tried again on the eligibility of its fallback category f (JobTable::Fallback; Slurm:
+  // the --constraint record after the --prefer record ended ReqNodeNotAvail), its pending counted once.
+  void step_fallback(uint32_t j, uint32_t c, uint32_t f, WalkOut& out) {
+    --out.pending;
+    const CategoryEligibility& e = eligible_[f];
+    if (never_in(c, e)) {
+      pend(j, c, PendingReason::NoEligibleTasker, out);
+      return;
+    }
+    const size_t first = out.allocations.size();
+    placer_.restrict_to(&e);
+    const bool placed = placer_.try_place(j, policy_, out.allocations);
+    placer_.restrict_to(nullptr);
+    if (placed) {
+      assign(j, first, out);
+      return;
+    }
+    pend(j, c, no_room_in(c, f, e, requested_ != nullptr ? &(*requested_)[f] : nullptr), out);
+  }
+
+  // Job j of category c on its own request.
+  void step_own(uint32_t j, uint32_t c, WalkOut& out) {
     if (blocks_ != nullptr) {
       if (const std::span<const uint32_t> qs = blocks_->queues().queues_of(j); !qs.empty()) {
         step_several(j, c, qs, out);

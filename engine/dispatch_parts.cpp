@@ -105,6 +105,10 @@ DispatchParts dispatch_parts(const Categories& cats, const JobTable& jobs,
           gate = gate == kNone ? c : sets.unite(gate, c);
         }
     }
+    // A category with a fallback (JobTable::Fallback: Slurm's --constraint after --prefer) is one with the
+    // fallback's category, whose taskers its jobs may take.
+    for (uint32_t c = 0; c < nc; ++c)
+      if (const uint32_t f = cats.fallback_of(c); active[c] && f != kNone && active[f]) sets.unite(c, f);
     // A gate's pool is also charged by the categories charging its consumable (already one part with
     // each other, as a farm-wide pool): join the gate's part to theirs.
     for (const auto& [k, c] : charged)

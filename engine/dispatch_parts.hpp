@@ -11,7 +11,7 @@
 // pools and block maxima belong to one walk). A consumable with a host or a global pool anywhere counts as
 // one farm-wide pool (every category charging it is in one part: SGE's host-level consumables are few). A
 // category that chooses (Altair Accelerator's solutions) is one with its solutions and with the farm-wide
-// pools of its gate.
+// pools of its gate; one with a fallback (Slurm's --prefer) with the fallback's category.
 #pragma once
 
 #include <cstdint>

@@ -525,6 +525,18 @@ void JobBuilder::set_node_picks(std::vector<JobTable::NodePick> picks) {
   table_.node_pick.back() = it->second;
 }
 
+void JobBuilder::set_fallback(std::string_view request, std::string_view soft) {
+  JobTable::Fallback f{parse_cached(request), 0};
+  if (!soft.empty()) {
+    f.soft = parse_cached(soft);
+    const size_t n = soft_terms(table_.requests[f.soft]).size();
+    if (n > kMaxSoftRequests)
+      throw RequestError(fmt::format("{} soft requests; at most {} are supported", n, kMaxSoftRequests), 1);
+  }
+  table_.fallback.resize(table_.size());
+  table_.fallback.back() = f;
+}
+
 void JobBuilder::set_choice(uint32_t c) {
   if (c >= table_.choices.size()) throw ValueError(fmt::format("no choice {}", c));
   if (table_.choice.empty()) table_.choice.assign(table_.size(), kNone);

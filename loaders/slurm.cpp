@@ -379,6 +379,17 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     // different tiers has a record at each tier's place: not placed by colmatch yet.
     bool tiers_differ = false;
     for (const Partition& p : partitions) tiers_differ = tiers_differ || p.tier != partitions.front().tier;
+    // The main pass walks the job list itself (fifo_sched: SchedulerType sched/builtin, PriorityType
+    // priority/basic and one tier; job_scheduler.c _schedule), or a queue of job records, where a job with
+    // --prefer has a record with it and then one with --constraint. scontrol-config.txt says which (Slurm's
+    // defaults, sched/backfill and priority/basic, without it).
+    std::string scheduler = "sched/backfill", priority_type = "priority/basic";
+    if (const std::string config = file("scontrol-config.txt"); fs::exists(config))
+      for (const auto& [k, v] : slurm::read_config(config)) {
+        if (k == "SchedulerType") scheduler = v;
+        if (k == "PriorityType") priority_type = v;
+      }
+    const bool job_records = tiers_differ || scheduler != "sched/builtin" || priority_type != "priority/basic";
     size_t without_mem = 0;
     std::vector<uint32_t>& job_queue = queues->queue_of_job;
     for (const slurm::QueuedJob& q : queued) {
@@ -494,6 +505,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         scheduled = slurm::translate_constraint(prefer, features);
         if (!scheduled.refusal.empty()) why = "--prefer: " + scheduled.refusal;
         else if (!scheduled.counts.empty()) why = "--prefer with node counts: not placed by colmatch yet";
+        else if (!hard.counts.empty()) why = "--prefer beside node counts in -C: not placed by colmatch yet";
       } else {
         scheduled = hard;
       }
@@ -575,6 +587,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       // intel); `--prefer gpu -p all` with every gpu node busy was Resources and blocked partition all.
       // --constraint is still checked: sbatch refuses what it refuses.
       std::string soft;
+      const size_t scheduled_at = clauses.size();  // where the scheduled constraint's clause is (see fallback)
       if (why.empty() && !scheduled.request.empty()) clauses.push_back(scheduled.request);
       if (why.empty() && !scheduled.counts.empty() && scheduled.counts.front().apart) {
         // counts in brackets: only nodes with one of their features (node_scheduler.c _build_node_list keeps
@@ -640,6 +653,20 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           if (counted <= node_count) jb.set_node_picks(std::move(list));
         }
         if (!soft.empty()) jb.set_soft(soft);
+        // --prefer, then --constraint: with job records, when the preferred nodes are all held (ReqNodeNotAvail,
+        // which fails no partition), slurmctld 22.05.8 goes on to the job's record with --constraint in the
+        // same pass (c100-queue, sched/backfill: job 102, `--prefer ssd -p all` with every ssd node held,
+        // started on n024); walking the job list it tries --prefer alone (c10k-batch, sched/builtin: job 322
+        // stayed ReqNodeNotAvail). For a job of one partition; one of several keeps the preferred request.
+        if (!prefer.empty() && job_records && job_queue[j] != kNone) {
+          std::vector<std::string> with = clauses;
+          with.erase(with.begin() + static_cast<std::ptrdiff_t>(scheduled_at));
+          if (!hard.request.empty())
+            with.insert(with.begin() + static_cast<std::ptrdiff_t>(scheduled_at), hard.request);
+          std::string text;
+          for (const std::string& c : with) text += (text.empty() ? "" : " && ") + c;
+          jb.set_fallback(text, hard.preference);
+        }
         jb.set_amount(a_cpus, cpus);
         if (mem >= 0 || mem_per_cpu >= 0) jb.set_amount(a_mem, (mem >= 0 ? mem : mem_per_cpu * cpus) * kMiB);
         // What Slurm's best fit counts on a node, in whole tasks (what fit_unit says): --mem-per-cpu limits

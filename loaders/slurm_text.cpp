@@ -146,6 +146,20 @@ std::vector<Record> read_records(const std::string& path, std::string_view first
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> read_config(const std::string& path) {
+  require_not_directory(path);
+  LineReader in(path);
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string_view line;
+  while (in.next(line)) {
+    const size_t eq = line.find(" = ");
+    if (eq == std::string_view::npos) continue;
+    if (out.size() >= kMaxHosts) throw LoadError(path, in.line(), "", "too many settings");
+    out.emplace_back(std::string(trim(line.substr(0, eq))), std::string(trim(line.substr(eq + 3))));
+  }
+  return out;
+}
+
 std::vector<std::string> expand_hostlist(std::string_view list, size_t limit) {
   limit = std::min(limit, kMaxHosts);
   std::vector<std::string> out;

@@ -3,6 +3,7 @@
 //
 //   scontrol show node -o        one node a line: Key=Value fields (a value may hold blanks: OS=Linux 6.1 #1)
 //   scontrol show partition -o   one partition a line, the same way
+//   scontrol show config         one setting a line: Key = Value
 //   sbatch options               one job a line (`-N 1 -C [a|b] --gres=gpu:a100:1 --mem=8000`), or the
 //                                `#SBATCH` lines of one submit script, consecutive, as one job
 #pragma once
@@ -32,6 +33,10 @@ struct Record {
 /// PartitionName). A field starts at a blank followed by a word and `=`; a value runs to the next field.
 /// Throws LoadError naming file and line for a line that does not start with `first_key=`.
 std::vector<Record> read_records(const std::string& path, std::string_view first_key);
+
+/// The settings of `scontrol show config` (`SchedulerType           = sched/backfill`: one `Key = Value` a line;
+/// lines without ` = `, such as its header, skipped), by key. At most kMaxHosts lines (more: LoadError).
+std::vector<std::pair<std::string, std::string>> read_config(const std::string& path);
 
 /// A Slurm host list (`n[001-003,010],gpu01`) expanded in order; throws std::invalid_argument for a
 /// malformed one (an unclosed bracket, a reversed range) or one of more than `limit` hosts (at most

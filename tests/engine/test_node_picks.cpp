@@ -1,5 +1,7 @@
 // Node picks (JobTable::NodePick; Slurm's required nodes: node counts in a constraint, -w below -N): the
-// builder's checks, the categories they key, and what every placement with picks must hold.
+// builder's checks, the categories they key, and what every placement with picks must hold. And the other
+// per-job Slurm request the engine carries, a fallback request (JobTable::Fallback: --constraint after
+// --prefer), as categories key it.
 #include <map>
 #include <random>
 #include <set>
@@ -65,6 +67,29 @@ TEST(NodePicks, BuilderRefusesBadListsAndCategoriesKeyThem) {
   EXPECT_EQ(jobs.request_text[cats.request[first.all()]], jobs.request_text[x]);
   EXPECT_EQ(cats.job_count[first.all()], 0u) << "a pick's category has no job of its own";
   EXPECT_TRUE(cats.node_picks_of(cats.of_job[3]).empty());
+}
+
+TEST(Fallback, CategoriesKeyItAsAnotherRequestOfTheSameJob) {
+  Farm f;
+  JobBuilder jb(f.cat);
+  for (const char* fallback : {"arch==y", "arch==y", "", "arch==z"}) {
+    jb.add(fallback, "u", "g", 0, 0, 1);
+    jb.set_request("arch==x");
+    jb.set_amount(f.slots, 2);
+    if (*fallback) jb.set_fallback(fallback, "");
+  }
+  EXPECT_THROW(jb.set_fallback("arch==", ""), RequestError);
+  const JobTable jobs = std::move(jb).build();
+  const Categories cats = categorize(f.cat, jobs);
+  EXPECT_EQ(cats.of_job[0], cats.of_job[1]);
+  EXPECT_NE(cats.of_job[0], cats.of_job[2]) << "the fallback is part of the key";
+  EXPECT_NE(cats.of_job[0], cats.of_job[3]);
+  EXPECT_EQ(cats.fallback_of(cats.of_job[2]), kNone);
+  const uint32_t fb = cats.fallback_of(cats.of_job[0]);
+  ASSERT_NE(fb, kNone);
+  EXPECT_EQ(jobs.request_text[cats.request[fb]], jobs.request_text[jobs.fallback_of(0).request]);
+  EXPECT_EQ(cats.unit_charge[fb][0], cats.unit_charge[cats.of_job[0]][0]) << "the same job's charges";
+  EXPECT_EQ(cats.job_count[fb], 0u);
 }
 
 // Random farms of 8-40 taskers (arch x, y or z; 1-8 slots; weights 1 or 10, so runs of one weight) and jobs

@@ -379,11 +379,32 @@ TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
 // free at that moment) and reason by reason (blocking queues). Returns how many jobs had each outcome.
 using Outcomes = std::map<std::string, size_t>;
 const std::string kHeld = "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions";
-// `dump` (c100 by default) with `jobs` (sbatch lines; "": the dump's queue); rows of `answers` whose job is
-// in `apart` are counted as "apart" instead of compared (a difference the test names).
+// The dump `name` as its batch ran: `c100@builtin` is the c100 dump (taken under sched/backfill) with
+// SchedulerType sched/builtin, the scheduler the oracle ran that batch under (SCHEDULER=sched/builtin,
+// datasets/slurm/README.md), copied to a temporary folder; any other name is the dump as it is.
+std::string dump_as_run(const std::string& name) {
+  const size_t at = name.find('@');
+  if (at == std::string::npos) return kData + name;
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-" + std::to_string(::getpid()) + "-" + name);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kData + name.substr(0, at)))
+    if (e.path().filename() != "scontrol-config.txt")
+      fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+  std::ifstream in(kData + name.substr(0, at) + "/scontrol-config.txt");
+  std::ofstream out(dir / "scontrol-config.txt");
+  for (std::string line; std::getline(in, line);)
+    out << (line.rfind("SchedulerType ", 0) == 0 ? "SchedulerType           = sched/" + name.substr(at + 1) : line)
+        << "\n";
+  return dir.string();
+}
+
+// `dump` (c100 by default; see dump_as_run) with `jobs` (sbatch lines; "": the dump's queue); rows of `answers`
+// whose job is in `apart` are counted as "apart" instead of compared (a difference the test names).
 Outcomes expect_main_pass(const std::string& jobs, const std::string& answers, const std::string& dump = "c100",
                           const std::set<std::string>& apart = {}) {
-  const loaders::Dataset ds = loaders::load_slurm(kData + dump, jobs.empty() ? "" : kData + jobs);
+  const std::string dir = dump_as_run(dump);
+  const loaders::Dataset ds = loaders::load_slurm(dir, jobs.empty() ? "" : kData + jobs);
+  if (dir.rfind(kData, 0) != 0) fs::remove_all(dir);
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
   std::map<std::string, uint32_t> index;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) index.emplace(std::string(ds.jobs.id[j]), j);
@@ -469,34 +490,33 @@ TEST(SlurmMainPass, MultiNodeJobsGetSlurmsNodes) {
 // comes first; by free CPUs alone n087 wins and the jobs after it move). And Slurm says ReqNodeNotAvail
 // only when none of the job's unheld nodes by partition and features is busy (node_scheduler.c
 // _pick_best_nodes: `!runable_avail && !nodes_busy`): job 118 (`--gres=gpu:v100:1`, every v100 node held)
-// is Resources and blocks partition all, for n096 runs the --exclusive job 107. Slurm started 99 and left
+// is Resources and blocks partition all, for n096 runs the --exclusive job 107. Slurm started 100 and left
 // 11 Priority, 5 ReqNodeNotAvail (the array 117 among them), 2 Resources, 5 BadConstraints, 1
-// PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h) and 1 "Nodes required..."; apart: job 102
-// (`--prefer ssd -p all`, every ssd node held): when the preferred nodes are all held (ReqNodeNotAvail,
-// which fails no partition) Slurm goes on to the job's --constraint record and started it on n024;
-// colmatch schedules a --prefer job by its preferred features alone
-// (SlurmMainPass.PreferIsTriedInsteadOfTheConstraint) and leaves it ReqNodeNotAvail, so job 103 after it
-// takes n024 (Slurm: n001) and job 115 (`-N 3 [icelake|skylake]`) n001 (Slurm: n049).
+// PartitionTimeLimit (`-t 2:30:00 -p short`, MaxTime 1 h) and 1 "Nodes required...". The queue ran under
+// sched/backfill, whose main pass takes job records: job 102 (`--prefer ssd -p all`, every ssd node held)
+// is ReqNodeNotAvail with its preferred features, which fails no partition, and its --constraint record
+// then starts it on n024 (JobTable::Fallback), so job 103 takes n001 and job 115 (`-N 3
+// [icelake|skylake]`) n[049,061,093].
 TEST(SlurmMainPass, MemoryPerCpuAndBusyNodesAsSlurmCountsThem) {
-  EXPECT_EQ(expect_main_pass("", "c100-queue-slurm.tsv", "c100-queue", {"115", "102", "103"}),
-            (Outcomes{{"started", 97},
-                      {"apart", 3},
-                      {"Priority", 11},
-                      {"ReqNodeNotAvail", 5},
-                      {"Resources", 2},
-                      {"BadConstraints", 5},
-                      {"PartitionTimeLimit", 1},
-                      {kHeld, 1}}));
+  EXPECT_EQ(expect_main_pass("", "c100-queue-slurm.tsv", "c100-queue"), (Outcomes{{"started", 100},
+                                                                                  {"Priority", 11},
+                                                                                  {"ReqNodeNotAvail", 5},
+                                                                                  {"Resources", 2},
+                                                                                  {"BadConstraints", 5},
+                                                                                  {"PartitionTimeLimit", 1},
+                                                                                  {kHeld, 1}}));
 }
 
 // --prefer as slurmctld 22.05.8's main pass has it (datasets/slurm/c100-prefer.jobs: the 20 gpu nodes taken
-// by --exclusive jobs, then 7 jobs): the job is scheduled by its preferred features instead of its
-// --constraint, and its --constraint is not tried after: preferred features no node of its partition has
+// by --exclusive jobs, then 7 jobs; sched/builtin, so the main pass walks the job list): the job is
+// scheduled by its preferred features instead of its --constraint, and its --constraint is not tried
+// after (under job records it is once the preferred nodes are all held: MemoryPerCpuAndBusyNodesAsSlurmCountsThem,
+// job 102): preferred features no node of its partition has
 // leave it BadConstraints (jobs 21, `-C eth&bigmem --prefer intel -p amd`, and 24, `-c 2 --prefer intel -p
 // amd`, while job 22, `-c 1 -p amd`, starts), preferred nodes all busy leave it Resources and block its
 // partition (23 in short, 26 in all; 25 and 27 behind them are Priority).
 TEST(SlurmMainPass, PreferIsTriedInsteadOfTheConstraint) {
-  EXPECT_EQ(expect_main_pass("c100-prefer.jobs", "c100-prefer-slurm.tsv"),
+  EXPECT_EQ(expect_main_pass("c100-prefer.jobs", "c100-prefer-slurm.tsv", "c100@builtin"),
             (Outcomes{{"started", 21}, {"BadConstraints", 2}, {"Resources", 2}, {"Priority", 2}}));
 }
 
@@ -545,7 +565,7 @@ TEST(SlurmJobs, ABadPriorityTierIsRefusedWithItsLine) {
 // hold (31: -N 30 [milan|rome], 25 nodes each; 33: -N 20 [skylake|icelake] -p short) is BadConstraints,
 // though the choices together have enough, and blocks nothing (32 and 34 after them start).
 TEST(SlurmMainPass, MatchingOrGivesEveryNodeOneChoice) {
-  EXPECT_EQ(expect_main_pass("c100-matching-or.jobs", "c100-matching-or-slurm.tsv"),
+  EXPECT_EQ(expect_main_pass("c100-matching-or.jobs", "c100-matching-or-slurm.tsv", "c100@builtin"),
             (Outcomes{{"started", 32}, {"BadConstraints", 2}}));
 }
 
@@ -556,7 +576,7 @@ TEST(SlurmMainPass, MatchingOrGivesEveryNodeOneChoice) {
 // finds n010 held (ReqNodeNotAvail) and holds n011, so job 7 (-w n011) is ReqNodeNotAvail too. Apart: job 9
 // (-N 2 -w n040: n040 and one more, Slurm n[009,040]), which colmatch rejects.
 TEST(SlurmMainPass, NamedNodesAreHeldNotThePartition) {
-  EXPECT_EQ(expect_main_pass("c100-nodelist.jobs", "c100-nodelist-slurm.tsv"),
+  EXPECT_EQ(expect_main_pass("c100-nodelist.jobs", "c100-nodelist-slurm.tsv", "c100@builtin"),
             (Outcomes{{"started", 7}, {"Resources", 1}, {"ReqNodeNotAvail", 2}}));
 }
 
@@ -569,7 +589,7 @@ TEST(SlurmMainPass, NamedNodesAreHeldNotThePartition) {
 // n[040,090]) and, when it cannot run, blocks its partition as any job (36: Resources), where one naming
 // all its nodes holds them (35). Job 39 (`ssd*2`, every ssd node held by gpu's block) is ReqNodeNotAvail.
 TEST(SlurmMainPass, NodeCountsPickTheirNodesFirst) {
-  EXPECT_EQ(expect_main_pass("c100-counts.jobs", "c100-counts-slurm.tsv", "c100", {"38"}),
+  EXPECT_EQ(expect_main_pass("c100-counts.jobs", "c100-counts-slurm.tsv", "c100@builtin", {"38"}),
             (Outcomes{{"started", 32}, {"apart", 1}, {"BadConstraints", 4}, {"Resources", 2}, {"ReqNodeNotAvail", 1}}));
 }
 
@@ -590,7 +610,7 @@ TEST(SlurmMainPass, RequiredNodesBringTheirRun) {
 // BadConstraints (never in amd, gpu blocked); job 73 (-p short,amd) after short blocked starts in amd, job
 // 74 (-p short,gpu) is Priority. Slurm started 65 and left 9 Priority, 1 Resources, 1 BadConstraints.
 TEST(SlurmMainPass, JobsOfSeveralPartitionsTryEachInTurn) {
-  EXPECT_EQ(expect_main_pass("c100-partitions.jobs", "c100-partitions-slurm.tsv"),
+  EXPECT_EQ(expect_main_pass("c100-partitions.jobs", "c100-partitions-slurm.tsv", "c100@builtin"),
             (Outcomes{{"started", 65}, {"Priority", 9}, {"Resources", 1}, {"BadConstraints", 1}}));
 }
 
@@ -607,13 +627,14 @@ TEST(SlurmMainPass, JobsOfSeveralPartitionsTryEachInTurn) {
 // Slurm started 283 and left 178 Priority, 28 BadConstraints, 28 ReqNodeNotAvail, 1 Resources, 1 "Nodes
 // required..." and 1 PartitionNodeLimit.
 TEST(SlurmMainPass, TenThousandNodesReleasedAtOnce) {
-  EXPECT_EQ(expect_main_pass("c10k-batch.jobs", "c10k-batch-slurm.tsv", "c10k"), (Outcomes{{"started", 283},
-                                                                                           {"Priority", 178},
-                                                                                           {"BadConstraints", 28},
-                                                                                           {"ReqNodeNotAvail", 28},
-                                                                                           {"Resources", 1},
-                                                                                           {kHeld, 1},
-                                                                                           {"PartitionNodeLimit", 1}}));
+  EXPECT_EQ(expect_main_pass("c10k-batch.jobs", "c10k-batch-slurm.tsv", "c10k@builtin"),
+            (Outcomes{{"started", 283},
+                      {"Priority", 178},
+                      {"BadConstraints", 28},
+                      {"ReqNodeNotAvail", 28},
+                      {"Resources", 1},
+                      {kHeld, 1},
+                      {"PartitionNodeLimit", 1}}));
 }
 
 // What Slurm's best fit counts on a node for a job (JobTable::FitUnit: whole tasks of -c CPUs, a limit per
