@@ -249,74 +249,73 @@ bool Placer::eval_required(uint32_t c, const std::vector<uint32_t>& nodes, const
 bool Placer::place_picks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const kernels::TaskerSet& eligible = elig(c).eligible;
   const size_t universe = eligible.universe();
-  // The taskers of `set` with room for one slot of c (and in c's eligibility), less `skip`, in input order.
+  // Slurm's accumulate_bitmap and req_node_bitmap, as lists and as a mark per tasker (bit 1: in acc, bit 2:
+  // in req): O(taskers) a placement, whatever the counts
+  std::vector<uint32_t> acc, req, chosen;
+  std::vector<uint8_t> mark(universe, 0);
+  constexpr uint8_t kAcc = 1, kReq = 2;
+  // The taskers of `set` with room for one slot of c (and in c's eligibility), less those marked `skip`, in
+  // input order.
   std::vector<uint32_t> nodes;
-  auto with_room = [&](const kernels::TaskerSet& set, const std::vector<uint32_t>& skip) {
+  auto with_room = [&](const kernels::TaskerSet& set, uint8_t skip) {
     nodes.clear();
     for (size_t x = set.next(0); x < std::min(universe, set.universe()); x = set.next(x + 1)) {
       const auto t = static_cast<uint32_t>(x);
-      if (!eligible.contains(t) || instances(c, t, false, 1) == 0) continue;
-      if (std::find(skip.begin(), skip.end(), t) != skip.end()) continue;
+      if (!eligible.contains(t) || (mark[t] & skip) != 0 || instances(c, t, false, 1) == 0) continue;
       nodes.push_back(t);
     }
     std::sort(nodes.begin(), nodes.end(),
               [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
   };
-  // Required flags for the members of `req` among `nodes`; false when one is missing (no room there).
+  // Required flags for the taskers marked `bit` among `nodes`; false when one of the `n` is missing (no room).
   std::vector<uint8_t> required;
-  auto require = [&](const std::vector<uint32_t>& req) {
+  auto require = [&](uint8_t bit, size_t n) {
     required.assign(nodes.size(), 0);
     size_t found = 0;
     for (size_t i = 0; i < nodes.size(); ++i)
-      if (std::find(req.begin(), req.end(), nodes[i]) != req.end()) required[i] = 1, ++found;
-    return found == req.size();
+      if ((mark[nodes[i]] & bit) != 0) required[i] = 1, ++found;
+    return found == n;
+  };
+  // How many of the pick's taskers are eligible, less those marked `skip` (room or not), up to its count.
+  auto ever = [&](const Categories::NodePick& p, uint8_t skip) {
+    const kernels::TaskerSet& set = eligible_[p.all()].eligible;
+    uint32_t k = 0;
+    for (size_t x = set.next(0); x < std::min(universe, set.universe()) && k < p.count; x = set.next(x + 1)) {
+      const auto t = static_cast<uint32_t>(x);
+      if (eligible.contains(t) && (mark[t] & skip) == 0) ++k;
+    }
+    return k;
   };
   // A failure: the picks depend on which taskers have room, not only on how many, so a later job of the
   // category may be placed though this one was not, unless a pick has too few eligible taskers at all.
   auto fail = [&] {
     may_pass_ = !never_;
-    for (const Categories::NodePick& p : cats_.node_picks_of(c)) {
-      const kernels::TaskerSet& set = eligible_[p.all()].eligible;
-      uint32_t k = 0;
-      for (size_t x = set.next(0); x < set.universe() && k < p.count; x = set.next(x + 1))
-        k += eligible.contains(static_cast<uint32_t>(x)) ? 1 : 0;
-      if (k < p.count) may_pass_ = false;
-    }
+    for (const Categories::NodePick& p : cats_.node_picks_of(c))
+      if (ever(p, 0) < p.count) may_pass_ = false;
     return false;
   };
-  // Whether a pick could never have its count: fewer of its taskers than that, room or not, apart from
-  // those picked before (Slurm: the pick's _pick_best_nodes finds it never runnable: BadConstraints).
-  auto short_ever = [&](const Categories::NodePick& p, bool apart, const std::vector<uint32_t>& acc) {
-    const kernels::TaskerSet& set = eligible_[p.all()].eligible;
-    uint32_t k = 0;
-    for (size_t x = set.next(0); x < std::min(universe, set.universe()) && k < p.count; x = set.next(x + 1)) {
-      const auto t = static_cast<uint32_t>(x);
-      if (eligible.contains(t) && !(apart && std::find(acc.begin(), acc.end(), t) != acc.end())) ++k;
-    }
-    return k < p.count;
-  };
-  std::vector<uint32_t> acc, req, chosen;  // Slurm's accumulate_bitmap and req_node_bitmap
-  const std::vector<uint32_t> none;
   bool apart = false;  // Slurm's has_xand
   for (const Categories::NodePick& p : cats_.node_picks_of(c)) {
     // each tier in turn (Slurm's feature positions in _pick_best_nodes), the first that yields the count
     bool found = false;
     for (size_t v = 0; v < p.tiers.size() && !found; ++v) {
-      with_room(eligible_[p.tiers[v]].eligible, apart ? acc : none);
-      found = require(apart ? none : req) && eval_required(c, nodes, required, p.count, chosen);
+      with_room(eligible_[p.tiers[v]].eligible, apart ? kAcc : 0);
+      found = require(apart ? 0 : kReq, apart ? 0 : req.size()) && eval_required(c, nodes, required, p.count, chosen);
     }
     if (!found) {
-      never_ = short_ever(p, apart, acc);
+      // never, as tried: fewer of its taskers than its count, room or not, apart from those picked before
+      // (Slurm: the pick's _pick_best_nodes finds it never runnable: BadConstraints)
+      never_ = ever(p, apart ? kAcc : 0) < p.count;
       return fail();
     }
     apart = apart || p.apart;
     for (const uint32_t t : chosen) {
-      if (!apart && std::find(req.begin(), req.end(), t) == req.end()) req.push_back(t);
-      if (std::find(acc.begin(), acc.end(), t) == acc.end()) acc.push_back(t);
+      if (!apart && (mark[t] & kReq) == 0) req.push_back(t), mark[t] |= kReq;
+      if ((mark[t] & kAcc) == 0) acc.push_back(t), mark[t] |= kAcc;
     }
   }
-  with_room(eligible, none);
-  if (!require(acc) ||
+  with_room(eligible, 0);
+  if (!require(kAcc, acc.size()) ||
       !eval_required(c, nodes, required, std::max(jobs_.slots[j], static_cast<uint32_t>(acc.size())), chosen))
     return fail();
   std::sort(chosen.begin(), chosen.end(),
