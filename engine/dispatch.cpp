@@ -337,10 +337,13 @@ class Walk {
   // empty to read it from the categories.
   size_t run(std::span<const uint32_t> jobs, std::span<const uint32_t> of, size_t live, WalkOut& out) {
     live_ = live;
+    order_ = jobs;
     for (size_t i = 0; i < jobs.size(); ++i) {
+      later_records(i, out);
       if (live_ == 0) return i;
       step(jobs[i], of.empty() ? cats_.of_job[jobs[i]] : of[i], out);
     }
+    later_records(jobs.size(), out);
     return jobs.size();
   }
 
@@ -483,16 +486,58 @@ class Walk {
     return within_.emplace(id, std::move(x)).first->second;
   }
 
+  // A job's queue records of a lower priority than its own (BlockingQueues::several_priority), each where a
+  // job of that priority would come: before the job at `i` of the walk, those that come there.
+  struct Later {
+    size_t at;           // the walk's index it comes before
+    double priority;     // its record's priority
+    uint32_t job, from;  // the job, its first queue of that priority (index in queues_of)
+    bool operator>(const Later& o) const noexcept {
+      return at != o.at ? at > o.at : priority != o.priority ? priority < o.priority : job > o.job;
+    }
+  };
+  void later_records(size_t i, WalkOut& out) {
+    while (!later_.empty() && later_.front().at <= i) {
+      std::pop_heap(later_.begin(), later_.end(), std::greater<>{});
+      const Later x = later_.back();
+      later_.pop_back();
+      step_several(x.job, cats_.of_job[x.job], blocks_->queues().queues_of(x.job), out, x.from);
+    }
+  }
+  // Job j's record of priority p, from its queue `from` on: where in the walk it comes (the first job after it
+  // in dispatch order: priority descending, submit time ascending, input order).
+  void defer(uint32_t j, double p, uint32_t from) {
+    const double submit = jobs_.submit[j];
+    const auto it = std::partition_point(order_.begin(), order_.end(), [&](uint32_t k) {
+      const double pk = jobs_.priority[k];
+      if (pk != p) return pk > p;
+      const double sk = jobs_.submit[k];
+      return sk != submit ? sk < submit : k < j;
+    });
+    later_.push_back({static_cast<size_t>(it - order_.begin()), p, j, from});
+    std::push_heap(later_.begin(), later_.end(), std::greater<>{});
+  }
+
   // A job of several queues (Slurm: one queue record per partition, in the order written): in each queue
   // in turn that is not blocked, tried on the taskers of its category in that queue; the first that
   // places it wins. A queue where it finds no room blocks (Slurm fails that partition), one where it is
   // held or can never run blocks nothing. It pends for the last queue's reason, except that a blocked
   // queue after one where it found no room, or none, says behind a higher-priority job (Slurm keeps any
-  // other reason: _failed_partition "Retaining previous scheduling Reason").
-  void step_several(uint32_t j, uint32_t c, std::span<const uint32_t> qs, WalkOut& out) {
+  // other reason: _failed_partition "Retaining previous scheduling Reason"). Queues of a lower priority
+  // (BlockingQueues::several_priority: partitions of a lower PriorityTier) are tried later, where their
+  // records come (defer); `from`: the first queue tried now.
+  void step_several(uint32_t j, uint32_t c, std::span<const uint32_t> qs, WalkOut& out, size_t from = 0) {
     const uint32_t need = need_of(c);
+    const std::span<const double> priority = blocks_->queues().priorities_of(j);
+    size_t to = qs.size();
+    if (!priority.empty())
+      for (to = from + 1; to < qs.size() && priority[to] == priority[from];) ++to;
     PendingReason r = PendingReason::None;
-    for (const uint32_t q : qs) {
+    if (from > 0) {  // a later record: the job pends already
+      r = res_.reason[j];
+      --out.pending;
+    }
+    for (const uint32_t q : qs.subspan(from, to - from)) {
       const QueueBlock b = blocks_->state_of(q, need);
       if (b == QueueBlock::Behind) {
         if (r == PendingReason::None || r == PendingReason::NoFreeCapacity || r == PendingReason::TaskersHeld)
@@ -529,6 +574,7 @@ class Walk {
     }
     res_.reason[j] = r;
     ++out.pending;
+    if (to < qs.size()) defer(j, priority[to], static_cast<uint32_t>(to));
   }
 
   // Job j of category c pends for r; one that found no room blocks its queue (blocking queues), and one
@@ -634,6 +680,8 @@ class Walk {
   std::unordered_map<uint64_t, Within> within_;       // (category, queue) -> within()
   size_t next_within_key_ = 0;                        // Within::key past the categories
   QueueBlocks* blocks_;                               // null: no queue blocks
+  std::span<const uint32_t> order_;                   // the jobs run() walks
+  std::vector<Later> later_;                          // records to come (a min-heap by place)
   const std::vector<kernels::TaskerSet>* requested_;  // per category (DispatchOptions::requested), or null
   Placer placer_;
 };
@@ -783,7 +831,9 @@ DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const 
   std::optional<QueueBlocks> blocks;
   if (options.queues) {
     if (options.queues->queue_of_job.size() != jobs.size() ||
-        (!options.queues->several_first.empty() && options.queues->several_first.size() != jobs.size() + 1))
+        (!options.queues->several_first.empty() && options.queues->several_first.size() != jobs.size() + 1) ||
+        (!options.queues->several_priority.empty() &&
+         options.queues->several_priority.size() != options.queues->several.size()))
       throw std::invalid_argument("dispatch: blocking queues name a queue for another number of jobs");
     blocks.emplace(*options.queues, capacity);
   }

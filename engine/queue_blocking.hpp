@@ -49,6 +49,16 @@ struct BlockingQueues {
     if (several_first.empty()) return {};
     return std::span<const uint32_t>(several).subspan(several_first[j], several_first[j + 1] - several_first[j]);
   }
+  /// Beside `several` (empty when every record of a job comes at its place): the priority of each queue
+  /// record, not above the job's, in the order of its queues (descending). Slurm: a job of partitions of
+  /// different PriorityTier has a record at each tier's place in the queue (sort_job_queue2: tier, then
+  /// priority, submit time, id); the dispatch tries a job's queues of its own priority at its place and each
+  /// lower one where a job of that priority, submit time and input index would come.
+  std::vector<double> several_priority;
+  std::span<const double> priorities_of(uint32_t j) const noexcept {
+    if (several_priority.empty()) return {};
+    return std::span<const double>(several_priority).subspan(several_first[j], several_first[j + 1] - several_first[j]);
+  }
 };
 
 /// What blocking queues say of a job before it is tried.

@@ -376,7 +376,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     // priority, submit time and id (sort_job_queue2); when they all share one, the job list in order
     // (fifo_sched, under sched/builtin and priority/basic). A job's tier leads its priority here: priority
     // + tier x 2^32 (Slurm's priorities are 32-bit, so the order is exact). A job of several partitions of
-    // different tiers has a record at each tier's place: not placed by colmatch yet.
+    // different tiers has a record at each tier's place: its priority is its highest tier's, and its queues
+    // of a lower tier are tried where their records come (BlockingQueues::several_priority).
     bool tiers_differ = false;
     for (const Partition& p : partitions) tiers_differ = tiers_differ || p.tier != partitions.front().tier;
     // The main pass walks the job list itself (fifo_sched: SchedulerType sched/builtin, PriorityType
@@ -524,18 +525,17 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       tasks = std::max(1.0, std::floor(tasks));
       const double cpus = tasks * per_task;  // per node
       double priority = q.priority;
+      auto tier_of = [&](const std::string& p) {
+        const auto it =
+            std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
+        return it == partitions.end() ? 0.0 : it->tier;  // (an unknown one is refused below, naming it)
+      };
       if (tiers_differ) {
-        std::optional<double> tier;
+        double tier = 0;
         for (const std::string& p :
-             part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',')) {
-          const auto it =
-              std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
-          if (it == partitions.end()) continue;  // (refused below, naming it)
-          if (tier && *tier != it->tier && why.empty())
-            why = "partitions of different PriorityTier (" + part_list + "): not placed by colmatch yet";
-          tier = it->tier;
-        }
-        priority += tier.value_or(0) * 4294967296.0;
+             part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ','))
+          tier = std::max(tier, tier_of(p));
+        priority += tier * 4294967296.0;
       }
       const uint32_t j = jb.add(id, q.user, "", priority, q.submit, node_count);
       const bool picks = !scheduled.counts.empty() || (!named.empty() && named.size() < node_count);
@@ -571,9 +571,17 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         // a job of one partition is in its blocking queue; one of several is tried in each in the order
         // written (Slurm: one queue record per partition; BlockingQueues::several)
         if (allowed_names.size() == 1 && queue_of.count(allowed_names[0])) job_queue[j] = queue_of.at(allowed_names[0]);
-        else if (allowed_names.size() > 1 && why.empty())
+        else if (allowed_names.size() > 1 && why.empty()) {
+          // (of different tiers: the highest tier's first, each tier's in the order written)
+          if (tiers_differ)
+            std::stable_sort(allowed_names.begin(), allowed_names.end(),
+                             [&](const std::string& x, const std::string& y) { return tier_of(x) > tier_of(y); });
           for (const std::string& p : allowed_names)
-            if (queue_of.count(p)) queues->several.push_back(queue_of.at(p));
+            if (queue_of.count(p)) {
+              queues->several.push_back(queue_of.at(p));
+              if (tiers_differ) queues->several_priority.push_back(q.priority + tier_of(p) * 4294967296.0);
+            }
+        }
         if (why.empty()) clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
         if (why.empty() && allowed.empty())
           jb.set_note(j, over_node_limit ? "PartitionNodeLimit" : "PartitionTimeLimit");

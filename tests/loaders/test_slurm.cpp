@@ -526,11 +526,21 @@ TEST(SlurmMainPass, PreferIsTriedInsteadOfTheConstraint) {
 // job, and those before the jobs of all, amd and big, whatever the order they came in: jobs 6-10 (`-N 6
 // --exclusive -p short`) start before jobs 1-5 (`-N 12 --exclusive -p all`, submitted first), 34 blocks
 // short, 13 gpu (short's exclusive jobs took gpu nodes below n050), 4 all; amd's and big's jobs then find
-// every node held by all ("Nodes required..."). Apart: job 38 (`-p short,amd`: one queue record at each
-// tier), which colmatch rejects. Fails with the tier left out of the order (jobs 1-5 first).
+// every node held by all ("Nodes required..."); job 38 (`-p short,amd`) finds short blocked, and amd too
+// where its record of tier 1 comes (Priority). Fails with the tier left out of the order (jobs 1-5 first).
 TEST(SlurmMainPass, PartitionsOfAHigherPriorityTierGoFirst) {
-  EXPECT_EQ(expect_main_pass("c100-tiers.jobs", "c100-tiers-slurm.tsv", "c100-tiers", {"38"}),
-            (Outcomes{{"started", 16}, {"apart", 1}, {"Resources", 3}, {"Priority", 18}, {kHeld, 2}}));
+  EXPECT_EQ(expect_main_pass("c100-tiers.jobs", "c100-tiers-slurm.tsv", "c100-tiers"),
+            (Outcomes{{"started", 16}, {"Resources", 3}, {"Priority", 19}, {kHeld, 2}}));
+}
+
+// A job of partitions of different tiers has a queue record at each tier's place (datasets/slurm/
+// c100-tiers2.jobs, on the c100-tiers cluster): job 3 (`-p short,amd`) is tried in short right after job 1
+// filled it, and in amd only after job 2 (`-N 25 --exclusive -p amd`, submitted before it) failed amd, so it
+// pends Priority; tried in both at its short place it would have started in amd. Job 6 (`-p gpu,amd`)
+// starts in gpu at tier 2, before job 4 of all.
+TEST(SlurmMainPass, AJobOfSeveralTiersIsTriedAtEachTiersPlace) {
+  EXPECT_EQ(expect_main_pass("c100-tiers2.jobs", "c100-tiers2-slurm.tsv", "c100-tiers"),
+            (Outcomes{{"started", 6}, {"Resources", 1}, {"Priority", 2}}));
 }
 
 // A PriorityTier that is not a tier (0 to 65535) is refused naming the file, line and field.
