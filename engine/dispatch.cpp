@@ -128,6 +128,7 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
   const bool ok = !cats_.node_picks_of(c).empty() ? place_picks(j, c, out)
                   : cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
                       ? place_consecutive(j, c, out)
+                  : slurm_tasks(c, policy) ? place_tasks(j, c, out)
                   : spreads(cats_.rule[c]) ? place_fill_up(j, c, out)
                   : cats_.chooses(c)       ? place_choice(j, c, policy, out)
                                            : place_pe_slots(j, c, policy, out);
@@ -138,7 +139,7 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
 
 bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
-  if (!spreads(cats_.rule[c]) || !all_queue_only_[c] || !cats_.node_picks_of(c).empty() ||
+  if (!spreads(cats_.rule[c]) || !all_queue_only_[c] || !cats_.node_picks_of(c).empty() || slurm_tasks(c, policy) ||
       (cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit)) {
     if (!try_place(j, policy, out)) return false;
     cap_.rollback(ledger_);

@@ -305,6 +305,13 @@ class Placer {
                       Fn&& fn) const;
   // A OnePerTasker job under ConsecutiveBestFit: Slurm's _eval_nodes for a job of K nodes.
   bool place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // A $fill_up job with a fit unit under ConsecutiveBestFit: Slurm's -n N without -N (cons_tres _eval_nodes
+  // with one node at least and N tasks), spread over as few taskers as its best runs give.
+  bool place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  bool slurm_tasks(uint32_t c, AllocationPolicy policy) const noexcept {
+    return cats_.rule[c] == AllocationRule::FillUp && policy == AllocationPolicy::ConsecutiveBestFit &&
+           cats_.fit_unit_of(c).fit > 0;
+  }
   // A job of category c with node picks (Categories::node_picks, any policy): Slurm's _get_req_features, each
   // pick by eval_required, then the job's own taskers with the picked ones required.
   bool place_picks(uint32_t j, uint32_t c, std::vector<Allocation>& out);

@@ -136,6 +136,109 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
   return false;
 }
 
+// Slurm's -n N without -N, as slurmctld 22.05.8 placed such jobs (datasets/slurm/c100-tasks): cons_tres
+// _eval_nodes with min_nodes 1 and min_cpus N x c, counted here in whole tasks (fit_free). Over the taskers
+// with room for a task, in node order, the runs of the node selection; repeatedly the best run (lowest
+// weight; among equals the first sufficient for the tasks left, a sufficient one with fewer free, an
+// insufficient one with more); its best fit tasker that holds every task left (the fewest free, the first
+// of equals), else its taskers in node order, each taking what it can of the tasks left. For each soft tier in turn (a
+// matching OR: one choice for every node).
+bool Placer::place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const PreferenceTiers tiers(elig(c));
+  const uint32_t want = jobs_.slots[j];
+  struct Node {
+    uint32_t t;
+    uint32_t avail;  // whole tasks it can take now
+  };
+  struct Run {
+    size_t first = 0, count = 0;
+    double free = 0, power = 0;
+    bool used = false;
+  };
+  std::vector<Node> nodes;
+  std::vector<Run> runs;
+  std::vector<std::pair<uint32_t, uint32_t>> chosen;  // (tasker, tasks)
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    const size_t universe = tier.universe();
+    nodes.clear();
+    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+      const auto t = static_cast<uint32_t>(x);
+      const uint32_t n = instances(c, t, false, 1u << 30);  // (all it offers: Slurm compares them whole)
+      const double f = fit_free(c, t);
+      const auto avail = static_cast<uint32_t>(std::min<double>(n, f >= 0 ? std::floor(f) : 0.0));
+      if (avail > 0) nodes.push_back({t, avail});
+    }
+    std::sort(nodes.begin(), nodes.end(),
+              [&](const Node& a, const Node& b) { return taskers_.input_index[a.t] < taskers_.input_index[b.t]; });
+    runs.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const uint32_t t = nodes[i].t;
+      if (i == 0 || taskers_.input_index[t] != taskers_.input_index[nodes[i - 1].t] + 1 ||
+          taskers_.power[t] != taskers_.power[nodes[i - 1].t])
+        runs.push_back({i, 0, 0, taskers_.power[t], false});
+      runs.back().count += 1;
+      runs.back().free += nodes[i].avail;
+    }
+    chosen.clear();
+    uint32_t rem = want;
+    while (rem > 0) {
+      Run* best = nullptr;
+      bool best_sufficient = false;
+      for (Run& r : runs) {
+        if (r.used) continue;
+        const bool sufficient = r.free >= rem;
+        bool better = best == nullptr || r.power > best->power;
+        if (!better && r.power == best->power)
+          better = (sufficient && !best_sufficient) || (sufficient && r.free < best->free) ||
+                   (!sufficient && r.free > best->free);
+        if (better) best = &r, best_sufficient = sufficient;
+      }
+      if (best == nullptr) break;
+      best->used = true;
+      size_t fit = nodes.size();  // (Slurm's rem_nodes <= 1 holds throughout: min_nodes is 1)
+      for (size_t i = best->first; i < best->first + best->count; ++i)
+        if (nodes[i].avail >= rem && (fit == nodes.size() || nodes[i].avail < nodes[fit].avail)) fit = i;
+      if (fit < nodes.size()) {
+        chosen.emplace_back(nodes[fit].t, rem);
+        rem = 0;
+        break;
+      }
+      for (size_t i = best->first; i < best->first + best->count && rem > 0; ++i) {
+        const uint32_t k = std::min(nodes[i].avail, rem);
+        chosen.emplace_back(nodes[i].t, k);
+        rem -= k;
+      }
+    }
+    if (rem > 0) continue;
+    std::sort(chosen.begin(), chosen.end(), [&](const auto& a, const auto& b) {
+      return taskers_.input_index[a.first] < taskers_.input_index[b.first];
+    });
+    // each its tasks in turn, the first the master (a host or global pool may run short after some): all of
+    // them, or this tier fails and its charges are undone (try_place's transaction holds nothing else yet)
+    const size_t first = out.size();
+    bool all = true;
+    for (size_t i = 0; i < chosen.size() && all; ++i) {
+      const auto [t, k] = chosen[i];
+      if (instances(c, t, i == 0, k) < k) {
+        all = false;
+        break;
+      }
+      cats_.each_allocation_charge(c, k, i == 0, [&](uint32_t key, double amount) {
+        if (amount > 0) cap_.take(ledger_, key, t, amount);
+        return true;
+      });
+      out.push_back({t, k});
+    }
+    if (all) return true;
+    may_pass_ = true;
+    out.resize(first);
+    cap_.rollback(ledger_);
+    cap_.begin(ledger_);
+  }
+  return false;
+}
+
 bool Placer::take_each(uint32_t c, const std::vector<uint32_t>& chosen, std::vector<Allocation>& out) {
   for (size_t i = 0; i < chosen.size(); ++i) {
     if (instances(c, chosen[i], i == 0, 1) == 0) return false;

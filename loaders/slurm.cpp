@@ -516,8 +516,13 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (!named.empty()) why = "-w with node counts in the constraint: not placed by colmatch yet";
         else if (!nodes_given) node_count = std::max(node_count, counted);
       }
+      // -n N without -N: N tasks over as few nodes as Slurm's selection gives (cons_tres _eval_nodes with one
+      // node at least; datasets/slurm/c100-tasks), a slot a task ($fill_up placed by place_tasks), when every
+      // charge is per task: not with --mem (memory per node), GRES, --exclusive, -w or node counts
+      const bool spread = ntasks > 1 && !nodes_given && per_node == 0 && mem < 0 && gres.empty() &&
+                          no_such_type.empty() && !whole_node && nodelist.empty() && node_count == 1 && !gpus_per_job;
       // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
-      double tasks = per_node > 0 ? per_node : ntasks > 0 ? ntasks / node_count : 1;
+      double tasks = spread ? 1.0 : per_node > 0 ? per_node : ntasks > 0 ? ntasks / node_count : 1;
       if (why.empty() && per_node == 0 && ntasks > 0 && tasks != std::floor(tasks))
         why = fmt::format("-n {} over -N {} nodes is uneven: not placed by colmatch yet", ntasks, node_count);
       if (why.empty() && node_count > 1 && gpus_per_job)
@@ -537,9 +542,11 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           tier = std::max(tier, tier_of(p));
         priority += tier * 4294967296.0;
       }
-      const uint32_t j = jb.add(id, q.user, "", priority, q.submit, node_count);
+      const uint32_t j =
+          jb.add(id, q.user, "", priority, q.submit, spread ? static_cast<uint32_t>(ntasks) : node_count);
       const bool picks = !scheduled.counts.empty() || (!named.empty() && named.size() < node_count);
-      if (node_count > 1 || picks) jb.set_rule(AllocationRule::OnePerTasker);
+      if (spread) jb.set_rule(AllocationRule::FillUp);
+      else if (node_count > 1 || picks) jb.set_rule(AllocationRule::OnePerTasker);
       job_queue.push_back(kNone);
       queues->several_first.push_back(static_cast<uint32_t>(queues->several.size()));
       if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb.set_note(j, "held");
@@ -692,7 +699,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           else if (ntasks > 0 && nodes_given && node_count == 1) cap = ntasks;
           else if (ntasks == 1 || (ntasks > 0 && nodes_given && ntasks == node_count)) cap = 1;
         }
-        if (limit > 0 || (with_gres && (per_task > 1 || cap > 0))) jb.set_fit_unit(per_task, limit, cap);
+        if (limit > 0 || spread || (with_gres && (per_task > 1 || cap > 0))) jb.set_fit_unit(per_task, limit, cap);
         if (mem < 0 && mem_per_cpu < 0) ++without_mem;
         for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
         if (a_jobs != kNone) jb.set_amount(a_jobs, whole_node ? node_jobs : 1);

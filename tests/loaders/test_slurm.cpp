@@ -603,6 +603,23 @@ TEST(SlurmMainPass, NodeCountsPickTheirNodesFirst) {
             (Outcomes{{"started", 32}, {"apart", 1}, {"BadConstraints", 4}, {"Resources", 2}, {"ReqNodeNotAvail", 1}}));
 }
 
+// -n N without -N (datasets/slurm/c100-tasks.jobs, 26 jobs released at once): slurmctld 22.05.8 spreads the
+// tasks over as few nodes as its selection gives (cons_tres _eval_nodes with one node at least): the best
+// run's best fit node when one holds every task left, else the run's nodes each with what it can take
+// (job 1, `-n 200`: n006 with 128, then n015 with the other 72, where a best fit holds them); scontrol show
+// job -d gave the CPUs per node of jobs 1-8, colmatch's tasks per node times -c equal them (README). Job 20
+// (`-n 400`) takes 17 nodes. A job without --mem would take a node's whole memory (not modelled: every job
+// here has --mem-per-cpu).
+TEST(SlurmMainPass, TasksSpreadOverAsFewNodesAsSlurmGives) {
+  EXPECT_EQ(expect_main_pass("c100-tasks.jobs", "c100-tasks-slurm.tsv", "c100@builtin"),
+            (Outcomes{{"started", 21}, {"Resources", 1}, {"Priority", 4}}));
+  // on the one-weight cluster runs are long: the best fit node of a run that holds every task left (job 2,
+  // `-n 100`: n006 of 128 CPUs in the run n001-n010), else the run's nodes from its first (job 5, `-n 300`:
+  // n002-n010)
+  EXPECT_EQ(expect_main_pass("c100-flat-tasks.jobs", "c100-flat-tasks-slurm.tsv", "c100-flat"),
+            (Outcomes{{"started", 15}}));
+}
+
 // The same on a cluster of one weight (datasets/slurm/c100-flat: FLAT=1 for slurm_cluster.py), where runs of
 // adjacent nodes are long: a job's other nodes come from the run holding its required ones, up from the
 // first of them, then down (cons_tres _eval_nodes: job 1, `-N 3 -w n010`, n[010-012]; job 2, `-N 4 -w

@@ -211,7 +211,8 @@ bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable
 
 std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
                                                          const JobTable& jobs, uint32_t j,
-                                                         const std::vector<uint32_t>& order, Pools& pools) {
+                                                         const std::vector<uint32_t>& order, Pools& pools,
+                                                         const std::vector<uint32_t>* exact) {
   const auto need = charge(catalog, jobs, j), once = master_charge(catalog, jobs, j);
   const auto kinds = charge_kinds(catalog, jobs, j);
   Pools p = pools;
@@ -253,6 +254,15 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
     placed.emplace_back(t, n);
     remaining -= n;
   };
+  if (exact != nullptr) {  // each its count, the first the master
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (fit(order[i], i == 0) < (*exact)[i]) return {};
+      put(order[i], (*exact)[i], i == 0);
+    }
+    if (remaining > 0) return {};
+    pools = std::move(p);
+    return placed;
+  }
   uint32_t master = kNone;
   for (uint32_t t : order)
     if (const uint32_t n = fit(t, true)) {
@@ -342,6 +352,58 @@ std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_
   }
   std::sort(chosen.begin(), chosen.end(),
             [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+  return chosen;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> slurm_spread(const TaskerTable& taskers, std::vector<uint32_t> fitting,
+                                                        const std::function<uint32_t(uint32_t)>& offer, uint32_t want) {
+  std::sort(fitting.begin(), fitting.end(),
+            [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
+  struct Set {
+    std::vector<uint32_t> taskers;
+    double free = 0;
+    bool used = false;
+  };
+  std::vector<Set> sets;
+  for (const uint32_t t : fitting) {
+    if (sets.empty() || taskers.input_index[t] != taskers.input_index[sets.back().taskers.back()] + 1 ||
+        taskers.power[t] != taskers.power[sets.back().taskers.back()])
+      sets.emplace_back();
+    sets.back().taskers.push_back(t);
+    sets.back().free += offer(t);
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> chosen;
+  uint32_t rem = want;
+  while (rem > 0) {
+    Set* best = nullptr;
+    bool best_sufficient = false;
+    for (Set& x : sets) {
+      if (x.used) continue;
+      const bool sufficient = x.free >= rem;
+      const double power = taskers.power[x.taskers[0]];
+      bool better = best == nullptr || power > taskers.power[best->taskers[0]];
+      if (!better && power == taskers.power[best->taskers[0]])
+        better = (sufficient && !best_sufficient) || (sufficient && x.free < best->free) ||
+                 (!sufficient && x.free > best->free);
+      if (better) best = &x, best_sufficient = sufficient;
+    }
+    if (best == nullptr) return {};
+    best->used = true;
+    uint32_t holds_all = kNone;
+    for (const uint32_t t : best->taskers)
+      if (offer(t) >= rem && (holds_all == kNone || offer(t) < offer(holds_all))) holds_all = t;
+    if (holds_all != kNone) {
+      chosen.emplace_back(holds_all, rem);
+      break;
+    }
+    for (size_t i = 0; i < best->taskers.size() && rem > 0; ++i) {
+      const uint32_t k = std::min(offer(best->taskers[i]), rem);
+      chosen.emplace_back(best->taskers[i], k);
+      rem -= k;
+    }
+  }
+  std::sort(chosen.begin(), chosen.end(),
+            [&](const auto& a, const auto& b) { return taskers.input_index[a.first] < taskers.input_index[b.first]; });
   return chosen;
 }
 
@@ -521,6 +583,30 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
               taskers, list, [&](uint32_t t) { return offer(j, t); }, jobs.slots[j]);
           if (chosen.empty()) continue;
           placed = place_each_once(catalog, taskers, jobs, j, chosen, pools);  // or this level fails
+          if (!placed.empty()) break;
+        }
+      } else if (jobs.rule[j] == AllocationRule::FillUp && options.allocation == AllocationPolicy::ConsecutiveBestFit &&
+                 jobs.fit_unit_of(j).fit > 0) {
+        // Slurm's -n N without -N: for each soft level in turn, the tasks spread over the taskers with room
+        // for one (slurm_spread), each taking its count, the first in node order the master
+        std::vector<size_t> levels;
+        for (const auto& [v, t] : cand) levels.push_back(v);
+        levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+        auto tasks_at = [&](uint32_t t) {  // whole tasks t offers: the fit unit's count and every charge's
+          double n = offer(j, t);
+          for (size_t k = 0; k < need.size(); ++k)
+            if (need[k] > 0) n = std::min(n, std::floor(available(k, t) / need[k]));
+          return n >= 0 ? static_cast<uint32_t>(n) : 0u;
+        };
+        for (const size_t level : levels) {
+          std::vector<uint32_t> list;
+          for (const auto& [v, t] : cand)
+            if (v == level && tasks_at(t) > 0) list.push_back(t);
+          const auto spread = slurm_spread(taskers, list, tasks_at, jobs.slots[j]);
+          if (spread.empty()) continue;
+          std::vector<uint32_t> spread_order, counts;
+          for (const auto& [t, k] : spread) spread_order.push_back(t), counts.push_back(k);
+          placed = place_fill_up(catalog, taskers, jobs, j, spread_order, pools, &counts);  // or this level fails
           if (!placed.empty()) break;
         }
       } else {

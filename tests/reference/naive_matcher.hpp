@@ -37,11 +37,22 @@ struct Pools {
 
 /// Places $fill_up job j over `order` (eligible taskers, most preferred first): a master that takes at
 /// least one slot instance and pays the per-job charges, then the other taskers filled in turn, each
-/// with as many instances as fit. Returns the (tasker, slots) list and charges `pools`, or returns
-/// nothing and leaves `pools` unchanged when the slots do not all fit.
+/// with as many instances as fit; with `exact`, each tasker of `order` exactly exact[i] instances (the
+/// first the master). Returns the (tasker, slots) list and charges `pools`, or returns nothing and leaves
+/// `pools` unchanged when the slots do not all fit.
 std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
                                                          const JobTable& jobs, uint32_t j,
-                                                         const std::vector<uint32_t>& order, Pools& pools);
+                                                         const std::vector<uint32_t>& order, Pools& pools,
+                                                         const std::vector<uint32_t>* exact = nullptr);
+
+/// Slurm's -n N without -N (cons_tres `_eval_nodes` with one node at least, as slurmctld 22.05.8 placed such
+/// jobs), written from the observed rule: of `fitting` (taskers with room for a task), sets of consecutive
+/// input indices and equal power, in input order; repeatedly the best set (slurm_pick's rule, with the
+/// tasks it offers in sum), in it the tasker offering the fewest tasks that still holds every task left, or
+/// else its taskers in input order, each taking what it offers of the tasks left. `offer(t)`: the whole
+/// tasks tasker t offers. Returns (tasker, tasks) in input order, or nothing when they fall short.
+std::vector<std::pair<uint32_t, uint32_t>> slurm_spread(const TaskerTable& taskers, std::vector<uint32_t> fitting,
+                                                        const std::function<uint32_t(uint32_t)>& offer, uint32_t want);
 
 /// Slurm's node choice (select/cons_tres `_eval_nodes`, 22.05), written from its text: of `fitting`
 /// (taskers with room, any order), sets of consecutive input indices and equal power, in input order;
