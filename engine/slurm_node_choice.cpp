@@ -11,6 +11,22 @@
 
 namespace colmatch {
 
+namespace {
+// Slurm's choice of the next run (cons_tres _eval_nodes): one of a lower weight (a greater power) wins; among
+// equal weights a sufficient one over an insufficient best, a sufficient one with fewer free, or, as the code
+// has it, an insufficient one with more free. `run` and `best` are (power, sufficient, free).
+struct RunView {
+  double power;
+  bool sufficient;
+  double free;
+};
+bool beats(const RunView& run, const RunView& best) noexcept {
+  if (run.power != best.power) return run.power > best.power;
+  return (run.sufficient && !best.sufficient) || (run.sufficient && run.free < best.free) ||
+         (!run.sufficient && run.free > best.free);
+}
+}  // namespace
+
 // Rows are in rank order (power descending, then input order), so taskers of one power are one stretch
 // of rows, in input order: two are adjacent in Slurm's node table when they are adjacent rows with
 // adjacent input indices and the same power (a row between them, eligible or not, breaks the run).
@@ -98,11 +114,7 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
       for (auto& r : runs) {
         if (r.count == 0) continue;
         const bool sufficient = r.count >= rem;
-        bool better = best == nullptr || r.power > best->power;
-        if (!better && r.power == best->power)
-          better = (sufficient && !best_sufficient) || (sufficient && r.free < best->free) ||
-                   (!sufficient && r.free > best->free);
-        if (better) {
+        if (best == nullptr || beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free})) {
           best = &r;
           best_sufficient = sufficient;
         }
@@ -188,11 +200,8 @@ bool Placer::place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       for (Run& r : runs) {
         if (r.used) continue;
         const bool sufficient = r.free >= rem;
-        bool better = best == nullptr || r.power > best->power;
-        if (!better && r.power == best->power)
-          better = (sufficient && !best_sufficient) || (sufficient && r.free < best->free) ||
-                   (!sufficient && r.free > best->free);
-        if (better) best = &r, best_sufficient = sufficient;
+        if (best == nullptr || beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free}))
+          best = &r, best_sufficient = sufficient;
       }
       if (best == nullptr) break;
       best->used = true;
@@ -315,12 +324,10 @@ bool Placer::eval_required(uint32_t c, const std::vector<uint32_t>& nodes, const
     for (Run& r : runs) {
       if (r.count == 0) continue;
       const bool sufficient = r.count >= rem;
-      // first; or holding required nodes where the best holds none; or of a lower weight (a greater power)
-      bool better = best == nullptr || (best->req == -1 && r.req != -1) || r.power > best->power;
-      if (!better && r.power == best->power)
-        better = (sufficient && !best_sufficient) || (sufficient && r.free < best->free) ||
-                 (!sufficient && r.free > best->free);
-      if (better) {
+      // first; or holding required nodes where the best holds none; or as beats() says (Slurm tests the
+      // required nodes before the weight: a run holding them wins over a lower-weight one found earlier)
+      if (best == nullptr || (best->req == -1 && r.req != -1) ||
+          beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free})) {
         best = &r;
         best_sufficient = sufficient;
       }

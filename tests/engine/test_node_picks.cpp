@@ -17,19 +17,21 @@ using namespace colmatch;
 
 namespace {
 
+// A catalog of `slots` (an int consumable, the CPUs of a Slurm node) and `arch` (a string: its feature).
 struct Farm {
   Catalog cat;
   uint32_t slots = 0, arch = 0;
   Farm() {
-    AttributeDef d;
-    d.name = "slots";
-    d.type = AttrType::Int;
-    d.relop = Relop::LE;
-    d.consumable = true;
-    slots = cat.add(d);
-    AttributeDef a;
-    a.name = "arch";
-    arch = cat.add(a);
+    auto add = [&](const char* name, AttrType type, bool consumable) {
+      AttributeDef d;
+      d.name = name;
+      d.type = type;
+      d.relop = type == AttrType::Int ? Relop::LE : Relop::EQ;
+      d.consumable = consumable;
+      return cat.add(d);
+    };
+    slots = add("slots", AttrType::Int, true);
+    arch = add("arch", AttrType::String, false);
   }
 };
 

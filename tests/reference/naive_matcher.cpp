@@ -306,40 +306,56 @@ double slurm_offer(const JobTable& jobs, uint32_t j, double fit_free, double lim
   return tasks;
 }
 
-std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
-                                 const std::function<double(uint32_t)>& free, uint32_t want) {
+namespace {
+// The sets slurm_pick and slurm_spread choose among: taskers of consecutive input indices and one power, in
+// input order, each with the sum of `value` over its taskers.
+struct NodeSet {
+  std::vector<uint32_t> taskers;
+  double free = 0;
+  bool used = false;
+};
+std::vector<NodeSet> node_sets(const TaskerTable& taskers, std::vector<uint32_t> fitting,
+                               const std::function<double(uint32_t)>& value) {
   std::sort(fitting.begin(), fitting.end(),
             [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
-  struct Set {
-    std::vector<uint32_t> taskers;
-    double free = 0;
-    bool used = false;
-  };
-  std::vector<Set> sets;
+  std::vector<NodeSet> sets;
   for (const uint32_t t : fitting) {
     if (sets.empty() || taskers.input_index[t] != taskers.input_index[sets.back().taskers.back()] + 1 ||
         taskers.power[t] != taskers.power[sets.back().taskers.back()])
       sets.emplace_back();
     sets.back().taskers.push_back(t);
-    sets.back().free += free(t);
+    sets.back().free += value(t);
   }
+  return sets;
+}
+// The next set _eval_nodes takes, marked used (nullptr when none is left): the greatest power; among equals
+// the first `sufficient` one, a later sufficient one with less free, or an insufficient one with more.
+NodeSet* next_set(const TaskerTable& taskers, std::vector<NodeSet>& sets,
+                  const std::function<bool(const NodeSet&)>& sufficient) {
+  NodeSet* best = nullptr;
+  bool best_sufficient = false;
+  for (NodeSet& x : sets) {
+    if (x.used) continue;
+    const bool enough = sufficient(x);
+    const double power = taskers.power[x.taskers[0]];
+    bool better = best == nullptr || power > taskers.power[best->taskers[0]];
+    if (!better && power == taskers.power[best->taskers[0]])
+      better = (enough && !best_sufficient) || (enough && x.free < best->free) || (!enough && x.free > best->free);
+    if (better) best = &x, best_sufficient = enough;
+  }
+  if (best != nullptr) best->used = true;
+  return best;
+}
+}  // namespace
+
+std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
+                                 const std::function<double(uint32_t)>& free, uint32_t want) {
+  std::vector<NodeSet> sets = node_sets(taskers, std::move(fitting), free);
   std::vector<uint32_t> chosen;
   uint32_t rem = want;
   while (rem > 0) {
-    Set* best = nullptr;
-    bool best_sufficient = false;
-    for (Set& x : sets) {
-      if (x.used) continue;
-      const bool sufficient = x.taskers.size() >= rem;
-      const double power = taskers.power[x.taskers[0]];
-      bool better = best == nullptr || power > taskers.power[best->taskers[0]];
-      if (!better && power == taskers.power[best->taskers[0]])
-        better = (sufficient && !best_sufficient) || (sufficient && x.free < best->free) ||
-                 (!sufficient && x.free > best->free);
-      if (better) best = &x, best_sufficient = sufficient;
-    }
+    NodeSet* best = next_set(taskers, sets, [&](const NodeSet& x) { return x.taskers.size() >= rem; });
     if (best == nullptr) return {};
-    best->used = true;
     if (rem == 1) {
       uint32_t pick = best->taskers[0];
       for (const uint32_t t : best->taskers)
@@ -357,38 +373,12 @@ std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_
 
 std::vector<std::pair<uint32_t, uint32_t>> slurm_spread(const TaskerTable& taskers, std::vector<uint32_t> fitting,
                                                         const std::function<uint32_t(uint32_t)>& offer, uint32_t want) {
-  std::sort(fitting.begin(), fitting.end(),
-            [&](uint32_t a, uint32_t b) { return taskers.input_index[a] < taskers.input_index[b]; });
-  struct Set {
-    std::vector<uint32_t> taskers;
-    double free = 0;
-    bool used = false;
-  };
-  std::vector<Set> sets;
-  for (const uint32_t t : fitting) {
-    if (sets.empty() || taskers.input_index[t] != taskers.input_index[sets.back().taskers.back()] + 1 ||
-        taskers.power[t] != taskers.power[sets.back().taskers.back()])
-      sets.emplace_back();
-    sets.back().taskers.push_back(t);
-    sets.back().free += offer(t);
-  }
+  std::vector<NodeSet> sets = node_sets(taskers, std::move(fitting), [&](uint32_t t) { return offer(t); });
   std::vector<std::pair<uint32_t, uint32_t>> chosen;
   uint32_t rem = want;
   while (rem > 0) {
-    Set* best = nullptr;
-    bool best_sufficient = false;
-    for (Set& x : sets) {
-      if (x.used) continue;
-      const bool sufficient = x.free >= rem;
-      const double power = taskers.power[x.taskers[0]];
-      bool better = best == nullptr || power > taskers.power[best->taskers[0]];
-      if (!better && power == taskers.power[best->taskers[0]])
-        better = (sufficient && !best_sufficient) || (sufficient && x.free < best->free) ||
-                 (!sufficient && x.free > best->free);
-      if (better) best = &x, best_sufficient = sufficient;
-    }
+    NodeSet* best = next_set(taskers, sets, [&](const NodeSet& x) { return x.free >= rem; });
     if (best == nullptr) return {};
-    best->used = true;
     uint32_t holds_all = kNone;
     for (const uint32_t t : best->taskers)
       if (offer(t) >= rem && (holds_all == kNone || offer(t) < offer(holds_all))) holds_all = t;

@@ -108,8 +108,20 @@ struct Sim {
       for (const auto& [k, x, amount] : charges(j, pl)) add(p, k, x, -amount);
       return pl;
     }
-    if (jobs.rule[j] == AllocationRule::OnePerTasker && pol.allocation == AllocationPolicy::ConsecutiveBestFit) {
-      // one soft level at a time: Slurm's choice of the job's taskers, each its slot in order
+    const bool slurm_nodes =
+        jobs.rule[j] == AllocationRule::OnePerTasker && pol.allocation == AllocationPolicy::ConsecutiveBestFit;
+    const bool slurm_tasks = jobs.rule[j] == AllocationRule::FillUp &&
+                             pol.allocation == AllocationPolicy::ConsecutiveBestFit && jobs.fit_unit_of(j).fit > 0;
+    if (slurm_nodes || slurm_tasks) {
+      // one soft level at a time: Slurm's choice of the job's taskers, each its slot in order (-N K), or
+      // its tasks spread by slurm_spread over the taskers with room for one, each its count in node order,
+      // the first the master (-n N without -N)
+      auto tasks_at = [&](uint32_t t) {
+        double n = fit_free(t);
+        for (size_t k = 0; k < need.size(); ++k)
+          if (need[k] > 0) n = std::min(n, std::floor(avail(p, k, t) / need[k]));
+        return n >= 0 ? static_cast<uint32_t>(n) : 0u;
+      };
       std::vector<size_t> levels;
       for (uint32_t t : elig) levels.push_back(violations(j, t));
       std::sort(levels.begin(), levels.end());
@@ -117,10 +129,19 @@ struct Sim {
       for (const size_t level : levels) {
         std::vector<uint32_t> fitting;
         for (uint32_t t : elig)
-          if (violations(j, t) == level && fits_all(p, need, t)) fitting.push_back(t);
-        const std::vector<uint32_t> chosen = slurm_pick(tk, fitting, fit_free, jobs.slots[j]);
-        if (chosen.empty()) continue;
-        Placement got = place_each_once(cat, tk, jobs, j, chosen, p);
+          if (violations(j, t) == level && (slurm_nodes ? fits_all(p, need, t) : tasks_at(t) > 0)) fitting.push_back(t);
+        Placement got;
+        if (slurm_nodes) {
+          const std::vector<uint32_t> chosen = slurm_pick(tk, fitting, fit_free, jobs.slots[j]);
+          if (chosen.empty()) continue;
+          got = place_each_once(cat, tk, jobs, j, chosen, p);
+        } else {
+          const auto spread = slurm_spread(tk, fitting, tasks_at, jobs.slots[j]);
+          if (spread.empty()) continue;
+          std::vector<uint32_t> order, counts;
+          for (const auto& [t, k] : spread) order.push_back(t), counts.push_back(k);
+          got = place_fill_up(cat, tk, jobs, j, order, p, &counts);
+        }
         if (!got.empty()) return got;
       }
       return {};
@@ -147,33 +168,6 @@ struct Sim {
       pl.emplace_back(t, jobs.slots[j]);
       for (const auto& [k, x, amount] : charges(j, pl)) add(p, k, x, -amount);
       return pl;
-    }
-    if (jobs.rule[j] == AllocationRule::FillUp && pol.allocation == AllocationPolicy::ConsecutiveBestFit &&
-        jobs.fit_unit_of(j).fit > 0) {
-      // Slurm's -n N without -N: one soft level at a time, the tasks spread by the naive matcher's
-      // slurm_spread over the taskers with room for one, each its count in node order, the first the master
-      auto tasks_at = [&](uint32_t t) {
-        double n = fit_free(t);
-        for (size_t k = 0; k < need.size(); ++k)
-          if (need[k] > 0) n = std::min(n, std::floor(avail(p, k, t) / need[k]));
-        return n >= 0 ? static_cast<uint32_t>(n) : 0u;
-      };
-      std::vector<size_t> levels;
-      for (uint32_t t : elig) levels.push_back(violations(j, t));
-      std::sort(levels.begin(), levels.end());
-      levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-      for (const size_t level : levels) {
-        std::vector<uint32_t> fitting;
-        for (uint32_t t : elig)
-          if (violations(j, t) == level && tasks_at(t) > 0) fitting.push_back(t);
-        const auto spread = slurm_spread(tk, fitting, tasks_at, jobs.slots[j]);
-        if (spread.empty()) continue;
-        std::vector<uint32_t> order, counts;
-        for (const auto& [t, k] : spread) order.push_back(t), counts.push_back(k);
-        Placement got = place_fill_up(cat, tk, jobs, j, order, p, &counts);
-        if (!got.empty()) return got;
-      }
-      return {};
     }
     // $fill_up: taskers by (violations, rank), placed by the naive matcher's own $fill_up
     std::vector<std::pair<size_t, uint32_t>> cand;
