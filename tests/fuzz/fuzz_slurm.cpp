@@ -1,5 +1,6 @@
 // libFuzzer targets for `--format slurm` (issue 26), chosen at build time by COLMATCH_FUZZ_SLURM_PART:
-//   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt (a cluster of the fuzzer's);
+//   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt [--8<-- scontrol-config.txt] (a
+//              cluster of the fuzzer's; the config says whether the main pass takes job records);
 //   "jobs":    the input is a file of sbatch option lines (constraints included) on datasets/slurm/c100;
 //   "squeue":  the input is squeue --json on datasets/slurm/c100 (its pending jobs);
 //   "scontrol": the input is scontrol show job -o on datasets/slurm/c100 (its pending jobs);
@@ -24,13 +25,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (part == "cluster") {
       const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-slurm-" + std::to_string(::getpid()));
       fs::create_directories(dir);
-      const auto [nodes, partitions] = fuzz::split(data, size);
+      const auto [nodes, rest] = fuzz::split(data, size);
+      const auto [partitions, config] = fuzz::split(reinterpret_cast<const uint8_t*>(rest.data()), rest.size());
       std::ofstream(dir / "scontrol-node.txt", std::ios::binary | std::ios::trunc)
           .write(nodes.data(), static_cast<std::streamsize>(nodes.size()));
       std::ofstream(dir / "scontrol-partition.txt", std::ios::binary | std::ios::trunc)
           .write(partitions.data(), static_cast<std::streamsize>(partitions.size()));
+      if (config.empty()) fs::remove(dir / "scontrol-config.txt");
+      else
+        std::ofstream(dir / "scontrol-config.txt", std::ios::binary | std::ios::trunc)
+            .write(config.data(), static_cast<std::streamsize>(config.size()));
       args["dump"] = dir.string();
-      args["jobs"] = fuzz::temp_file("jobs", "-C a|b&c --mem=1000\n--gres=gpu:1 -c 2\n-p p1,p2 -t 10\n");
+      args["jobs"] = fuzz::temp_file(
+          "jobs", "-C a|b&c --mem=1000\n--gres=gpu:1 -c 2\n-p p1,p2 -t 10\n--prefer x -C y -c 1\n-n 9 -N 1\n-n 9\n");
     } else if (part == "jobs") {
       args["dump"] = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/c100";
       args["jobs"] = fuzz::temp_file("jobs", std::string_view(reinterpret_cast<const char*>(data), size));
