@@ -228,7 +228,7 @@ bool Placer::place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
     const size_t first = out.size();
     bool all = true;
     for (size_t i = 0; i < chosen.size() && all; ++i) {
-      const auto [t, k] = chosen[i];
+      const uint32_t t = chosen[i].first, k = chosen[i].second;  // (a lambda below captures t)
       if (instances(c, t, i == 0, k) < k) {
         all = false;
         break;
