@@ -1,6 +1,7 @@
 #include "loaders/slurm.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -254,12 +255,48 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     queued = slurm::read_scontrol_jobs(source, others);
     if (others) warnings.push_back(not_pending_warning(others, source));
   }
+  // The cluster's settings (scontrol-config.txt; Slurm's defaults without it): the scheduler and priority
+  // plugins (job records, below), and memory: with CR_*_Memory a job without --mem or --mem-per-cpu gets
+  // DefMemPerCPU or DefMemPerNode, and with neither set (UNLIMITED) the node's whole memory.
+  std::string scheduler = "sched/backfill", priority_type = "priority/basic", select_params = "CR_Core_Memory";
+  double def_mem_per_cpu = -1, def_mem_per_node = -1;
+  if (const std::string config = file("scontrol-config.txt"); fs::exists(config))
+    for (const slurm::ConfigSetting& setting : slurm::read_config(config)) {
+      const std::string &k = setting.key, &v = setting.value;
+      auto mebibytes = [&] {
+        try {
+          return v == "UNLIMITED" || v == "0" ? -1.0 : slurm::parse_mebibytes(v);
+        } catch (const std::invalid_argument&) {
+          throw LoadError(config, setting.line, k, "not a memory size: " + v);
+        }
+      };
+      if (k == "SchedulerType") scheduler = v;
+      if (k == "PriorityType") priority_type = v;
+      if (k == "SelectTypeParameters") select_params = v;
+      if (k == "DefMemPerCPU") def_mem_per_cpu = mebibytes();
+      if (k == "DefMemPerNode") def_mem_per_node = mebibytes();
+    }
+  std::string params_upper = select_params;
+  for (char& ch : params_upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const bool memory_tracked = params_upper.find("MEMORY") != std::string::npos;
+  // A job that takes a node's whole memory: under CR_*_Memory, no --mem, no --mem-per-cpu and no default.
+  auto whole_memory = [&](const slurm::SbatchJob& sj) {
+    if (!memory_tracked || def_mem_per_cpu > 0 || def_mem_per_node > 0) return false;
+    for (const auto& [opt, v] : sj.options)
+      if (opt == "mem" || opt == "mem-per-cpu") return false;
+    return true;
+  };
   // --exclusive: a node that runs the job runs no other. A consumable `jobs` whose capacity on every node
   // is the cluster's largest CPU count (no node runs more jobs than CPUs, each taking one at least): a job
   // charges 1 of it, an exclusive job all of it, so it fits only on a node with no job and keeps others out.
+  // A job taking a node's whole memory charges all of it too: it needs a node where no job holds memory
+  // (every job holds some) and leaves none (seen in slurmctld 22.05.8: `-c 2` without --mem took the idle
+  // n024 with Mem=256000, not n009 where a job held 1000 MiB: datasets/slurm/c100-nomem).
   bool exclusive = false;
-  for (const slurm::QueuedJob& q : queued)
+  for (const slurm::QueuedJob& q : queued) {
     for (const auto& [opt, v] : q.request.options) exclusive = exclusive || opt == "exclusive";
+    exclusive = exclusive || whole_memory(q.request);
+  }
 
   // the catalog: sets, the name, then the consumables (cpus, mem, every GRES and GRES type seen)
   AttributeDef feature;
@@ -384,14 +421,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     // priority/basic and one tier; job_scheduler.c _schedule), or a queue of job records, where a job with
     // --prefer has a record with it and then one with --constraint. scontrol-config.txt says which (Slurm's
     // defaults, sched/backfill and priority/basic, without it).
-    std::string scheduler = "sched/backfill", priority_type = "priority/basic";
-    if (const std::string config = file("scontrol-config.txt"); fs::exists(config))
-      for (const auto& [k, v] : slurm::read_config(config)) {
-        if (k == "SchedulerType") scheduler = v;
-        if (k == "PriorityType") priority_type = v;
-      }
     const bool job_records = tiers_differ || scheduler != "sched/builtin" || priority_type != "priority/basic";
-    size_t without_mem = 0;
     std::vector<uint32_t>& job_queue = queues->queue_of_job;
     for (const slurm::QueuedJob& q : queued) {
       const slurm::SbatchJob& sj = q.request;
@@ -516,11 +546,18 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
         if (!named.empty()) why = "-w with node counts in the constraint: not placed by colmatch yet";
         else if (!nodes_given) node_count = std::max(node_count, counted);
       }
+      // memory by default (DefMemPerCPU, DefMemPerNode), or the node's whole memory (whole_memory)
+      const bool all_memory = why.empty() && whole_memory(sj);
+      if (mem < 0 && mem_per_cpu < 0 && memory_tracked) {
+        if (def_mem_per_cpu > 0) mem_per_cpu = def_mem_per_cpu;
+        else if (def_mem_per_node > 0) mem = def_mem_per_node;
+      }
       // -n N without -N: N tasks over as few nodes as Slurm's selection gives (cons_tres _eval_nodes with one
       // node at least; datasets/slurm/c100-tasks), a slot a task ($fill_up placed by place_tasks), when every
       // charge is per task: not with --mem (memory per node), GRES, --exclusive, -w or node counts
       const bool spread = ntasks > 1 && !nodes_given && per_node == 0 && mem < 0 && gres.empty() &&
-                          no_such_type.empty() && !whole_node && nodelist.empty() && node_count == 1 && !gpus_per_job;
+                          no_such_type.empty() && !whole_node && !all_memory && nodelist.empty() && node_count == 1 &&
+                          !gpus_per_job;
       // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
       double tasks = spread ? 1.0 : per_node > 0 ? per_node : ntasks > 0 ? ntasks / node_count : 1;
       if (why.empty() && per_node == 0 && ntasks > 0 && tasks != std::floor(tasks))
@@ -700,20 +737,14 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
           else if (ntasks == 1 || (ntasks > 0 && nodes_given && ntasks == node_count)) cap = 1;
         }
         if (limit > 0 || spread || (with_gres && (per_task > 1 || cap > 0))) jb.set_fit_unit(per_task, limit, cap);
-        if (mem < 0 && mem_per_cpu < 0) ++without_mem;
         for (const auto& [g, c] : gres) jb.set_amount(a_gres.at(g), c);
-        if (a_jobs != kNone) jb.set_amount(a_jobs, whole_node ? node_jobs : 1);
+        if (a_jobs != kNone) jb.set_amount(a_jobs, whole_node || all_memory ? node_jobs : 1);
         jb.set_times(q.runtime, std::isinf(time) ? std::numeric_limits<double>::quiet_NaN() : time);  // UNLIMITED
         jb.set_credentials("", q.account, q.qos);
       } catch (const std::exception& e) {
         jb.reject(j, fmt::format("{}:{}: job {}: {}", source, sj.line, id, e.what()));
       }
     }
-    if (without_mem)
-      warnings.push_back(
-          fmt::format("{} jobs without --mem or --mem-per-cpu: no memory charged (under "
-                      "CR_Core_Memory Slurm gives them the node's whole memory)",
-                      without_mem));
   }
   ds.jobs = std::move(jb).build();
   queues->several_first.push_back(static_cast<uint32_t>(queues->several.size()));

@@ -146,16 +146,16 @@ std::vector<Record> read_records(const std::string& path, std::string_view first
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> read_config(const std::string& path) {
+std::vector<ConfigSetting> read_config(const std::string& path) {
   require_not_directory(path);
   LineReader in(path);
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<ConfigSetting> out;
   std::string_view line;
   while (in.next(line)) {
     const size_t eq = line.find(" = ");
     if (eq == std::string_view::npos) continue;
     if (out.size() >= kMaxHosts) throw LoadError(path, in.line(), "", "too many settings");
-    out.emplace_back(std::string(trim(line.substr(0, eq))), std::string(trim(line.substr(eq + 3))));
+    out.push_back({std::string(trim(line.substr(0, eq))), std::string(trim(line.substr(eq + 3))), in.line()});
   }
   return out;
 }

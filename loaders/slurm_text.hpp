@@ -34,9 +34,14 @@ struct Record {
 /// Throws LoadError naming file and line for a line that does not start with `first_key=`.
 std::vector<Record> read_records(const std::string& path, std::string_view first_key);
 
+/// One setting of `scontrol show config`, and its line.
+struct ConfigSetting {
+  std::string key, value;
+  size_t line = 0;
+};
 /// The settings of `scontrol show config` (`SchedulerType           = sched/backfill`: one `Key = Value` a line;
-/// lines without ` = `, such as its header, skipped), by key. At most kMaxHosts lines (more: LoadError).
-std::vector<std::pair<std::string, std::string>> read_config(const std::string& path);
+/// lines without ` = `, such as its header, skipped), in order. At most kMaxHosts lines (more: LoadError).
+std::vector<ConfigSetting> read_config(const std::string& path);
 
 /// A Slurm host list (`n[001-003,010],gpu01`) expanded in order; throws std::invalid_argument for a
 /// malformed one (an unclosed bracket, a reversed range) or one of more than `limit` hosts (at most

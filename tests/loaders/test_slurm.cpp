@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -620,6 +621,62 @@ TEST(SlurmMainPass, TasksSpreadOverAsFewNodesAsSlurmGives) {
             (Outcomes{{"started", 15}}));
 }
 
+// A job without --mem or --mem-per-cpu under CR_Core_Memory with no DefMemPerCPU or DefMemPerNode takes a
+// node's whole memory (datasets/slurm/c100-nomem.jobs, 15 jobs released at once; scontrol show job -d:
+// MinMemoryNode=0, Mem=256000 on n024): it needs a node where no job holds memory, and leaves none to others
+// (job 2, `-c 2`, takes the idle n024, not n009 where job 1 holds 1000 MiB; job 3 with --mem goes to n009).
+TEST(SlurmMainPass, AJobWithoutMemoryTakesANodesWholeMemory) {
+  EXPECT_EQ(expect_main_pass("c100-nomem.jobs", "c100-nomem-slurm.tsv", "c100@builtin"), (Outcomes{{"started", 15}}));
+}
+
+// With DefMemPerCPU (or DefMemPerNode) set, such a job gets that memory and shares nodes; with CR_Core (no
+// memory tracked) it takes none. (scontrol-config.txt of the c100 dump, its setting changed in a copy.)
+TEST(SlurmJobs, DefaultMemoryComesFromTheClusterConfiguration) {
+  auto load_with = [&](const std::string& key, const std::string& value) {
+    const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-" + std::to_string(::getpid()) + "-mem");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& e : fs::directory_iterator(kData + "c100"))
+      if (e.path().filename() != "scontrol-config.txt") fs::copy(e.path(), dir / e.path().filename());
+    std::ifstream in(kData + "c100/scontrol-config.txt");
+    std::ofstream out(dir / "scontrol-config.txt");
+    bool set = false;
+    for (std::string line; std::getline(in, line);) {
+      const bool here = line.rfind(key + " ", 0) == 0;
+      out << (here ? key + " = " + value : line) << "\n";
+      set = set || here;
+    }
+    if (!set) out << key << " = " << value << "\n";  // (c100's shows no DefMemPerCPU)
+    out.close();
+    const std::string jobs = temp_file("mem-jobs", "-c 2\n-c 2 --mem=500\n");
+    loaders::Dataset ds = loaders::load_slurm(dir.string(), jobs);
+    fs::remove_all(dir);
+    fs::remove(jobs);
+    return ds;
+  };
+  auto mem_of = [](const loaders::Dataset& ds, uint32_t j) {
+    return ds.jobs.amount.at(static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("mem"))), j) /
+           (1024 * 1024);
+  };
+  const loaders::Dataset per_cpu = load_with("DefMemPerCPU", "300");
+  EXPECT_EQ(mem_of(per_cpu, 0), 600.0) << "300 MiB a CPU, 2 CPUs";
+  EXPECT_FALSE(per_cpu.catalog.find("jobs").has_value()) << "no job takes a whole node";
+  const loaders::Dataset per_node = load_with("DefMemPerNode", "2G");
+  EXPECT_EQ(mem_of(per_node, 0), 2048.0);
+  const loaders::Dataset untracked = load_with("SelectTypeParameters", "CR_CORE");
+  EXPECT_TRUE(std::isnan(mem_of(untracked, 0))) << "no memory asked, none taken";
+  EXPECT_FALSE(untracked.catalog.find("jobs").has_value());
+  const loaders::Dataset whole = load_with("DefMemPerCPU", "UNLIMITED");
+  ASSERT_TRUE(whole.catalog.find("jobs").has_value());
+  try {
+    load_with("DefMemPerCPU", "lots");
+    ADD_FAILURE() << "a DefMemPerCPU that is no size is refused";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("scontrol-config.txt:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("DefMemPerCPU"), std::string::npos) << e.what();
+  }
+}
+
 // The same on a cluster of one weight (datasets/slurm/c100-flat: FLAT=1 for slurm_cluster.py), where runs of
 // adjacent nodes are long: a job's other nodes come from the run holding its required ones, up from the
 // first of them, then down (cons_tres _eval_nodes: job 1, `-N 3 -w n010`, n[010-012]; job 2, `-N 4 -w
@@ -696,11 +753,13 @@ TEST(SlurmJobs, WhatTheBestFitCountsAndPartitionNodeLimits) {
   EXPECT_EQ(note(8), "PartitionNodeLimit");
   EXPECT_EQ(note(9), "PartitionNodeLimit");
   EXPECT_EQ(note(10), "");
-  // the warning counts the jobs that ask no memory at all (0 to 6), not those with --mem
-  const auto& w = ds.taskers.warnings;
-  EXPECT_TRUE(std::any_of(w.begin(), w.end(), [](const std::string& x) {
-    return x.rfind("7 jobs without --mem", 0) == 0;
-  })) << ::testing::PrintToString(w);
+  // jobs that ask no memory at all (0 to 6) take a node's whole memory under CR_Core_Memory with no
+  // DefMemPerCPU (c100's config): all of `jobs`, as --exclusive does
+  // (SlurmMainPass.AJobWithoutMemoryTakesANodesWholeMemory)
+  ASSERT_TRUE(ds.catalog.find("jobs").has_value());
+  const size_t jobs = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("jobs")));
+  for (uint32_t j = 0; j < 7; ++j) EXPECT_EQ(ds.jobs.amount.at(jobs, j), 128.0) << j;
+  for (uint32_t j = 7; j < 11; ++j) EXPECT_EQ(ds.jobs.amount.at(jobs, j), 1.0) << j;
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
   EXPECT_EQ(m.dispatch.reason[8], PendingReason::NoEligibleTasker);
   EXPECT_EQ(m.dispatch.reason[9], PendingReason::NoEligibleTasker);
