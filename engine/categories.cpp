@@ -148,6 +148,18 @@ void key_head(const JobTable& jobs, uint32_t j, std::string& key) {
 // consumable per counted resource map, and most jobs charge few of them: the key stays small).
 void key_charges(const ChargeVector& need, const ChargeVector& once, size_t width, std::string& key);
 
+// A category's key after its head: its charges, their kinds (empty: every one Everywhere, the key as before)
+// and its fit unit (none: the key as before).
+void key_body(const ChargeVector& need, const ChargeVector& once, size_t width, const std::vector<ChargeKind>& kinds,
+              const JobTable::FitUnit& fit, std::string& key) {
+  key_charges(need, once, width, key);
+  for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
+  if (fit.fit > 0) {
+    key.push_back('\x1f');
+    key.append(reinterpret_cast<const char*>(&fit), sizeof fit);
+  }
+}
+
 // A list of node picks' content: each pick's request text, count and apart flag (what makes two lists alike).
 std::string node_pick_content(const JobTable& jobs, uint32_t list) {
   std::string out;
@@ -396,6 +408,11 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     }
     return it->second;
   };
+  auto set_fit_unit = [&](uint32_t cat, const JobTable::FitUnit& fit) {  // (none: no column)
+    if (fit.fit <= 0) return;
+    c.fit_unit.resize(c.size());
+    c.fit_unit[cat] = fit;
+  };
   for (size_t p = 0; p < pieces.size(); ++p) {
     Piece& piece = pieces[p];
     category_of[p].resize(piece.first_job.size());
@@ -413,13 +430,8 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           once = none;
         }
         key_head(jobs, j, key);
-        key_charges(need, once, width, key);
-        job_charge_kinds(catalog, defaults, jobs, j, kinds);  // empty unless some kind differs: the key as before
-        for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
-        if (f.fit_unit.fit > 0) {  // (none: the key as before)
-          key.push_back('\x1f');
-          key.append(reinterpret_cast<const char*>(&f.fit_unit), sizeof f.fit_unit);
-        }
+        job_charge_kinds(catalog, defaults, jobs, j, kinds);  // empty unless some kind differs
+        key_body(need, once, width, kinds, f.fit_unit, key);
         if (f.node_pick != kNone) {  // (none: the key as before)
           key.push_back('\x1e');
           key += node_pick_content(jobs, f.node_pick);
@@ -431,10 +443,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
           if (f.fallback.soft != 0) key += jobs.request_text[f.fallback.soft];
         }
         cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
-        if (f.fit_unit.fit > 0) {
-          c.fit_unit.resize(c.size());
-          c.fit_unit[cat] = f.fit_unit;
-        }
+        set_fit_unit(cat, f.fit_unit);
         if (f.node_pick != kNone) {
           pick_list.resize(c.size(), kNone);
           pick_list[cat] = f.node_pick;
@@ -480,8 +489,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       Categories::NodePick pick{{}, p.count, p.apart};
       for (const uint32_t r : p.requests) {
         key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key);
-        key_charges(unit, none, width, key);
-        for (ChargeKind k : unit_kinds) key.push_back(static_cast<char>('0' + static_cast<int>(k)));
+        key_body(unit, none, width, unit_kinds, {}, key);
         pick.tiers.push_back(intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none, unit_kinds));
       }
       picks.push_back(std::move(pick));
@@ -499,17 +507,9 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     const uint32_t slots = c.slots[x];
     const AllocationRule rule = c.rule[x];
     key_head(fb.request, fb.soft, kNone, slots, rule, key);
-    key_charges(unit, master, width, key);
-    for (ChargeKind k : kinds_x) key.push_back(static_cast<char>('0' + static_cast<int>(k)));
-    if (fit.fit > 0) {
-      key.push_back('\x1f');
-      key.append(reinterpret_cast<const char*>(&fit), sizeof fit);
-    }
+    key_body(unit, master, width, kinds_x, fit, key);
     const uint32_t f = intern(fb.request, fb.soft, kNone, slots, rule, unit, master, kinds_x);
-    if (fit.fit > 0) {
-      c.fit_unit.resize(c.size());
-      c.fit_unit[f] = fit;
-    }
+    set_fit_unit(f, fit);
     c.fallback.resize(x + 1, kNone);
     c.fallback[x] = f;
   }

@@ -258,6 +258,17 @@ class Placer {
   /// (Categories::node_picks) has fewer taskers than it counts, room or not, apart from those picked before it
   /// (Slurm: BadConstraints).
   bool failure_never() const noexcept { return never_; }
+  /// How many taskers of node pick p (Categories::NodePick::all: every tasker it may pick) `keep(t)` admits,
+  /// counting no further than p.count. O(the pick's taskers).
+  template <class Keep>
+  uint32_t pick_taskers(const Categories::NodePick& p, Keep&& keep) const {
+    const kernels::TaskerSet& set = eligible_[p.all()].eligible;
+    const size_t end = std::min(set.universe(), taskers_.size());
+    uint32_t n = 0;
+    for (size_t x = set.next(0); x < end && n < p.count; x = set.next(x + 1))
+      n += keep(static_cast<uint32_t>(x)) ? 1 : 0;
+    return n;
+  }
   /// How many slot instances of category c tasker t takes now (at most `want`); a master also pays the
   /// per-job charges. 0 where a charged pool is missing or short, or t is down.
   /// Inline for the common case (one per-instance charge on the taskers' own pools, nothing per job):

@@ -388,13 +388,7 @@ bool Placer::place_picks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   };
   // How many of the pick's taskers are eligible, less those marked `skip` (room or not), up to its count.
   auto ever = [&](const Categories::NodePick& p, uint8_t skip) {
-    const kernels::TaskerSet& set = eligible_[p.all()].eligible;
-    uint32_t k = 0;
-    for (size_t x = set.next(0); x < std::min(universe, set.universe()) && k < p.count; x = set.next(x + 1)) {
-      const auto t = static_cast<uint32_t>(x);
-      if (eligible.contains(t) && (mark[t] & skip) == 0) ++k;
-    }
-    return k;
+    return pick_taskers(p, [&](uint32_t t) { return eligible.contains(t) && (mark[t] & skip) == 0; });
   };
   // A failure: the picks depend on which taskers have room, not only on how many, so a later job of the
   // category may be placed though this one was not, unless a pick has too few eligible taskers at all.

@@ -421,6 +421,15 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
     // priority/basic and one tier; job_scheduler.c _schedule), or a queue of job records, where a job with
     // --prefer has a record with it and then one with --constraint. scontrol-config.txt says which (Slurm's
     // defaults, sched/backfill and priority/basic, without it).
+    auto partition_named = [&](const std::string& name) -> const Partition* {
+      const auto it =
+          std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == name; });
+      return it == partitions.end() ? nullptr : &*it;
+    };
+    auto tier_of = [&](const std::string& name) {  // (an unknown partition is refused, naming it)
+      const Partition* p = partition_named(name);
+      return p == nullptr ? 0.0 : p->tier;
+    };
     const bool job_records = tiers_differ || scheduler != "sched/builtin" || priority_type != "priority/basic";
     std::vector<uint32_t>& job_queue = queues->queue_of_job;
     for (const slurm::QueuedJob& q : queued) {
@@ -567,16 +576,11 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       tasks = std::max(1.0, std::floor(tasks));
       const double cpus = tasks * per_task;  // per node
       double priority = q.priority;
-      auto tier_of = [&](const std::string& p) {
-        const auto it =
-            std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
-        return it == partitions.end() ? 0.0 : it->tier;  // (an unknown one is refused below, naming it)
-      };
+      const std::vector<std::string> wanted =
+          part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',');
       if (tiers_differ) {
         double tier = 0;
-        for (const std::string& p :
-             part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ','))
-          tier = std::max(tier, tier_of(p));
+        for (const std::string& p : wanted) tier = std::max(tier, tier_of(p));
         priority += tier * 4294967296.0;
       }
       const uint32_t j =
@@ -592,15 +596,12 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
       if (why.empty()) {
         // partitions: the job's, less those whose MaxTime it exceeds or whose MaxNodes (or node count) is
         // below its -N (it would pend for ever there: job_limits_check -> _part_access_check)
-        std::vector<std::string> wanted =
-            part_list.empty() ? std::vector<std::string>{default_partition} : split(part_list, ',');
         std::string allowed;
         std::vector<std::string> allowed_names;
         bool over_node_limit = false;
         for (const std::string& p : wanted) {
-          const auto it =
-              std::find_if(partitions.begin(), partitions.end(), [&](const Partition& x) { return x.name == p; });
-          if (it == partitions.end()) {
+          const Partition* it = partition_named(p);
+          if (it == nullptr) {
             why = "invalid partition specified: " + p;
             break;
           }
