@@ -11,12 +11,16 @@
 #   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml
 #   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
 # Times are printed in UTC (TZ=UTC), which is how colmatch reads qstat's local times.
+# OUT_DIR must be new, empty, or an earlier dump of this script (it holds .colmatch-dump): anything
+# else is refused, exit 1, nothing written.
 set -euo pipefail
 out=${1:?usage: sge-dump.sh OUT_DIR [--no-jobs]}
 jobs=1
 [ "${2:-}" = "--no-jobs" ] && jobs=0
 command -v qconf >/dev/null || { echo "sge-dump: qconf not found: load \$SGE_ROOT/\$SGE_CELL/common/settings.sh" >&2; exit 1; }
 export TZ=UTC
+. "$(dirname "$0")/dump-common.sh"
+dump_check_out "$out" sge-dump
 tmp=$(mktemp -d "${out%/}.tmp.XXXXXX")
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
@@ -42,7 +46,6 @@ if [ "$jobs" = 1 ]; then
   # every job's details (priority, group, project); qstat -j prints nothing useful when there is no job
   if grep -q '<JB_job_number>' "$tmp/qstat-r.xml"; then qstat -j '*' -xml > "$tmp/qstat-j.xml" 2>/dev/null || true; fi
 fi
-rm -rf "$out"
-mv "$tmp" "$out"
+dump_publish "$tmp" "$out" sge-dump
 trap - EXIT
 echo "sge-dump: $(wc -l < "$out/qconf-sel.txt") execution hosts, $(wc -l < "$out/qconf-sql.txt") queues -> $out" >&2

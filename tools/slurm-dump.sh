@@ -11,9 +11,13 @@
 #   scontrol-config.txt      scontrol show config        (kept with the dump: SelectTypeParameters, DefMemPer*)
 #   squeue.json              squeue --json               (the jobs: pending ones are matched)
 #   scontrol-job.txt         scontrol show job -o        (the same jobs as text: read when squeue.json is not there)
+# OUT_DIR must be new, empty, or an earlier dump of this script (it holds .colmatch-dump): anything
+# else is refused, exit 1, nothing written.
 set -euo pipefail
 out=${1:?usage: slurm-dump.sh OUT_DIR}
 command -v scontrol >/dev/null || { echo "slurm-dump: scontrol not found" >&2; exit 1; }
+. "$(dirname "$0")/dump-common.sh"
+dump_check_out "$out" slurm-dump
 tmp=$(mktemp -d "${out%/}.tmp.XXXXXX")
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
@@ -22,7 +26,6 @@ scontrol show partition -o > "$tmp/scontrol-partition.txt"
 scontrol show config > "$tmp/scontrol-config.txt"
 squeue --json > "$tmp/squeue.json" 2>/dev/null || true
 scontrol show job -o > "$tmp/scontrol-job.txt" 2>/dev/null || true
-rm -rf "$out"
-mv "$tmp" "$out"
+dump_publish "$tmp" "$out" slurm-dump
 trap - EXIT
 echo "slurm-dump: $(wc -l < "$out/scontrol-node.txt") nodes, $(wc -l < "$out/scontrol-partition.txt") partitions -> $out" >&2
