@@ -70,7 +70,7 @@ std::vector<InputFormat> make_formats() {
                }});
   f.push_back({"dirac",
                "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
-               {{"resources", "resource tree JSON (Sites -> CEs -> Queues)"}, {"jdl", "JDL job descriptions"}},
+               {{"resources", "resource tree: JSON (Sites -> CEs -> Queues) or the Resources section as DIRAC CFG text"}, {"jdl", "JDL job descriptions"}},
                [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
                  return load_dirac(arg(a, "resources"), arg(a, "jdl"), p);
                }});

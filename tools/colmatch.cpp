@@ -4,10 +4,12 @@
 //   generate  write a seeded synthetic farm in the native format
 //   report    report.html with figures from a match, simulate or sweep output folder (tools/report.py)
 //   sweep     a grid of simulate (or match) runs on Dask distributed, one row per point (tools/sweep.py)
+//   formats   the input formats and their options, from the registry (--markdown: the block docs/formats/ holds)
 // Exit status: 0 success; 1 fatal error (bad input file, I/O), no output written; 2 the run completed
 // but some jobs were rejected for invalid requests (listed on stderr and in results.csv).
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -143,6 +145,12 @@ int run_script(const std::string& name, const std::vector<std::string>& args) {
   return 1;
 }
 
+// An option's value placeholder: `machines` -> `MACHINES`.
+std::string upper_name(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
 // What the run is doing, for a message when memory runs out ("loading", "matching", ...).
 const char* g_phase = "starting";
 
@@ -171,6 +179,8 @@ struct Options {
   std::string sweep_spec, scheduler;
   unsigned sweep_workers = 0;
   bool ship_inputs = false;
+  std::string format_name;
+  bool markdown = false;
 };
 
 unsigned thread_count(const Options& o) {
@@ -192,6 +202,42 @@ SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, con
   SimPolicy policy = o.policy_path.empty() ? ds.policy : loaders::read_policy_toml(o.policy_path, ds.policy_defaults);
   policy.until = o.until;
   return simulate(ds.catalog, ds.taskers, ds.jobs, policy, table, ds.farm, progress);
+}
+
+// One format's synopsis and option table in Markdown, from the registry: the block each page of
+// docs/formats/ carries between its `colmatch formats NAME --markdown` markers (tests/tools/test_docs.py
+// checks that the pages hold exactly this).
+std::string format_markdown(const loaders::InputFormat& f) {
+  std::string synopsis = "colmatch match|simulate|explain|import";
+  if (f.name != "native") synopsis += " --format " + f.name;
+  for (const auto& opt : f.options)
+    synopsis += opt.required ? fmt::format(" --{} {}", opt.name, upper_name(opt.name))
+                             : fmt::format(" [--{} {}]", opt.name, upper_name(opt.name));
+  std::string out = fmt::format("{}\n\n```\n{} ...\n```\n\n| option | required | what it names |\n|---|---|---|\n",
+                                f.description, synopsis);
+  for (const auto& opt : f.options) {
+    std::string help = opt.help;
+    for (size_t i = 0; (i = help.find('|', i)) != std::string::npos; i += 2) help.replace(i, 1, "\\|");
+    out += fmt::format("| `--{}` | {} | {} |\n", opt.name, opt.required ? "yes" : "no", help);
+  }
+  return out;
+}
+
+int cmd_formats(const std::string& name, bool markdown) {
+  if (name.empty()) {
+    for (const auto& f : loaders::input_formats()) std::printf("%-11s %s\n", f.name.c_str(), f.description.c_str());
+    return 0;
+  }
+  const loaders::InputFormat* f = loaders::find_format(name);
+  if (f == nullptr) throw CLI::ValidationError("formats", "no input format '" + name + "' (colmatch formats lists them)");
+  if (markdown) {
+    std::fputs(format_markdown(*f).c_str(), stdout);
+    return 0;
+  }
+  std::printf("%s: %s\n", f->name.c_str(), f->description.c_str());
+  for (const auto& opt : f->options)
+    std::printf("  --%-12s %s%s\n", opt.name.c_str(), opt.help.c_str(), opt.required ? "" : " (optional)");
+  return 0;
 }
 
 int cmd_generate(const Options& o) {
@@ -345,6 +391,7 @@ int main(int argc, char** argv) {
   colmatch generate --taskers 10000 --jobs 20000 --categories 1000 --seed 42 --save synth/
   colmatch report out/
   colmatch sweep sweep.toml --out sweep/ [--scheduler tcp://HOST:8786]
+  colmatch formats slurm                            # a format's options (colmatch formats: every format)
 
 Exit status: 0 success; 1 fatal error (no output written); 2 completed, some jobs rejected for bad requests.)");
 
@@ -432,6 +479,11 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   sweep->add_flag("--ship-inputs", o.ship_inputs,
                   "Send the input files to the workers once each and their outputs back (no shared filesystem)");
 
+  auto* formats = app.add_subcommand(
+      "formats", "List the input formats, or one format's options (--markdown: the table docs/formats/ pages carry)");
+  formats->add_option("NAME", o.format_name, "A format's name (native, sge, slurm, ...)");
+  formats->add_flag("--markdown", o.markdown, "Print the format's synopsis and option table as Markdown");
+
   // Usage errors exit 1 like every other fatal error (CLI11's own codes are 100 and up); help exits 0.
   try {
     app.parse(argc, argv);
@@ -451,6 +503,7 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       (void)loaders::read_policy_toml(o.policy_path);  // checked whatever reads it: a bad policy is an error
       o.in.args["policy"] = o.policy_path;             // --format vov reads its [policy.vov]
     }
+    if (*formats) return cmd_formats(o.format_name, o.markdown);
     if (*report) return run_script("report.py", {o.report_dir});
     if (*sweep) return cmd_sweep(o);
     if (*gen) return cmd_generate(o);
