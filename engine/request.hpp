@@ -1,6 +1,6 @@
 // Job requests: an expression tree of AND, OR, NOT over clauses `attribute relop value`.
 //
-// Text syntax (README, "Request syntax"):
+// Text syntax (docs/requests.md):
 //   expr   := or ;  or := and ('||' and)* ;  and := unary ('&&' unary)* ;
 //   unary  := '!' unary | '(' expr ')' | clause
 //   clause := NAME relop value ;  relop := == != < <= > >= =

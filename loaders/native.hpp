@@ -1,4 +1,4 @@
-// The native colmatch format (README, "Native format"):
+// The native colmatch format (docs/formats/native.md):
 //   farm.toml            name, [policy] power = "<numeric attribute>", [[attribute]] tables,
 //                        [global] fixed values and [global.load] load values of the global level
 //   hosts.jsonl[.gz]     optional: {"name": "node01", "attrs": {...fixed...}, "load": {...load values...}}

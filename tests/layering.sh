@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layering as a test (README "Layout"): data flows one way, loaders -> engine (-> kernels) -> writers.
+# The layering as a test (docs/design.md, "Layout"): data flows one way, loaders -> engine (-> kernels) -> writers.
 #   kernels/ includes nothing of the project above it (engine, loaders, tools);
 #   engine/ includes nothing from loaders/ (the writers included) or tools/;
 #   loaders/ outside writers/ include of engine/schedule/ only the configuration (policy.hpp, events.hpp),

@@ -2,7 +2,7 @@
 """colmatch sweep SWEEP_TOML --out DIR [--scheduler tcp://HOST:8786] [--workers N] [--ship-inputs]
 
 Runs a policy sweep on Dask distributed: one colmatch simulate (or match) run per point of the sweep file
-(sweep_spec.py reads and checks it; its docstring and the README describe the file and DIR), placed by an
+(sweep_spec.py reads and checks it; its docstring and docs/sweep.md describe the file and DIR), placed by an
 embedded LocalCluster or an existing cluster, with one row per point in DIR/sweep.csv. The same from
 Python: colmatch.sweep(spec, out=..., scheduler=None). Exit status: 0 every point ran; 2 some failed; 1
 the sweep could not start (nothing written); 130 interrupted (run it again to resume).

@@ -1,6 +1,6 @@
 // FBSNG dynamic priorities (seed 004): the rules, in one file a reader can check against the seed.
 // `colmatch simulate` with `scheduler = "fbsng"` runs them (the scheduler at the end of
-// engine/schedule/fbsng.cpp, over the shared world of engine/schedule/world.hpp); README "FBSNG" has the seed's wording
+// engine/schedule/fbsng.cpp, over the shared world of engine/schedule/world.hpp); docs/fbsng.md has the seed's wording
 // beside each rule.
 //
 // Terms. A section is a job (its slots start together); it belongs to a queue (the job's class) and to

@@ -1,4 +1,4 @@
-// Writers of the native format (README, "Native format"): any loaded Dataset can be saved and read
+// Writers of the native format (docs/formats/native.md): any loaded Dataset can be saved and read
 // back by loaders/native.hpp to the same catalog, taskers and jobs.
 #pragma once
 
