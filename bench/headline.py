@@ -33,26 +33,24 @@ BEGIN, END = "<!-- BEGIN generated: bench/headline.py render -->", "<!-- END gen
 PWA = "parallel-workloads-archive"
 G11 = "google-clusterdata-2011-2"
 
+
+def swf_replay(name: str, log: str, policy: str, what: str) -> dict:
+    """A whole `simulate` of a Parallel Workloads Archive log, against bench/fcfs_baseline.py on it."""
+    path = "{raw}/" + PWA + "/" + log
+    return dict(name=name, what=what,
+                cmd="{cli} simulate --format swf --log " + path + " --policy {root}/datasets/examples/" + policy +
+                    " --out {out}",
+                base="/usr/bin/python3 {root}/bench/fcfs_baseline.py " + path + " {out}.csv",
+                base_what="Python FCFS over one pool (bench/fcfs_baseline.py)", inputs=[PWA + "/" + log])
+
+
 # name, what it measures, the command ({cli}, {raw}, {out}, {root}), the baseline command or None, inputs
 ENTRIES = [
-    dict(name="kth-easy", what="KTH SP2 whole log (28,476 jobs), EASY: whole `simulate`",
-         cmd="{cli} simulate --format swf --log {raw}/" + PWA + "/KTH-SP2-1996-2.1-cln.swf.gz "
-             "--policy {root}/datasets/examples/easy.toml --out {out}",
-         base="/usr/bin/python3 {root}/bench/fcfs_baseline.py {raw}/" + PWA + "/KTH-SP2-1996-2.1-cln.swf.gz {out}.csv",
-         base_what="Python FCFS over one pool (bench/fcfs_baseline.py)",
-         inputs=[PWA + "/KTH-SP2-1996-2.1-cln.swf.gz"]),
-    dict(name="ricc-easy", what="RICC whole log (447,794 jobs), EASY: whole `simulate`",
-         cmd="{cli} simulate --format swf --log {raw}/" + PWA + "/RICC-2010-2.swf.gz "
-             "--policy {root}/datasets/examples/easy.toml --out {out}",
-         base="/usr/bin/python3 {root}/bench/fcfs_baseline.py {raw}/" + PWA + "/RICC-2010-2.swf.gz {out}.csv",
-         base_what="Python FCFS over one pool (bench/fcfs_baseline.py)",
-         inputs=[PWA + "/RICC-2010-2.swf.gz"]),
-    dict(name="ricc-conservative", what="RICC whole log, conservative backfill: whole `simulate`",
-         cmd="{cli} simulate --format swf --log {raw}/" + PWA + "/RICC-2010-2.swf.gz "
-             "--policy {root}/datasets/examples/conservative.toml --out {out}",
-         base="/usr/bin/python3 {root}/bench/fcfs_baseline.py {raw}/" + PWA + "/RICC-2010-2.swf.gz {out}.csv",
-         base_what="Python FCFS over one pool (bench/fcfs_baseline.py)",
-         inputs=[PWA + "/RICC-2010-2.swf.gz"]),
+    swf_replay("kth-easy", "KTH-SP2-1996-2.1-cln.swf.gz", "easy.toml",
+               "KTH SP2 whole log (28,476 jobs), EASY: whole `simulate`"),
+    swf_replay("ricc-easy", "RICC-2010-2.swf.gz", "easy.toml", "RICC whole log (447,794 jobs), EASY: whole `simulate`"),
+    swf_replay("ricc-conservative", "RICC-2010-2.swf.gz", "conservative.toml",
+               "RICC whole log, conservative backfill: whole `simulate`"),
     dict(name="google-match", what="Google 2011 part 0 (190,926 tasks x 12,476 machines): whole `match`",
          cmd="{cli} match --format google2011 --machines {raw}/" + G11 + "/machine_events/part-00000-of-00001.csv.gz "
              "--tasks {raw}/" + G11 + "/task_events/part-00000-of-00500.csv.gz --out {out} --threads 2",
