@@ -68,12 +68,14 @@ std::vector<InputFormat> make_formats() {
                [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
                  return load_openb(arg(a, "nodes"), arg(a, "pods"), p);
                }});
-  f.push_back({"dirac",
-               "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
-               {{"resources", "resource tree: JSON (Sites -> CEs -> Queues) or the Resources section as DIRAC CFG text"}, {"jdl", "JDL job descriptions"}},
-               [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
-                 return load_dirac(arg(a, "resources"), arg(a, "jdl"), p);
-               }});
+  f.push_back(
+      {"dirac",
+       "DIRAC: resource tree (Sites -> CEs -> Queues) and JDL job descriptions",
+       {{"resources", "resource tree: JSON (Sites -> CEs -> Queues) or the Resources section as DIRAC CFG text"},
+        {"jdl", "JDL job descriptions"}},
+       [](const FormatArgs& a, const ProgressFn& p, LoadMode) {
+         return load_dirac(arg(a, "resources"), arg(a, "jdl"), p);
+       }});
   f.push_back({"vov",
                "Altair Accelerator: taskers.tcl and resources.tcl (a Tcl subset), jobs.jsonl with resource lists",
                {{"taskers", "vtk_tasker_define lines (Tcl subset)"},

@@ -229,7 +229,8 @@ int cmd_formats(const std::string& name, bool markdown) {
     return 0;
   }
   const loaders::InputFormat* f = loaders::find_format(name);
-  if (f == nullptr) throw CLI::ValidationError("formats", "no input format '" + name + "' (colmatch formats lists them)");
+  if (f == nullptr)
+    throw CLI::ValidationError("formats", "no input format '" + name + "' (colmatch formats lists them)");
   if (markdown) {
     std::fputs(format_markdown(*f).c_str(), stdout);
     return 0;
