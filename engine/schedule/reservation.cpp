@@ -27,7 +27,8 @@ Reservations::Reservations(SimWorld& w)
 }
 
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of
-// the capacity; the capacity then is kept (at_shadow_) for leaves_alone. A full placement is tried only when a cheap
+// the capacity; the capacity then, with every job ending at that time released, is kept (at_shadow_) for
+// leaves_alone. A full placement is tried only when a cheap
 // test says it can succeed: for $pe_slots, one of the taskers the last release touched has room
 // (nothing else changed); for $fill_up, the eligible taskers together take enough slot instances. Both
 // tests are exact necessary conditions when the job charges no shared (host or global) pool; with
@@ -54,7 +55,9 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
   std::vector<Allocation> trial;
   w_.availability.begin_walk();
   const SimResult& res = w_.res;
-  for (const auto& [expected_end, rj] : w_.running) {
+  // running job rj ends on future_: its charges come back, and the kept totals follow. Returns whether
+  // the job may fit now (a full placement is worth trying).
+  auto release = [&](uint32_t rj) {
     bool worth = shared;
     for (uint32_t a = 0; a < res.alloc_count[rj]; ++a) {
       const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
@@ -75,9 +78,24 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
       }
     }
     if (fill && !shared) worth = total >= w_.jobs.slots[j];
-    if (!worth) continue;
+    return worth;
+  };
+  for (auto it = w_.running.begin(); it != w_.running.end(); ++it) {
+    const double expected_end = it->first;
+    if (!release(it->second)) continue;
     trial.clear();
     if (!future_placer_.plan(j, w_.policy.allocation, trial)) continue;
+    // every other job ending at that time ends too: the capacity then (at_shadow_, the extra processors
+    // of Mu'alem and Feitelson) counts them all, and the placement is the one made then
+    bool more = false;
+    for (auto next = std::next(it); next != w_.running.end() && next->first == expected_end; ++next) {
+      release(next->second);
+      more = true;
+    }
+    if (more) {
+      std::vector<Allocation> then;
+      if (future_placer_.plan(j, w_.policy.allocation, then)) trial = std::move(then);
+    }
     r.active = true;
     r.job = j;
     r.shadow = expected_end;

@@ -28,8 +28,8 @@ namespace {
 // Pool-based EASY (Lifka; Mu'alem and Feitelson; the EASY of Alea, CQSim and AccaSim) over one pool of
 // `procs` processors, written again from its definition: jobs in priority order (here submit order); the
 // first that does not fit gets the reservation, at the earliest expected end (start + walltime) of a
-// running job by which enough processors are free (running jobs released one at a time, in order of
-// expected end), with extra = free then - its processors; a later job that fits starts if it ends by the
+// running job by which enough processors are free (running jobs released in order of expected end, all
+// those ending at the same time together), with extra = free then - its processors; a later job that fits starts if it ends by the
 // shadow time, or if it takes at most the extra processors (which it then uses up). Cycles at every
 // submit and end, as colmatch's event-driven ones. Returns the start times.
 struct PoolJob {
@@ -87,8 +87,10 @@ std::vector<double> pool_easy(uint32_t procs, const std::vector<PoolJob>& jobs) 
             if (running[r]) ends.emplace_back(start[r] + est(r), r);
           std::sort(ends.begin(), ends.end());
           uint32_t then = free;
-          for (const auto& [e, r] : ends) {
+          for (size_t i = 0; i < ends.size(); ++i) {
+            const auto& [e, r] = ends[i];
             then += jobs[r].procs;
+            if (i + 1 < ends.size() && ends[i + 1].first == e) continue;  // every job ending then is counted
             if (then >= p) {
               reserved = true;
               shadow = e;
@@ -123,14 +125,19 @@ struct PoolTrace {
   std::vector<Job> list;
   std::vector<PoolJob> pool;
 };
-PoolTrace random_pool_trace(uint64_t seed) {
+// grain > 1: every time a multiple of it (submits, runtimes, walltimes), so that many running jobs end
+// together.
+PoolTrace random_pool_trace(uint64_t seed, uint32_t grain = 1) {
   std::mt19937_64 rng(seed);
   PoolTrace tr;
   tr.procs = 2 + rng() % 14;
   const size_t n = 5 + rng() % 40;
+  const auto g = static_cast<double>(grain);
+  auto coarse = [&](double x) { return grain > 1 ? std::max(g, std::round(x / g) * g) : x; };
   for (size_t j = 0; j < n; ++j) {
-    const double submit = static_cast<double>(rng() % 80), runtime = static_cast<double>(1 + rng() % 50);
-    const double walltime = rng() % 4 == 0 ? runtime / 2 : runtime + static_cast<double>(rng() % 30);
+    const double submit = coarse(static_cast<double>(rng() % 80)) - (grain > 1 ? g : 0);
+    const double runtime = coarse(static_cast<double>(1 + rng() % 50));
+    const double walltime = coarse(rng() % 4 == 0 ? runtime / 2 : runtime + static_cast<double>(rng() % 30));
     const auto p = static_cast<uint32_t>(1 + rng() % tr.procs);
     tr.list.push_back({.id = "j" + std::to_string(j),
                        .submit = submit,
@@ -167,6 +174,44 @@ TEST(Backfill, EasyOnIdenticalOneSlotTaskersIsPoolEasy) {
   EXPECT_GT(backfilled, 500u);
 }
 
+// Several running jobs ending at the shadow time all count towards the extra processors (issue 47): on 10
+// one-slot taskers A and B (4 each) run until 10, the head H (5) is reserved for 10, and C (2, running past
+// 10) may start now: 2 + 4 + 4 - 5 = 5 extra. Counting only A, the first end by which H fits, leaves 1
+// extra and C waits for H (colmatch's EASY before the fix). Then on random traces whose times are
+// multiples of 10, many jobs end together, and EASY still equals the pool-based definition job by job.
+TEST(Backfill, EasyCountsEveryJobEndingAtTheShadowTime) {
+  const Farm f(std::vector<int>(10, 1));
+  const std::vector<Job> list{{.id = "A", .submit = 0, .runtime = 10, .walltime = 10, .slots = 4, .fill_up = true},
+                              {.id = "B", .submit = 0, .runtime = 10, .walltime = 10, .slots = 4, .fill_up = true},
+                              {.id = "H", .submit = 1, .runtime = 10, .walltime = 10, .slots = 5, .fill_up = true},
+                              {.id = "C", .submit = 1, .runtime = 50, .walltime = 50, .slots = 2, .fill_up = true}};
+  const auto jobs = make_jobs(f.cat, list);
+  SimPolicy easy;
+  easy.backfill = BackfillPolicy::Easy;
+  const auto r = run(f, jobs, easy);
+  EXPECT_EQ(r.start[2], 10) << "H at its shadow time";
+  EXPECT_EQ(r.start[3], 1) << "C at once, in the extra processors of both ends";
+  EXPECT_TRUE(r.backfilled[3]);
+  const auto want = pool_easy(10, {{0, 10, 10, 4}, {0, 10, 10, 4}, {1, 10, 10, 5}, {1, 50, 50, 2}});
+  EXPECT_EQ(want[3], 1) << "the definition agrees";
+
+  size_t compared = 0, backfilled = 0;
+  for (int i = 0; i < 300; ++i) {
+    const PoolTrace tr = random_pool_trace(9000 + i, 10);
+    const Farm tf(std::vector<int>(tr.procs, 1));
+    const auto tj = make_jobs(tf.cat, tr.list);
+    const auto got = run(tf, tj, easy);
+    const auto def = pool_easy(tr.procs, tr.pool);
+    for (size_t j = 0; j < tr.list.size(); ++j) {
+      ASSERT_EQ(got.start[j], def[j]) << "trace " << i << " job " << j;
+      ++compared;
+      backfilled += got.backfilled[j];
+    }
+  }
+  EXPECT_GT(compared, 5000u);
+  EXPECT_GT(backfilled, 500u);
+}
+
 // The first divergence from the published simulators the issue found on KTH: job 152 (4 processors,
 // 10,800 s requested) at t = 678,532, with 74 nodes free and job 150 (79 processors) reserved for a time
 // when 90 will be free: 11 extra, so Alea and CQSim start 152 at once; colmatch did only after 150
@@ -184,6 +229,10 @@ TEST(Backfill, KthSampleEasyEqualsThePublishedSimulators) {
   const uint32_t j152 = index_of(ds.jobs, "152");
   ASSERT_NE(j152, kNone);
   EXPECT_EQ(r.start[j152], 678532) << "at once, in the 11 extra processors";
+  // issue 47: at t = 1,412,606 two 16-processor jobs end at job 1020's shadow time; both count
+  const uint32_t j1020 = index_of(ds.jobs, "1020");
+  ASSERT_NE(j1020, kNone);
+  EXPECT_EQ(r.start[j1020], want[j1020]);
   size_t differ = 0;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) differ += !(r.start[j] == want[j]) && !ds.jobs.rejected(j);
   EXPECT_EQ(differ, 0u);
