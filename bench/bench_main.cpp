@@ -19,7 +19,7 @@
 #include <benchmark/benchmark.h>
 
 #include "datasets/synth/synthetic.hpp"
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "kernels/kernels.hpp"
 #include "loaders/swf.hpp"

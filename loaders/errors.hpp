@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/hash_slots.hpp"
+#include "engine/model/hash_slots.hpp"
 
 namespace colmatch::loaders {
 

@@ -3,7 +3,7 @@
 
 #include <tbb/parallel_for.h>
 
-#include "engine/counting_sort.hpp"
+#include "engine/model/counting_sort.hpp"
 
 namespace colmatch::loaders::jsonl {
 

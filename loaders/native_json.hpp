@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include "engine/columns.hpp"
+#include "engine/model/columns.hpp"
 #include "loaders/errors.hpp"
 
 namespace colmatch::loaders::native_json {

@@ -23,7 +23,7 @@
 #include <toml++/toml.h>
 
 #include "engine/schedule/policy.hpp"
-#include "loaders/vov.hpp"
+#include "loaders/vov_options.hpp"
 
 namespace colmatch::loaders {
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/wildcard.hpp"
+#include "engine/model/wildcard.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/sge_conf.hpp"
 #include "loaders/sge_farm.hpp"

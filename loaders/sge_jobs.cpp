@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/request.hpp"
-#include "engine/wildcard.hpp"
+#include "engine/model/request.hpp"
+#include "engine/model/wildcard.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/sge_accounting.hpp"
 #include "loaders/sge_farm.hpp"

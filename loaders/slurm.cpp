@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/request.hpp"
+#include "engine/model/request.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/slurm_constraint.hpp"
 #include "loaders/slurm_sacct.hpp"
@@ -370,7 +370,7 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   if (any_used) ds.in_use.amount = std::move(used);
 
   // Slurm's main scheduling pass: its node selection, and partitions as blocking queues
-  // (engine/queue_blocking.hpp), each holding its nodes' rows
+  // (engine/batch/queue_blocking.hpp), each holding its nodes' rows
   auto queues = std::make_shared<BlockingQueues>();
   // a node an --exclusive job runs on is busy: a job whose eligible nodes are all held is then Slurm's
   // Resources (blocking its partition) rather than ReqNodeNotAvail, if such a node is among its own

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "engine/request.hpp"
+#include "engine/model/request.hpp"
 
 namespace colmatch::loaders::slurm {
 namespace {

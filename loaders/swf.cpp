@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/request.hpp"
+#include "engine/model/request.hpp"
 #include "loaders/errors.hpp"
 
 namespace colmatch::loaders {

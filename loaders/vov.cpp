@@ -21,7 +21,7 @@
 #include <tbb/parallel_sort.h>
 #include <tbb/task_group.h>
 
-#include "engine/vov.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/vov_build.hpp"

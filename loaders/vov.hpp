@@ -3,7 +3,7 @@
 //   {"id": "j1", "resources": "RAM/4000 License:spice", "command": "vov spice x.sp", "owner": "john",
 //    "group": "regression", "priority": "normal", "expected_duration": 32,
 //    "submit": 0, "runtime": 30, "walltime": 60}          (every field but id optional)
-// Each job's list is expanded as seed 000 says (engine/vov.hpp) and compiled to the engine's request:
+// Each job's list is expanded as seed 000 says (engine/model/vov.hpp) and compiled to the engine's request:
 //  - a resource name some tasker offers with a quantity (`name#N`, `name/N`) is a numeric complex
 //    attribute of the same name: a tasker offering `name` has it unbounded (MAXINT), `name#N` has N; a
 //    job's `name` is `name >= 1`, `name#N` is `name >= N`, `!name` is the negation (a tasker without
@@ -31,27 +31,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/vov.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/dataset.hpp"
 #include "loaders/line_reader.hpp"
+#include "loaders/vov_options.hpp"
 
 namespace colmatch::loaders {
-
-/// What a site configures around the files (the policy's `[policy.vov]` table, loaders/policy.hpp):
-struct VovOptions {
-  /// `$NAME` in a job's list is replaced by this list (seed 000: "expands any special resource").
-  std::map<std::string, std::string, std::less<>> dollars;
-  /// The wrappers a job's tool is found after (vov::tool_of).
-  std::vector<std::string> wrappers = vov::default_wrappers();
-  /// `@NAME@` in a tasker's list is replaced by this list (`OS`, `MACHINE`, `STD`, site symbols). Built
-  /// in: `@HOST@` (the tasker's host name as a resource), `@CPUS@` (`CPUS/<-CPUS>`), and `@STD@`
-  /// unless defined here: `@HOST@ @CPUS@`, then `@OS@` and `@MACHINE@` when those are defined.
-  std::map<std::string, std::string, std::less<>> symbols;
-  /// The resources the farm's distinct job lists may expand to in all (through the maps; each held until
-  /// compiled, a few hundred bytes: 2^22 is under 2 GB). Lists past it, in the file's order, are rejected
-  /// naming the bound; a list that still fits after one that did not is kept.
-  size_t max_expanded_resources = size_t{1} << 22;
-};
 
 /// Loads the farm and its jobs. `resources_tcl` may be empty. Throws LoadError naming file, line and
 /// field (or command) for bad input, among them a tasker's `@NAME@` with no definition; a job whose

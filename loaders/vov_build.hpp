@@ -9,11 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "engine/columns.hpp"
-#include "engine/request.hpp"
-#include "engine/vov.hpp"
+#include "engine/model/columns.hpp"
+#include "engine/model/request.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/dataset.hpp"
-#include "loaders/vov.hpp"
+#include "loaders/line_reader.hpp"
+#include "loaders/vov_options.hpp"
 #include "loaders/vov_tcl.hpp"
 
 namespace colmatch::loaders {

@@ -19,9 +19,9 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
-#include "engine/columns.hpp"
-#include "engine/hash_slots.hpp"
-#include "engine/vov.hpp"
+#include "engine/model/columns.hpp"
+#include "engine/model/hash_slots.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/jsonl_jobs.hpp"
 #include "loaders/line_reader.hpp"

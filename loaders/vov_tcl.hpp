@@ -22,7 +22,7 @@ namespace colmatch::loaders {
 struct VovTaskerDef {
   std::string host;       ///< the host it runs on
   std::string name;       ///< -name, else the host
-  std::string resources;  ///< its resource list (VOV notation, engine/vov.hpp)
+  std::string resources;  ///< its resource list (VOV notation, engine/model/vov.hpp)
   uint32_t cpus = 1;      ///< -CPUS: the slots it offers (CPUS/N)
   double power = 1;       ///< -power: its effective power
   size_t line = 0;

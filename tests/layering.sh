@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The layering as a test (docs/design.md, "Layout"): data flows one way, loaders -> engine (-> kernels) -> writers.
 #   kernels/ includes nothing of the project above it (engine, loaders, tools);
-#   engine/ includes nothing from loaders/ (the writers included) or tools/;
+#   engine/ includes nothing from loaders/ (the writers included) or tools/, and each of its stages
+#   only the stages below it: model -> match -> placement -> batch -> schedule (engine/*/README.md);
+#   engine/ has no source file outside its stage folders;
 #   loaders/ outside writers/ include of engine/schedule/ only the configuration (policy.hpp, events.hpp),
 #   never the simulator.
 # Usage: layering.sh SOURCE_DIR. Prints each offending include (file:line) and exits 1, else prints a count.
@@ -21,6 +23,15 @@ forbid kernels 'engine/|loaders/|tools/|datasets/' "kernels/ knows nothing of th
 forbid engine 'loaders/|tools/' "engine/ knows nothing of files: loaders feed it, writers read it"
 forbid loaders 'engine/schedule/(simulation|world|moab|backfill|reservation|availability|throttles|fbsng|wait_queue)' \
   "a loader reads the policy (engine/schedule/policy.hpp), never the simulator" writers
+forbid engine/model 'engine/(match|placement|batch|schedule)/' "model/ is the data every stage reads: it knows no stage"
+forbid engine/match 'engine/(placement|batch|schedule)/' "match/ decides eligibility from the model alone"
+forbid engine/placement 'engine/(batch|schedule)/' "placement/ places one job: it knows no batch and no time"
+forbid engine/batch 'engine/schedule/' "batch/ is one batch of jobs: it knows no time"
+loose=$(find engine -maxdepth 1 -name '*.[ch]pp')
+if [ -n "$loose" ]; then
+  printf '%s   <- engine/ holds its sources in stage folders (model, match, placement, batch, schedule)\n' $loose
+  bad=1
+fi
 files=$(find kernels engine loaders -name '*.hpp' -o -name '*.cpp' | wc -l)
 [ $bad -eq 0 ] && echo "layering: $files files, every include in its layer"
 exit $bad

@@ -29,7 +29,7 @@
 #include <CLI/CLI.hpp>
 
 #include "datasets/synth/synthetic.hpp"
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/formats.hpp"
 #include "loaders/policy.hpp"

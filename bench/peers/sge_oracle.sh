@@ -8,7 +8,7 @@
 #   bash bench/peers/sge_oracle.sh ask-global requests_global.txt   # the same with global values
 #   bash bench/peers/sge_oracle.sh teardown              # stop the qmaster, remove the hosts block
 #
-# The farm (the same one tests/engine/test_sge_semantics.cpp builds for colmatch): four simulated exec
+# The farm (the same one tests/engine/match/test_sge_semantics.cpp builds for colmatch): four simulated exec
 # hosts in one queue all.q, with the complexes and values below. For each request the TSV has:
 # request, qselect -l's queue instances (sorted, comma-separated; "-" for none; "error: ..." when SGE
 # refuses the request), and qsub -w v's verdict on an empty cluster ("ok" or "refused").

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/columns.hpp"
-#include "engine/request.hpp"
+#include "engine/model/columns.hpp"
+#include "engine/model/request.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "engine/schedule/wait_queue.hpp"
 #include "engine/schedule/world.hpp"

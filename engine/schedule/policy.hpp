@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/columns.hpp"
-#include "engine/dispatch.hpp"
+#include "engine/model/columns.hpp"
+#include "engine/placement/placer.hpp"
 
 namespace colmatch {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/eligibility.hpp"
+#include "engine/match/eligibility.hpp"
 #include "engine/schedule/world.hpp"
 
 namespace colmatch {

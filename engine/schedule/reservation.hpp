@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/dispatch.hpp"
+#include "engine/placement/placer.hpp"
 #include "engine/schedule/pool_profile.hpp"
 
 namespace colmatch {

@@ -44,7 +44,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/dispatch.hpp"
+#include "engine/placement/placer.hpp"
 #include "engine/schedule/events.hpp"
 #include "engine/schedule/policy.hpp"
 

@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "engine/per_job.hpp"
+#include "engine/model/per_job.hpp"
 
 namespace colmatch {
 

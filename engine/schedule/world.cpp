@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 
 namespace colmatch {
 

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/dispatch.hpp"
+#include "engine/placement/placer.hpp"
 #include "engine/schedule/availability.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "engine/schedule/throttles.hpp"

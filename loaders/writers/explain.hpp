@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "loaders/dataset.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/dataset.hpp"
 
 namespace colmatch::writers {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/dataset.hpp"
 
 namespace colmatch::fuzz {

@@ -1,4 +1,4 @@
-// libFuzzer target: Altair Accelerator resource lists (engine/vov.hpp). The input is a job's resource
+// libFuzzer target: Altair Accelerator resource lists (engine/model/vov.hpp). The input is a job's resource
 // list, then --8<-- and definitions, one per line: a map `NAME=EXPR` (or `NAME#COUNT`), a `$` resource
 // `$NAME=LIST`, a tasker symbol `@NAME=LIST`; the list must parse or be refused with a ResourceError,
 // print back to an equal list, and expand (maps that loop, nest deep or run out included, `$`
@@ -7,7 +7,7 @@
 // should its walk meet a cycle, the outcomes per combination of the maps before it, within their bounds.
 #include <string>
 
-#include "engine/vov.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/vov.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 

@@ -1,7 +1,7 @@
 // libFuzzer target: the Tcl subset of Accelerator's taskers.tcl and resources.tcl (loaders/vov_tcl.hpp).
 // Every input is read or refused with a LoadError; each tasker's resource list is then parsed as a
 // tasker's, each map as a job's (refusals are clean too).
-#include "engine/vov.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/vov_tcl.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 

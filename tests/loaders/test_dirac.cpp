@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/dirac.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"

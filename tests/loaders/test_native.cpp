@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
 #include "loaders/policy.hpp"

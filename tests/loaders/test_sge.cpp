@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/line_reader.hpp"
 #include "loaders/sge.hpp"
 

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/slurm.hpp"
 #include "loaders/slurm_scontrol_job.hpp"

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/traces.hpp"
 #include "tests/reference/naive_matcher.hpp"

@@ -11,9 +11,9 @@
 #include <tbb/global_control.h>
 #include <zlib.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "engine/schedule/simulation.hpp"
-#include "engine/vov.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
 #include "loaders/policy.hpp"

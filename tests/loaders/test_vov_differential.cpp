@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "loaders/native.hpp"
 #include "loaders/vov.hpp"

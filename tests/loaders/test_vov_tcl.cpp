@@ -2,7 +2,7 @@
 // and that anything else is an error naming file, line and command.
 #include <gtest/gtest.h>
 
-#include "engine/vov.hpp"
+#include "engine/model/vov.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/vov_tcl.hpp"
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <map>
 
-#include "engine/wildcard.hpp"
+#include "engine/model/wildcard.hpp"
 
 namespace colmatch::naive {
 

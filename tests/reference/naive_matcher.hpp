@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "engine/dispatch.hpp"
+#include "engine/batch/dispatch.hpp"
 
 namespace colmatch::naive {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "engine/vov.hpp"
+#include "engine/model/vov.hpp"
 
 namespace colmatch::naive {
 namespace {

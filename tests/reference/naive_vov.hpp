@@ -1,6 +1,6 @@
 // The reference for Altair Accelerator farms (issue 10): a naive per-job expander and matcher. Each job's
 // list is expanded on its own (no sharing between jobs), by recursion over the resource names, following
-// seed 000 as colmatch reads it (engine/vov.hpp): appended Priority:, Tool:, User:, Group:, `$`
+// seed 000 as colmatch reads it (engine/model/vov.hpp): appended Priority:, Tool:, User:, Group:, `$`
 // resources, maps replaced until a name is in none, counted maps held, cycles, the depth count of 30,
 // TIMELEFT. The expanded expression is then evaluated against every tasker's own resource list, and the
 // job goes to the eligible tasker with room and the greatest power (ties: the one defined first). No

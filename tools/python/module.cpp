@@ -12,7 +12,7 @@
 
 #include <tbb/global_control.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/formats.hpp"

@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/catalog.hpp"
-#include "engine/columns.hpp"
+#include "engine/model/catalog.hpp"
+#include "engine/model/columns.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "tests/engine/schedule/sim_checker.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/catalog.hpp"
-#include "engine/columns.hpp"
+#include "engine/model/catalog.hpp"
+#include "engine/model/columns.hpp"
 
 namespace colmatch {
 namespace {

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/matcher.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/writers/results.hpp"
 #include "loaders/writers/text.hpp"
 

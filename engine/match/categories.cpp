@@ -1,0 +1,526 @@
+#include "engine/match/categories.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include <tbb/parallel_for.h>
+
+#include "engine/model/hash_slots.hpp"
+
+namespace colmatch {
+
+namespace {
+
+// Whether `d` is the built-in `slots` consumable.
+bool is_slots(const AttributeDef& d) noexcept { return d.name == "slots"; }
+
+// The consumables every job is charged without requesting them, by increasing index: `slots` (one per
+// slot) and those with a nonzero default amount.
+std::vector<uint32_t> charged_by_default(const Catalog& catalog) {
+  std::vector<uint32_t> out;
+  const auto& cons = catalog.consumables();
+  for (uint32_t k = 0; k < cons.size(); ++k) {
+    const AttributeDef& d = catalog.at(cons[k]);
+    if (is_slots(d) || d.default_amount.value_or(0.0) != 0) out.push_back(k);
+  }
+  return out;
+}
+
+// A job's requested amount of each consumable it requests or is charged by default (`defaults`,
+// charged_by_default), NaN where it requested none: `fn(k, a)` by increasing k. One pass over the
+// job's entries (in consumable order) and the defaults: what a job costs is what it asks and the
+// defaults, not the farm's consumable count (an Accelerator farm's counted maps, seed 000).
+template <typename Fn>
+void each_amount(std::span<const uint32_t> defaults, std::span<const JobAmounts::Entry> entries, Fn&& fn) {
+  constexpr uint32_t kEnd = std::numeric_limits<uint32_t>::max();
+  size_t e = 0, d = 0;
+  while (e < entries.size() || d < defaults.size()) {
+    const uint32_t ke = e < entries.size() ? entries[e].consumable : kEnd;
+    const uint32_t kd = d < defaults.size() ? defaults[d] : kEnd;
+    if (ke <= kd) {
+      fn(ke, entries[e++].amount);
+      d += kd == ke;
+    } else {
+      fn(kd, std::numeric_limits<double>::quiet_NaN());
+      ++d;
+    }
+  }
+}
+
+// The charge of a job of `slots` slots requesting `entries`: per-slot amounts x slots, per-job amounts
+// once; a consumable it does not request charges its catalog default (or 0); one named "slots"
+// charges the slot count.
+ChargeVector need_of(const Catalog& catalog, std::span<const uint32_t> defaults,
+                     std::span<const JobAmounts::Entry> entries, double slots) {
+  const auto& cons = catalog.consumables();
+  std::vector<ChargeVector::Entry> out;
+  each_amount(defaults, entries, [&](uint32_t k, double a) {
+    const AttributeDef& d = catalog.at(cons[k]);
+    if (std::isnan(a)) {
+      if (is_slots(d)) {
+        out.push_back({k, slots});  // the built-in slots consumable is charged once per slot
+        return;
+      }
+      a = d.default_amount.value_or(0.0);
+    }
+    out.push_back({k, (d.scope == ConsumeScope::PerSlot && !is_slots(d)) ? a * slots : a});
+  });
+  return ChargeVector(static_cast<uint32_t>(cons.size()), std::move(out));
+}
+
+// The charges of one $fill_up job: per slot instance (per-slot amounts, 1 of "slots") and once per job
+// on its master tasker (per-job amounts, defaults applied).
+void fill_up_need(const Catalog& catalog, std::span<const uint32_t> defaults, const JobTable& jobs, uint32_t j,
+                  ChargeVector& per_instance, ChargeVector& per_job) {
+  const auto& cons = catalog.consumables();
+  std::vector<ChargeVector::Entry> instance, job;
+  each_amount(defaults, jobs.amount.of(j), [&](uint32_t k, double a) {
+    const AttributeDef& d = catalog.at(cons[k]);
+    if (is_slots(d)) {
+      if (std::isnan(a)) instance.push_back({k, 1});
+      else job.push_back({k, a});
+      return;
+    }
+    const double amount = std::isnan(a) ? d.default_amount.value_or(0.0) : a;
+    if (d.scope == ConsumeScope::PerSlot) instance.push_back({k, amount});
+    else job.push_back({k, amount});
+  });
+  per_instance = ChargeVector(static_cast<uint32_t>(cons.size()), std::move(instance));
+  per_job = ChargeVector(static_cast<uint32_t>(cons.size()), std::move(job));
+}
+
+// The charge kinds of job j (one per consumable) under Son of Grid Engine 8.1.9's reading; `out` left
+// empty under GridEngineReading::Design60 or when every kind is Everywhere (then it costs the job's
+// entries and the defaults, not the consumable count).
+void job_charge_kinds(const Catalog& catalog, std::span<const uint32_t> defaults, const JobTable& jobs, uint32_t j,
+                      std::vector<ChargeKind>& out) {
+  out.clear();
+  if (catalog.reading != GridEngineReading::SoGE819) return;
+  const auto& cons = catalog.consumables();
+  std::vector<std::pair<uint32_t, ChargeKind>> differ;
+  each_amount(defaults, jobs.amount.of(j), [&](uint32_t k, double a) {
+    const AttributeDef& d = catalog.at(cons[k]);
+    if (is_slots(d)) return;  // the slot count, never a default
+    if (std::isnan(a) && d.default_amount.value_or(0.0) > 0) differ.emplace_back(k, ChargeKind::WhereDefined);
+    else if (a == 0) differ.emplace_back(k, ChargeKind::DefinedOnly);
+  });
+  if (differ.empty()) return;
+  out.assign(cons.size(), ChargeKind::Everywhere);
+  for (const auto& [k, kind] : differ) out[k] = kind;
+}
+
+}  // namespace
+
+uint64_t fnv1a(std::string_view data, uint64_t h) noexcept {
+  for (const unsigned char ch : data) h = (h ^ ch) * 1099511628211ULL;
+  return h;
+}
+
+namespace {
+constexpr size_t kDenseChargeKey = 16;
+}  // namespace
+
+namespace {
+
+// A job's raw key is its request, soft request, slots, rule and the amounts as requested; a category's
+// key starts with the first four (key_head), then its charges.
+// The request indices and the choice index (first 12 bytes) are run-specific; the rest is content.
+constexpr size_t kKeyIndices = 3 * sizeof(uint32_t);
+void key_head(uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule, std::string& key) {
+  key.assign(reinterpret_cast<const char*>(&request), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&soft), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&choice), sizeof(uint32_t));
+  key.append(reinterpret_cast<const char*>(&slots), sizeof(uint32_t));
+  key.push_back(static_cast<char>(rule));
+}
+void key_head(const JobTable& jobs, uint32_t j, std::string& key) {
+  key_head(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], key);
+}
+
+// The charges part of a category's key: every value while the consumables are few (the key every format
+// had so far), only the nonzero ones with their index when there are many (an Accelerator farm has a
+// consumable per counted resource map, and most jobs charge few of them: the key stays small).
+void key_charges(const ChargeVector& need, const ChargeVector& once, size_t width, std::string& key);
+
+// A category's key after its head: its charges, their kinds (empty: every one Everywhere, the key as before)
+// and its fit unit (none: the key as before).
+void key_body(const ChargeVector& need, const ChargeVector& once, size_t width, const std::vector<ChargeKind>& kinds,
+              const JobTable::FitUnit& fit, std::string& key) {
+  key_charges(need, once, width, key);
+  for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
+  if (fit.fit > 0) {
+    key.push_back('\x1f');
+    key.append(reinterpret_cast<const char*>(&fit), sizeof fit);
+  }
+}
+
+// A list of node picks' content: each pick's request text, count and apart flag (what makes two lists alike).
+std::string node_pick_content(const JobTable& jobs, uint32_t list) {
+  std::string out;
+  for (const JobTable::NodePick& p : jobs.node_picks[list]) {
+    for (const uint32_t r : p.requests) {
+      out += jobs.request_text[r];
+      out += '\0';
+    }
+    out += '\1';
+    out.append(reinterpret_cast<const char*>(&p.count), sizeof p.count);
+    out.push_back(p.apart ? '1' : '0');
+  }
+  return out;
+}
+
+// A choice's content: its solutions' request texts and amounts (what makes two choices alike).
+std::string choice_content(const JobTable& jobs, uint32_t ch) {
+  std::string out;
+  if (ch == kNone) return out;
+  const JobTable::Choice& c = jobs.choices[ch];
+  auto entry = [&](const JobAmounts::Entry& e) {
+    out.append(reinterpret_cast<const char*>(&e.consumable), sizeof e.consumable);
+    out.append(reinterpret_cast<const char*>(&e.amount), sizeof e.amount);
+  };
+  for (size_t i = 0; i < c.request.size(); ++i) {
+    out += '\x1e';
+    out += jobs.request_text[c.request[i]];
+    for (const JobAmounts::Entry& e : c.amounts[i]) entry(e);
+  }
+  if (c.outcome.empty()) return out;
+  out += '\x1d';
+  for (const JobAmounts::Entry& e : c.gate) entry(e);
+  for (const JobTable::Choice::Outcome& o : c.outcome) {
+    out += static_cast<char>('0' + static_cast<int>(o.kind));
+    for (const uint32_t s : o.solutions) out.append(reinterpret_cast<const char*>(&s), sizeof s);
+    out.append(reinterpret_cast<const char*>(&o.wait_on), sizeof o.wait_on);
+    out += o.why;
+    out += '\x1f';
+  }
+  return out;
+}
+
+// One step of a multiply-xorshift mix (splitmix64's finalizer).
+uint64_t mix(uint64_t h, uint64_t v) noexcept {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+// A hash of each row of requested amounts (equal amounts, equal hashes), computed once per row: the
+// copies of one prototype (an Accelerator farm's million jobs, some thousand kinds) share a row.
+std::vector<uint64_t> row_hashes(const JobAmounts& amounts) {
+  std::vector<uint64_t> out(amounts.rows());
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, static_cast<uint32_t>(out.size()), 4096),
+                    [&](const tbb::blocked_range<uint32_t>& range) {
+                      for (uint32_t r = range.begin(); r < range.end(); ++r) {
+                        uint64_t h = 0;
+                        for (const JobAmounts::Entry& e : amounts.row_entries(r)) {
+                          uint64_t bits = 0;
+                          std::memcpy(&bits, &e.amount, sizeof bits);
+                          h = mix(h, bits ^ (uint64_t{e.consumable} << 52));
+                        }
+                        out[r] = h;
+                      }
+                    });
+  return out;
+}
+
+// A job's raw key as a table of raw keys keeps it beside the job showing it: the fields compared
+// first, without a look at that job's columns (a cache miss each in a million jobs), then the amounts,
+// equal at once when the rows are one.
+struct RawFields {
+  uint32_t request = 0, soft = 0, slots = 0, row = 0, choice = kNone;
+  AllocationRule rule{};
+  JobTable::FitUnit fit_unit{};
+  uint32_t node_pick = kNone;
+  JobTable::Fallback fallback{};
+  static RawFields of(const JobTable& jobs, uint32_t j) noexcept {
+    return {jobs.request[j], jobs.soft[j],        jobs.slots[j],        jobs.amount.row(j), jobs.choice_of(j),
+            jobs.rule[j],    jobs.fit_unit_of(j), jobs.node_pick_of(j), jobs.fallback_of(j)};
+  }
+};
+
+// A hash of a job's raw key (equal raw keys, equal hashes), from its fields and its row's hash.
+uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noexcept {
+  uint64_t h = mix(f.request, (uint64_t{f.soft} << 32) | f.slots);
+  h = mix(h, (uint64_t{f.choice} << 8) | static_cast<uint64_t>(f.rule));
+  if (f.fit_unit.fit > 0)
+    h = mix(h, std::bit_cast<uint64_t>(f.fit_unit.fit) ^ std::bit_cast<uint64_t>(f.fit_unit.limit) ^
+                   (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1));
+  if (f.node_pick != kNone) h = mix(h, 0x9e3779b97f4a7c15ULL ^ f.node_pick);
+  if (f.fallback.request != kNone) h = mix(h, (uint64_t{f.fallback.request} << 32) | f.fallback.soft);
+  return mix(h, row_hash[f.row]);
+}
+
+// Raw keys met, by raw_hash: each the fields of its key, a job showing it and a value (a piece's raw
+// key index, or a category); a hit is checked field by field and amount by amount, so hashes may
+// collide.
+class RawTable {
+ public:
+  /// The value of job j's raw key (fields `f`), or kNone with `slot` where to insert() it.
+  uint32_t find(const JobTable& jobs, uint32_t j, const RawFields& f, uint64_t h, size_t& slot) const noexcept {
+    const Entry* e = slots_.find(
+        h,
+        [&](const Entry& x) {
+          if (x.fields.request != f.request || x.fields.soft != f.soft || x.fields.slots != f.slots ||
+              x.fields.rule != f.rule || x.fields.choice != f.choice || !(x.fields.fit_unit == f.fit_unit) ||
+              x.fields.node_pick != f.node_pick || !(x.fields.fallback == f.fallback))
+            return false;
+          if (x.fields.row == f.row) return true;
+          const auto a = jobs.amount.of(j), b = jobs.amount.of(x.job);  // the amounts bit for bit
+          return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& p, const auto& q) {
+                   return p.consumable == q.consumable && std::memcmp(&p.amount, &q.amount, sizeof(double)) == 0;
+                 });
+        },
+        slot);
+    return e == nullptr ? kNone : e->value;
+  }
+  void insert(size_t slot, uint64_t h, uint32_t j, const RawFields& f, uint32_t value) {
+    slots_.insert(slot, h, {f, j, value});
+  }
+
+ private:
+  struct Entry {
+    RawFields fields;
+    uint32_t job = kNone, value = kNone;
+    bool empty() const noexcept { return job == kNone; }
+  };
+  HashSlots<Entry> slots_;
+};
+
+}  // namespace
+
+namespace {
+void key_charges(const ChargeVector& need, const ChargeVector& once, size_t width, std::string& key) {
+  const bool sparse = width > kDenseChargeKey;
+  for (const ChargeVector* vec : {&need, &once}) {
+    if (sparse) {
+      for (const ChargeVector::Entry& e : vec->nonzero()) {
+        const double z = e.amount + 0.0;  // -0.0 and 0.0 are one key
+        key.append(reinterpret_cast<const char*>(&e.k), sizeof(uint32_t));
+        key.append(reinterpret_cast<const char*>(&z), sizeof(double));
+      }
+      key.push_back('|');
+      continue;
+    }
+    for (uint32_t k = 0; k < width; ++k) {
+      const double z = (*vec)[k] + 0.0;
+      key.append(reinterpret_cast<const char*>(&z), sizeof(double));
+    }
+  }
+}
+}  // namespace
+
+Categories categorize(const Catalog& catalog, const JobTable& jobs) {
+  Categories c;
+  c.of_job.assign(jobs.size(), kNone);
+  // Two levels: jobs with the same raw key (request, soft request, slots, rule and the amounts as
+  // requested) are one category without computing their charges; a raw key seen for the first time
+  // computes them and finds its category by the full key (two raw keys may charge alike: an amount
+  // requested equal to the default). The raw key costs what the job requested, not the farm's
+  // consumable count.
+  // Pass 1, in parallel over pieces of jobs: each piece's distinct raw keys in the order they appear,
+  // with their first job, hash and job count, and each job's index among them. Raw keys are compared
+  // field by field (RawTable), never built.
+  constexpr size_t kPiece = 65536;
+  struct Piece {
+    std::vector<uint64_t> hash;
+    std::vector<uint32_t> first_job, jobs;
+  };
+  std::vector<Piece> pieces((jobs.size() + kPiece - 1) / kPiece);
+  std::vector<uint32_t> local(jobs.size(), kNone);
+  const std::vector<uint64_t> row_hash = row_hashes(jobs.amount);
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
+    Piece& piece = pieces[p];
+    RawTable seen;
+    const size_t end = std::min(jobs.size(), (p + 1) * kPiece);
+    for (size_t j = p * kPiece; j < end; ++j) {
+      const auto job = static_cast<uint32_t>(j);
+      if (jobs.rejected(job)) continue;
+      const RawFields f = RawFields::of(jobs, job);
+      const uint64_t h = raw_hash(f, row_hash);
+      size_t slot = 0;
+      uint32_t r = seen.find(jobs, job, f, h, slot);
+      if (r == kNone) {
+        r = static_cast<uint32_t>(piece.first_job.size());
+        seen.insert(slot, h, job, f, r);
+        piece.hash.push_back(h);
+        piece.first_job.push_back(job);
+        piece.jobs.push_back(0);
+      }
+      local[j] = r;
+      ++piece.jobs[r];
+    }
+  });
+  // Pass 2, in piece order (so categories are numbered as the jobs first show them): a raw key met for
+  // the first time finds its category from its first job's charges.
+  std::unordered_map<std::string, uint32_t> index;
+  RawTable raw_index;
+  const std::vector<uint32_t> defaults = charged_by_default(catalog);
+  const size_t width = catalog.consumables().size();
+  const ChargeVector none(static_cast<uint32_t>(width), {});
+  ChargeVector need, once;
+  std::vector<ChargeKind> kinds;
+  std::string key;
+  std::vector<std::vector<uint32_t>> category_of(pieces.size());
+  std::vector<uint32_t> pick_list;  // per job category, up to the last with node picks: its JobTable::node_picks
+  struct FallbackOf {
+    JobTable::Fallback fallback{};
+    JobTable::FitUnit fit_unit{};
+  };
+  std::vector<FallbackOf> fallback_of;  // per job category, up to the last with a fallback
+  // The category of `key` (as built), added if new.
+  auto intern = [&](uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
+                    const ChargeVector& unit, const ChargeVector& master, const std::vector<ChargeKind>& charge_kinds) {
+    auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
+    if (fresh) {
+      c.request.push_back(request);
+      c.soft.push_back(soft);
+      c.slots.push_back(slots);
+      c.unit_charge.push_back(unit);
+      // ($pe_slots: none, and no vector: a farm of many consumables pays its width once a category)
+      c.master_charge.push_back(spreads(rule) ? master : ChargeVector{});
+      c.charge_kind.push_back(charge_kinds);
+      c.rule.push_back(rule);
+      c.choice.push_back(choice);
+      // The content: the request texts, then the slot count, rule and charges, then the choice's
+      // solutions; the indices (first kKeyIndices bytes of `key`) are run-specific, the texts are not.
+      const std::string& text = jobs.request_text[request];
+      const std::string_view rest(key.data() + kKeyIndices, key.size() - kKeyIndices);
+      const std::string solutions = choice_content(jobs, choice);
+      uint64_t h = fnv1a(text);
+      if (soft != 0) h = fnv1a(jobs.request_text[soft], h ^ 0x5f);
+      h = fnv1a(rest, h);
+      if (!solutions.empty()) h = fnv1a(solutions, h ^ 0x3c);
+      c.hash.push_back(h);
+      std::string content = text;
+      content += '\0';
+      if (soft != 0) content += jobs.request_text[soft];
+      content += '\0';
+      content += rest;
+      content += solutions;
+      c.key.push_back(std::move(content));
+      c.job_count.push_back(0);
+    }
+    return it->second;
+  };
+  auto set_fit_unit = [&](uint32_t cat, const JobTable::FitUnit& fit) {  // (none: no column)
+    if (fit.fit <= 0) return;
+    c.fit_unit.resize(c.size());
+    c.fit_unit[cat] = fit;
+  };
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    Piece& piece = pieces[p];
+    category_of[p].resize(piece.first_job.size());
+    for (size_t r = 0; r < piece.first_job.size(); ++r) {
+      const uint32_t j = piece.first_job[r];
+      const RawFields f = RawFields::of(jobs, j);
+      size_t slot = 0;
+      uint32_t cat = raw_index.find(jobs, j, f, piece.hash[r], slot);
+      if (cat == kNone) {
+        const bool fill = spreads(jobs.rule[j]);
+        if (fill) {
+          fill_up_need(catalog, defaults, jobs, j, need, once);
+        } else {
+          need = need_of(catalog, defaults, jobs.amount.of(j), jobs.slots[j]);
+          once = none;
+        }
+        key_head(jobs, j, key);
+        job_charge_kinds(catalog, defaults, jobs, j, kinds);  // empty unless some kind differs
+        key_body(need, once, width, kinds, f.fit_unit, key);
+        if (f.node_pick != kNone) {  // (none: the key as before)
+          key.push_back('\x1e');
+          key += node_pick_content(jobs, f.node_pick);
+        }
+        if (f.fallback.request != kNone) {  // (none: the key as before)
+          key.push_back('\x1d');
+          key += jobs.request_text[f.fallback.request];
+          key.push_back('\0');
+          if (f.fallback.soft != 0) key += jobs.request_text[f.fallback.soft];
+        }
+        cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
+        set_fit_unit(cat, f.fit_unit);
+        if (f.node_pick != kNone) {
+          pick_list.resize(c.size(), kNone);
+          pick_list[cat] = f.node_pick;
+        }
+        if (f.fallback.request != kNone) {
+          fallback_of.resize(c.size());
+          fallback_of[cat] = {f.fallback, f.fit_unit};
+        }
+        raw_index.insert(slot, piece.hash[r], j, f, cat);
+      }
+      category_of[p][r] = cat;
+      c.job_count[cat] += piece.jobs[r];
+    }
+  }
+  // The solutions of the categories that choose (JobTable::Choice): each a category of its own (one
+  // with no job when no job asks for it alone), after every job's category.
+  c.solutions.resize(c.size());
+  const size_t job_categories = c.size();
+  std::vector<std::vector<uint32_t>> solutions_of_choice(jobs.choices.size());
+  for (size_t x = 0; x < job_categories; ++x) {
+    const uint32_t ch = c.choice[x];
+    if (ch == kNone) continue;
+    if (solutions_of_choice[ch].empty()) {
+      const JobTable::Choice& choice = jobs.choices[ch];
+      for (size_t i = 0; i < choice.request.size(); ++i) {
+        need = need_of(catalog, defaults, choice.amounts[i], c.slots[x]);
+        key_head(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, key);
+        key_charges(need, none, width, key);
+        solutions_of_choice[ch].push_back(
+            intern(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, need, none, {}));
+      }
+    }
+    c.solutions[x] = solutions_of_choice[ch];
+  }
+  // The node picks of the categories that have some (JobTable::NodePick): each pick's request with one slot of
+  // the picking category's charges is a category of its own, after the solutions.
+  for (size_t x = 0; x < pick_list.size(); ++x) {
+    if (pick_list[x] == kNone) continue;
+    const ChargeVector unit = c.unit_charge[x];  // (a copy: intern grows the vectors)
+    const std::vector<ChargeKind> unit_kinds = c.charge_kind[x];
+    std::vector<Categories::NodePick> picks;
+    for (const JobTable::NodePick& p : jobs.node_picks[pick_list[x]]) {
+      Categories::NodePick pick{{}, p.count, p.apart};
+      for (const uint32_t r : p.requests) {
+        key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key);
+        key_body(unit, none, width, unit_kinds, {}, key);
+        pick.tiers.push_back(intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none, unit_kinds));
+      }
+      picks.push_back(std::move(pick));
+    }
+    c.node_picks.resize(x + 1);
+    c.node_picks[x] = std::move(picks);
+  }
+  // The fallbacks (JobTable::Fallback): the fallback request and soft request with the category's slots, rule,
+  // charges and fit unit, a category of their own.
+  for (size_t x = 0; x < fallback_of.size(); ++x) {
+    const auto [fb, fit] = fallback_of[x];
+    if (fb.request == kNone) continue;
+    const ChargeVector unit = c.unit_charge[x], master = spreads(c.rule[x]) ? c.master_charge[x] : none;
+    const std::vector<ChargeKind> kinds_x = c.charge_kind[x];
+    const uint32_t slots = c.slots[x];
+    const AllocationRule rule = c.rule[x];
+    key_head(fb.request, fb.soft, kNone, slots, rule, key);
+    key_body(unit, master, width, kinds_x, fit, key);
+    const uint32_t f = intern(fb.request, fb.soft, kNone, slots, rule, unit, master, kinds_x);
+    set_fit_unit(f, fit);
+    c.fallback.resize(x + 1, kNone);
+    c.fallback[x] = f;
+  }
+  c.solutions.resize(c.size());
+  // Pass 3, in parallel: each job's category.
+  tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
+    const size_t end = std::min(jobs.size(), (p + 1) * kPiece);
+    for (size_t j = p * kPiece; j < end; ++j)
+      if (local[j] != kNone) c.of_job[j] = category_of[p][local[j]];
+  });
+  return c;
+}
+
+}  // namespace colmatch

@@ -1,0 +1,254 @@
+// One job's placement (Placer, placer.hpp): the categories' charge tables, try_place and plan (which
+// place each allocation rule: $pe_slots and Altair Accelerator's choices here, $fill_up in fill_up.cpp,
+// Slurm's node choices in slurm_node_choice.cpp), and how many slot instances a tasker takes. The batch
+// walk over many jobs is dispatch.cpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "engine/placement/placer.hpp"
+
+namespace colmatch {
+
+DispatchCursors::DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible)
+    : pos_(cats.size()), exhausted_(cats.size(), 0) {
+  for (size_t c = 0; c < cats.size(); ++c) init(c, eligible[c]);
+}
+
+void DispatchCursors::sync(const Capacity& capacity) {
+  if (capacity.epoch() == epoch_) return;
+  for (auto& p : pos_) std::fill(p.begin(), p.end(), 0);
+  std::fill(exhausted_.begin(), exhausted_.end(), 0);
+  epoch_ = capacity.epoch();
+}
+
+void DispatchCursors::init(size_t c, const CategoryEligibility& e) {
+  pos_[c].assign(std::max<size_t>(1, e.tiers.size()), 0);
+  exhausted_[c] = 0;
+}
+
+std::shared_ptr<const Placer::Tables> Placer::tables_for(const Categories& cats, const Capacity& capacity) {
+  auto t = std::make_shared<Tables>();
+  t->charges.reserve(cats.size());
+  for (size_t c = 0; c < cats.size(); ++c) {
+    t->charges.push_back(capacity.charges(cats.unit_charge[c]));
+    bool queue_only = true;
+    std::vector<Tables::Term>& terms = t->terms.emplace_back();
+    each_of_both(cats.unit_charge[c], cats.master_charge[c], [&](uint32_t k, double inst, double once) {
+      if (inst > 0 || once > 0) {
+        if (capacity.shared(k)) queue_only = false;
+        terms.push_back({k, inst, once});
+      }
+      return true;
+    });
+    // a category that chooses may charge any of its solutions' pools (counted maps: global ones)
+    if (cats.chooses(c)) queue_only = false;
+    t->all_queue_only.push_back(queue_only);
+    std::vector<uint32_t>& filter = t->room_filter.emplace_back();
+    if (queue_only)
+      for (const Tables::Term& x : terms)
+        if (x.inst > 0 && x.once >= 0 && !capacity.queue_free(x.k).empty()) filter.push_back(x.k);
+    const bool single = queue_only && terms.size() == 1 && terms[0].inst > 0 && terms[0].once == 0 &&
+                        !capacity.queue_free(terms[0].k).empty();
+    t->single.push_back(single ? terms[0] : Tables::Term{});
+  }
+  return t;
+}
+
+Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+               const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors,
+               Capacity::Ledger* ledger)
+    : Placer(taskers, jobs, cats, eligible, capacity, cursors, ledger, tables_for(cats, capacity)) {}
+
+Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categories& cats,
+               const std::vector<CategoryEligibility>& eligible, Capacity& capacity, DispatchCursors* cursors,
+               Capacity::Ledger* ledger, std::shared_ptr<const Tables> tables)
+    : taskers_(taskers),
+      jobs_(jobs),
+      cats_(cats),
+      eligible_(eligible),
+      cap_(capacity),
+      ledger_(ledger != nullptr ? *ledger : capacity.ledger()),
+      cursors_(cursors),
+      tables_(std::move(tables)),
+      charges_(tables_->charges),
+      all_queue_only_(tables_->all_queue_only),
+      terms_(tables_->terms),
+      room_filter_(tables_->room_filter),
+      single_(tables_->single) {}
+
+bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
+  const uint32_t c = cats_.of_job[j];
+  cap_.begin(ledger_);
+  may_pass_ = false;
+  never_ = false;
+  const bool ok = !cats_.node_picks_of(c).empty() ? place_picks(j, c, out)
+                  : cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
+                      ? place_consecutive(j, c, out)
+                  : slurm_tasks(c, policy) ? place_tasks(j, c, out)
+                  : spreads(cats_.rule[c]) ? place_fill_up(j, c, out)
+                  : cats_.chooses(c)       ? place_choice(j, c, policy, out)
+                                           : place_pe_slots(j, c, policy, out);
+  if (!ok) cap_.rollback(ledger_);
+  else ++placements_;
+  return ok;
+}
+
+bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
+  const uint32_t c = cats_.of_job[j];
+  if (!spreads(cats_.rule[c]) || !all_queue_only_[c] || !cats_.node_picks_of(c).empty() || slurm_tasks(c, policy) ||
+      (cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit)) {
+    if (!try_place(j, policy, out)) return false;
+    cap_.rollback(ledger_);
+    return true;
+  }
+  planning_ = true;
+  const bool ok = place_fill_up(j, c, out);
+  planning_ = false;
+  return ok;
+}
+
+// $pe_slots: all slots on one tasker with room for the whole charge, chosen by `policy` within the
+// first soft tier that has one. GreatestPower walks the tier in rank order from the category's cursor,
+// which moves to the tasker found (or past the end); the others look at every eligible tasker.
+bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
+  double key = 0;
+  size_t t = elig(c).eligible.universe();
+  // ConsecutiveBestFit, the batch's walk: when the last placement of all was this category's on tasker
+  // x and x still has room, x is the answer again (its run's sum and its own free only went down; no
+  // other tasker changed)
+  const bool again = policy == AllocationPolicy::ConsecutiveBestFit && committed_walk_ && last_.category == c &&
+                     last_.placements == placements_ && cap_.fits(charges_[c], last_.tasker);
+  if (again) t = last_.tasker;
+  else t = find_pe_slots(c, policy, key);
+  if (t >= elig(c).eligible.universe()) return false;
+  cap_.take(ledger_, charges_[c], static_cast<uint32_t>(t));
+  out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});
+  last_ = {c, static_cast<uint32_t>(t), placements_ + 1};  // try_place counts this placement
+  return true;
+}
+
+const JobTable::Choice::Outcome* Placer::gate_outcome(uint32_t j) const noexcept {
+  const JobTable::Choice* ch = gate_of(cats_, jobs_, cats_.of_job[j]);
+  return ch == nullptr ? nullptr : &ch->outcome[cap_.room_mask(ch->gate)];
+}
+
+// Each solution's tasker by the policy, the best of them; ties go to the solution first in order, which
+// is then the first that takes that tasker (for GreatestPower and FirstAvailable exactly: a solution
+// before it that took the tasker would have found it, or one before it, first).
+bool Placer::place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out) {
+  const size_t universe = elig(c).eligible.universe();
+  size_t best_t = universe;
+  uint32_t best_s = kNone;
+  double best_key = 0;
+  const std::vector<uint32_t>* allowed = nullptr;  // indices into the solutions (a gate's outcome)
+  if (const JobTable::Choice::Outcome* o = gate_outcome(j)) {
+    if (o->kind == JobTable::Choice::Outcome::Kind::Wait) return false;
+    if (o->kind == JobTable::Choice::Outcome::Kind::Remove) {
+      if (chosen_ != nullptr) (*chosen_)[j] = kNone;
+      return true;
+    }
+    allowed = &o->solutions;
+  }
+  const size_t n = allowed != nullptr ? allowed->size() : cats_.solutions[c].size();
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t s = cats_.solutions[c][allowed != nullptr ? (*allowed)[i] : i];
+    if (eligible_[s].eligible.count() == 0) continue;
+    double key = 0;
+    const size_t t = find_pe_slots(s, policy, key);
+    if (t >= universe) continue;
+    if (best_s == kNone || key < best_key) {
+      best_t = t;
+      best_s = s;
+      best_key = key;
+    }
+  }
+  if (best_s == kNone) return false;
+  cap_.take(ledger_, charges_[best_s], static_cast<uint32_t>(best_t));
+  out.push_back({static_cast<uint32_t>(best_t), jobs_.slots[j]});
+  if (chosen_ != nullptr) (*chosen_)[j] = best_s;
+  return true;
+}
+
+size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_out) {
+  const PreferenceTiers tiers(elig(c));
+  const auto& ch = charges_[c];
+  const size_t universe = tiers[0].universe();
+  if (cap_.global_full(ch)) {  // no tasker fits (a farm-wide licence or limit is used up): the walk
+    if (policy == AllocationPolicy::GreatestPower)  // would end past the last tasker of every tier
+      for (size_t v = 0; v < tiers.size(); ++v) cursor(c, v) = universe;
+    return universe;
+  }
+  size_t t = universe;
+  for (size_t v = 0; v < tiers.size() && t >= universe; ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    if (policy == AllocationPolicy::GreatestPower) {
+      size_t x = tier.next(cursor(c, v));
+      while (x < universe) {
+        if (cap_.block_full(ch, x >> 6)) {
+          x = tier.next(((x >> 6) + 1) << 6);
+          continue;
+        }
+        if (cap_.fits(ch, static_cast<uint32_t>(x))) break;
+        x = tier.next(x + 1);
+      }
+      cursor(c, v) = x;
+      t = x;
+      key_out = static_cast<double>(x);
+      continue;
+    }
+    if (policy == AllocationPolicy::ConsecutiveBestFit) {
+      t = consecutive_best_fit(c, tier, ch);
+      key_out = static_cast<double>(t);
+      continue;
+    }
+    double best = 0;
+    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+      if (cap_.block_full(ch, x >> 6)) {
+        x = (((x >> 6) + 1) << 6) - 1;
+        continue;
+      }
+      const auto tx = static_cast<uint32_t>(x);
+      if (!cap_.fits(ch, tx)) continue;
+      double key = 0;
+      if (policy == AllocationPolicy::FirstAvailable) {
+        key = taskers_.input_index[x];
+      } else {
+        for (const Charge& q : ch) key += (cap_.available(q.k, tx) - q.amount) / q.amount;
+        if (policy == AllocationPolicy::WorstFit) key = -key;
+      }
+      if (t >= universe || key < best) {
+        t = x;
+        best = key;
+      }
+    }
+    key_out = best;
+  }
+  return t;
+}
+
+uint32_t Placer::instances_of_terms(uint32_t c, uint32_t t, bool master, uint32_t want) const {
+  if (cap_.down(t)) return 0;
+  uint32_t n = cats_.rule[c] == AllocationRule::OnePerTasker ? std::min(want, 1u) : want;
+  const bool own = all_queue_only_[c] != 0;
+  for (const Tables::Term& x : terms_[c]) {  // the hot loop of $fill_up: no merge, no call per consumable
+    const double once = master ? x.once : 0.0, inst = x.inst;
+    if (once <= 0 && inst <= 0) continue;
+    // a tasker's own pool only: its free amount, 0 where it has none (which takes nothing, as NaN would)
+    const double free = own ? cap_.queue_free(x.k)[t] : cap_.available(x.k, t);
+    if (!std::isfinite(free)) {  // no pool defines it here (NaN; unbounded for an SGE 8.1.9 default)
+      const auto& kinds = cats_.charge_kind[c];
+      // a default takes nothing; a requested amount (a master's per-job one) needs the pool
+      if (kinds.empty() || kinds[x.k] != ChargeKind::WhereDefined) return 0;
+      continue;
+    }
+    const double a = free - once;
+    if (!(a >= 0) || (inst > 0 && !(a >= inst))) return 0;
+    if (inst <= 0) continue;
+    n = static_cast<uint32_t>(std::min<double>(n, whole(a, inst)));
+  }
+  return n;
+}
+
+}  // namespace colmatch

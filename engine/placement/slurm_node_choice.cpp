@@ -1,0 +1,434 @@
+// Slurm's node selection for the Placer (AllocationPolicy::ConsecutiveBestFit): slurmctld 22.05.8's
+// cons_tres _eval_nodes, as read in its source and checked job by job against the daemon (issue 26,
+// datasets/slurm): of the nodes with room, the lowest weight (greatest power here: a Slurm node's power
+// is -Weight); among them runs of nodes adjacent in Slurm's node table (name order); the run with the
+// fewest free CPUs in sum, its node with the fewest. A job of -N K takes K nodes from the best runs.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/placement/placer.hpp"
+
+namespace colmatch {
+
+namespace {
+// Slurm's choice of the next run (cons_tres _eval_nodes): one of a lower weight (a greater power) wins; among
+// equal weights a sufficient one over an insufficient best, a sufficient one with fewer free, or, as the code
+// has it, an insufficient one with more free. `run` and `best` are (power, sufficient, free).
+struct RunView {
+  double power;
+  bool sufficient;
+  double free;
+};
+bool beats(const RunView& run, const RunView& best) noexcept {
+  if (run.power != best.power) return run.power > best.power;
+  return (run.sufficient && !best.sufficient) || (run.sufficient && run.free < best.free) ||
+         (!run.sufficient && run.free > best.free);
+}
+}  // namespace
+
+// Rows are in rank order (power descending, then input order), so taskers of one power are one stretch
+// of rows, in input order: two are adjacent in Slurm's node table when they are adjacent rows with
+// adjacent input indices and the same power (a row between them, eligible or not, breaks the run).
+bool Placer::adjacent(size_t prev, size_t x) const noexcept {
+  return x == prev + 1 && taskers_.input_index[x] == taskers_.input_index[prev] + 1 &&
+         taskers_.power[x] == taskers_.power[prev];
+}
+
+double Placer::fit_free(uint32_t c, uint32_t t) const noexcept {
+  double a = cap_.available(fit_, t);
+  if (!(a >= 0)) a = 0;  // NaN: no pool of it here
+  const JobTable::FitUnit u = cats_.fit_unit_of(c);
+  if (u.fit <= 0) return a;
+  // whole tasks of u.fit CPUs, as many as the free CPUs, the free memory (--mem-per-cpu) and the cap allow
+  double tasks = std::floor(a / u.fit);
+  if (u.limit > 0 && fit_limit_ != SIZE_MAX) {
+    const double limit = cap_.available(fit_limit_, t);
+    tasks = std::min(tasks, limit >= 0 ? std::floor(limit / u.limit) : 0.0);
+  }
+  return u.tasks > 0 ? std::min(tasks, u.tasks) : tasks;
+}
+
+size_t Placer::consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const {
+  const size_t universe = tier.universe();
+  size_t best = universe, run_best = universe, prev = universe;
+  double best_sum = 0, run_sum = 0, run_best_free = 0;
+  auto close_run = [&] {
+    if (run_best < universe && (best == universe || run_sum < best_sum)) {
+      best = run_best;
+      best_sum = run_sum;
+    }
+    run_best = universe;
+    run_sum = 0;
+  };
+  for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+    if (prev < universe && taskers_.power[x] != taskers_.power[prev]) break;  // past the greatest power with room
+    if (cap_.block_full(ch, x >> 6)) {
+      x = (((x >> 6) + 1) << 6) - 1;
+      continue;
+    }
+    const auto tx = static_cast<uint32_t>(x);
+    if (!cap_.fits(ch, tx)) continue;
+    if (prev == universe || !adjacent(prev, x)) close_run();
+    const double free = fit_free(c, tx);
+    run_sum += free;
+    if (run_best == universe || free < run_best_free) {
+      run_best = x;
+      run_best_free = free;
+    }
+    prev = x;
+  }
+  close_run();
+  return best;
+}
+
+bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const PreferenceTiers tiers(elig(c));
+  const size_t universe = tiers[0].universe();
+  const uint32_t want = jobs_.slots[j];
+  // kept across calls: no allocation per job
+  std::vector<uint32_t>& taskers = scratch_.taskers;
+  std::vector<uint32_t>& chosen = scratch_.chosen;
+  std::vector<double>& free = scratch_.free;
+  std::vector<ConsecutiveScratch::Run>& runs = scratch_.runs;
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    taskers.clear();
+    free.clear();
+    runs.clear();
+    chosen.clear();
+    const kernels::TaskerSet& tier = tiers[v];
+    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+      const auto tx = static_cast<uint32_t>(x);
+      if (instances(c, tx, false, 1) == 0) continue;
+      if (taskers.empty() || !adjacent(taskers.back(), x)) runs.push_back({taskers.size(), 0, 0, taskers_.power[x]});
+      taskers.push_back(tx);
+      free.push_back(fit_free(c, tx));
+      runs.back().count += 1;
+      runs.back().free += free.back();
+    }
+    if (taskers.size() < want) continue;
+    uint32_t rem = want;
+    while (rem > 0) {
+      ConsecutiveScratch::Run* best = nullptr;
+      bool best_sufficient = false;
+      for (auto& r : runs) {
+        if (r.count == 0) continue;
+        const bool sufficient = r.count >= rem;
+        if (best == nullptr || beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free})) {
+          best = &r;
+          best_sufficient = sufficient;
+        }
+      }
+      if (best == nullptr) break;
+      if (rem == 1) {  // the best fit tasker of the run
+        size_t pick = best->first;
+        for (size_t i = best->first; i < best->first + best->count; ++i)
+          if (free[i] < free[pick]) pick = i;
+        chosen.push_back(taskers[pick]);
+        rem = 0;
+      } else {
+        const size_t take = std::min<size_t>(rem, best->count);
+        for (size_t i = best->first; i < best->first + take; ++i) chosen.push_back(taskers[i]);
+        rem -= static_cast<uint32_t>(take);
+      }
+      best->count = 0;
+    }
+    if (rem > 0) continue;
+    std::sort(chosen.begin(), chosen.end(),
+              [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
+    // each its slot in turn (a host or global pool may run short after some): all of them, or this tier
+    // fails and its charges are undone (try_place's transaction holds nothing else yet)
+    const size_t first = out.size();
+    if (take_each(c, chosen, out)) return true;
+    may_pass_ = true;
+    out.resize(first);
+    cap_.rollback(ledger_);
+    cap_.begin(ledger_);
+  }
+  return false;
+}
+
+// Slurm's -n N without -N, as slurmctld 22.05.8 placed such jobs (datasets/slurm/c100-tasks): cons_tres
+// _eval_nodes with min_nodes 1 and min_cpus N x c, counted here in whole tasks (fit_free). Over the taskers
+// with room for a task, in node order, the runs of the node selection; repeatedly the best run (lowest
+// weight; among equals the first sufficient for the tasks left, a sufficient one with fewer free, an
+// insufficient one with more); its best fit tasker that holds every task left (the fewest free, the first
+// of equals), else its taskers in node order, each taking what it can of the tasks left. For each soft tier in turn (a
+// matching OR: one choice for every node).
+bool Placer::place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const PreferenceTiers tiers(elig(c));
+  const uint32_t want = jobs_.slots[j];
+  struct Node {
+    uint32_t t;
+    uint32_t avail;  // whole tasks it can take now
+  };
+  struct Run {
+    size_t first = 0, count = 0;
+    double free = 0, power = 0;
+    bool used = false;
+  };
+  std::vector<Node> nodes;
+  std::vector<Run> runs;
+  std::vector<std::pair<uint32_t, uint32_t>> chosen;  // (tasker, tasks)
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    const size_t universe = tier.universe();
+    nodes.clear();
+    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+      const auto t = static_cast<uint32_t>(x);
+      const uint32_t n = instances(c, t, false, 1u << 30);  // (all it offers: Slurm compares them whole)
+      const double f = fit_free(c, t);
+      const auto avail = static_cast<uint32_t>(std::min<double>(n, f >= 0 ? std::floor(f) : 0.0));
+      if (avail > 0) nodes.push_back({t, avail});
+    }
+    std::sort(nodes.begin(), nodes.end(),
+              [&](const Node& a, const Node& b) { return taskers_.input_index[a.t] < taskers_.input_index[b.t]; });
+    runs.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const uint32_t t = nodes[i].t;
+      if (i == 0 || taskers_.input_index[t] != taskers_.input_index[nodes[i - 1].t] + 1 ||
+          taskers_.power[t] != taskers_.power[nodes[i - 1].t])
+        runs.push_back({i, 0, 0, taskers_.power[t], false});
+      runs.back().count += 1;
+      runs.back().free += nodes[i].avail;
+    }
+    chosen.clear();
+    uint32_t rem = want;
+    while (rem > 0) {
+      Run* best = nullptr;
+      bool best_sufficient = false;
+      for (Run& r : runs) {
+        if (r.used) continue;
+        const bool sufficient = r.free >= rem;
+        if (best == nullptr || beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free}))
+          best = &r, best_sufficient = sufficient;
+      }
+      if (best == nullptr) break;
+      best->used = true;
+      size_t fit = nodes.size();  // (Slurm's rem_nodes <= 1 holds throughout: min_nodes is 1)
+      for (size_t i = best->first; i < best->first + best->count; ++i)
+        if (nodes[i].avail >= rem && (fit == nodes.size() || nodes[i].avail < nodes[fit].avail)) fit = i;
+      if (fit < nodes.size()) {
+        chosen.emplace_back(nodes[fit].t, rem);
+        rem = 0;
+        break;
+      }
+      for (size_t i = best->first; i < best->first + best->count && rem > 0; ++i) {
+        const uint32_t k = std::min(nodes[i].avail, rem);
+        chosen.emplace_back(nodes[i].t, k);
+        rem -= k;
+      }
+    }
+    if (rem > 0) continue;
+    std::sort(chosen.begin(), chosen.end(), [&](const auto& a, const auto& b) {
+      return taskers_.input_index[a.first] < taskers_.input_index[b.first];
+    });
+    // each its tasks in turn, the first the master (a host or global pool may run short after some): all of
+    // them, or this tier fails and its charges are undone (try_place's transaction holds nothing else yet)
+    const size_t first = out.size();
+    bool all = true;
+    for (size_t i = 0; i < chosen.size() && all; ++i) {
+      const uint32_t t = chosen[i].first, k = chosen[i].second;  // (a lambda below captures t)
+      if (instances(c, t, i == 0, k) < k) {
+        all = false;
+        break;
+      }
+      cats_.each_allocation_charge(c, k, i == 0, [&](uint32_t key, double amount) {
+        if (amount > 0) cap_.take(ledger_, key, t, amount);
+        return true;
+      });
+      out.push_back({t, k});
+    }
+    if (all) return true;
+    may_pass_ = true;
+    out.resize(first);
+    cap_.rollback(ledger_);
+    cap_.begin(ledger_);
+  }
+  return false;
+}
+
+bool Placer::take_each(uint32_t c, const std::vector<uint32_t>& chosen, std::vector<Allocation>& out) {
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    if (instances(c, chosen[i], i == 0, 1) == 0) return false;
+    cats_.each_allocation_charge(c, 1, i == 0, [&](uint32_t k, double amount) {
+      if (amount > 0) cap_.take(ledger_, k, chosen[i], amount);
+      return true;
+    });
+    out.push_back({chosen[i], 1});
+  }
+  return true;
+}
+
+bool Placer::eval_required(uint32_t c, const std::vector<uint32_t>& nodes, const std::vector<uint8_t>& required,
+                           uint32_t want, std::vector<uint32_t>& chosen) const {
+  const size_t n = nodes.size();
+  chosen.clear();
+  std::vector<uint8_t> taken(required.begin(), required.end());  // Slurm's node_map: the selected
+  int64_t rem = want;
+  for (size_t i = 0; i < n; ++i)
+    if (required[i]) chosen.push_back(nodes[i]), --rem;
+  if (rem <= 0) return true;
+  if (n < want) return false;
+  // Runs of nodes adjacent in the node table (a node not among `nodes` ends one) of one weight, the weight
+  // that of the last node that is not required; a run of required nodes only is not kept. A new run after a
+  // change of weight starts with weight 0 (Slurm's xcalloc), which equals no node's.
+  struct Run {
+    size_t start = 0, end = 0;
+    uint32_t count = 0;
+    double free = 0;
+    enum class W : uint8_t { NoVal, Zero, Set } w = W::NoVal;
+    double power = 0;
+    ptrdiff_t req = -1;  // the first required node in the run
+  };
+  std::vector<Run> runs;
+  Run cur;
+  auto end_run = [&](size_t last, Run::W next) {
+    if (cur.count == 0) {
+      cur.req = -1;  // only required nodes: the record is reused
+      if (next == Run::W::NoVal) cur.w = next;
+      return;
+    }
+    cur.end = last;
+    runs.push_back(cur);
+    cur = Run{};
+    cur.w = next;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t t = nodes[i];
+    if (i > 0 && taskers_.input_index[t] != taskers_.input_index[nodes[i - 1]] + 1) end_run(i - 1, Run::W::NoVal);
+    const double power = taskers_.power[t];
+    if (cur.w == Run::W::Zero || (cur.w == Run::W::Set && power != cur.power)) end_run(i - 1, Run::W::Zero);
+    if (cur.count == 0) cur.start = i;
+    if (required[i]) {
+      if (cur.req == -1) cur.req = static_cast<ptrdiff_t>(i);
+      continue;
+    }
+    ++cur.count;
+    cur.free += fit_free(c, t);
+    cur.w = Run::W::Set;
+    cur.power = power;
+  }
+  if (cur.count != 0) {
+    cur.end = n - 1;
+    runs.push_back(cur);
+  }
+  auto take = [&](size_t i) {
+    taken[i] = 1;
+    chosen.push_back(nodes[i]);
+    --rem;
+  };
+  while (rem > 0) {
+    Run* best = nullptr;
+    bool best_sufficient = false;
+    for (Run& r : runs) {
+      if (r.count == 0) continue;
+      const bool sufficient = r.count >= rem;
+      // first; or holding required nodes where the best holds none; or as beats() says (Slurm tests the
+      // required nodes before the weight: a run holding them wins over a lower-weight one found earlier)
+      if (best == nullptr || (best->req == -1 && r.req != -1) ||
+          beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free})) {
+        best = &r;
+        best_sufficient = sufficient;
+      }
+    }
+    if (best == nullptr) return false;
+    if (best->req != -1) {  // from its first required node up, then down from it
+      for (size_t i = static_cast<size_t>(best->req); i <= best->end && rem > 0; ++i)
+        if (!taken[i]) take(i);
+      for (size_t i = static_cast<size_t>(best->req); i-- > best->start && rem > 0;)
+        if (!taken[i]) take(i);
+    } else if (rem == 1) {  // the best fit node of the run
+      size_t pick = n;
+      double pick_free = 0;
+      for (size_t i = best->start; i <= best->end; ++i) {
+        if (taken[i]) continue;
+        const double f = fit_free(c, nodes[i]);
+        if (pick == n || f < pick_free) pick = i, pick_free = f;
+      }
+      if (pick < n) take(pick);
+    } else {
+      for (size_t i = best->start; i <= best->end && rem > 0; ++i)
+        if (!taken[i]) take(i);
+    }
+    best->count = 0;
+  }
+  return true;
+}
+
+bool Placer::place_picks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const kernels::TaskerSet& eligible = elig(c).eligible;
+  const size_t universe = eligible.universe();
+  // Slurm's accumulate_bitmap and req_node_bitmap, as lists and as a mark per tasker (bit 1: in acc, bit 2:
+  // in req): O(taskers) a placement, whatever the counts
+  std::vector<uint32_t> acc, req, chosen;
+  std::vector<uint8_t> mark(universe, 0);
+  constexpr uint8_t kAcc = 1, kReq = 2;
+  // The taskers of `set` with room for one slot of c (and in c's eligibility), less those marked `skip`, in
+  // input order.
+  std::vector<uint32_t> nodes;
+  auto with_room = [&](const kernels::TaskerSet& set, uint8_t skip) {
+    nodes.clear();
+    for (size_t x = set.next(0); x < std::min(universe, set.universe()); x = set.next(x + 1)) {
+      const auto t = static_cast<uint32_t>(x);
+      if (!eligible.contains(t) || (mark[t] & skip) != 0 || instances(c, t, false, 1) == 0) continue;
+      nodes.push_back(t);
+    }
+    std::sort(nodes.begin(), nodes.end(),
+              [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
+  };
+  // Required flags for the taskers marked `bit` among `nodes`; false when one of the `n` is missing (no room).
+  std::vector<uint8_t> required;
+  auto require = [&](uint8_t bit, size_t n) {
+    required.assign(nodes.size(), 0);
+    size_t found = 0;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if ((mark[nodes[i]] & bit) != 0) required[i] = 1, ++found;
+    return found == n;
+  };
+  // How many of the pick's taskers are eligible, less those marked `skip` (room or not), up to its count.
+  auto ever = [&](const Categories::NodePick& p, uint8_t skip) {
+    return pick_taskers(p, [&](uint32_t t) { return eligible.contains(t) && (mark[t] & skip) == 0; });
+  };
+  // A failure: the picks depend on which taskers have room, not only on how many, so a later job of the
+  // category may be placed though this one was not, unless a pick has too few eligible taskers at all.
+  auto fail = [&] {
+    may_pass_ = !never_;
+    for (const Categories::NodePick& p : cats_.node_picks_of(c))
+      if (ever(p, 0) < p.count) may_pass_ = false;
+    return false;
+  };
+  bool apart = false;  // Slurm's has_xand
+  for (const Categories::NodePick& p : cats_.node_picks_of(c)) {
+    // each tier in turn (Slurm's feature positions in _pick_best_nodes), the first that yields the count
+    bool found = false;
+    for (size_t v = 0; v < p.tiers.size() && !found; ++v) {
+      with_room(eligible_[p.tiers[v]].eligible, apart ? kAcc : 0);
+      found = require(apart ? 0 : kReq, apart ? 0 : req.size()) && eval_required(c, nodes, required, p.count, chosen);
+    }
+    if (!found) {
+      // never, as tried: fewer of its taskers than its count, room or not, apart from those picked before
+      // (Slurm: the pick's _pick_best_nodes finds it never runnable: BadConstraints)
+      never_ = ever(p, apart ? kAcc : 0) < p.count;
+      return fail();
+    }
+    apart = apart || p.apart;
+    for (const uint32_t t : chosen) {
+      if (!apart && (mark[t] & kReq) == 0) req.push_back(t), mark[t] |= kReq;
+      if ((mark[t] & kAcc) == 0) acc.push_back(t), mark[t] |= kAcc;
+    }
+  }
+  with_room(eligible, 0);
+  if (!require(kAcc, acc.size()) ||
+      !eval_required(c, nodes, required, std::max(jobs_.slots[j], static_cast<uint32_t>(acc.size())), chosen))
+    return fail();
+  std::sort(chosen.begin(), chosen.end(),
+            [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
+  const size_t first = out.size();
+  if (take_each(c, chosen, out)) return true;
+  out.resize(first);  // (try_place rolls the charges back)
+  may_pass_ = true;
+  return false;
+}
+
+}  // namespace colmatch
