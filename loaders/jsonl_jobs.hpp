@@ -24,7 +24,7 @@
 #include <simdjson.h>
 #include <tbb/enumerable_thread_specific.h>
 
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 #include "engine/model/hash_slots.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"

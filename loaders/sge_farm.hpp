@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 #include "loaders/line_reader.hpp"
 
 namespace colmatch::loaders::sge {

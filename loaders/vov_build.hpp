@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 #include "engine/model/request.hpp"
 #include "engine/model/vov.hpp"
 #include "loaders/dataset.hpp"

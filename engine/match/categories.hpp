@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/model/charges.hpp"
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 
 namespace colmatch {
 

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "engine/match/categories.hpp"
-#include "engine/model/columns.hpp"
+#include "engine/model/taskers.hpp"
+#include "engine/model/jobs.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/tasker_set.hpp"
 
@@ -45,11 +46,6 @@ struct CategoryEligibility {
   std::vector<EligibilityStep> steps;
 };
 
-/// What a step checks, as text: the term's canonical text, `name>=charge` for a capacity step, or
-/// `no name (forced, not requested)` for a forced step.
-std::string describe_step(const Catalog& catalog, const Request& request, const ChargeVector& need,
-                          const EligibilityStep& step);
-
 /// One Grid Engine level's part in a step (seed 002, strict hierarchical matching: a tasker passes a
 /// clause only if every level that defines the attribute for it satisfies the clause).
 struct LevelCount {
@@ -64,38 +60,6 @@ struct LevelCount {
 /// never the match.
 std::vector<LevelCount> step_level_counts(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                                           const ChargeVector& need, const EligibilityStep& step);
-
-class Capacity;
-
-/// What a job charging `need` waits for on the farm-wide (global) pools `capacity` holds now: for each
-/// pool short of its charge, `<label or name>: <free> of <configured> free` (and `, <charge> needed`
-/// when it needs more than 1); "" when none is short. Altair Accelerator: the counted map a job waits
-/// for (issue 27, `License:spice: 0 of 4 free`).
-std::vector<std::string> global_pool_waits(const Catalog& catalog, const Capacity& capacity, const ChargeVector& need);
-
-/// The reason text's tail for a job waiting on farm-wide pools: "waiting for A: ... and B: ..." over its
-/// charge `need`, or, for a job that chooses among solutions (`solutions_need`, one charge each), what
-/// each solution waits for, " or " between; "" when no global pool is short.
-std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capacity, const ChargeVector& need,
-                                  const std::vector<ChargeVector>* solutions_need = nullptr);
-
-/// The short reason of a pending job of a category (results.csv), from its step counts: for no eligible
-/// tasker, the first step that leaves none ("no eligible tasker: gpu_model==A100 matches 0 of 1523"); for
-/// no free capacity, how many taskers are eligible and, given the `capacity` left after dispatch, the
-/// farm-wide (global) pools it waits for (global_pool_wait_text: a licence, an Accelerator counted
-/// resource map: "waiting for License:spice: 0 of 4 free"; `solutions_need` for a category that
-/// chooses). `taskers`: the farm's size. A job that a gate keeps waiting (`gate_wait`, from gate_wait_text)
-/// says only that.
-std::string pending_reason(const Catalog& catalog, const Request& request, const ChargeVector& need,
-                           const CategoryEligibility& e, uint64_t taskers, bool no_eligible,
-                           const Capacity* capacity = nullptr,
-                           const std::vector<ChargeVector>* solutions_need = nullptr,
-                           const std::string& gate_wait = {});
-
-/// For a category whose choice has a gate (JobTable::Choice::gate) and whose outcome with the pools of
-/// `capacity` is Wait: "waiting for <pool>: <free> of <configured> free"; else "".
-std::string gate_wait_text(const Catalog& catalog, const JobTable& jobs, const Categories& cats, size_t c,
-                           const Capacity& capacity);
 
 /// Writes into `out` (words_for(taskers.size()) words) the taskers that satisfy `request` and whose
 /// configured capacity of every consumable k with need[k] > 0 is defined and >= need[k].

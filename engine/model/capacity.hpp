@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "engine/model/charges.hpp"
-#include "engine/model/columns.hpp"
+#include "engine/model/taskers.hpp"
+#include "engine/model/jobs.hpp"
 
 namespace colmatch {
 

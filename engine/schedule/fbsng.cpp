@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 #include "engine/model/request.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "engine/schedule/wait_queue.hpp"

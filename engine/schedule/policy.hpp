@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 #include "engine/placement/placer.hpp"
 
 namespace colmatch {

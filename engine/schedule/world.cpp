@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/batch/matcher.hpp"
+#include "engine/match/explain.hpp"
 
 namespace colmatch {
 

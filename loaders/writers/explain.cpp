@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/match/explain.hpp"
+
 namespace colmatch::writers {
 namespace {
 

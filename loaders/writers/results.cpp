@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_group.h>
 
+#include "engine/match/explain.hpp"
 #include "loaders/writers/text.hpp"
 
 namespace colmatch::writers {

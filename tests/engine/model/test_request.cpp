@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 #include "engine/model/request.hpp"
 
 using namespace colmatch;

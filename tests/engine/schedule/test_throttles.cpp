@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/model/catalog.hpp"
-#include "engine/model/columns.hpp"
+#include "engine/model/jobs.hpp"
 
 namespace colmatch {
 namespace {
