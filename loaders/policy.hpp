@@ -1,8 +1,10 @@
 // Scheduling policy for `colmatch simulate`, from a `[policy]` table (in farm.toml or in a file of its
 // own given with --policy). Keys, with Moab's names for what they mean (seed 001):
 //   interval = 0                      RMPOLLINTERVAL: 0 = a cycle after each batch of events
-//   allocation = "greatest_power"     NODEALLOCATIONPOLICY: greatest_power, first_available, best_fit, worst_fit
-//   backfill = "none"                 BACKFILLPOLICY: none (strict priority order) or easy
+//   allocation = "greatest_power"     NODEALLOCATIONPOLICY: greatest_power, first_available, best_fit, worst_fit,
+//                                     consecutive_best_fit (Slurm's select/cons_tres)
+//   backfill = "none"                 BACKFILLPOLICY: none (strict priority order), greedy, easy, conservative
+//   reservation_depth = 1             RESERVATIONDEPTH: with easy, how many waiting jobs hold a reservation
 //   resource_availability = "dedicated"  RESOURCEAVAILABILITYPOLICY: dedicated, utilized or combined
 //                                     (the load: a native job's "utilization", a tasker's "utilized")
 //   [policy.priority] credential = 1, queue_time = 0, expansion = 0, size = 0   (factor weights)

@@ -189,13 +189,13 @@ class Walk {
         return;  // (capacity only shrinks: its later jobs find the same or less, never a removal)
       }
     }
-    if (cursors_.exhausted(c) || !placer_.try_place(j, policy_, out.allocations)) {
-      const bool tried = !cursors_.exhausted(c);
+    if (cursors_.settled(c) || !placer_.try_place(j, policy_, out.allocations)) {
+      const bool tried = !cursors_.settled(c);
       if (tried && placer_.failure_may_pass()) {  // its next job may be placed elsewhere
         pend(j, c, cats_.node_picks_of(c).empty() ? PendingReason::NoFreeCapacity : no_room(c), out);
         return;
       }
-      cursors_.exhaust(c);
+      cursors_.settle(c);
       // held only grows in a pass: the category's later jobs find their taskers held too
       const PendingReason r =
           never_runs(c) || (tried && placer_.failure_never()) ? PendingReason::NoEligibleTasker : no_room(c);
@@ -456,7 +456,7 @@ std::vector<PendingReason> start_batch(const JobTable& jobs, const Categories& c
     }
   cursors.sync(capacity);
   // Capacity only shrinks in a batch and a category's jobs are alike (request, slots, rule, charges):
-  // once one of them finds no room, the category is exhausted for the epoch and the jobs after it are
+  // once one of them finds no room, the category is settled for the epoch and the jobs after it are
   // pending at once, without a tentative placement and its rollback (which copy the farm-wide pools:
   // an Accelerator farm has a pool per counted map, and most of a million jobs wait). Whether a
   // category's jobs are settled is one byte per category (`settled`: the reason they wait, or None),
@@ -465,7 +465,7 @@ std::vector<PendingReason> start_batch(const JobTable& jobs, const Categories& c
   for (size_t c = 0; c < settled.size(); ++c)
     if (gate_of(cats, jobs, c) != nullptr) continue;  // what its jobs do depends on the pools when each is dispatched
     else if (eligible[c].eligible.count() == 0) settled[c] = PendingReason::NoEligibleTasker;
-    else if (cursors.exhausted(c)) settled[c] = PendingReason::NoFreeCapacity;
+    else if (cursors.settled(c)) settled[c] = PendingReason::NoFreeCapacity;
   return settled;
 }
 
@@ -602,8 +602,8 @@ DispatchResult dispatch(const TaskerTable& taskers, const JobTable& jobs, const 
 }
 
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
-                        const Categories& cats, const std::vector<CategoryEligibility>& eligible, const InUse* in_use,
-                        const DispatchOptions& options) {
+                        const Categories& cats, const std::vector<CategoryEligibility>& eligible,
+                        const kernels::KernelTable& k, const InUse* in_use, const DispatchOptions& options) {
   Capacity capacity = Capacity::configured(catalog, taskers);
   if (in_use && !in_use->empty()) capacity.take(*in_use);
   DispatchCursors cursors(cats, eligible);
@@ -631,8 +631,7 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     if (options.queues && options.queues->busy_consumable != kNone && !options.requested) {
       auto requested = std::make_shared<std::vector<kernels::TaskerSet>>(cats.size());
       tbb::parallel_for(size_t{0}, cats.size(), [&](size_t c) {
-        (*requested)[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]], nullptr, ChargeVector{},
-                                            kernels::active())
+        (*requested)[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]], nullptr, ChargeVector{}, k)
                               .eligible;
       });
       with.requested = std::move(requested);

@@ -126,9 +126,12 @@ struct DispatchOptions {
 /// the result does not depend on options.parts or the number of threads (the parts are walked in
 /// parallel, each in dispatch order). result.capacity is what is left (its queue totals
 /// summed again from the pools after a parallel walk: Capacity::settle).
+/// `k`: the kernels of the match (run_match's), for the evaluations the dispatch makes itself (blocking
+/// queues' taskers by request alone).
 DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
                         const Categories& cats, const std::vector<CategoryEligibility>& eligible,
-                        const InUse* in_use = nullptr, const DispatchOptions& options = {});
+                        const kernels::KernelTable& k, const InUse* in_use = nullptr,
+                        const DispatchOptions& options = {});
 
 /// The sequential dispatch, one walk over every job, from a given Capacity (carried over from a previous
 /// cycle), with cursors that live as long as the caller keeps them (synced to capacity's epoch here).

@@ -20,7 +20,7 @@ MatchOutcome run_match(const Catalog& catalog, const TaskerTable& taskers, const
   // into `out` once the task is done. The group's destructor waits for the task should dispatch throw.
   tbb::task_group beside;
   if (beside_dispatch) beside.run([&] { beside_dispatch(out); });
-  DispatchResult result = dispatch(catalog, taskers, jobs, out.categories, out.eligible, in_use, options);
+  DispatchResult result = dispatch(catalog, taskers, jobs, out.categories, out.eligible, k, in_use, options);
   out.timings.dispatch_s = clock.lap();
   beside.wait();
   out.dispatch = std::move(result);

@@ -100,7 +100,7 @@ MatchOutcome MatchSession::cycle(const JobTable& jobs) {
   }
   for (uint32_t c = 0; c < cats.solutions.size(); ++c) unite_solutions(cats, c, out.eligible);
   out.timings.eligibility_s = clock.lap();
-  out.dispatch = dispatch(catalog_, taskers_, jobs, cats, out.eligible);
+  out.dispatch = dispatch(catalog_, taskers_, jobs, cats, out.eligible, k_);
   out.timings.dispatch_s = clock.lap();
   return out;
 }

@@ -38,7 +38,7 @@ size_t Placer::fill_up_master(uint32_t j) {
   const uint32_t c = cats_.of_job[j];
   const PreferenceTiers tiers(elig(c));
   const size_t universe = tiers[0].universe();
-  if (cursors_ && !restricted_ && cursors_->exhausted(c)) return universe;
+  if (cursors_ && !restricted_ && cursors_->settled(c)) return universe;
   const bool skip_blocks = all_queue_only_[c] && !charges_[c].empty();
   for (size_t v = 0; v < tiers.size(); ++v) {
     size_t found = universe;
@@ -58,7 +58,7 @@ size_t Placer::fill_up_master(uint32_t j) {
 bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const PreferenceTiers tiers(elig(c));
   const size_t universe = tiers[0].universe();
-  if (cursors_ && !restricted_ && cursors_->exhausted(c)) return false;
+  if (cursors_ && !restricted_ && cursors_->settled(c)) return false;
   if (elig(c).eligible.count() == universe && all_queue_only_[c]) {
     // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
     // queue-level free capacity together is short of its whole charge (checked in O(its charges)).
@@ -66,7 +66,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
       return !(whole > 0 && cap_.queue_total(k, ledger_) + cap_.queue_total_slack(k) < whole);
     });
     if (short_of) {
-      if (cursors_ && !restricted_) cursors_->exhaust(c);
+      if (cursors_ && !restricted_) cursors_->settle(c);
       return false;
     }
   }
@@ -107,7 +107,7 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
     out.resize(first);
     // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
     // (within a restriction, only there: the category's cursors stay as they are)
-    if (cursors_ && !restricted_) cursors_->exhaust(c);
+    if (cursors_ && !restricted_) cursors_->settle(c);
     return false;
   }
   if (cursors_ && !restricted_)

@@ -12,20 +12,20 @@
 namespace colmatch {
 
 DispatchCursors::DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible)
-    : pos_(cats.size()), exhausted_(cats.size(), 0) {
+    : pos_(cats.size()), settled_(cats.size(), 0) {
   for (size_t c = 0; c < cats.size(); ++c) init(c, eligible[c]);
 }
 
 void DispatchCursors::sync(const Capacity& capacity) {
   if (capacity.epoch() == epoch_) return;
   for (auto& p : pos_) std::fill(p.begin(), p.end(), 0);
-  std::fill(exhausted_.begin(), exhausted_.end(), 0);
+  std::fill(settled_.begin(), settled_.end(), 0);
   epoch_ = capacity.epoch();
 }
 
 void DispatchCursors::init(size_t c, const CategoryEligibility& e) {
   pos_[c].assign(std::max<size_t>(1, e.tiers.size()), 0);
-  exhausted_[c] = 0;
+  settled_[c] = 0;
 }
 
 std::shared_ptr<const Placer::Tables> Placer::tables_for(const Categories& cats, const Capacity& capacity) {

@@ -37,30 +37,30 @@ class DispatchCursors {
   /// Cursors for `cats` / `eligible` (one per tier where a category has soft tiers), all at 0.
   DispatchCursors(const Categories& cats, const std::vector<CategoryEligibility>& eligible);
   /// Cursors for `categories` categories, each to be sized by init() before use.
-  explicit DispatchCursors(size_t categories) : pos_(categories), exhausted_(categories, 0) {}
+  explicit DispatchCursors(size_t categories) : pos_(categories), settled_(categories, 0) {}
   /// Sizes category c's cursors for its match result (one per soft tier, at least one), all at 0.
   void init(size_t c, const CategoryEligibility& e);
   /// Starts every cursor again at 0 if `capacity` is in another epoch than when they were last synced.
   void sync(const Capacity& capacity);
   size_t& at(size_t c, size_t tier) noexcept { return pos_[c][tier]; }
   size_t tiers(size_t c) const noexcept { return pos_[c].size(); }
-  /// Category c cannot place another job until capacity grows ($fill_up: its slots do not all fit; the
+  /// Category c settles: it cannot place another job until capacity grows ($fill_up: its slots do not all fit; the
   /// batch dispatch: one of its jobs found no room): placements fail at once. Its cursors keep their
   /// positions. sync() and init() clear it.
-  void exhaust(size_t c) noexcept { exhausted_[c] = 1; }
-  bool exhausted(size_t c) const noexcept { return exhausted_[c] != 0; }
-  /// Every cursor of category c back at 0, not exhausted (capacity may have grown anywhere).
+  void settle(size_t c) noexcept { settled_[c] = 1; }
+  bool settled(size_t c) const noexcept { return settled_[c] != 0; }
+  /// Every cursor of category c back at 0, not settled (capacity may have grown anywhere).
   void restart(size_t c) noexcept { pull_back(c, 0); }
   /// Capacity grew on taskers from `to` on: category c's cursors go back to at most `to`, and it is
-  /// no longer exhausted.
+  /// no longer settled.
   void pull_back(size_t c, size_t to) noexcept {
     for (size_t& p : pos_[c]) p = std::min(p, to);
-    exhausted_[c] = 0;
+    settled_[c] = 0;
   }
 
  private:
   std::vector<std::vector<size_t>> pos_;
-  std::vector<uint8_t> exhausted_;
+  std::vector<uint8_t> settled_;
   uint64_t epoch_ = 0;
 };
 

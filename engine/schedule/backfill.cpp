@@ -3,7 +3,7 @@
 // start now without delaying the blocker's reservation (engine/schedule/reservation.hpp; greedy makes
 // none), found per job category instead of by a walk over every waiting job:
 //   - a category whose placement failed stays failed until a tasker that grew could take one of its jobs
-//     (SimWorld::dead);
+//     (SimWorld::settled);
 //   - categories are tried in the order of a rank bound (their first ready job), until the bound passes
 //     the best candidate found;
 //   - within a category the candidate is its first ready job or, when that one would have to avoid the
@@ -82,7 +82,7 @@ void MoabPolicy::backfill(uint32_t blocker, double t) {
     // the order of that bound (or of their kept candidate), until the bound passes the best found.
     bounds.clear();
     for (const uint32_t c : cats) {
-      if (wq_->ready_in(c) == 0 || w_.dead(c)) continue;
+      if (wq_->ready_in(c) == 0 || w_.settled(c)) continue;
       const CandidateMemo& m = memo_[c];
       if (m.pass == pass && memo_holds(m, from)) {
         if (m.job != WaitQueue::kNoJob) bounds.emplace_back(wq_->rank(m.job), c);
@@ -105,11 +105,11 @@ void MoabPolicy::backfill(uint32_t blocker, double t) {
       if (head) {
         c = w_.cats.of_job[surface_head()];
         memo_[c].pass = 0;
-        if (w_.dead(c)) continue;
+        if (w_.settled(c)) continue;
       } else {
         c = bounds[i++].second;
       }
-      CandidateMemo& m = memo_[c];  // not dead: nothing has grown or been placed since the bounds
+      CandidateMemo& m = memo_[c];  // not settled: nothing has grown or been placed since the bounds
       if (m.pass != pass || !memo_holds(m, from)) {
         m.pass = pass;
         m.job = candidate(c, from, t, resv, m);

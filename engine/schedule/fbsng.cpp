@@ -350,7 +350,7 @@ FbsngScheduler::QueueTry FbsngScheduler::try_queue(uint32_t q, double t) {
     const uint32_t x = h.front().key.job, c = h.front().category;
     // S2: x and every section after it (SP descending) wait for the head
     if (head != kNoJob && fbsng_gap_blocks(section_priority_[head], section_priority_[x], spg)) return QueueTry::Stuck;
-    if (head != kNoJob && w_.dead(c)) {
+    if (head != kNoJob && w_.settled(c)) {
       drop();
       continue;
     }
@@ -360,8 +360,8 @@ FbsngScheduler::QueueTry FbsngScheduler::try_queue(uint32_t q, double t) {
       continue;
     }
     w_.trial.clear();
-    if (w_.dead(c) || !w_.placer(c).try_place(x, w_.policy.allocation, w_.trial)) {
-      w_.mark_dead(c);
+    if (w_.settled(c) || !w_.placer(c).try_place(x, w_.policy.allocation, w_.trial)) {
+      w_.settle(c);
       if (head == kNoJob) head = x;
       drop();
       continue;

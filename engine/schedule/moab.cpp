@@ -323,8 +323,8 @@ bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
   if (must_avoid && reservations_.book_forbids(j, t, end)) return wait(SimReason::Reservation);
   trial.clear();
   const uint32_t c = w_.cats.of_job[j];
-  if (w_.dead(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
-    w_.mark_dead(c);  // so will its other jobs until capacity grows where they could use it
+  if (w_.settled(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
+    w_.settle(c);  // so will its other jobs until capacity grows where they could use it
     return wait(must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
   }
   if (must_avoid && !reservations_.book_allows(j, t, end, trial)) {
@@ -350,7 +350,7 @@ void MoabPolicy::drop_reservation(uint32_t j) {
 // The same starts as pass_with_book, visiting what can change them (static order, no credential limits:
 // a limit could take a job's reservation at any cycle; conservative only). A ready job can start, or
 // book, only if it holds no reservation (a new one, or one whose booking failed), or its reservation's time has come,
-// or its category can place a job now (SimWorld::dead: a category that cannot place on any tasker cannot on its
+// or its category can place a job now (SimWorld::settled: a category that cannot place on any tasker cannot on its
 // reserved ones either). Every other job would only wait again: it is not visited. They are visited in rank order,
 // merged from those three sources; reasons are left to the last, full, cycle.
 // A pooled book says more (Reservations::pool_dip): of a category that can place, only the jobs that would end
@@ -376,7 +376,7 @@ void MoabPolicy::cycle_book_fast(double t) {
     } else if (source == kEarly) {
       const auto it = std::lower_bound(early.begin(), early.end(), from);
       if (it != early.end()) r = *it;
-    } else if (!w_.dead(source)) {
+    } else if (!w_.settled(source)) {
       uint32_t j = WaitQueue::kNoJob;
       if (pooled) {
         const double dip = reservations_.pool_dip(t, w_.cats.slots[source]);
@@ -438,8 +438,8 @@ void MoabPolicy::cycle_fast(double t) {
     if (throttle(j)) continue;
     const uint32_t c = w_.cats.of_job[j];
     trial.clear();
-    if (w_.dead(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
-      w_.mark_dead(c);
+    if (w_.settled(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
+      w_.settle(c);
       blocker = j;
       break;
     }

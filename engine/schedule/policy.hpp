@@ -1,7 +1,7 @@
 // The configuration of `colmatch simulate`, and nothing that runs it: which scheduler, Moab's priority
 // factors, throttles, backfill, node allocation and resource availability (seed 001), FBSNG's queues and
 // process types (seed 004). Read once (loaders/policy.hpp), immutable during a run: the run's state lives
-// in the simulator (engine/schedule/simulation.cpp). Loaders include this header, never the simulator.
+// in the simulator's world (engine/schedule/world.hpp). Loaders include this header, never the simulator.
 #pragma once
 
 #include <cstdint>

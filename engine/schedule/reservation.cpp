@@ -274,7 +274,7 @@ const Reservation& Reservations::book(uint32_t j, double t) {
 bool Reservations::take_booked(uint32_t j, std::vector<Allocation>& out) {
   if (pool_) {
     const uint32_t c = w_.cats.of_job[j];
-    return !w_.dead(c) && w_.placer(c).try_place(j, w_.policy.allocation, out);
+    return !w_.settled(c) && w_.placer(c).try_place(j, w_.policy.allocation, out);
   }
   const Reservation& r = of(j);
   Capacity& cap = w_.cap;

@@ -37,8 +37,8 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
       creds(jobs_, policy_.throttles),
       ended(jobs_.size(), 0),
       used(catalog_.consumables().size(), 0.0),
-      dead_(cats.size(), ~uint64_t{0}),
-      dead_since_(cats.size(), 0),
+      settled_at_(cats.size(), ~uint64_t{0}),
+      settled_since_(cats.size(), 0),
       revived_by_(cats.size(), kNone),
       cursor_seen_(cats.size(), 0),
       cursor_epoch_(cats.size(), 0) {
@@ -312,9 +312,9 @@ void SimWorld::validate_cursors(uint32_t c) {
   }
 }
 
-void SimWorld::mark_dead(uint32_t c) {
-  dead_[c] = cap.epoch();
-  dead_since_[c] = grown_.size();
+void SimWorld::settle(uint32_t c) {
+  settled_at_[c] = cap.epoch();
+  settled_since_[c] = grown_.size();
   revived_by_[c] = kNone;
 }
 
@@ -326,26 +326,26 @@ bool SimWorld::could_take(uint32_t c, uint32_t x) const {
 
 // Exact for $pe_slots: it would fail; for $fill_up: no tasker takes one slot instance, or it failed in
 // this epoch. After c failed, only the taskers whose capacity grew since (grown_, in order) can take one
-// of its jobs: each is looked at once, when dead() next asks, and the one found is asked again first (a
+// of its jobs: each is looked at once, when settled() next asks, and the one found is asked again first (a
 // tasker that had no room and has not grown since has none now; one that grows again is logged again).
 // A category charging a shared (host or global) pool is tried again in every epoch.
-bool SimWorld::dead(uint32_t c) {
-  if (dead_[c] == ~uint64_t{0}) return false;
-  if (dead_[c] == cap.epoch()) return true;
+bool SimWorld::settled(uint32_t c) {
+  if (settled_at_[c] == ~uint64_t{0}) return false;
+  if (settled_at_[c] == cap.epoch()) return true;
   if (!cap_placer.queue_only(c)) {
-    dead_[c] = ~uint64_t{0};
+    settled_at_[c] = ~uint64_t{0};
     return false;
   }
   if (revived_by_[c] != kNone && could_take(c, revived_by_[c])) return false;
   revived_by_[c] = kNone;
-  for (size_t& i = dead_since_[c]; i < grown_.size();) {
+  for (size_t& i = settled_since_[c]; i < grown_.size();) {
     const uint32_t x = grown_[i++];
     if (could_take(c, x)) {
       revived_by_[c] = x;
       return false;
     }
   }
-  dead_[c] = cap.epoch();
+  settled_at_[c] = cap.epoch();
   return true;
 }
 
@@ -355,7 +355,7 @@ bool SimWorld::dead(uint32_t c) {
 // go through it.
 void SimWorld::grew(uint32_t x) {
   if (grown_.size() >= std::max<size_t>(4096, 256 * taskers.size())) {
-    std::fill(dead_.begin(), dead_.end(), ~uint64_t{0});
+    std::fill(settled_at_.begin(), settled_at_.end(), ~uint64_t{0});
     for (uint32_t c = 0; c < cats.size(); ++c) cursors.restart(c);
     std::fill(cursor_seen_.begin(), cursor_seen_.end(), 0);
     grown_.clear();
@@ -366,7 +366,7 @@ void SimWorld::grew(uint32_t x) {
 bool SimWorld::fits_now(uint32_t j, uint32_t c) {
   trial.clear();
   if (!placer(c).try_place(j, policy.allocation, trial)) {
-    mark_dead(c);
+    settle(c);
     return false;
   }
   cap.rollback();  // cursors stay valid (Placer::try_place)

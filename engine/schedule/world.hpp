@@ -2,7 +2,7 @@
 // and its changes over time, the running jobs with their ends, the wake-ups of held jobs, the job
 // categories with their eligibility (computed on a category's first submit), the placement state that
 // says which categories cannot place until capacity grows, the credentials' running counts, and the
-// result being built. A scheduling policy (engine/schedule/scheduler.hpp) decides which waiting job
+// result being built. A scheduling policy (SchedulingPolicy, below) decides which waiting job
 // starts where; it starts jobs through start(), and the event loop (simulation.cpp) ends them through
 // finish() and tells the policy.
 //
@@ -79,11 +79,12 @@ class SimWorld {
 
   /// The placer, with category c's dispatch cursors made valid for the capacity as it is now.
   Placer& placer(uint32_t c);
-  /// Category c's placement failed: so will every job of c until capacity grows where it could help.
-  void mark_dead(uint32_t c);
-  /// Category c's placement still fails (see simulation.cpp's notes on the growth log).
-  bool dead(uint32_t c);
-  /// Capacity grew on tasker x (kept for dead() and placer()).
+  /// Category c settles: its placement failed, and so will every job of c until capacity grows where it
+  /// could help (the name the batch dispatch and the placer's cursors use too).
+  void settle(uint32_t c);
+  /// Category c's placement still fails (world.cpp: the growth log grown_).
+  bool settled(uint32_t c);
+  /// Capacity grew on tasker x (kept for settled() and placer()).
   void grew(uint32_t x);
   /// Job j of category c fits now (its placement is tried and undone, `trial` keeps it); marks c failed
   /// if not.
@@ -145,8 +146,8 @@ class SimWorld {
   bool could_take(uint32_t c, uint32_t x) const;
 
   size_t next_farm_ = 0;                // the next farm event to apply
-  std::vector<uint64_t> dead_;          // per category: the Capacity epoch in which its placement failed
-  std::vector<size_t> dead_since_;      // per category, once failed: grown_ entries looked at since
+  std::vector<uint64_t> settled_at_;          // per category: the Capacity epoch in which its placement failed
+  std::vector<size_t> settled_since_;      // per category, once failed: grown_ entries looked at since
   std::vector<uint32_t> revived_by_;    // per category, once failed: a grown tasker that could take a job
   std::vector<size_t> cursor_seen_;     // per category: grown_ entries its cursors account for
   std::vector<uint64_t> cursor_epoch_;  // per category charging a shared pool: its cursors' epoch
