@@ -10,7 +10,7 @@ import html
 import json
 import os
 
-from report import ReportError, _numbers, _read_csv, cdf_steps, started_waits
+from report_data import ReportError, _numbers, _read_csv, cdf_steps, started_waits
 
 CDF_POINTS = 6
 PANELS = [("wait_mean", "mean wait (s)"), ("wait_p95", "p95 wait (s)"),

@@ -245,8 +245,8 @@ def test_a_folder_being_written_is_refused(match_dir):
         run("report", f"{tmp}/out")
 
 
-def _report_module():
-    spec = importlib.util.spec_from_file_location("report", os.path.join(SRC, "tools", "report.py"))
+def _report_module(name="report"):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(SRC, "tools", f"{name}.py"))
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
@@ -263,7 +263,7 @@ def test_slot_seconds_per_interval():
 
 
 def test_reason_classes():
-    m = _report_module()
+    m = _report_module("report_data")
     assert m._reason_class("no eligible tasker: mem>=8G matches 0 of 5,000") == "no eligible tasker: mem"
     assert m._reason_class("throttled: user alice max_jobs 2") == "throttled: user"
     assert m._reason_class("eligible but no free capacity: 186 eligible taskers") == "eligible but no free capacity"
