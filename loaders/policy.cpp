@@ -172,6 +172,10 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
         bad(path, node, key, fmt::format("expected a whole number from 1 to {}", kMaxReservationDepth));
       policy.reservation_depth = static_cast<uint32_t>(v->get());
       depth_node = &node;
+    } else if (key == "compression") {
+      const auto* v = node.as_boolean();
+      if (v == nullptr) bad(path, node, key, "expected true or false");
+      policy.compression = v->get();
     } else if (key == "resource_availability") {
       const std::string v = text(path, node, key);
       if (v == "dedicated") policy.availability = ResourceAvailability::Dedicated;

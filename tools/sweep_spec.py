@@ -135,13 +135,15 @@ def _key_lines(text):
 # The policy keys a grid may name, with their types (loaders/policy.hpp is the reference; a test runs
 # colmatch on a policy with each of them, so that a key colmatch does not know fails there).
 
-NUMBER, STRING, LIST = "a number", "a string", "a list"
+NUMBER, STRING, LIST, BOOLEAN = "a number", "a string", "a list", "true or false"
 _TOP = {"interval": NUMBER, "min_interval": NUMBER, "scheduler": STRING, "allocation": STRING,
-        "backfill": STRING, "reservation_depth": NUMBER, "resource_availability": STRING, "throttle": LIST}
+        "backfill": STRING, "reservation_depth": NUMBER, "compression": BOOLEAN, "resource_availability": STRING,
+        "throttle": LIST}
 _WEIGHTS = {"credential", "queue_time", "expansion", "size"}
 _CREDENTIALS = {"user", "group", "class", "account", "qos"}
 _FBSNG_QUEUE = {"qpmin", "qpmax", "qpi", "qpd", "qpg", "spg"}
-KEYS_HELP = ("interval, min_interval, scheduler, allocation, backfill, reservation_depth, resource_availability, "
+KEYS_HELP = ("interval, min_interval, scheduler, allocation, backfill, reservation_depth, compression, "
+             "resource_availability, "
              "throttle, "
              "priority.{credential,queue_time,expansion,size}, credential_priority.KIND.NAME, fbsng.process_type, "
              "fbsng.queues.NAME.{QPmin,QPmax,QPI,QPD,QPG,SPG}, fbsng.process_types.NAME.{max_sections,max_slots,"
@@ -182,6 +184,8 @@ def _type_ok(value, expected):
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if expected == STRING:
         return isinstance(value, str)
+    if expected == BOOLEAN:
+        return isinstance(value, bool)
     return isinstance(value, list)
 
 

@@ -72,6 +72,9 @@ void MoabPolicy::woke(uint32_t j, double t) {
 
 void MoabPolicy::ended(uint32_t j, double t) {
   reservations_.ended(j, t);
+  if (w_.policy.compression && reservations_.booked() > 0 &&
+      w_.res.end[j] < w_.res.start[j] + sim_estimate(w_.jobs, j))
+    compress_due_ = true;  // it ended before its walltime: the book may move earlier
   std::vector<uint32_t> waiting;  // the jobs parked for j
   if (const auto it = dependents_.find(j); it != dependents_.end()) {
     waiting = std::move(it->second);
@@ -219,6 +222,8 @@ void MoabPolicy::cycle_full(double t) {
       return a.second < b.second;
     });
   }
+  if (std::exchange(compress_due_, false))
+    for (const auto& [prio, j] : ready_) compress(j, t);  // in priority order
   const bool started = w_.policy.depth() > 1 ? pass_with_book(t) : pass(t);
   if (started && !static_order_) std::erase_if(queued_, [&](uint32_t j) { return res.reason[j] == SimReason::None; });
   w_.end_cycle(t, t0, queued());
@@ -339,6 +344,11 @@ void MoabPolicy::book_reservation(uint32_t j, double t) {
   if (static_order_ && reservations_.has(j)) unbooked_.erase(wq_->rank(j));
 }
 
+// Compression's step for job j (Reservations::compress): a reservation moved to now is due at once.
+void MoabPolicy::compress(uint32_t j, double t) {
+  if (reservations_.compress(j, t) && static_order_ && reservations_.of(j).shadow <= t) due_.insert(wq_->rank(j));
+}
+
 void MoabPolicy::drop_reservation(uint32_t j) {
   if (!reservations_.has(j)) return;
   reservations_.drop(j);
@@ -401,6 +411,14 @@ void MoabPolicy::cycle_book_fast(double t) {
     for (const uint32_t c : wq_->categories())
       if (wq_->ready_in(c) > 0) push(c, from);
   };
+  if (std::exchange(compress_due_, false)) {  // the booked jobs in priority order: rank order
+    std::vector<uint32_t>& booked = compress_order_;
+    booked.clear();
+    reservations_.booked_jobs(booked);
+    for (uint32_t& x : booked) x = static_cast<uint32_t>(wq_->rank(x));
+    std::sort(booked.begin(), booked.end());
+    for (const uint32_t r : booked) compress(wq_->job(r), t);
+  }
   push_all(0);
   size_t last = RankSet::npos;
   while (!next.empty()) {

@@ -72,6 +72,7 @@ class MoabPolicy final : public SchedulingPolicy {
   bool with_book(uint32_t j, double t, bool& blocked);
   void book_reservation(uint32_t j, double t);
   void drop_reservation(uint32_t j);
+  void compress(uint32_t j, double t);
   void cycle_book_fast(double t);
   void cycle_fast(double t);
   // backfill.cpp
@@ -93,6 +94,8 @@ class MoabPolicy final : public SchedulingPolicy {
   RankSet queued_set_;            // static order: the ranks of the waiting jobs
   RankSet visible_set_;           // static order: those a full cycle visits (not waiting for a dependency)
   RankSet unbooked_;              // static order, conservative: ready jobs holding no reservation
+  bool compress_due_ = false;
+  std::vector<uint32_t> compress_order_;  // cycle_book_fast: the booked jobs' ranks     // a job ended before its walltime: the next cycle compresses the book
   RankSet due_;                   // static order, conservative: ready jobs whose reservation's time has come
   std::vector<uint32_t> early_;   // cycle_book_fast on a pooled book: the early source's ranks
   bool book_fast_ = false;        // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)

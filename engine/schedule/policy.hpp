@@ -159,6 +159,11 @@ struct SimPolicy {
       default: return 0;
     }
   }
+  /// With a book (depth > 1, conservative): when a running job ends before its walltime estimate, the
+  /// next cycle compresses the schedule: each booked reservation, in priority order, is made again and
+  /// kept if it starts earlier (Mu'alem and Feitelson; Alea's and CQSim's conservative). false: a
+  /// reservation stays where it was made until its job starts (never later either way).
+  bool compression = true;
   ResourceAvailability availability = ResourceAvailability::Dedicated;
   PriorityWeights weights;
   std::vector<Throttle> throttles;

@@ -239,6 +239,13 @@ void Reservations::drop(uint32_t j) {
 }
 
 const Reservation& Reservations::book(uint32_t j, double t) {
+  plan_booking(j, t);
+  if (!trial_resv_.active) return trial_resv_;
+  return insert(trial_resv_, true);
+}
+
+// The reservation book() would make for job j at t, in trial_resv_ (inactive if none), booking nothing.
+void Reservations::plan_booking(uint32_t j, double t) {
   if (pool_) {  // its slots, wherever they are free
     trial_resv_.active = false;
     const double est = sim_estimate(w_.jobs, j);
@@ -247,8 +254,11 @@ const Reservation& Reservations::book(uint32_t j, double t) {
   } else {
     reserve_after_book(j, trial_resv_);
   }
-  const Reservation& r = trial_resv_;
-  if (!r.active) return r;
+}
+
+// Books reservation r (active, of a job holding none); `wake`: asks for a cycle at its start.
+const Reservation& Reservations::insert(const Reservation& r, bool wake) {
+  const uint32_t j = r.job;
   if (slot_of_.empty()) slot_of_.assign(w_.jobs.size(), kNoSlot);
   uint32_t slot = 0;
   if (!free_slots_.empty()) {
@@ -263,12 +273,25 @@ const Reservation& Reservations::book(uint32_t j, double t) {
   shadows_.insert({r.shadow, j});
   ends_.insert({r.end, j});
   if (pool_) pool_->hold(r.shadow, r.end, w_.jobs.slots[j]);
-  w_.wakes.emplace(r.shadow, j);  // a cycle then, though no job may end then (they end by their walltimes)
+  if (wake) w_.wakes.emplace(r.shadow, j);  // a cycle then, though no job may end then (they end by walltimes)
   for (const Allocation& a : r.allocs) {
     auto& h = holds_[a.tasker];
     h.insert(std::upper_bound(h.begin(), h.end(), std::make_pair(r.shadow, j)), {r.shadow, j});
   }
   return book_[slot];
+}
+
+bool Reservations::compress(uint32_t j, double t) {
+  if (!has(j)) return false;
+  const Reservation old = of(j);
+  drop(j);
+  plan_booking(j, t);
+  if (trial_resv_.active && trial_resv_.shadow < old.shadow) {
+    insert(trial_resv_, trial_resv_.shadow > t);  // (one due now is this cycle's: MoabPolicy::compress)
+    return true;
+  }
+  insert(old, false);  // as it was (its cycle was asked for when it was made)
+  return false;
 }
 
 bool Reservations::take_booked(uint32_t j, std::vector<Allocation>& out) {

@@ -84,11 +84,20 @@ class Reservations {
   /// them: PoolProfile::earliest). Returns it (inactive, and not booked, when it fits at none of those
   /// times). O(running + booked) placements at most (pooled: O(running + booked) steps of a count).
   const Reservation& book(uint32_t j, double t);
+  /// Compression (Mu'alem and Feitelson's conservative backfilling, when a job ends before its walltime):
+  /// job j's booked reservation is made again at t as book() would make it, beside every other booked
+  /// one, and kept if it starts earlier; else the old one stays as it was. Returns whether it moved. A
+  /// reservation never moves later, so no job starts later than its first reservation.
+  bool compress(uint32_t j, double t);
   /// Takes job j's booked placement on the capacity now, within a Capacity transaction left open for the
   /// caller to commit (true, `out` the placement) or rolled back (false: some tasker of it is down or
   /// short). Its time has come: the reservations booked after it were planned around it there. On a
   /// pooled farm the job is placed now as any start is (Placer::try_place).
   bool take_booked(uint32_t j, std::vector<Allocation>& out);
+  /// The jobs holding a booked reservation, appended to `out` (in no particular order).
+  void booked_jobs(std::vector<uint32_t>& out) const {
+    for (const auto& [shadow, j] : shadows_) out.push_back(j);
+  }
   /// The earliest start of a booked reservation of a job other than j (+inf if none).
   double first_shadow_except(uint32_t j) const noexcept;
   /// Job j, started now (t) and expected to end at `end`, on `allocs`, delays no other job's booked
@@ -123,6 +132,8 @@ class Reservations {
   static constexpr size_t kInstanceTotals = 4;
 
   void reserve(uint32_t j, Reservation& r);
+  void plan_booking(uint32_t j, double t);
+  const Reservation& insert(const Reservation& r, bool wake);
   void reserve_after_book(uint32_t j, Reservation& r);
   void reserve_after_book_scan(uint32_t j, Reservation& r);
   void made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs);

@@ -430,6 +430,18 @@ TEST(Native, CredentialsAndCredentialPolicyRoundTrip) {
                     "expected a finite number");
 }
 
+// Compression of the book (issue 47): on by default, `compression = false` turns it off, anything but a
+// boolean is refused naming file, line and key.
+TEST(Native, PolicyCompressionIsABoolean) {
+  TempDir dir;
+  EXPECT_TRUE(loaders::read_policy_toml(dir.file("on.toml", "[policy]\nbackfill = \"conservative\"\n")).compression);
+  EXPECT_FALSE(
+      loaders::read_policy_toml(dir.file("off.toml", "[policy]\nbackfill = \"conservative\"\ncompression = false\n"))
+          .compression);
+  const auto bad = dir.file("bad.toml", "[policy]\nbackfill = \"conservative\"\ncompression = \"yes\"\n");
+  expect_load_error([&] { loaders::read_policy_toml(bad); }, bad, 3, "policy.compression", "expected true or false");
+}
+
 // fuzz_policy found it (issue 28, every number read is what it says): a float where a whole number is
 // read (`reservation_depth = 1e20`, an Accelerator map's `count = 1e20`) was converted by toml++ to an
 // integer out of range, undefined behaviour; each is refused naming file, line and key, and a farm's

@@ -269,6 +269,8 @@ struct Sim {
         for (const auto& [k, x, amount] : charges(j, out.allocations[j])) add(pools, k, x, amount);
         running[j] = 0;
         ended[j] = 1;
+        // before its walltime, with reservations kept: the next cycle compresses them
+        if (pol.compression && !kept.empty() && out.end[j] < out.start[j] + estimate(j)) compress_due = true;
       }
       refresh(pools, running);
       for (; next_farm < farm.events.size() && farm.events[next_farm].time <= t; ++next_farm) {
@@ -496,6 +498,26 @@ struct Sim {
   std::vector<double> wake_times;  // every reservation's start: the cycle times they add
   void cycle_with_book(double t, const std::vector<std::tuple<double, double, uint32_t>>& ready,
                        std::vector<uint8_t>& running) {
+    // compression (Mu'alem and Feitelson): in priority order, each kept reservation made again beside all
+    // the others, and taken if it starts earlier
+    if (compress_due) {
+      compress_due = false;
+      for (const auto& [negp, sub, j] : ready) {
+        if (!kept.count(j)) continue;
+        const Booked old = kept[j];
+        kept.erase(j);
+        std::vector<Booked> all;
+        for (const auto& [x, b] : kept) all.push_back(b);
+        Booked b;
+        const bool found = pooled() ? pool_reserve(j, t, running, all, b) : reserve(j, running, all, b);
+        if (found && b.shadow < old.shadow) {
+          kept[j] = b;
+          wake_times.push_back(b.shadow);
+        } else {
+          kept[j] = old;
+        }
+      }
+    }
     bool blocked = false;
     for (const auto& [negp, sub, j] : ready) {
       if (!throttle_ok(j, running)) {
@@ -822,13 +844,14 @@ struct Sim {
     }
     return true;
   }
+  bool compress_due = false;  // a job ended before its walltime since the last cycle (compression)
 };
 
 }  // namespace
 
 SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
                     const FarmEvents& farm) {
-  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
   s.run();
   return std::move(s.out);
 }

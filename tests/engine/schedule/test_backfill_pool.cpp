@@ -251,7 +251,7 @@ TEST(Backfill, KthSampleEasyEqualsThePublishedSimulators) {
 // expected end or a reservation's end); a reservation is never moved, and is given up when its job starts
 // (or made again if its time passed without it). Cycles at every submit, end and reservation start.
 // Returns the start times. depth = SIZE_MAX: conservative.
-std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, size_t depth) {
+std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, size_t depth, bool compression = true) {
   const size_t n = jobs.size();
   std::vector<double> start(n, NAN), end(n, NAN);
   auto est = [&](size_t j) { return jobs[j].est(); };
@@ -285,11 +285,31 @@ std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, 
     for (const auto& [b, se] : book)
       if (se.first > last) t = std::min(t, se.first);
     if (!(t < kInf)) break;
+    bool early = false;  // a job ended before its walltime
     for (size_t j = 0; j < n; ++j)
       if (running[j] && end[j] <= t) {
         running[j] = 0;
         free += jobs[j].procs;
+        early = early || end[j] < start[j] + est(j);
       }
+    // the earliest time from t at which job j's processors stay free for its walltime beside the book
+    auto earliest = [&](size_t j) {
+      std::vector<double> times{t};
+      for (size_t r = 0; r < n; ++r)
+        if (running[r]) times.push_back(std::max(t, start[r] + est(r)));
+      for (const auto& [b, se] : book) times.push_back(std::max(t, se.second));
+      std::sort(times.begin(), times.end());
+      for (const double at : times)
+        if (free_at(at, j) >= jobs[j].procs && free_throughout(t, at, at + est(j), j)) return at;
+      return kInf;
+    };
+    // compression: in priority order, each reservation made again, and moved if that is earlier
+    if (early && compression)
+      for (const size_t j : order)
+        if (book.count(j)) {
+          const double at = earliest(j);
+          if (at < book[j].first) book[j] = {at, at + est(j)};
+        }
     for (const size_t j : order) {
       if (!std::isnan(start[j]) || jobs[j].submit > t) continue;
       const int64_t p = jobs[j].procs;
@@ -304,16 +324,7 @@ std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, 
       }
       if (due) book.erase(j);
       if (book.count(j) || book.size() >= depth) continue;
-      std::vector<double> times{t};
-      for (size_t r = 0; r < n; ++r)
-        if (running[r]) times.push_back(std::max(t, start[r] + est(r)));
-      for (const auto& [b, se] : book) times.push_back(std::max(t, se.second));
-      std::sort(times.begin(), times.end());
-      for (const double at : times)
-        if (free_at(at, j) >= p && free_throughout(t, at, at + est(j), j)) {
-          book[j] = {at, at + est(j)};
-          break;
-        }
+      if (const double at = earliest(j); at < kInf) book[j] = {at, at + est(j)};
     }
     last = t;
   }
@@ -328,6 +339,7 @@ std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, 
 // are free at its start only.
 TEST(Backfill, ConservativeAndDepthOnIdenticalOneSlotTaskersArePoolBased) {
   size_t compared = 0, backfilled = 0, reserved = 0;
+  for (const bool compression : {true, false})
   for (const size_t depth : {size_t{3}, SIZE_MAX}) {
     for (int i = 0; i < 300; ++i) {
       const PoolTrace tr = random_pool_trace(6000 + i);
@@ -336,19 +348,70 @@ TEST(Backfill, ConservativeAndDepthOnIdenticalOneSlotTaskersArePoolBased) {
       SimPolicy pol;
       pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
       pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
+      pol.compression = compression;
       const auto r = run(f, jobs, pol);
-      const auto want = pool_book(tr.procs, tr.pool, depth);
+      const auto want = pool_book(tr.procs, tr.pool, depth, compression);
       for (size_t j = 0; j < tr.list.size(); ++j) {
-        ASSERT_EQ(r.start[j], want[j]) << "depth " << depth << " trace " << i << " job " << j;
+        ASSERT_EQ(r.start[j], want[j]) << "compression " << compression << " depth " << depth << " trace " << i
+                                       << " job " << j;
         ++compared;
         backfilled += r.backfilled[j];
         reserved += !std::isnan(r.reserved_at[j]);
       }
     }
   }
-  EXPECT_GT(compared, 10000u);
-  EXPECT_GT(backfilled, 1000u);
-  EXPECT_GT(reserved, 1000u);
+  EXPECT_GT(compared, 20000u);
+  EXPECT_GT(backfilled, 2000u);
+  EXPECT_GT(reserved, 2000u);
+}
+
+// Compression (issue 47): on 4 one-slot taskers A (4, walltime 100) ends at 10 instead; B (2) and C (4)
+// were reserved for 100 and 150, and E (2, 60 s) comes at 11. Compressed at 10, B starts then and C's
+// reservation moves to 60, B's end: E, which would run past 60 beside B, waits for C (110). Without
+// compression C stays reserved for 150, E starts at 11 and C waits for E (71). No job starts later than
+// its first reservation either way. Then random traces of coarse times (many early ends at once) against
+// the pool-based definition with compression.
+TEST(Backfill, ConservativeCompressesTheBookWhenAJobEndsEarly) {
+  const Farm f(std::vector<int>(4, 1));
+  const std::vector<Job> list{{.id = "A", .submit = 0, .runtime = 10, .walltime = 100, .slots = 4, .fill_up = true},
+                              {.id = "B", .submit = 1, .runtime = 50, .walltime = 50, .slots = 2, .fill_up = true},
+                              {.id = "C", .submit = 1, .runtime = 50, .walltime = 50, .slots = 4, .fill_up = true},
+                              {.id = "E", .submit = 11, .runtime = 60, .walltime = 60, .slots = 2, .fill_up = true}};
+  const auto jobs = make_jobs(f.cat, list);
+  const std::vector<PoolJob> pool{{0, 10, 100, 4}, {1, 50, 50, 2}, {1, 50, 50, 4}, {11, 60, 60, 2}};
+  for (const bool compression : {true, false}) {
+    SimPolicy pol;
+    pol.backfill = BackfillPolicy::Conservative;
+    pol.compression = compression;
+    const auto r = run(f, jobs, pol);
+    const std::vector<double> want =
+        compression ? std::vector<double>{0, 10, 60, 110} : std::vector<double>{0, 10, 71, 11};
+    EXPECT_EQ(pool_book(4, pool, SIZE_MAX, compression), want) << "the definition, compression " << compression;
+    for (size_t j = 0; j < list.size(); ++j) {
+      EXPECT_EQ(r.start[j], want[j]) << list[j].id << ", compression " << compression;
+      if (!std::isnan(r.reserved_at[j])) {
+        EXPECT_LE(r.start[j], r.reserved_at[j]) << list[j].id;
+      }
+    }
+  }
+  size_t compared = 0;
+  for (int i = 0; i < 300; ++i) {
+    const PoolTrace tr = random_pool_trace(7000 + i, 10);
+    const Farm tf(std::vector<int>(tr.procs, 1));
+    const auto tj = make_jobs(tf.cat, tr.list);
+    SimPolicy pol;
+    pol.backfill = BackfillPolicy::Conservative;
+    const auto got = run(tf, tj, pol);
+    const auto def = pool_book(tr.procs, tr.pool, SIZE_MAX);
+    for (size_t j = 0; j < tr.list.size(); ++j) {
+      ASSERT_EQ(got.start[j], def[j]) << "trace " << i << " job " << j;
+      if (!std::isnan(got.reserved_at[j])) {
+        ASSERT_LE(got.start[j], got.reserved_at[j]) << "trace " << i << " job " << j;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 5000u);
 }
 
 // The engine's pooled book against the naive simulator's (tests/reference, written from the same
