@@ -3,7 +3,8 @@
 #   kernels/ includes nothing of the project above it (engine, loaders, tools);
 #   engine/ includes nothing from loaders/ (the writers included) or tools/, and each of its stages
 #   only the stages below it: model -> match -> placement -> batch -> schedule (engine/*/README.md);
-#   engine/ has no source file outside its stage folders;
+#   engine/ has no source file outside its stage folders; no two modules (x.hpp with x.cpp) include each
+#   other, directly or around a circle;
 #   loaders/ outside writers/ include of engine/schedule/ only the configuration (policy.hpp, events.hpp),
 #   never the simulator.
 # Usage: layering.sh SOURCE_DIR. Prints each offending include (file:line) and exits 1, else prints a count.
@@ -30,6 +31,18 @@ forbid engine/batch 'engine/schedule/' "batch/ is one batch of jobs: it knows no
 loose=$(find engine -maxdepth 1 -name '*.[ch]pp')
 if [ -n "$loose" ]; then
   printf '%s   <- engine/ holds its sources in stage folders (model, match, placement, batch, schedule)\n' $loose
+  bad=1
+fi
+# No include circle between modules (a module: x.hpp with x.cpp): tsort finds any loop in the graph.
+edges=$(for f in $(find kernels engine loaders tools -name '*.[ch]pp'); do
+  m=${f%.*}
+  grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' "$f" | sed -E 's/.*"([^"]+)"/\1/' |
+    while read -r inc; do
+      [ -f "$inc" ] && [ "${inc%.*}" != "$m" ] && echo "$m ${inc%.*}"
+    done
+done)
+if ! loop=$(printf '%s\n' "$edges" | tsort 2>&1 >/dev/null) || [ -n "$loop" ]; then
+  printf '%s\n' "$loop" | sed 's/^tsort: //' | sed 's|$|   <- an include circle: modules that include each other cannot be read or changed apart|'
   bad=1
 fi
 files=$(find kernels engine loaders -name '*.hpp' -o -name '*.cpp' | wc -l)

@@ -13,7 +13,7 @@
 
 #include "engine/model/jobs.hpp"
 #include "engine/model/request.hpp"
-#include "engine/schedule/simulation.hpp"
+#include "engine/schedule/result.hpp"
 #include "engine/schedule/wait_queue.hpp"
 #include "engine/schedule/world.hpp"
 

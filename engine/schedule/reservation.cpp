@@ -66,7 +66,10 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
       if (!w_.availability.tracked(k)) future_.release(k, x, amount);
     });
-    if (w_.availability.active()) w_.availability.vacate(w_, rj, future_);
+    if (w_.availability.active()) {
+      w_.charges_of(rj, vacated_);
+      w_.availability.vacate(rj, w_.allocations_of(rj), vacated_, future_);
+    }
     for (uint32_t a = 0; a < res.alloc_count[rj] && !shared; ++a) {
       const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
       if (!elig.contains(x)) continue;
@@ -512,7 +515,10 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
         w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
           if (!w_.availability.tracked(k)) future_.release(k, x, amount);
         });
-        if (w_.availability.active()) w_.availability.vacate(w_, rj, future_);
+        if (w_.availability.active()) {
+      w_.charges_of(rj, vacated_);
+      w_.availability.vacate(rj, w_.allocations_of(rj), vacated_, future_);
+    }
       }
     } else if (next_end < ends.size()) {
       T = at_book;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/placement/placer.hpp"
+#include "engine/schedule/availability.hpp"
 #include "engine/schedule/pool_profile.hpp"
 
 namespace colmatch {
@@ -172,6 +173,7 @@ class Reservations {
   std::set<std::pair<double, uint32_t>> ends_;                   // every booked (end, job)
   std::vector<int32_t> pending_count_;  // reserve_after_book: per tasker, pending reservations holding it
   Reservation trial_resv_;
+  std::vector<HeldAmount> vacated_;  // a running job's charges, for Availability::vacate
   std::vector<uint8_t> pending_;  // reserve_after_book: per tasker, held by a pending reservation
   std::vector<Allocation> probe_trial_;
   Capacity probe_;  // reserve_after_book: the capacity at a candidate time, less the booked reservations

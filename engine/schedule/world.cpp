@@ -50,7 +50,7 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
   check_interval();
   for (uint32_t t = 0; t < farm.down_at_start.size(); ++t)
     if (farm.down_at_start[t]) cap.set_down(t, true);
-  availability.init(*this);
+  availability.init(policy, catalog, taskers, jobs, farm, cap, idle);
   const size_t n = jobs.size();
   res.start.assign(n, kNaN);
   res.end.assign(n, kNaN);
@@ -139,7 +139,7 @@ void SimWorld::apply_farm_events(double t) {
       case TaskerEvent::Kind::Configure:
         if (cap.set_configured(e.consumable, e.tasker, e.amount)) grew(e.tasker);
         if (availability.tracked(e.consumable) &&
-            cap.set_queue_free(e.consumable, e.tasker, availability.free_now(*this, e.consumable, e.tasker, cap)))
+            cap.set_queue_free(e.consumable, e.tasker, availability.free_now(e.consumable, e.tasker, cap)))
           grew(e.tasker);
         break;
     }
@@ -208,7 +208,7 @@ void SimWorld::start(uint32_t j, double t, const std::vector<Allocation>& allocs
     used[kk] += amount;
     res.held_seconds[kk] += amount * held;
   });
-  if (availability.active()) availability.occupy(*this, j, true);
+  if (availability.active()) occupy(j, true);
   creds.add(j, +1);
   ends.emplace(res.end[j], j);
   running.insert({t + sim_estimate(jobs, j), j});
@@ -216,12 +216,21 @@ void SimWorld::start(uint32_t j, double t, const std::vector<Allocation>& allocs
   for (const Allocation& a : allocs) policy_hooks->tasker_changed(a.tasker);
 }
 
+// Utilized or combined availability: job j's charges held (`on`) or given back; the taskers where
+// capacity grew are logged.
+void SimWorld::occupy(uint32_t j, bool on) {
+  charges_of(j, held_scratch_);
+  grown_scratch_.clear();
+  availability.occupy(j, held_scratch_, on, cap, grown_scratch_);
+  for (const uint32_t x : grown_scratch_) grew(x);
+}
+
 void SimWorld::finish(uint32_t j, double) {
   for_each_charge(j, [&](size_t kk, uint32_t x, double amount) {
     if (!availability.tracked(kk)) cap.release(kk, x, amount);
     used[kk] -= amount;
   });
-  if (availability.active()) availability.occupy(*this, j, false);
+  if (availability.active()) occupy(j, false);
   creds.add(j, -1);
   ended[j] = 1;
   ++ended_count;

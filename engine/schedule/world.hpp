@@ -21,7 +21,9 @@
 
 #include "engine/placement/placer.hpp"
 #include "engine/schedule/availability.hpp"
-#include "engine/schedule/simulation.hpp"
+#include "engine/schedule/events.hpp"
+#include "engine/schedule/policy.hpp"
+#include "engine/schedule/result.hpp"
 #include "engine/schedule/throttles.hpp"
 
 namespace colmatch {
@@ -76,6 +78,17 @@ class SimWorld {
   /// The same for a job of category c placed on allocs[0..n) (allocs[0] the master).
   template <class F>
   void for_each_charge(uint32_t c, const Allocation* allocs, size_t n, F&& f) const;
+  /// Job j's charges on its allocations (for_each_charge), replacing `out`'s contents.
+  void charges_of(uint32_t j, std::vector<HeldAmount>& out) const {
+    out.clear();
+    for_each_charge(j, [&](size_t kk, uint32_t x, double amount) {
+      out.push_back({static_cast<uint32_t>(kk), x, amount});
+    });
+  }
+  /// Job j's allocations (it has started).
+  std::span<const Allocation> allocations_of(uint32_t j) const noexcept {
+    return {res.allocations.data() + res.alloc_first[j], res.alloc_count[j]};
+  }
 
   /// The placer, with category c's dispatch cursors made valid for the capacity as it is now.
   Placer& placer(uint32_t c);
@@ -144,15 +157,18 @@ class SimWorld {
   void validate_cursors(uint32_t c);
   void check_farm_events() const;
   bool could_take(uint32_t c, uint32_t x) const;
+  void occupy(uint32_t j, bool on);
 
   size_t next_farm_ = 0;                // the next farm event to apply
-  std::vector<uint64_t> settled_at_;          // per category: the Capacity epoch in which its placement failed
-  std::vector<size_t> settled_since_;      // per category, once failed: grown_ entries looked at since
+  std::vector<uint64_t> settled_at_;    // per category: the Capacity epoch in which its placement failed
+  std::vector<size_t> settled_since_;   // per category, once failed: grown_ entries looked at since
   std::vector<uint32_t> revived_by_;    // per category, once failed: a grown tasker that could take a job
   std::vector<size_t> cursor_seen_;     // per category: grown_ entries its cursors account for
   std::vector<uint64_t> cursor_epoch_;  // per category charging a shared pool: its cursors' epoch
   std::vector<uint32_t> grown_;         // taskers whose capacity grew (ends, taskers up, pools enlarged)
   std::vector<std::pair<uint32_t, std::string>> removed_;  // jobs removed (start() with no allocation)
+  std::vector<HeldAmount> held_scratch_;  // occupy(): a job's charges
+  std::vector<uint32_t> grown_scratch_;   // occupy(): the taskers where capacity grew
 };
 
 /// A scheduling policy as the event loop sees it (Flux's queue-policy interface, Slurm's scheduler
