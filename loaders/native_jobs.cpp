@@ -29,6 +29,8 @@ using Choices = std::map<std::string, uint32_t, std::less<>>;  // a job's "solut
 
 // A job's "solutions" (with "gate" and "outcomes" when gated) as a choice of `b`, one per distinct text
 // (`seen`); "" in `why` unless something is wrong, then the reason.
+// Long (about 130 lines) on purpose: the solutions, the gate and its outcomes, each field checked where
+// it is read so that an error names it.
 uint32_t read_choice(const std::optional<simdjson::dom::element>& solutions_el,
                      const std::optional<simdjson::dom::element>& gate_el,
                      const std::optional<simdjson::dom::element>& outcomes_el, const Catalog& catalog, JobBuilder& b,
@@ -265,6 +267,7 @@ struct Rejection {
 
 // Job line `obj` (line `ln` of `path`, id `id`, head `h`) as a job of `b`: added, its fields set, its
 // rejections in `rejected`, its dependencies in `depends`. Throws LoadError for an unknown key.
+// Long (about 120 lines) on purpose: one branch per field of a job line (docs/formats/native.md).
 void add_job(const simdjson::dom::object& obj, const std::string& path, size_t ln, const std::string& id,
              const JobHead& h, const Catalog& catalog, JobBuilder& b, Choices& choices,
              std::vector<Rejection>& rejected, std::optional<std::vector<std::string>>& depends) {

@@ -126,6 +126,8 @@ void read_fbsng(const std::string& path, const toml::node& n, SimPolicy& policy)
 
 }  // namespace
 
+// Long (about 130 lines) on purpose: one branch per key of the [policy] table, as loaders/policy.hpp
+// lists them.
 void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy, bool allow_power_key) {
   bool min_interval_set = false;
   const toml::node* depth_node = nullptr;

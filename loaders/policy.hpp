@@ -5,8 +5,8 @@
 //                                     consecutive_best_fit (Slurm's select/cons_tres)
 //   backfill = "none"                 BACKFILLPOLICY: none (strict priority order), greedy, easy, conservative
 //   reservation_depth = 1             RESERVATIONDEPTH: with easy, how many waiting jobs hold a reservation
-//   compression = true                with a book (depth > 1, conservative): a job ending before its
-//                                     walltime moves the booked reservations earlier where they fit
+//   compression = false               with a book (depth > 1, conservative), true: a job ending before
+//                                     its walltime moves the booked reservations earlier where they fit
 //   resource_availability = "dedicated"  RESOURCEAVAILABILITYPOLICY: dedicated, utilized or combined
 //                                     (the load: a native job's "utilization", a tasker's "utilized")
 //   [policy.priority] credential = 1, queue_time = 0, expansion = 0, size = 0   (factor weights)

@@ -204,6 +204,8 @@ std::string not_pending_warning(size_t count, const std::string& path) {
 
 }  // namespace
 
+// Long (550 lines): the cluster, its jobs, sacct and the constraint language in one function; issue 48
+// splits it as loaders/sge.cpp is split (its first step).
 Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, const std::string& accounting,
                    const ProgressFn&, LoadMode) {
   if (!fs::is_directory(dump_dir))

@@ -170,6 +170,8 @@ double number(std::string_view s, const std::string& path, size_t line, size_t f
 
 }  // namespace
 
+// Long (about 150 lines) on purpose: the header's fields, then the 18 SWF fields of a line one after
+// another, each with its own check; split, each piece would carry the whole dataset under build.
 Dataset load_swf(const std::string& path, const ProgressFn& progress, const std::string& machines) {
   const std::vector<Cluster> clusters = machines.empty() ? std::vector<Cluster>{} : read_machines(machines, progress);
   LineReader in(path, progress);

@@ -297,6 +297,9 @@ void by_timeleft(std::vector<KindView>& kinds, const PiecesInOrder& order, const
 
 }  // namespace
 
+// Long (about 310 lines): one data flow in commented phases (jobs read beside the farm, kinds numbered,
+// expanded, pooled, compiled, copied) over shared tables and the tasks running beside them, whose
+// lifetimes the phases order; split, each phase would take most of those as parameters.
 // `read_farm` gives the taskers' and maps' definitions; it runs beside the reading of jobs.jsonl (the farm
 // does not depend on the jobs), on another thread. Its errors come first, as a reader taking the farm's
 // files before the jobs would give them.

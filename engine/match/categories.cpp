@@ -313,6 +313,180 @@ void key_charges(const ChargeVector& need, const ChargeVector& once, size_t widt
     }
   }
 }
+
+// Pass 2 and after of categorize(): a raw key's category from its first job's charges, then the
+// categories of the choices' solutions, the node picks and the fallbacks, each interned by its key.
+class CategoryBuilder {
+ public:
+  CategoryBuilder(const Catalog& catalog, const JobTable& jobs, Categories& c)
+      : catalog_(catalog),
+        jobs_(jobs),
+        c_(c),
+        defaults_(charged_by_default(catalog)),
+        width_(catalog.consumables().size()),
+        none_(static_cast<uint32_t>(width_), {}) {}
+
+  // The category of job j, the first of its raw key (fields f), found or added by its full key.
+  uint32_t of_first_job(uint32_t j, const RawFields& f) {
+    const bool fill = spreads(jobs_.rule[j]);
+    if (fill) {
+      fill_up_need(catalog_, defaults_, jobs_, j, need_, once_);
+    } else {
+      need_ = need_of(catalog_, defaults_, jobs_.amount.of(j), jobs_.slots[j]);
+      once_ = none_;
+    }
+    key_head(jobs_, j, key_);
+    job_charge_kinds(catalog_, defaults_, jobs_, j, kinds_);  // empty unless some kind differs
+    key_body(need_, once_, width_, kinds_, f.fit_unit, key_);
+    if (f.node_pick != kNone) {  // (none: the key as before)
+      key_.push_back('\x1e');
+      key_ += node_pick_content(jobs_, f.node_pick);
+    }
+    if (f.fallback.request != kNone) {  // (none: the key as before)
+      key_.push_back('\x1d');
+      key_ += jobs_.request_text[f.fallback.request];
+      key_.push_back('\0');
+      if (f.fallback.soft != 0) key_ += jobs_.request_text[f.fallback.soft];
+    }
+    const uint32_t cat =
+        intern(jobs_.request[j], jobs_.soft[j], jobs_.choice_of(j), jobs_.slots[j], jobs_.rule[j], need_, once_, kinds_);
+    set_fit_unit(cat, f.fit_unit);
+    if (f.node_pick != kNone) {
+      pick_list_.resize(c_.size(), kNone);
+      pick_list_[cat] = f.node_pick;
+    }
+    if (f.fallback.request != kNone) {
+      fallback_of_.resize(c_.size());
+      fallback_of_[cat] = {f.fallback, f.fit_unit};
+    }
+    return cat;
+  }
+
+  // The solutions of the categories that choose (JobTable::Choice): each a category of its own (one
+  // with no job when no job asks for it alone), after every job's category.
+  void add_solutions() {
+    c_.solutions.resize(c_.size());
+    const size_t job_categories = c_.size();
+    std::vector<std::vector<uint32_t>> solutions_of_choice(jobs_.choices.size());
+    for (size_t x = 0; x < job_categories; ++x) {
+      const uint32_t ch = c_.choice[x];
+      if (ch == kNone) continue;
+      if (solutions_of_choice[ch].empty()) {
+        const JobTable::Choice& choice = jobs_.choices[ch];
+        for (size_t i = 0; i < choice.request.size(); ++i) {
+          need_ = need_of(catalog_, defaults_, choice.amounts[i], c_.slots[x]);
+          key_head(choice.request[i], 0, kNone, c_.slots[x], AllocationRule::PeSlots, key_);
+          key_charges(need_, none_, width_, key_);
+          solutions_of_choice[ch].push_back(
+              intern(choice.request[i], 0, kNone, c_.slots[x], AllocationRule::PeSlots, need_, none_, {}));
+        }
+      }
+      c_.solutions[x] = solutions_of_choice[ch];
+    }
+  }
+
+  // The node picks of the categories that have some (JobTable::NodePick): each pick's request with one slot of
+  // the picking category's charges is a category of its own, after the solutions.
+  void add_node_picks() {
+    for (size_t x = 0; x < pick_list_.size(); ++x) {
+      if (pick_list_[x] == kNone) continue;
+      const ChargeVector unit = c_.unit_charge[x];  // (a copy: intern grows the vectors)
+      const std::vector<ChargeKind> unit_kinds = c_.charge_kind[x];
+      std::vector<Categories::NodePick> picks;
+      for (const JobTable::NodePick& p : jobs_.node_picks[pick_list_[x]]) {
+        Categories::NodePick pick{{}, p.count, p.apart};
+        for (const uint32_t r : p.requests) {
+          key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key_);
+          key_body(unit, none_, width_, unit_kinds, {}, key_);
+          pick.tiers.push_back(intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none_, unit_kinds));
+        }
+        picks.push_back(std::move(pick));
+      }
+      c_.node_picks.resize(x + 1);
+      c_.node_picks[x] = std::move(picks);
+    }
+  }
+
+  // The fallbacks (JobTable::Fallback): the fallback request and soft request with the category's slots, rule,
+  // charges and fit unit, a category of their own.
+  void add_fallbacks() {
+    for (size_t x = 0; x < fallback_of_.size(); ++x) {
+      const auto [fb, fit] = fallback_of_[x];
+      if (fb.request == kNone) continue;
+      const ChargeVector unit = c_.unit_charge[x], master = spreads(c_.rule[x]) ? c_.master_charge[x] : none_;
+      const std::vector<ChargeKind> kinds_x = c_.charge_kind[x];
+      const uint32_t slots = c_.slots[x];
+      const AllocationRule rule = c_.rule[x];
+      key_head(fb.request, fb.soft, kNone, slots, rule, key_);
+      key_body(unit, master, width_, kinds_x, fit, key_);
+      const uint32_t f = intern(fb.request, fb.soft, kNone, slots, rule, unit, master, kinds_x);
+      set_fit_unit(f, fit);
+      c_.fallback.resize(x + 1, kNone);
+      c_.fallback[x] = f;
+    }
+    c_.solutions.resize(c_.size());
+  }
+
+ private:
+  // The category of key_ (as built), added if new.
+  uint32_t intern(uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
+                  const ChargeVector& unit, const ChargeVector& master, const std::vector<ChargeKind>& charge_kinds) {
+    auto [it, fresh] = index_.emplace(key_, static_cast<uint32_t>(c_.request.size()));
+    if (fresh) {
+      c_.request.push_back(request);
+      c_.soft.push_back(soft);
+      c_.slots.push_back(slots);
+      c_.unit_charge.push_back(unit);
+      // ($pe_slots: none, and no vector: a farm of many consumables pays its width once a category)
+      c_.master_charge.push_back(spreads(rule) ? master : ChargeVector{});
+      c_.charge_kind.push_back(charge_kinds);
+      c_.rule.push_back(rule);
+      c_.choice.push_back(choice);
+      // The content: the request texts, then the slot count, rule and charges, then the choice's
+      // solutions; the indices (first kKeyIndices bytes of `key`) are run-specific, the texts are not.
+      const std::string& text = jobs_.request_text[request];
+      const std::string_view rest(key_.data() + kKeyIndices, key_.size() - kKeyIndices);
+      const std::string solutions = choice_content(jobs_, choice);
+      uint64_t h = fnv1a(text);
+      if (soft != 0) h = fnv1a(jobs_.request_text[soft], h ^ 0x5f);
+      h = fnv1a(rest, h);
+      if (!solutions.empty()) h = fnv1a(solutions, h ^ 0x3c);
+      c_.hash.push_back(h);
+      std::string content = text;
+      content += '\0';
+      if (soft != 0) content += jobs_.request_text[soft];
+      content += '\0';
+      content += rest;
+      content += solutions;
+      c_.key.push_back(std::move(content));
+      c_.job_count.push_back(0);
+    }
+    return it->second;
+  }
+  void set_fit_unit(uint32_t cat, const JobTable::FitUnit& fit) {  // (none: no column)
+    if (fit.fit <= 0) return;
+    c_.fit_unit.resize(c_.size());
+    c_.fit_unit[cat] = fit;
+  }
+
+  const Catalog& catalog_;
+  const JobTable& jobs_;
+  Categories& c_;
+  std::unordered_map<std::string, uint32_t> index_;
+  const std::vector<uint32_t> defaults_;
+  const size_t width_;
+  const ChargeVector none_;
+  ChargeVector need_, once_;
+  std::vector<ChargeKind> kinds_;
+  std::string key_;
+  std::vector<uint32_t> pick_list_;  // per job category, up to the last with node picks: its JobTable::node_picks
+  struct FallbackOf {
+    JobTable::Fallback fallback{};
+    JobTable::FitUnit fit_unit{};
+  };
+  std::vector<FallbackOf> fallback_of_;  // per job category, up to the last with a fallback
+};
+
 }  // namespace
 
 Categories categorize(const Catalog& catalog, const JobTable& jobs) {
@@ -357,62 +531,11 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
     }
   });
   // Pass 2, in piece order (so categories are numbered as the jobs first show them): a raw key met for
-  // the first time finds its category from its first job's charges.
-  std::unordered_map<std::string, uint32_t> index;
+  // the first time finds its category from its first job's charges; then the solutions', node picks'
+  // and fallbacks' categories.
+  CategoryBuilder builder(catalog, jobs, c);
   RawTable raw_index;
-  const std::vector<uint32_t> defaults = charged_by_default(catalog);
-  const size_t width = catalog.consumables().size();
-  const ChargeVector none(static_cast<uint32_t>(width), {});
-  ChargeVector need, once;
-  std::vector<ChargeKind> kinds;
-  std::string key;
   std::vector<std::vector<uint32_t>> category_of(pieces.size());
-  std::vector<uint32_t> pick_list;  // per job category, up to the last with node picks: its JobTable::node_picks
-  struct FallbackOf {
-    JobTable::Fallback fallback{};
-    JobTable::FitUnit fit_unit{};
-  };
-  std::vector<FallbackOf> fallback_of;  // per job category, up to the last with a fallback
-  // The category of `key` (as built), added if new.
-  auto intern = [&](uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
-                    const ChargeVector& unit, const ChargeVector& master, const std::vector<ChargeKind>& charge_kinds) {
-    auto [it, fresh] = index.emplace(key, static_cast<uint32_t>(c.request.size()));
-    if (fresh) {
-      c.request.push_back(request);
-      c.soft.push_back(soft);
-      c.slots.push_back(slots);
-      c.unit_charge.push_back(unit);
-      // ($pe_slots: none, and no vector: a farm of many consumables pays its width once a category)
-      c.master_charge.push_back(spreads(rule) ? master : ChargeVector{});
-      c.charge_kind.push_back(charge_kinds);
-      c.rule.push_back(rule);
-      c.choice.push_back(choice);
-      // The content: the request texts, then the slot count, rule and charges, then the choice's
-      // solutions; the indices (first kKeyIndices bytes of `key`) are run-specific, the texts are not.
-      const std::string& text = jobs.request_text[request];
-      const std::string_view rest(key.data() + kKeyIndices, key.size() - kKeyIndices);
-      const std::string solutions = choice_content(jobs, choice);
-      uint64_t h = fnv1a(text);
-      if (soft != 0) h = fnv1a(jobs.request_text[soft], h ^ 0x5f);
-      h = fnv1a(rest, h);
-      if (!solutions.empty()) h = fnv1a(solutions, h ^ 0x3c);
-      c.hash.push_back(h);
-      std::string content = text;
-      content += '\0';
-      if (soft != 0) content += jobs.request_text[soft];
-      content += '\0';
-      content += rest;
-      content += solutions;
-      c.key.push_back(std::move(content));
-      c.job_count.push_back(0);
-    }
-    return it->second;
-  };
-  auto set_fit_unit = [&](uint32_t cat, const JobTable::FitUnit& fit) {  // (none: no column)
-    if (fit.fit <= 0) return;
-    c.fit_unit.resize(c.size());
-    c.fit_unit[cat] = fit;
-  };
   for (size_t p = 0; p < pieces.size(); ++p) {
     Piece& piece = pieces[p];
     category_of[p].resize(piece.first_job.size());
@@ -422,98 +545,16 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
       size_t slot = 0;
       uint32_t cat = raw_index.find(jobs, j, f, piece.hash[r], slot);
       if (cat == kNone) {
-        const bool fill = spreads(jobs.rule[j]);
-        if (fill) {
-          fill_up_need(catalog, defaults, jobs, j, need, once);
-        } else {
-          need = need_of(catalog, defaults, jobs.amount.of(j), jobs.slots[j]);
-          once = none;
-        }
-        key_head(jobs, j, key);
-        job_charge_kinds(catalog, defaults, jobs, j, kinds);  // empty unless some kind differs
-        key_body(need, once, width, kinds, f.fit_unit, key);
-        if (f.node_pick != kNone) {  // (none: the key as before)
-          key.push_back('\x1e');
-          key += node_pick_content(jobs, f.node_pick);
-        }
-        if (f.fallback.request != kNone) {  // (none: the key as before)
-          key.push_back('\x1d');
-          key += jobs.request_text[f.fallback.request];
-          key.push_back('\0');
-          if (f.fallback.soft != 0) key += jobs.request_text[f.fallback.soft];
-        }
-        cat = intern(jobs.request[j], jobs.soft[j], jobs.choice_of(j), jobs.slots[j], jobs.rule[j], need, once, kinds);
-        set_fit_unit(cat, f.fit_unit);
-        if (f.node_pick != kNone) {
-          pick_list.resize(c.size(), kNone);
-          pick_list[cat] = f.node_pick;
-        }
-        if (f.fallback.request != kNone) {
-          fallback_of.resize(c.size());
-          fallback_of[cat] = {f.fallback, f.fit_unit};
-        }
+        cat = builder.of_first_job(j, f);
         raw_index.insert(slot, piece.hash[r], j, f, cat);
       }
       category_of[p][r] = cat;
       c.job_count[cat] += piece.jobs[r];
     }
   }
-  // The solutions of the categories that choose (JobTable::Choice): each a category of its own (one
-  // with no job when no job asks for it alone), after every job's category.
-  c.solutions.resize(c.size());
-  const size_t job_categories = c.size();
-  std::vector<std::vector<uint32_t>> solutions_of_choice(jobs.choices.size());
-  for (size_t x = 0; x < job_categories; ++x) {
-    const uint32_t ch = c.choice[x];
-    if (ch == kNone) continue;
-    if (solutions_of_choice[ch].empty()) {
-      const JobTable::Choice& choice = jobs.choices[ch];
-      for (size_t i = 0; i < choice.request.size(); ++i) {
-        need = need_of(catalog, defaults, choice.amounts[i], c.slots[x]);
-        key_head(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, key);
-        key_charges(need, none, width, key);
-        solutions_of_choice[ch].push_back(
-            intern(choice.request[i], 0, kNone, c.slots[x], AllocationRule::PeSlots, need, none, {}));
-      }
-    }
-    c.solutions[x] = solutions_of_choice[ch];
-  }
-  // The node picks of the categories that have some (JobTable::NodePick): each pick's request with one slot of
-  // the picking category's charges is a category of its own, after the solutions.
-  for (size_t x = 0; x < pick_list.size(); ++x) {
-    if (pick_list[x] == kNone) continue;
-    const ChargeVector unit = c.unit_charge[x];  // (a copy: intern grows the vectors)
-    const std::vector<ChargeKind> unit_kinds = c.charge_kind[x];
-    std::vector<Categories::NodePick> picks;
-    for (const JobTable::NodePick& p : jobs.node_picks[pick_list[x]]) {
-      Categories::NodePick pick{{}, p.count, p.apart};
-      for (const uint32_t r : p.requests) {
-        key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key);
-        key_body(unit, none, width, unit_kinds, {}, key);
-        pick.tiers.push_back(intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none, unit_kinds));
-      }
-      picks.push_back(std::move(pick));
-    }
-    c.node_picks.resize(x + 1);
-    c.node_picks[x] = std::move(picks);
-  }
-  // The fallbacks (JobTable::Fallback): the fallback request and soft request with the category's slots, rule,
-  // charges and fit unit, a category of their own.
-  for (size_t x = 0; x < fallback_of.size(); ++x) {
-    const auto [fb, fit] = fallback_of[x];
-    if (fb.request == kNone) continue;
-    const ChargeVector unit = c.unit_charge[x], master = spreads(c.rule[x]) ? c.master_charge[x] : none;
-    const std::vector<ChargeKind> kinds_x = c.charge_kind[x];
-    const uint32_t slots = c.slots[x];
-    const AllocationRule rule = c.rule[x];
-    key_head(fb.request, fb.soft, kNone, slots, rule, key);
-    key_body(unit, master, width, kinds_x, fit, key);
-    const uint32_t f = intern(fb.request, fb.soft, kNone, slots, rule, unit, master, kinds_x);
-    set_fit_unit(f, fit);
-    c.fallback.resize(x + 1, kNone);
-    c.fallback[x] = f;
-  }
-  c.solutions.resize(c.size());
+  builder.add_solutions();
+  builder.add_node_picks();
+  builder.add_fallbacks();
   // Pass 3, in parallel: each job's category.
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
     const size_t end = std::min(jobs.size(), (p + 1) * kPiece);

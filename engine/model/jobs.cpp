@@ -72,6 +72,8 @@ uint32_t JobBuilder::add(std::string_view id, std::string_view owner, std::strin
   return j;
 }
 
+// Long (about 190 lines) on purpose: every column of the table grown and filled from the prototypes in
+// turn, in parallel over the pieces; a column forgotten here is a column copies lack.
 void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> pieces) {
   JobTable& t = table_;
   // Where each piece's jobs go, then the first bad job of each piece (checked in parallel; the

@@ -51,6 +51,8 @@ class PoolProfile {
   double dip(double t, int64_t units) const;
   /// A job of `units` started at t (now), expected to end at `end`; what no time from t on reads is forgotten.
   void started(double t, double end, int64_t units);
+  /// The first time >= t (now) at which at least `units` are free (+inf if never).
+  double first_free(double t, int64_t units) const { return free_.first(t, units, false); }
   /// The earliest time >= t (now) from which `units` are free for `length` seconds; +inf when never.
   /// One of t, a running job's expected end or a booked reservation's end (free units grow only there).
   double earliest(double t, int64_t units, double length) const;

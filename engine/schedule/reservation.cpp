@@ -286,6 +286,9 @@ const Reservation& Reservations::insert(const Reservation& r, bool wake) {
 
 bool Reservations::compress(uint32_t j, double t) {
   if (!has(j)) return false;
+  // Pooled: a reservation of `slots` units starting at s moves earlier only to a time in [t, s) where
+  // that many are free (it holds none before s): none, and it stays (exact, without planning it again).
+  if (pool_ && !(pool_->first_free(t, w_.jobs.slots[j]) < of(j).shadow)) return false;
   const Reservation old = of(j);
   drop(j);
   plan_booking(j, t);
@@ -516,9 +519,9 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
           if (!w_.availability.tracked(k)) future_.release(k, x, amount);
         });
         if (w_.availability.active()) {
-      w_.charges_of(rj, vacated_);
-      w_.availability.vacate(rj, w_.allocations_of(rj), vacated_, future_);
-    }
+          w_.charges_of(rj, vacated_);
+          w_.availability.vacate(rj, w_.allocations_of(rj), vacated_, future_);
+        }
       }
     } else if (next_end < ends.size()) {
       T = at_book;

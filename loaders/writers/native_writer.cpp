@@ -46,6 +46,7 @@ std::string farm_toml_text(const loaders::Dataset& ds) {
   return s;
 }
 
+// Long (about 160 lines) on purpose: one tasker line, field by field as loaders/native.cpp reads them back.
 std::string taskers_jsonl_text(const loaders::Dataset& ds) {
   const TaskerTable& t = ds.taskers;
   std::vector<uint32_t> by_input(t.size());

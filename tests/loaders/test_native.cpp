@@ -430,13 +430,13 @@ TEST(Native, CredentialsAndCredentialPolicyRoundTrip) {
                     "expected a finite number");
 }
 
-// Compression of the book (issue 47): on by default, `compression = false` turns it off, anything but a
+// Compression of the book (issue 47): off by default, `compression = true` turns it on, anything but a
 // boolean is refused naming file, line and key.
 TEST(Native, PolicyCompressionIsABoolean) {
   TempDir dir;
-  EXPECT_TRUE(loaders::read_policy_toml(dir.file("on.toml", "[policy]\nbackfill = \"conservative\"\n")).compression);
-  EXPECT_FALSE(
-      loaders::read_policy_toml(dir.file("off.toml", "[policy]\nbackfill = \"conservative\"\ncompression = false\n"))
+  EXPECT_FALSE(loaders::read_policy_toml(dir.file("off.toml", "[policy]\nbackfill = \"conservative\"\n")).compression);
+  EXPECT_TRUE(
+      loaders::read_policy_toml(dir.file("on.toml", "[policy]\nbackfill = \"conservative\"\ncompression = true\n"))
           .compression);
   const auto bad = dir.file("bad.toml", "[policy]\nbackfill = \"conservative\"\ncompression = \"yes\"\n");
   expect_load_error([&] { loaders::read_policy_toml(bad); }, bad, 3, "policy.compression", "expected true or false");

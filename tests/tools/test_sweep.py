@@ -349,7 +349,7 @@ def test_bad_sweep_files_name_file_line_and_key_and_write_nothing(tmp_path, name
 # a key that colmatch does not read (or reads with another type) fails here, not in the middle of a sweep.
 POLICY_KEYS = {
     "interval": 60, "min_interval": 5, "scheduler": "fbsng", "allocation": "best_fit", "backfill": "conservative",
-    "reservation_depth": 3, "compression": False,
+    "reservation_depth": 3, "compression": True,
     "resource_availability": "utilized", "throttle": [{"credential": "user", "max_jobs": 2}],
     "priority.credential": 1, "priority.queue_time": 2, "priority.expansion": 0.5, "priority.size": 1,
     "credential_priority.qos.high": 1000, "credential_priority.user.alice": 10,

@@ -251,7 +251,7 @@ TEST(Backfill, KthSampleEasyEqualsThePublishedSimulators) {
 // expected end or a reservation's end); a reservation is never moved, and is given up when its job starts
 // (or made again if its time passed without it). Cycles at every submit, end and reservation start.
 // Returns the start times. depth = SIZE_MAX: conservative.
-std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, size_t depth, bool compression = true) {
+std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, size_t depth, bool compression) {
   const size_t n = jobs.size();
   std::vector<double> start(n, NAN), end(n, NAN);
   auto est = [&](size_t j) { return jobs[j].est(); };
@@ -401,8 +401,9 @@ TEST(Backfill, ConservativeCompressesTheBookWhenAJobEndsEarly) {
     const auto tj = make_jobs(tf.cat, tr.list);
     SimPolicy pol;
     pol.backfill = BackfillPolicy::Conservative;
+    pol.compression = true;
     const auto got = run(tf, tj, pol);
-    const auto def = pool_book(tr.procs, tr.pool, SIZE_MAX);
+    const auto def = pool_book(tr.procs, tr.pool, SIZE_MAX, true);
     for (size_t j = 0; j < tr.list.size(); ++j) {
       ASSERT_EQ(got.start[j], def[j]) << "trace " << i << " job " << j;
       if (!std::isnan(got.reserved_at[j])) {
@@ -446,6 +447,7 @@ TEST(Backfill, PooledBookEqualsTheNaiveSimulator) {
     pol.allocation = static_cast<AllocationPolicy>(i % 4);
     pol.backfill = i % 8 < 4 ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
     pol.reservation_depth = i % 8 < 4 ? 1 : 3;
+    pol.compression = i % 16 < 8;
     if (rng() % 3 == 0) pol.interval = static_cast<double>(1 + rng() % 9);
     if (rng() % 4 == 0) pol.throttles.push_back({CredentialKind::User, "u1", 1 + rng() % 3, kInf});
     const SimResult e = run(f, jobs, pol);

@@ -382,6 +382,7 @@ TEST(Backfill, NoJobStartsLaterThanItsFirstReservation) {
       pol.allocation = static_cast<AllocationPolicy>(rng() % 4);
       pol.backfill = depth == 0 ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
       pol.reservation_depth = depth == 0 ? 1 : static_cast<uint32_t>(depth);
+      pol.compression = i % 4 == 1;  // half the traces with early ends: compressed
       const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active());
       ASSERT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, r), "");
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
@@ -632,6 +633,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     auto ds = synth::generate(s);
     randomize_times(ds.jobs, rng);
     SimPolicy pol = base;
+    pol.compression = seed % 4 < 2;  // the book compressed on early ends in half the traces (no draw)
     pol.fit_consumable = seed % ds.catalog.consumables().size();  // (no draw: the traces stay as they were)
     if (seed % 2 == 0) {  // Slurm's --mem-per-cpu on a third of the jobs (no draw either)
       pol.fit_limit = (seed / 2) % ds.catalog.consumables().size();
