@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "engine/model/capacity.hpp"
 #include "engine/batch/dispatch.hpp"
+#include "engine/model/capacity.hpp"
 #include "engine/schedule/events.hpp"
 #include "engine/schedule/policy.hpp"
 

@@ -24,8 +24,8 @@
 #include <simdjson.h>
 #include <tbb/enumerable_thread_specific.h>
 
-#include "engine/model/jobs.hpp"
 #include "engine/model/hash_slots.hpp"
+#include "engine/model/jobs.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
 

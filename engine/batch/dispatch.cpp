@@ -17,8 +17,8 @@
 #include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
-#include "engine/model/counting_sort.hpp"
 #include "engine/batch/dispatch_parts.hpp"
+#include "engine/model/counting_sort.hpp"
 
 namespace colmatch {
 
@@ -631,8 +631,8 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
     if (options.queues && options.queues->busy_consumable != kNone && !options.requested) {
       auto requested = std::make_shared<std::vector<kernels::TaskerSet>>(cats.size());
       tbb::parallel_for(size_t{0}, cats.size(), [&](size_t c) {
-        (*requested)[c] = evaluate_category(catalog, taskers, jobs.requests[cats.request[c]], nullptr, ChargeVector{}, k)
-                              .eligible;
+        (*requested)[c] =
+            evaluate_category(catalog, taskers, jobs.requests[cats.request[c]], nullptr, ChargeVector{}, k).eligible;
       });
       with.requested = std::move(requested);
     }

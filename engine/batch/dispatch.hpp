@@ -31,8 +31,8 @@
 #include "engine/match/categories.hpp"
 #include "engine/match/eligibility.hpp"
 #include "engine/model/capacity.hpp"
-#include "engine/model/taskers.hpp"
 #include "engine/model/jobs.hpp"
+#include "engine/model/taskers.hpp"
 #include "engine/placement/placer.hpp"
 #include "kernels/tasker_set.hpp"
 

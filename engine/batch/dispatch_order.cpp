@@ -9,8 +9,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
-#include "engine/model/counting_sort.hpp"
 #include "engine/batch/dispatch.hpp"
+#include "engine/model/counting_sort.hpp"
 
 namespace colmatch {
 

@@ -17,9 +17,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/model/capacity.hpp"
 #include "engine/match/categories.hpp"
 #include "engine/match/eligibility.hpp"
+#include "engine/model/capacity.hpp"
 
 namespace colmatch {
 

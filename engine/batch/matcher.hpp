@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/match/categories.hpp"
 #include "engine/batch/dispatch.hpp"
+#include "engine/match/categories.hpp"
 #include "engine/match/eligibility.hpp"
 
 namespace colmatch {

@@ -348,8 +348,8 @@ class CategoryBuilder {
       key_.push_back('\0');
       if (f.fallback.soft != 0) key_ += jobs_.request_text[f.fallback.soft];
     }
-    const uint32_t cat =
-        intern(jobs_.request[j], jobs_.soft[j], jobs_.choice_of(j), jobs_.slots[j], jobs_.rule[j], need_, once_, kinds_);
+    const uint32_t cat = intern(jobs_.request[j], jobs_.soft[j], jobs_.choice_of(j), jobs_.slots[j], jobs_.rule[j],
+                                need_, once_, kinds_);
     set_fit_unit(cat, f.fit_unit);
     if (f.node_pick != kNone) {
       pick_list_.resize(c_.size(), kNone);

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "engine/match/categories.hpp"
-#include "engine/model/taskers.hpp"
 #include "engine/model/jobs.hpp"
+#include "engine/model/taskers.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/tasker_set.hpp"
 

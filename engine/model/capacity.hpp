@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "engine/model/charges.hpp"
-#include "engine/model/taskers.hpp"
 #include "engine/model/jobs.hpp"
+#include "engine/model/taskers.hpp"
 
 namespace colmatch {
 

@@ -49,7 +49,9 @@ double Availability::free_with(const std::vector<HeldCharge>& held, size_t k, ui
   return std::max(0.0, cap.configured_amount(k, x) - occupied);
 }
 
-double Availability::free_now(size_t k, uint32_t x, const Capacity& cap) const { return free_with(held_[x], k, x, cap); }
+double Availability::free_now(size_t k, uint32_t x, const Capacity& cap) const {
+  return free_with(held_[x], k, x, cap);
+}
 
 // Job j's charges on tracked consumables are added to (`on`) or dropped from the per-tasker lists
 // `held`; touched_ gets the (consumable, tasker) pairs whose free amount must be set again.

@@ -55,8 +55,7 @@ class Availability {
   /// In the current walk, running job rj, on the taskers of `allocs` holding `charges`, ends on
   /// `future`: the free amounts its charges held are set again there. A walk copies a tasker's held
   /// charges when it first touches it.
-  void vacate(uint32_t rj, std::span<const Allocation> allocs, std::span<const HeldAmount> charges,
-              Capacity& future);
+  void vacate(uint32_t rj, std::span<const Allocation> allocs, std::span<const HeldAmount> charges, Capacity& future);
 
  private:
   struct HeldCharge {  // a charge held on a tasker, ordered by (job, consumable)

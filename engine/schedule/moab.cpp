@@ -72,9 +72,9 @@ void MoabPolicy::woke(uint32_t j, double t) {
 
 void MoabPolicy::ended(uint32_t j, double t) {
   reservations_.ended(j, t);
-  if (w_.policy.compression && reservations_.booked() > 0 &&
-      w_.res.end[j] < w_.res.start[j] + sim_estimate(w_.jobs, j))
-    compress_due_ = true;  // it ended before its walltime: the book may move earlier
+  // it ended before its walltime: the book may move earlier
+  const bool early = w_.res.end[j] < w_.res.start[j] + sim_estimate(w_.jobs, j);
+  if (w_.policy.compression && reservations_.booked() > 0 && early) compress_due_ = true;
   std::vector<uint32_t> waiting;  // the jobs parked for j
   if (const auto it = dependents_.find(j); it != dependents_.end()) {
     waiting = std::move(it->second);

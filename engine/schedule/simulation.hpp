@@ -17,8 +17,8 @@
 // category's first job is submitted), dispatch cursors that live across cycles and are pulled back
 // only to the taskers whose capacity grew (a job ended there, it came up or was enlarged).
 //
-// Where each part lives (engine/schedule/): result (the schedule a run returns), world (what every scheduler shares: capacity, the running
-// set, ends and wake-ups, the farm's events, start and finish, eligibility on a category's first
+// Where each part lives (engine/schedule/): result (the schedule a run returns), world (what every scheduler shares:
+// capacity, the running set, ends and wake-ups, the farm's events, start and finish, eligibility on a category's first
 // submit, the result), availability (step 1's R.Utilized), throttles (step 4, with lazy unparking),
 // reservation (step 6's reservation), backfill (step 6's pass), moab (steps 2-6), fbsng (seed 004), and
 // simulation.cpp (the event loop over the world and one policy, through SchedulingPolicy's hooks).

@@ -167,8 +167,8 @@ class SimWorld {
   std::vector<uint64_t> cursor_epoch_;  // per category charging a shared pool: its cursors' epoch
   std::vector<uint32_t> grown_;         // taskers whose capacity grew (ends, taskers up, pools enlarged)
   std::vector<std::pair<uint32_t, std::string>> removed_;  // jobs removed (start() with no allocation)
-  std::vector<HeldAmount> held_scratch_;  // occupy(): a job's charges
-  std::vector<uint32_t> grown_scratch_;   // occupy(): the taskers where capacity grew
+  std::vector<HeldAmount> held_scratch_;                   // occupy(): a job's charges
+  std::vector<uint32_t> grown_scratch_;                    // occupy(): the taskers where capacity grew
 };
 
 /// A scheduling policy as the event loop sees it (Flux's queue-policy interface, Slurm's scheduler

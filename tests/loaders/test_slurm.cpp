@@ -16,8 +16,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/match/categories.hpp"
 #include "engine/batch/matcher.hpp"
+#include "engine/match/categories.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"

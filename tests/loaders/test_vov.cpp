@@ -12,8 +12,8 @@
 #include <zlib.h>
 
 #include "engine/batch/matcher.hpp"
-#include "engine/schedule/simulation.hpp"
 #include "engine/model/vov.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/native.hpp"
 #include "loaders/policy.hpp"

@@ -10,8 +10,8 @@
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/batch/dispatch.hpp"
-#include "engine/match/eligibility.hpp"
 #include "engine/batch/matcher.hpp"
+#include "engine/match/eligibility.hpp"
 
 using namespace colmatch;
 

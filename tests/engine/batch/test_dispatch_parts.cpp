@@ -168,7 +168,8 @@ DispatchResult dispatch_at(const PartFarm& f, const MatchOutcome& m, DispatchOpt
   DispatchResult r;
   DispatchOptions options;
   options.parts = parts;
-  arena.execute([&] { r = dispatch(f.cat, f.taskers, f.jobs, m.categories, m.eligible, kernels::active(), nullptr, options); });
+  arena.execute(
+      [&] { r = dispatch(f.cat, f.taskers, f.jobs, m.categories, m.eligible, kernels::active(), nullptr, options); });
   return r;
 }
 

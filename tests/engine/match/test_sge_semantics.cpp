@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/match/eligibility.hpp"
 #include "engine/batch/matcher.hpp"
+#include "engine/match/eligibility.hpp"
 #include "tests/reference/naive_matcher.hpp"
 
 using namespace colmatch;

@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/match/categories.hpp"
 #include "engine/batch/dispatch.hpp"
 #include "engine/batch/matcher.hpp"
+#include "engine/match/categories.hpp"
 
 using namespace colmatch;
 

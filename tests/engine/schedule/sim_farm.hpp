@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/model/catalog.hpp"
-#include "engine/model/taskers.hpp"
 #include "engine/model/jobs.hpp"
+#include "engine/model/taskers.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "tests/engine/schedule/sim_checker.hpp"
 

@@ -29,9 +29,9 @@ namespace {
 // `procs` processors, written again from its definition: jobs in priority order (here submit order); the
 // first that does not fit gets the reservation, at the earliest expected end (start + walltime) of a
 // running job by which enough processors are free (running jobs released in order of expected end, all
-// those ending at the same time together), with extra = free then - its processors; a later job that fits starts if it ends by the
-// shadow time, or if it takes at most the extra processors (which it then uses up). Cycles at every
-// submit and end, as colmatch's event-driven ones. Returns the start times.
+// those ending at the same time together), with extra = free then - its processors; a later job that fits starts if it
+// ends by the shadow time, or if it takes at most the extra processors (which it then uses up). Cycles at every submit
+// and end, as colmatch's event-driven ones. Returns the start times.
 struct PoolJob {
   double submit, runtime, walltime;
   uint32_t procs;
@@ -340,26 +340,26 @@ std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, 
 TEST(Backfill, ConservativeAndDepthOnIdenticalOneSlotTaskersArePoolBased) {
   size_t compared = 0, backfilled = 0, reserved = 0;
   for (const bool compression : {true, false})
-  for (const size_t depth : {size_t{3}, SIZE_MAX}) {
-    for (int i = 0; i < 300; ++i) {
-      const PoolTrace tr = random_pool_trace(6000 + i);
-      const Farm f(std::vector<int>(tr.procs, 1));
-      const auto jobs = make_jobs(f.cat, tr.list);
-      SimPolicy pol;
-      pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
-      pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
-      pol.compression = compression;
-      const auto r = run(f, jobs, pol);
-      const auto want = pool_book(tr.procs, tr.pool, depth, compression);
-      for (size_t j = 0; j < tr.list.size(); ++j) {
-        ASSERT_EQ(r.start[j], want[j]) << "compression " << compression << " depth " << depth << " trace " << i
-                                       << " job " << j;
-        ++compared;
-        backfilled += r.backfilled[j];
-        reserved += !std::isnan(r.reserved_at[j]);
+    for (const size_t depth : {size_t{3}, SIZE_MAX}) {
+      for (int i = 0; i < 300; ++i) {
+        const PoolTrace tr = random_pool_trace(6000 + i);
+        const Farm f(std::vector<int>(tr.procs, 1));
+        const auto jobs = make_jobs(f.cat, tr.list);
+        SimPolicy pol;
+        pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
+        pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
+        pol.compression = compression;
+        const auto r = run(f, jobs, pol);
+        const auto want = pool_book(tr.procs, tr.pool, depth, compression);
+        for (size_t j = 0; j < tr.list.size(); ++j) {
+          ASSERT_EQ(r.start[j], want[j]) << "compression " << compression << " depth " << depth << " trace " << i
+                                         << " job " << j;
+          ++compared;
+          backfilled += r.backfilled[j];
+          reserved += !std::isnan(r.reserved_at[j]);
+        }
       }
     }
-  }
   EXPECT_GT(compared, 20000u);
   EXPECT_GT(backfilled, 2000u);
   EXPECT_GT(reserved, 2000u);
