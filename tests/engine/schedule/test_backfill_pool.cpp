@@ -150,28 +150,46 @@ PoolTrace random_pool_trace(uint64_t seed, uint32_t grain = 1) {
   return tr;
 }
 
+// colmatch under `pol` against a pool-based definition (`definition(trace)`: start times) on 300 random
+// traces from seed `seed` (times multiples of `grain`), job by job; with `guarantee`, also that no job
+// starts later than its first reservation. Returns how many jobs were compared, backfilled and reserved.
+struct Compared {
+  size_t jobs = 0, backfilled = 0, reserved = 0;
+};
+template <class Definition>
+Compared against_definition(uint64_t seed, uint32_t grain, const SimPolicy& pol, bool guarantee,
+                            Definition&& definition) {
+  Compared n;
+  for (int i = 0; i < 300; ++i) {
+    const PoolTrace tr = random_pool_trace(seed + static_cast<uint64_t>(i), grain);
+    const Farm f(std::vector<int>(tr.procs, 1));
+    const auto jobs = make_jobs(f.cat, tr.list);
+    const auto r = run(f, jobs, pol);
+    const std::vector<double> want = definition(tr);
+    for (size_t j = 0; j < tr.list.size(); ++j) {
+      EXPECT_EQ(r.start[j], want[j]) << "trace " << i << " job " << j;
+      if (::testing::Test::HasFailure()) return n;  // the first difference only
+      if (guarantee && !std::isnan(r.reserved_at[j])) {
+        EXPECT_LE(r.start[j], r.reserved_at[j]) << "trace " << i << " job " << j;
+      }
+      ++n.jobs;
+      n.backfilled += r.backfilled[j];
+      n.reserved += !std::isnan(r.reserved_at[j]);
+    }
+  }
+  return n;
+}
+
 // On a farm of identical one-slot taskers, colmatch's EASY is exactly the pool-based EASY: on random
 // traces (jobs spreading over taskers, walltimes above and below the runtimes) start times agree job by
 // job. Fails with the reserved taskers kept whole from every job that would run past the shadow time
 // (colmatch's EASY before issue 24: a long job could start only where nothing was reserved).
 TEST(Backfill, EasyOnIdenticalOneSlotTaskersIsPoolEasy) {
-  size_t backfilled = 0, compared = 0;
-  for (int i = 0; i < 300; ++i) {
-    const PoolTrace tr = random_pool_trace(5000 + i);
-    const Farm f(std::vector<int>(tr.procs, 1));
-    const auto jobs = make_jobs(f.cat, tr.list);
-    SimPolicy easy;
-    easy.backfill = BackfillPolicy::Easy;
-    const auto r = run(f, jobs, easy);
-    const auto want = pool_easy(tr.procs, tr.pool);
-    for (size_t j = 0; j < tr.list.size(); ++j) {
-      ASSERT_EQ(r.start[j], want[j]) << "trace " << i << " job " << j;
-      ++compared;
-      backfilled += r.backfilled[j];
-    }
-  }
-  EXPECT_GT(compared, 5000u);
-  EXPECT_GT(backfilled, 500u);
+  SimPolicy easy;
+  easy.backfill = BackfillPolicy::Easy;
+  const Compared n = against_definition(5000, 1, easy, false, [](const PoolTrace& tr) { return pool_easy(tr.procs, tr.pool); });
+  EXPECT_GT(n.jobs, 5000u);
+  EXPECT_GT(n.backfilled, 500u);
 }
 
 // Several running jobs ending at the shadow time all count towards the extra processors (issue 47): on 10
@@ -195,21 +213,9 @@ TEST(Backfill, EasyCountsEveryJobEndingAtTheShadowTime) {
   const auto want = pool_easy(10, {{0, 10, 10, 4}, {0, 10, 10, 4}, {1, 10, 10, 5}, {1, 50, 50, 2}});
   EXPECT_EQ(want[3], 1) << "the definition agrees";
 
-  size_t compared = 0, backfilled = 0;
-  for (int i = 0; i < 300; ++i) {
-    const PoolTrace tr = random_pool_trace(9000 + i, 10);
-    const Farm tf(std::vector<int>(tr.procs, 1));
-    const auto tj = make_jobs(tf.cat, tr.list);
-    const auto got = run(tf, tj, easy);
-    const auto def = pool_easy(tr.procs, tr.pool);
-    for (size_t j = 0; j < tr.list.size(); ++j) {
-      ASSERT_EQ(got.start[j], def[j]) << "trace " << i << " job " << j;
-      ++compared;
-      backfilled += got.backfilled[j];
-    }
-  }
-  EXPECT_GT(compared, 5000u);
-  EXPECT_GT(backfilled, 500u);
+  const Compared n = against_definition(9000, 10, easy, false, [](const PoolTrace& tr) { return pool_easy(tr.procs, tr.pool); });
+  EXPECT_GT(n.jobs, 5000u);
+  EXPECT_GT(n.backfilled, 500u);
 }
 
 // The first divergence from the published simulators the issue found on KTH: job 152 (4 processors,
@@ -338,31 +344,24 @@ std::vector<double> pool_book(uint32_t procs, const std::vector<PoolJob>& jobs, 
 // only where its own reservation is left in the count, and with a reservation made where its processors
 // are free at its start only.
 TEST(Backfill, ConservativeAndDepthOnIdenticalOneSlotTaskersArePoolBased) {
-  size_t compared = 0, backfilled = 0, reserved = 0;
+  Compared all;
   for (const bool compression : {true, false})
     for (const size_t depth : {size_t{3}, SIZE_MAX}) {
-      for (int i = 0; i < 300; ++i) {
-        const PoolTrace tr = random_pool_trace(6000 + i);
-        const Farm f(std::vector<int>(tr.procs, 1));
-        const auto jobs = make_jobs(f.cat, tr.list);
-        SimPolicy pol;
-        pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
-        pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
-        pol.compression = compression;
-        const auto r = run(f, jobs, pol);
-        const auto want = pool_book(tr.procs, tr.pool, depth, compression);
-        for (size_t j = 0; j < tr.list.size(); ++j) {
-          ASSERT_EQ(r.start[j], want[j]) << "compression " << compression << " depth " << depth << " trace " << i
-                                         << " job " << j;
-          ++compared;
-          backfilled += r.backfilled[j];
-          reserved += !std::isnan(r.reserved_at[j]);
-        }
-      }
+      SimPolicy pol;
+      pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
+      pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
+      pol.compression = compression;
+      const Compared n = against_definition(6000, 1, pol, false, [&](const PoolTrace& tr) {
+        return pool_book(tr.procs, tr.pool, depth, compression);
+      });
+      ASSERT_FALSE(HasFailure()) << "compression " << compression << " depth " << depth;
+      all.jobs += n.jobs;
+      all.backfilled += n.backfilled;
+      all.reserved += n.reserved;
     }
-  EXPECT_GT(compared, 20000u);
-  EXPECT_GT(backfilled, 2000u);
-  EXPECT_GT(reserved, 2000u);
+  EXPECT_GT(all.jobs, 20000u);
+  EXPECT_GT(all.backfilled, 2000u);
+  EXPECT_GT(all.reserved, 2000u);
 }
 
 // Compression (issue 47): on 4 one-slot taskers A (4, walltime 100) ends at 10 instead; B (2) and C (4)
@@ -394,25 +393,13 @@ TEST(Backfill, ConservativeCompressesTheBookWhenAJobEndsEarly) {
       }
     }
   }
-  size_t compared = 0;
-  for (int i = 0; i < 300; ++i) {
-    const PoolTrace tr = random_pool_trace(7000 + i, 10);
-    const Farm tf(std::vector<int>(tr.procs, 1));
-    const auto tj = make_jobs(tf.cat, tr.list);
-    SimPolicy pol;
-    pol.backfill = BackfillPolicy::Conservative;
-    pol.compression = true;
-    const auto got = run(tf, tj, pol);
-    const auto def = pool_book(tr.procs, tr.pool, SIZE_MAX, true);
-    for (size_t j = 0; j < tr.list.size(); ++j) {
-      ASSERT_EQ(got.start[j], def[j]) << "trace " << i << " job " << j;
-      if (!std::isnan(got.reserved_at[j])) {
-        ASSERT_LE(got.start[j], got.reserved_at[j]) << "trace " << i << " job " << j;
-      }
-      ++compared;
-    }
-  }
-  EXPECT_GT(compared, 5000u);
+  SimPolicy pol;
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.compression = true;
+  const Compared n = against_definition(7000, 10, pol, true, [](const PoolTrace& tr) {
+    return pool_book(tr.procs, tr.pool, SIZE_MAX, true);
+  });
+  EXPECT_GT(n.jobs, 5000u);
 }
 
 // The engine's pooled book against the naive simulator's (tests/reference, written from the same
