@@ -187,7 +187,8 @@ Compared against_definition(uint64_t seed, uint32_t grain, const SimPolicy& pol,
 TEST(Backfill, EasyOnIdenticalOneSlotTaskersIsPoolEasy) {
   SimPolicy easy;
   easy.backfill = BackfillPolicy::Easy;
-  const Compared n = against_definition(5000, 1, easy, false, [](const PoolTrace& tr) { return pool_easy(tr.procs, tr.pool); });
+  const Compared n =
+      against_definition(5000, 1, easy, false, [](const PoolTrace& tr) { return pool_easy(tr.procs, tr.pool); });
   EXPECT_GT(n.jobs, 5000u);
   EXPECT_GT(n.backfilled, 500u);
 }
@@ -213,7 +214,8 @@ TEST(Backfill, EasyCountsEveryJobEndingAtTheShadowTime) {
   const auto want = pool_easy(10, {{0, 10, 10, 4}, {0, 10, 10, 4}, {1, 10, 10, 5}, {1, 50, 50, 2}});
   EXPECT_EQ(want[3], 1) << "the definition agrees";
 
-  const Compared n = against_definition(9000, 10, easy, false, [](const PoolTrace& tr) { return pool_easy(tr.procs, tr.pool); });
+  const Compared n =
+      against_definition(9000, 10, easy, false, [](const PoolTrace& tr) { return pool_easy(tr.procs, tr.pool); });
   EXPECT_GT(n.jobs, 5000u);
   EXPECT_GT(n.backfilled, 500u);
 }
@@ -351,9 +353,8 @@ TEST(Backfill, ConservativeAndDepthOnIdenticalOneSlotTaskersArePoolBased) {
       pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
       pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
       pol.compression = compression;
-      const Compared n = against_definition(6000, 1, pol, false, [&](const PoolTrace& tr) {
-        return pool_book(tr.procs, tr.pool, depth, compression);
-      });
+      const Compared n = against_definition(
+          6000, 1, pol, false, [&](const PoolTrace& tr) { return pool_book(tr.procs, tr.pool, depth, compression); });
       ASSERT_FALSE(HasFailure()) << "compression " << compression << " depth " << depth;
       all.jobs += n.jobs;
       all.backfilled += n.backfilled;
@@ -396,9 +397,8 @@ TEST(Backfill, ConservativeCompressesTheBookWhenAJobEndsEarly) {
   SimPolicy pol;
   pol.backfill = BackfillPolicy::Conservative;
   pol.compression = true;
-  const Compared n = against_definition(7000, 10, pol, true, [](const PoolTrace& tr) {
-    return pool_book(tr.procs, tr.pool, SIZE_MAX, true);
-  });
+  const Compared n = against_definition(
+      7000, 10, pol, true, [](const PoolTrace& tr) { return pool_book(tr.procs, tr.pool, SIZE_MAX, true); });
   EXPECT_GT(n.jobs, 5000u);
 }
 
