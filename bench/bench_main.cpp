@@ -330,8 +330,8 @@ const loaders::Dataset& kth_sample() {
 
 // The first `jobs` jobs of the KTH sample (by submit time) with EASY backfill: `until` stops at the
 // submit time of job `jobs`, so both simulators see the same trace.
-SimPolicy kth_policy(size_t jobs) {
-  SimPolicy p;
+SimConfig kth_policy(size_t jobs) {
+  SimConfig p;
   p.backfill = BackfillPolicy::Easy;
   const auto& ds = kth_sample();
   p.until = ds.jobs.submit[std::min(jobs, ds.jobs.size()) - 1];
@@ -340,7 +340,7 @@ SimPolicy kth_policy(size_t jobs) {
 
 // Runs the engine's simulation while the benchmark loop lasts and reports what it did: jobs started,
 // cycles, and the per-cycle time distribution of the last run.
-void engine_simulation(benchmark::State& state, const loaders::Dataset& ds, const SimPolicy& p) {
+void engine_simulation(benchmark::State& state, const loaders::Dataset& ds, const SimConfig& p) {
   SimResult r;
   for (auto _ : state) r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active(), ds.farm);
   uint64_t started = 0;
@@ -358,7 +358,7 @@ void engine_simulation(benchmark::State& state, const loaders::Dataset& ds, cons
 
 // The same with the naive reference simulator; its start times must equal the engine's before its
 // time means anything.
-void naive_simulation(benchmark::State& state, const loaders::Dataset& ds, const SimPolicy& p) {
+void naive_simulation(benchmark::State& state, const loaders::Dataset& ds, const SimConfig& p) {
   const SimResult fast = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active(), ds.farm);
   naive::SimOutcome r;
   for (auto _ : state) r = naive::simulate(ds.catalog, ds.taskers, ds.jobs, p, ds.farm);
@@ -393,9 +393,9 @@ const loaders::Dataset& kth_three_queues() {
   return ds;
 }
 
-SimPolicy kth_fbsng(size_t jobs) {
-  SimPolicy p;
-  p.scheduler = Scheduler::Fbsng;
+SimConfig kth_fbsng(size_t jobs) {
+  SimConfig p;
+  p.scheduler = SchedulerKind::Fbsng;
   p.min_interval = 5;
   p.fbsng.defaults.qpg = 100;
   p.fbsng.defaults.spg = 50;
@@ -443,8 +443,8 @@ const loaders::Dataset* google_over_time_every(size_t stride) {
   return &it->second;
 }
 
-SimPolicy easy_backfill() {
-  SimPolicy p;
+SimConfig easy_backfill() {
+  SimConfig p;
   p.backfill = BackfillPolicy::Easy;
   return p;
 }
@@ -468,7 +468,7 @@ void BM_Simulate_Google_Naive(benchmark::State& state) {
 // wait, and one more arrives at t = 2; the benchmark reports the time of that cycle alone (manual time,
 // from the per-cycle times the result records). A job arriving at t = 3 makes the t = 2 cycle one that
 // is not the run's last (the last one visits every job to report its reason): `full` runs every cycle
-// over every waiting job (SimPolicy::full_cycles), for the ratio.
+// over every waiting job (SimConfig::full_cycles), for the ratio.
 void BM_SimCycle_Queue(benchmark::State& state) {
   const size_t queued = static_cast<size_t>(state.range(0));
   static std::map<size_t, loaders::Dataset> farms;
@@ -496,7 +496,7 @@ void BM_SimCycle_Queue(benchmark::State& state) {
     jb.set_times(100, 100);
     ds.jobs = std::move(jb).build();
   }
-  SimPolicy p;
+  SimConfig p;
   p.backfill = BackfillPolicy::Easy;
   p.until = 3;  // cycles at t = 0 (the holder starts), 1 (the queue arrives), 2 (one more job), 3
   p.full_cycles = state.range(1) != 0;

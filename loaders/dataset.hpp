@@ -17,10 +17,10 @@ struct Dataset {
   JobTable jobs;                ///< rejected jobs carry their reason (file:line: job: field: why) in jobs.reject_reason
   std::string name;             ///< farm name (summary.json)
   std::string power_attribute;  ///< numeric attribute used as effective power; empty = "power" field
-  SimPolicy policy;             ///< farm.toml's [policy] for `colmatch simulate` (policy_defaults elsewhere)
-  /// What `simulate` takes where a policy says nothing: SimPolicy's defaults, but backfill = greedy for
+  SimConfig policy;             ///< farm.toml's [policy] for `colmatch simulate` (policy_defaults elsewhere)
+  /// What `simulate` takes where a policy says nothing: SimConfig's defaults, but backfill = greedy for
   /// Altair Accelerator farms (its dispatcher goes through the buckets and starts each that can run).
-  SimPolicy policy_defaults;
+  SimConfig policy_defaults;
   FarmEvents farm;  ///< the taskers' changes over time (LoadMode::OverTime; empty otherwise)
   InUse in_use;     ///< what the farm's running jobs hold now (`match`; Grid Engine's qstat)
   /// How `match` dispatches this farm's jobs: GreatestPower and no blocking queue unless the format

@@ -29,7 +29,7 @@ struct FarmFile {
   Catalog catalog;
   std::string name = "farm";
   std::string power_attribute;  ///< [policy] power: numeric attribute used as effective power, or empty
-  SimPolicy policy;             ///< the other [policy] keys (loaders/policy.hpp)
+  SimConfig policy;             ///< the other [policy] keys (loaders/policy.hpp)
   struct GlobalValue {
     uint32_t attr;
     std::string text;

@@ -98,7 +98,7 @@ FbsngProcessType read_fbsng_type(const std::string& path, const toml::node& n, c
   return t;
 }
 
-void read_fbsng(const std::string& path, const toml::node& n, SimPolicy& policy) {
+void read_fbsng(const std::string& path, const toml::node& n, SimConfig& policy) {
   for (auto&& [k, v] : table_of(path, n, "fbsng")) {
     const std::string f(k.str()), at = "fbsng." + f;
     if (f == "process_type") {
@@ -128,7 +128,7 @@ void read_fbsng(const std::string& path, const toml::node& n, SimPolicy& policy)
 
 // Long (about 130 lines) on purpose: one branch per key of the [policy] table, as loaders/policy.hpp
 // lists them.
-void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy, bool allow_power_key) {
+void read_policy_table(const toml::table& table, const std::string& path, SimConfig& policy, bool allow_power_key) {
   bool min_interval_set = false;
   const toml::node* depth_node = nullptr;
   policy.source = path;
@@ -146,8 +146,8 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
       min_interval_set = true;
     } else if (key == "scheduler") {
       const std::string v = text(path, node, key);
-      if (v == "moab") policy.scheduler = Scheduler::Moab;
-      else if (v == "fbsng") policy.scheduler = Scheduler::Fbsng;
+      if (v == "moab") policy.scheduler = SchedulerKind::Moab;
+      else if (v == "fbsng") policy.scheduler = SchedulerKind::Fbsng;
       else bad(path, node, key, "expected moab or fbsng");
     } else if (key == "fbsng") {
       read_fbsng(path, node, policy);
@@ -254,7 +254,7 @@ void read_policy_table(const toml::table& table, const std::string& path, SimPol
   if (depth_node && policy.backfill != BackfillPolicy::Easy)
     bad(path, *depth_node, "reservation_depth", "only with backfill = \"easy\" (conservative has no depth limit)");
   // FBSNG's scheduler runs at most once per 5 s
-  if (policy.scheduler == Scheduler::Fbsng && !min_interval_set) policy.min_interval = 5;
+  if (policy.scheduler == SchedulerKind::Fbsng && !min_interval_set) policy.min_interval = 5;
 }
 
 VovOptions read_vov_table(const toml::table& table, const std::string& path) {
@@ -306,9 +306,9 @@ VovOptions read_vov_policy_toml(const std::string& path) {
   return read_vov_table(*vov->as_table(), path);
 }
 
-SimPolicy read_policy_toml(const std::string& path, const SimPolicy& base) {
+SimConfig read_policy_toml(const std::string& path, const SimConfig& base) {
   const toml::table tbl = read_toml_file(path);
-  SimPolicy p = base;
+  SimConfig p = base;
   if (const auto* t = tbl["policy"].as_table()) read_policy_table(*t, path, p);
   else read_policy_table(tbl, path, p);
   return p;

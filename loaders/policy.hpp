@@ -38,12 +38,12 @@ toml::table read_toml_file(const std::string& path);
 /// Reads the simulation keys of a [policy] table into `policy` (other keys are the caller's: `power`
 /// in farm.toml) and sets its source to `path`. Throws LoadError naming `path`, line and key for an
 /// unknown key or a bad value.
-void read_policy_table(const toml::table& table, const std::string& path, SimPolicy& policy,
+void read_policy_table(const toml::table& table, const std::string& path, SimConfig& policy,
                        bool allow_power_key = false);
 
 /// Reads a policy file: its [policy] table (or, without one, its top level), over `base` (what the
 /// input's format assumes where the file says nothing: Dataset::policy_defaults).
-SimPolicy read_policy_toml(const std::string& path, const SimPolicy& base = {});
+SimConfig read_policy_toml(const std::string& path, const SimConfig& base = {});
 
 /// Reads an Altair Accelerator `vov` table of a policy (issue 10):
 ///   [policy.vov]

@@ -54,7 +54,7 @@ bool is_accelerator_farm(const std::string& farm_toml);
 /// How `simulate` schedules an Accelerator farm where its policy says nothing (issue 27): backfill =
 /// "greedy", as Accelerator's dispatcher goes through the buckets (job categories) by priority and
 /// dispatches each one that can run, a bucket that cannot waiting without holding back the others.
-SimPolicy accelerator_policy_defaults();
+SimConfig accelerator_policy_defaults();
 
 /// The same farm as load_vov, in the native files (`--farm`), so that an Accelerator farm is described
 /// in colmatch's own format with nothing compiled away:

@@ -12,8 +12,8 @@
 
 namespace colmatch::loaders {
 
-SimPolicy accelerator_policy_defaults() {
-  SimPolicy p;
+SimConfig accelerator_policy_defaults() {
+  SimConfig p;
   p.backfill = BackfillPolicy::Greedy;
   return p;
 }
@@ -24,7 +24,7 @@ Dataset load_vov_native(const std::string& farm_toml, const std::string& taskers
                         const ProgressFn& progress, const std::string& policy) {
   const toml::table tbl = read_toml_file(farm_toml);
   VovTclFile farm;
-  SimPolicy sim = accelerator_policy_defaults();
+  SimConfig sim = accelerator_policy_defaults();
   VovOptions options;
   for (auto&& [k, v] : tbl) {
     const std::string key(k.str());

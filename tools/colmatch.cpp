@@ -199,7 +199,7 @@ const kernels::KernelTable& kernel_table(const Options& o) {
 // is a PolicyError naming the file it came from.
 SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, const kernels::KernelTable& table,
                                const SimProgress& progress = {}) {
-  SimPolicy policy = o.policy_path.empty() ? ds.policy : loaders::read_policy_toml(o.policy_path, ds.policy_defaults);
+  SimConfig policy = o.policy_path.empty() ? ds.policy : loaders::read_policy_toml(o.policy_path, ds.policy_defaults);
   policy.until = o.until;
   return simulate(ds.catalog, ds.taskers, ds.jobs, policy, table, ds.farm, progress);
 }

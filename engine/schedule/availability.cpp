@@ -5,7 +5,7 @@
 
 namespace colmatch {
 
-void Availability::init(const SimPolicy& policy, const Catalog& catalog, const TaskerTable& taskers,
+void Availability::init(const SimConfig& policy, const Catalog& catalog, const TaskerTable& taskers,
                         const JobTable& jobs, const FarmEvents& farm, Capacity& cap, Capacity& idle) {
   kind_ = policy.availability;
   farm_ = &farm;

@@ -40,7 +40,7 @@ class Availability {
  public:
   /// Sets up tracking for `policy` over the farm's consumables and applies the farm's load to `cap`
   /// and `idle` (the capacity now and the idle farm's).
-  void init(const SimPolicy& policy, const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+  void init(const SimConfig& policy, const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
             const FarmEvents& farm, Capacity& cap, Capacity& idle);
   /// Some consumable is tracked (else every method below is a no-op and need not be called).
   bool active() const noexcept { return !tracked_.empty(); }

@@ -9,7 +9,7 @@
 //   - within a category the candidate is its first ready job or, when that one would have to avoid the
 //     reservation and cannot, its first ready job that ends before the reservation (WaitQueue's min-tree
 //     over estimates): every job of a category gets the same placement now.
-// The same starts as MoabPolicy::cycle_full's walk (tests/engine/schedule/test_simulation.cpp compares
+// The same starts as MoabScheduler::cycle_full's walk (tests/engine/schedule/test_simulation.cpp compares
 // them on random traces).
 #include <algorithm>
 #include <limits>
@@ -22,7 +22,7 @@ namespace colmatch {
 // The reservation of the blocker, made when a backfill candidate first needs it (when some job of a
 // category can be placed): a cycle where no category can place a job needs none. Greedy backfill makes
 // none: every candidate "ends before it".
-struct MoabPolicy::LazyReservation {
+struct MoabScheduler::LazyReservation {
   Reservations& book;
   uint32_t blocker;
   bool greedy;
@@ -46,13 +46,13 @@ struct MoabPolicy::LazyReservation {
 // the same jobs and the same placement and give the same answer.
 
 // Placements of category c take taskers in a fixed order, whatever the capacity elsewhere.
-bool MoabPolicy::in_order(uint32_t c) const {
+bool MoabScheduler::in_order(uint32_t c) const {
   const AllocationPolicy a = w_.policy.allocation;
   return spreads(w_.cats.rule[c]) || a == AllocationPolicy::GreatestPower || a == AllocationPolicy::FirstAvailable;
 }
 
 // The start of a job on `allocs` may change what candidate() says for the memo of category c.
-bool MoabPolicy::start_touches(const CandidateMemo& m, uint32_t c, const std::vector<Allocation>& allocs) const {
+bool MoabScheduler::start_touches(const CandidateMemo& m, uint32_t c, const std::vector<Allocation>& allocs) const {
   if (!m.placed.empty() && in_order(c)) {
     for (const Allocation& a : allocs)
       if (std::find(m.placed.begin(), m.placed.end(), a.tasker) != m.placed.end()) return true;
@@ -63,13 +63,13 @@ bool MoabPolicy::start_touches(const CandidateMemo& m, uint32_t c, const std::ve
   return false;
 }
 
-bool MoabPolicy::memo_holds(const CandidateMemo& m, size_t from) const {
+bool MoabScheduler::memo_holds(const CandidateMemo& m, size_t from) const {
   for (uint32_t x : {m.a, m.b})
     if (x != WaitQueue::kNoJob && (wq_->rank(x) < from || w_.creds.violation(x))) return false;
   return true;
 }
 
-void MoabPolicy::backfill(uint32_t blocker, double t) {
+void MoabScheduler::backfill(uint32_t blocker, double t) {
   const bool greedy = w_.policy.backfill == BackfillPolicy::Greedy;
   LazyReservation resv{reservations_, blocker, greedy};
   size_t from = wq_->rank(blocker) + 1;
@@ -145,7 +145,7 @@ void MoabPolicy::backfill(uint32_t blocker, double t) {
 // The first ready job of category c ranked >= from whose walltime estimate passes `test` and that no
 // credential limit keeps from starting (the throttled ones met on the way are parked), or kNoJob.
 template <class Test>
-uint32_t MoabPolicy::first_unthrottled(uint32_t c, size_t from, Test&& test) {
+uint32_t MoabScheduler::first_unthrottled(uint32_t c, size_t from, Test&& test) {
   for (size_t at = from;;) {
     const uint32_t j = wq_->first_in(c, at, test);
     if (j == WaitQueue::kNoJob || !throttle(j)) return j;
@@ -160,7 +160,7 @@ uint32_t MoabPolicy::first_unthrottled(uint32_t c, size_t from, Test&& test) {
 // the candidate is the first that ends before it (the same placement fits it). a is placed before the
 // reservation is made (the first category to get here), so that a cycle where nothing fits makes
 // none. Records in `memo` the jobs it looked at and the placement it found (for backfill's memo).
-uint32_t MoabPolicy::candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo) {
+uint32_t MoabScheduler::candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo) {
   memo.a = memo.b = WaitQueue::kNoJob;
   memo.placed.clear();
   memo.beside = false;

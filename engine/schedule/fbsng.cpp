@@ -45,7 +45,7 @@ void FbsngQueuePriorities::on_start(uint32_t q) {
   for (size_t i = 0; i < p_.size(); ++i) p_[i] = std::min(params_[i].qp_max, p_[i] - above);
 }
 
-std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobTable& jobs) {
+std::vector<FbsngQueue> fbsng_queue_params(const FbsngConfig& policy, const JobTable& jobs) {
   std::vector<FbsngQueue> out;
   out.reserve(jobs.queues.size());
   for (uint32_t q = 0; q < jobs.queues.size(); ++q) {
@@ -59,7 +59,7 @@ std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobT
   return out;
 }
 
-std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind, const Catalog& catalog,
+std::optional<JobTable> fbsng_apply_requirements(const FbsngConfig& policy, CredentialKind kind, const Catalog& catalog,
                                                  const JobTable& jobs) {
   const Dictionary& names = credential_names(jobs, kind);
   // per credential id: the top-level AND terms of its type's default requirements
@@ -126,7 +126,7 @@ namespace {
 
 constexpr uint32_t kNoJob = WaitQueue::kNoJob;
 
-class FbsngScheduler final : public SchedulingPolicy {
+class FbsngScheduler final : public Scheduler {
  public:
   explicit FbsngScheduler(SimWorld& w);
   void submitted(uint32_t j, double t) override {
@@ -479,6 +479,6 @@ void FbsngScheduler::reasons(const std::vector<std::pair<uint32_t, uint32_t>>& h
 
 }  // namespace
 
-std::unique_ptr<SchedulingPolicy> make_fbsng_scheduler(SimWorld& w) { return std::make_unique<FbsngScheduler>(w); }
+std::unique_ptr<Scheduler> make_fbsng_scheduler(SimWorld& w) { return std::make_unique<FbsngScheduler>(w); }
 
 }  // namespace colmatch

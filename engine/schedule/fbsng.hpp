@@ -34,7 +34,7 @@
 //    capacity (holding others would not help it): it makes its queue neither stuck nor headed.
 // P2 Process-type default requirements are added to the requests of the type's sections for the
 //    attributes a section does not name itself.
-// The scheduler runs at most once per SimPolicy::min_interval (FBSNG: 5 s) and on events.
+// The scheduler runs at most once per SimConfig::min_interval (FBSNG: 5 s) and on events.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +50,7 @@
 namespace colmatch {
 
 class Catalog;
-class SchedulingPolicy;
+class Scheduler;
 class SimWorld;
 
 /// Queue priorities under rules Q1-Q3, indexed by queue id (the jobs' queue dictionary).
@@ -76,19 +76,19 @@ class FbsngQueuePriorities {
 inline bool fbsng_gap_blocks(double head_sp, double sp, double spg) noexcept { return head_sp - sp >= spg; }
 
 /// Per queue id of `jobs`: its parameters (by name, else `policy.defaults` with the queue's name).
-std::vector<FbsngQueue> fbsng_queue_params(const FbsngPolicy& policy, const JobTable& jobs);
+std::vector<FbsngQueue> fbsng_queue_params(const FbsngConfig& policy, const JobTable& jobs);
 
 /// P2: a copy of `jobs` whose requests carry their process types' default requirements (each top-level
 /// AND term of a default whose attributes the section's request does not mention is ANDed to it), or
 /// nothing when no process type has requirements. `kind` names the credential that is the process
 /// type. Throws PolicyError naming the process type when its requirements do not parse or
 /// name a consumable (quotas, not requirements, govern consumables).
-std::optional<JobTable> fbsng_apply_requirements(const FbsngPolicy& policy, CredentialKind kind, const Catalog& catalog,
+std::optional<JobTable> fbsng_apply_requirements(const FbsngConfig& policy, CredentialKind kind, const Catalog& catalog,
                                                  const JobTable& jobs);
 
 /// The FBSNG scheduler (rules Q1-Q3, S1-S2, P1 above) over world `w` (whose jobs already carry P2's
 /// requirements). Throws PolicyError for a queue's parameters out of range (FbsngQueuePriorities) or a
 /// quota on a name that is not a consumable, or below 0.
-std::unique_ptr<SchedulingPolicy> make_fbsng_scheduler(SimWorld& w);
+std::unique_ptr<Scheduler> make_fbsng_scheduler(SimWorld& w);
 
 }  // namespace colmatch

@@ -7,7 +7,7 @@
 
 namespace colmatch {
 
-MoabPolicy::MoabPolicy(SimWorld& w)
+MoabScheduler::MoabScheduler(SimWorld& w)
     : w_(w),
       reservations_(w),
       cred_priority_(w.creds.priorities(w.policy.credential_priorities)),
@@ -41,7 +41,7 @@ MoabPolicy::MoabPolicy(SimWorld& w)
   streams_.emplace(w.creds, ranks);
 }
 
-double MoabPolicy::priority(uint32_t j, double t) const {
+double MoabScheduler::priority(uint32_t j, double t) const {
   const PriorityWeights& wt = w_.policy.weights;
   const JobTable& jobs = w_.jobs;
   const double wait = t - jobs.submit[j], est = std::max(sim_estimate(jobs, j), 1.0);
@@ -49,9 +49,9 @@ double MoabPolicy::priority(uint32_t j, double t) const {
          wt.expansion * (wait + est) / est + wt.size * jobs.slots[j];
 }
 
-uint64_t MoabPolicy::queued() const { return static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_; }
+uint64_t MoabScheduler::queued() const { return static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_; }
 
-void MoabPolicy::submitted(uint32_t j, double t) {
+void MoabScheduler::submitted(uint32_t j, double t) {
   if (static_order_) {
     queued_set_.insert(wq_->rank(j));
     visible_set_.insert(wq_->rank(j));
@@ -64,13 +64,13 @@ void MoabPolicy::submitted(uint32_t j, double t) {
   else queue_or_park(j);
 }
 
-void MoabPolicy::woke(uint32_t j, double t) {
+void MoabScheduler::woke(uint32_t j, double t) {
   if (static_order_ && parked_[j] == Parked::Held) classify(j, t);
   // a reservation's time (Reservations::book asks for a cycle then): its job's turn in the fast cycle
   if (static_order_ && reservations_.has(j) && reservations_.of(j).shadow <= t) due_.insert(wq_->rank(j));
 }
 
-void MoabPolicy::ended(uint32_t j, double t) {
+void MoabScheduler::ended(uint32_t j, double t) {
   reservations_.ended(j, t);
   // it ended before its walltime: the book may move earlier
   const bool early = w_.res.end[j] < w_.res.start[j] + sim_estimate(w_.jobs, j);
@@ -92,7 +92,7 @@ void MoabPolicy::ended(uint32_t j, double t) {
     if (parked_[x] == Parked::Dependency) classify(x, t);
 }
 
-void MoabPolicy::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
+void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   w_.start(j, t, allocs, backfilled);
   reservations_.started(j, t);
   if (static_order_) {
@@ -110,7 +110,7 @@ void MoabPolicy::start(uint32_t j, double t, const std::vector<Allocation>& allo
 // Time-dependent order: a job waiting for a dependency, and not held, is parked (reason Dependency,
 // which a full cycle would give it each time) until that job ends, instead of being visited by every
 // cycle.
-void MoabPolicy::queue_or_park(uint32_t j) {
+void MoabScheduler::queue_or_park(uint32_t j) {
   for (uint32_t d : w_.jobs.depends[j])
     if (!w_.ended[d]) {
       w_.res.reason[j] = SimReason::Dependency;
@@ -123,7 +123,7 @@ void MoabPolicy::queue_or_park(uint32_t j) {
 
 // Static order: puts a queued job where its state says (held, waiting for a dependency, ready).
 // A hold's end is an event (a cycle runs then) whatever the job's state after it.
-void MoabPolicy::classify(uint32_t j, double t) {
+void MoabScheduler::classify(uint32_t j, double t) {
   const double hold = w_.jobs.hold_until[j];
   if (hold > t) {
     parked_[j] = Parked::Held;
@@ -149,7 +149,7 @@ void MoabPolicy::classify(uint32_t j, double t) {
 
 // Static order: parks job j if a credential limit keeps it from starting now. Until a job of that
 // credential ends the limit can only get tighter, so j stays parked until then.
-bool MoabPolicy::throttle(uint32_t j) {
+bool MoabScheduler::throttle(uint32_t j) {
   const auto v = w_.creds.violation(j);
   if (!v) return false;
   w_.res.was_throttled[j] = 1;
@@ -159,7 +159,7 @@ bool MoabPolicy::throttle(uint32_t j) {
 }
 
 // Takes back the job the streams' next head names: it is ready again. Returns it.
-uint32_t MoabPolicy::surface_head() {
+uint32_t MoabScheduler::surface_head() {
   const uint32_t j = wq_->job(streams_->surface_head());
   wq_->add(j);
   ++w_.res.unparked;
@@ -167,7 +167,7 @@ uint32_t MoabPolicy::surface_head() {
 }
 
 // The ready job with the smallest rank >= r, the active streams' parked jobs counted as ready.
-uint32_t MoabPolicy::next_ready(size_t r) {
+uint32_t MoabScheduler::next_ready(size_t r) {
   while (true) {
     const uint32_t j = wq_->first(r);
     const uint32_t h = streams_->next_head();
@@ -176,7 +176,7 @@ uint32_t MoabPolicy::next_ready(size_t r) {
   }
 }
 
-void MoabPolicy::cycle(double t, bool last) {
+void MoabScheduler::cycle(double t, bool last) {
   if (static_order_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
   // the fast cycle over a book when every waiting job holds a reservation (conservative), or when the
   // book is pooled: otherwise, with a finite depth, most waiting jobs hold none and every one is visited
@@ -187,7 +187,7 @@ void MoabPolicy::cycle(double t, bool last) {
 
 // The cycle as the seed describes it: every waiting job in priority order, each given its reason.
 // O(waiting jobs) plus the placements; the reference the fast cycle is equal to.
-void MoabPolicy::cycle_full(double t) {
+void MoabScheduler::cycle_full(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   SimResult& res = w_.res;
   const JobTable& jobs = w_.jobs;
@@ -232,7 +232,7 @@ void MoabPolicy::cycle_full(double t) {
 // Steps 4-6 over ready_ in priority order with at most one reservation (none, greedy, EASY): under
 // strict order the first job that cannot start blocks the rest; under EASY it gets the reservation,
 // made again in each cycle. Returns whether a job started.
-bool MoabPolicy::pass(double t) {
+bool MoabScheduler::pass(double t) {
   SimResult& res = w_.res;
   const BackfillPolicy backfill = w_.policy.backfill;
   bool blocked = false, started = false;
@@ -280,7 +280,7 @@ bool MoabPolicy::pass(double t) {
 // one that does not start gets a reservation while fewer than the depth are booked. A reservation whose
 // time has come but whose taskers have no room (the farm changed: a tasker went down) is made again.
 // Returns whether a job started.
-bool MoabPolicy::pass_with_book(double t) {
+bool MoabScheduler::pass_with_book(double t) {
   bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
   for (const auto& [prio, j] : ready_) started = with_book(j, t, blocked) || started;
   return started;
@@ -288,7 +288,7 @@ bool MoabPolicy::pass_with_book(double t) {
 
 // One job's turn in pass_with_book; `blocked` says whether a job before it waits, and is set if this
 // one does. Returns whether it started.
-bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
+bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
   SimResult& res = w_.res;
   std::vector<Allocation>& trial = w_.trial;
   auto wait = [&](SimReason why) {
@@ -339,17 +339,17 @@ bool MoabPolicy::with_book(uint32_t j, double t, bool& blocked) {
   return go();
 }
 
-void MoabPolicy::book_reservation(uint32_t j, double t) {
+void MoabScheduler::book_reservation(uint32_t j, double t) {
   reservations_.book(j, t);
   if (static_order_ && reservations_.has(j)) unbooked_.erase(wq_->rank(j));
 }
 
 // Compression's step for job j (Reservations::compress): a reservation moved to now is due at once.
-void MoabPolicy::compress(uint32_t j, double t) {
+void MoabScheduler::compress(uint32_t j, double t) {
   if (reservations_.compress(j, t) && static_order_ && reservations_.of(j).shadow <= t) due_.insert(wq_->rank(j));
 }
 
-void MoabPolicy::drop_reservation(uint32_t j) {
+void MoabScheduler::drop_reservation(uint32_t j) {
   if (!reservations_.has(j)) return;
   reservations_.drop(j);
   if (!static_order_) return;
@@ -368,7 +368,7 @@ void MoabPolicy::drop_reservation(uint32_t j) {
 // then (a fourth source, `early`); a job holding no reservation books one only while the book has room (a
 // finite depth); when a visit gives units back to the book (a reservation given up or moved earlier by its
 // job's start), every source starts again after it.
-void MoabPolicy::cycle_book_fast(double t) {
+void MoabScheduler::cycle_book_fast(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
   wq_->compact();
@@ -446,7 +446,7 @@ void MoabPolicy::cycle_book_fast(double t) {
 // taken in rank order until the first that does not fit (the blocker); with EASY, each later start is
 // the lowest-ranked ready job that would start (backfill.cpp). Throttled jobs are parked on the way.
 // Reasons are left to the last, full, cycle.
-void MoabPolicy::cycle_fast(double t) {
+void MoabScheduler::cycle_fast(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
   wq_->compact();

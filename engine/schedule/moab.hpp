@@ -34,10 +34,10 @@
 
 namespace colmatch {
 
-/// Moab's iteration as a SchedulingPolicy. O(jobs) memory beside the world.
-class MoabPolicy final : public SchedulingPolicy {
+/// Moab's iteration as a Scheduler. O(jobs) memory beside the world.
+class MoabScheduler final : public Scheduler {
  public:
-  explicit MoabPolicy(SimWorld& w);
+  explicit MoabScheduler(SimWorld& w);
   void submitted(uint32_t j, double t) override;
   void woke(uint32_t j, double t) override;
   void ended(uint32_t j, double t) override;

@@ -42,20 +42,20 @@ struct FbsngProcessType {
 };
 
 /// scheduler = "fbsng": the queues (unlisted ones take `defaults`) and the process types.
-struct FbsngPolicy {
+struct FbsngConfig {
   std::vector<FbsngQueue> queues;
   FbsngQueue defaults;
   std::vector<FbsngProcessType> process_types;
 };
 
-/// The largest SimPolicy::reservation_depth a policy file may set.
+/// The largest SimConfig::reservation_depth a policy file may set.
 inline constexpr uint32_t kMaxReservationDepth = 1000000;
 
 /// Moab's BACKFILLPOLICY with its RESERVATIONDEPTH (seed 001, step 6), for scheduler = Moab.
 /// None: strict priority order, the first job that cannot start blocks every later one.
 /// Greedy: every job that fits starts, in priority order, and none waits for another (no reservation:
 ///   Moab with RESERVATIONDEPTH 0, Altair Accelerator's dispatcher going through its buckets).
-/// Easy: the first SimPolicy::reservation_depth jobs (in priority order) that cannot start now get a
+/// Easy: the first SimConfig::reservation_depth jobs (in priority order) that cannot start now get a
 ///   reservation each, at the earliest time they fit after the running jobs' expected ends (walltimes)
 ///   and the reservations before them; a later job starts now only if it delays none of them (it ends
 ///   by a reservation's start, or leaves that reservation's taskers and every shared pool alone). Depth
@@ -130,15 +130,15 @@ struct PriorityWeights {
 
 /// Which scheduler chooses the starts: Moab's scheduling iteration (priority order, throttles,
 /// backfill) or FBSNG's dynamic queue and section priorities (engine/schedule/fbsng.hpp, seed 004).
-enum class Scheduler : uint8_t { Moab, Fbsng };
+enum class SchedulerKind : uint8_t { Moab, Fbsng };
 
-struct SimPolicy {
+struct SimConfig {
   double interval = 0;  ///< 0: a cycle at every event time (event driven); > 0: every `interval` s
   /// At least this many seconds between two cycles (FBSNG: the scheduler runs at most once per 5 s);
   /// a cycle due earlier waits for it.
   double min_interval = 0;
-  Scheduler scheduler = Scheduler::Moab;
-  FbsngPolicy fbsng;  ///< scheduler = Fbsng: queues and process types
+  SchedulerKind scheduler = SchedulerKind::Moab;
+  FbsngConfig fbsng;  ///< scheduler = Fbsng: queues and process types
   CredentialKind process_type =
       CredentialKind::Account;  ///< scheduler = Fbsng: the credential naming a section's process type
   AllocationPolicy allocation = AllocationPolicy::GreatestPower;

@@ -26,7 +26,7 @@ class SimWorld;
 /// booked). Not thread-safe.
 class PoolProfile {
  public:
-  /// The profile of world w when w is pooled and books reservations (SimPolicy::depth() > 1): every
+  /// The profile of world w when w is pooled and books reservations (SimConfig::depth() > 1): every
   /// job category spreads its slots ($fill_up) with no per-job charge, no choice among solutions and no
   /// fit unit, takes exactly one unit per slot of the same consumable on its taskers' own pools, and is
   /// eligible on the same taskers; resource availability dedicated; no farm events (taskers down at the

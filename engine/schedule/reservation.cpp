@@ -293,7 +293,7 @@ bool Reservations::compress(uint32_t j, double t) {
   drop(j);
   plan_booking(j, t);
   if (trial_resv_.active && trial_resv_.shadow < old.shadow) {
-    insert(trial_resv_, trial_resv_.shadow > t);  // (one due now is this cycle's: MoabPolicy::compress)
+    insert(trial_resv_, trial_resv_.shadow > t);  // (one due now is this cycle's: MoabScheduler::compress)
     return true;
   }
   insert(old, false);  // as it was (its cycle was asked for when it was made)

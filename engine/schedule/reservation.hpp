@@ -50,7 +50,7 @@ class Reservations {
  public:
   explicit Reservations(SimWorld& w);
   /// The reservation of job j on the farm as it is: made again after any start, end or farm change
-  /// (and in every call under SimPolicy::full_cycles). Keeping it across the starts it allows is not
+  /// (and in every call under SimConfig::full_cycles). Keeping it across the starts it allows is not
   /// exact: a job ending at the same expected time as the one the reservation waits for, or a
   /// best_fit placement, can move it.
   const Reservation& reservation_for(uint32_t j);

@@ -15,8 +15,8 @@ namespace {
 // The event loop: the next cycle's time from the next event (rounded up to the interval, no sooner than
 // min_interval after the last cycle), then ends, farm changes, submits and wake-ups due by then, then
 // the policy's cycle.
-SimResult run(SimWorld& w, SchedulingPolicy& policy, const SimProgress& progress) {
-  const SimPolicy& p = w.policy;
+SimResult run(SimWorld& w, Scheduler& policy, const SimProgress& progress) {
+  const SimConfig& p = w.policy;
   size_t next = 0;  // next arrival
   double last_cycle = -std::numeric_limits<double>::infinity();
   while (true) {
@@ -62,22 +62,22 @@ SimResult run(SimWorld& w, SchedulingPolicy& policy, const SimProgress& progress
   return std::move(w.res);
 }
 
-SimResult run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+SimResult run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
               const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
   SimWorld w(catalog, taskers, jobs, policy, k, farm);
-  std::unique_ptr<SchedulingPolicy> p;
-  if (policy.scheduler == Scheduler::Fbsng) p = make_fbsng_scheduler(w);
-  else p = std::make_unique<MoabPolicy>(w);
+  std::unique_ptr<Scheduler> p;
+  if (policy.scheduler == SchedulerKind::Fbsng) p = make_fbsng_scheduler(w);
+  else p = std::make_unique<MoabScheduler>(w);
   w.set_policy(p.get());
   return run(w, *p, progress);
 }
 
 }  // namespace
 
-SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
   try {
-    if (policy.scheduler == Scheduler::Fbsng)  // P2: process types' default requirements
+    if (policy.scheduler == SchedulerKind::Fbsng)  // P2: process types' default requirements
       if (std::optional<JobTable> with = fbsng_apply_requirements(policy.fbsng, policy.process_type, catalog, jobs))
         return run(catalog, taskers, *with, policy, k, farm, progress);
     return run(catalog, taskers, jobs, policy, k, farm, progress);

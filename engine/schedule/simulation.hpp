@@ -12,7 +12,7 @@
 //      it fits, from the running jobs' walltime estimates; a later job starts now only if it ends by
 //      then or the reserved job still fits then beside it), or a deeper book of kept reservations
 //      (reservation depth, conservative).
-// FBSNG's dynamic priorities (seed 004) are the other scheduler (SimPolicy::scheduler).
+// FBSNG's dynamic priorities (seed 004) are the other scheduler (SimConfig::scheduler).
 // Matching is the columnar engine's: job categories, their eligibility computed once (lazily, when a
 // category's first job is submitted), dispatch cursors that live across cycles and are pulled back
 // only to the taskers whose capacity grew (a job ended there, it came up or was enlarged).
@@ -21,12 +21,12 @@
 // capacity, the running set, ends and wake-ups, the farm's events, start and finish, eligibility on a category's first
 // submit, the result), availability (step 1's R.Utilized), throttles (step 4, with lazy unparking),
 // reservation (step 6's reservation), backfill (step 6's pass), moab (steps 2-6), fbsng (seed 004), and
-// simulation.cpp (the event loop over the world and one policy, through SchedulingPolicy's hooks).
+// simulation.cpp (the event loop over the world and one policy, through Scheduler's hooks).
 //
 // Cost: when no priority factor depends on time, a cycle visits what can change the schedule (ready
 // jobs up to the first that does not fit; with EASY, one candidate per category per start; parked
 // held, dependency-waiting and throttled jobs only when their event comes; engine/schedule/wait_queue.hpp),
-// not every waiting job, and gives the same schedule as the full cycle that does (SimPolicy::
+// not every waiting job, and gives the same schedule as the full cycle that does (SimConfig::
 // full_cycles). The run's last cycle is a full one, which sets every waiting job's reason.
 //
 // Times are seconds (doubles). A job runs min(runtime, walltime) seconds: a scheduler ends a job at its
@@ -58,11 +58,11 @@ using SimProgress = std::function<void(double time, uint64_t ended, uint64_t job
 /// `farm` the taskers' changes over time (applied in a cycle before its submits, after its ends).
 /// Deterministic; the result does not depend on the thread count. Allocates O(jobs + taskers).
 /// Throws PolicyError for a policy the farm cannot take (FBSNG: a queue's parameters, a quota on an
-/// unknown consumable, process-type requirements), its message starting with SimPolicy::source;
+/// unknown consumable, process-type requirements), its message starting with SimConfig::source;
 /// std::invalid_argument for a farm event naming a
 /// tasker or consumable that does not exist,
 /// events out of time order, or a Configure on a consumable with a host or global pool.
-SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm = {}, const SimProgress& progress = {});
 
 }  // namespace colmatch

@@ -21,7 +21,7 @@ namespace colmatch {
 /// to each: a named Throttle wins over its kind's default one. O(jobs + credentials) memory.
 class Credentials {
  public:
-  /// `throttles` as SimPolicy::throttles. Keeps a reference to `jobs`.
+  /// `throttles` as SimConfig::throttles. Keeps a reference to `jobs`.
   Credentials(const JobTable& jobs, const std::vector<Throttle>& throttles);
 
   /// The first limit job j would break by starting now (kind kCredentialKinds: none).
@@ -51,7 +51,7 @@ class Credentials {
   /// The credentials of that kind.
   size_t count(size_t kind) const noexcept { return names_[kind]->size(); }
 
-  /// Per job: the sum of the priorities of its credentials (SimPolicy::credential_priorities); one
+  /// Per job: the sum of the priorities of its credentials (SimConfig::credential_priorities); one
   /// value stored when every job's is the same (no credential priorities: 0).
   PerJob<double> priorities(const std::vector<CredentialPriority>& list) const;
 

@@ -16,7 +16,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const JobTable& jobs_,
-                   const SimPolicy& policy_, const kernels::KernelTable& k_, const FarmEvents& farm_)
+                   const SimConfig& policy_, const kernels::KernelTable& k_, const FarmEvents& farm_)
     : catalog(catalog_),
       taskers(taskers_),
       jobs(jobs_),

@@ -2,7 +2,7 @@
 // and its changes over time, the running jobs with their ends, the wake-ups of held jobs, the job
 // categories with their eligibility (computed on a category's first submit), the placement state that
 // says which categories cannot place until capacity grows, the credentials' running counts, and the
-// result being built. A scheduling policy (SchedulingPolicy, below) decides which waiting job
+// result being built. A scheduling policy (Scheduler, below) decides which waiting job
 // starts where; it starts jobs through start(), and the event loop (simulation.cpp) ends them through
 // finish() and tells the policy.
 //
@@ -28,7 +28,7 @@
 
 namespace colmatch {
 
-class SchedulingPolicy;
+class Scheduler;
 
 /// The shared state of one simulation run. Fields are public: the world is the policies' workspace;
 /// its invariants are kept by the methods that change capacity (start, finish, apply_farm_events).
@@ -39,11 +39,11 @@ class SimWorld {
   /// naming a tasker or consumable that does not exist, out of time order, or a Configure on a
   /// consumable with a host or global pool; PolicyError for an interval the clock cannot step by), then
   /// applies the taskers down at the start and the farm's load. Keeps references to every argument.
-  SimWorld(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+  SimWorld(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
            const kernels::KernelTable& k, const FarmEvents& farm);
 
-  /// The policy told of capacity changes (SchedulingPolicy::tasker_changed); set once, before the run.
-  void set_policy(SchedulingPolicy* p) noexcept { policy_hooks = p; }
+  /// The policy told of capacity changes (Scheduler::tasker_changed); set once, before the run.
+  void set_policy(Scheduler* p) noexcept { policy_hooks = p; }
 
   /// The earliest time something happens: an arrival from `next`, an end, a wake-up, a farm event
   /// (+inf: nothing more).
@@ -120,10 +120,10 @@ class SimWorld {
   const Catalog& catalog;
   const TaskerTable& taskers;
   const JobTable& jobs;
-  const SimPolicy& policy;
+  const SimConfig& policy;
   const kernels::KernelTable& k;
   const FarmEvents& farm;
-  SchedulingPolicy* policy_hooks = nullptr;
+  Scheduler* policy_hooks = nullptr;
 
   Categories cats;
   /// Per job that chooses among solutions (else unused; empty when no job does): the solution its last
@@ -173,9 +173,9 @@ class SimWorld {
 
 /// A scheduling policy as the event loop sees it (Flux's queue-policy interface, Slurm's scheduler
 /// plugin): told of each event once, never once per tasker, and asked to run a cycle.
-class SchedulingPolicy {
+class Scheduler {
  public:
-  virtual ~SchedulingPolicy() = default;
+  virtual ~Scheduler() = default;
   /// Job j was submitted at t (SimWorld::submit has run).
   virtual void submitted(uint32_t j, double t) = 0;
   /// Job j's hold may have ended at t (a wake-up it asked for through SimWorld::wakes).
@@ -185,7 +185,7 @@ class SchedulingPolicy {
   /// Capacity on tasker x changed (a start, an end, a farm event).
   virtual void tasker_changed(uint32_t x) = 0;
   /// One scheduling cycle at t; `last`: no known event brings another by `until`, or every cycle must
-  /// give every waiting job its reason (SimPolicy::full_cycles).
+  /// give every waiting job its reason (SimConfig::full_cycles).
   virtual void cycle(double t, bool last) = 0;
   /// The jobs waiting now (submitted, not started), for the timeline.
   virtual uint64_t queued() const = 0;

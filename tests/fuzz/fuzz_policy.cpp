@@ -34,7 +34,7 @@ const loaders::Dataset& kth_head() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return fuzz::run([&] {
     const std::string path = fuzz::temp_file("policy.toml", {reinterpret_cast<const char*>(data), size});
-    SimPolicy policy = loaders::read_policy_toml(path);
+    SimConfig policy = loaders::read_policy_toml(path);
     policy.until = 864000;
     const loaders::Dataset& ds = kth_head();
     const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());

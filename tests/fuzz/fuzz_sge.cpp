@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use);
     if (m.dispatch.assigned + m.dispatch.pending + m.dispatch.rejected != ds.jobs.size()) std::abort();
     if (part == "accounting") {
-      SimPolicy policy;
+      SimConfig policy;
       policy.until = 864000;
       const loaders::Dataset t =
           loaders::load_format(*loaders::find_format("sge"), args, {}, loaders::LoadMode::OverTime);

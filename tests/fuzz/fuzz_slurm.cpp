@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       args["accounting"] = fuzz::temp_file("sacct", std::string_view(reinterpret_cast<const char*>(data), size));
       const loaders::Dataset ds = loaders::load_format(*loaders::find_format("slurm"), args);
       fuzz::match(ds);
-      SimPolicy policy;
+      SimConfig policy;
       policy.until = ds.jobs.size() ? 864000 + *std::min_element(ds.jobs.submit.begin(), ds.jobs.submit.end()) : 0;
       (void)simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());
       return;

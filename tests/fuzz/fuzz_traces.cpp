@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (format != "swf" || !second.empty()) args[b] = fuzz::temp_file(b, second);
     const loaders::Dataset ds = loaders::load_format(*loaders::find_format(format), args);
     fuzz::match(ds);
-    SimPolicy policy;  // over time, bounded to 10 simulated days
+    SimConfig policy;  // over time, bounded to 10 simulated days
     policy.backfill = BackfillPolicy::Easy;
     policy.until = 864000;
     if (format == "swf") (void)simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active());

@@ -413,7 +413,7 @@ TEST(Native, CredentialsAndCredentialPolicyRoundTrip) {
                                "credential = \"qos\"\n"
                                "name = \"low\"\n"
                                "max_jobs = 2\n");
-  const SimPolicy p = loaders::read_policy_toml(policy);
+  const SimConfig p = loaders::read_policy_toml(policy);
   ASSERT_EQ(p.credential_priorities.size(), 3u);
   size_t qos = 0;
   for (const auto& cp : p.credential_priorities)
@@ -517,7 +517,7 @@ TEST(Native, UtilizationAndUtilizedRoundTrip) {
       neg, 1, "utilized.slots", "negative");
   for (const char* v : {"dedicated", "utilized", "combined"}) {
     const auto p = dir.file(std::string(v) + ".toml", fmt::format("[policy]\nresource_availability = \"{}\"\n", v));
-    const SimPolicy pol = loaders::read_policy_toml(p);
+    const SimConfig pol = loaders::read_policy_toml(p);
     EXPECT_EQ(pol.availability, std::string(v) == "dedicated"  ? ResourceAvailability::Dedicated
                                 : std::string(v) == "utilized" ? ResourceAvailability::Utilized
                                                                : ResourceAvailability::Combined);

@@ -413,7 +413,7 @@ TEST(SgeAccounting, RealRecordsReplayWithNoJobLostOnTheirOwnInstances) {
     EXPECT_TRUE(m.eligible[m.categories.of_job[j]].eligible.contains(t)) << "Grid Engine ran it there";
     EXPECT_EQ(ds.jobs.slots[j], r.slots);
   }
-  const SimResult sim = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active());
+  const SimResult sim = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active());
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) EXPECT_FALSE(std::isnan(sim.start[j])) << ds.jobs.id[j];
 }
 

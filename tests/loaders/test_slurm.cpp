@@ -314,7 +314,7 @@ TEST(SlurmAccounting, SacctRecordsReplayWithNoJobLost) {
   EXPECT_EQ(ds.jobs.amount.at(mem, 1), 2000.0 * 1024 * 1024) << "1000Mc: per CPU, 2 CPUs";
   const size_t a100 = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("gres/gpu:a100")));
   EXPECT_EQ(ds.jobs.amount.at(a100, 1), 1.0);
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active());
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active());
   for (uint32_t j = 0; j < 4; ++j) EXPECT_FALSE(std::isnan(r.start[j])) << ds.jobs.id[j];
   EXPECT_EQ(r.alloc_count[3], 2u) << "on two nodes";
   EXPECT_EQ(r.start[0], 1795168800);  // 2026-11-20T10:00:00 UTC: at its submit, on an idle cluster

@@ -176,7 +176,7 @@ TEST(SwfCerit, MachinesAndPbsNodeRequests) {
   EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[6]].find(":8: job 7: field 'node request': 'ppn=1.5'"),
             std::string::npos)
       << ds.jobs.reject_reason[ds.jobs.reject[6]];
-  SimPolicy policy;
+  SimConfig policy;
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active(), ds.farm);
   auto tasker_of = [&](uint32_t j) { return ds.taskers.names[r.allocations[r.alloc_first[j]].tasker]; };
   EXPECT_EQ(tasker_of(0).substr(0, 6), "zewura");
@@ -238,7 +238,7 @@ TEST(SwfCerit, FullWagapLog) {
   EXPECT_EQ(ds.taskers.size(), 68u) << "20 zewura + 48 zegox nodes";
   ASSERT_EQ(ds.jobs.size(), 17900u);
   EXPECT_EQ(ds.jobs.reject_reason.size(), 25u);
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active(), ds.farm);
   size_t started = 0;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) started += !std::isnan(r.start[j]);
   EXPECT_EQ(started, 17874u);

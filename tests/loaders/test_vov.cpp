@@ -75,7 +75,7 @@ TEST(VovFormat, DemoFarmMatches) {
 
 TEST(VovFormat, LicencesComeBackWhenJobsEnd) {
   const loaders::Dataset ds = demo();
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active(), ds.farm);
   EXPECT_EQ(r.start[0], 0);
   EXPECT_EQ(r.start[1], 100) << "job 2 waits for job 1's spice licence";
   EXPECT_TRUE(std::isnan(r.start[6]));
@@ -471,7 +471,7 @@ TEST(VovFormat, AnOrJobHoldsOnlyTheAlternativeItRunsBy) {
     EXPECT_EQ(m.dispatch.capacity.global_free(static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find(map)))),
               0)
         << map << ": one unit each, taken once";
-  SimPolicy p = ds.policy;
+  SimConfig p = ds.policy;
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, p, kernels::active(), ds.farm);
   EXPECT_EQ(r.start[1], 0) << "orb runs beside the OR job";
   EXPECT_EQ(r.start[2], 50) << "the third takes orb when it comes back";
@@ -772,7 +772,7 @@ TEST(VovNative, DemoFarmInTheNativeFilesMatchesAsTheTclFiles) {
   EXPECT_EQ(b.dispatch.reason, a.dispatch.reason);
   ASSERT_TRUE(nat.jobs.rejected(5));
   EXPECT_NE(nat.jobs.reject_reason[nat.jobs.reject[5]].find("loopa -> loopb -> loopa"), std::string::npos);
-  const SimResult r = simulate(nat.catalog, nat.taskers, nat.jobs, SimPolicy{}, kernels::active(), nat.farm);
+  const SimResult r = simulate(nat.catalog, nat.taskers, nat.jobs, SimConfig{}, kernels::active(), nat.farm);
   EXPECT_EQ(r.start[1], 100) << "job 2 waits for job 1's spice licence";
 }
 

@@ -16,7 +16,7 @@ struct Sim {
   const Catalog& cat;
   const TaskerTable& tk;
   const JobTable& jobs;
-  const SimPolicy& pol;
+  const SimConfig& pol;
   const FarmEvents& farm;
   Pools pools;
   SimOutcome out;
@@ -237,7 +237,7 @@ struct Sim {
     std::vector<uint8_t> submitted(n, 0), ended(n, 0), running(n, 0);
     refresh(pools, running);  // the taskers' load
     const Pools idle = pools;
-    if (pol.scheduler == Scheduler::Fbsng) init_fbsng();
+    if (pol.scheduler == SchedulerKind::Fbsng) init_fbsng();
     const std::vector<uint8_t> all_up(tk.size(), 0);
     down = farm.down_at_start.empty() ? all_up : farm.down_at_start;
     for (uint32_t j = 0; j < n; ++j)
@@ -288,7 +288,7 @@ struct Sim {
           submitted[j] = 1;
           out.reason[j] = SimReason::NoFreeCapacity;
         }
-      if (pol.scheduler == Scheduler::Fbsng) cycle_fbsng(t, submitted, ended, running, idle);
+      if (pol.scheduler == SchedulerKind::Fbsng) cycle_fbsng(t, submitted, ended, running, idle);
       else cycle(t, submitted, ended, running, idle);
       last = t;
     }
@@ -849,7 +849,7 @@ struct Sim {
 
 }  // namespace
 
-SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                     const FarmEvents& farm) {
   Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
   s.run();

@@ -19,7 +19,7 @@ struct SimOutcome {
 /// O(cycles x jobs x taskers x request size). `farm`: taskers down at the start and farm events, applied
 /// after a cycle's ends and before its submits; a down tasker is skipped as if not eligible; a
 /// Configure adds (new - old) to the tasker's own pool, which may go below 0 (nothing fits there then).
-SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimPolicy& policy,
+SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                     const FarmEvents& farm = {});
 
 }  // namespace colmatch::naive

@@ -787,7 +787,7 @@ TEST(CliSimulate, FiguresThatOverflowAreNullInTheJson) {
   expect_strict_json(o.dir / "out");
 }
 
-// A policy the farm cannot take names the file it came from (SimPolicy::source): a farm.toml's own
+// A policy the farm cannot take names the file it came from (SimConfig::source): a farm.toml's own
 // [policy], and under explain --simulate as under simulate.
 TEST(CliSimulate, APolicyErrorNamesTheFileItCameFrom) {
   Out o;

@@ -270,7 +270,7 @@ PYBIND11_MODULE(_colmatch, m) {
           py::gil_scoped_release free;
           auto limit = threads_limit(threads);
           x->ds = load(format, args, loaders::LoadMode::OverTime, checks);
-          SimPolicy p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy, x->ds.policy_defaults);
+          SimConfig p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy, x->ds.policy_defaults);
           p.until = until;
           x->r =
               simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm, checks.simulate());
@@ -306,7 +306,7 @@ PYBIND11_MODULE(_colmatch, m) {
           auto limit = threads_limit(threads);
           x->ds = loaders::load_memory(in);
           checks();
-          SimPolicy p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy, x->ds.policy_defaults);
+          SimConfig p = policy.empty() ? x->ds.policy : loaders::read_policy_toml(policy, x->ds.policy_defaults);
           p.until = until;
           x->r =
               simulate(x->ds.catalog, x->ds.taskers, x->ds.jobs, p, kernels::active(), x->ds.farm, checks.simulate());

@@ -18,7 +18,7 @@ namespace colmatch::simcheck {
 // With `farm`: no job starts on a tasker that is down, and configured amounts follow the Configure
 // events (a pool may go below 0 when its amount shrinks under running jobs, but no start may charge a
 // pool that ends the instant below 0).
-inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, const JobTable& jobs, const SimPolicy& pol,
+inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, const JobTable& jobs, const SimConfig& pol,
                                   const SimResult& r, const FarmEvents& farm = {}) {
   const size_t n = jobs.size();
   struct Ev {
@@ -186,7 +186,7 @@ inline std::string check_schedule(const Catalog& cat, const TaskerTable& tk, con
       if (level == 2 && g[k] < -eps) return fmt::format("at {}: global pool over-committed", ev.time);
     }
     charged.clear();
-    if (pol.scheduler == Scheduler::Fbsng)
+    if (pol.scheduler == SchedulerKind::Fbsng)
       for (const FbsngProcessType& pt : pol.fbsng.process_types) {
         if (!type_use.count(pt.name)) continue;
         const TypeUse& u = type_use[pt.name];

@@ -70,7 +70,7 @@ inline JobTable make_jobs(const Catalog& cat, const std::vector<Job>& list) {
   return std::move(jb).build();
 }
 
-inline SimResult run(const Farm& f, const JobTable& jobs, const SimPolicy& pol = {}) {
+inline SimResult run(const Farm& f, const JobTable& jobs, const SimConfig& pol = {}) {
   SimResult r = simulate(f.cat, f.taskers, jobs, pol, kernels::active());
   EXPECT_EQ(simcheck::check_schedule(f.cat, f.taskers, jobs, pol, r), "");
   return r;

@@ -157,7 +157,7 @@ struct Compared {
   size_t jobs = 0, backfilled = 0, reserved = 0;
 };
 template <class Definition>
-Compared against_definition(uint64_t seed, uint32_t grain, const SimPolicy& pol, bool guarantee,
+Compared against_definition(uint64_t seed, uint32_t grain, const SimConfig& pol, bool guarantee,
                             Definition&& definition) {
   Compared n;
   for (int i = 0; i < 300; ++i) {
@@ -185,7 +185,7 @@ Compared against_definition(uint64_t seed, uint32_t grain, const SimPolicy& pol,
 // job. Fails with the reserved taskers kept whole from every job that would run past the shadow time
 // (colmatch's EASY before issue 24: a long job could start only where nothing was reserved).
 TEST(Backfill, EasyOnIdenticalOneSlotTaskersIsPoolEasy) {
-  SimPolicy easy;
+  SimConfig easy;
   easy.backfill = BackfillPolicy::Easy;
   const Compared n =
       against_definition(5000, 1, easy, false, [](const PoolTrace& tr) { return pool_easy(tr.procs, tr.pool); });
@@ -205,7 +205,7 @@ TEST(Backfill, EasyCountsEveryJobEndingAtTheShadowTime) {
                               {.id = "H", .submit = 1, .runtime = 10, .walltime = 10, .slots = 5, .fill_up = true},
                               {.id = "C", .submit = 1, .runtime = 50, .walltime = 50, .slots = 2, .fill_up = true}};
   const auto jobs = make_jobs(f.cat, list);
-  SimPolicy easy;
+  SimConfig easy;
   easy.backfill = BackfillPolicy::Easy;
   const auto r = run(f, jobs, easy);
   EXPECT_EQ(r.start[2], 10) << "H at its shadow time";
@@ -227,7 +227,7 @@ TEST(Backfill, EasyCountsEveryJobEndingAtTheShadowTime) {
 TEST(Backfill, KthSampleEasyEqualsThePublishedSimulators) {
   const auto ds = loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
   ASSERT_EQ(ds.taskers.size(), 100u);
-  SimPolicy easy;
+  SimConfig easy;
   easy.backfill = BackfillPolicy::Easy;
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, easy, kernels::active());
   std::vector<PoolJob> pool;
@@ -349,7 +349,7 @@ TEST(Backfill, ConservativeAndDepthOnIdenticalOneSlotTaskersArePoolBased) {
   Compared all;
   for (const bool compression : {true, false})
     for (const size_t depth : {size_t{3}, SIZE_MAX}) {
-      SimPolicy pol;
+      SimConfig pol;
       pol.backfill = depth == SIZE_MAX ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
       pol.reservation_depth = depth == SIZE_MAX ? 1 : static_cast<uint32_t>(depth);
       pol.compression = compression;
@@ -380,7 +380,7 @@ TEST(Backfill, ConservativeCompressesTheBookWhenAJobEndsEarly) {
   const auto jobs = make_jobs(f.cat, list);
   const std::vector<PoolJob> pool{{0, 10, 100, 4}, {1, 50, 50, 2}, {1, 50, 50, 4}, {11, 60, 60, 2}};
   for (const bool compression : {true, false}) {
-    SimPolicy pol;
+    SimConfig pol;
     pol.backfill = BackfillPolicy::Conservative;
     pol.compression = compression;
     const auto r = run(f, jobs, pol);
@@ -394,7 +394,7 @@ TEST(Backfill, ConservativeCompressesTheBookWhenAJobEndsEarly) {
       }
     }
   }
-  SimPolicy pol;
+  SimConfig pol;
   pol.backfill = BackfillPolicy::Conservative;
   pol.compression = true;
   const Compared n = against_definition(
@@ -430,7 +430,7 @@ TEST(Backfill, PooledBookEqualsTheNaiveSimulator) {
                       .fill_up = true});
     }
     const auto jobs = make_jobs(f.cat, list);
-    SimPolicy pol;
+    SimConfig pol;
     pol.allocation = static_cast<AllocationPolicy>(i % 4);
     pol.backfill = i % 8 < 4 ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
     pol.reservation_depth = i % 8 < 4 ? 1 : 3;

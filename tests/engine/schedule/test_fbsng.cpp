@@ -67,15 +67,15 @@ JobTable make_jobs(const Catalog& cat, const std::vector<Section>& list) {
   return std::move(jb).build();
 }
 
-SimPolicy fbsng(std::vector<FbsngQueue> queues) {
-  SimPolicy p;
-  p.scheduler = Scheduler::Fbsng;
+SimConfig fbsng(std::vector<FbsngQueue> queues) {
+  SimConfig p;
+  p.scheduler = SchedulerKind::Fbsng;
   p.fbsng.queues = std::move(queues);
   return p;
 }
 
 // The same queues with the dynamic priorities off: fixed at QPmin, no gaps.
-SimPolicy off(SimPolicy p) {
+SimConfig off(SimConfig p) {
   for (FbsngQueue& q : p.fbsng.queues) {
     q.qpi = q.qpd = 0;
     q.qpg = q.spg = kInf;
@@ -83,7 +83,7 @@ SimPolicy off(SimPolicy p) {
   return p;
 }
 
-SimResult run(const Farm& f, const JobTable& jobs, const SimPolicy& pol) {
+SimResult run(const Farm& f, const JobTable& jobs, const SimConfig& pol) {
   SimResult r = simulate(f.cat, f.taskers, jobs, pol, kernels::active());
   EXPECT_EQ(simcheck::check_schedule(f.cat, f.taskers, jobs, pol, r), "");
   return r;
@@ -207,7 +207,7 @@ TEST(FbsngSeed, BackgroundAndHighPriorityProjects) {
   for (int i = 0; i < 3000; ++i) list.push_back({"bg", "", static_cast<double>(i % 40), dur(rng), 1});
   for (int i = 0; i < 40; ++i) list.push_back({"high", "", 500.0 + 150.0 * i, 60, 4});
   const JobTable jobs = make_jobs(f.cat, list);
-  const SimPolicy on = fbsng({queue("high", 5, kInf, 3, 1, 7), queue("bg", 0, kInf, 1, 1, 100)});
+  const SimConfig on = fbsng({queue("high", 5, kInf, 3, 1, 7), queue("bg", 0, kInf, 1, 1, 100)});
   const SimResult r = run(f, jobs, on), o = run(f, jobs, off(on));
   auto check = [&](const SimResult& x, int& bg_while_pending, double& mean_wait) {
     bg_while_pending = 0;
@@ -244,9 +244,9 @@ TEST(FbsngSeed, SeventyThirtyShareByQpd) {
   for (int i = 0; i < 3000; ++i) list.push_back({"A", "", 0, 100, 1});
   for (int i = 0; i < 3000; ++i) list.push_back({"B", "", 0, 100, 1});
   const JobTable jobs = make_jobs(f.cat, list);
-  const SimPolicy on = fbsng({queue("A", 0, 100, 1, 3, 100), queue("B", 0, 100, 1, 7, 100)});
+  const SimConfig on = fbsng({queue("A", 0, 100, 1, 3, 100), queue("B", 0, 100, 1, 7, 100)});
   const double until = 6000;  // about 2,400 starts: both queues still backlogged
-  SimPolicy p = on;
+  SimConfig p = on;
   p.until = until;
   const SimResult r = run(f, jobs, p);
   auto n = starts(jobs, r);
@@ -260,7 +260,7 @@ TEST(FbsngSeed, SeventyThirtyShareByQpd) {
     if (!std::isnan(r.start[j])) (jobs.queues.value(jobs.queue[j]) == "A" ? a : b) += r.end[j] - r.start[j];
   EXPECT_NEAR(a / (a + b), 0.70, 0.02);
   // off: fixed equal priorities, ties by queue name: A takes everything until it drains
-  SimPolicy q = off(on);
+  SimConfig q = off(on);
   q.until = until;
   auto m = starts(jobs, run(f, jobs, q));
   EXPECT_GT(m["A"] / (m["A"] + m["B"]), 0.95);
@@ -275,7 +275,7 @@ TEST(FbsngSeed, QpdSweepSharesInverselyProportional) {
   const JobTable jobs = make_jobs(f.cat, list);
   std::string table = "| QPD(A) | QPD(B) | A's share, expected | A's share, simulated |\n|---|---|---|---|\n";
   for (const auto& [qa, qb] : std::vector<std::pair<double, double>>{{1, 1}, {1, 2}, {1, 3}, {3, 7}, {1, 4}, {2, 3}}) {
-    SimPolicy p = fbsng({queue("A", 0, 100, 1, qa, 100), queue("B", 0, 100, 1, qb, 100)});
+    SimConfig p = fbsng({queue("A", 0, 100, 1, qa, 100), queue("B", 0, 100, 1, qb, 100)});
     p.until = 6000;
     auto n = starts(jobs, run(f, jobs, p));
     const double share = n["A"] / (n["A"] + n["B"]), expected = qb / (qa + qb);
@@ -295,9 +295,9 @@ TEST(FbsngSeed, BulkStartsAsOftenAsLight) {
   for (int i = 0; i < 10000; ++i) list.push_back({"light", "", 0, dur(rng), 1});
   for (int i = 0; i < 2000; ++i) list.push_back({"bulk", "", 1, dur(rng), 8, true});
   const JobTable jobs = make_jobs(f.cat, list);
-  const SimPolicy on = fbsng({queue("bulk", 0, 100, 1, 1, 1), queue("light", 0, 100, 1, 1, 100)});
+  const SimConfig on = fbsng({queue("bulk", 0, 100, 1, 1, 1), queue("light", 0, 100, 1, 1, 100)});
   const double until = 20000;
-  SimPolicy p = on, q = off(on);
+  SimConfig p = on, q = off(on);
   p.until = q.until = until;
   const SimResult r = run(f, jobs, p), o = run(f, jobs, q);
   auto n = starts(jobs, r), m = starts(jobs, o);
@@ -363,7 +363,7 @@ GapRun gap_run(const Farm& f, double spg, double until = 30000) {
     list.push_back({"mixed", bulk ? "bulk" : "light", i * 0.001, dur(rng), bulk ? 24u : 1u, bulk});
   }
   const JobTable jobs = make_jobs(f.cat, list);
-  SimPolicy p = fbsng({queue("mixed", 0, 100, 1, 1, 100, spg)});
+  SimConfig p = fbsng({queue("mixed", 0, 100, 1, 1, 100, spg)});
   p.until = until;
   const SimResult r = run(f, jobs, p);
   GapRun g;
@@ -420,7 +420,7 @@ TEST(FbsngSeed, FixedNodeSetsThroughProcessTypeRequirements) {
   for (int i = 0; i < 1500; ++i) list.push_back({"q", "b", 0, 100, 1});     // only b is active
   for (int i = 0; i < 500; ++i) list.push_back({"q", "a", 20000, 100, 1});  // a arrives later
   const JobTable jobs = make_jobs(f.cat, list);
-  SimPolicy p = fbsng({queue("q", 0, 100, 1, 1, 100)});
+  SimConfig p = fbsng({queue("q", 0, 100, 1, 1, 100)});
   FbsngProcessType a, b;
   a.name = "a";
   a.requirements = "proj_a==true";
@@ -439,7 +439,7 @@ TEST(FbsngSeed, FixedNodeSetsThroughProcessTypeRequirements) {
   for (uint32_t j = 0; j < 1500; ++j) last_b = std::max(last_b, r.end[j]);
   EXPECT_NEAR(last_b, std::ceil(1500.0 / 24) * 100, 1);
   // without the requirements, b takes every node
-  SimPolicy q = fbsng({queue("q", 0, 100, 1, 1, 100)});
+  SimConfig q = fbsng({queue("q", 0, 100, 1, 1, 100)});
   const SimResult o = run(f, jobs, q);
   double last_b_off = 0;
   for (uint32_t j = 0; j < 1500; ++j) last_b_off = std::max(last_b_off, o.end[j]);
@@ -457,7 +457,7 @@ TEST(FbsngSeed, ProcessTypeQuotasNeverExceededAndFarmStaysBusy) {
   // p1's sections come first: in plain order they would take the whole farm
   for (int i = 0; i < 3000; ++i) list.push_back({"q", types[i / 1000], 0, dur(rng), 1 + static_cast<uint32_t>(i % 2)});
   const JobTable jobs = make_jobs(f.cat, list);
-  SimPolicy p = fbsng({queue("q", 0, 100, 1, 1, 100)});
+  SimConfig p = fbsng({queue("q", 0, 100, 1, 1, 100)});
   for (const char* t : types) {  // 3 x 16 = 48 slots over 40: slight over-booking
     FbsngProcessType pt;
     pt.name = t;
@@ -483,18 +483,18 @@ TEST(FbsngSeed, ProcessTypeQuotasNeverExceededAndFarmStaysBusy) {
     throttled = throttled || (r.reason[j] == SimReason::Throttled && r.detail[j].find("process type") == 0);
   EXPECT_TRUE(throttled);
   // the checker catches a quota broken: the same schedule against tighter quotas fails it
-  SimPolicy tighter = p;
+  SimConfig tighter = p;
   for (auto& pt : tighter.fbsng.process_types) pt.max_slots = 8;
   EXPECT_NE(simcheck::check_schedule(f.cat, f.taskers, jobs, tighter, r), "");
   // off (no quotas): one process type takes far more than 16 slots at some instant
-  SimPolicy q = fbsng({queue("q", 0, 100, 1, 1, 100)});
+  SimConfig q = fbsng({queue("q", 0, 100, 1, 1, 100)});
   q.until = 6000;
   EXPECT_NE(simcheck::check_schedule(f.cat, f.taskers, jobs, p, run(f, jobs, q)), "");
 }
 
 // ---- configuration ----
 
-TEST(FbsngPolicy, ReadFromToml) {
+TEST(FbsngConfig, ReadFromToml) {
   const std::string path = ::testing::TempDir() + "/fbsng_policy.toml";
   {
     std::FILE* out = std::fopen(path.c_str(), "w");
@@ -507,8 +507,8 @@ TEST(FbsngPolicy, ReadFromToml) {
         out);
     std::fclose(out);
   }
-  const SimPolicy p = loaders::read_policy_toml(path);
-  EXPECT_EQ(p.scheduler, Scheduler::Fbsng);
+  const SimConfig p = loaders::read_policy_toml(path);
+  EXPECT_EQ(p.scheduler, SchedulerKind::Fbsng);
   EXPECT_EQ(p.min_interval, 5);  // FBSNG runs at most once per 5 s
   EXPECT_EQ(p.process_type, CredentialKind::Group);
   ASSERT_EQ(p.fbsng.queues.size(), 1u);
@@ -526,7 +526,7 @@ TEST(FbsngPolicy, ReadFromToml) {
   EXPECT_EQ(p.fbsng.process_types[0].requirements, "proj==cms");
 }
 
-TEST(FbsngPolicy, BadValuesNameTheKey) {
+TEST(FbsngConfig, BadValuesNameTheKey) {
   const std::string path = ::testing::TempDir() + "/fbsng_bad.toml";
   auto fails_with = [&](const std::string& text, const std::string& key) {
     std::FILE* out = std::fopen(path.c_str(), "w");
@@ -548,10 +548,10 @@ TEST(FbsngPolicy, BadValuesNameTheKey) {
   fails_with("[policy.fbsng]\nprocess_type = \"project\"\n", "policy.fbsng.process_type");
 }
 
-TEST(FbsngPolicy, BadQuotaOrRequirementsAreRefusedBySimulate) {
+TEST(FbsngConfig, BadQuotaOrRequirementsAreRefusedBySimulate) {
   const Farm f(2, 4, {}, {"proj_a"});
   const JobTable jobs = make_jobs(f.cat, {{"q", "a", 0, 10, 1}});
-  SimPolicy p = fbsng({});
+  SimConfig p = fbsng({});
   FbsngProcessType t;
   t.name = "a";
   t.max_amount = {{"nosuch", 1}};
@@ -600,8 +600,8 @@ TEST_P(FbsngDifferential, EngineEqualsNaiveOnRandomTraces) {
     s.fill_up = rng() % 2 ? 0.4 : 0.0;
     auto ds = synth::generate(s);
     random_times_and_credentials(ds.jobs, rng);
-    SimPolicy pol;
-    pol.scheduler = Scheduler::Fbsng;
+    SimConfig pol;
+    pol.scheduler = SchedulerKind::Fbsng;
     pol.allocation = static_cast<AllocationPolicy>(combo % 4);
     if (rng() % 2) pol.min_interval = static_cast<double>(1 + rng() % 6);
     auto small = [&](int n) { return static_cast<double>(rng() % static_cast<uint64_t>(n)); };

@@ -70,7 +70,7 @@ TEST(Dependencies, ParkedUntilTheirJobEndsWithTheReasonsOfAFullWalk) {
   const auto jobs = make_jobs(f.cat, list);
   for (const bool time_dependent : {false, true}) {
     SCOPED_TRACE(time_dependent ? "queue_time weight" : "static order");
-    SimPolicy pol;
+    SimConfig pol;
     pol.until = 995;
     if (time_dependent) pol.weights.queue_time = 1;
     const auto r = run(f, jobs, pol);
@@ -92,7 +92,7 @@ TEST(SeedExamples, MoabPriorityFactorsOrderTheQueue) {
                                       {.id = "vip", .submit = 2, .runtime = 50, .priority = 5},
                                       {.id = "short", .submit = 3, .runtime = 1, .walltime = 1}});
   auto first_after_busy = [&](PriorityWeights w) {
-    SimPolicy pol;
+    SimConfig pol;
     pol.weights = w;
     const auto r = run(f, jobs, pol);
     for (uint32_t j = 1; j < jobs.size(); ++j)
@@ -113,7 +113,7 @@ TEST(SeedExamples, MoabCredentialPriorityOfQosAndUser) {
                                       {.id = "express", .submit = 2, .qos = "high"},
                                       {.id = "friend", .submit = 3, .user = "alice"}});
   auto order = [&](std::vector<CredentialPriority> cp) {
-    SimPolicy pol;
+    SimConfig pol;
     pol.credential_priorities = std::move(cp);
     const auto r = run(f, jobs, pol);
     std::vector<std::pair<double, std::string>> starts;
@@ -134,14 +134,14 @@ TEST(SeedExamples, MoabThrottlingPerCredential) {
   const auto jobs = make_jobs(f.cat, {{.id = "a1", .runtime = 20, .user = "alice"},
                                       {.id = "a2", .runtime = 20, .user = "alice"},
                                       {.id = "b1", .runtime = 20, .user = "bob"}});
-  SimPolicy pol;
+  SimConfig pol;
   pol.throttles.push_back({CredentialKind::User, "alice", 1, kInf});
   const auto r = run(f, jobs, pol);
   EXPECT_EQ(r.start[0], 0);
   EXPECT_EQ(r.start[1], 20) << "alice may run one job at a time";
   EXPECT_EQ(r.start[2], 0) << "bob is not throttled";
   EXPECT_EQ(r.was_throttled[1], 1);
-  SimPolicy until = pol;
+  SimConfig until = pol;
   until.until = 10;
   const auto cut = run(f, jobs, until);
   EXPECT_EQ(cut.reason[1], SimReason::Throttled);
@@ -159,7 +159,7 @@ TEST(SeedExamples, MoabResourceAvailabilityPolicies) {
   const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .slots = 4, .utilization = 0.25},
                                       {.id = "b", .submit = 1, .runtime = 10, .slots = 3}});
   auto sim = [&](ResourceAvailability ra, double load) {
-    SimPolicy pol;
+    SimConfig pol;
     pol.availability = ra;
     FarmEvents farm;
     if (load > 0) farm.load = {{load}};
@@ -194,7 +194,7 @@ TEST(SeedExamples, MoabThrottlingTakesParkedJobsBackOneAtATime) {
   for (int i = 0; i < 2000; ++i)
     list.push_back({.id = "b" + std::to_string(i), .submit = 10.0 * i + 5, .runtime = 1, .user = "bob"});
   const auto jobs = make_jobs(f.cat, list);
-  SimPolicy pol;
+  SimConfig pol;
   pol.throttles.push_back({CredentialKind::User, "alice", 1, kInf});
   for (const auto backfill : {BackfillPolicy::None, BackfillPolicy::Easy}) {
     pol.backfill = backfill;
@@ -213,7 +213,7 @@ TEST(SeedExamples, MoabThrottlingPerQos) {
   const auto jobs = make_jobs(f.cat, {{.id = "l1", .runtime = 20, .qos = "low"},
                                       {.id = "l2", .runtime = 20, .qos = "low"},
                                       {.id = "h1", .runtime = 20, .qos = "high"}});
-  SimPolicy pol;
+  SimConfig pol;
   pol.throttles.push_back({CredentialKind::QoS, "low", 1, kInf});
   const auto r = run(f, jobs, pol);
   EXPECT_EQ(r.start[1], 20) << "one low-QoS job at a time";
@@ -228,7 +228,7 @@ TEST(SeedExamples, MoabNodeAllocationPolicies) {
   const Farm f({4, 2, 8}, {10, 9, 8});
   const auto jobs = make_jobs(f.cat, {{.id = "j", .slots = 2}});
   auto where = [&](AllocationPolicy p) {
-    SimPolicy pol;
+    SimConfig pol;
     pol.allocation = p;
     const auto r = run(f, jobs, pol);
     return f.taskers.names[r.allocations[r.alloc_first[0]].tasker];
@@ -248,14 +248,14 @@ TEST(SeedExamples, MoabEasyBackfillAndItsGuarantee) {
                                  {.id = "short", .submit = 2, .runtime = 90, .walltime = 90, .slots = 1},
                                  {.id = "long", .submit = 3, .runtime = 500, .walltime = 500, .slots = 1}};
   const auto jobs = make_jobs(f.cat, list);
-  SimPolicy easy;
+  SimConfig easy;
   easy.backfill = BackfillPolicy::Easy;
   const auto r = run(f, jobs, easy);
   EXPECT_EQ(r.start[2], 2) << "short ends (92) before the reservation (100): backfilled";
   EXPECT_EQ(r.backfilled[2], 1);
   EXPECT_LE(r.start[1], 100) << "the reserved job starts no later than its reservation";
   EXPECT_GE(r.start[3], r.start[1]) << "long would have delayed head";
-  SimPolicy until = easy;
+  SimConfig until = easy;
   until.until = 50;
   EXPECT_EQ(run(f, jobs, until).reason[3], SimReason::Reservation) << "one slot is free, but not for 500 s";
   const auto strict = run(f, jobs);
@@ -271,20 +271,20 @@ TEST(Backfill, GreedyStartsEveryJobThatFits) {
   const auto jobs = make_jobs(f.cat, {{.id = "running", .runtime = 100, .walltime = 100, .slots = 3},
                                       {.id = "head", .submit = 1, .runtime = 50, .walltime = 50, .slots = 5},
                                       {.id = "long", .submit = 3, .runtime = 500, .walltime = 500, .slots = 1}});
-  SimPolicy greedy;
+  SimConfig greedy;
   greedy.backfill = BackfillPolicy::Greedy;
   const auto r = run(f, jobs, greedy);
   EXPECT_EQ(r.start[2], 3) << "long fits now: it starts";
   EXPECT_EQ(r.backfilled[2], 1) << "ahead of head, which waits";
   EXPECT_EQ(r.start[1], 503) << "head waits for long's slot: no reservation held it";
   EXPECT_TRUE(std::isnan(r.reserved_at[1]));
-  SimPolicy easy;
+  SimConfig easy;
   easy.backfill = BackfillPolicy::Easy;
   const auto e = run(f, jobs, easy);
   EXPECT_EQ(e.start[1], 100);
   EXPECT_EQ(e.reserved_at[1], 100);
   EXPECT_EQ(e.start[2], 150) << "EASY: long would delay head";
-  SimPolicy until = greedy;
+  SimConfig until = greedy;
   until.until = 50;
   EXPECT_EQ(run(f, jobs, until).reason[1], SimReason::NoFreeCapacity) << "greedy: no job is blocked by another";
 }
@@ -301,14 +301,14 @@ TEST(Backfill, ReservationDepthProtectsTheFirstNJobs) {
                                       {.id = "h1", .submit = 1, .runtime = 100, .walltime = 100, .slots = 4},
                                       {.id = "h2", .submit = 2, .runtime = 100, .walltime = 100, .slots = 4},
                                       {.id = "l", .submit = 3, .runtime = 200, .walltime = 200, .slots = 2}});
-  SimPolicy easy;
+  SimConfig easy;
   easy.backfill = BackfillPolicy::Easy;
   const auto e = run(f, jobs, easy);
   EXPECT_EQ(e.start[4], 3) << "h1 still fits on t0 at 100 beside l";
   EXPECT_EQ(e.start[2], 100);
   EXPECT_EQ(e.start[3], 200) << "h2, unprotected, waits for t0";
   for (const auto backfill : {BackfillPolicy::Easy, BackfillPolicy::Conservative}) {
-    SimPolicy deep;
+    SimConfig deep;
     deep.backfill = backfill;
     deep.reservation_depth = 2;
     const auto d = run(f, jobs, deep);
@@ -317,7 +317,7 @@ TEST(Backfill, ReservationDepthProtectsTheFirstNJobs) {
     EXPECT_EQ(d.start[2], 100);
     EXPECT_EQ(d.start[3], 150) << "its reservation is kept";
     EXPECT_EQ(d.start[4], 200) << "l would have delayed h2";
-    SimPolicy until = deep;
+    SimConfig until = deep;
     until.until = 50;
     EXPECT_EQ(run(f, jobs, until).reason[4], SimReason::Reservation);
   }
@@ -334,7 +334,7 @@ TEST(Backfill, BookedReservationsLeaveWhatIsFreeNow) {
                                       {.id = "h", .submit = 1, .runtime = 100, .walltime = 100, .slots = 4},
                                       {.id = "l", .submit = 2, .runtime = 150, .walltime = 150, .slots = 2}});
   for (const uint32_t depth : {2u, 0u}) {  // 0: conservative
-    SimPolicy pol;
+    SimConfig pol;
     pol.backfill = depth == 0 ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
     pol.reservation_depth = depth == 0 ? 1 : depth;
     const auto r = run(f, jobs, pol);
@@ -378,7 +378,7 @@ TEST(Backfill, NoJobStartsLaterThanItsFirstReservation) {
         ds.jobs.runtime.set(j, early && depth != 1 ? static_cast<double>(rng() % 61) * wall / 60 : wall);
         ds.jobs.priority[j] = 0;
       }
-      SimPolicy pol;
+      SimConfig pol;
       pol.allocation = static_cast<AllocationPolicy>(rng() % 4);
       pol.backfill = depth == 0 ? BackfillPolicy::Conservative : BackfillPolicy::Easy;
       pol.reservation_depth = depth == 0 ? 1 : static_cast<uint32_t>(depth);
@@ -401,7 +401,7 @@ TEST(Backfill, NoJobStartsLaterThanItsFirstReservation) {
 TEST(Simulation, PollingIntervalDelaysStartsToCycleTimes) {
   const Farm f({1});
   const auto jobs = make_jobs(f.cat, {{.id = "a", .submit = 3, .runtime = 10}, {.id = "b", .submit = 4, .runtime = 5}});
-  SimPolicy pol;
+  SimConfig pol;
   pol.interval = 60;
   const auto r = run(f, jobs, pol);
   EXPECT_EQ(r.start[0], 60);
@@ -414,7 +414,7 @@ TEST(Simulation, PollingIntervalDelaysStartsToCycleTimes) {
 TEST(Simulation, ACycleTimeRoundedBelowItsEventIsTheNextMultiple) {
   const Farm f({1});
   const auto jobs = make_jobs(f.cat, {{.id = "a", .submit = 32529, .runtime = 10}});
-  SimPolicy pol;
+  SimConfig pol;
   pol.interval = 0.7;
   ASSERT_LT(46470 * 0.7, 32529.0) << "the rounding this test is about";
   const auto r = run(f, jobs, pol);
@@ -427,7 +427,7 @@ TEST(Simulation, ACycleTimeRoundedBelowItsEventIsTheNextMultiple) {
 TEST(Simulation, AnIntervalThatCannotAdvanceTheClockIsRefused) {
   const Farm f({1});
   const auto jobs = make_jobs(f.cat, {{.id = "a", .submit = 1.7e9, .runtime = 10}});
-  SimPolicy pol;
+  SimConfig pol;
   pol.interval = 1e-12;
   pol.source = "p.toml";
   try {
@@ -448,7 +448,7 @@ TEST(Simulation, AnIntervalThatCannotAdvanceTheClockIsRefused) {
 
 // ---- the farm over time (Google 2011 machine ADD, REMOVE, UPDATE) ------------------------------------
 
-SimResult run_with(const Farm& f, const JobTable& jobs, const FarmEvents& farm, const SimPolicy& pol = {}) {
+SimResult run_with(const Farm& f, const JobTable& jobs, const FarmEvents& farm, const SimConfig& pol = {}) {
   SimResult r = simulate(f.cat, f.taskers, jobs, pol, kernels::active(), farm);
   EXPECT_EQ(simcheck::check_schedule(f.cat, f.taskers, jobs, pol, r, farm), "");
   return r;
@@ -499,7 +499,7 @@ TEST(FarmOverTime, ConfiguredAmountsChangeAvailableCapacity) {
   const auto r = run_with(f, jobs, farm);
   EXPECT_EQ(r.start[1], 100) << "2 configured, 4 dedicated: nothing free until a ends";
   EXPECT_EQ(r.start[2], 200) << "3 slots fit only once the tasker has 4 again";
-  SimPolicy until;
+  SimConfig until;
   until.until = 150;
   const auto cut = run_with(f, jobs, farm, until);
   EXPECT_EQ(cut.reason[2], SimReason::NoFreeCapacity) << "not TooLarge: the tasker has had 4";
@@ -508,7 +508,7 @@ TEST(FarmOverTime, ConfiguredAmountsChangeAvailableCapacity) {
 TEST(FarmOverTime, BadFarmEventsAreRefused) {
   const Farm f({2, 2});
   const auto jobs = make_jobs(f.cat, {{.id = "a"}});
-  const SimPolicy pol;
+  const SimConfig pol;
   FarmEvents late_first;
   late_first.events = {farm_event(10, 0, TaskerEvent::Kind::Down), farm_event(5, 0, TaskerEvent::Kind::Up)};
   EXPECT_THROW(simulate(f.cat, f.taskers, jobs, pol, kernels::active(), late_first), std::invalid_argument);
@@ -580,7 +580,7 @@ FarmEvents random_farm(const Catalog& cat, const TaskerTable& tk, std::mt19937_6
 // In a third of the runs, Moab's utilized or combined availability: jobs that use a random fraction of
 // what they hold (some of them, on some consumables) and taskers with a load of their own. Drawn from
 // a generator of its own, so the other draws (the traces) stay what they were.
-bool random_utilization(loaders::Dataset& ds, FarmEvents& farm, SimPolicy& pol, uint64_t seed) {
+bool random_utilization(loaders::Dataset& ds, FarmEvents& farm, SimConfig& pol, uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + 17);
   if (rng() % 3 != 0) return false;
   pol.availability = rng() % 2 ? ResourceAvailability::Utilized : ResourceAvailability::Combined;
@@ -607,7 +607,7 @@ class SimDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   const int combo = GetParam();
-  SimPolicy base;
+  SimConfig base;
   // greatest power, first available, best fit, worst fit, Slurm's consecutive best fit
   base.allocation = static_cast<AllocationPolicy>(combo % 5);
   // None, EASY, greedy, conservative, EASY with reservation depth 3
@@ -632,7 +632,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     s.one_per_tasker = seed % 3 == 1 ? 0.5 : 0.0;  // a slot a tasker (allocation_rule 1, Slurm -N)
     auto ds = synth::generate(s);
     randomize_times(ds.jobs, rng);
-    SimPolicy pol = base;
+    SimConfig pol = base;
     pol.compression = seed % 4 < 2;  // the book compressed on early ends in half the traces (no draw)
     pol.fit_consumable = seed % ds.catalog.consumables().size();  // (no draw: the traces stay as they were)
     if (seed % 2 == 0) {  // Slurm's --mem-per-cpu on a third of the jobs (no draw either)
@@ -702,8 +702,8 @@ INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Ra
 // same jobs at the same times on the same taskers as the full cycle that visits every waiting job.
 // Real logs reach states the small random traces rarely do (hundreds of running jobs ending at the
 // same expected time, long queues of one category).
-void expect_fast_equals_full(const loaders::Dataset& ds, const std::string& path, const SimPolicy& pol) {
-  SimPolicy full = pol;
+void expect_fast_equals_full(const loaders::Dataset& ds, const std::string& path, const SimConfig& pol) {
+  SimConfig full = pol;
   full.full_cycles = true;
   const SimResult f = simulate(ds.catalog, ds.taskers, ds.jobs, full, kernels::active(), ds.farm);
   const SimResult e = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active(), ds.farm);
@@ -726,30 +726,30 @@ void expect_fast_equals_full(const loaders::Dataset& ds, const std::string& path
   }
 }
 
-void expect_fast_equals_full(const std::string& path, const SimPolicy& pol) {
+void expect_fast_equals_full(const std::string& path, const SimConfig& pol) {
   expect_fast_equals_full(loaders::load_swf(path), path, pol);
 }
 
-std::vector<SimPolicy> log_policies() {
-  std::vector<SimPolicy> out;
-  SimPolicy p;
+std::vector<SimConfig> log_policies() {
+  std::vector<SimConfig> out;
+  SimConfig p;
   p.throttles.push_back({CredentialKind::User, "", 3, kInf});
   out.push_back(p);  // strict order, a job limit per user
   p.backfill = BackfillPolicy::Easy;
   p.throttles[0].max_jobs = 2;
   p.throttles.push_back({CredentialKind::Group, "", std::numeric_limits<uint64_t>::max(), 64});
   out.push_back(p);  // EASY, user job limit and group slot limit
-  SimPolicy b;
+  SimConfig b;
   b.backfill = BackfillPolicy::Easy;
   b.allocation = AllocationPolicy::BestFit;
   out.push_back(b);
-  SimPolicy g;  // greedy: the fast cycle's backfill with no reservation
+  SimConfig g;  // greedy: the fast cycle's backfill with no reservation
   g.backfill = BackfillPolicy::Greedy;
   out.push_back(g);
-  SimPolicy c;  // conservative: the fast cycle over a kept book (pooled on these logs)
+  SimConfig c;  // conservative: the fast cycle over a kept book (pooled on these logs)
   c.backfill = BackfillPolicy::Conservative;
   out.push_back(c);
-  SimPolicy d;  // reservation depth 4: the fast cycle over a pooled book with a finite depth
+  SimConfig d;  // reservation depth 4: the fast cycle over a pooled book with a finite depth
   d.backfill = BackfillPolicy::Easy;
   d.reservation_depth = 4;
   out.push_back(d);
@@ -757,7 +757,7 @@ std::vector<SimPolicy> log_policies() {
 }
 
 TEST(Simulation, FastCyclesEqualFullCyclesOnTheBundledKthSample) {
-  for (const SimPolicy& pol : log_policies())
+  for (const SimConfig& pol : log_policies())
     expect_fast_equals_full(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz", pol);
 }
 
@@ -776,7 +776,7 @@ TEST(Simulation, GoogleSliceWithMachineEventsDuringTheRun) {
   }
   EXPECT_GT(downs, 0u);
   EXPECT_GT(ups, 0u);
-  SimPolicy pol;
+  SimConfig pol;
   pol.backfill = BackfillPolicy::Easy;
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active(), ds.farm);
   EXPECT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, ds.jobs, pol, r, ds.farm), "");
@@ -792,7 +792,7 @@ TEST(Simulation, GoogleSliceWithMachineEventsDuringTheRun) {
 TEST(Simulation, ProgressReportsTimeAndJobsDone) {
   const auto ds = loaders::load_swf(std::string(COLMATCH_SOURCE_DIR) + "/datasets/samples/kth_sp2_head3000.swf.gz");
   std::vector<std::tuple<double, uint64_t, uint64_t>> calls;
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), {},
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active(), {},
                                [&](double t, uint64_t ended, uint64_t jobs) { calls.emplace_back(t, ended, jobs); });
   ASSERT_GE(calls.size(), r.cycles / 1024);
   ASSERT_GE(calls.size(), 2u);
@@ -810,7 +810,7 @@ TEST(Simulation, FastCyclesEqualFullCyclesOnTheFullKthLog) {
   const std::string path = std::string(COLMATCH_SOURCE_DIR) +
                            "/../shared/datasets/raw/parallel-workloads-archive/KTH-SP2-1996-2.1-cln.swf.gz";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not here";
-  for (const SimPolicy& pol : log_policies()) expect_fast_equals_full(path, pol);
+  for (const SimConfig& pol : log_policies()) expect_fast_equals_full(path, pol);
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST(SimulationMetrics, UtilisationFollowsTheTaskersThatAreUp) {
   ds.jobs = std::move(jb).build();
   ds.farm.down_at_start = {0, 1};
   ds.farm.events = {{50, 1, TaskerEvent::Kind::Up, 0, 0}};
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active(), ds.farm);
   ASSERT_EQ(r.start[1], 50);
   const std::string m = writers::simulation_metrics_json(ds, r);
   EXPECT_NE(m.find("\"utilisation\": 1.000000,"), std::string::npos) << m;
@@ -73,7 +73,7 @@ TEST(SimulationTimeline, OfferedFollowsTheTaskersThatAreUp) {
   ds.jobs = std::move(jb).build();
   ds.farm.down_at_start = {0, 1};
   ds.farm.events = {{90, 1, TaskerEvent::Kind::Up, 0, 0}};
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active(), ds.farm);
   ASSERT_EQ(r.start[1], 90);
   EXPECT_EQ(writers::timeline_csv(ds, r),
             "time,running,queued,used_slots,offered_slots\n"
@@ -109,7 +109,7 @@ TEST(SimulationSchedule, PiecesAreWrittenInOrder) {
     if (j % 1001 == 0) jb.reject(k, "bad \"" + std::to_string(j) + "\"");
   }
   ds.jobs = std::move(jb).build();
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimPolicy{}, kernels::active(), ds.farm);
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, SimConfig{}, kernels::active(), ds.farm);
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("colmatch-schedule-pieces-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
