@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Digests of colmatch's outputs on every bundled input and a matrix of simulate policies: the check that a
+# Digests of colmatch's outputs on every bundled input and a matrix of simulate policies (conservative
+# with compression = true among them, which builds before 5916210 refuse): the check that a
 # restructure changed no output ("byte-identical before and after"). Run it with the binary built before
 # and after the change and compare the two listings:
 #   bench/outputs_digest.sh OLD/colmatch /tmp/old > old.txt
@@ -62,7 +63,7 @@ for p in $D/examples/*.toml; do
   case $p in *sweep*) continue ;; esac
   run "kth-$(basename "$p" .toml)" simulate --format swf --log $KTH --policy "$p"
 done
-for backfill in none greedy easy easy3 conservative; do
+for backfill in none greedy easy easy3 conservative compressed; do
   for alloc in greatest_power first_available best_fit worst_fit consecutive_best_fit; do
     pol=$WORK/pol/$backfill-$alloc.toml
     {
@@ -70,6 +71,7 @@ for backfill in none greedy easy easy3 conservative; do
       echo "allocation = \"$alloc\""
       case $backfill in
         easy3) echo 'backfill = "easy"'; echo 'reservation_depth = 3' ;;
+        compressed) echo 'backfill = "conservative"'; echo 'compression = true' ;;
         *) echo "backfill = \"$backfill\"" ;;
       esac
     } >"$pol"
