@@ -49,7 +49,9 @@ double MoabScheduler::priority(uint32_t j, double t) const {
          wt.expansion * (wait + est) / est + wt.size * jobs.slots[j];
 }
 
-uint64_t MoabScheduler::queued() const { return static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_; }
+uint64_t MoabScheduler::queued() const {
+  return static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_;
+}
 
 void MoabScheduler::submitted(uint32_t j, double t) {
   if (static_order_) {

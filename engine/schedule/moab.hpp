@@ -94,7 +94,7 @@ class MoabScheduler final : public Scheduler {
   RankSet queued_set_;            // static order: the ranks of the waiting jobs
   RankSet visible_set_;           // static order: those a full cycle visits (not waiting for a dependency)
   RankSet unbooked_;              // static order, conservative: ready jobs holding no reservation
-  bool compress_due_ = false;             // a job ended before its walltime: the next cycle compresses the book
+  bool compress_due_ = false;     // a job ended before its walltime: the next cycle compresses the book
   std::vector<uint32_t> compress_order_;  // cycle_book_fast: the booked jobs' ranks
   RankSet due_;                   // static order, conservative: ready jobs whose reservation's time has come
   std::vector<uint32_t> early_;   // cycle_book_fast on a pooled book: the early source's ranks

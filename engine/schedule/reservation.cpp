@@ -26,6 +26,19 @@ Reservations::Reservations(SimWorld& w)
     p->fit_by(w.policy.fit_consumable, w.policy.fit_limit);
 }
 
+// Running job rj ends on future_ (a reservation's walk): its charges come back, those of consumables
+// whose availability counts utilization through Availability's copy of the held charges.
+void Reservations::release_running(uint32_t rj) {
+  if (!w_.availability.active()) {
+    w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
+    return;
+  }
+  w_.charges_of(rj, vacated_);
+  for (const HeldAmount& c : vacated_)
+    if (!w_.availability.tracked(c.k)) future_.release(c.k, c.x, c.amount);
+  w_.availability.vacate(rj, w_.allocations_of(rj), vacated_, future_);
+}
+
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of
 // the capacity; the capacity then, with every job ending at that time released, is kept (at_shadow_) for
 // leaves_alone. A full placement is tried only when a cheap
@@ -63,13 +76,7 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
       const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
       if (!shared && fill && elig.contains(x)) total -= future_instances_[x];
     }
-    w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
-      if (!w_.availability.tracked(k)) future_.release(k, x, amount);
-    });
-    if (w_.availability.active()) {
-      w_.charges_of(rj, vacated_);
-      w_.availability.vacate(rj, w_.allocations_of(rj), vacated_, future_);
-    }
+    release_running(rj);
     for (uint32_t a = 0; a < res.alloc_count[rj] && !shared; ++a) {
       const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
       if (!elig.contains(x)) continue;
@@ -83,22 +90,15 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     if (fill && !shared) worth = total >= w_.jobs.slots[j];
     return worth;
   };
-  for (auto it = w_.running.begin(); it != w_.running.end(); ++it) {
+  // every job ending at a time released together, then one try: the capacity then (at_shadow_, the extra
+  // processors of Mu'alem and Feitelson) counts every job that ends at the shadow time
+  for (auto it = w_.running.begin(); it != w_.running.end();) {
     const double expected_end = it->first;
-    if (!release(it->second)) continue;
+    bool worth = false;
+    for (; it != w_.running.end() && it->first == expected_end; ++it) worth = release(it->second) || worth;
+    if (!worth) continue;
     trial.clear();
     if (!future_placer_.plan(j, w_.policy.allocation, trial)) continue;
-    // every other job ending at that time ends too: the capacity then (at_shadow_, the extra processors
-    // of Mu'alem and Feitelson) counts them all, and the placement is the one made then
-    bool more = false;
-    for (auto next = std::next(it); next != w_.running.end() && next->first == expected_end; ++next) {
-      release(next->second);
-      more = true;
-    }
-    if (more) {
-      std::vector<Allocation> then;
-      if (future_placer_.plan(j, w_.policy.allocation, then)) trial = std::move(then);
-    }
     r.active = true;
     r.job = j;
     r.shadow = expected_end;
@@ -515,13 +515,7 @@ void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
       T = at_running;
       for (; running != w_.running.end() && running->first == T; ++running) {  // every end at T, then a try
         const uint32_t rj = running->second;
-        w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) {
-          if (!w_.availability.tracked(k)) future_.release(k, x, amount);
-        });
-        if (w_.availability.active()) {
-          w_.charges_of(rj, vacated_);
-          w_.availability.vacate(rj, w_.allocations_of(rj), vacated_, future_);
-        }
+        release_running(rj);
       }
     } else if (next_end < ends.size()) {
       T = at_book;

@@ -133,6 +133,7 @@ class Reservations {
   static constexpr size_t kInstanceTotals = 4;
 
   void reserve(uint32_t j, Reservation& r);
+  void release_running(uint32_t rj);
   void plan_booking(uint32_t j, double t);
   const Reservation& insert(const Reservation& r, bool wake);
   void reserve_after_book(uint32_t j, Reservation& r);
