@@ -1,6 +1,6 @@
 // Slurm's accounting as `sacct -a -P` prints it (Slurm 22.05, sacct(1)): a header line naming the fields,
 // then one line a job, step or array task, fields separated by `|`. Each job's request as the sbatch
-// options it stands for, and its submit, start and end; made into jobs by loaders/slurm.cpp.
+// options it stands for, and its submit, start and end; made into jobs by loaders/slurm_jobs.cpp.
 //
 // Fields read (by their header names; others are kept out): JobID (else JobIDRaw), Submit, Start, End
 // (ISO times, `Unknown`/`None` when absent), Timelimit, NNodes, NCPUS, ReqMem (`8000M` per node; older

@@ -1,7 +1,7 @@
 // The jobs of `scontrol show job -o` (Slurm 22.05, scontrol(1)): one job a line, Key=Value fields, the same
 // queue squeue --json prints, as text. Each pending job's request as the sbatch options it stands for (the
 // same options read_squeue_json gives for the same job), with its id, owner, priority and submit time; the
-// jobs are made by loaders/slurm.cpp exactly as from sbatch lines.
+// jobs are made by loaders/slurm_jobs.cpp exactly as from sbatch lines.
 //
 // Fields read: JobId, ArrayJobId/ArrayTaskId (a pending array's tasks, `1-3`, `1,5,7%2`), UserId
 // (`root(0)`), Account, QOS, JobState, Reason, Priority, SubmitTime, TimeLimit, Partition, TRES (its

@@ -1,6 +1,6 @@
 // The jobs of `squeue --json` (Slurm 22.05, data_parser v0.0.38): each pending job's request as the sbatch
 // options it stands for, with its id, owner, priority and submit time. Read with simdjson; the jobs are
-// made by loaders/slurm.cpp exactly as from sbatch lines.
+// made by loaders/slurm_jobs.cpp exactly as from sbatch lines.
 #pragma once
 
 #include <limits>

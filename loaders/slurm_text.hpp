@@ -1,5 +1,5 @@
 // What Slurm prints and what users write (Slurm 22.05; scontrol(1), sbatch(1)), read as text: the farm and
-// the jobs are put together by loaders/slurm.cpp.
+// the jobs are put together by loaders/slurm_jobs.cpp.
 //
 //   scontrol show node -o        one node a line: Key=Value fields (a value may hold blanks: OS=Linux 6.1 #1)
 //   scontrol show partition -o   one partition a line, the same way

@@ -1,0 +1,101 @@
+// A Slurm cluster between reading and building (loaders/slurm.cpp drives; loaders/slurm_jobs.cpp turns
+// requests into jobs against it): what tools/slurm-dump.sh's folder says of nodes, partitions and the
+// controller's settings, with Slurm 22.05's meaning, and the farm colmatch builds of it (one tasker a node).
+// Internal to the slurm loader.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/batch/queue_blocking.hpp"
+#include "loaders/dataset.hpp"
+#include "loaders/slurm_text.hpp"
+
+namespace colmatch::loaders::slurm {
+
+/// One MiB in bytes (Slurm's memory sizes are MiB; colmatch's are bytes).
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
+/// A partition of `scontrol show partition -o`.
+struct Partition {
+  std::string name;
+  bool up = true, is_default = false;
+  double max_time = std::numeric_limits<double>::infinity();  ///< MaxTime, seconds
+  /// The most nodes a job of it may ask: MaxNodes, and no more than the partition has (TotalNodes).
+  double max_nodes = std::numeric_limits<double>::infinity();
+  double tier = 1;  ///< PriorityTier: the job queue is ordered by it first when partitions differ in it
+  size_t line = 0;
+};
+
+/// A node of `scontrol show node -o` that takes jobs (the others are left out with a warning).
+struct Node {
+  std::string name;
+  double cpus = 0, mem = 0, weight = 1, cpus_used = 0, mem_used = 0;  ///< mem in MiB
+  std::vector<std::string> features, partitions;
+  std::map<std::string, double> gres, gres_used;  ///< "gres/gpu", "gres/gpu:a100" -> count
+  size_t line = 0;
+};
+
+/// The controller's settings colmatch reads (scontrol-config.txt; Slurm's defaults without it).
+struct Settings {
+  std::string scheduler = "sched/backfill", priority_type = "priority/basic";
+  bool memory_tracked = true;    ///< SelectTypeParameters with MEMORY (CR_Core_Memory by default)
+  double def_mem_per_cpu = -1;   ///< DefMemPerCPU, MiB (-1: UNLIMITED, unset)
+  double def_mem_per_node = -1;  ///< DefMemPerNode, MiB (-1: UNLIMITED, unset)
+};
+
+/// The dump as read: its partitions, the nodes that take jobs, and the settings.
+struct Cluster {
+  std::string dir;
+  std::vector<Partition> partitions;
+  std::vector<Node> nodes;
+  Settings settings;
+  std::vector<std::string> warnings;
+
+  /// The partition named `name`, or nullptr.
+  const Partition* partition(const std::string& name) const;
+  /// The Default=YES partition's name ("" when none is).
+  std::string default_partition() const;
+  /// The partitions differ in PriorityTier.
+  bool tiers_differ() const;
+  /// PriorityTier of the partition named `name` (0 for an unknown one: it is refused, naming it).
+  double tier_of(const std::string& name) const;
+  /// slurmctld's main pass walks a queue of job records (job_scheduler.c build_job_queue), not the job
+  /// list itself (fifo_sched: sched/builtin, priority/basic and one tier).
+  bool job_records() const;
+  /// A job of these options takes a node's whole memory: memory tracked (CR_*_Memory), no --mem, no
+  /// --mem-per-cpu and no DefMemPerCPU or DefMemPerNode.
+  bool whole_memory(const SbatchJob& sj) const;
+};
+
+/// DIR/name, or DIR/name.gz when only that exists.
+std::string dump_file(const std::string& dir, const char* name);
+
+/// Reads DIR's scontrol-node.txt, scontrol-partition.txt (both required) and scontrol-config.txt (when
+/// present). Throws LoadError naming file, line and field.
+Cluster read_cluster(const std::string& dir);
+
+/// The attributes of the farm built from a cluster (catalog indices; kNone when absent).
+struct FarmAttributes {
+  uint32_t feature = kNone, partition = kNone, node = kNone, cpus = kNone, mem = kNone, jobs = kNone;
+  std::map<std::string, uint32_t> gres;   ///< "gres/gpu", "gres/gpu:a100" -> attribute
+  double node_jobs = 1;                   ///< the capacity of `jobs` on every node
+  std::set<std::string> features, names;  ///< every feature and node name of the cluster
+};
+
+/// Builds ds's catalog, taskers (one per node), what running jobs hold (ds.in_use) and the dispatch's
+/// options (Slurm's node selection), and returns the partitions as blocking queues with every queue's
+/// taskers (queue_of_job left empty for the jobs). `exclusive`: some job takes nodes whole (--exclusive, or
+/// a node's whole memory), so the consumable `jobs` is made. Throws LoadError for a value the catalog refuses.
+FarmAttributes build_farm(const Cluster& cluster, bool exclusive, Dataset& ds, std::shared_ptr<BlockingQueues>& queues,
+                          std::map<std::string, uint32_t>& queue_of);
+
+/// Splits `s` at `sep`, empty pieces dropped.
+std::vector<std::string> split(const std::string& s, char sep);
+
+}  // namespace colmatch::loaders::slurm

@@ -1,0 +1,482 @@
+#include "loaders/slurm_jobs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "engine/model/request.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/slurm_constraint.hpp"
+#include "loaders/slurm_sacct.hpp"
+#include "loaders/slurm_scontrol_job.hpp"
+#include "loaders/slurm_text.hpp"
+
+namespace colmatch::loaders::slurm {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The warning for jobs of the queue that are not pending: they are not matched again.
+std::string not_pending_warning(size_t count, const std::string& path) {
+  return fmt::format(
+      "{} jobs of {} not pending (running, completing): what they hold is the nodes' CPUAlloc, "
+      "AllocMem and GresUsed",
+      count, fs::path(path).filename().string());
+}
+
+// What a job's sbatch options say (read_options). `why`, when not empty, is why the job is rejected.
+struct Options {
+  double ntasks = 0, per_node = 0, per_task = 1, mem = -1, mem_per_cpu = -1,
+         time = std::numeric_limits<double>::quiet_NaN();
+  uint32_t node_count = 1;
+  bool gpus_per_job = false, nodes_given = false, whole_node = false;
+  std::string why, constraint, prefer, part_list, nodelist, exclude;
+  std::map<std::string, double> gres;  // per node: gres/NAME and gres/NAME:TYPE
+  std::string no_such_type;            // a GRES type no node has (the job never runs: Slurm's not available)
+};
+
+// A count option's value: a whole number from 1 to 1e6.
+double count_of(const std::string& opt, const std::string& v) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !(d >= 1) || d != std::floor(d) || d > 1e6)
+    throw std::invalid_argument(fmt::format("--{} {}: not a count", opt, v));
+  return d;
+}
+
+// --gres=NAME[:TYPE][:N],... or --gpus=[TYPE:]N, added to o.gres (per node).
+void read_gres(const std::string& opt, const std::string& v, const FarmAttributes& a, Options& o) {
+  for (const std::string& item : split(v, ',')) {
+    std::vector<std::string> p = split(item, ':');
+    if (opt == "gpus") p.insert(p.begin(), "gpu"), o.gpus_per_job = true;
+    if (p.empty() || p.size() > 3) throw std::invalid_argument("Invalid generic resource (gres) specification");
+    double c = 1;
+    std::string type;
+    if (p.size() == 3) type = p[1], c = count_of(opt, p[2]);
+    else if (p.size() == 2) {
+      char* end = nullptr;
+      (void)std::strtod(p[1].c_str(), &end);  // gpu:2 (a count) or gpu:a100 (a type, one of it)
+      if (end == p[1].c_str() + p[1].size()) c = count_of(opt, p[1]);
+      else type = p[1];
+    }
+    const std::string base = "gres/" + p[0], typed = type.empty() ? "" : base + ":" + type;
+    if (!a.gres.count(base)) throw std::invalid_argument("Invalid generic resource (gres) specification");
+    if (!typed.empty() && !a.gres.count(typed)) {  // a type no node has: never runs (Slurm: not available)
+      o.no_such_type = typed;
+      continue;
+    }
+    o.gres[base] += c;
+    if (!typed.empty()) o.gres[typed] += c;
+  }
+}
+
+// The options of one job, in the order written; the first that cannot be read sets `why` and ends it.
+Options read_options(const SbatchJob& sj, const FarmAttributes& a) {
+  Options o;
+  o.why = sj.error;
+  try {
+    for (const auto& [opt, v] : sj.options) {
+      if (!o.why.empty()) break;
+      if (opt == "nodes") {  // -N K (or K-K): K nodes, each with the per-node request
+        const size_t dash = v.find('-');
+        const std::string low = v.substr(0, dash);
+        if (dash != std::string::npos && v.substr(dash + 1) != low)
+          o.why = fmt::format("-N {}: a range of node counts is not placed by colmatch yet", v);
+        else o.node_count = static_cast<uint32_t>(count_of(opt, low));
+        o.nodes_given = true;
+      } else if (opt == "ntasks") {
+        o.ntasks = count_of(opt, v);
+      } else if (opt == "ntasks-per-node") {
+        o.per_node = count_of(opt, v);
+      } else if (opt == "cpus-per-task") {
+        o.per_task = count_of(opt, v);
+      } else if (opt == "mem") {
+        o.mem = parse_mebibytes(v);
+        if (o.mem == 0) o.why = "--mem=0 (all of a node's memory) is not represented by colmatch yet";
+      } else if (opt == "mem-per-cpu") {
+        o.mem_per_cpu = parse_mebibytes(v);
+      } else if (opt == "constraint") {
+        o.constraint = v;
+      } else if (opt == "prefer") {
+        o.prefer = v;
+      } else if (opt == "gres" || opt == "gpus") {
+        read_gres(opt, v, a, o);
+      } else if (opt == "partition") {
+        o.part_list = v;
+      } else if (opt == "nodelist") {
+        o.nodelist = v;
+      } else if (opt == "exclude") {
+        o.exclude = v;
+      } else if (opt == "time") {
+        o.time = parse_slurm_time(v);
+      } else if (opt == "exclusive") {
+        o.whole_node = true;
+      } else if (opt == "job-name" || opt == "account" || opt == "qos" || opt == "hold" || opt == "wrap") {
+        // credentials and names: no effect on where a job may run
+      } else {
+        o.why = fmt::format("sbatch option --{} is not one colmatch reads", opt);
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    if (o.why.empty()) o.why = e.what();
+  }
+  return o;
+}
+
+// One job's request on the cluster, worked out before the job is added (JobMaker::shape), and the
+// clauses of its request expression as they are made.
+struct Shape {
+  Options o;
+  std::vector<std::string> named;  // -w's nodes
+  Constraint hard, scheduled;      // --constraint, and what is scheduled (--prefer's, else the same)
+  uint32_t counted = 0;            // nodes the scheduled constraint's counts take
+  bool all_memory = false, spread = false, picks = false;
+  double cpus = 0;  // per node
+  std::vector<std::string> clauses;
+  size_t scheduled_at = 0;  // where the scheduled constraint's clause is (for --prefer's fallback)
+};
+
+// Makes the jobs one by one into a JobBuilder.
+class JobMaker {
+ public:
+  JobMaker(const Cluster& c, const FarmAttributes& a, const std::map<std::string, uint32_t>& queue_of,
+           BlockingQueues& queues, const std::string& source, JobBuilder& jb)
+      : c_(c), a_(a), queue_of_(queue_of), queues_(queues), source_(source), jb_(jb) {
+    tiers_differ_ = c.tiers_differ();
+    job_records_ = c.job_records();
+    default_partition_ = c.default_partition();
+  }
+
+  // Adds job q (rejected with its reason when its request cannot be made).
+  void add(const QueuedJob& q) {
+    const SbatchJob& sj = q.request;
+    ids_.add(source_, sj.line, "job_id", q.id);
+    Shape s = shape(sj);
+    std::string& why = s.o.why;
+    double priority = q.priority;
+    const std::vector<std::string> wanted =
+        s.o.part_list.empty() ? std::vector<std::string>{default_partition_} : split(s.o.part_list, ',');
+    if (tiers_differ_) {
+      double tier = 0;
+      for (const std::string& p : wanted) tier = std::max(tier, c_.tier_of(p));
+      priority += tier * 4294967296.0;
+    }
+    const uint32_t j =
+        jb_.add(q.id, q.user, "", priority, q.submit, s.spread ? static_cast<uint32_t>(s.o.ntasks) : s.o.node_count);
+    if (s.spread) jb_.set_rule(AllocationRule::FillUp);
+    else if (s.o.node_count > 1 || s.picks) jb_.set_rule(AllocationRule::OnePerTasker);
+    queues_.queue_of_job.push_back(kNone);
+    queues_.several_first.push_back(static_cast<uint32_t>(queues_.several.size()));
+    if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb_.set_note(j, "held");
+    if (!q.note.empty()) jb_.set_note(j, q.note);
+    if (why.empty()) partitions(j, q, wanted, s);
+    if (why.empty()) constraint_clauses(j, s);
+    if (!why.empty()) {
+      jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, q.id, why));
+      return;
+    }
+    if (!s.o.no_such_type.empty()) {
+      s.clauses.push_back("false");
+      jb_.set_note(j, "no node has " + s.o.no_such_type);
+    }
+    try {
+      request(j, q, s);
+    } catch (const std::exception& e) {
+      jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, q.id, e.what()));
+    }
+  }
+
+ private:
+  Shape shape(const SbatchJob& sj) const;
+  void partitions(uint32_t j, const QueuedJob& q, const std::vector<std::string>& wanted, Shape& s);
+  void constraint_clauses(uint32_t j, Shape& s);
+  void request(uint32_t j, const QueuedJob& q, Shape& s);
+
+  const Cluster& c_;
+  const FarmAttributes& a_;
+  const std::map<std::string, uint32_t>& queue_of_;
+  BlockingQueues& queues_;
+  const std::string& source_;
+  JobBuilder& jb_;
+  JobIds ids_;
+  bool tiers_differ_ = false, job_records_ = false;
+  std::string default_partition_;
+};
+
+// The options read, -w's nodes, the constraints translated, the memory by default and how the tasks
+// spread over nodes; `why` set at the first that Slurm or colmatch refuses.
+Shape JobMaker::shape(const SbatchJob& sj) const {
+  Shape s;
+  s.o = read_options(sj, a_);
+  Options& o = s.o;
+  std::string& why = o.why;
+  // -w: the nodes named (sbatch: -N is at least their number); a job of more nodes than it names takes
+  // these and others (a node pick of them all, below)
+  if (why.empty() && !o.nodelist.empty()) {
+    try {
+      s.named = expand_hostlist(o.nodelist, a_.names.size());  // (more than the cluster has: invalid)
+      for (const std::string& n : s.named)
+        if (why.empty() && !a_.names.count(n)) why = "Invalid node name specified: " + n;
+      o.node_count = std::max(o.node_count, static_cast<uint32_t>(s.named.size()));
+    } catch (const std::invalid_argument& e) {
+      why = e.what();
+    }
+  }
+  // --constraint (and --prefer, which slurmctld 22.05.8 schedules instead of it: see request()); node
+  // counts (`ssd*2`, `[a*1&b*2]`) make the job at least their nodes (node_scheduler.c _get_req_features:
+  // min_nodes = MAX(min_nodes, the picked nodes)); a -N below them never runs (BadConstraints)
+  if (why.empty() && !o.constraint.empty()) {
+    s.hard = translate_constraint(o.constraint, a_.features);
+    if (!s.hard.refusal.empty()) why = s.hard.refusal;
+  }
+  if (why.empty() && !o.prefer.empty()) {
+    s.scheduled = translate_constraint(o.prefer, a_.features);
+    if (!s.scheduled.refusal.empty()) why = "--prefer: " + s.scheduled.refusal;
+    else if (!s.scheduled.counts.empty()) why = "--prefer with node counts: not placed by colmatch yet";
+    else if (!s.hard.counts.empty()) why = "--prefer beside node counts in -C: not placed by colmatch yet";
+  } else {
+    s.scheduled = s.hard;
+  }
+  if (why.empty() && !s.scheduled.counts.empty()) {
+    for (const Constraint::Count& x : s.scheduled.counts)
+      s.counted = s.scheduled.counts.front().apart ? s.counted + x.count : std::max(s.counted, x.count);
+    if (!s.named.empty()) why = "-w with node counts in the constraint: not placed by colmatch yet";
+    else if (!o.nodes_given) o.node_count = std::max(o.node_count, s.counted);
+  }
+  // memory by default (DefMemPerCPU, DefMemPerNode), or the node's whole memory (Cluster::whole_memory)
+  s.all_memory = why.empty() && c_.whole_memory(sj);
+  if (o.mem < 0 && o.mem_per_cpu < 0 && c_.settings.memory_tracked) {
+    if (c_.settings.def_mem_per_cpu > 0) o.mem_per_cpu = c_.settings.def_mem_per_cpu;
+    else if (c_.settings.def_mem_per_node > 0) o.mem = c_.settings.def_mem_per_node;
+  }
+  // -n N without -N: N tasks over as few nodes as Slurm's selection gives (cons_tres _eval_nodes with one
+  // node at least; datasets/slurm/c100-tasks), a slot a task ($fill_up placed by place_tasks), when every
+  // charge is per task: not with --mem (memory per node), GRES, --exclusive, -w or node counts
+  s.spread = o.ntasks > 1 && !o.nodes_given && o.per_node == 0 && o.mem < 0 && o.gres.empty() &&
+             o.no_such_type.empty() && !o.whole_node && !s.all_memory && o.nodelist.empty() && o.node_count == 1 &&
+             !o.gpus_per_job;
+  // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
+  double tasks = s.spread ? 1.0 : o.per_node > 0 ? o.per_node : o.ntasks > 0 ? o.ntasks / o.node_count : 1;
+  if (why.empty() && o.per_node == 0 && o.ntasks > 0 && tasks != std::floor(tasks))
+    why = fmt::format("-n {} over -N {} nodes is uneven: not placed by colmatch yet", o.ntasks, o.node_count);
+  if (why.empty() && o.node_count > 1 && o.gpus_per_job)
+    why = "--gpus (GPUs for the whole job) over several nodes is not placed by colmatch yet: use --gres";
+  tasks = std::max(1.0, std::floor(tasks));
+  s.cpus = tasks * o.per_task;
+  s.picks = !s.scheduled.counts.empty() || (!s.named.empty() && s.named.size() < o.node_count);
+  return s;
+}
+
+// The job's partitions: the ones it names (none: the Default=YES one), less those whose MaxTime it
+// exceeds or whose MaxNodes (or node count) is below its -N (it would pend for ever there:
+// job_limits_check -> _part_access_check); its blocking queue, or its queues in turn when it has several.
+void JobMaker::partitions(uint32_t j, const QueuedJob& q, const std::vector<std::string>& wanted, Shape& s) {
+  std::string& why = s.o.why;
+  std::string allowed;
+  std::vector<std::string> allowed_names;
+  bool over_node_limit = false;
+  for (const std::string& p : wanted) {
+    const Partition* it = c_.partition(p);
+    if (it == nullptr) {
+      why = "invalid partition specified: " + p;
+      break;
+    }
+    if (s.o.node_count > it->max_nodes) {
+      over_node_limit = true;
+      continue;
+    }
+    if (!std::isnan(s.o.time) && s.o.time > it->max_time) continue;
+    allowed += (allowed.empty() ? "" : ", ") + quote_value(p);
+    allowed_names.push_back(p);
+  }
+  // a job of one partition is in its blocking queue; one of several is tried in each in the order
+  // written (Slurm: one queue record per partition; BlockingQueues::several)
+  if (allowed_names.size() == 1 && queue_of_.count(allowed_names[0]))
+    queues_.queue_of_job[j] = queue_of_.at(allowed_names[0]);
+  else if (allowed_names.size() > 1 && why.empty()) {
+    // (of different tiers: the highest tier's first, each tier's in the order written)
+    if (tiers_differ_)
+      std::stable_sort(allowed_names.begin(), allowed_names.end(),
+                       [&](const std::string& x, const std::string& y) { return c_.tier_of(x) > c_.tier_of(y); });
+    for (const std::string& p : allowed_names)
+      if (queue_of_.count(p)) {
+        queues_.several.push_back(queue_of_.at(p));
+        if (tiers_differ_) queues_.several_priority.push_back(q.priority + c_.tier_of(p) * 4294967296.0);
+      }
+  }
+  if (why.empty()) s.clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
+  if (why.empty() && allowed.empty()) jb_.set_note(j, over_node_limit ? "PartitionNodeLimit" : "PartitionTimeLimit");
+}
+
+// The scheduled constraint's clauses, -w's nodes and -x's.
+//
+// --prefer: slurmctld 22.05.8's main pass schedules the job with the preferred features *instead of*
+// --constraint (job_scheduler.c: the queue record with use_prefer comes first; set_job_features_use),
+// and the record with --constraint is not reached: preferred nodes never able to run it leave it
+// BadConstraints, busy ones Resources (its partition blocks). Seen in slurmctld 22.05.8: `-C
+// skylake&ssd --prefer milan` ran on a milan node (datasets/slurm/c100-batch2-slurm.tsv, job 71);
+// `-c 2 --prefer intel -p amd` stayed BadConstraints while `-c 2 -p amd` started (no amd node is
+// intel); `--prefer gpu -p all` with every gpu node busy was Resources and blocked partition all.
+// --constraint is still checked: sbatch refuses what it refuses.
+void JobMaker::constraint_clauses(uint32_t j, Shape& s) {
+  std::string& why = s.o.why;
+  s.scheduled_at = s.clauses.size();
+  if (!s.scheduled.request.empty()) s.clauses.push_back(s.scheduled.request);
+  if (!s.scheduled.counts.empty() && s.scheduled.counts.front().apart) {
+    // counts in brackets: only nodes with one of their features (node_scheduler.c _build_node_list keeps
+    // the node configurations _valid_features finds a bracket's feature on)
+    std::string any;
+    for (const Constraint::Count& x : s.scheduled.counts) any += (any.empty() ? "" : " || ") + x.term;
+    s.clauses.push_back("(" + any + ")");
+  }
+  if (s.counted > s.o.node_count) {
+    s.clauses.push_back("false");
+    jb_.set_note(j, fmt::format("-N {} below the {} nodes its constraint counts", s.o.node_count, s.counted));
+  }
+  if (!s.named.empty() && s.named.size() == s.o.node_count) {
+    // every node it names, one each; when it cannot run it holds them and blocks no partition
+    // (job_scheduler.c: req_node_bitmap covering min_nodes)
+    std::string set;
+    for (const std::string& n : s.named) set += (set.empty() ? "" : ", ") + quote_value(n);
+    s.clauses.push_back(s.named.size() == 1 ? "NodeName==" + quote_value(s.named[0]) : "NodeName=={" + set + "}");
+    if (queues_.holds_own.size() <= j) queues_.holds_own.resize(j + 1, 0);
+    queues_.holds_own[j] = 1;
+  }
+  if (!s.o.exclude.empty()) {
+    try {
+      for (const std::string& x : expand_hostlist(s.o.exclude, a_.names.size()))
+        s.clauses.push_back("NodeName!=" + quote_value(x));
+    } catch (const std::invalid_argument& e) {
+      why = e.what();
+    }
+  }
+}
+
+// The request expression, node picks, --prefer's fallback and the per-node amounts. Throws what the
+// builder throws for a request it cannot parse (the caller rejects the job with it).
+void JobMaker::request(uint32_t j, const QueuedJob& q, Shape& s) {
+  const Options& o = s.o;
+  std::string request;
+  for (const std::string& c : s.clauses) request += (request.empty() ? "" : " && ") + c;
+  jb_.set_request(request);
+  // node picks: each count's nodes, or the nodes -w names when the job has more, among those of its
+  // own request (JobTable::NodePick)
+  if (s.picks) {
+    const std::string base = request.empty() ? "" : "(" + request + ") && ";
+    std::vector<JobTable::NodePick> list;
+    for (size_t k = 0; k < s.scheduled.counts.size(); ++k) {
+      // in brackets, the k-th count's nodes are tried among those of each earlier bracket feature first
+      // (_pick_best_nodes walks the feature positions), then alone
+      const Constraint::Count& x = s.scheduled.counts[k];
+      std::vector<uint32_t> tiers;
+      for (size_t f = 0; x.apart && f < k; ++f)
+        tiers.push_back(jb_.intern_text(base + x.term + " && " + s.scheduled.counts[f].term));
+      tiers.push_back(jb_.intern_text(base + x.term));
+      list.push_back({std::move(tiers), x.count, x.apart});
+    }
+    if (s.scheduled.counts.empty()) {
+      std::string set;
+      for (const std::string& n : s.named) set += (set.empty() ? "" : ", ") + quote_value(n);
+      list.push_back({{jb_.intern_text(base + "NodeName=={" + set + "}")}, static_cast<uint32_t>(s.named.size())});
+    }
+    if (s.counted <= o.node_count) jb_.set_node_picks(std::move(list));
+  }
+  if (!s.scheduled.preference.empty()) jb_.set_soft(s.scheduled.preference);
+  // --prefer, then --constraint: with job records, when the preferred nodes are all held (ReqNodeNotAvail,
+  // which fails no partition), slurmctld 22.05.8 goes on to the job's record with --constraint in the
+  // same pass (c100-queue, sched/backfill: job 102, `--prefer ssd -p all` with every ssd node held,
+  // started on n024); walking the job list it tries --prefer alone (c10k-batch, sched/builtin: job 322
+  // stayed ReqNodeNotAvail). For a job of one partition; one of several keeps the preferred request.
+  if (!o.prefer.empty() && job_records_ && queues_.queue_of_job[j] != kNone) {
+    std::vector<std::string> with = s.clauses;
+    with.erase(with.begin() + static_cast<std::ptrdiff_t>(s.scheduled_at));
+    if (!s.hard.request.empty())
+      with.insert(with.begin() + static_cast<std::ptrdiff_t>(s.scheduled_at), s.hard.request);
+    std::string text;
+    for (const std::string& c : with) text += (text.empty() ? "" : " && ") + c;
+    jb_.set_fallback(text, s.hard.preference);
+  }
+  jb_.set_amount(a_.cpus, s.cpus);
+  if (o.mem >= 0 || o.mem_per_cpu >= 0) jb_.set_amount(a_.mem, (o.mem >= 0 ? o.mem : o.mem_per_cpu * s.cpus) * kMiB);
+  // What Slurm's best fit counts on a node, in whole tasks (what fit_unit says): --mem-per-cpu limits
+  // the CPUs to what the free memory pays for (cons_tres job_test.c, the MEM_PER_CPU branch); a job
+  // with GRES counts only the CPUs of the tasks it may run there (_select_cores ->
+  // gres_select_filter_sock_core: avail_cpus = MIN(avail_cpus, max_tasks_this_node x cpus_per_task)),
+  // at most --ntasks-per-node, all -n of a -N 1 job, one for -n 1 or -N K -n K, else what fits.
+  // Seen in slurmctld 22.05.8: `-c 16 --gres=gpu:a100:1` took a node with 24 free CPUs before one
+  // with 16 (both offer one task of 16), where a job without GRES takes the one with 16.
+  const double limit = o.mem < 0 && o.mem_per_cpu > 0 ? o.mem_per_cpu * o.per_task * kMiB : 0.0;
+  const bool with_gres = !o.gres.empty() || !o.no_such_type.empty();
+  double cap = 0;
+  if (with_gres) {
+    if (o.per_node > 0) cap = o.per_node;
+    else if (o.ntasks > 0 && o.nodes_given && o.node_count == 1) cap = o.ntasks;
+    else if (o.ntasks == 1 || (o.ntasks > 0 && o.nodes_given && o.ntasks == o.node_count)) cap = 1;
+  }
+  if (limit > 0 || s.spread || (with_gres && (o.per_task > 1 || cap > 0))) jb_.set_fit_unit(o.per_task, limit, cap);
+  for (const auto& [g, c] : o.gres) jb_.set_amount(a_.gres.at(g), c);
+  if (a_.jobs != kNone) jb_.set_amount(a_.jobs, o.whole_node || s.all_memory ? a_.node_jobs : 1);
+  jb_.set_times(q.runtime, std::isinf(o.time) ? std::numeric_limits<double>::quiet_NaN() : o.time);  // UNLIMITED
+  jb_.set_credentials("", q.account, q.qos);
+}
+
+}  // namespace
+
+std::vector<QueuedJob> read_queue(const Cluster& cluster, const std::string& jobs_path, const std::string& accounting,
+                                  std::string& source, std::vector<std::string>& warnings) {
+  std::vector<QueuedJob> queued;
+  source = jobs_path;
+  if (!accounting.empty()) {  // sacct -a -P: what ran, replayed
+    source = accounting;
+    for (AccountedJob& a : read_sacct(accounting)) queued.push_back(std::move(a.job));
+  } else if (!jobs_path.empty() && is_scontrol_jobs(jobs_path)) {  // scontrol show job -o
+    size_t others = 0;
+    queued = read_scontrol_jobs(jobs_path, others);
+    if (others) warnings.push_back(not_pending_warning(others, jobs_path));
+  } else if (!jobs_path.empty()) {
+    size_t k = 0;
+    for (SbatchJob& sj : read_sbatch_jobs(jobs_path)) {
+      QueuedJob q;
+      q.id = std::to_string(++k);
+      q.request = std::move(sj);
+      queued.push_back(std::move(q));
+    }
+  } else if (const std::string squeue = dump_file(cluster.dir, "squeue.json"); fs::exists(squeue)) {
+    source = squeue;
+    size_t others = 0;
+    queued = read_squeue_json(source, others);
+    if (others) warnings.push_back(not_pending_warning(others, source));
+  } else if (const std::string scontrol = dump_file(cluster.dir, "scontrol-job.txt"); fs::exists(scontrol)) {
+    source = scontrol;
+    size_t others = 0;
+    queued = read_scontrol_jobs(source, others);
+    if (others) warnings.push_back(not_pending_warning(others, source));
+  }
+  return queued;
+}
+
+bool takes_nodes_whole(const Cluster& cluster, const std::vector<QueuedJob>& queued) {
+  for (const QueuedJob& q : queued) {
+    for (const auto& [opt, v] : q.request.options)
+      if (opt == "exclusive") return true;
+    if (cluster.whole_memory(q.request)) return true;
+  }
+  return false;
+}
+
+void build_jobs(const Cluster& cluster, const FarmAttributes& a, const std::vector<QueuedJob>& queued,
+                const std::string& source, const std::map<std::string, uint32_t>& queue_of, BlockingQueues& queues,
+                Dataset& ds) {
+  JobBuilder jb(ds.catalog);
+  JobMaker maker(cluster, a, queue_of, queues, source, jb);
+  for (const QueuedJob& q : queued) maker.add(q);
+  ds.jobs = std::move(jb).build();
+  queues.several_first.push_back(static_cast<uint32_t>(queues.several.size()));
+  if (queues.several.empty()) queues.several_first.clear();
+}
+
+}  // namespace colmatch::loaders::slurm
