@@ -18,13 +18,12 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   Dataset ds;
   ds.name = fs::path(dump_dir).filename().string();
   std::vector<std::string> warnings = cluster.warnings;
-  std::string source;
-  const std::vector<slurm::QueuedJob> queued = slurm::read_queue(cluster, jobs_path, accounting, source, warnings);
+  const slurm::JobSource source = slurm::read_queue(cluster, jobs_path, accounting, warnings);
   std::shared_ptr<BlockingQueues> queues;
   std::map<std::string, uint32_t> queue_of;
   const slurm::FarmAttributes attributes =
-      slurm::build_farm(cluster, slurm::takes_nodes_whole(cluster, queued), ds, queues, queue_of);
-  slurm::build_jobs(cluster, attributes, queued, source, queue_of, *queues, ds);
+      slurm::build_farm(cluster, slurm::takes_nodes_whole(cluster, source.jobs), ds, queues, queue_of);
+  slurm::build_jobs(cluster, attributes, source, queue_of, *queues, ds);
   ds.dispatch.queues = std::move(queues);
   ds.taskers.warnings.insert(ds.taskers.warnings.begin(), warnings.begin(), warnings.end());
   return ds;

@@ -129,6 +129,8 @@ std::vector<Partition> read_partitions(const std::string& path) {
   return out;
 }
 
+// Every node of the file, those that take no job (their State) with up = false; a node left out whose
+// fields cannot be read is dropped (it would take no job anyway).
 std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& warnings) {
   std::vector<Node> out;
   std::set<std::string> seen;
@@ -138,21 +140,24 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
     n.name = field(r, "NodeName");
     n.line = r.line;
     if (!seen.insert(n.name).second) throw LoadError(path, r.line, "NodeName", fmt::format("node '{}' twice", n.name));
-    if (!dispatchable(field(r, "State", "IDLE"))) {
-      ++left_out;
+    n.up = dispatchable(field(r, "State", "IDLE"));
+    if (!n.up) ++left_out;
+    try {
+      n.cpus = num(r, "CPUTot", path);
+      n.mem = num(r, "RealMemory", path);
+      n.weight = num(r, "Weight", path, 1);
+      n.cpus_used = num(r, "CPUAlloc", path);
+      n.mem_used = num(r, "AllocMem", path);
+      const std::string feats = field(r, "AvailableFeatures", "(null)");
+      if (feats != "(null)") n.features = split(feats, ',');
+      const std::string parts = field(r, "Partitions");
+      n.partitions = split(parts, ',');
+      n.gres = gres_of(field(r, "Gres", "(null)"), path, r.line, "Gres");
+      n.gres_used = gres_of(field(r, "GresUsed", "(null)"), path, r.line, "GresUsed");
+    } catch (const LoadError&) {
+      if (n.up) throw;
       continue;
     }
-    n.cpus = num(r, "CPUTot", path);
-    n.mem = num(r, "RealMemory", path);
-    n.weight = num(r, "Weight", path, 1);
-    n.cpus_used = num(r, "CPUAlloc", path);
-    n.mem_used = num(r, "AllocMem", path);
-    const std::string feats = field(r, "AvailableFeatures", "(null)");
-    if (feats != "(null)") n.features = split(feats, ',');
-    const std::string parts = field(r, "Partitions");
-    n.partitions = split(parts, ',');
-    n.gres = gres_of(field(r, "Gres", "(null)"), path, r.line, "Gres");
-    n.gres_used = gres_of(field(r, "GresUsed", "(null)"), path, r.line, "GresUsed");
     out.push_back(std::move(n));
   }
   if (left_out)
@@ -161,6 +166,28 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
                     "(their State in {})",
                     left_out, path));
   return out;
+}
+
+// Node n as a tasker of `b`, its partition attribute holding those of `partitions` it is in.
+void add_node(TaskerBuilder& b, const Node& n, const FarmAttributes& a, const std::set<std::string>& partitions,
+              const std::string& node_path) {
+  // Slurm (select/cons_tres) tries the lowest Weight first; within a weight, the dispatch's
+  // ConsecutiveBestFit picks by free CPUs over runs of nodes in name (file) order
+  b.add(n.name, -n.weight);
+  try {
+    if (!n.features.empty()) b.set_list(a.feature, n.features);
+    std::vector<std::string> in;
+    for (const std::string& p : n.partitions)
+      if (partitions.count(p)) in.push_back(p);
+    if (!in.empty()) b.set_list(a.partition, in);
+    b.set(a.node, n.name);
+    b.set_number(a.cpus, n.cpus);
+    b.set_number(a.mem, n.mem * kMiB);
+    for (const auto& [g, c] : n.gres) b.set_number(a.gres.at(g), c);
+    if (a.jobs != kNone) b.set_number(a.jobs, a.node_jobs);
+  } catch (const ValueError& e) {
+    throw LoadError(node_path, n.line, "", e.what());
+  }
 }
 
 }  // namespace
@@ -217,7 +244,9 @@ Cluster read_cluster(const std::string& dir) {
   Cluster c;
   c.dir = dir;
   c.partitions = read_partitions(part_path);
-  c.nodes = read_nodes(node_path, c.warnings);
+  c.every_node = read_nodes(node_path, c.warnings);
+  for (const Node& n : c.every_node)
+    if (n.up) c.nodes.push_back(n);
   for (const Partition& p : c.partitions)
     if (!p.up) c.warnings.push_back(fmt::format("partition {} is not UP: its nodes take none of its jobs", p.name));
   // The cluster's settings: the scheduler and priority plugins (job records, Cluster::job_records), and
@@ -270,9 +299,14 @@ FarmAttributes build_farm(const Cluster& cluster, bool exclusive, Dataset& ds, s
   // charged the per-node amounts
   a.cpus = ds.catalog.add(consumable_attribute("cpus", AttrType::Int, ConsumeScope::PerSlot));
   a.mem = ds.catalog.add(consumable_attribute("mem", AttrType::Memory, ConsumeScope::PerSlot));
+  // (the GRES, features and names of every node, as Slurm's checks of a request know them: a job asking
+  // what only a node that is down has waits for it, it is not refused)
   std::set<std::string> gres_names;
-  for (const Node& n : nodes)
+  for (const Node& n : cluster.every_node) {
     for (const auto& [g, c] : n.gres) gres_names.insert(g);
+    a.names.insert(n.name);
+    a.features.insert(n.features.begin(), n.features.end());
+  }
   for (const std::string& g : gres_names)
     a.gres[g] = ds.catalog.add(consumable_attribute(g, AttrType::Int, ConsumeScope::PerSlot));
   // --exclusive: a node that runs the job runs no other. A consumable `jobs` whose capacity on every node
@@ -287,27 +321,7 @@ FarmAttributes build_farm(const Cluster& cluster, bool exclusive, Dataset& ds, s
   double most_cpus = 0;
   for (const Node& n : nodes) most_cpus = std::max(most_cpus, n.cpus);
   a.node_jobs = std::max(1.0, most_cpus);
-  for (const Node& n : nodes) {
-    // Slurm (select/cons_tres) tries the lowest Weight first; within a weight, the dispatch's
-    // ConsecutiveBestFit picks by free CPUs over runs of nodes in name (file) order
-    b.add(n.name, -n.weight);
-    a.names.insert(n.name);
-    try {
-      if (!n.features.empty()) b.set_list(a.feature, n.features);
-      std::vector<std::string> in;
-      for (const std::string& p : n.partitions)
-        if (up.count(p)) in.push_back(p);
-      if (!in.empty()) b.set_list(a.partition, in);
-      b.set(a.node, n.name);
-      b.set_number(a.cpus, n.cpus);
-      b.set_number(a.mem, n.mem * kMiB);
-      for (const auto& [g, c] : n.gres) b.set_number(a.gres.at(g), c);
-      if (a.jobs != kNone) b.set_number(a.jobs, a.node_jobs);
-    } catch (const ValueError& e) {
-      throw LoadError(node_path, n.line, "", e.what());
-    }
-    a.features.insert(n.features.begin(), n.features.end());
-  }
+  for (const Node& n : nodes) add_node(b, n, a, up, node_path);
   ds.taskers = std::move(b).build();
   // what running jobs hold, per tasker row
   const auto& cons = ds.catalog.consumables();
@@ -360,6 +374,15 @@ FarmAttributes build_farm(const Cluster& cluster, bool exclusive, Dataset& ds, s
   ds.dispatch.fit_limit = ds.policy_defaults.fit_limit = static_cast<size_t>(ds.catalog.consumable_slot(a.mem));
   ds.policy = ds.policy_defaults;
   return a;
+}
+
+TaskerTable configured_farm(const Cluster& cluster, const FarmAttributes& a, const Catalog& catalog) {
+  std::set<std::string> every_partition;
+  for (const Partition& p : cluster.partitions) every_partition.insert(p.name);
+  TaskerBuilder b(catalog);
+  const std::string node_path = dump_file(cluster.dir, "scontrol-node.txt");
+  for (const Node& n : cluster.every_node) add_node(b, n, a, every_partition, node_path);
+  return std::move(b).build();
 }
 
 }  // namespace colmatch::loaders::slurm

@@ -32,9 +32,10 @@ struct Partition {
   size_t line = 0;
 };
 
-/// A node of `scontrol show node -o` that takes jobs (the others are left out with a warning).
+/// A node of `scontrol show node -o`.
 struct Node {
   std::string name;
+  bool up = true;  ///< takes jobs (its State: not DOWN, DRAIN, FAIL, MAINT, FUTURE or not responding)
   double cpus = 0, mem = 0, weight = 1, cpus_used = 0, mem_used = 0;  ///< mem in MiB
   std::vector<std::string> features, partitions;
   std::map<std::string, double> gres, gres_used;  ///< "gres/gpu", "gres/gpu:a100" -> count
@@ -53,7 +54,8 @@ struct Settings {
 struct Cluster {
   std::string dir;
   std::vector<Partition> partitions;
-  std::vector<Node> nodes;
+  std::vector<Node> nodes;       ///< the nodes that take jobs: the farm (the others are left out, warned of)
+  std::vector<Node> every_node;  ///< every node, in any state: what Slurm checks a job against at submit
   Settings settings;
   std::vector<std::string> warnings;
 
@@ -85,7 +87,7 @@ struct FarmAttributes {
   uint32_t feature = kNone, partition = kNone, node = kNone, cpus = kNone, mem = kNone, jobs = kNone;
   std::map<std::string, uint32_t> gres;   ///< "gres/gpu", "gres/gpu:a100" -> attribute
   double node_jobs = 1;                   ///< the capacity of `jobs` on every node
-  std::set<std::string> features, names;  ///< every feature and node name of the cluster
+  std::set<std::string> features, names;  ///< every feature and node name of the cluster (any state)
 };
 
 /// Builds ds's catalog, taskers (one per node), what running jobs hold (ds.in_use) and the dispatch's
@@ -94,6 +96,11 @@ struct FarmAttributes {
 /// a node's whole memory), so the consumable `jobs` is made. Throws LoadError for a value the catalog refuses.
 FarmAttributes build_farm(const Cluster& cluster, bool exclusive, Dataset& ds, std::shared_ptr<BlockingQueues>& queues,
                           std::map<std::string, uint32_t>& queue_of);
+
+/// The cluster as configured, for Slurm's checks at submit: every node in any state (Cluster::every_node),
+/// each in every partition that holds it, UP or not, with the attributes build_farm made in `catalog`.
+/// Throws LoadError for a value the catalog refuses.
+TaskerTable configured_farm(const Cluster& cluster, const FarmAttributes& a, const Catalog& catalog);
 
 /// Splits `s` at `sep`, empty pieces dropped.
 std::vector<std::string> split(const std::string& s, char sep);

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "engine/batch/admission.hpp"
 #include "engine/model/request.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/slurm_constraint.hpp"
@@ -138,18 +140,28 @@ struct Shape {
   double cpus = 0;  // per node
   std::vector<std::string> clauses;
   size_t scheduled_at = 0;  // where the scheduled constraint's clause is (for --prefer's fallback)
+  bool over_limits = false;  // every partition of it is one whose MaxTime or MaxNodes it passes
 };
 
 // Makes the jobs one by one into a JobBuilder.
 class JobMaker {
  public:
   JobMaker(const Cluster& c, const FarmAttributes& a, const std::map<std::string, uint32_t>& queue_of,
-           BlockingQueues& queues, const std::string& source, JobBuilder& jb)
-      : c_(c), a_(a), queue_of_(queue_of), queues_(queues), source_(source), jb_(jb) {
+           BlockingQueues& queues, const JobSource& source, JobBuilder& jb)
+      : c_(c),
+        a_(a),
+        queue_of_(queue_of),
+        queues_(queues),
+        source_(source.path),
+        submitted_(source.submitted),
+        jb_(jb) {
     tiers_differ_ = c.tiers_differ();
     job_records_ = c.job_records();
     default_partition_ = c.default_partition();
   }
+
+  // Per job added: how much of its chance to run Slurm's submit asks (build_jobs refuses the rest).
+  const std::vector<EverCheck>& checks() const noexcept { return checks_; }
 
   // Adds job q (rejected with its reason when its request cannot be made).
   void add(const QueuedJob& q) {
@@ -171,9 +183,11 @@ class JobMaker {
     else if (s.o.node_count > 1 || s.picks) jb_.set_rule(AllocationRule::OnePerTasker);
     queues_.queue_of_job.push_back(kNone);
     queues_.several_first.push_back(static_cast<uint32_t>(queues_.several.size()));
+    checks_.push_back(submit_check(sj, s));
     if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb_.set_note(j, "held");
     if (!q.note.empty()) jb_.set_note(j, q.note);
     if (why.empty()) partitions(j, q, wanted, s);
+    if (s.over_limits) checks_[j] = EverCheck::None;
     if (why.empty()) constraint_clauses(j, s);
     if (!why.empty()) {
       jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, q.id, why));
@@ -192,6 +206,7 @@ class JobMaker {
 
  private:
   Shape shape(const SbatchJob& sj) const;
+  EverCheck submit_check(const SbatchJob& sj, const Shape& s) const;
   void partitions(uint32_t j, const QueuedJob& q, const std::vector<std::string>& wanted, Shape& s);
   void constraint_clauses(uint32_t j, Shape& s);
   void request(uint32_t j, const QueuedJob& q, Shape& s);
@@ -201,7 +216,9 @@ class JobMaker {
   const std::map<std::string, uint32_t>& queue_of_;
   BlockingQueues& queues_;
   const std::string& source_;
+  bool submitted_ = false;
   JobBuilder& jb_;
+  std::vector<EverCheck> checks_;  // per job: what Slurm's submit asks of it (build_jobs)
   JobIds ids_;
   bool tiers_differ_ = false, job_records_ = false;
   std::string default_partition_;
@@ -222,6 +239,12 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
       for (const std::string& n : s.named)
         if (why.empty() && !a_.names.count(n)) why = "Invalid node name specified: " + n;
       o.node_count = std::max(o.node_count, static_cast<uint32_t>(s.named.size()));
+      // a node both required and excluded: sbatch refuses the job (seen in slurmctld 22.05.8: `-w n001 -x
+      // n001`, "Invalid node name specified")
+      if (why.empty() && !o.exclude.empty())
+        for (const std::string& x : expand_hostlist(o.exclude, a_.names.size()))
+          if (why.empty() && std::find(s.named.begin(), s.named.end(), x) != s.named.end())
+            why = "Invalid node name specified: " + x + " is both required (-w) and excluded (-x)";
     } catch (const std::invalid_argument& e) {
       why = e.what();
     }
@@ -271,6 +294,21 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
   return s;
 }
 
+// What Slurm's submit asks of a job (seen in slurmctld 22.05.8: datasets/slurm/c100-submit-slurm.tsv): for a
+// job submitted and not held (a held job's select_nodes returns ESLURM_JOB_HELD before any node is
+// looked at), that it could run alone on the cluster as configured; for a spread job only that some node
+// holds one task (-n 20000 over a cluster of 5,904 CPUs was accepted); nothing of a job Slurm may spread
+// where colmatch does not (-n without -N, with --mem, GRES or --ntasks-per-node: `-n 130 --mem=1000`
+// was accepted and runs over two nodes).
+EverCheck JobMaker::submit_check(const SbatchJob& sj, const Shape& s) const {
+  if (!submitted_) return EverCheck::None;
+  for (const auto& [opt, v] : sj.options)
+    if (opt == "hold") return EverCheck::None;
+  if (s.spread) return EverCheck::Eligible;
+  if (s.o.ntasks > 1 && !s.o.nodes_given) return EverCheck::None;
+  return EverCheck::Placed;
+}
+
 // The job's partitions: the ones it names (none: the Default=YES one), less those whose MaxTime it
 // exceeds or whose MaxNodes (or node count) is below its -N (it would pend for ever there:
 // job_limits_check -> _part_access_check); its blocking queue, or its queues in turn when it has several.
@@ -308,6 +346,7 @@ void JobMaker::partitions(uint32_t j, const QueuedJob& q, const std::vector<std:
         if (tiers_differ_) queues_.several_priority.push_back(q.priority + c_.tier_of(p) * 4294967296.0);
       }
   }
+  s.over_limits = allowed.empty();
   if (why.empty()) s.clauses.push_back(allowed.empty() ? "false" : "partition=={" + allowed + "}");
   if (why.empty() && allowed.empty()) jb_.set_note(j, over_node_limit ? "PartitionNodeLimit" : "PartitionTimeLimit");
 }
@@ -426,12 +465,13 @@ void JobMaker::request(uint32_t j, const QueuedJob& q, Shape& s) {
 
 }  // namespace
 
-std::vector<QueuedJob> read_queue(const Cluster& cluster, const std::string& jobs_path, const std::string& accounting,
-                                  std::string& source, std::vector<std::string>& warnings) {
-  std::vector<QueuedJob> queued;
-  source = jobs_path;
+JobSource read_queue(const Cluster& cluster, const std::string& jobs_path, const std::string& accounting,
+                     std::vector<std::string>& warnings) {
+  JobSource src;
+  std::vector<QueuedJob>& queued = src.jobs;
+  src.path = jobs_path;
   if (!accounting.empty()) {  // sacct -a -P: what ran, replayed
-    source = accounting;
+    src.path = accounting;
     for (AccountedJob& a : read_sacct(accounting)) queued.push_back(std::move(a.job));
   } else if (!jobs_path.empty() && is_scontrol_jobs(jobs_path)) {  // scontrol show job -o
     size_t others = 0;
@@ -445,18 +485,19 @@ std::vector<QueuedJob> read_queue(const Cluster& cluster, const std::string& job
       q.request = std::move(sj);
       queued.push_back(std::move(q));
     }
+    src.submitted = true;
   } else if (const std::string squeue = dump_file(cluster.dir, "squeue.json"); fs::exists(squeue)) {
-    source = squeue;
+    src.path = squeue;
     size_t others = 0;
-    queued = read_squeue_json(source, others);
-    if (others) warnings.push_back(not_pending_warning(others, source));
+    queued = read_squeue_json(squeue, others);
+    if (others) warnings.push_back(not_pending_warning(others, squeue));
   } else if (const std::string scontrol = dump_file(cluster.dir, "scontrol-job.txt"); fs::exists(scontrol)) {
-    source = scontrol;
+    src.path = scontrol;
     size_t others = 0;
-    queued = read_scontrol_jobs(source, others);
-    if (others) warnings.push_back(not_pending_warning(others, source));
+    queued = read_scontrol_jobs(scontrol, others);
+    if (others) warnings.push_back(not_pending_warning(others, scontrol));
   }
-  return queued;
+  return src;
 }
 
 bool takes_nodes_whole(const Cluster& cluster, const std::vector<QueuedJob>& queued) {
@@ -468,15 +509,33 @@ bool takes_nodes_whole(const Cluster& cluster, const std::vector<QueuedJob>& que
   return false;
 }
 
-void build_jobs(const Cluster& cluster, const FarmAttributes& a, const std::vector<QueuedJob>& queued,
-                const std::string& source, const std::map<std::string, uint32_t>& queue_of, BlockingQueues& queues,
-                Dataset& ds) {
+void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource& source,
+                const std::map<std::string, uint32_t>& queue_of, BlockingQueues& queues, Dataset& ds) {
   JobBuilder jb(ds.catalog);
   JobMaker maker(cluster, a, queue_of, queues, source, jb);
-  for (const QueuedJob& q : queued) maker.add(q);
+  for (const QueuedJob& q : source.jobs) maker.add(q);
   ds.jobs = std::move(jb).build();
   queues.several_first.push_back(static_cast<uint32_t>(queues.several.size()));
   if (queues.several.empty()) queues.several_first.clear();
+  // refused at submit: what no node in any state could run (the farm as configured: the taskers
+  // themselves when every node is up and every partition UP)
+  const std::vector<EverCheck>& check = maker.checks();
+  if (std::all_of(check.begin(), check.end(), [](EverCheck c) { return c == EverCheck::None; })) return;
+  bool whole = cluster.every_node.size() == cluster.nodes.size();
+  for (const Partition& p : cluster.partitions) whole = whole && p.up;
+  std::optional<TaskerTable> configured;
+  if (!whole) configured = configured_farm(cluster, a, ds.catalog);
+  const std::vector<uint8_t> never =
+      never_runnable(ds.catalog, configured ? *configured : ds.taskers, ds.jobs, check, kernels::active(), ds.dispatch);
+  for (uint32_t j = 0; j < never.size(); ++j)
+    if (never[j]) {
+      const QueuedJob& q = source.jobs[j];
+      ds.jobs.reject.set(j, static_cast<uint32_t>(ds.jobs.reject_reason.size()));
+      ds.jobs.reject_reason.push_back(
+          fmt::format("{}:{}: job {}: Requested node configuration is not available (sbatch refuses it: no node of "
+                      "its partitions, in any state, could ever run it)",
+                      source.path, q.request.line, q.id));
+    }
 }
 
 }  // namespace colmatch::loaders::slurm

@@ -8,6 +8,7 @@
 #   bash bench/peers/slurm_oracle.sh ask REQUESTS > answers.tsv
 #   bash bench/peers/slurm_oracle.sh place REQUESTS > placements.tsv   # one job alone: its node
 #   bash bench/peers/slurm_oracle.sh batch JOBS DUMP_DIR > placed.tsv   # held jobs released at once
+#   bash bench/peers/slurm_oracle.sh submit JOBS > verdicts.tsv        # refused at submit, or accepted
 #   (SCHEDULER=sched/builtin before setup: no backfill, the main scheduling pass alone)
 #   bash bench/peers/slurm_oracle.sh stop
 #
@@ -98,6 +99,26 @@ ask() {
   done < "$1"
 }
 
+# Whether slurmctld takes each job of FILE at submit (sbatch as written: neither held nor --test-only, so
+# job_allocate's node selection runs and a request no node could ever run is refused). TSV: the line and
+# "accepted" or "error: " with Slurm's message; an accepted job is cancelled at once.
+submit() {
+  while IFS= read -r line || [ -n "$line" ]; do
+    [ -z "$line" ] && continue
+    case "$line" in \#*) continue ;; esac
+    local -a args
+    read -r -a args <<< "$line"
+    local out verdict
+    if out=$(cd /tmp && sbatch --parsable "${args[@]}" --wrap true < /dev/null 2>&1); then
+      scancel "${out%%;*}" 2>/dev/null || true
+      verdict=accepted
+    else
+      verdict="error: $(echo "$out" | tail -1 | sed 's/^sbatch: error: //')"
+    fi
+    printf '%s\t%s\n' "$line" "$verdict"
+  done < "$1"
+}
+
 # Where Slurm starts each job of FILE, alone on the empty cluster: `salloc --no-shell` grants the
 # allocation at once (the job then waits for its CLOUD nodes to boot, so it is cancelled and the salloc
 # ended). Nodes a job has touched are preferred afterwards, so the controller starts afresh before each
@@ -161,6 +182,7 @@ case "${1:-}" in
   batch) batch "$2" "$3" ;;
   ask) ask "$2" ;;
   place) place "$2" ;;
+  submit) submit "$2" ;;
   stop) stop ;;
-  *) echo "usage: $0 setup N | ask FILE | place FILE | batch FILE OUT_DIR | stop" >&2; exit 1 ;;
+  *) echo "usage: $0 setup N | ask FILE | place FILE | submit FILE | batch FILE OUT_DIR | stop" >&2; exit 1 ;;
 esac
