@@ -10,6 +10,7 @@
 
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
+#include "loaders/slurm_text.hpp"
 
 namespace colmatch::loaders::slurm {
 namespace {
@@ -51,7 +52,7 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
   while (in.next(line)) {
     if (line.empty()) continue;
     const size_t ln = in.line();
-    const std::vector<std::string> f = fields_of(line);
+    std::vector<std::string> f = fields_of(line);
     if (col.empty()) {  // the header
       for (size_t i = 0; i < f.size(); ++i) col[f[i]] = i;
       width = f.size();
@@ -59,8 +60,19 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
         throw LoadError(path, ln, "", "expected sacct -P's header line naming JobID (or JobIDRaw) and Submit");
       continue;
     }
+    // -P does not escape a `|` inside a field: a constraint such as `intel|amd` splits its line into more
+    // fields than the header names. The extra ones are the Constraints field's (the one field of a job's
+    // request that holds `|`), rejoined.
+    if (f.size() > width && col.count("Constraints")) {
+      const size_t c = col.at("Constraints"), extra = f.size() - width;
+      for (size_t i = 1; i <= extra; ++i) f[c] += "|" + f[c + i];
+      f.erase(f.begin() + static_cast<std::ptrdiff_t>(c + 1), f.begin() + static_cast<std::ptrdiff_t>(c + 1 + extra));
+    }
     if (f.size() != width)
-      throw LoadError(path, ln, "", fmt::format("{} fields, the header names {}", f.size(), width));
+      throw LoadError(path, ln, "",
+                      fmt::format("{} fields, the header names {} (a field holding '|' other than Constraints: "
+                                  "write sacct's output with --delimiter and a character no field holds)",
+                                  f.size(), width));
     auto get = [&](const char* name) -> std::string {
       const auto it = col.find(name);
       return it == col.end() ? std::string() : f[it->second];
@@ -82,22 +94,40 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
     a.end = iso(get("End"), path, ln, "End");
     auto& o = q.request.options;
     q.request.line = ln;
+    // The request per node, rebuilt from what sacct records (sacct/print.c, 22.05): NNodes nodes; the
+    // CPUs the job asked (ReqTRES cpu=, else NCPUS, what it got), spread evenly over its nodes (an uneven
+    // count rounded up: the replay gives each node the most any node had); ReqMem is the job's whole
+    // memory request (the mem of its ReqTRES, no suffix since 21.08: `-N 2 --mem=500` prints 1000M), a
+    // node's share of it, or per node (`8000Mn`) or per CPU (`4000Mc`) as older sacct printed it; the GRES
+    // of ReqTRES are the job's too, a node's share each.
     const std::string nodes = get("NNodes");
+    char* nodes_end = nullptr;
+    const unsigned long k = nodes.empty() ? 1 : std::strtoul(nodes.c_str(), &nodes_end, 10);
+    const bool several = k > 1 && nodes_end != nullptr && *nodes_end == '\0';
     if (!nodes.empty() && nodes != "1") o.emplace_back("nodes", nodes);
-    if (const std::string c = get("NCPUS"); !c.empty() && c != "0") {
-      // NCPUS counts every node's: a job of K nodes is K tasks of NCPUS / K (an uneven count stays one
-      // task, which the loader then refuses as uneven, naming it)
-      char* end = nullptr;
-      const unsigned long k = nodes.empty() ? 1 : std::strtoul(nodes.c_str(), &end, 10);
-      const unsigned long cpus = std::strtoul(c.c_str(), nullptr, 10);
-      const bool even = k > 1 && end != nullptr && *end == '\0' && cpus % k == 0;
-      o.emplace_back("ntasks", even ? nodes : "1");
-      o.emplace_back("cpus-per-task", even ? std::to_string(cpus / k) : c);
+    const std::string tres = get("ReqTRES");  // billing=4,cpu=4,gres/gpu=1,gres/gpu:a100=1,mem=8G,node=1
+    std::string cpus_text;
+    for (const std::string& item : fields_of(tres, ','))
+      if (item.rfind("cpu=", 0) == 0) cpus_text = item.substr(4);
+    if (cpus_text.empty()) cpus_text = get("NCPUS");
+    if (const unsigned long cpus = std::strtoul(cpus_text.c_str(), nullptr, 10); cpus > 0) {
+      o.emplace_back("ntasks", several ? nodes : "1");
+      o.emplace_back("cpus-per-task", std::to_string(several ? (cpus + k - 1) / k : cpus));
     }
     if (std::string m = get("ReqMem"); !m.empty() && m != "0") {
       const char last = m.back();
-      if (last == 'c') o.emplace_back("mem-per-cpu", m.substr(0, m.size() - 1));  // 4000Mc: per CPU
-      else o.emplace_back("mem", last == 'n' ? m.substr(0, m.size() - 1) : m);    // 8000M(n): per node
+      if (last == 'c') {
+        o.emplace_back("mem-per-cpu", m.substr(0, m.size() - 1));  // 4000Mc: per CPU
+      } else if (last == 'n' || !several) {
+        o.emplace_back("mem", last == 'n' ? m.substr(0, m.size() - 1) : m);  // 8000Mn, or one node's all
+      } else {
+        try {
+          const double per_node = std::ceil(parse_mebibytes(m) / static_cast<double>(k));
+          o.emplace_back("mem", fmt::format("{}M", per_node));
+        } catch (const std::invalid_argument& e) {
+          throw LoadError(path, ln, "ReqMem", e.what());
+        }
+      }
     }
     if (const std::string c = get("Constraints"); !c.empty()) o.emplace_back("constraint", c);
     if (const std::string p = get("Partition"); !p.empty()) o.emplace_back("partition", p);
@@ -105,14 +135,17 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
     if (const std::string t = get("Timelimit");
         !t.empty() && t != "Partition_Limit" && t != "UNLIMITED" && t != "INFINITE")
       o.emplace_back("time", t);
-    std::string gres;  // ReqTRES: billing=4,cpu=4,gres/gpu=1,gres/gpu:a100=1,mem=8G,node=1
-    const std::string tres = get("ReqTRES");
+    std::string gres;
     for (const std::string& item : fields_of(tres, ',')) {
       const size_t eq = item.find('=');
       if (item.rfind("gres/", 0) != 0 || eq == std::string::npos) continue;
-      const std::string name = item.substr(5, eq - 5), count = item.substr(eq + 1);
+      const std::string name = item.substr(5, eq - 5);
+      std::string count = item.substr(eq + 1);
       // a typed count also appears untyped (gres/gpu=1 beside gres/gpu:a100=1): keep the typed one only
       if (name.find(':') == std::string::npos && tres.find("gres/" + name + ":") != std::string::npos) continue;
+      // the job's whole count (a TRES), a node's share of it
+      if (const unsigned long n = std::strtoul(count.c_str(), nullptr, 10); several && n > 0)
+        count = std::to_string((n + k - 1) / k);
       gres += (gres.empty() ? "" : ",") + name + ":" + count;
     }
     if (!gres.empty()) o.emplace_back("gres", gres);

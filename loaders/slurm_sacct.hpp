@@ -3,10 +3,12 @@
 // options it stands for, and its submit, start and end; made into jobs by loaders/slurm_jobs.cpp.
 //
 // Fields read (by their header names; others are kept out): JobID (else JobIDRaw), Submit, Start, End
-// (ISO times, `Unknown`/`None` when absent), Timelimit, NNodes, NCPUS, ReqMem (`8000M` per node; older
-// `4000Mc` per CPU and `8000Mn` per node), Constraints, ReqTRES (`gres/gpu=2`, `gres/gpu:a100=1`),
-// Partition, User, Account, QOS, State. A step (`123.batch`, `123.extern`, `123.0`) is part of its job,
-// not a job: skipped.
+// (ISO times, `Unknown`/`None` when absent), Timelimit, NNodes, NCPUS, ReqMem (the job's whole memory
+// request since 21.08, `-N 2 --mem=500` prints `1000M`; older `4000Mc` per CPU and `8000Mn` per node),
+// Constraints, ReqTRES (the job's totals: `cpu=6`, `gres/gpu=2`, `gres/gpu:a100=1`), Partition, User,
+// Account, QOS, State. The request is per node: NNodes nodes, each a share of the job's CPUs, memory and
+// GRES (rounded up). A step (`123.batch`, `123.extern`, `123.0`) is part of its job, not a job: skipped.
+// -P leaves a `|` inside a field unescaped: the extra fields of a line are rejoined into Constraints.
 #pragma once
 
 #include <string>
@@ -24,8 +26,9 @@ struct AccountedJob {
 };
 
 /// Reads `sacct -a -P` text (plain or gzip). Throws LoadError naming file, line and field for a first
-/// line that is not a header with JobID or JobIDRaw and Submit, a line with another number of fields, or
-/// a time that is not ISO 8601. Steps are skipped; at most 100M jobs.
+/// line that is not a header with JobID or JobIDRaw and Submit, a line with fewer fields than the header
+/// (or more without a Constraints field to rejoin them into), a ReqMem that is not a size, or a time that
+/// is not ISO 8601. Steps are skipped; at most 100M jobs.
 std::vector<AccountedJob> read_sacct(const std::string& path);
 
 }  // namespace colmatch::loaders::slurm

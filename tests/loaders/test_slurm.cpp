@@ -347,6 +347,52 @@ TEST(SlurmAccounting, SacctRecordsReplayWithNoJobLost) {
   }
 }
 
+// sacct 22.05's own output (sacct/print.c): -P leaves the `|` of a constraint unescaped (the line has
+// more fields than the header: rejoined as the Constraints field's), ReqMem and ReqTRES are the job's
+// totals (`-N 2 --mem=500` prints 1000M; two nodes of 2 GPUs each, gres/gpu=4), and the CPUs it asked are
+// ReqTRES's cpu= (`-N 2 --ntasks-per-node=3`: 6), spread over its nodes, an uneven count rounded up
+// (`-N 2 -n 3`: 2 a node) rather than refused: every job Slurm ran runs in the replay.
+TEST(SlurmAccounting, SacctAsSlurm2205PrintsIt) {
+  const std::string header =
+      "JobIDRaw|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem|Constraints|ReqTRES|Partition|User|Account|QOS|State\n";
+  const std::string p = temp_file(
+      "sacct2205", header +
+                       "1|2026-11-20T10:00:00|2026-11-20T10:00:01|2026-11-20T10:05:01|00:10:00|1|2|1000M|intel|amd|"
+                       "billing=2,cpu=2,mem=1000M,node=1|all|alice|a1|normal|COMPLETED\n"
+                       "2|2026-11-20T10:00:00|2026-11-20T10:00:01|2026-11-20T10:05:01|00:10:00|2|6|1000M||"
+                       "billing=6,cpu=6,mem=1000M,node=2|all|alice|a1|normal|COMPLETED\n"
+                       "3|2026-11-20T10:00:00|2026-11-20T10:00:01|2026-11-20T10:05:01|00:10:00|2|4|2000M||"
+                       "billing=3,cpu=3,mem=2000M,node=2|all|bob|a2|normal|COMPLETED\n"
+                       "4|2026-11-20T10:00:00|2026-11-20T10:00:01|2026-11-20T10:05:01|00:10:00|2|2|4000M|[ib|eth]|"
+                       "billing=2,cpu=2,gres/gpu=4,mem=4000M,node=2|gpu|bob|a2|normal|COMPLETED\n");
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "", p);
+  fs::remove(p);
+  ASSERT_EQ(ds.jobs.size(), 4u);
+  for (uint32_t j = 0; j < 4; ++j) EXPECT_FALSE(ds.jobs.rejected(j)) << why_rejected(ds, j);
+  const size_t cpus = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("cpus")));
+  const size_t mem = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("mem")));
+  const size_t gpu = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("gres/gpu")));
+  const double MiB = 1024.0 * 1024;
+  const std::string& text = ds.jobs.request_text[ds.jobs.request[0]];
+  EXPECT_TRUE(text.find("\"intel\"") != std::string::npos && text.find("\"amd\"") != std::string::npos) << text;
+  EXPECT_EQ(ds.jobs.amount.at(cpus, 1), 3.0) << "6 CPUs over 2 nodes";
+  EXPECT_EQ(ds.jobs.amount.at(mem, 1), 500 * MiB) << "1000M for the job: 500M a node";
+  EXPECT_EQ(ds.jobs.slots[1], 2u);
+  EXPECT_EQ(ds.jobs.amount.at(cpus, 2), 2.0) << "3 CPUs over 2 nodes: 2 a node";
+  EXPECT_EQ(ds.jobs.amount.at(gpu, 3), 2.0) << "4 GPUs over 2 nodes";
+  EXPECT_EQ(ds.jobs.amount.at(mem, 3), 2000 * MiB);
+  // a `|` in a field other than Constraints cannot be told apart: refused, saying what to do
+  const std::string q = temp_file("sacct-pipe", "JobIDRaw|Submit|User\n1|2026-11-20T10:00:00|a|b\n");
+  try {
+    loaders::load_slurm(kData + "c100", "", q);
+    ADD_FAILURE() << "no error";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_NE(std::string(e.what()).find("--delimiter"), std::string::npos) << e.what();
+  }
+  fs::remove(q);
+}
+
 // The cluster as slurm_cluster.py configured it: features, CPUs, memory (MiB), GPUs by type, weight order.
 TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "");
