@@ -36,9 +36,10 @@ class Parser {
   // `bracket`: the sequence is in brackets.
   std::string sequence(char close, bool bracket = false) {
     const size_t first_count = counts.size();
-    std::string acc = operand(close);
+    std::string acc = operand();
+    std::string neg = last_neg_;  // acc negated (De Morgan), for a choice that must stay one soft term
     bool any_or = false, any_and = false;
-    std::vector<std::string> items{acc};
+    std::vector<std::string> items{acc}, items_neg{neg};
     std::vector<uint32_t> item_count{last_count_};
     while (pos_ < s_.size() && s_[pos_] != close) {
       const char op = s_[pos_++];
@@ -47,13 +48,16 @@ class Parser {
         if (close != 0) throw Refuse{std::string(kInvalid)};  // `[a|]`, `(a&)`: Slurm finds no name
         break;                                                // a trailing operator at the end is ignored
       }
-      const std::string next = operand(close);
+      const std::string next = operand();
       any_or = any_or || op == '|';
       any_and = any_and || op != '|';
       items.push_back(next);
+      items_neg.push_back(last_neg_);
       item_count.push_back(last_count_);
       acc = "(" + acc + (op == '|' ? " || " : " && ") + next + ")";
+      neg = "(" + neg + (op == '|' ? " && " : " || ") + last_neg_ + ")";
     }
+    seq_neg_ = neg;
     if (bracket) {
       // job_scheduler.c _valid_feature_list: `&` in brackets (XAND) needs a count on every name, `|` (XOR)
       // allows none; so the two never mix
@@ -61,18 +65,26 @@ class Parser {
         if ((any_and && n == 0) || (any_or && n > 0)) throw Refuse{std::string(kInvalid)};
       for (size_t i = first_count; i < counts.size(); ++i) counts[i].apart = any_and;
       counts_in_brackets += counts.size() - first_count;
-      if (any_or) alternatives_.insert(alternatives_.end(), items.begin(), items.end());
+      if (any_or) {
+        alternatives_.insert(alternatives_.end(), items.begin(), items.end());
+        alternatives_neg_.insert(alternatives_neg_.end(), items_neg.begin(), items_neg.end());
+      }
     }
+    seq_neg_ = neg;
     return acc;
   }
 
-  std::string operand(char close) {
+  std::string operand() {
     last_count_ = 0;
     if (pos_ >= s_.size()) throw Refuse{std::string(kInvalid)};
     const char c = s_[pos_];
     if (c == '(' || c == '[') {
-      if (close != 0) throw Refuse{std::string(kInvalid)};                   // one level, and no bracket in parentheses
+      // build_feature_list: parentheses one level deep, one set of brackets; so groups in brackets
+      // (`[(a&b)|c]`, each group a choice of the matching OR) and brackets in parentheses (`([a|b])`) are
+      // accepted (seen in slurmctld 22.05.8: datasets/slurm/c100-brackets-submit-slurm.tsv)
+      if (c == '(' && parens_ > 0) throw Refuse{std::string(kInvalid)};
       if (c == '[' && ++brackets_ > 1) throw Refuse{std::string(kInvalid)};  // one set of brackets
+      if (c == '(') ++parens_;
       ++pos_;
       const char end = c == '(' ? ')' : ']';
       if (pos_ < s_.size() && s_[pos_] == end) throw Refuse{std::string(kInvalid)};
@@ -80,17 +92,25 @@ class Parser {
       const std::string inner = sequence(end, c == '[');
       if (pos_ >= s_.size() || s_[pos_] != end) throw Refuse{std::string(kInvalid)};
       ++pos_;
+      if (c == '(') --parens_;
       if (c == '[' && alternatives_.size() - first_alternative > 1) {
         // a matching OR: Slurm tries its choices in the order written; the node of the first choice that
         // has one wins. As soft terms: the first k choices, k = 1..n-1 (a node of choice i violates i of them)
+        // (the first choice alone, when a group, written as the negation of its negation: `(a&b)` stays one
+        // soft term, where `a && b` would be two, each a violation of its own)
         std::string prefix;
         for (size_t i = first_alternative; i + 1 < alternatives_.size(); ++i) {
           prefix += (prefix.empty() ? "" : " || ") + alternatives_[i];
-          preference.push_back(i == first_alternative ? prefix : "(" + prefix + ")");
+          const bool group = alternatives_[i].front() == '(';
+          preference.push_back(i > first_alternative ? "(" + prefix + ")"
+                               : group               ? "!" + alternatives_neg_[i]
+                                                     : prefix);
         }
       }
       alternatives_.resize(first_alternative);
+      alternatives_neg_.resize(first_alternative);
       last_count_ = 0;
+      last_neg_ = seq_neg_;
       return inner;
     }
     const size_t b = pos_;
@@ -99,10 +119,11 @@ class Parser {
     const std::string name(s_.substr(b, pos_ - b));
     if (!known_.count(name)) throw Refuse{std::string(kInvalid)};
     const std::string term = std::string(attr_) + "==" + quote_value(name);
+    last_neg_ = "!(" + term + ")";
     if (pos_ < s_.size() && s_[pos_] == '*') {
       // a node count (build_feature_list: strtol after the `*`, above 0, not in parentheses; what follows
       // the number up to the next operator is skipped)
-      if (close == ')') throw Refuse{std::string(kInvalid)};
+      if (parens_ > 0) throw Refuse{std::string(kInvalid)};
       ++pos_;
       if (pos_ < s_.size() && s_[pos_] == '+') ++pos_;
       uint64_t n = 0;
@@ -123,9 +144,11 @@ class Parser {
   const std::set<std::string>& known_;
   std::string_view attr_;
   size_t pos_ = 0;
-  int brackets_ = 0;
+  int brackets_ = 0, parens_ = 0;          // sets of brackets met; parentheses open
   uint32_t last_count_ = 0;                // of the operand just read (0: none)
   std::vector<std::string> alternatives_;  // of the matching OR being read
+  std::vector<std::string> alternatives_neg_;  // each negated
+  std::string last_neg_, seq_neg_;             // the operand / sequence just read, negated (De Morgan)
 };
 
 }  // namespace

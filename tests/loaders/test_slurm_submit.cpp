@@ -104,3 +104,12 @@ TEST(SlurmSubmit, AQueuesJobsAreNeverRefused) {
     refused += why_rejected(lines, j).find(kUnavailable) != std::string::npos;
   EXPECT_EQ(refused, 5u);
 }
+
+// The constraint language as slurmctld 22.05.8 takes it at submit (datasets/slurm/c100-constraints-submit):
+// groups in brackets, each a choice (`[(intel&ib)|(amd&ssd)]`, `[(amd|gpu)|ssd]`), brackets in parentheses
+// (`(intel&[ib|eth])`) are accepted; a count in a group, `&` between groups in brackets, parentheses in
+// parentheses, two sets of brackets are "Invalid feature specification"; groups no node has together are
+// "Requested node configuration is not available".
+TEST(SlurmSubmit, ConstraintGroupsAsSlurmctldTakesThem) {
+  EXPECT_EQ(expect_submit_verdicts("c100", "c100-constraints-submit.jobs", "c100-constraints-submit-slurm.tsv"), 9u);
+}
