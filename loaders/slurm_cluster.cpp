@@ -231,7 +231,7 @@ bool Cluster::job_records() const {
 bool Cluster::whole_memory(const SbatchJob& sj) const {
   if (!settings.memory_tracked || settings.def_mem_per_cpu > 0 || settings.def_mem_per_node > 0) return false;
   for (const auto& [opt, v] : sj.options)
-    if (opt == "mem" || opt == "mem-per-cpu") return false;
+    if (opt == "mem" || opt == "mem-per-cpu" || opt == "mem-per-gpu") return false;
   return true;
 }
 

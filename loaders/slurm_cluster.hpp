@@ -71,7 +71,7 @@ struct Cluster {
   /// list itself (fifo_sched: sched/builtin, priority/basic and one tier).
   bool job_records() const;
   /// A job of these options takes a node's whole memory: memory tracked (CR_*_Memory), no --mem, no
-  /// --mem-per-cpu and no DefMemPerCPU or DefMemPerNode.
+  /// --mem-per-cpu, no --mem-per-gpu and no DefMemPerCPU or DefMemPerNode.
   bool whole_memory(const SbatchJob& sj) const;
 };
 

@@ -32,13 +32,14 @@ std::string not_pending_warning(size_t count, const std::string& path) {
 
 // What a job's sbatch options say (read_options). `why`, when not empty, is why the job is rejected.
 struct Options {
-  double ntasks = 0, per_node = 0, per_task = 1, mem = -1, mem_per_cpu = -1,
+  double ntasks = 0, per_node = 0, per_task = 1, mem = -1, mem_per_cpu = -1, cpus_per_gpu = 0, mem_per_gpu = -1,
          time = std::numeric_limits<double>::quiet_NaN();
   uint32_t node_count = 1;
   bool gpus_per_job = false, nodes_given = false, whole_node = false;
   std::string why, constraint, prefer, part_list, nodelist, exclude;
   std::map<std::string, double> gres;  // per node: gres/NAME and gres/NAME:TYPE
   std::string no_such_type;            // a GRES type no node has (the job never runs: Slurm's not available)
+  std::string gpus_per_task;           // --gpus-per-task=[TYPE:]N, counted once the tasks per node are
 };
 
 // A count option's value: a whole number from 1 to 1e6.
@@ -54,7 +55,8 @@ double count_of(const std::string& opt, const std::string& v) {
 void read_gres(const std::string& opt, const std::string& v, const FarmAttributes& a, Options& o) {
   for (const std::string& item : split(v, ',')) {
     std::vector<std::string> p = split(item, ':');
-    if (opt == "gpus") p.insert(p.begin(), "gpu"), o.gpus_per_job = true;
+    if (opt == "gpus" || opt == "gpus-per-node") p.insert(p.begin(), "gpu");
+    if (opt == "gpus") o.gpus_per_job = true;
     if (p.empty() || p.size() > 3) throw std::invalid_argument("Invalid generic resource (gres) specification");
     double c = 1;
     std::string type;
@@ -105,8 +107,14 @@ Options read_options(const SbatchJob& sj, const FarmAttributes& a) {
         o.constraint = v;
       } else if (opt == "prefer") {
         o.prefer = v;
-      } else if (opt == "gres" || opt == "gpus") {
+      } else if (opt == "gres" || opt == "gpus" || opt == "gpus-per-node") {
         read_gres(opt, v, a, o);
+      } else if (opt == "gpus-per-task") {
+        o.gpus_per_task = v;
+      } else if (opt == "cpus-per-gpu") {
+        o.cpus_per_gpu = count_of(opt, v);
+      } else if (opt == "mem-per-gpu") {
+        o.mem_per_gpu = parse_mebibytes(v);
       } else if (opt == "partition") {
         o.part_list = v;
       } else if (opt == "nodelist") {
@@ -206,6 +214,7 @@ class JobMaker {
 
  private:
   Shape shape(const SbatchJob& sj) const;
+  void gpus_per_node(double tasks, Shape& s) const;
   EverCheck submit_check(const SbatchJob& sj, const Shape& s) const;
   void partitions(uint32_t j, const QueuedJob& q, const std::vector<std::string>& wanted, Shape& s);
   void constraint_clauses(uint32_t j, Shape& s);
@@ -270,9 +279,16 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
     if (!s.named.empty()) why = "-w with node counts in the constraint: not placed by colmatch yet";
     else if (!o.nodes_given) o.node_count = std::max(o.node_count, s.counted);
   }
+  // -n N with --ntasks-per-node P and no -N: ceil(N / P) nodes of P tasks each (Slurm takes P as the most
+  // a node runs and rounds the tasks up: `-n 5 --ntasks-per-node=2` ran 6 tasks on 3 nodes; c100-tasks-per-node)
+  if (why.empty() && o.per_node > 0 && o.ntasks > 0 && !o.nodes_given && s.named.empty() && s.counted == 0)
+    o.node_count = static_cast<uint32_t>(std::ceil(o.ntasks / o.per_node));
+  if (why.empty() && o.mem_per_gpu >= 0 && (o.mem >= 0 || o.mem_per_cpu >= 0))
+    why = "--mem, --mem-per-cpu and --mem-per-gpu are mutually exclusive";
+  if (why.empty() && o.cpus_per_gpu > 0 && o.per_task > 1) why = "--cpus-per-gpu is incompatible with --cpus-per-task";
   // memory by default (DefMemPerCPU, DefMemPerNode), or the node's whole memory (Cluster::whole_memory)
   s.all_memory = why.empty() && c_.whole_memory(sj);
-  if (o.mem < 0 && o.mem_per_cpu < 0 && c_.settings.memory_tracked) {
+  if (o.mem < 0 && o.mem_per_cpu < 0 && o.mem_per_gpu < 0 && c_.settings.memory_tracked) {
     if (c_.settings.def_mem_per_cpu > 0) o.mem_per_cpu = c_.settings.def_mem_per_cpu;
     else if (c_.settings.def_mem_per_node > 0) o.mem = c_.settings.def_mem_per_node;
   }
@@ -281,7 +297,7 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
   // charge is per task: not with --mem (memory per node), GRES, --exclusive, -w or node counts
   s.spread = o.ntasks > 1 && !o.nodes_given && o.per_node == 0 && o.mem < 0 && o.gres.empty() &&
              o.no_such_type.empty() && !o.whole_node && !s.all_memory && o.nodelist.empty() && o.node_count == 1 &&
-             !o.gpus_per_job;
+             !o.gpus_per_job && o.gpus_per_task.empty() && o.mem_per_gpu < 0 && o.cpus_per_gpu == 0;
   // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
   double tasks = s.spread ? 1.0 : o.per_node > 0 ? o.per_node : o.ntasks > 0 ? o.ntasks / o.node_count : 1;
   if (why.empty() && o.per_node == 0 && o.ntasks > 0 && tasks != std::floor(tasks))
@@ -290,8 +306,37 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
     why = "--gpus (GPUs for the whole job) over several nodes is not placed by colmatch yet: use --gres";
   tasks = std::max(1.0, std::floor(tasks));
   s.cpus = tasks * o.per_task;
+  gpus_per_node(tasks, s);
   s.picks = !s.scheduled.counts.empty() || (!s.named.empty() && s.named.size() < o.node_count);
   return s;
+}
+
+// The options counted per GPU, once the tasks on a node are known (seen in slurmctld 22.05.8: `--gpus-per-node=2
+// --cpus-per-gpu=16` runs on nodes of 2 GPUs and 32 CPUs, `--mem-per-gpu=100G` on those of 200G;
+// datasets/slurm/c100-gpus-answers.tsv): --gpus-per-task=[TYPE:]N gives each node N GPUs a task,
+// --cpus-per-gpu C its CPUs (C a GPU, instead of -c's), --mem-per-gpu M its memory (M a GPU).
+void JobMaker::gpus_per_node(double tasks, Shape& s) const {
+  Options& o = s.o;
+  if (!o.why.empty()) return;
+  if (!o.gpus_per_task.empty()) {
+    const std::vector<std::string> p = split(o.gpus_per_task, ':');
+    try {
+      const double n = count_of("gpus-per-task", p.empty() ? "" : p.back());
+      if (p.size() > 2) throw std::invalid_argument("Invalid generic resource (gres) specification");
+      read_gres("gpus-per-node", (p.size() == 2 ? p[0] + ":" : "") + fmt::format("{}", n * tasks), a_, o);
+    } catch (const std::invalid_argument& e) {
+      o.why = e.what();
+      return;
+    }
+  }
+  const auto g = o.gres.find("gres/gpu");
+  const double gpus = g == o.gres.end() ? 0 : g->second;
+  if ((o.cpus_per_gpu > 0 || o.mem_per_gpu >= 0) && gpus == 0 && o.no_such_type.empty()) {
+    o.why = "--cpus-per-gpu or --mem-per-gpu without GPUs";
+    return;
+  }
+  if (o.cpus_per_gpu > 0) s.cpus = o.cpus_per_gpu * gpus;
+  if (o.mem_per_gpu >= 0) o.mem = o.mem_per_gpu * gpus;
 }
 
 // What Slurm's submit asks of a job (seen in slurmctld 22.05.8: datasets/slurm/c100-submit-slurm.tsv): for a
@@ -305,7 +350,7 @@ EverCheck JobMaker::submit_check(const SbatchJob& sj, const Shape& s) const {
   for (const auto& [opt, v] : sj.options)
     if (opt == "hold") return EverCheck::None;
   if (s.spread) return EverCheck::Eligible;
-  if (s.o.ntasks > 1 && !s.o.nodes_given) return EverCheck::None;
+  if (s.o.ntasks > 1 && !s.o.nodes_given && s.o.per_node == 0) return EverCheck::None;
   return EverCheck::Placed;
 }
 

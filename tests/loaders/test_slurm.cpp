@@ -159,6 +159,34 @@ TEST(SlurmCluster100, EligibleNodesAndVerdictsAreRealSlurms) {
   EXPECT_LT(partial, as.size() / 4) << "most requests compare exactly";
 }
 
+// The per-GPU options (datasets/slurm/c100-gpus-answers.tsv: sbatch --test-only -N1-100, every node that
+// could run the job): --gpus-per-node=[TYPE:]N as --gres, --cpus-per-gpu C and --mem-per-gpu M as C and M
+// a GPU on each node (`--gpus-per-node=2 --cpus-per-gpu=16`: nodes of 2 GPUs and 32 CPUs).
+TEST(SlurmCluster100, GpuOptionsAsSlurmCountsThem) {
+  std::ifstream in(kData + "c100-gpus-answers.tsv");
+  std::vector<Answer> as;
+  for (std::string line; std::getline(in, line);) {
+    const size_t a = line.find('\t'), b = line.find('\t', a + 1);
+    as.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+  }
+  ASSERT_EQ(as.size(), 15u);
+  std::string jobs;
+  for (const Answer& a : as) jobs += a.request + "\n";
+  const loaders::Dataset ds = load_lines("gpus", jobs);
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  for (uint32_t j = 0; j < as.size(); ++j) {
+    SCOPED_TRACE(as[j].request + " (Slurm: " + as[j].verdict + ")");
+    if (as[j].verdict != "ok") {
+      EXPECT_NE(why_rejected(ds, j).find("Requested node configuration is not available"), std::string::npos);
+      continue;
+    }
+    ASSERT_FALSE(ds.jobs.rejected(j)) << why_rejected(ds, j);
+    std::set<std::string> got;
+    for (uint32_t t : m.eligible[m.categories.of_job[j]].eligible.to_vector()) got.insert(ds.taskers.names[t]);
+    EXPECT_EQ(got, split(as[j].nodes));
+  }
+}
+
 // The same requests on 10,000 nodes (bench/peers/slurm_oracle.sh setup 10000): Slurm's answers are kept
 // as the number of nodes and the FNV-1a hash of their sorted names (bench/peers/slurm_digest.py).
 TEST(SlurmCluster10k, EligibleNodesAndVerdictsAreRealSlurms) {
@@ -712,6 +740,28 @@ TEST(SlurmJobs, ABadPriorityTierIsRefusedWithItsLine) {
 TEST(SlurmMainPass, MatchingOrGivesEveryNodeOneChoice) {
   EXPECT_EQ(expect_main_pass("c100-matching-or.jobs", "c100-matching-or-slurm.tsv", "c100@builtin"),
             (Outcomes{{"started", 32}, {"refused at submit", 2}}));
+}
+
+// -n with --ntasks-per-node and no -N, and GPUs per task (datasets/slurm/c100-tasks-per-node.jobs,
+// sched/builtin; scontrol show job -d): `-n 8 --ntasks-per-node=2` ran on 4 nodes of 2 CPUs, `-n 5
+// --ntasks-per-node=2` on 3 nodes of 2 (6 tasks: Slurm rounds up), `-N 1 -n 3 --gpus-per-task=1` on an a100
+// node (3 GPUs), `--gpus-per-node=2 --cpus-per-gpu=16 --mem-per-gpu=1000` took 32 CPUs and 2000 MiB.
+TEST(SlurmMainPass, TasksPerNodeAndGpusPerTaskAsSlurmCountsThem) {
+  // apart: job 5 (`-N 2 --ntasks-per-node=2 --gpus-per-task=1 -c 2`), two GPUs a node: Slurm took two a100
+  // nodes of 4 GPUs (n060, n090), colmatch two v100 nodes of 2 (n015, n045), all of weight 1; how cons_tres
+  // weighs a node's GPUs for --gpus-per-task is not modelled
+  EXPECT_EQ(expect_main_pass("c100-tasks-per-node.jobs", "c100-tasks-per-node-slurm.tsv", "c100@builtin", {"5"}),
+            (Outcomes{{"started", 6}, {"apart", 1}}));
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", kData + "c100-tasks-per-node.jobs");
+  const size_t cpus = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("cpus")));
+  const size_t mem = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("mem")));
+  const size_t gpu = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("gres/gpu")));
+  EXPECT_EQ(ds.jobs.slots[0], 4u);
+  EXPECT_EQ(ds.jobs.amount.at(cpus, 0), 2.0);
+  EXPECT_EQ(ds.jobs.slots[2], 3u);
+  EXPECT_EQ(ds.jobs.amount.at(gpu, 3), 3.0);
+  EXPECT_EQ(ds.jobs.amount.at(cpus, 5), 32.0);
+  EXPECT_EQ(ds.jobs.amount.at(mem, 5), 2000.0 * 1024 * 1024);
 }
 
 // A matching OR of groups (datasets/slurm/c100-groups.jobs, sched/builtin): each choice in parentheses is
