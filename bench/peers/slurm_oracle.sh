@@ -28,6 +28,10 @@ stop() {
     kill "$(cat "$pidf")"
     while kill -0 "$(cat "$pidf")" 2>/dev/null; do sleep 0.2; done
   fi
+  # (a controller whose pid file is gone: found by its command line, not slurm_run.sh's)
+  if pkill -xf "slurmctld -c" 2>/dev/null; then
+    while pgrep -xf "slurmctld -c" >/dev/null; do sleep 0.2; done
+  fi
 }
 
 setup() {

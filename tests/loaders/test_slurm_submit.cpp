@@ -14,13 +14,14 @@
 
 #include "engine/batch/matcher.hpp"
 #include "loaders/slurm.hpp"
+#include "tests/loaders/slurm_test_data.hpp"
 
 using namespace colmatch;
+using namespace colmatch::slurm_test;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/";
 constexpr const char* kUnavailable = "Requested node configuration is not available";
 
 struct Verdict {
@@ -33,10 +34,6 @@ std::vector<Verdict> verdicts(const std::string& name) {
   for (std::string line; std::getline(in, line);)
     out.push_back({line.substr(0, line.find('\t')), line.substr(line.find('\t') + 1)});
   return out;
-}
-
-std::string why_rejected(const loaders::Dataset& ds, uint32_t j) {
-  return ds.jobs.rejected(j) ? ds.jobs.reject_reason[ds.jobs.reject[j]] : std::string();
 }
 
 // The lines of `jobs` loaded on `dump`, job by job against `answers`: an accepted line is a job that is

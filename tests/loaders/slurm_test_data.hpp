@@ -1,0 +1,49 @@
+// What the Slurm tests share (tests/loaders/test_slurm*.cpp): where the oracle's data is, a temporary file of
+// job lines, why a job was rejected, and Slurm's host lists as sets.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "loaders/dataset.hpp"
+#include "loaders/slurm.hpp"
+#include "loaders/slurm_text.hpp"
+
+namespace colmatch::slurm_test {
+
+/// datasets/slurm/ (what bench/peers/slurm_oracle.sh and slurm_run.sh recorded; its README says how).
+inline const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/slurm/";
+
+/// A temporary file holding `text`, named after this process and `name`; the caller removes it.
+inline std::string temp_file(const std::string& name, const std::string& text) {
+  const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("colmatch-slurm-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+/// The c100 cluster with the jobs of `lines` (sbatch options, one job a line).
+inline loaders::Dataset load_lines(const std::string& name, const std::string& lines) {
+  const std::string p = temp_file(name, lines);
+  loaders::Dataset ds = loaders::load_slurm(kData + "c100", p);
+  std::filesystem::remove(p);
+  return ds;
+}
+
+/// Why job j was rejected ("" when it was not).
+inline std::string why_rejected(const loaders::Dataset& ds, uint32_t j) {
+  return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]];
+}
+
+/// Slurm's host list as the oracle recorded it (`n[001-003,010]`; "-" for none).
+inline std::set<std::string> split(const std::string& s) {
+  if (s == "-") return {};
+  const auto names = loaders::slurm::expand_hostlist(s);
+  return {names.begin(), names.end()};
+}
+
+}  // namespace colmatch::slurm_test

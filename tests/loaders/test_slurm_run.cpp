@@ -1,0 +1,60 @@
+// Slurm's own timeline (issue 48): a workload real Slurm ran on 16 virtual nodes (bench/peers/slurm_run.sh,
+// slurmctld and 16 slurmd of Debian 12's 22.05.8, FIFO under sched/backfill; datasets/slurm/run16-fifo), its
+// records as sacct prints them, replayed by `simulate --format slurm --accounting`. How close the replay's
+// starts come to Slurm's is measured by bench/peers/slurm_compare.py (docs/formats/slurm.md), not asserted.
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/schedule/simulation.hpp"
+#include "loaders/slurm.hpp"
+#include "tests/loaders/slurm_test_data.hpp"
+
+using namespace colmatch;
+using namespace colmatch::slurm_test;
+
+// Every job Slurm ran is a job of the replay, with the request Slurm recorded: `-N 2 --ntasks-per-node=2
+// -c 1 --mem=1000` two slots of 2 CPUs and 1000 MiB (sacct's ReqMem, 2000M, is the job's), and each
+// starts in the replay.
+TEST(SlurmRun, AReplayOfSlurmsTimelineRunsEveryJobAsAsked) {
+  const std::string run = kData + "run16-fifo/";
+  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+  ASSERT_EQ(ds.jobs.size(), 150u);
+  ASSERT_EQ(ds.taskers.size(), 16u);
+  std::map<std::string, std::string> asked;  // Slurm's job id -> the options it was submitted with
+  std::ifstream in(run + "workload.txt");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    std::string id, offset, runtime, options;
+    std::getline(f, id, '\t');
+    std::getline(f, offset, '\t');
+    std::getline(f, runtime, '\t');
+    std::getline(f, options);
+    asked[id] = options;
+  }
+  const size_t cpus = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("cpus")));
+  const size_t mem = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("mem")));
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    const std::string id(ds.jobs.id[j]);
+    SCOPED_TRACE(id + ": " + asked[id]);
+    ASSERT_FALSE(ds.jobs.rejected(j)) << why_rejected(ds, j);
+    // the options as the workload wrote them: -n 1 -c C --mem=M, or -N K --ntasks-per-node=P -c C --mem=M
+    std::istringstream o(asked[id]);
+    double nodes = 1, per_node = 1, c = 1, m = 0;
+    for (std::string w; o >> w;) {
+      if (w == "-N") o >> nodes;
+      else if (w == "-c") o >> c;
+      else if (w.rfind("--ntasks-per-node=", 0) == 0) per_node = std::stod(w.substr(18));
+      else if (w.rfind("--mem=", 0) == 0) m = std::stod(w.substr(6));
+    }
+    EXPECT_EQ(ds.jobs.slots[j], nodes);
+    EXPECT_EQ(ds.jobs.amount.at(cpus, j), per_node * c);
+    EXPECT_EQ(ds.jobs.amount.at(mem, j), m * 1024 * 1024);
+  }
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) EXPECT_FALSE(std::isnan(r.start[j])) << ds.jobs.id[j];
+}
