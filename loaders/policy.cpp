@@ -178,6 +178,14 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       const auto* v = node.as_boolean();
       if (v == nullptr) bad(path, node, key, "expected true or false");
       policy.compression = v->get();
+    } else if (key == "backfill_interval") {
+      const auto v = node.value<double>();
+      if (!v || !(*v >= 0) || !(*v <= 1e9)) bad(path, node, key, "expected seconds from 0 to 1e9");
+      policy.backfill_interval = *v;
+    } else if (key == "backfill_phase") {
+      const auto v = node.value<double>();
+      if (!v || !std::isfinite(*v)) bad(path, node, key, "expected seconds");
+      policy.backfill_phase = *v;
     } else if (key == "resource_availability") {
       const std::string v = text(path, node, key);
       if (v == "dedicated") policy.availability = ResourceAvailability::Dedicated;

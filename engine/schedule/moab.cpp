@@ -53,6 +53,16 @@ uint64_t MoabScheduler::queued() const {
   return static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_;
 }
 
+// backfill_interval: a backfill cycle when its time comes while jobs wait, though nothing happens then.
+double MoabScheduler::next_wake() const {
+  // (not when nothing happened since the last: it would start nothing more, and jobs that never fit
+  // would wake the loop for ever)
+  if (w_.policy.backfill_interval <= 0 || w_.policy.backfill == BackfillPolicy::None || queued() == 0 ||
+      !std::isfinite(next_backfill_) || !since_backfill_)
+    return std::numeric_limits<double>::infinity();
+  return next_backfill_;
+}
+
 void MoabScheduler::submitted(uint32_t j, double t) {
   if (static_order_) {
     queued_set_.insert(wq_->rank(j));
@@ -179,6 +189,22 @@ uint32_t MoabScheduler::next_ready(size_t r) {
 }
 
 void MoabScheduler::cycle(double t, bool last) {
+  if (w_.policy.backfill_interval > 0 && w_.policy.backfill != BackfillPolicy::None) {
+    // Slurm: backfill every bf_interval, its plan made afresh (none kept); the main pass between
+    const double bi = w_.policy.backfill_interval, phase = w_.policy.backfill_phase;
+    if (!std::isfinite(next_backfill_)) next_backfill_ = phase + std::ceil((t - phase) / bi) * bi;  // the first
+    strict_ = t < next_backfill_;
+    since_backfill_ = strict_;  // a main pass since the last backfill: the next one may start more
+    if (!strict_) {
+      next_backfill_ = phase + (std::floor((t - phase) / bi) + 1) * bi;
+      std::vector<uint32_t> booked;
+      reservations_.booked_jobs(booked);
+      for (const uint32_t j : booked) drop_reservation(j);
+    }
+    cycle_full(t);
+    strict_ = false;
+    return;
+  }
   if (static_order_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
   // the fast cycle over a book when every waiting job holds a reservation (conservative), or when the
   // book is pooled: otherwise, with a finite depth, most waiting jobs hold none and every one is visited
@@ -226,7 +252,7 @@ void MoabScheduler::cycle_full(double t) {
   }
   if (std::exchange(compress_due_, false))
     for (const auto& [prio, j] : ready_) compress(j, t);  // in priority order
-  const bool started = w_.policy.depth() > 1 ? pass_with_book(t) : pass(t);
+  const bool started = w_.policy.depth() > 1 && !strict_ ? pass_with_book(t) : pass(t);
   if (started && !static_order_) std::erase_if(queued_, [&](uint32_t j) { return res.reason[j] == SimReason::None; });
   w_.end_cycle(t, t0, queued());
 }
@@ -236,7 +262,7 @@ void MoabScheduler::cycle_full(double t) {
 // made again in each cycle. Returns whether a job started.
 bool MoabScheduler::pass(double t) {
   SimResult& res = w_.res;
-  const BackfillPolicy backfill = w_.policy.backfill;
+  const BackfillPolicy backfill = strict_ ? BackfillPolicy::None : w_.policy.backfill;
   bool blocked = false, started = false;
   const Reservation* r = &reservations_.none();
   std::vector<Allocation>& trial = w_.trial;

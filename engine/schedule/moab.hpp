@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -44,6 +45,7 @@ class MoabScheduler final : public Scheduler {
   void tasker_changed(uint32_t x) override { reservations_.tasker_changed(x); }
   void cycle(double t, bool last) override;
   uint64_t queued() const override;
+  double next_wake() const override;
 
  private:
   // Why a waiting job is out of the ready queue (static order) until the event that can change it: its
@@ -95,6 +97,9 @@ class MoabScheduler final : public Scheduler {
   RankSet visible_set_;           // static order: those a full cycle visits (not waiting for a dependency)
   RankSet unbooked_;              // static order, conservative: ready jobs holding no reservation
   bool compress_due_ = false;     // a job ended before its walltime: the next cycle compresses the book
+  double next_backfill_ = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
+  bool strict_ = false;                   // backfill_interval: this cycle is the main pass (no backfill)
+  bool since_backfill_ = false;           // backfill_interval: a main pass ran since the last backfill cycle
   std::vector<uint32_t> compress_order_;  // cycle_book_fast: the booked jobs' ranks
   RankSet due_;                   // static order, conservative: ready jobs whose reservation's time has come
   std::vector<uint32_t> early_;   // cycle_book_fast on a pooled book: the early source's ranks

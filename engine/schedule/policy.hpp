@@ -166,6 +166,14 @@ struct SimConfig {
   /// conservative replay > 120 s against 6 s): a reservation stays where it was made until its job
   /// starts (never later either way), though its job may start earlier.
   bool compression = false;
+  /// Slurm's bf_interval (seconds; 0, the default: backfill in every cycle): backfill runs only in the
+  /// cycles `backfill_interval` apart, each planning its reservations afresh and keeping none; the cycles
+  /// between them are Slurm's main pass, in strict priority order (the first job that cannot start
+  /// stops it). With backfill = "none" it is not read.
+  double backfill_interval = 0;
+  /// The backfill cycles come at times phase + k x backfill_interval (seconds since the epoch, as the jobs'
+  /// times): Slurm's backfill thread runs every bf_interval from when slurmctld started.
+  double backfill_phase = 0;
   ResourceAvailability availability = ResourceAvailability::Dedicated;
   PriorityWeights weights;
   std::vector<Throttle> throttles;

@@ -20,7 +20,7 @@ SimResult run(SimWorld& w, Scheduler& policy, const SimProgress& progress) {
   size_t next = 0;  // next arrival
   double last_cycle = -std::numeric_limits<double>::infinity();
   while (true) {
-    const double event = w.next_event(next);
+    const double event = std::min(w.next_event(next), policy.next_wake());
     if (!std::isfinite(event)) break;
     double t = event;
     if (p.interval > 0) {  // the first multiple of the interval at or after the event

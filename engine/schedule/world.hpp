@@ -189,6 +189,9 @@ class Scheduler {
   virtual void cycle(double t, bool last) = 0;
   /// The jobs waiting now (submitted, not started), for the timeline.
   virtual uint64_t queued() const = 0;
+  /// A time the policy wants a cycle at though nothing happens then (+inf: none): the event loop takes
+  /// the earlier of it and the next event.
+  virtual double next_wake() const { return std::numeric_limits<double>::infinity(); }
 };
 
 template <class F>

@@ -257,6 +257,13 @@ struct Sim {
       if (next_farm < farm.events.size()) t = std::min(t, farm.events[next_farm].time);
       for (const double w : wake_times)
         if (w > last) t = std::min(t, w);
+      // backfill_interval (Slurm's bf_interval): a backfill cycle when its time comes while a job waits
+      if (slurm_backfill() && std::isfinite(next_bf) && since_bf)
+        for (uint32_t j = 0; j < n; ++j)
+          if (submitted[j] && std::isnan(out.start[j]) && !jobs.rejected(j)) {
+            t = std::min(t, next_bf);
+            break;
+          }
       if (!std::isfinite(t)) break;
       if (pol.interval > 0) t = std::max(std::ceil(t / pol.interval) * pol.interval, last + pol.interval);
       if (pol.min_interval > 0) t = std::max(t, last + pol.min_interval);
@@ -337,7 +344,21 @@ struct Sim {
       ready.emplace_back(-prio, jobs.submit[j], j);
     }
     std::sort(ready.begin(), ready.end());
-    if (pol.depth() > 1) {
+    // backfill_interval: backfill only in the cycles at phase + k x interval, each planning afresh (no
+    // reservation kept); the others are Slurm's main pass in strict order
+    bool strict = false;
+    if (slurm_backfill()) {
+      const double bi = pol.backfill_interval, ph = pol.backfill_phase;
+      if (!std::isfinite(next_bf)) next_bf = ph + std::ceil((t - ph) / bi) * bi;
+      strict = t < next_bf;
+      since_bf = strict;
+      if (!strict) {
+        next_bf = ph + (std::floor((t - ph) / bi) + 1) * bi;
+        kept.clear();
+      }
+    }
+    const BackfillPolicy backfill = strict ? BackfillPolicy::None : pol.backfill;
+    if (pol.depth() > 1 && !strict) {
       cycle_with_book(t, ready, running);
       return;
     }
@@ -349,7 +370,7 @@ struct Sim {
         out.reason[j] = SimReason::Throttled;
         continue;
       }
-      if (blocked && pol.backfill == BackfillPolicy::None) {
+      if (blocked && backfill == BackfillPolicy::None) {
         out.reason[j] = SimReason::Blocked;
         continue;
       }
@@ -363,7 +384,7 @@ struct Sim {
         out.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
         if (!blocked) {
           blocked = true;
-          if (pol.backfill == BackfillPolicy::Easy) reserved = reserve(j, running, {}, only);
+          if (backfill == BackfillPolicy::Easy) reserved = reserve(j, running, {}, only);
         }
         continue;
       }
@@ -377,7 +398,7 @@ struct Sim {
         }
         only.at = std::move(then);
       }
-      begin(j, t, pl, std::move(trial), running, pol.backfill == BackfillPolicy::Greedy ? blocked : reserved);
+      begin(j, t, pl, std::move(trial), running, backfill == BackfillPolicy::Greedy ? blocked : reserved);
     }
   }
 
@@ -845,6 +866,9 @@ struct Sim {
     return true;
   }
   bool compress_due = false;  // a job ended before its walltime since the last cycle (compression)
+  double next_bf = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
+  bool since_bf = false;  // a main pass since the last backfill cycle (else the next one would start nothing)
+  bool slurm_backfill() const { return pol.backfill_interval > 0 && pol.backfill != BackfillPolicy::None; }
 };
 
 }  // namespace

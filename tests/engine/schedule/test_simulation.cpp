@@ -408,6 +408,32 @@ TEST(Simulation, PollingIntervalDelaysStartsToCycleTimes) {
   EXPECT_EQ(r.start[1], 120) << "a ends at 70; the next cycle is at 120";
 }
 
+// Slurm's bf_interval (SimConfig::backfill_interval): backfill runs only in the cycles at phase + k x
+// interval; the others are the main pass in strict order. `c` (one slot, ten seconds) fits beside the
+// running `a` and ends long before the reservation of `b` (four slots): EASY in every cycle starts it at its
+// submit (2), backfill every 30 s at the next backfill cycle (30; with phase 5, at 5). A job larger than the
+// farm waits for ever without waking the loop (nothing changes between backfill cycles: the run ends).
+TEST(Simulation, BackfillOnlyEveryBackfillInterval) {
+  const Farm f({4});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .slots = 3},
+                                      {.id = "b", .submit = 1, .runtime = 10, .slots = 4},
+                                      {.id = "c", .submit = 2, .runtime = 10, .walltime = 10},
+                                      {.id = "huge", .submit = 3, .slots = 8}});
+  for (const auto backfill : {BackfillPolicy::Easy, BackfillPolicy::Conservative}) {
+    SCOPED_TRACE(backfill == BackfillPolicy::Easy ? "easy" : "conservative");
+    SimConfig pol;
+    pol.backfill = backfill;
+    EXPECT_EQ(run(f, jobs, pol).start[2], 2) << "backfill in every cycle";
+    pol.backfill_interval = 30;
+    const auto r = run(f, jobs, pol);
+    EXPECT_EQ(r.start[2], 30) << "the next backfill cycle after its submit";
+    EXPECT_EQ(r.start[1], 100);
+    EXPECT_TRUE(std::isnan(r.start[3]));
+    pol.backfill_phase = 5;
+    EXPECT_EQ(run(f, jobs, pol).start[2], 5);
+  }
+}
+
 // Every cycle is at or after the event that calls it: 32529 / 0.7 rounds to exactly 46470, whose multiple
 // 46470 x 0.7 = 32528.999999999996 is before the submit; the cycle is the next multiple, and no cycle is
 // spent before the job exists (the job's start cycle and its end's: two).
@@ -616,7 +642,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   base.backfill = kinds[combo / 5];
   if (combo / 5 == 4) base.reservation_depth = 3;
   size_t started = 0, waited = 0, backfilled = 0, throttled = 0, fast_cycles = 0, with_farm_events = 0,
-         with_utilized = 0;
+         with_utilized = 0, with_bf_interval = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7919ULL * static_cast<uint64_t>(combo) + static_cast<uint64_t>(i);
     std::mt19937_64 rng(seed);
@@ -655,6 +681,13 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       pol.credential_priorities.push_back({CredentialKind::User, "u1", static_cast<double>(rng() % 2)});
       if (rng() % 2) pol.throttles.push_back({CredentialKind::QoS, "high", 1 + rng() % 2, kInf});
     }
+    // Slurm's bf_interval: backfill only every few seconds (no draw), in runs with credential limits (their
+    // cycles are full ones under conservative anyway, as every backfill_interval run's are)
+    if (!pol.throttles.empty() && seed % 3 == 0) {
+      pol.backfill_interval = static_cast<double>(1 + seed % 7);
+      pol.backfill_phase = static_cast<double>(seed % 5);
+      with_bf_interval += base.backfill != BackfillPolicy::None;
+    }
     FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
     with_farm_events += !farm.events.empty();
     with_utilized += random_utilization(ds, farm, pol, seed);
@@ -691,6 +724,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
   EXPECT_GT(with_utilized, 30u) << "utilized and combined availability in some runs";
   if (base.backfill != BackfillPolicy::None) {
     EXPECT_GT(backfilled, 5u) << "backfill starts some jobs ahead of a waiting one";
+    EXPECT_GE(with_bf_interval, 10u) << "backfill only every backfill_interval in some runs";
   }
 }
 
