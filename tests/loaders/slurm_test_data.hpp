@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "loaders/dataset.hpp"
 #include "loaders/slurm.hpp"
@@ -37,6 +38,19 @@ inline loaders::Dataset load_lines(const std::string& name, const std::string& l
 /// Why job j was rejected ("" when it was not).
 inline std::string why_rejected(const loaders::Dataset& ds, uint32_t j) {
   return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]];
+}
+
+/// The tab-separated fields of `line`, `n` of them (the last takes the rest of the line; missing ones empty).
+inline std::vector<std::string> tsv_fields(const std::string& line, size_t n) {
+  std::vector<std::string> out(n);
+  size_t b = 0;
+  for (size_t i = 0; i < n && b <= line.size(); ++i) {
+    const size_t e = i + 1 == n ? std::string::npos : line.find('\t', b);
+    out[i] = line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
 }
 
 /// Slurm's host list as the oracle recorded it (`n[001-003,010]`; "-" for none).

@@ -97,12 +97,9 @@ Outcomes expect_main_pass(const std::string& jobs, const std::string& answers, c
   std::ifstream in(kData + answers);
   Outcomes outcomes;
   for (std::string line; std::getline(in, line);) {
-    std::istringstream f(line);
-    std::string id, state, node, reason;
-    std::getline(f, id, '\t');
-    std::getline(f, state, '\t');
-    std::getline(f, node, '\t');
-    std::getline(f, reason);
+    const std::vector<std::string> f = tsv_fields(line, 4);
+    std::string id = f[0], reason = f[3];
+    const std::string &state = f[1], &node = f[2];
     if (apart.count(id)) {
       ++outcomes["apart"];
       continue;

@@ -28,13 +28,8 @@ TEST(SlurmRun, AReplayOfSlurmsTimelineRunsEveryJobAsAsked) {
   std::map<std::string, std::string> asked;  // Slurm's job id -> the options it was submitted with
   std::ifstream in(run + "workload.txt");
   for (std::string line; std::getline(in, line);) {
-    std::istringstream f(line);
-    std::string id, offset, runtime, options;
-    std::getline(f, id, '\t');
-    std::getline(f, offset, '\t');
-    std::getline(f, runtime, '\t');
-    std::getline(f, options);
-    asked[id] = options;
+    const std::vector<std::string> f = tsv_fields(line, 4);  // id, offset, run time, options
+    asked[f[0]] = f[3];
   }
   const size_t cpus = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("cpus")));
   const size_t mem = static_cast<size_t>(ds.catalog.consumable_slot(*ds.catalog.find("mem")));
