@@ -83,16 +83,38 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
   cap_.begin(ledger_);
   may_pass_ = false;
   never_ = false;
-  const bool ok = !cats_.node_picks_of(c).empty() ? place_picks(j, c, out)
-                  : cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
-                      ? place_consecutive(j, c, out)
-                  : slurm_tasks(c, policy) ? place_tasks(j, c, out)
-                  : spreads(cats_.rule[c]) ? place_fill_up(j, c, out)
-                  : cats_.chooses(c)       ? place_choice(j, c, policy, out)
-                                           : place_pe_slots(j, c, policy, out);
+  bool ok = false;
+  switch (method(c, policy)) {
+    case PlacementMethod::NodePicks: ok = place_picks(j, c, out); break;
+    case PlacementMethod::Consecutive: ok = place_consecutive(j, c, out); break;
+    case PlacementMethod::SlurmTasks: ok = place_tasks(j, c, out); break;
+    case PlacementMethod::FillUp: ok = place_fill_up(j, c, out); break;
+    case PlacementMethod::Choice: ok = place_choice(j, c, policy, out); break;
+    case PlacementMethod::PeSlots: ok = place_pe_slots(j, c, policy, out); break;
+  }
   if (!ok) cap_.rollback(ledger_);
   else ++placements_;
   return ok;
+}
+
+PlacementMethod Placer::method(uint32_t c, AllocationPolicy policy) {
+  if (policy != methods_policy_) {
+    methods_.assign(methods_.size(), 0);
+    methods_policy_ = policy;
+  }
+  if (methods_.size() <= c) methods_.resize(cats_.size() > c ? cats_.size() : c + 1, 0);
+  if (methods_[c] == 0) {
+    const PlacementMethod m =
+        !cats_.node_picks_of(c).empty() ? PlacementMethod::NodePicks
+        : cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
+            ? PlacementMethod::Consecutive
+        : slurm_tasks(c, policy) ? PlacementMethod::SlurmTasks
+        : spreads(cats_.rule[c]) ? PlacementMethod::FillUp
+        : cats_.chooses(c)       ? PlacementMethod::Choice
+                                 : PlacementMethod::PeSlots;
+    methods_[c] = static_cast<uint8_t>(static_cast<uint8_t>(m) + 1);
+  }
+  return static_cast<PlacementMethod>(methods_[c] - 1);
 }
 
 bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
@@ -184,46 +206,14 @@ size_t Placer::find_pe_slots(uint32_t c, AllocationPolicy policy, double& key_ou
   for (size_t v = 0; v < tiers.size() && t >= universe; ++v) {
     const kernels::TaskerSet& tier = tiers[v];
     if (policy == AllocationPolicy::GreatestPower) {
-      size_t x = tier.next(cursor(c, v));
-      while (x < universe) {
-        if (cap_.block_full(ch, x >> 6)) {
-          x = tier.next(((x >> 6) + 1) << 6);
-          continue;
-        }
-        if (cap_.fits(ch, static_cast<uint32_t>(x))) break;
-        x = tier.next(x + 1);
-      }
-      cursor(c, v) = x;
-      t = x;
-      key_out = static_cast<double>(x);
-      continue;
-    }
-    if (policy == AllocationPolicy::ConsecutiveBestFit) {
+      t = pick_in_rank_order(c, v, tier, ch);
+      key_out = static_cast<double>(t);
+    } else if (policy == AllocationPolicy::ConsecutiveBestFit) {
       t = consecutive_best_fit(c, tier, ch);
       key_out = static_cast<double>(t);
-      continue;
+    } else {
+      t = pick_scored(tier, ch, policy, key_out);
     }
-    double best = 0;
-    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
-      if (cap_.block_full(ch, x >> 6)) {
-        x = (((x >> 6) + 1) << 6) - 1;
-        continue;
-      }
-      const auto tx = static_cast<uint32_t>(x);
-      if (!cap_.fits(ch, tx)) continue;
-      double key = 0;
-      if (policy == AllocationPolicy::FirstAvailable) {
-        key = taskers_.input_index[x];
-      } else {
-        for (const Charge& q : ch) key += (cap_.available(q.k, tx) - q.amount) / q.amount;
-        if (policy == AllocationPolicy::WorstFit) key = -key;
-      }
-      if (t >= universe || key < best) {
-        t = x;
-        best = key;
-      }
-    }
-    key_out = best;
   }
   return t;
 }

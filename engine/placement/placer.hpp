@@ -102,6 +102,12 @@ class PreferenceTiers {
   const CategoryEligibility& e_;
 };
 
+/// How the jobs of a category are placed, chosen once per category and allocation policy (Placer::try_place):
+/// Slurm's node picks (a count of nodes with a feature, or named nodes, first), Slurm's K nodes of a job
+/// (consecutive best fit, one soft tier), Slurm's tasks spread over nodes, $fill_up (Grid Engine), a choice
+/// among solutions (Altair Accelerator), or all slots on one tasker ($pe_slots) by the policy's node choice.
+enum class PlacementMethod : uint8_t { NodePicks, Consecutive, SlurmTasks, FillUp, Choice, PeSlots };
+
 /// Places one job at a time on taskers, taking its charges from a Capacity: the one placement code of
 /// the batch dispatch and of the simulator.
 class Placer {
@@ -233,11 +239,21 @@ class Placer {
   }
   // instances() for any category: every term, each pool level, a master's per-job charges.
   uint32_t instances_of_terms(uint32_t c, uint32_t t, bool master, uint32_t want) const;
+  // Category c's placement method under `policy`, kept per category (for the last policy asked).
+  PlacementMethod method(uint32_t c, AllocationPolicy policy);
   bool place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
   bool place_choice(uint32_t j, uint32_t c, AllocationPolicy policy, std::vector<Allocation>& out);
   // The tasker a $pe_slots job of category c would get (universe if none), moving its cursors; `key`:
   // its preference key (lower is better) among those of other categories under the same policy.
   size_t find_pe_slots(uint32_t c, AllocationPolicy policy, double& key);
+  // The node choices find_pe_slots makes within one tier, one file each: the first tasker with room in rank
+  // order from the category's cursor v (greatest_power.cpp: Accelerator's greatest power, Moab's
+  // PRIORITY); the lowest key over every tasker with room (scored_fit.cpp: FirstAvailable by input order,
+  // BestFit / WorstFit by the room left, Moab's FIRSTAVAILABLE, MINRESOURCE, MAXBALANCE-like); Slurm's
+  // consecutive best fit (slurm_node_choice.cpp, below). Each returns universe when no tasker of the tier has room.
+  size_t pick_in_rank_order(uint32_t c, size_t v, const kernels::TaskerSet& tier, const std::vector<Charge>& ch);
+  size_t pick_scored(const kernels::TaskerSet& tier, const std::vector<Charge>& ch, AllocationPolicy policy,
+                     double& key) const;
   // Rows prev < x are adjacent in Slurm's node table: adjacent rows and input indices, one power.
   bool adjacent(size_t prev, size_t x) const noexcept;
   // What tasker t offers a job of category c in units of the fit consumable: its free amount, or with a
@@ -291,6 +307,8 @@ class Placer {
   const std::vector<std::vector<uint32_t>>& room_filter_;
   const std::vector<Tables::Term>& single_;
   size_t scratch_cursor_ = 0;
+  std::vector<uint8_t> methods_;  // per category: PlacementMethod + 1 (0: not chosen yet) for methods_policy_
+  AllocationPolicy methods_policy_ = AllocationPolicy::GreatestPower;
   size_t fit_ = 0, fit_limit_ = SIZE_MAX;
   bool may_pass_ = false;                            // see failure_may_pass()
   bool never_ = false;                               // see failure_never()
