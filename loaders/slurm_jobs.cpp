@@ -147,7 +147,7 @@ struct Shape {
   bool all_memory = false, spread = false, picks = false;
   double cpus = 0;  // per node
   std::vector<std::string> clauses;
-  size_t scheduled_at = 0;  // where the scheduled constraint's clause is (for --prefer's fallback)
+  size_t scheduled_at = 0;   // where the scheduled constraint's clause is (for --prefer's fallback)
   bool over_limits = false;  // every partition of it is one whose MaxTime or MaxNodes it passes
 };
 
