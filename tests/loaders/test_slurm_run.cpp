@@ -7,11 +7,14 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "engine/schedule/simulation.hpp"
 #include "loaders/slurm.hpp"
+#include "loaders/slurm_text.hpp"
 #include "tests/loaders/slurm_test_data.hpp"
 
 using namespace colmatch;
@@ -52,4 +55,52 @@ TEST(SlurmRun, AReplayOfSlurmsTimelineRunsEveryJobAsAsked) {
   }
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) EXPECT_FALSE(std::isnan(r.start[j])) << ds.jobs.id[j];
+}
+
+// The replay with Slurm's bf_interval (SimConfig::backfill_interval 10 s, its backfill cycles at seconds
+// ending in 3, as they came in that run) against the run itself: the mean wait within 5% of Slurm's (the
+// issue's target), and at least as many starts within 5 s of Slurm's as a second run of Slurm on the same
+// workload had with the first (48.7%: docs/formats/slurm.md). Backfill in every cycle (EASY) is not that
+// close: its mean wait is 27% short.
+TEST(SlurmRun, ReplayWithSlurmsBackfillIntervalWaitsAsSlurmDid) {
+  const std::string run = kData + "run16-fifo/";
+  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+  std::map<std::string, std::pair<double, double>> real;  // job -> (submit, start), from sacct
+  std::ifstream in(run + "sacct.txt");
+  std::string line;
+  std::getline(in, line);  // JobIDRaw|Submit|Start|...
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    for (size_t b = 0, e; b <= line.size(); b = e + 1) {
+      e = line.find('|', b);
+      if (e == std::string::npos) e = line.size();
+      f.push_back(line.substr(b, e - b));
+    }
+    real[f[0]] = {loaders::slurm::parse_slurm_date(f[1]), loaders::slurm::parse_slurm_date(f[2])};
+  }
+  ASSERT_EQ(real.size(), ds.jobs.size());
+  auto agreement = [&](const SimConfig& pol, double& wait_ratio) {
+    const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active());
+    double ours = 0, theirs = 0;
+    size_t close = 0;
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      const auto& [submit, start] = real.at(std::string(ds.jobs.id[j]));
+      theirs += start - submit;
+      ours += r.start[j] - submit;
+      close += std::abs(r.start[j] - start) <= 5;
+    }
+    wait_ratio = ours / theirs;
+    return static_cast<double>(close) / static_cast<double>(ds.jobs.size());
+  };
+  SimConfig pol = ds.policy;  // Slurm's node choice
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.backfill_interval = 10;
+  pol.backfill_phase = 3;
+  double ratio = 0;
+  EXPECT_GE(agreement(pol, ratio), 0.487);
+  EXPECT_NEAR(ratio, 1.0, 0.05);
+  pol.backfill = BackfillPolicy::Easy;
+  pol.backfill_interval = 0;
+  agreement(pol, ratio);
+  EXPECT_LT(ratio, 0.95) << "backfill in every cycle starts jobs sooner than Slurm did";
 }
