@@ -144,9 +144,9 @@ class Parser {
   const std::set<std::string>& known_;
   std::string_view attr_;
   size_t pos_ = 0;
-  int brackets_ = 0, parens_ = 0;          // sets of brackets met; parentheses open
-  uint32_t last_count_ = 0;                // of the operand just read (0: none)
-  std::vector<std::string> alternatives_;  // of the matching OR being read
+  int brackets_ = 0, parens_ = 0;              // sets of brackets met; parentheses open
+  uint32_t last_count_ = 0;                    // of the operand just read (0: none)
+  std::vector<std::string> alternatives_;      // of the matching OR being read
   std::vector<std::string> alternatives_neg_;  // each negated
   std::string last_neg_, seq_neg_;             // the operand / sequence just read, negated (De Morgan)
 };

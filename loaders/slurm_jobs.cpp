@@ -191,11 +191,10 @@ class JobMaker {
     else if (s.o.node_count > 1 || s.picks) jb_.set_rule(AllocationRule::OnePerTasker);
     queues_.queue_of_job.push_back(kNone);
     queues_.several_first.push_back(static_cast<uint32_t>(queues_.several.size()));
-    checks_.push_back(submit_check(sj, s));
     if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb_.set_note(j, "held");
     if (!q.note.empty()) jb_.set_note(j, q.note);
     if (why.empty()) partitions(j, q, wanted, s);
-    if (s.over_limits) checks_[j] = EverCheck::None;
+    checks_.push_back(s.over_limits ? EverCheck::None : submit_check(sj, s));
     if (why.empty()) constraint_clauses(j, s);
     if (!why.empty()) {
       jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, q.id, why));

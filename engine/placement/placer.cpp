@@ -102,7 +102,7 @@ PlacementMethod Placer::method(uint32_t c, AllocationPolicy policy) {
     methods_.assign(methods_.size(), 0);
     methods_policy_ = policy;
   }
-  if (methods_.size() <= c) methods_.resize(cats_.size() > c ? cats_.size() : c + 1, 0);
+  if (methods_.size() <= c) methods_.resize(cats_.size(), 0);
   if (methods_[c] == 0) {
     const PlacementMethod m =
         !cats_.node_picks_of(c).empty() ? PlacementMethod::NodePicks
@@ -119,8 +119,7 @@ PlacementMethod Placer::method(uint32_t c, AllocationPolicy policy) {
 
 bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
-  if (!spreads(cats_.rule[c]) || !all_queue_only_[c] || !cats_.node_picks_of(c).empty() || slurm_tasks(c, policy) ||
-      (cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit)) {
+  if (method(c, policy) != PlacementMethod::FillUp || !all_queue_only_[c]) {
     if (!try_place(j, policy, out)) return false;
     cap_.rollback(ledger_);
     return true;

@@ -98,12 +98,12 @@ class MoabScheduler final : public Scheduler {
   RankSet unbooked_;              // static order, conservative: ready jobs holding no reservation
   bool compress_due_ = false;     // a job ended before its walltime: the next cycle compresses the book
   double next_backfill_ = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
-  bool strict_ = false;                   // backfill_interval: this cycle is the main pass (no backfill)
-  bool since_backfill_ = false;           // backfill_interval: a main pass ran since the last backfill cycle
-  std::vector<uint32_t> compress_order_;  // cycle_book_fast: the booked jobs' ranks
-  RankSet due_;                   // static order, conservative: ready jobs whose reservation's time has come
-  std::vector<uint32_t> early_;   // cycle_book_fast on a pooled book: the early source's ranks
-  bool book_fast_ = false;        // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
+  bool strict_ = false;                     // backfill_interval: this cycle is the main pass (no backfill)
+  bool since_backfill_ = false;             // backfill_interval: a main pass ran since the last backfill cycle
+  std::vector<uint32_t> compress_order_;    // cycle_book_fast: the booked jobs' ranks
+  RankSet due_;                             // static order, conservative: ready jobs whose reservation's time has come
+  std::vector<uint32_t> early_;             // cycle_book_fast on a pooled book: the early source's ranks
+  bool book_fast_ = false;                  // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
   std::optional<ThrottleStreams> streams_;  // static order: jobs parked on a credential limit
   std::vector<Parked> parked_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> dependents_;  // per job with some: parked jobs waiting for it

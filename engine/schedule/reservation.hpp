@@ -175,7 +175,7 @@ class Reservations {
   std::vector<int32_t> pending_count_;  // reserve_after_book: per tasker, pending reservations holding it
   Reservation trial_resv_;
   std::vector<HeldAmount> vacated_;  // a running job's charges, for Availability::vacate
-  std::vector<uint8_t> pending_;  // reserve_after_book: per tasker, held by a pending reservation
+  std::vector<uint8_t> pending_;     // reserve_after_book: per tasker, held by a pending reservation
   std::vector<Allocation> probe_trial_;
   Capacity probe_;  // reserve_after_book: the capacity at a candidate time, less the booked reservations
   Placer probe_placer_;

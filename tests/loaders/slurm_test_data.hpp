@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,15 +41,26 @@ inline std::string why_rejected(const loaders::Dataset& ds, uint32_t j) {
   return ds.jobs.reject[j] == kNone ? std::string() : ds.jobs.reject_reason[ds.jobs.reject[j]];
 }
 
-/// The tab-separated fields of `line`, `n` of them (the last takes the rest of the line; missing ones empty).
-inline std::vector<std::string> tsv_fields(const std::string& line, size_t n) {
+/// The fields of `line` between `sep`s, `n` of them (the last takes the rest of the line; missing ones empty).
+inline std::vector<std::string> tsv_fields(const std::string& line, size_t n, char sep = '\t') {
   std::vector<std::string> out(n);
   size_t b = 0;
   for (size_t i = 0; i < n && b <= line.size(); ++i) {
-    const size_t e = i + 1 == n ? std::string::npos : line.find('\t', b);
+    const size_t e = i + 1 == n ? std::string::npos : line.find(sep, b);
     out[i] = line.substr(b, e == std::string::npos ? std::string::npos : e - b);
     if (e == std::string::npos) break;
     b = e + 1;
+  }
+  return out;
+}
+
+/// A file of `request<TAB>verdict` lines in kData (what slurm_oracle.sh submit and ask record), as a map.
+inline std::map<std::string, std::string> read_verdicts(const std::string& name) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(kData + name);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f = tsv_fields(line, 2);
+    out[f[0]] = std::move(f[1]);
   }
   return out;
 }

@@ -55,13 +55,7 @@ std::vector<Answer> answers(const std::string& cluster) {
 // while `[(amd|gpu)]` and `([amd|gpu])`, asked as `((amd|gpu))` and refused for the nested parentheses, are
 // accepted. Returns "" for a request without brackets, else the verdict as written.
 std::string bracket_verdict(const std::string& request) {
-  static const std::map<std::string, std::string> verdicts = [] {
-    std::map<std::string, std::string> out;
-    std::ifstream in(kData + "c100-brackets-submit-slurm.tsv");
-    for (std::string line; std::getline(in, line);)
-      out[line.substr(0, line.find('\t'))] = line.substr(line.find('\t') + 1);
-    return out;
-  }();
+  static const std::map<std::string, std::string> verdicts = read_verdicts("c100-brackets-submit-slurm.tsv");
   if (request.find('[') == std::string::npos) return "";
   const auto it = verdicts.find(request);
   EXPECT_NE(it, verdicts.end()) << "no verdict as written for " << request;

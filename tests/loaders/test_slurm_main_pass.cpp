@@ -53,11 +53,7 @@ const std::map<std::string, std::string>& submit_verdicts(const std::string& dum
   static std::map<std::string, std::map<std::string, std::string>> cache;
   const std::string cluster = dump.rfind("c10k", 0) == 0 ? "c10k" : "c100";
   auto& out = cache[cluster];
-  if (out.empty()) {
-    std::ifstream in(kData + cluster + "-jobs-submit-slurm.tsv");
-    for (std::string line; std::getline(in, line);)
-      out[line.substr(0, line.find('\t'))] = line.substr(line.find('\t') + 1);
-  }
+  if (out.empty()) out = read_verdicts(cluster + "-jobs-submit-slurm.tsv");
   return out;
 }
 

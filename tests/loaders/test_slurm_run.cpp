@@ -70,12 +70,7 @@ TEST(SlurmRun, ReplayWithSlurmsBackfillIntervalWaitsAsSlurmDid) {
   std::string line;
   std::getline(in, line);  // JobIDRaw|Submit|Start|...
   while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    for (size_t b = 0, e; b <= line.size(); b = e + 1) {
-      e = line.find('|', b);
-      if (e == std::string::npos) e = line.size();
-      f.push_back(line.substr(b, e - b));
-    }
+    const std::vector<std::string> f = tsv_fields(line, 4, '|');  // JobIDRaw, Submit, Start, the rest
     real[f[0]] = {loaders::slurm::parse_slurm_date(f[1]), loaders::slurm::parse_slurm_date(f[2])};
   }
   ASSERT_EQ(real.size(), ds.jobs.size());
