@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "loaders/errors.hpp"
+#include "loaders/slurm_settings.hpp"
 
 namespace colmatch::loaders {
 namespace {
@@ -124,6 +125,58 @@ void read_fbsng(const std::string& path, const toml::node& n, SimConfig& policy)
   }
 }
 
+// [policy.slurm]: slurm.conf's scheduling settings by their names (loaders/slurm_settings.hpp), over what
+// the dump's scontrol-config.txt said; `priority_calc_phase` (seconds: when the priority calculations run);
+// [[policy.slurm.associations]] account = "a", user = "u" (optional), shares = N.
+void read_slurm(const std::string& path, const toml::node& n, SimConfig& policy) {
+  for (auto&& [k, v] : table_of(path, n, "slurm")) {
+    const std::string f(k.str()), at = "slurm." + f;
+    if (f == "priority_calc_phase") {
+      const auto x = v.value<double>();
+      if (!x || !std::isfinite(*x)) bad(path, v, at, "expected seconds");
+      policy.slurm_priority.calc_phase = *x;
+    } else if (f == "associations") {
+      const auto* arr = v.as_array();
+      if (!arr) bad(path, v, at, "expected [[policy.slurm.associations]] tables");
+      for (const toml::node& item : *arr) {
+        SlurmAssociation a;
+        bool named = false;
+        for (auto&& [ak, av] : table_of(path, item, at)) {
+          const std::string g(ak.str());
+          if (g == "account") {
+            a.account = text(path, av, at + ".account");
+            named = true;
+          } else if (g == "user") {
+            a.user = text(path, av, at + ".user");
+          } else if (g == "shares") {
+            a.shares = non_negative(path, av, at + ".shares");
+          } else {
+            bad(path, av, at + "." + g, "unknown key (account, user, shares)");
+          }
+        }
+        if (!named) bad(path, item, at, "needs account = \"name\"");
+        policy.slurm_priority.associations.push_back(std::move(a));
+      }
+    } else if (slurm::is_setting(f)) {
+      std::string value;
+      if (const auto t = v.value<std::string>()) value = *t;
+      else if (const auto* b = v.as_boolean()) value = b->get() ? "Yes" : "No";
+      else if (const auto* i = v.as_integer()) value = std::to_string(i->get());
+      else bad(path, v, at, "expected a string, a whole number or true/false");
+      try {
+        if (const std::string w = slurm::apply_setting(f, value, policy); !w.empty()) bad(path, v, at, w);
+      } catch (const std::invalid_argument& e) {
+        bad(path, v, at, e.what());
+      }
+    } else {
+      bad(path, v, at,
+          "unknown key (SchedulerType, SchedulerParameters, PriorityType, PriorityWeightAge, "
+          "PriorityWeightFairshare, PriorityWeightJobSize, PriorityMaxAge, PriorityDecayHalfLife, "
+          "PriorityCalcPeriod, PriorityFavorSmall, priority_calc_phase, associations)");
+    }
+  }
+}
+
 }  // namespace
 
 // Long (about 130 lines) on purpose: one branch per key of the [policy] table, as loaders/policy.hpp
@@ -151,6 +204,8 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       else bad(path, node, key, "expected moab or fbsng");
     } else if (key == "fbsng") {
       read_fbsng(path, node, policy);
+    } else if (key == "slurm") {
+      read_slurm(path, node, policy);
     } else if (key == "allocation") {
       const std::string v = text(path, node, key);
       if (v == "greatest_power") policy.allocation = AllocationPolicy::GreatestPower;

@@ -20,6 +20,11 @@
 //   [policy.fbsng.queues.NAME] QPmin, QPmax, QPI, QPD, QPG, SPG   (NAME "*": every queue not listed)
 //   [policy.fbsng.process_types.NAME] max_sections, max_slots, max = { consumable = amount },
 //     requirements = "request"   (quotas and default requirements; engine/schedule/fbsng.hpp)
+//   [policy.slurm] slurm.conf's scheduling settings by name (loaders/slurm_settings.hpp): SchedulerType,
+//     SchedulerParameters = "bf_interval=30", PriorityType = "priority/multifactor", PriorityWeightAge,
+//     PriorityWeightFairshare, PriorityWeightJobSize, PriorityMaxAge = "7-0", PriorityDecayHalfLife,
+//     PriorityCalcPeriod (minutes), PriorityFavorSmall; priority_calc_phase (s);
+//     [[policy.slurm.associations]] account = "a", user = "u", shares = 2   (sacctmgr's Fairshare=)
 #pragma once
 
 #include <string>

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "loaders/errors.hpp"
+#include "loaders/slurm_settings.hpp"
+#include "loaders/slurm_sshare.hpp"
 #include "loaders/slurm_text.hpp"
 
 namespace colmatch::loaders::slurm {
@@ -264,12 +266,26 @@ Cluster read_cluster(const std::string& dir) {
           throw LoadError(config, setting.line, k, "not a memory size: " + v);
         }
       };
+      if (is_setting(k)) try {
+          if (std::string w = apply_setting(k, v, s.scheduling); !w.empty())
+            c.warnings.push_back(fmt::format("{}:{}: {}", config, setting.line, w));
+        } catch (const std::invalid_argument& e) {
+          throw LoadError(config, setting.line, k, e.what());
+        }
       if (k == "SchedulerType") s.scheduler = v;
       if (k == "PriorityType") s.priority_type = v;
       if (k == "SelectTypeParameters") select_params = v;
       if (k == "DefMemPerCPU") s.def_mem_per_cpu = mebibytes();
       if (k == "DefMemPerNode") s.def_mem_per_node = mebibytes();
     }
+  if (const std::string sshare = dump_file(dir, "sshare.txt"); fs::exists(sshare))
+    s.scheduling.slurm_priority.associations = read_sshare(sshare, c.warnings);
+  if (const SlurmMultifactor& mf = s.scheduling.slurm_priority;
+      mf.enabled && !mf.accounting && (mf.weight_age > 0 || mf.weight_fairshare > 0))
+    c.warnings.push_back(
+        fmt::format("{}: PriorityWeightAge and PriorityWeightFairshare count only with slurmdbd "
+                    "(AccountingStorageType); slurmctld ignores them here, as colmatch does",
+                    dump_file(dir, "scontrol-config.txt")));
   for (char& ch : select_params) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   s.memory_tracked = select_params.find("MEMORY") != std::string::npos;
   return c;
@@ -368,7 +384,9 @@ FarmAttributes build_farm(const Cluster& cluster, bool exclusive, Dataset& ds, s
   }
   ds.dispatch.allocation = AllocationPolicy::ConsecutiveBestFit;
   ds.dispatch.fit_consumable = static_cast<size_t>(ds.catalog.consumable_slot(a.cpus));
-  // simulate: Slurm's node selection too (its partitions do not block there: Moab's cycle runs)
+  // simulate: slurmctld's scheduling settings, and Slurm's node selection (its partitions do not block
+  // there: Moab's cycle runs)
+  ds.policy_defaults = cluster.settings.scheduling;
   ds.policy_defaults.allocation = ds.dispatch.allocation;
   ds.policy_defaults.fit_consumable = ds.dispatch.fit_consumable;
   ds.dispatch.fit_limit = ds.policy_defaults.fit_limit = static_cast<size_t>(ds.catalog.consumable_slot(a.mem));

@@ -48,6 +48,17 @@ struct Settings {
   bool memory_tracked = true;    ///< SelectTypeParameters with MEMORY (CR_Core_Memory by default)
   double def_mem_per_cpu = -1;   ///< DefMemPerCPU, MiB (-1: UNLIMITED, unset)
   double def_mem_per_node = -1;  ///< DefMemPerNode, MiB (-1: UNLIMITED, unset)
+  /// What slurmctld's scheduling settings make of `simulate` (loaders/slurm_settings.hpp): sched/backfill
+  /// every bf_interval (30 s unless the dump says otherwise), priority/basic or multifactor.
+  SimConfig scheduling = slurm_scheduling_defaults();
+  /// Slurm 22.05's defaults: SchedulerType=sched/backfill with bf_interval=30, PriorityType=priority/basic.
+  static SimConfig slurm_scheduling_defaults() {
+    SimConfig p;
+    p.backfill = BackfillPolicy::Conservative;
+    p.backfill_interval = 30;
+    p.backfill_phase = std::numeric_limits<double>::quiet_NaN();
+    return p;
+  }
 };
 
 /// The dump as read: its partitions, the nodes that take jobs, and the settings.

@@ -11,6 +11,7 @@
 #   scontrol-config.txt      scontrol show config        (kept with the dump: SelectTypeParameters, DefMemPer*)
 #   squeue.json              squeue --json               (the jobs: pending ones are matched)
 #   scontrol-job.txt         scontrol show job -o        (the same jobs as text: read when squeue.json is not there)
+#   sshare.txt               sshare -a -P -l             (the associations' shares, for fair share; only with slurmdbd)
 # OUT_DIR must be new, empty, or an earlier dump of this script (it holds .colmatch-dump): anything
 # else is refused, exit 1, nothing written.
 set -euo pipefail
@@ -26,6 +27,7 @@ scontrol show partition -o > "$tmp/scontrol-partition.txt"
 scontrol show config > "$tmp/scontrol-config.txt"
 squeue --json > "$tmp/squeue.json" 2>/dev/null || true
 scontrol show job -o > "$tmp/scontrol-job.txt" 2>/dev/null || true
+if ! sshare -a -P -l > "$tmp/sshare.txt" 2>/dev/null || [ ! -s "$tmp/sshare.txt" ]; then rm -f "$tmp/sshare.txt"; fi
 dump_publish "$tmp" "$out" slurm-dump
 trap - EXIT
 echo "slurm-dump: $(wc -l < "$out/scontrol-node.txt") nodes, $(wc -l < "$out/scontrol-partition.txt") partitions -> $out" >&2

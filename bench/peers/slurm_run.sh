@@ -8,8 +8,11 @@
 #   bash bench/peers/slurm_run.sh run WORKLOAD OUT_DIR                  # submit, wait for every job, record
 #   bash bench/peers/slurm_run.sh stop
 #
+# ACCOUNTS (environment, `name:shares,...`): accounting through slurmdbd and a MariaDB of its own (fair
+# share needs associations; slurm-run.md), each account made with that Fairshare= and user root in each.
 # PRIORITY: basic (FIFO, the default) or multifactor. SCHED_PARAMS (environment) is appended to
-# SchedulerParameters (default batch_sched_delay=0,bf_interval=10).
+# SchedulerParameters (default batch_sched_delay=0,bf_interval=10); EXTRA_CONF (environment, lines) to
+# slurm.conf (e.g. PriorityWeightAge=1000 and PriorityCalcPeriod=1 on lines of their own).
 # WORKLOAD: one job a line, `OFFSET RUNTIME sbatch-options...`: submitted OFFSET seconds after the first,
 # running `sleep RUNTIME`. Keep RUNTIME below the job's -t (whole minutes) so ends are exact.
 # OUT_DIR gets: slurm.conf, the dump of the cluster (tools/slurm-dump.sh: dump/), jobcomp.txt (a line a
@@ -29,7 +32,41 @@ stop() {
   done
   pkill -f "slurmd -D -N" 2>/dev/null || true
   pkill -f "slurmctld -D -c -f $CONF" 2>/dev/null || true
+  pkill -f "slurmdbd -D" 2>/dev/null || true
+  pkill -f "mariadbd --datadir=$DIR/db" 2>/dev/null || true
   sleep 1
+}
+
+# MariaDB on 127.0.0.1:7901 (no grants: nothing else reaches it), slurmdbd on 7902, the cluster registered.
+accounting() {
+  mkdir -p "$DIR/db"
+  mariadb-install-db --datadir="$DIR/db" --user=root --auth-root-authentication-method=normal > "$DIR/log/db-install.out" 2>&1
+  setsid mariadbd --datadir="$DIR/db" --user=root --skip-grant-tables --bind-address=127.0.0.1 --port=7901 \
+    --socket="$DIR/run/mariadb.sock" --pid-file="$DIR/run/mariadb.pid" > "$DIR/log/mariadb.out" 2>&1 < /dev/null &
+  for _ in $(seq 100); do mariadb-admin --socket="$DIR/run/mariadb.sock" ping >/dev/null 2>&1 && break; sleep 0.2; done
+  cat > "$DIR/slurmdbd.conf" <<DBD
+AuthType=auth/none
+DbdHost=localhost
+DbdPort=7902
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=7901
+StorageUser=root
+StorageLoc=colmatch_acct
+PidFile=$DIR/run/slurmdbd.pid
+LogFile=$DIR/log/slurmdbd.log
+DBD
+  chmod 600 "$DIR/slurmdbd.conf"
+  SLURM_CONF=$CONF setsid slurmdbd -D > "$DIR/log/slurmdbd.out" 2>&1 < /dev/null &
+  for _ in $(seq 150); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.2; done
+  sacctmgr -i add cluster colrun >/dev/null
+  local spec name shares
+  for spec in ${ACCOUNTS//,/ }; do
+    name=${spec%%:*}; shares=${spec#*:}; [ "$shares" = "$spec" ] && shares=1
+    sacctmgr -i add account "$name" Cluster=colrun Fairshare="$shares" >/dev/null
+    sacctmgr -i add user root Account="$name" Cluster=colrun >/dev/null
+  done
 }
 
 setup() {
@@ -38,6 +75,7 @@ setup() {
   rm -rf "$DIR" && mkdir -p "$DIR"/{state,spool,run,log}
   local host last; host=$(hostname)
   last=$(printf 'n%02d' "$n")
+  # slurm.conf first: sacctmgr reads it to find slurmdbd
   {
     cat <<CONF
 ClusterName=colrun
@@ -70,7 +108,13 @@ MessageTimeout=30
 NodeName=n[01-$(printf '%02d' "$n")] NodeHostname=$host NodeAddr=127.0.0.1 Port=7820-$((7819 + n)) CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+    if [ -n "${EXTRA_CONF:-}" ]; then printf '%s\n' "$EXTRA_CONF"; fi
+    if [ -n "${ACCOUNTS:-}" ]; then
+      printf 'AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=localhost\n'
+      printf 'AccountingStoragePort=7902\nAccountingStorageEnforce=associations\n'
+    fi
   } > "$CONF"
+  if [ -n "${ACCOUNTS:-}" ]; then accounting; fi
   setsid slurmctld -D -c -f "$CONF" > "$DIR/log/slurmctld.out" 2>&1 < /dev/null &
   for _ in $(seq 100); do scontrol ping >/dev/null 2>&1 && break; sleep 0.2; done
   for i in $(seq 1 "$n"); do
@@ -108,6 +152,12 @@ run() {
   rm -rf "$out/dump"
   bash "$here/../../tools/slurm-dump.sh" "$out/dump" 2>/dev/null
   /usr/bin/python3 "$here/slurm_jobcomp.py" "$out/jobcomp.txt" "$out/workload.txt" > "$out/sacct.txt"
+  if [ -n "${ACCOUNTS:-}" ]; then  # Slurm's own sacct, and the associations' shares and usage at the end
+    sleep 3
+    sacct -a -P -X -o JobIDRaw,Submit,Start,End,Timelimit,NNodes,NCPUS,ReqMem,Constraints,ReqTRES,Partition,User,Account,QOS,State \
+      > "$out/sacct-dbd.txt"
+    sshare -a -P -l > "$out/sshare.txt"
+  fi
   echo "slurm run: $(wc -l < "$out/jobcomp.txt") jobs recorded in $out" >&2
 }
 

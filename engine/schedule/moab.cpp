@@ -11,10 +11,12 @@ MoabScheduler::MoabScheduler(SimWorld& w)
     : w_(w),
       reservations_(w),
       cred_priority_(w.creds.priorities(w.policy.credential_priorities)),
-      static_order_(w.policy.weights.queue_time == 0 && w.policy.weights.expansion == 0),
+      static_order_(w.policy.weights.queue_time == 0 && w.policy.weights.expansion == 0 &&
+                    !w.policy.slurm_priority.enabled),
       parked_(w.jobs.size(), Parked::No),
       memo_(w.cats.size()) {
   book_fast_ = w.policy.depth() == SIZE_MAX || reservations_.pooled();
+  if (w.policy.slurm_priority.enabled) slurm_.emplace(SlurmPriority::of_farm(w.catalog, w.taskers, w.jobs, w.policy));
   if (!static_order_) return;
   // priorities do not depend on time: one rank per job, in the order every cycle considers them
   const JobTable& jobs = w.jobs;
@@ -42,8 +44,12 @@ MoabScheduler::MoabScheduler(SimWorld& w)
 }
 
 double MoabScheduler::priority(uint32_t j, double t) const {
-  const PriorityWeights& wt = w_.policy.weights;
   const JobTable& jobs = w_.jobs;
+  if (slurm_) {  // the job's tier (the Slurm loader's multiples of 2^32), then priority/multifactor's
+    constexpr double kTier = 4294967296.0;
+    return std::floor(jobs.priority[j] / kTier) * kTier + slurm_->priority(j);
+  }
+  const PriorityWeights& wt = w_.policy.weights;
   const double wait = t - jobs.submit[j], est = std::max(sim_estimate(jobs, j), 1.0);
   return wt.credential * (jobs.priority[j] + cred_priority_[j]) + wt.queue_time * wait / 60.0 +
          wt.expansion * (wait + est) / est + wt.size * jobs.slots[j];
@@ -64,6 +70,7 @@ double MoabScheduler::next_wake() const {
 }
 
 void MoabScheduler::submitted(uint32_t j, double t) {
+  if (slurm_) slurm_->submitted(j, t);
   if (static_order_) {
     queued_set_.insert(wq_->rank(j));
     visible_set_.insert(wq_->rank(j));
@@ -83,6 +90,7 @@ void MoabScheduler::woke(uint32_t j, double t) {
 }
 
 void MoabScheduler::ended(uint32_t j, double t) {
+  if (slurm_) slurm_->ended(j, t);
   reservations_.ended(j, t);
   // it ended before its walltime: the book may move earlier
   const bool early = w_.res.end[j] < w_.res.start[j] + sim_estimate(w_.jobs, j);
@@ -107,6 +115,7 @@ void MoabScheduler::ended(uint32_t j, double t) {
 void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   w_.start(j, t, allocs, backfilled);
   reservations_.started(j, t);
+  if (slurm_) slurm_->started(j, t);
   if (static_order_) {
     const uint32_t r = wq_->rank(j);
     queued_set_.erase(r);
@@ -189,14 +198,22 @@ uint32_t MoabScheduler::next_ready(size_t r) {
 }
 
 void MoabScheduler::cycle(double t, bool last) {
+  if (slurm_) slurm_->advance(t);
   if (w_.policy.backfill_interval > 0 && w_.policy.backfill != BackfillPolicy::None) {
     // Slurm: backfill every bf_interval, its plan made afresh (none kept); the main pass between
-    const double bi = w_.policy.backfill_interval, phase = w_.policy.backfill_phase;
-    if (!std::isfinite(next_backfill_)) next_backfill_ = phase + std::ceil((t - phase) / bi) * bi;  // the first
+    // (the phase within one interval: exact, and no sum of a huge phase and the interval loses the interval)
+    const double bi = w_.policy.backfill_interval, phase = std::fmod(w_.policy.backfill_phase, bi);
+    // backfill_phase NaN: as Slurm's backfill thread, bf_interval after its last run if anything happened
+    // meanwhile (a main pass ran: the loop woke for it), else on its first 1 s tick after the next event (the
+    // first run likewise)
+    const bool since_last = std::isnan(phase);
+    if (since_last && (!std::isfinite(next_backfill_) || (t > next_backfill_ && !since_backfill_)))
+      next_backfill_ = std::floor(t) + 1;
+    else if (!std::isfinite(next_backfill_)) next_backfill_ = phase + std::ceil((t - phase) / bi) * bi;  // the first
     strict_ = t < next_backfill_;
     since_backfill_ = strict_;  // a main pass since the last backfill: the next one may start more
     if (!strict_) {
-      next_backfill_ = phase + (std::floor((t - phase) / bi) + 1) * bi;
+      next_backfill_ = since_last ? t + bi : phase + (std::floor((t - phase) / bi) + 1) * bi;
       std::vector<uint32_t> booked;
       reservations_.booked_jobs(booked);
       for (const uint32_t j : booked) drop_reservation(j);

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "engine/schedule/reservation.hpp"
+#include "engine/schedule/slurm_priority.hpp"
 #include "engine/schedule/throttles.hpp"
 #include "engine/schedule/wait_queue.hpp"
 #include "engine/schedule/world.hpp"
@@ -89,6 +90,7 @@ class MoabScheduler final : public Scheduler {
   SimWorld& w_;
   Reservations reservations_;
   PerJob<double> cred_priority_;  // per job: its credentials' priorities summed
+  std::optional<SlurmPriority> slurm_;  // SimConfig::slurm_priority: priority/multifactor's priorities
   bool static_order_;             // no time-dependent priority factor: jobs ranked once (wq_)
   std::vector<uint32_t> queued_;  // time-dependent order: the waiting jobs (but those parked for a dependency)
   size_t dependency_parked_ = 0;  // time-dependent order: the waiting jobs parked for a dependency

@@ -128,6 +128,50 @@ struct PriorityWeights {
   double credential = 1, queue_time = 0, expansion = 0, size = 0;
 };
 
+/// One association of Slurm's fair-share tree (sacctmgr; `sshare -a -P` prints them): an account under its
+/// parent account, or a user in an account. The tree's root is the account "root" (root's own users hang
+/// from it). RawShares as sacctmgr's Fairshare= (1 by default).
+struct SlurmAssociation {
+  std::string account;
+  std::string user;    ///< empty: the account itself
+  std::string parent;  ///< an account's parent account ("" or "root": the root); unused for a user
+  double shares = 1;
+};
+
+/// The deepest association tree SlurmPriority takes (root at depth 0).
+inline constexpr size_t kMaxSlurmTreeDepth = 64;
+
+/// Slurm's priority/multifactor (slurm.conf's Priority* parameters; slurmctld 22.05's
+/// plugins/priority/multifactor: priority_multifactor.c, fair_tree.c; engine/schedule/slurm_priority.hpp).
+/// A job's priority is its tier (PriorityTier, above 2^32 in JobTable::priority) plus
+/// floor(weight_age x age + weight_fairshare x fair share + weight_job_size x job size), each factor in
+/// [0, 1]: age = min(time since submit, max_age) / max_age; job size = (nodes / cluster nodes + CPUs /
+/// cluster CPUs) / 2, or one minus each ratio with favor_small; fair share by Fair Tree (the default since
+/// Slurm 19.05: users ranked by their accounts' and their own shares over usage, the first 1, the last
+/// 1/users). Pending jobs' priorities are computed when they are submitted (age 0) and again every
+/// calc_period (the decay thread, which also decays usage by decay_half_life and adds the CPU-seconds of
+/// the jobs running then; slurmctld 22.05.8 charges nothing when a job ends). Ties: earlier submit, then input order
+/// (Slurm: the lower job id).
+struct SlurmMultifactor {
+  bool enabled = false;                                              ///< PriorityType=priority/multifactor
+  double weight_age = 0, weight_fairshare = 0, weight_job_size = 0;  ///< PriorityWeight*
+  double max_age = 7 * 86400.0;                                      ///< PriorityMaxAge, s (> 0)
+  double calc_period = 300;                                          ///< PriorityCalcPeriod, s (> 0)
+  /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them
+  /// when it starts and every calc_period after.
+  double calc_phase = 0;
+  double decay_half_life = 7 * 86400.0;  ///< PriorityDecayHalfLife, s (0: usage never decays)
+  bool favor_small = false;              ///< PriorityFavorSmall
+  /// slurmctld keeps accounting in slurmdbd (AccountingStorageType=accounting_storage/slurmdbd). Without
+  /// it the plugin ignores the age and fair-share weights and never runs its calculations: priorities
+  /// stay as they were at submit (priority_multifactor.c init).
+  bool accounting = true;
+  /// The associations beyond those the jobs make (each job's account under root unless listed, its user
+  /// in it, shares 1): accounts' places and shares, and users with no job, who count in Fair Tree's
+  /// ranking (root's own user). In order: an account's parent before it.
+  std::vector<SlurmAssociation> associations;
+};
+
 /// Which scheduler chooses the starts: Moab's scheduling iteration (priority order, throttles,
 /// backfill) or FBSNG's dynamic queue and section priorities (engine/schedule/fbsng.hpp, seed 004).
 enum class SchedulerKind : uint8_t { Moab, Fbsng };
@@ -178,6 +222,8 @@ struct SimConfig {
   PriorityWeights weights;
   std::vector<Throttle> throttles;
   std::vector<CredentialPriority> credential_priorities;
+  /// Slurm's priority/multifactor instead of `weights` and `credential_priorities` (scheduler = Moab).
+  SlurmMultifactor slurm_priority;
   double until = std::numeric_limits<double>::infinity();  ///< no cycle after this time
   /// Where the policy was read (a file name; loaders/policy.hpp sets it): a PolicyError names it. Empty:
   /// the defaults.

@@ -1,6 +1,7 @@
 // libFuzzer targets for `--format slurm` (issue 26), chosen at build time by COLMATCH_FUZZ_SLURM_PART:
-//   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt [--8<-- scontrol-config.txt] (a
-//              cluster of the fuzzer's; the config says whether the main pass takes job records);
+//   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt [--8<-- scontrol-config.txt
+//              [--8<-- sshare.txt]] (a cluster of the fuzzer's; the config says whether the main pass takes job
+//              records, and the scheduling settings, loaders/slurm_settings.hpp; sshare the fair-share tree);
 //   "jobs":    the input is a file of sbatch option lines (constraints included) on datasets/slurm/c100;
 //   "squeue":  the input is squeue --json on datasets/slurm/c100 (its pending jobs);
 //   "scontrol": the input is scontrol show job -o on datasets/slurm/c100 (its pending jobs);
@@ -26,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-slurm-" + std::to_string(::getpid()));
       fs::create_directories(dir);
       const auto [nodes, rest] = fuzz::split(data, size);
-      const auto [partitions, config] = fuzz::split(reinterpret_cast<const uint8_t*>(rest.data()), rest.size());
+      const auto [partitions, tail] = fuzz::split(reinterpret_cast<const uint8_t*>(rest.data()), rest.size());
+      const auto [config, sshare] = fuzz::split(reinterpret_cast<const uint8_t*>(tail.data()), tail.size());
       std::ofstream(dir / "scontrol-node.txt", std::ios::binary | std::ios::trunc)
           .write(nodes.data(), static_cast<std::streamsize>(nodes.size()));
       std::ofstream(dir / "scontrol-partition.txt", std::ios::binary | std::ios::trunc)
@@ -35,6 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       else
         std::ofstream(dir / "scontrol-config.txt", std::ios::binary | std::ios::trunc)
             .write(config.data(), static_cast<std::streamsize>(config.size()));
+      if (sshare.empty()) fs::remove(dir / "sshare.txt");
+      else
+        std::ofstream(dir / "sshare.txt", std::ios::binary | std::ios::trunc)
+            .write(sshare.data(), static_cast<std::streamsize>(sshare.size()));
       args["dump"] = dir.string();
       args["jobs"] = fuzz::temp_file(
           "jobs", "-C a|b&c --mem=1000\n--gres=gpu:1 -c 2\n-p p1,p2 -t 10\n--prefer x -C y -c 1\n-n 9 -N 1\n-n 9\n");

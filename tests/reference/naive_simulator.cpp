@@ -349,11 +349,17 @@ struct Sim {
     bool strict = false;
     if (slurm_backfill()) {
       const double bi = pol.backfill_interval, ph = pol.backfill_phase;
-      if (!std::isfinite(next_bf)) next_bf = ph + std::ceil((t - ph) / bi) * bi;
+      // phase NaN: Slurm's backfill thread, bf_interval after its last run when something happened
+      // meanwhile (a wake then), else 1 s after the event that comes next
+      if (std::isnan(ph)) {
+        if (!std::isfinite(next_bf) || (t > next_bf && !since_bf)) next_bf = std::floor(t) + 1;
+      } else if (!std::isfinite(next_bf)) {
+        next_bf = ph + std::ceil((t - ph) / bi) * bi;
+      }
       strict = t < next_bf;
       since_bf = strict;
       if (!strict) {
-        next_bf = ph + (std::floor((t - ph) / bi) + 1) * bi;
+        next_bf = std::isnan(ph) ? t + bi : ph + (std::floor((t - ph) / bi) + 1) * bi;
         kept.clear();
       }
     }

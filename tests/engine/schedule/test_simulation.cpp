@@ -411,7 +411,8 @@ TEST(Simulation, PollingIntervalDelaysStartsToCycleTimes) {
 // Slurm's bf_interval (SimConfig::backfill_interval): backfill runs only in the cycles at phase + k x
 // interval; the others are the main pass in strict order. `c` (one slot, ten seconds) fits beside the
 // running `a` and ends long before the reservation of `b` (four slots): EASY in every cycle starts it at its
-// submit (2), backfill every 30 s at the next backfill cycle (30; with phase 5, at 5). A job larger than the
+// submit (2), backfill every 30 s at the next backfill cycle (30; with phase 5, at 5; as Slurm's backfill
+// thread, 30 s after its run at 1). A job larger than the
 // farm waits for ever without waking the loop (nothing changes between backfill cycles: the run ends).
 TEST(Simulation, BackfillOnlyEveryBackfillInterval) {
   const Farm f({4});
@@ -431,6 +432,10 @@ TEST(Simulation, BackfillOnlyEveryBackfillInterval) {
     EXPECT_TRUE(std::isnan(r.start[3]));
     pol.backfill_phase = 5;
     EXPECT_EQ(run(f, jobs, pol).start[2], 5);
+    // phase NaN, Slurm's backfill thread: its first run 1 s after the first event with work (b's submit
+    // at 1: backfill at 1 is b's, at 2 the main pass), the next 30 s after that run
+    pol.backfill_phase = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_EQ(run(f, jobs, pol).start[2], 31);
   }
 }
 
@@ -685,7 +690,8 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
     // cycles are full ones under conservative anyway, as every backfill_interval run's are)
     if (!pol.throttles.empty() && seed % 3 == 0) {
       pol.backfill_interval = static_cast<double>(1 + seed % 7);
-      pol.backfill_phase = static_cast<double>(seed % 5);
+      // (phase NaN, one run in five: Slurm's backfill thread, bf_interval after its last run)
+      pol.backfill_phase = seed % 5 == 4 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(seed % 5);
       with_bf_interval += base.backfill != BackfillPolicy::None;
     }
     FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);

@@ -1,0 +1,233 @@
+#include "engine/schedule/slurm_priority.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "engine/model/capacity.hpp"
+
+namespace colmatch {
+
+SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& config, std::vector<double> cpus,
+                             std::vector<double> nodes, double cluster_cpus, double cluster_nodes)
+    : jobs_(jobs),
+      config_(config),
+      cpus_(std::move(cpus)),
+      nodes_(std::move(nodes)),
+      cluster_cpus_(std::max(cluster_cpus, 1.0)),
+      cluster_nodes_(std::max(cluster_nodes, 1.0)),
+      priority_(jobs.size(), 1.0),
+      is_pending_(jobs.size(), 0),
+      started_at_(jobs.size(), std::numeric_limits<double>::quiet_NaN()),
+      has_ended_(jobs.size(), 0) {
+  if (!(config.calc_period >= 1) || !std::isfinite(config.calc_period) || !(config.max_age > 0) ||
+      !std::isfinite(config.calc_phase) || !(config.decay_half_life >= 0))
+    throw PolicyError(
+        "slurm priority: PriorityCalcPeriod must be at least 1 s, PriorityMaxAge above 0, "
+        "PriorityDecayHalfLife at least 0 and the phase finite");
+  // priority_multifactor.c init: decay_factor = 1 - (0.693 / decay_hl)
+  if (config.decay_half_life > 0) decay_factor_ = 1 - 0.693 / config.decay_half_life;
+  // the tree: root (the account "root"), the configured associations, then the jobs' (by name)
+  assocs_.push_back({});
+  std::map<std::string, uint32_t> account_at{{"root", 0}};
+  std::map<std::pair<std::string, std::string>, uint32_t> user_at;
+  std::vector<size_t> depth{0};
+  auto child = [&](uint32_t parent, bool user) {
+    const auto x = static_cast<uint32_t>(assocs_.size());
+    if (depth[parent] + 1 > kMaxSlurmTreeDepth)
+      throw PolicyError(fmt::format("slurm priority: the association tree is deeper than {}", kMaxSlurmTreeDepth));
+    Assoc a;
+    a.parent = parent;
+    a.user = user;
+    assocs_.push_back(std::move(a));
+    depth.push_back(depth[parent] + 1);
+    assocs_[parent].children.push_back(x);
+    return x;
+  };
+  auto account = [&](const std::string& name, const std::string& parent) {
+    if (const auto it = account_at.find(name); it != account_at.end()) return it->second;
+    const auto p = account_at.find(parent);
+    const uint32_t x = child(p == account_at.end() ? 0 : p->second, false);
+    account_at.emplace(name, x);
+    return x;
+  };
+  auto user = [&](const std::string& acct, const std::string& name) {
+    auto [it, fresh] = user_at.try_emplace({acct, name}, 0);
+    if (fresh) {
+      it->second = child(account(acct, "root"), true);
+      ++user_assocs_;
+    }
+    return it->second;
+  };
+  for (const SlurmAssociation& s : config.associations) {
+    const uint32_t x = s.user.empty() ? account(s.account, s.parent) : user(s.account, s.user);
+    assocs_[x].shares = s.shares;
+  }
+  assoc_of_job_.resize(jobs.size());
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> by_ids;  // (account id, owner id) -> association
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    auto [it, fresh] = by_ids.try_emplace({jobs.account[j], jobs.owner[j]}, 0);
+    if (fresh) it->second = user(jobs.accounts.value(jobs.account[j]), jobs.owners.value(jobs.owner[j]));
+    assoc_of_job_[j] = it->second;
+  }
+}
+
+SlurmPriority SlurmPriority::of_farm(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+                                     const SimConfig& policy) {
+  const size_t k = policy.fit_consumable;
+  const bool has_cpus = k < catalog.consumables().size();
+  std::vector<double> cpus(jobs.size(), 0.0), nodes(jobs.size(), 1.0);
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    const double per_slot = has_cpus ? jobs.amount.at(k, j) : 1.0;
+    cpus[j] = (std::isnan(per_slot) ? 1.0 : per_slot) * jobs.slots[j];
+    if (jobs.rule[j] == AllocationRule::OnePerTasker) nodes[j] = jobs.slots[j];
+  }
+  double cluster_cpus = 0;
+  if (has_cpus) {
+    const Capacity configured = Capacity::configured(catalog, taskers);
+    for (uint32_t x = 0; x < taskers.size(); ++x) cluster_cpus += configured.configured_amount(k, x);
+  }
+  return {jobs,
+          policy.slurm_priority,
+          std::move(cpus),
+          std::move(nodes),
+          cluster_cpus,
+          static_cast<double>(taskers.size())};
+}
+
+// One run of the decay thread at time `at` (priority_multifactor.c _decay_thread with Fair Tree,
+// fair_tree.c fair_tree_decay): usage decayed over the time since the last run, the running jobs' usage
+// since then added, the fair-share factors ranked, the pending jobs' priorities computed anew.
+void SlurmPriority::calculate(double at) {
+  if (last_ran_ >= 0 && at > last_ran_) {
+    const double real_decay = std::max(std::pow(decay_factor_, at - last_ran_), std::numeric_limits<double>::min());
+    if (real_decay != 1)
+      for (Assoc& a : assocs_) a.usage *= real_decay;
+  }
+  std::erase_if(running_, [&](uint32_t j) { return has_ended_[j] != 0; });
+  if (last_ran_ >= 0)
+    for (uint32_t j : running_) add_usage(j, std::max(last_ran_, started_at_[j]), at);
+  for (Assoc& a : assocs_) a.level_fs = 0;
+  uint32_t rank = user_assocs_, rnt = user_assocs_;
+  fair_tree(assocs_[0].children, rank, rnt, false);
+  last_ran_ = at;
+  std::erase_if(pending_, [&](uint32_t j) { return is_pending_[j] == 0; });
+  for (uint32_t j : pending_) priority_[j] = compute(j, at);
+}
+
+void SlurmPriority::advance(double t) {
+  if (!config_.accounting) return;  // no decay thread
+  // (the phase within one period: exact, and no sum of a huge phase and a small period loses the period)
+  const double period = config_.calc_period, phase = std::fmod(config_.calc_phase, period);
+  if (last_ran_ < 0) next_ = phase + std::floor((t - phase) / period) * period;  // slurmctld was up by t
+  while (next_ <= t) {
+    std::erase_if(pending_, [&](uint32_t j) { return is_pending_[j] == 0; });
+    std::erase_if(running_, [&](uint32_t j) { return has_ended_[j] != 0; });
+    // nothing pending or running: the runs until the last one due change nothing that one does not (decay
+    // scales every association alike), so only it runs (a long idle stretch costs one calculation)
+    if (pending_.empty() && running_.empty()) next_ += std::max(0.0, std::floor((t - next_) / period)) * period;
+    calculate(next_);
+    next_ += period;
+  }
+}
+
+void SlurmPriority::submitted(uint32_t j, double t) {
+  advance(t);
+  is_pending_[j] = 1;
+  pending_.push_back(j);
+  priority_[j] = compute(j, jobs_.submit[j]);  // priority_p_set: no age yet
+}
+
+void SlurmPriority::started(uint32_t j, double t) {
+  advance(t);
+  is_pending_[j] = 0;
+  started_at_[j] = t;
+  running_.push_back(j);
+}
+
+// The plugin's source adds a job's usage since the last calculation when it ends (priority_p_job_end), but
+// slurmctld 22.05.8 as measured here does not: sshare's RawUsage grows only at the calculations, by the
+// jobs running then (datasets/slurm/run16-fairshare: every value of chem's, phys's within a few jobs'
+// seconds). The stretch between a job's last calculation and its end is never charged.
+void SlurmPriority::ended(uint32_t j, double t) {
+  advance(t);
+  has_ended_[j] = 1;
+}
+
+// _apply_new_usage: CPU-seconds over [from, to], decayed as one stretch, to the user's association and
+// every one above it.
+void SlurmPriority::add_usage(uint32_t j, double from, double to) {
+  const double run_delta = std::max(0.0, to - from);
+  const double used = cpus_[j] * run_delta * std::pow(decay_factor_, run_delta);
+  for (uint32_t a = assoc_of_job_[j];; a = assocs_[a].parent) {
+    assocs_[a].usage += used;
+    if (a == 0) break;
+  }
+}
+
+// fair_tree.c _calc_tree_fs: siblings by level fair share (shares over usage, both normalised among
+// them), users before accounts among equals; users take the rank counting down from the number of user
+// associations, tied users (and an account's first user when the account tied) the rank before them.
+void SlurmPriority::fair_tree(const std::vector<uint32_t>& siblings, uint32_t& rank, uint32_t& rnt, bool account_tied) {
+  double shares = 0;
+  for (uint32_t s : siblings) shares += assocs_[s].shares;
+  for (uint32_t s : siblings) {
+    Assoc& a = assocs_[s];
+    const double parent_usage = assocs_[a.parent].usage;
+    const double u = parent_usage > 0 ? a.usage / parent_usage : 0;
+    const double sn = shares > 0 ? a.shares / shares : 0;
+    a.level_fs = sn == 0 ? 0 : (u == 0 ? std::numeric_limits<double>::infinity() : sn / u);
+  }
+  std::vector<uint32_t> order = siblings;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    if (assocs_[x].level_fs != assocs_[y].level_fs) return assocs_[x].level_fs > assocs_[y].level_fs;
+    return assocs_[x].user && !assocs_[y].user;
+  });
+  double prev = std::numeric_limits<double>::quiet_NaN();
+  for (size_t i = 0; i < order.size(); ++i) {
+    Assoc& a = assocs_[order[i]];
+    const bool tied = i == 0 && account_tied ? true : prev == a.level_fs;
+    if (a.user) {
+      if (!tied) rank = rnt;
+      a.fs_factor = static_cast<double>(rank) / static_cast<double>(std::max(user_assocs_, 1u));
+      --rnt;
+    } else {
+      fair_tree(a.children, rank, rnt, tied);
+    }
+    prev = a.level_fs;
+  }
+}
+
+SlurmFactors SlurmPriority::factors(uint32_t j, double t) const {
+  SlurmFactors f;
+  // set_priority_factors: whole seconds since the job could accrue age (its submit)
+  const double diff = std::floor(std::max(0.0, t - jobs_.submit[j]));
+  f.age = diff < config_.max_age ? diff / config_.max_age : 1.0;
+  f.fairshare = assocs_[assoc_of_job_[j]].fs_factor;
+  const double nodes = nodes_[j], cpus = cpus_[j];
+  double js = 0;
+  if (config_.favor_small) {
+    js = (cluster_nodes_ - nodes) / cluster_nodes_;
+    if (cpus > 0) js = (js + (cluster_cpus_ - cpus) / cluster_cpus_) / 2;
+  } else {
+    js = nodes / cluster_nodes_;
+    if (cpus > 0) js = (js + cpus / cluster_cpus_) / 2;
+  }
+  f.job_size = std::clamp(js, 0.0, 1.0);
+  return f;
+}
+
+// _get_priority_internal: the weighted factors summed, at least 1, truncated to a whole number.
+double SlurmPriority::compute(uint32_t j, double t) const {
+  const SlurmFactors f = factors(j, t);
+  const double w_age = config_.accounting ? config_.weight_age : 0;  // ignored without slurmdbd
+  const double w_fs = config_.accounting ? config_.weight_fairshare : 0;
+  const double p = w_age * f.age + w_fs * f.fairshare + config_.weight_job_size * f.job_size;
+  return std::floor(std::clamp(p, 1.0, 4294967295.0));
+}
+
+}  // namespace colmatch

@@ -1,0 +1,99 @@
+// Slurm's priority/multifactor (slurmctld 22.05.8: plugins/priority/multifactor/priority_multifactor.c and
+// fair_tree.c) as the job priority of the simulator's Slurm runs (SimConfig::slurm_priority): the age, job
+// size and fair-share factors, weighted and summed, recomputed as slurmctld's decay thread does (at submit,
+// then every PriorityCalcPeriod), with the running jobs' usage charged and decayed by PriorityDecayHalfLife and ranked
+// by Fair Tree. It hears of submits, starts and ends and knows nothing of taskers. Internal to
+// engine/schedule/ (the Moab iteration asks it for priorities instead of its own factors).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/model/catalog.hpp"
+#include "engine/model/jobs.hpp"
+#include "engine/model/per_job.hpp"
+#include "engine/model/taskers.hpp"
+#include "engine/schedule/policy.hpp"
+
+namespace colmatch {
+
+/// The normalised factors of one job at one time, each in [0, 1] (what `sprio -n` prints).
+struct SlurmFactors {
+  double age = 0, fairshare = 0, job_size = 0;
+};
+
+/// Priorities by priority/multifactor. O(jobs + associations) memory; a calculation costs O(pending jobs
+/// + running jobs + associations x log). Not thread-safe.
+class SlurmPriority {
+ public:
+  /// `cpus`: per job, the CPUs it asks in all (Slurm's min_cpus); `nodes`: per job, its node count (1 for
+  /// a job Slurm may spread). `cluster_cpus` and `cluster_nodes`: the farm's totals (> 0). Keeps references
+  /// to `jobs` and `config`; throws PolicyError for a calc_period below 1 s, a max_age not above 0, a negative
+  /// decay_half_life or a calc_phase that is not finite. The association tree: `config.associations`, then each job's
+  /// account under root and its user (JobTable::owners) in that account.
+  SlurmPriority(const JobTable& jobs, const SlurmMultifactor& config, std::vector<double> cpus,
+                std::vector<double> nodes, double cluster_cpus, double cluster_nodes);
+
+  /// The priorities of `jobs` on a farm as the simulator sees it: a job's CPUs are its slots' units of the
+  /// fit consumable (Slurm's cpus; 1 a slot when it asks none), its nodes its slots when it takes one slot
+  /// a tasker (else 1: Slurm's min_nodes), the cluster's CPUs every tasker's configured amount of it.
+  static SlurmPriority of_farm(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+                               const SimConfig& policy);
+
+  /// Runs the calculations due by time t (at calc_phase + k x calc_period <= t, each once): usage decayed
+  /// and the running jobs' added, Fair Tree, every pending job's priority anew. Call before the events of
+  /// time t.
+  void advance(double t);
+  /// Job j was submitted at t: its priority as slurmctld sets it then (age 0, the last calculation's fair share).
+  void submitted(uint32_t j, double t);
+  /// Job j started at t: no longer pending; its CPUs count as usage from t at the calculations it runs through.
+  void started(uint32_t j, double t);
+  /// Job j ended at t: it no longer runs (what it ran since the last calculation is never charged, as
+  /// slurmctld 22.05.8 was measured to do).
+  void ended(uint32_t j, double t);
+
+  /// Job j's priority as last computed, above its tier (JobTable::priority's multiples of 2^32).
+  double priority(uint32_t j) const noexcept { return priority_[j]; }
+  /// When the last calculation ran (NaN: none yet).
+  double last_calculation() const noexcept {
+    return last_ran_ < 0 ? std::numeric_limits<double>::quiet_NaN() : last_ran_;
+  }
+  /// Job j's factors if computed at t (age from its submit; fair share and size as they stand).
+  SlurmFactors factors(uint32_t j, double t) const;
+
+ private:
+  struct Assoc {
+    uint32_t parent = 0;  // index of the parent (root: itself)
+    double shares = 1;
+    double usage = 0;  // raw usage, CPU-seconds, decayed
+    double level_fs = 0;
+    double fs_factor = 1;
+    bool user = false;
+    std::vector<uint32_t> children;
+  };
+  void calculate(double at);
+  void add_usage(uint32_t j, double from, double to);
+  void fair_tree(const std::vector<uint32_t>& siblings, uint32_t& rank, uint32_t& rnt, bool account_tied);
+  double compute(uint32_t j, double t) const;
+
+  const JobTable& jobs_;
+  const SlurmMultifactor& config_;
+  std::vector<double> cpus_, nodes_;
+  double cluster_cpus_, cluster_nodes_;
+  double decay_factor_ = 1;             // per second: 1 - ln 2 / half-life, as slurmctld approximates it
+  std::vector<Assoc> assocs_;           // [0] is root
+  std::vector<uint32_t> assoc_of_job_;  // the user association of each job
+  uint32_t user_assocs_ = 0;            // Fair Tree's g_user_assoc_count
+  std::vector<double> priority_;        // per job
+  std::vector<uint32_t> pending_;       // submitted, not started (lazily pruned)
+  std::vector<uint8_t> is_pending_;     // per job
+  std::vector<uint32_t> running_;       // started, not ended (lazily pruned)
+  std::vector<double> started_at_;      // per job: its start (NaN: not started)
+  std::vector<uint8_t> has_ended_;      // per job
+  double last_ran_ = -1;                // the last calculation's time (< 0: none yet)
+  double next_ = 0;                     // the next calculation's time
+};
+
+}  // namespace colmatch

@@ -1,0 +1,142 @@
+#include "loaders/slurm_settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "loaders/slurm_text.hpp"
+
+namespace colmatch::loaders::slurm {
+namespace {
+
+// slurm.conf's keys are case-insensitive (`scontrol show config` prints PriorityWeightFairShare)
+constexpr std::array<std::string_view, 18> kKeys = {"schedulertype",
+                                                    "schedulerparameters",
+                                                    "prioritytype",
+                                                    "priorityweightage",
+                                                    "priorityweightfairshare",
+                                                    "priorityweightjobsize",
+                                                    "prioritymaxage",
+                                                    "prioritydecayhalflife",
+                                                    "prioritycalcperiod",
+                                                    "priorityfavorsmall",
+                                                    "priorityweightpartition",
+                                                    "priorityweightqos",
+                                                    "priorityweightassoc",
+                                                    "priorityweighttres",
+                                                    "priorityflags",
+                                                    "priorityusageresetperiod",
+                                                    "boot_time",
+                                                    "accountingstoragetype"};
+
+std::string lower(std::string_view text) {
+  std::string v(text);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  return v;
+}
+
+// A PriorityWeight*: a whole number from 0 to 2^32 - 1 (slurm.conf reads it as uint32).
+double weight(std::string_view value) {
+  const std::string v(value);
+  size_t used = 0;
+  double w = -1;
+  try {
+    w = std::stod(v, &used);
+  } catch (const std::exception&) {}
+  if (used != v.size() || !(w >= 0) || w > 4294967295.0 || w != std::floor(w))
+    throw std::invalid_argument(fmt::format("'{}' is not a weight (a whole number from 0 to 4294967295)", v));
+  return w;
+}
+
+// A time as slurm.conf and `scontrol show config` write PriorityMaxAge (7-0, 00:05:00, a number of minutes).
+double duration(std::string_view value, bool positive) {
+  const double s = parse_slurm_time(value);  // throws std::invalid_argument naming the text
+  if (!std::isfinite(s) || s < 0 || (positive && s <= 0))
+    throw std::invalid_argument(fmt::format("'{}' is not a {}time", value, positive ? "positive " : ""));
+  return s;
+}
+
+bool yes(std::string_view key, std::string_view value) {
+  const std::string v = lower(value);
+  if (v == "yes" || v == "1") return true;
+  if (v == "no" || v == "0") return false;
+  throw std::invalid_argument(fmt::format("{}: '{}' is not Yes or No", key, value));
+}
+
+}  // namespace
+
+bool is_setting(std::string_view key) { return std::find(kKeys.begin(), kKeys.end(), lower(key)) != kKeys.end(); }
+
+// One branch per key of slurm_settings.hpp's list.
+std::string apply_setting(std::string_view name, std::string_view value, SimConfig& policy) {
+  SlurmMultifactor& mf = policy.slurm_priority;
+  const std::string key = lower(name);
+  if (key == "schedulertype") {
+    if (value == "sched/backfill") policy.backfill = BackfillPolicy::Conservative;
+    else if (value == "sched/builtin") policy.backfill = BackfillPolicy::None;
+    else throw std::invalid_argument(fmt::format("'{}' is not sched/backfill or sched/builtin", value));
+  } else if (key == "schedulerparameters") {
+    policy.backfill_interval = 30;  // bf_interval's default
+    if (value == "(null)") return "";
+    size_t at = 0;
+    while (at <= value.size()) {
+      const size_t comma = std::min(value.find(',', at), value.size());
+      const std::string_view option = value.substr(at, comma - at);
+      at = comma + 1;
+      if (option.rfind("bf_interval=", 0) != 0) continue;
+      const std::string v(option.substr(12));
+      size_t used = 0;
+      double s = -1;
+      try {
+        s = std::stod(v, &used);
+      } catch (const std::exception&) {}
+      // slurmctld takes 1 to 10800 s (bf_interval=-1 disables backfill)
+      if (s == -1 && used == v.size()) policy.backfill = BackfillPolicy::None;
+      else if (used != v.size() || !(s >= 1) || s > 10800 || s != std::floor(s))
+        throw std::invalid_argument(fmt::format("bf_interval: '{}' is not seconds from 1 to 10800", v));
+      else policy.backfill_interval = s;
+    }
+  } else if (key == "prioritytype") {
+    if (value == "priority/multifactor") mf.enabled = true;
+    else if (value == "priority/basic") mf.enabled = false;
+    else throw std::invalid_argument(fmt::format("'{}' is not priority/basic or priority/multifactor", value));
+  } else if (key == "priorityweightage") {
+    mf.weight_age = weight(value);
+  } else if (key == "priorityweightfairshare") {
+    mf.weight_fairshare = weight(value);
+  } else if (key == "priorityweightjobsize") {
+    mf.weight_job_size = weight(value);
+  } else if (key == "prioritymaxage") {
+    mf.max_age = duration(value, true);
+  } else if (key == "prioritydecayhalflife") {
+    mf.decay_half_life = duration(value, false);
+  } else if (key == "prioritycalcperiod") {  // whole minutes (slurm.conf: a number of minutes)
+    mf.calc_period = duration(value, true);
+    if (mf.calc_period < 60 || mf.calc_period != std::floor(mf.calc_period / 60) * 60)
+      throw std::invalid_argument(fmt::format("'{}' is not a whole number of minutes (at least 1)", value));
+  } else if (key == "priorityfavorsmall") {
+    mf.favor_small = yes(name, value);
+  } else if (key == "priorityweightpartition" || key == "priorityweightqos" || key == "priorityweightassoc") {
+    if (weight(value) != 0) return fmt::format("{}={} is not modeled (its factor counts as 0)", name, value);
+  } else if (key == "priorityweighttres") {
+    if (!value.empty() && value != "(null)") return fmt::format("PriorityWeightTRES={} is not modeled", value);
+  } else if (key == "accountingstoragetype") {
+    mf.accounting = value == "accounting_storage/slurmdbd";
+  } else if (key == "boot_time") {  // slurmctld's start: its decay thread runs then, its backfill after
+    policy.slurm_priority.calc_phase = parse_slurm_date(value) + 1;
+  } else if (key == "priorityflags") {
+    if (!value.empty() && value != "(null)" && value != "0")
+      return fmt::format("PriorityFlags={} is not modeled (Fair Tree and the default factors are)", value);
+  } else if (key == "priorityusageresetperiod") {
+    if (value != "NONE") return fmt::format("PriorityUsageResetPeriod={} is not modeled (usage is never reset)", value);
+  } else {
+    throw std::invalid_argument(fmt::format("{} is not a setting colmatch reads", name));
+  }
+  return "";
+}
+
+}  // namespace colmatch::loaders::slurm

@@ -1,0 +1,37 @@
+// Slurm's scheduling settings (slurm.conf's names and value syntax, as `scontrol show config` prints them)
+// read into the simulator's policy: what `simulate --format slurm` takes from a dump's scontrol-config.txt,
+// and what a policy file's [policy.slurm] table overrides. One concern: the settings; the rules they set
+// live in the engine (engine/schedule/slurm_priority.hpp for priority/multifactor, the Moab iteration's
+// backfill_interval for sched/backfill).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/schedule/policy.hpp"
+
+namespace colmatch::loaders::slurm {
+
+/// The settings read (slurm.conf names, case-insensitive as slurm.conf's):
+///   SchedulerType          sched/backfill: conservative backfill every bf_interval, the main pass between;
+///                          sched/builtin: the main pass only (strict priority order)
+///   SchedulerParameters    bf_interval=S (default 30); the other options are Slurm's, not modeled
+///   PriorityType           priority/basic (the loader's priorities: submit order) or priority/multifactor
+///   PriorityWeightAge, PriorityWeightFairshare, PriorityWeightJobSize   whole numbers >= 0
+///   PriorityMaxAge, PriorityDecayHalfLife   Slurm times (7-0, 00:05:00, minutes); PriorityCalcPeriod minutes
+///   PriorityFavorSmall     Yes/No
+///   PriorityWeightPartition, PriorityWeightQOS, PriorityWeightAssoc, PriorityWeightTRES, PriorityFlags,
+///   PriorityUsageResetPeriod   read; a value that changes Slurm's order is not modeled (a warning)
+///   AccountingStorageType  without accounting_storage/slurmdbd priority/multifactor ignores the age and
+///                          fair-share weights and never recalculates (SlurmMultifactor::accounting)
+///   BOOT_TIME              (scontrol's, not slurm.conf's) slurmctld's start: the priority calculations
+///                          come at it plus whole PriorityCalcPeriods, the backfill cycles (at first) at it
+///                          plus whole bf_intervals
+bool is_setting(std::string_view key);
+
+/// Applies setting `key` = `value` to `policy`. Returns a warning ("" when none) for a value Slurm takes but
+/// colmatch does not model; throws std::invalid_argument (saying why) for a value Slurm would refuse, or
+/// a key that is_setting() does not know.
+std::string apply_setting(std::string_view key, std::string_view value, SimConfig& policy);
+
+}  // namespace colmatch::loaders::slurm

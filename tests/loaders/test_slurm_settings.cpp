@@ -1,0 +1,180 @@
+// Slurm's scheduling settings (loaders/slurm_settings.hpp): what `simulate --format slurm` takes from a
+// dump's scontrol-config.txt (slurmctld's SchedulerType, bf_interval, priority/multifactor's parameters,
+// BOOT_TIME), what a policy's [policy.slurm] table overrides, and the errors and warnings for values Slurm
+// refuses or colmatch does not model.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "loaders/errors.hpp"
+#include "loaders/policy.hpp"
+#include "loaders/slurm.hpp"
+#include "loaders/slurm_sshare.hpp"
+#include "loaders/slurm_text.hpp"
+#include "tests/loaders/slurm_test_data.hpp"
+
+using namespace colmatch;
+using namespace colmatch::slurm_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// run16-fifo's cluster with `config` as its scontrol-config.txt; the caller removes the folder.
+std::string dump_with_config(const std::string& name, const std::string& config) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-settings-" + std::to_string(::getpid()) + "-" + name);
+  fs::create_directories(dir);
+  for (const char* f : {"scontrol-node.txt", "scontrol-partition.txt"})
+    fs::copy_file(kData + "run16-fifo/dump/" + f, dir / f, fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "scontrol-config.txt") << "Configuration data as of 2026-11-29T12:00:00\n" << config;
+  return dir.string();
+}
+
+}  // namespace
+
+// Without settings a dump is Slurm 22.05's defaults: sched/backfill every 30 s (conservative: each backfill
+// cycle plans every waiting job), priority/basic.
+TEST(SlurmSettings, ADumpWithoutSettingsSchedulesAsSlurmsDefaults) {
+  const std::string dir = dump_with_config("defaults", "");
+  const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
+  fs::remove_all(dir);
+  EXPECT_EQ(ds.policy_defaults.backfill, BackfillPolicy::Conservative);
+  EXPECT_EQ(ds.policy_defaults.backfill_interval, 30);
+  EXPECT_FALSE(ds.policy_defaults.slurm_priority.enabled);
+  EXPECT_EQ(ds.policy_defaults.allocation, AllocationPolicy::ConsecutiveBestFit) << "the node choice stays Slurm's";
+}
+
+// The recorded multifactor run's settings as `scontrol show config` printed them (PriorityWeightFairShare
+// with a capital S; PriorityCalcPeriod as a time); sched/builtin has no backfill.
+TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
+  const std::string dir = dump_with_config("multifactor",
+                                           "BOOT_TIME               = 2026-11-29T12:45:19\n"
+                                           "PriorityDecayHalfLife   = 7-00:00:00\n"
+                                           "PriorityCalcPeriod      = 00:01:00\n"
+                                           "PriorityFavorSmall      = No\n"
+                                           "PriorityFlags           = \n"
+                                           "PriorityMaxAge          = 00:05:00\n"
+                                           "PriorityType            = priority/multifactor\n"
+                                           "PriorityWeightAge       = 1000\n"
+                                           "PriorityWeightFairShare = 10\n"
+                                           "PriorityWeightJobSize   = 2000\n"
+                                           "PriorityWeightTRES      = (null)\n"
+                                           "SchedulerParameters     = batch_sched_delay=0,bf_interval=10\n"
+                                           "SchedulerType           = sched/backfill\n");
+  const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
+  const SimConfig& p = ds.policy_defaults;
+  EXPECT_EQ(p.backfill_interval, 10);
+  EXPECT_EQ(p.backfill, BackfillPolicy::Conservative);
+  const SlurmMultifactor& mf = p.slurm_priority;
+  EXPECT_TRUE(mf.enabled);
+  EXPECT_EQ(mf.weight_age, 1000);
+  EXPECT_EQ(mf.weight_fairshare, 10);
+  EXPECT_EQ(mf.weight_job_size, 2000);
+  EXPECT_EQ(mf.max_age, 300);
+  EXPECT_EQ(mf.calc_period, 60);
+  EXPECT_EQ(mf.decay_half_life, 7 * 86400);
+  // the decay thread's first run came 1 s after BOOT_TIME (datasets/slurm/run16-fairshare's sprio ages)
+  EXPECT_EQ(mf.calc_phase, loaders::slurm::parse_slurm_date("2026-11-29T12:45:19") + 1);
+  EXPECT_TRUE(std::isnan(p.backfill_phase)) << "backfill timed as Slurm's backfill thread: after its last run";
+  EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
+
+  // a policy file over it: the keys by slurm.conf's names
+  const std::string policy = temp_file("slurm-policy.toml",
+                                       "[policy.slurm]\n"
+                                       "SchedulerType = \"sched/builtin\"\n"
+                                       "PriorityWeightFairshare = 5000\n"
+                                       "PriorityCalcPeriod = 5\n"
+                                       "PriorityFavorSmall = true\n"
+                                       "[[policy.slurm.associations]]\n"
+                                       "account = \"physics\"\n"
+                                       "shares = 3\n");
+  const SimConfig q = loaders::read_policy_toml(policy, ds.policy_defaults);
+  fs::remove(policy);
+  fs::remove_all(dir);
+  EXPECT_EQ(q.backfill, BackfillPolicy::None);
+  EXPECT_EQ(q.slurm_priority.weight_fairshare, 5000);
+  EXPECT_EQ(q.slurm_priority.weight_age, 1000) << "what the file leaves alone stays the dump's";
+  EXPECT_EQ(q.slurm_priority.calc_period, 300);
+  EXPECT_TRUE(q.slurm_priority.favor_small);
+  ASSERT_EQ(q.slurm_priority.associations.size(), 1u);
+  EXPECT_EQ(q.slurm_priority.associations[0].shares, 3);
+}
+
+// A value Slurm refuses is an error naming the file, line and key; one Slurm takes that colmatch does not
+// model is a warning from a dump (the cluster is what it is) and an error in a policy (a what-if that
+// would not do what it says).
+TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
+  const std::string bad = dump_with_config("bad",
+                                           "PriorityType            = priority/basic\n"
+                                           "PriorityWeightAge       = lots\n");
+  try {
+    loaders::load_slurm(bad, "", "");
+    ADD_FAILURE() << "a weight that is not a number";
+  } catch (const loaders::LoadError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("scontrol-config.txt:3"), std::string::npos) << what;
+    EXPECT_NE(what.find("PriorityWeightAge"), std::string::npos) << what;
+  }
+  fs::remove_all(bad);
+  const std::string qos = dump_with_config("qos",
+                                           "PriorityWeightQOS       = 1000\n"
+                                           "SchedulerParameters     = bf_interval=0\n");
+  EXPECT_THROW(loaders::load_slurm(qos, "", ""), loaders::LoadError) << "bf_interval=0: slurmctld refuses it";
+  fs::remove_all(qos);
+  const std::string warn = dump_with_config("warn",
+                                            "AccountingStorageType   = accounting_storage/none\n"
+                                            "PriorityType            = priority/multifactor\n"
+                                            "PriorityWeightAge       = 1000\n"
+                                            "PriorityWeightQOS       = 1000\n");
+  const loaders::Dataset ds = loaders::load_slurm(warn, "", "");
+  fs::remove_all(warn);
+  ASSERT_EQ(ds.taskers.warnings.size(), 2u);
+  EXPECT_NE(ds.taskers.warnings[0].find("PriorityWeightQOS=1000 is not modeled"), std::string::npos);
+  EXPECT_NE(ds.taskers.warnings[1].find("count only with slurmdbd"), std::string::npos) << "as slurmctld logs it";
+  EXPECT_FALSE(ds.policy_defaults.slurm_priority.accounting);
+  for (const char* line : {"PriorityWeightQOS = 1000", "PriorityDecay = 3", "PriorityMaxAge = \"-1\""}) {
+    const std::string policy = temp_file("slurm-bad.toml", std::string("[policy.slurm]\n") + line + "\n");
+    EXPECT_THROW(loaders::read_policy_toml(policy), loaders::LoadError) << line;
+    fs::remove(policy);
+  }
+}
+
+// `sshare -a -P -l` as the recorded fair-share run's dump holds it: root's own user under root, accounts
+// chem (shares 1) and phys (2) each with user root; the root line itself is the tree's root, left out.
+TEST(SlurmSettings, SshareGivesTheAssociationTree) {
+  std::vector<std::string> warnings;
+  const std::vector<SlurmAssociation> tree =
+      loaders::slurm::read_sshare(kData + "run16-fairshare/dump/sshare.txt", warnings);
+  ASSERT_EQ(tree.size(), 5u);
+  EXPECT_EQ(tree[0].account, "root");
+  EXPECT_EQ(tree[0].user, "root");
+  EXPECT_EQ(tree[1].account, "chem");
+  EXPECT_EQ(tree[1].user, "");
+  EXPECT_EQ(tree[1].parent, "root");
+  EXPECT_EQ(tree[3].account, "phys");
+  EXPECT_EQ(tree[3].shares, 2);
+  EXPECT_EQ(tree[4].user, "root");
+  EXPECT_TRUE(warnings.empty());
+  // nested accounts, Fairshare=parent, and what is refused
+  const std::string nested = temp_file("sshare-nested.txt",
+                                       "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare\n"
+                                       "root|||0.000000|0|1.000000|\n"
+                                       " science||3|1.0|0|0|\n"
+                                       "  physics||parent|1.0|0|0|\n"
+                                       "   physics|alice|1|1.0|0|0|0.5\n");
+  const std::vector<SlurmAssociation> deep = loaders::slurm::read_sshare(nested, warnings);
+  fs::remove(nested);
+  ASSERT_EQ(deep.size(), 3u);
+  EXPECT_EQ(deep[1].account, "physics");
+  EXPECT_EQ(deep[1].parent, "science");
+  EXPECT_EQ(deep[2].user, "alice");
+  ASSERT_EQ(warnings.size(), 1u) << "Fairshare=parent is read as 1";
+  for (const char* bad : {"Account|User|RawShares\nroot||\n   deep||1\n", "Account|User|RawShares\nroot||\n a||-1\n",
+                          "Account|User\nroot|\n", "Account|User|RawShares\nroot||\n a||1|extra\n"}) {
+    const std::string f = temp_file("sshare-bad.txt", bad);
+    EXPECT_THROW(loaders::slurm::read_sshare(f, warnings), loaders::LoadError) << bad;
+    fs::remove(f);
+  }
+}
