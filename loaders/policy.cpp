@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -238,8 +239,12 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       if (!v || !(*v >= 0) || !(*v <= 1e9)) bad(path, node, key, "expected seconds from 0 to 1e9");
       policy.backfill_interval = *v;
     } else if (key == "backfill_phase") {
+      if (node.value<std::string>() == "slurm") {  // as Slurm's backfill thread: after its last run
+        policy.backfill_phase = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
       const auto v = node.value<double>();
-      if (!v || !std::isfinite(*v)) bad(path, node, key, "expected seconds");
+      if (!v || !std::isfinite(*v)) bad(path, node, key, "expected seconds or \"slurm\"");
       policy.backfill_phase = *v;
     } else if (key == "resource_availability") {
       const std::string v = text(path, node, key);

@@ -4,6 +4,8 @@
 //   allocation = "greatest_power"     NODEALLOCATIONPOLICY: greatest_power, first_available, best_fit, worst_fit,
 //                                     consecutive_best_fit (Slurm's select/cons_tres)
 //   backfill = "none"                 BACKFILLPOLICY: none (strict priority order), greedy, easy, conservative
+//   backfill_interval = 0             Slurm's bf_interval: backfill only in cycles this far apart (s)
+//   backfill_phase = 0                those cycles at phase + k x interval; "slurm": as Slurm's backfill thread
 //   reservation_depth = 1             RESERVATIONDEPTH: with easy, how many waiting jobs hold a reservation
 //   compression = false               with a book (depth > 1, conservative), true: a job ending before
 //                                     its walltime moves the booked reservations earlier where they fit

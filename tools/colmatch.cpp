@@ -197,11 +197,15 @@ const kernels::KernelTable& kernel_table(const Options& o) {
 
 // Simulates with --policy (else the input's own [policy]) up to --until; a policy the farm cannot take
 // is a PolicyError naming the file it came from.
-SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, const kernels::KernelTable& table,
-                               const SimProgress& progress = {}) {
+SimConfig policy_of(const Options& o, const loaders::Dataset& ds) {
   SimConfig policy = o.policy_path.empty() ? ds.policy : loaders::read_policy_toml(o.policy_path, ds.policy_defaults);
   policy.until = o.until;
-  return simulate(ds.catalog, ds.taskers, ds.jobs, policy, table, ds.farm, progress);
+  return policy;
+}
+
+SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, const kernels::KernelTable& table,
+                               const SimProgress& progress = {}) {
+  return simulate(ds.catalog, ds.taskers, ds.jobs, policy_of(o, ds), table, ds.farm, progress);
 }
 
 // One format's synopsis and option table in Markdown, from the registry: the block each page of
@@ -292,8 +296,9 @@ int cmd_explain(const Options& o) {
     uint32_t j = 0;
     while (j < ds.jobs.size() && ds.jobs.id[j] != o.explain_job_id) ++j;
     if (j == ds.jobs.size()) throw std::runtime_error("no job '" + o.explain_job_id + "' in the input");
-    const SimResult r = simulate_with_policy(o, ds, kernels::active());
-    std::fputs(writers::explain_simulated_job(ds, r, m, j).c_str(), stdout);
+    const SimConfig policy = policy_of(o, ds);
+    const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, policy, kernels::active(), ds.farm);
+    std::fputs(writers::explain_simulated_job(ds, r, m, j, policy).c_str(), stdout);
     return 0;
   }
   if (!o.explain_job_id.empty()) {

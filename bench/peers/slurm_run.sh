@@ -17,7 +17,9 @@
 # running `sleep RUNTIME`. Keep RUNTIME below the job's -t (whole minutes) so ends are exact.
 # OUT_DIR gets: slurm.conf, the dump of the cluster (tools/slurm-dump.sh: dump/), jobcomp.txt (a line a
 # finished job), sacct.txt (the same records as `sacct -a -P` prints them: what `colmatch simulate --format
-# slurm --accounting` reads), and workload.txt (the workload as submitted, with Slurm's job ids).
+# slurm --accounting` reads), and workload.txt (the workload as submitted, with Slurm's job ids); under
+# multifactor sprio.tsv (sprio every 10 s, slurm_sprio.py) and init-priority.tsv (each job's InitPrio from
+# slurmctld's log); with ACCOUNTS sacct-dbd.txt (Slurm's own sacct) and sshare.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 DIR=${SLURM_RUN_DIR:-/tmp/colmatch-slurm-run}
@@ -134,6 +136,11 @@ run() {
   cp "$CONF" "$out/slurm.conf"
   : > "$out/workload.txt"
   local t0; t0=$(date +%s.%N)
+  local sampler=""
+  if grep -q '^PriorityType=priority/multifactor' "$CONF"; then  # sprio every 10 s while the run lasts
+    (while :; do echo "## $(date +%s)"; sprio -l -h 2>/dev/null; sleep 10; done > "$out/sprio-raw.txt") &
+    sampler=$!
+  fi
   while read -r offset runtime rest || [ -n "${offset:-}" ]; do
     [ -z "${offset:-}" ] && continue
     case "$offset" in \#*) continue ;; esac
@@ -148,6 +155,12 @@ run() {
   # every job ended: none left in the queue
   while [ -n "$(squeue -h -o %i)" ]; do sleep 2; done
   sleep 2
+  if [ -n "$sampler" ]; then
+    kill "$sampler" 2>/dev/null || true
+    /usr/bin/python3 "$here/slurm_sprio.py" "$out/sprio-raw.txt" > "$out/sprio.tsv"
+    grep -o 'JobId=[0-9]* InitPrio=[0-9]*' "$DIR/log/slurmctld.log" | sed 's/JobId=//; s/ InitPrio=/\t/' \
+      > "$out/init-priority.tsv"
+  fi
   cp "$DIR/jobcomp.txt" "$out/jobcomp.txt"
   rm -rf "$out/dump"
   bash "$here/../../tools/slurm-dump.sh" "$out/dump" 2>/dev/null

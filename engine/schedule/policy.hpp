@@ -216,7 +216,9 @@ struct SimConfig {
   /// stops it). With backfill = "none" it is not read.
   double backfill_interval = 0;
   /// The backfill cycles come at times phase + k x backfill_interval (seconds since the epoch, as the jobs'
-  /// times): Slurm's backfill thread runs every bf_interval from when slurmctld started.
+  /// times). NaN: as Slurm's backfill thread (sched/backfill's backfill_agent, 22.05) times them:
+  /// backfill_interval after the last one when a main pass ran since, else on the 1 s tick after the next
+  /// event (the first one likewise); the Slurm loader's default.
   double backfill_phase = 0;
   ResourceAvailability availability = ResourceAvailability::Dedicated;
   PriorityWeights weights;

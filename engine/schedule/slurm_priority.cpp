@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -228,6 +229,36 @@ double SlurmPriority::compute(uint32_t j, double t) const {
   const double w_fs = config_.accounting ? config_.weight_fairshare : 0;
   const double p = w_age * f.age + w_fs * f.fairshare + config_.weight_job_size * f.job_size;
   return std::floor(std::clamp(p, 1.0, 4294967295.0));
+}
+
+SlurmPriorityAt slurm_priority_at(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+                                  const SimConfig& policy, const std::vector<double>& start,
+                                  const std::vector<double>& end, double last_cycle, uint32_t j) {
+  SlurmPriority p = SlurmPriority::of_farm(catalog, taskers, jobs, policy);
+  const double decided = std::isnan(start[j]) ? last_cycle : start[j];
+  // as the event loop tells the scheduler: at one time, ends and submits before the cycle's starts
+  std::vector<std::tuple<double, int, uint32_t>> events;  // (time, 0 end, 1 submit, 2 start; job)
+  for (uint32_t x = 0; x < jobs.size(); ++x) {
+    if (jobs.rejected(x) || !(jobs.submit[x] <= decided)) continue;
+    events.emplace_back(jobs.submit[x], 1, x);
+    if (start[x] < decided) events.emplace_back(start[x], 2, x);
+    if (end[x] <= decided) events.emplace_back(end[x], 0, x);
+  }
+  std::sort(events.begin(), events.end());
+  for (const auto& [t, kind, x] : events) {
+    if (kind == 0) p.ended(x, t);
+    else if (kind == 1) p.submitted(x, t);
+    else p.started(x, t);
+  }
+  p.advance(decided);
+  SlurmPriorityAt at;
+  at.decided = decided;
+  const double calc = p.last_calculation();
+  at.computed = std::isnan(calc) || calc < jobs.submit[j] ? jobs.submit[j] : calc;
+  at.priority = p.priority(j);
+  at.factors = p.factors(j, at.computed);
+  if (at.computed == jobs.submit[j]) at.factors.age = 0;  // priority_p_set: no age at submit
+  return at;
 }
 
 }  // namespace colmatch

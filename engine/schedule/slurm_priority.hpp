@@ -96,4 +96,19 @@ class SlurmPriority {
   double next_ = 0;                     // the next calculation's time
 };
 
+/// Job j's priority/multifactor priority as it stood when a run decided on it, what `sprio -l` would have
+/// shown then: at its start, or, if it never started, at the run's last cycle.
+struct SlurmPriorityAt {
+  double decided = 0;    ///< the time: the job's start or the last cycle
+  double computed = 0;   ///< when that priority was computed: its submit or a calculation
+  double priority = 0;   ///< above the job's tier
+  SlurmFactors factors;  ///< normalised, at `computed`
+};
+
+/// Replays run `r`'s submits, starts and ends into priority/multifactor (policy.slurm_priority, which must be
+/// enabled) up to job j's decision, as the simulator heard them. O(jobs log jobs).
+SlurmPriorityAt slurm_priority_at(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
+                                  const SimConfig& policy, const std::vector<double>& start,
+                                  const std::vector<double>& end, double last_cycle, uint32_t j);
+
 }  // namespace colmatch

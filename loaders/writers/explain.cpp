@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/match/explain.hpp"
+#include "engine/schedule/slurm_priority.hpp"
 
 namespace colmatch::writers {
 namespace {
@@ -151,7 +152,24 @@ std::string explain_job_eligibility(const loaders::Dataset& ds, const MatchOutco
          category_steps(ds, m, c, false);
 }
 
-std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j) {
+// Slurm's priority/multifactor: job j's priority when the run decided on it, its weighted factors as sprio -l
+// prints them (rounded) and the normalised ones (sprio -n).
+static std::string slurm_priority_line(const loaders::Dataset& ds, const SimResult& r, const SimConfig& policy,
+                                       uint32_t j) {
+  const SlurmMultifactor& mf = policy.slurm_priority;
+  const SlurmPriorityAt at =
+      slurm_priority_at(ds.catalog, ds.taskers, ds.jobs, policy, r.start, r.end, r.last_cycle_time, j);
+  const double w_age = mf.accounting ? mf.weight_age : 0, w_fs = mf.accounting ? mf.weight_fairshare : 0;
+  return fmt::format(
+      "priority {} (priority/multifactor, computed at t = {}): age {:.0f} + fair share {:.0f} + job size {:.0f}; "
+      "factors {:.4f}, {:.4f}, {:.4f}; weights {}, {}, {}{}\n",
+      at.priority, at.computed, w_age * at.factors.age, w_fs * at.factors.fairshare,
+      mf.weight_job_size * at.factors.job_size, at.factors.age, at.factors.fairshare, at.factors.job_size, w_age, w_fs,
+      mf.weight_job_size, mf.accounting ? "" : " (no slurmdbd: age and fair share ignored)");
+}
+
+std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j,
+                                  const SimConfig& policy) {
   const JobTable& jobs = ds.jobs;
   std::string out = fmt::format("job {}: ", jobs.id[j]);
   if (jobs.rejected(j)) return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
@@ -174,6 +192,8 @@ std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r
     if (r.was_held[j]) out += "held at some time in the run\n";
     if (r.was_throttled[j]) out += "held back by a credential limit at some time in the run\n";
   }
+  if (policy.slurm_priority.enabled && policy.scheduler == SchedulerKind::Moab)
+    out += slurm_priority_line(ds, r, policy, j);
   // eligibility does not change over time: the steps over every tasker of the farm (those down at some
   // time included); free capacity does, so no room is shown
   return out + explain_category(ds, m, m.categories.of_job[j], false);

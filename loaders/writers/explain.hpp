@@ -29,8 +29,10 @@ std::string explain_category(const loaders::Dataset& ds, const MatchOutcome& m, 
 /// whether by backfill; or, pending, the reason at the last cycle that considered it (held, waiting
 /// for a dependency, throttled by which credential and limit, behind a higher-priority job, would
 /// delay a reservation, no free capacity, no eligible tasker, a priority gap) with the run's last
-/// cycle time; then its category's eligibility steps from `m` (a batch match of the same dataset,
-/// for its categories and steps).
-std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j);
+/// cycle time; under Slurm's priority/multifactor (`policy`, the run's) its priority then with each factor,
+/// as `sprio -l` shows them; then its category's eligibility steps from `m` (a batch match of the same
+/// dataset, for its categories and steps).
+std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j,
+                                  const SimConfig& policy);
 
 }  // namespace colmatch::writers

@@ -14,10 +14,12 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/batch/matcher.hpp"
 #include "engine/schedule/simulation.hpp"
 #include "engine/schedule/slurm_priority.hpp"
 #include "loaders/slurm.hpp"
 #include "loaders/slurm_text.hpp"
+#include "loaders/writers/explain.hpp"
 #include "tests/loaders/slurm_test_data.hpp"
 
 using namespace colmatch;
@@ -197,4 +199,22 @@ TEST(SlurmRun, MultifactorWithFairShareGivesSlurmctldsPriorities) {
   const auto [compared, equal] = replay_priorities(kData + "run16-fairshare/");
   EXPECT_GT(compared, 1700u);
   EXPECT_GE(equal, compared - 7);
+}
+
+// explain --simulate names a multifactor job's priority with its factors as sprio -l shows them: job 22 of
+// the fair-share run, started by the replay at 1795957033, had the priority of the calculation at
+// 1795957000 (1 s after a BOOT_TIME minute), 1406 = age 42 + fair share 1333 + job size 31: sprio's line
+// for it at 1795957001.
+TEST(SlurmRun, ExplainShowsAMultifactorJobsPriorityAsSprioDoes) {
+  const std::string run = kData + "run16-fairshare/";
+  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  uint32_t j = 0;
+  while (ds.jobs.id[j] != "22") ++j;
+  const std::string text = writers::explain_simulated_job(ds, r, m, j, ds.policy);
+  EXPECT_NE(text.find("priority 1406 (priority/multifactor, computed at t = 1795957000): age 42 + fair share 1333 + "
+                      "job size 31"),
+            std::string::npos)
+      << text;
 }

@@ -94,6 +94,14 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   fs::remove(policy);
   fs::remove_all(dir);
   EXPECT_EQ(q.backfill, BackfillPolicy::None);
+  EXPECT_TRUE(std::isnan(q.backfill_phase)) << "the dump's: as Slurm's backfill thread";
+  const std::string grid = temp_file("grid-policy.toml", "[policy]\nbackfill_phase = 3\n");
+  EXPECT_EQ(loaders::read_policy_toml(grid, ds.policy_defaults).backfill_phase, 3);
+  const std::string back = temp_file("back-policy.toml", "[policy]\nbackfill_phase = \"slurm\"\n");
+  EXPECT_TRUE(std::isnan(loaders::read_policy_toml(back).backfill_phase));
+  const std::string wrong = temp_file("wrong-policy.toml", "[policy]\nbackfill_phase = \"moab\"\n");
+  EXPECT_THROW(loaders::read_policy_toml(wrong), loaders::LoadError);
+  for (const std::string& f : {grid, back, wrong}) fs::remove(f);
   EXPECT_EQ(q.slurm_priority.weight_fairshare, 5000);
   EXPECT_EQ(q.slurm_priority.weight_age, 1000) << "what the file leaves alone stays the dump's";
   EXPECT_EQ(q.slurm_priority.calc_period, 300);
