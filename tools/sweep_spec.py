@@ -136,18 +136,42 @@ def _key_lines(text):
 # colmatch on a policy with each of them, so that a key colmatch does not know fails there).
 
 NUMBER, STRING, LIST, BOOLEAN = "a number", "a string", "a list", "true or false"
+SCALAR = "a number, a string or true or false"
 _TOP = {"interval": NUMBER, "min_interval": NUMBER, "scheduler": STRING, "allocation": STRING,
         "backfill": STRING, "reservation_depth": NUMBER, "compression": BOOLEAN, "resource_availability": STRING,
+        "backfill_interval": NUMBER, "backfill_phase": SCALAR,
         "throttle": LIST}
 _WEIGHTS = {"credential", "queue_time", "expansion", "size"}
 _CREDENTIALS = {"user", "group", "class", "account", "qos"}
 _FBSNG_QUEUE = {"qpmin", "qpmax", "qpi", "qpd", "qpg", "spg"}
+# [policy.slurm]: slurm.conf's scheduling settings (loaders/slurm_settings.hpp), case-insensitive
+_SLURM = {k.lower() for k in (
+    "SchedulerType", "SchedulerParameters", "PriorityType", "PriorityWeightAge", "PriorityWeightFairshare",
+    "PriorityWeightJobSize", "PriorityMaxAge", "PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityFavorSmall",
+    "PriorityWeightPartition", "PriorityWeightQOS", "PriorityWeightAssoc", "PriorityWeightTRES", "PriorityFlags",
+    "PriorityUsageResetPeriod", "AccountingStorageType")}
 KEYS_HELP = ("interval, min_interval, scheduler, allocation, backfill, reservation_depth, compression, "
              "resource_availability, "
              "throttle, "
              "priority.{credential,queue_time,expansion,size}, credential_priority.KIND.NAME, fbsng.process_type, "
              "fbsng.queues.NAME.{QPmin,QPmax,QPI,QPD,QPG,SPG}, fbsng.process_types.NAME.{max_sections,max_slots,"
-             "requirements,max.CONSUMABLE}, vov.wrappers, vov.dollars.NAME, vov.symbols.NAME; and until")
+             "requirements,max.CONSUMABLE}, vov.wrappers, vov.dollars.NAME, vov.symbols.NAME, backfill_interval, "
+             "backfill_phase, slurm.SETTING (slurm.conf's names: PriorityWeightFairshare, SchedulerParameters, ...), "
+             "slurm.priority_calc_phase, slurm.associations; and until")
+
+
+def _stamp(path):
+    """What identifies an input in a point's id: a file's name, size and modification time; a folder's name
+    and those of the files directly in it (a dump), in name order."""
+    st = os.stat(path)
+    if not os.path.isdir(path):
+        return [os.path.basename(path), st.st_size, st.st_mtime_ns]
+    inside = []
+    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+        if entry.is_file():
+            est = entry.stat()
+            inside.append([entry.name, est.st_size, est.st_mtime_ns])
+    return [os.path.basename(os.path.normpath(path)), inside]
 
 
 def policy_key_type(key):
@@ -171,6 +195,13 @@ def policy_key_type(key):
             return STRING
         if key[1] == "process_types" and n == 5 and key[3] == "max":
             return NUMBER
+    if head == "slurm" and n == 2:
+        if key[1] == "priority_calc_phase":
+            return NUMBER
+        if key[1] == "associations":
+            return LIST
+        if key[1].lower() in _SLURM:
+            return SCALAR
     if head == "vov":
         if n == 2 and key[1] == "wrappers":
             return LIST
@@ -184,6 +215,8 @@ def _type_ok(value, expected):
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if expected == STRING:
         return isinstance(value, str)
+    if expected == SCALAR:
+        return isinstance(value, (int, float, str, bool))
     if expected == BOOLEAN:
         return isinstance(value, bool)
     return isinstance(value, list)
@@ -358,8 +391,11 @@ class Sweep:
                 if not isinstance(value, str) or not value:
                     self._fail(at + (opt,), key, "expected a file name")
                 path = self._path(value)
-                if not os.path.isfile(path) or not os.access(path, os.R_OK):
-                    why = "no such file" if not os.path.exists(path) else "not a readable file"
+                # a file, or a folder (a Grid Engine or Slurm dump: --dump)
+                readable = os.access(path, os.R_OK) and (os.path.isfile(path) or
+                                                         (os.path.isdir(path) and os.access(path, os.X_OK)))
+                if not readable:
+                    why = "no such file" if not os.path.exists(path) else "not a readable file or folder"
                     self._fail(at + (opt,), key, f"cannot read {path}: {why}")
                 files[opt] = path
             if not files:
@@ -367,8 +403,7 @@ class Sweep:
             out[name] = (fmt, files)
             # what identifies the files in a point's id (an input replaced by another makes new points),
             # read once per input, not per point
-            self._stamps[name] = {k: [os.path.basename(v), os.stat(v).st_size, os.stat(v).st_mtime_ns]
-                                  for k, v in files.items()}
+            self._stamps[name] = {k: _stamp(v) for k, v in files.items()}
         return out
 
     def _check_value(self, path, key, value, table):

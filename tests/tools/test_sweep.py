@@ -358,6 +358,15 @@ POLICY_KEYS = {
     "fbsng.process_types.t.max_sections": 3, "fbsng.process_types.t.max_slots": 8,
     "fbsng.process_types.t.requirements": "", "fbsng.process_types.t.max.slots": 4,
     "vov.wrappers": ["vov"], "vov.dollars.BIG": "RAMTOTAL#64000", "vov.symbols.OS": "linux64",
+    "backfill_interval": 30, "backfill_phase": "slurm",
+    "slurm.SchedulerType": "sched/builtin", "slurm.SchedulerParameters": "bf_interval=60",
+    "slurm.PriorityType": "priority/multifactor", "slurm.PriorityWeightAge": 1000,
+    "slurm.PriorityWeightFairshare": 2000, "slurm.PriorityWeightJobSize": 10, "slurm.PriorityMaxAge": "1-0",
+    "slurm.PriorityDecayHalfLife": "7-0", "slurm.PriorityCalcPeriod": 5, "slurm.PriorityFavorSmall": True,
+    "slurm.PriorityWeightPartition": 0, "slurm.PriorityWeightQOS": 0, "slurm.PriorityWeightAssoc": 0,
+    "slurm.PriorityWeightTRES": "(null)", "slurm.PriorityFlags": "", "slurm.PriorityUsageResetPeriod": "NONE",
+    "slurm.AccountingStorageType": "accounting_storage/slurmdbd", "slurm.priority_calc_phase": 30,
+    "slurm.associations": [{"account": "p1", "shares": 2}],
 }
 # keys colmatch reads only beside another
 COMPANIONS = {"reservation_depth": {"backfill": "easy"}, "compression": {"backfill": "conservative"}}
@@ -397,6 +406,28 @@ def test_point_ids_are_stable_and_depend_on_what_runs(tmp_path):
     os.utime(log, ns=(0, os.stat(log).st_mtime_ns + 10**9))  # the log replaced by another of the same name
     e = spec_py.load_spec(write(tmp_path / "e.toml", GRID_2X3.format(log=log)))
     assert not set(p.id for p in d.points) & set(p.id for p in e.points), "a changed input is another run"
+
+
+def test_a_dump_folder_is_an_input_and_a_changed_file_in_it_makes_new_points(tmp_path):
+    """A Slurm what-if sweeps over a dump folder (--dump) and a sacct file; a file of the folder replaced
+    is another run, as a replaced log is."""
+    import shutil
+
+    dump = tmp_path / "dump"
+    shutil.copytree(os.path.join(SRC, "datasets", "slurm", "run16-fairshare", "dump"), dump)
+    sacct = os.path.join(SRC, "datasets", "slurm", "run16-fairshare", "sacct.txt")
+    text = (f'[inputs.fs]\nformat = "slurm"\ndump = "{dump}"\naccounting = "{sacct}"\n'
+            '[grid]\n"slurm.PriorityWeightFairshare" = [0, 2000]\n'
+            '"slurm.SchedulerParameters" = ["bf_interval=10", "bf_interval=30"]\n')
+    a = spec_py.load_spec(write(tmp_path / "a.toml", text))
+    assert len(a.points) == 4
+    conf = dump / "scontrol-config.txt"
+    os.utime(conf, ns=(0, os.stat(conf).st_mtime_ns + 10**9))
+    b = spec_py.load_spec(write(tmp_path / "b.toml", text))
+    assert not set(p.id for p in a.points) & set(p.id for p in b.points), "a changed dump is another run"
+    r = cli("sweep", str(write(tmp_path / "c.toml", text.replace(str(dump), str(tmp_path / "nowhere")))),
+            "--out", str(tmp_path / "o"))
+    assert r.returncode == 1 and "no such file" in r.stderr, r.stderr
 
 
 def test_private_folders_of_dead_runs_are_cleared_and_live_ones_kept(tmp_path):
