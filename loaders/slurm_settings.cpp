@@ -41,14 +41,9 @@ std::string lower(std::string_view text) {
 
 // A PriorityWeight*: a whole number from 0 to 2^32 - 1 (slurm.conf reads it as uint32).
 double weight(std::string_view value) {
-  const std::string v(value);
-  size_t used = 0;
-  double w = -1;
-  try {
-    w = std::stod(v, &used);
-  } catch (const std::exception&) {}
-  if (used != v.size() || !(w >= 0) || w > 4294967295.0 || w != std::floor(w))
-    throw std::invalid_argument(fmt::format("'{}' is not a weight (a whole number from 0 to 4294967295)", v));
+  const double w = parse_number(value);
+  if (!(w >= 0) || w > 4294967295.0 || w != std::floor(w))
+    throw std::invalid_argument(fmt::format("'{}' is not a weight (a whole number from 0 to 4294967295)", value));
   return w;
 }
 
@@ -76,7 +71,9 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
   SlurmMultifactor& mf = policy.slurm_priority;
   const std::string key = lower(name);
   if (key == "schedulertype") {
-    if (value == "sched/backfill") policy.backfill = BackfillPolicy::Conservative;
+    // (bf_interval=-1, read before: SchedulerParameters comes first in scontrol's order, keeps it off)
+    if (value == "sched/backfill")
+      policy.backfill = policy.backfill_interval < 0 ? BackfillPolicy::None : BackfillPolicy::Conservative;
     else if (value == "sched/builtin") policy.backfill = BackfillPolicy::None;
     else throw std::invalid_argument(fmt::format("'{}' is not sched/backfill or sched/builtin", value));
   } else if (key == "schedulerparameters") {
@@ -88,15 +85,13 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
       const std::string_view option = value.substr(at, comma - at);
       at = comma + 1;
       if (option.rfind("bf_interval=", 0) != 0) continue;
-      const std::string v(option.substr(12));
-      size_t used = 0;
-      double s = -1;
-      try {
-        s = std::stod(v, &used);
-      } catch (const std::exception&) {}
+      const std::string_view v = option.substr(12);
+      const double s = parse_number(v);
       // slurmctld takes 1 to 10800 s (bf_interval=-1 disables backfill)
-      if (s == -1 && used == v.size()) policy.backfill = BackfillPolicy::None;
-      else if (used != v.size() || !(s >= 1) || s > 10800 || s != std::floor(s))
+      if (s == -1) {
+        policy.backfill = BackfillPolicy::None;
+        policy.backfill_interval = -1;
+      } else if (!(s >= 1) || s > 10800 || s != std::floor(s))
         throw std::invalid_argument(fmt::format("bf_interval: '{}' is not seconds from 1 to 10800", v));
       else policy.backfill_interval = s;
     }

@@ -60,14 +60,9 @@ std::vector<SlurmAssociation> read_sshare(const std::string& path, std::vector<s
     if (raw == "parent") {
       warnings.push_back(fmt::format("{}:{}: RawShares parent (Fairshare=parent) is read as 1", path, ln));
     } else if (!raw.empty()) {
-      const std::string v(raw);
-      size_t used = 0;
-      double x = -1;
-      try {
-        x = std::stod(v, &used);
-      } catch (const std::exception&) {}
-      if (used != v.size() || !(x >= 0) || !std::isfinite(x))
-        throw LoadError(path, ln, "RawShares", fmt::format("'{}' is not a number >= 0 or parent", v));
+      const double x = parse_number(raw);
+      if (!(x >= 0) || !std::isfinite(x))
+        throw LoadError(path, ln, "RawShares", fmt::format("'{}' is not a number >= 0 or parent", raw));
       a.shares = x;
     }
     if (user.empty()) {

@@ -218,6 +218,18 @@ std::vector<std::string> expand_hostlist(std::string_view list, size_t limit) {
   return out;
 }
 
+double parse_number(std::string_view text) {
+  const std::string v(text);
+  size_t used = 0;
+  double x = std::numeric_limits<double>::quiet_NaN();
+  try {
+    x = std::stod(v, &used);
+  } catch (const std::exception&) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return used == v.size() ? x : std::numeric_limits<double>::quiet_NaN();
+}
+
 double parse_mebibytes(std::string_view text) {
   text = trim(text);
   double scale = 1;

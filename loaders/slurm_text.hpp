@@ -48,6 +48,10 @@ std::vector<ConfigSetting> read_config(const std::string& path);
 /// kMaxHosts), before expanding it.
 std::vector<std::string> expand_hostlist(std::string_view list, size_t limit = kMaxHosts);
 
+/// `text` as a number when all of it is one (std::stod's syntax), else NaN: what Slurm's settings and
+/// sshare's columns hold (a weight, RawShares, bf_interval).
+double parse_number(std::string_view text);
+
 /// A memory size as Slurm reads --mem and RealMemory: a number with an optional K, M, G or T suffix
 /// (1024-based; no suffix: MiB). Returns MiB; throws std::invalid_argument.
 double parse_mebibytes(std::string_view text);

@@ -213,7 +213,7 @@ struct SimConfig {
   /// Slurm's bf_interval (seconds; 0, the default: backfill in every cycle): backfill runs only in the
   /// cycles `backfill_interval` apart, each planning its reservations afresh and keeping none; the cycles
   /// between them are Slurm's main pass, in strict priority order (the first job that cannot start
-  /// stops it). With backfill = "none" it is not read.
+  /// stops it). With backfill = "none" it is not read; below 0 (Slurm's bf_interval=-1) it is as 0.
   double backfill_interval = 0;
   /// The backfill cycles come at times phase + k x backfill_interval (seconds since the epoch, as the jobs'
   /// times). NaN: as Slurm's backfill thread (sched/backfill's backfill_agent, 22.05) times them:

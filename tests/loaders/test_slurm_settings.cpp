@@ -131,6 +131,12 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
                                            "SchedulerParameters     = bf_interval=0\n");
   EXPECT_THROW(loaders::load_slurm(qos, "", ""), loaders::LoadError) << "bf_interval=0: slurmctld refuses it";
   fs::remove_all(qos);
+  const std::string off = dump_with_config("off",
+                                           "SchedulerParameters     = bf_interval=-1\n"
+                                           "SchedulerType           = sched/backfill\n");
+  EXPECT_EQ(loaders::load_slurm(off, "", "").policy_defaults.backfill, BackfillPolicy::None)
+      << "bf_interval=-1 turns sched/backfill's backfill off, whichever line comes first";
+  fs::remove_all(off);
   const std::string warn = dump_with_config("warn",
                                             "AccountingStorageType   = accounting_storage/none\n"
                                             "PriorityType            = priority/multifactor\n"
