@@ -104,18 +104,19 @@ SlurmPriority SlurmPriority::of_farm(const Catalog& catalog, const TaskerTable& 
 // fair_tree.c fair_tree_decay): usage decayed over the time since the last run, the running jobs' usage
 // since then added, the fair-share factors ranked, the pending jobs' priorities computed anew.
 void SlurmPriority::calculate(double at) {
-  if (last_ran_ >= 0 && at > last_ran_) {
+  if (ran_ && at > last_ran_) {
     const double real_decay = std::max(std::pow(decay_factor_, at - last_ran_), std::numeric_limits<double>::min());
     if (real_decay != 1)
       for (Assoc& a : assocs_) a.usage *= real_decay;
   }
   std::erase_if(running_, [&](uint32_t j) { return has_ended_[j] != 0; });
-  if (last_ran_ >= 0)
+  if (ran_)
     for (uint32_t j : running_) add_usage(j, std::max(last_ran_, started_at_[j]), at);
   for (Assoc& a : assocs_) a.level_fs = 0;
   uint32_t rank = user_assocs_, rnt = user_assocs_;
   fair_tree(assocs_[0].children, rank, rnt, false);
   last_ran_ = at;
+  ran_ = true;
   std::erase_if(pending_, [&](uint32_t j) { return is_pending_[j] == 0; });
   for (uint32_t j : pending_) priority_[j] = compute(j, at);
 }
@@ -124,7 +125,7 @@ void SlurmPriority::advance(double t) {
   if (!config_.accounting) return;  // no decay thread
   // (the phase within one period: exact, and no sum of a huge phase and a small period loses the period)
   const double period = config_.calc_period, phase = std::fmod(config_.calc_phase, period);
-  if (last_ran_ < 0) next_ = phase + std::floor((t - phase) / period) * period;  // slurmctld was up by t
+  if (!ran_) next_ = phase + std::floor((t - phase) / period) * period;  // slurmctld was up by t
   while (next_ <= t) {
     std::erase_if(pending_, [&](uint32_t j) { return is_pending_[j] == 0; });
     std::erase_if(running_, [&](uint32_t j) { return has_ended_[j] != 0; });

@@ -57,9 +57,7 @@ class SlurmPriority {
   /// Job j's priority as last computed, above its tier (JobTable::priority's multiples of 2^32).
   double priority(uint32_t j) const noexcept { return priority_[j]; }
   /// When the last calculation ran (NaN: none yet).
-  double last_calculation() const noexcept {
-    return last_ran_ < 0 ? std::numeric_limits<double>::quiet_NaN() : last_ran_;
-  }
+  double last_calculation() const noexcept { return ran_ ? last_ran_ : std::numeric_limits<double>::quiet_NaN(); }
   /// Job j's factors if computed at t (age from its submit; fair share and size as they stand).
   SlurmFactors factors(uint32_t j, double t) const;
 
@@ -92,7 +90,8 @@ class SlurmPriority {
   std::vector<uint32_t> running_;       // started, not ended (lazily pruned)
   std::vector<double> started_at_;      // per job: its start (NaN: not started)
   std::vector<uint8_t> has_ended_;      // per job
-  double last_ran_ = -1;                // the last calculation's time (< 0: none yet)
+  bool ran_ = false;                    // a calculation has run
+  double last_ran_ = 0;                 // the last calculation's time
   double next_ = 0;                     // the next calculation's time
 };
 
