@@ -238,6 +238,14 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       const auto v = node.value<double>();
       if (!v || !(*v >= 0) || !(*v <= 1e9)) bad(path, node, key, "expected seconds from 0 to 1e9");
       policy.backfill_interval = *v;
+    } else if (key == "backfill_window") {
+      const auto v = node.value<double>();
+      if (!v || !(*v > 0)) bad(path, node, key, "expected seconds above 0 (inf: no window)");
+      policy.backfill_window = *v;
+    } else if (key == "backfill_max_jobs") {
+      const auto* v = node.as_integer();
+      if (v == nullptr || v->get() < 1) bad(path, node, key, "expected a whole number of at least 1");
+      policy.backfill_max_jobs = static_cast<uint64_t>(v->get());
     } else if (key == "backfill_phase") {
       if (node.value<std::string>() == "slurm") {  // as Slurm's backfill thread: after its last run
         policy.backfill_phase = std::numeric_limits<double>::quiet_NaN();

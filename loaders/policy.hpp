@@ -6,6 +6,8 @@
 //   backfill = "none"                 BACKFILLPOLICY: none (strict priority order), greedy, easy, conservative
 //   backfill_interval = 0             Slurm's bf_interval: backfill only in cycles this far apart (s)
 //   backfill_phase = 0                those cycles at phase + k x interval; "slurm": as Slurm's backfill thread
+//   backfill_window = inf             with backfill_interval and a book: no reservation past this (bf_window, s)
+//   backfill_max_jobs = N             with backfill_interval and a book: jobs tried a cycle (bf_max_job_test)
 //   reservation_depth = 1             RESERVATIONDEPTH: with easy, how many waiting jobs hold a reservation
 //   compression = false               with a book (depth > 1, conservative), true: a job ending before
 //                                     its walltime moves the booked reservations earlier where they fit

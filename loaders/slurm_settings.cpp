@@ -77,24 +77,41 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     else if (value == "sched/builtin") policy.backfill = BackfillPolicy::None;
     else throw std::invalid_argument(fmt::format("'{}' is not sched/backfill or sched/builtin", value));
   } else if (key == "schedulerparameters") {
-    policy.backfill_interval = 30;  // bf_interval's default
+    policy.backfill_interval = 30;  // the defaults: bf_interval 30 s, bf_window 1 day, bf_max_job_test 500
+    policy.backfill_window = 86400;
+    policy.backfill_max_jobs = 500;
     if (value == "(null)") return "";
+    // slurmctld takes an option out of range with an error in its log and its default: so does this, warning
+    std::string warnings;
+    auto whole = [&](std::string_view option, size_t name_length, double lo, double hi, double& out) {
+      const double x = parse_number(option.substr(name_length));
+      if (x >= lo && x <= hi && x == std::floor(x)) out = x;
+      else
+        warnings += fmt::format("{}SchedulerParameters {} is out of range ({} to {}): Slurm's default is used",
+                                warnings.empty() ? "" : "; ", option, lo, hi);
+    };
     size_t at = 0;
     while (at <= value.size()) {
       const size_t comma = std::min(value.find(',', at), value.size());
       const std::string_view option = value.substr(at, comma - at);
       at = comma + 1;
-      if (option.rfind("bf_interval=", 0) != 0) continue;
-      const std::string_view v = option.substr(12);
-      const double s = parse_number(v);
-      // slurmctld takes 1 to 10800 s (bf_interval=-1 disables backfill)
-      if (s == -1) {
+      double x = 0;
+      if (option.rfind("bf_window=", 0) == 0) {  // minutes
+        x = policy.backfill_window / 60;
+        whole(option, 10, 1, 43200, x);
+        policy.backfill_window = x * 60;
+      } else if (option.rfind("bf_max_job_test=", 0) == 0) {
+        x = static_cast<double>(policy.backfill_max_jobs);
+        whole(option, 16, 1, 1000000, x);
+        policy.backfill_max_jobs = static_cast<uint64_t>(x);
+      } else if (option == "bf_interval=-1") {  // backfill off
         policy.backfill = BackfillPolicy::None;
         policy.backfill_interval = -1;
-      } else if (!(s >= 1) || s > 10800 || s != std::floor(s))
-        throw std::invalid_argument(fmt::format("bf_interval: '{}' is not seconds from 1 to 10800", v));
-      else policy.backfill_interval = s;
+      } else if (option.rfind("bf_interval=", 0) == 0) {
+        whole(option, 12, 1, 10800, policy.backfill_interval);
+      }
     }
+    return warnings;
   } else if (key == "prioritytype") {
     if (value == "priority/multifactor") mf.enabled = true;
     else if (value == "priority/basic") mf.enabled = false;

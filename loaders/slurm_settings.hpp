@@ -15,7 +15,8 @@ namespace colmatch::loaders::slurm {
 /// The settings read (slurm.conf names, case-insensitive as slurm.conf's):
 ///   SchedulerType          sched/backfill: conservative backfill every bf_interval, the main pass between;
 ///                          sched/builtin: the main pass only (strict priority order)
-///   SchedulerParameters    bf_interval=S (default 30); the other options are Slurm's, not modeled
+///   SchedulerParameters    bf_interval=S (default 30), bf_window=MINUTES (1440), bf_max_job_test=N (500); the
+///                          other options are Slurm's, not modeled
 ///   PriorityType           priority/basic (the loader's priorities: submit order) or priority/multifactor
 ///   PriorityWeightAge, PriorityWeightFairshare, PriorityWeightJobSize   whole numbers >= 0
 ///   PriorityMaxAge, PriorityDecayHalfLife   Slurm times (7-0, 00:05:00, minutes); PriorityCalcPeriod minutes

@@ -327,7 +327,16 @@ bool MoabScheduler::pass(double t) {
 // Returns whether a job started.
 bool MoabScheduler::pass_with_book(double t) {
   bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
-  for (const auto& [prio, j] : ready_) started = with_book(j, t, blocked) || started;
+  // Slurm's backfill cycle tries its first bf_max_job_test jobs; the others wait for the next
+  const uint64_t tries = w_.policy.backfill_interval > 0 ? w_.policy.backfill_max_jobs : UINT64_MAX;
+  uint64_t tried = 0;
+  for (const auto& [prio, j] : ready_) {
+    if (tried++ >= tries) {
+      w_.res.reason[j] = SimReason::Blocked;
+      continue;
+    }
+    started = with_book(j, t, blocked) || started;
+  }
   return started;
 }
 
@@ -385,7 +394,9 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
 }
 
 void MoabScheduler::book_reservation(uint32_t j, double t) {
-  reservations_.book(j, t);
+  // Slurm's backfill cycle reserves nothing past its bf_window
+  const bool slurm = w_.policy.backfill_interval > 0;
+  reservations_.book(j, t, slurm ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
   if (static_order_ && reservations_.has(j)) unbooked_.erase(wq_->rank(j));
 }
 

@@ -220,6 +220,13 @@ struct SimConfig {
   /// backfill_interval after the last one when a main pass ran since, else on the 1 s tick after the next
   /// event (the first one likewise); the Slurm loader's default.
   double backfill_phase = 0;
+  /// With backfill_interval and a book (conservative, or a depth above 1): a backfill cycle books no
+  /// reservation starting later than its time plus this (seconds); such a job waits without one, and
+  /// later jobs may start in its way (Slurm's bf_window, 1 day: "No reservation created").
+  double backfill_window = std::numeric_limits<double>::infinity();
+  /// With backfill_interval and a book: a backfill cycle tries at most this many ready jobs, in priority
+  /// order; the rest wait for the next cycle (Slurm's bf_max_job_test, 500).
+  uint64_t backfill_max_jobs = std::numeric_limits<uint64_t>::max();
   ResourceAvailability availability = ResourceAvailability::Dedicated;
   PriorityWeights weights;
   std::vector<Throttle> throttles;

@@ -241,8 +241,9 @@ void Reservations::drop(uint32_t j) {
   slot_of_[j] = kNoSlot;
 }
 
-const Reservation& Reservations::book(uint32_t j, double t) {
+const Reservation& Reservations::book(uint32_t j, double t, double latest) {
   plan_booking(j, t);
+  if (trial_resv_.active && trial_resv_.shadow > latest) trial_resv_.active = false;  // past the window
   if (!trial_resv_.active) return trial_resv_;
   return insert(trial_resv_, true);
 }

@@ -84,7 +84,8 @@ class Reservations {
   /// reserve_after_book; on a pooled farm, where its slots stay free for its walltime estimate beside
   /// them: PoolProfile::earliest). Returns it (inactive, and not booked, when it fits at none of those
   /// times). O(running + booked) placements at most (pooled: O(running + booked) steps of a count).
-  const Reservation& book(uint32_t j, double t);
+  /// `latest`: none is booked (the returned one inactive) if it would start after this time.
+  const Reservation& book(uint32_t j, double t, double latest = std::numeric_limits<double>::infinity());
   /// Compression (Mu'alem and Feitelson's conservative backfilling, when a job ends before its walltime):
   /// job j's booked reservation is made again at t as book() would make it, beside every other booked
   /// one, and kept if it starts earlier; else the old one stays as it was. Returns whether it moved. A

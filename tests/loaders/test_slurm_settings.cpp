@@ -42,6 +42,8 @@ TEST(SlurmSettings, ADumpWithoutSettingsSchedulesAsSlurmsDefaults) {
   fs::remove_all(dir);
   EXPECT_EQ(ds.policy_defaults.backfill, BackfillPolicy::Conservative);
   EXPECT_EQ(ds.policy_defaults.backfill_interval, 30);
+  EXPECT_EQ(ds.policy_defaults.backfill_window, 86400) << "bf_window: 1 day";
+  EXPECT_EQ(ds.policy_defaults.backfill_max_jobs, 500u) << "bf_max_job_test";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.enabled);
   EXPECT_EQ(ds.policy_defaults.allocation, AllocationPolicy::ConsecutiveBestFit) << "the node choice stays Slurm's";
 }
@@ -61,11 +63,14 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "PriorityWeightFairShare = 10\n"
                                            "PriorityWeightJobSize   = 2000\n"
                                            "PriorityWeightTRES      = (null)\n"
-                                           "SchedulerParameters     = batch_sched_delay=0,bf_interval=10\n"
+                                           "SchedulerParameters     = batch_sched_delay=0,bf_interval=10,"
+                                           "bf_window=120,bf_max_job_test=1000\n"
                                            "SchedulerType           = sched/backfill\n");
   const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
   const SimConfig& p = ds.policy_defaults;
   EXPECT_EQ(p.backfill_interval, 10);
+  EXPECT_EQ(p.backfill_window, 7200);
+  EXPECT_EQ(p.backfill_max_jobs, 1000u);
   EXPECT_EQ(p.backfill, BackfillPolicy::Conservative);
   const SlurmMultifactor& mf = p.slurm_priority;
   EXPECT_TRUE(mf.enabled);
@@ -126,11 +131,18 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
     EXPECT_NE(what.find("PriorityWeightAge"), std::string::npos) << what;
   }
   fs::remove_all(bad);
-  const std::string qos = dump_with_config("qos",
-                                           "PriorityWeightQOS       = 1000\n"
-                                           "SchedulerParameters     = bf_interval=0\n");
-  EXPECT_THROW(loaders::load_slurm(qos, "", ""), loaders::LoadError) << "bf_interval=0: slurmctld refuses it";
-  fs::remove_all(qos);
+  // an option out of range: slurmctld logs an error and takes its default, so a dump warns and does too
+  const std::string range = dump_with_config("range",
+                                             "SchedulerParameters     = bf_interval=0,bf_window=99999,"
+                                             "bf_max_job_test=20,bf_continue\n");
+  const loaders::Dataset ranged = loaders::load_slurm(range, "", "");
+  fs::remove_all(range);
+  EXPECT_EQ(ranged.policy_defaults.backfill_interval, 30);
+  EXPECT_EQ(ranged.policy_defaults.backfill_window, 86400);
+  EXPECT_EQ(ranged.policy_defaults.backfill_max_jobs, 20u);
+  ASSERT_EQ(ranged.taskers.warnings.size(), 1u);
+  EXPECT_NE(ranged.taskers.warnings[0].find("bf_interval=0 is out of range"), std::string::npos);
+  EXPECT_NE(ranged.taskers.warnings[0].find("bf_window=99999 is out of range"), std::string::npos);
   const std::string off = dump_with_config("off",
                                            "SchedulerParameters     = bf_interval=-1\n"
                                            "SchedulerType           = sched/backfill\n");
@@ -148,7 +160,8 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
   EXPECT_NE(ds.taskers.warnings[0].find("PriorityWeightQOS=1000 is not modeled"), std::string::npos);
   EXPECT_NE(ds.taskers.warnings[1].find("count only with slurmdbd"), std::string::npos) << "as slurmctld logs it";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.accounting);
-  for (const char* line : {"PriorityWeightQOS = 1000", "PriorityDecay = 3", "PriorityMaxAge = \"-1\""}) {
+  for (const char* line : {"PriorityWeightQOS = 1000", "PriorityDecay = 3", "PriorityMaxAge = \"-1\"",
+                           "SchedulerParameters = \"bf_window=0\""}) {
     const std::string policy = temp_file("slurm-bad.toml", std::string("[policy.slurm]\n") + line + "\n");
     EXPECT_THROW(loaders::read_policy_toml(policy), loaders::LoadError) << line;
     fs::remove(policy);

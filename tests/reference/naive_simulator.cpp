@@ -546,7 +546,15 @@ struct Sim {
       }
     }
     bool blocked = false;
+    // Slurm's backfill (backfill_interval): the first backfill_max_jobs ready jobs only, and no
+    // reservation past backfill_window
+    const bool slurm = pol.backfill_interval > 0;
+    uint64_t tried = 0;
     for (const auto& [negp, sub, j] : ready) {
+      if (slurm && tried++ >= pol.backfill_max_jobs) {
+        out.reason[j] = SimReason::Blocked;
+        continue;
+      }
       if (!throttle_ok(j, running)) {
         out.reason[j] = SimReason::Throttled;
         kept.erase(j);
@@ -612,7 +620,8 @@ struct Sim {
         std::vector<Booked> all;
         for (const auto& [x, b] : kept) all.push_back(b);
         Booked b;
-        if (pool ? pool_reserve(j, t, running, all, b) : reserve(j, running, all, b)) {
+        if ((pool ? pool_reserve(j, t, running, all, b) : reserve(j, running, all, b)) &&
+            !(slurm && b.shadow > t + pol.backfill_window)) {
           kept[j] = b;
           wake_times.push_back(b.shadow);  // a cycle then
         }

@@ -439,6 +439,33 @@ TEST(Simulation, BackfillOnlyEveryBackfillInterval) {
   }
 }
 
+// Slurm's bf_window and bf_max_job_test (SimConfig::backfill_window, backfill_max_jobs) in the backfill
+// cycles of backfill_interval: `b` (four slots) can start only when `a` ends at 1000; `c` (one slot, 2000 s)
+// fits now but would delay b. With b's reservation c waits for b (1010). With a window of 500 s the
+// backfill cycle at 30 makes b none ("No reservation created": 1000 is past 30 + 500) and c starts then,
+// b after it (2030). With one job tried a cycle (b, the first), c is never tried by backfill: it waits.
+TEST(Simulation, BackfillWindowAndJobsTriedAsSlurmsBackfill) {
+  const Farm f({4});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3},
+                                      {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 4},
+                                      {.id = "c", .submit = 2, .runtime = 2000, .walltime = 2000}});
+  SimConfig pol;
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.backfill_interval = 30;
+  auto r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[1], 1000);
+  EXPECT_EQ(r.start[2], 1010) << "b's reservation holds c back";
+  pol.backfill_window = 500;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 30) << "b reserved nothing past the window";
+  EXPECT_EQ(r.start[1], 2030);
+  pol.backfill_max_jobs = 1;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 1010) << "only b is tried in a backfill cycle";
+  pol.backfill_interval = 0;  // not Slurm's backfill: neither is read
+  EXPECT_EQ(run(f, jobs, pol).start[2], 1010);
+}
+
 // Every cycle is at or after the event that calls it: 32529 / 0.7 rounds to exactly 46470, whose multiple
 // 46470 x 0.7 = 32528.999999999996 is before the submit; the cycle is the next multiple, and no cycle is
 // spent before the job exists (the job's start cycle and its end's: two).
@@ -692,6 +719,9 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       pol.backfill_interval = static_cast<double>(1 + seed % 7);
       // (phase NaN, one run in five: Slurm's backfill thread, bf_interval after its last run)
       pol.backfill_phase = seed % 5 == 4 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(seed % 5);
+      // Slurm's bf_window and bf_max_job_test in some of them
+      if (seed % 3 == 1) pol.backfill_window = static_cast<double>(50 + seed % 400);
+      if (seed % 4 == 2) pol.backfill_max_jobs = 1 + seed % 6;
       with_bf_interval += base.backfill != BackfillPolicy::None;
     }
     FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
