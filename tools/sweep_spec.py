@@ -391,9 +391,10 @@ class Sweep:
                 if not isinstance(value, str) or not value:
                     self._fail(at + (opt,), key, "expected a file name")
                 path = self._path(value)
-                # a file, or a folder (a Grid Engine or Slurm dump: --dump)
-                readable = os.access(path, os.R_OK) and (os.path.isfile(path) or
-                                                         (os.path.isdir(path) and os.access(path, os.X_OK)))
+                # a file, or a folder (a Grid Engine or Slurm dump: --dump); isfile and isdir first: they
+                # answer False for a name os.access cannot take (an embedded NUL)
+                readable = (os.path.isfile(path) and os.access(path, os.R_OK)) or \
+                           (os.path.isdir(path) and os.access(path, os.R_OK | os.X_OK))
                 if not readable:
                     why = "no such file" if not os.path.exists(path) else "not a readable file or folder"
                     self._fail(at + (opt,), key, f"cannot read {path}: {why}")
