@@ -183,7 +183,7 @@ class JobMaker {
     if (tiers_differ_) {
       double tier = 0;
       for (const std::string& p : wanted) tier = std::max(tier, c_.tier_of(p));
-      priority += tier * 4294967296.0;
+      priority += tier * kPriorityTierScale;
     }
     const uint32_t j =
         jb_.add(q.id, q.user, "", priority, q.submit, s.spread ? static_cast<uint32_t>(s.o.ntasks) : s.o.node_count);
@@ -387,7 +387,7 @@ void JobMaker::partitions(uint32_t j, const QueuedJob& q, const std::vector<std:
     for (const std::string& p : allowed_names)
       if (queue_of_.count(p)) {
         queues_.several.push_back(queue_of_.at(p));
-        if (tiers_differ_) queues_.several_priority.push_back(q.priority + c_.tier_of(p) * 4294967296.0);
+        if (tiers_differ_) queues_.several_priority.push_back(q.priority + c_.tier_of(p) * kPriorityTierScale);
       }
   }
   s.over_limits = allowed.empty();

@@ -28,6 +28,11 @@ enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1, OnePerTasker = 2 
 /// Whether a rule spreads a job's slots over several taskers (every rule but PeSlots).
 constexpr bool spreads(AllocationRule r) noexcept { return r != AllocationRule::PeSlots; }
 
+/// Slurm's PriorityTier in JobTable::priority: a job's tier times this, plus its 32-bit priority (Slurm
+/// orders by tier first: job_scheduler.c sort_job_queue2). The Slurm loader writes it; the simulator's
+/// priority/multifactor keeps the tier and replaces the rest.
+inline constexpr double kPriorityTierScale = 4294967296.0;
+
 /// Jobs, column-wise, in input order.
 struct JobTable {
   TextColumn id;

@@ -45,10 +45,8 @@ MoabScheduler::MoabScheduler(SimWorld& w)
 
 double MoabScheduler::priority(uint32_t j, double t) const {
   const JobTable& jobs = w_.jobs;
-  if (slurm_) {  // the job's tier (the Slurm loader's multiples of 2^32), then priority/multifactor's
-    constexpr double kTier = 4294967296.0;
-    return std::floor(jobs.priority[j] / kTier) * kTier + slurm_->priority(j);
-  }
+  if (slurm_)  // the job's tier, then priority/multifactor's
+    return std::floor(jobs.priority[j] / kPriorityTierScale) * kPriorityTierScale + slurm_->priority(j);
   const PriorityWeights& wt = w_.policy.weights;
   const double wait = t - jobs.submit[j], est = std::max(sim_estimate(jobs, j), 1.0);
   return wt.credential * (jobs.priority[j] + cred_priority_[j]) + wt.queue_time * wait / 60.0 +
@@ -63,8 +61,7 @@ uint64_t MoabScheduler::queued() const {
 double MoabScheduler::next_wake() const {
   // (not when nothing happened since the last: it would start nothing more, and jobs that never fit
   // would wake the loop for ever)
-  if (w_.policy.backfill_interval <= 0 || w_.policy.backfill == BackfillPolicy::None || queued() == 0 ||
-      !std::isfinite(next_backfill_) || !since_backfill_)
+  if (!w_.policy.slurm_backfill() || queued() == 0 || !std::isfinite(next_backfill_) || !since_backfill_)
     return std::numeric_limits<double>::infinity();
   return next_backfill_;
 }
@@ -199,7 +196,7 @@ uint32_t MoabScheduler::next_ready(size_t r) {
 
 void MoabScheduler::cycle(double t, bool last) {
   if (slurm_) slurm_->advance(t);
-  if (w_.policy.backfill_interval > 0 && w_.policy.backfill != BackfillPolicy::None) {
+  if (w_.policy.slurm_backfill()) {
     // Slurm: backfill every bf_interval, its plan made afresh (none kept); the main pass between
     // (the phase within one interval: exact, and no sum of a huge phase and the interval loses the interval)
     const double bi = w_.policy.backfill_interval, phase = std::fmod(w_.policy.backfill_phase, bi);
@@ -328,7 +325,7 @@ bool MoabScheduler::pass(double t) {
 bool MoabScheduler::pass_with_book(double t) {
   bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
   // Slurm's backfill cycle tries its first bf_max_job_test jobs; the others wait for the next
-  const uint64_t tries = w_.policy.backfill_interval > 0 ? w_.policy.backfill_max_jobs : UINT64_MAX;
+  const uint64_t tries = w_.policy.slurm_backfill() ? w_.policy.backfill_max_jobs : UINT64_MAX;
   uint64_t tried = 0;
   for (const auto& [prio, j] : ready_) {
     if (tried++ >= tries) {
@@ -395,8 +392,8 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
 
 void MoabScheduler::book_reservation(uint32_t j, double t) {
   // Slurm's backfill cycle reserves nothing past its bf_window
-  const bool slurm = w_.policy.backfill_interval > 0;
-  reservations_.book(j, t, slurm ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
+  reservations_.book(
+      j, t, w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
   if (static_order_ && reservations_.has(j)) unbooked_.erase(wq_->rank(j));
 }
 

@@ -89,16 +89,16 @@ class MoabScheduler final : public Scheduler {
 
   SimWorld& w_;
   Reservations reservations_;
-  PerJob<double> cred_priority_;  // per job: its credentials' priorities summed
+  PerJob<double> cred_priority_;        // per job: its credentials' priorities summed
   std::optional<SlurmPriority> slurm_;  // SimConfig::slurm_priority: priority/multifactor's priorities
-  bool static_order_;             // no time-dependent priority factor: jobs ranked once (wq_)
-  std::vector<uint32_t> queued_;  // time-dependent order: the waiting jobs (but those parked for a dependency)
-  size_t dependency_parked_ = 0;  // time-dependent order: the waiting jobs parked for a dependency
-  std::optional<WaitQueue> wq_;   // static order: the ready jobs
-  RankSet queued_set_;            // static order: the ranks of the waiting jobs
-  RankSet visible_set_;           // static order: those a full cycle visits (not waiting for a dependency)
-  RankSet unbooked_;              // static order, conservative: ready jobs holding no reservation
-  bool compress_due_ = false;     // a job ended before its walltime: the next cycle compresses the book
+  bool static_order_;                   // no time-dependent priority factor: jobs ranked once (wq_)
+  std::vector<uint32_t> queued_;        // time-dependent order: the waiting jobs (but those parked for a dependency)
+  size_t dependency_parked_ = 0;        // time-dependent order: the waiting jobs parked for a dependency
+  std::optional<WaitQueue> wq_;         // static order: the ready jobs
+  RankSet queued_set_;                  // static order: the ranks of the waiting jobs
+  RankSet visible_set_;                 // static order: those a full cycle visits (not waiting for a dependency)
+  RankSet unbooked_;                    // static order, conservative: ready jobs holding no reservation
+  bool compress_due_ = false;           // a job ended before its walltime: the next cycle compresses the book
   double next_backfill_ = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
   bool strict_ = false;                     // backfill_interval: this cycle is the main pass (no backfill)
   bool since_backfill_ = false;             // backfill_interval: a main pass ran since the last backfill cycle

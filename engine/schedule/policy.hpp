@@ -215,6 +215,8 @@ struct SimConfig {
   /// between them are Slurm's main pass, in strict priority order (the first job that cannot start
   /// stops it). With backfill = "none" it is not read; below 0 (Slurm's bf_interval=-1) it is as 0.
   double backfill_interval = 0;
+  /// Backfill runs as Slurm's sched/backfill: every backfill_interval, the main pass between.
+  bool slurm_backfill() const noexcept { return backfill_interval > 0 && backfill != BackfillPolicy::None; }
   /// The backfill cycles come at times phase + k x backfill_interval (seconds since the epoch, as the jobs'
   /// times). NaN: as Slurm's backfill thread (sched/backfill's backfill_agent, 22.05) times them:
   /// backfill_interval after the last one when a main pass ran since, else on the 1 s tick after the next

@@ -22,9 +22,8 @@ SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& confi
       cluster_cpus_(std::max(cluster_cpus, 1.0)),
       cluster_nodes_(std::max(cluster_nodes, 1.0)),
       priority_(jobs.size(), 1.0),
-      is_pending_(jobs.size(), 0),
-      started_at_(jobs.size(), std::numeric_limits<double>::quiet_NaN()),
-      has_ended_(jobs.size(), 0) {
+      state_(jobs.size(), State::Unsubmitted),
+      started_at_(jobs.size(), 0.0) {
   if (!(config.calc_period >= 1) || !std::isfinite(config.calc_period) || !(config.max_age > 0) ||
       !std::isfinite(config.calc_phase) || !(config.decay_half_life >= 0))
     throw PolicyError(
@@ -109,7 +108,6 @@ void SlurmPriority::calculate(double at) {
     if (real_decay != 1)
       for (Assoc& a : assocs_) a.usage *= real_decay;
   }
-  std::erase_if(running_, [&](uint32_t j) { return has_ended_[j] != 0; });
   if (ran_)
     for (uint32_t j : running_) add_usage(j, std::max(last_ran_, started_at_[j]), at);
   for (Assoc& a : assocs_) a.level_fs = 0;
@@ -117,7 +115,6 @@ void SlurmPriority::calculate(double at) {
   fair_tree(assocs_[0].children, rank, rnt, false);
   last_ran_ = at;
   ran_ = true;
-  std::erase_if(pending_, [&](uint32_t j) { return is_pending_[j] == 0; });
   for (uint32_t j : pending_) priority_[j] = compute(j, at);
 }
 
@@ -127,8 +124,9 @@ void SlurmPriority::advance(double t) {
   const double period = config_.calc_period, phase = std::fmod(config_.calc_phase, period);
   if (!ran_) next_ = phase + std::floor((t - phase) / period) * period;  // slurmctld was up by t
   while (next_ <= t) {
-    std::erase_if(pending_, [&](uint32_t j) { return is_pending_[j] == 0; });
-    std::erase_if(running_, [&](uint32_t j) { return has_ended_[j] != 0; });
+    // (the lists pruned here only: the jobs that left them since the last calculation)
+    std::erase_if(pending_, [&](uint32_t j) { return state_[j] != State::Pending; });
+    std::erase_if(running_, [&](uint32_t j) { return state_[j] != State::Running; });
     // nothing pending or running: the runs until the last one due change nothing that one does not (decay
     // scales every association alike), so only it runs (a long idle stretch costs one calculation)
     if (pending_.empty() && running_.empty()) next_ += std::max(0.0, std::floor((t - next_) / period)) * period;
@@ -139,14 +137,14 @@ void SlurmPriority::advance(double t) {
 
 void SlurmPriority::submitted(uint32_t j, double t) {
   advance(t);
-  is_pending_[j] = 1;
+  state_[j] = State::Pending;
   pending_.push_back(j);
   priority_[j] = compute(j, jobs_.submit[j]);  // priority_p_set: no age yet
 }
 
 void SlurmPriority::started(uint32_t j, double t) {
   advance(t);
-  is_pending_[j] = 0;
+  state_[j] = State::Running;
   started_at_[j] = t;
   running_.push_back(j);
 }
@@ -157,7 +155,7 @@ void SlurmPriority::started(uint32_t j, double t) {
 // seconds). The stretch between a job's last calculation and its end is never charged.
 void SlurmPriority::ended(uint32_t j, double t) {
   advance(t);
-  has_ended_[j] = 1;
+  state_[j] = State::Ended;
 }
 
 // _apply_new_usage: CPU-seconds over [from, to], decayed as one stretch, to the user's association and
@@ -257,8 +255,7 @@ SlurmPriorityAt slurm_priority_at(const Catalog& catalog, const TaskerTable& tas
   const double calc = p.last_calculation();
   at.computed = std::isnan(calc) || calc < jobs.submit[j] ? jobs.submit[j] : calc;
   at.priority = p.priority(j);
-  at.factors = p.factors(j, at.computed);
-  if (at.computed == jobs.submit[j]) at.factors.age = 0;  // priority_p_set: no age at submit
+  at.factors = p.factors(j, at.computed);  // (computed at submit: no age)
   return at;
 }
 

@@ -62,6 +62,7 @@ class SlurmPriority {
   SlurmFactors factors(uint32_t j, double t) const;
 
  private:
+  enum class State : uint8_t { Unsubmitted, Pending, Running, Ended };
   struct Assoc {
     uint32_t parent = 0;  // index of the parent (root: itself)
     double shares = 1;
@@ -85,11 +86,10 @@ class SlurmPriority {
   std::vector<uint32_t> assoc_of_job_;  // the user association of each job
   uint32_t user_assocs_ = 0;            // Fair Tree's g_user_assoc_count
   std::vector<double> priority_;        // per job
-  std::vector<uint32_t> pending_;       // submitted, not started (lazily pruned)
-  std::vector<uint8_t> is_pending_;     // per job
-  std::vector<uint32_t> running_;       // started, not ended (lazily pruned)
-  std::vector<double> started_at_;      // per job: its start (NaN: not started)
-  std::vector<uint8_t> has_ended_;      // per job
+  std::vector<State> state_;            // per job
+  std::vector<uint32_t> pending_;       // submitted, not started (pruned at each calculation)
+  std::vector<uint32_t> running_;       // started, not ended (pruned at each calculation)
+  std::vector<double> started_at_;      // per job, once it runs: its start
   bool ran_ = false;                    // a calculation has run
   double last_ran_ = 0;                 // the last calculation's time
   double next_ = 0;                     // the next calculation's time
