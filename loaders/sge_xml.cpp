@@ -15,6 +15,10 @@
 namespace colmatch::loaders::sge {
 namespace {
 
+bool is_space(std::string_view s) {
+  return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
 // A stream over one XML file: calls `open(path of element names, attributes)` at each start tag and
 // `close(path, text)` at each end tag with the element's own text. The path is the names from the root.
 class XmlStream {
@@ -72,8 +76,16 @@ class XmlStream {
   static void on_start(void* self, const XML_Char* name, const XML_Char** attrs) {
     auto& s = *static_cast<XmlStream*>(self);
     s.seen_root_ = true;
+    // The parent's text so far is the indentation before this child: no reader reads the text of an
+    // element with children, so it is dropped, and the parent keeps none (14,000 jobs' worth of
+    // indentation is not one element's text).
+    if (!s.text_.empty()) {
+      s.text_.back().clear();
+      s.has_children_.back() = true;
+    }
     s.stack_.emplace_back(name);  // (pushed even past the bound: on_end pops it)
     s.text_.emplace_back();
+    s.has_children_.push_back(false);
     if (s.stack_.size() > kMaxXmlDepth) return s.fail(name, "XML nested more than 64 levels deep");
     if (!s.error_.empty()) return;
     try {
@@ -91,11 +103,13 @@ class XmlStream {
       }
     s.stack_.pop_back();
     s.text_.pop_back();
+    s.has_children_.pop_back();
   }
   static void on_text(void* self, const XML_Char* text, int n) {
     auto& s = *static_cast<XmlStream*>(self);
-    if (s.text_.empty() || !s.error_.empty()) return;
+    if (s.text_.empty() || !s.error_.empty() || s.has_children_.back()) return;
     std::string& t = s.text_.back();
+    if (t.empty() && is_space(std::string_view(text, static_cast<size_t>(n)))) return;  // leading indentation
     if (t.size() + static_cast<size_t>(n) > kMaxXmlText)
       return s.fail(s.stack_.back(), "an element's text is longer than 64 KiB");
     t.append(text, static_cast<size_t>(n));
@@ -106,6 +120,7 @@ class XmlStream {
   Close close_;
   XML_Parser parser_ = nullptr;
   std::vector<std::string> stack_, text_;
+  std::vector<bool> has_children_;  // per open element: a child has opened (its text is indentation)
   bool seen_root_ = false;
   std::string error_, error_field_;
   size_t error_line_ = 0;
@@ -228,7 +243,7 @@ std::vector<QhostHost> read_qhost(const std::string& path) {
           const char* n = attribute(attrs, "name");
           if (!n || !*n) throw LoadError(path, line, "host", "a host without a name");
           out.push_back({n, {}, line});
-        } else if (st.size() == 3 && st[2] == "resourcevalue") {
+        } else if (st.size() == 3 && st[1] == "host" && st[2] == "resourcevalue") {
           const char* n = attribute(attrs, "name");
           const char* d = attribute(attrs, "dominance");
           if (!n || !d || std::strlen(d) != 2)
@@ -238,7 +253,8 @@ std::vector<QhostHost> read_qhost(const std::string& path) {
         }
       },
       [&](const std::vector<std::string>& st, const std::string& text, size_t) {
-        if (st.size() == 3 && st[2] == "resourcevalue") out.back().values.push_back({name, dominance, trimmed(text)});
+        if (st.size() == 3 && st[1] == "host" && st[2] == "resourcevalue")
+          out.back().values.push_back({name, dominance, trimmed(text)});
       })
       .run();
   return out;
@@ -259,7 +275,7 @@ std::vector<JobDetail> read_job_details(const std::string& path) {
       [&](const std::vector<std::string>& st, const std::string& text, size_t) {
         if (st.size() == 3 && st[1] == "djob_info" && st[2] == "element" && out.back().number.empty())
           throw LoadError(path, out.back().line, "JB_job_number", "a job without a job number");
-        if (st.size() != 4 || st[1] != "djob_info") return;
+        if (st.size() != 4 || st[1] != "djob_info" || st[2] != "element") return;
         JobDetail& d = out.back();
         const std::string& e = st[3];
         const std::string v = trimmed(text);
