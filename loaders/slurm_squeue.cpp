@@ -15,24 +15,68 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
+// Slurm 23.02 and later (data_parser v0.0.39+) print a number that may be unset or unlimited as an object
+// {"set": bool, "infinite": bool, "number": N}. Unset and unlimited are both "not given" here (an unlimited
+// time limit is the partition's), as 22.05's null and its absent keys are.
+bool unwrap_number(element& v) {
+  if (!v.is_object()) return true;
+  element set, infinite, number;
+  if (v["number"].get(number)) return false;
+  if (!v["set"].get(set) && set.is_bool() && !bool(set.get_bool().value_unsafe())) return false;
+  if (!v["infinite"].get(infinite) && infinite.is_bool() && bool(infinite.get_bool().value_unsafe())) return false;
+  v = number;
+  return true;
+}
+
 std::string text_of(element v) {
+  if (!unwrap_number(v)) return {};
   switch (v.type()) {
     case element_type::STRING: return std::string(std::string_view(v.get_string().value_unsafe()));
     case element_type::INT64: return fmt::format("{}", int64_t(v.get_int64().value_unsafe()));
     case element_type::UINT64: return fmt::format("{}", uint64_t(v.get_uint64().value_unsafe()));
     case element_type::DOUBLE: return fmt::format("{}", double(v.get_double().value_unsafe()));
     case element_type::BOOL: return v.get_bool().value_unsafe() ? "true" : "false";
+    case element_type::ARRAY: {  // 23.02+: flag lists (`shared`: ["none"]); joined as 22.05 would print one
+      std::string out;
+      simdjson::dom::array list;
+      if (v.get_array().get(list)) return {};
+      for (element e : list) {
+        if (!out.empty()) out += ',';
+        out += text_of(e);
+      }
+      return out;
+    }
     default: return {};
   }
 }
 
 double number_of(element v) {
+  if (!unwrap_number(v)) return std::nan("");
   switch (v.type()) {
     case element_type::INT64: return static_cast<double>(int64_t(v.get_int64().value_unsafe()));
     case element_type::UINT64: return static_cast<double>(uint64_t(v.get_uint64().value_unsafe()));
     case element_type::DOUBLE: return v.get_double().value_unsafe();
     default: return std::nan("");
   }
+}
+
+// job_state: 22.05 prints the state ("PENDING"); 23.11 and later a list of the state and its flags
+// (["PENDING", "REQUEUED"]). The base state is the one of Slurm's job_state_string() names.
+std::string state_of(element v) {
+  if (!v.is_array()) return text_of(v);
+  static constexpr std::string_view kBase[] = {"PENDING",   "RUNNING", "SUSPENDED", "COMPLETED",    "CANCELLED",
+                                               "FAILED",    "TIMEOUT", "NODE_FAIL", "PREEMPTED",    "BOOT_FAIL",
+                                               "DEADLINE",  "OUT_OF_MEMORY"};
+  std::string first;
+  simdjson::dom::array list;
+  if (v.get_array().get(list)) return {};
+  for (element e : list) {
+    const std::string s = text_of(e);
+    for (std::string_view b : kBase)
+      if (s == b) return s;
+    if (first.empty()) first = s;
+  }
+  return first;
 }
 
 }  // namespace
@@ -60,9 +104,12 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     if (j["job_id"].get(v)) throw LoadError(path, 0, fmt::format("jobs[{}].job_id", index - 1), "missing");
     QueuedJob q;
     q.id = text_of(v);
+    if (q.id.empty() || !(v.is_string() || v.is_number()))
+      throw LoadError(path, 0, fmt::format("jobs[{}].job_id", index - 1),
+                      fmt::format("'{}' is not a job id (a number or a string)", simdjson::minify(v).substr(0, 80)));
     auto str = [&](const char* key) { return j[key].get(v) ? std::string() : text_of(v); };
     auto num = [&](const char* key) { return j[key].get(v) ? std::nan("") : number_of(v); };
-    q.state = str("job_state");
+    q.state = j["job_state"].get(v) ? std::string() : state_of(v);
     if (q.state != "PENDING") {
       ++not_pending;
       continue;

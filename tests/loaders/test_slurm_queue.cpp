@@ -6,12 +6,16 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include "engine/batch/matcher.hpp"
 #include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
 #include "loaders/slurm.hpp"
 #include "loaders/slurm_scontrol_job.hpp"
 
@@ -58,7 +62,66 @@ std::vector<uint32_t> all_jobs(const loaders::Dataset& ds) {
   return out;
 }
 
+// squeue --json of 22.05 (data_parser v0.0.38) rewritten in the shape Slurm 23.11 and later print
+// (v0.0.40/41, from their parsers.c): numbers that may be unset or unlimited as {"set", "infinite",
+// "number"} objects (22.05's null is set = false), job_state and shared as flag lists.
+std::string as_slurm_23_11(const std::string& squeue_json) {
+  std::string text;
+  loaders::LineReader in(squeue_json);
+  for (std::string_view line; in.next(line);) text.append(line).push_back('\n');
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(text);
+  static const std::set<std::string_view> kNoVal = {"priority",      "cpus",           "node_count",    "tasks",
+                                                    "max_nodes",     "tasks_per_node", "time_limit",    "submit_time",
+                                                    "memory_per_node", "memory_per_cpu"};
+  std::string out = R"({"meta": {"plugin": {"data_parser": "data_parser/v0.0.40"}}, "jobs": [)";
+  bool first_job = true;
+  for (simdjson::dom::object job : doc["jobs"].get_array()) {
+    out += first_job ? "{" : ", {";
+    first_job = false;
+    bool first = true;
+    for (auto [key, value] : job) {
+      out += fmt::format("{}\"{}\": ", first ? "" : ", ", key);
+      first = false;
+      if (kNoVal.count(key))
+        out += value.is_null() ? R"({"set": false, "infinite": false, "number": 0})"
+                               : fmt::format(R"({{"set": true, "infinite": false, "number": {}}})", simdjson::minify(value));
+      else if (key == "job_state")  // a flag beside the base state (and before it: the order is not relied on)
+        out += "[\"REQUEUE_HOLD\", " + simdjson::minify(value) + "]";
+      else if (key == "shared")
+        out += value.is_null() ? "[]" : "[" + simdjson::minify(value) + "]";
+      else
+        out += simdjson::minify(value);
+    }
+    out += "}";
+  }
+  return out + "]}";
+}
+
 }  // namespace
+
+// Slurm 23.02 and later print squeue --json differently (issue 45: every job was lost, exit 0): the same
+// queue in 23.11's shape is the same 127 jobs with the same requests and placements.
+TEST(SlurmQueue, SqueueJsonOfSlurm23IsReadAs22) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-squeue23-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kQueue))
+    if (e.path().filename() != "squeue.json.gz") fs::copy(e.path(), dir / e.path().filename());
+  std::ofstream(dir / "squeue.json") << as_slurm_23_11(kQueue + "/squeue.json.gz");
+  const loaders::Dataset a = loaders::load_slurm(kQueue, "");
+  const loaders::Dataset b = loaders::load_slurm(dir.string(), "");
+  fs::remove_all(dir);
+  ASSERT_EQ(a.jobs.size(), 127u);
+  ASSERT_EQ(b.jobs.size(), 127u);
+  for (uint32_t j = 0; j < a.jobs.size(); ++j) {
+    SCOPED_TRACE(std::string(a.jobs.id[j]));
+    EXPECT_EQ(a.jobs.id[j], b.jobs.id[j]);
+    EXPECT_EQ(a.jobs.submit[j], b.jobs.submit[j]);
+    EXPECT_EQ(a.jobs.owners.value(a.jobs.owner[j]), b.jobs.owners.value(b.jobs.owner[j]));
+  }
+  expect_same_jobs(a, b, all_jobs(a), all_jobs(b));
+}
 
 // scontrol show job -o and squeue --json of one queue: the same 127 jobs (123 submitted, two pending arrays
 // of three tasks), ids, users, submit times, requests and placements.
@@ -153,4 +216,26 @@ TEST(SlurmQueue, ScontrolJobsArraysRunningJobsAndErrors) {
   write("-N 2 -c 4\n");
   EXPECT_FALSE(loaders::slurm::is_scontrol_jobs(p.string())) << "sbatch lines";
   fs::remove(p);
+}
+
+// A job_id that is neither a number nor a string (an object, a list) was read as an empty id: refused,
+// naming the field.
+TEST(SlurmQueue, AJobIdThatIsNotAnIdIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-squeue-id-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kQueue))
+    if (e.path().filename() != "squeue.json.gz") fs::copy(e.path(), dir / e.path().filename());
+  for (const std::string id : {R"({"a": 1})", "[1]", "null", R"("")", R"({"set": false, "number": 0})"}) {
+    SCOPED_TRACE(id);
+    std::ofstream(dir / "squeue.json") << R"({"jobs": [{"job_id": 1, "job_state": "PENDING"}, {"job_id": )" << id
+                                       << R"(, "job_state": "PENDING"}]})";
+    try {
+      loaders::load_slurm(dir.string(), "");
+      ADD_FAILURE() << "accepted";
+    } catch (const loaders::LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("jobs[1].job_id"), std::string::npos) << e.what();
+    }
+  }
+  fs::remove_all(dir);
 }
