@@ -66,6 +66,10 @@ std::vector<AccountingRecord> read_accounting(const std::string& path) {
     r.department = s(33);
     r.granted_pe = s(34);
     if (r.job_number.empty()) throw LoadError(path, ln, "job_number", "empty");
+    // a decimal number (accounting(5)): the ids a replay makes of it (`5.2` for a task, `5~2` for a rerun)
+    // cannot then be a record's own
+    if (r.job_number.size() > 19 || r.job_number.find_first_not_of("0123456789") != std::string::npos)
+      throw LoadError(path, ln, "job_number", fmt::format("'{}' is not a job number", r.job_number));
     r.priority = number(f[7], path, ln, "priority");
     r.submission = number(f[8], path, ln, "submission_time");
     r.start = number(f[9], path, ln, "start_time");

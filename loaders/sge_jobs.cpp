@@ -44,7 +44,15 @@ std::string clause(const FarmModel& f, const std::string& name, const std::strin
   const auto a = f.complex(name);
   if (!a) throw Unrepresentable{fmt::format("-l {}: unknown resource (not a complex of qconf -sc)", name)};
   const AttributeDef& def = f.catalog.at(*a);
-  return def.name + "=" + (is_numeric(def.type) ? value : quote_value(value));
+  if (!is_numeric(def.type)) return def.name + "=" + quote_value(value);
+  // A number is pasted as written (qsub's forms: 0x10, 1.5G, 1:00:00), so it must be one number and
+  // nothing else: `cores=100000 || hostname==h0042` is a value Grid Engine refuses, not an expression.
+  try {
+    parse_request_number(def.type, value, f.catalog.reading);
+  } catch (const ValueError& e) {
+    throw Unrepresentable{fmt::format("-l {}={}: {}", name, value, e.what())};
+  }
+  return def.name + "=" + value;
 }
 
 // Whether `item` (QUEUE, QUEUE@HOST, QUEUE@@GROUP, wildcard expressions) names a queue instance of the

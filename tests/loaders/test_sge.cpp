@@ -367,6 +367,12 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
       <tasks>1-5:2</tasks><hard_request name="arch_s">x86*</hard_request></job_list>
     <job_list state="pending"><JB_job_number>6</JB_job_number><JB_owner>u</JB_owner><state>qw</state>
       <hard_request name="h_rt">1:00:00</hard_request></job_list>
+    <job_list state="pending"><JB_job_number>7</JB_job_number><JB_owner>u</JB_owner><state>qw</state>
+      <hard_request name="cores">100000 || hostname==h0042</hard_request></job_list>
+    <job_list state="pending"><JB_job_number>8</JB_job_number><JB_owner>u</JB_owner><state>qw</state>
+      <soft_request name="h_vmem">1G) || (arch=*</soft_request></job_list>
+    <job_list state="pending"><JB_job_number>9</JB_job_number><JB_owner>u</JB_owner><state>qw</state>
+      <hard_request name="cores">0x10</hard_request><hard_request name="h_cpu">1:0:0</hard_request></job_list>
   </job_info>
 </job_info>
 )";
@@ -382,8 +388,14 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
   EXPECT_EQ(why.at("5.3"), "");
   EXPECT_EQ(why.at("5.5"), "");
   EXPECT_EQ(why.count("5.2"), 0u);
-  EXPECT_EQ(ds.jobs.walltime[ds.jobs.size() - 1], 3600) << "h_rt is the job's time limit (simulate)";
-  EXPECT_TRUE(std::isnan(ds.jobs.runtime[ds.jobs.size() - 1])) << "a waiting job's runtime is unknown";
+  // issue 45: a number is one number, not an expression pasted into the request (job 7 ran on h0042)
+  EXPECT_NE(why.at("7").find("-l cores=100000 || hostname==h0042"), std::string::npos) << why.at("7");
+  EXPECT_NE(why.at("8").find("-l h_vmem=1G) || (arch=*"), std::string::npos) << why.at("8");
+  EXPECT_EQ(why.at("9"), "") << "qsub's own forms of a number are still read";
+  const uint32_t six = ds.jobs.size() - 4;
+  ASSERT_EQ(ds.jobs.id[six], "6");
+  EXPECT_EQ(ds.jobs.walltime[six], 3600) << "h_rt is the job's time limit (simulate)";
+  EXPECT_TRUE(std::isnan(ds.jobs.runtime[six])) << "a waiting job's runtime is unknown";
   EXPECT_NE(why.at("1").find("qstat-r.xml:4:"), std::string::npos) << "file and line of the job";
   for (const char* bad : {"<job_info><job_list><JB_name>x</JB_name></job_list></job_info>",  // no number
                           "<detailed_job_info/>", "<job_info><job_list>"}) {
@@ -448,7 +460,11 @@ TEST(SgeAccounting, FieldsCategoriesWithColonsAndReruns) {
   EXPECT_EQ(ds.jobs.runtime[1], 42);     // no start: ru_wallclock
   EXPECT_EQ(ds.jobs.reject[0], kNone) << ds.jobs.reject_reason[ds.jobs.reject[0]];
   for (const std::string& bad :
-       std::vector<std::string>{"a:b:c\n", rec("9", "0", "-l", "1", "2"), rec("9", "x", "NONE", "1", "2")}) {
+       std::vector<std::string>{"a:b:c\n", rec("9", "0", "-l", "1", "2"), rec("9", "x", "NONE", "1", "2"),
+                                // issue 45: `5~2` then two records of 5 were two jobs 5~2
+                                rec("5~2", "0", "NONE", "1", "2") + rec("5", "0", "NONE", "1", "2"),
+                                rec("", "0", "NONE", "1", "2"), rec("5.1", "0", "NONE", "1", "2"),
+                                rec("-5", "0", "NONE", "1", "2")}) {
     SCOPED_TRACE(bad);
     const std::string q = d.write("bad", bad);
     EXPECT_THROW(loaders::load_sge(kData + "farm80", q), loaders::LoadError);
