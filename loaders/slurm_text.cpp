@@ -204,7 +204,8 @@ std::vector<std::string> expand_hostlist(std::string_view list, size_t limit) {
             p2 != hi.data() + hi.size() || z < a)
           throw std::invalid_argument(fmt::format("'{}': '{}' is not a range", list, range));
         // (z - a first: a range of 2^64 numbers would wrap to 0)
-        if (z - a >= limit || (z - a + 1) * names.size() > limit - std::min(limit, out.size()))
+        // bounded in total: the names made so far by this item's ranges count too (`n[1-100,1-100,...]`)
+        if (z - a >= limit || (z - a + 1) * names.size() > limit - std::min(limit, out.size() + next.size()))
           throw std::invalid_argument(fmt::format("'{}' names more than {} hosts", list, limit));
         for (const auto& n : names)
           for (uint64_t v = a; v <= z; ++v) next.push_back(n + fmt::format("{:0{}d}", v, lo.size()));

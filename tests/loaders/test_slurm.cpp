@@ -672,6 +672,11 @@ TEST(SlurmText, HostListsTimesMemoryAndRecords) {
   EXPECT_THROW(expand_hostlist("n[0-18446744073709551615]"), std::invalid_argument);
   EXPECT_THROW(expand_hostlist("n[1-101]", 100), std::invalid_argument);
   EXPECT_EQ(expand_hostlist("n[1-100]", 100).size(), 100u);
+  // issue 45: bounded in total, not per range (`n[1-100,1-100,...]` of a 9 MB line ran out of memory)
+  std::string many = "n[1-100";
+  for (int i = 0; i < 2000; ++i) many += ",1-100";
+  EXPECT_THROW(expand_hostlist(many + "]", 100000), std::invalid_argument);
+  EXPECT_THROW(expand_hostlist("n[1-60,1-60]", 100), std::invalid_argument);
   using loaders::slurm::parse_slurm_time;
   EXPECT_EQ(parse_slurm_time("90"), 5400);
   EXPECT_EQ(parse_slurm_time("10:30"), 630);
@@ -755,6 +760,19 @@ TEST(SlurmJobs, MultiNodeJobsTakeEachNodeOnce) {
   ASSERT_EQ(m.dispatch.alloc_count[3], 2u);
   for (uint32_t a = 0; a < 2; ++a)
     EXPECT_TRUE(amd.contains(m.dispatch.allocations[m.dispatch.alloc_first[3] + a].tasker));
+}
+
+// A node named twice in -w is one node (issue 45: `-w n001,n001` pended for ever as two nodes).
+TEST(SlurmJobs, ANodeNamedTwiceIsOneNode) {
+  const loaders::Dataset ds = load_lines("twice", "-w n001,n001 --mem=1000\n-w n[001-002],n001 --mem=1000\n");
+  ASSERT_EQ(ds.jobs.size(), 2u);
+  EXPECT_EQ(why_rejected(ds, 0), "");
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, ds.dispatch);
+  ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+  ASSERT_EQ(m.dispatch.alloc_count[0], 1u);
+  EXPECT_EQ(ds.taskers.names[m.dispatch.allocations[m.dispatch.alloc_first[0]].tasker], "n001");
+  ASSERT_EQ(m.dispatch.status[1], JobStatus::Assigned);
+  EXPECT_EQ(m.dispatch.alloc_count[1], 2u) << "two nodes: n001 and n002";
 }
 
 TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
