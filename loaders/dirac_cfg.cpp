@@ -1,6 +1,7 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -13,20 +14,30 @@ namespace {
 
 constexpr size_t kMaxDepth = 64;
 
+// One section of the tree. Options and subsections keep their order and are found by name through an
+// index (a section of 200,000 options was a linear search per option: 82 s).
 struct Section {
   std::vector<std::pair<std::string, std::string>> options;  // in order; a repeated one replaced in place
   std::vector<std::pair<std::string, std::unique_ptr<Section>>> sections;
+  std::unordered_map<std::string, size_t> option_at, section_at;  // name -> index in the vectors above
   std::string path;  // "Sites/LCG.CERN.ch", for errors
   size_t line = 0;
   std::string* option(const std::string& name) {
-    for (auto& [k, v] : options)
-      if (k == name) return &v;
-    return nullptr;
+    const auto it = option_at.find(name);
+    return it == option_at.end() ? nullptr : &options[it->second].second;
   }
   Section* section(const std::string& name) const {
-    for (const auto& [k, s] : sections)
-      if (k == name) return s.get();
-    return nullptr;
+    const auto it = section_at.find(name);
+    return it == section_at.end() ? nullptr : sections[it->second].second.get();
+  }
+  void add_option(const std::string& name, const std::string& value) {
+    option_at.emplace(name, options.size());
+    options.emplace_back(name, value);
+  }
+  Section* add_section(const std::string& name, std::unique_ptr<Section> s) {
+    section_at.emplace(name, sections.size());
+    sections.emplace_back(name, std::move(s));
+    return sections.back().second.get();
   }
 };
 
@@ -53,6 +64,12 @@ std::unique_ptr<Section> parse(const std::string& path) {
     const std::string line = trim(raw);
     const size_t ln = in.line();
     if (line.empty() || line[0] == '#') continue;
+    // A name alone on a line is a section's whose '{' opens the next line; anything else after it is a
+    // line that is neither option nor section (diraccfg glues the two into one name: 'junkQueues', and
+    // the site loses its queues without a word).
+    if (!trim(pending).empty() && line[0] != '{')
+      throw LoadError(path, pending_line, stack.back()->path,
+                      fmt::format("'{}' is neither an option nor a section (no '=', and no '{{' follows)", trim(pending)));
     Section& here = *stack.back();
     for (size_t i = 0; i < line.size(); ++i) {
       const char c = line[i];
@@ -67,8 +84,7 @@ std::unique_ptr<Section> parse(const std::string& path) {
           auto fresh = std::make_unique<Section>();
           fresh->path = stack.back()->path.empty() ? name : stack.back()->path + "/" + name;
           fresh->line = ln;
-          s = fresh.get();
-          stack.back()->sections.emplace_back(name, std::move(fresh));
+          s = stack.back()->add_section(name, std::move(fresh));
         }
         stack.push_back(s);
         pending.clear();
@@ -96,7 +112,7 @@ std::unique_ptr<Section> parse(const std::string& path) {
         } else if (old) {
           *old = value;
         } else {
-          s.options.emplace_back(key, value);
+          s.add_option(key, value);
         }
         pending.clear();
         break;

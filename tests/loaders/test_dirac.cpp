@@ -307,6 +307,12 @@ TEST(DiracCfg, MalformedTextNamesFileLineAndSection) {
             std::string::npos);
   EXPECT_NE(error_of("Sites\n{\n  stray words\n}\n").find("neither an option nor a section"), std::string::npos);
   EXPECT_NE(error_of("Other\n{\n}\n").find("no Sites section"), std::string::npos);
+  // issue 45: a line without '=' was glued onto the next section's name ('junkCEs'): the site lost every
+  // queue, exit 0. Named with its own line.
+  EXPECT_NE(error_of("Sites\n{\n  S\n  {\n    junk\n    CEs\n    {\n    }\n  }\n}\n")
+                .find(":5: field 'Sites/S': 'junk' is neither an option nor a section"),
+            std::string::npos)
+      << error_of("Sites\n{\n  S\n  {\n    junk\n    CEs\n    {\n    }\n  }\n}\n");
   EXPECT_NE(error_of("Sites\n{\n  a/b\n  {\n  }\n}\n").find("must not hold '/'"), std::string::npos);
   std::string deep = "Sites\n";
   for (int i = 0; i < 100; ++i) deep += "{\nx" + std::to_string(i) + "\n";
