@@ -45,6 +45,21 @@ TEST(Formats, MissingRequiredOptionIsNamed) {
                loaders::LoadError);
 }
 
+// An option of another format is refused naming it (issue 45: `--format sge --jobs /nonexistent` read
+// the dump's own queue and exited 0).
+TEST(Formats, AnOptionOfAnotherFormatIsRefused) {
+  try {
+    loaders::load_format(*loaders::find_format("sge"), {{"dump", kData + "sge/farm80"}, {"jobs", "/nonexistent"}});
+    FAIL() << "accepted";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.file, "--jobs");
+    EXPECT_NE(std::string(e.what()).find("is not an option of --format sge"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(loaders::load_format(*loaders::find_format("sge"),
+                                       {{"dump", kData + "sge/farm80"}, {"policy", kData + "examples/easy.toml"}}))
+      << "--policy is every format's";
+}
+
 TEST(Formats, LoadingThroughTheRegistryEqualsTheLoader) {
   const auto a = loaders::load_format(
       *loaders::find_format("openb"),
