@@ -231,6 +231,16 @@ double number_or(const std::string& text, double fallback) {
   return ec == std::errc() && p == text.data() + text.size() && std::isfinite(v) ? v : fallback;
 }
 
+// A number qstat printed in `field`, or `fallback` when it printed none; anything else is an error
+// naming file, line and field (a submission time 'yesterday' read as 0, the epoch).
+double number_field(const std::string& text, double fallback, const std::string& path, size_t line,
+                    const char* field) {
+  if (text.empty()) return fallback;
+  const double v = number_or(text, std::nan(""));
+  if (std::isnan(v)) throw LoadError(path, line, field, fmt::format("'{}' is not a number", text));
+  return v;
+}
+
 // The job's time limit: its hard h_rt request in seconds, or NaN (a malformed one is refused with the
 // request, naming the value).
 double h_rt_of(const FarmModel& f, const std::vector<std::pair<std::string, std::string>>& hard) {
@@ -252,7 +262,7 @@ class RunningCharges {
       ++elsewhere_;
       return;
     }
-    const double slots = std::max(1.0, number_or(j.slots, 1));
+    const double slots = std::max(1.0, number_field(j.slots, 1, path, j.line, "slots"));
     if (slots > 1 && !j.pe.empty()) ++parallel_;
     for (const uint32_t a : f_.catalog.consumables()) {
       const AttributeDef& def = f_.catalog.at(a);
@@ -318,7 +328,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
     const auto d = details.find(q.number);
     const std::string group = d != details.end() ? d->second.group : "";
     const double submit = d != details.end() && !d->second.submission.empty()
-                              ? number_or(d->second.submission, 0)
+                              ? number_field(d->second.submission, 0, jpath, d->second.line, "JB_submission_time")
                               : (q.submitted.empty() ? 0 : iso_time(q.submitted, path, q.line));
     const std::vector<uint64_t> tasks =
         q.tasks.empty() ? std::vector<uint64_t>{0} : tasks_of(q.tasks, kMaxJobs - count, path, q.line);
@@ -333,7 +343,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
       } catch (const Unrepresentable& u) {
         why = u.why;
       }
-      const uint32_t j = b.add(id, q.owner, group, number_or(q.prio, 0), submit, slots);
+      const uint32_t j = b.add(id, q.owner, group, number_field(q.prio, 0, path, q.line, "JAT_prio"), submit, slots);
       try {
         if (why.empty()) apply(f, b, r);
       } catch (const Unrepresentable& u) {

@@ -37,9 +37,8 @@ std::string field(const Record& r, std::string_view key, std::string_view fallba
 double num(const Record& r, std::string_view key, const std::string& path, double fallback = 0) {
   const auto v = r.get(key);
   if (!v || v->empty() || *v == "N/A") return fallback;
-  char* end = nullptr;
-  const double d = std::strtod(v->c_str(), &end);
-  if (end != v->c_str() + v->size() || !std::isfinite(d) || d < 0)
+  const double d = slurm::parse_number(*v);
+  if (!std::isfinite(d) || d < 0)
     throw LoadError(path, r.line, std::string(key), fmt::format("'{}' is not a number", *v));
   return d;
 }
@@ -66,9 +65,10 @@ std::map<std::string, double> gres_of(const std::string& text, const std::string
     double count = 1;
     std::string type;
     if (parts.size() >= 2) {
-      char* end = nullptr;
-      const double c = std::strtod(parts.back().c_str(), &end);
-      if (end == parts.back().c_str() + parts.back().size() && std::isfinite(c) && c >= 0) {
+      const double c = slurm::parse_number(parts.back());
+      if (!std::isnan(c) && !(std::isfinite(c) && c >= 0 && c == std::floor(c)))  // `gpu:-3` was type "-3"
+        throw LoadError(path, line, key, fmt::format("'{}': '{}' is not a count", item, parts.back()));
+      if (!std::isnan(c)) {
         count = c;
         if (parts.size() == 3) type = parts[1];
       } else if (parts.size() == 2) {
@@ -98,10 +98,13 @@ bool dispatchable(const std::string& state) {
 
 std::vector<Partition> read_partitions(const std::string& path) {
   std::vector<Partition> out;
+  std::set<std::string> seen;
   for (const Record& r : slurm::read_records(path, "PartitionName")) {
     Partition p;
     p.name = field(r, "PartitionName");
     p.line = r.line;
+    if (!seen.insert(p.name).second)  // (the first one was used, the second dropped without a word)
+      throw LoadError(path, r.line, "PartitionName", fmt::format("partition '{}' twice", p.name));
     p.up = field(r, "State", "UP") == "UP";
     p.is_default = field(r, "Default", "NO") == "YES";
     try {

@@ -118,10 +118,15 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     q.user = str("user_name");
     q.account = str("account");
     q.qos = str("qos");
-    q.priority = num("priority");
-    q.submit = num("submit_time");
-    if (std::isnan(q.priority)) q.priority = 0;
-    if (std::isnan(q.submit)) q.submit = 0;
+    // not given: 0; given and not a number (a submit time "yesterday"): an error, not the epoch
+    for (auto [key, to] : {std::pair{"priority", &q.priority}, {"submit_time", &q.submit}}) {
+      *to = 0;
+      if (j[key].get(v) || v.is_null() || !unwrap_number(v)) continue;
+      *to = number_of(v);
+      if (!std::isfinite(*to) || *to < 0)
+        throw LoadError(path, 0, fmt::format("jobs[{}].{}", index - 1, key),
+                        fmt::format("job {}: '{}' is not a number", q.id, simdjson::minify(v).substr(0, 80)));
+    }
     auto& o = q.request.options;
     q.request.line = index;
     // the nodes asked for: tres_req_str's node=K (node_count is Slurm's estimate for a pending job: 2 for

@@ -220,15 +220,13 @@ std::vector<std::string> expand_hostlist(std::string_view list, size_t limit) {
 }
 
 double parse_number(std::string_view text) {
-  const std::string v(text);
-  size_t used = 0;
-  double x = std::numeric_limits<double>::quiet_NaN();
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::exception&) {
+  // decimal only, as Slurm's own readers (strtol/strtod of base 10 on what scontrol printed): std::stod
+  // also took hexadecimal ("0x20" CPUs) and leading blanks
+  double x = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
     return std::numeric_limits<double>::quiet_NaN();
-  }
-  return used == v.size() ? x : std::numeric_limits<double>::quiet_NaN();
+  return x;
 }
 
 double parse_mebibytes(std::string_view text) {

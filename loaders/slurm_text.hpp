@@ -48,8 +48,9 @@ std::vector<ConfigSetting> read_config(const std::string& path);
 /// kMaxHosts), before expanding it.
 std::vector<std::string> expand_hostlist(std::string_view list, size_t limit = kMaxHosts);
 
-/// `text` as a number when all of it is one (std::stod's syntax), else NaN: what Slurm's settings and
-/// sshare's columns hold (a weight, RawShares, bf_interval).
+/// `text` as a number when all of it is one decimal number (std::from_chars: no hexadecimal, no blanks,
+/// no '+'; "inf" is infinity), else NaN: what Slurm's settings, scontrol's node fields and sshare's
+/// columns hold (a weight, RawShares, bf_interval, CPUTot).
 double parse_number(std::string_view text);
 
 /// A memory size as Slurm reads --mem and RealMemory: a number with an optional K, M, G or T suffix

@@ -403,6 +403,24 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
     TempDir e;
     EXPECT_THROW(loaders::load_sge(e.farm80_with({{"qstat-r.xml", bad}}), ""), loaders::LoadError);
   }
+  // issue 45: a number qstat printed that is not one was read as 0 (a submission time 'yesterday': the epoch)
+  const std::string one = "<job_info><job_info><job_list state='pending'><JB_job_number>1</JB_job_number>"
+                          "<JAT_prio>PRIO</JAT_prio><state>qw</state><slots>1</slots></job_list></job_info></job_info>";
+  const std::string detail = "<detailed_job_info><djob_info><element><JB_job_number>1</JB_job_number>"
+                             "<JB_submission_time>WHEN</JB_submission_time></element></djob_info></detailed_job_info>";
+  auto field_of = [&](const std::string& prio, const std::string& when) {
+    TempDir e;
+    auto with = [](std::string t, const std::string& k, const std::string& v) { return t.replace(t.find(k), k.size(), v); };
+    try {
+      loaders::load_sge(e.farm80_with({{"qstat-r.xml", with(one, "PRIO", prio)}, {"qstat-j.xml", with(detail, "WHEN", when)}}), "");
+    } catch (const loaders::LoadError& x) {
+      return fs::path(x.file).filename().string() + "|" + x.field;
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(field_of("0.5", "1700000000"), "accepted");
+  EXPECT_EQ(field_of("0.5", "yesterday"), "qstat-j.xml|JB_submission_time");
+  EXPECT_EQ(field_of("high", "1700000000"), "qstat-r.xml|JAT_prio");
 }
 
 // ---- the accounting file ----

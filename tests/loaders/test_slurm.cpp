@@ -485,6 +485,51 @@ TEST(SlurmJobs, ABadPriorityTierIsRefusedWithItsLine) {
   fs::remove_all(dir);
 }
 
+// Fields scontrol never prints are errors naming file, line and field (issue 45: `CPUTot=0x20` was 32
+// CPUs, `Gres=gpu:-3` one GPU of type "-3", a partition listed twice took the first); so are squeue's
+// numbers that are not numbers (a submit_time "yesterday" was the epoch).
+TEST(SlurmCluster, FieldsScontrolNeverPrintsAreRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-fields-" + std::to_string(::getpid()));
+  auto load_with = [&](const std::string& file, const std::string& text) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "scontrol-node.txt") << "NodeName=a CPUTot=4 RealMemory=1000 State=IDLE Partitions=p1\n";
+    std::ofstream(dir / "scontrol-partition.txt") << "PartitionName=p1 Nodes=a Default=YES State=UP\n";
+    std::ofstream(dir / file) << text;
+    std::string what = "accepted";
+    try {
+      loaders::load_slurm(dir.string(), "");
+    } catch (const loaders::LoadError& e) {
+      what = fmt::format("{}|{}|{}", fs::path(e.file).filename().string(), e.line, e.field);
+    }
+    fs::remove_all(dir);
+    return what;
+  };
+  EXPECT_EQ(load_with("scontrol-node.txt", "NodeName=a CPUTot=0x20 RealMemory=1000 State=IDLE Partitions=p1\n"),
+            "scontrol-node.txt|1|CPUTot");
+  EXPECT_EQ(load_with("scontrol-node.txt", "NodeName=a CPUTot=4 RealMemory= 1000 State=IDLE Partitions=p1\n"),
+            "scontrol-node.txt|1|RealMemory");
+  EXPECT_EQ(load_with("scontrol-node.txt", "NodeName=a CPUTot=4 Gres=gpu:-3 State=IDLE Partitions=p1\n"),
+            "scontrol-node.txt|1|Gres");
+  EXPECT_EQ(load_with("scontrol-node.txt", "NodeName=a CPUTot=4 Gres=gpu:a100:1.5 State=IDLE Partitions=p1\n"),
+            "scontrol-node.txt|1|Gres");
+  EXPECT_EQ(load_with("scontrol-node.txt", "NodeName=a CPUTot=4 Gres=gpu:a100:2(S:0-1),gpu:3g.20gb State=IDLE Partitions=p1\n"),
+            "accepted") << "a type that starts with a digit is a type";
+  EXPECT_EQ(load_with("scontrol-partition.txt",
+                      "PartitionName=p1 Nodes=a Default=YES State=UP\nPartitionName=p1 Nodes=a State=DOWN\n"),
+            "scontrol-partition.txt|2|PartitionName");
+  for (const std::string bad : {R"("yesterday")", "-5", R"({"set": true, "infinite": false, "number": "x"})"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(load_with("squeue.json", R"({"jobs": [{"job_id": 1, "job_state": "PENDING", "submit_time": )" + bad +
+                                           "}]}"),
+              "squeue.json|0|jobs[0].submit_time");
+  }
+  EXPECT_EQ(load_with("squeue.json", R"({"jobs": [{"job_id": 1, "job_state": "PENDING", "priority": "high"}]})"),
+            "squeue.json|0|jobs[0].priority");
+  EXPECT_EQ(load_with("squeue.json", R"({"jobs": [{"job_id": 1, "job_state": "PENDING", "submit_time": null}]})"),
+            "accepted");
+}
+
 // With DefMemPerCPU (or DefMemPerNode) set, such a job gets that memory and shares nodes; with CR_Core (no
 // memory tracked) it takes none. (scontrol-config.txt of the c100 dump, its setting changed in a copy.)
 TEST(SlurmJobs, DefaultMemoryComesFromTheClusterConfiguration) {
