@@ -122,7 +122,16 @@ constexpr size_t kMaxFiles = 32, kPathMax = 4096;
 char g_tmp[kPathMax];
 char g_files[kMaxFiles][kPathMax];
 volatile sig_atomic_t g_nfiles = 0, g_active = 0;
-struct sigaction g_old_int, g_old_term;
+
+// Every catchable signal whose default ends the process (signal(7)): each leaves the private folder behind
+// unless handled (issue 45: SIGHUP, SIGQUIT, SIGUSR1, SIGALRM and SIGXFSZ did). A signal the caller
+// ignores (nohup's SIGHUP, a shell's `trap "" XFSZ`) stays ignored: a write past ulimit -f then fails
+// with EFBIG and is reported as any failed write; one the caller handles is left to its handler.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2, SIGALRM,
+                            SIGPIPE, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF, SIGPOLL};
+constexpr size_t kNumSignals = sizeof(kSignals) / sizeof(kSignals[0]);
+struct sigaction g_old[kNumSignals];
+bool g_installed[kNumSignals];
 
 extern "C" void cleanup_on_signal(int sig) {
   if (g_active) {
@@ -131,6 +140,43 @@ extern "C" void cleanup_on_signal(int sig) {
   }
   ::signal(sig, SIG_DFL);
   ::raise(sig);
+}
+
+void install_cleanup() {
+  struct sigaction sa {};
+  sa.sa_handler = cleanup_on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < kNumSignals; ++i) {
+    g_installed[i] = false;
+    if (::sigaction(kSignals[i], nullptr, &g_old[i]) != 0 || g_old[i].sa_handler == SIG_IGN) continue;
+    // beyond SIGINT and SIGTERM, a handler of the caller's (a profiler's SIGPROF, an embedding program's
+    // SIGALRM) is theirs: only a signal left to its default, which would end the process, is taken
+    const bool interrupt = kSignals[i] == SIGINT || kSignals[i] == SIGTERM;
+    if (!interrupt && ((g_old[i].sa_flags & SA_SIGINFO) || g_old[i].sa_handler != SIG_DFL)) continue;
+    g_installed[i] = ::sigaction(kSignals[i], &sa, nullptr) == 0;
+  }
+}
+
+void restore_signals() {
+  for (size_t i = 0; i < kNumSignals; ++i)
+    if (g_installed[i]) ::sigaction(kSignals[i], &g_old[i], nullptr);
+}
+
+// Private folders of this output folder that an ended run left (killed by SIGKILL, or a power cut): the
+// caller holds the folder's lock, so no run is writing any of them. Only directories of this user are
+// removed (a link planted at such a name is unlinked, never followed).
+void remove_stale_private_folders(const fs::path& parent, const std::string& name) {
+  const std::string prefix = "." + name + ".new-";
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    if (entry.rfind(prefix, 0) != 0) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
+    std::error_code ignored;
+    if (S_ISLNK(st.st_mode)) fs::remove(it->path(), ignored);
+    else if (S_ISDIR(st.st_mode)) fs::remove_all(it->path(), ignored);
+  }
 }
 
 std::string errno_text() { return std::strerror(errno); }
@@ -178,11 +224,8 @@ OutputSet::OutputSet(const std::string& dir) {
   // to the signal handler before the folder is made: a signal at any moment finds every folder made.
   // (mkdtemp names it only once it exists, leaving a moment where a signal would leave it behind.)
   // mkdir fails on anything already at the path, a symlink included.
-  struct sigaction sa {};
-  sa.sa_handler = cleanup_on_signal;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, &g_old_int);
-  ::sigaction(SIGTERM, &sa, &g_old_term);
+  remove_stale_private_folders(parent, out.filename().string());
+  install_cleanup();
   std::random_device bits;
   for (int attempt = 0;; ++attempt) {
     const std::string name =
@@ -207,8 +250,7 @@ OutputSet::OutputSet(const std::string& dir) {
     if (errno != EEXIST || attempt >= 100) {
       const std::string why = errno_text();
       g_active = 0;
-      ::sigaction(SIGINT, &g_old_int, nullptr);
-      ::sigaction(SIGTERM, &g_old_term, nullptr);
+      restore_signals();
       ::close(lock_fd_);
       throw WriteError(name, "cannot create a private folder: " + why);
     }
@@ -221,8 +263,7 @@ OutputSet::~OutputSet() {
     fs::remove_all(tmp_, ec);
   }
   g_active = 0;
-  ::sigaction(SIGINT, &g_old_int, nullptr);
-  ::sigaction(SIGTERM, &g_old_term, nullptr);
+  restore_signals();
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 

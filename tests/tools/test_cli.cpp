@@ -1,6 +1,7 @@
 // The colmatch binary as a user runs it: exit status, messages, outputs, and no partial files.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1039,6 +1040,71 @@ TEST(CliOutputSet, ASignalAtAnyMomentLeavesOneWholeSet) {
     }
   EXPECT_GT(killed, 0) << "some signals arrived while the run was going";
   std::printf("a whole run: %.0f us; killed %d runs, %d had finished\n", whole_us, killed, finished);
+}
+
+// Every catchable signal whose default ends the process cleans up as SIGTERM does (issue 45: SIGHUP,
+// SIGQUIT, SIGUSR1, SIGALRM and SIGXFSZ left the private folder behind), sent over the run's second half
+// where the outputs are written; a file size limit (ulimit -f) met mid-write is SIGXFSZ itself.
+TEST(CliOutputSet, EveryTerminatingSignalLeavesNoPrivateFolder) {
+  Out out;
+  Out timing;
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(run("match " + kGoogle + " --out " + timing.dir.string()).status, 0);
+  const double whole_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  int killed = 0;
+  for (const int sig : {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXFSZ, SIGPIPE, SIGXCPU, SIGVTALRM, SIGPROF})
+    for (const double fraction : {0.5, 0.7, 0.85, 0.95}) {
+      const auto delay_us = static_cast<useconds_t>(fraction * whole_us);
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        const struct rlimit no_core {0, 0};
+        ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT's default dumps core
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        ::execl(kBin.c_str(), kBin.c_str(), "match", "--format", "google2011", "--machines",
+                (kSrc + "/datasets/samples/google_machine_events.csv.gz").c_str(), "--tasks",
+                (kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz").c_str(), "--out", out.dir.c_str(),
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+      ::usleep(delay_us);
+      ::kill(pid, sig);
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      if (WIFSIGNALED(status)) ++killed;
+      ASSERT_TRUE(leftovers(out.dir).empty()) << "signal " << sig << " after " << delay_us << " us";
+    }
+  EXPECT_GT(killed, 0) << "some signals arrived while the run was going";
+  Out limited;
+  const int rc = std::system(("sh -c 'ulimit -f 8; exec " + kBin + " match " + kGoogle + " --out " +
+                              limited.dir.string() + "' >/dev/null 2>&1")
+                                 .c_str());
+  EXPECT_TRUE(WIFSIGNALED(rc) || (WIFEXITED(rc) && WEXITSTATUS(rc) != 0)) << rc;
+  EXPECT_TRUE(leftovers(limited.dir).empty()) << "SIGXFSZ from ulimit -f";
+  EXPECT_FALSE(fs::exists(limited.dir));
+}
+
+// A run killed where no handler runs (SIGKILL, a power cut) leaves its private folder: the next run on
+// the same output folder, holding its lock, removes it (a link at such a name is unlinked, its target
+// untouched; another folder's private folders are not this run's to remove).
+TEST(CliOutputSet, TheNextRunRemovesPrivateFoldersOfEndedRuns) {
+  Out out;
+  const fs::path parent = out.dir.parent_path();
+  const std::string name = out.dir.filename().string();
+  fs::create_directories(parent / ("." + name + ".new-4242deadbeef"));
+  std::ofstream(parent / ("." + name + ".new-4242deadbeef") / "results.csv") << "job,status\n";
+  const fs::path victim = out.dir.string() + "-victim";
+  std::ofstream(victim) << "precious";
+  fs::create_symlink(victim, parent / ("." + name + ".new-link"));
+  fs::create_directories(parent / ("." + name + "-other.new-1"));
+  ASSERT_EQ(run("match " + kDemo + " --out " + out.dir.string()).status, 0);
+  EXPECT_TRUE(leftovers(out.dir).empty());
+  EXPECT_TRUE(fs::exists(victim));
+  EXPECT_TRUE(fs::exists(parent / ("." + name + "-other.new-1")));
+  fs::remove(victim);
+  fs::remove_all(parent / ("." + name + "-other.new-1"));
 }
 
 // A killed `colmatch report` leaves its temporaries (.report-<pid>-<random>.<ext>.tmp): a later run
