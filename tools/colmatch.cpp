@@ -177,6 +177,7 @@ struct Options {
   synth::SynthSpec spec;
   std::string report_dir;
   std::string sweep_spec, scheduler;
+  bool scheduler_given = false;  // --scheduler "" is an address to refuse, not no address
   unsigned sweep_workers = 0;
   bool ship_inputs = false;
   std::string format_name;
@@ -253,7 +254,7 @@ int cmd_generate(const Options& o) {
 
 int cmd_sweep(const Options& o) {
   std::vector<std::string> args = {o.sweep_spec, "--out", o.out_dir};
-  if (!o.scheduler.empty()) args.insert(args.end(), {"--scheduler", o.scheduler});
+  if (o.scheduler_given) args.insert(args.end(), {"--scheduler", o.scheduler});
   if (o.sweep_workers) args.insert(args.end(), {"--workers", std::to_string(o.sweep_workers)});
   if (o.ship_inputs) args.push_back("--ship-inputs");
   return run_script("sweep.py", args);
@@ -478,7 +479,8 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
       ->required();
   sweep->add_option("--out", o.out_dir, "Output folder")->required();
   auto* sched_opt =
-      sweep->add_option("--scheduler", o.scheduler, "An existing Dask scheduler (default: an embedded LocalCluster)");
+      sweep->add_option("--scheduler", o.scheduler, "An existing Dask scheduler (default: an embedded LocalCluster)")
+          ->each([&o](const std::string&) { o.scheduler_given = true; });
   sweep->add_option("--workers", o.sweep_workers, "Worker processes of the embedded cluster (default: one per core)")
       ->check(CLI::Range(1, 4096))
       ->excludes(sched_opt);

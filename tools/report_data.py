@@ -184,15 +184,37 @@ def started_waits(folder):
     return np.sort(np.concatenate(waits)) if waits else np.zeros(0)
 
 
-def _read_json(folder, name):
-    path = os.path.join(folder, name)
+JSON_LIMIT = 64 << 20  # bytes: summary.json and metrics.json are kilobytes; more is not colmatch's
+
+
+def read_json_object(path):
+    """A JSON object from a colmatch output file: ReportError for a file that is not a regular one (a
+    link to /dev/zero), one past JSON_LIMIT, text that is not UTF-8 JSON, or JSON that is not an object.
+    FileNotFoundError passes through."""
+    import stat
+
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ReportError(f"{path}: not a regular file")
+    if st.st_size > JSON_LIMIT:
+        raise ReportError(f"{path}: {st.st_size} bytes, more than a colmatch JSON output ever holds ({JSON_LIMIT})")
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            data = json.loads(f.read(JSON_LIMIT + 1).decode("utf-8"))
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: line {e.lineno}: {e.msg}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ReportError(f"{path}: not JSON text ({type(e).__name__})") from None
+    if not isinstance(data, dict):
+        raise ReportError(f"{path}: not a JSON object")
+    return data
+
+
+def _read_json(folder, name):
+    try:
+        return read_json_object(os.path.join(folder, name))
     except FileNotFoundError:
         return {}
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: line {e.lineno}: {e.msg}")
 
 
 CDF_POINTS = 4000  # steps drawn of a CDF: at 100 dpi a figure is about 1,100 pixels wide

@@ -50,9 +50,31 @@ def _error_text(proc):
     return lines[-1] if lines else f"exit status {proc.returncode}"
 
 
+JSON_LIMIT = 64 << 20  # bytes: a run's summary.json and metrics.json are kilobytes
+
+
+def _json_object(path):
+    """The JSON object in `path`, or None: not a regular file, too large, not JSON, not an object."""
+    import stat
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > JSON_LIMIT:
+            return None
+        with open(path, "rb") as f:
+            data = json.loads(f.read(JSON_LIMIT + 1).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # (UnicodeDecodeError and JSONDecodeError are ValueErrors)
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def complete(folder, command):
-    """Whether `folder` holds a whole run of `command` (colmatch publishes a run's files together)."""
-    return all(os.path.isfile(os.path.join(folder, f)) for f in POINT_FILES[command])
+    """Whether `folder` holds a whole run of `command` (colmatch publishes a run's files together) whose
+    JSON files read: a run with a corrupt metrics.json (a disk error, a hand edit) is run again, not
+    resumed as "ok" with empty figures."""
+    paths = [os.path.join(folder, f) for f in POINT_FILES[command]]
+    return all(os.path.isfile(p) for p in paths) and all(_json_object(p) is not None
+                                                         for p in paths if p.endswith(".json"))
 
 
 def run_point(task, shipped=None):
@@ -240,11 +262,7 @@ def _clear_stale(runs):
 def headline(folder, command):
     """The figures of a complete run that sweep.csv shows."""
     def read(name):
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                return json.load(f)
-        except (OSError, ValueError):
-            return {}
+        return _json_object(os.path.join(folder, name)) or {}
 
     s = read("summary.json")
     seconds = s.get("seconds", {})
@@ -314,7 +332,7 @@ def _client(scheduler, workers):
 
     from distributed import Client, LocalCluster
 
-    if scheduler:
+    if scheduler is not None:
         return Client(scheduler, timeout="30s"), None
     n = workers or os.cpu_count() or 1
     # the scheduler's HTTP server on a free port: a fixed one (8787) may be another cluster's
@@ -323,8 +341,31 @@ def _client(scheduler, workers):
     return Client(cluster), cluster
 
 
+def _check_scheduler(address):
+    """A Dask scheduler address Dask can read (`tcp://HOST:PORT`, `HOST:PORT`, `tls://..`, `inproc://..`),
+    checked before anything is written: SweepError naming --scheduler."""
+    if address is None:
+        return
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import backends
+
+    try:
+        if not isinstance(address, str) or not address:
+            raise ValueError("expected an address such as tcp://HOST:8786")
+        scheme, location = parse_address(address)
+        if scheme not in backends:
+            raise ValueError(f"unknown protocol '{scheme}' (known: {', '.join(sorted(backends))})")
+        if scheme in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+            if not host or any(c.isspace() for c in host) or not 0 < int(port) < 65536:
+                raise ValueError(f"'{location}' is not HOST:PORT with a port from 1 to 65535")
+    except (ValueError, TypeError) as e:
+        raise SweepError("--scheduler", 0, "", f"{address!r}: {e}") from None
+
+
 def run_sweep(spec, out, scheduler=None, workers=None, ship_inputs=False, cli=None, progress=None):
     """Runs a sweep; returns (Sweep, {point id: row}). Raises SweepError before writing anything."""
+    _check_scheduler(scheduler)
     sweep = load_spec(spec)
     cli = cli or os.environ.get("COLMATCH_CLI") or shutil.which("colmatch")
     if not cli or not os.access(cli, os.X_OK):
@@ -438,7 +479,7 @@ def main(argv):
     ap.add_argument("--workers", type=int, help="worker processes of the embedded cluster (default: one per core)")
     ap.add_argument("--ship-inputs", action="store_true", help="send the input files to the workers")
     args = ap.parse_args(argv[1:])
-    if args.workers is not None and args.scheduler:
+    if args.workers is not None and args.scheduler is not None:
         print("colmatch: error: --workers is for the embedded cluster; an existing one has its own",
               file=sys.stderr)
         return 1

@@ -546,6 +546,9 @@ def _native_farm_policy(farm):
     return {k: v for k, v in table.items() if k not in ("power", "grid_engine")} if isinstance(table, dict) else {}
 
 
+SPEC_LIMIT = 16 << 20  # bytes of a sweep file: its grids and points are written by hand or by a script
+
+
 def load_spec(spec):
     """A Sweep from a sweep.toml path or a dict of the same shape."""
     if isinstance(spec, dict):
@@ -554,10 +557,17 @@ def load_spec(spec):
 
     path = os.fspath(spec)
     try:
+        # a regular file of at most SPEC_LIMIT bytes (`colmatch sweep /dev/zero` read without end)
+        import stat
+
+        if not stat.S_ISREG(os.stat(path).st_mode):  # (before opening: a FIFO's open would wait for a writer)
+            raise SweepError(path, 0, "", "not a regular file")
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(SPEC_LIMIT + 1)
     except OSError as e:
         raise SweepError(path, 0, "", f"cannot read: {e.strerror}") from None
+    if len(raw) > SPEC_LIMIT:
+        raise SweepError(path, 0, "", f"more than {SPEC_LIMIT >> 20} MiB: not a sweep file")
     try:
         text = raw.decode("utf-8")
         data = tomllib.loads(text)

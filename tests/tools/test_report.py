@@ -345,3 +345,19 @@ def test_a_large_schedule_is_read_in_chunks(simulate_dir):
         assert big - small < 3 * size_mb, (small, big, size_mb)
         names = sorted(f for f in os.listdir(f"{tmp}/big") if f.startswith("fig_"))
         assert names == sorted(SIMULATE_FIGURES)
+
+
+def test_a_summary_that_is_not_a_json_object_is_an_error_not_a_traceback(match_dir):
+    """Issue 45: `colmatch report` on a summary.json linked to /dev/zero ended in a traceback."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(match_dir, f"{tmp}/out")
+        for f in os.listdir(f"{tmp}/out"):
+            if f.startswith("fig_") or f == "report.html":
+                os.unlink(f"{tmp}/out/{f}")
+        for why, make in (("not a regular file", lambda p: os.symlink("/dev/zero", p)),
+                          ("not JSON text", lambda p: open(p, "wb").write(b"{\"jobs\": \"\xff\"}")),
+                          ("not a JSON object", lambda p: open(p, "w").write("[1, 2]"))):
+            os.unlink(f"{tmp}/out/summary.json")
+            make(f"{tmp}/out/summary.json")
+            r = run("report", f"{tmp}/out", check=False)
+            assert r.returncode == 1 and f"summary.json: {why}" in r.stderr and "Traceback" not in r.stderr, r.stderr

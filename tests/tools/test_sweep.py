@@ -479,3 +479,46 @@ def test_mutated_sweep_files_give_a_sweep_or_a_sweep_error(tmp_path):
             assert str(e).startswith(str(path)), str(e)
             refused += 1
     assert loaded > 30 and refused > 100, (loaded, refused)  # both paths reached
+
+
+def test_a_point_whose_metrics_are_corrupt_is_run_again_not_resumed(tmp_path):
+    """Issue 45: a run folder with every file but a corrupt metrics.json was resumed as "ok" with empty
+    figures; it is run again and its figures are the run's."""
+    spec = write(tmp_path / "sweep.toml", GRID_2X3.format(log=KTH).replace('"priority.queue_time" = [0, 1, 10]', ""))
+    out = tmp_path / "out"
+    assert cli("sweep", str(spec), "--out", str(out), "--workers", "1").returncode == 0
+    rows = sweep_rows(out)
+    victim = rows[0]["point"]
+    good = read(out / "runs" / victim / "metrics.json")
+    for corrupt in (b"{\"wait_seconds\": {\"mean\": 1", b"\xff\xfe", b"[1, 2]"):
+        with open(out / "runs" / victim / "metrics.json", "wb") as f:
+            f.write(corrupt)
+        r = cli("sweep", str(spec), "--out", str(out), "--workers", "1")
+        assert r.returncode == 0, r.stderr
+        assert "1 from an earlier run" in r.stdout, r.stdout
+        again = {x["point"]: x for x in sweep_rows(out)}[victim]
+        assert again["reused"] == "false" and again["wait_mean"] == rows[0]["wait_mean"] != "", again
+        assert read(out / "runs" / victim / "metrics.json") == good
+
+
+@pytest.mark.parametrize("address", ["garbage:::", "tcp://host", "tcp://h:99999", "nosuch://h:1", ""])
+def test_a_bad_scheduler_address_is_refused_before_anything_is_written(tmp_path, address):
+    spec = write(tmp_path / "sweep.toml", GRID_2X3.format(log=KTH))
+    out = tmp_path / "out"
+    r = cli("sweep", str(spec), "--out", str(out), "--scheduler", address)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr and "colmatch: error: --scheduler" in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_a_sweep_file_that_is_not_a_file_or_too_large_is_refused(tmp_path):
+    """Issue 45: `colmatch sweep /dev/zero` grew without bound."""
+    for path, why in (("/dev/zero", "not a regular file"), (str(tmp_path), "not a regular file")):
+        r = cli("sweep", path, "--out", str(tmp_path / "out"), timeout=60)
+        assert r.returncode == 1 and why in r.stderr, r.stderr
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.write(b"# " + b"x" * (17 << 20) + b"\n")
+    r = cli("sweep", str(big), "--out", str(tmp_path / "out"), timeout=60)
+    assert r.returncode == 1 and "MiB: not a sweep file" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
