@@ -27,6 +27,12 @@ struct LevelValue {
   size_t line = 0;
 };
 
+/// The most queue instances (queues x their execution hosts) a farm may have (about 1 KB of memory each
+/// while read): a real farm's count is thousands to a few hundred thousand; 1,500 queues on 10,000 hosts
+/// (600 KB of qconf) made 15M and ran out of memory after minutes. Counted over every queue before any
+/// instance is made; past it, a LoadError naming the queue that crosses it.
+inline constexpr size_t kMaxQueueInstances = size_t{1} << 20;
+
 /// One queue instance QUEUE@HOST.
 struct Instance {
   std::string queue, host;

@@ -318,6 +318,42 @@ TEST(SgeFarm, UnknownComplexesGroupsAndCyclesAreErrors) {
   }
 }
 
+// Sizes bounded before the work (issue 45): a group naming a big subgroup many times adds it once (it
+// was copied each time: 160 KB of qconf, 521 MB, 20 s), and a farm of more queue instances than
+// kMaxQueueInstances is refused naming the queue that crosses it, before any instance is made (1,500
+// queues on 10,000 hosts ran out of memory after 197 s).
+TEST(SgeFarm, GroupsAndQueueInstancesAreBoundedBeforeTheWork) {
+  std::string se = "hostname global\n";
+  std::string all = "group_name @all\nhostlist";
+  for (int h = 1; h <= 1000; ++h) {
+    se += fmt::format("hostname x{:04}\ncomplex_values NONE\n", h);
+    all += fmt::format(" x{:04}", h);
+  }
+  std::string big = "group_name @big\nhostlist";
+  for (int i = 0; i < 20000; ++i) big += " @all";
+  const std::string groups = all + "\n" + big + "\n";
+  std::string queues;
+  for (int q = 0; q < 3; ++q) queues += fmt::format("qname q{}\nhostlist @big @all @big\nslots 1\n", q);
+  {
+    TempDir d;
+    const loaders::Dataset ds = loaders::load_sge(
+        d.farm80_with({{"qconf-se.txt", se}, {"qconf-shgrp.txt", groups}, {"qconf-sq.txt", queues}}), "");
+    EXPECT_EQ(ds.taskers.size(), 3000u) << "three queues on the same 1,000 hosts";
+  }
+  // (q0-q2 count @big and @all apart: 2,000 each, an upper bound; q1045 crosses 2^20)
+  for (int q = 3; q < 1100; ++q) queues += fmt::format("qname q{}\nhostlist @all\nslots 1\n", q);
+  TempDir d;
+  try {
+    loaders::load_sge(d.farm80_with({{"qconf-se.txt", se}, {"qconf-shgrp.txt", groups}, {"qconf-sq.txt", queues}}), "");
+    FAIL() << "accepted";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.field, "hostlist");
+    EXPECT_NE(std::string(e.what()).find("queue q1045 makes the farm more than 1048576 queue instances"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // ---- jobs of qstat ----
 
 // farm80 while 144 jobs ran or waited (datasets/sge/farm80-busy): the running ones hold their charges,
