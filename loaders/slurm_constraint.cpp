@@ -1,6 +1,10 @@
 #include "loaders/slurm_constraint.hpp"
 
+#include <set>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "engine/model/request.hpp"
 
@@ -9,6 +13,14 @@ namespace {
 
 constexpr std::string_view kInvalid = "Invalid feature specification";
 constexpr uint32_t kMaxCount = 1000000;
+
+// The most choices of one matching OR ranked by soft terms (the rest tie after them): the terms' text
+// grows as the square of the choices.
+constexpr size_t kMaxRankedChoices = 64;
+
+// The most groups one sequence makes (each change between '&' and '|' nests the text read so far once
+// more; the request parser takes 128 levels).
+constexpr size_t kMaxGroups = 100;
 
 struct Refuse {
   std::string why;
@@ -41,6 +53,23 @@ class Parser {
     bool any_or = false, any_and = false;
     std::vector<std::string> items{acc}, items_neg{neg};
     std::vector<uint32_t> item_count{last_count_};
+    // Left to right, as Slurm reads it: `a|b&c` is `(a || b) && c`. A run of one operator is one flat
+    // group (`(a && b && c)`, the same by associativity): 200 terms of `ib&ib&...` nested 200 deep and
+    // were refused as "nested deeper than 128", and each step copied the whole text (quadratic).
+    char acc_op = 0;  // the operator of acc's outer group (0: acc is one operand); acc then lacks its ')'
+    size_t groups = 0;
+    auto extend = [&](std::string& text, char& text_op, char o, const std::string& operand) {
+      const char* sep = o == '|' ? " || " : " && ";
+      if (text_op == o) {
+        text += sep;
+      } else {
+        if (text_op) text += ')';
+        text = "(" + text + sep;  // (a new outer group: at most kMaxGroups of them)
+        text_op = o;
+      }
+      text += operand;
+    };
+    char neg_op = 0;
     while (pos_ < s_.size() && s_[pos_] != close) {
       const char op = s_[pos_++];
       if (op != '&' && op != '|' && op != ',') throw Refuse{std::string(kInvalid)};
@@ -54,9 +83,14 @@ class Parser {
       items.push_back(next);
       items_neg.push_back(last_neg_);
       item_count.push_back(last_count_);
-      acc = "(" + acc + (op == '|' ? " || " : " && ") + next + ")";
-      neg = "(" + neg + (op == '|' ? " && " : " || ") + last_neg_ + ")";
+      const char o = op == '|' ? '|' : '&';
+      if (o != acc_op && ++groups > kMaxGroups)
+        throw Refuse{fmt::format("more than {} changes between '&' and '|' in one sequence", kMaxGroups)};
+      extend(acc, acc_op, o, next);
+      extend(neg, neg_op, o == '|' ? '&' : '|', last_neg_);  // De Morgan: the negation's operators swap
     }
+    if (acc_op) acc += ')';
+    if (neg_op) neg += ')';
     seq_neg_ = neg;
     if (bracket) {
       // job_scheduler.c _valid_feature_list: `&` in brackets (XAND) needs a count on every name, `|` (XOR)
@@ -98,8 +132,15 @@ class Parser {
         // has one wins. As soft terms: the first k choices, k = 1..n-1 (a node of choice i violates i of them)
         // (the first choice alone, when a group, written as the negation of its negation: `(a&b)` stays one
         // soft term, where `a && b` would be two, each a violation of its own)
+        // The terms grow with the choices (k choices in the k-th): only the first kMaxRankedChoices distinct
+        // choices are ranked, the later ones tie after them (2,000 jobs of 1,360 choices took > 300 s;
+        // a choice written again was never the first a node has, so it adds no term).
         std::string prefix;
-        for (size_t i = first_alternative; i + 1 < alternatives_.size(); ++i) {
+        std::set<std::string_view> seen;
+        size_t ranked = 0;
+        for (size_t i = first_alternative; i + 1 < alternatives_.size() && ranked < kMaxRankedChoices; ++i) {
+          if (!seen.insert(alternatives_[i]).second) continue;
+          ++ranked;
           prefix += (prefix.empty() ? "" : " || ") + alternatives_[i];
           const bool group = alternatives_[i].front() == '(';
           preference.push_back(i > first_alternative ? "(" + prefix + ")"

@@ -634,10 +634,44 @@ TEST(SlurmConstraint, LeftToRightParenthesesBracketsAndRefusals) {
   EXPECT_EQ(req("a&(b|c)"), "(f==\"a\" && (f==\"b\" || f==\"c\"))");
   EXPECT_EQ(req("[a|b]&c"), "((f==\"a\" || f==\"b\") && f==\"c\")");
   EXPECT_EQ(req("a&"), "f==\"a\"");  // a trailing operator is ignored, as Slurm does
+  // a run of one operator is one flat group (issue 45: 200 terms of `ib&ib&...` nested 200 deep and were
+  // refused as "nested deeper than 128"); changes of operator still nest, left to right
+  EXPECT_EQ(req("a&b&c|a|b&c"), "(((f==\"a\" && f==\"b\" && f==\"c\") || f==\"a\" || f==\"b\") && f==\"c\")");
+  EXPECT_EQ(req("a,b&c"), "(f==\"a\" && f==\"b\" && f==\"c\")");
+  {
+    std::string flat = "a";
+    for (int i = 0; i < 1000; ++i) flat += "&b";  // (a constraint is at most 4096 bytes)
+    const auto t = loaders::slurm::translate_constraint(flat, known, "f");
+    EXPECT_EQ(t.refusal, "");
+    int depth = 0, deepest = 0;
+    for (const char c : t.request) deepest = std::max(deepest, depth += c == '(' ? 1 : c == ')' ? -1 : 0);
+    EXPECT_EQ(deepest, 1) << "one level, however long";
+    std::string alternating = "a";
+    for (int i = 0; i < 200; ++i) alternating += i % 2 ? "&b" : "|c";
+    EXPECT_NE(refusal(alternating.c_str()).find("more than 100 changes between '&' and '|'"), std::string::npos)
+        << refusal(alternating.c_str());
+  }
   // a matching OR's choices are tried in order: soft terms prefer a node of an earlier choice
   EXPECT_EQ(loaders::slurm::translate_constraint("[a|b|c]&x", {"a", "b", "c", "x"}, "f").preference,
             "f==\"a\" && (f==\"a\" || f==\"b\")");
   EXPECT_EQ(loaders::slurm::translate_constraint("a|b", known, "f").preference, "");
+  // issue 45: the soft terms grew as the square of the choices (2,000 jobs of 1,360 choices: > 300 s); the
+  // first 64 distinct choices are ranked, the rest tie after them, and a repeated choice adds no term
+  {
+    std::set<std::string> many;
+    std::string c = "[";
+    for (int i = 0; i < 800; ++i) {
+      many.insert(fmt::format("x{}", i));
+      c += fmt::format("{}x{}", i ? "|" : "", i);
+    }
+    const auto t = loaders::slurm::translate_constraint(c + "]", many, "f");
+    EXPECT_EQ(t.refusal, "");
+    EXPECT_LT(t.preference.size(), 64u * 65 / 2 * 16) << "64 terms of at most 64 choices";
+    EXPECT_NE(t.preference.find("f==\"x63\""), std::string::npos);
+    EXPECT_EQ(t.preference.find("f==\"x64\""), std::string::npos);
+    EXPECT_EQ(loaders::slurm::translate_constraint("[a|a|b|c]", known, "f").preference,
+              loaders::slurm::translate_constraint("[a|b|c]", known, "f").preference);
+  }
   // groups in brackets, each a choice (slurmctld 22.05.8 accepts them: c100-constraints-submit-slurm.tsv);
   // a first choice that is a group stays one soft term (its negation negated: `a && b` would be two)
   EXPECT_EQ(req("[(a&b)|c]"), "((f==\"a\" && f==\"b\") || f==\"c\")");
