@@ -82,7 +82,9 @@ std::string_view trim(std::string_view s) {
 }
 
 [[noreturn]] void bad_value(AttrType t, std::string_view text, std::string_view why = {}) {
-  throw ValueError(fmt::format("'{}' is not a {} value{}{}", text, type_name(t), why.empty() ? "" : ": ", why));
+  const std::string_view name = type_name(t);
+  const bool vowel = !name.empty() && std::string_view("aeiou").find(name[0]) != std::string_view::npos;
+  throw ValueError(fmt::format("'{}' is not {} {} value{}{}", text, vowel ? "an" : "a", name, why.empty() ? "" : ": ", why));
 }
 }  // namespace
 
@@ -185,7 +187,11 @@ double parse_request_number(AttrType t, std::string_view raw, GridEngineReading 
       const bool octal =
           text.size() > 1 && text[0] == '0' && text.find_first_not_of("01234567") == std::string_view::npos;
       if (octal && parse_c_integer(text, v)) return v;
-      return parse_number(AttrType::Memory, text);  // fractions and k/m/g/K/M/G as SGE reads an int
+      try {
+        return parse_number(AttrType::Memory, text);  // fractions and k/m/g/K/M/G as SGE reads an int
+      } catch (const ValueError&) {  // (said of the int it is: "not a memory value" misled)
+        bad_value(t, raw, "expected a whole number, with optional k/m/g or K/M/G, 0x hexadecimal or 0 octal");
+      }
     }
     case AttrType::Time: {
       if (text.find(':') == std::string_view::npos) return parse_number(t, text);

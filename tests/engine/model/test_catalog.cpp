@@ -93,6 +93,19 @@ TEST(Values, IntDoubleBoolean) {
   EXPECT_THROW(parse_number(AttrType::Boolean, "maybe"), ValueError);
 }
 
+// An int request Grid Engine 8.1.9 cannot read says it is not an int (issue 45: "not a memory value",
+// the reader it falls back on for 1.5k).
+TEST(Values, AnIntRequestThatIsNotOneSaysInt) {
+  EXPECT_EQ(parse_request_number(AttrType::Int, "1k", GridEngineReading::SoGE819), 1000);
+  try {
+    parse_request_number(AttrType::Int, "x", GridEngineReading::SoGE819);
+    FAIL() << "accepted";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("'x' is not an int value"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("memory"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Values, CaselessTypesFold) {
   EXPECT_EQ(normalize_string(AttrType::Host, "Node1.CERN.ch"), "node1.cern.ch");
   EXPECT_EQ(normalize_string(AttrType::CString, "RHEL"), "rhel");
