@@ -21,6 +21,10 @@ Compression compression_of(const std::string& path) noexcept {
   std::fclose(f);
   if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return Compression::Gzip;
   if (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) return Compression::Zstd;
+  // a skippable frame first (0x184D2A5?, little-endian): pzstd writes one before its frames (it was read as
+  // plain text: "malformed JSON"); libzstd's decoder skips it
+  if (n == 4 && (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18)
+    return Compression::Zstd;
   return Compression::None;
 }
 

@@ -76,6 +76,13 @@ TEST(LineReader, PlainAndGzipGiveTheSameLinesAndNumbers) {
   EXPECT_EQ(read_all(write_zst("text.z", kText)), want) << "zstd too";
   EXPECT_EQ(read_all(write_zst("frames.zst", kText, 3)), want) << "a file of several zstd frames is one stream";
   EXPECT_TRUE(read_all(write_plain("empty.txt", "")).empty());
+  // pzstd's files begin with a skippable frame (issue 45: read as plain text): magic 0x184D2A50, length 4
+  const std::string zst = write_zst("skip.zst", kText);
+  std::ifstream in(zst, std::ios::binary);
+  const std::string frames((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string pz = temp_path("pzstd.zst");
+  std::ofstream(pz, std::ios::binary) << std::string("\x50\x2a\x4d\x18\x04\x00\x00\x00\x2a\x00\x00\x00", 12) << frames;
+  EXPECT_EQ(read_all(pz), want) << "a skippable frame first";
 }
 
 // Issue 12: a UTF-8 byte-order mark opening a file is skipped in every line format (it was accepted only
