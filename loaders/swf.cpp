@@ -195,7 +195,8 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
         const double bound = key == "MaxNodes" ? 1e6 : 1e7;
         double v = 0;
         const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-        if (ec != std::errc() || !(v > 0) || v > bound)
+        // the whole word a count (`12garbage` was read as 12, and an empty value, `; MaxNodes:`, as none)
+        if (ec != std::errc() || p != value.data() + value.size() || !(v > 0) || v > bound || v != std::floor(v))
           throw LoadError(path, in.line(), std::string(key),
                           fmt::format("'{}' is not a count from 1 to 10^{}", value, key == "MaxNodes" ? 6 : 7));
         (key == "MaxNodes" ? max_nodes : max_procs) = v;

@@ -62,6 +62,12 @@ TEST(Swf, MalformedLinesNameLineAndField) {
   }
   const auto header = write("d.swf", "; MaxNodes: -3\n");
   EXPECT_THROW(loaders::load_swf(header), loaders::LoadError);
+  // issue 45: the whole word is the count (`12garbage` was 12)
+  for (const char* value : {"garbage", "12garbage", "4.5", "0x10", ""}) {
+    SCOPED_TRACE(value);
+    write("d.swf", std::string("; MaxNodes: ") + value + "\n1 0 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n");
+    EXPECT_THROW(loaders::load_swf(header), loaders::LoadError);
+  }
   fs::remove(short_line);
   fs::remove(bad);
   fs::remove(header);
