@@ -129,6 +129,10 @@ std::unique_ptr<Section> parse(const std::string& path) {
   return root;
 }
 
+// A value that reads as a number past the range of a double (`1e400`) is an error, not a string: read as
+// text, a queue's `CPUTime = 1e400` turned every job's numeric requirement into a type error.
+struct OutOfRange {};
+
 Param param_of(const std::string& value) {
   Param p;
   std::vector<std::string> items;
@@ -148,6 +152,8 @@ Param param_of(const std::string& value) {
   p.text = items.empty() ? std::string() : items[0];
   double d = 0;
   const auto [end, ec] = std::from_chars(p.text.data(), p.text.data() + p.text.size(), d);
+  if (!p.text.empty() && ec == std::errc::result_out_of_range && end == p.text.data() + p.text.size())
+    throw OutOfRange{};
   if (!p.text.empty() && ec == std::errc() && end == p.text.data() + p.text.size() && std::isfinite(d)) {
     p.number = true;
     p.num = d;
@@ -155,24 +161,28 @@ Param param_of(const std::string& value) {
   return p;
 }
 
-Params params_of(const Section& s) {
+Params params_of(const Section& s, const std::string& file) {
   Params out;
-  for (const auto& [k, v] : s.options) out[k] = param_of(v);
+  for (const auto& [k, v] : s.options) try {
+      out[k] = param_of(v);
+    } catch (const OutOfRange&) {
+      throw LoadError(file, s.line, s.path + "/" + k, fmt::format("'{}' is a number beyond the range of a double", v));
+    }
   return out;
 }
 
-void read_site(const std::string& name, const Section& site, std::vector<Queue>& out) {
-  const Params sp = params_of(site);
+void read_site(const std::string& name, const Section& site, std::vector<Queue>& out, const std::string& file) {
+  const Params sp = params_of(site, file);
   const Section* ces = site.section("CEs");
   if (!ces) return;
   for (const auto& [cname, ce] : ces->sections) {
     Params cp = sp;  // CE parameters override the site's
-    for (auto& [k, v] : params_of(*ce)) cp[k] = v;
+    for (auto& [k, v] : params_of(*ce, file)) cp[k] = v;
     const Section* queues = ce->section("Queues");
     if (!queues) continue;
     for (const auto& [qname, q] : queues->sections) {
       Queue queue{name, cname, qname, cp};  // queue parameters override the CE's
-      for (auto& [k, v] : params_of(*q)) queue.params[k] = v;
+      for (auto& [k, v] : params_of(*q, file)) queue.params[k] = v;
       out.push_back(std::move(queue));
     }
   }
@@ -201,9 +211,9 @@ std::vector<Queue> read_resources_cfg(const std::string& path) {
   std::vector<Queue> out;
   for (const auto& [name, s] : sites->sections) {
     if (s->section("CEs") || !s->options.empty()) {
-      read_site(name, *s, out);
+      read_site(name, *s, out, path);
     } else {  // a grid section (DIRAC's Sites/LCG/LCG.CERN.ch): its sections are the sites
-      for (const auto& [sname, site] : s->sections) read_site(sname, *site, out);
+      for (const auto& [sname, site] : s->sections) read_site(sname, *site, out, path);
     }
   }
   return out;
