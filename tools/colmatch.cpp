@@ -247,7 +247,10 @@ int cmd_formats(const std::string& name, bool markdown) {
 }
 
 int cmd_generate(const Options& o) {
-  writers::save_native(o.save_dir, synth::generate(o.spec));
+  g_phase = "generating";
+  loaders::Dataset ds = synth::generate(o.spec);
+  g_phase = "saving";
+  writers::save_native(o.save_dir, ds);
   std::printf("wrote %s/{farm.toml,taskers.jsonl,jobs.jsonl}\n", o.save_dir.c_str());
   return 0;
 }
@@ -522,6 +525,14 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   } catch (const CLI::Error& e) {
     return app.exit(e) == 0 ? 0 : 1;
   } catch (const std::bad_alloc&) {  // nothing written: the output set is published last
+    if (*gen) {  // no input: what was asked for is the size (issue 45: "while starting (inputs 0.0 MB)")
+      std::fprintf(stderr,
+                   "colmatch: error: out of memory while %s %llu taskers and %llu jobs (see `ulimit -v` and the "
+                   "machine's memory, or ask for fewer)\n",
+                   g_phase, static_cast<unsigned long long>(o.spec.taskers),
+                   static_cast<unsigned long long>(o.spec.jobs));
+      return 1;
+    }
     std::fprintf(stderr,
                  "colmatch: error: out of memory while %s (inputs %.1f MB; see `ulimit -v` and the machine's "
                  "memory, or split the input)\n",

@@ -672,6 +672,17 @@ TEST(CliHostile, OutOfMemorySaysWhatRanOutWhereAndTheInputSize) {
   std::getline(e, msg);
   EXPECT_NE(msg.find("colmatch: error: out of memory while loading (inputs 72."), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(out.dir)) << "nothing written";
+  // generate has no input: its message names the size asked for (issue 45: "while starting (inputs 0.0 MB)")
+  Out big;
+  const int rc2 = std::system(("ulimit -v 400000; " + kBin + " generate --taskers 1000000 --jobs 20000000 --save " +
+                               big.dir.string() + " >/dev/null 2>" + err)
+                                  .c_str());
+  ASSERT_TRUE(WIFEXITED(rc2));
+  EXPECT_EQ(WEXITSTATUS(rc2), 1);
+  std::ifstream e2(err);
+  std::getline(e2, msg);
+  EXPECT_NE(msg.find("out of memory while generating 1000000 taskers and 20000000 jobs"), std::string::npos) << msg;
+  EXPECT_FALSE(fs::exists(big.dir)) << "nothing written";
 }
 
 // An Accelerator farm of `taskers` taskers (-CPUS `cpus`) and `maps` counted maps, job i holding map i,
