@@ -116,6 +116,10 @@ std::vector<InputFormat> make_formats() {
        [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
          return load_slurm(arg(a, "dump"), arg(a, "jobs"), arg(a, "accounting"), p, mode);
        }});
+  f.back().not_importable =
+      "a native farm cannot hold Slurm's main pass (partitions as queues that block, consecutive best fit, "
+      "--mem-per-cpu limits) nor its scheduler's settings, so it would place the jobs differently; match or "
+      "simulate the dump itself";
   return f;
 }
 

@@ -36,6 +36,9 @@ struct InputFormat {
   /// Optional: the inputs with only the job whose id is given (explain --eligibility), or nullopt when
   /// the format cannot tell it without reading everything (the caller then calls `load`).
   std::function<std::optional<Dataset>(const FormatArgs&, std::string_view id, const ProgressFn&)> load_job = {};
+  /// Why `colmatch import` refuses this format ("": it saves as a native farm that matches the same):
+  /// a format whose dispatch the native format cannot hold (writers::native_cannot_hold).
+  std::string not_importable = {};
 };
 
 /// Every registered format, the default ("native") first.

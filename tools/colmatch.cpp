@@ -213,7 +213,7 @@ SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, con
 // docs/formats/ carries between its `colmatch formats NAME --markdown` markers (tests/tools/test_docs.py
 // checks that the pages hold exactly this).
 std::string format_markdown(const loaders::InputFormat& f) {
-  std::string synopsis = "colmatch match|simulate|explain|import";
+  std::string synopsis = f.not_importable.empty() ? "colmatch match|simulate|explain|import" : "colmatch match|simulate|explain";
   if (f.name != "native") synopsis += " --format " + f.name;
   for (const auto& opt : f.options)
     synopsis += opt.required ? fmt::format(" --{} {}", opt.name, upper_name(opt.name))
@@ -322,9 +322,13 @@ int cmd_explain(const Options& o) {
 }
 
 int cmd_import(const Options& o) {
+  if (const auto* f = loaders::find_format(o.in.format); f && !f->not_importable.empty())
+    throw std::runtime_error(fmt::format("import --format {}: {}", f->name, f->not_importable));
   g_phase = "loading";
   auto ds = load(o.in);
   g_phase = "saving";
+  if (const std::string why = writers::native_cannot_hold(ds); !why.empty())
+    throw std::runtime_error(fmt::format("import --format {}: {}", o.in.format, why));
   if (!ds.in_use.empty())  // the native format has no running jobs: what they hold is not saved
     std::fprintf(stderr,
                  "colmatch: warning: the capacity the input's running jobs hold is not saved: the native farm is "

@@ -10,6 +10,20 @@
 
 namespace colmatch::writers {
 
+std::string native_cannot_hold(const loaders::Dataset& ds) {
+  std::vector<std::string> lost;
+  if (ds.dispatch.queues) lost.push_back("queues that block (Slurm's partitions in its main pass)");
+  if (ds.dispatch.allocation != AllocationPolicy::GreatestPower)
+    lost.push_back(ds.dispatch.allocation == AllocationPolicy::ConsecutiveBestFit
+                       ? "its node choice (Slurm's consecutive best fit on one consumable)"
+                       : "its node choice (an allocation policy other than the greatest power)");
+  if (ds.dispatch.fit_limit != SIZE_MAX) lost.push_back("per-CPU memory limits of a node fit");
+  if (lost.empty()) return {};
+  return fmt::format("the native format cannot hold how this farm dispatches: {}; a saved farm would place its "
+                     "jobs differently. Match or simulate the input itself",
+                     fmt::join(lost, ", "));
+}
+
 std::string farm_toml_text(const loaders::Dataset& ds) {
   std::string s = fmt::format("name = \"{}\"\n", json_escape(ds.name));
   const bool design60 = ds.catalog.reading == GridEngineReading::Design60;

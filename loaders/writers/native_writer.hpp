@@ -23,6 +23,12 @@ std::string taskers_jsonl_text(const loaders::Dataset& ds);
 std::string hosts_jsonl_text(const loaders::Dataset& ds);
 std::string jobs_jsonl_text(const loaders::Dataset& ds);
 
+/// Why the native format cannot hold what `ds` schedules by, or "" when a saved farm matches as `ds`
+/// does: the native farm dispatches by greatest power with no blocking queue, so a Slurm farm's
+/// partitions as blocking queues, ConsecutiveBestFit and --mem-per-cpu limits (DispatchOptions) would be
+/// lost and its jobs placed differently (issue 45: 137 jobs placed where Slurm places 57).
+std::string native_cannot_hold(const loaders::Dataset& ds);
+
 /// All of the above into folder `dir` as one OutputSet (text.hpp). Returns true when hosts.jsonl was
 /// written. Throws WriteError.
 bool save_native(const std::string& dir, const loaders::Dataset& ds);

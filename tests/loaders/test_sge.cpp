@@ -529,6 +529,7 @@ TEST(SgeAccounting, FieldsCategoriesWithColonsAndReruns) {
 
 // `colmatch import --format sge` writes a native farm that matches identically.
 TEST(SgeImport, NativeRoundTripMatchesIdentically) {
+  EXPECT_EQ(writers::native_cannot_hold(loaders::load_sge(kData + "farm80", "")), "") << "a Grid Engine farm is saved";
   TempDir d;
   const loaders::Dataset ds = loaders::load_sge(kData + "farm80", kData + "farm80-accounting.gz");
   const bool hosts = writers::save_native(d.path.string(), ds);

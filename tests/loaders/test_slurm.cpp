@@ -24,6 +24,7 @@
 #include "loaders/slurm.hpp"
 #include "loaders/slurm_constraint.hpp"
 #include "loaders/slurm_text.hpp"
+#include "loaders/writers/native_writer.hpp"
 #include "tests/loaders/slurm_test_data.hpp"
 
 using namespace colmatch;
@@ -445,6 +446,8 @@ TEST(SlurmCluster100, ImportedClusterIsTheConfiguredOne) {
       EXPECT_LT(ds.taskers.input_index[t - 1], ds.taskers.input_index[t]);
     }
   }
+  EXPECT_NE(writers::native_cannot_hold(ds).find("queues that block"), std::string::npos)
+      << "what import refuses: the native format has no such dispatch";
   EXPECT_EQ(ds.dispatch.allocation, AllocationPolicy::ConsecutiveBestFit);
   EXPECT_EQ(ds.catalog.consumables()[ds.dispatch.fit_consumable], *ds.catalog.find("cpus"));
   // the partitions as blocking queues, each with its nodes

@@ -1235,6 +1235,24 @@ TEST(Cli, AcceleratorPolicyReachesTheLoader) {
 
 // A Grid Engine administrator's two commands (issue 25): the dump's waiting jobs matched against the
 // farm as it is (running jobs holding their charges), then the month's accounting replayed; and import.
+// A Slurm dump is not imported (issue 45: the native farm placed 137 jobs where the Slurm run placed 57,
+// without a word): exit 1 saying why, before loading, nothing written; and an option of another format
+// is refused (`--format sge --jobs` read the dump's own queue).
+TEST(Cli, ImportRefusesWhatTheNativeFormatCannotHold) {
+  Out i;
+  const CliRun r = run("import --format slurm --dump " + kSrc + "/datasets/slurm/c100 --save " + i.dir.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("import --format slurm: a native farm cannot hold Slurm's main pass"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(i.dir));
+  Out m;
+  const CliRun other = run("match --format sge --dump " + kSrc + "/datasets/sge/farm80 --jobs /nonexistent --out " +
+                           m.dir.string());
+  EXPECT_EQ(other.status, 1);
+  EXPECT_NE(other.err.find("--jobs: is not an option of --format sge"), std::string::npos) << other.err;
+  EXPECT_FALSE(fs::exists(m.dir));
+}
+
 TEST(Cli, GridEngineDumpMatchSimulateAndImport) {
   const std::string dump = kSrc + "/datasets/sge/farm80-busy";
   Out m;
