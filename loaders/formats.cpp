@@ -156,6 +156,7 @@ void require_options(const InputFormat& format, const FormatArgs& args) {
 
 Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress, LoadMode mode) {
   require_options(format, args);
+  const ProgressScope scope(progress);  // every reader of the format reports, those not given it too
   return format.load(args, progress, mode);
 }
 
@@ -163,6 +164,7 @@ std::optional<Dataset> load_format_job(const InputFormat& format, const FormatAr
                                        const ProgressFn& progress) {
   if (!format.load_job) return std::nullopt;
   require_options(format, args);
+  const ProgressScope scope(progress);
   return format.load_job(args, id, progress);
 }
 

@@ -28,8 +28,16 @@ void require_not_directory(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) throw LoadError(path, 0, "", "is a folder, not a file");
 }
 
+namespace {
+thread_local const ProgressFn* t_scope = nullptr;  // the innermost ProgressScope of this thread
+}  // namespace
+
+ProgressScope::ProgressScope(const ProgressFn& progress) noexcept : previous_(t_scope) { t_scope = &progress; }
+ProgressScope::~ProgressScope() { t_scope = previous_; }
+
 LineReader::LineReader(std::string path, ProgressFn progress)
     : path_(std::move(path)), buf_(1 << 20), progress_(std::move(progress)) {
+  if (!progress_ && t_scope != nullptr && *t_scope) progress_ = *t_scope;
   require_not_directory(path_);
   in_ = std::make_unique<ByteStream>(path_);
 }

@@ -19,9 +19,26 @@ using ProgressFn = std::function<void(const std::string& path, uint64_t lines, u
 /// that one line of an input (a runaway file without newlines) cannot take the run's memory.
 inline constexpr size_t kMaxLineBytes = size_t{64} << 20;
 
+/// While alive, every LineReader this thread opens without a ProgressFn of its own reports to `progress`:
+/// a format whose loader is made of many readers (Grid Engine's and Slurm's dumps, the DIRAC CFG, the
+/// Accelerator's Tcl) then reports, and lets the caller interrupt (the Python module's Ctrl-C, issue 45:
+/// it waited 73 s for a whole dump to load), without each reader taking the callback. load_format opens
+/// one. Scopes nest; `progress` must outlive the scope.
+class ProgressScope {
+ public:
+  explicit ProgressScope(const ProgressFn& progress) noexcept;
+  ~ProgressScope();
+  ProgressScope(const ProgressScope&) = delete;
+  ProgressScope& operator=(const ProgressScope&) = delete;
+
+ private:
+  const ProgressFn* previous_;
+};
+
 class LineReader {
  public:
-  /// Opens `path`; throws LoadError naming the file if it cannot be opened.
+  /// Opens `path`; throws LoadError naming the file if it cannot be opened. Without `progress`, the
+  /// thread's ProgressScope's, if any.
   explicit LineReader(std::string path, ProgressFn progress = {});
   ~LineReader();
   LineReader(const LineReader&) = delete;

@@ -1,5 +1,8 @@
 // The input-format registry (loaders/formats.hpp): names, options, required-option errors, and that
 // loading through it gives what the format's own loader gives.
+#include <filesystem>
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "loaders/errors.hpp"
@@ -58,6 +61,36 @@ TEST(Formats, AnOptionOfAnotherFormatIsRefused) {
   EXPECT_NO_THROW(loaders::load_format(*loaders::find_format("sge"),
                                        {{"dump", kData + "sge/farm80"}, {"policy", kData + "examples/easy.toml"}}))
       << "--policy is every format's";
+}
+
+// Every file a format's loader reads reports progress, those its readers open without the callback too
+// (issue 45: the Python module's Ctrl-C, which checks from the progress callback, waited 73 s for a whole
+// Grid Engine or Slurm dump to load): and a callback that throws ends the load there.
+TEST(Formats, EveryFileOfADumpReportsProgressAndCanBeInterrupted) {
+  struct Stop {};
+  for (const auto& [format, args] :
+       std::vector<std::pair<std::string, loaders::FormatArgs>>{{"sge", {{"dump", kData + "sge/farm80-busy"}}},
+                                                                {"slurm", {{"dump", kData + "slurm/c100-queue"}}},
+                                                                {"dirac", {{"resources", kData + "demo/dirac/resources.cfg"},
+                                                                           {"jdl", kData + "demo/dirac/jobs.jdl"}}}}) {
+    SCOPED_TRACE(format);
+    std::set<std::string> files;
+    const loaders::ProgressFn note = [&](const std::string& path, uint64_t, uint64_t) {
+      files.insert(std::filesystem::path(path).filename().string());
+    };
+    loaders::load_format(*loaders::find_format(format), args, note);
+    if (format == "sge") {
+      for (const char* f : {"qconf-sc.txt", "qconf-sq.txt", "qconf-se.txt.gz", "qstat-r.xml.gz", "qstat-f.xml.gz"})
+        EXPECT_TRUE(files.count(f)) << f;
+    } else if (format == "slurm") {
+      for (const char* f : {"scontrol-node.txt.gz", "scontrol-partition.txt", "squeue.json.gz"})
+        EXPECT_TRUE(files.count(f)) << f;
+    } else {
+      EXPECT_TRUE(files.count("resources.cfg"));
+    }
+    const loaders::ProgressFn stop = [](const std::string&, uint64_t, uint64_t) { throw Stop{}; };
+    EXPECT_THROW(loaders::load_format(*loaders::find_format(format), args, stop), Stop);
+  }
 }
 
 TEST(Formats, LoadingThroughTheRegistryEqualsTheLoader) {
