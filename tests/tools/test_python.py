@@ -169,6 +169,25 @@ def test_matches_run_in_threads_at_once():
     pd.testing.assert_frame_equal(results[0], results[1])
 
 
+def test_two_threads_first_calls_do_not_deadlock():
+    """Issue 45: the first arrays two threads made at once, before numpy was imported, hung both (one held
+    the C++ static guard of NumPy's API while importing numpy, the other waited on it holding the GIL)."""
+    import sys
+
+    code = ("import sys, threading, colmatch\n"
+            f"args = {INPUTS['google2011']!r}\n"
+            "out = []\n"
+            "def run():\n"
+            "    out.append(len(colmatch.match(format='google2011', **args).to_pandas()))\n"
+            "ts = [threading.Thread(target=run) for _ in range(2)]\n"
+            "[t.start() for t in ts]\n"
+            "[t.join() for t in ts]\n"
+            "print(out)\n")
+    for _ in range(3):  # (it hung every time of three before)
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and p.stdout.strip() == "[24748, 24748]", (p.stdout, p.stderr)
+
+
 def _farm_from_files(folder):
     """The native files of `folder` as colmatch.Farm's columns, read here with json and tomllib."""
     import json

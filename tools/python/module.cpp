@@ -156,6 +156,11 @@ loaders::MemoryInputs memory_inputs(const py::dict& d) {
 
 PYBIND11_MODULE(_colmatch, m) {
   m.doc() = "colmatch: columnar matching of batch jobs to taskers (compiled part; use the colmatch package)";
+  // NumPy's C API is looked up once, in a function-local static, on the first array made. Made first by
+  // two threads at once (issue 45), one held the static's guard while importing numpy (which lets other
+  // threads run) and the other waited on the guard holding the GIL: both hung. Made here, under the
+  // import lock, before any thread can call in.
+  (void)py::array_t<double>(0);
   static py::object load_error = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
       "colmatch.LoadError", "A bad input: .file, .line (0: the whole file) and .field name where.", PyExc_ValueError,
       nullptr));
