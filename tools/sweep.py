@@ -327,6 +327,26 @@ class Progress:
         sys.stderr.flush()
 
 
+@contextlib.contextmanager
+def _main_not_reimported():
+    """While the embedded cluster lives, its worker processes (started by multiprocessing's spawn, now and
+    when a dead one is restarted) do not import the caller's __main__: a script that calls colmatch.sweep at
+    its top level, as the README shows, was run again by every worker, each starting a sweep of its own,
+    and never returned (issue 45). spawn imports __main__ by its __spec__ name or its __file__; both are
+    hidden meanwhile (the sweep's tasks travel by value: workers need nothing from __main__)."""
+    main = sys.modules.get("__main__")
+    saved = {k: getattr(main, k) for k in ("__spec__", "__file__") if main is not None and hasattr(main, k)}
+    try:
+        if main is not None:
+            main.__spec__ = None
+            if "__file__" in saved:
+                del main.__file__
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(main, k, v)
+
+
 def _client(scheduler, workers):
     import logging
 
@@ -419,10 +439,18 @@ def _drive(sweep, out, runs, points_dir, scheduler, workers, ship_inputs, cli, p
 
 def _run_on_dask(sweep, todo, runs, rows, scheduler, workers, ship_inputs, cli, bar):
     import cloudpickle
-    from distributed import wait
 
     # the task's code travels with it: the workers need not import this file
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with contextlib.ExitStack() as hidden:
+        if scheduler is None:
+            hidden.enter_context(_main_not_reimported())
+        _run_on_cluster(sweep, todo, runs, rows, scheduler, workers, ship_inputs, cli, bar)
+
+
+def _run_on_cluster(sweep, todo, runs, rows, scheduler, workers, ship_inputs, cli, bar):
+    from distributed import wait
+
     client, cluster = _client(scheduler, workers)
     try:
         shipped = {}

@@ -522,3 +522,17 @@ def test_a_sweep_file_that_is_not_a_file_or_too_large_is_refused(tmp_path):
     r = cli("sweep", str(big), "--out", str(tmp_path / "out"), timeout=60)
     assert r.returncode == 1 and "MiB: not a sweep file" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_script_that_calls_sweep_at_its_top_level_returns(tmp_path):
+    """Issue 45: colmatch.sweep(...) at a script's top level, as the README shows it (no `if __name__`
+    guard), never returned: every spawned Dask worker ran the script again."""
+    script = tmp_path / "top.py"
+    script.write_text(
+        "import colmatch\n"
+        f"df = colmatch.sweep({{'inputs': {{'kth': {{'format': 'swf', 'log': {KTH!r}}}}},\n"
+        "                     'grid': {'backfill': ['none', 'easy']}}, out='out', workers=2)\n"
+        "print('rows', len(df), list(df['status']))\n")
+    r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "rows 2 ['ok', 'ok']" in r.stdout, (r.stdout, r.stderr[-2000:])
+    assert sys.modules["__main__"] is not None
