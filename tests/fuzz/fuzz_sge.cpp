@@ -3,14 +3,20 @@
 //   "conf":       the input is qconf-sc --8<-- qconf-se --8<-- qconf-shgrp --8<-- qconf-sq (missing parts
 //                 are datasets/sge/farm80's), a farm of the fuzzer's;
 //   "qstat":      the input is qstat-r.xml on farm80 (running jobs' charges, pending jobs matched);
-//   "accounting": the input is an accounting file replayed on farm80 (matched and simulated, bounded).
+//   "accounting": the input is an accounting file replayed on farm80 (matched and simulated, bounded);
+//   "xml":        the input is read by each qstat/qhost XML reader, then is farm80's qstat-f.xml and
+//                 qstat-j.xml in turn.
 // Each loads through the format registry as the CLI does, then matches.
 #include <filesystem>
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "engine/schedule/simulation.hpp"
+#include "loaders/errors.hpp"
 #include "loaders/formats.hpp"
+#include "loaders/sge_xml.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace colmatch;
@@ -61,6 +67,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       args["dump"] = dump_with(files);
     } else if (part == "qstat") {
       args["dump"] = dump_with({{"qstat-r.xml", all}});
+    } else if (part == "xml") {  // every XML reader on the same text (issue 45: two of them crashed on
+      // an element outside the one they expect), then the dump with it as each XML file in turn
+      const std::string path = fuzz::temp_file("any.xml", all);
+      for (const auto& read : std::initializer_list<std::function<void()>>{
+               [&] { (void)loaders::sge::read_qstat_jobs(path); }, [&] { (void)loaders::sge::read_queue_states(path); },
+               [&] { (void)loaders::sge::read_qhost(path); }, [&] { (void)loaders::sge::read_job_details(path); }})
+        try {
+          read();
+        } catch (const loaders::LoadError&) {
+        }
+      for (const char* name : {"qstat-f.xml", "qstat-j.xml"}) try {
+          args["dump"] = dump_with({{name, all}});
+          fuzz::match(loaders::load_format(*loaders::find_format("sge"), args));
+        } catch (const loaders::LoadError&) {
+        }
+      return;
     } else {
       args["dump"] = dump_with({});
       args["accounting"] = fuzz::temp_file("accounting", all);
