@@ -23,8 +23,10 @@
 namespace colmatch::loaders::sge {
 namespace {
 
-/// The most jobs one dump or accounting file may expand to (array tasks included): 100M.
-constexpr uint64_t kMaxJobs = uint64_t{100} << 20;
+/// The most jobs one dump or accounting file may expand to (array tasks included): 10M, about 1.6 GB once
+/// built (160 bytes a job: 1M tasks of one array took 163 MB); `<tasks>1-100000000</tasks>` under the
+/// 100M bound this was ran out of memory.
+constexpr uint64_t kMaxJobs = uint64_t{10} << 20;
 
 /// A request colmatch cannot represent or Grid Engine would refuse: the job is rejected with this.
 struct Unrepresentable {

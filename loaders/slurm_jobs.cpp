@@ -173,9 +173,9 @@ class JobMaker {
   const std::vector<EverCheck>& checks() const noexcept { return checks_; }
 
   // Adds job q (rejected with its reason when its request cannot be made).
-  void add(const QueuedJob& q) {
+  void add(const QueuedJob& q, const std::string& id) {
     const SbatchJob& sj = q.request;
-    ids_.add(source_, sj.line, "job_id", q.id);
+    ids_.add(source_, sj.line, "job_id", id);
     Shape s = shape(sj);
     std::string& why = s.o.why;
     double priority = q.priority;
@@ -187,7 +187,7 @@ class JobMaker {
       priority += tier * kPriorityTierScale;
     }
     const uint32_t j =
-        jb_.add(q.id, q.user, "", priority, q.submit, s.spread ? static_cast<uint32_t>(s.o.ntasks) : s.o.node_count);
+        jb_.add(id, q.user, "", priority, q.submit, s.spread ? static_cast<uint32_t>(s.o.ntasks) : s.o.node_count);
     if (s.spread) jb_.set_rule(AllocationRule::FillUp);
     else if (s.o.node_count > 1 || s.picks) jb_.set_rule(AllocationRule::OnePerTasker);
     queues_.queue_of_job.push_back(kNone);
@@ -198,7 +198,7 @@ class JobMaker {
     checks_.push_back(s.over_limits ? EverCheck::None : submit_check(sj, s));
     if (why.empty()) constraint_clauses(j, s);
     if (!why.empty()) {
-      jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, q.id, why));
+      jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, id, why));
       return;
     }
     if (!s.o.no_such_type.empty()) {
@@ -208,7 +208,7 @@ class JobMaker {
     try {
       request(j, q, s);
     } catch (const std::exception& e) {
-      jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, q.id, e.what()));
+      jb_.reject(j, fmt::format("{}:{}: job {}: {}", source_, sj.line, id, e.what()));
     }
   }
 
@@ -563,7 +563,12 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
                 const std::map<std::string, uint32_t>& queue_of, BlockingQueues& queues, Dataset& ds) {
   JobBuilder jb(ds.catalog);
   JobMaker maker(cluster, a, queue_of, queues, source, jb);
-  for (const QueuedJob& q : source.jobs) maker.add(q);
+  std::vector<std::pair<uint32_t, uint32_t>> row_of;  // per job row: (source job, its task)
+  for (uint32_t i = 0; i < source.jobs.size(); ++i)
+    for (size_t k = 0; k < source.jobs[i].count(); ++k) {
+      maker.add(source.jobs[i], source.jobs[i].job_id(k));  // an array's tasks one at a time: no copy each
+      row_of.emplace_back(i, static_cast<uint32_t>(k));
+    }
   ds.jobs = std::move(jb).build();
   queues.several_first.push_back(static_cast<uint32_t>(queues.several.size()));
   if (queues.several.empty()) queues.several_first.clear();
@@ -579,12 +584,12 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
       never_runnable(ds.catalog, configured ? *configured : ds.taskers, ds.jobs, check, kernels::active(), ds.dispatch);
   for (uint32_t j = 0; j < never.size(); ++j)
     if (never[j]) {
-      const QueuedJob& q = source.jobs[j];
+      const QueuedJob& q = source.jobs[row_of[j].first];
       ds.jobs.reject.set(j, static_cast<uint32_t>(ds.jobs.reject_reason.size()));
       ds.jobs.reject_reason.push_back(
           fmt::format("{}:{}: job {}: Requested node configuration is not available (sbatch refuses it: no node of "
                       "its partitions, in any state, could ever run it)",
-                      source.path, q.request.line, q.id));
+                      source.path, q.request.line, q.job_id(row_of[j].second)));
     }
 }
 

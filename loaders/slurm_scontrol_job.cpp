@@ -41,6 +41,7 @@ bool is_scontrol_jobs(const std::string& path) {
 
 std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_pending) {
   std::vector<QueuedJob> out;
+  uint64_t tasks_in_all = 0;
   not_pending = 0;
   for (const Record& r : read_records(path, "JobId")) {
     QueuedJob q;
@@ -111,18 +112,16 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
       out.push_back(std::move(q));
       continue;
     }
-    const std::string array_job = text("ArrayJobId");
-    std::vector<uint64_t> task_ids;
     try {
-      task_ids = expand_task_ranges(array, kMaxHosts);
+      q.tasks = expand_task_ranges(array, kMaxArrayTasks - tasks_in_all);
     } catch (const std::invalid_argument& e) {
-      throw LoadError(path, r.line, "ArrayTaskId", fmt::format("job {}: {}", q.id, e.what()));
+      throw LoadError(path, r.line, "ArrayTaskId",
+                      fmt::format("job {}: {} (the file's arrays: at most {} tasks in all)", q.id, e.what(),
+                                  kMaxArrayTasks));
     }
-    for (const uint64_t t : task_ids) {
-      QueuedJob task = q;
-      task.id = fmt::format("{}_{}", array_job, t);
-      out.push_back(std::move(task));
-    }
+    tasks_in_all += q.tasks.size();
+    q.id = text("ArrayJobId");  // the tasks are ARRAYJOB_TASK
+    out.push_back(std::move(q));
   }
   return out;
 }

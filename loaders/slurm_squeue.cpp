@@ -98,6 +98,7 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
   std::vector<QueuedJob> out;
   not_pending = 0;
   size_t index = 0;
+  uint64_t tasks_in_all = 0;
   for (element j : jobs) {
     ++index;
     element v;
@@ -165,18 +166,15 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
       out.push_back(std::move(q));
       continue;
     }
-    std::vector<uint64_t> task_ids;
     try {
-      task_ids = expand_task_ranges(array, kMaxHosts);
+      q.tasks = expand_task_ranges(array, kMaxArrayTasks - tasks_in_all);
     } catch (const std::invalid_argument& e) {
       throw LoadError(path, 0, fmt::format("jobs[{}].array_task_string", index - 1),
-                      fmt::format("job {}: {}", q.id, e.what()));
+                      fmt::format("job {}: {} (the file's arrays: at most {} tasks in all)", q.id, e.what(),
+                                  kMaxArrayTasks));
     }
-    for (const uint64_t t : task_ids) {
-      QueuedJob task = q;
-      task.id = fmt::format("{}_{}", q.id, t);
-      out.push_back(std::move(task));
-    }
+    tasks_in_all += q.tasks.size();
+    out.push_back(std::move(q));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // made by loaders/slurm_jobs.cpp exactly as from sbatch lines.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -19,11 +20,23 @@ struct QueuedJob {
   double priority = 0, submit = 0;                            ///< priority; submit_time (seconds since the epoch)
   double runtime = std::numeric_limits<double>::quiet_NaN();  ///< what it ran (sacct), else NaN
   std::string note;                                           ///< a remark for the outputs ("" for none)
+  /// A pending array's task ids: one job each, `ID_T`, all alike but for the id (a 1M-task array was a
+  /// copy of the whole job per task: 712 MB). Empty: the one job `id`.
+  std::vector<uint64_t> tasks;
+
+  /// The jobs it stands for: 1, or one per task.
+  size_t count() const noexcept { return tasks.empty() ? 1 : tasks.size(); }
+  /// The id of its k-th job (k < count()).
+  std::string job_id(size_t k) const { return tasks.empty() ? id : id + "_" + std::to_string(tasks[k]); }
 };
 
-/// Reads `squeue --json`: pending jobs (a pending array's tasks each a job, from array_task_string), and
-/// counts the others (running, completing, ...) in `not_pending`. Throws LoadError for malformed JSON,
-/// a file without a `jobs` list, a job without job_id, or an array of more than 10M tasks.
+/// The most array tasks one file's arrays expand to, all together: 10M jobs (about 1.6 GB once built).
+inline constexpr uint64_t kMaxArrayTasks = uint64_t{10} << 20;
+
+/// Reads `squeue --json`: pending jobs (a pending array's tasks as QueuedJob::tasks, from
+/// array_task_string), and counts the others (running, completing, ...) in `not_pending`. Throws LoadError
+/// for malformed JSON, a file without a `jobs` list, a job without job_id, or arrays of more than
+/// kMaxArrayTasks tasks in all.
 std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pending);
 
 }  // namespace colmatch::loaders::slurm

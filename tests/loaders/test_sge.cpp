@@ -439,6 +439,18 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
     TempDir e;
     EXPECT_THROW(loaders::load_sge(e.farm80_with({{"qstat-r.xml", bad}}), ""), loaders::LoadError);
   }
+  {  // issue 45: the bound on a dump's jobs (array tasks included) is one that can be held: 10M
+    TempDir e;
+    try {
+      loaders::load_sge(e.farm80_with({{"qstat-r.xml", "<job_info><job_info><job_list state='pending'><JB_job_number>5"
+                                                       "</JB_job_number><state>qw</state><tasks>1-100000000:1</tasks>"
+                                                       "</job_list></job_info></job_info>"}}),
+                        "");
+      ADD_FAILURE() << "100M tasks accepted";
+    } catch (const loaders::LoadError& x) {
+      EXPECT_EQ(x.field, "tasks");
+    }
+  }
   // issue 45: a number qstat printed that is not one was read as 0 (a submission time 'yesterday': the epoch)
   const std::string one = "<job_info><job_info><job_list state='pending'><JB_job_number>1</JB_job_number>"
                           "<JAT_prio>PRIO</JAT_prio><state>qw</state><slots>1</slots></job_list></job_info></job_info>";

@@ -181,9 +181,12 @@ TEST(SlurmQueue, ScontrolJobsArraysRunningJobsAndErrors) {
   size_t running = 0;
   const auto jobs = loaders::slurm::read_scontrol_jobs(p.string(), running);
   EXPECT_EQ(running, 1u);
-  ASSERT_EQ(jobs.size(), 4u);
-  EXPECT_EQ(jobs[0].id, "7_2");
-  EXPECT_EQ(jobs[2].id, "7_4");
+  ASSERT_EQ(jobs.size(), 2u) << "an array is one entry with its tasks (issue 45: not a copy per task)";
+  ASSERT_EQ(jobs[0].count(), 3u);
+  EXPECT_EQ(jobs[0].job_id(0), "7_2");
+  EXPECT_EQ(jobs[0].job_id(2), "7_4");
+  EXPECT_EQ(jobs[1].count(), 1u);
+  EXPECT_EQ(jobs[1].job_id(0), "9");
   EXPECT_EQ(jobs[0].user, "alice");
   EXPECT_EQ(jobs[0].qos, "normal");
   EXPECT_EQ(jobs[0].account, "");
@@ -197,7 +200,7 @@ TEST(SlurmQueue, ScontrolJobsArraysRunningJobsAndErrors) {
   EXPECT_TRUE(gpus) << "GPUs per job, typed";
   EXPECT_TRUE(time);
   EXPECT_TRUE(jobs[0].request.error.empty());
-  EXPECT_NE(jobs[3].request.error.find("TresPerJob"), std::string::npos) << jobs[3].request.error;
+  EXPECT_NE(jobs[1].request.error.find("TresPerJob"), std::string::npos) << jobs[1].request.error;
   EXPECT_TRUE(loaders::slurm::is_scontrol_jobs(p.string()));
 
   auto field_of = [&](const std::string& text) {
@@ -212,6 +215,17 @@ TEST(SlurmQueue, ScontrolJobsArraysRunningJobsAndErrors) {
   };
   EXPECT_EQ(field_of("JobId=1 JobState=PENDING SubmitTime=yesterday\n"), "SubmitTime");
   EXPECT_EQ(field_of("JobId=1 ArrayJobId=1 ArrayTaskId=5-2 JobState=PENDING\n"), "ArrayTaskId");
+  // the file's arrays are bounded together, not one by one: the second crosses 10M
+  EXPECT_EQ(field_of("JobId=1 ArrayJobId=1 ArrayTaskId=1-6000000 JobState=PENDING\n"), "(no error)");
+  write("JobId=1 ArrayJobId=1 ArrayTaskId=1-6000000 JobState=PENDING\n"
+        "JobId=2 ArrayJobId=2 ArrayTaskId=1-6000000 JobState=PENDING\n");
+  try {
+    loaders::slurm::read_scontrol_jobs(p.string(), running);
+    ADD_FAILURE() << "12M tasks accepted";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "ArrayTaskId");
+  }
   EXPECT_EQ(field_of("NodeName=n001 State=IDLE\n"), "JobId");
   write("-N 2 -c 4\n");
   EXPECT_FALSE(loaders::slurm::is_scontrol_jobs(p.string())) << "sbatch lines";
