@@ -1,5 +1,6 @@
 #include "loaders/writers/native_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -60,13 +61,22 @@ std::string farm_toml_text(const loaders::Dataset& ds) {
   return s;
 }
 
-// Long (about 160 lines) on purpose: one tasker line, field by field as loaders/native.cpp reads them back.
-std::string taskers_jsonl_text(const loaders::Dataset& ds) {
-  const TaskerTable& t = ds.taskers;
+namespace {
+
+// The taskers in input order (the rows of taskers.jsonl).
+std::vector<uint32_t> taskers_in_input_order(const TaskerTable& t) {
   std::vector<uint32_t> by_input(t.size());
   for (uint32_t r = 0; r < t.size(); ++r) by_input[t.input_index[r]] = r;
-  std::string s;
-  for (uint32_t r : by_input) {
+  return by_input;
+}
+
+// Lines [from, to) of taskers.jsonl, appended to s: one tasker a line, field by field as
+// loaders/native.cpp reads them back.
+void append_tasker_lines(const loaders::Dataset& ds, const std::vector<uint32_t>& by_input, size_t from, size_t to,
+                         std::string& s) {
+  const TaskerTable& t = ds.taskers;
+  for (size_t line = from; line < to; ++line) {
+    const uint32_t r = by_input[line];
     s += fmt::format("{{\"name\":\"{}\",", json_escape(t.names[r]));
     if (t.host_of[r] != kNone) s += fmt::format("\"host\":\"{}\",", json_escape(t.host_names[t.host_of[r]]));
     s += fmt::format("\"power\":{},\"attrs\":{{", t.power[r]);
@@ -96,6 +106,13 @@ std::string taskers_jsonl_text(const loaders::Dataset& ds) {
     if (!used.empty()) s += ",\"utilized\":{" + used + "}";
     s += "}\n";
   }
+}
+
+}  // namespace
+
+std::string taskers_jsonl_text(const loaders::Dataset& ds) {
+  std::string s;
+  append_tasker_lines(ds, taskers_in_input_order(ds.taskers), 0, ds.taskers.size(), s);
   return s;
 }
 
@@ -121,11 +138,14 @@ std::string hosts_jsonl_text(const loaders::Dataset& ds) {
   return any ? s : std::string();
 }
 
-std::string jobs_jsonl_text(const loaders::Dataset& ds) {
+namespace {
+
+// Lines [from, to) of jobs.jsonl (one job a line, in input order), appended to s. Long on purpose: the
+// fields as loaders/native_jobs.cpp reads them back.
+void append_job_lines(const loaders::Dataset& ds, uint32_t from, uint32_t to, std::string& s) {
   const JobTable& j = ds.jobs;
   const auto& cons = ds.catalog.consumables();
-  std::string s;
-  for (uint32_t i = 0; i < j.size(); ++i) {
+  for (uint32_t i = from; i < to; ++i) {
     s += fmt::format("{{\"id\":\"{}\",\"owner\":\"{}\",\"group\":\"{}\",\"priority\":{},\"submit\":{},\"slots\":{}",
                      json_escape(j.id[i]), json_escape(j.owners.value(j.owner[i])),
                      json_escape(j.groups.value(j.group[i])), j.priority[i], j.submit[i], j.slots[i]);
@@ -192,6 +212,13 @@ std::string jobs_jsonl_text(const loaders::Dataset& ds) {
     if (j.note[i] != kNone) s += fmt::format(",\"note\":{}", json_string(j.notes.value(j.note[i])));
     s += "}\n";
   }
+}
+
+}  // namespace
+
+std::string jobs_jsonl_text(const loaders::Dataset& ds) {
+  std::string s;
+  append_job_lines(ds, 0, static_cast<uint32_t>(ds.jobs.size()), s);
   return s;
 }
 
@@ -212,12 +239,23 @@ void write_jobs_jsonl(const std::string& path, const loaders::Dataset& ds) {
 }
 
 bool save_native(const std::string& dir, const loaders::Dataset& ds) {
+  // taskers.jsonl and jobs.jsonl in pieces of kRowsPerPiece rows, formatted in parallel and written in
+  // order: never a whole file in memory (issue 45: import ran out of memory where match of the same
+  // jobs fit)
+  constexpr size_t kRowsPerPiece = 16384;
+  auto pieces = [](size_t rows) { return (rows + kRowsPerPiece - 1) / kRowsPerPiece; };
   OutputSet out(dir);
   out.add("farm.toml", farm_toml_text(ds));
-  out.add("taskers.jsonl", taskers_jsonl_text(ds));
+  const std::vector<uint32_t> by_input = taskers_in_input_order(ds.taskers);
+  out.add_pieces("taskers.jsonl", pieces(by_input.size()), [&](size_t i, std::string& text) {
+    append_tasker_lines(ds, by_input, i * kRowsPerPiece, std::min(by_input.size(), (i + 1) * kRowsPerPiece), text);
+  });
   const std::string hosts = hosts_jsonl_text(ds);
   if (!hosts.empty()) out.add("hosts.jsonl", hosts);
-  out.add("jobs.jsonl", jobs_jsonl_text(ds));
+  out.add_pieces("jobs.jsonl", pieces(ds.jobs.size()), [&](size_t i, std::string& text) {
+    append_job_lines(ds, static_cast<uint32_t>(i * kRowsPerPiece),
+                     static_cast<uint32_t>(std::min(ds.jobs.size(), (i + 1) * kRowsPerPiece)), text);
+  });
   out.publish();
   return !hosts.empty();
 }

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/batch/matcher.hpp"
+#include "datasets/synth/synthetic.hpp"
+#include "loaders/writers/native_writer.hpp"
 #include "loaders/writers/results.hpp"
 #include "loaders/writers/text.hpp"
 
@@ -208,3 +210,26 @@ TEST(Results, CategoryRowsAreInCategoryOrder) {
 }
 
 }  // namespace
+
+// save_native writes taskers.jsonl and jobs.jsonl in pieces of rows (issue 45: import built each file as one
+// string and ran out of memory where match of the same jobs fit): the files are byte for byte the texts
+// the *_text functions make, over several pieces.
+TEST(NativeWriter, FilesWrittenInPiecesAreTheWholeTexts) {
+  synth::SynthSpec spec;
+  spec.taskers = 40000;
+  spec.jobs = 50000;
+  spec.categories = 50;
+  spec.seed = 3;
+  const loaders::Dataset ds = synth::generate(spec);
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-native-pieces-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  writers::save_native(dir.string(), ds);
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(slurp(dir / "taskers.jsonl"), writers::taskers_jsonl_text(ds));
+  EXPECT_EQ(slurp(dir / "jobs.jsonl"), writers::jobs_jsonl_text(ds));
+  EXPECT_EQ(slurp(dir / "farm.toml"), writers::farm_toml_text(ds));
+  fs::remove_all(dir);
+}
