@@ -70,6 +70,7 @@ class FbsngQueuePriorities {
  private:
   std::vector<FbsngQueue> params_;
   std::vector<double> p_;
+  std::vector<double> max_, min_, inc_;  // QPmax, QPmin, QPI per queue, dense for on_start's loops
 };
 
 /// S2: a section with priority `sp` may not start while its queue's head has priority `head_sp`.
