@@ -68,8 +68,9 @@ std::unique_ptr<Section> parse(const std::string& path) {
     // line that is neither option nor section (diraccfg glues the two into one name: 'junkQueues', and
     // the site loses its queues without a word).
     if (!trim(pending).empty() && line[0] != '{')
-      throw LoadError(path, pending_line, stack.back()->path,
-                      fmt::format("'{}' is neither an option nor a section (no '=', and no '{{' follows)", trim(pending)));
+      throw LoadError(
+          path, pending_line, stack.back()->path,
+          fmt::format("'{}' is neither an option nor a section (no '=', and no '{{' follows)", trim(pending)));
     Section& here = *stack.back();
     for (size_t i = 0; i < line.size(); ++i) {
       const char c = line[i];

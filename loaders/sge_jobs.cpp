@@ -235,8 +235,7 @@ double number_or(const std::string& text, double fallback) {
 
 // A number qstat printed in `field`, or `fallback` when it printed none; anything else is an error
 // naming file, line and field (a submission time 'yesterday' read as 0, the epoch).
-double number_field(const std::string& text, double fallback, const std::string& path, size_t line,
-                    const char* field) {
+double number_field(const std::string& text, double fallback, const std::string& path, size_t line, const char* field) {
   if (text.empty()) return fallback;
   const double v = number_or(text, std::nan(""));
   if (std::isnan(v)) throw LoadError(path, line, field, fmt::format("'{}' is not a number", text));

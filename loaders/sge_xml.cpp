@@ -15,9 +15,7 @@
 namespace colmatch::loaders::sge {
 namespace {
 
-bool is_space(std::string_view s) {
-  return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
+bool is_space(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
 // A stream over one XML file: calls `open(path of element names, attributes)` at each start tag and
 // `close(path, text)` at each end tag with the element's own text. The path is the names from the root.

@@ -248,8 +248,9 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
       // a node named twice is one node (slurmctld reads the list into a node bitmap): `-w n001,n001`
       // is one node, not two that never both exist
       std::unordered_set<std::string> seen;
-      s.named.erase(std::remove_if(s.named.begin(), s.named.end(), [&](const std::string& n) { return !seen.insert(n).second; }),
-                    s.named.end());
+      s.named.erase(
+          std::remove_if(s.named.begin(), s.named.end(), [&](const std::string& n) { return !seen.insert(n).second; }),
+          s.named.end());
       for (const std::string& n : s.named)
         if (why.empty() && !a_.names.count(n)) why = "Invalid node name specified: " + n;
       o.node_count = std::max(o.node_count, static_cast<uint32_t>(s.named.size()));

@@ -115,9 +115,9 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
     try {
       q.tasks = expand_task_ranges(array, kMaxArrayTasks - tasks_in_all);
     } catch (const std::invalid_argument& e) {
-      throw LoadError(path, r.line, "ArrayTaskId",
-                      fmt::format("job {}: {} (the file's arrays: at most {} tasks in all)", q.id, e.what(),
-                                  kMaxArrayTasks));
+      throw LoadError(
+          path, r.line, "ArrayTaskId",
+          fmt::format("job {}: {} (the file's arrays: at most {} tasks in all)", q.id, e.what(), kMaxArrayTasks));
     }
     tasks_in_all += q.tasks.size();
     q.id = text("ArrayJobId");  // the tasks are ARRAYJOB_TASK

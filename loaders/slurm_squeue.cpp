@@ -64,9 +64,9 @@ double number_of(element v) {
 // (["PENDING", "REQUEUED"]). The base state is the one of Slurm's job_state_string() names.
 std::string state_of(element v) {
   if (!v.is_array()) return text_of(v);
-  static constexpr std::string_view kBase[] = {"PENDING",   "RUNNING", "SUSPENDED", "COMPLETED",    "CANCELLED",
-                                               "FAILED",    "TIMEOUT", "NODE_FAIL", "PREEMPTED",    "BOOT_FAIL",
-                                               "DEADLINE",  "OUT_OF_MEMORY"};
+  static constexpr std::string_view kBase[] = {"PENDING",   "RUNNING",   "SUSPENDED", "COMPLETED",
+                                               "CANCELLED", "FAILED",    "TIMEOUT",   "NODE_FAIL",
+                                               "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY"};
   std::string first;
   simdjson::dom::array list;
   if (v.get_array().get(list)) return {};
@@ -169,9 +169,9 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     try {
       q.tasks = expand_task_ranges(array, kMaxArrayTasks - tasks_in_all);
     } catch (const std::invalid_argument& e) {
-      throw LoadError(path, 0, fmt::format("jobs[{}].array_task_string", index - 1),
-                      fmt::format("job {}: {} (the file's arrays: at most {} tasks in all)", q.id, e.what(),
-                                  kMaxArrayTasks));
+      throw LoadError(
+          path, 0, fmt::format("jobs[{}].array_task_string", index - 1),
+          fmt::format("job {}: {} (the file's arrays: at most {} tasks in all)", q.id, e.what(), kMaxArrayTasks));
     }
     tasks_in_all += q.tasks.size();
     out.push_back(std::move(q));

@@ -213,7 +213,8 @@ SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, con
 // docs/formats/ carries between its `colmatch formats NAME --markdown` markers (tests/tools/test_docs.py
 // checks that the pages hold exactly this).
 std::string format_markdown(const loaders::InputFormat& f) {
-  std::string synopsis = f.not_importable.empty() ? "colmatch match|simulate|explain|import" : "colmatch match|simulate|explain";
+  std::string synopsis =
+      f.not_importable.empty() ? "colmatch match|simulate|explain|import" : "colmatch match|simulate|explain";
   if (f.name != "native") synopsis += " --format " + f.name;
   for (const auto& opt : f.options)
     synopsis += opt.required ? fmt::format(" --{} {}", opt.name, upper_name(opt.name))

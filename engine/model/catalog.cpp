@@ -84,7 +84,8 @@ std::string_view trim(std::string_view s) {
 [[noreturn]] void bad_value(AttrType t, std::string_view text, std::string_view why = {}) {
   const std::string_view name = type_name(t);
   const bool vowel = !name.empty() && std::string_view("aeiou").find(name[0]) != std::string_view::npos;
-  throw ValueError(fmt::format("'{}' is not {} {} value{}{}", text, vowel ? "an" : "a", name, why.empty() ? "" : ": ", why));
+  throw ValueError(
+      fmt::format("'{}' is not {} {} value{}{}", text, vowel ? "an" : "a", name, why.empty() ? "" : ": ", why));
 }
 }  // namespace
 
@@ -189,7 +190,7 @@ double parse_request_number(AttrType t, std::string_view raw, GridEngineReading 
       if (octal && parse_c_integer(text, v)) return v;
       try {
         return parse_number(AttrType::Memory, text);  // fractions and k/m/g/K/M/G as SGE reads an int
-      } catch (const ValueError&) {  // (said of the int it is: "not a memory value" misled)
+      } catch (const ValueError&) {                   // (said of the int it is: "not a memory value" misled)
         bad_value(t, raw, "expected a whole number, with optional k/m/g or K/M/G, 0x hexadecimal or 0 octal");
       }
     }

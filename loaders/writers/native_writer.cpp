@@ -20,9 +20,10 @@ std::string native_cannot_hold(const loaders::Dataset& ds) {
                        : "its node choice (an allocation policy other than the greatest power)");
   if (ds.dispatch.fit_limit != SIZE_MAX) lost.push_back("per-CPU memory limits of a node fit");
   if (lost.empty()) return {};
-  return fmt::format("the native format cannot hold how this farm dispatches: {}; a saved farm would place its "
-                     "jobs differently. Match or simulate the input itself",
-                     fmt::join(lost, ", "));
+  return fmt::format(
+      "the native format cannot hold how this farm dispatches: {}; a saved farm would place its "
+      "jobs differently. Match or simulate the input itself",
+      fmt::join(lost, ", "));
 }
 
 std::string farm_toml_text(const loaders::Dataset& ds) {

@@ -127,7 +127,7 @@ volatile sig_atomic_t g_nfiles = 0, g_active = 0;
 // unless handled (issue 45: SIGHUP, SIGQUIT, SIGUSR1, SIGALRM and SIGXFSZ did). A signal the caller
 // ignores (nohup's SIGHUP, a shell's `trap "" XFSZ`) stays ignored: a write past ulimit -f then fails
 // with EFBIG and is reported as any failed write; one the caller handles is left to its handler.
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2, SIGALRM,
+constexpr int kSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2, SIGALRM,
                             SIGPIPE, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF, SIGPOLL};
 constexpr size_t kNumSignals = sizeof(kSignals) / sizeof(kSignals[0]);
 struct sigaction g_old[kNumSignals];

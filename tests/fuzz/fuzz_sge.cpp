@@ -75,13 +75,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                [&] { (void)loaders::sge::read_qhost(path); }, [&] { (void)loaders::sge::read_job_details(path); }})
         try {
           read();
-        } catch (const loaders::LoadError&) {
-        }
+        } catch (const loaders::LoadError&) {}
       for (const char* name : {"qstat-f.xml", "qstat-j.xml"}) try {
           args["dump"] = dump_with({{name, all}});
           fuzz::match(loaders::load_format(*loaders::find_format("sge"), args));
-        } catch (const loaders::LoadError&) {
-        }
+        } catch (const loaders::LoadError&) {}
       return;
     } else {
       args["dump"] = dump_with({});

@@ -316,10 +316,11 @@ TEST(DiracCfg, MalformedTextNamesFileLineAndSection) {
   EXPECT_NE(error_of("Sites\n{\n  a/b\n  {\n  }\n}\n").find("must not hold '/'"), std::string::npos);
   // issue 45: a number past a double's range was read as text (`CPUTime = 1e400` made every job's CPUTime
   // requirement a type error)
-  EXPECT_NE(error_of("Sites\n{\n  S\n  {\n    CEs\n    {\n      ce\n      {\n        CPUTime = 1e400\n"
-                     "        Queues\n        {\n          q\n          {\n          }\n        }\n      }\n    }\n  }\n}\n")
-                .find("field 'Sites/S/CEs/ce/CPUTime': '1e400' is a number beyond the range"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("Sites\n{\n  S\n  {\n    CEs\n    {\n      ce\n      {\n        CPUTime = 1e400\n"
+               "        Queues\n        {\n          q\n          {\n          }\n        }\n      }\n    }\n  }\n}\n")
+          .find("field 'Sites/S/CEs/ce/CPUTime': '1e400' is a number beyond the range"),
+      std::string::npos);
   std::string deep = "Sites\n";
   for (int i = 0; i < 100; ++i) deep += "{\nx" + std::to_string(i) + "\n";
   EXPECT_NE(error_of(deep).find("nested more than 64 deep"), std::string::npos);

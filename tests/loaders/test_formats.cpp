@@ -68,11 +68,10 @@ TEST(Formats, AnOptionOfAnotherFormatIsRefused) {
 // Grid Engine or Slurm dump to load): and a callback that throws ends the load there.
 TEST(Formats, EveryFileOfADumpReportsProgressAndCanBeInterrupted) {
   struct Stop {};
-  for (const auto& [format, args] :
-       std::vector<std::pair<std::string, loaders::FormatArgs>>{{"sge", {{"dump", kData + "sge/farm80-busy"}}},
-                                                                {"slurm", {{"dump", kData + "slurm/c100-queue"}}},
-                                                                {"dirac", {{"resources", kData + "demo/dirac/resources.cfg"},
-                                                                           {"jdl", kData + "demo/dirac/jobs.jdl"}}}}) {
+  for (const auto& [format, args] : std::vector<std::pair<std::string, loaders::FormatArgs>>{
+           {"sge", {{"dump", kData + "sge/farm80-busy"}}},
+           {"slurm", {{"dump", kData + "slurm/c100-queue"}}},
+           {"dirac", {{"resources", kData + "demo/dirac/resources.cfg"}, {"jdl", kData + "demo/dirac/jobs.jdl"}}}}) {
     SCOPED_TRACE(format);
     std::set<std::string> files;
     const loaders::ProgressFn note = [&](const std::string& path, uint64_t, uint64_t) {

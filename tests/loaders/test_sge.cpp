@@ -442,9 +442,10 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
   {  // issue 45: the bound on a dump's jobs (array tasks included) is one that can be held: 10M
     TempDir e;
     try {
-      loaders::load_sge(e.farm80_with({{"qstat-r.xml", "<job_info><job_info><job_list state='pending'><JB_job_number>5"
-                                                       "</JB_job_number><state>qw</state><tasks>1-100000000:1</tasks>"
-                                                       "</job_list></job_info></job_info>"}}),
+      loaders::load_sge(e.farm80_with({{"qstat-r.xml",
+                                        "<job_info><job_info><job_list state='pending'><JB_job_number>5"
+                                        "</JB_job_number><state>qw</state><tasks>1-100000000:1</tasks>"
+                                        "</job_list></job_info></job_info>"}}),
                         "");
       ADD_FAILURE() << "100M tasks accepted";
     } catch (const loaders::LoadError& x) {
@@ -452,15 +453,20 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
     }
   }
   // issue 45: a number qstat printed that is not one was read as 0 (a submission time 'yesterday': the epoch)
-  const std::string one = "<job_info><job_info><job_list state='pending'><JB_job_number>1</JB_job_number>"
-                          "<JAT_prio>PRIO</JAT_prio><state>qw</state><slots>1</slots></job_list></job_info></job_info>";
-  const std::string detail = "<detailed_job_info><djob_info><element><JB_job_number>1</JB_job_number>"
-                             "<JB_submission_time>WHEN</JB_submission_time></element></djob_info></detailed_job_info>";
+  const std::string one =
+      "<job_info><job_info><job_list state='pending'><JB_job_number>1</JB_job_number>"
+      "<JAT_prio>PRIO</JAT_prio><state>qw</state><slots>1</slots></job_list></job_info></job_info>";
+  const std::string detail =
+      "<detailed_job_info><djob_info><element><JB_job_number>1</JB_job_number>"
+      "<JB_submission_time>WHEN</JB_submission_time></element></djob_info></detailed_job_info>";
   auto field_of = [&](const std::string& prio, const std::string& when) {
     TempDir e;
-    auto with = [](std::string t, const std::string& k, const std::string& v) { return t.replace(t.find(k), k.size(), v); };
+    auto with = [](std::string t, const std::string& k, const std::string& v) {
+      return t.replace(t.find(k), k.size(), v);
+    };
     try {
-      loaders::load_sge(e.farm80_with({{"qstat-r.xml", with(one, "PRIO", prio)}, {"qstat-j.xml", with(detail, "WHEN", when)}}), "");
+      loaders::load_sge(
+          e.farm80_with({{"qstat-r.xml", with(one, "PRIO", prio)}, {"qstat-j.xml", with(detail, "WHEN", when)}}), "");
     } catch (const loaders::LoadError& x) {
       return fs::path(x.file).filename().string() + "|" + x.field;
     }
@@ -525,12 +531,11 @@ TEST(SgeAccounting, FieldsCategoriesWithColonsAndReruns) {
   EXPECT_EQ(ds.jobs.walltime[0], 3600);  // h_rt
   EXPECT_EQ(ds.jobs.runtime[1], 42);     // no start: ru_wallclock
   EXPECT_EQ(ds.jobs.reject[0], kNone) << ds.jobs.reject_reason[ds.jobs.reject[0]];
-  for (const std::string& bad :
-       std::vector<std::string>{"a:b:c\n", rec("9", "0", "-l", "1", "2"), rec("9", "x", "NONE", "1", "2"),
-                                // issue 45: `5~2` then two records of 5 were two jobs 5~2
-                                rec("5~2", "0", "NONE", "1", "2") + rec("5", "0", "NONE", "1", "2"),
-                                rec("", "0", "NONE", "1", "2"), rec("5.1", "0", "NONE", "1", "2"),
-                                rec("-5", "0", "NONE", "1", "2")}) {
+  for (const std::string& bad : std::vector<std::string>{
+           "a:b:c\n", rec("9", "0", "-l", "1", "2"), rec("9", "x", "NONE", "1", "2"),
+           // issue 45: `5~2` then two records of 5 were two jobs 5~2
+           rec("5~2", "0", "NONE", "1", "2") + rec("5", "0", "NONE", "1", "2"), rec("", "0", "NONE", "1", "2"),
+           rec("5.1", "0", "NONE", "1", "2"), rec("-5", "0", "NONE", "1", "2")}) {
     SCOPED_TRACE(bad);
     const std::string q = d.write("bad", bad);
     EXPECT_THROW(loaders::load_sge(kData + "farm80", q), loaders::LoadError);

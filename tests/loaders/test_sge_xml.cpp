@@ -18,23 +18,26 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string write(const std::string& text) {
-  const fs::path p = fs::temp_directory_path() /
-                     ("colmatch-sge-xml-" + std::to_string(::getpid()) + "-" +
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".xml");
+  const fs::path p =
+      fs::temp_directory_path() / ("colmatch-sge-xml-" + std::to_string(::getpid()) + "-" +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".xml");
   std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
   return p.string();
 }
 
 // `qstat -u '*' -r -xml` as Son of Grid Engine 8.1.9 indents it, with `n` pending jobs.
 std::string qstat_r(size_t n) {
-  std::string s = "<?xml version='1.0'?>\n<job_info  xmlns:xsd=\"http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/"
-                  "resources/schemas/qstat/qstat.xsd\">\n  <queue_info>\n  </queue_info>\n  <job_info>\n";
+  std::string s =
+      "<?xml version='1.0'?>\n<job_info  xmlns:xsd=\"http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/"
+      "resources/schemas/qstat/qstat.xsd\">\n  <queue_info>\n  </queue_info>\n  <job_info>\n";
   for (size_t i = 1; i <= n; ++i)
     s += fmt::format(
-        "    <job_list state=\"pending\">\n      <JB_job_number>{}</JB_job_number>\n      <JAT_prio>0.00000</JAT_prio>\n"
+        "    <job_list state=\"pending\">\n      <JB_job_number>{}</JB_job_number>\n      "
+        "<JAT_prio>0.00000</JAT_prio>\n"
         "      <JB_name>STDIN</JB_name>\n      <JB_owner>alice</JB_owner>\n      <state>qw</state>\n"
         "      <JB_submission_time>2026-11-20T10:00:00</JB_submission_time>\n      <queue_name></queue_name>\n"
-        "      <slots>1</slots>\n      <hard_request name=\"h_vmem\" resource_contribution=\"0.000000\">2G</hard_request>\n"
+        "      <slots>1</slots>\n      <hard_request name=\"h_vmem\" "
+        "resource_contribution=\"0.000000\">2G</hard_request>\n"
         "    </job_list>\n",
         i);
   return s + "  </job_info>\n</job_info>\n";
@@ -72,9 +75,8 @@ TEST(SgeXml, FortyThousandHostsAreRead) {
 
 // One element's own text past 64 KiB is still refused, with its name.
 TEST(SgeXml, AnElementsOwnTextPast64KiBIsRefused) {
-  const std::string path =
-      write("<job_info><job_info><job_list><JB_job_number>1</JB_job_number><JB_name>" + std::string(70000, 'x') +
-            "</JB_name></job_list></job_info></job_info>\n");
+  const std::string path = write("<job_info><job_info><job_list><JB_job_number>1</JB_job_number><JB_name>" +
+                                 std::string(70000, 'x') + "</JB_name></job_list></job_info></job_info>\n");
   try {
     sge::read_qstat_jobs(path);
     FAIL() << "accepted";

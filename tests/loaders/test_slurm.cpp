@@ -516,16 +516,18 @@ TEST(SlurmCluster, FieldsScontrolNeverPrintsAreRefused) {
             "scontrol-node.txt|1|Gres");
   EXPECT_EQ(load_with("scontrol-node.txt", "NodeName=a CPUTot=4 Gres=gpu:a100:1.5 State=IDLE Partitions=p1\n"),
             "scontrol-node.txt|1|Gres");
-  EXPECT_EQ(load_with("scontrol-node.txt", "NodeName=a CPUTot=4 Gres=gpu:a100:2(S:0-1),gpu:3g.20gb State=IDLE Partitions=p1\n"),
-            "accepted") << "a type that starts with a digit is a type";
+  EXPECT_EQ(load_with("scontrol-node.txt",
+                      "NodeName=a CPUTot=4 Gres=gpu:a100:2(S:0-1),gpu:3g.20gb State=IDLE Partitions=p1\n"),
+            "accepted")
+      << "a type that starts with a digit is a type";
   EXPECT_EQ(load_with("scontrol-partition.txt",
                       "PartitionName=p1 Nodes=a Default=YES State=UP\nPartitionName=p1 Nodes=a State=DOWN\n"),
             "scontrol-partition.txt|2|PartitionName");
   for (const std::string bad : {R"("yesterday")", "-5", R"({"set": true, "infinite": false, "number": "x"})"}) {
     SCOPED_TRACE(bad);
-    EXPECT_EQ(load_with("squeue.json", R"({"jobs": [{"job_id": 1, "job_state": "PENDING", "submit_time": )" + bad +
-                                           "}]}"),
-              "squeue.json|0|jobs[0].submit_time");
+    EXPECT_EQ(
+        load_with("squeue.json", R"({"jobs": [{"job_id": 1, "job_state": "PENDING", "submit_time": )" + bad + "}]}"),
+        "squeue.json|0|jobs[0].submit_time");
   }
   EXPECT_EQ(load_with("squeue.json", R"({"jobs": [{"job_id": 1, "job_state": "PENDING", "priority": "high"}]})"),
             "squeue.json|0|jobs[0].priority");

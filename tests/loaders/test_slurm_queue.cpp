@@ -71,8 +71,8 @@ std::string as_slurm_23_11(const std::string& squeue_json) {
   for (std::string_view line; in.next(line);) text.append(line).push_back('\n');
   simdjson::dom::parser parser;
   const simdjson::dom::element doc = parser.parse(text);
-  static const std::set<std::string_view> kNoVal = {"priority",      "cpus",           "node_count",    "tasks",
-                                                    "max_nodes",     "tasks_per_node", "time_limit",    "submit_time",
+  static const std::set<std::string_view> kNoVal = {"priority",        "cpus",           "node_count", "tasks",
+                                                    "max_nodes",       "tasks_per_node", "time_limit", "submit_time",
                                                     "memory_per_node", "memory_per_cpu"};
   std::string out = R"({"meta": {"plugin": {"data_parser": "data_parser/v0.0.40"}}, "jobs": [)";
   bool first_job = true;
@@ -84,14 +84,13 @@ std::string as_slurm_23_11(const std::string& squeue_json) {
       out += fmt::format("{}\"{}\": ", first ? "" : ", ", key);
       first = false;
       if (kNoVal.count(key))
-        out += value.is_null() ? R"({"set": false, "infinite": false, "number": 0})"
-                               : fmt::format(R"({{"set": true, "infinite": false, "number": {}}})", simdjson::minify(value));
+        out += value.is_null()
+                   ? R"({"set": false, "infinite": false, "number": 0})"
+                   : fmt::format(R"({{"set": true, "infinite": false, "number": {}}})", simdjson::minify(value));
       else if (key == "job_state")  // a flag beside the base state (and before it: the order is not relied on)
         out += "[\"REQUEUE_HOLD\", " + simdjson::minify(value) + "]";
-      else if (key == "shared")
-        out += value.is_null() ? "[]" : "[" + simdjson::minify(value) + "]";
-      else
-        out += simdjson::minify(value);
+      else if (key == "shared") out += value.is_null() ? "[]" : "[" + simdjson::minify(value) + "]";
+      else out += simdjson::minify(value);
     }
     out += "}";
   }
@@ -217,8 +216,9 @@ TEST(SlurmQueue, ScontrolJobsArraysRunningJobsAndErrors) {
   EXPECT_EQ(field_of("JobId=1 ArrayJobId=1 ArrayTaskId=5-2 JobState=PENDING\n"), "ArrayTaskId");
   // the file's arrays are bounded together, not one by one: the second crosses 10M
   EXPECT_EQ(field_of("JobId=1 ArrayJobId=1 ArrayTaskId=1-6000000 JobState=PENDING\n"), "(no error)");
-  write("JobId=1 ArrayJobId=1 ArrayTaskId=1-6000000 JobState=PENDING\n"
-        "JobId=2 ArrayJobId=2 ArrayTaskId=1-6000000 JobState=PENDING\n");
+  write(
+      "JobId=1 ArrayJobId=1 ArrayTaskId=1-6000000 JobState=PENDING\n"
+      "JobId=2 ArrayJobId=2 ArrayTaskId=1-6000000 JobState=PENDING\n");
   try {
     loaders::slurm::read_scontrol_jobs(p.string(), running);
     ADD_FAILURE() << "12M tasks accepted";

@@ -1069,7 +1069,7 @@ TEST(CliOutputSet, EveryTerminatingSignalLeavesNoPrivateFolder) {
       const pid_t pid = ::fork();
       ASSERT_GE(pid, 0);
       if (pid == 0) {
-        const struct rlimit no_core {0, 0};
+        const struct rlimit no_core { 0, 0 };
         ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT's default dumps core
         const int null = ::open("/dev/null", O_WRONLY);
         ::dup2(null, 1);
@@ -1246,8 +1246,8 @@ TEST(Cli, ImportRefusesWhatTheNativeFormatCannotHold) {
       << r.err;
   EXPECT_FALSE(fs::exists(i.dir));
   Out m;
-  const CliRun other = run("match --format sge --dump " + kSrc + "/datasets/sge/farm80 --jobs /nonexistent --out " +
-                           m.dir.string());
+  const CliRun other =
+      run("match --format sge --dump " + kSrc + "/datasets/sge/farm80 --jobs /nonexistent --out " + m.dir.string());
   EXPECT_EQ(other.status, 1);
   EXPECT_NE(other.err.find("--jobs: is not an option of --format sge"), std::string::npos) << other.err;
   EXPECT_FALSE(fs::exists(m.dir));

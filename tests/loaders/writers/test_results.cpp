@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/batch/matcher.hpp"
 #include "datasets/synth/synthetic.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/writers/native_writer.hpp"
 #include "loaders/writers/results.hpp"
 #include "loaders/writers/text.hpp"
