@@ -62,6 +62,16 @@ std::vector<uint32_t> all_jobs(const loaders::Dataset& ds) {
   return out;
 }
 
+// A fresh copy of the c100-queue dump without its squeue.json, for a test to write its own.
+fs::path queue_dump_without_squeue(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kQueue))
+    if (e.path().filename() != "squeue.json.gz") fs::copy(e.path(), dir / e.path().filename());
+  return dir;
+}
+
 // squeue --json of 22.05 (data_parser v0.0.38) rewritten in the shape Slurm 23.11 and later print
 // (v0.0.40/41, from their parsers.c): numbers that may be unset or unlimited as {"set", "infinite",
 // "number"} objects (22.05's null is set = false), job_state and shared as flag lists.
@@ -102,11 +112,7 @@ std::string as_slurm_23_11(const std::string& squeue_json) {
 // Slurm 23.02 and later print squeue --json differently (issue 45: every job was lost, exit 0): the same
 // queue in 23.11's shape is the same 127 jobs with the same requests and placements.
 TEST(SlurmQueue, SqueueJsonOfSlurm23IsReadAs22) {
-  const fs::path dir = fs::temp_directory_path() / ("colmatch-squeue23-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const auto& e : fs::directory_iterator(kQueue))
-    if (e.path().filename() != "squeue.json.gz") fs::copy(e.path(), dir / e.path().filename());
+  const fs::path dir = queue_dump_without_squeue("squeue23");
   std::ofstream(dir / "squeue.json") << as_slurm_23_11(kQueue + "/squeue.json.gz");
   const loaders::Dataset a = loaders::load_slurm(kQueue, "");
   const loaders::Dataset b = loaders::load_slurm(dir.string(), "");
@@ -235,11 +241,7 @@ TEST(SlurmQueue, ScontrolJobsArraysRunningJobsAndErrors) {
 // A job_id that is neither a number nor a string (an object, a list) was read as an empty id: refused,
 // naming the field.
 TEST(SlurmQueue, AJobIdThatIsNotAnIdIsRefused) {
-  const fs::path dir = fs::temp_directory_path() / ("colmatch-squeue-id-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const auto& e : fs::directory_iterator(kQueue))
-    if (e.path().filename() != "squeue.json.gz") fs::copy(e.path(), dir / e.path().filename());
+  const fs::path dir = queue_dump_without_squeue("squeue-id");
   for (const std::string id : {R"({"a": 1})", "[1]", "null", R"("")", R"({"set": false, "number": 0})"}) {
     SCOPED_TRACE(id);
     std::ofstream(dir / "squeue.json") << R"({"jobs": [{"job_id": 1, "job_state": "PENDING"}, {"job_id": )" << id

@@ -998,6 +998,30 @@ TEST(CliOutputSet, AWriteFailureLeavesThePreviousSetWhole) {
   EXPECT_TRUE(leftovers(fresh.dir).empty());
 }
 
+// `match` of the Google sample into `out`, sent `sig` after `delay_us`: its wait status (-1: no fork).
+// Without a core file (SIGQUIT's default dumps one) and with its output to /dev/null.
+int google_match_signalled(const fs::path& out, useconds_t delay_us, int sig) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const struct rlimit no_core {0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(kBin.c_str(), kBin.c_str(), "match", "--format", "google2011", "--machines",
+            (kSrc + "/datasets/samples/google_machine_events.csv.gz").c_str(), "--tasks",
+            (kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz").c_str(), "--out", out.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::usleep(delay_us);
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
 // SIGTERM (and SIGINT) at any moment of a run: loading, matching or writing. Afterwards the folder
 // holds either the previous set or the new one, whole (every job has its row), never a mix, and no
 // private folder is left. A whole run is timed first; the signals are then sent at every tenth of that
@@ -1018,22 +1042,8 @@ TEST(CliOutputSet, ASignalAtAnyMomentLeavesOneWholeSet) {
   for (const int sig : {SIGTERM, SIGINT})
     for (const double fraction : fractions) {
       const auto delay_us = static_cast<useconds_t>(fraction * whole_us);
-      const pid_t pid = ::fork();
-      ASSERT_GE(pid, 0);
-      if (pid == 0) {
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-        ::execl(kBin.c_str(), kBin.c_str(), "match", "--format", "google2011", "--machines",
-                (kSrc + "/datasets/samples/google_machine_events.csv.gz").c_str(), "--tasks",
-                (kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz").c_str(), "--out", out.dir.c_str(),
-                static_cast<char*>(nullptr));
-        ::_exit(127);
-      }
-      ::usleep(delay_us);
-      ::kill(pid, sig);
-      int status = 0;
-      ::waitpid(pid, &status, 0);
+      const int status = google_match_signalled(out.dir, delay_us, sig);
+      ASSERT_GE(status, 0);
       if (WIFSIGNALED(status)) ++killed;
       else ++finished;
       const std::string at = "signal " + std::to_string(sig) + " after " + std::to_string(delay_us) + " us";
@@ -1066,24 +1076,8 @@ TEST(CliOutputSet, EveryTerminatingSignalLeavesNoPrivateFolder) {
   for (const int sig : {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXFSZ, SIGPIPE, SIGXCPU, SIGVTALRM, SIGPROF})
     for (const double fraction : {0.5, 0.7, 0.85, 0.95}) {
       const auto delay_us = static_cast<useconds_t>(fraction * whole_us);
-      const pid_t pid = ::fork();
-      ASSERT_GE(pid, 0);
-      if (pid == 0) {
-        const struct rlimit no_core { 0, 0 };
-        ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT's default dumps core
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-        ::execl(kBin.c_str(), kBin.c_str(), "match", "--format", "google2011", "--machines",
-                (kSrc + "/datasets/samples/google_machine_events.csv.gz").c_str(), "--tasks",
-                (kSrc + "/datasets/samples/google_task_events_job_mod25.csv.gz").c_str(), "--out", out.dir.c_str(),
-                static_cast<char*>(nullptr));
-        ::_exit(127);
-      }
-      ::usleep(delay_us);
-      ::kill(pid, sig);
-      int status = 0;
-      ::waitpid(pid, &status, 0);
+      const int status = google_match_signalled(out.dir, delay_us, sig);
+      ASSERT_GE(status, 0);
       if (WIFSIGNALED(status)) ++killed;
       ASSERT_TRUE(leftovers(out.dir).empty()) << "signal " << sig << " after " << delay_us << " us";
     }
