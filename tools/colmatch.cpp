@@ -171,6 +171,7 @@ struct Options {
   std::string out_dir, save_dir, isa, policy_path;
   unsigned threads = 0;
   bool pools = false;
+  std::string write = "all";  // simulate --write: all, schedule or metrics
   double until = std::numeric_limits<double>::infinity();
   std::string explain_job_id, explain_hash;
   bool explain_simulate = false, explain_eligibility = false;
@@ -359,7 +360,10 @@ int cmd_simulate(const Options& o) {
   g_phase = "writing";
   if (progress) std::fputs("\r\033[K", stderr);
   info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  writers::write_simulation(o.out_dir, ds, r, info);
+  const writers::SimOutputs which = o.write == "metrics"    ? writers::SimOutputs::Metrics
+                                    : o.write == "schedule" ? writers::SimOutputs::Schedule
+                                                            : writers::SimOutputs::All;
+  writers::write_simulation(o.out_dir, ds, r, info, which);
   std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);
   return report_rejections(ds, "schedule.csv");
 }
@@ -431,6 +435,11 @@ Exit status: 0 success; 1 fatal error (no output written); 2 completed, some job
   sim->add_option("--policy", o.policy_path,
                   "Policy TOML: a [policy] table (default: farm.toml's [policy], else defaults)");
   sim->add_option("--until", o.until, "No scheduling cycle after this time (seconds)");
+  sim->add_option("--write", o.write,
+                  "Which files: all (schedule.csv, metrics.json, timeline.csv, cycles.csv, summary.json), schedule "
+                  "(schedule.csv, metrics.json, summary.json) or metrics (metrics.json, summary.json)")
+      ->check(CLI::IsMember({"all", "schedule", "metrics"}))
+      ->capture_default_str();
   sim->add_option("--threads", o.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   sim->add_option("--isa", o.isa, "Force an instruction set: scalar, sse2, avx2, avx512 (default: best available)");
 

@@ -321,15 +321,19 @@ std::string cycles_csv(const SimResult& r) {
   return csv;
 }
 
-void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info) {
+void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info,
+                      SimOutputs which) {
   OutputSet out(dir);
-  out.add_pieces("schedule.csv", schedule_pieces(ds) + 1, [&](size_t p, std::string& csv) {
-    if (p == 0) csv = kScheduleHeader;
-    else schedule_piece(ds, r, p - 1, csv);
-  });
+  if (which != SimOutputs::Metrics)
+    out.add_pieces("schedule.csv", schedule_pieces(ds) + 1, [&](size_t p, std::string& csv) {
+      if (p == 0) csv = kScheduleHeader;
+      else schedule_piece(ds, r, p - 1, csv);
+    });
   out.add("metrics.json", simulation_metrics_json(ds, r));
-  out.add("timeline.csv", timeline_csv(ds, r));
-  out.add("cycles.csv", cycles_csv(r));
+  if (which == SimOutputs::All) {
+    out.add("timeline.csv", timeline_csv(ds, r));
+    out.add("cycles.csv", cycles_csv(r));
+  }
   out.add("summary.json", simulation_summary_json(ds, r, info));
   out.publish();
 }

@@ -32,8 +32,18 @@ struct SimRunInfo {
   kernels::Isa isa = kernels::Isa::Scalar;
 };
 
-/// Writes the five files into `dir` (created if missing). Throws WriteError.
-void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info);
+/// Which files of a run are written (`simulate --write`): a study that reads only the figures need not
+/// write a 135 MB schedule.csv per point (issue 46). metrics.json's and summary.json's bytes are the same
+/// whatever is written (summary.json's timings aside).
+enum class SimOutputs : uint8_t {
+  All,       ///< the five files
+  Schedule,  ///< schedule.csv, metrics.json, summary.json (what a sweep's report reads)
+  Metrics,   ///< metrics.json and summary.json
+};
+
+/// Writes the files `which` asks for into `dir` (created if missing), as one set. Throws WriteError.
+void write_simulation(const std::string& dir, const loaders::Dataset& ds, const SimResult& r, const SimRunInfo& info,
+                      SimOutputs which = SimOutputs::All);
 
 /// The text of summary.json (also printed by the CLI): counts, and what was measured on the wall clock
 /// (seconds per phase, `cycle_ms`: p50/p99/max/mean of the scheduler's time per cycle), so it differs

@@ -489,6 +489,34 @@ namespace {
 // slots on nodes, outputs complete; EASY waits less than strict priority order on the same log.
 std::string slurp_file(const fs::path& p);
 
+// simulate --write (issue 46): metrics writes metrics.json and summary.json only, schedule adds
+// schedule.csv, all (the default) the five files; metrics.json is the same bytes whichever is written, and
+// a folder written with all and then with metrics holds only the later set (one set, nothing stale).
+TEST(CliSimulate, WriteChoosesTheFilesAndTheMetricsAreTheSame) {
+  const std::string log = "--format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz";
+  Out out;
+  const auto policy = out.dir.string() + "-easy.toml";
+  std::ofstream(policy) << "[policy]\nbackfill = \"easy\"\n";
+  std::string metrics;
+  for (const auto& [write, files] : std::vector<std::pair<std::string, std::set<std::string>>>{
+           {"all", {"cycles.csv", "metrics.json", "schedule.csv", "summary.json", "timeline.csv"}},
+           {"schedule", {"metrics.json", "schedule.csv", "summary.json"}},
+           {"metrics", {"metrics.json", "summary.json"}}}) {
+    SCOPED_TRACE(write);
+    const auto r = run("simulate " + log + " --policy " + policy + " --write " + write + " --out " + out.dir.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::set<std::string> have;
+    for (const auto& e : fs::directory_iterator(out.dir)) have.insert(e.path().filename().string());
+    EXPECT_EQ(have, files);
+    if (metrics.empty()) metrics = slurp_file(out.dir / "metrics.json");
+    else EXPECT_EQ(slurp_file(out.dir / "metrics.json"), metrics);
+  }
+  const auto bad = run("simulate " + log + " --write some --out " + out.dir.string() + "-bad");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_FALSE(fs::exists(out.dir.string() + "-bad"));
+  fs::remove(policy);
+}
+
 TEST(CliSimulate, KthSampleEveryJobOnceAndEasyWaitsLess) {
   const std::string log = "--format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz";
   Out strict, easy;
