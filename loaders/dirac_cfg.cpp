@@ -20,7 +20,7 @@ struct Section {
   std::vector<std::pair<std::string, std::string>> options;  // in order; a repeated one replaced in place
   std::vector<std::pair<std::string, std::unique_ptr<Section>>> sections;
   std::unordered_map<std::string, size_t> option_at, section_at;  // name -> index in the vectors above
-  std::string path;  // "Sites/LCG.CERN.ch", for errors
+  std::string path;                                               // "Sites/LCG.CERN.ch", for errors
   size_t line = 0;
   std::string* option(const std::string& name) {
     const auto it = option_at.find(name);

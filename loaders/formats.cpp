@@ -136,18 +136,27 @@ const InputFormat* find_format(const std::string& name) {
   return nullptr;
 }
 
+std::string foreign_option(const InputFormat& format, const FormatArgs& args) {
+  for (const auto& [name, value] : args) {
+    bool known = name == "policy";
+    for (const auto& o : format.options) known = known || o.name == name;
+    if (!known) return name;
+  }
+  return {};
+}
+
+std::string option_list(const InputFormat& format, bool dashes) {
+  std::string list;
+  for (const auto& o : format.options) list += (list.empty() ? "" : ", ") + std::string(dashes ? "--" : "") + o.name;
+  return list;
+}
+
 namespace {
 void require_options(const InputFormat& format, const FormatArgs& args) {
   // an option of another format is a mistake, not a default: `--format sge --jobs x` read no jobs from x
-  for (const auto& [name, value] : args) {
-    bool known = name == "policy";  // every format takes the --policy file (the CLI passes it to all)
-    for (const auto& o : format.options) known = known || o.name == name;
-    if (known) continue;
-    std::string list;
-    for (const auto& o : format.options) list += (list.empty() ? "--" : ", --") + o.name;
+  if (const std::string name = foreign_option(format, args); !name.empty())
     throw LoadError("--" + name, 0, "",
-                    fmt::format("is not an option of --format {} (its options: {})", format.name, list));
-  }
+                    fmt::format("is not an option of --format {} (its options: {})", format.name, option_list(format)));
   for (const auto& o : format.options)
     if (o.required && arg(args, o.name).empty())
       throw LoadError("--" + o.name, 0, "", fmt::format("is required with --format {}", format.name));

@@ -47,6 +47,14 @@ const std::vector<InputFormat>& input_formats();
 /// The format named `name`, or nullptr.
 const InputFormat* find_format(const std::string& name);
 
+/// The first option of `args` that `format` does not take ("" when none): every format takes `policy`
+/// (the CLI passes its --policy to all). load_format refuses such an option (LoadError), the Python
+/// module raises TypeError for it.
+std::string foreign_option(const InputFormat& format, const FormatArgs& args);
+
+/// `format`'s options as `--a, --b` (`dashes`) or `a, b`, for messages.
+std::string option_list(const InputFormat& format, bool dashes = true);
+
 /// Loads with `format`: checks that its required options are given (else throws LoadError naming
 /// the option), then calls its loader.
 Dataset load_format(const InputFormat& format, const FormatArgs& args, const ProgressFn& progress = {},

@@ -30,6 +30,12 @@ std::string upper(std::string s) {
   return s;
 }
 
+// A host name as Grid Engine compares it (case-insensitively: stored in lower case).
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 bool exists(const std::string& path) { return std::filesystem::exists(path); }
 
 // The queue attributes that are complexes of the queue level (queue_conf(5) and the default complex
@@ -131,8 +137,7 @@ void read_hosts(FarmModel& f, const std::string& path) {
   std::unordered_set<std::string> seen;
   std::set<std::string> said;
   for (const Record& r : read_records(path, "hostname")) {
-    std::string name = r.fields[0].value;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string name = lower(r.fields[0].value);
     if (!seen.insert(name).second) throw LoadError(path, r.line, "hostname", fmt::format("host '{}' twice", name));
     std::map<uint32_t, LevelValue>* fixed = &f.global;
     std::map<uint32_t, LevelValue> load;
@@ -157,8 +162,7 @@ void read_hosts_qhost(FarmModel& f, const std::string& path, bool jobs_running) 
   std::unordered_set<std::string> seen;
   size_t consumables = 0;
   for (const QhostHost& h : read_qhost(path)) {
-    std::string name = h.name;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string name = lower(h.name);
     if (!seen.insert(name).second) throw LoadError(path, h.line, "host", fmt::format("host '{}' twice", name));
     const bool global = name == "global";
     if (!global) {
@@ -231,10 +235,8 @@ void read_groups(FarmModel& f, const std::string& path) {
           if (!have_group.insert(m).second) continue;
           for (const std::string& h : f.groups.at(m))
             if (have_host.insert(h).second) hosts.push_back(h);
-        } else {
-          std::string h = m;
-          std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
-          if (have_host.insert(h).second) hosts.push_back(std::move(h));
+        } else if (std::string h = lower(m); have_host.insert(h).second) {
+          hosts.push_back(std::move(h));
         }
       }
       std::sort(hosts.begin(), hosts.end());
@@ -271,6 +273,39 @@ const std::string& for_host(const Overrides& o, const FarmModel& f, const std::s
   return group_value ? *group_value : o.fallback;
 }
 
+// The queue instances counted before any is made (kMaxQueueInstances): each queue's execution hosts,
+// a group counted once per hostlist (an upper bound where two groups share hosts). Throws LoadError
+// naming the queue that crosses the bound; an unknown group is left to read_queues to name.
+void check_queue_instances(const FarmModel& f, const std::vector<Record>& records,
+                           const std::unordered_map<std::string, uint32_t>& host_index, const std::string& path) {
+  std::unordered_map<std::string, size_t> exec_in_group;
+  size_t total = 0;
+  for (const Record& r : records) {
+    const Field* hl = r.find("hostlist");
+    std::unordered_set<std::string> named;
+    for (const std::string& m : split_words(hl ? hl->value : "NONE")) {
+      if (!named.insert(m).second) continue;
+      size_t n = 0;
+      if (m[0] == '@') {
+        const auto g = f.groups.find(m);
+        if (g == f.groups.end()) continue;
+        auto [it, fresh] = exec_in_group.try_emplace(m, 0);
+        if (fresh)
+          for (const std::string& h : g->second) it->second += host_index.count(h);
+        n = it->second;
+      } else {
+        n = host_index.count(lower(m));
+      }
+      total += n;
+      if (total > kMaxQueueInstances)
+        throw LoadError(path, hl->line, "hostlist",
+                        fmt::format("queue {} makes the farm more than {} queue instances (queues x their "
+                                    "execution hosts): more than colmatch holds",
+                                    r.fields[0].value, kMaxQueueInstances));
+    }
+  }
+}
+
 void read_queues(FarmModel& f, const std::string& path, const std::set<std::string>& not_dispatchable) {
   std::unordered_map<std::string, uint32_t> host_index;
   for (uint32_t h = 0; h < f.hosts.size(); ++h) host_index[f.hosts[h]] = h;
@@ -278,38 +313,7 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
   std::set<std::string> said;
   size_t skipped_state = 0, skipped_type = 0, not_exec = 0;
   const std::vector<Record> records = read_records(path, "qname");
-  // The queue instances counted before any is made (kMaxQueueInstances): each queue's execution hosts,
-  // a group counted once per hostlist (an upper bound where two groups share hosts)
-  {
-    std::unordered_map<std::string, size_t> exec_in_group;
-    size_t total = 0;
-    for (const Record& r : records) {
-      const Field* hl = r.find("hostlist");
-      std::unordered_set<std::string> named;
-      for (const std::string& m : split_words(hl ? hl->value : "NONE")) {
-        if (!named.insert(m).second) continue;
-        size_t n = 0;
-        if (m[0] == '@') {
-          const auto g = f.groups.find(m);
-          if (g == f.groups.end()) continue;  // (an error below, with its queue)
-          auto [it, fresh] = exec_in_group.try_emplace(m, 0);
-          if (fresh)
-            for (const std::string& h : g->second) it->second += host_index.count(h);
-          n = it->second;
-        } else {
-          std::string h = m;
-          std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
-          n = host_index.count(h);
-        }
-        total += n;
-        if (total > kMaxQueueInstances)
-          throw LoadError(path, hl->line, "hostlist",
-                          fmt::format("queue {} makes the farm more than {} queue instances (queues x their "
-                                      "execution hosts): more than colmatch holds",
-                                      r.fields[0].value, kMaxQueueInstances));
-      }
-    }
-  }
+  check_queue_instances(f, records, host_index, path);
   for (const Record& r : records) {
     const std::string& q = r.fields[0].value;
     if (!queues.insert(q).second) throw LoadError(path, r.line, "qname", fmt::format("queue '{}' twice", q));
@@ -325,9 +329,7 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
         if (!have_group.insert(m).second) continue;
         hosts.insert(hosts.end(), g->second.begin(), g->second.end());
       } else {
-        std::string h = m;
-        std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
-        hosts.push_back(std::move(h));
+        hosts.push_back(lower(m));
       }
     }
     std::unordered_set<std::string> once;

@@ -227,18 +227,14 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-double number_or(const std::string& text, double fallback) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  return ec == std::errc() && p == text.data() + text.size() && std::isfinite(v) ? v : fallback;
-}
-
 // A number qstat printed in `field`, or `fallback` when it printed none; anything else is an error
 // naming file, line and field (a submission time 'yesterday' read as 0, the epoch).
 double number_field(const std::string& text, double fallback, const std::string& path, size_t line, const char* field) {
   if (text.empty()) return fallback;
-  const double v = number_or(text, std::nan(""));
-  if (std::isnan(v)) throw LoadError(path, line, field, fmt::format("'{}' is not a number", text));
+  double v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v))
+    throw LoadError(path, line, field, fmt::format("'{}' is not a number", text));
   return v;
 }
 

@@ -2,9 +2,11 @@
 chunks with their numbers checked, its JSON files, the waits of a schedule, the steps of a CDF. Every
 error is a ReportError naming the file (and line) at fault."""
 
-import json
 import os
 import re
+
+from sweep_spec import json_object  # beside this file (tools/), as report.py finds this one
+
 
 class ReportError(Exception):
     pass
@@ -184,30 +186,15 @@ def started_waits(folder):
     return np.sort(np.concatenate(waits)) if waits else np.zeros(0)
 
 
-JSON_LIMIT = 64 << 20  # bytes: summary.json and metrics.json are kilobytes; more is not colmatch's
-
-
 def read_json_object(path):
-    """A JSON object from a colmatch output file: ReportError for a file that is not a regular one (a
-    link to /dev/zero), one past JSON_LIMIT, text that is not UTF-8 JSON, or JSON that is not an object.
-    FileNotFoundError passes through."""
-    import stat
-
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise ReportError(f"{path}: not a regular file")
-    if st.st_size > JSON_LIMIT:
-        raise ReportError(f"{path}: {st.st_size} bytes, more than a colmatch JSON output ever holds ({JSON_LIMIT})")
+    """A JSON object from a colmatch output file (sweep_spec.json_object: a regular file, bounded, UTF-8
+    JSON, an object), else ReportError naming the file. FileNotFoundError passes through."""
     try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(JSON_LIMIT + 1).decode("utf-8"))
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: line {e.lineno}: {e.msg}") from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise ReportError(f"{path}: not JSON text ({type(e).__name__})") from None
-    if not isinstance(data, dict):
-        raise ReportError(f"{path}: not a JSON object")
-    return data
+        return json_object(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{path}: {e}") from None
 
 
 def _read_json(folder, name):

@@ -23,9 +23,9 @@ import tempfile
 import time
 
 try:  # in the colmatch package (colmatch._sweep beside colmatch._sweep_spec)
-    from ._sweep_spec import POINT_FILES, SweepError, load_spec
+    from ._sweep_spec import POINT_FILES, SweepError, json_object, load_spec
 except ImportError:  # the CLI's script, beside sweep_spec.py
-    from sweep_spec import POINT_FILES, SweepError, load_spec
+    from sweep_spec import POINT_FILES, SweepError, json_object, load_spec
 
 LOCK_WAIT = 30.0  # seconds a point waits for a dying earlier attempt of itself to release its run folder
 RUN_LOCKED = "another colmatch run is writing this folder"  # loaders/writers/text.cpp's words
@@ -50,22 +50,13 @@ def _error_text(proc):
     return lines[-1] if lines else f"exit status {proc.returncode}"
 
 
-JSON_LIMIT = 64 << 20  # bytes: a run's summary.json and metrics.json are kilobytes
-
-
 def _json_object(path):
-    """The JSON object in `path`, or None: not a regular file, too large, not JSON, not an object."""
-    import stat
-
+    """The JSON object in `path`, or None (sweep_spec.json_object's reasons: not a regular file, too large,
+    not JSON, not an object; or unreadable)."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > JSON_LIMIT:
-            return None
-        with open(path, "rb") as f:
-            data = json.loads(f.read(JSON_LIMIT + 1).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):  # (UnicodeDecodeError and JSONDecodeError are ValueErrors)
+        return json_object(path)
+    except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
 
 
 def complete(folder, command):
@@ -442,6 +433,7 @@ def _run_on_dask(sweep, todo, runs, rows, scheduler, workers, ship_inputs, cli, 
 
     # the task's code travels with it: the workers need not import this file
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    cloudpickle.register_pickle_by_value(sys.modules[json_object.__module__])  # (complete() reads with it)
     with contextlib.ExitStack() as hidden:
         if scheduler is None:
             hidden.enter_context(_main_not_reimported())

@@ -547,6 +547,33 @@ def _native_farm_policy(farm):
 
 
 SPEC_LIMIT = 16 << 20  # bytes of a sweep file: its grids and points are written by hand or by a script
+JSON_LIMIT = 64 << 20  # bytes: a run's summary.json and metrics.json are kilobytes; more is not colmatch's
+
+
+def json_object(path):
+    """The JSON object of a colmatch output file (summary.json, metrics.json), read by the sweep and by
+    report. Raises ValueError saying why for a file that is not a regular one (a link to /dev/zero), one
+    past JSON_LIMIT, text that is not UTF-8 JSON, or JSON that is not an object; OSError (FileNotFoundError
+    among them) passes through."""
+    import stat
+
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("not a regular file")
+    if st.st_size > JSON_LIMIT:
+        raise ValueError(f"{st.st_size} bytes, more than a colmatch JSON output ever holds ({JSON_LIMIT})")
+    with open(path, "rb") as f:
+        raw = f.read(JSON_LIMIT + 1)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"line {e.lineno}: {e.msg}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ValueError(f"not JSON text ({type(e).__name__})") from None
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
 
 
 def load_spec(spec):

@@ -1032,7 +1032,7 @@ int google_match_signalled(const fs::path& out, useconds_t delay_us, int sig) {
   const pid_t pid = ::fork();
   if (pid < 0) return -1;
   if (pid == 0) {
-    const struct rlimit no_core {0, 0};
+    const struct rlimit no_core { 0, 0 };
     ::setrlimit(RLIMIT_CORE, &no_core);
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);

@@ -85,15 +85,9 @@ loaders::Dataset load(const std::string& format, const std::map<std::string, std
     for (const auto& x : loaders::input_formats()) known += (known.empty() ? "" : ", ") + x.name;
     throw std::invalid_argument("unknown format '" + format + "' (formats: " + known + ")");
   }
-  for (const auto& [key, value] : args) {
-    bool taken = key == "policy";
-    for (const auto& o : f->options) taken = taken || o.name == key;
-    if (taken) continue;
-    std::string accepted;
-    for (const auto& o : f->options) accepted += o.name + ", ";
-    throw py::type_error("unknown keyword '" + key + "' for format " + format + " (accepted: " + accepted +
-                         "policy, threads)");
-  }
+  if (const std::string key = loaders::foreign_option(*f, args); !key.empty())
+    throw py::type_error("unknown keyword '" + key + "' for format " + format +
+                         " (accepted: " + loaders::option_list(*f, false) + ", policy, threads)");
   loaders::Dataset ds = loaders::load_format(*f, args, checks.load(), mode);
   checks();
   return ds;
