@@ -2,6 +2,7 @@
 // no parser state (each loader keeps its own), no output concerns (loaders/writers/).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "engine/batch/dispatch.hpp"
@@ -26,6 +27,9 @@ struct Dataset {
   /// How `match` dispatches this farm's jobs: GreatestPower and no blocking queue unless the format
   /// says otherwise (Slurm: ConsecutiveBestFit on the CPUs, partitions as blocking queues).
   DispatchOptions dispatch;
+  /// How the format's scheduler computed job j's priority, one line for `explain --job` (Grid Engine's
+  /// sge_priority(5) terms); empty when the format says nothing beyond JobTable::priority.
+  std::function<std::string(uint32_t j)> explain_priority;
 };
 
 /// What a farm is loaded for: one matching instant (`match`: the taskers as they are then) or a run

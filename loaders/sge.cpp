@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -92,10 +93,18 @@ void read_catalog(FarmModel& f, const std::string& path) {
         throw LoadError(path, c.line, "default", fmt::format("complex '{}': {}", c.name, e.what()));
       }
     }
+    uint32_t id = 0;
     try {
-      f.catalog.add(std::move(d));
+      id = f.catalog.add(std::move(d));
     } catch (const ValueError& e) {
       throw LoadError(path, c.line, c.name, e.what());
+    }
+    // the urgency column: an integer (centry_urgency_contribution reads it as INT; otherwise none)
+    if (f.urgency.size() <= id) f.urgency.resize(id + 1, 0.0);
+    try {
+      f.urgency[id] = parse_number(AttrType::Int, c.urgency);
+    } catch (const ValueError&) {
+      f.urgency[id] = 0;
     }
   }
   if (f.catalog.find("pe_list"))
@@ -249,7 +258,16 @@ void read_groups(FarmModel& f, const std::string& path) {
 
 void read_pes(FarmModel& f, const std::string& path) {
   for (const Record& r : read_records(path, "pe_name")) {
-    Pe pe{r.fields[0].value, r.value("allocation_rule", "$pe_slots"), 0, r.line};
+    Pe pe;
+    pe.name = r.fields[0].value;
+    pe.allocation_rule = r.value("allocation_rule", "$pe_slots");
+    pe.urgency_slots = r.value("urgency_slots", "min");
+    pe.line = r.line;
+    try {
+      sge_urgency_slots(pe.urgency_slots, 1, 2);
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, r.find("urgency_slots")->line, "urgency_slots", e.what());
+    }
     const Field* s = r.find("slots");
     try {
       pe.slots = s ? parse_number(AttrType::Int, s->value) : 0;
@@ -258,6 +276,51 @@ void read_pes(FarmModel& f, const std::string& path) {
     }
     f.pes.push_back(std::move(pe));
   }
+}
+
+// sched_conf(5)'s priority weights from qconf -ssconf; a ticket policy colmatch does not compute is
+// named in a warning (every job's tickets are then taken as equal).
+void read_weights(FarmModel& f, const Record& conf, const std::string& path) {
+  const std::pair<const char*, double*> weights[] = {{"weight_priority", &f.weights.weight_priority},
+                                                     {"weight_urgency", &f.weights.weight_urgency},
+                                                     {"weight_ticket", &f.weights.weight_ticket},
+                                                     {"weight_waiting_time", &f.weights.weight_waiting_time},
+                                                     {"weight_deadline", &f.weights.weight_deadline}};
+  for (const auto& [key, to] : weights) {
+    const Field* fd = conf.find(key);
+    if (!fd) continue;
+    try {
+      *to = parse_number(AttrType::Double, fd->value);
+    } catch (const ValueError& e) {
+      throw LoadError(path, fd->line, key, e.what());
+    }
+  }
+  for (const char* key : {"weight_tickets_functional", "weight_tickets_share"}) {
+    const Field* fd = conf.find(key);
+    if (fd && fd->value != "0" && f.weights.weight_ticket != 0)
+      f.warnings.push_back(
+          fmt::format("{} {}: the ticket policy is not computed: every job's tickets count as "
+                      "equal (ntckts 0.5) in its priority",
+                      key, fd->value));
+  }
+}
+
+// dump-time.txt: when the dump was taken, seconds since the epoch (one number; tools/sge-dump.sh writes it).
+double read_dump_time(const std::string& path) {
+  LineReader in(path);
+  std::string_view line;
+  double t = std::numeric_limits<double>::quiet_NaN();
+  while (in.next(line)) {
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (!std::isnan(t)) throw LoadError(path, in.line(), "time", "more than one line");
+    try {
+      t = parse_number(AttrType::Int, line);
+    } catch (const ValueError& e) {
+      throw LoadError(path, in.line(), "time", e.what());
+    }
+  }
+  return t;
 }
 
 // The value of a queue attribute for `host`: its own override, else a group's, else the default.
@@ -487,16 +550,24 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) read_pes(f, dump_file(dump_dir, "qconf-sp.txt"));
   read_queues(f, dump_file(dump_dir, "qconf-sq.txt"), not_dispatchable(dump_file(dump_dir, "qstat-f.xml")));
   warn_pe_slots(f);
-  if (exists(dump_file(dump_dir, "qconf-ssconf.txt"))) {  // the scheduler's queue order
-    const auto conf = read_records(dump_file(dump_dir, "qconf-ssconf.txt"), "algorithm");
+  if (exists(dump_file(dump_dir, "qconf-ssconf.txt"))) {  // the scheduler's job and queue order
+    const std::string path = dump_file(dump_dir, "qconf-ssconf.txt");
+    const auto conf = read_records(path, "algorithm");
+    if (!conf.empty()) read_weights(f, conf[0], path);
     if (!conf.empty() && conf[0].value("queue_sort_method", "load") != "seqno")
       f.warnings.push_back(
           "queue_sort_method is load: Grid Engine tries hosts by their load, which a dump does not "
           "hold; colmatch ranks the queue instances by seq_no");
   }
+  if (exists(dump_file(dump_dir, "dump-time.txt"))) f.now = read_dump_time(dump_file(dump_dir, "dump-time.txt"));
   JobTable jobs =
       !accounting.empty() ? accounting_jobs(f, accounting) : qstat_jobs(f, mode == LoadMode::Snapshot, progress);
   Dataset ds;
+  if (!f.priority_terms.empty())
+    ds.explain_priority = [w = f.weights, terms = std::move(f.priority_terms),
+                           of = std::move(f.priority_of_job)](uint32_t j) {
+      return "Grid Engine priority (sge_priority(5)): " + sge_priority_text(w, terms[of[j]]);
+    };
   ds.taskers = build_taskers(f);
   if (!f.running.empty()) {  // per instance (input order) -> per consumable, per tasker row
     const size_t nk = f.catalog.consumables().size();

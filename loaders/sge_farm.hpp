@@ -2,6 +2,7 @@
 // turns requests into jobs against it). Internal to the sge loader.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "engine/model/jobs.hpp"
+#include "engine/schedule/sge_priority.hpp"
 #include "loaders/line_reader.hpp"
 
 namespace colmatch::loaders::sge {
@@ -16,6 +18,7 @@ namespace colmatch::loaders::sge {
 /// A parallel environment (sge_pe(5)).
 struct Pe {
   std::string name, allocation_rule;
+  std::string urgency_slots = "min";  ///< the slot count a range counts as in the urgency
   double slots = 0;
   size_t line = 0;
 };
@@ -49,6 +52,15 @@ struct FarmModel {
   uint32_t qname = kNone, hostname = kNone, slots = kNone;
   std::map<std::string, std::vector<std::string>> groups;  ///< "@name" -> its hosts, nested groups expanded
   std::vector<Pe> pes;
+  /// Per attribute: its urgency, the last column of qconf -sc (0 for pe_list and unparsable ones).
+  std::vector<double> urgency;
+  /// sched_conf(5)'s priority weights (qconf-ssconf.txt, else the manual's defaults).
+  SgePriorityWeights weights;
+  /// The dump's time (dump-time.txt: seconds since the epoch), NaN when it has none.
+  double now = std::numeric_limits<double>::quiet_NaN();
+  /// The jobs' priority terms (one per qstat job_list element) and each job's element, for explain.
+  std::vector<SgePriorityTerms> priority_terms;
+  std::vector<uint32_t> priority_of_job;
   std::map<uint32_t, LevelValue> global;
   std::vector<std::string> hosts;  ///< execution hosts (not global), in file order
   std::vector<std::map<uint32_t, LevelValue>> host_fixed, host_load;

@@ -14,6 +14,7 @@
 
 #include "engine/model/request.hpp"
 #include "engine/model/wildcard.hpp"
+#include "engine/schedule/sge_priority.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/sge_accounting.hpp"
 #include "loaders/sge_farm.hpp"
@@ -248,6 +249,46 @@ double h_rt_of(const FarmModel& f, const std::vector<std::pair<std::string, std:
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+// The slot count the urgency assumes (sge_job_slot_request): 1 without a PE, a fixed count, or for a
+// range the urgency_slots of the first PE the request matches.
+double urgency_slots(const FarmModel& f, const std::string& pe, const std::string& range) {
+  if (pe.empty()) return 1;
+  double lo = 0, hi = 0;
+  const size_t dash = range.find('-');
+  auto number = [](std::string_view t, double fallback) {
+    double v = 0;
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    return ec == std::errc() && p == t.data() + t.size() && v >= 0 ? v : fallback;
+  };
+  if (dash == std::string::npos) return number(range, 1);
+  lo = number(std::string_view(range).substr(0, dash), 1);
+  hi = number(std::string_view(range).substr(dash + 1), 9999999);  // `2-`: open above (SGE's maximum)
+  try {
+    const WildcardExpression expr(pe);
+    for (const Pe& p : f.pes)
+      if (expr.matches(p.name)) return sge_urgency_slots(p.urgency_slots, lo, hi);
+  } catch (const std::exception&) {}
+  return 1;  // no such PE: the job is refused anyway
+}
+
+// rrcontr (sge_urgency.c): the slots' urgency for the assumed slot count plus each hard -l request's.
+double resource_contribution(const FarmModel& f, const std::vector<std::pair<std::string, std::string>>& hard,
+                             double slots) {
+  if (f.slots == kNone) return 0;
+  double rr = sge_request_urgency(true, f.urgency[f.slots], 1.0, slots);
+  for (const auto& [name, value] : hard) {
+    const auto a = f.complex(name);
+    if (!a) continue;
+    const AttributeDef& def = f.catalog.at(*a);
+    double v = 0;
+    if (is_numeric(def.type)) try {
+        v = parse_request_number(def.type, value, f.catalog.reading);
+      } catch (const ValueError&) {}
+    rr += sge_request_urgency(is_numeric(def.type), f.urgency[*a], v, slots);
+  }
+  return rr;
+}
+
 // Under Snapshot, a running job's charges are held on its master queue instance: per slot or per job as
 // the complex says, the request or the complex's default (dispatch takes them from every pool above it).
 class RunningCharges {
@@ -302,6 +343,21 @@ class RunningCharges {
   size_t charged_ = 0, elsewhere_ = 0, parallel_ = 0;
 };
 
+// Every job's sge_priority(5) priority into jobs.priority. `now`: the dump's time (dump-time.txt), else
+// the latest submission (the waiting-time term's differences, all that the order sees, do not depend on it).
+void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyInput>& inputs,
+                    const std::vector<uint32_t>& job_input) {
+  double now = f.now;
+  if (std::isnan(now)) {
+    now = 0;
+    for (const SgeUrgencyInput& in : inputs) now = std::max(now, in.submit);
+  }
+  std::vector<SgePriorityTerms> terms = sge_priorities(f.weights, inputs, now);
+  for (uint32_t j = 0; j < jobs.size(); ++j) jobs.priority[j] = terms[job_input[j]].prio;
+  f.priority_terms = std::move(terms);
+  f.priority_of_job = job_input;
+}
+
 }  // namespace
 
 JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
@@ -315,10 +371,30 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
   RunningCharges running(f);
   JobIds ids;
   uint64_t count = 0;
+  // sge_priority(5): one input per job_list element (a pending array's tasks share it), running ones
+  // widen the urgency range only; job_input[j]: job j's element
+  std::vector<SgeUrgencyInput> inputs;
+  std::vector<uint32_t> job_input;
+  auto input_of = [&](const QstatJob& q, const JobDetail* d, double submit) {
+    SgeUrgencyInput in;
+    in.rrcontr = resource_contribution(f, q.hard, urgency_slots(f, q.pe, q.pe_range));
+    in.submit = submit;
+    if (d) {
+      // JB_priority is the POSIX priority plus 1024; JB_deadline 0 for none
+      in.posix_priority = number_field(d->priority, 1024, jpath, d->line, "JB_priority") - 1024;
+      in.deadline = number_field(d->deadline, 0, jpath, d->line, "JB_deadline");
+    }
+    return in;
+  };
   for (const QstatJob& q : read_qstat_jobs(path)) {
     const bool is_running = q.list_state == "running" || q.state.find_first_of("rtRs") != std::string::npos;
     if (is_running) {
       if (snapshot) running.charge(q, path);
+      const auto d = details.find(q.number);
+      const JobDetail* dp = d != details.end() ? &d->second : nullptr;
+      inputs.push_back(
+          input_of(q, dp, dp ? number_field(dp->submission, 0, jpath, dp->line, "JB_submission_time") : 0));
+      inputs.back().ranged = dp != nullptr;  // without its submission time its waiting time is unknown
       continue;  // simulate replays what is waiting
     }
     SgeRequest r{q.hard, q.soft, q.hard_queues, q.soft_queues, q.pe, q.pe_range};
@@ -329,6 +405,9 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
                               : (q.submitted.empty() ? 0 : iso_time(q.submitted, path, q.line));
     const std::vector<uint64_t> tasks =
         q.tasks.empty() ? std::vector<uint64_t>{0} : tasks_of(q.tasks, kMaxJobs - count, path, q.line);
+    // a held or failed job has no priority in Grid Engine (qstat prints 0): not in the range
+    inputs.push_back(input_of(q, d != details.end() ? &d->second : nullptr, submit));
+    inputs.back().ranged = q.state.find_first_of("hE") == std::string::npos;
     for (const uint64_t t : tasks) {
       const std::string id = t == 0 ? q.number : fmt::format("{}.{}", q.number, t);
       ids.add(path, q.line, "JB_job_number", id);
@@ -340,7 +419,9 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
       } catch (const Unrepresentable& u) {
         why = u.why;
       }
-      const uint32_t j = b.add(id, q.owner, group, number_field(q.prio, 0, path, q.line, "JAT_prio"), submit, slots);
+      number_field(q.prio, 0, path, q.line, "JAT_prio");  // checked; the priority is computed below
+      const uint32_t j = b.add(id, q.owner, group, 0, submit, slots);
+      job_input.push_back(static_cast<uint32_t>(inputs.size() - 1));
       try {
         if (why.empty()) apply(f, b, r);
       } catch (const Unrepresentable& u) {
@@ -357,7 +438,9 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
     }
   }
   running.warn();
-  return std::move(b).build();
+  JobTable jobs = std::move(b).build();
+  set_priorities(f, jobs, inputs, job_input);
+  return jobs;
 }
 
 JobTable accounting_jobs(const FarmModel& f, const std::string& path) {

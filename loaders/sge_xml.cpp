@@ -284,6 +284,7 @@ std::vector<JobDetail> read_job_details(const std::string& path) {
         else if (e == "JB_project") d.project = v;
         else if (e == "JB_priority") d.priority = v;
         else if (e == "JB_submission_time") d.submission = v;
+        else if (e == "JB_deadline") d.deadline = v;
       })
       .run();
   return out;

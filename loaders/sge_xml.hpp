@@ -74,6 +74,7 @@ struct JobDetail {
   std::string number, owner, group, account, project;
   std::string priority;    ///< JB_priority: the POSIX priority plus 1024 (qsub -p 0 is 1024)
   std::string submission;  ///< JB_submission_time: seconds since the epoch
+  std::string deadline;    ///< JB_deadline: qsub -dl in seconds since the epoch, 0 for none
   size_t line = 0;
 };
 

@@ -7,7 +7,7 @@
 #   bash tools/sge-dump.sh OUT_DIR [--no-jobs]
 #
 # Files (loaders/sge.hpp reads them; one per command, objects of one kind one after another):
-#   qconf-sc.txt qconf-sconf-global.txt qconf-ssconf.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
+#   dump-time.txt qconf-sc.txt qconf-sconf-global.txt qconf-ssconf.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
 #   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml
 #   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
 # Times are printed in UTC (TZ=UTC), which is how colmatch reads qstat's local times.
@@ -28,6 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 # the list commands print a message instead of an empty list; keep only names
 names() { "$@" 2>/dev/null | grep -v -E '^(no .* defined|.* does not exist)$' || true; }
 
+date +%s > "$tmp/dump-time.txt"  # when: the waiting-time and deadline terms of the job priority
 qconf -sc > "$tmp/qconf-sc.txt"
 qconf -sconf global > "$tmp/qconf-sconf-global.txt"
 qconf -ssconf > "$tmp/qconf-ssconf.txt"

@@ -139,6 +139,7 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
       break;
     }
   }
+  if (ds.explain_priority) out += ds.explain_priority(j) + "\n";
   return out + explain_category(ds, m, m.categories.of_job[j]);
 }
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Real Grid Engine's job order (issue 43 item 1): sge_priority(5)'s prio, nurg, npprior and urgency terms,
+# and which jobs one scheduling run starts, on the oracle farm of sge_oracle.sh (four simulated hosts,
+# all.q with 4 slots each). NOT run in CI: needs root and the qmaster (`sge_oracle.sh setup` first).
+#
+#   bash bench/peers/sge_priority.sh run JOBS OUT [WEIGHTS]
+#
+# JOBS: one job a line of qsub options (`#` comments; a line `sleep N` waits N seconds between
+# submissions, so that submission times differ). WEIGHTS: sched_conf lines `key value` set first
+# (weight_priority 1.0, ...). Writes into OUT (which must not exist):
+#   farm/          tools/sge-dump.sh --no-jobs of the farm, queues enabled (what colmatch matches on)
+#   farm/qstat-r.xml, farm/qstat-j.xml
+#                  the jobs, pending, as qstat printed them while all.q was disabled and the scheduler
+#                  had prioritized them (a held job has no priority: Grid Engine computes none)
+#   qstat-urg.xml  qstat -urg -xml then: urg, rrcontr, wtcontr, dlcontr, nurg per job
+#   qstat-pri.xml  qstat -pri -xml then: prio, nurg, npprior, ntckts, ppri per job
+#   started.xml    qstat -xml after all.q was enabled and one scheduling run dispatched what fits
+#   refused.txt    the lines qsub refused, with its message
+# The farm's complexes get urgencies (lic 100, cores 10, tmo 1, arch_s 500) and two PEs (smp $pe_slots,
+# urgency_slots min; mpi $fill_up, urgency_slots max) on all.q; `teardown` of sge_oracle.sh and its
+# `setup` again restore the plain oracle farm.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/sge_common.sh"
+
+sched() {  # key value ... : set scheduler configuration lines
+  local f; f=$(mktemp)
+  {
+    echo '#!/bin/sh'
+    while [ $# -ge 2 ]; do echo "sed -i -e 's/^$1 .*/$1 $2/' \"\$1\""; shift 2; done
+  } > "$f"
+  chmod +x "$f"
+  EDITOR="$f" qconf -msconf >/dev/null 2>&1 || true
+  rm -f "$f"
+}
+
+pe() {  # name rule urgency_slots
+  local f; f=$(mktemp)
+  printf 'pe_name %s\nslots 999\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots %s\naccounting_summary FALSE\nqsort_args NONE\n' \
+    "$1" "$2" "$3" > "$f"
+  qconf -Mp "$f" >/dev/null 2>&1 || qconf -Ap "$f" >/dev/null
+  rm -f "$f"
+}
+
+run() {
+  local jobs=$1 out=$2 weights=${3:-}
+  [ -e "$out" ] && { echo "sge_priority: $out exists" >&2; exit 1; }
+  settings
+  qdel -f -u '*' >/dev/null 2>&1 || true
+  sleep 3
+  # urgencies: complex(5)'s last column
+  local cx; cx=$(mktemp)
+  qconf -sc | awk '$1=="lic"{$8=100} $1=="cores"{$8=10} $1=="tmo"{$8=1} $1=="arch_s"{$8=500} {print}' > "$cx"
+  qconf -Mc "$cx" >/dev/null 2>&1 || true
+  rm -f "$cx"
+  pe smp '$pe_slots' min
+  pe mpi '$fill_up' max
+  qconf -mattr queue pe_list "smp mpi" all.q >/dev/null
+  qconf -mattr queue slots 4 all.q >/dev/null
+  sched schedule_interval 0:0:2 queue_sort_method seqno
+  if [ -n "$weights" ]; then
+    # shellcheck disable=SC2046
+    sched $(grep -v '^#' "$weights")
+  fi
+  qmod -e 'all.q' >/dev/null 2>&1 || true
+  mkdir -p "$out"
+  bash "$root/tools/sge-dump.sh" "$out/farm" --no-jobs
+  qmod -d 'all.q' >/dev/null
+  : > "$out/refused.txt"
+  local line msg
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in '' | \#*) continue ;; "sleep "*) sleep "${line#sleep }"; continue ;; esac
+    # shellcheck disable=SC2086
+    if ! msg=$(cd /tmp && qsub -b y -w n -o /dev/null -e /dev/null $line /bin/sleep 600 2>&1); then
+      printf '%s\t%s\n' "$line" "$(echo "$msg" | tr '\n' ' ')" >> "$out/refused.txt"
+    fi
+  done < "$jobs"
+  sleep 6  # scheduling runs prioritize the pending jobs
+  (export TZ=UTC; qstat -u '*' -r -xml > "$out/farm/qstat-r.xml"; qstat -j '*' -xml > "$out/farm/qstat-j.xml" 2>/dev/null || true)
+  qstat -u '*' -urg -xml > "$out/qstat-urg.xml"
+  qstat -u '*' -pri -xml > "$out/qstat-pri.xml"
+  qconf -ssconf > "$out/farm/qconf-ssconf.txt"
+  qmod -e 'all.q' >/dev/null
+  sleep 8
+  qstat -u '*' -xml > "$out/started.xml"  # started: a queue_name (state t or r)
+  qdel -f -u '*' >/dev/null 2>&1 || true
+  echo "sge_priority: $(grep -c '<JB_job_number>' "$out/qstat-pri.xml") jobs, $(grep -c '<JB_job_number>' "$out/started.xml") started -> $out" >&2
+}
+
+case "${1:-}" in
+  run) run "$2" "$3" "${4:-}" ;;
+  *) echo "usage: $0 run JOBS OUT [WEIGHTS]" >&2; exit 1 ;;
+esac

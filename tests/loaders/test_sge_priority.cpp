@@ -1,0 +1,102 @@
+// Grid Engine's job order read from a dump (issue 43 item 1): the priorities colmatch computes
+// (engine/schedule/sge_priority.hpp) against those a real qmaster printed. bench/peers/sge_priority.sh
+// built them on Son of Grid Engine 8.1.9 (Debian 12, simulated execution hosts): 32 pending jobs of
+// bench/peers/sge_priority_jobs.txt on the oracle farm, prioritized by its scheduler, with Debian's
+// scheduler weights (datasets/sge/prio-debian: weight_priority 0, urgency 0.5, ticket 0.5, waiting time
+// 0.278) and with the manual's (prio-manual: 1, 0.1, 0.01, 0). Each folder holds the dump (farm/), and
+// qstat -pri -xml, qstat -urg -xml as the scheduler left them.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "engine/batch/dispatch.hpp"
+#include "loaders/errors.hpp"
+#include "loaders/sge.hpp"
+#include "loaders/sge_xml.hpp"
+
+using namespace colmatch;
+
+namespace {
+
+const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/sge/";
+
+// job number -> the priority qstat printed (5 decimals), in qstat's order (the scheduler's)
+std::vector<std::pair<std::string, double>> printed(const std::string& run) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& q : loaders::sge::read_qstat_jobs(kData + run + "/qstat-pri.xml"))
+    out.emplace_back(q.number, std::stod(q.prio));
+  return out;
+}
+
+class SgePriorityOracle : public ::testing::TestWithParam<const char*> {};
+
+// Every job's prio within qstat's rounding (5 decimals), and the order colmatch dispatches in equal to the
+// order qstat lists them (the scheduler's: prio descending, then submission, then job number).
+// The dump's jobs are read with the priority qstat -r printed for them zeroed, as it is for jobs no
+// scheduling run has seen yet: colmatch computes the priority, it does not copy it.
+TEST_P(SgePriorityOracle, EveryJobsPriorityAndTheOrderAreGridEngines) {
+  const std::string dir = ::testing::TempDir() + "/sge_prio_" + GetParam();
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kData + GetParam() + "/farm", dir, std::filesystem::copy_options::recursive);
+  {
+    std::ifstream in(dir + "/qstat-r.xml");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (size_t at = text.find("<JAT_prio>"); at != std::string::npos; at = text.find("<JAT_prio>", at + 1))
+      text.replace(at + 10, text.find('<', at + 10) - (at + 10), "0.00000");
+    std::ofstream(dir + "/qstat-r.xml") << text;
+  }
+  const loaders::Dataset ds = loaders::load_sge(dir, "");
+  std::map<std::string, uint32_t> row;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) row[std::string(ds.jobs.id[j])] = j;
+  const auto sge = printed(GetParam());
+  ASSERT_EQ(sge.size(), 32u);
+  ASSERT_EQ(ds.jobs.size(), 32u);
+  for (const auto& [number, prio] : sge) {
+    ASSERT_TRUE(row.count(number)) << number;
+    EXPECT_NEAR(ds.jobs.priority[row[number]], prio, 5.001e-6) << "job " << number;
+    EXPECT_NE(ds.explain_priority(row[number]).find(fmt::format("prio {:.5f}", prio)), std::string::npos)
+        << ds.explain_priority(row[number]);
+  }
+  // the order, over the jobs colmatch keeps (a slot range is still rejected)
+  std::vector<std::string> want, got;
+  for (const auto& [number, prio] : sge)
+    if (!ds.jobs.rejected(row[number])) want.push_back(number);
+  for (const uint32_t j : dispatch_order(ds.jobs)) got.emplace_back(ds.jobs.id[j]);
+  EXPECT_EQ(got, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Runs, SgePriorityOracle, ::testing::Values("prio-debian", "prio-manual"));
+
+// Jobs that are held have no priority in Grid Engine and do not widen the urgency range: the same dump
+// with one job held gives the others the same priorities when that job's urgency was inside the range.
+// (A dump whose scheduler configuration is absent takes the manual's weights.)
+TEST(SgePriority, TheWeightsAreTheDumpsAndAMalformedOneIsNamed) {
+  const std::string dir = ::testing::TempDir() + "/sge_prio_weights";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kData + "prio-manual/farm", dir, std::filesystem::copy_options::recursive);
+  std::filesystem::remove(dir + "/qconf-ssconf.txt");
+  const loaders::Dataset plain = loaders::load_sge(dir, "");
+  const loaders::Dataset manual = loaders::load_sge(kData + "prio-manual/farm", "");
+  for (uint32_t j = 0; j < plain.jobs.size(); ++j)
+    EXPECT_NEAR(plain.jobs.priority[j], manual.jobs.priority[j], 1e-12);  // the same weights
+  {
+    std::ofstream out(dir + "/qconf-ssconf.txt");
+    out << "algorithm default\nweight_urgency 0.1x\n";
+  }
+  try {
+    loaders::load_sge(dir, "");
+    FAIL() << "a malformed weight was read";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("qconf-ssconf.txt:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("weight_urgency"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
