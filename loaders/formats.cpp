@@ -101,10 +101,15 @@ std::vector<InputFormat> make_formats() {
       {"sge",
        "Grid Engine: what qconf and qstat print on the master (tools/sge-dump.sh), and its accounting file",
        {{"dump", "folder written by tools/sge-dump.sh (qconf-sc.txt, qconf-se.txt, qconf-sq.txt, ...)"},
-        {"accounting", "accounting file (accounting(5)): its jobs instead of the dump's, each at its submission time",
+        {"jobs",
+         "qsub options, one job a line (-l, -q, -pe, -hard, -soft, -p, -P, -h): jobs instead of the dump's pending "
+         "ones",
+         false},
+        {"accounting",
+         "accounting file (accounting(5)): its jobs instead of --jobs or the dump's, each at its submission time",
          false}},
        [](const FormatArgs& a, const ProgressFn& p, LoadMode mode) {
-         return load_sge(arg(a, "dump"), arg(a, "accounting"), p, mode);
+         return load_sge(arg(a, "dump"), arg(a, "accounting"), p, mode, arg(a, "jobs"));
        }});
   f.push_back(
       {"slurm",

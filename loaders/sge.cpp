@@ -527,8 +527,8 @@ std::string FarmModel::numeric_text(const AttributeDef& def, const std::string& 
 
 }  // namespace sge
 
-Dataset load_sge(const std::string& dump_dir, const std::string& accounting, const ProgressFn& progress,
-                 LoadMode mode) {
+Dataset load_sge(const std::string& dump_dir, const std::string& accounting, const ProgressFn& progress, LoadMode mode,
+                 const std::string& jobs_path) {
   using namespace sge;
   if (!std::filesystem::is_directory(dump_dir))
     throw LoadError(dump_dir, 0, "--dump", "not a folder (tools/sge-dump.sh writes one)");
@@ -560,8 +560,8 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
           "hold; colmatch ranks the queue instances by seq_no");
   }
   if (exists(dump_file(dump_dir, "dump-time.txt"))) f.now = read_dump_time(dump_file(dump_dir, "dump-time.txt"));
-  JobTable jobs =
-      !accounting.empty() ? accounting_jobs(f, accounting) : qstat_jobs(f, mode == LoadMode::Snapshot, progress);
+  JobTable jobs = !accounting.empty() ? accounting_jobs(f, accounting)
+                                      : qstat_jobs(f, mode == LoadMode::Snapshot, progress, jobs_path);
   Dataset ds;
   if (!f.priority_terms.empty())
     ds.explain_priority = [w = f.weights, terms = std::move(f.priority_terms),

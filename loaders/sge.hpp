@@ -30,11 +30,15 @@ namespace colmatch::loaders {
 
 /// Loads a Grid Engine dump. Jobs come from `accounting` when given (each finished job or task arrives
 /// at its submission time with its recorded category and slots and runs its recorded wall clock), else
-/// from DIR/qstat-r.xml: pending jobs (held ones noted "held"), and under LoadMode::Snapshot the running
-/// jobs' charges are taken off the queue instances they run on (they are not matched again; a warning
-/// counts them). Throws LoadError naming file, line and field; a job whose request colmatch cannot
-/// represent (a slot range, a $round_robin PE, an unknown complex) is rejected with the reason.
+/// from `jobs_path` when given (qsub options, one job a line: -l, -q, -pe, -hard, -soft, -p, -P, -h; ids
+/// 1, 2, ... in line order; what qsub refuses is rejected with its reason, e.g. a soft request on a
+/// consumable), else from DIR/qstat-r.xml's pending jobs (held ones noted "held"). Under
+/// LoadMode::Snapshot the dump's running jobs' charges are taken off the queue instances they run on
+/// (they are not matched again; a warning counts them). Each job's priority is Grid Engine's
+/// (engine/schedule/sge_priority.hpp) over the pending and running jobs, weighted by qconf-ssconf.txt. Throws LoadError
+/// naming file, line and field; a job whose request colmatch cannot represent (a slot range, a $round_robin PE, an
+/// unknown complex) is rejected with the reason.
 Dataset load_sge(const std::string& dump_dir, const std::string& accounting, const ProgressFn& progress = {},
-                 LoadMode mode = LoadMode::Snapshot);
+                 LoadMode mode = LoadMode::Snapshot, const std::string& jobs_path = "");
 
 }  // namespace colmatch::loaders

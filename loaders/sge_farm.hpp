@@ -82,8 +82,9 @@ struct FarmModel {
 /// DIR/name, or DIR/name.gz when only that exists.
 std::string dump_file(const std::string& dir, const char* name);
 
-/// Jobs from DIR/qstat-r.xml (and qstat-j.xml); running ones charge `farm`'s levels under Snapshot.
-JobTable qstat_jobs(FarmModel& farm, bool snapshot, const ProgressFn& progress);
+/// Jobs from DIR/qstat-r.xml (and qstat-j.xml); running ones charge `farm`'s levels under Snapshot. With
+/// `jobs_path`, the pending jobs are that file's instead (qsub options, one job a line).
+JobTable qstat_jobs(FarmModel& farm, bool snapshot, const ProgressFn& progress, const std::string& jobs_path = "");
 
 /// Jobs from an accounting file: one per record.
 JobTable accounting_jobs(const FarmModel& farm, const std::string& path);

@@ -32,6 +32,9 @@ constexpr uint64_t kMaxJobs = uint64_t{10} << 20;
 /// A request colmatch cannot represent or Grid Engine would refuse: the job is rejected with this.
 struct Unrepresentable {
   std::string why;
+  /// Grid Engine accepts and runs the job (a slot range, an allocation rule colmatch lacks); false: qsub
+  /// refuses it (an unknown resource, queue or PE, a soft request on a consumable).
+  bool grid_engine_runs_it = false;
 };
 
 /// A job's requests as qsub(1) options say them.
@@ -130,7 +133,7 @@ uint32_t pe_slots(const std::string& range) {
   double v = 0;
   auto [p, ec] = std::from_chars(range.data(), range.data() + range.size(), v);
   if (ec != std::errc() || p != range.data() + range.size() || v < 1 || v != std::floor(v) || v > 1e9)
-    throw Unrepresentable{fmt::format("-pe slot range '{}': colmatch needs one slot count", range)};
+    throw Unrepresentable{fmt::format("-pe slot range '{}': colmatch needs one slot count", range), true};
   return static_cast<uint32_t>(v);
 }
 
@@ -143,7 +146,7 @@ AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
       if (!expr.matches(pe.name)) continue;
       if (rule && *rule != pe.allocation_rule)
         throw Unrepresentable{
-            fmt::format("-pe {}: matches parallel environments of different allocation rules", pattern)};
+            fmt::format("-pe {}: matches parallel environments of different allocation rules", pattern), true};
       rule = pe.allocation_rule;
     }
   } catch (const WildcardError& e) {
@@ -154,7 +157,7 @@ AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
   if (*rule == "$fill_up") return AllocationRule::FillUp;
   if (*rule == "1") return AllocationRule::OnePerTasker;
   throw Unrepresentable{
-      fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up, 1)", pattern, *rule)};
+      fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up, 1)", pattern, *rule), true};
 }
 
 // Sets the last added job's requests; throws Unrepresentable.
@@ -174,7 +177,13 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
     }
     add(hard, clause(f, name, value));
   }
-  for (const auto& [name, value] : r.soft) add(soft, clause(f, name, value));
+  for (const auto& [name, value] : r.soft) {
+    if (const auto a = f.complex(name); a && f.catalog.at(*a).consumable)
+      throw Unrepresentable{
+          fmt::format("-soft -l {}: soft requests on consumables like \"{}\" are not supported (qsub refuses the job)",
+                      name, f.catalog.at(*a).name)};
+    add(soft, clause(f, name, value));
+  }
   if (!r.hard_queues.empty()) add(hard, queue_clause(f, r.hard_queues));
   if (!r.soft_queues.empty()) add(soft, queue_clause(f, r.soft_queues));
   if (!r.pe.empty()) {
@@ -343,6 +352,109 @@ class RunningCharges {
   size_t charged_ = 0, elsewhere_ = 0, parallel_ = 0;
 };
 
+// Where qsub options come from: an accounting record's category (what Grid Engine wrote: -l, -q, -pe and
+// credentials) or a line a user wrote for --jobs (qsub's options that say where and how a job runs).
+enum class QsubWords : uint8_t { Category, Submitted };
+
+// One job's qsub options (qsub(1)).
+struct Qsub {
+  SgeRequest request;
+  double priority = 0;   ///< -p
+  std::string project;   ///< -P
+  bool held = false;     ///< -h
+  std::string why;       ///< what colmatch does not represent, or qsub refuses: the job is rejected with it
+  bool refused = false;  ///< qsub refuses the job (why says so)
+};
+
+// Reads qsub options. Throws std::invalid_argument for an option without its value.
+Qsub parse_qsub(const std::vector<std::string>& w, QsubWords from) {
+  Qsub q;
+  bool soft = false;
+  const bool user = from == QsubWords::Submitted;
+  for (size_t i = 0; i < w.size() && q.why.empty(); ++i) {
+    auto arg = [&](size_t k) -> const std::string& {
+      if (i + k >= w.size()) throw std::invalid_argument(fmt::format("'{}' without its value", w[i]));
+      return w[i + k];
+    };
+    const std::string& o = w[i];
+    if (o == "-hard") soft = false;
+    else if (o == "-soft") soft = true;
+    else if (o == "-l") {
+      for (const std::string& item : split_list(arg(1))) {
+        const size_t eq = item.find('=');
+        // a BOOL complex requested by its name alone is requested TRUE (qsub(1))
+        (soft ? q.request.soft : q.request.hard)
+            .emplace_back(item.substr(0, eq), eq == std::string::npos ? "TRUE" : item.substr(eq + 1));
+      }
+      ++i;
+    } else if (o == "-q") {
+      for (const std::string& x : split_list(arg(1)))
+        (soft ? q.request.soft_queues : q.request.hard_queues).push_back(x);
+      ++i;
+    } else if (o == "-pe") {
+      q.request.pe = arg(1);
+      q.request.pe_range = arg(2);
+      i += 2;
+    } else if (user && o == "-p") {
+      // qsub: "-p option must be in range -1023 to 1024" (an integer)
+      const std::string& v = arg(1);
+      int p = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), p);
+      if (ec != std::errc() || end != v.data() + v.size() || p < -1023 || p > 1024)
+        q.why = fmt::format("-p {}: the priority must be a whole number from -1023 to 1024 (qsub)", v),
+        q.refused = true;
+      q.priority = p;
+      ++i;
+    } else if (o == "-P") {
+      q.project = arg(1);
+      ++i;
+    } else if (user && o == "-h") {
+      q.held = true;
+    } else if (user && (o == "-cwd" || o == "-V")) {
+      // the environment and the working directory: not a match of taskers
+    } else if (user && (o == "-N" || o == "-o" || o == "-e" || o == "-S" || o == "-M" || o == "-m" || o == "-b" ||
+                        o == "-j" || o == "-wd" || o == "-r" || o == "-notify" || o == "-now" || o == "-w")) {
+      ++i;  // names, files, mail, shell, verification level: not a match of taskers
+    } else if (o == "-U" || o == "-u" || o == "-A" || o == "-ckpt" || o == "-masterq" || o == "-ar" ||
+               o == "-binding") {
+      if (o == "-masterq") q.why = "-masterq: a master queue apart from the slaves' is not represented";
+      if (user && o == "-ar") q.why = "-ar: advance reservations are not represented";
+      ++i;  // users, accounts, checkpointing: not a match of taskers
+    } else {
+      q.why = user ? fmt::format("option '{}' is not one colmatch reads (-l, -q, -pe, -hard, -soft, -p, -P, -h)", o)
+                   : fmt::format("category option '{}' is not read", o);
+      q.refused = user && o.rfind("-", 0) != 0;  // a word that is no option: qsub takes it for the script
+    }
+  }
+  return q;
+}
+
+// One line of a --jobs file as qsub splits its arguments: words apart by blanks, '...' and "..." kept
+// whole (the quotes removed). Throws std::invalid_argument for a quote left open.
+std::vector<std::string> qsub_words(std::string_view line) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) break;
+    std::string w;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
+      if (line[i] == '\'' || line[i] == '"') {
+        const char quote = line[i];
+        const size_t end = line.find(quote, i + 1);
+        if (end == std::string_view::npos)
+          throw std::invalid_argument(fmt::format("a {} quote left open at character {}", quote, i + 1));
+        w.append(line.substr(i + 1, end - i - 1));
+        i = end + 1;
+      } else {
+        w += line[i++];
+      }
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 // Every job's sge_priority(5) priority into jobs.priority. `now`: the dump's time (dump-time.txt), else
 // the latest submission (the waiting-time term's differences, all that the order sees, do not depend on it).
 void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyInput>& inputs,
@@ -358,12 +470,66 @@ void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyIn
   f.priority_of_job = job_input;
 }
 
+// The jobs of a --jobs file: one job a line of qsub options (blank and `#` lines skipped), ids 1, 2, ...
+// in line order, submitted together when the dump was taken. A job qsub would refuse, or colmatch cannot
+// represent, is rejected naming the file, the line and the reason.
+void submitted_jobs(const FarmModel& f, JobBuilder& b, const std::string& path, std::vector<SgeUrgencyInput>& inputs,
+                    std::vector<uint32_t>& job_input) {
+  double now = f.now;
+  if (std::isnan(now)) {
+    now = 0;
+    for (const SgeUrgencyInput& in : inputs) now = std::max(now, in.submit);
+  }
+  LineReader in(path);
+  uint64_t k = 0;
+  for (std::string_view raw; in.next(raw);) {
+    std::string_view line = raw;
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    if (++k > kMaxJobs) throw LoadError(path, in.line(), "job", fmt::format("more than {} jobs", kMaxJobs));
+    const std::string id = std::to_string(k);
+    Qsub q;
+    try {
+      q = parse_qsub(qsub_words(line), QsubWords::Submitted);
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, in.line(), "options", e.what());
+    }
+    std::string why = q.why;
+    bool refused = q.refused;  // by qsub: the job would not exist in Grid Engine
+    uint32_t slots = 1;
+    try {
+      if (why.empty() && !q.request.pe.empty()) slots = pe_slots(q.request.pe_range);
+    } catch (const Unrepresentable& u) {
+      why = u.why;
+    }
+    const uint32_t j = b.add(id, "", "", 0, now, slots);
+    try {
+      if (why.empty()) apply(f, b, q.request);
+    } catch (const Unrepresentable& u) {
+      why = u.why;
+      refused = !u.grid_engine_runs_it;
+    }
+    if (!why.empty()) b.reject(j, fmt::format("{}:{}: job {}: {}", path, in.line(), id, why));
+    if (q.held) b.set_note(j, "held");
+    if (!q.project.empty()) b.set_credentials("", q.project);
+    b.set_times(std::numeric_limits<double>::quiet_NaN(), h_rt_of(f, q.request.hard));
+    SgeUrgencyInput u;
+    u.posix_priority = q.priority;
+    u.rrcontr = resource_contribution(f, q.request.hard, urgency_slots(f, q.request.pe, q.request.pe_range));
+    u.submit = now;
+    u.ranged = !q.held && !refused;
+    inputs.push_back(u);
+    job_input.push_back(static_cast<uint32_t>(inputs.size() - 1));
+  }
+}
+
 }  // namespace
 
-JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
+JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::string& jobs_path) {
   JobBuilder b(f.catalog);
   const std::string path = dump_file(f.dir, "qstat-r.xml");
-  if (!std::filesystem::exists(path)) return std::move(b).build();
+  if (!std::filesystem::exists(path) && jobs_path.empty()) return std::move(b).build();
   std::map<std::string, JobDetail> details;
   const std::string jpath = dump_file(f.dir, "qstat-j.xml");
   if (std::filesystem::exists(jpath))
@@ -386,7 +552,9 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
     }
     return in;
   };
-  for (const QstatJob& q : read_qstat_jobs(path)) {
+  size_t replaced = 0;  // pending jobs of the dump that --jobs replaces
+  const std::vector<QstatJob> listed = std::filesystem::exists(path) ? read_qstat_jobs(path) : std::vector<QstatJob>{};
+  for (const QstatJob& q : listed) {
     const bool is_running = q.list_state == "running" || q.state.find_first_of("rtRs") != std::string::npos;
     if (is_running) {
       if (snapshot) running.charge(q, path);
@@ -396,6 +564,10 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
           input_of(q, dp, dp ? number_field(dp->submission, 0, jpath, dp->line, "JB_submission_time") : 0));
       inputs.back().ranged = dp != nullptr;  // without its submission time its waiting time is unknown
       continue;  // simulate replays what is waiting
+    }
+    if (!jobs_path.empty()) {
+      ++replaced;
+      continue;
     }
     SgeRequest r{q.hard, q.soft, q.hard_queues, q.soft_queues, q.pe, q.pe_range};
     const auto d = details.find(q.number);
@@ -438,6 +610,12 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&) {
     }
   }
   running.warn();
+  if (!jobs_path.empty()) {
+    if (replaced)
+      f.warnings.push_back(
+          fmt::format("{} pending jobs of {} left out: the jobs are --jobs {}'s", replaced, path, jobs_path));
+    submitted_jobs(f, b, jobs_path, inputs, job_input);
+  }
   JobTable jobs = std::move(b).build();
   set_priorities(f, jobs, inputs, job_input);
   return jobs;
@@ -451,46 +629,18 @@ JobTable accounting_jobs(const FarmModel& f, const std::string& path) {
     if (const uint32_t n = ++attempts[id]; n > 1) id += fmt::format("~{}", n);  // a rerun: its own record
     const uint32_t j = b.add(id, rec.owner, rec.group, rec.priority, rec.submission, rec.slots);
     const double runtime = rec.start > 0 && rec.end >= rec.start ? rec.end - rec.start : rec.wallclock;
-    double walltime = std::numeric_limits<double>::quiet_NaN();
-    SgeRequest r;
-    std::string why;
-    const std::vector<std::string> w = category_words(rec.category);
-    bool soft = false;
-    for (size_t i = 0; i < w.size() && why.empty(); ++i) {
-      auto arg = [&](size_t k) -> const std::string& {
-        if (i + k >= w.size()) throw LoadError(path, rec.line, "category", fmt::format("'{}' without its value", w[i]));
-        return w[i + k];
-      };
-      if (w[i] == "-hard") soft = false;
-      else if (w[i] == "-soft") soft = true;
-      else if (w[i] == "-l") {
-        for (const std::string& item : split_list(arg(1))) {
-          const size_t eq = item.find('=');
-          // a BOOL complex requested by its name alone is requested TRUE (qsub(1))
-          (soft ? r.soft : r.hard)
-              .emplace_back(item.substr(0, eq), eq == std::string::npos ? "TRUE" : item.substr(eq + 1));
-        }
-        ++i;
-      } else if (w[i] == "-q") {
-        for (const std::string& q : split_list(arg(1))) (soft ? r.soft_queues : r.hard_queues).push_back(q);
-        ++i;
-      } else if (w[i] == "-pe") {
-        r.pe = arg(1);
-        r.pe_range = arg(2);
-        i += 2;
-      } else if (w[i] == "-U" || w[i] == "-u" || w[i] == "-P" || w[i] == "-A" || w[i] == "-ckpt" ||
-                 w[i] == "-masterq" || w[i] == "-ar" || w[i] == "-binding") {
-        if (w[i] == "-masterq") why = "-masterq: a master queue apart from the slaves' is not represented";
-        ++i;  // users, projects, checkpointing: not a match of taskers
-      } else {
-        why = fmt::format("category option '{}' is not read", w[i]);
-      }
+    Qsub q;
+    try {
+      q = parse_qsub(category_words(rec.category), QsubWords::Category);
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, rec.line, "category", e.what());
     }
-    walltime = h_rt_of(f, r.hard);
+    std::string why = q.why;
+    const double walltime = h_rt_of(f, q.request.hard);
     try {
       if (why.empty()) {
-        r.pe_range = std::to_string(rec.slots);  // the slots granted from the range
-        apply(f, b, r);
+        q.request.pe_range = std::to_string(rec.slots);  // the slots granted from the range
+        apply(f, b, q.request);
       }
     } catch (const Unrepresentable& u) {
       why = u.why;

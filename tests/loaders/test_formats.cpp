@@ -49,13 +49,13 @@ TEST(Formats, MissingRequiredOptionIsNamed) {
 }
 
 // An option of another format is refused naming it (issue 45: `--format sge --jobs /nonexistent` read
-// the dump's own queue and exited 0).
+// the dump's own queue and exited 0; --jobs is Grid Engine's own since issue 43, --taskers is not).
 TEST(Formats, AnOptionOfAnotherFormatIsRefused) {
   try {
-    loaders::load_format(*loaders::find_format("sge"), {{"dump", kData + "sge/farm80"}, {"jobs", "/nonexistent"}});
+    loaders::load_format(*loaders::find_format("sge"), {{"dump", kData + "sge/farm80"}, {"taskers", "/nonexistent"}});
     FAIL() << "accepted";
   } catch (const loaders::LoadError& e) {
-    EXPECT_EQ(e.file, "--jobs");
+    EXPECT_EQ(e.file, "--taskers");
     EXPECT_NE(std::string(e.what()).find("is not an option of --format sge"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(loaders::load_format(*loaders::find_format("sge"),

@@ -100,3 +100,70 @@ TEST(SgePriority, TheWeightsAreTheDumpsAndAMalformedOneIsNamed) {
 }
 
 }  // namespace
+
+// `--jobs FILE` (issue 43 item 5): the harness's own qsub lines asked without a dump of them. Under the
+// manual's weights (no waiting-time term) each job's priority is the one the qmaster gave the same line,
+// and the line qsub refused (`-soft -l lic=1`: "soft requests on consumables like "lic" are not
+// supported") is rejected saying so; Grid Engine numbered the others in line order.
+TEST(SgeJobsFile, QsubLinesGetGridEnginesPrioritiesAndItsRefusal) {
+  const std::string jobs = ::testing::TempDir() + "/sge_prio_jobs.txt";
+  {
+    std::ifstream in(std::string(COLMATCH_SOURCE_DIR) + "/bench/peers/sge_priority_jobs.txt");
+    std::ofstream out(jobs);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("sleep ", 0) != 0) out << line << "\n";  // the harness's pauses
+  }
+  const loaders::Dataset ds = loaders::load_sge(kData + "prio-manual/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
+  auto sge = printed("prio-manual");
+  std::sort(sge.begin(), sge.end(),
+            [](const auto& a, const auto& b) { return std::stoi(a.first) < std::stoi(b.first); });
+  ASSERT_EQ(ds.jobs.size(), 33u);
+  size_t k = 0;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    if (ds.jobs.rejected(j) &&
+        ds.jobs.reject_reason[ds.jobs.reject[j]].find("soft requests on consumables like "
+                                                      "\"lic\" are not supported") != std::string::npos) {
+      EXPECT_EQ(ds.jobs.id[j], "16");
+      continue;
+    }
+    ASSERT_LT(k, sge.size());
+    EXPECT_NEAR(ds.jobs.priority[j], sge[k].second, 5.001e-6)
+        << "line job " << ds.jobs.id[j] << ", Grid Engine's job " << sge[k].first;
+    ++k;
+  }
+  EXPECT_EQ(k, sge.size());
+}
+
+// A --jobs line is read as qsub reads its arguments: quotes keep a value whole; an option without its
+// value or a quote left open is an error naming the file and line; a -p out of qsub's range and an option
+// colmatch does not read reject the job with the reason.
+TEST(SgeJobsFile, LinesAreReadAsQsubReadsThem) {
+  const std::string jobs = ::testing::TempDir() + "/sge_jobs_lines.txt";
+  auto load = [&](const std::string& text) {
+    std::ofstream(jobs) << text;
+    return loaders::load_sge(kData + "prio-manual/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
+  };
+  const loaders::Dataset ds = load(
+      "# a comment\n\n-l 'arch_s=x86_64' -p 10\n-p 2000\n-now y -N x -cwd\n-l lic=1 -verify\n-h -P proj\n"
+      "-soft -q all.q@node0002\n");
+  ASSERT_EQ(ds.jobs.size(), 6u);
+  auto reason = [&](uint32_t j) { return ds.jobs.rejected(j) ? ds.jobs.reject_reason[ds.jobs.reject[j]] : ""; };
+  EXPECT_EQ(reason(0), "");
+  EXPECT_EQ(ds.jobs.request_text[ds.jobs.request[0]], "arch_s==\"x86_64\"");
+  EXPECT_NE(reason(1).find(":4: job 2: -p 2000: the priority must be a whole number from -1023 to 1024"),
+            std::string::npos)
+      << reason(1);
+  EXPECT_EQ(reason(2), "");
+  EXPECT_NE(reason(3).find("option '-verify' is not one colmatch reads"), std::string::npos) << reason(3);
+  EXPECT_EQ(ds.jobs.notes.value(ds.jobs.note[4]), "held");
+  EXPECT_EQ(reason(5), "");
+  EXPECT_GT(ds.jobs.priority[0], ds.jobs.priority[2]);  // -p 10 over -p 0
+  for (const char* bad : {"-l\n", "-pe smp\n", "-l 'arch_s=x86\n"}) {
+    try {
+      load(std::string("-p 1\n") + bad);
+      FAIL() << bad;
+    } catch (const loaders::LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("sge_jobs_lines.txt:2"), std::string::npos) << e.what();
+    }
+  }
+}

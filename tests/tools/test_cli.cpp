@@ -1269,9 +1269,9 @@ TEST(Cli, ImportRefusesWhatTheNativeFormatCannotHold) {
   EXPECT_FALSE(fs::exists(i.dir));
   Out m;
   const CliRun other =
-      run("match --format sge --dump " + kSrc + "/datasets/sge/farm80 --jobs /nonexistent --out " + m.dir.string());
+      run("match --format sge --dump " + kSrc + "/datasets/sge/farm80 --taskers /nonexistent --out " + m.dir.string());
   EXPECT_EQ(other.status, 1);
-  EXPECT_NE(other.err.find("--jobs: is not an option of --format sge"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("--taskers: is not an option of --format sge"), std::string::npos) << other.err;
   EXPECT_FALSE(fs::exists(m.dir));
 }
 
