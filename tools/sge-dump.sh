@@ -33,9 +33,19 @@ qconf -sc > "$tmp/qconf-sc.txt"
 qconf -sconf global > "$tmp/qconf-sconf-global.txt"
 qconf -ssconf > "$tmp/qconf-ssconf.txt"
 names qconf -sel > "$tmp/qconf-sel.txt"
-{ qconf -se global; while read -r h; do [ -n "$h" ] && qconf -se "$h"; done < "$tmp/qconf-sel.txt"; } > "$tmp/qconf-se.txt"
+# `qconf -se` shows one host a call (about 60 ms, seconds on a loaded master): 16 calls at a time, each
+# into its own file, put together in qconf -sel's order (208 hosts: 6.5 minutes one by one)
+each() {  # qconf option, list file -> the records in the list's order on stdout; a failed call fails
+  local opt=$1 list=$2 d; d=$(mktemp -d "$tmp/each.XXXXXX")
+  { grep -v '^$' "$list" || true; } | awk '{print NR "\t" $0}' |
+    xargs -r -P 16 -L 1 sh -c 'qconf "$0" "$3" > "$1/$(printf %08d "$2")"' "$opt" "$d" ||
+    { echo "sge-dump: qconf $opt failed for an object of $list" >&2; exit 1; }
+  cat "$d"/* 2>/dev/null || true
+  rm -rf "$d"
+}
+{ qconf -se global; each -se "$tmp/qconf-sel.txt"; } > "$tmp/qconf-se.txt"
 names qconf -shgrpl > "$tmp/qconf-shgrpl.txt"
-while read -r g; do [ -n "$g" ] && qconf -shgrp "$g"; done < "$tmp/qconf-shgrpl.txt" > "$tmp/qconf-shgrp.txt"
+each -shgrp "$tmp/qconf-shgrpl.txt" > "$tmp/qconf-shgrp.txt"
 names qconf -sql > "$tmp/qconf-sql.txt"
 while read -r q; do [ -n "$q" ] && qconf -sq "$q"; done < "$tmp/qconf-sql.txt" > "$tmp/qconf-sq.txt"
 names qconf -spl > "$tmp/qconf-spl.txt"

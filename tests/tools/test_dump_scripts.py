@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(os.environ.get("COLMATCH_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-COMMANDS = {"sge-dump": ["qconf", "qhost", "qstat"], "slurm-dump": ["scontrol", "squeue"]}
+COMMANDS = {"sge-dump": ["qconf", "qhost", "qstat"], "slurm-dump": ["scontrol", "squeue", "sshare"]}
 
 
 @pytest.fixture(params=["sge-dump", "slurm-dump"])
@@ -74,3 +74,34 @@ def test_anything_else_is_refused_and_left_as_it_was(script, tmp_path, kind):
     else:
         assert out.read_text() == "years of work"
     assert leftovers(tmp_path) == []
+
+
+def test_sge_dump_reads_the_hosts_side_by_side_in_their_order_and_stops_on_a_failure(tmp_path):
+    """qconf -se shows one host a call: sge-dump runs 16 at a time and puts them together in qconf -sel's
+    order (issue 43: 208 hosts took 6.5 minutes one by one); a host that qconf cannot show fails the dump."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    # 60 hosts, each answered after a delay that shuffles their finishing order; host h0013 may fail
+    (bindir / "qconf").write_text(
+        "#!/bin/sh\n"
+        "case \"$1\" in\n"
+        "  -sel) i=1; while [ $i -le 60 ]; do printf 'h%04d\\n' $i; i=$((i+1)); done ;;\n"
+        "  -se) [ \"$2\" = global ] && { echo 'hostname global'; exit 0; }\n"
+        "       [ \"$2\" = h0013 ] && [ -n \"$FAIL13\" ] && exit 1\n"
+        "       n=$(echo \"$2\" | sed 's/^h0*//'); sleep 0.0$(( (61 - n) % 10 )); echo \"hostname $2\" ;;\n"
+        "  *) echo \"qconf $*\" ;;\n"
+        "esac\n")
+    for cmd in ["qconf", "qhost", "qstat"]:
+        if cmd != "qconf":
+            (bindir / cmd).write_text(f"#!/bin/sh\necho \"{cmd} $*\"\n")
+        (bindir / cmd).chmod(0o755)
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}")
+    r = subprocess.run(["bash", str(ROOT / "tools" / "sge-dump.sh"), str(tmp_path / "d")], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "d" / "qconf-se.txt").read_text().splitlines()
+    assert lines == ["hostname global"] + [f"hostname h{i:04d}" for i in range(1, 61)]
+    r = subprocess.run(["bash", str(ROOT / "tools" / "sge-dump.sh"), str(tmp_path / "e")],
+                       env=dict(env, FAIL13="1"), capture_output=True, text=True)
+    assert r.returncode == 1 and "qconf -se failed" in r.stderr, r.stderr
+    assert not (tmp_path / "e").exists() and leftovers(tmp_path) == []
