@@ -461,7 +461,10 @@ std::set<std::string> not_dispatchable(const std::string& path) {
 }
 
 // PE slot totals smaller than the slots of the instances that list them: not represented.
-void warn_pe_slots(FarmModel& f) {
+// A PE's `slots` is the most slots its jobs may hold at once over the whole cluster (sge_pe(5)). Where it
+// is below the slots of its queues it binds: a global consumable `pe_slots(NAME)` of that capacity, one a
+// slot charged by each job of the PE (sge_jobs.cpp).
+void pe_totals(FarmModel& f, const std::string& path) {
   for (const Pe& pe : f.pes) {
     double total = 0;
     for (const Instance& in : f.instances) {
@@ -469,11 +472,23 @@ void warn_pe_slots(FarmModel& f) {
       const auto s = in.values.find(f.slots);
       if (s != in.values.end()) total += std::strtod(s->second.text.c_str(), nullptr);
     }
-    if (pe.slots < total)
-      f.warnings.push_back(
-          fmt::format("parallel environment {}: its total of {} slots (of {} in its queues) is not "
-                      "represented",
-                      pe.name, pe.slots, total));
+    if (!(pe.slots < total)) continue;
+    AttributeDef d;
+    d.name = "pe_slots(" + pe.name + ")";
+    d.type = AttrType::Int;
+    d.consumable = true;
+    d.requestable = Requestable::Yes;  // the loader sets each PE job's amount (FarmModel::complex hides it)
+    d.default_amount = 0;
+    d.relop = Relop::LE;
+    uint32_t a = 0;
+    try {
+      a = f.catalog.add(std::move(d));
+    } catch (const ValueError& e) {
+      throw LoadError(path, pe.line, "slots", e.what());
+    }
+    f.urgency.resize(a + 1, 0.0);
+    f.global[a] = {fmt::format("{}", pe.slots), path, pe.line};
+    f.pe_total[pe.name] = a;
   }
 }
 
@@ -516,6 +531,8 @@ TaskerTable build_taskers(const FarmModel& f) {
 std::optional<uint32_t> FarmModel::complex(std::string_view name) const {
   const auto a = catalog.find(name);
   if (!a || *a == pe_attr) return std::nullopt;
+  for (const auto& [pe, total] : pe_total)
+    if (*a == total) return std::nullopt;  // a PE's slot total: not a complex a job may name
   return a;
 }
 
@@ -549,7 +566,7 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
   if (exists(dump_file(dump_dir, "qconf-shgrp.txt"))) read_groups(f, dump_file(dump_dir, "qconf-shgrp.txt"));
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) read_pes(f, dump_file(dump_dir, "qconf-sp.txt"));
   read_queues(f, dump_file(dump_dir, "qconf-sq.txt"), not_dispatchable(dump_file(dump_dir, "qstat-f.xml")));
-  warn_pe_slots(f);
+  if (exists(dump_file(dump_dir, "qconf-sp.txt"))) pe_totals(f, dump_file(dump_dir, "qconf-sp.txt"));
   if (exists(dump_file(dump_dir, "qconf-ssconf.txt"))) {  // the scheduler's job and queue order
     const std::string path = dump_file(dump_dir, "qconf-ssconf.txt");
     const auto conf = read_records(path, "algorithm");

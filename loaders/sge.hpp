@@ -17,7 +17,7 @@
 // `qname`, `slots`, `complex_values` and limits (h_rt, h_vmem, ...; INFINITY is the largest value) on
 // the queue level, each with its per-host overrides, and its pe_list. Queue instances that are not
 // dispatchable (a state of d, s, S, E, C, u, a, A, D in qstat-f.xml, or a qtype without BATCH) are left
-// out with a warning; so are settings colmatch does not represent (access lists, PE slot totals), each
+// out with a warning; so are settings colmatch does not represent (access lists), each
 // named once. Taskers rank by seq_no (lower first).
 #pragma once
 

@@ -52,6 +52,8 @@ struct FarmModel {
   uint32_t qname = kNone, hostname = kNone, slots = kNone;
   std::map<std::string, std::vector<std::string>> groups;  ///< "@name" -> its hosts, nested groups expanded
   std::vector<Pe> pes;
+  /// The PEs whose slot total binds (below their queues' slots) -> the global consumable holding it.
+  std::map<std::string, uint32_t> pe_total;
   /// Per attribute: its urgency, the last column of qconf -sc (0 for pe_list and unparsable ones).
   std::vector<double> urgency;
   /// sched_conf(5)'s priority weights (qconf-ssconf.txt, else the manual's defaults).

@@ -160,6 +160,32 @@ AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
       fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up, 1)", pattern, *rule), true};
 }
 
+// The global consumable holding the slot total of the PE `pattern` names (FarmModel::pe_total), if it
+// has one. A pattern matching several PEs, one with a total, is not represented: the total charged
+// depends on which of them Grid Engine picks.
+std::optional<uint32_t> pe_total_of(const FarmModel& f, const std::string& pattern) {
+  if (f.pe_total.empty()) return std::nullopt;
+  std::optional<uint32_t> total;
+  size_t matched = 0;
+  try {
+    const WildcardExpression expr(pattern);
+    for (const Pe& pe : f.pes) {
+      if (!expr.matches(pe.name)) continue;
+      ++matched;
+      if (const auto it = f.pe_total.find(pe.name); it != f.pe_total.end()) total = it->second;
+    }
+  } catch (const WildcardError&) {
+    return std::nullopt;  // pe_rule refuses the pattern
+  }
+  if (total && matched > 1)
+    throw Unrepresentable{
+        fmt::format("-pe {}: matches several parallel environments, one with a slot total: the total charged "
+                    "depends on which Grid Engine picks",
+                    pattern),
+        true};
+  return total;
+}
+
 // Sets the last added job's requests; throws Unrepresentable.
 void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
   std::string hard, soft;
@@ -189,6 +215,7 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
   if (!r.pe.empty()) {
     add(hard, "pe_list=" + quote_value(r.pe));
     b.set_rule(pe_rule(f, r.pe));
+    if (const auto total = pe_total_of(f, r.pe)) b.set_amount(*total, 1);  // a slot of the PE's total each
   }
   try {
     if (!hard.empty()) b.set_request(hard);
@@ -314,6 +341,10 @@ class RunningCharges {
     for (const uint32_t a : f_.catalog.consumables()) {
       const AttributeDef& def = f_.catalog.at(a);
       double amount = a == f_.slots ? 1 : def.default_amount.value_or(0);
+      if (!j.pe.empty()) {  // a slot of its PE's total each
+        const auto t = f_.pe_total.find(j.pe);
+        if (t != f_.pe_total.end() && t->second == a) amount = 1;
+      }
       for (const auto& [name, value] : j.hard)
         if (f_.complex(name) == a) {
           try {

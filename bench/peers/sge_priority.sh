@@ -4,6 +4,7 @@
 # all.q with 4 slots each). NOT run in CI: needs root and the qmaster (`sge_oracle.sh setup` first).
 #
 #   bash bench/peers/sge_priority.sh run JOBS OUT [WEIGHTS]
+#   MPI_SLOTS=3 bash bench/peers/sge_priority.sh run ...   # the mpi PE's slot total (default 999)
 #
 # JOBS: one job a line of qsub options (`#` comments; a line `sleep N` waits N seconds between
 # submissions, so that submission times differ). WEIGHTS: sched_conf lines `key value` set first
@@ -35,10 +36,10 @@ sched() {  # key value ... : set scheduler configuration lines
   rm -f "$f"
 }
 
-pe() {  # name rule urgency_slots
+pe() {  # name rule urgency_slots [slots]
   local f; f=$(mktemp)
-  printf 'pe_name %s\nslots 999\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots %s\naccounting_summary FALSE\nqsort_args NONE\n' \
-    "$1" "$2" "$3" > "$f"
+  printf 'pe_name %s\nslots %s\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots %s\naccounting_summary FALSE\nqsort_args NONE\n' \
+    "$1" "${4:-999}" "$2" "$3" > "$f"
   qconf -Mp "$f" >/dev/null 2>&1 || qconf -Ap "$f" >/dev/null
   rm -f "$f"
 }
@@ -55,7 +56,7 @@ run() {
   qconf -Mc "$cx" >/dev/null 2>&1 || true
   rm -f "$cx"
   pe smp '$pe_slots' min
-  pe mpi '$fill_up' max
+  pe mpi '$fill_up' max "${MPI_SLOTS:-999}"
   qconf -mattr queue pe_list "smp mpi" all.q >/dev/null
   qconf -mattr queue slots 4 all.q >/dev/null
   sched schedule_interval 0:0:2 queue_sort_method seqno

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/batch/dispatch.hpp"
+#include "engine/batch/matcher.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/sge.hpp"
 #include "loaders/sge_xml.hpp"
@@ -166,4 +167,31 @@ TEST(SgeJobsFile, LinesAreReadAsQsubReadsThem) {
       EXPECT_NE(std::string(e.what()).find("sge_jobs_lines.txt:2"), std::string::npos) << e.what();
     }
   }
+}
+
+// A PE's slot total (sge_pe(5) `slots`: its jobs' slots together, over the whole cluster) binds where it
+// is below its queues' slots. `MPI_SLOTS=3 bench/peers/sge_priority.sh` (datasets/sge/pe-total): five
+// jobs of bench/peers/sge_pe_total_jobs.txt released into one scheduling run; Grid Engine started
+// the first mpi job of 2 slots and the mpi job of 1 and left the second mpi job of 2 and the last mpi
+// job pending (3 of 3 mpi slots in use), the smp job beside them. colmatch starts the same jobs on the
+// same queue instances with the same slots (without the total it started all but the last).
+TEST(SgePeTotal, APeSlotTotalBindsAsInGridEngine) {
+  const loaders::Dataset ds = loaders::load_sge(kData + "pe-total/farm", "");
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
+  std::map<std::string, std::string> got, want;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    std::string& g = got[std::string(ds.jobs.id[j])];
+    if (m.dispatch.status[j] != JobStatus::Assigned) {
+      g = "pending";
+      continue;
+    }
+    for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
+      const Allocation& x = m.dispatch.allocations[m.dispatch.alloc_first[j] + a];
+      g += fmt::format("{}{}:{}", a ? "+" : "", ds.taskers.names[x.tasker], x.slots);
+    }
+  }
+  for (const auto& q : loaders::sge::read_qstat_jobs(kData + "pe-total/started.xml"))
+    want[q.number] = q.queue.empty() ? "pending" : q.queue + ":" + q.slots;
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(want.at("116"), "pending");
 }
