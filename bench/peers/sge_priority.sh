@@ -5,17 +5,20 @@
 #
 #   bash bench/peers/sge_priority.sh run JOBS OUT [WEIGHTS]
 #   MPI_SLOTS=3 bash bench/peers/sge_priority.sh run ...   # the mpi PE's slot total (default 999)
+#   PE_LIST="smp mpi rr two" bash bench/peers/sge_priority.sh run ...   # all.q's pe_list (default smp mpi)
+#   (other farm changes, e.g. bench/peers/sge_pe_hosts.sh's second queue, are made before the run)
 #
 # JOBS: one job a line of qsub options (`#` comments; a line `sleep N` waits N seconds between
 # submissions, so that submission times differ). WEIGHTS: sched_conf lines `key value` set first
 # (weight_priority 1.0, ...). Writes into OUT (which must not exist):
 #   farm/          tools/sge-dump.sh --no-jobs of the farm, queues enabled (what colmatch matches on)
 #   farm/qstat-r.xml, farm/qstat-j.xml
-#                  the jobs, pending, as qstat printed them while all.q was disabled and the scheduler
+#                  the jobs, pending, as qstat printed them while every queue was disabled and the scheduler
 #                  had prioritized them (a held job has no priority: Grid Engine computes none)
 #   qstat-urg.xml  qstat -urg -xml then: urg, rrcontr, wtcontr, dlcontr, nurg per job
 #   qstat-pri.xml  qstat -pri -xml then: prio, nurg, npprior, ntckts, ppri per job
 #   started.xml    qstat -xml after all.q was enabled and one scheduling run dispatched what fits
+#   started-g-t.txt  qstat -g t then: a MASTER or SLAVE line per slot of each started job, per queue instance
 #   refused.txt    the lines qsub refused, with its message
 # The farm's complexes get urgencies (lic 100, cores 10, tmo 1, arch_s 500) and two PEs (smp $pe_slots,
 # urgency_slots min; mpi $fill_up, urgency_slots max) on all.q; `teardown` of sge_oracle.sh and its
@@ -57,17 +60,17 @@ run() {
   rm -f "$cx"
   pe smp '$pe_slots' min
   pe mpi '$fill_up' max "${MPI_SLOTS:-999}"
-  qconf -mattr queue pe_list "smp mpi" all.q >/dev/null
+  qconf -mattr queue pe_list "${PE_LIST:-smp mpi}" all.q >/dev/null
   qconf -mattr queue slots 4 all.q >/dev/null
   sched schedule_interval 0:0:2 queue_sort_method seqno
   if [ -n "$weights" ]; then
     # shellcheck disable=SC2046
     sched $(grep -v '^#' "$weights")
   fi
-  qmod -e 'all.q' >/dev/null 2>&1 || true
+  qmod -e '*' >/dev/null 2>&1 || true
   mkdir -p "$out"
   bash "$root/tools/sge-dump.sh" "$out/farm" --no-jobs
-  qmod -d 'all.q' >/dev/null
+  qmod -d '*' >/dev/null
   : > "$out/refused.txt"
   local line msg
   while IFS= read -r line || [ -n "$line" ]; do
@@ -82,9 +85,10 @@ run() {
   qstat -u '*' -urg -xml > "$out/qstat-urg.xml"
   qstat -u '*' -pri -xml > "$out/qstat-pri.xml"
   qconf -ssconf > "$out/farm/qconf-ssconf.txt"
-  qmod -e 'all.q' >/dev/null
+  qmod -e '*' >/dev/null
   sleep 8
   qstat -u '*' -xml > "$out/started.xml"  # started: a queue_name (state t or r)
+  qstat -u '*' -g t > "$out/started-g-t.txt"  # each started job's slots queue instance by queue instance
   qdel -f -u '*' >/dev/null 2>&1 || true
   echo "sge_priority: $(grep -c '<JB_job_number>' "$out/qstat-pri.xml") jobs, $(grep -c '<JB_job_number>' "$out/started.xml") started -> $out" >&2
 }
