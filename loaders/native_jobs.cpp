@@ -1,6 +1,7 @@
 // The native format's jobs.jsonl (issue 29: read in parallel pieces like the Accelerator's jobs, one
 // prototype per kind of job): native.hpp.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -23,6 +24,15 @@
 
 namespace colmatch::loaders {
 namespace {
+
+// A count of 1 to 10^9 written as a whole decimal number.
+bool whole_count(std::string_view text, uint32_t& out) {
+  uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < 1 || v > 1000000000) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
 
 using namespace native_json;  // scalar_text, number_of, numeric_value, parse_object, blank, element
 using Choices = std::map<std::string, uint32_t, std::less<>>;  // a job's "solutions" as read -> its choice
@@ -203,7 +213,7 @@ Field field_of(std::string_view k) noexcept {
       if (is("walltime")) return Field::Walltime;
       if (is("rejected")) return Field::Rejected;
       return is("requests") || is("outcomes") ? Field::Other : Field::Unknown;
-    case 9: return is("resources") || is("solutions") ? Field::Other : Field::Unknown;
+    case 9: return is("resources") || is("solutions") || is("min_slots") ? Field::Other : Field::Unknown;
     case 11: return is("utilization") ? Field::Other : Field::Unknown;
     case 15: return is("allocation_rule") ? Field::Other : Field::Unknown;
     default: return Field::Unknown;
@@ -275,6 +285,7 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
   depends.reset();
   const uint32_t j = b.add(id, h.owner, h.group, h.priority, h.submit, static_cast<uint32_t>(h.slots));
   double runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
+  uint32_t min_slots = 0, per_host = 0;  // a Grid Engine host rule's range and slots a host
   std::string queue, account, qos;
   std::optional<element> solutions_el, gate_el, outcomes_el;
   auto reject = [&](const std::string& field, const std::string& why) { rejected.push_back({field, why, false}); };
@@ -328,7 +339,22 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
       scalar_text(field.value, rule);
       if (rule == "$fill_up") b.set_rule(AllocationRule::FillUp);
       else if (rule == "1") b.set_rule(AllocationRule::OnePerTasker);
-      else if (rule != "$pe_slots") reject("allocation_rule", "expected \"$pe_slots\", \"$fill_up\" or \"1\"");
+      else if (rule == "host $pe_slots") b.set_rule(AllocationRule::HostPeSlots);
+      else if (rule == "host $fill_up") b.set_rule(AllocationRule::HostFillUp);
+      else if (rule == "host $round_robin") b.set_rule(AllocationRule::HostRoundRobin);
+      else if (rule.rfind("host ", 0) == 0 && whole_count(rule.substr(5), per_host))
+        b.set_rule(AllocationRule::HostBlocks);
+      else if (rule != "$pe_slots")
+        reject("allocation_rule",
+               "expected \"$pe_slots\", \"$fill_up\", \"1\" or a Grid Engine host rule (\"host $pe_slots\", "
+               "\"host $fill_up\", \"host $round_robin\", \"host N\")");
+    } else if (key == "min_slots") {
+      double v = 0;
+      if (!number_of(field.value, v) || !(v >= 1) || v != std::floor(v) || v > h.slots) {
+        reject("min_slots", "expected a whole number from 1 to the job's slots");
+        continue;
+      }
+      min_slots = static_cast<uint32_t>(v);
     } else if (key == "runtime" || key == "walltime") {
       double v = 0;
       if (!number_of(field.value, v) || !(v >= 0) || !std::isfinite(v)) {
@@ -390,6 +416,13 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
   }
   b.set_times(runtime, walltime);
   b.set_credentials(queue, account, qos);
+  if (min_slots > 0 || per_host > 0) {
+    try {
+      b.set_pe_shape(min_slots, per_host);
+    } catch (const ValueError& e) {
+      reject("min_slots", e.what());
+    }
+  }
 }
 
 // The reason job `id` on line `ln` is rejected with.

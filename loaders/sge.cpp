@@ -567,6 +567,12 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) read_pes(f, dump_file(dump_dir, "qconf-sp.txt"));
   read_queues(f, dump_file(dump_dir, "qconf-sq.txt"), not_dispatchable(dump_file(dump_dir, "qstat-f.xml")));
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) pe_totals(f, dump_file(dump_dir, "qconf-sp.txt"));
+  f.host_rules = mode == LoadMode::Snapshot && accounting.empty();
+  double slots = 0;
+  for (const Instance& in : f.instances)
+    if (const auto s = in.values.find(f.slots); s != in.values.end())
+      slots += std::strtod(s->second.text.c_str(), nullptr);
+  f.total_slots = static_cast<uint32_t>(std::clamp(slots, 1.0, 1e9));
   if (exists(dump_file(dump_dir, "qconf-ssconf.txt"))) {  // the scheduler's job and queue order
     const std::string path = dump_file(dump_dir, "qconf-ssconf.txt");
     const auto conf = read_records(path, "algorithm");

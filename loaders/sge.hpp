@@ -35,9 +35,11 @@ namespace colmatch::loaders {
 /// consumable), else from DIR/qstat-r.xml's pending jobs (held ones noted "held"). Under
 /// LoadMode::Snapshot the dump's running jobs' charges are taken off the queue instances they run on
 /// (they are not matched again; a warning counts them). Each job's priority is Grid Engine's
-/// (engine/schedule/sge_priority.hpp) over the pending and running jobs, weighted by qconf-ssconf.txt. Throws LoadError
-/// naming file, line and field; a job whose request colmatch cannot represent (a slot range, a $round_robin PE, an
-/// unknown complex) is rejected with the reason.
+/// (engine/schedule/sge_priority.hpp) over the pending and running jobs, weighted by qconf-ssconf.txt. Under
+/// LoadMode::Snapshot with no accounting, parallel jobs take Grid Engine's host rules (AllocationRule::HostPeSlots
+/// ...: a host's queue instances together, a slot range the most that fit); over time $pe_slots, $fill_up and 1.
+/// Throws LoadError naming file, line and field; a job whose request colmatch cannot represent (over time a slot
+/// range or a $round_robin PE; an unknown complex, a soft request on a consumable) is rejected with the reason.
 Dataset load_sge(const std::string& dump_dir, const std::string& accounting, const ProgressFn& progress = {},
                  LoadMode mode = LoadMode::Snapshot, const std::string& jobs_path = "");
 

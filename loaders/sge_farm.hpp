@@ -52,6 +52,11 @@ struct FarmModel {
   uint32_t qname = kNone, hostname = kNone, slots = kNone;
   std::map<std::string, std::vector<std::string>> groups;  ///< "@name" -> its hosts, nested groups expanded
   std::vector<Pe> pes;
+  /// Parallel jobs placed by Grid Engine's host rules (AllocationRule::HostPeSlots ...; slot ranges
+  /// taken): loaded for `match`. Over time (`simulate`, accounting) the simulator's rules instead.
+  bool host_rules = false;
+  /// The slots of every queue instance together (an open slot range `2-` asks at most this many).
+  uint32_t total_slots = 0;
   /// The PEs whose slot total binds (below their queues' slots) -> the global consumable holding it.
   std::map<std::string, uint32_t> pe_total;
   /// Per attribute: its urgency, the last column of qconf -sc (0 for pe_list and unparsable ones).

@@ -128,17 +128,15 @@ std::string queue_clause(const FarmModel& f, const std::vector<std::string>& lis
   return list.size() > 1 ? "(" + out + ")" : out;
 }
 
-// -pe's slot count: one number (a range needs Grid Engine's choice of the most that fit).
-uint32_t pe_slots(const std::string& range) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(range.data(), range.data() + range.size(), v);
-  if (ec != std::errc() || p != range.data() + range.size() || v < 1 || v != std::floor(v) || v > 1e9)
-    throw Unrepresentable{fmt::format("-pe slot range '{}': colmatch needs one slot count", range), true};
-  return static_cast<uint32_t>(v);
-}
+// A job's PE as placed: its allocation rule, its slots (a range's most), a range's fewest (0: none) and
+// allocation_rule N's slots a host.
+struct PeJob {
+  AllocationRule rule = AllocationRule::PeSlots;
+  uint32_t slots = 1, min_slots = 0, per_host = 0;
+};
 
-// The allocation rule of the PEs `pattern` names: one that colmatch has ($pe_slots, $fill_up).
-AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
+// The allocation rule of the PEs `pattern` names, as text (one rule for all of them).
+std::string pe_rule_text(const FarmModel& f, const std::string& pattern) {
   std::optional<std::string> rule;
   try {
     const WildcardExpression expr(pattern);
@@ -153,11 +151,66 @@ AllocationRule pe_rule(const FarmModel& f, const std::string& pattern) {
     throw Unrepresentable{fmt::format("-pe {}: {}", pattern, e.what())};
   }
   if (!rule) throw Unrepresentable{fmt::format("-pe {}: no such parallel environment (qconf-sp.txt)", pattern)};
-  if (*rule == "$pe_slots") return AllocationRule::PeSlots;
-  if (*rule == "$fill_up") return AllocationRule::FillUp;
-  if (*rule == "1") return AllocationRule::OnePerTasker;
-  throw Unrepresentable{
-      fmt::format("-pe {}: allocation_rule {} is not one colmatch has ($pe_slots, $fill_up, 1)", pattern, *rule), true};
+  return *rule;
+}
+
+// -pe NAME RANGE as colmatch places it. Under the host rules (FarmModel::host_rules: `match`): the rule
+// host by host, any range qsub takes (N, N-M, N- open above, -M from 1) as the most that fit, at least its
+// fewest; allocation_rule N takes multiples of N. Otherwise (`simulate`): one slot count, and only
+// $pe_slots, $fill_up or 1. Throws Unrepresentable.
+PeJob pe_job(const FarmModel& f, const std::string& pattern, const std::string& range) {
+  const std::string rule = pe_rule_text(f, pattern);
+  auto bad_range = [&] { return Unrepresentable{fmt::format("-pe {} {}: not a slot range", pattern, range)}; };
+  auto number = [&](std::string_view t) {
+    double v = 0;
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || p != t.data() + t.size() || v < 1 || v != std::floor(v) || v > 1e9) throw bad_range();
+    return static_cast<uint32_t>(v);
+  };
+  PeJob out;
+  const size_t dash = range.find('-');
+  uint32_t lo = 0, hi = 0;
+  if (dash == std::string::npos) {
+    lo = hi = number(range);
+  } else {
+    lo = dash == 0 ? 1 : number(std::string_view(range).substr(0, dash));
+    hi = dash + 1 == range.size() ? std::max<uint32_t>(lo, f.total_slots)
+                                  : number(std::string_view(range).substr(dash + 1));
+    if (lo > hi) throw bad_range();
+  }
+  if (!f.host_rules) {
+    if (lo != hi)
+      throw Unrepresentable{fmt::format("-pe slot range '{}': colmatch needs one slot count over time", range), true};
+    out.slots = hi;
+    if (rule == "$pe_slots") out.rule = AllocationRule::PeSlots;
+    else if (rule == "$fill_up") out.rule = AllocationRule::FillUp;
+    else if (rule == "1") out.rule = AllocationRule::OnePerTasker;
+    else
+      throw Unrepresentable{
+          fmt::format("-pe {}: allocation_rule {} is not one colmatch replays ($pe_slots, $fill_up, 1)", pattern, rule),
+          true};
+    return out;
+  }
+  if (rule == "$pe_slots") out.rule = AllocationRule::HostPeSlots;
+  else if (rule == "$fill_up") out.rule = AllocationRule::HostFillUp;
+  else if (rule == "$round_robin") out.rule = AllocationRule::HostRoundRobin;
+  else {
+    out.rule = AllocationRule::HostBlocks;
+    try {
+      out.per_host = number(rule);
+    } catch (const Unrepresentable&) {
+      throw Unrepresentable{fmt::format("-pe {}: allocation_rule {} is not one Grid Engine has", pattern, rule)};
+    }
+    // multiples of N only (sge_pe(5): the slots must divide by N)
+    lo = (lo + out.per_host - 1) / out.per_host * out.per_host;
+    hi = hi / out.per_host * out.per_host;
+    if (lo > hi)
+      throw Unrepresentable{
+          fmt::format("-pe {} {}: no multiple of allocation_rule {} in the range", pattern, range, out.per_host), true};
+  }
+  out.slots = hi;
+  out.min_slots = lo < hi ? lo : 0;
+  return out;
 }
 
 // The global consumable holding the slot total of the PE `pattern` names (FarmModel::pe_total), if it
@@ -214,7 +267,9 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
   if (!r.soft_queues.empty()) add(soft, queue_clause(f, r.soft_queues));
   if (!r.pe.empty()) {
     add(hard, "pe_list=" + quote_value(r.pe));
-    b.set_rule(pe_rule(f, r.pe));
+    const PeJob pe = pe_job(f, r.pe, r.pe_range);
+    b.set_rule(pe.rule);
+    if (by_host(pe.rule)) b.set_pe_shape(pe.min_slots, pe.per_host);
     if (const auto total = pe_total_of(f, r.pe)) b.set_amount(*total, 1);  // a slot of the PE's total each
   }
   try {
@@ -530,7 +585,7 @@ void submitted_jobs(const FarmModel& f, JobBuilder& b, const std::string& path, 
     bool refused = q.refused;  // by qsub: the job would not exist in Grid Engine
     uint32_t slots = 1;
     try {
-      if (why.empty() && !q.request.pe.empty()) slots = pe_slots(q.request.pe_range);
+      if (why.empty() && !q.request.pe.empty()) slots = pe_job(f, q.request.pe, q.request.pe_range).slots;
     } catch (const Unrepresentable& u) {
       why = u.why;
     }
@@ -618,7 +673,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       uint32_t slots = 1;
       std::string why;
       try {
-        if (!q.pe.empty()) slots = pe_slots(q.pe_range);
+        if (!q.pe.empty()) slots = pe_job(f, q.pe, q.pe_range).slots;
       } catch (const Unrepresentable& u) {
         why = u.why;
       }

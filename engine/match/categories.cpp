@@ -238,9 +238,10 @@ struct RawFields {
   JobTable::FitUnit fit_unit{};
   uint32_t node_pick = kNone;
   JobTable::Fallback fallback{};
+  JobTable::PeShape pe_shape{};
   static RawFields of(const JobTable& jobs, uint32_t j) noexcept {
-    return {jobs.request[j], jobs.soft[j],        jobs.slots[j],        jobs.amount.row(j), jobs.choice_of(j),
-            jobs.rule[j],    jobs.fit_unit_of(j), jobs.node_pick_of(j), jobs.fallback_of(j)};
+    return {jobs.request[j], jobs.soft[j],        jobs.slots[j],        jobs.amount.row(j),  jobs.choice_of(j),
+            jobs.rule[j],    jobs.fit_unit_of(j), jobs.node_pick_of(j), jobs.fallback_of(j), jobs.pe_shape_of(j)};
   }
 };
 
@@ -253,6 +254,7 @@ uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noe
                    (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1));
   if (f.node_pick != kNone) h = mix(h, 0x9e3779b97f4a7c15ULL ^ f.node_pick);
   if (f.fallback.request != kNone) h = mix(h, (uint64_t{f.fallback.request} << 32) | f.fallback.soft);
+  if (!(f.pe_shape == JobTable::PeShape{})) h = mix(h, (uint64_t{f.pe_shape.min_slots} << 32) | f.pe_shape.per_host);
   return mix(h, row_hash[f.row]);
 }
 
@@ -268,7 +270,8 @@ class RawTable {
         [&](const Entry& x) {
           if (x.fields.request != f.request || x.fields.soft != f.soft || x.fields.slots != f.slots ||
               x.fields.rule != f.rule || x.fields.choice != f.choice || !(x.fields.fit_unit == f.fit_unit) ||
-              x.fields.node_pick != f.node_pick || !(x.fields.fallback == f.fallback))
+              x.fields.node_pick != f.node_pick || !(x.fields.fallback == f.fallback) ||
+              !(x.fields.pe_shape == f.pe_shape))
             return false;
           if (x.fields.row == f.row) return true;
           const auto a = jobs.amount.of(j), b = jobs.amount.of(x.job);  // the amounts bit for bit
@@ -348,16 +351,18 @@ class CategoryBuilder {
       key_.push_back('\0');
       if (f.fallback.soft != 0) key_ += jobs_.request_text[f.fallback.soft];
     }
+    key_pe_shape(f.pe_shape, key_);
     const uint32_t cat = intern(jobs_.request[j], jobs_.soft[j], jobs_.choice_of(j), jobs_.slots[j], jobs_.rule[j],
                                 need_, once_, kinds_);
     set_fit_unit(cat, f.fit_unit);
+    set_pe_shape(cat, f.pe_shape);
     if (f.node_pick != kNone) {
       pick_list_.resize(c_.size(), kNone);
       pick_list_[cat] = f.node_pick;
     }
     if (f.fallback.request != kNone) {
       fallback_of_.resize(c_.size());
-      fallback_of_[cat] = {f.fallback, f.fit_unit};
+      fallback_of_[cat] = {f.fallback, f.fit_unit, f.pe_shape};
     }
     return cat;
   }
@@ -411,7 +416,7 @@ class CategoryBuilder {
   // charges and fit unit, a category of their own.
   void add_fallbacks() {
     for (size_t x = 0; x < fallback_of_.size(); ++x) {
-      const auto [fb, fit] = fallback_of_[x];
+      const auto [fb, fit, shape] = fallback_of_[x];
       if (fb.request == kNone) continue;
       const ChargeVector unit = c_.unit_charge[x], master = spreads(c_.rule[x]) ? c_.master_charge[x] : none_;
       const std::vector<ChargeKind> kinds_x = c_.charge_kind[x];
@@ -419,8 +424,10 @@ class CategoryBuilder {
       const AllocationRule rule = c_.rule[x];
       key_head(fb.request, fb.soft, kNone, slots, rule, key_);
       key_body(unit, master, width_, kinds_x, fit, key_);
+      key_pe_shape(shape, key_);
       const uint32_t f = intern(fb.request, fb.soft, kNone, slots, rule, unit, master, kinds_x);
       set_fit_unit(f, fit);
+      set_pe_shape(f, shape);
       c_.fallback.resize(x + 1, kNone);
       c_.fallback[x] = f;
     }
@@ -468,6 +475,17 @@ class CategoryBuilder {
     c_.fit_unit.resize(c_.size());
     c_.fit_unit[cat] = fit;
   }
+  void set_pe_shape(uint32_t cat, const JobTable::PeShape& shape) {  // (none: no column)
+    if (shape == JobTable::PeShape{}) return;
+    c_.pe_shape.resize(c_.size());
+    c_.pe_shape[cat] = shape;
+  }
+  // A PE shape at the key's end (none: the key as before).
+  static void key_pe_shape(const JobTable::PeShape& shape, std::string& key) {
+    if (shape == JobTable::PeShape{}) return;
+    key.push_back('\x1c');
+    key.append(reinterpret_cast<const char*>(&shape), sizeof shape);
+  }
 
   const Catalog& catalog_;
   const JobTable& jobs_;
@@ -483,6 +501,7 @@ class CategoryBuilder {
   struct FallbackOf {
     JobTable::Fallback fallback{};
     JobTable::FitUnit fit_unit{};
+    JobTable::PeShape pe_shape{};
   };
   std::vector<FallbackOf> fallback_of_;  // per job category, up to the last with a fallback
 };

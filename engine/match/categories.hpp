@@ -75,6 +75,11 @@ struct Categories {
   std::vector<uint32_t> fallback;
   uint32_t fallback_of(size_t c) const noexcept { return c < fallback.size() ? fallback[c] : kNone; }
 
+  /// per category, up to the last that has one (empty on most farms): its jobs' JobTable::PeShape.
+  std::vector<JobTable::PeShape> pe_shape;
+  JobTable::PeShape pe_shape_of(size_t c) const noexcept {
+    return c < pe_shape.size() ? pe_shape[c] : JobTable::PeShape{};
+  }
   /// per category: its jobs' JobTable::FitUnit (empty when no category has one).
   std::vector<JobTable::FitUnit> fit_unit;
   JobTable::FitUnit fit_unit_of(size_t c) const noexcept {

@@ -230,6 +230,8 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   }
   const bool choices = !protos.choice.empty() || !t.choice.empty();
   if (choices) grow.run([&] { t.choice.resize(n1, kNone); });
+  const bool shapes = !protos.pe_shape.empty() || !t.pe_shape.empty();  // Grid Engine's host rules
+  if (shapes) grow.run([&] { t.pe_shape.resize(n1); });
   grow.wait();
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
@@ -248,6 +250,7 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
       if (account_at) account_at[j] = account[p];
       if (qos_at) qos_at[j] = qos[p];
       if (choices) t.choice[j] = protos.choice_of(p) == kNone ? kNone : choice_here[protos.choice_of(p)];
+      if (shapes) t.pe_shape[j] = protos.pe_shape_of(p);
     }
   });
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
@@ -456,6 +459,20 @@ void JobBuilder::set_fit_unit(double fit, double limit, double tasks) {
         fmt::format("a fit unit takes a task > 0 and a limit and a cap >= 0, not {}, {} and {}", fit, limit, tasks));
   table_.fit_unit.resize(table_.size());
   table_.fit_unit.back() = {fit, limit, tasks};
+}
+
+void JobBuilder::set_pe_shape(uint32_t min_slots, uint32_t per_host) {
+  const AllocationRule r = table_.rule.back();
+  const uint32_t slots = table_.slots.back();
+  if (!by_host(r)) throw ValueError("a PE shape is for a job of a Grid Engine host rule (set_rule first)");
+  if (min_slots > slots) throw ValueError(fmt::format("a slot range of {} to {}", min_slots, slots));
+  if ((r == AllocationRule::HostBlocks) != (per_host > 0))
+    throw ValueError("slots a host are for allocation_rule N (HostBlocks), and it needs them");
+  if (per_host > 0 && (slots % per_host != 0 || min_slots % per_host != 0))
+    throw ValueError(fmt::format("{} slots a host do not divide {} (or its range's {})", per_host, slots, min_slots));
+  if (min_slots == 0 && per_host == 0) return;
+  table_.pe_shape.resize(table_.size());
+  table_.pe_shape.back() = {min_slots, per_host};
 }
 
 void JobBuilder::set_node_picks(std::vector<JobTable::NodePick> picks) {

@@ -23,7 +23,28 @@ namespace colmatch {
 /// `allocation_rule 1`; a Slurm job of `-N K` nodes is K slots, each the per-node request), taskers in
 /// preference order. FillUp and OnePerTasker charge per slot instance, plus the per-job charges on the
 /// first (master) tasker.
-enum class AllocationRule : uint8_t { PeSlots = 0, FillUp = 1, OnePerTasker = 2 };
+///
+/// The Host rules are Son of Grid Engine 8.1.9's as a real qmaster places a parallel job where a host
+/// has several queue instances (taskers of one TaskerTable::host_of; engine/placement/grid_engine_hosts.cpp):
+/// hosts in the order of their first tasker in preference order, each host's taskers in preference
+/// order. HostPeSlots: every slot on one host ($pe_slots), over its taskers; HostFillUp: host after host,
+/// each filled ($fill_up); HostRoundRobin: a slot a host in turn ($round_robin); HostBlocks: exactly
+/// JobTable::PeShape::per_host slots on each host used (`allocation_rule N`). With a slot range
+/// (PeShape::min_slots) a job takes the most slots that fit, at least the minimum. They charge per slot
+/// instance, the per-job charges on the master (the first tasker taken). The batch dispatch places them;
+/// the simulator does not take them (the Grid Engine loader gives it PeSlots and FillUp).
+enum class AllocationRule : uint8_t {
+  PeSlots = 0,
+  FillUp = 1,
+  OnePerTasker = 2,
+  HostPeSlots = 3,
+  HostFillUp = 4,
+  HostRoundRobin = 5,
+  HostBlocks = 6
+};
+
+/// Whether a rule is one of Grid Engine's host rules (placed host by host).
+constexpr bool by_host(AllocationRule r) noexcept { return r >= AllocationRule::HostPeSlots; }
 
 /// Whether a rule spreads a job's slots over several taskers (every rule but PeSlots).
 constexpr bool spreads(AllocationRule r) noexcept { return r != AllocationRule::PeSlots; }
@@ -101,6 +122,15 @@ struct JobTable {
   /// Per job, up to the last job that has one (empty on most farms).
   std::vector<FitUnit> fit_unit;
   FitUnit fit_unit_of(uint32_t j) const noexcept { return j < fit_unit.size() ? fit_unit[j] : FitUnit{}; }
+  /// A Grid Engine parallel job's shape beyond its rule (AllocationRule's Host rules): the fewest slots of its
+  /// range (`-pe mpi 2-8`: 2; `slots` is the most; 0: no range) and, for HostBlocks, the slots on each host.
+  struct PeShape {
+    uint32_t min_slots = 0, per_host = 0;
+    friend bool operator==(const PeShape&, const PeShape&) = default;
+  };
+  /// Per job, up to the last job that has one (empty on most farms).
+  std::vector<PeShape> pe_shape;
+  PeShape pe_shape_of(uint32_t j) const noexcept { return j < pe_shape.size() ? pe_shape[j] : PeShape{}; }
   /// Slurm's required nodes of a OnePerTasker job (slurmctld 22.05.8, node_scheduler.c _get_req_features; issue
   /// 26): a constraint with node counts (`ssd*2`: two of the job's nodes have ssd; `[a*1&b*2]`: one with a and two
   /// others with b) or -w naming fewer nodes than -N. Before its own placement the job picks `count` taskers of
@@ -232,6 +262,10 @@ class JobBuilder {
   /// The last job's JobTable::FitUnit: `fit` > 0, `limit` and `tasks` >= 0 (0: none), all finite. Throws
   /// ValueError otherwise.
   void set_fit_unit(double fit, double limit, double tasks = 0);
+  /// The last job's JobTable::PeShape (set_rule a Host rule first): a range's fewest slots (0: none; else
+  /// 1 .. its slots) and HostBlocks' slots a host (> 0 for HostBlocks only, dividing the job's slots and its
+  /// range's minimum). Throws ValueError otherwise.
+  void set_pe_shape(uint32_t min_slots, uint32_t per_host);
   /// The last job's JobTable::NodePick list (kept once per distinct list; add_copies copies none, as it copies
   /// no fit unit). Throws ValueError for an empty list, a count of 0, a pick of no request or of one intern() did not
   /// return, or a job that is not OnePerTasker (set_rule first) or has fewer slots than an apart list's counts together

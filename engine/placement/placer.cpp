@@ -91,6 +91,7 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
     case PlacementMethod::FillUp: ok = place_fill_up(j, c, out); break;
     case PlacementMethod::Choice: ok = place_choice(j, c, policy, out); break;
     case PlacementMethod::PeSlots: ok = place_pe_slots(j, c, policy, out); break;
+    case PlacementMethod::GridEngineHosts: ok = place_hosts(j, c, out); break;
   }
   if (!ok) cap_.rollback(ledger_);
   else ++placements_;
@@ -109,6 +110,7 @@ PlacementMethod Placer::method(uint32_t c, AllocationPolicy policy) {
         : cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
             ? PlacementMethod::Consecutive
         : slurm_tasks(c, policy) ? PlacementMethod::SlurmTasks
+        : by_host(cats_.rule[c]) ? PlacementMethod::GridEngineHosts
         : spreads(cats_.rule[c]) ? PlacementMethod::FillUp
         : cats_.chooses(c)       ? PlacementMethod::Choice
                                  : PlacementMethod::PeSlots;

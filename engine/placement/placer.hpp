@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/match/categories.hpp"
@@ -105,8 +106,9 @@ class PreferenceTiers {
 /// How the jobs of a category are placed, chosen once per category and allocation policy (Placer::try_place):
 /// Slurm's node picks (a count of nodes with a feature, or named nodes, first), Slurm's K nodes of a job
 /// (consecutive best fit, one soft tier), Slurm's tasks spread over nodes, $fill_up (Grid Engine), a choice
-/// among solutions (Altair Accelerator), or all slots on one tasker ($pe_slots) by the policy's node choice.
-enum class PlacementMethod : uint8_t { NodePicks, Consecutive, SlurmTasks, FillUp, Choice, PeSlots };
+/// among solutions (Altair Accelerator), all slots on one tasker ($pe_slots) by the policy's node choice, or
+/// Grid Engine's host rules (AllocationRule::HostPeSlots ..., grid_engine_hosts.cpp).
+enum class PlacementMethod : uint8_t { NodePicks, Consecutive, SlurmTasks, FillUp, Choice, PeSlots, GridEngineHosts };
 
 /// Places one job at a time on taskers, taking its charges from a Capacity: the one placement code of
 /// the batch dispatch and of the simulator.
@@ -262,6 +264,9 @@ class Placer {
   // ConsecutiveBestFit within one tier (universe if no tasker of it has room).
   size_t consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // Grid Engine's host rules (grid_engine_hosts.cpp): category c's eligible taskers by host, and the placement.
+  const std::vector<std::vector<uint32_t>>& host_groups(uint32_t c);
+  bool place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // Calls fn(x) for the members x >= from of `tier`, in increasing order while fn returns true, except
   // taskers that cannot take a slot instance of category c by Capacity::room_words() and, with
   // `skip_blocks`, blocks of 64 that Capacity::block_full() says are full (not `keep`'s block).
@@ -323,6 +328,13 @@ class Placer {
     std::vector<Run> runs;
   } scratch_;
   std::vector<std::pair<size_t, size_t>> advance_;  // place_fill_up: (tier, new cursor), kept only on success
+  struct HostTake {  // place_hosts: slot instances taken on a tasker, the master's with the per-job charges
+    uint32_t tasker, n;
+    bool master;
+  };
+  std::vector<HostTake> host_takes_;
+  std::unordered_map<uint32_t, std::vector<std::vector<uint32_t>>> host_groups_;  // per category
+  std::vector<std::vector<uint32_t>> scratch_groups_;                             // under restrict_to()
   // The batch walk commits every successful try_place (committed_walk()): the last placement's category
   // and tasker, and how many placements there were then, let the next job of that category skip its
   // ConsecutiveBestFit search (place_pe_slots).

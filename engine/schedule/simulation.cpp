@@ -4,6 +4,8 @@
 #include <limits>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "engine/schedule/fbsng.hpp"
 #include "engine/schedule/moab.hpp"
 #include "engine/schedule/world.hpp"
@@ -76,6 +78,12 @@ SimResult run(const Catalog& catalog, const TaskerTable& taskers, const JobTable
 
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
+  for (uint32_t j = 0; j < jobs.size(); ++j)
+    if (!jobs.rejected(j) && by_host(jobs.rule[j]))
+      throw ValueError(fmt::format(
+          "job {}: Grid Engine's placement host by host (a host rule, a slot range) is `match`'s only; the simulator "
+          "places $pe_slots, $fill_up and one slot a tasker (load the Grid Engine dump itself to simulate it)",
+          jobs.id[j]));
   try {
     if (policy.scheduler == SchedulerKind::Fbsng)  // P2: process types' default requirements
       if (std::optional<JobTable> with = fbsng_apply_requirements(policy.fbsng, policy.process_type, catalog, jobs))

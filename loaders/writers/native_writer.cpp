@@ -154,6 +154,12 @@ void append_job_lines(const loaders::Dataset& ds, uint32_t from, uint32_t to, st
     if (j.soft[i] != 0) s += fmt::format(",\"soft\":\"{}\"", json_escape(j.request_text[j.soft[i]]));
     if (j.rule[i] == AllocationRule::FillUp) s += ",\"allocation_rule\":\"$fill_up\"";
     if (j.rule[i] == AllocationRule::OnePerTasker) s += ",\"allocation_rule\":\"1\"";
+    if (j.rule[i] == AllocationRule::HostPeSlots) s += ",\"allocation_rule\":\"host $pe_slots\"";
+    if (j.rule[i] == AllocationRule::HostFillUp) s += ",\"allocation_rule\":\"host $fill_up\"";
+    if (j.rule[i] == AllocationRule::HostRoundRobin) s += ",\"allocation_rule\":\"host $round_robin\"";
+    if (j.rule[i] == AllocationRule::HostBlocks)
+      s += fmt::format(",\"allocation_rule\":\"host {}\"", j.pe_shape_of(i).per_host);
+    if (j.pe_shape_of(i).min_slots > 0) s += fmt::format(",\"min_slots\":{}", j.pe_shape_of(i).min_slots);
     for (const auto& [key, amounts] : {std::pair<const char*, const JobAmounts*>{"resources", &j.amount},
                                        std::pair<const char*, const JobAmounts*>{"utilization", &j.utilization}}) {
       std::string obj;

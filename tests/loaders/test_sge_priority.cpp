@@ -4,12 +4,14 @@
 // bench/peers/sge_priority_jobs.txt on the oracle farm, prioritized by its scheduler, with Debian's
 // scheduler weights (datasets/sge/prio-debian: weight_priority 0, urgency 0.5, ticket 0.5, waiting time
 // 0.278) and with the manual's (prio-manual: 1, 0.1, 0.01, 0). Each folder holds the dump (farm/), and
-// qstat -pri -xml, qstat -urg -xml as the scheduler left them.
+// qstat -pri -xml, qstat -urg -xml as the scheduler left them, and started.xml what one scheduling run
+// started once the queues were enabled.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,21 @@ TEST_P(SgePriorityOracle, EveryJobsPriorityAndTheOrderAreGridEngines) {
     if (!ds.jobs.rejected(row[number])) want.push_back(number);
   for (const uint32_t j : dispatch_order(ds.jobs)) got.emplace_back(ds.jobs.id[j]);
   EXPECT_EQ(got, want);
+  // and what one scheduling run started once the queues were enabled: the same jobs, each on the same
+  // master queue instance with the same slots in all (slot ranges the most that fit)
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
+  std::map<std::string, std::string> started, assigned;
+  for (const auto& q : loaders::sge::read_qstat_jobs(kData + GetParam() + "/started.xml"))
+    if (!q.queue.empty()) started[q.number] = q.queue + ":" + q.slots;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    if (m.dispatch.status[j] != JobStatus::Assigned) continue;
+    uint32_t slots = 0;
+    for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a)
+      slots += m.dispatch.allocations[m.dispatch.alloc_first[j] + a].slots;
+    assigned[std::string(ds.jobs.id[j])] =
+        ds.taskers.names[m.dispatch.allocations[m.dispatch.alloc_first[j]].tasker] + ":" + std::to_string(slots);
+  }
+  EXPECT_EQ(assigned, started);
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, SgePriorityOracle, ::testing::Values("prio-debian", "prio-manual"));
@@ -194,4 +211,40 @@ TEST(SgePeTotal, APeSlotTotalBindsAsInGridEngine) {
     want[q.number] = q.queue.empty() ? "pending" : q.queue + ":" + q.slots;
   EXPECT_EQ(got, want);
   EXPECT_EQ(want.at("116"), "pending");
+}
+
+// Parallel jobs over a host's queue instances (issue 43 item 3): bench/peers/sge_pe_hosts.sh recorded
+// where a real qmaster put ten jobs of every allocation rule in one scheduling run, slot by slot
+// (datasets/sge/pe-hosts/started-g-t.txt, qstat -g t) on a farm where two hosts have two queue instances:
+// `-pe smp 6` ($pe_slots) on all.q@node0003:4 + q2.q@node0003:2, `-pe mpi 6` ($fill_up) host after host,
+// `-pe rr 3` ($round_robin) a slot on each of three hosts, `-pe two 4` (allocation_rule 2) pending with
+// no two hosts of two free slots, and the ranges `smp 2-8` and `mpi 2-20` the most that fit (7 on one
+// host, 2 over two). colmatch puts every slot on the same queue instances.
+TEST(SgePeHosts, EveryRuleAndRangeLandsWhereGridEnginePutsIt) {
+  const loaders::Dataset ds = loaders::load_sge(kData + "pe-hosts/farm", "");
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
+  std::map<std::string, std::map<std::string, int>> got, want;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    auto& g = got[std::string(ds.jobs.id[j])];
+    if (m.dispatch.status[j] != JobStatus::Assigned) continue;
+    for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
+      const Allocation& x = m.dispatch.allocations[m.dispatch.alloc_first[j] + a];
+      g[ds.taskers.names[x.tasker]] += static_cast<int>(x.slots);
+    }
+  }
+  // qstat -g t: a line per slot (MASTER or SLAVE), the job's id on the first line of each queue instance
+  std::ifstream in(kData + "pe-hosts/started-g-t.txt");
+  std::string line, job;
+  for (int n = 0; std::getline(in, line); ++n) {
+    if (n < 2) continue;  // the header and its rule
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.size() == 9 || w.size() == 7) job = w[0];  // id prior name user state date time [queue master]
+    if (w.size() == 7) want[job];                    // pending
+    if (w.size() == 9) ++want[job][w[7]];
+    if (w.size() == 2) ++want[job][w[0]];
+  }
+  ASSERT_EQ(want.size(), 10u);
+  EXPECT_EQ(got, want);
 }

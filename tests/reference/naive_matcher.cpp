@@ -209,19 +209,30 @@ bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable
          enough_taskers(catalog, taskers, jobs, j, need, kinds);
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
-                                                         const JobTable& jobs, uint32_t j,
-                                                         const std::vector<uint32_t>& order, Pools& pools,
-                                                         const std::vector<uint32_t>* exact) {
-  const auto need = charge(catalog, jobs, j), once = master_charge(catalog, jobs, j);
-  const auto kinds = charge_kinds(catalog, jobs, j);
-  Pools p = pools;
-  uint32_t remaining = jobs.slots[j];
-  std::vector<std::pair<uint32_t, uint32_t>> placed;
-  // Instances tasker t can take now (at most `remaining`); a master also pays the per-job charges.
-  auto fit = [&](uint32_t t, bool master) {
+namespace {
+
+// Job j's slot instances taken tasker by tasker from a copy of the pools: how many tasker t can take now
+// (at most `want`; a master also pays the per-job charges), and taking them.
+struct Taking {
+  const Catalog& catalog;
+  const TaskerTable& taskers;
+  const JobTable& jobs;
+  uint32_t j;
+  std::vector<double> need, once;
+  std::vector<int> kinds;
+  Pools p;
+  Taking(const Catalog& c, const TaskerTable& t, const JobTable& js, uint32_t job, const Pools& pools)
+      : catalog(c),
+        taskers(t),
+        jobs(js),
+        j(job),
+        need(charge(c, js, job)),
+        once(master_charge(c, js, job)),
+        kinds(charge_kinds(c, js, job)),
+        p(pools) {}
+  uint32_t fit(uint32_t t, bool master, uint32_t want) const {
     const uint32_t h = taskers.host_of[t];
-    uint32_t n = jobs.rule[j] == AllocationRule::OnePerTasker ? std::min(remaining, 1u) : remaining;
+    uint32_t n = jobs.rule[j] == AllocationRule::OnePerTasker ? std::min(want, 1u) : want;
     for (size_t k = 0; k < need.size() && n > 0; ++k) {
       const double o = master ? once[k] : 0.0, inst = need[k];
       if (o <= 0 && inst <= 0) continue;
@@ -240,8 +251,8 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
       }
     }
     return n;
-  };
-  auto put = [&](uint32_t t, uint32_t n, bool master) {
+  }
+  void put(uint32_t t, uint32_t n, bool master) {
     const uint32_t h = taskers.host_of[t];
     for (size_t k = 0; k < need.size(); ++k) {
       const double amount = n * need[k] + (master ? once[k] : 0.0);
@@ -251,6 +262,22 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
       if (h != kNone && col.by_host().has(h)) p.host[k][h] -= amount;
       if (col.global().present) p.global[k] -= amount;
     }
+  }
+};
+
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
+                                                         const JobTable& jobs, uint32_t j,
+                                                         const std::vector<uint32_t>& order, Pools& pools,
+                                                         const std::vector<uint32_t>* exact) {
+  Taking take(catalog, taskers, jobs, j, pools);
+  Pools& p = take.p;
+  uint32_t remaining = jobs.slots[j];
+  std::vector<std::pair<uint32_t, uint32_t>> placed;
+  auto fit = [&](uint32_t t, bool master) { return take.fit(t, master, remaining); };
+  auto put = [&](uint32_t t, uint32_t n, bool master) {
+    take.put(t, n, master);
     placed.emplace_back(t, n);
     remaining -= n;
   };
@@ -278,6 +305,78 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
     }
   if (remaining > 0) return {};
   pools = std::move(p);
+  return placed;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog, const TaskerTable& taskers,
+                                                         const JobTable& jobs, uint32_t j,
+                                                         const std::vector<uint32_t>& order, Pools& pools) {
+  // hosts in the order of their first tasker in `order` (a tasker of no host alone), their taskers in order
+  std::vector<std::vector<uint32_t>> hosts;
+  for (const uint32_t t : order) {
+    const uint32_t h = taskers.host_of[t];
+    bool joined = false;
+    for (auto& g : hosts)
+      if (h != kNone && taskers.host_of[g.front()] == h) g.push_back(t), joined = true;
+    if (!joined) hosts.push_back({t});
+  }
+  const JobTable::PeShape shape = jobs.pe_shape_of(j);
+  const uint32_t most = jobs.slots[j], fewest = shape.min_slots > 0 ? shape.min_slots : most;
+  using Placed = std::vector<std::pair<uint32_t, uint32_t>>;
+  // Up to `want` slots on host g's taskers in order, on `take`'s pools; the job's first slot is its master.
+  auto fill = [&](Taking& take, Placed& placed, const std::vector<uint32_t>& g, uint32_t want) {
+    uint32_t got = 0;
+    for (const uint32_t t : g) {
+      if (got == want) break;
+      const bool master = placed.empty();
+      const uint32_t n = take.fit(t, master, want - got);
+      if (n == 0) continue;
+      take.put(t, n, master);
+      auto it = std::find_if(placed.begin(), placed.end(), [&](const auto& x) { return x.first == t; });
+      if (it != placed.end()) it->second += n;
+      else placed.emplace_back(t, n);
+      got += n;
+    }
+    return got;
+  };
+  Taking take(catalog, taskers, jobs, j, pools);
+  Placed placed;
+  uint32_t total = 0;
+  switch (jobs.rule[j]) {
+    case AllocationRule::HostPeSlots:  // the most slots any one host takes, on the first host that takes them
+      for (uint32_t n = most; n >= fewest && total == 0; --n)
+        for (const auto& g : hosts) {
+          Taking trial = take;
+          Placed p;
+          if (fill(trial, p, g, n) == n) {
+            take.p = std::move(trial.p), placed = std::move(p), total = n;
+            break;
+          }
+        }
+      break;
+    case AllocationRule::HostFillUp:
+      for (const auto& g : hosts) total += fill(take, placed, g, most - total);
+      break;
+    case AllocationRule::HostRoundRobin:
+      for (uint32_t before = ~0u; total < most && total != before;) {
+        before = total;
+        for (const auto& g : hosts)
+          if (total < most) total += fill(take, placed, g, 1);
+      }
+      break;
+    case AllocationRule::HostBlocks:
+      for (const auto& g : hosts) {
+        if (total == most) break;
+        Taking trial = take;
+        Placed p = placed;
+        if (fill(trial, p, g, shape.per_host) == shape.per_host)
+          take.p = std::move(trial.p), placed = std::move(p), total += shape.per_host;
+      }
+      break;
+    default: return {};
+  }
+  if (total < fewest || placed.empty()) return {};
+  pools = std::move(take.p);
   return placed;
 }
 
@@ -599,6 +698,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           placed = place_fill_up(catalog, taskers, jobs, j, spread_order, pools, &counts);  // or this level fails
           if (!placed.empty()) break;
         }
+      } else if (by_host(jobs.rule[j])) {
+        placed = place_by_host(catalog, taskers, jobs, j, preference, pools);
       } else {
         placed = place_fill_up(catalog, taskers, jobs, j, preference, pools);
       }

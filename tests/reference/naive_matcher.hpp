@@ -45,6 +45,16 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
                                                          const std::vector<uint32_t>& order, Pools& pools,
                                                          const std::vector<uint32_t>* exact = nullptr);
 
+/// Places a job of a Grid Engine host rule (AllocationRule::HostPeSlots ...) over `order`, from the rules'
+/// definitions: hosts in the order of their first tasker in `order`, each host's taskers in that order;
+/// $pe_slots the most slots one host takes (the range's most first) on the first host that takes them,
+/// $fill_up each host filled in turn, $round_robin one slot a host a round, allocation_rule N exactly N a
+/// host; at least the range's fewest. Charges `pools` and returns (tasker, slots), the master first, or
+/// nothing with `pools` unchanged.
+std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog, const TaskerTable& taskers,
+                                                         const JobTable& jobs, uint32_t j,
+                                                         const std::vector<uint32_t>& order, Pools& pools);
+
 /// Slurm's -n N without -N (cons_tres `_eval_nodes` with one node at least, as slurmctld 22.05.8 placed such
 /// jobs), written from the observed rule: of `fitting` (taskers with room for a task), sets of consecutive
 /// input indices and equal power, in input order; repeatedly the best set (slurm_pick's rule, with the

@@ -2,6 +2,7 @@
 // eligibility per job and identical dispatch, for every usable instruction set and 1 or 2 threads.
 #include <cmath>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
@@ -269,3 +270,62 @@ TEST(Differential, SameResultForOneAndTwoThreads) {
 }
 
 }  // namespace
+
+// Grid Engine's host rules (AllocationRule::HostPeSlots, HostFillUp, HostRoundRobin, HostBlocks) and slot
+// ranges against the naive definition (naive::place_by_host) on random farms whose hosts have four
+// taskers each with host-level pools: the random jobs' rules and ranges drawn again.
+class HostRulesDifferential : public ::testing::TestWithParam<int> {};
+
+TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
+  size_t over_hosts = 0, ranged_short = 0, blocks = 0, robin = 0;
+  for (int i = 0; i < 150; ++i) {
+    const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam()) + static_cast<uint64_t>(i);
+    synth::SynthSpec spec = random_spec(seed);
+    spec.levels = true;  // hosts of four taskers, with host pools
+    spec.fill_up = 0.7;  // jobs of several slots
+    spec.one_per_tasker = 0;
+    spec.with_slots = true;
+    auto ds = synth::generate(spec);
+    std::mt19937_64 rng(seed);
+    JobTable& jobs = ds.jobs;
+    jobs.pe_shape.assign(jobs.size(), {});
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      if (rng() % 5 == 0) continue;  // some jobs keep their rule
+      const uint32_t slots = jobs.slots[j];
+      jobs.rule[j] = static_cast<AllocationRule>(3 + rng() % 4);
+      JobTable::PeShape& shape = jobs.pe_shape[j];
+      if (jobs.rule[j] == AllocationRule::HostBlocks) {
+        std::vector<uint32_t> divisors;
+        for (uint32_t d = 1; d <= slots; ++d)
+          if (slots % d == 0) divisors.push_back(d);
+        shape.per_host = divisors[rng() % divisors.size()];
+        if (rng() % 2) shape.min_slots = shape.per_host * (1 + static_cast<uint32_t>(rng() % (slots / shape.per_host)));
+      } else if (rng() % 2) {
+        shape.min_slots = 1 + static_cast<uint32_t>(rng() % slots);
+      }
+      if (shape.min_slots == slots) shape.min_slots = 0;
+    }
+    const naive::Result ref = naive::run(ds.catalog, ds.taskers, jobs);
+    const auto m = run_match(ds.catalog, ds.taskers, jobs, kernels::active());
+    compare(ds, m, ref, "seed " + std::to_string(seed));
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      if (m.dispatch.status[j] != JobStatus::Assigned || !by_host(jobs.rule[j])) continue;
+      uint32_t got = 0;
+      std::set<uint32_t> hosts;
+      for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
+        const Allocation& x = m.dispatch.allocations[m.dispatch.alloc_first[j] + a];
+        got += x.slots;
+        hosts.insert(ds.taskers.host_of[x.tasker]);
+      }
+      over_hosts += hosts.size() > 1 || (jobs.rule[j] == AllocationRule::HostPeSlots && m.dispatch.alloc_count[j] > 1);
+      ranged_short += got < jobs.slots[j];
+      blocks += jobs.rule[j] == AllocationRule::HostBlocks && hosts.size() > 1;
+      robin += jobs.rule[j] == AllocationRule::HostRoundRobin && hosts.size() > 1;
+    }
+  }
+  EXPECT_GT(over_hosts, 30u) << "jobs over several hosts, or $pe_slots over several taskers of one";
+  EXPECT_GT(ranged_short, 10u) << "ranges that took fewer than their most";
+  EXPECT_GT(blocks, 5u) << "allocation_rule N over several hosts";
+  EXPECT_GT(robin, 5u) << "$round_robin over several hosts";
+}
+INSTANTIATE_TEST_SUITE_P(Shards, HostRulesDifferential, ::testing::Range(0, 4));

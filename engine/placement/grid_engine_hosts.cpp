@@ -1,0 +1,127 @@
+// Grid Engine's parallel placement host by host (AllocationRule's Host rules), as Son of Grid Engine
+// 8.1.9's qmaster placed jobs on a farm whose hosts have several queue instances (datasets/sge/pe-hosts,
+// recorded by bench/peers/sge_pe_hosts.sh; tests/loaders/test_sge_priority.cpp): the hosts in the order
+// of their first eligible tasker (soft tiers in turn, rank order within each), each host's taskers in the
+// same order; $pe_slots fills one host over its queue instances (the first host where every slot fits,
+// or with a range the host where the most fit), $fill_up host after host, $round_robin a slot a host in
+// turn, `allocation_rule N` exactly N on each host used. A range takes the most slots that fit, at least
+// its minimum. The per-job charges go on the master, the first tasker taken.
+#include <algorithm>
+#include <unordered_map>
+
+#include "engine/placement/placer.hpp"
+
+namespace colmatch {
+
+// Category c's eligible taskers grouped by host, the hosts in the order of their first tasker (a tasker
+// of no host is a host of its own). Kept per category while no restriction is set.
+const std::vector<std::vector<uint32_t>>& Placer::host_groups(uint32_t c) {
+  if (!restricted_) {
+    if (const auto it = host_groups_.find(c); it != host_groups_.end()) return it->second;
+  }
+  std::vector<std::vector<uint32_t>>& groups = restricted_ ? scratch_groups_ : host_groups_[c];
+  groups.clear();
+  std::unordered_map<uint64_t, size_t> index;
+  const PreferenceTiers tiers(elig(c));
+  const size_t end = std::min(tiers[0].universe(), taskers_.size());
+  for (size_t v = 0; v < tiers.size(); ++v)
+    for (size_t x = tiers[v].next(0); x < end; x = tiers[v].next(x + 1)) {
+      const uint32_t h = taskers_.host_of.empty() ? kNone : taskers_.host_of[x];
+      const uint64_t key = h != kNone ? h : (uint64_t{1} << 32) + x;
+      const auto [it, fresh] = index.emplace(key, groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(static_cast<uint32_t>(x));
+    }
+  return groups;
+}
+
+bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  (void)j;
+  if (cursors_ && !restricted_ && cursors_->settled(c)) return false;
+  const AllocationRule rule = cats_.rule[c];
+  const JobTable::PeShape shape = cats_.pe_shape_of(c);
+  const uint32_t most = cats_.slots[c], fewest = shape.min_slots > 0 ? shape.min_slots : most;
+  const std::vector<std::vector<uint32_t>>& groups = host_groups(c);
+  std::vector<HostTake>& taken = host_takes_;
+  taken.clear();
+  auto take = [&](uint32_t x, uint32_t n, bool master) {
+    cats_.each_allocation_charge(c, n, master, [&](uint32_t k, double amount) {
+      if (amount > 0) cap_.take(ledger_, k, x, amount);
+      return true;
+    });
+    taken.push_back({x, n, master});
+  };
+  auto give_back = [&](size_t from) {  // the takes from `from` on, returned
+    for (size_t i = from; i < taken.size(); ++i)
+      cats_.each_allocation_charge(c, taken[i].n, taken[i].master, [&](uint32_t k, double amount) {
+        if (amount > 0) cap_.take(ledger_, k, taken[i].tasker, -amount);
+        return true;
+      });
+    taken.resize(from);
+  };
+  // As many slots as host g's taskers take, at most `want`, in their order; the job's first take is its master.
+  auto fill_host = [&](const std::vector<uint32_t>& g, uint32_t want) {
+    uint32_t got = 0;
+    for (const uint32_t x : g) {
+      if (got == want) break;
+      const bool master = taken.empty();
+      const uint32_t n = instances(c, x, master, want - got);
+      if (n == 0) continue;
+      take(x, n, master);
+      got += n;
+    }
+    return got;
+  };
+  uint32_t total = 0;
+  switch (rule) {
+    case AllocationRule::HostPeSlots: {
+      size_t best = groups.size();
+      uint32_t best_got = 0;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        const uint32_t got = fill_host(groups[g], most);
+        if (got == most) {
+          total = got;
+          break;
+        }
+        if (got >= fewest && got > best_got) best = g, best_got = got;
+        give_back(0);
+      }
+      if (total == 0 && best < groups.size()) total = fill_host(groups[best], best_got);
+      break;
+    }
+    case AllocationRule::HostFillUp:
+      for (size_t g = 0; g < groups.size() && total < most; ++g) total += fill_host(groups[g], most - total);
+      break;
+    case AllocationRule::HostRoundRobin:
+      for (bool more = true; more && total < most;) {
+        more = false;
+        for (size_t g = 0; g < groups.size() && total < most; ++g)
+          if (fill_host(groups[g], 1) == 1) ++total, more = true;
+      }
+      break;
+    case AllocationRule::HostBlocks:
+      for (size_t g = 0; g < groups.size() && total < most; ++g) {
+        const size_t mark = taken.size();
+        if (fill_host(groups[g], shape.per_host) == shape.per_host) total += shape.per_host;
+        else give_back(mark);
+      }
+      break;
+    default: return false;
+  }
+  if (total < fewest || taken.empty()) {
+    // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
+    if (cursors_ && !restricted_) cursors_->settle(c);
+    return false;
+  }
+  // one allocation a tasker (round robin comes back to one), the master first
+  const size_t first = out.size();
+  for (const HostTake& t : taken) {
+    auto it = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                           [&](const Allocation& a) { return a.tasker == t.tasker; });
+    if (it != out.end()) it->slots += t.n;
+    else out.push_back({t.tasker, t.n});
+  }
+  return true;
+}
+
+}  // namespace colmatch
