@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/batch/admission.hpp"
 #include "engine/model/wildcard.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/sge_conf.hpp"
@@ -302,6 +303,32 @@ void read_weights(FarmModel& f, const Record& conf, const std::string& path) {
           fmt::format("{} {}: the ticket policy is not computed: every job's tickets count as "
                       "equal (ntckts 0.5) in its priority",
                       key, fd->value));
+  }
+}
+
+// qsub -w for --jobs lines (qsub(1); as Son of Grid Engine 8.1.9 answered): each job alone on the farm
+// as configured (every pool full), placed as `match` places it. e: a job no queue could run is refused
+// ("error: no suitable queues"); w: it is submitted with a warning; v: nothing is submitted, the verdict
+// ("verification: found suitable queue(s)" or "no suitable queues") is the job's reason; p (the farm's
+// state now in Grid Engine) is answered on the empty farm too, and says so.
+void verdicts(FarmModel& f, const TaskerTable& taskers, const std::string& path, JobTable& jobs,
+              const Catalog& catalog) {
+  std::vector<EverCheck> check(jobs.size(), EverCheck::None);
+  for (const FarmModel::Verify& v : f.verify) check[v.job] = EverCheck::Placed;
+  const std::vector<uint8_t> never = never_runnable(catalog, taskers, jobs, check, kernels::active(), {});
+  auto reject = [&](uint32_t j, const std::string& why) {
+    jobs.reject.set(j, static_cast<uint32_t>(jobs.reject_reason.size()));
+    jobs.reject_reason.push_back(why);
+  };
+  for (const FarmModel::Verify& v : f.verify) {
+    const std::string at = fmt::format("{}:{}: job {}: qsub -w {}", path, v.line, jobs.id[v.job], v.level);
+    const bool none = never[v.job] != 0;
+    if (v.level == 'e' && none) reject(v.job, at + ": error: no suitable queues (qsub refuses the job)");
+    if (v.level == 'w' && none) f.warnings.push_back(at + ": warning: no suitable queues (the job is submitted)");
+    if (v.level == 'v' || v.level == 'p')
+      reject(v.job, at + (none ? ": verification: no suitable queues" : ": verification: found suitable queue(s)") +
+                        (v.level == 'p' ? " (on the farm empty: colmatch does not poke the state now)" : "") +
+                        " (nothing is submitted)");
   }
 }
 
@@ -601,6 +628,7 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
     }
   }
   ds.jobs = std::move(jobs);
+  if (!f.verify.empty()) verdicts(f, ds.taskers, jobs_path, ds.jobs, f.catalog);
   ds.catalog = std::move(f.catalog);
   ds.name = std::filesystem::path(dump_dir).filename().string();
   if (ds.name.empty()) ds.name = "sge";

@@ -57,6 +57,14 @@ struct FarmModel {
   bool host_rules = false;
   /// The slots of every queue instance together (an open slot range `2-` asks at most this many).
   uint32_t total_slots = 0;
+  /// --jobs lines with qsub's -w e, w, v or p: the job, the level, the line (load_sge answers them once the
+  /// taskers are built).
+  struct Verify {
+    uint32_t job;
+    char level;
+    size_t line;
+  };
+  std::vector<Verify> verify;
   /// The PEs whose slot total binds (below their queues' slots) -> the global consumable holding it.
   std::map<std::string, uint32_t> pe_total;
   /// Per attribute: its urgency, the last column of qconf -sc (0 for pe_list and unparsable ones).

@@ -448,6 +448,7 @@ struct Qsub {
   double priority = 0;   ///< -p
   std::string project;   ///< -P
   bool held = false;     ///< -h
+  char verify = 'n';     ///< -w: e, w, n, v or p (qsub's default n)
   std::string why;       ///< what colmatch does not represent, or qsub refuses: the job is rejected with it
   bool refused = false;  ///< qsub refuses the job (why says so)
 };
@@ -498,9 +499,15 @@ Qsub parse_qsub(const std::vector<std::string>& w, QsubWords from) {
       q.held = true;
     } else if (user && (o == "-cwd" || o == "-V")) {
       // the environment and the working directory: not a match of taskers
+    } else if (user && o == "-w") {
+      const std::string& v = arg(1);
+      if (v.size() != 1 || std::string_view("ewnvp").find(v[0]) == std::string_view::npos)
+        q.why = fmt::format("-w {}: not a verification level (e, w, n, v, p; qsub)", v), q.refused = true;
+      else q.verify = v[0];
+      ++i;
     } else if (user && (o == "-N" || o == "-o" || o == "-e" || o == "-S" || o == "-M" || o == "-m" || o == "-b" ||
-                        o == "-j" || o == "-wd" || o == "-r" || o == "-notify" || o == "-now" || o == "-w")) {
-      ++i;  // names, files, mail, shell, verification level: not a match of taskers
+                        o == "-j" || o == "-wd" || o == "-r" || o == "-notify" || o == "-now")) {
+      ++i;  // names, files, mail, shell: not a match of taskers
     } else if (o == "-U" || o == "-u" || o == "-A" || o == "-ckpt" || o == "-masterq" || o == "-ar" ||
                o == "-binding") {
       if (o == "-masterq") q.why = "-masterq: a master queue apart from the slaves' is not represented";
@@ -559,7 +566,7 @@ void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyIn
 // The jobs of a --jobs file: one job a line of qsub options (blank and `#` lines skipped), ids 1, 2, ...
 // in line order, submitted together when the dump was taken. A job qsub would refuse, or colmatch cannot
 // represent, is rejected naming the file, the line and the reason.
-void submitted_jobs(const FarmModel& f, JobBuilder& b, const std::string& path, std::vector<SgeUrgencyInput>& inputs,
+void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::vector<SgeUrgencyInput>& inputs,
                     std::vector<uint32_t>& job_input) {
   double now = f.now;
   if (std::isnan(now)) {
@@ -598,6 +605,7 @@ void submitted_jobs(const FarmModel& f, JobBuilder& b, const std::string& path, 
     }
     if (!why.empty()) b.reject(j, fmt::format("{}:{}: job {}: {}", path, in.line(), id, why));
     if (q.held) b.set_note(j, "held");
+    if (q.verify != 'n' && why.empty()) f.verify.push_back({j, q.verify, in.line()});
     if (!q.project.empty()) b.set_credentials("", q.project);
     b.set_times(std::numeric_limits<double>::quiet_NaN(), h_rt_of(f, q.request.hard));
     SgeUrgencyInput u;

@@ -248,3 +248,43 @@ TEST(SgePeHosts, EveryRuleAndRangeLandsWhereGridEnginePutsIt) {
   ASSERT_EQ(want.size(), 10u);
   EXPECT_EQ(got, want);
 }
+
+// qsub -w on --jobs lines (issue 43 item 4), against the answers of the real qmaster on the farm of
+// datasets/sge/pe-hosts (asked by hand, 2026-11-29, Son of Grid Engine 8.1.9):
+//   -w e -l arch_s=nosuch   "Unable to run job: error: no suitable queues"
+//   -w v -l arch_s=x86_64   "verification: found suitable queue(s)" (nothing submitted)
+//   -w v -l arch_s=nosuch   a line per host, then "verification: no suitable queues"
+//   -w w -l arch_s=nosuch   "warning: no suitable queues", submitted
+//   -l arch_s=nosuch        submitted (qsub's default is -w n)
+//   -w e -pe smp 9 / smp 8  refused / submitted ($pe_slots: 8 on one host at most)
+//   -w e -pe mpi 25 / 24    refused / submitted (24 slots in all)
+//   -w v -pe two 10 / 8     no suitable / found (allocation_rule 2 on 4 hosts)
+//   -w x                    qsub: invalid option argument "-w x"
+TEST(SgeJobsFile, QsubVerificationAsGridEngineAnswers) {
+  const std::string jobs = ::testing::TempDir() + "/sge_verify.txt";
+  std::ofstream(jobs) << "-w e -l arch_s=nosuch\n-w v -l arch_s=x86_64\n-w v -l arch_s=nosuch\n-w w -l arch_s=nosuch\n"
+                         "-l arch_s=nosuch\n-w e -pe smp 9\n-w e -pe smp 8\n-w e -pe mpi 25\n-w e -pe mpi 24\n"
+                         "-w v -pe two 10\n-w v -pe two 8\n-w x\n";
+  const loaders::Dataset ds = loaders::load_sge(kData + "pe-hosts/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
+  ASSERT_EQ(ds.jobs.size(), 12u);
+  auto why = [&](uint32_t j) { return ds.jobs.rejected(j) ? ds.jobs.reject_reason[ds.jobs.reject[j]] : ""; };
+  auto says = [&](uint32_t j, const char* text) {
+    EXPECT_NE(why(j).find(text), std::string::npos) << "job " << j + 1 << ": " << why(j);
+  };
+  says(0, "qsub -w e: error: no suitable queues");
+  says(1, "verification: found suitable queue(s)");
+  says(2, "verification: no suitable queues");
+  EXPECT_EQ(why(3), "");  // submitted, with a warning
+  bool warned = false;
+  for (const std::string& w : ds.taskers.warnings)
+    warned = warned || w.find("job 4: qsub -w w: warning") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(why(4), "");
+  says(5, "no suitable queues");
+  EXPECT_EQ(why(6), "");
+  says(7, "no suitable queues");
+  EXPECT_EQ(why(8), "");
+  says(9, "verification: no suitable queues");
+  says(10, "verification: found suitable queue(s)");
+  says(11, "-w x: not a verification level");
+}
