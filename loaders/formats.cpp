@@ -102,7 +102,7 @@ std::vector<InputFormat> make_formats() {
        "Grid Engine: what qconf and qstat print on the master (tools/sge-dump.sh), and its accounting file",
        {{"dump", "folder written by tools/sge-dump.sh (qconf-sc.txt, qconf-se.txt, qconf-sq.txt, ...)"},
         {"jobs",
-         "qsub options, one job a line (-l, -q, -pe, -hard, -soft, -p, -P, -h): jobs instead of the dump's pending "
+         "qsub options, one job a line (-l, -q, -pe, -hard, -soft, -p, -P, -h, -w): jobs instead of the dump's pending "
          "ones",
          false},
         {"accounting",
