@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -531,8 +532,101 @@ void set_level(const FarmModel& f, const std::map<uint32_t, LevelValue>& values,
   }
 }
 
+// A host's value of `name` for the load formula: its load value, else its fixed value, else the global
+// one (get_load_value: the attribute as the host sees it); nullopt when none or not a number.
+std::optional<double> host_value(const FarmModel& f, uint32_t h, std::string_view name) {
+  if (!name.empty() && name[0] == '$') name.remove_prefix(1);
+  const auto a = f.catalog.find(name);
+  if (!a || !is_numeric(f.catalog.at(*a).type)) return std::nullopt;
+  for (const auto* level : {&f.host_load[h], &f.host_fixed[h], &f.global}) {
+    const auto it = level->find(*a);
+    if (it == level->end()) continue;
+    try {
+      return parse_number(f.catalog.at(*a).type, FarmModel::numeric_text(f.catalog.at(*a), it->second.text));
+    } catch (const ValueError&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// sched_conf(5)'s load_formula for host h as Son of Grid Engine 8.1.9 evaluates it (sort_hosts.c
+// scaled_mixed_load): terms apart by + and - (a leading - negates the first), each a number or a value
+// name, optionally one of * / & | ^ and a second number or name; a value the host lacks makes the whole
+// load 9999 (ERROR_LOAD_VAL: such hosts sort last).
+double host_load(const FarmModel& f, uint32_t h) {
+  constexpr double kErrorLoad = 9999;
+  const std::string& text = f.load_formula;
+  auto operand = [&](std::string_view t) -> std::optional<double> {
+    double v = 0;
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc() && p == t.data() + t.size()) return v;
+    return host_value(f, h, t);
+  };
+  double load = 0;
+  char next = text.empty() || text[0] != '-' ? 0 : '-';
+  size_t i = text.empty() || text[0] != '-' ? 0 : 1;
+  while (i <= text.size()) {
+    size_t e = text.find_first_of("+-", i);
+    if (e == std::string::npos) e = text.size();
+    const std::string_view term = std::string_view(text).substr(i, e - i);
+    const size_t op = term.find_first_of("*/&|^");
+    const auto a = operand(term.substr(0, op));
+    if (!a) return kErrorLoad;
+    double v = *a;
+    if (op != std::string_view::npos) {
+      const auto b = operand(term.substr(op + 1));
+      if (!b) return kErrorLoad;
+      switch (term[op]) {
+        case '*': v *= *b; break;
+        case '/': v /= *b; break;
+        case '&': v = static_cast<double>(static_cast<uint32_t>(v) & static_cast<uint32_t>(*b)); break;
+        case '|': v = static_cast<double>(static_cast<uint32_t>(v) | static_cast<uint32_t>(*b)); break;
+        default: v = static_cast<double>(static_cast<uint32_t>(v) ^ static_cast<uint32_t>(*b)); break;
+      }
+    }
+    load = next == 0 ? v : next == '+' ? load + v : load - v;
+    if (e == text.size()) break;
+    next = text[e];
+    i = e + 1;
+  }
+  return load;
+}
+
+// Grid Engine's queue sort (sched_conf(5); sge_select_queue.c): each host's place by its load formula
+// (equal loads one place), the queue instances by seq_no then the host's place (queue_sort_method seqno)
+// or the other way round (load). Per host its place, and per instance its power (higher first). Where
+// every host's load is the same (no load values dumped: Grid Engine's order is seq_no alone then too)
+// the power is -seq_no as before.
+std::pair<std::vector<uint32_t>, std::vector<double>> queue_sort(const FarmModel& f) {
+  std::vector<double> power;
+  for (const Instance& in : f.instances) power.push_back(-in.seq_no);
+  if (f.sort_method.empty() || f.hosts.empty()) return {{}, power};
+  std::vector<double> load(f.hosts.size());
+  for (uint32_t h = 0; h < f.hosts.size(); ++h) load[h] = host_load(f, h);
+  std::vector<double> loads = load, seqs;
+  std::sort(loads.begin(), loads.end());
+  loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
+  if (loads.size() < 2) return {{}, power};
+  std::vector<uint32_t> place(f.hosts.size());
+  for (uint32_t h = 0; h < f.hosts.size(); ++h)
+    place[h] = static_cast<uint32_t>(std::lower_bound(loads.begin(), loads.end(), load[h]) - loads.begin());
+  for (const Instance& in : f.instances) seqs.push_back(in.seq_no);
+  std::sort(seqs.begin(), seqs.end());
+  seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
+  const double nh = static_cast<double>(loads.size()), ns = static_cast<double>(seqs.size());
+  for (size_t i = 0; i < f.instances.size(); ++i) {
+    const double hr = place[f.instances[i].host_index];
+    const double sr =
+        static_cast<double>(std::lower_bound(seqs.begin(), seqs.end(), f.instances[i].seq_no) - seqs.begin());
+    power[i] = f.sort_method == "load" ? -(hr * ns + sr) : -(sr * nh + hr);
+  }
+  return {place, power};
+}
+
 TaskerTable build_taskers(const FarmModel& f) {
   TaskerBuilder b(f.catalog);
+  const auto [host_order, power] = queue_sort(f);
   set_level(f, f.global, [&](uint32_t a, const std::string& t) { b.set_global(a, t); });
   for (uint32_t h = 0; h < f.hosts.size(); ++h) {
     const uint32_t id = b.add_host(f.hosts[h]);
@@ -540,14 +634,17 @@ TaskerTable build_taskers(const FarmModel& f) {
     set_level(f, f.host_fixed[h], [&](uint32_t a, const std::string& t) { b.set_host(id, a, t); });
     set_level(f, f.host_load[h], [&](uint32_t a, const std::string& t) { b.set_host(id, a, t, ValueKind::Load); });
   }
-  for (const Instance& in : f.instances) {
-    b.add(in.queue + "@" + in.host, -in.seq_no, in.host_index);
+  for (size_t i = 0; i < f.instances.size(); ++i) {
+    const Instance& in = f.instances[i];
+    b.add(in.queue + "@" + in.host, power[i], in.host_index);
     if (f.qname != kNone) b.set(f.qname, in.queue);
     set_level(f, in.values, [&](uint32_t a, const std::string& t) { b.set(a, t); });
     if (!in.pe_list.empty()) b.set_list(f.pe_attr, in.pe_list);
   }
   try {
-    return std::move(b).build();
+    TaskerTable t = std::move(b).build();
+    t.host_order = host_order;  // (host indices are f.hosts' order: added above in that order)
+    return t;
   } catch (const ValueError& e) {
     throw LoadError(f.dir, 0, "", e.what());
   }
@@ -603,11 +700,27 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
   if (exists(dump_file(dump_dir, "qconf-ssconf.txt"))) {  // the scheduler's job and queue order
     const std::string path = dump_file(dump_dir, "qconf-ssconf.txt");
     const auto conf = read_records(path, "algorithm");
-    if (!conf.empty()) read_weights(f, conf[0], path);
-    if (!conf.empty() && conf[0].value("queue_sort_method", "load") != "seqno")
-      f.warnings.push_back(
-          "queue_sort_method is load: Grid Engine tries hosts by their load, which a dump does not "
-          "hold; colmatch ranks the queue instances by seq_no");
+    if (!conf.empty()) {
+      read_weights(f, conf[0], path);
+      f.sort_method = conf[0].value("queue_sort_method", "load");
+      f.load_formula = conf[0].value("load_formula", "np_load_avg");
+      if (f.sort_method != "seqno" && f.sort_method != "load")
+        throw LoadError(path, conf[0].find("queue_sort_method")->line, "queue_sort_method",
+                        fmt::format("'{}' is not seqno or load", f.sort_method));
+      // the adjustments move load values within a run; a formula of fixed values they leave alone
+      bool loads = false;
+      for (size_t i = 0; i < f.load_formula.size() && !loads;) {
+        const size_t e = std::min(f.load_formula.find_first_of("+-*/&|^", i), f.load_formula.size());
+        std::string_view name = std::string_view(f.load_formula).substr(i, e - i);
+        if (!name.empty() && name[0] == '$') name.remove_prefix(1);
+        if (const auto a = f.catalog.find(name))
+          for (const auto& host : f.host_load) loads = loads || host.count(*a) > 0;
+        i = e + 1;
+      }
+      if (const std::string adj = conf[0].value("job_load_adjustments"); loads && upper(adj) != "NONE" && !adj.empty())
+        f.warnings.push_back(fmt::format(
+            "job_load_adjustments {}: not applied within one run (every job sees the hosts' load as dumped)", adj));
+    }
   }
   if (exists(dump_file(dump_dir, "dump-time.txt"))) f.now = read_dump_time(dump_file(dump_dir, "dump-time.txt"));
   JobTable jobs = !accounting.empty() ? accounting_jobs(f, accounting)

@@ -65,6 +65,9 @@ struct FarmModel {
     size_t line;
   };
   std::vector<Verify> verify;
+  /// sched_conf(5)'s queue sort (qconf-ssconf.txt; empty without one: seq_no alone): "seqno" or "load",
+  /// and the load formula.
+  std::string sort_method, load_formula = "np_load_avg";
   /// The PEs whose slot total binds (below their queues' slots) -> the global consumable holding it.
   std::map<std::string, uint32_t> pe_total;
   /// Per attribute: its urgency, the last column of qconf -sc (0 for pe_list and unparsable ones).

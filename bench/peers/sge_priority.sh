@@ -6,6 +6,7 @@
 #   bash bench/peers/sge_priority.sh run JOBS OUT [WEIGHTS]
 #   MPI_SLOTS=3 bash bench/peers/sge_priority.sh run ...   # the mpi PE's slot total (default 999)
 #   PE_LIST="smp mpi rr two" bash bench/peers/sge_priority.sh run ...   # all.q's pe_list (default smp mpi)
+#   QSORT=load LOAD_FORMULA=cores bash bench/peers/sge_priority.sh run ...   # queue_sort_method, load_formula
 #   (other farm changes, e.g. bench/peers/sge_pe_hosts.sh's second queue, are made before the run)
 #
 # JOBS: one job a line of qsub options (`#` comments; a line `sleep N` waits N seconds between
@@ -62,7 +63,7 @@ run() {
   pe mpi '$fill_up' max "${MPI_SLOTS:-999}"
   qconf -mattr queue pe_list "${PE_LIST:-smp mpi}" all.q >/dev/null
   qconf -mattr queue slots 4 all.q >/dev/null
-  sched schedule_interval 0:0:2 queue_sort_method seqno
+  sched schedule_interval 0:0:2 queue_sort_method "${QSORT:-seqno}" load_formula "${LOAD_FORMULA:-np_load_avg}"
   if [ -n "$weights" ]; then
     # shellcheck disable=SC2046
     sched $(grep -v '^#' "$weights")

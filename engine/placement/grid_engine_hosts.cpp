@@ -3,7 +3,8 @@
 // recorded by bench/peers/sge_pe_hosts.sh; tests/loaders/test_sge_priority.cpp): the hosts in the order
 // of their first eligible tasker (soft tiers in turn, rank order within each), each host's taskers in the
 // same order; $pe_slots fills one host over its queue instances (the first host where every slot fits,
-// or with a range the host where the most fit), $fill_up host after host, $round_robin a slot a host in
+// or with a range the host where the most fit; hosts in Grid Engine's host sort, TaskerTable::host_order,
+// where the farm has one: bench/peers/sge_queue_sort.sh), $fill_up host after host, $round_robin a slot a host in
 // turn, `allocation_rule N` exactly N on each host used. A range takes the most slots that fit, at least
 // its minimum. The per-job charges go on the master, the first tasker taken.
 #include <algorithm>
@@ -32,6 +33,14 @@ const std::vector<std::vector<uint32_t>>& Placer::host_groups(uint32_t c) {
       if (fresh) groups.emplace_back();
       groups[it->second].push_back(static_cast<uint32_t>(x));
     }
+  // $pe_slots tries the hosts in Grid Engine's host sort (the load formula's order; ties as they came)
+  if (cats_.rule[c] == AllocationRule::HostPeSlots && !taskers_.host_order.empty()) {
+    auto place = [&](const std::vector<uint32_t>& g) {
+      const uint32_t h = taskers_.host_of[g.front()];
+      return h == kNone ? UINT32_MAX : taskers_.host_order[h];
+    };
+    std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) { return place(a) < place(b); });
+  }
   return groups;
 }
 

@@ -213,27 +213,11 @@ TEST(SgePeTotal, APeSlotTotalBindsAsInGridEngine) {
   EXPECT_EQ(want.at("116"), "pending");
 }
 
-// Parallel jobs over a host's queue instances (issue 43 item 3): bench/peers/sge_pe_hosts.sh recorded
-// where a real qmaster put ten jobs of every allocation rule in one scheduling run, slot by slot
-// (datasets/sge/pe-hosts/started-g-t.txt, qstat -g t) on a farm where two hosts have two queue instances:
-// `-pe smp 6` ($pe_slots) on all.q@node0003:4 + q2.q@node0003:2, `-pe mpi 6` ($fill_up) host after host,
-// `-pe rr 3` ($round_robin) a slot on each of three hosts, `-pe two 4` (allocation_rule 2) pending with
-// no two hosts of two free slots, and the ranges `smp 2-8` and `mpi 2-20` the most that fit (7 on one
-// host, 2 over two). colmatch puts every slot on the same queue instances.
-TEST(SgePeHosts, EveryRuleAndRangeLandsWhereGridEnginePutsIt) {
-  const loaders::Dataset ds = loaders::load_sge(kData + "pe-hosts/farm", "");
-  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
-  std::map<std::string, std::map<std::string, int>> got, want;
-  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-    auto& g = got[std::string(ds.jobs.id[j])];
-    if (m.dispatch.status[j] != JobStatus::Assigned) continue;
-    for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
-      const Allocation& x = m.dispatch.allocations[m.dispatch.alloc_first[j] + a];
-      g[ds.taskers.names[x.tasker]] += static_cast<int>(x.slots);
-    }
-  }
-  // qstat -g t: a line per slot (MASTER or SLAVE), the job's id on the first line of each queue instance
-  std::ifstream in(kData + "pe-hosts/started-g-t.txt");
+// Where one scheduling run of a real qmaster put each job, slot by slot: qstat -g t's lines (a MASTER or
+// SLAVE line per slot, the job's id on the first line of each queue instance; pending jobs without one).
+std::map<std::string, std::map<std::string, int>> slots_in_g_t(const std::string& path) {
+  std::map<std::string, std::map<std::string, int>> want;
+  std::ifstream in(path);
   std::string line, job;
   for (int n = 0; std::getline(in, line); ++n) {
     if (n < 2) continue;  // the header and its rule
@@ -245,9 +229,50 @@ TEST(SgePeHosts, EveryRuleAndRangeLandsWhereGridEnginePutsIt) {
     if (w.size() == 9) ++want[job][w[7]];
     if (w.size() == 2) ++want[job][w[0]];
   }
-  ASSERT_EQ(want.size(), 10u);
-  EXPECT_EQ(got, want);
+  return want;
 }
+
+// colmatch's match of a dump, the same way: per job, per queue instance, its slots.
+std::map<std::string, std::map<std::string, int>> slots_matched(const loaders::Dataset& ds) {
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
+  std::map<std::string, std::map<std::string, int>> got;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    auto& g = got[std::string(ds.jobs.id[j])];
+    if (m.dispatch.status[j] != JobStatus::Assigned) continue;
+    for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a) {
+      const Allocation& x = m.dispatch.allocations[m.dispatch.alloc_first[j] + a];
+      g[ds.taskers.names[x.tasker]] += static_cast<int>(x.slots);
+    }
+  }
+  return got;
+}
+
+// Parallel jobs over a host's queue instances (issue 43 item 3): bench/peers/sge_pe_hosts.sh recorded
+// where a real qmaster put ten jobs of every allocation rule in one scheduling run, slot by slot
+// (datasets/sge/pe-hosts/started-g-t.txt, qstat -g t) on a farm where two hosts have two queue instances:
+// `-pe smp 6` ($pe_slots) on all.q@node0003:4 + q2.q@node0003:2, `-pe mpi 6` ($fill_up) host after host,
+// `-pe rr 3` ($round_robin) a slot on each of three hosts, `-pe two 4` (allocation_rule 2) pending with
+// no two hosts of two free slots, and the ranges `smp 2-8` and `mpi 2-20` the most that fit (7 on one
+// host, 2 over two). colmatch puts every slot on the same queue instances.
+TEST(SgePeHosts, EveryRuleAndRangeLandsWhereGridEnginePutsIt) {
+  const auto want = slots_in_g_t(kData + "pe-hosts/started-g-t.txt");
+  ASSERT_EQ(want.size(), 10u);
+  EXPECT_EQ(slots_matched(loaders::load_sge(kData + "pe-hosts/farm", "")), want);
+}
+
+// Grid Engine's queue sort (issue 43 item 2): bench/peers/sge_queue_sort.sh on the same farm with
+// load_formula over the hosts' `cores` (node0001 16, node0002 32, node0003 8, node0004 4) and seq_no
+// all.q 1-4 by host, q2.q@node0003 13, q2.q@node0004 1. queue_sort_method load (sort-load: hosts by
+// cores, then seq_no: sequential jobs on q2.q@node0004 first) and seqno with -cores (sort-seqno: seq_no,
+// then the most cores; a $pe_slots job tries the hosts by their load: `-pe smp 3` on node0002, not on
+// node0004 which comes first in the queue order). Eight jobs each, slot by slot as the qmaster put them.
+class SgeQueueSort : public ::testing::TestWithParam<const char*> {};
+TEST_P(SgeQueueSort, JobsLandWhereTheLoadFormulaSendsThem) {
+  const auto want = slots_in_g_t(kData + GetParam() + "/started-g-t.txt");
+  ASSERT_EQ(want.size(), 8u);
+  EXPECT_EQ(slots_matched(loaders::load_sge(kData + GetParam() + "/farm", "")), want);
+}
+INSTANTIATE_TEST_SUITE_P(Runs, SgeQueueSort, ::testing::Values("sort-load", "sort-seqno"));
 
 // qsub -w on --jobs lines (issue 43 item 4), against the answers of the real qmaster on the farm of
 // datasets/sge/pe-hosts (asked by hand, 2026-11-29, Son of Grid Engine 8.1.9):
@@ -287,4 +312,35 @@ TEST(SgeJobsFile, QsubVerificationAsGridEngineAnswers) {
   says(9, "verification: no suitable queues");
   says(10, "verification: found suitable queue(s)");
   says(11, "-w x: not a verification level");
+}
+
+// The load formula as Son of Grid Engine evaluates it (sort_hosts.c): terms apart by + and -, each an
+// operand or two joined by * / & | ^, a leading - negating the first; a value a host lacks makes its load
+// 9999 (last). On the sort-load farm (queue_sort_method load, hosts' cores 16, 32, 8, 4): formulas of the
+// same order give the same queue order as `cores`, `-cores` the hosts reversed, a name no host has seq_no alone.
+TEST(SgeQueueSort, TheLoadFormulaIsEvaluatedAsGridEngineDoes) {
+  const std::string dir = ::testing::TempDir() + "/sge_formula";
+  auto order_with = [&](const std::string& formula) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::copy(kData + "sort-load/farm", dir, std::filesystem::copy_options::recursive);
+    std::ifstream in(dir + "/qconf-ssconf.txt");
+    std::string text, line;
+    while (std::getline(in, line))
+      text += (line.rfind("load_formula", 0) == 0 ? "load_formula " + formula : line) + "\n";
+    in.close();
+    std::ofstream(dir + "/qconf-ssconf.txt") << text;
+    return loaders::load_sge(dir, "").taskers.names;
+  };
+  const std::vector<std::string> cores = order_with("cores");
+  EXPECT_EQ(cores.front(), "q2.q@node0004");  // the fewest cores, then seq_no
+  EXPECT_EQ(cores.back(), "all.q@node0002");
+  EXPECT_EQ(order_with("cores*2"), cores);
+  EXPECT_EQ(order_with("cores/2+1"), cores);
+  EXPECT_EQ(order_with("$cores-3"), cores);
+  const std::vector<std::string> reversed = order_with("-cores");
+  EXPECT_EQ(reversed.front(), "all.q@node0002");
+  EXPECT_EQ(order_with("0-cores"), reversed);
+  EXPECT_EQ(order_with("cores*nosuch"), order_with("nosuch")) << "a missing value: every host 9999";
+  EXPECT_EQ(order_with("nosuch").front(), "all.q@node0001") << "seq_no alone (all.q@node0001 and q2.q@node0004 "
+                                                               "tie at 1: the input order)";
 }

@@ -320,6 +320,11 @@ std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog,
       if (h != kNone && taskers.host_of[g.front()] == h) g.push_back(t), joined = true;
     if (!joined) hosts.push_back({t});
   }
+  if (jobs.rule[j] == AllocationRule::HostPeSlots && !taskers.host_order.empty())  // Grid Engine's host sort
+    std::stable_sort(hosts.begin(), hosts.end(), [&](const auto& a, const auto& b) {
+      const uint32_t ha = taskers.host_of[a.front()], hb = taskers.host_of[b.front()];
+      return (ha == kNone ? UINT32_MAX : taskers.host_order[ha]) < (hb == kNone ? UINT32_MAX : taskers.host_order[hb]);
+    });
   const JobTable::PeShape shape = jobs.pe_shape_of(j);
   const uint32_t most = jobs.slots[j], fewest = shape.min_slots > 0 ? shape.min_slots : most;
   using Placed = std::vector<std::pair<uint32_t, uint32_t>>;

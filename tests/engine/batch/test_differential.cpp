@@ -273,7 +273,8 @@ TEST(Differential, SameResultForOneAndTwoThreads) {
 
 // Grid Engine's host rules (AllocationRule::HostPeSlots, HostFillUp, HostRoundRobin, HostBlocks) and slot
 // ranges against the naive definition (naive::place_by_host) on random farms whose hosts have four
-// taskers each with host-level pools: the random jobs' rules and ranges drawn again.
+// taskers each with host-level pools: the random jobs' rules and ranges drawn again, and on half of the
+// farms a host sort (TaskerTable::host_order) that $pe_slots tries the hosts in.
 class HostRulesDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
@@ -287,6 +288,10 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
     spec.with_slots = true;
     auto ds = synth::generate(spec);
     std::mt19937_64 rng(seed);
+    if (rng() % 2) {  // a host sort of Grid Engine's load formula (ties among its places)
+      ds.taskers.host_order.resize(ds.taskers.host_names.size());
+      for (uint32_t& place : ds.taskers.host_order) place = static_cast<uint32_t>(rng() % 3);
+    }
     JobTable& jobs = ds.jobs;
     jobs.pe_shape.assign(jobs.size(), {});
     for (uint32_t j = 0; j < jobs.size(); ++j) {
