@@ -128,8 +128,48 @@ std::string queue_clause(const FarmModel& f, const std::vector<std::string>& lis
   return list.size() > 1 ? "(" + out + ")" : out;
 }
 
-// A job's PE as placed: its allocation rule, its slots (a range's most), a range's fewest (0: none) and
-// allocation_rule N's slots a host.
+// -pe's slot range list as qsub takes it and qstat prints it (sge_types(1)): ranges apart by commas, each
+// N, N-M, N- (open above: SGE's largest, 9999999) or -M (from 1); qstat prints 3-4 as `3,4`. The fewest
+// and the most slots, and whether every count between them is in the list; nullopt when malformed.
+struct SlotRange {
+  uint32_t lo = 0, hi = 0;
+  bool gaps = false;
+};
+std::optional<SlotRange> slot_range(std::string_view text) {
+  constexpr uint32_t kOpen = 9999999;
+  auto number = [](std::string_view t) -> std::optional<uint32_t> {
+    uint32_t v = 0;
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || p != t.data() + t.size() || v < 1 || v > kOpen) return std::nullopt;
+    return v;
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> parts;
+  for (size_t i = 0; i <= text.size();) {
+    size_t e = text.find(',', i);
+    if (e == std::string_view::npos) e = text.size();
+    const std::string_view part = text.substr(i, e - i);
+    const size_t dash = part.find('-');
+    std::optional<uint32_t> lo, hi;
+    if (dash == std::string_view::npos) lo = hi = number(part);
+    else {
+      lo = dash == 0 ? std::optional<uint32_t>(1) : number(part.substr(0, dash));
+      hi = dash + 1 == part.size() ? std::optional<uint32_t>(kOpen) : number(part.substr(dash + 1));
+    }
+    if (!lo || !hi || *lo > *hi || parts.size() >= 64) return std::nullopt;
+    parts.emplace_back(*lo, *hi);
+    i = e + 1;
+  }
+  std::sort(parts.begin(), parts.end());
+  SlotRange r{parts.front().first, parts.front().second, false};
+  for (const auto& [lo, hi] : parts) {
+    r.gaps = r.gaps || lo > r.hi + 1;
+    r.hi = std::max(r.hi, hi);
+  }
+  return r;
+}
+
+// A job's PE as placed: its allocation rule// A job's PE as placed: its allocation rule, its slots (a range's most), a
+// range's fewest (0: none) and allocation_rule N's slots a host.
 struct PeJob {
   AllocationRule rule = AllocationRule::PeSlots;
   uint32_t slots = 1, min_slots = 0, per_host = 0;
@@ -155,29 +195,20 @@ std::string pe_rule_text(const FarmModel& f, const std::string& pattern) {
 }
 
 // -pe NAME RANGE as colmatch places it. Under the host rules (FarmModel::host_rules: `match`): the rule
-// host by host, any range qsub takes (N, N-M, N- open above, -M from 1) as the most that fit, at least its
-// fewest; allocation_rule N takes multiples of N. Otherwise (`simulate`): one slot count, and only
-// $pe_slots, $fill_up or 1. Throws Unrepresentable.
+// host by host, a range list (slot_range) without gaps as the most that fit, at least its fewest (open
+// above: at most every slot of the farm); allocation_rule N takes multiples of N. Otherwise (`simulate`): one slot
+// count, and only $pe_slots, $fill_up or 1. Throws Unrepresentable.
 PeJob pe_job(const FarmModel& f, const std::string& pattern, const std::string& range) {
   const std::string rule = pe_rule_text(f, pattern);
-  auto bad_range = [&] { return Unrepresentable{fmt::format("-pe {} {}: not a slot range", pattern, range)}; };
-  auto number = [&](std::string_view t) {
-    double v = 0;
-    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec != std::errc() || p != t.data() + t.size() || v < 1 || v != std::floor(v) || v > 1e9) throw bad_range();
-    return static_cast<uint32_t>(v);
-  };
+  const std::optional<SlotRange> r = slot_range(range);
+  if (!r) throw Unrepresentable{fmt::format("-pe {} {}: not a slot range", pattern, range)};
+  if (r->gaps)
+    throw Unrepresentable{
+        fmt::format("-pe {} {}: a slot range with gaps (colmatch takes every count from its fewest to its most)",
+                    pattern, range),
+        true};
   PeJob out;
-  const size_t dash = range.find('-');
-  uint32_t lo = 0, hi = 0;
-  if (dash == std::string::npos) {
-    lo = hi = number(range);
-  } else {
-    lo = dash == 0 ? 1 : number(std::string_view(range).substr(0, dash));
-    hi = dash + 1 == range.size() ? std::max<uint32_t>(lo, f.total_slots)
-                                  : number(std::string_view(range).substr(dash + 1));
-    if (lo > hi) throw bad_range();
-  }
+  uint32_t lo = r->lo, hi = r->hi == 9999999 ? std::max<uint32_t>(r->lo, f.total_slots) : r->hi;
   if (!f.host_rules) {
     if (lo != hi)
       throw Unrepresentable{fmt::format("-pe slot range '{}': colmatch needs one slot count over time", range), true};
@@ -196,11 +227,9 @@ PeJob pe_job(const FarmModel& f, const std::string& pattern, const std::string& 
   else if (rule == "$round_robin") out.rule = AllocationRule::HostRoundRobin;
   else {
     out.rule = AllocationRule::HostBlocks;
-    try {
-      out.per_host = number(rule);
-    } catch (const Unrepresentable&) {
+    const auto [p, ec] = std::from_chars(rule.data(), rule.data() + rule.size(), out.per_host);
+    if (ec != std::errc() || p != rule.data() + rule.size() || out.per_host == 0)
       throw Unrepresentable{fmt::format("-pe {}: allocation_rule {} is not one Grid Engine has", pattern, rule)};
-    }
     // multiples of N only (sge_pe(5): the slots must divide by N)
     lo = (lo + out.per_host - 1) / out.per_host * out.per_host;
     hi = hi / out.per_host * out.per_host;
@@ -344,20 +373,12 @@ double h_rt_of(const FarmModel& f, const std::vector<std::pair<std::string, std:
 // range the urgency_slots of the first PE the request matches.
 double urgency_slots(const FarmModel& f, const std::string& pe, const std::string& range) {
   if (pe.empty()) return 1;
-  double lo = 0, hi = 0;
-  const size_t dash = range.find('-');
-  auto number = [](std::string_view t, double fallback) {
-    double v = 0;
-    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    return ec == std::errc() && p == t.data() + t.size() && v >= 0 ? v : fallback;
-  };
-  if (dash == std::string::npos) return number(range, 1);
-  lo = number(std::string_view(range).substr(0, dash), 1);
-  hi = number(std::string_view(range).substr(dash + 1), 9999999);  // `2-`: open above (SGE's maximum)
+  const std::optional<SlotRange> r = slot_range(range);
+  if (!r) return 1;  // refused with the job
   try {
     const WildcardExpression expr(pe);
     for (const Pe& p : f.pes)
-      if (expr.matches(p.name)) return sge_urgency_slots(p.urgency_slots, lo, hi);
+      if (expr.matches(p.name)) return sge_urgency_slots(p.urgency_slots, r->lo, r->hi);
   } catch (const std::exception&) {}
   return 1;  // no such PE: the job is refused anyway
 }

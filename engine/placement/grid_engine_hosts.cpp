@@ -14,33 +14,32 @@
 
 namespace colmatch {
 
-// Category c's eligible taskers grouped by host, the hosts in the order of their first tasker (a tasker
-// of no host is a host of its own). Kept per category while no restriction is set.
-const std::vector<std::vector<uint32_t>>& Placer::host_groups(uint32_t c) {
+// Category c's eligible taskers grouped by host (a tasker of no host is a host of its own), each tasker
+// with its place in the category's preference order (soft tiers in turn, rank order within each), and
+// each host with its place in Grid Engine's host sort (TaskerTable::host_order; 0 without one). Kept per
+// category while no restriction is set.
+const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
   if (!restricted_) {
     if (const auto it = host_groups_.find(c); it != host_groups_.end()) return it->second;
   }
-  std::vector<std::vector<uint32_t>>& groups = restricted_ ? scratch_groups_ : host_groups_[c];
+  std::vector<HostGroup>& groups = restricted_ ? scratch_groups_ : host_groups_[c];
   groups.clear();
   std::unordered_map<uint64_t, size_t> index;
   const PreferenceTiers tiers(elig(c));
   const size_t end = std::min(tiers[0].universe(), taskers_.size());
+  uint32_t pos = 0;
   for (size_t v = 0; v < tiers.size(); ++v)
-    for (size_t x = tiers[v].next(0); x < end; x = tiers[v].next(x + 1)) {
+    for (size_t x = tiers[v].next(0); x < end; x = tiers[v].next(x + 1), ++pos) {
       const uint32_t h = taskers_.host_of.empty() ? kNone : taskers_.host_of[x];
       const uint64_t key = h != kNone ? h : (uint64_t{1} << 32) + x;
       const auto [it, fresh] = index.emplace(key, groups.size());
-      if (fresh) groups.emplace_back();
-      groups[it->second].push_back(static_cast<uint32_t>(x));
+      if (fresh) {
+        groups.emplace_back();
+        groups.back().place = h == kNone || taskers_.host_order.empty() ? 0 : taskers_.host_order[h];
+      }
+      groups[it->second].taskers.push_back(static_cast<uint32_t>(x));
+      groups[it->second].pos.push_back(pos);
     }
-  // $pe_slots tries the hosts in Grid Engine's host sort (the load formula's order; ties as they came)
-  if (cats_.rule[c] == AllocationRule::HostPeSlots && !taskers_.host_order.empty()) {
-    auto place = [&](const std::vector<uint32_t>& g) {
-      const uint32_t h = taskers_.host_of[g.front()];
-      return h == kNone ? UINT32_MAX : taskers_.host_order[h];
-    };
-    std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) { return place(a) < place(b); });
-  }
   return groups;
 }
 
@@ -50,7 +49,25 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const AllocationRule rule = cats_.rule[c];
   const JobTable::PeShape shape = cats_.pe_shape_of(c);
   const uint32_t most = cats_.slots[c], fewest = shape.min_slots > 0 ? shape.min_slots : most;
-  const std::vector<std::vector<uint32_t>>& groups = host_groups(c);
+  // The hosts in the order Grid Engine tries them (as the qmaster did on datasets/sge/mixed-*): by the
+  // place of their first queue instance that has a free slot now (a host whose first instances are full
+  // comes where its first free one is); $pe_slots by the host sort first. Hosts with no free slot are out.
+  const std::vector<HostGroup>& all = host_groups(c);
+  std::vector<std::pair<uint64_t, uint32_t>>& order = host_order_;
+  order.clear();
+  for (uint32_t g = 0; g < all.size(); ++g) {
+    const HostGroup& hg = all[g];
+    for (size_t i = 0; i < hg.taskers.size(); ++i)
+      if (instances(c, hg.taskers[i], false, 1) > 0) {
+        const uint64_t place = rule == AllocationRule::HostPeSlots ? hg.place : 0;
+        order.emplace_back((place << 32) | hg.pos[i], g);
+        break;
+      }
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<const std::vector<uint32_t>*>& groups = host_visit_;
+  groups.clear();
+  for (const auto& [key, g] : order) groups.push_back(&all[g].taskers);
   std::vector<HostTake>& taken = host_takes_;
   taken.clear();
   auto take = [&](uint32_t x, uint32_t n, bool master) {
@@ -87,7 +104,7 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       size_t best = groups.size();
       uint32_t best_got = 0;
       for (size_t g = 0; g < groups.size(); ++g) {
-        const uint32_t got = fill_host(groups[g], most);
+        const uint32_t got = fill_host(*groups[g], most);
         if (got == most) {
           total = got;
           break;
@@ -95,23 +112,23 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
         if (got >= fewest && got > best_got) best = g, best_got = got;
         give_back(0);
       }
-      if (total == 0 && best < groups.size()) total = fill_host(groups[best], best_got);
+      if (total == 0 && best < groups.size()) total = fill_host(*groups[best], best_got);
       break;
     }
     case AllocationRule::HostFillUp:
-      for (size_t g = 0; g < groups.size() && total < most; ++g) total += fill_host(groups[g], most - total);
+      for (size_t g = 0; g < groups.size() && total < most; ++g) total += fill_host(*groups[g], most - total);
       break;
     case AllocationRule::HostRoundRobin:
       for (bool more = true; more && total < most;) {
         more = false;
         for (size_t g = 0; g < groups.size() && total < most; ++g)
-          if (fill_host(groups[g], 1) == 1) ++total, more = true;
+          if (fill_host(*groups[g], 1) == 1) ++total, more = true;
       }
       break;
     case AllocationRule::HostBlocks:
       for (size_t g = 0; g < groups.size() && total < most; ++g) {
         const size_t mark = taken.size();
-        if (fill_host(groups[g], shape.per_host) == shape.per_host) total += shape.per_host;
+        if (fill_host(*groups[g], shape.per_host) == shape.per_host) total += shape.per_host;
         else give_back(mark);
       }
       break;

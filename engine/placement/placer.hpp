@@ -265,7 +265,11 @@ class Placer {
   size_t consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // Grid Engine's host rules (grid_engine_hosts.cpp): category c's eligible taskers by host, and the placement.
-  const std::vector<std::vector<uint32_t>>& host_groups(uint32_t c);
+  struct HostGroup {  // a host's eligible taskers, their places in the preference order, its host-sort place
+    std::vector<uint32_t> taskers, pos;
+    uint32_t place = 0;
+  };
+  const std::vector<HostGroup>& host_groups(uint32_t c);
   bool place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // Calls fn(x) for the members x >= from of `tier`, in increasing order while fn returns true, except
   // taskers that cannot take a slot instance of category c by Capacity::room_words() and, with
@@ -333,8 +337,10 @@ class Placer {
     bool master;
   };
   std::vector<HostTake> host_takes_;
-  std::unordered_map<uint32_t, std::vector<std::vector<uint32_t>>> host_groups_;  // per category
-  std::vector<std::vector<uint32_t>> scratch_groups_;                             // under restrict_to()
+  std::unordered_map<uint32_t, std::vector<HostGroup>> host_groups_;  // per category
+  std::vector<HostGroup> scratch_groups_;                             // under restrict_to()
+  std::vector<std::pair<uint64_t, uint32_t>> host_order_;             // place_hosts: (key, group)
+  std::vector<const std::vector<uint32_t>*> host_visit_;              // place_hosts: the hosts in order
   // The batch walk commits every successful try_place (committed_walk()): the last placement's category
   // and tasker, and how many placements there were then, let the next job of that category skip its
   // ConsecutiveBestFit search (place_pe_slots).

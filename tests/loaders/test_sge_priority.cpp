@@ -344,3 +344,37 @@ TEST(SgeQueueSort, TheLoadFormulaIsEvaluatedAsGridEngineDoes) {
   EXPECT_EQ(order_with("nosuch").front(), "all.q@node0001") << "seq_no alone (all.q@node0001 and q2.q@node0004 "
                                                                "tie at 1: the input order)";
 }
+
+// -pe's slot range list as qsub takes it and qstat prints it: `3,4` is 3-4 (qstat's way to print a range of
+// two), pieces join (`2-3,4-6`), `-4` starts at 1, `2-` is open (at most every slot of the farm: 24 here);
+// a list with gaps (`1,3`) is refused naming it, not read as 1-3.
+TEST(SgeJobsFile, SlotRangeListsAreReadAsQsubReadsThem) {
+  const std::string jobs = ::testing::TempDir() + "/sge_ranges.txt";
+  std::ofstream(jobs) << "-pe mpi 3,4\n-pe mpi 2-3,4-6\n-pe mpi -4\n-pe mpi 2-\n-pe mpi 1,3\n-pe two 3-7\n";
+  const loaders::Dataset ds = loaders::load_sge(kData + "pe-hosts/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
+  ASSERT_EQ(ds.jobs.size(), 6u);
+  auto range = [&](uint32_t j) { return fmt::format("{}-{}", ds.jobs.pe_shape_of(j).min_slots, ds.jobs.slots[j]); };
+  EXPECT_EQ(range(0), "3-4");
+  EXPECT_EQ(range(1), "2-6");
+  EXPECT_EQ(range(2), "1-4");
+  EXPECT_EQ(range(3), "2-24");
+  ASSERT_TRUE(ds.jobs.rejected(4));
+  EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[4]].find("a slot range with gaps"), std::string::npos);
+  EXPECT_EQ(range(5), "4-6") << "allocation_rule 2: the multiples of 2 in 3-7";
+  EXPECT_EQ(ds.jobs.pe_shape_of(5).per_host, 2u);
+}
+
+// Seeded random jobs of every kind (bench/peers/sge_mixed.sh: sequential and parallel of every rule,
+// ranges, requests of the farm's complexes, -q, soft requests, POSIX priorities) released into one
+// scheduling run of the real qmaster under Debian's weights (urgency, tickets, waiting time): 60 jobs
+// of up to 6 slots (mixed-1) and 40 of up to 2 (mixed-4, mixed-5: 15 and 13 of them start). Every job on
+// the same queue instances with the same slots, or pending in both. (Found on the way: the hosts go in
+// the order of their first queue instance with a free slot, not their first instance: a `-pe two 2` went
+// to all.q@node0004 while node0003's first instance, all.q@node0003, was full.)
+class SgeMixed : public ::testing::TestWithParam<const char*> {};
+TEST_P(SgeMixed, RandomJobsLandWhereGridEnginePutsThem) {
+  const auto want = slots_in_g_t(kData + GetParam() + "/started-g-t.txt");
+  ASSERT_GE(want.size(), 40u);
+  EXPECT_EQ(slots_matched(loaders::load_sge(kData + GetParam() + "/farm", "")), want);
+}
+INSTANTIATE_TEST_SUITE_P(Runs, SgeMixed, ::testing::Values("mixed-1", "mixed-4", "mixed-5"));
