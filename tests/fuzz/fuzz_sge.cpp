@@ -4,6 +4,7 @@
 //                 are datasets/sge/farm80's), a farm of the fuzzer's;
 //   "qstat":      the input is qstat-r.xml on farm80 (running jobs' charges, pending jobs matched);
 //   "accounting": the input is an accounting file replayed on farm80 (matched and simulated, bounded);
+//   "jobs":       the input is a --jobs file of qsub lines on farm80 (Grid Engine's host rules, -w verdicts);
 //   "xml":        the input is read by each qstat/qhost XML reader, then is farm80's qstat-f.xml and
 //                 qstat-j.xml in turn.
 // Each loads through the format registry as the CLI does, then matches.
@@ -81,6 +82,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           fuzz::match(loaders::load_format(*loaders::find_format("sge"), args));
         } catch (const loaders::LoadError&) {}
       return;
+    } else if (part == "jobs") {  // qsub lines for --jobs (issue 43): options, quotes, ranges, -w
+      args["dump"] = dump_with({});
+      args["jobs"] = fuzz::temp_file("jobs", all);
     } else {
       args["dump"] = dump_with({});
       args["accounting"] = fuzz::temp_file("accounting", all);
