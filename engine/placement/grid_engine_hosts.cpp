@@ -8,6 +8,8 @@
 // turn, `allocation_rule N` exactly N on each host used. A range takes the most slots that fit, at least
 // its minimum. The per-job charges go on the master, the first tasker taken.
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <unordered_map>
 
 #include "engine/placement/placer.hpp"
@@ -43,31 +45,81 @@ const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
   return groups;
 }
 
+// The hosts of category c with a free slot, in the order Grid Engine tries them (as the qmaster did on
+// datasets/sge/mixed-*): by the place of their first queue instance that has a free slot now (a host whose
+// first instances are full comes where its first free one is); $pe_slots by the host sort first. Kept
+// per category as a heap of keys that only grow while capacity only shrinks (one Capacity epoch, the batch
+// dispatch): a host's key is checked when it comes to the top, and pushed back if it grew (a lazy heap), so
+// that a placement costs the hosts it visits, not every host of the category.
+Placer::HostQueue& Placer::host_queue(uint32_t c) {
+  HostQueue& q = restricted_ ? scratch_queue_ : host_queues_[c];
+  if (!restricted_ && q.built && q.epoch == cap_.epoch()) return q;
+  const std::vector<HostGroup>& all = host_groups(c);
+  q.built = true;
+  q.epoch = cap_.epoch();
+  q.first.assign(all.size(), 0);
+  q.heap.clear();
+  for (uint32_t g = 0; g < all.size(); ++g)
+    if (const uint64_t key = host_key(c, all[g], q.first[g]); key != kNoHostKey) q.heap.emplace_back(key, g);
+  std::make_heap(q.heap.begin(), q.heap.end(), std::greater<>());
+  return q;
+}
+
+// Host group g's key from its tasker `first` on (moved to its first with a free slot), kNoHostKey if none has one.
+uint64_t Placer::host_key(uint32_t c, const HostGroup& g, uint32_t& first) const {
+  while (first < g.taskers.size() && instances(c, g.taskers[first], false, 1) == 0) ++first;
+  if (first == g.taskers.size()) return kNoHostKey;
+  const uint64_t place = cats_.rule[c] == AllocationRule::HostPeSlots ? g.place : 0;
+  return (place << 32) | g.pos[first];
+}
+
 bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   (void)j;
   if (cursors_ && !restricted_ && cursors_->settled(c)) return false;
   const AllocationRule rule = cats_.rule[c];
   const JobTable::PeShape shape = cats_.pe_shape_of(c);
   const uint32_t most = cats_.slots[c], fewest = shape.min_slots > 0 ? shape.min_slots : most;
-  // The hosts in the order Grid Engine tries them (as the qmaster did on datasets/sge/mixed-*): by the
-  // place of their first queue instance that has a free slot now (a host whose first instances are full
-  // comes where its first free one is); $pe_slots by the host sort first. Hosts with no free slot are out.
   const std::vector<HostGroup>& all = host_groups(c);
-  std::vector<std::pair<uint64_t, uint32_t>>& order = host_order_;
-  order.clear();
-  for (uint32_t g = 0; g < all.size(); ++g) {
-    const HostGroup& hg = all[g];
-    for (size_t i = 0; i < hg.taskers.size(); ++i)
-      if (instances(c, hg.taskers[i], false, 1) > 0) {
-        const uint64_t place = rule == AllocationRule::HostPeSlots ? hg.place : 0;
-        order.emplace_back((place << 32) | hg.pos[i], g);
-        break;
-      }
+  // A farm-wide (global) pool the category charges lets one host's takes change another's room within the
+  // placement, which the caller may roll back: then every host is ordered before the first take, as the
+  // definition says (O(hosts) a placement). Otherwise the category's lazy heap (host_queue).
+  bool cross = false;
+  for (const Tables::Term& x : terms_[c]) cross = cross || !std::isnan(cap_.global_configured(x.k));
+  HostQueue& q = cross ? scratch_queue_ : host_queue(c);
+  if (cross) {
+    q.built = false;  // (the scratch queue is made again below and by the next caller)
+    q.first.assign(all.size(), 0);
+    q.heap.clear();
+    for (uint32_t g = 0; g < all.size(); ++g)
+      if (const uint64_t key = host_key(c, all[g], q.first[g]); key != kNoHostKey) q.heap.emplace_back(key, g);
+    std::sort(q.heap.begin(), q.heap.end(), std::greater<>());  // popped from the back: the least key first
   }
-  std::sort(order.begin(), order.end());
-  std::vector<const std::vector<uint32_t>*>& groups = host_visit_;
-  groups.clear();
-  for (const auto& [key, g] : order) groups.push_back(&all[g].taskers);
+  // the hosts this placement visited, in order, with their keys (pushed back at the end: keys only grow)
+  std::vector<std::pair<uint64_t, uint32_t>>& visited = host_order_;
+  visited.clear();
+  auto next_host = [&]() -> const std::vector<uint32_t>* {
+    if (cross) {  // the order made before any take
+      if (q.heap.empty()) return nullptr;
+      const uint32_t g = q.heap.back().second;
+      q.heap.pop_back();
+      return &all[g].taskers;
+    }
+    while (!q.heap.empty()) {
+      std::pop_heap(q.heap.begin(), q.heap.end(), std::greater<>());
+      const auto [key, g] = q.heap.back();
+      q.heap.pop_back();
+      const uint64_t now = host_key(c, all[g], q.first[g]);
+      if (now == kNoHostKey) continue;  // full for the rest of the epoch
+      if (now != key) {                 // it grew: back in its place
+        q.heap.emplace_back(now, g);
+        std::push_heap(q.heap.begin(), q.heap.end(), std::greater<>());
+        continue;
+      }
+      visited.emplace_back(key, g);
+      return &all[g].taskers;
+    }
+    return nullptr;
+  };
   std::vector<HostTake>& taken = host_takes_;
   taken.clear();
   auto take = [&](uint32_t x, uint32_t n, bool master) {
@@ -101,10 +153,10 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   uint32_t total = 0;
   switch (rule) {
     case AllocationRule::HostPeSlots: {
-      size_t best = groups.size();
+      const std::vector<uint32_t>* best = nullptr;
       uint32_t best_got = 0;
-      for (size_t g = 0; g < groups.size(); ++g) {
-        const uint32_t got = fill_host(*groups[g], most);
+      for (const std::vector<uint32_t>* g = next_host(); g != nullptr; g = next_host()) {
+        const uint32_t got = fill_host(*g, most);
         if (got == most) {
           total = got;
           break;
@@ -112,27 +164,44 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
         if (got >= fewest && got > best_got) best = g, best_got = got;
         give_back(0);
       }
-      if (total == 0 && best < groups.size()) total = fill_host(*groups[best], best_got);
+      if (total == 0 && best != nullptr) total = fill_host(*best, best_got);
       break;
     }
     case AllocationRule::HostFillUp:
-      for (size_t g = 0; g < groups.size() && total < most; ++g) total += fill_host(*groups[g], most - total);
+      for (const std::vector<uint32_t>* g = total < most ? next_host() : nullptr; g != nullptr;
+           g = total < most ? next_host() : nullptr)
+        total += fill_host(*g, most - total);
       break;
-    case AllocationRule::HostRoundRobin:
+    case AllocationRule::HostRoundRobin: {
+      // the first round visits the hosts in order; the next rounds the same hosts again
+      std::vector<const std::vector<uint32_t>*>& round = host_visit_;
+      round.clear();
+      for (const std::vector<uint32_t>* g = next_host(); g != nullptr && total < most;
+           g = total < most ? next_host() : nullptr) {
+        round.push_back(g);
+        total += fill_host(*g, 1);
+      }
       for (bool more = true; more && total < most;) {
         more = false;
-        for (size_t g = 0; g < groups.size() && total < most; ++g)
-          if (fill_host(*groups[g], 1) == 1) ++total, more = true;
+        for (size_t i = 0; i < round.size() && total < most; ++i)
+          if (fill_host(*round[i], 1) == 1) ++total, more = true;
       }
       break;
+    }
     case AllocationRule::HostBlocks:
-      for (size_t g = 0; g < groups.size() && total < most; ++g) {
+      for (const std::vector<uint32_t>* g = total < most ? next_host() : nullptr; g != nullptr;
+           g = total < most ? next_host() : nullptr) {
         const size_t mark = taken.size();
-        if (fill_host(*groups[g], shape.per_host) == shape.per_host) total += shape.per_host;
+        if (fill_host(*g, shape.per_host) == shape.per_host) total += shape.per_host;
         else give_back(mark);
       }
       break;
     default: return false;
+  }
+  // the visited hosts back in the heap with the keys they had (their true keys are no smaller)
+  for (const auto& v : cross ? std::vector<std::pair<uint64_t, uint32_t>>{} : visited) {
+    q.heap.push_back(v);
+    std::push_heap(q.heap.begin(), q.heap.end(), std::greater<>());
   }
   if (total < fewest || taken.empty()) {
     // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
