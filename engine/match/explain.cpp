@@ -80,11 +80,15 @@ std::string gate_wait_text(const Catalog& catalog, const JobTable& jobs, const C
 
 std::string pending_reason(const Catalog& catalog, const Request& request, const ChargeVector& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible, const Capacity* capacity,
-                           const std::vector<ChargeVector>* solutions_need, const std::string& gate_wait) {
+                           const std::vector<ChargeVector>* solutions_need, const std::string& gate_wait,
+                           const std::string& shape) {
   if (!gate_wait.empty()) return gate_wait;
   if (!no_eligible) {
     std::string out =
-        fmt::format("eligible but no free capacity: {} eligible taskers, none with room now", e.eligible.count());
+        shape.empty()
+            ? fmt::format("eligible but no free capacity: {} eligible taskers, none with room now", e.eligible.count())
+            : fmt::format("eligible but no free capacity: {} eligible taskers, no room now for {}", e.eligible.count(),
+                          shape);
     if (capacity != nullptr)
       if (const std::string w = global_pool_wait_text(catalog, *capacity, need, solutions_need); !w.empty())
         out += "; " + w;
@@ -104,6 +108,21 @@ std::string pending_reason(const Catalog& catalog, const Request& request, const
                        before);
   }
   return "no eligible tasker";
+}
+
+std::string host_rule_shape(const Categories& cats, size_t c) {
+  const JobTable::PeShape shape = cats.pe_shape_of(c);
+  const uint32_t most = cats.slots[c];
+  const std::string slots = shape.min_slots > 0 ? fmt::format("{} to {} slots", shape.min_slots, most)
+                                                : fmt::format("{} slot{}", most, most == 1 ? "" : "s");
+  switch (cats.rule[c]) {
+    case AllocationRule::HostPeSlots: return slots + " on one host ($pe_slots)";
+    case AllocationRule::HostFillUp: return slots + " host after host ($fill_up)";
+    case AllocationRule::HostRoundRobin: return slots + ", one a host in turn ($round_robin)";
+    case AllocationRule::HostBlocks:
+      return fmt::format("{}, {} a host (allocation_rule {})", slots, shape.per_host, shape.per_host);
+    default: return {};
+  }
 }
 
 }  // namespace colmatch

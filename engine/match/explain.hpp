@@ -39,11 +39,18 @@ std::string global_pool_wait_text(const Catalog& catalog, const Capacity& capaci
 /// resource map: "waiting for License:spice: 0 of 4 free"; `solutions_need` for a category that
 /// chooses). `taskers`: the farm's size. A job that a gate keeps waiting (`gate_wait`, from gate_wait_text)
 /// says only that.
+/// `shape` (host_rule_shape): a Grid Engine parallel job's shape, said instead of "none with room now"
+/// (its taskers may have room, not in that shape).
 std::string pending_reason(const Catalog& catalog, const Request& request, const ChargeVector& need,
                            const CategoryEligibility& e, uint64_t taskers, bool no_eligible,
                            const Capacity* capacity = nullptr,
-                           const std::vector<ChargeVector>* solutions_need = nullptr,
-                           const std::string& gate_wait = {});
+                           const std::vector<ChargeVector>* solutions_need = nullptr, const std::string& gate_wait = {},
+                           const std::string& shape = {});
+
+/// How a category of Grid Engine's host rules places its slots, for a pending reason: "6 slots on one host
+/// ($pe_slots)", "2 to 8 slots host after host ($fill_up)", "3 slots, one a host in turn ($round_robin)",
+/// "4 slots, 2 a host (allocation_rule 2)"; "" for any other rule.
+std::string host_rule_shape(const Categories& cats, size_t c);
 
 /// For a category whose choice has a gate (JobTable::Choice::gate) and whose outcome with the pools of
 /// `capacity` is Wait: "waiting for <pool>: <free> of <configured> free"; else "".

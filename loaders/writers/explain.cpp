@@ -134,7 +134,8 @@ std::string explain_job(const loaders::Dataset& ds, const MatchOutcome& m, uint3
              pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
                             m.eligible[c], ds.taskers.size(), m.dispatch.reason[j] == PendingReason::NoEligibleTasker,
                             &m.dispatch.capacity, &solutions,
-                            gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity)) +
+                            gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity),
+                            host_rule_shape(m.categories, c)) +
              "\n";
       break;
     }

@@ -83,7 +83,8 @@ class ResultRows {
         const std::vector<ChargeVector> solutions = solutions_need(m.categories, c);
         r.text = pending_reason(ds.catalog, jobs.requests[m.categories.request[c]], m.categories.unit_charge[c],
                                 m.eligible[c], ds.taskers.size(), i % kKinds == 0, &m.dispatch.capacity, &solutions,
-                                gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity));
+                                gate_wait_text(ds.catalog, jobs, m.categories, c, m.dispatch.capacity),
+                                host_rule_shape(m.categories, c));
       }
       r.row_tail = ",pending,,0,";
       csv_field(r.row_tail, r.text);  // quoted once, written for each of its jobs

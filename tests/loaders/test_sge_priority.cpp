@@ -20,6 +20,7 @@
 
 #include "engine/batch/dispatch.hpp"
 #include "engine/batch/matcher.hpp"
+#include "engine/match/explain.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/sge.hpp"
 #include "loaders/sge_xml.hpp"
@@ -257,7 +258,19 @@ std::map<std::string, std::map<std::string, int>> slots_matched(const loaders::D
 TEST(SgePeHosts, EveryRuleAndRangeLandsWhereGridEnginePutsIt) {
   const auto want = slots_in_g_t(kData + "pe-hosts/started-g-t.txt");
   ASSERT_EQ(want.size(), 10u);
-  EXPECT_EQ(slots_matched(loaders::load_sge(kData + "pe-hosts/farm", "")), want);
+  const loaders::Dataset ds = loaders::load_sge(kData + "pe-hosts/farm", "");
+  EXPECT_EQ(slots_matched(ds), want);
+  // a pending job's reason says the shape it waits for room in, not "none with room now" (taskers have room)
+  const Categories cats = categorize(ds.catalog, ds.jobs);
+  std::map<std::string, std::string> shape;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+    shape[std::string(ds.jobs.id[j])] = host_rule_shape(cats, cats.of_job[j]);
+  EXPECT_EQ(shape.at("146"), "6 slots on one host ($pe_slots)");
+  EXPECT_EQ(shape.at("147"), "6 slots host after host ($fill_up)");
+  EXPECT_EQ(shape.at("148"), "3 slots, one a host in turn ($round_robin)");
+  EXPECT_EQ(shape.at("149"), "4 slots, 2 a host (allocation_rule 2)");
+  EXPECT_EQ(shape.at("150"), "2 to 8 slots on one host ($pe_slots)");
+  EXPECT_EQ(shape.at("153"), "") << "a sequential job";
 }
 
 // Grid Engine's queue sort (issue 43 item 2): bench/peers/sge_queue_sort.sh on the same farm with
