@@ -714,6 +714,11 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       } catch (const Unrepresentable& u) {
         why = u.why;
       }
+      // qsub -masterq (qstat's master_hard_req_queue): rejected as in an accounting record's category (a
+      // real qmaster puts the master alone on the first such queue instance with room and the slaves host
+      // by host from the first host: not represented yet)
+      if (why.empty() && !q.master_queues.empty())
+        why = "-masterq: a master queue apart from the slaves' is not represented";
       if (!why.empty()) b.reject(j, fmt::format("{}:{}: job {}: {}", path, q.line, id, why));
       if (q.state.find('E') != std::string::npos)
         b.reject(j, fmt::format("{}:{}: job {}: in error state ({}): Grid Engine does not schedule it", path, q.line,

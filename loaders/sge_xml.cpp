@@ -190,6 +190,7 @@ std::vector<QstatJob> read_qstat_jobs(const std::string& path) {
         else if (e == "hard_request") j.hard.emplace_back(pending_name, v);
         else if (e == "soft_request") j.soft.emplace_back(pending_name, v);
         else if (e == "hard_req_queue") j.hard_queues.push_back(v);
+        else if (e == "master_hard_req_queue") j.master_queues.push_back(v);
         else if (e == "soft_req_queue") j.soft_queues.push_back(v);
         else if (e == "requested_pe") {
           if (!j.pe.empty()) throw LoadError(path, line, e, "a job with two parallel environments");

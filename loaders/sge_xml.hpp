@@ -37,6 +37,7 @@ struct QstatJob {
   std::string prio;        ///< JAT_prio: the normalized priority Grid Engine dispatches by (qstat's prior)
   std::vector<std::pair<std::string, std::string>> hard, soft;  ///< hard_request / soft_request name, value
   std::vector<std::string> hard_queues, soft_queues;            ///< hard_req_queue / soft_req_queue
+  std::vector<std::string> master_queues;                       ///< master_hard_req_queue (qsub -masterq)
   std::string pe, pe_range;                                     ///< requested_pe's name attribute and text (`4`, `2-8`)
   size_t line = 0;                                              ///< line of the job_list element
 };

@@ -391,3 +391,19 @@ TEST_P(SgeMixed, RandomJobsLandWhereGridEnginePutsThem) {
   EXPECT_EQ(slots_matched(loaders::load_sge(kData + GetParam() + "/farm", "")), want);
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeMixed, ::testing::Values("mixed-1", "mixed-4", "mixed-5"));
+
+// qsub -masterq in a dump (qstat's master_hard_req_queue) was read as if absent: the jobs were placed with
+// no master queue at all. colmatch does not place a master apart from its slaves yet, so such a job is
+// rejected saying so, as an accounting record's -masterq is. datasets/sge/masterq holds what the real qmaster
+// did with five of them (started-g-t.txt: the master alone on the first instance of its -masterq list with
+// room, the slaves host by host from the first host) for the step that places them.
+TEST(SgeJobs, MasterqInADumpIsRejectedNotIgnored) {
+  const loaders::Dataset ds = loaders::load_sge(kData + "masterq/farm", "");
+  ASSERT_EQ(ds.jobs.size(), 6u);
+  for (uint32_t j = 0; j < 5; ++j) {
+    ASSERT_TRUE(ds.jobs.rejected(j)) << ds.jobs.id[j];
+    EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[j]].find("-masterq: a master queue apart from the slaves'"),
+              std::string::npos);
+  }
+  EXPECT_FALSE(ds.jobs.rejected(5)) << "the sequential job";
+}
