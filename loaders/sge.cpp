@@ -532,11 +532,30 @@ void set_level(const FarmModel& f, const std::map<uint32_t, LevelValue>& values,
   }
 }
 
+// The attribute a load formula's value name names (a leading `$` dropped, as get_load_value does), if any.
+std::optional<uint32_t> formula_attribute(const FarmModel& f, std::string_view name) {
+  if (!name.empty() && name[0] == '$') name.remove_prefix(1);
+  return f.catalog.find(name);
+}
+
+// Whether the load formula reads a load value some host reports (job_load_adjustments move those within a
+// run; a formula of fixed values they leave alone).
+bool formula_reads_load(const FarmModel& f) {
+  const std::string& text = f.load_formula;
+  for (size_t i = 0; i < text.size();) {
+    const size_t e = std::min(text.find_first_of("+-*/&|^", i), text.size());
+    if (const auto a = formula_attribute(f, std::string_view(text).substr(i, e - i)))
+      for (const auto& host : f.host_load)
+        if (host.count(*a) > 0) return true;
+    i = e + 1;
+  }
+  return false;
+}
+
 // A host's value of `name` for the load formula: its load value, else its fixed value, else the global
 // one (get_load_value: the attribute as the host sees it); nullopt when none or not a number.
 std::optional<double> host_value(const FarmModel& f, uint32_t h, std::string_view name) {
-  if (!name.empty() && name[0] == '$') name.remove_prefix(1);
-  const auto a = f.catalog.find(name);
+  const auto a = formula_attribute(f, name);
   if (!a || !is_numeric(f.catalog.at(*a).type)) return std::nullopt;
   for (const auto* level : {&f.host_load[h], &f.host_fixed[h], &f.global}) {
     const auto it = level->find(*a);
@@ -707,17 +726,8 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
       if (f.sort_method != "seqno" && f.sort_method != "load")
         throw LoadError(path, conf[0].find("queue_sort_method")->line, "queue_sort_method",
                         fmt::format("'{}' is not seqno or load", f.sort_method));
-      // the adjustments move load values within a run; a formula of fixed values they leave alone
-      bool loads = false;
-      for (size_t i = 0; i < f.load_formula.size() && !loads;) {
-        const size_t e = std::min(f.load_formula.find_first_of("+-*/&|^", i), f.load_formula.size());
-        std::string_view name = std::string_view(f.load_formula).substr(i, e - i);
-        if (!name.empty() && name[0] == '$') name.remove_prefix(1);
-        if (const auto a = f.catalog.find(name))
-          for (const auto& host : f.host_load) loads = loads || host.count(*a) > 0;
-        i = e + 1;
-      }
-      if (const std::string adj = conf[0].value("job_load_adjustments"); loads && upper(adj) != "NONE" && !adj.empty())
+      if (const std::string adj = conf[0].value("job_load_adjustments");
+          upper(adj) != "NONE" && !adj.empty() && formula_reads_load(f))
         f.warnings.push_back(fmt::format(
             "job_load_adjustments {}: not applied within one run (every job sees the hosts' load as dumped)", adj));
     }

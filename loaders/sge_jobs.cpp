@@ -168,8 +168,8 @@ std::optional<SlotRange> slot_range(std::string_view text) {
   return r;
 }
 
-// A job's PE as placed: its allocation rule// A job's PE as placed: its allocation rule, its slots (a range's most), a
-// range's fewest (0: none) and allocation_rule N's slots a host.
+// A job's PE as placed: its allocation rule, its slots (a range's most), a range's fewest (0: none) and
+// allocation_rule N's slots a host.
 struct PeJob {
   AllocationRule rule = AllocationRule::PeSlots;
   uint32_t slots = 1, min_slots = 0, per_host = 0;
@@ -268,8 +268,9 @@ std::optional<uint32_t> pe_total_of(const FarmModel& f, const std::string& patte
   return total;
 }
 
-// Sets the last added job's requests; throws Unrepresentable.
-void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
+// Sets the last added job's requests; throws Unrepresentable. `pe`: r's PE as pe_job reads it, when the
+// caller has it already (it needed the slots before adding the job).
+void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r, const PeJob* pe = nullptr) {
   std::string hard, soft;
   auto add = [](std::string& to, const std::string& c) { to += (to.empty() ? "" : " && ") + c; };
   for (const auto& [name, value] : r.hard) {
@@ -296,9 +297,9 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r) {
   if (!r.soft_queues.empty()) add(soft, queue_clause(f, r.soft_queues));
   if (!r.pe.empty()) {
     add(hard, "pe_list=" + quote_value(r.pe));
-    const PeJob pe = pe_job(f, r.pe, r.pe_range);
-    b.set_rule(pe.rule);
-    if (by_host(pe.rule)) b.set_pe_shape(pe.min_slots, pe.per_host);
+    const PeJob read = pe != nullptr ? *pe : pe_job(f, r.pe, r.pe_range);
+    b.set_rule(read.rule);
+    if (by_host(read.rule)) b.set_pe_shape(read.min_slots, read.per_host);
     if (const auto total = pe_total_of(f, r.pe)) b.set_amount(*total, 1);  // a slot of the PE's total each
   }
   try {
@@ -413,14 +414,15 @@ class RunningCharges {
       return;
     }
     const double slots = std::max(1.0, number_field(j.slots, 1, path, j.line, "slots"));
+    uint32_t pe_total = kNone;  // the PE's slot total, where it binds (a pattern of several PEs: none)
+    if (!j.pe.empty()) try {
+        pe_total = pe_total_of(f_, j.pe).value_or(kNone);
+      } catch (const Unrepresentable&) {}
     if (slots > 1 && !j.pe.empty()) ++parallel_;
     for (const uint32_t a : f_.catalog.consumables()) {
       const AttributeDef& def = f_.catalog.at(a);
       double amount = a == f_.slots ? 1 : def.default_amount.value_or(0);
-      if (!j.pe.empty()) {  // a slot of its PE's total each
-        const auto t = f_.pe_total.find(j.pe);
-        if (t != f_.pe_total.end() && t->second == a) amount = 1;
-      }
+      if (a == pe_total) amount = 1;  // a slot of its PE's total each
       for (const auto& [name, value] : j.hard)
         if (f_.complex(name) == a) {
           try {
@@ -569,16 +571,19 @@ std::vector<std::string> qsub_words(std::string_view line) {
   return out;
 }
 
-// Every job's sge_priority(5) priority into jobs.priority. `now`: the dump's time (dump-time.txt), else
-// the latest submission (the waiting-time term's differences, all that the order sees, do not depend on it).
+// The time the priority is computed at: the dump's (dump-time.txt), else the latest submission of `inputs`
+// (the waiting-time term's differences, all that the order sees, do not depend on it).
+double now_of(const FarmModel& f, const std::vector<SgeUrgencyInput>& inputs) {
+  if (!std::isnan(f.now)) return f.now;
+  double now = 0;
+  for (const SgeUrgencyInput& in : inputs) now = std::max(now, in.submit);
+  return now;
+}
+
+// Every job's sge_priority(5) priority into jobs.priority, at now_of.
 void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyInput>& inputs,
                     const std::vector<uint32_t>& job_input) {
-  double now = f.now;
-  if (std::isnan(now)) {
-    now = 0;
-    for (const SgeUrgencyInput& in : inputs) now = std::max(now, in.submit);
-  }
-  std::vector<SgePriorityTerms> terms = sge_priorities(f.weights, inputs, now);
+  std::vector<SgePriorityTerms> terms = sge_priorities(f.weights, inputs, now_of(f, inputs));
   for (uint32_t j = 0; j < jobs.size(); ++j) jobs.priority[j] = terms[job_input[j]].prio;
   f.priority_terms = std::move(terms);
   f.priority_of_job = job_input;
@@ -589,11 +594,7 @@ void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyIn
 // represent, is rejected naming the file, the line and the reason.
 void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::vector<SgeUrgencyInput>& inputs,
                     std::vector<uint32_t>& job_input) {
-  double now = f.now;
-  if (std::isnan(now)) {
-    now = 0;
-    for (const SgeUrgencyInput& in : inputs) now = std::max(now, in.submit);
-  }
+  const double now = now_of(f, inputs);
   LineReader in(path);
   uint64_t k = 0;
   for (std::string_view raw; in.next(raw);) {
@@ -611,15 +612,15 @@ void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::v
     }
     std::string why = q.why;
     bool refused = q.refused;  // by qsub: the job would not exist in Grid Engine
-    uint32_t slots = 1;
+    std::optional<PeJob> pe;
     try {
-      if (why.empty() && !q.request.pe.empty()) slots = pe_job(f, q.request.pe, q.request.pe_range).slots;
+      if (why.empty() && !q.request.pe.empty()) pe = pe_job(f, q.request.pe, q.request.pe_range);
     } catch (const Unrepresentable& u) {
       why = u.why;
     }
-    const uint32_t j = b.add(id, "", "", 0, now, slots);
+    const uint32_t j = b.add(id, "", "", 0, now, pe ? pe->slots : 1);
     try {
-      if (why.empty()) apply(f, b, q.request);
+      if (why.empty()) apply(f, b, q.request, pe ? &*pe : nullptr);
     } catch (const Unrepresentable& u) {
       why = u.why;
       refused = !u.grid_engine_runs_it;
@@ -695,22 +696,23 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
     // a held or failed job has no priority in Grid Engine (qstat prints 0): not in the range
     inputs.push_back(input_of(q, d != details.end() ? &d->second : nullptr, submit));
     inputs.back().ranged = q.state.find_first_of("hE") == std::string::npos;
+    number_field(q.prio, 0, path, q.line, "JAT_prio");  // checked; the priority is computed (set_priorities)
+    std::optional<PeJob> pe;                            // the element's PE, read once for all its tasks
+    std::string pe_why;
+    try {
+      if (!q.pe.empty()) pe = pe_job(f, q.pe, q.pe_range);
+    } catch (const Unrepresentable& u) {
+      pe_why = u.why;
+    }
     for (const uint64_t t : tasks) {
       const std::string id = t == 0 ? q.number : fmt::format("{}.{}", q.number, t);
       ids.add(path, q.line, "JB_job_number", id);
       ++count;
-      uint32_t slots = 1;
-      std::string why;
-      try {
-        if (!q.pe.empty()) slots = pe_job(f, q.pe, q.pe_range).slots;
-      } catch (const Unrepresentable& u) {
-        why = u.why;
-      }
-      number_field(q.prio, 0, path, q.line, "JAT_prio");  // checked; the priority is computed below
-      const uint32_t j = b.add(id, q.owner, group, 0, submit, slots);
+      std::string why = pe_why;
+      const uint32_t j = b.add(id, q.owner, group, 0, submit, pe ? pe->slots : 1);
       job_input.push_back(static_cast<uint32_t>(inputs.size() - 1));
       try {
-        if (why.empty()) apply(f, b, r);
+        if (why.empty()) apply(f, b, r, pe ? &*pe : nullptr);
       } catch (const Unrepresentable& u) {
         why = u.why;
       }

@@ -1,8 +1,8 @@
 // Grid Engine's parallel placement host by host (AllocationRule's Host rules), as Son of Grid Engine
 // 8.1.9's qmaster placed jobs on a farm whose hosts have several queue instances (datasets/sge/pe-hosts,
 // recorded by bench/peers/sge_pe_hosts.sh; tests/loaders/test_sge_priority.cpp): the hosts in the order
-// of their first eligible tasker (soft tiers in turn, rank order within each), each host's taskers in the
-// same order; $pe_slots fills one host over its queue instances (the first host where every slot fits,
+// of their first eligible tasker with a free slot (soft tiers in turn, rank order within each), each host's
+// taskers in that order; $pe_slots fills one host over its queue instances (the first host where every slot fits,
 // or with a range the host where the most fit; hosts in Grid Engine's host sort, TaskerTable::host_order,
 // where the farm has one: bench/peers/sge_queue_sort.sh), $fill_up host after host, $round_robin a slot a host in
 // turn, `allocation_rule N` exactly N on each host used. A range takes the most slots that fit, at least
@@ -51,11 +51,12 @@ const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
 // per category as a heap of keys that only grow while capacity only shrinks (one Capacity epoch, the batch
 // dispatch): a host's key is checked when it comes to the top, and pushed back if it grew (a lazy heap), so
 // that a placement costs the hosts it visits, not every host of the category.
-Placer::HostQueue& Placer::host_queue(uint32_t c) {
-  HostQueue& q = restricted_ ? scratch_queue_ : host_queues_[c];
-  if (!restricted_ && q.built && q.epoch == cap_.epoch()) return q;
+// `fresh`: made again whatever it holds (the scratch queue, not kept).
+Placer::HostQueue& Placer::host_queue(uint32_t c, bool fresh) {
+  HostQueue& q = fresh || restricted_ ? scratch_queue_ : host_queues_[c];
+  if (!fresh && !restricted_ && q.built && q.epoch == cap_.epoch()) return q;
   const std::vector<HostGroup>& all = host_groups(c);
-  q.built = true;
+  q.built = !fresh && !restricted_;
   q.epoch = cap_.epoch();
   q.first.assign(all.size(), 0);
   q.heap.clear();
@@ -82,32 +83,20 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const std::vector<HostGroup>& all = host_groups(c);
   // A farm-wide (global) pool the category charges lets one host's takes change another's room within the
   // placement, which the caller may roll back: then every host is ordered before the first take, as the
-  // definition says (O(hosts) a placement). Otherwise the category's lazy heap (host_queue).
+  // definition says (a fresh queue, its keys not checked again: O(hosts) a placement). Otherwise the
+  // category's lazy heap (host_queue).
   bool cross = false;
   for (const Tables::Term& x : terms_[c]) cross = cross || !std::isnan(cap_.global_configured(x.k));
-  HostQueue& q = cross ? scratch_queue_ : host_queue(c);
-  if (cross) {
-    q.built = false;  // (the scratch queue is made again below and by the next caller)
-    q.first.assign(all.size(), 0);
-    q.heap.clear();
-    for (uint32_t g = 0; g < all.size(); ++g)
-      if (const uint64_t key = host_key(c, all[g], q.first[g]); key != kNoHostKey) q.heap.emplace_back(key, g);
-    std::sort(q.heap.begin(), q.heap.end(), std::greater<>());  // popped from the back: the least key first
-  }
+  HostQueue& q = host_queue(c, cross);
   // the hosts this placement visited, in order, with their keys (pushed back at the end: keys only grow)
-  std::vector<std::pair<uint64_t, uint32_t>>& visited = host_order_;
+  std::vector<std::pair<uint64_t, uint32_t>>& visited = host_visited_;
   visited.clear();
   auto next_host = [&]() -> const std::vector<uint32_t>* {
-    if (cross) {  // the order made before any take
-      if (q.heap.empty()) return nullptr;
-      const uint32_t g = q.heap.back().second;
-      q.heap.pop_back();
-      return &all[g].taskers;
-    }
     while (!q.heap.empty()) {
       std::pop_heap(q.heap.begin(), q.heap.end(), std::greater<>());
       const auto [key, g] = q.heap.back();
       q.heap.pop_back();
+      if (cross) return &all[g].taskers;  // the order made before any take
       const uint64_t now = host_key(c, all[g], q.first[g]);
       if (now == kNoHostKey) continue;  // full for the rest of the epoch
       if (now != key) {                 // it grew: back in its place
@@ -174,7 +163,7 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       break;
     case AllocationRule::HostRoundRobin: {
       // the first round visits the hosts in order; the next rounds the same hosts again
-      std::vector<const std::vector<uint32_t>*>& round = host_visit_;
+      std::vector<const std::vector<uint32_t>*>& round = host_round_;
       round.clear();
       for (const std::vector<uint32_t>* g = next_host(); g != nullptr && total < most;
            g = total < most ? next_host() : nullptr) {
@@ -199,10 +188,11 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
     default: return false;
   }
   // the visited hosts back in the heap with the keys they had (their true keys are no smaller)
-  for (const auto& v : cross ? std::vector<std::pair<uint64_t, uint32_t>>{} : visited) {
-    q.heap.push_back(v);
-    std::push_heap(q.heap.begin(), q.heap.end(), std::greater<>());
-  }
+  if (!cross)
+    for (const auto& v : visited) {
+      q.heap.push_back(v);
+      std::push_heap(q.heap.begin(), q.heap.end(), std::greater<>());
+    }
   if (total < fewest || taken.empty()) {
     // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
     if (cursors_ && !restricted_) cursors_->settle(c);

@@ -277,7 +277,7 @@ class Placer {
     std::vector<std::pair<uint64_t, uint32_t>> heap;  // (key, group)
   };
   static constexpr uint64_t kNoHostKey = UINT64_MAX;
-  HostQueue& host_queue(uint32_t c);
+  HostQueue& host_queue(uint32_t c, bool fresh);
   uint64_t host_key(uint32_t c, const HostGroup& g, uint32_t& first) const;
   bool place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // Calls fn(x) for the members x >= from of `tier`, in increasing order while fn returns true, except
@@ -348,10 +348,10 @@ class Placer {
   std::vector<HostTake> host_takes_;
   std::unordered_map<uint32_t, std::vector<HostGroup>> host_groups_;  // per category
   std::vector<HostGroup> scratch_groups_;                             // under restrict_to()
-  std::vector<std::pair<uint64_t, uint32_t>> host_order_;             // place_hosts: the hosts visited
+  std::vector<std::pair<uint64_t, uint32_t>> host_visited_;           // place_hosts: the hosts visited
   std::unordered_map<uint32_t, HostQueue> host_queues_;               // per category
   HostQueue scratch_queue_;                                           // under restrict_to()
-  std::vector<const std::vector<uint32_t>*> host_visit_;              // place_hosts: the hosts in order
+  std::vector<const std::vector<uint32_t>*> host_round_;              // place_hosts: $round_robin's hosts
   // The batch walk commits every successful try_place (committed_walk()): the last placement's category
   // and tasker, and how many placements there were then, let the next job of that category skip its
   // ConsecutiveBestFit search (place_pe_slots).

@@ -93,9 +93,8 @@ TEST_P(SgePriorityOracle, EveryJobsPriorityAndTheOrderAreGridEngines) {
 
 INSTANTIATE_TEST_SUITE_P(Runs, SgePriorityOracle, ::testing::Values("prio-debian", "prio-manual"));
 
-// Jobs that are held have no priority in Grid Engine and do not widen the urgency range: the same dump
-// with one job held gives the others the same priorities when that job's urgency was inside the range.
-// (A dump whose scheduler configuration is absent takes the manual's weights.)
+// The weights are qconf-ssconf.txt's: without the file, the manual's defaults (the prio-manual run's
+// weights give the same priorities); a weight that is not a number is refused naming file, line and key.
 TEST(SgePriority, TheWeightsAreTheDumpsAndAMalformedOneIsNamed) {
   const std::string dir = ::testing::TempDir() + "/sge_prio_weights";
   std::filesystem::remove_all(dir);
