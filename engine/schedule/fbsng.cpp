@@ -19,8 +19,19 @@
 
 namespace colmatch {
 
+namespace {
+
+// The grouped form's sums stay whole doubles: queue priorities lie in [QPmin, QPmax] (at most 2^52 in
+// size), a group's shift is rebased past 2^51 (a start moves it by at most QPI + QPD <= 2e9).
+constexpr double kGroupedMax = 4503599627370496.0;  // 2^52
+constexpr double kShiftRebase = 2251799813685248.0;  // 2^51
+
+bool whole(double x) noexcept { return std::isfinite(x) && std::trunc(x) == x; }
+
+}  // namespace
+
 FbsngQueuePriorities::FbsngQueuePriorities(std::vector<FbsngQueue> params) : params_(std::move(params)) {
-  p_.reserve(params_.size());
+  grouped_ = true;
   for (FbsngQueue& q : params_) {
     if (std::isnan(q.qp_max)) q.qp_max = q.qp_min + 100;
     const std::string at = fmt::format("FBSNG queue '{}': ", q.name);
@@ -31,18 +42,81 @@ FbsngQueuePriorities::FbsngQueuePriorities(std::vector<FbsngQueue> params) : par
     // finite steps and floor keep every priority finite (QPmax, QPG, SPG may be infinite)
     if (!(q.qpi <= kFbsngMaxValue && q.qpd <= kFbsngMaxValue && std::abs(q.qp_min) <= kFbsngMaxValue))
       throw PolicyError(at + fmt::format("QPmin, QPI and QPD must be at most {} in size", kFbsngMaxValue));
-    p_.push_back(q.qp_min);  // Q1
-    max_.push_back(q.qp_max);
-    min_.push_back(q.qp_min);
-    inc_.push_back(q.qpi);
+    q.qp_min += 0.0;  // -0 is 0: a priority is never printed "-0"
+    q.qp_max += 0.0;
+    grouped_ = grouped_ && whole(q.qp_min) && whole(q.qp_max) && q.qp_max <= kGroupedMax && whole(q.qpi) &&
+               whole(q.qpd);
+  }
+  if (!grouped_) {
+    for (const FbsngQueue& q : params_) {
+      p_.push_back(q.qp_min);  // Q1
+      max_.push_back(q.qp_max);
+      min_.push_back(q.qp_min);
+      inc_.push_back(q.qpi);
+    }
+    return;
+  }
+  std::map<double, uint32_t> by_qpi;
+  group_of_.resize(params_.size());
+  base_.resize(params_.size());
+  for (uint32_t q = 0; q < params_.size(); ++q) {
+    const FbsngQueue& p = params_[q];
+    const auto [it, added] = by_qpi.emplace(p.qpi, static_cast<uint32_t>(groups_.size()));
+    if (added) {
+      groups_.emplace_back();
+      groups_.back().qpi = p.qpi;
+      groups_.back().floor_gap = std::numeric_limits<double>::infinity();
+    }
+    Group& g = groups_[it->second];
+    group_of_[q] = it->second;
+    base_[q] = p.qp_min;  // Q1
+    g.floor_gap = std::min(g.floor_gap, p.qp_max - p.qp_min);
+    g.above.emplace(0.0, q);
+    g.queues.push_back(q);
   }
 }
 
 void FbsngQueuePriorities::on_start(uint32_t q) {
+  if (!grouped_) return on_start_each(q);
+  // Q2, the tick: every group's function takes its QPI (min(QPmax, p + QPI) of min(QPmax + cap, base +
+  // shift) is min(QPmax + min(0, cap + QPI), base + shift + QPI))
+  for (Group& g : groups_) {
+    g.cap = std::min(0.0, g.cap + g.qpi);
+    g.shift += g.qpi;
+  }
+  // q drops by its QPD: its own base moves (its value stays below its group's cap)
+  Group& own = groups_[group_of_[q]];
+  const double dropped = priority(q) - params_[q].qpd;
+  own.above.erase({base_[q] - params_[q].qp_min, q});
+  base_[q] = dropped - own.shift;
+  own.above.emplace(base_[q] - params_[q].qp_min, q);
+  // all move together so that the queue nearest its QPmin sits at it: each group's least distance
+  double above = std::numeric_limits<double>::infinity();
+  for (const Group& g : groups_) above = std::min({above, g.floor_gap + g.cap, g.above.begin()->first + g.shift});
+  for (Group& g : groups_) {
+    g.cap = std::min(0.0, g.cap - above);
+    g.shift -= above;
+    if (std::abs(g.shift) > kShiftRebase) rebase(g);
+  }
+  writes_ += 2 * groups_.size() + 1;
+}
+
+// Group g's queues take their priorities as bases, with no cap and no shift (the same values).
+void FbsngQueuePriorities::rebase(Group& g) {
+  for (const uint32_t q : g.queues) base_[q] = priority(q);
+  g.cap = 0;
+  g.shift = 0;
+  g.above.clear();
+  for (const uint32_t q : g.queues) g.above.emplace(base_[q] - params_[q].qp_min, q);
+  writes_ += g.queues.size();
+}
+
+void FbsngQueuePriorities::on_start_each(uint32_t q) {
   // Q2: one tick for every queue, then the starting queue drops by its QPD
   // (over the dense columns max_, min_, inc_: the compiler's SIMD loops; the same operations in the same
   // order as over params_, so the same priorities)
   const size_t n = p_.size();
+  writes_ += n;
   double* __restrict p = p_.data();
   const double* __restrict top = max_.data();
   const double* __restrict floor = min_.data();
@@ -222,6 +296,8 @@ class FbsngScheduler final : public Scheduler {
   uint64_t waiting_ = 0;                   // submitted sections not started
   std::vector<uint32_t> head_;             // per queue: its head (first section waiting for capacity)
   std::vector<uint32_t> order_;            // queues with ready sections, by priority
+  std::vector<uint32_t> ready_;            // queues that had ready sections since the last cycle
+  std::vector<uint8_t> listed_;            // per queue: in ready_
   std::vector<std::pair<uint32_t, uint32_t>> held_;
 };
 
@@ -259,6 +335,7 @@ FbsngScheduler::FbsngScheduler(SimWorld& w)
   by_cat_.assign(queues_.size(), {});
   heap_.assign(queues_.size(), {});
   head_.assign(queues_.size(), kNoJob);
+  listed_.assign(queues_.size(), 0);
 }
 
 void FbsngScheduler::use(uint32_t j, int sign) {
@@ -330,6 +407,10 @@ void FbsngScheduler::classify(uint32_t j, double t) {
     }
   res.reason[j] = SimReason::NoFreeCapacity;
   set_[jobs.queue[j]].insert(key_of(j));
+  if (!listed_[jobs.queue[j]]) {
+    listed_[jobs.queue[j]] = 1;
+    ready_.push_back(jobs.queue[j]);
+  }
   by_cat_[jobs.queue[j]][c].insert(key_of(j));
 }
 
@@ -421,12 +502,19 @@ void FbsngScheduler::cycle(double t, bool last) {
   if (last) ++w_.res.full_cycles;
   w_.cursors.sync(w_.cap);
   order_.clear();
-  for (uint32_t q = 0; q < set_.size(); ++q) {
+  // the queues with ready sections (not every queue: a farm of 10,000 queues has few with work at once)
+  size_t kept = 0;
+  for (const uint32_t q : ready_) {
+    if (set_[q].empty()) {
+      listed_[q] = 0;
+      continue;
+    }
+    ready_[kept++] = q;
     head_[q] = kNoJob;
-    if (set_[q].empty()) continue;
     order_.push_back(q);
     build_heap(q);
   }
+  ready_.resize(kept);
   std::vector<std::pair<uint32_t, uint32_t>>& held = held_;  // (queue, the stuck queue holding it)
   while (true) {
     // Q3: queues by priority (ties: the queue whose first section in line was submitted first, then its

@@ -37,10 +37,12 @@
 // The scheduler runs at most once per SimConfig::min_interval (FBSNG: 5 s) and on events.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,21 +56,55 @@ class Scheduler;
 class SimWorld;
 
 /// Queue priorities under rules Q1-Q3, indexed by queue id (the jobs' queue dictionary).
+///
+/// A start changes every queue's priority (Q2), but by one rule per QPI: the queues that share a QPI
+/// move as one function p = min(QPmax + C, base + B) of their own values, with C and B kept per group.
+/// So a start costs O(groups + log queues), not O(queues) (10,000 queues sharing the "*" parameters: a
+/// handful of writes, not 10,000). The form is exact when every QPmin, QPmax, QPI and QPD is a whole
+/// number with QPmax finite and at most 2^52 in size (every sum is then a whole double); otherwise each
+/// start updates every queue in turn (the same values the rule gives, in the same operations).
 class FbsngQueuePriorities {
  public:
   /// `params[q]`: queue q's parameters (NaN qp_max resolved here). Throws PolicyError when
   /// QPmax < QPmin, QPI, QPD, QPG or SPG is negative or NaN, or QPmin, QPI, QPD exceed kFbsngMaxValue.
   explicit FbsngQueuePriorities(std::vector<FbsngQueue> params);
-  size_t size() const noexcept { return p_.size(); }
-  double priority(uint32_t q) const noexcept { return p_[q]; }
+  size_t size() const noexcept { return params_.size(); }
+  /// Queue q's priority now.
+  double priority(uint32_t q) const noexcept {
+    if (!grouped_) return p_[q];
+    const Group& g = groups_[group_of_[q]];
+    return std::min(params_[q].qp_max + g.cap, base_[q] + g.shift);
+  }
   const FbsngQueue& params(uint32_t q) const noexcept { return params_[q]; }
   /// Q2: a section started from queue q.
   void on_start(uint32_t q);
   /// Q3: queue q is stuck; queues with a priority below the value returned are held.
-  double holds_below(uint32_t q) const noexcept { return p_[q] - params_[q].qpg; }
+  double holds_below(uint32_t q) const noexcept { return priority(q) - params_[q].qpg; }
+  /// Priorities (a queue's or a group's) written since construction: the work the starts cost.
+  uint64_t writes() const noexcept { return writes_; }
+  /// Whether the grouped form is used (see the class comment).
+  bool grouped() const noexcept { return grouped_; }
 
  private:
+  // Queues of one QPI: each one's priority is min(qp_max + cap, base + shift). `floor_gap` (the least
+  // QPmax - QPmin) and `above` (base - QPmin per queue, ordered) give the group's least distance above
+  // QPmin: min(floor_gap + cap, above.begin() + shift).
+  struct Group {
+    double qpi = 0, cap = 0, shift = 0, floor_gap = 0;
+    std::set<std::pair<double, uint32_t>> above;
+    std::vector<uint32_t> queues;
+  };
+  void on_start_each(uint32_t q);
+  void rebase(Group& g);
+
   std::vector<FbsngQueue> params_;
+  bool grouped_ = false;
+  uint64_t writes_ = 0;
+  // the grouped form
+  std::vector<Group> groups_;
+  std::vector<uint32_t> group_of_;  // per queue
+  std::vector<double> base_;        // per queue
+  // queue by queue (parameters that are not whole numbers)
   std::vector<double> p_;
   std::vector<double> max_, min_, inc_;  // QPmax, QPmin, QPI per queue, dense for on_start's loops
 };

@@ -749,15 +749,7 @@ struct Sim {
     }
   }
 
-  // A start from queue q: every queue rises by its QPI up to its QPmax, q drops by its QPD, then all
-  // move together so that the one nearest its QPmin sits at it (each at most its QPmax).
-  void queue_started(uint32_t q) {
-    for (size_t i = 0; i < qprio.size(); ++i) qprio[i] = std::min(qparams[i].qp_max, qprio[i] + qparams[i].qpi);
-    qprio[q] -= qparams[q].qpd;
-    double m = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < qprio.size(); ++i) m = std::min(m, qprio[i] - qparams[i].qp_min);
-    for (size_t i = 0; i < qprio.size(); ++i) qprio[i] = std::min(qparams[i].qp_max, qprio[i] - m);
-  }
+  void queue_started(uint32_t q) { fbsng_queue_started(qprio, qparams, q); }
 
   // The process type's quotas on sections, slots and consumables hold with job j started.
   bool quota_ok(uint32_t j, const std::vector<uint8_t>& running) const {
@@ -893,6 +885,14 @@ SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const Jo
   Sim s{catalog, taskers, jobs, policy, farm, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {}, {}, {}, {}, false};
   s.run();
   return std::move(s.out);
+}
+
+void fbsng_queue_started(std::vector<double>& priority, const std::vector<FbsngQueue>& params, uint32_t q) {
+  for (size_t i = 0; i < priority.size(); ++i) priority[i] = std::min(params[i].qp_max, priority[i] + params[i].qpi);
+  priority[q] -= params[q].qpd;
+  double m = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < priority.size(); ++i) m = std::min(m, priority[i] - params[i].qp_min);
+  for (size_t i = 0; i < priority.size(); ++i) priority[i] = std::min(params[i].qp_max, priority[i] - m);
 }
 
 }  // namespace colmatch::naive

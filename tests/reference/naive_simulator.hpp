@@ -22,4 +22,9 @@ struct SimOutcome {
 SimOutcome simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                     const FarmEvents& farm = {});
 
+/// FBSNG's rule Q2, queue by queue: a start from queue q; every queue rises by its QPI up to its QPmax, q
+/// drops by its QPD, then all move together so that the one nearest its QPmin sits at it (each at most
+/// its QPmax). `priority[i]`, `params[i]`: queue i's (qp_max resolved).
+void fbsng_queue_started(std::vector<double>& priority, const std::vector<FbsngQueue>& params, uint32_t q);
+
 }  // namespace colmatch::naive

@@ -185,6 +185,84 @@ TEST(FbsngRules, BadQueueParametersAreRefused) {
   EXPECT_THROW(FbsngQueuePriorities({queue("A", -kInf, 5, 1, 1, 1)}), std::invalid_argument);
 }
 
+// Q2 over many queues (issue 45: 10,000 queues x 100,000 jobs spent most of their time updating every
+// queue's priority at each start): queues of one QPI move as one, a start writes a few group values.
+TEST(FbsngRules, AStartWritesItsGroupsNotEveryQueue) {
+  std::vector<FbsngQueue> params;
+  for (int i = 0; i < 10000; ++i) params.push_back(queue("q" + std::to_string(i), 0, NAN, 1, 2, 100));
+  FbsngQueuePriorities p(params);
+  std::vector<double> ref(params.size(), 0.0);
+  for (FbsngQueue& q : params) q.qp_max = q.qp_min + 100;
+  const int starts = 1000;
+  for (int i = 0; i < starts; ++i) {
+    const uint32_t q = static_cast<uint32_t>((i * 7919) % 10000);
+    p.on_start(q);
+    naive::fbsng_queue_started(ref, params, q);
+  }
+  EXPECT_TRUE(p.grouped());
+  EXPECT_LE(p.writes(), 3u * starts) << "a start costs its groups (here one), not every queue";
+  for (uint32_t q = 0; q < ref.size(); ++q) ASSERT_EQ(p.priority(q), ref[q]) << "queue " << q;
+}
+
+// The grouped form against the rule queue by queue (tests/reference): every priority after every start,
+// bit for bit, on random whole-number queues (several QPI groups, QPmax near QPmin, far from it, or at
+// 2^52) and on queues whose parameters are not whole numbers (then updated queue by queue).
+TEST(FbsngRules, GroupedPrioritiesEqualTheRuleQueueByQueue) {
+  size_t grouped = 0, each = 0;
+  for (uint64_t seed = 1; seed <= 1500; ++seed) {
+    std::mt19937_64 rng(seed);
+    auto small = [&](int n) { return static_cast<double>(rng() % static_cast<uint64_t>(n)); };
+    std::vector<FbsngQueue> params;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      const double lo = small(11) - 5;
+      const uint64_t kind = rng() % 6;
+      const double hi = kind == 0 ? NAN : kind == 1 ? 4503599627370496.0 : kind == 2 ? lo : lo + small(30);
+      params.push_back(queue("q" + std::to_string(i), lo, hi, small(4), small(9), kInf));
+      if (seed % 10 == 0 && i == 0) params.back().qpi = 0.5;  // not whole: queue by queue
+    }
+    FbsngQueuePriorities p(params);
+    (p.grouped() ? grouped : each) += 1;
+    for (FbsngQueue& q : params)
+      if (std::isnan(q.qp_max)) q.qp_max = q.qp_min + 100;
+    std::vector<double> ref;
+    for (const FbsngQueue& q : params) ref.push_back(q.qp_min);
+    for (int step = 0; step < 300; ++step) {
+      uint32_t q = static_cast<uint32_t>(rng() % params.size());
+      if (rng() % 3)  // mostly the highest, as the scheduler starts them
+        for (uint32_t x = 0; x < params.size(); ++x)
+          if (ref[x] > ref[q]) q = x;
+      p.on_start(q);
+      naive::fbsng_queue_started(ref, params, q);
+      for (uint32_t x = 0; x < params.size(); ++x) {
+        ASSERT_EQ(p.priority(x), ref[x]) << "seed " << seed << " step " << step << " queue " << x;
+        ASSERT_EQ(std::signbit(p.priority(x)), std::signbit(ref[x])) << "seed " << seed;
+      }
+    }
+  }
+  EXPECT_GT(grouped, 1000u);
+  EXPECT_GT(each, 100u);
+}
+
+// A group whose shift grows past 2^51 is rebased (every sum stays a whole double): a queue of QPI 1e9
+// rises past its QPmax at each of 3 million starts of a queue of QPI 0, and still equals the rule.
+TEST(FbsngRules, GroupedPrioritiesStayExactPastTheRebase) {
+  std::vector<FbsngQueue> params{queue("fast", 0, 100, 1e9, 1e9, kInf), queue("still", 3, 50, 0, 0, kInf)};
+  FbsngQueuePriorities p(params);
+  ASSERT_TRUE(p.grouped());
+  std::vector<double> ref{0, 3};
+  for (int step = 0; step < 3000000; ++step) {
+    const uint32_t q = step % 100000 == 99999 ? 0 : 1;
+    p.on_start(q);
+    naive::fbsng_queue_started(ref, params, q);
+    if (q == 0 || step % 1000 == 0) {
+      ASSERT_EQ(p.priority(0), ref[0]) << "step " << step;
+      ASSERT_EQ(p.priority(1), ref[1]) << "step " << step;
+    }
+  }
+  EXPECT_GT(p.writes(), 3000000u * 5) << "the rebases wrote the group's queues";
+}
+
 // The seed: with QPI = 1 for all queues, shares are inversely proportional to QPD.
 TEST(FbsngRules, SharesInverselyProportionalToQpd) {
   for (const auto& [a, b] : std::vector<std::pair<double, double>>{{3, 7}, {1, 1}, {1, 3}, {1, 9}, {2, 3}, {5, 5}}) {
