@@ -23,7 +23,7 @@ namespace {
 
 // The grouped form's sums stay whole doubles: queue priorities lie in [QPmin, QPmax] (at most 2^52 in
 // size), a group's shift is rebased past 2^51 (a start moves it by at most QPI + QPD <= 2e9).
-constexpr double kGroupedMax = 4503599627370496.0;  // 2^52
+constexpr double kGroupedMax = 4503599627370496.0;   // 2^52
 constexpr double kShiftRebase = 2251799813685248.0;  // 2^51
 
 bool whole(double x) noexcept { return std::isfinite(x) && std::trunc(x) == x; }
@@ -44,8 +44,8 @@ FbsngQueuePriorities::FbsngQueuePriorities(std::vector<FbsngQueue> params) : par
       throw PolicyError(at + fmt::format("QPmin, QPI and QPD must be at most {} in size", kFbsngMaxValue));
     q.qp_min += 0.0;  // -0 is 0: a priority is never printed "-0"
     q.qp_max += 0.0;
-    grouped_ = grouped_ && whole(q.qp_min) && whole(q.qp_max) && q.qp_max <= kGroupedMax && whole(q.qpi) &&
-               whole(q.qpd);
+    grouped_ =
+        grouped_ && whole(q.qp_min) && whole(q.qp_max) && q.qp_max <= kGroupedMax && whole(q.qpi) && whole(q.qpd);
   }
   if (!grouped_) {
     for (const FbsngQueue& q : params_) {
