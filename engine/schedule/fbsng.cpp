@@ -295,9 +295,10 @@ class FbsngScheduler final : public Scheduler {
   std::vector<std::vector<Cursor>> heap_;  // per queue: its categories' cursors in this run (a heap)
   uint64_t waiting_ = 0;                   // submitted sections not started
   std::vector<uint32_t> head_;             // per queue: its head (first section waiting for capacity)
-  std::vector<uint32_t> order_;            // queues with ready sections, by priority
-  std::vector<uint32_t> ready_;            // queues that had ready sections since the last cycle
-  std::vector<uint8_t> listed_;            // per queue: in ready_
+  // the queues with ready sections, by priority as the last cycle left them; queues whose first section
+  // came since are at the end, those left without one are taken out when the next cycle starts
+  std::vector<uint32_t> order_;
+  std::vector<uint8_t> listed_;  // per queue: in order_
   std::vector<std::pair<uint32_t, uint32_t>> held_;
 };
 
@@ -409,7 +410,7 @@ void FbsngScheduler::classify(uint32_t j, double t) {
   set_[jobs.queue[j]].insert(key_of(j));
   if (!listed_[jobs.queue[j]]) {
     listed_[jobs.queue[j]] = 1;
-    ready_.push_back(jobs.queue[j]);
+    order_.push_back(jobs.queue[j]);
   }
   by_cat_[jobs.queue[j]][c].insert(key_of(j));
 }
@@ -501,20 +502,17 @@ void FbsngScheduler::cycle(double t, bool last) {
   ++w_.res.cycles;
   if (last) ++w_.res.full_cycles;
   w_.cursors.sync(w_.cap);
-  order_.clear();
-  // the queues with ready sections (not every queue: a farm of 10,000 queues has few with work at once)
   size_t kept = 0;
-  for (const uint32_t q : ready_) {
+  for (const uint32_t q : order_) {
     if (set_[q].empty()) {
       listed_[q] = 0;
       continue;
     }
-    ready_[kept++] = q;
+    order_[kept++] = q;
     head_[q] = kNoJob;
-    order_.push_back(q);
     build_heap(q);
   }
-  ready_.resize(kept);
+  order_.resize(kept);
   std::vector<std::pair<uint32_t, uint32_t>>& held = held_;  // (queue, the stuck queue holding it)
   while (true) {
     // Q3: queues by priority (ties: the queue whose first section in line was submitted first, then its
@@ -522,12 +520,25 @@ void FbsngScheduler::cycle(double t, bool last) {
     auto next_submit = [&](uint32_t q) {
       return set_[q].empty() ? std::numeric_limits<double>::infinity() : set_[q].begin()->submit;
     };
-    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+    auto before = [&](uint32_t a, uint32_t b) {
       if (queues_.priority(a) != queues_.priority(b)) return queues_.priority(a) > queues_.priority(b);
       const double sa = next_submit(a), sb = next_submit(b);
       if (sa != sb) return sa < sb;
       return w_.jobs.queues.value(a) < w_.jobs.queues.value(b);
-    });
+    };
+    // The order is the last one but for a few queues (the one that started, those that reached their
+    // QPmax, those whose first section came since): an insertion sort costs the queues plus the moves.
+    // Moves beyond a few per queue: a full sort (the order is total, so either gives the same).
+    size_t moves = 0;
+    const size_t budget = 8 * order_.size() + 64;
+    for (size_t i = 1; i < order_.size() && moves <= budget; ++i) {
+      const uint32_t x = order_[i];
+      size_t k = i;
+      for (; k > 0 && before(x, order_[k - 1]); --k) order_[k] = order_[k - 1];
+      order_[k] = x;
+      moves += i - k;
+    }
+    if (moves > budget) std::sort(order_.begin(), order_.end(), before);
     double holds_below = -std::numeric_limits<double>::infinity();
     uint32_t holder = kNone;
     bool any = false;

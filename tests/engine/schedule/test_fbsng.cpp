@@ -646,14 +646,16 @@ TEST(FbsngConfig, BadQuotaOrRequirementsAreRefusedBySimulate) {
 
 namespace {
 
-void random_times_and_credentials(JobTable& jobs, std::mt19937_64& rng) {
+// `queues`: 0, the three named queues; else that many queues q0, q1, ...
+void random_times_and_credentials(JobTable& jobs, std::mt19937_64& rng, uint32_t queues = 0) {
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     jobs.submit.set(j, static_cast<double>(rng() % 60));
     jobs.runtime.set(j, static_cast<double>(rng() % 40));
     jobs.walltime.set(j, NAN);
     if (rng() % 20 == 0) jobs.hold_until.set(j, rng() % 2 ? kInf : static_cast<double>(rng() % 120));
     if (j > 0 && rng() % 15 == 0) jobs.depends.add(j, static_cast<uint32_t>(rng() % j));
-    jobs.queue.set(j, jobs.queues.intern(rng() % 3 == 0 ? "bulk" : rng() % 2 ? "light" : "other"));
+    if (queues > 0) jobs.queue.set(j, jobs.queues.intern("q" + std::to_string(rng() % queues)));
+    else jobs.queue.set(j, jobs.queues.intern(rng() % 3 == 0 ? "bulk" : rng() % 2 ? "light" : "other"));
     jobs.account.set(j, jobs.accounts.intern("p" + std::to_string(rng() % 3)));
     jobs.owner[j] = jobs.owners.intern("u" + std::to_string(rng() % 3));
   }
@@ -663,8 +665,11 @@ void random_times_and_credentials(JobTable& jobs, std::mt19937_64& rng) {
 
 class FbsngDifferential : public ::testing::TestWithParam<int> {};
 
+// combo % 4: the allocation policy; combo >= 4: up to 40 queues of random parameters (the walk's order
+// kept from cycle to cycle, queues coming and going), not three.
 TEST_P(FbsngDifferential, EngineEqualsNaiveOnRandomTraces) {
   const int combo = GetParam();
+  const bool many = combo >= 4;
   size_t started = 0, waited = 0, runs_with_quota = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 104729ULL * static_cast<uint64_t>(combo + 1) + static_cast<uint64_t>(i);
@@ -672,18 +677,24 @@ TEST_P(FbsngDifferential, EngineEqualsNaiveOnRandomTraces) {
     synth::SynthSpec s;
     s.seed = seed;
     s.taskers = 1 + rng() % 16;
-    s.jobs = 1 + rng() % 50;
+    s.jobs = 1 + rng() % (many ? 150 : 50);
     s.categories = 1 + rng() % 8;
     s.levels = rng() % 2 == 0;
     s.fill_up = rng() % 2 ? 0.4 : 0.0;
     auto ds = synth::generate(s);
-    random_times_and_credentials(ds.jobs, rng);
+    const uint32_t queues = many ? static_cast<uint32_t>(2 + rng() % 39) : 0;
+    random_times_and_credentials(ds.jobs, rng, queues);
     SimConfig pol;
     pol.scheduler = SchedulerKind::Fbsng;
     pol.allocation = static_cast<AllocationPolicy>(combo % 4);
     if (rng() % 2) pol.min_interval = static_cast<double>(1 + rng() % 6);
     auto small = [&](int n) { return static_cast<double>(rng() % static_cast<uint64_t>(n)); };
-    for (const char* q : {"bulk", "light", "other"}) {
+    std::vector<std::string> names{"bulk", "light", "other"};
+    if (many) {
+      names.clear();
+      for (uint32_t q = 0; q < queues; ++q) names.push_back("q" + std::to_string(q));
+    }
+    for (const std::string& q : names) {
       if (rng() % 4 == 0) continue;  // some queues take the defaults
       FbsngQueue p;
       p.name = q;
@@ -736,4 +747,4 @@ TEST_P(FbsngDifferential, EngineEqualsNaiveOnRandomTraces) {
   EXPECT_GT(runs_with_quota, 30u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Allocation, FbsngDifferential, ::testing::Range(0, 4));
+INSTANTIATE_TEST_SUITE_P(Allocation, FbsngDifferential, ::testing::Range(0, 8));
