@@ -617,6 +617,7 @@ void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::v
       if (why.empty() && !q.request.pe.empty()) pe = pe_job(f, q.request.pe, q.request.pe_range);
     } catch (const Unrepresentable& u) {
       why = u.why;
+      refused = !u.grid_engine_runs_it;  // an unknown PE: qsub refuses the job, it widens no range
     }
     const uint32_t j = b.add(id, "", "", 0, now, pe ? pe->slots : 1);
     try {

@@ -186,6 +186,25 @@ TEST(SgeJobsFile, LinesAreReadAsQsubReadsThem) {
   }
 }
 
+// qsub refuses a job asking a parallel environment the cluster does not have ("the requested parallel
+// environment does not exist"): it never exists in Grid Engine, so it widens no other job's urgency range
+// (it was counted there with its -l lic=30's urgency: the others' normalized urgency, and so their order
+// against jobs of other weights, shifted).
+TEST(SgeJobsFile, AJobQsubRefusesIsNotInTheUrgencyRange) {
+  const std::string jobs = ::testing::TempDir() + "/sge_jobs_refused_pe.txt";
+  auto load = [&](const std::string& text) {
+    std::ofstream(jobs) << text;
+    return loaders::load_sge(kData + "prio-manual/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
+  };
+  const loaders::Dataset plain = load("-l arch_s=x86_64\n-pe smp 2\n-p 5\n");
+  const loaders::Dataset refused = load("-pe nope 8 -l lic=30\n-l arch_s=x86_64\n-pe smp 2\n-p 5\n");
+  ASSERT_EQ(refused.jobs.size(), 4u);
+  ASSERT_TRUE(refused.jobs.rejected(0));
+  EXPECT_NE(refused.jobs.reject_reason[refused.jobs.reject[0]].find("nope"), std::string::npos);
+  for (uint32_t j = 0; j < 3; ++j)
+    EXPECT_EQ(refused.jobs.priority[j + 1], plain.jobs.priority[j]) << "line job " << plain.jobs.id[j];
+}
+
 // A PE's slot total (sge_pe(5) `slots`: its jobs' slots together, over the whole cluster) binds where it
 // is below its queues' slots. `MPI_SLOTS=3 bench/peers/sge_priority.sh` (datasets/sge/pe-total): five
 // jobs of bench/peers/sge_pe_total_jobs.txt released into one scheduling run; Grid Engine started
