@@ -23,9 +23,9 @@ import tempfile
 import time
 
 try:  # in the colmatch package (colmatch._sweep beside colmatch._sweep_spec)
-    from ._sweep_spec import POINT_FILES, SweepError, json_object, load_spec
+    from ._sweep_spec import SweepError, json_object, load_spec
 except ImportError:  # the CLI's script, beside sweep_spec.py
-    from sweep_spec import POINT_FILES, SweepError, json_object, load_spec
+    from sweep_spec import SweepError, json_object, load_spec
 
 LOCK_WAIT = 30.0  # seconds a point waits for a dying earlier attempt of itself to release its run folder
 RUN_LOCKED = "another colmatch run is writing this folder"  # loaders/writers/text.cpp's words
@@ -59,23 +59,23 @@ def _json_object(path):
         return None
 
 
-def complete(folder, command):
-    """Whether `folder` holds a whole run of `command` (colmatch publishes a run's files together) whose
-    JSON files read: a run with a corrupt metrics.json (a disk error, a hand edit) is run again, not
-    resumed as "ok" with empty figures."""
-    paths = [os.path.join(folder, f) for f in POINT_FILES[command]]
+def complete(folder, files):
+    """Whether `folder` holds a whole run with `files` (Sweep.needed; colmatch publishes a run's files
+    together) whose JSON files read: a run with a corrupt metrics.json (a disk error, a hand edit) is run
+    again, not resumed as "ok" with empty figures."""
+    paths = [os.path.join(folder, f) for f in files]
     return all(os.path.isfile(p) for p in paths) and all(_json_object(p) is not None
                                                          for p in paths if p.endswith(".json"))
 
 
 def run_point(task, shipped=None):
-    """Runs one point. task: cli, id, command, argv (with {option} placeholders), files, policy, out (the
-    run folder when the workers share the filesystem, else None). shipped: {option: bytes} of the input
-    files (--ship-inputs). Returns a dict: status ("ok" or "failed"), error, seconds, and with shipped
+    """Runs one point. task: cli, id, needed (the files of a complete point: Sweep.needed), argv (with
+    {option} placeholders), files, policy, out (the run folder when the workers share the filesystem, else
+    None). shipped: {option: bytes} of the input files (--ship-inputs). Returns a dict: status ("ok" or "failed"), error, seconds, and with shipped
     inputs the run's files {name: bytes}."""
     t0 = time.monotonic()
     result = {"id": task["id"], "status": "ok", "error": "", "reused": False, "host": os.uname().nodename}
-    if task["out"] and complete(task["out"], task["command"]):  # a retry after the first attempt finished
+    if task["out"] and complete(task["out"], task["needed"]):  # a retry after the first attempt finished
         result["reused"] = True
         return result
     with tempfile.TemporaryDirectory(prefix="colmatch-point-") as tmp:
@@ -98,10 +98,10 @@ def run_point(task, shipped=None):
             if proc.returncode != 1 or RUN_LOCKED not in proc.stderr or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
-            if task["out"] and complete(task["out"], task["command"]):
+            if task["out"] and complete(task["out"], task["needed"]):
                 result.update(reused=True, seconds=time.monotonic() - t0)
                 return result
-        if proc.returncode not in (0, 2) or not complete(out, task["command"]):
+        if proc.returncode not in (0, 2) or not complete(out, task["needed"]):
             result.update(status="failed", error=_error_text(proc))
         elif not task["out"]:
             result["files"] = {}
@@ -414,7 +414,7 @@ def _drive(sweep, out, runs, points_dir, scheduler, workers, ship_inputs, cli, p
         if not same:
             _write_atomic(policy, p.policy_text)
         folder = os.path.join(runs, p.id)
-        if complete(folder, sweep.command):
+        if complete(folder, sweep.needed):
             rows[p.id] = {"status": "ok", "reused": True, "params": p.params, **headline(folder, sweep.command)}
         else:
             todo.append((p, policy))
@@ -456,7 +456,7 @@ def _run_on_cluster(sweep, todo, runs, rows, scheduler, workers, ship_inputs, cl
                 [shipped[name]] = client.scatter([data], broadcast=True)
         futures = {}
         for p, policy in todo:
-            task = {"cli": cli, "id": p.id, "command": sweep.command, "argv": p.argv, "files": p.files,
+            task = {"cli": cli, "id": p.id, "needed": sweep.needed, "argv": p.argv, "files": p.files,
                     "policy": policy, "policy_text": p.policy_text,
                     "out": None if ship_inputs else os.path.join(runs, p.id)}
             f = client.submit(run_point, task, shipped.get(p.input), key=f"colmatch-point-{p.id}", pure=False)

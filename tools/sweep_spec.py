@@ -8,6 +8,7 @@ sweep.toml:
 
     command = "simulate"             # or "match"; the default is simulate
     until = 864000                   # optional: simulate's --until
+    write = "schedule"               # optional: simulate's --write (default schedule: what the report reads)
     threads = 1                      # optional: --threads of each run (default 1: one run per core)
     policy = "base.toml"             # optional: the policy every point starts from (a file, or a table)
 
@@ -53,6 +54,17 @@ CLI_OWN_OPTIONS = {"help", "format", "out", "threads", "isa", "policy", "until",
                    "simulate", "save"}  # the CLI's options that are not an input's files
 POINT_FILES = {"simulate": ("summary.json", "metrics.json", "schedule.csv"),
                "match": ("summary.json", "results.csv")}
+# simulate's --write: the files a point writes, and those a complete point has (`colmatch report` of the
+# sweep reads the metrics and each point's schedule.csv: the default writes those, not the timeline and
+# cycles of every point; `metrics` leaves schedule.csv out too, and the report its wait-time CDFs)
+WRITE_CHOICES = ("schedule", "metrics", "all")
+
+
+def point_files(command, write):
+    """The files a complete point of `command` run with --write `write` has."""
+    if command == "simulate" and write == "metrics":
+        return ("summary.json", "metrics.json")
+    return POINT_FILES[command]
 
 
 
@@ -308,7 +320,7 @@ class Sweep:
         self.file = file
         self.lines = _key_lines(text) if text is not None else {}
         self.base = os.path.dirname(os.path.abspath(file)) if text is not None else os.getcwd()
-        known = {"name", "command", "until", "threads", "policy", "inputs", "grid", "point"}
+        known = {"name", "command", "until", "write", "threads", "policy", "inputs", "grid", "point"}
         for k in spec:
             if k not in known:
                 self._fail((k,), k, f"unknown key (expected {', '.join(sorted(known))})")
@@ -319,6 +331,10 @@ class Sweep:
         self.until = spec.get("until")
         if "until" in spec and (not _type_ok(self.until, NUMBER) or self.command != "simulate"):
             self._fail(("until",), "until", "expected a number (with command = \"simulate\")")
+        self.write = self._typed(spec, "write", str, "a string", "schedule")
+        if self.write not in WRITE_CHOICES or ("write" in spec and self.command != "simulate"):
+            self._fail(("write",), "write", f"expected {', '.join(WRITE_CHOICES)} (with command = \"simulate\")")
+        self.needed = point_files(self.command, self.write)
         self.threads = self._typed(spec, "threads", int, "a whole number", 1)
         if isinstance(self.threads, bool) or not 1 <= self.threads <= 4096:
             self._fail(("threads",), "threads", "expected a whole number from 1 to 4096")
@@ -505,6 +521,9 @@ class Sweep:
         # an input named alike but changed (size or time) is another run: its points get new ids
         what = json.dumps({"argv": argv, "files": self._stamps[name], "policy": pt.policy_text}, sort_keys=True)
         pt.id = f"{name}-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
+        # which files it writes is not what it runs: the same id (a point written with more is complete)
+        if self.command == "simulate":
+            pt.argv += ["--write", self.write]
         return pt
 
     def check_formats(self, cli):
@@ -529,7 +548,7 @@ class Sweep:
 
     def describe(self):
         """sweep.json: the sweep's axes, inputs and points."""
-        return {"name": self.name, "command": self.command,
+        return {"name": self.name, "command": self.command, "write": self.write,
                 "axes": [{"key": ".".join(k), "values": v} for k, v in self.axes],
                 "inputs": {n: {"format": f, "files": files} for n, (f, files) in self.inputs.items()},
                 "points": [{"id": p.id, "input": p.input, "params": p.params} for p in self.points]}

@@ -210,7 +210,7 @@ def test_worker_killed_mid_sweep_loses_no_point(cluster, tmp_path):
     assert sorted(n for n in runs if not n.startswith(".")) == sorted(r["point"] for r in rows)
     assert not [n for n in runs if ".new-" in n], f"a partial run folder is left: {runs}"
     for r in rows:
-        assert sweep_py.complete(str(out / "runs" / r["point"]), "simulate")
+        assert sweep_py.complete(str(out / "runs" / r["point"]), spec_py.POINT_FILES["simulate"])
     cluster.wait_workers(2)  # the nanny restarted its worker: the next test has two again
 
 
@@ -272,7 +272,8 @@ def test_shipped_inputs_give_the_same_runs(tmp_path):
     r = cli("sweep", str(spec), "--out", str(b), "--workers", "2", "--ship-inputs")
     assert r.returncode == 0, r.stderr
     for row in sweep_rows(a):
-        for f in ("metrics.json", "schedule.csv", "timeline.csv"):
+        assert sorted(os.listdir(a / "runs" / row["point"])) == sorted(os.listdir(b / "runs" / row["point"]))
+        for f in ("metrics.json", "schedule.csv"):
             assert read(a / "runs" / row["point"] / f) == read(b / "runs" / row["point"] / f), f
     assert [r["point"] for r in sweep_rows(a)] == [r["point"] for r in sweep_rows(b)]
 
@@ -328,6 +329,10 @@ BAD_FILES = [
      "inputs.k.lgo", "not an input option of colmatch"),
     ("unknown base policy key", '[inputs.k]\nformat = "swf"\nlog = "{log}"\n[policy]\nbackfil = "easy"\n'
      '[grid]\ninterval = [0]\n', 5, "policy.backfil", "unknown policy key"),
+    ("write with match", 'command = "match"\nwrite = "metrics"\n[inputs.k]\nlog = "{log}"\n', 2, "write",
+     "expected schedule, metrics, all"),
+    ("unknown write", 'write = "everything"\n[inputs.k]\nformat = "swf"\nlog = "{log}"\n[grid]\nbackfill = ["easy"]\n',
+     1, "write", "expected schedule, metrics, all"),
     ("TOML syntax", '[inputs.k]\nformat = "swf"\nlog = "{log}"\n[grid\n', 4, "", "Expected ']'"),
 ]
 
@@ -406,6 +411,41 @@ def test_point_ids_are_stable_and_depend_on_what_runs(tmp_path):
     os.utime(log, ns=(0, os.stat(log).st_mtime_ns + 10**9))  # the log replaced by another of the same name
     e = spec_py.load_spec(write(tmp_path / "e.toml", GRID_2X3.format(log=log)))
     assert not set(p.id for p in d.points) & set(p.id for p in e.points), "a changed input is another run"
+
+
+def test_write_chooses_what_each_point_keeps_and_its_id_stays(tmp_path):
+    """A sweep writes what its report reads by default (simulate --write schedule: metrics.json, summary.json,
+    schedule.csv; not the timeline and cycles of every point); `write = "metrics"` keeps the JSON only,
+    `all` everything. The metrics are the same bytes whichever, and which files a point writes is not part
+    of its id: a point written with more is complete for a sweep asking fewer (issue 46 item 3)."""
+    grid = GRID_2X3.format(log=KTH).replace('"priority.queue_time" = [0, 1, 10]', "")
+    files = {}
+    for write_as in ("", "metrics", "all"):
+        text = (f'write = "{write_as}"\n' if write_as else "") + grid
+        spec = write(tmp_path / f"sweep-{write_as or 'default'}.toml", text)
+        out = tmp_path / f"out-{write_as or 'default'}"
+        r = cli("sweep", str(spec), "--out", str(out), "--workers", "2")
+        assert r.returncode == 0, r.stderr
+        rows = sweep_rows(out)
+        assert [row["status"] for row in rows] == ["ok", "ok"]
+        files[write_as] = {row["point"]: sorted(os.listdir(out / "runs" / row["point"])) for row in rows}
+        for row in rows:
+            assert read(out / "runs" / row["point"] / "metrics.json") == direct_metrics(str(tmp_path), row["backfill"], 0)
+        report = cli("report", str(out))
+        assert report.returncode == 0, report.stderr
+    assert files[""].keys() == files["metrics"].keys() == files["all"].keys(), "the same ids"
+    for point in files[""]:
+        assert files[""][point] == ["metrics.json", "schedule.csv", "summary.json"]
+        assert files["metrics"][point] == ["metrics.json", "summary.json"]
+        assert files["all"][point] == ["cycles.csv", "metrics.json", "schedule.csv", "summary.json", "timeline.csv"]
+    # the default's points are complete for a metrics-only sweep of the same grid in the same folder
+    spec = write(tmp_path / "again.toml", 'write = "metrics"\n' + grid)
+    r = cli("sweep", str(spec), "--out", str(tmp_path / "out-default"))
+    assert r.returncode == 0 and "2 ok (2 from an earlier run)" in r.stdout, r.stdout
+    # and a metrics-only folder's points are run again for the default (no schedule.csv)
+    spec = write(tmp_path / "more.toml", grid)
+    r = cli("sweep", str(spec), "--out", str(tmp_path / "out-metrics"))
+    assert r.returncode == 0 and "(2 from an earlier run)" not in r.stdout, r.stdout
 
 
 def test_a_dump_folder_is_an_input_and_a_changed_file_in_it_makes_new_points(tmp_path):
