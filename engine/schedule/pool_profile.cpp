@@ -20,8 +20,12 @@ bool same_taskers(const kernels::TaskerSet& a, const kernels::TaskerSet& b) {
 }  // namespace
 
 std::optional<PoolProfile> PoolProfile::of(const SimWorld& w) {
-  if (w.policy.depth() <= 1 || w.availability.active() || !w.farm.empty() ||
-      w.policy.allocation == AllocationPolicy::ConsecutiveBestFit)
+  if (w.policy.depth() <= 1) return std::nullopt;
+  return of_farm(w);
+}
+
+std::optional<PoolProfile> PoolProfile::of_farm(const SimWorld& w) {
+  if (w.availability.active() || !w.farm.empty() || w.policy.allocation == AllocationPolicy::ConsecutiveBestFit)
     return std::nullopt;
   const Categories& cats = w.cats;
   uint32_t k = UINT32_MAX;

@@ -34,6 +34,9 @@ class PoolProfile {
   /// (the book then plans on particular taskers). Evaluates every category's eligibility once (the
   /// world's own evaluations on first submit are unchanged). O(categories x taskers / 64).
   static std::optional<PoolProfile> of(const SimWorld& w);
+  /// The same profile whatever the reservation depth (EASY's reservation on a pooled farm counts the
+  /// free units at the running jobs' ends: Reservations::reserve), or std::nullopt when w is not pooled.
+  static std::optional<PoolProfile> of_farm(const SimWorld& w);
 
   /// Units free now: those the pooled taskers offered when the run began less what the running jobs hold.
   int64_t free_now(const SimWorld& w) const noexcept;

@@ -19,6 +19,7 @@ Reservations::Reservations(SimWorld& w)
       probe_(Capacity::configured(w.catalog, w.taskers)),
       probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr),
       pool_(PoolProfile::of(w)) {
+  if (w.policy.backfill == BackfillPolicy::Easy && w.policy.depth() == 1) easy_pool_ = PoolProfile::of_farm(w);
   future_placer_.record_choices(&w.chosen);
   at_shadow_placer_.record_choices(&w.chosen);
   probe_placer_.record_choices(&w.chosen);
@@ -48,6 +49,25 @@ void Reservations::release_running(uint32_t rj) {
 // shared pools every release is followed by a full placement.
 void Reservations::reserve(uint32_t j, Reservation& r) {
   r.active = false;
+  if (easy_pool_) {  // a pooled farm: the free units as the running jobs end, every end at a time together
+    const int64_t need = w_.jobs.slots[j];
+    int64_t free = easy_pool_->free_now(w_);
+    for (auto it = w_.running.begin(); it != w_.running.end();) {
+      const double expected_end = it->first;
+      for (; it != w_.running.end() && it->first == expected_end; ++it) free += units_held(it->second);
+      if (free < need) continue;
+      r.active = true;
+      r.job = j;
+      r.shadow = expected_end;
+      if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at.set(j, r.shadow);
+      r.end = expected_end + sim_estimate(w_.jobs, j);
+      r.allocs.clear();  // (slots, not taskers)
+      r.category = w_.charged(j);
+      easy_extra_ = free - need;
+      return;
+    }
+    return;
+  }
   const uint32_t c = w_.cats.of_job[j];
   const bool fill = spreads(w_.cats.rule[c]);
   const bool shared = !w_.cap_placer.queue_only(c);
@@ -161,6 +181,11 @@ const Reservation& Reservations::reservation_for(uint32_t j) {
 
 bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "leaves_alone asks of the EASY reservation");
+  if (easy_pool_) {  // j's units come out of the extra processors
+    int64_t units = 0;
+    for (const Allocation& a : allocs) units += a.slots;
+    return units <= easy_extra_;
+  }
   if (counted_) {  // the slot instances r's job loses on j's taskers, against what it has to spare
     const uint32_t c = w_.cats.of_job[r.job];
     const kernels::TaskerSet& elig = w_.eligible[c].eligible;
@@ -191,6 +216,10 @@ bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& alloc
 void Reservations::started_under(uint32_t j, const std::vector<Allocation>& allocs,
                                  [[maybe_unused]] const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
+  if (easy_pool_) {
+    for (const Allocation& a : allocs) easy_extra_ -= a.slots;
+    return;
+  }
   w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
                      [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
   if (!counted_) return;

@@ -12,7 +12,9 @@
 // On a pooled farm (engine/schedule/pool_profile.hpp: every job spreads one-unit slots over the same
 // taskers) the book plans on the count of free units over time, not on particular taskers: its
 // reservations hold slots, not taskers, and are exactly the pool-based ones of the literature; a
-// reserved job is placed anywhere when it starts.
+// reserved job is placed anywhere when it starts. EASY's reservation there is a count too: the shadow
+// time is the first running-job end by which the free units reach its job's slots, the extra processors
+// the units beyond them (the same answers as the walk on taskers, without a copy of the capacity).
 // Internal to engine/schedule/; the backfill pass that uses it is engine/schedule/backfill.cpp.
 #pragma once
 
@@ -182,6 +184,10 @@ class Reservations {
   Placer probe_placer_;
   CategoryEligibility busy_;         // busy_now()'s answer
   std::optional<PoolProfile> pool_;  // a pooled farm's free units over time (the book plans on it)
+  // EASY on a pooled farm: the reservation counts free units (reserve), and its extra processors are the
+  // units free at the shadow time beyond its job's slots, less those of the jobs started under it
+  std::optional<PoolProfile> easy_pool_;
+  int64_t easy_extra_ = 0;
   uint32_t resv_job_ = UINT32_MAX;
   uint64_t resv_version_ = 0;  // state_version when resv_ was made
 };
