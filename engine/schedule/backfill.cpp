@@ -65,45 +65,45 @@ bool MoabScheduler::start_touches(const CandidateMemo& m, uint32_t c, const std:
 
 bool MoabScheduler::memo_holds(const CandidateMemo& m, size_t from) const {
   for (uint32_t x : {m.a, m.b})
-    if (x != WaitQueue::kNoJob && (wq_->rank(x) < from || w_.creds.violation(x))) return false;
+    if (x != WaitQueue::kNoJob && (wq().rank(x) < from || w_.creds.violation(x))) return false;
   return true;
 }
 
 void MoabScheduler::backfill(uint32_t blocker, double t) {
   const bool greedy = w_.policy.backfill == BackfillPolicy::Greedy;
   LazyReservation resv{reservations_, blocker, greedy};
-  size_t from = wq_->rank(blocker) + 1;
+  size_t from = wq().rank(blocker) + 1;
   std::vector<Allocation>& trial = w_.trial;
   const uint64_t pass = ++backfill_pass_;
-  const auto& cats = wq_->categories();  // grows only when a parked job is surfaced
+  const auto& cats = wq().categories();  // grows only when a parked job is surfaced
   std::vector<std::pair<size_t, uint32_t>>& bounds = bounds_;
   while (true) {
     // Each category's candidate ranks no better than its first ready job: categories are tried in
     // the order of that bound (or of their kept candidate), until the bound passes the best found.
     bounds.clear();
     for (const uint32_t c : cats) {
-      if (wq_->ready_in(c) == 0 || w_.settled(c)) continue;
+      if (wq().ready_in(c) == 0 || w_.settled(c)) continue;
       const CandidateMemo& m = memo_[c];
       if (m.pass == pass && memo_holds(m, from)) {
-        if (m.job != WaitQueue::kNoJob) bounds.emplace_back(wq_->rank(m.job), c);
+        if (m.job != WaitQueue::kNoJob) bounds.emplace_back(wq().rank(m.job), c);
         continue;
       }
       const uint32_t a = first_unthrottled(c, from, [](double) { return true; });
-      if (a != WaitQueue::kNoJob) bounds.emplace_back(wq_->rank(a), c);
+      if (a != WaitQueue::kNoJob) bounds.emplace_back(wq().rank(a), c);
     }
     std::sort(bounds.begin(), bounds.end());
     uint32_t best = WaitQueue::kNoJob;
     // The bounds in order, merged with the active throttle streams' heads: a head ranked before the
     // best found is surfaced (it is a ready job of its category), and its category asked again.
     for (size_t i = 0;;) {
-      const uint32_t h = streams_->next_head();
+      const uint32_t h = ranked_->next_parked_head();
       const bool head = h != ThrottleStreams::kNoHead && (i == bounds.size() || h < bounds[i].first);
       if (!head && i == bounds.size()) break;
       const size_t bound = head ? h : bounds[i].first;
-      if (best != WaitQueue::kNoJob && bound > wq_->rank(best)) break;
+      if (best != WaitQueue::kNoJob && bound > wq().rank(best)) break;
       uint32_t c = 0;
       if (head) {
-        c = w_.cats.of_job[surface_head()];
+        c = w_.cats.of_job[ranked_->surface_head()];
         memo_[c].pass = 0;
         if (w_.settled(c)) continue;
       } else {
@@ -115,7 +115,7 @@ void MoabScheduler::backfill(uint32_t blocker, double t) {
         m.job = candidate(c, from, t, resv, m);
       }
       const uint32_t j = m.job;
-      if (j != WaitQueue::kNoJob && (best == WaitQueue::kNoJob || wq_->rank(j) < wq_->rank(best))) best = j;
+      if (j != WaitQueue::kNoJob && (best == WaitQueue::kNoJob || wq().rank(j) < wq().rank(best))) best = j;
     }
     if (best == WaitQueue::kNoJob) return;
     trial.clear();
@@ -129,7 +129,7 @@ void MoabScheduler::backfill(uint32_t blocker, double t) {
     const bool past = !greedy && !(t + sim_estimate(w_.jobs, best) <= resv.shadow);
     if (past) reservations_.started_under(best, trial, *resv.r);
     start(best, t, trial, greedy || resv.r->active);  // greedy: started ahead of the blocker
-    from = wq_->rank(best) + 1;
+    from = wq().rank(best) + 1;
     const uint32_t cb = w_.cats.of_job[best];
     memo_[cb].pass = 0;
     const bool shared = !w_.cap_placer.queue_only(cb);
@@ -147,9 +147,9 @@ void MoabScheduler::backfill(uint32_t blocker, double t) {
 template <class Test>
 uint32_t MoabScheduler::first_unthrottled(uint32_t c, size_t from, Test&& test) {
   for (size_t at = from;;) {
-    const uint32_t j = wq_->first_in(c, at, test);
-    if (j == WaitQueue::kNoJob || !throttle(j)) return j;
-    at = wq_->rank(j) + 1;
+    const uint32_t j = wq().first_in(c, at, test);
+    if (j == WaitQueue::kNoJob || !ranked_->throttle(j)) return j;
+    at = wq().rank(j) + 1;
   }
 }
 

@@ -11,13 +11,13 @@ MoabScheduler::MoabScheduler(SimWorld& w)
     : w_(w),
       reservations_(w),
       cred_priority_(w.creds.priorities(w.policy.credential_priorities)),
-      static_order_(w.policy.weights.queue_time == 0 && w.policy.weights.expansion == 0 &&
-                    !w.policy.slurm_priority.enabled),
-      parked_(w.jobs.size(), Parked::No),
       memo_(w.cats.size()) {
   book_fast_ = w.policy.depth() == SIZE_MAX || reservations_.pooled();
   if (w.policy.slurm_priority.enabled) slurm_.emplace(SlurmPriority::of_farm(w.catalog, w.taskers, w.jobs, w.policy));
-  if (!static_order_) return;
+  if (w.policy.weights.queue_time != 0 || w.policy.weights.expansion != 0 || w.policy.slurm_priority.enabled) {
+    waiting_ = &timed_.emplace(w);
+    return;
+  }
   // priorities do not depend on time: one rank per job, in the order every cycle considers them
   const JobTable& jobs = w.jobs;
   std::vector<uint32_t> order = w.arrivals;
@@ -34,13 +34,7 @@ MoabScheduler::MoabScheduler(SimWorld& w)
     return a < b;
   });
   std::vector<double>().swap(prio);
-  const size_t ranks = order.size();
-  wq_.emplace(std::move(order), w.cats.of_job, w.cats.size(), std::move(est));
-  queued_set_ = RankSet(ranks);
-  visible_set_ = RankSet(ranks);
-  unbooked_ = RankSet(ranks);
-  due_ = RankSet(ranks);
-  streams_.emplace(w.creds, ranks);
+  waiting_ = &ranked_.emplace(w, reservations_, book_fast_, std::move(order), std::move(est));
 }
 
 double MoabScheduler::priority(uint32_t j, double t) const {
@@ -53,9 +47,7 @@ double MoabScheduler::priority(uint32_t j, double t) const {
          wt.expansion * (wait + est) / est + wt.size * jobs.slots[j];
 }
 
-uint64_t MoabScheduler::queued() const {
-  return static_order_ ? queued_set_.size() : queued_.size() + dependency_parked_;
-}
+uint64_t MoabScheduler::queued() const { return waiting_->size(); }
 
 // backfill_interval: a backfill cycle when its time comes while jobs wait, though nothing happens then.
 double MoabScheduler::next_wake() const {
@@ -68,23 +60,10 @@ double MoabScheduler::next_wake() const {
 
 void MoabScheduler::submitted(uint32_t j, double t) {
   if (slurm_) slurm_->submitted(j, t);
-  if (static_order_) {
-    queued_set_.insert(wq_->rank(j));
-    visible_set_.insert(wq_->rank(j));
-    classify(j, t);
-    return;
-  }
-  const double hold = w_.jobs.hold_until[j];
-  if (hold > t && std::isfinite(hold)) w_.wakes.emplace(hold, j);
-  if (hold > t) queued_.push_back(j);  // held: each cycle says so (and marks it held)
-  else queue_or_park(j);
+  waiting_->submitted(j, t);
 }
 
-void MoabScheduler::woke(uint32_t j, double t) {
-  if (static_order_ && parked_[j] == Parked::Held) classify(j, t);
-  // a reservation's time (Reservations::book asks for a cycle then): its job's turn in the fast cycle
-  if (static_order_ && reservations_.has(j) && reservations_.of(j).shadow <= t) due_.insert(wq_->rank(j));
-}
+void MoabScheduler::woke(uint32_t j, double t) { waiting_->woke(j, t); }
 
 void MoabScheduler::ended(uint32_t j, double t) {
   if (slurm_) slurm_->ended(j, t);
@@ -92,106 +71,14 @@ void MoabScheduler::ended(uint32_t j, double t) {
   // it ended before its walltime: the book may move earlier
   const bool early = w_.res.end[j] < w_.res.start[j] + sim_estimate(w_.jobs, j);
   if (w_.policy.compression && reservations_.booked() > 0 && early) compress_due_ = true;
-  std::vector<uint32_t> waiting;  // the jobs parked for j
-  if (const auto it = dependents_.find(j); it != dependents_.end()) {
-    waiting = std::move(it->second);
-    dependents_.erase(it);
-  }
-  if (!static_order_) {
-    for (uint32_t x : waiting) {
-      --dependency_parked_;
-      queue_or_park(x);  // waits again if another of its dependencies has not ended
-    }
-    return;
-  }
-  for (size_t kind = 0; kind < kCredentialKinds; ++kind) streams_->activate(kind, w_.creds.cred(kind, j));  // room
-  for (uint32_t x : waiting)
-    if (parked_[x] == Parked::Dependency) classify(x, t);
+  waiting_->ended(j, t);
 }
 
 void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   w_.start(j, t, allocs, backfilled);
   reservations_.started(j, t);
   if (slurm_) slurm_->started(j, t);
-  if (static_order_) {
-    const uint32_t r = wq_->rank(j);
-    queued_set_.erase(r);
-    visible_set_.erase(r);
-    wq_->remove(j);
-    parked_[j] = Parked::No;
-    streams_->forget(r);  // a full cycle may start a parked job of an active stream
-    unbooked_.erase(r);
-    due_.erase(r);
-  }
-}
-
-// Time-dependent order: a job waiting for a dependency, and not held, is parked (reason Dependency,
-// which a full cycle would give it each time) until that job ends, instead of being visited by every
-// cycle.
-void MoabScheduler::queue_or_park(uint32_t j) {
-  for (uint32_t d : w_.jobs.depends[j])
-    if (!w_.ended[d]) {
-      w_.res.reason[j] = SimReason::Dependency;
-      dependents_[d].push_back(j);
-      ++dependency_parked_;
-      return;
-    }
-  queued_.push_back(j);
-}
-
-// Static order: puts a queued job where its state says (held, waiting for a dependency, ready).
-// A hold's end is an event (a cycle runs then) whatever the job's state after it.
-void MoabScheduler::classify(uint32_t j, double t) {
-  const double hold = w_.jobs.hold_until[j];
-  if (hold > t) {
-    parked_[j] = Parked::Held;
-    w_.res.was_held[j] = 1;
-    if (std::isfinite(hold)) w_.wakes.emplace(hold, j);
-    return;
-  }
-  parked_[j] = Parked::No;
-  if (!w_.fits_idle[w_.cats.of_job[j]]) return;  // never ready: its reason comes from the full cycle
-  for (uint32_t d : w_.jobs.depends[j])
-    if (!w_.ended[d]) {
-      parked_[j] = Parked::Dependency;
-      dependents_[d].push_back(j);
-      // its reason until that job ends, which a full cycle would give it each time: full cycles skip it
-      w_.res.reason[j] = SimReason::Dependency;
-      visible_set_.erase(wq_->rank(j));
-      return;
-    }
-  visible_set_.insert(wq_->rank(j));
-  wq_->add(j);
-  if (book_fast_ && !reservations_.has(j)) unbooked_.insert(wq_->rank(j));
-}
-
-// Static order: parks job j if a credential limit keeps it from starting now. Until a job of that
-// credential ends the limit can only get tighter, so j stays parked until then.
-bool MoabScheduler::throttle(uint32_t j) {
-  const auto v = w_.creds.violation(j);
-  if (!v) return false;
-  w_.res.was_throttled[j] = 1;
-  wq_->remove(j);
-  streams_->park(wq_->rank(j), v);
-  return true;
-}
-
-// Takes back the job the streams' next head names: it is ready again. Returns it.
-uint32_t MoabScheduler::surface_head() {
-  const uint32_t j = wq_->job(streams_->surface_head());
-  wq_->add(j);
-  ++w_.res.unparked;
-  return j;
-}
-
-// The ready job with the smallest rank >= r, the active streams' parked jobs counted as ready.
-uint32_t MoabScheduler::next_ready(size_t r) {
-  while (true) {
-    const uint32_t j = wq_->first(r);
-    const uint32_t h = streams_->next_head();
-    if (h == ThrottleStreams::kNoHead || (j != WaitQueue::kNoJob && wq_->rank(j) < h)) return j;
-    surface_head();
-  }
+  waiting_->started(j);
 }
 
 void MoabScheduler::cycle(double t, bool last) {
@@ -219,11 +106,11 @@ void MoabScheduler::cycle(double t, bool last) {
     strict_ = false;
     return;
   }
-  if (static_order_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
+  if (ranked_ && !last && w_.policy.depth() <= 1) cycle_fast(t);
   // the fast cycle over a book when every waiting job holds a reservation (conservative), or when the
   // book is pooled: otherwise, with a finite depth, most waiting jobs hold none and every one is visited
   // anyway, at a higher cost per job (RICC at depth 4: 84 s with full cycles, 241 s with fast ones)
-  else if (static_order_ && !last && w_.policy.throttles.empty() && book_fast_) cycle_book_fast(t);
+  else if (ranked_ && !last && w_.policy.throttles.empty() && book_fast_) cycle_book_fast(t);
   else cycle_full(t);
 }
 
@@ -254,10 +141,10 @@ void MoabScheduler::cycle_full(double t) {
     }
     ready_.push_back({priority(j, t), j});
   };
-  if (static_order_) {  // ranks are the priority order
-    for (size_t r = visible_set_.next(0); r != RankSet::npos; r = visible_set_.next(r + 1)) consider(wq_->job(r));
+  if (ranked_) {  // ranks are the priority order
+    ranked_->for_each_visible(consider);
   } else {
-    for (uint32_t j : queued_) consider(j);
+    timed_->for_each_visible(consider);
     std::sort(ready_.begin(), ready_.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first > b.first;
       if (jobs.submit[a.second] != jobs.submit[b.second]) return jobs.submit[a.second] < jobs.submit[b.second];
@@ -267,7 +154,7 @@ void MoabScheduler::cycle_full(double t) {
   if (std::exchange(compress_due_, false))
     for (const auto& [prio, j] : ready_) compress(j, t);  // in priority order
   const bool started = w_.policy.depth() > 1 && !strict_ ? pass_with_book(t) : pass(t);
-  if (started && !static_order_) std::erase_if(queued_, [&](uint32_t j) { return res.reason[j] == SimReason::None; });
+  if (started && timed_) timed_->forget_started();
   w_.end_cycle(t, t0, queued());
 }
 
@@ -394,20 +281,18 @@ void MoabScheduler::book_reservation(uint32_t j, double t) {
   // Slurm's backfill cycle reserves nothing past its bf_window
   reservations_.book(
       j, t, w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
-  if (static_order_ && reservations_.has(j)) unbooked_.erase(wq_->rank(j));
+  if (ranked_ && reservations_.has(j)) ranked_->booked(j);
 }
 
 // Compression's step for job j (Reservations::compress): a reservation moved to now is due at once.
 void MoabScheduler::compress(uint32_t j, double t) {
-  if (reservations_.compress(j, t) && static_order_ && reservations_.of(j).shadow <= t) due_.insert(wq_->rank(j));
+  if (reservations_.compress(j, t) && ranked_ && reservations_.of(j).shadow <= t) ranked_->due(j);
 }
 
 void MoabScheduler::drop_reservation(uint32_t j) {
   if (!reservations_.has(j)) return;
   reservations_.drop(j);
-  if (!static_order_) return;
-  due_.erase(wq_->rank(j));
-  if (wq_->ready(j) && book_fast_) unbooked_.insert(wq_->rank(j));
+  if (ranked_) ranked_->unbooked(j);
 }
 
 // The same starts as pass_with_book, visiting what can change them (static order, no credential limits:
@@ -424,7 +309,7 @@ void MoabScheduler::drop_reservation(uint32_t j) {
 void MoabScheduler::cycle_book_fast(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
-  wq_->compact();
+  wq().compact();
   using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue, kEarly)
   constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1, kEarly = UINT32_MAX - 2;
   const bool pooled = reservations_.pooled();
@@ -433,9 +318,9 @@ void MoabScheduler::cycle_book_fast(double t) {
   auto push = [&](uint32_t source, size_t from) {
     size_t r = RankSet::npos;
     if (source == kUnbooked) {
-      if (reservations_.booked() < w_.policy.depth()) r = unbooked_.next(from);
+      if (reservations_.booked() < w_.policy.depth()) r = ranked_->unbooked().next(from);
     } else if (source == kDue) {
-      r = due_.next(from);
+      r = ranked_->due().next(from);
     } else if (source == kEarly) {
       const auto it = std::lower_bound(early.begin(), early.end(), from);
       if (it != early.end()) r = *it;
@@ -443,11 +328,11 @@ void MoabScheduler::cycle_book_fast(double t) {
       uint32_t j = WaitQueue::kNoJob;
       if (pooled) {
         const double dip = reservations_.pool_dip(t, w_.cats.slots[source]);
-        j = wq_->first_in(source, from, [&](double e) { return !(dip < t + e); });
+        j = wq().first_in(source, from, [&](double e) { return !(dip < t + e); });
       } else {
-        j = wq_->first_in(source, from, [](double) { return true; });
+        j = wq().first_in(source, from, [](double) { return true; });
       }
-      if (j != WaitQueue::kNoJob) r = wq_->rank(j);
+      if (j != WaitQueue::kNoJob) r = wq().rank(j);
     }
     if (r != RankSet::npos) next.push({static_cast<uint32_t>(r), source});
   };
@@ -457,20 +342,20 @@ void MoabScheduler::cycle_book_fast(double t) {
     push(kDue, from);
     if (pooled) {
       reservations_.early_starts(t, early);
-      for (uint32_t& x : early) x = static_cast<uint32_t>(wq_->rank(x));  // (all ready: they hold reservations)
+      for (uint32_t& x : early) x = static_cast<uint32_t>(wq().rank(x));  // (all ready: they hold reservations)
       std::sort(early.begin(), early.end());
       push(kEarly, from);
     }
-    for (const uint32_t c : wq_->categories())
-      if (wq_->ready_in(c) > 0) push(c, from);
+    for (const uint32_t c : wq().categories())
+      if (wq().ready_in(c) > 0) push(c, from);
   };
   if (std::exchange(compress_due_, false)) {  // the booked jobs in priority order: rank order
     std::vector<uint32_t>& booked = compress_order_;
     booked.clear();
     reservations_.booked_jobs(booked);
-    for (uint32_t& x : booked) x = static_cast<uint32_t>(wq_->rank(x));
+    for (uint32_t& x : booked) x = static_cast<uint32_t>(wq().rank(x));
     std::sort(booked.begin(), booked.end());
-    for (const uint32_t r : booked) compress(wq_->job(r), t);
+    for (const uint32_t r : booked) compress(wq().job(r), t);
   }
   push_all(0);
   size_t last = RankSet::npos;
@@ -480,10 +365,10 @@ void MoabScheduler::cycle_book_fast(double t) {
     bool gave_back = false;
     if (r != last) {  // a job may come from more than one source: its turn once
       last = r;
-      const uint32_t j = wq_->job(r);
-      if (wq_->ready(j)) {
-        const uint32_t first = wq_->first(0);  // a job before it waits (every one not visited does)
-        bool blocked = first != WaitQueue::kNoJob && wq_->rank(first) < r;
+      const uint32_t j = wq().job(r);
+      if (wq().ready(j)) {
+        const uint32_t first = wq().first(0);  // a job before it waits (every one not visited does)
+        bool blocked = first != WaitQueue::kNoJob && wq().rank(first) < r;
         const uint64_t given = reservations_.pool_given_back();
         with_book(j, t, blocked);
         gave_back = reservations_.pool_given_back() != given;
@@ -502,11 +387,11 @@ void MoabScheduler::cycle_book_fast(double t) {
 void MoabScheduler::cycle_fast(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
-  wq_->compact();
+  wq().compact();
   std::vector<Allocation>& trial = w_.trial;
   uint32_t blocker = WaitQueue::kNoJob;
-  for (uint32_t j = next_ready(0); j != WaitQueue::kNoJob; j = next_ready(wq_->rank(j) + 1)) {
-    if (throttle(j)) continue;
+  for (uint32_t j = ranked_->next_ready(0); j != WaitQueue::kNoJob; j = ranked_->next_ready(wq().rank(j) + 1)) {
+    if (ranked_->throttle(j)) continue;
     const uint32_t c = w_.cats.of_job[j];
     trial.clear();
     if (w_.settled(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {

@@ -11,9 +11,9 @@
 //      then or the reserved job still fits then beside it; the pass itself is engine/schedule/backfill.cpp;
 //      greedy: no reservation; deeper: a book of kept reservations).
 //
-// Two queues. When no priority factor depends on time (queue_time and expansion weights 0), every job
-// has a fixed rank (WaitQueue) and a cycle visits what can change the schedule: ready jobs up to the
-// first that does not fit; with EASY and greedy, one candidate per category per start; under
+// Two queues (engine/schedule/waiting.hpp). When no priority factor depends on time (queue_time and
+// expansion weights 0), every job has a fixed rank (RankedQueue) and a cycle visits what can change the schedule: ready
+// jobs up to the first that does not fit; with EASY and greedy, one candidate per category per start; under
 // conservative backfill (no credential limits), the jobs holding no reservation, those whose reservation is due and
 // those of categories that can place; held, dependency-waiting and throttled jobs only when their event comes. It gives
 // the same starts as the full cycle, which visits every waiting job in priority order and gives each its reason (the
@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -32,6 +31,7 @@
 #include "engine/schedule/slurm_priority.hpp"
 #include "engine/schedule/throttles.hpp"
 #include "engine/schedule/wait_queue.hpp"
+#include "engine/schedule/waiting.hpp"
 #include "engine/schedule/world.hpp"
 
 namespace colmatch {
@@ -49,10 +49,6 @@ class MoabScheduler final : public Scheduler {
   double next_wake() const override;
 
  private:
-  // Why a waiting job is out of the ready queue (static order) until the event that can change it: its
-  // hold's end, its dependency's end. (Credential limits: ThrottleStreams.)
-  enum class Parked : uint8_t { No, Held, Dependency };
-
   // A category's backfill candidate, kept within one backfill pass (backfill.cpp).
   struct CandidateMemo {
     uint64_t pass = 0;
@@ -64,11 +60,8 @@ class MoabScheduler final : public Scheduler {
 
   double priority(uint32_t j, double t) const;
   void start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled);
-  void queue_or_park(uint32_t j);
-  void classify(uint32_t j, double t);
-  bool throttle(uint32_t j);
-  uint32_t surface_head();
-  uint32_t next_ready(size_t r);
+  WaitQueue& wq() noexcept { return ranked_->ready(); }  // (fixed priorities: the ranked queue's)
+  const WaitQueue& wq() const noexcept { return ranked_->ready(); }
   void cycle_full(double t);
   bool pass(double t);
   bool pass_with_book(double t);
@@ -91,24 +84,16 @@ class MoabScheduler final : public Scheduler {
   Reservations reservations_;
   PerJob<double> cred_priority_;        // per job: its credentials' priorities summed
   std::optional<SlurmPriority> slurm_;  // SimConfig::slurm_priority: priority/multifactor's priorities
-  bool static_order_;                   // no time-dependent priority factor: jobs ranked once (wq_)
-  std::vector<uint32_t> queued_;        // time-dependent order: the waiting jobs (but those parked for a dependency)
-  size_t dependency_parked_ = 0;        // time-dependent order: the waiting jobs parked for a dependency
-  std::optional<WaitQueue> wq_;         // static order: the ready jobs
-  RankSet queued_set_;                  // static order: the ranks of the waiting jobs
-  RankSet visible_set_;                 // static order: those a full cycle visits (not waiting for a dependency)
-  RankSet unbooked_;                    // static order, conservative: ready jobs holding no reservation
+  std::optional<RankedQueue> ranked_;   // no time-dependent priority factor: jobs ranked once
+  std::optional<TimedQueue> timed_;     // else: sorted at each cycle
+  WaitingJobs* waiting_ = nullptr;      // the one of the two that runs
   bool compress_due_ = false;           // a job ended before its walltime: the next cycle compresses the book
   double next_backfill_ = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
   bool strict_ = false;                     // backfill_interval: this cycle is the main pass (no backfill)
   bool since_backfill_ = false;             // backfill_interval: a main pass ran since the last backfill cycle
   std::vector<uint32_t> compress_order_;    // cycle_book_fast: the booked jobs' ranks
-  RankSet due_;                             // static order, conservative: ready jobs whose reservation's time has come
   std::vector<uint32_t> early_;             // cycle_book_fast on a pooled book: the early source's ranks
   bool book_fast_ = false;                  // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
-  std::optional<ThrottleStreams> streams_;  // static order: jobs parked on a credential limit
-  std::vector<Parked> parked_;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> dependents_;  // per job with some: parked jobs waiting for it
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
   std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)

@@ -25,7 +25,7 @@
 //
 // Cost: when no priority factor depends on time, a cycle visits what can change the schedule (ready
 // jobs up to the first that does not fit; with EASY, one candidate per category per start; parked
-// held, dependency-waiting and throttled jobs only when their event comes; engine/schedule/wait_queue.hpp),
+// held, dependency-waiting and throttled jobs only when their event comes; engine/schedule/waiting.hpp),
 // not every waiting job, and gives the same schedule as the full cycle that does (SimConfig::
 // full_cycles). The run's last cycle is a full one, which sets every waiting job's reason.
 //
