@@ -87,6 +87,13 @@ done
 for avail in utilized combined; do
   printf '[policy]\nbackfill = "easy"\nresource_availability = "%s"\n' $avail >"$WORK/pol/$avail.toml"
   run "google-easy-$avail" simulate "${GOOGLE[@]}" --policy "$WORK/pol/$avail.toml"
+  # the book's walk under utilization (Reservations::reserve_after_book, its capacity made step by step)
+  printf '[policy]\nbackfill = "conservative"\nresource_availability = "%s"\n' $avail >"$WORK/pol/$avail-c.toml"
+  run "google-conservative-$avail" simulate "${GOOGLE[@]}" --policy "$WORK/pol/$avail-c.toml"
+  run "demo-conservative-$avail" simulate "${DEMO[@]}" --policy "$WORK/pol/$avail-c.toml" --until 86400
+  printf '[policy]\nbackfill = "easy"\nreservation_depth = 3\nresource_availability = "%s"\n' $avail \
+    >"$WORK/pol/$avail-3.toml"
+  run "synth-depth3-$avail" simulate "${SYNTH[@]}" --policy "$WORK/pol/$avail-3.toml"
 done
 run sge-sim simulate "${SGE[@]}" --policy $D/examples/easy.toml
 run sge-sim-cons simulate "${SGE[@]}" --policy $D/examples/conservative.toml

@@ -428,18 +428,23 @@ void Reservations::made(Reservation& r, uint32_t j, double T, double est, const 
 // reservation that has started by T (shadow <= T < end) is a running job, its charges taken; one that
 // starts within the job's run (T < shadow < T + estimate) is still pending, and the job's placement must
 // leave it alone (its taskers untouched, no shared pool charged), as book_allows asks of a start now.
+// The book at a step is kept up to date step by step on the walk's capacity; under utilized or combined
+// availability, where a release sets a tasker's free amount anew from the charges held there (which
+// would drop the booked ones taken), each step's capacity is made again from the walk's (O(booked) a step).
 void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
-  // Under utilized or combined availability a release sets a tasker's free amount anew from the charges
-  // held there, which would drop the booked ones taken below: the walk then makes each step's capacity
-  // from a copy (O(booked) per step).
-  if (w_.availability.active()) return reserve_after_book_scan(j, r);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   r.active = false;
+  const bool rebuilt = w_.availability.active();
   const CategoryEligibility* busy = busy_now(w_.cats.of_job[j]);
   const double est = sim_estimate(w_.jobs, j);
   const bool shared = !w_.cap_placer.queue_only(w_.cats.of_job[j]);
-  pending_count_.resize(w_.taskers.size(), 0);
   future_ = w_.cap;
+  if (rebuilt) {
+    w_.availability.begin_walk();
+    pending_.resize(w_.taskers.size(), 0);
+  } else {
+    pending_count_.resize(w_.taskers.size(), 0);
+  }
   auto running = w_.running.begin();
   auto next_end = ends_.begin();              // the steps the booked reservations' ends make
   auto started = shadows_.begin();            // the first booked reservation not started by the step's time
@@ -449,7 +454,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
   std::priority_queue<Taken, std::vector<Taken>, std::greater<>> taken;
   // A step that changes nothing on the job's eligible taskers (capacity, or a pending reservation's
   // hold) cannot turn a failed placement into one that fits: only the first step after a change
-  // places it (a category charging a shared pool: every step).
+  // places it (a category charging a shared pool, or a capacity made again: every step).
   const kernels::TaskerSet& elig = w_.eligible[w_.cats.of_job[j]].eligible;
   bool changed = true;
   auto touches = [&](const Allocation* allocs, uint32_t n) {
@@ -465,6 +470,23 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
     touches(of(b).allocs.data(), static_cast<uint32_t>(of(b).allocs.size()));
     for (const Allocation& a : of(b).allocs) pending_count_[a.tasker] += d;
   };
+  // The book at step T on a copy of the walk's capacity (probe_): the reservations running then take
+  // their charges, those starting within the job's run hold their taskers (pending_). Returns whether any does.
+  auto book_on_copy = [&](double T) {
+    probe_ = future_;
+    bool any = false;
+    for (const Reservation& b : book_) {
+      if (b.job == kNoSlot || !(b.end > T)) continue;  // a free slot; ended by then
+      if (b.shadow <= T) {                             // running then
+        w_.for_each_charge(b.category, b.allocs.data(), b.allocs.size(),
+                           [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
+      } else if (b.shadow < T + est) {  // starts while the job would run: left alone
+        any = true;
+        for (const Allocation& a : b.allocs) pending_[a.tasker] = 1;
+      }
+    }
+    return any;
+  };
   std::vector<Allocation> trial;
   while (true) {
     const double at_running = running != w_.running.end() ? running->first : kInf;
@@ -474,7 +496,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
       T = at_running;
       for (; running != w_.running.end() && running->first == T; ++running) {  // every end at T, then a try
         const uint32_t rj = running->second;
-        w_.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future_.release(k, x, amount); });
+        release_running(rj);
         touches(w_.res.allocations.data() + w_.res.alloc_first[rj], w_.res.alloc_count[rj]);
       }
     } else if (next_end != ends_.end()) {
@@ -483,101 +505,56 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
     } else {
       break;  // fits at none of them
     }
-    // the book as it stands at T: reservations starting within [T, T + est) are pending (left alone),
-    // those started by T and not ended run (their charges taken), those ended are gone
-    for (; window != shadows_.end() && window->first < T + est; ++window) {
-      mark(window->second, +1);
-      ++pending;
-    }
-    for (; started != shadows_.end() && started->first <= T; ++started) {
-      if (started == window) {  // (an estimate of 0: it never was within the run)
-        ++window;
-      } else {
-        mark(started->second, -1);
-        --pending;
+    bool fits = false;
+    if (rebuilt) {
+      const bool any_pending = book_on_copy(T);
+      auto leaves_pending = [&] {
+        for (const Allocation& a : trial)
+          if (pending_[a.tasker]) return false;
+        return true;
+      };
+      fits = !(any_pending && shared) && plan_leaving_free(probe_placer_, j, busy, trial, leaves_pending);
+      if (any_pending)
+        for (const Reservation& b : book_)
+          for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)
+    } else {
+      // the book as it stands at T: reservations starting within [T, T + est) are pending (left alone),
+      // those started by T and not ended run (their charges taken), those ended are gone
+      for (; window != shadows_.end() && window->first < T + est; ++window) {
+        mark(window->second, +1);
+        ++pending;
       }
-      if (of(started->second).end > T) {
-        charges_of(started->second, +1);
-        taken.push({of(started->second).end, started->second});
+      for (; started != shadows_.end() && started->first <= T; ++started) {
+        if (started == window) {  // (an estimate of 0: it never was within the run)
+          ++window;
+        } else {
+          mark(started->second, -1);
+          --pending;
+        }
+        if (of(started->second).end > T) {
+          charges_of(started->second, +1);
+          taken.push({of(started->second).end, started->second});
+        }
       }
+      while (!taken.empty() && taken.top().first <= T) {
+        charges_of(taken.top().second, -1);
+        taken.pop();
+      }
+      if (!changed && !shared) continue;
+      changed = false;
+      auto leaves_pending = [&] {
+        for (const Allocation& a : trial)
+          if (pending_count_[a.tasker] != 0) return false;
+        return true;
+      };
+      fits = !(pending > 0 && shared) && plan_leaving_free(future_placer_, j, busy, trial, leaves_pending);
     }
-    while (!taken.empty() && taken.top().first <= T) {
-      charges_of(taken.top().second, -1);
-      taken.pop();
-    }
-    if (!changed && !shared) continue;
-    changed = false;
-    auto leaves_pending = [&] {
-      for (const Allocation& a : trial)
-        if (pending_count_[a.tasker] != 0) return false;
-      return true;
-    };
-    if (!(pending > 0 && shared) && plan_leaving_free(future_placer_, j, busy, trial, leaves_pending)) {
+    if (fits) {
       made(r, j, T, est, trial);
       break;
     }
   }
   for (; started != window; ++started) mark(started->second, -1);  // pending_count_ back to 0
-}
-
-void Reservations::reserve_after_book_scan(uint32_t j, Reservation& r) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  r.active = false;
-  const CategoryEligibility* busy = busy_now(w_.cats.of_job[j]);
-  const double est = sim_estimate(w_.jobs, j);
-  const bool shared = !w_.cap_placer.queue_only(w_.cats.of_job[j]);
-  pending_.resize(w_.taskers.size(), 0);
-  std::vector<double> ends;
-  ends.reserve(book_.size());
-  for (const Reservation& b : book_)
-    if (b.job != kNoSlot) ends.push_back(b.end);
-  std::sort(ends.begin(), ends.end());
-  future_ = w_.cap;
-  w_.availability.begin_walk();
-  auto running = w_.running.begin();
-  size_t next_end = 0;
-  std::vector<Allocation> trial;
-  while (true) {
-    const double at_running = running != w_.running.end() ? running->first : kInf;
-    const double at_book = next_end < ends.size() ? ends[next_end] : kInf;
-    double T = 0;
-    if (running != w_.running.end() && at_running <= at_book) {
-      T = at_running;
-      for (; running != w_.running.end() && running->first == T; ++running) {  // every end at T, then a try
-        const uint32_t rj = running->second;
-        release_running(rj);
-      }
-    } else if (next_end < ends.size()) {
-      T = at_book;
-      while (next_end < ends.size() && ends[next_end] == T) ++next_end;  // one try per time
-    } else {
-      return;  // fits at none of them
-    }
-    probe_ = future_;
-    bool pending = false;
-    for (const Reservation& b : book_) {
-      if (b.job == kNoSlot || !(b.end > T)) continue;  // a free slot; ended by then
-      if (b.shadow <= T) {                             // running then
-        w_.for_each_charge(b.category, b.allocs.data(), b.allocs.size(),
-                           [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
-      } else if (b.shadow < T + est) {  // starts while the job would run: left alone
-        pending = true;
-        for (const Allocation& a : b.allocs) pending_[a.tasker] = 1;
-      }
-    }
-    auto leaves_pending = [&] {
-      for (const Allocation& a : trial)
-        if (pending_[a.tasker]) return false;
-      return true;
-    };
-    const bool fits = !(pending && shared) && plan_leaving_free(probe_placer_, j, busy, trial, leaves_pending);
-    if (pending)
-      for (const Reservation& b : book_)
-        for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)
-    if (!fits) continue;
-    made(r, j, T, est, trial);
-    return;
-  }
 }
 
 // Pooled: job j's slots are free from t until `end`, its own reservation given back.

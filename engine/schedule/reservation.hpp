@@ -140,7 +140,6 @@ class Reservations {
   void plan_booking(uint32_t j, double t);
   const Reservation& insert(const Reservation& r, bool wake);
   void reserve_after_book(uint32_t j, Reservation& r);
-  void reserve_after_book_scan(uint32_t j, Reservation& r);
   void made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs);
   bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
   bool pool_allows(uint32_t j, double t, double end) const;
