@@ -6,7 +6,8 @@
 // or with a range the host where the most fit; hosts in Grid Engine's host sort, TaskerTable::host_order,
 // where the farm has one: bench/peers/sge_queue_sort.sh), $fill_up host after host, $round_robin a slot a host in
 // turn, `allocation_rule N` exactly N on each host used. A range takes the most slots that fit, at least
-// its minimum. The per-job charges go on the master, the first tasker taken.
+// its minimum. The master is the last tasker the first host gave slots from (the first in $round_robin),
+// as the qmaster's; a category with per-job charges takes them on its first tasker, which stays its master.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -197,6 +198,18 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
     // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
     if (cursors_ && !restricted_) cursors_->settle(c);
     return false;
+  }
+  // The master: Grid Engine puts at the head of the job's queue list (its gdil) each queue instance of
+  // the first host as it takes slots there (sge_select_queue.c, "master queue must be at first
+  // position"), so the master is the last instance the first host gave slots from (one in $round_robin's
+  // first round, where a host gives one slot): datasets/sge/pe-hosts, mixed-*, sort-*. The per-job
+  // charges were taken on the first take as it was made: with some, that one stays the master.
+  if (!cats_.master_charge[c].any_positive() && rule != AllocationRule::HostRoundRobin) {
+    const uint32_t host = taskers_.host_of.empty() ? kNone : taskers_.host_of[taken[0].tasker];
+    size_t last = 0;
+    while (host != kNone && last + 1 < taken.size() && taskers_.host_of[taken[last + 1].tasker] == host) ++last;
+    std::rotate(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(last),
+                taken.begin() + static_cast<std::ptrdiff_t>(last) + 1);
   }
   // one allocation a tasker (round robin comes back to one), the master first
   const size_t first = out.size();

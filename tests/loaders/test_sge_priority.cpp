@@ -251,6 +251,33 @@ std::map<std::string, std::map<std::string, int>> slots_in_g_t(const std::string
   return want;
 }
 
+// The queue instance of each started job's MASTER line in qstat -g t (its master task).
+std::map<std::string, std::string> masters_in_g_t(const std::string& path) {
+  std::map<std::string, std::string> master;
+  std::ifstream in(path);
+  std::string line, job;
+  for (int n = 0; std::getline(in, line); ++n) {
+    if (n < 2) continue;
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.size() == 9 || w.size() == 7) job = w[0];
+    if (w.size() == 9 && w[8] == "MASTER") master[job] = w[7];
+    if (w.size() == 2 && w[1] == "MASTER") master[job] = w[0];
+  }
+  return master;
+}
+
+// colmatch's master of each assigned job of a dump: its first allocation.
+std::map<std::string, std::string> masters_matched(const loaders::Dataset& ds) {
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
+  std::map<std::string, std::string> got;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+    if (m.dispatch.status[j] == JobStatus::Assigned && m.dispatch.alloc_count[j] > 0)
+      got[std::string(ds.jobs.id[j])] = ds.taskers.names[m.dispatch.allocations[m.dispatch.alloc_first[j]].tasker];
+  return got;
+}
+
 // colmatch's match of a dump, the same way: per job, per queue instance, its slots.
 std::map<std::string, std::map<std::string, int>> slots_matched(const loaders::Dataset& ds) {
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
@@ -278,6 +305,8 @@ TEST(SgePeHosts, EveryRuleAndRangeLandsWhereGridEnginePutsIt) {
   ASSERT_EQ(want.size(), 10u);
   const loaders::Dataset ds = loaders::load_sge(kData + "pe-hosts/farm", "");
   EXPECT_EQ(slots_matched(ds), want);
+  // the master task: on the last instance the first host gave slots from (`-pe smp 6`: q2.q@node0003)
+  EXPECT_EQ(masters_matched(ds), masters_in_g_t(kData + "pe-hosts/started-g-t.txt"));
   // a pending job's reason says the shape it waits for room in, not "none with room now" (taskers have room)
   const Categories cats = categorize(ds.catalog, ds.jobs);
   std::map<std::string, std::string> shape;
@@ -301,7 +330,9 @@ class SgeQueueSort : public ::testing::TestWithParam<const char*> {};
 TEST_P(SgeQueueSort, JobsLandWhereTheLoadFormulaSendsThem) {
   const auto want = slots_in_g_t(kData + GetParam() + "/started-g-t.txt");
   ASSERT_EQ(want.size(), 8u);
-  EXPECT_EQ(slots_matched(loaders::load_sge(kData + GetParam() + "/farm", "")), want);
+  const loaders::Dataset ds = loaders::load_sge(kData + GetParam() + "/farm", "");
+  EXPECT_EQ(slots_matched(ds), want);
+  EXPECT_EQ(masters_matched(ds), masters_in_g_t(kData + GetParam() + "/started-g-t.txt"));
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeQueueSort, ::testing::Values("sort-load", "sort-seqno"));
 
@@ -406,7 +437,9 @@ class SgeMixed : public ::testing::TestWithParam<const char*> {};
 TEST_P(SgeMixed, RandomJobsLandWhereGridEnginePutsThem) {
   const auto want = slots_in_g_t(kData + GetParam() + "/started-g-t.txt");
   ASSERT_GE(want.size(), 40u);
-  EXPECT_EQ(slots_matched(loaders::load_sge(kData + GetParam() + "/farm", "")), want);
+  const loaders::Dataset ds = loaders::load_sge(kData + GetParam() + "/farm", "");
+  EXPECT_EQ(slots_matched(ds), want);
+  EXPECT_EQ(masters_matched(ds), masters_in_g_t(kData + GetParam() + "/started-g-t.txt"));
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeMixed, ::testing::Values("mixed-1", "mixed-4", "mixed-5"));
 

@@ -392,6 +392,17 @@ std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog,
   }
   if (total < fewest || placed.empty()) return {};
   pools = std::move(take.p);
+  // Grid Engine's master: the last tasker of the first host (the first in $round_robin, whose first round
+  // takes one slot a host), unless per-job charges went on the first
+  const bool per_job = std::any_of(take.once.begin(), take.once.end(), [](double o) { return o > 0; });
+  if (!per_job && jobs.rule[j] != AllocationRule::HostRoundRobin) {
+    const uint32_t h = taskers.host_of[placed.front().first];
+    size_t last = 0;
+    while (h != kNone && last + 1 < placed.size() && taskers.host_of[placed[last + 1].first] == h) ++last;
+    const auto master = placed[last];
+    placed.erase(placed.begin() + static_cast<std::ptrdiff_t>(last));
+    placed.insert(placed.begin(), master);
+  }
   return placed;
 }
 
