@@ -215,6 +215,7 @@ Field field_of(std::string_view k) noexcept {
       return is("requests") || is("outcomes") ? Field::Other : Field::Unknown;
     case 9: return is("resources") || is("solutions") || is("min_slots") ? Field::Other : Field::Unknown;
     case 11: return is("utilization") ? Field::Other : Field::Unknown;
+    case 12: return is("master_queue") ? Field::Other : Field::Unknown;
     case 15: return is("allocation_rule") ? Field::Other : Field::Unknown;
     default: return Field::Unknown;
   }
@@ -286,6 +287,7 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
   const uint32_t j = b.add(id, h.owner, h.group, h.priority, h.submit, static_cast<uint32_t>(h.slots));
   double runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
   uint32_t min_slots = 0, per_host = 0;  // a Grid Engine host rule's range and slots a host
+  std::string master_queue;              // its master's request (qsub -masterq)
   std::string queue, account, qos;
   std::optional<element> solutions_el, gate_el, outcomes_el;
   auto reject = [&](const std::string& field, const std::string& why) { rejected.push_back({field, why, false}); };
@@ -348,6 +350,9 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
         reject("allocation_rule",
                "expected \"$pe_slots\", \"$fill_up\", \"1\" or a Grid Engine host rule (\"host $pe_slots\", "
                "\"host $fill_up\", \"host $round_robin\", \"host N\")");
+    } else if (key == "master_queue") {
+      if (field.value.type() != element_type::STRING || !scalar_text(field.value, master_queue) || master_queue.empty())
+        reject("master_queue", "expected a request (the taskers that may hold the master task)");
     } else if (key == "min_slots") {
       double v = 0;
       if (!number_of(field.value, v) || !(v >= 1) || v != std::floor(v) || v > h.slots) {
@@ -421,6 +426,15 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
       b.set_pe_shape(min_slots, per_host);
     } catch (const ValueError& e) {
       reject("min_slots", e.what());
+    }
+  }
+  if (!master_queue.empty()) {
+    try {
+      b.set_master_request(master_queue);
+    } catch (const RequestError& e) {
+      reject("master_queue", e.what());
+    } catch (const ValueError& e) {
+      reject("master_queue", e.what());
     }
   }
 }

@@ -42,6 +42,7 @@ struct SgeRequest {
   std::vector<std::pair<std::string, std::string>> hard, soft;  ///< -l name=value
   std::vector<std::string> hard_queues, soft_queues;            ///< -q
   std::string pe, pe_range;                                     ///< -pe NAME RANGE
+  std::vector<std::string> master_queues;                       ///< -masterq
 };
 
 // One clause `name=value` in colmatch's request syntax: string-like values quoted (they may hold Grid
@@ -295,9 +296,11 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r, const PeJob* 
   }
   if (!r.hard_queues.empty()) add(hard, queue_clause(f, r.hard_queues));
   if (!r.soft_queues.empty()) add(soft, queue_clause(f, r.soft_queues));
+  uint32_t range_min = 0;  // a slot range's fewest
   if (!r.pe.empty()) {
     add(hard, "pe_list=" + quote_value(r.pe));
     const PeJob read = pe != nullptr ? *pe : pe_job(f, r.pe, r.pe_range);
+    range_min = read.min_slots;
     b.set_rule(read.rule);
     if (by_host(read.rule)) b.set_pe_shape(read.min_slots, read.per_host);
     if (const auto total = pe_total_of(f, r.pe)) b.set_amount(*total, 1);  // a slot of the PE's total each
@@ -306,6 +309,21 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r, const PeJob* 
     if (!hard.empty()) b.set_request(hard);
   } catch (const RequestError& e) {
     throw Unrepresentable{fmt::format("hard request '{}': {}", hard, e.what())};
+  }
+  // -masterq: the queue instances the master task may take, which meet the job's other requests too
+  // (Grid Engine ignores it for a sequential job: the scheduler reads it for parallel ones only)
+  if (!r.master_queues.empty() && !r.pe.empty()) {
+    if (!f.host_rules) throw Unrepresentable{"-masterq: the master apart is placed by match, not over time", true};
+    if (!r.hard_queues.empty())
+      throw Unrepresentable{"-masterq beside -q: a master queue outside the slaves' is not placed yet", true};
+    if (range_min > 0) throw Unrepresentable{"-masterq with a slot range: not placed yet", true};
+    std::string master = hard;
+    add(master, queue_clause(f, r.master_queues));
+    try {
+      b.set_master_request(master);
+    } catch (const RequestError& e) {
+      throw Unrepresentable{fmt::format("-masterq request '{}': {}", master, e.what())};
+    }
   }
   try {
     if (!soft.empty()) b.set_soft(soft);
@@ -533,7 +551,8 @@ Qsub parse_qsub(const std::vector<std::string>& w, QsubWords from) {
       ++i;  // names, files, mail, shell: not a match of taskers
     } else if (o == "-U" || o == "-u" || o == "-A" || o == "-ckpt" || o == "-masterq" || o == "-ar" ||
                o == "-binding") {
-      if (o == "-masterq") q.why = "-masterq: a master queue apart from the slaves' is not represented";
+      if (o == "-masterq" && user) q.request.master_queues = split_list(arg(1));
+      else if (o == "-masterq") q.why = "-masterq: a master queue apart from the slaves' is not placed over time";
       if (user && o == "-ar") q.why = "-ar: advance reservations are not represented";
       ++i;  // users, accounts, checkpointing: not a match of taskers
     } else {
@@ -686,7 +705,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       ++replaced;
       continue;
     }
-    SgeRequest r{q.hard, q.soft, q.hard_queues, q.soft_queues, q.pe, q.pe_range};
+    SgeRequest r{q.hard, q.soft, q.hard_queues, q.soft_queues, q.pe, q.pe_range, q.master_queues};
     const auto d = details.find(q.number);
     const std::string group = d != details.end() ? d->second.group : "";
     const double submit = d != details.end() && !d->second.submission.empty()
@@ -717,11 +736,6 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       } catch (const Unrepresentable& u) {
         why = u.why;
       }
-      // qsub -masterq (qstat's master_hard_req_queue): rejected as in an accounting record's category (a
-      // real qmaster puts the master alone on the first such queue instance with room and the slaves host
-      // by host from the first host: not represented yet)
-      if (why.empty() && !q.master_queues.empty())
-        why = "-masterq: a master queue apart from the slaves' is not represented";
       if (!why.empty()) b.reject(j, fmt::format("{}:{}: job {}: {}", path, q.line, id, why));
       if (q.state.find('E') != std::string::npos)
         b.reject(j, fmt::format("{}:{}: job {}: in error state ({}): Grid Engine does not schedule it", path, q.line,

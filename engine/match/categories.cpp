@@ -254,7 +254,8 @@ uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noe
                    (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1));
   if (f.node_pick != kNone) h = mix(h, 0x9e3779b97f4a7c15ULL ^ f.node_pick);
   if (f.fallback.request != kNone) h = mix(h, (uint64_t{f.fallback.request} << 32) | f.fallback.soft);
-  if (!(f.pe_shape == JobTable::PeShape{})) h = mix(h, (uint64_t{f.pe_shape.min_slots} << 32) | f.pe_shape.per_host);
+  if (!(f.pe_shape == JobTable::PeShape{}))
+    h = mix(mix(h, (uint64_t{f.pe_shape.min_slots} << 32) | f.pe_shape.per_host), f.pe_shape.master);
   return mix(h, row_hash[f.row]);
 }
 
@@ -434,6 +435,24 @@ class CategoryBuilder {
     c_.solutions.resize(c_.size());
   }
 
+  // The master queue requests (JobTable::PeShape::master, qsub -masterq): each with one slot of its category's
+  // charges is a category of its own, after the fallbacks (Categories::master_of).
+  void add_masters() {
+    const size_t n = std::min(c_.size(), c_.pe_shape.size());
+    for (size_t x = 0; x < n; ++x) {
+      const uint32_t r = c_.pe_shape[x].master;
+      if (r == kNone) continue;
+      const ChargeVector unit = c_.unit_charge[x];  // (a copy: intern grows the vectors)
+      const std::vector<ChargeKind> unit_kinds = c_.charge_kind[x];
+      key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key_);
+      key_body(unit, none_, width_, unit_kinds, {}, key_);
+      const uint32_t m = intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none_, unit_kinds);
+      c_.master_of.resize(x + 1, kNone);
+      c_.master_of[x] = m;
+    }
+    c_.solutions.resize(c_.size());
+  }
+
  private:
   // The category of key_ (as built), added if new.
   uint32_t intern(uint32_t request, uint32_t soft, uint32_t choice, uint32_t slots, AllocationRule rule,
@@ -574,6 +593,7 @@ Categories categorize(const Catalog& catalog, const JobTable& jobs) {
   builder.add_solutions();
   builder.add_node_picks();
   builder.add_fallbacks();
+  builder.add_masters();
   // Pass 3, in parallel: each job's category.
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
     const size_t end = std::min(jobs.size(), (p + 1) * kPiece);

@@ -80,6 +80,11 @@ struct Categories {
   JobTable::PeShape pe_shape_of(size_t c) const noexcept {
     return c < pe_shape.size() ? pe_shape[c] : JobTable::PeShape{};
   }
+  /// per category, up to the last that has one (empty on most farms): the category of its jobs' master queue
+  /// request (JobTable::PeShape::master, qsub -masterq; one slot of this category's charges, no job of its own,
+  /// after the fallbacks), whose eligible taskers may hold the master task; or kNone.
+  std::vector<uint32_t> master_of;
+  uint32_t master_category(size_t c) const noexcept { return c < master_of.size() ? master_of[c] : kNone; }
   /// per category: its jobs' JobTable::FitUnit (empty when no category has one).
   std::vector<JobTable::FitUnit> fit_unit;
   JobTable::FitUnit fit_unit_of(size_t c) const noexcept {

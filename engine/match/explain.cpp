@@ -115,12 +115,13 @@ std::string host_rule_shape(const Categories& cats, size_t c) {
   const uint32_t most = cats.slots[c];
   const std::string slots = shape.min_slots > 0 ? fmt::format("{} to {} slots", shape.min_slots, most)
                                                 : fmt::format("{} slot{}", most, most == 1 ? "" : "s");
+  const std::string master = cats.master_category(c) != kNone ? ", the master on a -masterq queue" : "";
   switch (cats.rule[c]) {
-    case AllocationRule::HostPeSlots: return slots + " on one host ($pe_slots)";
-    case AllocationRule::HostFillUp: return slots + " host after host ($fill_up)";
-    case AllocationRule::HostRoundRobin: return slots + ", one a host in turn ($round_robin)";
+    case AllocationRule::HostPeSlots: return slots + " on one host ($pe_slots)" + master;
+    case AllocationRule::HostFillUp: return slots + " host after host ($fill_up)" + master;
+    case AllocationRule::HostRoundRobin: return slots + ", one a host in turn ($round_robin)" + master;
     case AllocationRule::HostBlocks:
-      return fmt::format("{}, {} a host (allocation_rule {})", slots, shape.per_host, shape.per_host);
+      return fmt::format("{}, {} a host (allocation_rule {}){}", slots, shape.per_host, shape.per_host, master);
     default: return {};
   }
 }

@@ -232,6 +232,9 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   if (choices) grow.run([&] { t.choice.resize(n1, kNone); });
   const bool shapes = !protos.pe_shape.empty() || !t.pe_shape.empty();  // Grid Engine's host rules
   if (shapes) grow.run([&] { t.pe_shape.resize(n1); });
+  std::vector<JobTable::PeShape> shape_here = protos.pe_shape;  // their master requests mapped here
+  for (JobTable::PeShape& x : shape_here)
+    if (x.master != kNone) x.master = map_request(x.master);
   grow.wait();
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
@@ -250,7 +253,7 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
       if (account_at) account_at[j] = account[p];
       if (qos_at) qos_at[j] = qos[p];
       if (choices) t.choice[j] = protos.choice_of(p) == kNone ? kNone : choice_here[protos.choice_of(p)];
-      if (shapes) t.pe_shape[j] = protos.pe_shape_of(p);
+      if (shapes) t.pe_shape[j] = p < shape_here.size() ? shape_here[p] : JobTable::PeShape{};
     }
   });
   tbb::parallel_for(size_t{0}, pieces.size(), [&](size_t p) {
@@ -472,7 +475,15 @@ void JobBuilder::set_pe_shape(uint32_t min_slots, uint32_t per_host) {
     throw ValueError(fmt::format("{} slots a host do not divide {} (or its range's {})", per_host, slots, min_slots));
   if (min_slots == 0 && per_host == 0) return;
   table_.pe_shape.resize(table_.size());
-  table_.pe_shape.back() = {min_slots, per_host};
+  table_.pe_shape.back().min_slots = min_slots;
+  table_.pe_shape.back().per_host = per_host;
+}
+
+void JobBuilder::set_master_request(std::string_view text) {
+  if (!by_host(table_.rule.back())) throw ValueError("a master queue request is for a job of a Grid Engine host rule");
+  const uint32_t r = parse_cached(text);
+  table_.pe_shape.resize(table_.size());
+  table_.pe_shape.back().master = r;
 }
 
 void JobBuilder::set_node_picks(std::vector<JobTable::NodePick> picks) {

@@ -123,9 +123,12 @@ struct JobTable {
   std::vector<FitUnit> fit_unit;
   FitUnit fit_unit_of(uint32_t j) const noexcept { return j < fit_unit.size() ? fit_unit[j] : FitUnit{}; }
   /// A Grid Engine parallel job's shape beyond its rule (AllocationRule's Host rules): the fewest slots of its
-  /// range (`-pe mpi 2-8`: 2; `slots` is the most; 0: no range) and, for HostBlocks, the slots on each host.
+  /// range (`-pe mpi 2-8`: 2; `slots` is the most; 0: no range), for HostBlocks the slots on each host, and
+  /// its master queue request (qsub -masterq: an index into `requests`, the job's hard request and the
+  /// queue list; kNone: any of its taskers may hold the master task).
   struct PeShape {
     uint32_t min_slots = 0, per_host = 0;
+    uint32_t master = UINT32_MAX;
     friend bool operator==(const PeShape&, const PeShape&) = default;
   };
   /// Per job, up to the last job that has one (empty on most farms).
@@ -266,6 +269,10 @@ class JobBuilder {
   /// 1 .. its slots) and HostBlocks' slots a host (> 0 for HostBlocks only, dividing the job's slots and its
   /// range's minimum). Throws ValueError otherwise.
   void set_pe_shape(uint32_t min_slots, uint32_t per_host);
+  /// The last job's master queue request (qsub -masterq; set_pe_shape's rule first): the request text whose
+  /// taskers may hold its master task (Grid Engine: the job's hard request and the -masterq list). Throws
+  /// RequestError for a text that does not parse, ValueError for a job of no Host rule.
+  void set_master_request(std::string_view text);
   /// The last job's JobTable::NodePick list (kept once per distinct list; add_copies copies none, as it copies
   /// no fit unit). Throws ValueError for an empty list, a count of 0, a pick of no request or of one intern() did not
   /// return, or a job that is not OnePerTasker (set_rule first) or has fewer slots than an apart list's counts together

@@ -7,7 +7,8 @@
 // where the farm has one: bench/peers/sge_queue_sort.sh), $fill_up host after host, $round_robin a slot a host in
 // turn, `allocation_rule N` exactly N on each host used. A range takes the most slots that fit, at least
 // its minimum. The master is the last tasker the first host gave slots from (the first in $round_robin),
-// as the qmaster's; a category with per-job charges takes them on its first tasker, which stays its master.
+// as the qmaster's, among the taskers of the job's master category when it has one (qsub -masterq); a
+// category with per-job charges takes them on its first tasker that may be the master, which stays its master.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -112,12 +113,24 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   };
   std::vector<HostTake>& taken = host_takes_;
   taken.clear();
+  // The master task (sge_select_queue.c's slot harvesting): on a tasker of the job's master category
+  // (qsub -masterq; any tasker without one). Grid Engine puts each such instance it takes slots from at the
+  // head of the job's list until a host has given one, so the master is the last of them on the first host
+  // that gives one; until then a tasker that could not hold it gives one slot less when it would complete
+  // the job (the last slot is kept for the master).
+  const uint32_t mc = cats_.master_category(c);
+  const kernels::TaskerSet* candidates = mc == kNone ? nullptr : &elig(mc).eligible;
+  auto candidate = [&](uint32_t x) { return candidates == nullptr || candidates->contains(x); };
+  const bool per_job = cats_.master_charge[c].any_positive();  // taken on the first candidate's take
+  bool have_master_host = false, charged = false;              // charged: a take holds the per-job charges
+  size_t master_take = SIZE_MAX;
   auto take = [&](uint32_t x, uint32_t n, bool master) {
     cats_.each_allocation_charge(c, n, master, [&](uint32_t k, double amount) {
       if (amount > 0) cap_.take(ledger_, k, x, amount);
       return true;
     });
     taken.push_back({x, n, master});
+    charged = charged || master;
   };
   auto give_back = [&](size_t from) {  // the takes from `from` on, returned
     for (size_t i = from; i < taken.size(); ++i)
@@ -126,41 +139,59 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
         return true;
       });
     taken.resize(from);
+    charged = std::any_of(taken.begin(), taken.end(), [](const HostTake& t) { return t.master; });
   };
-  // As many slots as host g's taskers take, at most `want`, in their order; the job's first take is its master.
-  auto fill_host = [&](const std::vector<uint32_t>& g, uint32_t want) {
+  // As many slots as host g's taskers take, at most `want`, in their order, `before` slots taken on earlier
+  // hosts; `host_master`: the take that would be the master if this host is kept (SIZE_MAX: none).
+  auto fill_host = [&](const std::vector<uint32_t>& g, uint32_t want, uint32_t before, size_t& host_master) {
     uint32_t got = 0;
+    host_master = SIZE_MAX;
     for (const uint32_t x : g) {
       if (got == want) break;
-      const bool master = taken.empty();
-      const uint32_t n = instances(c, x, master, want - got);
+      const bool may_master = !have_master_host && candidate(x);
+      const bool master = may_master && !charged;  // (the per-job charges, on the first candidate)
+      uint32_t n = instances(c, x, master, want - got);
+      if (!have_master_host && host_master == SIZE_MAX && !candidate(x) && before + got + n == most) --n;
       if (n == 0) continue;
       take(x, n, master);
+      if (may_master) host_master = taken.size() - 1;
       got += n;
     }
     return got;
   };
+  auto keep_host = [&](size_t host_master) {
+    if (host_master == SIZE_MAX || have_master_host) return;
+    have_master_host = true;
+    master_take = host_master;
+  };
   uint32_t total = 0;
+  size_t hm = SIZE_MAX;
   switch (rule) {
     case AllocationRule::HostPeSlots: {
       const std::vector<uint32_t>* best = nullptr;
       uint32_t best_got = 0;
       for (const std::vector<uint32_t>* g = next_host(); g != nullptr; g = next_host()) {
-        const uint32_t got = fill_host(*g, most);
+        const uint32_t got = fill_host(*g, most, 0, hm);
         if (got == most) {
           total = got;
+          keep_host(hm);
           break;
         }
-        if (got >= fewest && got > best_got) best = g, best_got = got;
+        if (got >= fewest && got > best_got && hm != SIZE_MAX) best = g, best_got = got;
         give_back(0);
       }
-      if (total == 0 && best != nullptr) total = fill_host(*best, best_got);
+      if (total == 0 && best != nullptr) {
+        total = fill_host(*best, best_got, 0, hm);
+        keep_host(hm);
+      }
       break;
     }
     case AllocationRule::HostFillUp:
       for (const std::vector<uint32_t>* g = total < most ? next_host() : nullptr; g != nullptr;
-           g = total < most ? next_host() : nullptr)
-        total += fill_host(*g, most - total);
+           g = total < most ? next_host() : nullptr) {
+        total += fill_host(*g, most - total, total, hm);
+        keep_host(hm);
+      }
       break;
     case AllocationRule::HostRoundRobin: {
       // the first round visits the hosts in order; the next rounds the same hosts again
@@ -169,12 +200,16 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       for (const std::vector<uint32_t>* g = next_host(); g != nullptr && total < most;
            g = total < most ? next_host() : nullptr) {
         round.push_back(g);
-        total += fill_host(*g, 1);
+        total += fill_host(*g, 1, total, hm);
+        keep_host(hm);
       }
       for (bool more = true; more && total < most;) {
         more = false;
         for (size_t i = 0; i < round.size() && total < most; ++i)
-          if (fill_host(*round[i], 1) == 1) ++total, more = true;
+          if (fill_host(*round[i], 1, total, hm) == 1) {
+            ++total, more = true;
+            keep_host(hm);
+          }
       }
       break;
     }
@@ -182,8 +217,12 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       for (const std::vector<uint32_t>* g = total < most ? next_host() : nullptr; g != nullptr;
            g = total < most ? next_host() : nullptr) {
         const size_t mark = taken.size();
-        if (fill_host(*g, shape.per_host) == shape.per_host) total += shape.per_host;
-        else give_back(mark);
+        if (fill_host(*g, shape.per_host, total, hm) == shape.per_host) {
+          total += shape.per_host;
+          keep_host(hm);
+        } else {
+          give_back(mark);
+        }
       }
       break;
     default: return false;
@@ -194,25 +233,19 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       q.heap.push_back(v);
       std::push_heap(q.heap.begin(), q.heap.end(), std::greater<>());
     }
-  if (total < fewest || taken.empty()) {
+  if (total < fewest || taken.empty() || !have_master_host) {
     // capacity only shrinks in this epoch and the category's jobs are alike: later ones cannot fit
     if (cursors_ && !restricted_) cursors_->settle(c);
     return false;
   }
-  // The master: Grid Engine puts at the head of the job's queue list (its gdil) each queue instance of
-  // the first host as it takes slots there (sge_select_queue.c, "master queue must be at first
-  // position"), so the master is the last instance the first host gave slots from (one in $round_robin's
-  // first round, where a host gives one slot): datasets/sge/pe-hosts, mixed-*, sort-*. The per-job
-  // charges were taken on the first take as it was made: with some, that one stays the master.
-  if (!cats_.master_charge[c].any_positive() && rule != AllocationRule::HostRoundRobin) {
-    const uint32_t host = taskers_.host_of.empty() ? kNone : taskers_.host_of[taken[0].tasker];
-    size_t last = 0;
-    while (host != kNone && last + 1 < taken.size() && taskers_.host_of[taken[last + 1].tasker] == host) ++last;
-    std::rotate(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(last),
-                taken.begin() + static_cast<std::ptrdiff_t>(last) + 1);
-  }
-  // one allocation a tasker (round robin comes back to one), the master first
+  // one allocation a tasker (round robin comes back to one), the master first: the take with the per-job
+  // charges, else the master the harvest chose
+  size_t master = master_take;
+  if (per_job)
+    for (size_t i = 0; i < taken.size(); ++i)
+      if (taken[i].master) master = i;
   const size_t first = out.size();
+  out.push_back({taken[master].tasker, 0});
   for (const HostTake& t : taken) {
     auto it = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
                            [&](const Allocation& a) { return a.tasker == t.tasker; });

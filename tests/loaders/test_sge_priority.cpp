@@ -443,18 +443,49 @@ TEST_P(SgeMixed, RandomJobsLandWhereGridEnginePutsThem) {
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeMixed, ::testing::Values("mixed-1", "mixed-4", "mixed-5"));
 
-// qsub -masterq in a dump (qstat's master_hard_req_queue) was read as if absent: the jobs were placed with
-// no master queue at all. colmatch does not place a master apart from its slaves yet, so such a job is
-// rejected saying so, as an accounting record's -masterq is. datasets/sge/masterq holds what the real qmaster
-// did with five of them (started-g-t.txt: the master alone on the first instance of its -masterq list with
-// room, the slaves host by host from the first host) for the step that places them.
-TEST(SgeJobs, MasterqInADumpIsRejectedNotIgnored) {
+// qsub -masterq (issue 43; a dump's master_hard_req_queue): five parallel jobs of every rule with a master
+// queue list, released into one scheduling run of the real qmaster (bench/peers/sge_masterq_jobs.txt,
+// datasets/sge/masterq). Grid Engine's slot harvesting (sge_select_queue.c): until a host has given the
+// master, a queue instance outside the -masterq list leaves the job's last slot for one inside it. So
+// `-pe mpi 6 -masterq q2.q` ($fill_up) took all.q@node0001:4 + all.q@node0002:1 (not 2) and its master on
+// q2.q@node0003; `-pe smp 3` one host with a q2.q instance; `-pe rr 3 -masterq q2.q@node0004` a second
+// round to reach it. colmatch places every slot and every master where the qmaster did (it rejected them
+// before: the dump's -masterq had been read as if absent, and then refused).
+TEST(SgeMasterq, MasterQueuesAsGridEngineHarvestsThem) {
+  const std::string g_t = kData + "masterq/started-g-t.txt";
   const loaders::Dataset ds = loaders::load_sge(kData + "masterq/farm", "");
   ASSERT_EQ(ds.jobs.size(), 6u);
-  for (uint32_t j = 0; j < 5; ++j) {
-    ASSERT_TRUE(ds.jobs.rejected(j)) << ds.jobs.id[j];
-    EXPECT_NE(ds.jobs.reject_reason[ds.jobs.reject[j]].find("-masterq: a master queue apart from the slaves'"),
-              std::string::npos);
+  EXPECT_EQ(slots_matched(ds), slots_in_g_t(g_t));
+  EXPECT_EQ(masters_matched(ds), masters_in_g_t(g_t));
+  EXPECT_EQ(masters_matched(ds).at("495"), "q2.q@node0003");
+  const Categories cats = categorize(ds.catalog, ds.jobs);
+  EXPECT_EQ(host_rule_shape(cats, cats.of_job[0]),
+            "6 slots host after host ($fill_up), the master on a -masterq queue");
+  // the same lines asked with --jobs: the same places (ids by line), and what colmatch does not place yet
+  const std::string jobs = ::testing::TempDir() + "/sge_masterq_jobs.txt";
+  {
+    std::ifstream in(std::string(COLMATCH_SOURCE_DIR) + "/bench/peers/sge_masterq_jobs.txt");
+    std::ofstream out(jobs);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#') out << line << "\n";
+    out << "-pe mpi 2-4 -masterq q2.q\n-pe mpi 2 -masterq q2.q -q all.q\n-pe mpi 2 -masterq nosuch.q\n";
   }
-  EXPECT_FALSE(ds.jobs.rejected(5)) << "the sequential job";
+  const loaders::Dataset lines = loaders::load_sge(kData + "masterq/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
+  ASSERT_EQ(lines.jobs.size(), 9u);
+  const auto placed = masters_matched(lines);
+  EXPECT_EQ(placed.at("1"), "q2.q@node0003");
+  EXPECT_EQ(placed.at("4"), "q2.q@node0004");
+  auto reason = [&](uint32_t j) { return std::string(lines.jobs.reject_reason[lines.jobs.reject[j]]); };
+  ASSERT_TRUE(lines.jobs.rejected(6) && lines.jobs.rejected(7) && lines.jobs.rejected(8));
+  EXPECT_NE(reason(6).find("-masterq with a slot range: not placed yet"), std::string::npos) << reason(6);
+  EXPECT_NE(reason(7).find("-masterq beside -q"), std::string::npos) << reason(7);
+  EXPECT_NE(reason(8).find("unknown queue \"nosuch.q\""), std::string::npos) << reason(8);
+  // over time (simulate) a master apart is not placed: said so (498's $round_robin is refused first)
+  const loaders::Dataset timed = loaders::load_sge(kData + "masterq/farm", "", {}, loaders::LoadMode::OverTime);
+  for (uint32_t j = 0; j < 5; ++j) {
+    ASSERT_TRUE(timed.jobs.rejected(j)) << timed.jobs.id[j];
+    const std::string why(timed.jobs.reject_reason[timed.jobs.reject[j]]);
+    EXPECT_NE(why.find(j == 3 ? "$round_robin" : "-masterq: the master apart is placed by match"), std::string::npos)
+        << why;
+  }
 }

@@ -338,71 +338,104 @@ std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog,
   const JobTable::PeShape shape = jobs.pe_shape_of(j);
   const uint32_t most = jobs.slots[j], fewest = shape.min_slots > 0 ? shape.min_slots : most;
   using Placed = std::vector<std::pair<uint32_t, uint32_t>>;
-  // Up to `want` slots on host g's taskers in order, on `take`'s pools; the job's first slot is its master.
-  auto fill = [&](Taking& take, Placed& placed, const std::vector<uint32_t>& g, uint32_t want) {
+  // The master task (Grid Engine's slot harvesting): on a tasker of the job's master queue request (qsub
+  // -masterq; any without one); the last such the first host that gives one gives slots from; until then a
+  // tasker that could not hold it leaves the job's last slot for one. The per-job charges go on the first
+  // tasker that may be the master.
+  const uint32_t master_request = jobs.pe_shape_of(j).master;
+  const auto need = charge(catalog, jobs, j);
+  const auto kinds = charge_kinds(catalog, jobs, j);
+  auto candidate = [&](uint32_t t) {
+    return master_request == kNone || eligible_for(catalog, taskers, jobs.requests[master_request], need, t, kinds);
+  };
+  struct Harvest {
+    Taking take;
+    Placed placed;
+    uint32_t charged = kNone;  // the tasker with the per-job charges
+    uint32_t master = kNone;   // the master, once a host gave one
+  };
+  // Up to `want` slots on host g's taskers in order, `before` slots placed on earlier hosts; the host's
+  // master (kNone: none), kept if the host is.
+  auto fill = [&](Harvest& h, const std::vector<uint32_t>& g, uint32_t want, uint32_t before, uint32_t& host_master) {
     uint32_t got = 0;
+    host_master = kNone;
     for (const uint32_t t : g) {
       if (got == want) break;
-      const bool master = placed.empty();
-      const uint32_t n = take.fit(t, master, want - got);
+      const bool may_master = h.master == kNone && candidate(t);
+      const bool master = may_master && h.charged == kNone;
+      uint32_t n = h.take.fit(t, master, want - got);
+      if (h.master == kNone && host_master == kNone && !candidate(t) && before + got + n == most) --n;
       if (n == 0) continue;
-      take.put(t, n, master);
-      auto it = std::find_if(placed.begin(), placed.end(), [&](const auto& x) { return x.first == t; });
-      if (it != placed.end()) it->second += n;
-      else placed.emplace_back(t, n);
+      h.take.put(t, n, master);
+      if (master) h.charged = t;
+      if (may_master) host_master = t;
+      auto it = std::find_if(h.placed.begin(), h.placed.end(), [&](const auto& x) { return x.first == t; });
+      if (it != h.placed.end()) it->second += n;
+      else h.placed.emplace_back(t, n);
       got += n;
     }
     return got;
   };
-  Taking take(catalog, taskers, jobs, j, pools);
-  Placed placed;
-  uint32_t total = 0;
+  auto keep = [](Harvest& h, uint32_t host_master) {
+    if (h.master == kNone) h.master = host_master;
+  };
+  auto adopt = [](Harvest& to, Harvest& from) {  // (Taking holds references: its pools move)
+    to.take.p = std::move(from.take.p);
+    to.placed = std::move(from.placed);
+    to.charged = from.charged;
+    to.master = from.master;
+  };
+  Harvest h{Taking(catalog, taskers, jobs, j, pools), {}, kNone, kNone};
+  uint32_t total = 0, hm = kNone;
   switch (jobs.rule[j]) {
     case AllocationRule::HostPeSlots:  // the most slots any one host takes, on the first host that takes them
       for (uint32_t n = most; n >= fewest && total == 0; --n)
         for (const auto& g : hosts) {
-          Taking trial = take;
-          Placed p;
-          if (fill(trial, p, g, n) == n) {
-            take.p = std::move(trial.p), placed = std::move(p), total = n;
+          Harvest trial = h;
+          if (fill(trial, g, n, 0, hm) == n && hm != kNone) {
+            keep(trial, hm);
+            adopt(h, trial), total = n;
             break;
           }
         }
       break;
     case AllocationRule::HostFillUp:
-      for (const auto& g : hosts) total += fill(take, placed, g, most - total);
+      for (const auto& g : hosts) {
+        total += fill(h, g, most - total, total, hm);
+        keep(h, hm);
+      }
       break;
     case AllocationRule::HostRoundRobin:
       for (uint32_t before = ~0u; total < most && total != before;) {
         before = total;
         for (const auto& g : hosts)
-          if (total < most) total += fill(take, placed, g, 1);
+          if (total < most) {
+            total += fill(h, g, 1, total, hm);
+            keep(h, hm);
+          }
       }
       break;
     case AllocationRule::HostBlocks:
       for (const auto& g : hosts) {
         if (total == most) break;
-        Taking trial = take;
-        Placed p = placed;
-        if (fill(trial, p, g, shape.per_host) == shape.per_host)
-          take.p = std::move(trial.p), placed = std::move(p), total += shape.per_host;
+        Harvest trial = h;
+        if (fill(trial, g, shape.per_host, total, hm) == shape.per_host) {
+          keep(trial, hm);
+          adopt(h, trial), total += shape.per_host;
+        }
       }
       break;
     default: return {};
   }
-  if (total < fewest || placed.empty()) return {};
-  pools = std::move(take.p);
-  // Grid Engine's master: the last tasker of the first host (the first in $round_robin, whose first round
-  // takes one slot a host), unless per-job charges went on the first
-  const bool per_job = std::any_of(take.once.begin(), take.once.end(), [](double o) { return o > 0; });
-  if (!per_job && jobs.rule[j] != AllocationRule::HostRoundRobin) {
-    const uint32_t h = taskers.host_of[placed.front().first];
-    size_t last = 0;
-    while (h != kNone && last + 1 < placed.size() && taskers.host_of[placed[last + 1].first] == h) ++last;
-    const auto master = placed[last];
-    placed.erase(placed.begin() + static_cast<std::ptrdiff_t>(last));
-    placed.insert(placed.begin(), master);
-  }
+  if (total < fewest || h.placed.empty() || h.master == kNone) return {};
+  pools = std::move(h.take.p);
+  Placed placed = std::move(h.placed);
+  const uint32_t first =
+      std::any_of(h.take.once.begin(), h.take.once.end(), [](double o) { return o > 0; }) ? h.charged : h.master;
+  const auto at = std::find_if(placed.begin(), placed.end(), [&](const auto& x) { return x.first == first; });
+  const auto master = *at;
+  placed.erase(at);
+  placed.insert(placed.begin(), master);
   return placed;
 }
 

@@ -278,7 +278,7 @@ TEST(Differential, SameResultForOneAndTwoThreads) {
 class HostRulesDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
-  size_t over_hosts = 0, ranged_short = 0, blocks = 0, robin = 0;
+  size_t over_hosts = 0, ranged_short = 0, blocks = 0, robin = 0, with_master = 0, master_apart = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam()) + static_cast<uint64_t>(i);
     synth::SynthSpec spec = random_spec(seed);
@@ -309,6 +309,17 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
         shape.min_slots = 1 + static_cast<uint32_t>(rng() % slots);
       }
       if (shape.min_slots == slots) shape.min_slots = 0;
+      // qsub -masterq on a third of the others (no range): the master on the taskers of a narrower request
+      if (shape.min_slots == 0 && rng() % 3 == 0) {
+        const std::string own = jobs.request_text[jobs.request[j]];
+        const std::string narrow = rng() % 2 ? "ssd==true" : "cores>=" + std::to_string(4 * (1 + rng() % 4));
+        Request r = parse_request(own.empty() ? narrow : "(" + own + ") && " + narrow, ds.catalog);
+        canonicalize(r, ds.catalog);
+        jobs.request_text.push_back(canonical_text(r, ds.catalog));
+        jobs.requests.push_back(std::move(r));
+        shape.master = static_cast<uint32_t>(jobs.requests.size() - 1);
+        ++with_master;
+      }
     }
     const naive::Result ref = naive::run(ds.catalog, ds.taskers, jobs);
     const auto m = run_match(ds.catalog, ds.taskers, jobs, kernels::active());
@@ -325,6 +336,7 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
       over_hosts += hosts.size() > 1 || (jobs.rule[j] == AllocationRule::HostPeSlots && m.dispatch.alloc_count[j] > 1);
       ranged_short += got < jobs.slots[j];
       blocks += jobs.rule[j] == AllocationRule::HostBlocks && hosts.size() > 1;
+      master_apart += jobs.pe_shape_of(j).master != kNone && m.dispatch.alloc_count[j] > 1;
       robin += jobs.rule[j] == AllocationRule::HostRoundRobin && hosts.size() > 1;
     }
   }
@@ -332,5 +344,7 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(ranged_short, 10u) << "ranges that took fewer than their most";
   EXPECT_GT(blocks, 5u) << "allocation_rule N over several hosts";
   EXPECT_GT(robin, 5u) << "$round_robin over several hosts";
+  EXPECT_GT(with_master, 100u);
+  EXPECT_GT(master_apart, 20u) << "-masterq jobs over several taskers";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, HostRulesDifferential, ::testing::Range(0, 4));
