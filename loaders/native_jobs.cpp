@@ -428,7 +428,9 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
       reject("min_slots", e.what());
     }
   }
-  if (!master_queue.empty()) {
+  if (!master_queue.empty() && min_slots > 0) {
+    reject("master_queue", "a master queue beside a slot range (min_slots) is not placed yet");
+  } else if (!master_queue.empty()) {
     try {
       b.set_master_request(master_queue);
     } catch (const RequestError& e) {
