@@ -165,6 +165,11 @@ uint32_t MoabScheduler::candidate(uint32_t c, size_t from, double t, LazyReserva
   memo.placed.clear();
   memo.beside = false;
   auto fits_now = [&](uint32_t j) {
+    if (const std::optional<bool> fits = reservations_.fits_by_count(j)) {  // a pooled farm: the count says
+      memo.placed.clear();  // (no placement: any start may change the answer)
+      if (!*fits) w_.settle(c);
+      return *fits;
+    }
     if (!w_.fits_now(j, c)) return false;
     memo.placed.clear();
     for (const Allocation& x : w_.trial) memo.placed.push_back(x.tasker);

@@ -181,11 +181,7 @@ const Reservation& Reservations::reservation_for(uint32_t j) {
 
 bool Reservations::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "leaves_alone asks of the EASY reservation");
-  if (easy_pool_) {  // j's units come out of the extra processors
-    int64_t units = 0;
-    for (const Allocation& a : allocs) units += a.slots;
-    return units <= easy_extra_;
-  }
+  if (easy_pool_) return units_of(j) <= easy_extra_;  // j's units come out of the extra processors
   if (counted_) {  // the slot instances r's job loses on j's taskers, against what it has to spare
     const uint32_t c = w_.cats.of_job[r.job];
     const kernels::TaskerSet& elig = w_.eligible[c].eligible;
@@ -217,7 +213,7 @@ void Reservations::started_under(uint32_t j, const std::vector<Allocation>& allo
                                  [[maybe_unused]] const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
   if (easy_pool_) {
-    for (const Allocation& a : allocs) easy_extra_ -= a.slots;
+    easy_extra_ -= units_of(j);
     return;
   }
   w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
@@ -240,6 +236,9 @@ void Reservations::early_starts(double t, std::vector<uint32_t>& jobs) const {
   for (auto it = shadows_.upper_bound({t, UINT32_MAX}); it != shadows_.end() && !(latest < it->first); ++it)
     if (!(pool_->dip(t, w_.jobs.slots[it->second]) < it->first)) jobs.push_back(it->second);
 }
+
+// A pooled job's units: one a slot (PoolProfile::of_farm), wherever it is placed.
+uint32_t Reservations::units_of(uint32_t j) const noexcept { return w_.jobs.slots[j]; }
 
 // The units job j holds on a pooled farm: its slots where it was placed (none for a job removed).
 int64_t Reservations::units_held(uint32_t j) const {

@@ -66,6 +66,12 @@ class Reservations {
   /// Job j started on `allocs` under reservation r and runs past its shadow time: the capacity r's job
   /// counts on then loses j's charges (for the later leaves_alone of the same reservation).
   void started_under(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r);
+  /// EASY on a pooled farm: whether job j fits now, by the count of free units (any placement of it fits
+  /// exactly then); std::nullopt elsewhere (a placement must say).
+  std::optional<bool> fits_by_count(uint32_t j) const {
+    if (!easy_pool_) return std::nullopt;
+    return easy_pool_->free_now(w_) >= static_cast<int64_t>(units_of(j));
+  }
   /// Capacity on tasker x changed: the kept $fill_up instance totals follow.
   void tasker_changed(uint32_t x);
 
@@ -148,6 +154,7 @@ class Reservations {
   bool plan_leaving_free(Placer& placer, uint32_t j, const CategoryEligibility* busy, std::vector<Allocation>& trial,
                          Ok&& ok);
   int64_t units_held(uint32_t j) const;
+  uint32_t units_of(uint32_t j) const noexcept;  // a pooled job's units: its slots
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   const InstanceTotal& instance_total(uint32_t c);
 
