@@ -699,7 +699,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       inputs.push_back(
           input_of(q, dp, dp ? number_field(dp->submission, 0, jpath, dp->line, "JB_submission_time") : 0));
       inputs.back().ranged = dp != nullptr;  // without its submission time its waiting time is unknown
-      continue;  // simulate replays what is waiting
+      continue;                              // simulate replays what is waiting
     }
     if (!jobs_path.empty()) {
       ++replaced;

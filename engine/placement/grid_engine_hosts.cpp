@@ -122,15 +122,15 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const kernels::TaskerSet* candidates = mc == kNone ? nullptr : &elig(mc).eligible;
   auto candidate = [&](uint32_t x) { return candidates == nullptr || candidates->contains(x); };
   const bool per_job = cats_.master_charge[c].any_positive();  // taken on the first candidate's take
-  bool have_master_host = false, charged = false;              // charged: a take holds the per-job charges
-  size_t master_take = SIZE_MAX;
+  bool have_master_host = false;
+  size_t master_take = SIZE_MAX, charged_take = SIZE_MAX;  // the master's take; the one with the per-job charges
   auto take = [&](uint32_t x, uint32_t n, bool master) {
     cats_.each_allocation_charge(c, n, master, [&](uint32_t k, double amount) {
       if (amount > 0) cap_.take(ledger_, k, x, amount);
       return true;
     });
+    if (master) charged_take = taken.size();
     taken.push_back({x, n, master});
-    charged = charged || master;
   };
   auto give_back = [&](size_t from) {  // the takes from `from` on, returned
     for (size_t i = from; i < taken.size(); ++i)
@@ -139,7 +139,7 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
         return true;
       });
     taken.resize(from);
-    charged = std::any_of(taken.begin(), taken.end(), [](const HostTake& t) { return t.master; });
+    if (charged_take != SIZE_MAX && charged_take >= from) charged_take = SIZE_MAX;
   };
   // As many slots as host g's taskers take, at most `want`, in their order, `before` slots taken on earlier
   // hosts; `host_master`: the take that would be the master if this host is kept (SIZE_MAX: none).
@@ -149,7 +149,7 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
     for (const uint32_t x : g) {
       if (got == want) break;
       const bool may_master = !have_master_host && candidate(x);
-      const bool master = may_master && !charged;  // (the per-job charges, on the first candidate)
+      const bool master = may_master && charged_take == SIZE_MAX;  // (the per-job charges, on the first candidate)
       uint32_t n = instances(c, x, master, want - got);
       if (!have_master_host && host_master == SIZE_MAX && !candidate(x) && before + got + n == most) --n;
       if (n == 0) continue;
@@ -240,10 +240,7 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   }
   // one allocation a tasker (round robin comes back to one), the master first: the take with the per-job
   // charges, else the master the harvest chose
-  size_t master = master_take;
-  if (per_job)
-    for (size_t i = 0; i < taken.size(); ++i)
-      if (taken[i].master) master = i;
+  const size_t master = per_job ? charged_take : master_take;
   const size_t first = out.size();
   out.push_back({taken[master].tasker, 0});
   for (const HostTake& t : taken) {

@@ -89,11 +89,11 @@ class MoabScheduler final : public Scheduler {
   WaitingJobs* waiting_ = nullptr;      // the one of the two that runs
   bool compress_due_ = false;           // a job ended before its walltime: the next cycle compresses the book
   double next_backfill_ = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
-  bool strict_ = false;                     // backfill_interval: this cycle is the main pass (no backfill)
-  bool since_backfill_ = false;             // backfill_interval: a main pass ran since the last backfill cycle
-  std::vector<uint32_t> compress_order_;    // cycle_book_fast: the booked jobs' ranks
-  std::vector<uint32_t> early_;             // cycle_book_fast on a pooled book: the early source's ranks
-  bool book_fast_ = false;                  // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
+  bool strict_ = false;                   // backfill_interval: this cycle is the main pass (no backfill)
+  bool since_backfill_ = false;           // backfill_interval: a main pass ran since the last backfill cycle
+  std::vector<uint32_t> compress_order_;  // cycle_book_fast: the booked jobs' ranks
+  std::vector<uint32_t> early_;           // cycle_book_fast on a pooled book: the early source's ranks
+  bool book_fast_ = false;                // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
   std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)

@@ -36,11 +36,9 @@ void RankedQueue::woke(uint32_t j, double t) {
 
 void RankedQueue::ended(uint32_t j, double t) {
   for (size_t kind = 0; kind < kCredentialKinds; ++kind) streams_.activate(kind, w_.creds.cred(kind, j));  // room
-  const auto it = dependents_.find(j);
-  if (it == dependents_.end()) return;
-  const std::vector<uint32_t> waiting = std::move(it->second);
-  dependents_.erase(it);
-  for (const uint32_t x : waiting)
+  auto waiting = dependents_.extract(j);  // the jobs parked for j
+  if (waiting.empty()) return;
+  for (const uint32_t x : waiting.mapped())
     if (parked_[x] == Parked::Dependency) classify(x, t);
 }
 
@@ -121,11 +119,9 @@ void TimedQueue::submitted(uint32_t j, double t) {
 }
 
 void TimedQueue::ended(uint32_t j, double) {
-  const auto it = dependents_.find(j);
-  if (it == dependents_.end()) return;
-  const std::vector<uint32_t> waiting = std::move(it->second);
-  dependents_.erase(it);
-  for (const uint32_t x : waiting) {
+  auto waiting = dependents_.extract(j);  // the jobs parked for j
+  if (waiting.empty()) return;
+  for (const uint32_t x : waiting.mapped()) {
     --dependency_parked_;
     queue_or_park(x);  // waits again if another of its dependencies has not ended
   }

@@ -646,7 +646,8 @@ TEST(SgeImport, MasterQueuesTravel) {
     }
   }
   std::ofstream((d.path / "bad.jsonl").string())
-      << "{\"id\":\"r\",\"slots\":4,\"allocation_rule\":\"host $fill_up\",\"min_slots\":2,\"master_queue\":\"qname==\\\"q2.q\\\"\"}\n"
+      << "{\"id\":\"r\",\"slots\":4,\"allocation_rule\":\"host "
+         "$fill_up\",\"min_slots\":2,\"master_queue\":\"qname==\\\"q2.q\\\"\"}\n"
       << "{\"id\":\"s\",\"slots\":4,\"allocation_rule\":\"$fill_up\",\"master_queue\":\"qname==\\\"q2.q\\\"\"}\n"
       << "{\"id\":\"t\",\"slots\":4,\"allocation_rule\":\"host $fill_up\",\"master_queue\":\"qname==(\"}\n";
   const loaders::Dataset bad =
