@@ -35,7 +35,7 @@ std::string not_pending_warning(size_t count, const std::string& path) {
 struct Options {
   double ntasks = 0, per_node = 0, per_task = 1, mem = -1, mem_per_cpu = -1, cpus_per_gpu = 0, mem_per_gpu = -1,
          time = std::numeric_limits<double>::quiet_NaN();
-  uint32_t node_count = 1;
+  uint32_t node_count = 1, min_nodes = 0;  // -N MIN-MAX: node_count MAX, min_nodes MIN (0: no range)
   bool gpus_per_job = false, nodes_given = false, whole_node = false;
   std::string why, constraint, prefer, part_list, nodelist, exclude;
   std::map<std::string, double> gres;  // per node: gres/NAME and gres/NAME:TYPE
@@ -86,12 +86,16 @@ Options read_options(const SbatchJob& sj, const FarmAttributes& a) {
   try {
     for (const auto& [opt, v] : sj.options) {
       if (!o.why.empty()) break;
-      if (opt == "nodes") {  // -N K (or K-K): K nodes, each with the per-node request
+      if (opt == "nodes") {  // -N K (or K-K): K nodes, each with the per-node request; -N MIN-MAX: a range
         const size_t dash = v.find('-');
         const std::string low = v.substr(0, dash);
-        if (dash != std::string::npos && v.substr(dash + 1) != low)
-          o.why = fmt::format("-N {}: a range of node counts is not placed by colmatch yet", v);
-        else o.node_count = static_cast<uint32_t>(count_of(opt, low));
+        // (sbatch takes a MIN of 0 as 1: `-N 0-2` was accepted by slurmctld 22.05.8)
+        const double lo = dash != std::string::npos && low == "0" ? 1 : count_of(opt, low);
+        const double hi = dash == std::string::npos ? lo : count_of(opt, v.substr(dash + 1));
+        if (hi < lo)  // sbatch's own words (slurmctld 22.05.8, datasets/slurm/c100-ranges-submit-slurm.tsv)
+          o.why = fmt::format("Maximum node count {} is less than minimum node count {}", hi, lo);
+        o.node_count = static_cast<uint32_t>(hi);
+        if (lo < hi) o.min_nodes = static_cast<uint32_t>(lo);
         o.nodes_given = true;
       } else if (opt == "ntasks") {
         o.ntasks = count_of(opt, v);
@@ -190,6 +194,7 @@ class JobMaker {
         jb_.add(id, q.user, "", priority, q.submit, s.spread ? static_cast<uint32_t>(s.o.ntasks) : s.o.node_count);
     if (s.spread) jb_.set_rule(AllocationRule::FillUp);
     else if (s.o.node_count > 1 || s.picks) jb_.set_rule(AllocationRule::OnePerTasker);
+    if (why.empty() && s.o.min_nodes > 0) jb_.set_node_range(s.o.min_nodes);  // -N MIN-MAX
     queues_.queue_of_job.push_back(kNone);
     queues_.several_first.push_back(static_cast<uint32_t>(queues_.several.size()));
     if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb_.set_note(j, "held");
@@ -304,6 +309,10 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
   s.spread = o.ntasks > 1 && !o.nodes_given && o.per_node == 0 && o.mem < 0 && o.gres.empty() &&
              o.no_such_type.empty() && !o.whole_node && !s.all_memory && o.nodelist.empty() && o.node_count == 1 &&
              !o.gpus_per_job && o.gpus_per_task.empty() && o.mem_per_gpu < 0 && o.cpus_per_gpu == 0;
+  if (why.empty() && o.min_nodes > 0 &&
+      (o.ntasks > 0 || o.per_node > 0 || !s.named.empty() || s.counted > 0 || o.gpus_per_job))
+    why = fmt::format("-N {}-{} with -n, --ntasks-per-node, -w, node counts or --gpus: not placed by colmatch yet",
+                      o.min_nodes, o.node_count);
   // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
   double tasks = s.spread ? 1.0 : o.per_node > 0 ? o.per_node : o.ntasks > 0 ? o.ntasks / o.node_count : 1;
   if (why.empty() && o.per_node == 0 && o.ntasks > 0 && tasks != std::floor(tasks))

@@ -75,7 +75,11 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
     // -N K without -n: so one task a node is read as no -n (the two differ only in what a GRES job counts
     // on a node)
     const std::string num_nodes = text("NumNodes");
-    if (!std::isnan(nodes) && (nodes > 1 || (nodes == 1 && num_nodes == "1-1")))
+    // -N MIN-MAX shows as NumNodes=MIN-MAX (TRES node=MIN)
+    const size_t dash = num_nodes.find('-');
+    const double most = dash == std::string::npos ? std::nan("") : number(num_nodes.substr(dash + 1));
+    if (!std::isnan(nodes) && most > nodes) o.emplace_back("nodes", fmt::format("{}-{}", nodes, most));
+    else if (!std::isnan(nodes) && (nodes > 1 || (nodes == 1 && num_nodes == "1-1")))
       o.emplace_back("nodes", fmt::format("{}", nodes));
     const double tasks = number(r.get("NumTasks")), per_task = number(r.get("CPUs/Task"));
     if (!std::isnan(tasks) && tasks > 1 && !(tasks == nodes)) o.emplace_back("ntasks", fmt::format("{}", tasks));

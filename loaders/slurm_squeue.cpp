@@ -137,9 +137,15 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
     const double cpus = num("cpus"), tasks = num("tasks");
     // -N 1 given shows as max_nodes 1 (0 without -N). tasks shows 1 without -n, and K for -N K without -n:
     // so one task a node is read as no -n (the two differ only in what a GRES job counts on a node)
-    if (!std::isnan(nodes) && (nodes > 1 || (nodes == 1 && num("max_nodes") == 1)))
+    // -N MIN-MAX shows as max_nodes MAX beside node=MIN, and cpus as one node's (minimum_cpus_per_node)
+    const double most = num("max_nodes");
+    const bool range = !std::isnan(nodes) && most > nodes;
+    if (range) o.emplace_back("nodes", fmt::format("{}-{}", nodes, most));
+    else if (!std::isnan(nodes) && (nodes > 1 || (nodes == 1 && most == 1)))
       o.emplace_back("nodes", fmt::format("{}", nodes));
-    const double per_task = !std::isnan(cpus) && !std::isnan(tasks) && tasks >= 1 ? cpus / tasks : std::nan("");
+    const double per_task = range && tasks == nodes                                 ? num("minimum_cpus_per_node")
+                            : !std::isnan(cpus) && !std::isnan(tasks) && tasks >= 1 ? cpus / tasks
+                                                                                    : std::nan("");
     if (!std::isnan(tasks) && tasks > 1 && !(tasks == nodes)) o.emplace_back("ntasks", fmt::format("{}", tasks));
     if (const double per_node = num("tasks_per_node"); per_node >= 1)
       o.emplace_back("ntasks-per-node", fmt::format("{}", per_node));

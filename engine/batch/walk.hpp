@@ -230,10 +230,9 @@ class Walk {
   // (main_pass.cpp) the queue of job j, pending for r, blocks, or its named taskers are held
   void pend_blocking(uint32_t j, uint32_t c, PendingReason r);
   bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
-  // The taskers a job of category c needs at least: a OnePerTasker job of K slots K, any other one.
-  uint32_t need_of(uint32_t c) const noexcept {
-    return cats_.rule[c] == AllocationRule::OnePerTasker ? cats_.slots[c] : 1;
-  }
+  // The taskers a job of category c needs at least: a OnePerTasker job of K slots K (of -N MIN-MAX, MIN),
+  // any other one.
+  uint32_t need_of(uint32_t c) const noexcept { return cats_.fewest_taskers(c); }
   // A job that names its taskers holds them (all of `set`): Slurm's required nodes.
   void hold(const kernels::TaskerSet& set) {
     blocks_->hold(set);

@@ -80,6 +80,13 @@ struct Categories {
   JobTable::PeShape pe_shape_of(size_t c) const noexcept {
     return c < pe_shape.size() ? pe_shape[c] : JobTable::PeShape{};
   }
+  /// The fewest taskers a job of category c runs on: a OnePerTasker job its slots (Slurm's -N K), or the
+  /// low end of its node count range (-N MIN-MAX: MIN); any other job 1.
+  uint32_t fewest_taskers(size_t c) const noexcept {
+    if (rule[c] != AllocationRule::OnePerTasker) return 1;
+    const uint32_t low = pe_shape_of(c).min_slots;
+    return low > 0 ? low : slots[c];
+  }
   /// per category, up to the last that has one (empty on most farms): the category of its jobs' master queue
   /// request (JobTable::PeShape::master, qsub -masterq; one slot of this category's charges, no job of its own,
   /// after the fallbacks), whose eligible taskers may hold the master task; or kNone.

@@ -624,8 +624,8 @@ void refresh_tasker(const Catalog& catalog, const TaskerTable& taskers, const Re
 void require_master_fit(const Catalog& catalog, const TaskerTable& taskers, const Request& request,
                         const Categories& cats, uint32_t c, CategoryEligibility& e) {
   if (!spreads(cats.rule[c]) || e.eligible.count() == 0) return;
-  if (cats.rule[c] == AllocationRule::OnePerTasker && e.eligible.count() < cats.slots[c]) {
-    // fewer eligible taskers than slots, one each: never runs (Slurm: "Requested node configuration is
+  if (cats.rule[c] == AllocationRule::OnePerTasker && e.eligible.count() < cats.fewest_taskers(c)) {
+    // fewer eligible taskers than its fewest slots, one each: never runs (Slurm: "Requested node configuration is
     // not available")
     const size_t n = taskers.size();
     e.eligible = kernels::TaskerSet::from_words(std::vector<uint64_t>(kernels::words_for(n)), n, 0);

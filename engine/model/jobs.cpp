@@ -479,6 +479,16 @@ void JobBuilder::set_pe_shape(uint32_t min_slots, uint32_t per_host) {
   table_.pe_shape.back().per_host = per_host;
 }
 
+void JobBuilder::set_node_range(uint32_t min_nodes) {
+  if (table_.rule.back() != AllocationRule::OnePerTasker)
+    throw ValueError("a node count range is for a job of one slot a tasker (set_rule OnePerTasker first)");
+  const uint32_t slots = table_.slots.back();
+  if (min_nodes < 1 || min_nodes >= slots)
+    throw ValueError(fmt::format("a node count range of {} to {}", min_nodes, slots));
+  table_.pe_shape.resize(table_.size());
+  table_.pe_shape.back().min_slots = min_nodes;
+}
+
 void JobBuilder::set_master_request(std::string_view text) {
   if (!by_host(table_.rule.back())) throw ValueError("a master queue request is for a job of a Grid Engine host rule");
   const uint32_t r = parse_cached(text);

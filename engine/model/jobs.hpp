@@ -124,6 +124,7 @@ struct JobTable {
   FitUnit fit_unit_of(uint32_t j) const noexcept { return j < fit_unit.size() ? fit_unit[j] : FitUnit{}; }
   /// A Grid Engine parallel job's shape beyond its rule (AllocationRule's Host rules): the fewest slots of its
   /// range (`-pe mpi 2-8`: 2; `slots` is the most; 0: no range), for HostBlocks the slots on each host, and
+  /// (min_slots only) Slurm's node count range of a OnePerTasker job (`-N 2-4`: 2; slots 4), and
   /// its master queue request (qsub -masterq: an index into `requests`, the job's hard request and the
   /// queue list; kNone: any of its taskers may hold the master task).
   struct PeShape {
@@ -269,6 +270,10 @@ class JobBuilder {
   /// 1 .. its slots) and HostBlocks' slots a host (> 0 for HostBlocks only, dividing the job's slots and its
   /// range's minimum). Throws ValueError otherwise.
   void set_pe_shape(uint32_t min_slots, uint32_t per_host);
+  /// The last job's fewest taskers (set_rule OnePerTasker first): Slurm's `-N MIN-MAX`, MIN here, MAX its
+  /// slots; it takes as many as its node selection gives up to MAX (engine/placement/slurm_node_choice.cpp).
+  /// Kept as JobTable::PeShape::min_slots. Throws ValueError unless 1 <= min_nodes < slots.
+  void set_node_range(uint32_t min_nodes);
   /// The last job's master queue request (qsub -masterq; set_pe_shape's rule first): the request text whose
   /// taskers may hold its master task (Grid Engine: the job's hard request and the -masterq list). Throws
   /// RequestError for a text that does not parse, ValueError for a job of no Host rule.

@@ -86,6 +86,7 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
   const PreferenceTiers tiers(elig(c));
   const size_t universe = tiers[0].universe();
   const uint32_t want = jobs_.slots[j];
+  const uint32_t fewest = cats_.fewest_taskers(c);  // want, or a node count range's MIN
   // kept across calls: no allocation per job
   std::vector<uint32_t>& taskers = scratch_.taskers;
   std::vector<uint32_t>& chosen = scratch_.chosen;
@@ -95,7 +96,6 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
     taskers.clear();
     free.clear();
     runs.clear();
-    chosen.clear();
     const kernels::TaskerSet& tier = tiers[v];
     for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
       const auto tx = static_cast<uint32_t>(x);
@@ -106,14 +106,20 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
       runs.back().count += 1;
       runs.back().free += free.back();
     }
-    if (taskers.size() < want) continue;
+    if (taskers.size() < fewest) continue;
+    // a node count range takes up to MAX from the runs of every weight (seen in slurmctld 22.05.8: `-N 2-6 -c
+    // 8` took the 3 lightest nodes with room and 3 heavier ones, though the lightest were 33 and up;
+    // datasets/slurm/c100-range-sets), and runs at least MIN (_enough_nodes)
+    chosen.clear();
     uint32_t rem = want;
     while (rem > 0) {
       ConsecutiveScratch::Run* best = nullptr;
       bool best_sufficient = false;
+      // Slurm's _enough_nodes: a run is sufficient with the nodes still wanted, less what a range may go without
+      const int64_t needed = int64_t{rem} + fewest - want;
       for (auto& r : runs) {
         if (r.count == 0) continue;
-        const bool sufficient = r.count >= rem;
+        const bool sufficient = static_cast<int64_t>(r.count) >= needed;
         if (best == nullptr || beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free})) {
           best = &r;
           best_sufficient = sufficient;
@@ -133,7 +139,7 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
       }
       best->count = 0;
     }
-    if (rem > 0) continue;
+    if (want - rem < fewest) continue;
     std::sort(chosen.begin(), chosen.end(),
               [&](uint32_t a, uint32_t b) { return taskers_.input_index[a] < taskers_.input_index[b]; });
     // each its slot in turn (a host or global pool may run short after some): all of them, or this tier

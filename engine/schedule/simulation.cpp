@@ -84,6 +84,11 @@ SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const Job
           "job {}: Grid Engine's placement host by host (a host rule, a slot range) is `match`'s only; the simulator "
           "places $pe_slots, $fill_up and one slot a tasker (load the Grid Engine dump itself to simulate it)",
           jobs.id[j]));
+    else if (!jobs.rejected(j) && jobs.rule[j] == AllocationRule::OnePerTasker && jobs.pe_shape_of(j).min_slots > 0)
+      throw ValueError(
+          fmt::format("job {}: a node count range (Slurm's -N MIN-MAX) is `match`'s only; the simulator "
+                      "places a job of a fixed node count",
+                      jobs.id[j]));
   try {
     if (policy.scheduler == SchedulerKind::Fbsng)  // P2: process types' default requirements
       if (std::optional<JobTable> with = fbsng_apply_requirements(policy.fbsng, policy.process_type, catalog, jobs))

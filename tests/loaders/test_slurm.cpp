@@ -864,7 +864,7 @@ TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
       load_lines("jobs",
                  "-C \"[amd|gpu]\" --mem=8G -c 4\n"
                  "#!/bin/bash\n#SBATCH -p gpu\n#SBATCH --gres=gpu:a100:1\n#SBATCH -c2\necho hi\n"
-                 "-N 2-4 -C amd\n"
+                 "-N 2-4 -n 6 -C amd\n"
                  "--exclusive\n"
                  "--bogus 1\n"
                  "-p nosuch\n"
@@ -877,7 +877,7 @@ TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
   auto why = [&](uint32_t j) { return why_rejected(ds, j); };
   EXPECT_EQ(ds.jobs.reject[0], kNone) << why(0);
   EXPECT_EQ(ds.jobs.reject[1], kNone) << why(1);  // the #SBATCH lines of one script
-  EXPECT_NE(why(2).find("a range of node counts"), std::string::npos) << why(2);
+  EXPECT_NE(why(2).find("-N 2-4 with -n"), std::string::npos) << why(2);  // (a range alone: NodeCountRanges*)
   EXPECT_EQ(why(3), "") << "--exclusive: a whole node (SlurmJobs.ExclusiveTakesAWholeNode)";
   EXPECT_NE(why(4).find("--bogus"), std::string::npos);
   EXPECT_NE(why(5).find("invalid partition"), std::string::npos);

@@ -241,6 +241,23 @@ TEST(SlurmMainPass, MatchingOrGivesEveryNodeOneChoice) {
             (Outcomes{{"started", 32}, {"refused at submit", 2}}));
 }
 
+// Node count ranges, -N MIN-MAX (datasets/slurm/c100-ranges.jobs, 24 jobs released at once under
+// sched/builtin): slurmctld 22.05.8 aims at MAX (node_scheduler.c get_node_cnts: req_nodes = max_nodes), adds
+// node sets lightest first until the nodes available in them (up, not held whole, with room or not) reach MAX,
+// and takes what cons_tres _eval_nodes gives there, at least MIN (_enough_nodes): `-N 1-3 -c 2` three nodes,
+// `-N 30-40 --exclusive` 40, `-N 3-50 --exclusive -C skylake` the 4 skylake nodes left idle. A MAX over the
+// partition's MaxNodes pends PartitionNodeLimit (`-N 2-8 -p big`, MaxNodes 4), `-N 40-60` with fewer than 40
+// nodes free pends Resources and blocks partition all (the next one there Priority), and `-N 2-3 -p gpu` with the
+// gpu nodes all taken waits for them (kHeld).
+TEST(SlurmMainPass, NodeCountRangesTakeWhatTheirNodeSetsGive) {
+  EXPECT_EQ(expect_main_pass("c100-ranges.jobs", "c100-ranges-slurm.tsv", "c100@builtin"),
+            (Outcomes{{"started", 19}, {"PartitionNodeLimit", 2}, {"Resources", 1}, {"Priority", 1}, {kHeld, 1}}));
+  // the lightest nodes (weight 1) all up but 3 with 4 CPUs free (datasets/slurm/c100-range-sets.jobs):
+  // `-N 2-6 -c 8` takes the 3 with room and 3 of weight 10, not the 3 alone, and `-N 1-40 -c 2` 33 + 7
+  EXPECT_EQ(expect_main_pass("c100-range-sets.jobs", "c100-range-sets-slurm.tsv", "c100@builtin"),
+            (Outcomes{{"started", 35}}));
+}
+
 // -n with --ntasks-per-node and no -N, and GPUs per task (datasets/slurm/c100-tasks-per-node.jobs,
 // sched/builtin; scontrol show job -d): `-n 8 --ntasks-per-node=2` ran on 4 nodes of 2 CPUs, `-n 5
 // --ntasks-per-node=2` on 3 nodes of 2 (6 tasks: Slurm rounds up), `-N 1 -n 3 --gpus-per-task=1` on an a100

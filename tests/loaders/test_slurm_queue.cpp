@@ -14,6 +14,7 @@
 #include <simdjson.h>
 
 #include "engine/batch/matcher.hpp"
+#include "engine/schedule/simulation.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
 #include "loaders/slurm.hpp"
@@ -254,4 +255,31 @@ TEST(SlurmQueue, AJobIdThatIsNotAnIdIsRefused) {
     }
   }
   fs::remove_all(dir);
+}
+
+// Node count ranges in the queue (datasets/slurm/c100-ranges: the c100 cluster with c100-ranges.jobs held in
+// its queue): squeue.json says `-N 2-4 -c 8` as node_count 2 (tres_req_str node=2), max_nodes 4, cpus 8 and
+// tasks 2 (cpus one node's: minimum_cpus_per_node), scontrol as NumNodes=2-4; both are the jobs of the lines.
+TEST(SlurmQueue, NodeCountRangesAreReadAsRanges) {
+  const std::string dir = kData + "c100-ranges";
+  const std::string held = held_lines("c100-ranges.jobs");
+  const loaders::Dataset lines = loaders::load_slurm(dir, held);
+  fs::remove(held);
+  ASSERT_EQ(lines.jobs.size(), 24u);
+  for (const std::string& jobs : {std::string(), dir + "/scontrol-job.txt.gz"}) {
+    SCOPED_TRACE(jobs.empty() ? "squeue.json" : "scontrol-job.txt");
+    const loaders::Dataset q = loaders::load_slurm(dir, jobs);
+    ASSERT_EQ(q.jobs.size(), 24u);
+    EXPECT_EQ(q.jobs.slots[1], 4u);
+    EXPECT_EQ(q.jobs.pe_shape_of(1).min_slots, 2u);
+    expect_same_jobs(lines, q, all_jobs(lines), all_jobs(q));
+  }
+  // over time a range is refused, naming the job (the simulator places a fixed node count)
+  const loaders::Dataset q = loaders::load_slurm(dir, "");
+  try {
+    simulate(q.catalog, q.taskers, q.jobs, q.policy, kernels::active());
+    ADD_FAILURE() << "simulated a node count range";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("job 1: a node count range"), std::string::npos) << e.what();
+  }
 }

@@ -110,3 +110,13 @@ TEST(SlurmSubmit, AQueuesJobsAreNeverRefused) {
 TEST(SlurmSubmit, ConstraintGroupsAsSlurmctldTakesThem) {
   EXPECT_EQ(expect_submit_verdicts("c100", "c100-constraints-submit.jobs", "c100-constraints-submit-slurm.tsv"), 9u);
 }
+
+// datasets/slurm/c100-ranges-submit.jobs: node count ranges (-N MIN-MAX) and counts above a partition's nodes.
+// sbatch refuses a MAX below the MIN in its own words and a job no node could ever run (-c 129); it accepts a
+// MIN of 0 (read as 1), a MAX over the partition's MaxNodes or the cluster's nodes, and even a MIN or a count
+// above every node of the partition (EnforcePartLimits=NO: the job pends PartitionNodeLimit).
+TEST(SlurmSubmit, NodeCountRangesAsSlurmctldTakesThem) {
+  EXPECT_EQ(expect_submit_verdicts("c100", "c100-ranges-submit.jobs", "c100-ranges-submit-slurm.tsv"), 2u);
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", kData + "c100-ranges-submit.jobs");
+  EXPECT_NE(why_rejected(ds, 0).find("Maximum node count 2 is less than minimum node count 3"), std::string::npos);
+}

@@ -198,7 +198,7 @@ bool enough_taskers(const Catalog& catalog, const TaskerTable& taskers, const Jo
   uint32_t n = 0;
   for (uint32_t t = 0; t < taskers.size(); ++t)
     n += eligible_for(catalog, taskers, jobs.requests[jobs.request[j]], need, t, kinds) ? 1 : 0;
-  return n >= jobs.slots[j];
+  return n >= fewest_taskers(jobs, j);
 }
 
 bool eligible(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, uint32_t t, uint32_t j) {
@@ -281,12 +281,12 @@ std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog,
     placed.emplace_back(t, n);
     remaining -= n;
   };
-  if (exact != nullptr) {  // each its count, the first the master
+  if (exact != nullptr) {  // each its count, the first the master (the counts are the job: a node count
+    // range's may be fewer than its slots)
     for (size_t i = 0; i < order.size(); ++i) {
       if (fit(order[i], i == 0) < (*exact)[i]) return {};
       put(order[i], (*exact)[i], i == 0);
     }
-    if (remaining > 0) return {};
     pools = std::move(p);
     return placed;
   }
@@ -442,13 +442,8 @@ std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog,
 std::vector<std::pair<uint32_t, uint32_t>> place_each_once(const Catalog& catalog, const TaskerTable& taskers,
                                                            const JobTable& jobs, uint32_t j,
                                                            const std::vector<uint32_t>& chosen, Pools& pools) {
-  Pools trial = pools;
-  auto got = place_fill_up(catalog, taskers, jobs, j, chosen, trial);
-  bool in_order = got.size() == chosen.size();
-  for (size_t i = 0; i < got.size() && in_order; ++i) in_order = got[i].first == chosen[i];
-  if (!in_order) return {};
-  pools = std::move(trial);
-  return got;
+  const std::vector<uint32_t> ones(chosen.size(), 1);
+  return place_fill_up(catalog, taskers, jobs, j, chosen, pools, &ones);
 }
 
 namespace {
@@ -506,14 +501,20 @@ NodeSet* next_set(const TaskerTable& taskers, std::vector<NodeSet>& sets,
 }
 }  // namespace
 
+uint32_t fewest_taskers(const JobTable& jobs, uint32_t j) {
+  if (jobs.rule[j] != AllocationRule::OnePerTasker) return 1;
+  return jobs.pe_shape_of(j).min_slots > 0 ? jobs.pe_shape_of(j).min_slots : jobs.slots[j];
+}
+
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
-                                 const std::function<double(uint32_t)>& free, uint32_t want) {
+                                 const std::function<double(uint32_t)>& free, uint32_t want, uint32_t fewest) {
   std::vector<NodeSet> sets = node_sets(taskers, std::move(fitting), free);
   std::vector<uint32_t> chosen;
   uint32_t rem = want;
   while (rem > 0) {
-    NodeSet* best = next_set(taskers, sets, [&](const NodeSet& x) { return x.taskers.size() >= rem; });
-    if (best == nullptr) return {};
+    NodeSet* best = next_set(taskers, sets, [&](const NodeSet& x) { return x.taskers.size() + want >= rem + fewest; });
+    if (best == nullptr && chosen.size() < fewest) return {};
+    if (best == nullptr) break;
     if (rem == 1) {
       uint32_t pick = best->taskers[0];
       for (const uint32_t t : best->taskers)
@@ -626,7 +627,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     return false;
   };
   // The taskers job j needs at least: K for a OnePerTasker job of K slots, else 1 (Slurm: min_nodes).
-  auto need_of = [&](uint32_t j) { return jobs.rule[j] == AllocationRule::OnePerTasker ? jobs.slots[j] : 1u; };
+  auto need_of = [&](uint32_t j) { return fewest_taskers(jobs, j); };
   // ReqNodeNotAvail: fewer eligible taskers unheld than it needs (it could not run on them even idle)
   // (`inside`: the taskers it was tried on, a queue's for a job of several)
   auto fail = [&](uint32_t j, bool any_eligible, uint32_t unheld, const std::function<bool(uint32_t)>& inside) {
@@ -692,12 +693,12 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         ++per_level[v].second;
         cand.emplace_back(v, t);
       }
-      if (jobs.rule[j] == AllocationRule::OnePerTasker && eligible_here < jobs.slots[j]) any_eligible = false;
+      if (jobs.rule[j] == AllocationRule::OnePerTasker && eligible_here < fewest_taskers(jobs, j)) any_eligible = false;
       if (by_level) {
         uint32_t most = 0, most_unheld = 0;
         for (const auto& [v, n] : per_level)
           most = std::max(most, n.first), most_unheld = std::max(most_unheld, n.second);
-        any_eligible = any_eligible && most >= jobs.slots[j];
+        any_eligible = any_eligible && most >= fewest_taskers(jobs, j);
         unheld = most_unheld;
       }
       std::sort(cand.begin(), cand.end(), [&](const auto& a, const auto& b) {
@@ -728,7 +729,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
             if (fits) list.push_back(t);
           }
           const std::vector<uint32_t> chosen = slurm_pick(
-              taskers, list, [&](uint32_t t) { return offer(j, t); }, jobs.slots[j]);
+              taskers, list, [&](uint32_t t) { return offer(j, t); }, jobs.slots[j], fewest_taskers(jobs, j));
           if (chosen.empty()) continue;
           placed = place_each_once(catalog, taskers, jobs, j, chosen, pools);  // or this level fails
           if (!placed.empty()) break;
@@ -815,7 +816,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       for (const uint32_t t : fitting)
         if (violations(t) == best_violations) level.push_back(t);
       best = slurm_pick(
-          taskers, level, [&](uint32_t t) { return offer(j, t); }, 1)[0];
+          taskers, level, [&](uint32_t t) { return offer(j, t); }, 1, 1)[0];
     }
     for (size_t k = 0; k < need.size(); ++k) {
       if (need[k] <= 0) continue;

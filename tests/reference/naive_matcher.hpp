@@ -38,8 +38,8 @@ struct Pools {
 /// Places $fill_up job j over `order` (eligible taskers, most preferred first): a master that takes at
 /// least one slot instance and pays the per-job charges, then the other taskers filled in turn, each
 /// with as many instances as fit; with `exact`, each tasker of `order` exactly exact[i] instances (the
-/// first the master). Returns the (tasker, slots) list and charges `pools`, or returns nothing and leaves
-/// `pools` unchanged when the slots do not all fit.
+/// first the master; the counts are what is placed, whatever the job's slots). Returns the (tasker, slots)
+/// list and charges `pools`, or returns nothing and leaves `pools` unchanged when the slots do not all fit.
 std::vector<std::pair<uint32_t, uint32_t>> place_fill_up(const Catalog& catalog, const TaskerTable& taskers,
                                                          const JobTable& jobs, uint32_t j,
                                                          const std::vector<uint32_t>& order, Pools& pools,
@@ -70,8 +70,15 @@ std::vector<std::pair<uint32_t, uint32_t>> slurm_spread(const TaskerTable& taske
 /// wanted, a later such one with less free, or one with fewer but more free), from it its first taskers
 /// (its least free one when one is wanted), until `want`. `free(t)`: tasker t's free units of the fit
 /// consumable. Returns the taskers in input order, or nothing when too few fit.
+/// With `fewest` < `want` (Slurm's -N MIN-MAX: MIN and MAX): a set is sufficient with the taskers still
+/// wanted less want - fewest (cons_tres _enough_nodes), and as many as the sets give up to `want` do, at
+/// least `fewest`.
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
-                                 const std::function<double(uint32_t)>& free, uint32_t want);
+                                 const std::function<double(uint32_t)>& free, uint32_t want, uint32_t fewest);
+
+/// The fewest taskers job j runs on: its slots for a OnePerTasker job (Slurm's -N K), the low end of its
+/// node count range (JobTable::PeShape::min_slots, -N MIN-MAX); 1 for any other job.
+uint32_t fewest_taskers(const JobTable& jobs, uint32_t j);
 
 /// What a tasker offers job j for slurm_pick, from its free amounts of the fit consumable (`fit_free`) and
 /// of the fit limit (`limit_free`, NaN when none is configured): the first alone, or, when the job has a

@@ -104,7 +104,7 @@ struct Sim {
         if (v == fewest) level.push_back(t);
       }
       if (level.empty()) return {};
-      pl.emplace_back(slurm_pick(tk, level, fit_free, 1)[0], jobs.slots[j]);
+      pl.emplace_back(slurm_pick(tk, level, fit_free, 1, 1)[0], jobs.slots[j]);
       for (const auto& [k, x, amount] : charges(j, pl)) add(p, k, x, -amount);
       return pl;
     }
@@ -132,7 +132,7 @@ struct Sim {
           if (violations(j, t) == level && (slurm_nodes ? fits_all(p, need, t) : tasks_at(t) > 0)) fitting.push_back(t);
         Placement got;
         if (slurm_nodes) {
-          const std::vector<uint32_t> chosen = slurm_pick(tk, fitting, fit_free, jobs.slots[j]);
+          const std::vector<uint32_t> chosen = slurm_pick(tk, fitting, fit_free, jobs.slots[j], jobs.slots[j]);
           if (chosen.empty()) continue;
           got = place_each_once(cat, tk, jobs, j, chosen, p);
         } else {

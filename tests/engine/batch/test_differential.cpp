@@ -143,7 +143,8 @@ class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   size_t behind = 0, held = 0, eligible_held = 0, multi_held = 0, own_failed = 0, several_placed = 0,
-         several_pending = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0, fit_unit_best_fit = 0;
+         several_pending = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0, fit_unit_best_fit = 0,
+         ranges_short = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
     synth::SynthSpec spec = random_spec(seed);
@@ -200,10 +201,19 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
           ds.jobs.fit_unit[j] = {fit, limit, tasks};
         }
     }
+    // under Slurm's node choice a third of the jobs of K > 1 taskers a node count range (-N MIN-MAX)
+    if (options.allocation == AllocationPolicy::ConsecutiveBestFit)
+      for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+        if (ds.jobs.rule[j] == AllocationRule::OnePerTasker && ds.jobs.slots[j] > 1 && rng() % 3 == 0) {
+          ds.jobs.pe_shape.resize(ds.jobs.size());
+          ds.jobs.pe_shape[j].min_slots = 1 + static_cast<uint32_t>(rng() % (ds.jobs.slots[j] - 1));
+        }
     const naive::Result ref = naive::run(ds.catalog, ds.taskers, ds.jobs, options);
     const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, options);
     compare(ds, m, ref, "seed " + std::to_string(seed));
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      ranges_short += ds.jobs.pe_shape_of(j).min_slots > 0 && m.dispatch.status[j] == JobStatus::Assigned &&
+                      m.dispatch.alloc_count[j] < ds.jobs.slots[j];
       const PendingReason r = m.dispatch.reason[j];
       behind += r == PendingReason::BehindHigherPriority;
       held += r == PendingReason::TaskersHeld;
@@ -242,6 +252,7 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(nodes_best_fit, 30u) << "OnePerTasker jobs (Slurm's -N) placed by ConsecutiveBestFit";
   EXPECT_GT(moved, 40u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";
   EXPECT_GT(fit_unit_best_fit, 150u) << "jobs with a fit unit (Slurm's --mem-per-cpu) placed by ConsecutiveBestFit";
+  EXPECT_GT(ranges_short, 5u) << "node count ranges placed on fewer taskers than their most";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, SlurmPassDifferential, ::testing::Range(0, 4));
 
