@@ -150,7 +150,8 @@ struct Shape {
   Constraint hard, scheduled;      // --constraint, and what is scheduled (--prefer's, else the same)
   uint32_t counted = 0;            // nodes the scheduled constraint's counts take
   bool all_memory = false, spread = false, picks = false;
-  double cpus = 0;  // per node
+  bool over_nodes = false;  // -n N -N K, N > K: N tasks over K nodes as Slurm gives them (FitUnit::total)
+  double cpus = 0;          // per node (over_nodes: one task's)
   std::vector<std::string> clauses;
   size_t scheduled_at = 0;   // where the scheduled constraint's clause is (for --prefer's fallback)
   bool over_limits = false;  // every partition of it is one whose MaxTime or MaxNodes it passes
@@ -313,8 +314,21 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
       (o.ntasks > 0 || o.per_node > 0 || !s.named.empty() || s.counted > 0 || o.gpus_per_job))
     why = fmt::format("-N {}-{} with -n, --ntasks-per-node, -w, node counts or --gpus: not placed by colmatch yet",
                       o.min_nodes, o.node_count);
+  // -n N -N K with N > K and no --ntasks-per-node: Slurm does not split the tasks evenly; the node its
+  // selection picks first takes all it may, leaving one for each other node (`-N 2 -n 4` ran 3 + 1,
+  // `-n 5 -N 2` 4 + 1; datasets/slurm/c100-tasks-over-nodes, c100-uneven): the request per node is one
+  // task, the others placed by place_tasks_on_nodes (an --exclusive job takes whole nodes: split evenly)
+  s.over_nodes = why.empty() && o.nodes_given && o.per_node == 0 && o.ntasks > o.node_count && o.node_count > 1 &&
+                 !o.whole_node && o.min_nodes == 0;
+  if (s.over_nodes && (!s.named.empty() || s.counted > 0 || !o.gpus_per_task.empty() || o.gpus_per_job ||
+                       o.cpus_per_gpu > 0 || o.mem_per_gpu >= 0))
+    why = fmt::format("-n {} over -N {} nodes with -w, node counts or per-GPU options: not placed by colmatch yet",
+                      o.ntasks, o.node_count);
   // tasks on each node: --ntasks-per-node, else -n spread evenly over the -N nodes (one node: all)
-  double tasks = s.spread ? 1.0 : o.per_node > 0 ? o.per_node : o.ntasks > 0 ? o.ntasks / o.node_count : 1;
+  double tasks = s.spread || s.over_nodes ? 1.0
+                 : o.per_node > 0         ? o.per_node
+                 : o.ntasks > 0           ? o.ntasks / o.node_count
+                                          : 1;
   if (why.empty() && o.per_node == 0 && o.ntasks > 0 && tasks != std::floor(tasks))
     why = fmt::format("-n {} over -N {} nodes is uneven: not placed by colmatch yet", o.ntasks, o.node_count);
   if (why.empty() && o.node_count > 1 && o.gpus_per_job)
@@ -516,7 +530,8 @@ void JobMaker::request(uint32_t j, const QueuedJob& q, Shape& s) {
     else if (o.ntasks > 0 && o.nodes_given && o.node_count == 1) cap = o.ntasks;
     else if (o.ntasks == 1 || (o.ntasks > 0 && o.nodes_given && o.ntasks == o.node_count)) cap = 1;
   }
-  if (limit > 0 || s.spread || (with_gres && (o.per_task > 1 || cap > 0))) jb_.set_fit_unit(o.per_task, limit, cap);
+  if (limit > 0 || s.spread || s.over_nodes || (with_gres && (o.per_task > 1 || cap > 0)))
+    jb_.set_fit_unit(o.per_task, limit, cap, s.over_nodes ? o.ntasks : 0);
   for (const auto& [g, c] : o.gres) jb_.set_amount(a_.gres.at(g), c);
   if (a_.jobs != kNone) jb_.set_amount(a_.jobs, o.whole_node || s.all_memory ? a_.node_jobs : 1);
   jb_.set_times(q.runtime, std::isinf(o.time) ? std::numeric_limits<double>::quiet_NaN() : o.time);  // UNLIMITED

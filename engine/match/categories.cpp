@@ -156,7 +156,8 @@ void key_body(const ChargeVector& need, const ChargeVector& once, size_t width, 
   for (ChargeKind x : kinds) key.push_back(static_cast<char>('0' + static_cast<int>(x)));
   if (fit.fit > 0) {
     key.push_back('\x1f');
-    key.append(reinterpret_cast<const char*>(&fit), sizeof fit);
+    for (const double x : {fit.fit, fit.limit, fit.tasks}) key.append(reinterpret_cast<const char*>(&x), sizeof x);
+    if (fit.total > 0) key.append(reinterpret_cast<const char*>(&fit.total), sizeof fit.total);
   }
 }
 
@@ -251,7 +252,7 @@ uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noe
   h = mix(h, (uint64_t{f.choice} << 8) | static_cast<uint64_t>(f.rule));
   if (f.fit_unit.fit > 0)
     h = mix(h, std::bit_cast<uint64_t>(f.fit_unit.fit) ^ std::bit_cast<uint64_t>(f.fit_unit.limit) ^
-                   (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1));
+                   (std::bit_cast<uint64_t>(f.fit_unit.tasks) << 1) ^ (std::bit_cast<uint64_t>(f.fit_unit.total) << 2));
   if (f.node_pick != kNone) h = mix(h, 0x9e3779b97f4a7c15ULL ^ f.node_pick);
   if (f.fallback.request != kNone) h = mix(h, (uint64_t{f.fallback.request} << 32) | f.fallback.soft);
   if (!(f.pe_shape == JobTable::PeShape{}))

@@ -455,13 +455,18 @@ void JobBuilder::set_gate(uint32_t c, const std::vector<std::pair<uint32_t, doub
   ch.outcome = std::move(outcome);
 }
 
-void JobBuilder::set_fit_unit(double fit, double limit, double tasks) {
+void JobBuilder::set_fit_unit(double fit, double limit, double tasks, double total) {
   if (!(fit > 0) || !(limit >= 0) || !(tasks >= 0) || !std::isfinite(fit) || !std::isfinite(limit) ||
       !std::isfinite(tasks))
     throw ValueError(
         fmt::format("a fit unit takes a task > 0 and a limit and a cap >= 0, not {}, {} and {}", fit, limit, tasks));
+  if (total != 0 && (table_.rule.back() != AllocationRule::OnePerTasker || !(total > table_.slots.back()) ||
+                     total != std::floor(total) || total > 1e9))
+    throw ValueError(
+        fmt::format("{} tasks over {} taskers: a whole number above the slots of a job of one slot a tasker", total,
+                    table_.slots.back()));
   table_.fit_unit.resize(table_.size());
-  table_.fit_unit.back() = {fit, limit, tasks};
+  table_.fit_unit.back() = {fit, limit, tasks, total};
 }
 
 void JobBuilder::set_pe_shape(uint32_t min_slots, uint32_t per_host) {

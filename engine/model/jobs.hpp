@@ -115,9 +115,24 @@ struct JobTable {
   /// `limit` a task (--mem-per-cpu: memory per task; 0: no limit) and no more than `tasks` (0: no cap; a
   /// job with GRES may use only the CPUs of the tasks it runs on a node: gres_select_filter_sock_core caps
   /// avail_cpus at max_tasks_this_node x cpus_per_task). All 0: the free units of the fit consumable.
+  /// `total` > 0: Slurm's `-n N -N K` with N > K (no --ntasks-per-node), a OnePerTasker job of K slots running
+  /// N tasks over its taskers, at least one on each: its unit charge is one task with the per-node charges,
+  /// and each further task on a tasker takes `fit` of the fit consumable and `limit` of the fit limit
+  /// (each_extra_task_charge); Slurm's node selection decides how many go where
+  /// (engine/placement/slurm_node_choice.cpp, place_tasks_on_nodes).
   struct FitUnit {
-    double fit = 0, limit = 0, tasks = 0;
+    double fit = 0, limit = 0, tasks = 0, total = 0;
     friend bool operator==(const FitUnit&, const FitUnit&) = default;
+    /// What the tasks beyond the first of a `total` job take on a tasker running `tasks_here` of them:
+    /// f(fit_k, (tasks_here - 1) x fit), and f(limit_k, (tasks_here - 1) x limit) when limit > 0 and limit_k
+    /// is not SIZE_MAX. Nothing for any other job.
+    template <class F>
+    void each_extra_task_charge(uint32_t tasks_here, size_t fit_k, size_t limit_k, F&& f) const {
+      if (!(total > 0) || tasks_here <= 1) return;
+      const double more = tasks_here - 1.0;
+      f(fit_k, more * fit);
+      if (limit > 0 && limit_k != SIZE_MAX) f(limit_k, more * limit);
+    }
   };
   /// Per job, up to the last job that has one (empty on most farms).
   std::vector<FitUnit> fit_unit;
@@ -263,9 +278,10 @@ class JobBuilder {
   static constexpr size_t kMaxGate = 8;
   /// The last job chooses among choice `c`'s solutions when dispatched (add_copies copies a prototype's).
   void set_choice(uint32_t c);
-  /// The last job's JobTable::FitUnit: `fit` > 0, `limit` and `tasks` >= 0 (0: none), all finite. Throws
-  /// ValueError otherwise.
-  void set_fit_unit(double fit, double limit, double tasks = 0);
+  /// The last job's JobTable::FitUnit: `fit` > 0, `limit` and `tasks` >= 0 (0: none), all finite; `total` 0,
+  /// or for a OnePerTasker job (set_rule first) a whole number of tasks above its slots. Throws ValueError
+  /// otherwise.
+  void set_fit_unit(double fit, double limit, double tasks = 0, double total = 0);
   /// The last job's JobTable::PeShape (set_rule a Host rule first): a range's fewest slots (0: none; else
   /// 1 .. its slots) and HostBlocks' slots a host (> 0 for HostBlocks only, dividing the job's slots and its
   /// range's minimum). Throws ValueError otherwise.

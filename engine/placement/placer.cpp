@@ -87,6 +87,7 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
   switch (method(c, policy)) {
     case PlacementMethod::NodePicks: ok = place_picks(j, c, out); break;
     case PlacementMethod::Consecutive: ok = place_consecutive(j, c, out); break;
+    case PlacementMethod::TasksOnNodes: ok = place_tasks_on_nodes(j, c, out); break;
     case PlacementMethod::SlurmTasks: ok = place_tasks(j, c, out); break;
     case PlacementMethod::FillUp: ok = place_fill_up(j, c, out); break;
     case PlacementMethod::Choice: ok = place_choice(j, c, policy, out); break;
@@ -106,7 +107,8 @@ PlacementMethod Placer::method(uint32_t c, AllocationPolicy policy) {
   if (methods_.size() <= c) methods_.resize(cats_.size(), 0);
   if (methods_[c] == 0) {
     const PlacementMethod m =
-        !cats_.node_picks_of(c).empty() ? PlacementMethod::NodePicks
+        !cats_.node_picks_of(c).empty()  ? PlacementMethod::NodePicks
+        : cats_.fit_unit_of(c).total > 0 ? PlacementMethod::TasksOnNodes  // (whatever the policy: its charges)
         : cats_.rule[c] == AllocationRule::OnePerTasker && policy == AllocationPolicy::ConsecutiveBestFit
             ? PlacementMethod::Consecutive
         : slurm_tasks(c, policy) ? PlacementMethod::SlurmTasks

@@ -105,10 +105,20 @@ class PreferenceTiers {
 
 /// How the jobs of a category are placed, chosen once per category and allocation policy (Placer::try_place):
 /// Slurm's node picks (a count of nodes with a feature, or named nodes, first), Slurm's K nodes of a job
-/// (consecutive best fit, one soft tier), Slurm's tasks spread over nodes, $fill_up (Grid Engine), a choice
+/// (consecutive best fit, one soft tier), Slurm's N tasks over K nodes (JobTable::FitUnit::total), Slurm's
+/// tasks spread over nodes, $fill_up (Grid Engine), a choice
 /// among solutions (Altair Accelerator), all slots on one tasker ($pe_slots) by the policy's node choice, or
 /// Grid Engine's host rules (AllocationRule::HostPeSlots ..., grid_engine_hosts.cpp).
-enum class PlacementMethod : uint8_t { NodePicks, Consecutive, SlurmTasks, FillUp, Choice, PeSlots, GridEngineHosts };
+enum class PlacementMethod : uint8_t {
+  NodePicks,
+  Consecutive,
+  TasksOnNodes,
+  SlurmTasks,
+  FillUp,
+  Choice,
+  PeSlots,
+  GridEngineHosts
+};
 
 /// Places one job at a time on taskers, taking its charges from a Capacity: the one placement code of
 /// the batch dispatch and of the simulator.
@@ -288,6 +298,9 @@ class Placer {
                       Fn&& fn) const;
   // A OnePerTasker job under ConsecutiveBestFit: Slurm's _eval_nodes for a job of K nodes.
   bool place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // A OnePerTasker job of K slots running FitUnit::total tasks under ConsecutiveBestFit: Slurm's -n N -N K
+  // (cons_tres _eval_nodes counting CPUs, _cpus_to_use): K taskers, each with as many tasks as Slurm gives it.
+  bool place_tasks_on_nodes(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // A $fill_up job with a fit unit under ConsecutiveBestFit: Slurm's -n N without -N (cons_tres _eval_nodes
   // with one node at least and N tasks), spread over as few taskers as its best runs give.
   bool place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out);

@@ -154,6 +154,149 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
   return false;
 }
 
+// Slurm's -n N -N K with N > K (JobTable::FitUnit::total), as slurmctld 22.05.8 placed such jobs
+// (datasets/slurm/c100-uneven, c100-tasks-over-nodes; scontrol show job -d gave the CPUs of each node): cons_tres
+// _eval_nodes with min_nodes K and N x c CPUs, counted in CPUs as Slurm counts them (a node's free CPUs, no more
+// than its free memory pays for under --mem-per-cpu). Over the taskers with room for one task, the runs of the
+// node selection; repeatedly the best run (lowest weight; among equals the first sufficient for the nodes and
+// CPUs left, a sufficient one with fewer free, an insufficient one with more); from it, when one node is left,
+// its best fit node holding every CPU left, else its nodes in order, each taking what _cpus_to_use lets it:
+// its free CPUs, but no more than leaves one for each node still to come, and at least a task's (`-n 5 -N 2`:
+// the node picked first 4 tasks, the other 1; the last node must hold all that is left). The tasks then go a
+// round at a time over the nodes in node order, each up to the whole tasks of what it took (dist_tasks' cyclic
+// distribution). For each soft tier in turn.
+bool Placer::place_tasks_on_nodes(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
+  const PreferenceTiers tiers(elig(c));
+  const uint32_t want = jobs_.slots[j];
+  const JobTable::FitUnit u = cats_.fit_unit_of(c);
+  const auto per_task = static_cast<int64_t>(std::ceil(u.fit));
+  const int64_t total = static_cast<int64_t>(u.total) * per_task;  // the job's CPUs
+  // Slurm's avail_cpus of tasker t: its free CPUs, under --mem-per-cpu no more than its free memory pays for,
+  // with GRES no more than its tasks' (FitUnit::tasks)
+  auto cpus_free = [&](uint32_t t) {
+    double a = cap_.available(fit_, t);
+    if (!(a >= 0)) a = 0;
+    if (u.limit > 0 && fit_limit_ != SIZE_MAX) {
+      const double m = cap_.available(fit_limit_, t);
+      a = std::min(a, m >= 0 ? std::floor(m / (u.limit / u.fit)) : 0.0);
+    }
+    if (u.tasks > 0) a = std::min(a, u.tasks * u.fit);
+    return static_cast<int64_t>(std::min(std::floor(a), 1e15));
+  };
+  struct Node {
+    uint32_t t;
+    int64_t avail;  // CPUs it offers now
+  };
+  struct Run {
+    size_t first = 0, count = 0;
+    int64_t cpus = 0;
+    double power = 0;
+  };
+  std::vector<Node> nodes;
+  std::vector<Run> runs;
+  std::vector<std::pair<uint32_t, int64_t>> chosen;  // (tasker, the CPUs _cpus_to_use lets it take)
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    const size_t universe = tier.universe();
+    nodes.clear();
+    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+      const auto t = static_cast<uint32_t>(x);
+      if (instances(c, t, false, 1) == 0) continue;
+      nodes.push_back({t, std::max(per_task, cpus_free(t))});
+    }
+    if (nodes.size() < want) continue;
+    std::sort(nodes.begin(), nodes.end(),
+              [&](const Node& a, const Node& b) { return taskers_.input_index[a.t] < taskers_.input_index[b.t]; });
+    runs.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const uint32_t t = nodes[i].t;
+      if (i == 0 || taskers_.input_index[t] != taskers_.input_index[nodes[i - 1].t] + 1 ||
+          taskers_.power[t] != taskers_.power[nodes[i - 1].t])
+        runs.push_back({i, 0, 0, taskers_.power[t]});
+      runs.back().count += 1;
+      runs.back().cpus += nodes[i].avail;
+    }
+    chosen.clear();
+    int64_t rem_nodes = want, rem_cpus = total, rem_max = total, max_nodes = want;
+    bool done = false;
+    while (max_nodes > 0 && !done) {
+      Run* best = nullptr;
+      bool best_sufficient = false;
+      for (Run& r : runs) {
+        if (r.count == 0) continue;
+        const bool sufficient = r.cpus >= rem_cpus && static_cast<int64_t>(r.count) >= rem_nodes;
+        if (best == nullptr || beats({r.power, sufficient, static_cast<double>(r.cpus)},
+                                     {best->power, best_sufficient, static_cast<double>(best->cpus)})) {
+          best = &r;
+          best_sufficient = sufficient;
+        }
+      }
+      if (best == nullptr) break;
+      const size_t first = best->first, last = best->first + best->count;
+      size_t only = last;  // one node left: the best fit holding every CPU left, alone
+      if (rem_nodes <= 1)
+        for (size_t i = first; i < last; ++i)
+          if (nodes[i].avail >= rem_cpus && (only == last || nodes[i].avail < nodes[only].avail)) {
+            only = i;
+            if (nodes[i].avail == rem_cpus) break;
+          }
+      for (size_t i = first; i < last; ++i) {
+        if (max_nodes == 0 || (rem_nodes <= 0 && rem_cpus <= 0)) break;
+        if (only != last && i != only) continue;
+        const int64_t a = nodes[i].avail;
+        if (max_nodes == 1 && a < rem_cpus) continue;  // the last node must hold what is left
+        // _cpus_to_use: a CPU left for each node still to come, a task's at least
+        const int64_t take = std::min(a, std::max(rem_max - std::max<int64_t>(rem_nodes - 1, 0), per_task));
+        chosen.emplace_back(nodes[i].t, take);
+        rem_cpus -= take;
+        rem_max -= take;
+        --rem_nodes;
+        --max_nodes;
+      }
+      done = rem_nodes <= 0 && rem_cpus <= 0;
+      best->count = 0;
+    }
+    if (!done) continue;
+    std::sort(chosen.begin(), chosen.end(), [&](const auto& a, const auto& b) {
+      return taskers_.input_index[a.first] < taskers_.input_index[b.first];
+    });
+    // dist_tasks: a task to each in turn while it has CPUs for one more, until all N are given
+    std::vector<uint32_t>& given = scratch_.chosen;
+    given.assign(chosen.size(), 0);
+    int64_t left = static_cast<int64_t>(u.total);
+    for (bool any = true; left > 0 && any;) {
+      any = false;
+      for (size_t i = 0; i < chosen.size() && left > 0; ++i)
+        if ((given[i] + 1) * per_task <= chosen[i].second) ++given[i], --left, any = true;
+    }
+    if (left > 0) continue;  // (not when the CPUs were counted in whole tasks)
+    const size_t before = out.size();
+    bool ok = true;
+    for (size_t i = 0; i < chosen.size() && ok; ++i) {
+      const uint32_t t = chosen[i].first;
+      if (given[i] == 0 || instances(c, t, i == 0, 1) == 0) {
+        ok = false;
+        break;
+      }
+      cats_.each_allocation_charge(c, 1, i == 0, [&](uint32_t k, double amount) {
+        if (amount > 0) cap_.take(ledger_, k, t, amount);
+        return true;
+      });
+      u.each_extra_task_charge(given[i], fit_, fit_limit_, [&](size_t k, double amount) {
+        if (!(cap_.available(k, t) >= amount)) ok = false;
+        cap_.take(ledger_, k, t, amount);
+      });
+      out.push_back({t, given[i]});
+    }
+    if (ok) return true;
+    may_pass_ = true;
+    out.resize(before);
+    cap_.rollback(ledger_);
+    cap_.begin(ledger_);
+  }
+  return false;
+}
+
 // Slurm's -n N without -N, as slurmctld 22.05.8 placed such jobs (datasets/slurm/c100-tasks): cons_tres
 // _eval_nodes with min_nodes 1 and min_cpus N x c, counted here in whole tasks (fit_free). Over the taskers
 // with room for a task, in node order, the runs of the node selection; repeatedly the best run (lowest

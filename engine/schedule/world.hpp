@@ -207,6 +207,9 @@ void SimWorld::for_each_charge(uint32_t c, const Allocation* allocs, size_t n, F
       f(kk, x.tasker, amount);
       return true;
     });
+    // (Slurm's -n N -N K: the tasks beyond the first on this tasker)
+    cats.fit_unit_of(c).each_extra_task_charge(x.slots, policy.fit_consumable, policy.fit_limit,
+                                               [&](size_t kk, double amount) { f(kk, x.tasker, amount); });
   }
 }
 

@@ -530,6 +530,54 @@ std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_
   return chosen;
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> slurm_tasks_on_nodes(const TaskerTable& taskers,
+                                                                std::vector<uint32_t> fitting,
+                                                                const std::function<double(uint32_t)>& cpus,
+                                                                uint32_t nodes, uint32_t tasks, double per_task) {
+  std::vector<NodeSet> sets = node_sets(taskers, std::move(fitting), cpus);
+  double rem_nodes = nodes, rem_cpus = tasks * per_task, rem_max = rem_cpus, max_nodes = nodes;
+  std::vector<std::pair<uint32_t, double>> took;
+  while (max_nodes > 0 && !(rem_nodes <= 0 && rem_cpus <= 0)) {
+    NodeSet* best = next_set(taskers, sets, [&](const NodeSet& x) {
+      return x.free >= rem_cpus && static_cast<double>(x.taskers.size()) >= rem_nodes;
+    });
+    if (best == nullptr) return {};
+    std::vector<uint32_t> list = best->taskers;
+    if (rem_nodes <= 1) {  // the best fit alone, if one holds all that is left
+      uint32_t fit = kNone;
+      for (const uint32_t t : list)
+        if (cpus(t) >= rem_cpus && (fit == kNone || cpus(t) < cpus(fit))) {
+          fit = t;
+          if (cpus(t) == rem_cpus) break;
+        }
+      if (fit != kNone) list = {fit};
+    }
+    for (const uint32_t t : list) {
+      if (max_nodes == 0 || (rem_nodes <= 0 && rem_cpus <= 0)) break;
+      if (max_nodes == 1 && cpus(t) < rem_cpus) continue;
+      const double take = std::min(cpus(t), std::max(rem_max - std::max(rem_nodes - 1, 0.0), per_task));
+      took.emplace_back(t, take);
+      rem_cpus -= take;
+      rem_max -= take;
+      rem_nodes -= 1;
+      max_nodes -= 1;
+    }
+  }
+  if (!(rem_nodes <= 0 && rem_cpus <= 0)) return {};
+  std::sort(took.begin(), took.end(),
+            [&](const auto& a, const auto& b) { return taskers.input_index[a.first] < taskers.input_index[b.first]; });
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const auto& [t, c] : took) out.emplace_back(t, 0);
+  uint32_t left = tasks;
+  for (bool any = true; left > 0 && any;) {
+    any = false;
+    for (size_t i = 0; i < out.size() && left > 0; ++i)
+      if ((out[i].second + 1) * per_task <= took[i].second) ++out[i].second, --left, any = true;
+  }
+  if (left > 0) return {};
+  return out;
+}
+
 std::vector<std::pair<uint32_t, uint32_t>> slurm_spread(const TaskerTable& taskers, std::vector<uint32_t> fitting,
                                                         const std::function<uint32_t(uint32_t)>& offer, uint32_t want) {
   std::vector<NodeSet> sets = node_sets(taskers, std::move(fitting), [&](uint32_t t) { return offer(t); });
@@ -711,7 +759,71 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       for (const auto& [v, t] : cand) preference.push_back(t);
       Pools pools{res.free, free_host, free_global};
       std::vector<std::pair<uint32_t, uint32_t>> placed;
-      if (jobs.rule[j] == AllocationRule::OnePerTasker && options.allocation == AllocationPolicy::ConsecutiveBestFit) {
+      if (jobs.rule[j] == AllocationRule::OnePerTasker && jobs.fit_unit_of(j).total > 0) {
+        // Slurm's -n N -N K with N > K, whatever the policy: for each soft level in turn, the taskers with room
+        // for one task, each offering its free CPUs (no more than its free memory pays for at the fit unit's
+        // limit, nor its cap of tasks); slurm_tasks_on_nodes; each its unit, the first the master, and the
+        // fit consumable (and limit) of the tasks beyond the first
+        const JobTable::FitUnit u = jobs.fit_unit_of(j);
+        auto cpus = [&](uint32_t t) {
+          double a = available(options.fit_consumable, t);
+          if (!(a >= 0)) a = 0;
+          if (u.limit > 0 && options.fit_limit != SIZE_MAX) {
+            const double m = available(options.fit_limit, t);
+            a = std::min(a, m >= 0 ? std::floor(m / (u.limit / u.fit)) : 0.0);
+          }
+          if (u.tasks > 0) a = std::min(a, u.tasks * u.fit);
+          return std::max(std::ceil(u.fit), std::floor(std::min(a, 1e15)));
+        };
+        std::vector<size_t> levels;
+        for (const auto& [v, t] : cand) levels.push_back(v);
+        levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+        for (const size_t level : levels) {
+          std::vector<uint32_t> list;
+          for (const auto& [v, t] : cand) {
+            bool fits = v == level;
+            for (size_t k = 0; k < need.size() && fits; ++k)
+              if (need[k] > 0 && !room(k, t, need[k])) fits = false;
+            if (fits) list.push_back(t);
+          }
+          const auto spread = slurm_tasks_on_nodes(taskers, list, cpus, jobs.slots[j], static_cast<uint32_t>(u.total),
+                                                   std::ceil(u.fit));
+          if (spread.empty()) continue;
+          Taking take(catalog, taskers, jobs, j, pools);  // on a copy of the pools
+          std::vector<std::pair<uint32_t, uint32_t>> got;
+          for (size_t i = 0; i < spread.size(); ++i) {
+            const auto [t, n] = spread[i];
+            if (take.fit(t, i == 0, 1) == 0) {
+              got.clear();
+              break;
+            }
+            take.put(t, 1, i == 0);
+            bool short_of = false;
+            u.each_extra_task_charge(n, options.fit_consumable, options.fit_limit, [&](size_t k, double amount) {
+              const Column& col = taskers.columns[catalog.consumables()[k]];
+              const uint32_t h = taskers.host_of[t];
+              double a = std::numeric_limits<double>::infinity();
+              if (col.has(t)) a = take.p.queue[k][t];
+              if (h != kNone && col.by_host().has(h)) a = std::min(a, take.p.host[k][h]);
+              if (col.global().present) a = std::min(a, take.p.global[k]);
+              if (!(a >= amount)) short_of = true;
+              if (col.has(t)) take.p.queue[k][t] -= amount;
+              if (h != kNone && col.by_host().has(h)) take.p.host[k][h] -= amount;
+              if (col.global().present) take.p.global[k] -= amount;
+            });
+            if (short_of) {
+              got.clear();
+              break;
+            }
+            got.emplace_back(t, n);
+          }
+          if (got.empty()) continue;
+          pools = std::move(take.p);
+          placed = std::move(got);
+          break;
+        }
+      } else if (jobs.rule[j] == AllocationRule::OnePerTasker &&
+                 options.allocation == AllocationPolicy::ConsecutiveBestFit) {
         // Slurm's _eval_nodes for a job of K nodes, from its text: for each soft level in turn, the
         // taskers with room for one slot in node (input) order; sets of consecutive ones of one power;
         // repeatedly the best set (greatest power; among equals the first sufficient, a sufficient one

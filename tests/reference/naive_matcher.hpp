@@ -76,6 +76,19 @@ std::vector<std::pair<uint32_t, uint32_t>> slurm_spread(const TaskerTable& taske
 std::vector<uint32_t> slurm_pick(const TaskerTable& taskers, std::vector<uint32_t> fitting,
                                  const std::function<double(uint32_t)>& free, uint32_t want, uint32_t fewest);
 
+/// Slurm's -n N -N K with N > K (JobTable::FitUnit::total: cons_tres `_eval_nodes` counting CPUs, then
+/// `_cpus_to_use` and dist_tasks), written from the rule as slurmctld 22.05.8 showed it: of `fitting` (taskers
+/// with room for one task), sets of consecutive input indices and equal power; repeatedly the best set (slurm_pick's
+/// rule, sufficient when it has the CPUs and the nodes still wanted), in it, when one node is wanted, the one with
+/// the fewest CPUs that holds all left, else its taskers in order, each taking its CPUs but no more than leaves
+/// one for each node still wanted (and a task's at least), the last one only if it holds all left; then the tasks
+/// a round at a time over them in input order, each up to the whole tasks of its CPUs. `cpus(t)`: the CPUs tasker
+/// t offers. Returns (tasker, tasks) in input order, or nothing.
+std::vector<std::pair<uint32_t, uint32_t>> slurm_tasks_on_nodes(const TaskerTable& taskers,
+                                                                std::vector<uint32_t> fitting,
+                                                                const std::function<double(uint32_t)>& cpus,
+                                                                uint32_t nodes, uint32_t tasks, double per_task);
+
 /// The fewest taskers job j runs on: its slots for a OnePerTasker job (Slurm's -N K), the low end of its
 /// node count range (JobTable::PeShape::min_slots, -N MIN-MAX); 1 for any other job.
 uint32_t fewest_taskers(const JobTable& jobs, uint32_t j);

@@ -144,7 +144,7 @@ class SlurmPassDifferential : public ::testing::TestWithParam<int> {};
 TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   size_t behind = 0, held = 0, eligible_held = 0, multi_held = 0, own_failed = 0, several_placed = 0,
          several_pending = 0, assigned_best_fit = 0, moved = 0, nodes_best_fit = 0, fit_unit_best_fit = 0,
-         ranges_short = 0;
+         ranges_short = 0, tasks_uneven = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam() + 1) + static_cast<uint64_t>(i);
     synth::SynthSpec spec = random_spec(seed);
@@ -208,10 +208,25 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
           ds.jobs.pe_shape.resize(ds.jobs.size());
           ds.jobs.pe_shape[j].min_slots = 1 + static_cast<uint32_t>(rng() % (ds.jobs.slots[j] - 1));
         }
+    // half the other jobs of K > 1 taskers run N > K tasks over them (Slurm's -n N -N K)
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+      if (ds.jobs.rule[j] == AllocationRule::OnePerTasker && ds.jobs.slots[j] > 1 &&
+          ds.jobs.pe_shape_of(j).min_slots == 0 && rng() % 2 == 0) {
+        ds.jobs.fit_unit.resize(ds.jobs.size());
+        JobTable::FitUnit& u = ds.jobs.fit_unit[j];
+        if (!(u.fit > 0)) u = {1.0 + static_cast<double>(rng() % 2), 0, 0, 0};
+        u.total = ds.jobs.slots[j] + 1 + static_cast<double>(rng() % (3 * ds.jobs.slots[j]));
+      }
     const naive::Result ref = naive::run(ds.catalog, ds.taskers, ds.jobs, options);
     const auto m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, options);
     compare(ds, m, ref, "seed " + std::to_string(seed));
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      if (ds.jobs.fit_unit_of(j).total > 0 && m.dispatch.status[j] == JobStatus::Assigned) {
+        std::set<uint32_t> counts;
+        for (uint32_t a = 0; a < m.dispatch.alloc_count[j]; ++a)
+          counts.insert(m.dispatch.allocations[m.dispatch.alloc_first[j] + a].slots);
+        tasks_uneven += counts.size() > 1;
+      }
       ranges_short += ds.jobs.pe_shape_of(j).min_slots > 0 && m.dispatch.status[j] == JobStatus::Assigned &&
                       m.dispatch.alloc_count[j] < ds.jobs.slots[j];
       const PendingReason r = m.dispatch.reason[j];
@@ -253,6 +268,7 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(moved, 40u) << "jobs ConsecutiveBestFit puts elsewhere than the greatest power";
   EXPECT_GT(fit_unit_best_fit, 150u) << "jobs with a fit unit (Slurm's --mem-per-cpu) placed by ConsecutiveBestFit";
   EXPECT_GT(ranges_short, 5u) << "node count ranges placed on fewer taskers than their most";
+  EXPECT_GT(tasks_uneven, 10u) << "N tasks over K taskers (Slurm's -n N -N K) placed unevenly";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, SlurmPassDifferential, ::testing::Range(0, 4));
 
