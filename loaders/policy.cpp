@@ -246,6 +246,14 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       const auto* v = node.as_integer();
       if (v == nullptr || v->get() < 1) bad(path, node, key, "expected a whole number of at least 1");
       policy.backfill_max_jobs = static_cast<uint64_t>(v->get());
+    } else if (key == "backfill_max_jobs_per_user") {
+      const auto* v = node.as_integer();
+      if (v == nullptr || v->get() < 0) bad(path, node, key, "expected a whole number of at least 0 (0: no limit)");
+      policy.backfill_max_jobs_per_user = static_cast<uint64_t>(v->get());
+    } else if (key == "backfill_min_priority_reserve") {
+      const auto v = node.value<double>();
+      if (!v || !(*v >= 0) || !(*v <= 1e18)) bad(path, node, key, "expected a priority from 0 to 1e18 (0: none)");
+      policy.backfill_min_priority_reserve = *v;
     } else if (key == "backfill_phase") {
       if (node.value<std::string>() == "slurm") {  // as Slurm's backfill thread: after its last run
         policy.backfill_phase = std::numeric_limits<double>::quiet_NaN();

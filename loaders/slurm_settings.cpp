@@ -104,6 +104,14 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         x = static_cast<double>(policy.backfill_max_jobs);
         whole(option, 16, 1, 1000000, x);
         policy.backfill_max_jobs = static_cast<uint64_t>(x);
+      } else if (option.rfind("bf_max_job_user=", 0) == 0) {  // (0: none, as slurmctld takes it)
+        x = static_cast<double>(policy.backfill_max_jobs_per_user);
+        whole(option, 16, 0, 1e9, x);
+        policy.backfill_max_jobs_per_user = static_cast<uint64_t>(x);
+      } else if (option.rfind("bf_min_prio_reserve=", 0) == 0) {  // 1 to 2^32 - 1 (0 is an error there too)
+        x = policy.backfill_min_priority_reserve;
+        whole(option, 20, 1, 4294967295.0, x);
+        policy.backfill_min_priority_reserve = x;
       } else if (option == "bf_interval=-1") {  // backfill off
         policy.backfill = BackfillPolicy::None;
         policy.backfill_interval = -1;

@@ -212,10 +212,14 @@ bool MoabScheduler::pass(double t) {
 bool MoabScheduler::pass_with_book(double t) {
   bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
   // Slurm's backfill cycle tries its first bf_max_job_test jobs; the others wait for the next
-  const uint64_t tries = w_.policy.slurm_backfill() ? w_.policy.backfill_max_jobs : UINT64_MAX;
+  const bool slurm = w_.policy.slurm_backfill();
+  const uint64_t tries = slurm ? w_.policy.backfill_max_jobs : UINT64_MAX;
+  // and its first bf_max_job_user of each user (the others counted as tried all the same)
+  const uint64_t per_user = slurm ? w_.policy.backfill_max_jobs_per_user : 0;
+  if (per_user > 0) user_tried_.assign(w_.jobs.owners.size(), 0);
   uint64_t tried = 0;
   for (const auto& [prio, j] : ready_) {
-    if (tried++ >= tries) {
+    if (tried++ >= tries || (per_user > 0 && user_tried_[w_.jobs.owner[j]]++ >= per_user)) {
       w_.res.reason[j] = SimReason::Blocked;
       continue;
     }
@@ -233,7 +237,8 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     res.reason[j] = why;
     blocked = true;
     if (reservations_.has(j) && t >= reservations_.of(j).shadow) drop_reservation(j);  // overdue
-    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth()) book_reservation(j, t);
+    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth() && may_reserve(j, t))
+      book_reservation(j, t);
     return false;
   };
   auto go = [&] {
@@ -275,6 +280,14 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     return wait(SimReason::Reservation);
   }
   return go();
+}
+
+// Slurm's bf_min_prio_reserve: in its backfill cycles a job of a lower priority (above its tier) reserves nothing.
+bool MoabScheduler::may_reserve(uint32_t j, double t) const {
+  const double low = w_.policy.backfill_min_priority_reserve;
+  if (!(low > 0) || !w_.policy.slurm_backfill()) return true;
+  const double p = priority(j, t);
+  return !(p - std::floor(p / kPriorityTierScale) * kPriorityTierScale < low);
 }
 
 void MoabScheduler::book_reservation(uint32_t j, double t) {

@@ -67,6 +67,8 @@ class MoabScheduler final : public Scheduler {
   bool pass_with_book(double t);
   bool with_book(uint32_t j, double t, bool& blocked);
   void book_reservation(uint32_t j, double t);
+  // Whether job j may book a reservation at t (SimConfig::backfill_min_priority_reserve).
+  bool may_reserve(uint32_t j, double t) const;
   void drop_reservation(uint32_t j);
   void compress(uint32_t j, double t);
   void cycle_book_fast(double t);
@@ -93,6 +95,7 @@ class MoabScheduler final : public Scheduler {
   bool since_backfill_ = false;           // backfill_interval: a main pass ran since the last backfill cycle
   std::vector<uint32_t> compress_order_;  // cycle_book_fast: the booked jobs' ranks
   std::vector<uint32_t> early_;           // cycle_book_fast on a pooled book: the early source's ranks
+  std::vector<uint64_t> user_tried_;      // pass_with_book: ready jobs tried per owner (bf_max_job_user)
   bool book_fast_ = false;                // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass

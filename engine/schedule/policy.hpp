@@ -229,6 +229,14 @@ struct SimConfig {
   /// With backfill_interval and a book: a backfill cycle tries at most this many ready jobs, in priority
   /// order; the rest wait for the next cycle (Slurm's bf_max_job_test, 500).
   uint64_t backfill_max_jobs = std::numeric_limits<uint64_t>::max();
+  /// With backfill_interval and a book: a backfill cycle tries at most this many ready jobs of one owner;
+  /// the owner's others wait for the next cycle, and count among backfill_max_jobs all the same (Slurm's
+  /// bf_max_job_user, backfill.c _job_exceeds_max_bf_param; 0: no limit).
+  uint64_t backfill_max_jobs_per_user = 0;
+  /// With backfill_interval and a book: a job whose priority (above its tier) is below this books no
+  /// reservation in a backfill cycle: it starts only if it fits now without delaying another's (Slurm's
+  /// bf_min_prio_reserve, backfill.c TEST_NOW_ONLY; 0: every job may reserve).
+  double backfill_min_priority_reserve = 0;
   ResourceAvailability availability = ResourceAvailability::Dedicated;
   PriorityWeights weights;
   std::vector<Throttle> throttles;

@@ -64,13 +64,16 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "PriorityWeightJobSize   = 2000\n"
                                            "PriorityWeightTRES      = (null)\n"
                                            "SchedulerParameters     = batch_sched_delay=0,bf_interval=10,"
-                                           "bf_window=120,bf_max_job_test=1000\n"
+                                           "bf_window=120,bf_max_job_test=1000,bf_max_job_user=3,"
+                                           "bf_min_prio_reserve=700\n"
                                            "SchedulerType           = sched/backfill\n");
   const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
   const SimConfig& p = ds.policy_defaults;
   EXPECT_EQ(p.backfill_interval, 10);
   EXPECT_EQ(p.backfill_window, 7200);
   EXPECT_EQ(p.backfill_max_jobs, 1000u);
+  EXPECT_EQ(p.backfill_max_jobs_per_user, 3u);
+  EXPECT_EQ(p.backfill_min_priority_reserve, 700);
   EXPECT_EQ(p.backfill, BackfillPolicy::Conservative);
   const SlurmMultifactor& mf = p.slurm_priority;
   EXPECT_TRUE(mf.enabled);

@@ -550,11 +550,20 @@ struct Sim {
     // reservation past backfill_window
     const bool slurm = pol.backfill_interval > 0;
     uint64_t tried = 0;
+    std::map<uint32_t, uint64_t> of_user;  // jobs tried per owner (backfill_max_jobs_per_user)
     for (const auto& [negp, sub, j] : ready) {
       if (slurm && tried++ >= pol.backfill_max_jobs) {
         out.reason[j] = SimReason::Blocked;
         continue;
       }
+      if (slurm && pol.backfill_max_jobs_per_user > 0 && of_user[jobs.owner[j]]++ >= pol.backfill_max_jobs_per_user) {
+        out.reason[j] = SimReason::Blocked;
+        continue;
+      }
+      // backfill_min_priority_reserve: below it (above the tier), no reservation
+      const double above_tier = -negp - std::floor(-negp / 4294967296.0) * 4294967296.0;
+      const bool may_reserve =
+          !(slurm && pol.backfill_min_priority_reserve > 0 && above_tier < pol.backfill_min_priority_reserve);
       if (!throttle_ok(j, running)) {
         out.reason[j] = SimReason::Throttled;
         kept.erase(j);
@@ -616,7 +625,7 @@ struct Sim {
       out.reason[j] = fits || must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
       blocked = true;
       if (kept.count(j) && t >= kept[j].shadow) kept.erase(j);
-      if (!kept.count(j) && kept.size() < pol.depth()) {
+      if (!kept.count(j) && kept.size() < pol.depth() && may_reserve) {
         std::vector<Booked> all;
         for (const auto& [x, b] : kept) all.push_back(b);
         Booked b;

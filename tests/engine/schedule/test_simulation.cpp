@@ -466,6 +466,41 @@ TEST(Simulation, BackfillWindowAndJobsTriedAsSlurmsBackfill) {
   EXPECT_EQ(run(f, jobs, pol).start[2], 1010);
 }
 
+// Slurm's bf_max_job_user and bf_min_prio_reserve (SimConfig::backfill_max_jobs_per_user,
+// backfill_min_priority_reserve) in the backfill cycles of backfill_interval: `a` (three slots of four) runs
+// to 1000; u1's `b` (four slots) waits for it; u1's `c` and u2's `d` (one slot each, 2000 s) fit now but would
+// delay b's reservation. With one job a user tried a cycle, c is not tried at all (d is: u2's first) and b's
+// reservation holds d back too. With reservations only for priorities of 5 and more, b (priority 1) reserves
+// nothing and c, d start at once (b after them, at 2030).
+TEST(Simulation, BackfillJobsPerUserAndLowPrioritiesAsSlurmsBackfill) {
+  const Farm f({5});
+  const auto jobs = make_jobs(
+      f.cat, {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3},
+              {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 5, .priority = 1, .user = "u1"},
+              {.id = "c", .submit = 2, .runtime = 2000, .walltime = 2000, .user = "u1"},
+              {.id = "d", .submit = 3, .runtime = 2000, .walltime = 2000, .user = "u2"}});
+  SimConfig pol;
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.backfill_interval = 30;
+  pol.weights = {1, 0, 0, 0};  // the jobs' own priorities: b 1, the others 0
+  auto r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 1010) << "b's reservation holds c back";
+  EXPECT_EQ(r.start[3], 1010);
+  pol.backfill_max_jobs_per_user = 1;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[1], 1000);
+  EXPECT_EQ(r.start[3], 1010) << "d is tried (u2's first) and waits for b";
+  EXPECT_EQ(r.start[2], 1010) << "c is never tried by backfill: it starts in the main pass after b";
+  pol.backfill_max_jobs_per_user = 0;
+  pol.backfill_min_priority_reserve = 5;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 30) << "b (priority 1) reserved nothing";
+  EXPECT_EQ(r.start[3], 30);
+  EXPECT_EQ(r.start[1], 2030);
+  pol.backfill_interval = 0;  // not Slurm's backfill: neither is read
+  EXPECT_EQ(run(f, jobs, pol).start[2], 1010);
+}
+
 // Every cycle is at or after the event that calls it: 32529 / 0.7 rounds to exactly 46470, whose multiple
 // 46470 x 0.7 = 32528.999999999996 is before the submit; the cycle is the next multiple, and no cycle is
 // spent before the job exists (the job's start cycle and its end's: two).
@@ -722,6 +757,9 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       // Slurm's bf_window and bf_max_job_test in some of them
       if (seed % 3 == 1) pol.backfill_window = static_cast<double>(50 + seed % 400);
       if (seed % 4 == 2) pol.backfill_max_jobs = 1 + seed % 6;
+      // and bf_max_job_user, bf_min_prio_reserve (the priorities here: the weights' sums, 0 to a few tens)
+      if (seed % 5 == 3) pol.backfill_max_jobs_per_user = 1 + seed % 3;
+      if (seed % 7 == 5) pol.backfill_min_priority_reserve = static_cast<double>(1 + seed % 20);
       with_bf_interval += base.backfill != BackfillPolicy::None;
     }
     FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
