@@ -112,13 +112,15 @@ std::vector<Partition> read_partitions(const std::string& path) {
     } catch (const std::invalid_argument& e) {
       throw LoadError(path, r.line, "MaxTime", e.what());
     }
-    {
-      const std::string v = field(r, "PriorityTier", "1");
+    for (const char* key : {"PriorityTier", "PriorityJobFactor"}) {
+      const std::string v = field(r, key, "1");
       char* end = nullptr;
       const double n = std::strtod(v.c_str(), &end);
       if (v.empty() || end != v.c_str() + v.size() || !(n >= 0 && n <= 65535) || n != std::floor(n))
-        throw LoadError(path, r.line, "PriorityTier", fmt::format("'{}' is not a priority tier (0 to 65535)", v));
-      p.tier = n;
+        throw LoadError(path, r.line, key,
+                        fmt::format("'{}' is not a priority {} (0 to 65535)", v,
+                                    key == std::string("PriorityTier") ? "tier" : "job factor"));
+      (key == std::string("PriorityTier") ? p.tier : p.job_factor) = n;
     }
     for (const char* key : {"MaxNodes", "TotalNodes"}) {
       const std::string v = field(r, key, "UNLIMITED");

@@ -29,6 +29,7 @@ struct Partition {
   /// The most nodes a job of it may ask: MaxNodes, and no more than the partition has (TotalNodes).
   double max_nodes = std::numeric_limits<double>::infinity();
   double tier = 1;  ///< PriorityTier: the job queue is ordered by it first when partitions differ in it
+  double job_factor = 1;  ///< PriorityJobFactor: priority/multifactor's partition factor (over the largest)
   size_t line = 0;
 };
 

@@ -176,6 +176,8 @@ class JobMaker {
 
   // Per job added: how much of its chance to run Slurm's submit asks (build_jobs refuses the rest).
   const std::vector<EverCheck>& checks() const noexcept { return checks_; }
+  // Per job added: its partitions' largest PriorityJobFactor (0 for a job of none).
+  std::vector<double>& job_factors() noexcept { return job_factor_; }
 
   // Adds job q (rejected with its reason when its request cannot be made).
   void add(const QueuedJob& q, const std::string& id) {
@@ -200,6 +202,7 @@ class JobMaker {
     queues_.several_first.push_back(static_cast<uint32_t>(queues_.several.size()));
     if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb_.set_note(j, "held");
     if (!q.note.empty()) jb_.set_note(j, q.note);
+    job_factor_.push_back(0);
     if (why.empty()) partitions(j, q, wanted, s);
     checks_.push_back(s.over_limits ? EverCheck::None : submit_check(sj, s));
     if (why.empty()) constraint_clauses(j, s);
@@ -233,6 +236,7 @@ class JobMaker {
   const std::string& source_;
   bool submitted_ = false;
   JobBuilder& jb_;
+  std::vector<double> job_factor_;  // per job: its partitions' largest PriorityJobFactor
   std::vector<EverCheck> checks_;  // per job: what Slurm's submit asks of it (build_jobs)
   JobIds ids_;
   bool tiers_differ_ = false, job_records_ = false;
@@ -404,6 +408,7 @@ void JobMaker::partitions(uint32_t j, const QueuedJob& q, const std::vector<std:
     if (!std::isnan(s.o.time) && s.o.time > it->max_time) continue;
     allowed += (allowed.empty() ? "" : ", ") + quote_value(p);
     allowed_names.push_back(p);
+    if (allowed_names.size() == 1) job_factor_.back() = it->job_factor;  // (several: the first, as squeue shows)
   }
   // a job of one partition is in its blocking queue; one of several is tried in each in the order
   // written (Slurm: one queue record per partition; BlockingQueues::several)
@@ -595,6 +600,13 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
       row_of.emplace_back(i, static_cast<uint32_t>(k));
     }
   ds.jobs = std::move(jb).build();
+  // priority/multifactor's partition factor: each job's PriorityJobFactor over the cluster's largest
+  double most = 0;
+  for (const Partition& p : cluster.partitions) most = std::max(most, p.job_factor);
+  std::vector<double>& factor = maker.job_factors();
+  for (double& f : factor) f = most > 0 ? f / most : 0.0;
+  ds.policy_defaults.slurm_priority.partition_factor = factor;
+  ds.policy.slurm_priority.partition_factor = std::move(factor);
   queues.several_first.push_back(static_cast<uint32_t>(queues.several.size()));
   if (queues.several.empty()) queues.several_first.clear();
   // refused at submit: what no node in any state could run (the farm as configured: the taskers

@@ -130,6 +130,8 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     mf.weight_fairshare = weight(value);
   } else if (key == "priorityweightjobsize") {
     mf.weight_job_size = weight(value);
+  } else if (key == "priorityweightpartition") {
+    mf.weight_partition = weight(value);
   } else if (key == "prioritymaxage") {
     mf.max_age = duration(value, true);
   } else if (key == "prioritydecayhalflife") {
@@ -140,7 +142,7 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
       throw std::invalid_argument(fmt::format("'{}' is not a whole number of minutes (at least 1)", value));
   } else if (key == "priorityfavorsmall") {
     mf.favor_small = yes(name, value);
-  } else if (key == "priorityweightpartition" || key == "priorityweightqos" || key == "priorityweightassoc") {
+  } else if (key == "priorityweightqos" || key == "priorityweightassoc") {
     if (weight(value) != 0) return fmt::format("{}={} is not modeled (its factor counts as 0)", name, value);
   } else if (key == "priorityweighttres") {
     if (!value.empty() && value != "(null)") return fmt::format("PriorityWeightTRES={} is not modeled", value);

@@ -58,9 +58,12 @@ def main():
              "amd": "Nodes=amdnodes MaxTime=INFINITE State=UP",
              "short": f"Nodes=n[{1:0{width}d}-{n // 2:0{width}d}] MaxTime=01:00:00 State=UP",
              "big": "Nodes=ALL MaxNodes=4 MaxTime=INFINITE State=UP"}
+    # JOBFACTORS="short=5,gpu=2": those partitions' PriorityJobFactor (priority/multifactor's partition factor)
+    factors = dict(t.split("=") for t in os.environ.get("JOBFACTORS", "").split(",") if t)
     for name, rest in lines.items():
         tier = f" PriorityTier={tiers[name]}" if name in tiers else ""
-        print(f"PartitionName={name} {rest}{tier}")
+        factor = f" PriorityJobFactor={factors[name]}" if name in factors else ""
+        print(f"PartitionName={name} {rest}{tier}{factor}")
 
 
 if __name__ == "__main__":

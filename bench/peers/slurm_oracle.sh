@@ -9,7 +9,9 @@
 #   bash bench/peers/slurm_oracle.sh place REQUESTS > placements.tsv   # one job alone: its node
 #   bash bench/peers/slurm_oracle.sh batch JOBS DUMP_DIR > placed.tsv   # held jobs released at once
 #   bash bench/peers/slurm_oracle.sh submit JOBS > verdicts.tsv        # refused at submit, or accepted
-#   (SCHEDULER=sched/builtin before setup: no backfill, the main scheduling pass alone)
+#   bash bench/peers/slurm_oracle.sh prio JOBS > priorities.tsv        # each job's priority at submit
+#   (SCHEDULER=sched/builtin before setup: no backfill, the main scheduling pass alone; EXTRA_CONF: more
+#   slurm.conf lines; TIERS, JOBFACTORS, FLAT: see slurm_cluster.py)
 #   bash bench/peers/slurm_oracle.sh stop
 #
 # REQUESTS: one job a line as sbatch options with per-node options only (-C, -c, --mem, --gres, -p),
@@ -71,6 +73,7 @@ MpiDefault=none
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 CONF
+    [ -n "${EXTRA_CONF:-}" ] && printf '%s\n' "$EXTRA_CONF"   # more slurm.conf lines (PriorityType=...)
     /usr/bin/python3 "$here/slurm_cluster.py" "$n"
   } > "$CONF"
   slurmctld -c
@@ -181,12 +184,25 @@ batch() {
   squeue -h -o '%i	%T	%N	%r' | sort -n
 }
 
+# The priority slurmctld gives each job of FILE at submit (priority/multifactor: its InitPrio), the jobs
+# submitted with --begin an hour on so they pend without running. TSV: job id, priority (squeue %Q).
+prio() {
+  while IFS= read -r line || [ -n "$line" ]; do
+    [ -z "$line" ] && continue
+    local -a args
+    read -r -a args <<< "$line"
+    (cd /tmp && sbatch --begin=now+3600 --parsable "${args[@]}" --wrap true < /dev/null) > /dev/null
+  done < "$1"
+  squeue -h -o '%i	%Q' | sort -n
+}
+
 case "${1:-}" in
   setup) setup "${2:-100}" ;;
   batch) batch "$2" "$3" ;;
   ask) ask "$2" ;;
   place) place "$2" ;;
   submit) submit "$2" ;;
+  prio) prio "$2" ;;
   stop) stop ;;
-  *) echo "usage: $0 setup N | ask FILE | place FILE | submit FILE | batch FILE OUT_DIR | stop" >&2; exit 1 ;;
+  *) echo "usage: $0 setup N | ask FILE | place FILE | submit FILE | prio FILE | batch FILE OUT_DIR | stop" >&2; exit 1 ;;
 esac

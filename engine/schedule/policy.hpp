@@ -144,7 +144,8 @@ inline constexpr size_t kMaxSlurmTreeDepth = 64;
 /// Slurm's priority/multifactor (slurm.conf's Priority* parameters; slurmctld 22.05's
 /// plugins/priority/multifactor: priority_multifactor.c, fair_tree.c; engine/schedule/slurm_priority.hpp).
 /// A job's priority is its tier (PriorityTier, above 2^32 in JobTable::priority) plus
-/// floor(weight_age x age + weight_fairshare x fair share + weight_job_size x job size), each factor in
+/// floor(weight_age x age + weight_fairshare x fair share + weight_job_size x job size + weight_partition x
+/// partition), each factor in
 /// [0, 1]: age = min(time since submit, max_age) / max_age; job size = (nodes / cluster nodes + CPUs /
 /// cluster CPUs) / 2, or one minus each ratio with favor_small; fair share by Fair Tree (the default since
 /// Slurm 19.05: users ranked by their accounts' and their own shares over usage, the first 1, the last
@@ -155,6 +156,10 @@ inline constexpr size_t kMaxSlurmTreeDepth = 64;
 struct SlurmMultifactor {
   bool enabled = false;                                              ///< PriorityType=priority/multifactor
   double weight_age = 0, weight_fairshare = 0, weight_job_size = 0;  ///< PriorityWeight*
+  double weight_partition = 0;                                       ///< PriorityWeightPartition
+  /// Per job (the dump's loader fills it): its partition's PriorityJobFactor over the largest of the cluster's
+  /// partitions (Slurm's norm_priority), the largest among the partitions of a job of several; empty: 0 each.
+  std::vector<double> partition_factor;
   double max_age = 7 * 86400.0;                                      ///< PriorityMaxAge, s (> 0)
   double calc_period = 300;                                          ///< PriorityCalcPeriod, s (> 0)
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them

@@ -95,7 +95,8 @@ std::pair<double, double> timeline_agreement(const std::string& run, const SimCo
 // The replays as the dumps configure them (sched/backfill every bf_interval as Slurm's backfill thread
 // times it, the main pass between, priority/basic or multifactor from scontrol-config.txt, the fair-share
 // tree from sshare.txt) against the runs themselves: FIFO 64.0% of the starts within 5 s of Slurm's, mean
-// wait +1.8%; multifactor by job size alone 44.7%, +9.0%; with fair share and age 53.3%, +1.0%. (Slurm run
+// wait +1.8%; multifactor by job size alone 44.7%, +9.0%; with fair share and age 53.3%, +1.0%; FIFO with
+// bf_max_job_user=2 77.3%, -2.4%. (Slurm run
 // twice on the same FIFO workload agreed with itself on 48.7%, docs/formats/slurm.md.) Backfill in every
 // cycle (EASY) is not that close: its mean wait is 27% short of Slurm's on the FIFO run.
 TEST(SlurmRun, ReplaysAsTheDumpsConfigureThemComeCloseToSlurmsTimelines) {
@@ -108,6 +109,15 @@ TEST(SlurmRun, ReplaysAsTheDumpsConfigureThemComeCloseToSlurmsTimelines) {
   const auto [fs_close, fs_wait] = timeline_agreement(kData + "run16-fairshare/");
   EXPECT_GE(fs_close, 0.53);
   EXPECT_NEAR(fs_wait, 1.0, 0.05);
+  // the FIFO workload again under bf_max_job_user=2 (every job root's: two tried a backfill cycle): 77.3%
+  // within 5 s, mean wait -2.4%; replayed without the limit the same run agrees on 39.3%, -9.9%
+  const auto [user_close, user_wait] = timeline_agreement(kData + "run16-bf-user/");
+  EXPECT_GE(user_close, 0.77);
+  EXPECT_NEAR(user_wait, 1.0, 0.05);
+  SimConfig unlimited = loaders::load_slurm(kData + "run16-bf-user/dump", "", "").policy;
+  ASSERT_EQ(unlimited.backfill_max_jobs_per_user, 2u);
+  unlimited.backfill_max_jobs_per_user = 0;
+  EXPECT_LT(timeline_agreement(kData + "run16-bf-user/", &unlimited).first, 0.5);
   SimConfig easy = loaders::load_slurm(kData + "run16-fifo/dump", "", "").policy;
   easy.backfill = BackfillPolicy::Easy;
   easy.backfill_interval = 0;

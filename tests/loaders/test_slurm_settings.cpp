@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/schedule/slurm_priority.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/slurm.hpp"
@@ -207,4 +208,27 @@ TEST(SlurmSettings, SshareGivesTheAssociationTree) {
     EXPECT_THROW(loaders::slurm::read_sshare(f, warnings), loaders::LoadError) << bad;
     fs::remove(f);
   }
+}
+
+// priority/multifactor's partition factor (datasets/slurm/c100-jfactor: the c100 cluster with short at
+// PriorityJobFactor 5 and gpu at 2, PriorityWeightPartition 1000 and PriorityWeightJobSize 100): each job's
+// priority at submit as slurmctld 22.05.8 gave it (squeue %Q of jobs pending on --begin): a partition's factor
+// over the largest, 1/5 for all, amd and big (200 + job size), 2/5 for gpu; a job of several partitions shows
+// its first one's (`-p short,gpu` 1000, `-p all,short` 200).
+TEST(SlurmSettings, PartitionFactorAsSlurmctldGivesIt) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-jfactor", kData + "c100-jfactor.jobs");
+  const SimConfig& p = ds.policy_defaults;
+  ASSERT_TRUE(p.slurm_priority.enabled);
+  EXPECT_EQ(p.slurm_priority.weight_partition, 1000);
+  SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, p);
+  std::ifstream in(kData + "c100-jfactor-prio.tsv");
+  size_t compared = 0;
+  for (std::string line; std::getline(in, line); ++compared) {
+    const std::vector<std::string> f = tsv_fields(line, 2);
+    const uint32_t j = static_cast<uint32_t>(std::stoul(f[0]) - 1);  // (Slurm numbered them in line order)
+    SCOPED_TRACE(line);
+    prio.submitted(j, ds.jobs.submit[j]);
+    EXPECT_EQ(prio.priority(j), std::stod(f[1]));
+  }
+  EXPECT_EQ(compared, 10u);
 }
