@@ -301,6 +301,8 @@ class Placer {
   // A OnePerTasker job of K slots running FitUnit::total tasks under ConsecutiveBestFit: Slurm's -n N -N K
   // (cons_tres _eval_nodes counting CPUs, _cpus_to_use): K taskers, each with as many tasks as Slurm gives it.
   bool place_tasks_on_nodes(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  // Undoes a tier's partial placement: out back to `first` allocations, the charges rolled back, may_pass_.
+  void undo_tier(std::vector<Allocation>& out, size_t first);
   // A $fill_up job with a fit unit under ConsecutiveBestFit: Slurm's -n N without -N (cons_tres _eval_nodes
   // with one node at least and N tasks), spread over as few taskers as its best runs give.
   bool place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out);

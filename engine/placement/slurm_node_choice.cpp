@@ -25,6 +25,22 @@ bool beats(const RunView& run, const RunView& best) noexcept {
   return (run.sufficient && !best.sufficient) || (run.sufficient && run.free < best.free) ||
          (!run.sufficient && run.free > best.free);
 }
+
+// Sorts `nodes` (each with its tasker `t`) into Slurm's node table order (input order) and walks them: open(i)
+// at each node that begins a run (not adjacent in the table to the one before it, or of another power:
+// cons_tres _eval_nodes' consecutive sets), then add(i) for every node.
+template <class Node, class Open, class Add>
+void walk_runs(const TaskerTable& taskers, std::vector<Node>& nodes, Open&& open, Add&& add) {
+  std::sort(nodes.begin(), nodes.end(),
+            [&](const Node& a, const Node& b) { return taskers.input_index[a.t] < taskers.input_index[b.t]; });
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const uint32_t t = nodes[i].t;
+    if (i == 0 || taskers.input_index[t] != taskers.input_index[nodes[i - 1].t] + 1 ||
+        taskers.power[t] != taskers.power[nodes[i - 1].t])
+      open(i);
+    add(i);
+  }
+}
 }  // namespace
 
 // Rows are in rank order (power descending, then input order), so taskers of one power are one stretch
@@ -146,10 +162,7 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
     // fails and its charges are undone (try_place's transaction holds nothing else yet)
     const size_t first = out.size();
     if (take_each(c, chosen, out)) return true;
-    may_pass_ = true;
-    out.resize(first);
-    cap_.rollback(ledger_);
-    cap_.begin(ledger_);
+    undo_tier(out, first);
   }
   return false;
 }
@@ -205,17 +218,16 @@ bool Placer::place_tasks_on_nodes(uint32_t j, uint32_t c, std::vector<Allocation
       nodes.push_back({t, std::max(per_task, cpus_free(t))});
     }
     if (nodes.size() < want) continue;
-    std::sort(nodes.begin(), nodes.end(),
-              [&](const Node& a, const Node& b) { return taskers_.input_index[a.t] < taskers_.input_index[b.t]; });
     runs.clear();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const uint32_t t = nodes[i].t;
-      if (i == 0 || taskers_.input_index[t] != taskers_.input_index[nodes[i - 1].t] + 1 ||
-          taskers_.power[t] != taskers_.power[nodes[i - 1].t])
-        runs.push_back({i, 0, 0, taskers_.power[t]});
-      runs.back().count += 1;
-      runs.back().cpus += nodes[i].avail;
-    }
+    walk_runs(
+        taskers_, nodes,
+        [&](size_t i) {
+          runs.push_back({i, 0, 0, taskers_.power[nodes[i].t]});
+        },
+        [&](size_t i) {
+          runs.back().count += 1;
+          runs.back().cpus += nodes[i].avail;
+        });
     chosen.clear();
     int64_t rem_nodes = want, rem_cpus = total, rem_max = total, max_nodes = want;
     bool done = false;
@@ -289,10 +301,7 @@ bool Placer::place_tasks_on_nodes(uint32_t j, uint32_t c, std::vector<Allocation
       out.push_back({t, given[i]});
     }
     if (ok) return true;
-    may_pass_ = true;
-    out.resize(before);
-    cap_.rollback(ledger_);
-    cap_.begin(ledger_);
+    undo_tier(out, before);
   }
   return false;
 }
@@ -330,17 +339,16 @@ bool Placer::place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       const auto avail = static_cast<uint32_t>(std::min<double>(n, f >= 0 ? std::floor(f) : 0.0));
       if (avail > 0) nodes.push_back({t, avail});
     }
-    std::sort(nodes.begin(), nodes.end(),
-              [&](const Node& a, const Node& b) { return taskers_.input_index[a.t] < taskers_.input_index[b.t]; });
     runs.clear();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const uint32_t t = nodes[i].t;
-      if (i == 0 || taskers_.input_index[t] != taskers_.input_index[nodes[i - 1].t] + 1 ||
-          taskers_.power[t] != taskers_.power[nodes[i - 1].t])
-        runs.push_back({i, 0, 0, taskers_.power[t], false});
-      runs.back().count += 1;
-      runs.back().free += nodes[i].avail;
-    }
+    walk_runs(
+        taskers_, nodes,
+        [&](size_t i) {
+          runs.push_back({i, 0, 0, taskers_.power[nodes[i].t], false});
+        },
+        [&](size_t i) {
+          runs.back().count += 1;
+          runs.back().free += nodes[i].avail;
+        });
     chosen.clear();
     uint32_t rem = want;
     while (rem > 0) {
@@ -389,12 +397,18 @@ bool Placer::place_tasks(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       out.push_back({t, k});
     }
     if (all) return true;
-    may_pass_ = true;
-    out.resize(first);
-    cap_.rollback(ledger_);
-    cap_.begin(ledger_);
+    undo_tier(out, first);
   }
   return false;
+}
+
+// A tier's placement fell short after taking some charges: its allocations and charges undone (try_place's
+// transaction holds nothing else yet), and another tier, or a later job of the category, may still pass.
+void Placer::undo_tier(std::vector<Allocation>& out, size_t first) {
+  may_pass_ = true;
+  out.resize(first);
+  cap_.rollback(ledger_);
+  cap_.begin(ledger_);
 }
 
 bool Placer::take_each(uint32_t c, const std::vector<uint32_t>& chosen, std::vector<Allocation>& out) {

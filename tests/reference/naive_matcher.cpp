@@ -759,6 +759,23 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       for (const auto& [v, t] : cand) preference.push_back(t);
       Pools pools{res.free, free_host, free_global};
       std::vector<std::pair<uint32_t, uint32_t>> placed;
+      // the soft levels of the candidates, fewest violations first, and a level's taskers with room for a slot
+      auto levels_of = [&] {
+        std::vector<size_t> levels;
+        for (const auto& [v, t] : cand) levels.push_back(v);
+        levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+        return levels;
+      };
+      auto with_room_at = [&](size_t level) {
+        std::vector<uint32_t> list;
+        for (const auto& [v, t] : cand) {
+          bool fits = v == level;
+          for (size_t k = 0; k < need.size() && fits; ++k)
+            if (need[k] > 0 && !room(k, t, need[k])) fits = false;
+          if (fits) list.push_back(t);
+        }
+        return list;
+      };
       if (jobs.rule[j] == AllocationRule::OnePerTasker && jobs.fit_unit_of(j).total > 0) {
         // Slurm's -n N -N K with N > K, whatever the policy: for each soft level in turn, the taskers with room
         // for one task, each offering its free CPUs (no more than its free memory pays for at the fit unit's
@@ -775,17 +792,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           if (u.tasks > 0) a = std::min(a, u.tasks * u.fit);
           return std::max(std::ceil(u.fit), std::floor(std::min(a, 1e15)));
         };
-        std::vector<size_t> levels;
-        for (const auto& [v, t] : cand) levels.push_back(v);
-        levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-        for (const size_t level : levels) {
-          std::vector<uint32_t> list;
-          for (const auto& [v, t] : cand) {
-            bool fits = v == level;
-            for (size_t k = 0; k < need.size() && fits; ++k)
-              if (need[k] > 0 && !room(k, t, need[k])) fits = false;
-            if (fits) list.push_back(t);
-          }
+        for (const size_t level : levels_of()) {
+          const std::vector<uint32_t> list = with_room_at(level);
           const auto spread = slurm_tasks_on_nodes(taskers, list, cpus, jobs.slots[j], static_cast<uint32_t>(u.total),
                                                    std::ceil(u.fit));
           if (spread.empty()) continue;
@@ -829,17 +837,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         // repeatedly the best set (greatest power; among equals the first sufficient, a sufficient one
         // with fewer free, or an insufficient one with more free), its first taskers (or its best fit
         // one when one is left), until K; the master is the first in node order.
-        std::vector<size_t> levels;
-        for (const auto& [v, t] : cand) levels.push_back(v);
-        levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-        for (const size_t level : levels) {
-          std::vector<uint32_t> list;
-          for (const auto& [v, t] : cand) {
-            bool fits = v == level;
-            for (size_t k = 0; k < need.size() && fits; ++k)
-              if (need[k] > 0 && !room(k, t, need[k])) fits = false;
-            if (fits) list.push_back(t);
-          }
+        for (const size_t level : levels_of()) {
+          const std::vector<uint32_t> list = with_room_at(level);
           const std::vector<uint32_t> chosen = slurm_pick(
               taskers, list, [&](uint32_t t) { return offer(j, t); }, jobs.slots[j], fewest_taskers(jobs, j));
           if (chosen.empty()) continue;
