@@ -96,7 +96,7 @@ std::pair<double, double> timeline_agreement(const std::string& run, const SimCo
 // times it, the main pass between, priority/basic or multifactor from scontrol-config.txt, the fair-share
 // tree from sshare.txt) against the runs themselves: FIFO 64.0% of the starts within 5 s of Slurm's, mean
 // wait +1.8%; multifactor by job size alone 44.7%, +9.0%; with fair share and age 53.3%, +1.0%; FIFO with
-// bf_max_job_user=2 77.3%, -2.4%. (Slurm run
+// bf_max_job_user=2 77.3%, -2.4%; job size with bf_min_prio_reserve=150 54.0%, +0.8%. (Slurm run
 // twice on the same FIFO workload agreed with itself on 48.7%, docs/formats/slurm.md.) Backfill in every
 // cycle (EASY) is not that close: its mean wait is 27% short of Slurm's on the FIFO run.
 TEST(SlurmRun, ReplaysAsTheDumpsConfigureThemComeCloseToSlurmsTimelines) {
@@ -118,6 +118,15 @@ TEST(SlurmRun, ReplaysAsTheDumpsConfigureThemComeCloseToSlurmsTimelines) {
   ASSERT_EQ(unlimited.backfill_max_jobs_per_user, 2u);
   unlimited.backfill_max_jobs_per_user = 0;
   EXPECT_LT(timeline_agreement(kData + "run16-bf-user/", &unlimited).first, 0.5);
+  // the job-size workload again under bf_min_prio_reserve=150 (jobs of priority 78 to 125 reserve nothing):
+  // 54.0% within 5 s, mean wait +0.8%; replayed as if every job reserved, 45.3%, +12.1%
+  const auto [reserve_close, reserve_wait] = timeline_agreement(kData + "run16-prio-reserve/");
+  EXPECT_GE(reserve_close, 0.54);
+  EXPECT_NEAR(reserve_wait, 1.0, 0.05);
+  SimConfig all_reserve = loaders::load_slurm(kData + "run16-prio-reserve/dump", "", "").policy;
+  ASSERT_EQ(all_reserve.backfill_min_priority_reserve, 150);
+  all_reserve.backfill_min_priority_reserve = 0;
+  EXPECT_GT(timeline_agreement(kData + "run16-prio-reserve/", &all_reserve).second, 1.08);
   SimConfig easy = loaders::load_slurm(kData + "run16-fifo/dump", "", "").policy;
   easy.backfill = BackfillPolicy::Easy;
   easy.backfill_interval = 0;
@@ -197,6 +206,10 @@ TEST(SlurmRun, MultifactorWithoutSlurmdbdGivesSlurmctldsPriorities) {
   const auto [compared, equal] = replay_priorities(kData + "run16-multifactor/");
   EXPECT_GT(compared, 1500u);
   EXPECT_EQ(equal, compared);
+  // (the same settings with bf_min_prio_reserve, another run of the workload)
+  const auto [again, again_equal] = replay_priorities(kData + "run16-prio-reserve/");
+  EXPECT_GT(again, 1500u);
+  EXPECT_EQ(again_equal, again);
 }
 
 // With slurmdbd (run16-fairshare: age 1000 over 10 minutes, fair share 2000 between accounts phys (shares 2)
