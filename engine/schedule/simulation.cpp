@@ -78,17 +78,29 @@ SimResult run(const Catalog& catalog, const TaskerTable& taskers, const JobTable
 
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
+  // Jobs of a shape only `match` places are rejected here, each naming why (SimReason::Rejected, SimResult::detail),
+  // and the others simulated
+  std::vector<std::pair<uint32_t, std::string>> refused;
   for (uint32_t j = 0; j < jobs.size(); ++j)
     if (!jobs.rejected(j) && by_host(jobs.rule[j]))
-      throw ValueError(fmt::format(
-          "job {}: Grid Engine's placement host by host (a host rule, a slot range) is `match`'s only; the simulator "
-          "places $pe_slots, $fill_up and one slot a tasker (load the Grid Engine dump itself to simulate it)",
-          jobs.id[j]));
+      refused.emplace_back(j,
+                           "Grid Engine's placement host by host (a host rule, a slot range) is `match`'s only; the "
+                           "simulator places $pe_slots, $fill_up and one slot a tasker (load the Grid Engine dump "
+                           "itself to simulate it)");
     else if (!jobs.rejected(j) && jobs.rule[j] == AllocationRule::OnePerTasker && jobs.pe_shape_of(j).min_slots > 0)
-      throw ValueError(
-          fmt::format("job {}: a node count range (Slurm's -N MIN-MAX) is `match`'s only; the simulator "
-                      "places a job of a fixed node count",
-                      jobs.id[j]));
+      refused.emplace_back(j,
+                           "a node count range (Slurm's -N MIN-MAX) is `match`'s only; the simulator places a job "
+                           "of a fixed node count");
+  if (!refused.empty()) {
+    JobTable kept = jobs;
+    for (const auto& [j, why] : refused) {
+      kept.reject.set(j, static_cast<uint32_t>(kept.reject_reason.size()));
+      kept.reject_reason.push_back(why);
+    }
+    SimResult r = simulate(catalog, taskers, kept, policy, k, farm, progress);
+    for (const auto& [j, why] : refused) r.detail.set(j, why);
+    return r;
+  }
   try {
     if (policy.scheduler == SchedulerKind::Fbsng)  // P2: process types' default requirements
       if (std::optional<JobTable> with = fbsng_apply_requirements(policy.fbsng, policy.process_type, catalog, jobs))

@@ -56,7 +56,9 @@ using SimProgress = std::function<void(double time, uint64_t ended, uint64_t job
 
 /// Runs the simulation. `jobs` carry submit, runtime, walltime, holds, dependencies and credentials;
 /// `farm` the taskers' changes over time (applied in a cycle before its submits, after its ends).
-/// Deterministic; the result does not depend on the thread count. Allocates O(jobs + taskers).
+/// Deterministic; the result does not depend on the thread count. Allocates O(jobs + taskers). A job of a
+/// shape only the batch dispatch places (a Grid Engine host rule, a Slurm node count range) is rejected
+/// (SimReason::Rejected, SimResult::detail says why; the others run as if it were not there).
 /// Throws PolicyError for a policy the farm cannot take (FBSNG: a queue's parameters, a quota on an
 /// unknown consumable, process-type requirements), its message starting with SimConfig::source;
 /// std::invalid_argument for a farm event naming a

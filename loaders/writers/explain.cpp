@@ -180,6 +180,7 @@ std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r
   const JobTable& jobs = ds.jobs;
   std::string out = fmt::format("job {}: ", jobs.id[j]);
   if (jobs.rejected(j)) return out + "rejected: " + jobs.reject_reason[jobs.reject[j]] + "\n";
+  if (r.reason[j] == SimReason::Rejected) return out + "rejected: " + r.detail[j] + "\n";  // by the simulator
   if (r.reason[j] == SimReason::Removed) return out + "removed " + r.detail[j] + "\n";
   if (!std::isnan(r.start[j])) {
     out += fmt::format("started at {} (submitted at {}, waited {} s){}, ends at {}, on", r.start[j], jobs.submit[j],

@@ -123,7 +123,7 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
   std::map<std::string, Share> by_queue, by_user, by_group;
   uint64_t held = 0, throttled = 0, backfilled = 0;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
-    if (jobs.rejected(j) || r.reason[j] == SimReason::Removed) continue;
+    if (jobs.rejected(j) || r.reason[j] == SimReason::Removed || r.reason[j] == SimReason::Rejected) continue;
     first_submit = std::min(first_submit, jobs.submit[j]);
     held += r.was_held[j];
     throttled += r.was_throttled[j];
@@ -188,7 +188,7 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
   const double p50 = quantile(s, 0.5) * 1e3, p99 = quantile(s, 0.99) * 1e3, max_ms = quantile(s, 1.0) * 1e3,
                mean_ms = mean(s) * 1e3;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-    if (ds.jobs.rejected(j) || r.reason[j] == SimReason::Removed) ++rejected;
+    if (ds.jobs.rejected(j) || r.reason[j] == SimReason::Removed || r.reason[j] == SimReason::Rejected) ++rejected;
     else if (std::isnan(r.start[j])) ++pending;
     else ++started;
   }
@@ -235,10 +235,10 @@ void schedule_rows(const loaders::Dataset& ds, const SimResult& r, uint32_t firs
       csv_field(csv, reason);
       csv += '\n';
     };
-    if (jobs.rejected(j)) {
+    if (jobs.rejected(j) || r.reason[j] == SimReason::Rejected) {  // (by the simulator: its detail says why)
       head();
       csv += ",,,,0";
-      tail("rejected", jobs.reject_reason[jobs.reject[j]]);
+      tail("rejected", jobs.rejected(j) ? jobs.reject_reason[jobs.reject[j]] : r.detail[j]);
       continue;
     }
     if (r.reason[j] == SimReason::Removed) {  // removed when a cycle considered it
