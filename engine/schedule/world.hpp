@@ -196,9 +196,12 @@ class Scheduler {
 
 template <class F>
 void SimWorld::for_each_charge(uint32_t c, const Allocation* allocs, size_t n, F&& f) const {
+  const JobTable::FitUnit unit = cats.fit_unit_of(c);
   for (size_t a = 0; a < n; ++a) {
     const Allocation& x = allocs[a];
-    cats.each_allocation_charge(c, x.slots, a == 0, [&](uint32_t kk, double amount) {
+    // (Slurm's -n N -N K: an allocation's slots are its tasks there, its charges one unit and the extra tasks')
+    const uint32_t units = unit.total > 0 ? 1 : x.slots;
+    cats.each_allocation_charge(c, units, a == 0, [&](uint32_t kk, double amount) {
       if (!(amount > 0)) return true;
       const auto& kinds = cats.charge_kind[c];  // a default charge holds nothing where no pool exists
       if (!kinds.empty() && kinds[kk] == ChargeKind::WhereDefined &&
@@ -208,8 +211,8 @@ void SimWorld::for_each_charge(uint32_t c, const Allocation* allocs, size_t n, F
       return true;
     });
     // (Slurm's -n N -N K: the tasks beyond the first on this tasker)
-    cats.fit_unit_of(c).each_extra_task_charge(x.slots, policy.fit_consumable, policy.fit_limit,
-                                               [&](size_t kk, double amount) { f(kk, x.tasker, amount); });
+    unit.each_extra_task_charge(x.slots, policy.fit_consumable, policy.fit_limit,
+                                [&](size_t kk, double amount) { f(kk, x.tasker, amount); });
   }
 }
 

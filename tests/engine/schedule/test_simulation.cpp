@@ -501,6 +501,41 @@ TEST(Simulation, BackfillJobsPerUserAndLowPrioritiesAsSlurmsBackfill) {
   EXPECT_EQ(run(f, jobs, pol).start[2], 1010);
 }
 
+// Slurm's -n N over -N K nodes over time (JobTable::FitUnit::total): `a`, 6 tasks over 2 nodes of 4 slots, runs
+// 4 on the node picked first and 2 on the other (not 3 + 3), and holds them all until it ends: `b`, a slot on
+// each of 2 nodes, waits for a (at 100), while `c`, 2 slots on one node, fits beside it at once; `d`, all 8
+// slots, starts when b ends: a gave every one back.
+TEST(Simulation, TasksOverNodesHoldWhatSlurmGivesEachNode) {
+  const Farm f({4, 4});
+  JobBuilder jb(f.cat);
+  jb.add("a", "u", "g", 0, 0, 2);
+  jb.set_rule(AllocationRule::OnePerTasker);
+  jb.set_times(100, 100);
+  jb.set_fit_unit(1, 0, 0, 6);
+  jb.add("b", "u", "g", 0, 1, 2);
+  jb.set_rule(AllocationRule::OnePerTasker);
+  jb.set_times(10, 10);
+  jb.add("c", "u", "g", 0, 2, 2);
+  jb.set_times(10, 10);
+  jb.add("d", "u", "g", 0, 3, 2);  // every slot of both nodes: after a and b have given all theirs back
+  jb.set_rule(AllocationRule::OnePerTasker);
+  jb.set_amount(f.slots, 4);
+  jb.set_times(10, 10);
+  const JobTable jobs = std::move(jb).build();
+  SimConfig pol;
+  pol.allocation = AllocationPolicy::ConsecutiveBestFit;
+  pol.backfill = BackfillPolicy::Conservative;
+  const SimResult r = simulate(f.cat, f.taskers, jobs, pol, kernels::active());
+  ASSERT_EQ(r.start[0], 0);
+  std::vector<uint32_t> split;
+  for (uint32_t a = 0; a < r.alloc_count[0]; ++a) split.push_back(r.allocations[r.alloc_first[0] + a].slots);
+  std::sort(split.begin(), split.end());
+  EXPECT_EQ(split, (std::vector<uint32_t>{2, 4}));
+  EXPECT_EQ(r.start[1], 100) << "no node has a slot left beside a's 4 until it ends";
+  EXPECT_EQ(r.start[2], 2) << "2 slots beside a's 2";
+  EXPECT_EQ(r.start[3], 110) << "a's 6 slots all given back at its end";
+}
+
 // Every cycle is at or after the event that calls it: 32529 / 0.7 rounds to exactly 46470, whose multiple
 // 46470 x 0.7 = 32528.999999999996 is before the submit; the cycle is the next multiple, and no cycle is
 // spent before the job exists (the job's start cycle and its end's: two).
