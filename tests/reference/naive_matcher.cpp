@@ -800,7 +800,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           Taking take(catalog, taskers, jobs, j, pools);  // on a copy of the pools
           std::vector<std::pair<uint32_t, uint32_t>> got;
           for (size_t i = 0; i < spread.size(); ++i) {
-            const auto [t, n] = spread[i];
+            const uint32_t t = spread[i].first, n = spread[i].second;
             if (take.fit(t, i == 0, 1) == 0) {
               got.clear();
               break;
