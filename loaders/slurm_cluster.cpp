@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -112,15 +113,15 @@ std::vector<Partition> read_partitions(const std::string& path) {
     } catch (const std::invalid_argument& e) {
       throw LoadError(path, r.line, "MaxTime", e.what());
     }
-    for (const char* key : {"PriorityTier", "PriorityJobFactor"}) {
+    const std::tuple<const char*, double*, const char*> priorities[] = {
+        {"PriorityTier", &p.tier, "tier"}, {"PriorityJobFactor", &p.job_factor, "job factor"}};
+    for (const auto& [key, to, what] : priorities) {
       const std::string v = field(r, key, "1");
       char* end = nullptr;
       const double n = std::strtod(v.c_str(), &end);
       if (v.empty() || end != v.c_str() + v.size() || !(n >= 0 && n <= 65535) || n != std::floor(n))
-        throw LoadError(path, r.line, key,
-                        fmt::format("'{}' is not a priority {} (0 to 65535)", v,
-                                    key == std::string("PriorityTier") ? "tier" : "job factor"));
-      (key == std::string("PriorityTier") ? p.tier : p.job_factor) = n;
+        throw LoadError(path, r.line, key, fmt::format("'{}' is not a priority {} (0 to 65535)", v, what));
+      *to = n;
     }
     for (const char* key : {"MaxNodes", "TotalNodes"}) {
       const std::string v = field(r, key, "UNLIMITED");

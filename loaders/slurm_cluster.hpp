@@ -28,7 +28,7 @@ struct Partition {
   double max_time = std::numeric_limits<double>::infinity();  ///< MaxTime, seconds
   /// The most nodes a job of it may ask: MaxNodes, and no more than the partition has (TotalNodes).
   double max_nodes = std::numeric_limits<double>::infinity();
-  double tier = 1;  ///< PriorityTier: the job queue is ordered by it first when partitions differ in it
+  double tier = 1;        ///< PriorityTier: the job queue is ordered by it first when partitions differ in it
   double job_factor = 1;  ///< PriorityJobFactor: priority/multifactor's partition factor (over the largest)
   size_t line = 0;
 };

@@ -176,7 +176,7 @@ class JobMaker {
 
   // Per job added: how much of its chance to run Slurm's submit asks (build_jobs refuses the rest).
   const std::vector<EverCheck>& checks() const noexcept { return checks_; }
-  // Per job added: its partitions' largest PriorityJobFactor (0 for a job of none).
+  // Per job added: its first partition's PriorityJobFactor (0 for a job of none).
   std::vector<double>& job_factors() noexcept { return job_factor_; }
 
   // Adds job q (rejected with its reason when its request cannot be made).
@@ -236,8 +236,8 @@ class JobMaker {
   const std::string& source_;
   bool submitted_ = false;
   JobBuilder& jb_;
-  std::vector<double> job_factor_;  // per job: its partitions' largest PriorityJobFactor
-  std::vector<EverCheck> checks_;  // per job: what Slurm's submit asks of it (build_jobs)
+  std::vector<double> job_factor_;  // per job: its first partition's PriorityJobFactor
+  std::vector<EverCheck> checks_;   // per job: what Slurm's submit asks of it (build_jobs)
   JobIds ids_;
   bool tiers_differ_ = false, job_records_ = false;
   std::string default_partition_;

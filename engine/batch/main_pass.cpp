@@ -15,7 +15,7 @@ bool Walk::queue_step(uint32_t j, uint32_t c, WalkOut& out) {
     step_several(j, c, qs, out);
     return true;
   }
-  if (const QueueBlock b = blocks_->before(j, need_of(c)); b != QueueBlock::Open) {
+  if (const QueueBlock b = blocks_->before(j, cats_.fewest_taskers(c)); b != QueueBlock::Open) {
     pend(j, c, b == QueueBlock::Behind ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld, out);
     return true;
   }
@@ -78,7 +78,7 @@ void Walk::defer(uint32_t j, double p, uint32_t from) {
 }
 
 void Walk::step_several(uint32_t j, uint32_t c, std::span<const uint32_t> qs, WalkOut& out, size_t from) {
-  const uint32_t need = need_of(c);
+  const uint32_t need = cats_.fewest_taskers(c);
   const std::span<const double> priority = blocks_->queues().priorities_of(j);
   size_t to = qs.size();
   if (!priority.empty())
@@ -123,7 +123,7 @@ void Walk::step_several(uint32_t j, uint32_t c, std::span<const uint32_t> qs, Wa
 
 PendingReason Walk::no_room_in(uint32_t c, size_t key, const CategoryEligibility& e,
                                const kernels::TaskerSet* requested) {
-  const uint32_t need = need_of(c);
+  const uint32_t need = cats_.fewest_taskers(c);
   const std::span<const kernels::TaskerSet> choices = choices_in(c, e);
   // a node pick with fewer than its count up fails first, as the pick's own _pick_best_nodes says (Slurm:
   // `-C ssd*2` with every ssd node held and none of them busy is ReqNodeNotAvail, though busy nodes

@@ -230,9 +230,6 @@ class Walk {
   // (main_pass.cpp) the queue of job j, pending for r, blocks, or its named taskers are held
   void pend_blocking(uint32_t j, uint32_t c, PendingReason r);
   bool gated(size_t c) const noexcept { return gate_of(cats_, jobs_, c) != nullptr; }
-  // The taskers a job of category c needs at least: a OnePerTasker job of K slots K (of -N MIN-MAX, MIN),
-  // any other one.
-  uint32_t need_of(uint32_t c) const noexcept { return cats_.fewest_taskers(c); }
   // A job that names its taskers holds them (all of `set`): Slurm's required nodes.
   void hold(const kernels::TaskerSet& set) {
     blocks_->hold(set);
@@ -254,7 +251,7 @@ class Walk {
     // a node pick with fewer eligible taskers than it counts (Slurm: BadConstraints, `-C ssd*21` on 20)
     for (const Categories::NodePick& p : cats_.node_picks_of(c))
       if (placer_.pick_taskers(p, [&](uint32_t t) { return e.eligible.contains(t); }) < p.count) return true;
-    const uint32_t need = need_of(c);
+    const uint32_t need = cats_.fewest_taskers(c);
     if (need <= 1) return false;
     for (const kernels::TaskerSet& set : choices_in(c, e))
       if (set.count() >= need) return false;

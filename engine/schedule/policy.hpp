@@ -158,10 +158,10 @@ struct SlurmMultifactor {
   double weight_age = 0, weight_fairshare = 0, weight_job_size = 0;  ///< PriorityWeight*
   double weight_partition = 0;                                       ///< PriorityWeightPartition
   /// Per job (the dump's loader fills it): its partition's PriorityJobFactor over the largest of the cluster's
-  /// partitions (Slurm's norm_priority), the largest among the partitions of a job of several; empty: 0 each.
+  /// partitions (Slurm's norm_priority); a job of several: its first's, as squeue shows; empty: 0 each.
   std::vector<double> partition_factor;
-  double max_age = 7 * 86400.0;                                      ///< PriorityMaxAge, s (> 0)
-  double calc_period = 300;                                          ///< PriorityCalcPeriod, s (> 0)
+  double max_age = 7 * 86400.0;  ///< PriorityMaxAge, s (> 0)
+  double calc_period = 300;      ///< PriorityCalcPeriod, s (> 0)
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them
   /// when it starts and every calc_period after.
   double calc_phase = 0;

@@ -895,7 +895,7 @@ TEST(SlurmJobs, SbatchLinesScriptsAndWhatIsNotPlacedYet) {
   ASSERT_EQ(ds.jobs.size(), 11u);
   auto why = [&](uint32_t j) { return why_rejected(ds, j); };
   EXPECT_EQ(ds.jobs.reject[0], kNone) << why(0);
-  EXPECT_EQ(ds.jobs.reject[1], kNone) << why(1);  // the #SBATCH lines of one script
+  EXPECT_EQ(ds.jobs.reject[1], kNone) << why(1);                          // the #SBATCH lines of one script
   EXPECT_NE(why(2).find("-N 2-4 with -n"), std::string::npos) << why(2);  // (a range alone: NodeCountRanges*)
   EXPECT_EQ(why(3), "") << "--exclusive: a whole node (SlurmJobs.ExclusiveTakesAWholeNode)";
   EXPECT_NE(why(4).find("--bogus"), std::string::npos);

@@ -674,13 +674,11 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     }
     return false;
   };
-  // The taskers job j needs at least: K for a OnePerTasker job of K slots, else 1 (Slurm: min_nodes).
-  auto need_of = [&](uint32_t j) { return fewest_taskers(jobs, j); };
   // ReqNodeNotAvail: fewer eligible taskers unheld than it needs (it could not run on them even idle)
   // (`inside`: the taskers it was tried on, a queue's for a job of several)
   auto fail = [&](uint32_t j, bool any_eligible, uint32_t unheld, const std::function<bool(uint32_t)>& inside) {
     const PendingReason r = !any_eligible ? PendingReason::NoEligibleTasker
-                            : queues != nullptr && unheld < need_of(j) && !busy(j, inside)
+                            : queues != nullptr && unheld < fewest_taskers(jobs, j) && !busy(j, inside)
                                 ? PendingReason::EligibleHeld
                                 : PendingReason::NoFreeCapacity;
     res.reason[j] = r;
@@ -958,7 +956,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         }
         uint32_t up = 0;
         for (uint32_t t = 0; t < nt; ++t) up += queues->taskers[q].contains(t) && !held[t] ? 1 : 0;
-        if (up < need_of(j)) {
+        if (up < fewest_taskers(jobs, j)) {
           r = PendingReason::TaskersHeld;
           block(q);
           continue;
@@ -979,7 +977,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       }
       uint32_t up = 0;  // Slurm: a partition with fewer available nodes than the job's min_nodes
       for (uint32_t t = 0; t < nt; ++t) up += queues->taskers[q].contains(t) && !held[t] ? 1 : 0;
-      if (up < need_of(j)) {
+      if (up < fewest_taskers(jobs, j)) {
         res.reason[j] = PendingReason::TaskersHeld;
         block(q);
         continue;

@@ -561,7 +561,7 @@ struct Sim {
         continue;
       }
       // backfill_min_priority_reserve: below it (above the tier), no reservation
-      const double above_tier = -negp - std::floor(-negp / 4294967296.0) * 4294967296.0;
+      const double above_tier = -negp - std::floor(-negp / kPriorityTierScale) * kPriorityTierScale;
       const bool may_reserve =
           !(slurm && pol.backfill_min_priority_reserve > 0 && above_tier < pol.backfill_min_priority_reserve);
       if (!throttle_ok(j, running)) {
