@@ -52,14 +52,15 @@ struct Settings {
   /// What slurmctld's scheduling settings make of `simulate` (loaders/slurm_settings.hpp): sched/backfill
   /// every bf_interval (30 s unless the dump says otherwise), priority/basic or multifactor.
   SimConfig scheduling = slurm_scheduling_defaults();
-  /// Slurm 22.05's defaults: SchedulerType=sched/backfill with bf_interval=30, bf_window=1440 (minutes) and
-  /// bf_max_job_test=500, PriorityType=priority/basic.
+  /// Slurm 22.05's defaults: SchedulerType=sched/backfill with bf_interval=30, bf_window=1440 (minutes),
+  /// bf_max_job_test=500 and bf_resolution=60, PriorityType=priority/basic.
   static SimConfig slurm_scheduling_defaults() {
     SimConfig p;
     p.backfill = BackfillPolicy::Conservative;
     p.backfill_interval = 30;
     p.backfill_window = 86400;
     p.backfill_max_jobs = 500;
+    p.backfill_resolution = 60;
     p.backfill_phase = std::numeric_limits<double>::quiet_NaN();
     return p;
   }

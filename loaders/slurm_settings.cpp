@@ -77,9 +77,11 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     else if (value == "sched/builtin") policy.backfill = BackfillPolicy::None;
     else throw std::invalid_argument(fmt::format("'{}' is not sched/backfill or sched/builtin", value));
   } else if (key == "schedulerparameters") {
-    policy.backfill_interval = 30;  // the defaults: bf_interval 30 s, bf_window 1 day, bf_max_job_test 500
+    policy.backfill_interval = 30;  // the defaults: bf_interval 30 s, bf_window 1 day, bf_max_job_test 500,
+    // bf_resolution 60 s
     policy.backfill_window = 86400;
     policy.backfill_max_jobs = 500;
+    policy.backfill_resolution = 60;
     if (value == "(null)") return "";
     // slurmctld takes an option out of range with an error in its log and its default: so does this, warning
     std::string warnings;
@@ -112,6 +114,8 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         x = policy.backfill_min_priority_reserve;
         whole(option, 20, 1, 4294967295.0, x);
         policy.backfill_min_priority_reserve = x;
+      } else if (option.rfind("bf_resolution=", 0) == 0) {  // seconds, 1 to MAX_BACKFILL_RESOLUTION
+        whole(option, 14, 1, 3600, policy.backfill_resolution);
       } else if (option == "bf_interval=-1") {  // backfill off
         policy.backfill = BackfillPolicy::None;
         policy.backfill_interval = -1;

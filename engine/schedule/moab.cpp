@@ -268,9 +268,21 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     }
   }
   const bool must_avoid = reservations_.first_shadow_except(j) < end;
-  if (must_avoid && reservations_.book_forbids(j, t, end)) return wait(SimReason::Reservation);
+  // Slurm's backfill places a job only on the nodes no reservation holds during its run (backfill.c: the
+  // node-space map's nodes, then the placement), so no placement is forbidden before it is made
+  const bool slurm_avoid = must_avoid && w_.policy.slurm_backfill();
+  if (must_avoid && !slurm_avoid && reservations_.book_forbids(j, t, end)) return wait(SimReason::Reservation);
   trial.clear();
   const uint32_t c = w_.cats.of_job[j];
+  // (a failure there says nothing of the category's other jobs: they may end before the reservations)
+  if (slurm_avoid && !w_.settled(c))
+    if (const CategoryEligibility* unheld = reservations_.unheld(c, j, end)) {
+      Placer& placer = w_.placer(c);
+      placer.restrict_to(unheld);
+      const bool placed = placer.try_place(j, w_.policy.allocation, trial);
+      placer.restrict_to(nullptr);
+      return placed ? go() : wait(SimReason::Reservation);
+    }
   if (w_.settled(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
     w_.settle(c);  // so will its other jobs until capacity grows where they could use it
     return wait(must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
@@ -291,9 +303,11 @@ bool MoabScheduler::may_reserve(uint32_t j, double t) const {
 }
 
 void MoabScheduler::book_reservation(uint32_t j, double t) {
-  // Slurm's backfill cycle reserves nothing past its bf_window
-  reservations_.book(
-      j, t, w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
+  // Slurm's backfill cycle reserves nothing past its bf_window, holds nodes in bf_resolution steps and
+  // plans again in its next cycle (no cycle at a reservation's start)
+  const bool slurm = w_.policy.slurm_backfill();
+  reservations_.book(j, t, slurm ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity(),
+                     slurm ? w_.policy.backfill_resolution : 0, slurm);
   if (ranked_ && reservations_.has(j)) ranked_->booked(j);
 }
 

@@ -269,11 +269,17 @@ void Reservations::drop(uint32_t j) {
   slot_of_[j] = kNoSlot;
 }
 
-const Reservation& Reservations::book(uint32_t j, double t, double latest) {
+const Reservation& Reservations::book(uint32_t j, double t, double latest, double resolution, bool slurm_map) {
+  slurm_map_ = slurm_map;
   plan_booking(j, t);
   if (trial_resv_.active && trial_resv_.shadow > latest) trial_resv_.active = false;  // past the window
   if (!trial_resv_.active) return trial_resv_;
-  return insert(trial_resv_, true);
+  if (resolution > 0) {  // Slurm's bf_resolution: [start, end) rounded down, at least one step long
+    const double s = std::floor(trial_resv_.shadow / resolution) * resolution;
+    trial_resv_.end = std::max(std::floor(trial_resv_.end / resolution) * resolution, s + resolution);
+    trial_resv_.shadow = s;
+  }
+  return insert(trial_resv_, !slurm_map);  // (Slurm's backfill plans again in its next cycle)
 }
 
 // The reservation book() would make for job j at t, in trial_resv_ (inactive if none), booking nothing.
@@ -437,6 +443,18 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
   const CategoryEligibility* busy = busy_now(w_.cats.of_job[j]);
   const double est = sim_estimate(w_.jobs, j);
   const bool shared = !w_.cap_placer.queue_only(w_.cats.of_job[j]);
+  std::vector<Allocation> trial;
+  // Slurm's backfill (a category of its own taskers, charging no shared pool): the nodes of every
+  // reservation overlapping the job's run are off limits whether it has started or not
+  const bool slurm_nodes = slurm_map_ && !shared && !w_.cats.chooses(w_.cats.of_job[j]);
+  auto plan_off_holds = [&](Placer& placer, double T) {
+    const CategoryEligibility* free = unheld_between(w_.cats.of_job[j], T, T + est);
+    trial.clear();
+    if (free != nullptr) placer.restrict_to(free);
+    const bool placed = placer.plan(j, w_.policy.allocation, trial);
+    placer.restrict_to(nullptr);
+    return placed;
+  };
   future_ = w_.cap;
   if (rebuilt) {
     w_.availability.begin_walk();
@@ -486,7 +504,6 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
     }
     return any;
   };
-  std::vector<Allocation> trial;
   while (true) {
     const double at_running = running != w_.running.end() ? running->first : kInf;
     const double at_book = next_end != ends_.end() ? next_end->first : kInf;
@@ -512,7 +529,8 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
           if (pending_[a.tasker]) return false;
         return true;
       };
-      fits = !(any_pending && shared) && plan_leaving_free(probe_placer_, j, busy, trial, leaves_pending);
+      fits = slurm_nodes ? plan_off_holds(probe_placer_, T)
+                         : !(any_pending && shared) && plan_leaving_free(probe_placer_, j, busy, trial, leaves_pending);
       if (any_pending)
         for (const Reservation& b : book_)
           for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)
@@ -546,7 +564,9 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
           if (pending_count_[a.tasker] != 0) return false;
         return true;
       };
-      fits = !(pending > 0 && shared) && plan_leaving_free(future_placer_, j, busy, trial, leaves_pending);
+      fits = slurm_nodes
+                 ? plan_off_holds(future_placer_, T)
+                 : !(pending > 0 && shared) && plan_leaving_free(future_placer_, j, busy, trial, leaves_pending);
     }
     if (fits) {
       made(r, j, T, est, trial);
@@ -585,6 +605,38 @@ bool Reservations::book_forbids(uint32_t j, double t, double end) {
     master = w_.placer(c).fill_up_master(j);
   }
   return master >= w_.taskers.size() || held_by_other(static_cast<uint32_t>(master), j, end);
+}
+
+const CategoryEligibility* Reservations::unheld(uint32_t c, uint32_t j, double end) {
+  if (pool_ || w_.cats.chooses(c) || !w_.cap_placer.queue_only(c)) return nullptr;
+  return without_holds(c, -std::numeric_limits<double>::infinity(), end, j);
+}
+
+const CategoryEligibility* Reservations::unheld_between(uint32_t c, double from, double to) {
+  return without_holds(c, from, to, UINT32_MAX);
+}
+
+// Category c's eligibility less the taskers of the booked reservations (other than job `except`'s) that
+// start before `to` and end after `from`, or nullptr when none of its eligible taskers is among them.
+const CategoryEligibility* Reservations::without_holds(uint32_t c, double from, double to, uint32_t except) {
+  const CategoryEligibility& e = w_.eligible[c];
+  bool any = false;
+  for (const auto& [shadow, job] : shadows_) {
+    if (!(shadow < to)) break;
+    if (job == except || !(of(job).end > from)) continue;
+    for (const Allocation& a : of(job).allocs) {
+      if (!e.eligible.contains(a.tasker)) continue;
+      if (!any) {
+        any = true;
+        unheld_.eligible = e.eligible.clone();
+        unheld_.tiers.clear();
+        for (const kernels::TaskerSet& tier : e.tiers) unheld_.tiers.push_back(tier.clone());
+      }
+      unheld_.eligible.remove(a.tasker);
+      for (kernels::TaskerSet& tier : unheld_.tiers) tier.remove(a.tasker);
+    }
+  }
+  return any ? &unheld_ : nullptr;
 }
 
 }  // namespace colmatch

@@ -93,7 +93,14 @@ class Reservations {
   /// them: PoolProfile::earliest). Returns it (inactive, and not booked, when it fits at none of those
   /// times). O(running + booked) placements at most (pooled: O(running + booked) steps of a count).
   /// `latest`: none is booked (the returned one inactive) if it would start after this time.
-  const Reservation& book(uint32_t j, double t, double latest = std::numeric_limits<double>::infinity());
+  /// `slurm_map`: as Slurm's backfill plans (backfill.c's node-space map): the job is placed only on
+  /// taskers no booked reservation holds during its run, started or not, and no cycle is asked for at
+  /// its start (Slurm plans again in its next backfill cycle); else Moab's (placed, then checked to leave
+  /// the pending reservations alone; a cycle at its start). `resolution` > 0 (seconds; Slurm's
+  /// bf_resolution): the booked reservation holds its taskers from its start rounded down to a multiple
+  /// of it until its end rounded down, at least one step.
+  const Reservation& book(uint32_t j, double t, double latest = std::numeric_limits<double>::infinity(),
+                          double resolution = 0, bool slurm_map = false);
   /// Compression (Mu'alem and Feitelson's conservative backfilling, when a job ends before its walltime):
   /// job j's booked reservation is made again at t as book() would make it, beside every other booked
   /// one, and kept if it starts earlier; else the old one stays as it was. Returns whether it moved. A
@@ -119,6 +126,16 @@ class Reservations {
   /// whatever its placement (decided without one): it charges a shared pool, or it is a $fill_up job
   /// whose master such a reservation holds; on a pooled farm, its slots are free now but not until `end`.
   bool book_forbids(uint32_t j, double t, double end);
+  /// Slurm's backfill (backfill.c, _attempt_backfill): a job tried now is placed only on the nodes that
+  /// no reservation made before it in the cycle holds during its run. Category c's eligibility less the
+  /// taskers held by another job's booked reservation starting before `end`, its soft tiers cut alike;
+  /// nullptr when none of its eligible taskers is held, for a category that chooses among solutions, or
+  /// one charging a shared pool (book_allows decides those). Valid until the next call. O(booked
+  /// reservations' allocations + a copy of the eligible set when one is held).
+  const CategoryEligibility* unheld(uint32_t c, uint32_t j, double end);
+  /// Category c's eligibility less the taskers of every booked reservation that holds them some time in
+  /// [from, to) (Slurm's node-space map for a reservation made at `from`); nullptr when none is held.
+  const CategoryEligibility* unheld_between(uint32_t c, double from, double to);
   /// The book plans on a pooled farm's count of free units (PoolProfile::of).
   bool pooled() const noexcept { return pool_.has_value(); }
   /// Pooled: the first time from t (now) when fewer than `slots` units are free. A job of that many
@@ -148,6 +165,7 @@ class Reservations {
   void reserve_after_book(uint32_t j, Reservation& r);
   void made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs);
   bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
+  const CategoryEligibility* without_holds(uint32_t c, double from, double to, uint32_t except);
   bool pool_allows(uint32_t j, double t, double end) const;
   const CategoryEligibility* busy_now(uint32_t c);
   template <class Ok>
@@ -189,6 +207,8 @@ class Reservations {
   Capacity probe_;  // reserve_after_book: the capacity at a candidate time, less the booked reservations
   Placer probe_placer_;
   CategoryEligibility busy_;         // busy_now()'s answer
+  CategoryEligibility unheld_;       // unheld()'s answer
+  bool slurm_map_ = false;           // the last book() planned as Slurm's backfill
   std::optional<PoolProfile> pool_;  // a pooled farm's free units over time (the book plans on it)
   // EASY on a pooled farm: the reservation counts free units (reserve), and its extra processors are the
   // units free at the shadow time beyond its job's slots, less those of the jobs started under it

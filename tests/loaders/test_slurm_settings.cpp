@@ -45,6 +45,7 @@ TEST(SlurmSettings, ADumpWithoutSettingsSchedulesAsSlurmsDefaults) {
   EXPECT_EQ(ds.policy_defaults.backfill_interval, 30);
   EXPECT_EQ(ds.policy_defaults.backfill_window, 86400) << "bf_window: 1 day";
   EXPECT_EQ(ds.policy_defaults.backfill_max_jobs, 500u) << "bf_max_job_test";
+  EXPECT_EQ(ds.policy_defaults.backfill_resolution, 60) << "bf_resolution: 60 s";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.enabled);
   EXPECT_EQ(ds.policy_defaults.allocation, AllocationPolicy::ConsecutiveBestFit) << "the node choice stays Slurm's";
 }
@@ -66,7 +67,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "PriorityWeightTRES      = (null)\n"
                                            "SchedulerParameters     = batch_sched_delay=0,bf_interval=10,"
                                            "bf_window=120,bf_max_job_test=1000,bf_max_job_user=3,"
-                                           "bf_min_prio_reserve=700\n"
+                                           "bf_min_prio_reserve=700,bf_resolution=300\n"
                                            "SchedulerType           = sched/backfill\n");
   const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
   const SimConfig& p = ds.policy_defaults;
@@ -75,6 +76,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(p.backfill_max_jobs, 1000u);
   EXPECT_EQ(p.backfill_max_jobs_per_user, 3u);
   EXPECT_EQ(p.backfill_min_priority_reserve, 700);
+  EXPECT_EQ(p.backfill_resolution, 300);
   EXPECT_EQ(p.backfill, BackfillPolicy::Conservative);
   const SlurmMultifactor& mf = p.slurm_priority;
   EXPECT_TRUE(mf.enabled);

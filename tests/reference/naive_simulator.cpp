@@ -613,7 +613,21 @@ struct Sim {
       bool must_avoid = false;
       for (const Booked& b : others) must_avoid = must_avoid || b.shadow < end;
       Pools trial = pools;
-      const Placement pl = place(trial, j);
+      // Slurm's backfill tries the job only on the taskers no other reservation starting before its end
+      // holds (when some eligible one is held, it charges only its taskers' own pools and chooses nothing)
+      std::vector<uint8_t> only;
+      if (slurm && !pool && must_avoid && jobs.choice_of(j) == kNone && !charges_shared(j)) {
+        only.assign(tk.size(), 1);
+        bool any = false;
+        for (const Booked& b : others)
+          if (b.shadow < end)
+            for (const auto& [x, s] : b.placement) {
+              any = any || (eligible(cat, tk, jobs, x, j) && only[x]);
+              only[x] = 0;
+            }
+        if (!any) only.clear();
+      }
+      const Placement pl = place(trial, j, only.empty() ? nullptr : &only);
       const bool fits = !pl.empty();
       const bool alone =
           pool ? !must_avoid || pool_free_throughout(j, t, t, end, running, others) : leaves_alone(j, pl, others, end);
@@ -629,10 +643,17 @@ struct Sim {
         std::vector<Booked> all;
         for (const auto& [x, b] : kept) all.push_back(b);
         Booked b;
-        if ((pool ? pool_reserve(j, t, running, all, b) : reserve(j, running, all, b)) &&
+        if ((pool ? pool_reserve(j, t, running, all, b) : reserve(j, running, all, b, slurm)) &&
             !(slurm && b.shadow > t + pol.backfill_window)) {
+          // Slurm: held from its start rounded down to bf_resolution to its end rounded down (one step at
+          // least), and planned again in the next backfill cycle; else a cycle at its start
+          if (slurm && pol.backfill_resolution > 0) {
+            const double r = pol.backfill_resolution, s = std::floor(b.shadow / r) * r;
+            b.end = std::max(std::floor(b.end / r) * r, s + r);
+            b.shadow = s;
+          }
           kept[j] = b;
-          wake_times.push_back(b.shadow);  // a cycle then
+          if (!slurm) wake_times.push_back(b.shadow);
         }
       }
     }
@@ -650,7 +671,8 @@ struct Sim {
   // running jobs' ends first); after each step the job is tried as a start then would be: a booked
   // reservation started by then holds its charges; one starting during the job's run must be left alone
   // (its taskers, and every shared pool).
-  bool reserve(uint32_t head, const std::vector<uint8_t>& running, const std::vector<Booked>& book, Booked& out_b) {
+  bool reserve(uint32_t head, const std::vector<uint8_t>& running, const std::vector<Booked>& book, Booked& out_b,
+               bool slurm_map = false) {
     std::vector<std::tuple<double, int, uint32_t>> steps;  // (time, 0 running end / 1 booked end, job)
     for (uint32_t j = 0; j < jobs.size(); ++j)
       if (running[j]) steps.emplace_back(out.start[j] + estimate(j), 0, j);
@@ -698,6 +720,19 @@ struct Sim {
         }
       }
       if (any_pending && charges_shared(head)) continue;
+      // Slurm's backfill (its node-space map): only on the taskers no booked reservation holds at any time
+      // of the job's run, started or not
+      if (slurm_map && jobs.choice_of(head) == kNone && !charges_shared(head)) {
+        std::vector<uint8_t> only(tk.size(), 1);
+        for (const Booked& b : book)
+          if (b.end > e && b.shadow < e + est)
+            for (const auto& [x, s] : b.placement) only[x] = 0;
+        Placement pl = place(trial, head, &only);
+        if (pl.empty()) continue;
+        out_b = Booked{head, e, e + est, pl, future};
+        if (std::isnan(out.reserved_at[head])) out.reserved_at[head] = e;
+        return true;
+      }
       // first on the taskers where the job has no room now (what is free now stays for backfill), then
       // anywhere it is eligible
       auto alone = [&](const Placement& pl) {

@@ -501,6 +501,67 @@ TEST(Simulation, BackfillJobsPerUserAndLowPrioritiesAsSlurmsBackfill) {
   EXPECT_EQ(run(f, jobs, pol).start[2], 1010);
 }
 
+// Slurm's backfill places a job only on the nodes no reservation holds during its run, and holds them in
+// bf_resolution steps (backfill.c's node-space map; datasets/slurm/run2-unheld shows both in slurmctld's
+// log). t0 is preferred (greater power). `a` (3 of t0's 4 slots, to 100) and `x` (2 of t1's, to 1000) run;
+// `b` (4 slots) is reserved t0 from 100; `c` (1 slot, 1000 s) fits now on t0, in b's way, and on t1:
+// Slurm's backfill cycle at 30 starts it on t1 (Moab's book places it first and then finds it in the way:
+// it waits). `d` (1 slot, 50 s: ends at 80, before b's 100) takes t0 at once; with a resolution of 60 s
+// b holds t0 from 60 and d goes to t1 too.
+TEST(Simulation, SlurmBackfillPlacesAroundReservedNodesInResolutionSteps) {
+  const Farm f({4, 4}, {10, 9});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .walltime = 100, .slots = 3},
+                                      {.id = "x", .runtime = 1000, .walltime = 1000, .slots = 2},
+                                      {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 4},
+                                      {.id = "c", .submit = 2, .runtime = 1000, .walltime = 1000},
+                                      {.id = "d", .submit = 3, .runtime = 50, .walltime = 50}});
+  SimConfig pol;
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.backfill_interval = 30;
+  auto r = run(f, jobs, pol);
+  auto on = [&](uint32_t j) { return std::string(f.taskers.names[r.allocations[r.alloc_first[j]].tasker]); };
+  ASSERT_EQ(on(0), "t0");
+  ASSERT_EQ(on(1), "t1");
+  EXPECT_EQ(r.start[2], 100);
+  EXPECT_EQ(on(2), "t0");
+  EXPECT_EQ(r.start[3], 30) << "c starts off b's reserved tasker";
+  EXPECT_EQ(on(3), "t1");
+  EXPECT_EQ(r.start[4], 30);
+  EXPECT_EQ(on(4), "t0") << "d ends before b's reservation";
+  pol.backfill_resolution = 60;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[3], 30);
+  EXPECT_EQ(r.start[4], 30);
+  EXPECT_EQ(on(4), "t1") << "b holds t0 from 60: d ends at 80";
+  EXPECT_EQ(r.start[2], 100);
+  // Moab's conservative (every cycle, without d, whose start would fill t0 and leave c only t1): c is
+  // placed on t0, found in b's way, and waits for b's start
+  pol.backfill_interval = 0;
+  const auto without_d = make_jobs(f.cat, {{.id = "a", .runtime = 100, .walltime = 100, .slots = 3},
+                                           {.id = "x", .runtime = 1000, .walltime = 1000, .slots = 2},
+                                           {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 4},
+                                           {.id = "c", .submit = 2, .runtime = 1000, .walltime = 1000}});
+  EXPECT_EQ(run(f, without_d, pol).start[3], 100);
+}
+
+// Slurm's backfill reserves on the nodes no other reservation holds at any time of the job's run, started
+// or not (backfill.c's node-space map): `a` holds t0 (preferred) to 100, `x` t1 to 200; r1 (2 slots, 300 s)
+// is reserved t0 from 100; r2 (2 slots) would fit beside r1 on t0 at 100 (Moab's book: r1 has started
+// then, only its charges are taken), but Slurm's map holds all of t0 for r1: r2 is reserved t1 at 200.
+TEST(Simulation, SlurmBackfillReservesOffOtherReservationsNodes) {
+  const Farm f({4, 4}, {10, 9});
+  const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 100, .walltime = 100, .slots = 4},
+                                      {.id = "x", .runtime = 200, .walltime = 200, .slots = 4},
+                                      {.id = "r1", .submit = 1, .runtime = 300, .walltime = 300, .slots = 2},
+                                      {.id = "r2", .submit = 2, .runtime = 50, .walltime = 50, .slots = 2}});
+  SimConfig pol;
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.backfill_interval = 30;
+  EXPECT_EQ(run(f, jobs, pol).reserved_at[3], 200) << "r2 reserved on t1, off r1's";
+  pol.backfill_interval = 0;
+  EXPECT_EQ(run(f, jobs, pol).reserved_at[3], 100) << "Moab's book: beside r1 on t0";
+}
+
 // Slurm's -n N over -N K nodes over time (JobTable::FitUnit::total): `a`, 6 tasks over 2 nodes of 4 slots, runs
 // 4 on the node picked first and 2 on the other (not 3 + 3), and holds them all until it ends: `b`, a slot on
 // each of 2 nodes, waits for a (at 100), while `c`, 2 slots on one node, fits beside it at once; `d`, all 8
@@ -795,6 +856,8 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       // and bf_max_job_user, bf_min_prio_reserve (the priorities here: the weights' sums, 0 to a few tens)
       if (seed % 5 == 3) pol.backfill_max_jobs_per_user = 1 + seed % 3;
       if (seed % 7 == 5) pol.backfill_min_priority_reserve = static_cast<double>(1 + seed % 20);
+      // and bf_resolution in half of them
+      if (seed % 2 == 1) pol.backfill_resolution = static_cast<double>(1 + seed % 13);
       with_bf_interval += base.backfill != BackfillPolicy::None;
     }
     FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
