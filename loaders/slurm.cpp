@@ -24,6 +24,8 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   const slurm::FarmAttributes attributes =
       slurm::build_farm(cluster, slurm::takes_nodes_whole(cluster, source.jobs), ds, queues, queue_of);
   slurm::build_jobs(cluster, attributes, source, queue_of, *queues, ds);
+  // the main pass over time blocks by partition as the batch one does (SimConfig::partitions)
+  ds.policy.partitions = ds.policy_defaults.partitions = queues;
   ds.dispatch.queues = std::move(queues);
   ds.taskers.warnings.insert(ds.taskers.warnings.begin(), warnings.begin(), warnings.end());
   return ds;

@@ -65,6 +65,9 @@ class MoabScheduler final : public Scheduler {
   void cycle_full(double t);
   bool pass(double t);
   bool pass_with_book(double t);
+  // slurm_main_pass.cpp
+  bool slurm_main_pass(double t);
+  bool main_pass_try(uint32_t j, uint32_t c, const kernels::TaskerSet* within, std::vector<Allocation>& trial);
   bool with_book(uint32_t j, double t, bool& blocked);
   void book_reservation(uint32_t j, double t);
   // Whether job j may book a reservation at t (SimConfig::backfill_min_priority_reserve).
@@ -101,6 +104,12 @@ class MoabScheduler final : public Scheduler {
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
   std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)
   uint64_t backfill_pass_ = 0;
+  // slurm_main_pass: per partition whether it failed in this pass, the taskers held for the rest of it
+  // (words of 64), and the cut eligibility a job is tried on
+  std::vector<uint8_t> part_failed_;
+  std::vector<uint64_t> held_words_;
+  bool any_held_ = false;
+  CategoryEligibility cut_;
 };
 
 }  // namespace colmatch

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -15,6 +16,8 @@
 #include "engine/placement/placer.hpp"
 
 namespace colmatch {
+
+struct BlockingQueues;
 
 /// The largest QPmin (in size), QPI and QPD accepted: priorities stay finite over any run.
 inline constexpr double kFbsngMaxValue = 1e9;
@@ -222,6 +225,11 @@ struct SimConfig {
   double backfill_interval = 0;
   /// Backfill runs as Slurm's sched/backfill: every backfill_interval, the main pass between.
   bool slurm_backfill() const noexcept { return backfill_interval > 0 && backfill != BackfillPolicy::None; }
+  /// Slurm's partitions (engine/batch/queue_blocking.hpp; the Slurm loader sets them, per job its
+  /// partitions): the main pass (the cycles without backfill) blocks by partition as slurmctld's
+  /// _schedule does (engine/schedule/slurm_main_pass.cpp) instead of stopping at the first job that cannot
+  /// start. Null: one strict order.
+  std::shared_ptr<const BlockingQueues> partitions;
   /// The backfill cycles come at times phase + k x backfill_interval (seconds since the epoch, as the jobs'
   /// times). NaN: as Slurm's backfill thread (sched/backfill's backfill_agent, 22.05) times them:
   /// backfill_interval after the last one when a main pass ran since, else on the 1 s tick after the next

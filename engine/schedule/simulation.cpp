@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/batch/queue_blocking.hpp"
 #include "engine/schedule/fbsng.hpp"
 #include "engine/schedule/moab.hpp"
 #include "engine/schedule/world.hpp"
@@ -78,6 +79,14 @@ SimResult run(const Catalog& catalog, const TaskerTable& taskers, const JobTable
 
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm, const SimProgress& progress) {
+  // Slurm's partitions name each job's (SimConfig::partitions): of these jobs and taskers, or none
+  if (const BlockingQueues* parts = policy.partitions.get())
+    if (parts->queue_of_job.size() != jobs.size() ||
+        (!parts->several_first.empty() && parts->several_first.size() != jobs.size() + 1) ||
+        (!parts->taskers.empty() && parts->taskers[0].universe() != taskers.size()))
+      throw std::invalid_argument(
+          fmt::format("the policy's Slurm partitions are of {} jobs, the run has {} (a policy loaded with other jobs)",
+                      parts->queue_of_job.size(), jobs.size()));
   // Jobs of a shape only `match` places are rejected here, each naming why (SimReason::Rejected, SimResult::detail),
   // and the others simulated
   std::vector<std::pair<uint32_t, std::string>> refused;

@@ -62,7 +62,7 @@ using SimProgress = std::function<void(double time, uint64_t ended, uint64_t job
 /// Throws PolicyError for a policy the farm cannot take (FBSNG: a queue's parameters, a quota on an
 /// unknown consumable, process-type requirements), its message starting with SimConfig::source;
 /// std::invalid_argument for a farm event naming a
-/// tasker or consumable that does not exist,
+/// tasker or consumable that does not exist, SimConfig::partitions of other jobs or taskers,
 /// events out of time order, or a Configure on a consumable with a host or global pool.
 SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs, const SimConfig& policy,
                    const kernels::KernelTable& k, const FarmEvents& farm = {}, const SimProgress& progress = {});

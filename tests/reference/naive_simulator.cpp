@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "engine/batch/queue_blocking.hpp"
+
 namespace colmatch::naive {
 namespace {
 
@@ -369,6 +371,10 @@ struct Sim {
       return;
     }
     // none, greedy, EASY: one reservation at most, for the first job that cannot start, made anew
+    if (backfill == BackfillPolicy::None && pol.partitions) {
+      slurm_main_pass(t, ready, running);
+      return;
+    }
     bool blocked = false, reserved = false;
     Booked only;
     for (const auto& [negp, sub, j] : ready) {
@@ -405,6 +411,70 @@ struct Sim {
         only.at = std::move(then);
       }
       begin(j, t, pl, std::move(trial), running, backfill == BackfillPolicy::Greedy ? blocked : reserved);
+    }
+  }
+
+  // Slurm's main pass by partition (job_scheduler.c _schedule), again from its rule: in priority order, a
+  // job is tried in each of its partitions not failed in this pass (in the order written), on its eligible
+  // taskers of that partition (of a job of several) that no failed partition holds; a failure fails the
+  // partition (its taskers held for the rest of the pass) unless the job names its taskers (they are
+  // held, nothing fails), is below bf_min_prio_reserve, or finds every eligible tasker held; a partition
+  // whose taskers are held below the job's tasker count fails with it.
+  void slurm_main_pass(double t, const std::vector<std::tuple<double, double, uint32_t>>& ready,
+                       std::vector<uint8_t>& running) {
+    const BlockingQueues& parts = *pol.partitions;
+    std::vector<uint8_t> failed(parts.names.size(), 0), held(tk.size(), 0);
+    bool any_held = false;
+    auto fail = [&](uint32_t q) {
+      failed[q] = 1;
+      for (uint32_t x = 0; x < tk.size(); ++x)
+        if (parts.taskers[q].contains(x)) held[x] = 1, any_held = true;
+    };
+    const double low = pol.backfill_min_priority_reserve;
+    for (const auto& [negp, sub, j] : ready) {
+      if (!throttle_ok(j, running)) {
+        out.reason[j] = SimReason::Throttled;
+        continue;
+      }
+      const double above_tier = -negp - std::floor(-negp / kPriorityTierScale) * kPriorityTierScale;
+      const bool blocks = !(low > 0 && above_tier < low);
+      std::vector<uint32_t> queues(parts.queues_of(j).begin(), parts.queues_of(j).end());
+      const bool several = !queues.empty();
+      if (!several) queues.push_back(j < parts.queue_of_job.size() ? parts.queue_of_job[j] : kNone);
+      const uint32_t need = fewest_taskers(jobs, j);
+      bool started = false, behind = true;
+      for (const uint32_t q : queues) {
+        if (q != kNone && failed[q]) continue;
+        behind = false;
+        if (q != kNone && any_held) {
+          uint32_t up = 0;
+          for (uint32_t x = 0; x < tk.size(); ++x) up += parts.taskers[q].contains(x) && !held[x] ? 1 : 0;
+          if (up < need) {
+            if (blocks) fail(q);
+            continue;
+          }
+        }
+        const bool within = several && q != kNone;
+        std::vector<uint8_t> only(tk.size(), 0);
+        for (uint32_t x = 0; x < tk.size(); ++x) only[x] = !held[x] && (!within || parts.taskers[q].contains(x));
+        Pools trial = pools;
+        const bool cut = (any_held || within) && jobs.choice_of(j) == kNone;
+        const Placement pl = place(trial, j, cut ? &only : nullptr);
+        if (!pl.empty()) {
+          begin(j, t, pl, std::move(trial), running, false);
+          started = true;
+          break;
+        }
+        if (j < parts.holds_own.size() && parts.holds_own[j]) {
+          for (uint32_t x = 0; x < tk.size(); ++x)
+            if (eligible(cat, tk, jobs, x, j)) held[x] = 1, any_held = true;
+        } else if (q != kNone && blocks) {
+          bool free = false;
+          for (uint32_t x = 0; x < tk.size(); ++x) free = free || (only[x] && eligible(cat, tk, jobs, x, j));
+          if (free) fail(q);
+        }
+      }
+      if (!started) out.reason[j] = behind ? SimReason::Blocked : SimReason::NoFreeCapacity;
     }
   }
 

@@ -562,6 +562,52 @@ TEST(Simulation, SlurmBackfillReservesOffOtherReservationsNodes) {
   EXPECT_EQ(run(f, jobs, pol).reserved_at[3], 100) << "Moab's book: beside r1 on t0";
 }
 
+// Slurm's main pass by partition over time (SimConfig::partitions; engine/schedule/slurm_main_pass.cpp), on
+// t0 (preferred) and t1, partitions p1 = {t0} and p2 = {t0, t1}: `a` (p1, 3 of t0's 4 slots) runs; `b` (p1,
+// 2 slots, priority 9) cannot start and fails p1: `d` (p1, 1 slot) waits behind it though t0 has a slot, and
+// t0 leaves the pass, so `c` (p2, 1 slot) starts on t1, not t0. With bf_min_prio_reserve above b's priority b
+// fails nothing: c takes t0's last slot and d is tried (and waits for c). Without partitions the pass is one
+// strict order: c and d wait behind b.
+TEST(Simulation, SlurmMainPassBlocksByPartition) {
+  Farm f({4, 4}, {10, 9});
+  TaskerBuilder tb(f.cat);  // p1's jobs ask for t0 (arch p1), as a Slurm job's partition limits its nodes
+  for (const auto& [name, arch] : {std::pair{"t0", "p1"}, std::pair{"t1", "p2"}}) {
+    tb.add(name, arch[1] == '1' ? 10 : 9);
+    tb.set_number(f.slots, 4);
+    tb.set(f.arch, arch);
+  }
+  f.taskers = std::move(tb).build();
+  const std::string p1 = "arch==p1";
+  const auto jobs = make_jobs(
+      f.cat, {{.id = "a", .runtime = 100, .walltime = 100, .slots = 3, .priority = 10, .request = p1},
+              {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 2, .priority = 9, .request = p1},
+              {.id = "c", .submit = 1, .runtime = 10, .walltime = 10, .priority = 8},
+              {.id = "d", .submit = 1, .runtime = 10, .walltime = 10, .priority = 7, .request = p1}});
+  auto parts = std::make_shared<BlockingQueues>();
+  parts->names = {"p1", "p2"};
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b11}, 2, 2));
+  parts->queue_of_job = {0, 0, 1, 0};
+  SimConfig pol;
+  pol.weights = {1, 0, 0, 0};  // the jobs' own priorities
+  pol.partitions = parts;
+  auto r = run(f, jobs, pol);
+  auto on = [&](uint32_t j) { return std::string(f.taskers.names[r.allocations[r.alloc_first[j]].tasker]); };
+  EXPECT_EQ(r.start[1], 100);
+  EXPECT_EQ(r.start[2], 1) << "c's partition is not blocked";
+  EXPECT_EQ(on(2), "t1") << "t0 left the pass with p1";
+  EXPECT_EQ(r.start[3], 100) << "d waits behind b in p1";
+  pol.backfill_min_priority_reserve = 9.5;  // b (9) fails no partition, holds nothing
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 1);
+  EXPECT_EQ(on(2), "t0") << "c takes t0's last slot";
+  EXPECT_EQ(r.start[3], 11) << "d, tried, finds t0 full until c ends";
+  pol.partitions = nullptr;
+  pol.backfill_min_priority_reserve = 0;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 100) << "one strict order: c behind b";
+}
+
 // Slurm's -n N over -N K nodes over time (JobTable::FitUnit::total): `a`, 6 tasks over 2 nodes of 4 slots, runs
 // 4 on the node picked first and 2 on the other (not 3 + 3), and holds them all until it ends: `b`, a slot on
 // each of 2 nodes, waits for a (at 100), while `c`, 2 slots on one node, fits beside it at once; `d`, all 8
@@ -859,6 +905,31 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       // and bf_resolution in half of them
       if (seed % 2 == 1) pol.backfill_resolution = static_cast<double>(1 + seed % 13);
       with_bf_interval += base.backfill != BackfillPolicy::None;
+    }
+    // Slurm's partitions (no draw): the main pass blocks by partition, in an eighth of the runs and a quarter
+    // of those with Slurm's backfill cycles (full cycles either way)
+    if (seed % 8 == 1 || (pol.backfill_interval > 0 && seed % 4 == 1)) {
+      auto parts = std::make_shared<BlockingQueues>();
+      const auto nq = static_cast<uint32_t>(1 + seed % 3), nt = static_cast<uint32_t>(ds.taskers.size());
+      const auto s32 = static_cast<uint32_t>(seed);
+      for (uint32_t q = 0; q < nq; ++q) {
+        parts->names.push_back("p" + std::to_string(q));
+        std::vector<uint64_t> words((nt + 63) / 64, 0);
+        uint64_t count = 0;
+        for (uint32_t x = 0; x < nt; ++x)
+          if (x % nq == q || x % 5 == 0) words[x / 64] |= uint64_t{1} << (x % 64), ++count;  // some in every one
+        parts->taskers.push_back(kernels::TaskerSet::from_words(std::move(words), nt, count));
+      }
+      const auto n = static_cast<uint32_t>(ds.jobs.size());
+      for (uint32_t j = 0; j < n; ++j) {
+        const bool several = nq > 1 && j % 6 == 0;  // a job of two partitions, its own first
+        parts->several_first.push_back(static_cast<uint32_t>(parts->several.size()));
+        parts->queue_of_job.push_back(several ? kNone : j % 9 == 4 ? kNone : (j + s32) % nq);
+        if (several) parts->several.insert(parts->several.end(), {(j + s32) % nq, (j + s32 + 1) % nq});
+        parts->holds_own.push_back(j % 11 == 7 ? 1 : 0);  // -w: holds its taskers, blocks nothing
+      }
+      parts->several_first.push_back(static_cast<uint32_t>(parts->several.size()));
+      pol.partitions = std::move(parts);
     }
     FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
     with_farm_events += !farm.events.empty();

@@ -1,0 +1,124 @@
+// Slurm's main scheduling pass over time (slurmctld's job_scheduler.c, _schedule, 22.05), for the cycles
+// without backfill when the farm has partitions (SimConfig::partitions): pending jobs in priority order
+// (PriorityTier first); a job that finds no room fails its partition: every later job of that partition
+// waits (Reason Priority, SimReason::Blocked) and the partition's nodes leave the pass for every later job
+// of any partition, so no lower-priority job takes what the failed one waits for. Jobs of other
+// partitions go on. A job of several partitions is tried in each in the order written, each failure
+// failing that partition; one that names its nodes (-w, BlockingQueues::holds_own) holds them instead,
+// blocking nothing; one whose eligible nodes are all held blocks nothing (ReqNodeNotAvail); one below
+// bf_min_prio_reserve blocks nothing ("fail_by_part = false"). The batch dispatch's pass is the same rule
+// over one snapshot (engine/batch/main_pass.cpp).
+#include <bit>
+#include <cmath>
+#include <span>
+
+#include "engine/batch/queue_blocking.hpp"
+#include "engine/schedule/moab.hpp"
+
+namespace colmatch {
+
+bool MoabScheduler::slurm_main_pass(double t) {
+  const BlockingQueues& parts = *w_.policy.partitions;
+  SimResult& res = w_.res;
+  std::vector<Allocation>& trial = w_.trial;
+  part_failed_.assign(parts.names.size(), 0);
+  held_words_.assign((w_.taskers.size() + 63) / 64, 0);
+  any_held_ = false;
+  auto hold = [&](const kernels::TaskerSet& s) {
+    s.each_word([&](size_t w, uint64_t bits) { held_words_[w] |= bits; });
+    any_held_ = true;
+  };
+  // members of s (and of `within`, when given) not held
+  auto unheld = [&](const kernels::TaskerSet& s, const kernels::TaskerSet* within) {
+    uint64_t n = 0;
+    s.each_word([&](size_t w, uint64_t bits) {
+      bits &= ~held_words_[w];
+      if (within != nullptr && bits != 0)
+        for (uint64_t b = bits; b != 0; b &= b - 1)
+          if (!within->contains(static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(b)))))
+            bits &= ~(b & -b);
+      n += static_cast<uint64_t>(std::popcount(bits));
+    });
+    return n;
+  };
+  auto fail = [&](uint32_t q) {
+    part_failed_[q] = 1;
+    hold(parts.taskers[q]);
+  };
+  const double low = w_.policy.backfill_min_priority_reserve;
+  bool started = false;
+  for (const auto& [prio, j] : ready_) {
+    if (const auto v = w_.creds.violation(j)) {
+      res.reason[j] = SimReason::Throttled;
+      res.detail.set(j, w_.creds.describe(v));
+      res.was_throttled[j] = 1;
+      continue;
+    }
+    const uint32_t c = w_.cats.of_job[j];
+    const uint32_t need = w_.cats.fewest_taskers(c);
+    // bf_min_prio_reserve: a job of a lower priority (above its tier) fails no partition
+    const bool blocks = !(low > 0 && prio - std::floor(prio / kPriorityTierScale) * kPriorityTierScale < low);
+    const std::span<const uint32_t> several = parts.queues_of(j);
+    const uint32_t own = j < parts.queue_of_job.size() ? parts.queue_of_job[j] : kNone;
+    const std::span<const uint32_t> queues = several.empty() ? std::span<const uint32_t>(&own, 1) : several;
+    const bool holds_own = j < parts.holds_own.size() && parts.holds_own[j] != 0;
+    bool placed = false, behind = true;
+    for (const uint32_t q : queues) {
+      if (q != kNone && part_failed_[q]) continue;  // behind a higher-priority job of q (Priority)
+      behind = false;
+      const kernels::TaskerSet* within = several.empty() || q == kNone ? nullptr : &parts.taskers[q];
+      if (q != kNone && any_held_ && unheld(parts.taskers[q], nullptr) < need) {  // its nodes are held: Resources
+        if (blocks) fail(q);
+        continue;
+      }
+      trial.clear();
+      if (main_pass_try(j, c, within, trial)) {
+        placed = true;
+        break;
+      }
+      if (holds_own) hold(w_.eligible[c].eligible);  // its named nodes, blocking nothing
+      else if (q != kNone && blocks && unheld(w_.eligible[c].eligible, within) > 0) fail(q);
+    }
+    if (placed) {
+      w_.cap.commit();
+      start(j, t, trial, false);
+      started = true;
+    } else {
+      res.reason[j] = behind ? SimReason::Blocked : SimReason::NoFreeCapacity;
+    }
+  }
+  return started;
+}
+
+// Job j of category c placed now on its eligible taskers within `within` (null: all of them) that no
+// failed partition holds; the Capacity transaction left open on success (MoabScheduler::pass's contract).
+bool MoabScheduler::main_pass_try(uint32_t j, uint32_t c, const kernels::TaskerSet* within,
+                                  std::vector<Allocation>& trial) {
+  Placer& placer = w_.placer(c);
+  // (a category that chooses among solutions places by each solution's own taskers: not cut)
+  if ((!any_held_ && within == nullptr) || w_.cats.chooses(c)) return placer.try_place(j, w_.policy.allocation, trial);
+  auto cut = [&](const kernels::TaskerSet& s) {
+    std::vector<uint64_t> words(held_words_.size(), 0);
+    uint64_t count = 0;
+    s.each_word([&](size_t w, uint64_t bits) {
+      bits &= ~held_words_[w];
+      for (uint64_t b = bits; within != nullptr && b != 0; b &= b - 1)
+        if (!within->contains(static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(b)))))
+          bits &= ~(b & -b);
+      words[w] = bits;
+      count += static_cast<uint64_t>(std::popcount(bits));
+    });
+    return kernels::TaskerSet::from_words(std::move(words), s.universe(), count);
+  };
+  const CategoryEligibility& e = w_.eligible[c];
+  cut_.eligible = cut(e.eligible);
+  if (cut_.eligible.count() == 0) return false;
+  cut_.tiers.clear();
+  for (const kernels::TaskerSet& tier : e.tiers) cut_.tiers.push_back(cut(tier));
+  placer.restrict_to(&cut_);
+  const bool placed = placer.try_place(j, w_.policy.allocation, trial);
+  placer.restrict_to(nullptr);
+  return placed;
+}
+
+}  // namespace colmatch
