@@ -7,7 +7,9 @@
 //   backfill_interval = 0             Slurm's bf_interval: backfill only in cycles this far apart (s)
 //   backfill_phase = 0                those cycles at phase + k x interval; "slurm": as Slurm's backfill thread
 //   backfill_window = inf             with backfill_interval and a book: no reservation past this (bf_window, s)
-//   backfill_max_jobs = N             with backfill_interval and a book: jobs tried a cycle (bf_max_job_test)
+//   backfill_max_jobs = N             with backfill_interval and a book: node-space map records (bf_max_job_test)
+//   backfill_max_jobs_per_partition, backfill_max_jobs_per_user_partition = N   (bf_max_job_part, _user_part)
+//   backfill_resolution = S           with backfill_interval and a book: reservations in steps of S s (bf_resolution)
 //   reservation_depth = 1             RESERVATIONDEPTH: with easy, how many waiting jobs hold a reservation
 //   compression = false               with a book (depth > 1, conservative), true: a job ending before
 //                                     its walltime moves the booked reservations earlier where they fit

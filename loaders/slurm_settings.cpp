@@ -114,6 +114,14 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         x = policy.backfill_min_priority_reserve;
         whole(option, 20, 1, 4294967295.0, x);
         policy.backfill_min_priority_reserve = x;
+      } else if (option.rfind("bf_max_job_part=", 0) == 0) {  // (0: none)
+        x = static_cast<double>(policy.backfill_max_jobs_per_partition);
+        whole(option, 16, 0, 1e9, x);
+        policy.backfill_max_jobs_per_partition = static_cast<uint64_t>(x);
+      } else if (option.rfind("bf_max_job_user_part=", 0) == 0) {  // (0: none)
+        x = static_cast<double>(policy.backfill_max_jobs_per_user_partition);
+        whole(option, 21, 0, 1e9, x);
+        policy.backfill_max_jobs_per_user_partition = static_cast<uint64_t>(x);
       } else if (option.rfind("bf_resolution=", 0) == 0) {  // seconds, 1 to MAX_BACKFILL_RESOLUTION
         whole(option, 14, 1, 3600, policy.backfill_resolution);
       } else if (option == "bf_interval=-1") {  // backfill off

@@ -4,6 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <queue>
+#include <span>
+
+#include "engine/batch/queue_blocking.hpp"
 
 namespace colmatch {
 
@@ -214,21 +217,52 @@ bool MoabScheduler::pass(double t) {
 // Returns whether a job started.
 bool MoabScheduler::pass_with_book(double t) {
   bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
-  // Slurm's backfill cycle tries its first bf_max_job_test jobs; the others wait for the next
   const bool slurm = w_.policy.slurm_backfill();
-  const uint64_t tries = slurm ? w_.policy.backfill_max_jobs : UINT64_MAX;
-  // and its first bf_max_job_user of each user (the others counted as tried all the same)
-  const uint64_t per_user = slurm ? w_.policy.backfill_max_jobs_per_user : 0;
-  if (per_user > 0) user_tried_.assign(w_.jobs.owners.size(), 0);
-  uint64_t tried = 0;
+  if (slurm) {  // Slurm's node-space map: one record from now to the window's end (backfill.c)
+    const double r = w_.policy.backfill_resolution;
+    auto step = [&](double x) { return r > 0 ? std::floor(x / r) * r : x; };
+    map_begin_ = step(t);
+    map_ends_.clear();
+    map_ends_.insert(step(t + w_.policy.backfill_window));
+    map_full_ = false;
+    tried_of_.assign(w_.jobs.owners.size(), 0);
+    tried_in_.assign(w_.policy.partitions ? w_.policy.partitions->names.size() : 0, 0);
+    tried_of_in_.clear();
+  }
   for (const auto& [prio, j] : ready_) {
-    if (tried++ >= tries || (per_user > 0 && user_tried_[w_.jobs.owner[j]]++ >= per_user)) {
+    if (map_full_ || (slurm && exceeds_backfill_limits(j))) {  // not tried in this cycle
       w_.res.reason[j] = SimReason::Blocked;
       continue;
     }
     started = with_book(j, t, blocked) || started;
   }
+  map_full_ = false;
   return started;
+}
+
+// Slurm's _job_exceeds_max_bf_param (backfill.c): job j is not tried in this backfill cycle when its user
+// has had bf_max_job_user_part jobs tried in its partition, the partition bf_max_job_part, or the user
+// bf_max_job_user; else it counts for each. A job of several partitions counts in its first.
+bool MoabScheduler::exceeds_backfill_limits(uint32_t j) {
+  const SimConfig& p = w_.policy;
+  uint32_t q = kNone;
+  if (const BlockingQueues* parts = p.partitions.get()) {
+    const std::span<const uint32_t> several = parts->queues_of(j);
+    q = !several.empty() ? several[0] : j < parts->queue_of_job.size() ? parts->queue_of_job[j] : kNone;
+  }
+  const uint32_t u = w_.jobs.owner[j];
+  const uint64_t key = (uint64_t{q} << 32) | u;
+  const bool in_part = q != kNone;
+  if (in_part && p.backfill_max_jobs_per_user_partition > 0 &&
+      tried_of_in_[key] >= p.backfill_max_jobs_per_user_partition)
+    return true;
+  if (in_part && p.backfill_max_jobs_per_partition > 0 && tried_in_[q] >= p.backfill_max_jobs_per_partition)
+    return true;
+  if (p.backfill_max_jobs_per_user > 0 && tried_of_[u] >= p.backfill_max_jobs_per_user) return true;
+  if (in_part && p.backfill_max_jobs_per_user_partition > 0) ++tried_of_in_[key];
+  if (in_part) ++tried_in_[q];
+  ++tried_of_[u];
+  return false;
 }
 
 // One job's turn in pass_with_book; `blocked` says whether a job before it waits, and is set if this
@@ -240,8 +274,19 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     res.reason[j] = why;
     blocked = true;
     if (reservations_.has(j) && t >= reservations_.of(j).shadow) drop_reservation(j);  // overdue
-    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth() && may_reserve(j, t))
+    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth() && may_reserve(j, t)) {
       book_reservation(j, t);
+      if (w_.policy.slurm_backfill() && reservations_.has(j)) {
+        if (map_ends_.size() >= w_.policy.backfill_max_jobs) {  // Slurm: a full node-space map ends the cycle here
+          drop_reservation(j);
+          map_full_ = true;
+          return false;
+        }
+        const Reservation& b = reservations_.of(j);  // its start and end split the map's records
+        map_ends_.insert(std::max(b.shadow, map_begin_));
+        if (b.end < *map_ends_.rbegin()) map_ends_.insert(b.end);
+      }
+    }
     return false;
   };
   auto go = [&] {

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -70,6 +72,7 @@ class MoabScheduler final : public Scheduler {
   bool main_pass_try(uint32_t j, uint32_t c, const kernels::TaskerSet* within, std::vector<Allocation>& trial);
   bool with_book(uint32_t j, double t, bool& blocked);
   void book_reservation(uint32_t j, double t);
+  bool exceeds_backfill_limits(uint32_t j);
   // Whether job j may book a reservation at t (SimConfig::backfill_min_priority_reserve).
   bool may_reserve(uint32_t j, double t) const;
   void drop_reservation(uint32_t j);
@@ -98,7 +101,13 @@ class MoabScheduler final : public Scheduler {
   bool since_backfill_ = false;           // backfill_interval: a main pass ran since the last backfill cycle
   std::vector<uint32_t> compress_order_;  // cycle_book_fast: the booked jobs' ranks
   std::vector<uint32_t> early_;           // cycle_book_fast on a pooled book: the early source's ranks
-  std::vector<uint64_t> user_tried_;      // pass_with_book: ready jobs tried per owner (bf_max_job_user)
+  // pass_with_book under Slurm's backfill: its node-space map's start and its records' ends (the cycle ends
+  // when they reach bf_max_job_test), jobs tried per owner, per partition, per (partition, owner)
+  double map_begin_ = 0;
+  std::set<double> map_ends_;
+  bool map_full_ = false;
+  std::vector<uint64_t> tried_of_, tried_in_;
+  std::unordered_map<uint64_t, uint64_t> tried_of_in_;
   bool book_fast_ = false;                // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass

@@ -239,12 +239,21 @@ struct SimConfig {
   /// reservation starting later than its time plus this (seconds); such a job waits without one, and
   /// later jobs may start in its way (Slurm's bf_window, 1 day: "No reservation created").
   double backfill_window = std::numeric_limits<double>::infinity();
-  /// With backfill_interval and a book: a backfill cycle tries at most this many ready jobs, in priority
-  /// order; the rest wait for the next cycle (Slurm's bf_max_job_test, 500).
+  /// With backfill_interval and a book: the records of Slurm's node-space map (bf_max_job_test, 500: it sizes
+  /// the map, bf_node_space_size): the map starts as one record from the cycle's start to the window's end
+  /// and each reservation splits it at its start and end (not at a time where a record already ends); a
+  /// job that would book a reservation on a full map ends the backfill cycle, it and every later job
+  /// untried (backfill.c, "table size limit ... reached").
   uint64_t backfill_max_jobs = std::numeric_limits<uint64_t>::max();
+  /// With backfill_interval and a book: a backfill cycle tries at most this many ready jobs of one partition
+  /// (SimConfig::partitions; a job of several counts in its first), and this many of one owner in one
+  /// partition; the others wait for the next cycle (Slurm's bf_max_job_part, bf_max_job_user_part; 0: no
+  /// limit).
+  uint64_t backfill_max_jobs_per_partition = 0;
+  uint64_t backfill_max_jobs_per_user_partition = 0;
   /// With backfill_interval and a book: a backfill cycle tries at most this many ready jobs of one owner;
-  /// the owner's others wait for the next cycle, and count among backfill_max_jobs all the same (Slurm's
-  /// bf_max_job_user, backfill.c _job_exceeds_max_bf_param; 0: no limit).
+  /// the owner's others wait for the next cycle (Slurm's bf_max_job_user, backfill.c
+  /// _job_exceeds_max_bf_param: a job over any of these limits counts for none of them; 0: no limit).
   uint64_t backfill_max_jobs_per_user = 0;
   /// With backfill_interval and a book: a job whose priority (above its tier) is below this books no
   /// reservation in a backfill cycle: it starts only if it fits now without delaying another's (Slurm's

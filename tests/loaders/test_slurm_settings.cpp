@@ -67,7 +67,8 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "PriorityWeightTRES      = (null)\n"
                                            "SchedulerParameters     = batch_sched_delay=0,bf_interval=10,"
                                            "bf_window=120,bf_max_job_test=1000,bf_max_job_user=3,"
-                                           "bf_min_prio_reserve=700,bf_resolution=300\n"
+                                           "bf_min_prio_reserve=700,bf_resolution=300,bf_max_job_part=40,"
+                                           "bf_max_job_user_part=4\n"
                                            "SchedulerType           = sched/backfill\n");
   const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
   const SimConfig& p = ds.policy_defaults;
@@ -77,6 +78,8 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(p.backfill_max_jobs_per_user, 3u);
   EXPECT_EQ(p.backfill_min_priority_reserve, 700);
   EXPECT_EQ(p.backfill_resolution, 300);
+  EXPECT_EQ(p.backfill_max_jobs_per_partition, 40u);
+  EXPECT_EQ(p.backfill_max_jobs_per_user_partition, 4u);
   EXPECT_EQ(p.backfill, BackfillPolicy::Conservative);
   const SlurmMultifactor& mf = p.slurm_priority;
   EXPECT_TRUE(mf.enabled);

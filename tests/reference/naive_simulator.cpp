@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "engine/batch/queue_blocking.hpp"
@@ -616,19 +617,42 @@ struct Sim {
       }
     }
     bool blocked = false;
-    // Slurm's backfill (backfill_interval): the first backfill_max_jobs ready jobs only, and no
-    // reservation past backfill_window
+    // Slurm's backfill (backfill_interval): no reservation past backfill_window; its node-space map: the
+    // ends of its records, from one (now to the window's end, in resolution steps), split by each
+    // reservation's start and end; a job about to reserve on a map of backfill_max_jobs records ends the
+    // cycle. Jobs tried per user, per partition (its first), per user in a partition: over any limit, not
+    // tried, counted for none.
     const bool slurm = pol.backfill_interval > 0;
-    uint64_t tried = 0;
-    std::map<uint32_t, uint64_t> of_user;  // jobs tried per owner (backfill_max_jobs_per_user)
+    const double res = pol.backfill_resolution;
+    auto step = [&](double x) { return res > 0 ? std::floor(x / res) * res : x; };
+    const double map_begin = step(t);
+    std::set<double> map_ends = {step(t + pol.backfill_window)};
+    bool map_full = false;
+    std::map<uint32_t, uint64_t> of_user, in_part;
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> of_user_in;
     for (const auto& [negp, sub, j] : ready) {
-      if (slurm && tried++ >= pol.backfill_max_jobs) {
+      if (map_full) {
         out.reason[j] = SimReason::Blocked;
         continue;
       }
-      if (slurm && pol.backfill_max_jobs_per_user > 0 && of_user[jobs.owner[j]]++ >= pol.backfill_max_jobs_per_user) {
-        out.reason[j] = SimReason::Blocked;
-        continue;
+      if (slurm) {
+        uint32_t q = kNone;
+        if (pol.partitions) {
+          const auto several = pol.partitions->queues_of(j);
+          q = !several.empty() ? several[0] : pol.partitions->queue_of_job[j];
+        }
+        const uint32_t u = jobs.owner[j];
+        const bool over = (q != kNone && pol.backfill_max_jobs_per_user_partition > 0 &&
+                           of_user_in[{q, u}] >= pol.backfill_max_jobs_per_user_partition) ||
+                          (q != kNone && pol.backfill_max_jobs_per_partition > 0 &&
+                           in_part[q] >= pol.backfill_max_jobs_per_partition) ||
+                          (pol.backfill_max_jobs_per_user > 0 && of_user[u] >= pol.backfill_max_jobs_per_user);
+        if (over) {
+          out.reason[j] = SimReason::Blocked;
+          continue;
+        }
+        if (q != kNone) ++of_user_in[{q, u}], ++in_part[q];
+        ++of_user[u];
       }
       // backfill_min_priority_reserve: below it (above the tier), no reservation
       const double above_tier = -negp - std::floor(-negp / kPriorityTierScale) * kPriorityTierScale;
@@ -715,6 +739,10 @@ struct Sim {
         Booked b;
         if ((pool ? pool_reserve(j, t, running, all, b) : reserve(j, running, all, b, slurm)) &&
             !(slurm && b.shadow > t + pol.backfill_window)) {
+          if (slurm && map_ends.size() >= pol.backfill_max_jobs) {  // a full map: the cycle ends here
+            map_full = true;
+            continue;
+          }
           // Slurm: held from its start rounded down to bf_resolution to its end rounded down (one step at
           // least), and planned again in the next backfill cycle; else a cycle at its start
           if (slurm && pol.backfill_resolution > 0) {
@@ -724,6 +752,10 @@ struct Sim {
           }
           kept[j] = b;
           if (!slurm) wake_times.push_back(b.shadow);
+          if (slurm) {
+            map_ends.insert(std::max(b.shadow, map_begin));
+            if (b.end < *map_ends.rbegin()) map_ends.insert(b.end);
+          }
         }
       }
     }

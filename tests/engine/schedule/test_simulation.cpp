@@ -443,7 +443,9 @@ TEST(Simulation, BackfillOnlyEveryBackfillInterval) {
 // cycles of backfill_interval: `b` (four slots) can start only when `a` ends at 1000; `c` (one slot, 2000 s)
 // fits now but would delay b. With b's reservation c waits for b (1010). With a window of 500 s the
 // backfill cycle at 30 makes b none ("No reservation created": 1000 is past 30 + 500) and c starts then,
-// b after it (2030). With one job tried a cycle (b, the first), c is never tried by backfill: it waits.
+// b after it (2030). With a node-space map of one record (bf_max_job_test=1: backfill.c sizes the map by
+// it) b's reservation finds the map full and ends the cycle: c is never tried by backfill and waits; but a
+// b that reserves nothing (past the window) ends nothing, and c starts at 30 again.
 TEST(Simulation, BackfillWindowAndJobsTriedAsSlurmsBackfill) {
   const Farm f({4});
   const auto jobs = make_jobs(f.cat, {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3},
@@ -460,8 +462,26 @@ TEST(Simulation, BackfillWindowAndJobsTriedAsSlurmsBackfill) {
   EXPECT_EQ(r.start[2], 30) << "b reserved nothing past the window";
   EXPECT_EQ(r.start[1], 2030);
   pol.backfill_max_jobs = 1;
+  EXPECT_EQ(run(f, jobs, pol).start[2], 30) << "b reserves nothing: the map stays as it is";
+  pol.backfill_window = 86400;
   r = run(f, jobs, pol);
-  EXPECT_EQ(r.start[2], 1010) << "only b is tried in a backfill cycle";
+  EXPECT_EQ(r.start[2], 1010) << "b's reservation finds the map full: the cycle ends before c";
+  // `d` (one slot, 500 s) ends before b's 1000: backfill starts it at 30, unless the cycle ended at b
+  const auto short_d = make_jobs(f.cat, {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3},
+                                         {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 4},
+                                         {.id = "d", .submit = 2, .runtime = 500, .walltime = 500}});
+  EXPECT_EQ(run(f, short_d, pol).start[2], 1010) << "the cycle ends at b: d untried";
+  pol.backfill_max_jobs = 3;  // b's start and end make 3 records: d needs none
+  EXPECT_EQ(run(f, short_d, pol).start[2], 30);
+  // `e` (4 slots) reserves from b's end, 1010: on a map of 3 records (b's start and end split it) that ends
+  // the cycle before `g` (one slot, ends before 1000); on one of 4 g backfills at 30
+  const auto two_reserve = make_jobs(f.cat, {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3},
+                                             {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 4},
+                                             {.id = "e", .submit = 2, .runtime = 10, .walltime = 10, .slots = 4},
+                                             {.id = "g", .submit = 3, .runtime = 500, .walltime = 500}});
+  EXPECT_GT(run(f, two_reserve, pol).start[3], 30) << "the map is full at e";
+  pol.backfill_max_jobs = 4;
+  EXPECT_EQ(run(f, two_reserve, pol).start[3], 30);
   pol.backfill_interval = 0;  // not Slurm's backfill: neither is read
   EXPECT_EQ(run(f, jobs, pol).start[2], 1010);
 }
@@ -606,6 +626,51 @@ TEST(Simulation, SlurmMainPassBlocksByPartition) {
   pol.backfill_min_priority_reserve = 0;
   r = run(f, jobs, pol);
   EXPECT_EQ(r.start[2], 100) << "one strict order: c behind b";
+}
+
+// Slurm's bf_max_job_part and bf_max_job_user_part (SimConfig::backfill_max_jobs_per_partition,
+// backfill_max_jobs_per_user_partition), backfill.c _job_exceeds_max_bf_param: t0 is p1's, t1 p2's; `a` and
+// `x` hold 3 slots of each to 1000; `b` (p1, 4 slots) is reserved t0 from 1000; `c` (p1, one slot for 500 s)
+// ends before it and backfills at 30 (`d`, p2's, starts at once: the main pass blocks p1 only). With one
+// job tried a partition b uses p1's: c waits for b. With one job a user in a partition the same for u's c;
+// v's c is tried.
+TEST(Simulation, BackfillJobsPerPartitionAsSlurmsBackfill) {
+  Farm f({4, 4}, {10, 9});
+  TaskerBuilder tb(f.cat);
+  for (const auto& [name, arch] : {std::pair{"t0", "p1"}, std::pair{"t1", "p2"}}) {
+    tb.add(name, arch[1] == '1' ? 10 : 9);
+    tb.set_number(f.slots, 4);
+    tb.set(f.arch, arch);
+  }
+  f.taskers = std::move(tb).build();
+  auto jobs_of = [&](const std::string& c_user) {
+    return make_jobs(f.cat,
+                     {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3, .request = "arch==p1"},
+                      {.id = "x", .runtime = 1000, .walltime = 1000, .slots = 3, .request = "arch==p2"},
+                      {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 4, .request = "arch==p1"},
+                      {.id = "c", .submit = 2, .runtime = 500, .walltime = 500, .user = c_user, .request = "arch==p1"},
+                      {.id = "d", .submit = 3, .runtime = 500, .walltime = 500, .request = "arch==p2"}});
+  };
+  auto parts = std::make_shared<BlockingQueues>();
+  parts->names = {"p1", "p2"};
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b10}, 2, 1));
+  parts->queue_of_job = {0, 1, 0, 0, 1};
+  SimConfig pol;
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.backfill_interval = 30;
+  pol.partitions = parts;
+  const JobTable same = jobs_of("u"), other = jobs_of("v");
+  EXPECT_EQ(run(f, same, pol).start[3], 30);
+  pol.backfill_max_jobs_per_partition = 1;
+  auto r = run(f, same, pol);
+  EXPECT_EQ(r.start[2], 1000);
+  EXPECT_EQ(r.start[3], 1010) << "b was p1's one job tried: c waits for it";
+  EXPECT_EQ(r.start[4], 3) << "d: p2 blocked by nothing, the main pass starts it";
+  pol.backfill_max_jobs_per_partition = 0;
+  pol.backfill_max_jobs_per_user_partition = 1;
+  EXPECT_EQ(run(f, same, pol).start[3], 1010) << "u's one job in p1 was b";
+  EXPECT_EQ(run(f, other, pol).start[3], 30) << "v's first in p1";
 }
 
 // Slurm's -n N over -N K nodes over time (JobTable::FitUnit::total): `a`, 6 tasks over 2 nodes of 4 slots, runs
@@ -898,7 +963,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       pol.backfill_phase = seed % 5 == 4 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(seed % 5);
       // Slurm's bf_window and bf_max_job_test in some of them
       if (seed % 3 == 1) pol.backfill_window = static_cast<double>(50 + seed % 400);
-      if (seed % 4 == 2) pol.backfill_max_jobs = 1 + seed % 6;
+      if (seed % 4 == 2) pol.backfill_max_jobs = 1 + seed % 6;  // the node-space map's records
       // and bf_max_job_user, bf_min_prio_reserve (the priorities here: the weights' sums, 0 to a few tens)
       if (seed % 5 == 3) pol.backfill_max_jobs_per_user = 1 + seed % 3;
       if (seed % 7 == 5) pol.backfill_min_priority_reserve = static_cast<double>(1 + seed % 20);
@@ -930,6 +995,10 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       }
       parts->several_first.push_back(static_cast<uint32_t>(parts->several.size()));
       pol.partitions = std::move(parts);
+      if (pol.backfill_interval > 0) {  // and Slurm's per-partition backfill limits (no draw)
+        if (seed % 3 == 2) pol.backfill_max_jobs_per_partition = 1 + seed % 4;
+        if (seed % 5 == 1) pol.backfill_max_jobs_per_user_partition = 1 + seed % 2;
+      }
     }
     FarmEvents farm = random_farm(ds.catalog, ds.taskers, rng);
     with_farm_events += !farm.events.empty();
