@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "loaders/errors.hpp"
+#include "loaders/slurm_qos.hpp"
 #include "loaders/slurm_settings.hpp"
 #include "loaders/slurm_sshare.hpp"
 #include "loaders/slurm_text.hpp"
@@ -286,10 +287,11 @@ Cluster read_cluster(const std::string& dir) {
     }
   if (const std::string sshare = dump_file(dir, "sshare.txt"); fs::exists(sshare))
     s.scheduling.slurm_priority.associations = read_sshare(sshare, c.warnings);
+  if (const std::string qos = dump_file(dir, "sacctmgr-qos.txt"); fs::exists(qos)) s.qos_priority = read_qos(qos);
   if (const SlurmMultifactor& mf = s.scheduling.slurm_priority;
-      mf.enabled && !mf.accounting && (mf.weight_age > 0 || mf.weight_fairshare > 0))
+      mf.enabled && !mf.accounting && (mf.weight_age > 0 || mf.weight_fairshare > 0 || mf.weight_qos > 0))
     c.warnings.push_back(
-        fmt::format("{}: PriorityWeightAge and PriorityWeightFairshare count only with slurmdbd "
+        fmt::format("{}: PriorityWeightAge, PriorityWeightFairshare and PriorityWeightQOS count only with slurmdbd "
                     "(AccountingStorageType); slurmctld ignores them here, as colmatch does",
                     dump_file(dir, "scontrol-config.txt")));
   for (char& ch : select_params) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

@@ -52,6 +52,8 @@ struct Settings {
   /// What slurmctld's scheduling settings make of `simulate` (loaders/slurm_settings.hpp): sched/backfill
   /// every bf_interval (30 s unless the dump says otherwise), priority/basic or multifactor.
   SimConfig scheduling = slurm_scheduling_defaults();
+  /// QOS name -> Priority (sacctmgr-qos.txt, loaders/slurm_qos.hpp); empty without it.
+  std::map<std::string, double> qos_priority;
   /// Slurm 22.05's defaults: SchedulerType=sched/backfill with bf_interval=30, bf_window=1440 (minutes),
   /// bf_max_job_test=500 and bf_resolution=60, PriorityType=priority/basic.
   static SimConfig slurm_scheduling_defaults() {

@@ -562,6 +562,10 @@ JobSource read_queue(const Cluster& cluster, const std::string& jobs_path, const
     for (SbatchJob& sj : read_sbatch_jobs(jobs_path)) {
       QueuedJob q;
       q.id = std::to_string(++k);
+      for (const auto& [opt, v] : sj.options) {  // its credentials (-A, --qos): the fair-share and QOS factors'
+        if (opt == "account") q.account = v;
+        if (opt == "qos") q.qos = v;
+      }
       q.request = std::move(sj);
       queued.push_back(std::move(q));
     }
@@ -607,6 +611,19 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
   for (double& f : factor) f = most > 0 ? f / most : 0.0;
   ds.policy_defaults.slurm_priority.partition_factor = factor;
   ds.policy.slurm_priority.partition_factor = std::move(factor);
+  // and its QOS factor: the QOS's Priority over the largest (a job of none: "normal", Slurm's default QOS)
+  double top = 0;
+  for (const auto& [name, p] : cluster.settings.qos_priority) top = std::max(top, p);
+  if (top > 0) {
+    std::vector<double> qos(ds.jobs.size(), 0.0);
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      const std::string& name = ds.jobs.qos_names.value(ds.jobs.qos[j]);
+      const auto it = cluster.settings.qos_priority.find(name.empty() ? "normal" : name);
+      if (it != cluster.settings.qos_priority.end()) qos[j] = it->second / top;
+    }
+    ds.policy_defaults.slurm_priority.qos_factor = qos;
+    ds.policy.slurm_priority.qos_factor = std::move(qos);
+  }
   queues.several_first.push_back(static_cast<uint32_t>(queues.several.size()));
   if (queues.several.empty()) queues.several_first.clear();
   // refused at submit: what no node in any state could run (the farm as configured: the taskers

@@ -154,7 +154,9 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
       throw std::invalid_argument(fmt::format("'{}' is not a whole number of minutes (at least 1)", value));
   } else if (key == "priorityfavorsmall") {
     mf.favor_small = yes(name, value);
-  } else if (key == "priorityweightqos" || key == "priorityweightassoc") {
+  } else if (key == "priorityweightqos") {
+    mf.weight_qos = weight(value);
+  } else if (key == "priorityweightassoc") {
     if (weight(value) != 0) return fmt::format("{}={} is not modeled (its factor counts as 0)", name, value);
   } else if (key == "priorityweighttres") {
     if (!value.empty() && value != "(null)") return fmt::format("PriorityWeightTRES={} is not modeled", value);

@@ -10,6 +10,7 @@
 #
 # ACCOUNTS (environment, `name:shares,...`): accounting through slurmdbd and a MariaDB of its own (fair
 # share needs associations; slurm-run.md), each account made with that Fairshare= and user root in each.
+# QOS (environment, with ACCOUNTS, `name:priority,...`): those QOS made, and root's associations allowed them.
 # PRIORITY: basic (FIFO, the default) or multifactor. SCHED_PARAMS (environment) is appended to
 # SchedulerParameters (default batch_sched_delay=0,bf_interval=10); EXTRA_CONF (environment, lines) to
 # slurm.conf (e.g. PriorityWeightAge=1000 and PriorityCalcPeriod=1 on lines of their own).
@@ -69,6 +70,13 @@ DBD
     sacctmgr -i add account "$name" Cluster=colrun Fairshare="$shares" >/dev/null
     sacctmgr -i add user root Account="$name" Cluster=colrun >/dev/null
   done
+  local q names=""
+  for spec in ${QOS//,/ }; do
+    q=${spec%%:*}
+    sacctmgr -i add qos "$q" Priority="${spec#*:}" >/dev/null
+    names=${names:+$names,}$q
+  done
+  if [ -n "$names" ]; then sacctmgr -i modify user root set qos+="$names" >/dev/null; fi
 }
 
 setup() {

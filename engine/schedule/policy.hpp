@@ -163,6 +163,11 @@ struct SlurmMultifactor {
   /// Per job (the dump's loader fills it): its partition's PriorityJobFactor over the largest of the cluster's
   /// partitions (Slurm's norm_priority); a job of several: its first's, as squeue shows; empty: 0 each.
   std::vector<double> partition_factor;
+  double weight_qos = 0;  ///< PriorityWeightQOS
+  /// Per job (the dump's loader fills it, from sacctmgr's QOS priorities): its QOS's priority over the
+  /// largest of any QOS (assoc_mgr's norm_priority; a job of no QOS: "normal"'s); empty: 0 each. Counts only
+  /// with slurmdbd (`accounting`), where QOS exist.
+  std::vector<double> qos_factor;
   double max_age = 7 * 86400.0;  ///< PriorityMaxAge, s (> 0)
   double calc_period = 300;      ///< PriorityCalcPeriod, s (> 0)
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them

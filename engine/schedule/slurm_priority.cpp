@@ -219,6 +219,7 @@ SlurmFactors SlurmPriority::factors(uint32_t j, double t) const {
   }
   f.job_size = std::clamp(js, 0.0, 1.0);
   if (j < config_.partition_factor.size()) f.partition = config_.partition_factor[j];
+  if (j < config_.qos_factor.size()) f.qos = config_.qos_factor[j];
   return f;
 }
 
@@ -227,8 +228,9 @@ double SlurmPriority::compute(uint32_t j, double t) const {
   const SlurmFactors f = factors(j, t);
   const double w_age = config_.accounting ? config_.weight_age : 0;  // ignored without slurmdbd
   const double w_fs = config_.accounting ? config_.weight_fairshare : 0;
+  const double w_qos = config_.accounting ? config_.weight_qos : 0;  // (no QOS without slurmdbd)
   const double p = w_age * f.age + w_fs * f.fairshare + config_.weight_job_size * f.job_size +
-                   config_.weight_partition * f.partition;
+                   config_.weight_partition * f.partition + w_qos * f.qos;
   return std::floor(std::clamp(p, 1.0, 4294967295.0));
 }
 

@@ -21,7 +21,7 @@ namespace colmatch {
 
 /// The normalised factors of one job at one time, each in [0, 1] (what `sprio -n` prints).
 struct SlurmFactors {
-  double age = 0, fairshare = 0, job_size = 0, partition = 0;
+  double age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
 };
 
 /// Priorities by priority/multifactor. O(jobs + associations) memory; a calculation costs O(pending jobs

@@ -162,17 +162,21 @@ static std::string slurm_priority_line(const loaders::Dataset& ds, const SimResu
   const SlurmPriorityAt at =
       slurm_priority_at(ds.catalog, ds.taskers, ds.jobs, policy, r.start, r.end, r.last_cycle_time, j);
   const double w_age = mf.accounting ? mf.weight_age : 0, w_fs = mf.accounting ? mf.weight_fairshare : 0;
-  // (the partition factor only when weighted: sprio -l's PARTITION column)
+  // (the partition and QOS factors only when weighted: sprio -l's PARTITION and QOS columns)
   const bool part = mf.weight_partition != 0;
+  const double w_qos = mf.accounting ? mf.weight_qos : 0;
+  const bool qos = w_qos != 0;
   return fmt::format(
-      "priority {} (priority/multifactor, computed at t = {}): age {:.0f} + fair share {:.0f} + job size {:.0f}{}; "
-      "factors {:.4f}, {:.4f}, {:.4f}{}; weights {}, {}, {}{}{}\n",
+      "priority {} (priority/multifactor, computed at t = {}): age {:.0f} + fair share {:.0f} + job size {:.0f}{}{}; "
+      "factors {:.4f}, {:.4f}, {:.4f}{}{}; weights {}, {}, {}{}{}{}\n",
       at.priority, at.computed, w_age * at.factors.age, w_fs * at.factors.fairshare,
       mf.weight_job_size * at.factors.job_size,
-      part ? fmt::format(" + partition {:.0f}", mf.weight_partition * at.factors.partition) : "", at.factors.age,
-      at.factors.fairshare, at.factors.job_size, part ? fmt::format(", {:.4f}", at.factors.partition) : "", w_age, w_fs,
-      mf.weight_job_size, part ? fmt::format(", {}", mf.weight_partition) : "",
-      mf.accounting ? "" : " (no slurmdbd: age and fair share ignored)");
+      part ? fmt::format(" + partition {:.0f}", mf.weight_partition * at.factors.partition) : "",
+      qos ? fmt::format(" + QOS {:.0f}", w_qos * at.factors.qos) : "", at.factors.age, at.factors.fairshare,
+      at.factors.job_size, part ? fmt::format(", {:.4f}", at.factors.partition) : "",
+      qos ? fmt::format(", {:.4f}", at.factors.qos) : "", w_age, w_fs, mf.weight_job_size,
+      part ? fmt::format(", {}", mf.weight_partition) : "", qos ? fmt::format(", {}", w_qos) : "",
+      mf.accounting ? "" : " (no slurmdbd: age, fair share and QOS ignored)");
 }
 
 std::string explain_simulated_job(const loaders::Dataset& ds, const SimResult& r, const MatchOutcome& m, uint32_t j,

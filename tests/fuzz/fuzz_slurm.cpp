@@ -1,7 +1,8 @@
 // libFuzzer targets for `--format slurm` (issue 26), chosen at build time by COLMATCH_FUZZ_SLURM_PART:
 //   "cluster": the input is scontrol-node.txt --8<-- scontrol-partition.txt [--8<-- scontrol-config.txt
-//              [--8<-- sshare.txt]] (a cluster of the fuzzer's; the config says whether the main pass takes job
-//              records, and the scheduling settings, loaders/slurm_settings.hpp; sshare the fair-share tree);
+//              [--8<-- sshare.txt [--8<-- sacctmgr-qos.txt]]] (a cluster of the fuzzer's; the config says whether
+//              the main pass takes job records, and the scheduling settings, loaders/slurm_settings.hpp; sshare
+//              the fair-share tree; sacctmgr-qos.txt the QOS priorities);
 //   "jobs":    the input is a file of sbatch option lines (constraints included) on datasets/slurm/c100;
 //   "squeue":  the input is squeue --json on datasets/slurm/c100 (its pending jobs);
 //   "scontrol": the input is scontrol show job -o on datasets/slurm/c100 (its pending jobs);
@@ -28,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fs::create_directories(dir);
       const auto [nodes, rest] = fuzz::split(data, size);
       const auto [partitions, tail] = fuzz::split(reinterpret_cast<const uint8_t*>(rest.data()), rest.size());
-      const auto [config, sshare] = fuzz::split(reinterpret_cast<const uint8_t*>(tail.data()), tail.size());
+      const auto [config, shares] = fuzz::split(reinterpret_cast<const uint8_t*>(tail.data()), tail.size());
+      const auto [sshare, qos] = fuzz::split(reinterpret_cast<const uint8_t*>(shares.data()), shares.size());
       std::ofstream(dir / "scontrol-node.txt", std::ios::binary | std::ios::trunc)
           .write(nodes.data(), static_cast<std::streamsize>(nodes.size()));
       std::ofstream(dir / "scontrol-partition.txt", std::ios::binary | std::ios::trunc)
@@ -41,6 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       else
         std::ofstream(dir / "sshare.txt", std::ios::binary | std::ios::trunc)
             .write(sshare.data(), static_cast<std::streamsize>(sshare.size()));
+      if (qos.empty()) fs::remove(dir / "sacctmgr-qos.txt");
+      else
+        std::ofstream(dir / "sacctmgr-qos.txt", std::ios::binary | std::ios::trunc)
+            .write(qos.data(), static_cast<std::streamsize>(qos.size()));
       args["dump"] = dir.string();
       args["jobs"] = fuzz::temp_file(
           "jobs", "-C a|b&c --mem=1000\n--gres=gpu:1 -c 2\n-p p1,p2 -t 10\n--prefer x -C y -c 1\n-n 9 -N 1\n-n 9\n");

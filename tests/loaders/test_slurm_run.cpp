@@ -224,6 +224,24 @@ TEST(SlurmRun, MultifactorWithoutSlurmdbdGivesSlurmctldsPriorities) {
   EXPECT_EQ(second_equal, second);
 }
 
+// The QOS factor (datasets/slurm/run2-qos: slurmdbd, QOS high (Priority 1000) and low (10) beside normal (0),
+// PriorityWeightQOS 1000, job size 100, on 2 nodes of 4 CPUs): a job's QOS Priority over the largest, as
+// sacctmgr-qos.txt in the dump gives them. Every InitPrio and sprio line: job 3 (high, 4 CPUs) 1050, job 6
+// (high, 2 CPUs) 1037, job 4 (low) 60, job 8 (normal, 1 CPU) 31.
+TEST(SlurmRun, QosFactorAsSlurmctldGivesIt) {
+  const auto [compared, equal] = replay_priorities(kData + "run2-qos/");
+  EXPECT_GE(compared, 8u);
+  EXPECT_EQ(equal, compared);
+  const loaders::Dataset ds = loaders::load_slurm(kData + "run2-qos/dump", "", kData + "run2-qos/sacct.txt");
+  ASSERT_EQ(ds.policy.slurm_priority.qos_factor.size(), ds.jobs.size());
+  std::map<std::string, double> factor;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+    factor[std::string(ds.jobs.id[j])] = ds.policy.slurm_priority.qos_factor[j];
+  EXPECT_EQ(factor.at("3"), 1.0);
+  EXPECT_EQ(factor.at("4"), 0.01);
+  EXPECT_EQ(factor.at("8"), 0.0);
+}
+
 // With slurmdbd (run16-fairshare: age 1000 over 10 minutes, fair share 2000 between accounts phys (shares 2)
 // and chem (1), job size 500, PriorityCalcPeriod 1 minute, half-life 1 hour; the association tree from the
 // dump's sshare.txt, root's own user included): the priorities slurmctld logged and sprio printed, from

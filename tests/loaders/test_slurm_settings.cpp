@@ -162,14 +162,14 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
                                             "AccountingStorageType   = accounting_storage/none\n"
                                             "PriorityType            = priority/multifactor\n"
                                             "PriorityWeightAge       = 1000\n"
-                                            "PriorityWeightQOS       = 1000\n");
+                                            "PriorityWeightAssoc     = 1000\n");
   const loaders::Dataset ds = loaders::load_slurm(warn, "", "");
   fs::remove_all(warn);
   ASSERT_EQ(ds.taskers.warnings.size(), 2u);
-  EXPECT_NE(ds.taskers.warnings[0].find("PriorityWeightQOS=1000 is not modeled"), std::string::npos);
+  EXPECT_NE(ds.taskers.warnings[0].find("PriorityWeightAssoc=1000 is not modeled"), std::string::npos);
   EXPECT_NE(ds.taskers.warnings[1].find("count only with slurmdbd"), std::string::npos) << "as slurmctld logs it";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.accounting);
-  for (const char* line : {"PriorityWeightQOS = 1000", "PriorityDecay = 3", "PriorityMaxAge = \"-1\"",
+  for (const char* line : {"PriorityWeightAssoc = 1000", "PriorityDecay = 3", "PriorityMaxAge = \"-1\"",
                            "SchedulerParameters = \"bf_window=0\""}) {
     const std::string policy = temp_file("slurm-bad.toml", std::string("[policy.slurm]\n") + line + "\n");
     EXPECT_THROW(loaders::read_policy_toml(policy), loaders::LoadError) << line;
