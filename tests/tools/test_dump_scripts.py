@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(os.environ.get("COLMATCH_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-COMMANDS = {"sge-dump": ["qconf", "qhost", "qstat"], "slurm-dump": ["scontrol", "squeue", "sshare"]}
+COMMANDS = {"sge-dump": ["qconf", "qhost", "qstat"], "slurm-dump": ["scontrol", "squeue", "sshare", "sacctmgr"]}
 
 
 @pytest.fixture(params=["sge-dump", "slurm-dump"])
