@@ -19,15 +19,8 @@ constexpr size_t kMaxJobs = size_t{100} << 20;
 
 // The fields of `line` between `sep`s, empty ones kept.
 std::vector<std::string> fields_of(std::string_view line, char sep = '|') {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (b <= line.size()) {
-    size_t e = line.find(sep, b);
-    if (e == std::string_view::npos) e = line.size();
-    out.emplace_back(line.substr(b, e - b));
-    b = e + 1;
-  }
-  return out;
+  const std::vector<std::string_view> views = split_fields(line, sep);
+  return {views.begin(), views.end()};
 }
 
 // An ISO time as sacct prints it (the cluster's local time; dump with TZ=UTC), or NaN for Unknown/None.

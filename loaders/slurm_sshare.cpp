@@ -6,47 +6,24 @@
 #include <fmt/format.h>
 
 #include "loaders/errors.hpp"
-#include "loaders/line_reader.hpp"
+#include "loaders/slurm_pipe_table.hpp"
 #include "loaders/slurm_text.hpp"
 
 namespace colmatch::loaders::slurm {
 
 std::vector<SlurmAssociation> read_sshare(const std::string& path, std::vector<std::string>& warnings) {
-  require_not_directory(path);
-  LineReader in(path);
-  std::string_view line;
-  size_t account_col = SIZE_MAX, user_col = SIZE_MAX, shares_col = SIZE_MAX, width = 0;
+  PipeTable table(path, {"Account", "User", "RawShares"}, "sshare -P's header naming Account, User and RawShares");
+  const size_t account_col = 0, user_col = 1, shares_col = 2;  // (table.col of each)
   std::vector<std::string> parents;  // by depth: the account last seen there
   std::vector<SlurmAssociation> out;
-  while (in.next(line)) {
-    if (line.empty()) continue;
-    const size_t ln = in.line();
-    if (ln > kMaxHosts) throw LoadError(path, ln, "", fmt::format("more than {} lines", kMaxHosts));
-    std::vector<std::string_view> f;
-    for (size_t b = 0;;) {
-      const size_t e = line.find('|', b);
-      f.push_back(line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
-      if (e == std::string_view::npos) break;
-      b = e + 1;
-    }
-    if (width == 0) {  // the header
-      for (size_t i = 0; i < f.size(); ++i) {
-        if (f[i] == "Account") account_col = i;
-        if (f[i] == "User") user_col = i;
-        if (f[i] == "RawShares") shares_col = i;
-      }
-      if (account_col == SIZE_MAX || user_col == SIZE_MAX || shares_col == SIZE_MAX)
-        throw LoadError(path, ln, "", "expected sshare -P's header naming Account, User and RawShares");
-      width = f.size();
-      continue;
-    }
-    if (f.size() != width)
-      throw LoadError(path, ln, "", fmt::format("{} fields, the header names {}", f.size(), width));
-    std::string_view account = f[account_col];
+  std::vector<std::string_view> f;
+  while (table.next(f)) {
+    const size_t ln = table.line();
+    std::string_view account = f[table.col(account_col)];
     const size_t depth = account.find_first_not_of(' ');
     if (depth == std::string_view::npos) throw LoadError(path, ln, "Account", "empty");
     account.remove_prefix(depth);
-    const std::string user(f[user_col]);
+    const std::string user(f[table.col(user_col)]);
     // a user's line is indented one level below its account's
     const size_t level = user.empty() ? depth : depth - (depth > 0 ? 1 : 0);
     if (level > parents.size() || (level == 0 && depth > 0 && user.empty()))
@@ -56,7 +33,7 @@ std::vector<SlurmAssociation> read_sshare(const std::string& path, std::vector<s
     SlurmAssociation a;
     a.account = std::string(account);
     a.user = user;
-    const std::string_view raw = f[shares_col];
+    const std::string_view raw = f[table.col(shares_col)];
     if (raw == "parent") {
       warnings.push_back(fmt::format("{}:{}: RawShares parent (Fairshare=parent) is read as 1", path, ln));
     } else if (!raw.empty()) {

@@ -378,4 +378,14 @@ std::string gpus_of_tres(std::string_view tres) {
   return items[0].substr(4);
 }
 
+std::vector<std::string_view> split_fields(std::string_view line, char sep) {
+  std::vector<std::string_view> out;
+  for (size_t b = 0;;) {
+    const size_t e = line.find(sep, b);
+    out.push_back(line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+    if (e == std::string_view::npos) return out;
+    b = e + 1;
+  }
+}
+
 }  // namespace colmatch::loaders::slurm

@@ -53,6 +53,10 @@ std::vector<std::string> expand_hostlist(std::string_view list, size_t limit = k
 /// columns hold (a weight, RawShares, bf_interval, CPUTot).
 double parse_number(std::string_view text);
 
+/// The fields of one line of `-P` output (sacct, sshare, sacctmgr), split at every `sep` (views into
+/// `line`; an empty line is one empty field).
+std::vector<std::string_view> split_fields(std::string_view line, char sep = '|');
+
 /// A memory size as Slurm reads --mem and RealMemory: a number with an optional K, M, G or T suffix
 /// (1024-based; no suffix: MiB). Returns MiB; throws std::invalid_argument.
 double parse_mebibytes(std::string_view text);

@@ -174,12 +174,7 @@ bool MoabScheduler::pass(double t) {
   const Reservation* r = &reservations_.none();
   std::vector<Allocation>& trial = w_.trial;
   for (const auto& [prio, j] : ready_) {
-    if (const auto v = w_.creds.violation(j)) {
-      res.reason[j] = SimReason::Throttled;
-      res.detail.set(j, w_.creds.describe(v));
-      res.was_throttled[j] = 1;
-      continue;
-    }
+    if (throttled(j)) continue;
     if (blocked && backfill == BackfillPolicy::None) {
       res.reason[j] = SimReason::Blocked;
       continue;
@@ -295,10 +290,7 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     start(j, t, trial, blocked);
     return true;
   };
-  if (const auto v = w_.creds.violation(j)) {
-    res.reason[j] = SimReason::Throttled;
-    res.detail.set(j, w_.creds.describe(v));
-    res.was_throttled[j] = 1;
+  if (throttled(j)) {
     drop_reservation(j);  // it could not use it
     return false;
   }
@@ -340,6 +332,17 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     return wait(SimReason::Reservation);
   }
   return go();
+}
+
+// Job j is kept back by a credential limit now: its reason says which.
+bool MoabScheduler::throttled(uint32_t j) {
+  const auto v = w_.creds.violation(j);
+  if (!v) return false;
+  SimResult& res = w_.res;
+  res.reason[j] = SimReason::Throttled;
+  res.detail.set(j, w_.creds.describe(v));
+  res.was_throttled[j] = 1;
+  return true;
 }
 
 // Slurm's bf_min_prio_reserve: in its backfill cycles a job of a lower priority (above its tier) reserves nothing.

@@ -73,6 +73,7 @@ class MoabScheduler final : public Scheduler {
   bool with_book(uint32_t j, double t, bool& blocked);
   void book_reservation(uint32_t j, double t);
   bool exceeds_backfill_limits(uint32_t j);
+  bool throttled(uint32_t j);
   // Whether job j may book a reservation at t (SimConfig::backfill_min_priority_reserve).
   bool may_reserve(uint32_t j, double t) const;
   void drop_reservation(uint32_t j);

@@ -48,12 +48,7 @@ bool MoabScheduler::slurm_main_pass(double t) {
   const double low = w_.policy.backfill_min_priority_reserve;
   bool started = false;
   for (const auto& [prio, j] : ready_) {
-    if (const auto v = w_.creds.violation(j)) {
-      res.reason[j] = SimReason::Throttled;
-      res.detail.set(j, w_.creds.describe(v));
-      res.was_throttled[j] = 1;
-      continue;
-    }
+    if (throttled(j)) continue;
     const uint32_t c = w_.cats.of_job[j];
     const uint32_t need = w_.cats.fewest_taskers(c);
     // bf_min_prio_reserve: a job of a lower priority (above its tier) fails no partition

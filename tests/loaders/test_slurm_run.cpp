@@ -67,9 +67,9 @@ namespace {
 // How close a replay of `run`'s sacct records under `pol` (nullptr: as the dump configures it) comes to
 // Slurm's own timeline: the share of jobs started within 5 s of their real start, and the replay's mean
 // wait over Slurm's.
-std::pair<double, double> timeline_agreement(const std::string& run, const SimConfig* pol = nullptr) {
-  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
-  std::map<std::string, std::pair<double, double>> real;  // job -> (submit, start), from sacct
+// `run`'s sacct.txt: job -> (submit, start) as Slurm recorded them.
+std::map<std::string, std::pair<double, double>> sacct_times(const std::string& run) {
+  std::map<std::string, std::pair<double, double>> real;
   std::ifstream in(run + "sacct.txt");
   std::string line;
   std::getline(in, line);  // JobIDRaw|Submit|Start|...
@@ -77,6 +77,12 @@ std::pair<double, double> timeline_agreement(const std::string& run, const SimCo
     const std::vector<std::string> f = tsv_fields(line, 4, '|');  // JobIDRaw, Submit, Start, the rest
     real[f[0]] = {loaders::slurm::parse_slurm_date(f[1]), loaders::slurm::parse_slurm_date(f[2])};
   }
+  return real;
+}
+
+std::pair<double, double> timeline_agreement(const std::string& run, const SimConfig* pol = nullptr) {
+  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+  const std::map<std::string, std::pair<double, double>> real = sacct_times(run);
   EXPECT_EQ(real.size(), ds.jobs.size());
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, pol ? *pol : ds.policy, kernels::active());
   double ours = 0, theirs = 0;
@@ -283,21 +289,14 @@ TEST(SlurmRun, BackfillPlacesAroundReservedNodesAsSlurmDoes) {
   const std::string run = kData + "run2-unheld/";
   const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
   ASSERT_EQ(ds.jobs.size(), 5u);
-  std::map<std::string, double> started;  // job -> Slurm's start
-  std::ifstream in(run + "sacct.txt");
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = tsv_fields(line, 4, '|');
-    started[f[0]] = loaders::slurm::parse_slurm_date(f[2]);
-  }
+  const std::map<std::string, std::pair<double, double>> real = sacct_times(run);
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
   const std::map<std::string, std::string> node = {
       {"1", "n01"}, {"2", "n02"}, {"3", "n01"}, {"4", "n02"}, {"5", "n02"}};
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
     const std::string id(ds.jobs.id[j]);
     SCOPED_TRACE(id);
-    EXPECT_NEAR(r.start[j], started.at(id), 2.0);
+    EXPECT_NEAR(r.start[j], real.at(id).second, 2.0);
     ASSERT_EQ(r.alloc_count[j], 1u);
     EXPECT_EQ(std::string(ds.taskers.names[r.allocations[r.alloc_first[j]].tasker]), node.at(id));
   }
@@ -313,21 +312,14 @@ TEST(SlurmRun, MainPassBlocksByPartitionAsSlurmDoes) {
   const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
   ASSERT_EQ(ds.jobs.size(), 6u);
   ASSERT_NE(ds.policy.partitions, nullptr);
-  std::map<std::string, double> started;
-  std::ifstream in(run + "sacct.txt");
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = tsv_fields(line, 4, '|');
-    started[f[0]] = loaders::slurm::parse_slurm_date(f[2]);
-  }
+  const std::map<std::string, std::pair<double, double>> real = sacct_times(run);
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
   const std::map<std::string, std::string> node = {
       {"2", "n01"}, {"3", "n03"}, {"4", "n03"}, {"5", "n03"}, {"6", "n01"}};
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
     const std::string id(ds.jobs.id[j]);
     SCOPED_TRACE(id);
-    EXPECT_EQ(r.start[j], started.at(id));
+    EXPECT_EQ(r.start[j], real.at(id).second);
     if (node.count(id) != 0) {
       EXPECT_EQ(std::string(ds.taskers.names[r.allocations[r.alloc_first[j]].tasker]), node.at(id));
     }

@@ -13,6 +13,7 @@
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
 #include "loaders/slurm.hpp"
+#include "loaders/slurm_qos.hpp"
 #include "loaders/slurm_sshare.hpp"
 #include "loaders/slurm_text.hpp"
 #include "tests/loaders/slurm_test_data.hpp"
@@ -174,6 +175,30 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
     const std::string policy = temp_file("slurm-bad.toml", std::string("[policy.slurm]\n") + line + "\n");
     EXPECT_THROW(loaders::read_policy_toml(policy), loaders::LoadError) << line;
     fs::remove(policy);
+  }
+}
+
+// sacctmgr -P show qos format=Name,Priority (loaders/slurm_qos.hpp) as run2-qos's dump holds it, and what it
+// refuses, naming file, line and field.
+TEST(SlurmSettings, QosPrioritiesAsSacctmgrPrintsThem) {
+  const std::map<std::string, double> qos = loaders::slurm::read_qos(kData + "run2-qos/dump/sacctmgr-qos.txt");
+  EXPECT_EQ(qos, (std::map<std::string, double>{{"high", 1000}, {"low", 10}, {"normal", 0}}));
+  for (const auto& [text, where] : std::vector<std::pair<std::string, std::string>>{
+           {"Name|Priority\nhigh|x\n", ":2: field 'Priority'"},
+           {"Name|Priority\nhigh|-1\n", ":2: field 'Priority'"},
+           {"Name|Priority\nhigh|1.5\n", ":2: field 'Priority'"},
+           {"Name|Priority\nhigh|1\nhigh|2\n", ":3: field 'Name'"},
+           {"Name|Priority\n|1\n", ":2: field 'Name'"},
+           {"Name|Priority\nhigh|1|x\n", ":2: 3 fields, the header names 2"},
+           {"Name|Prio\nhigh|1\n", ":1: expected sacctmgr"}}) {
+    const std::string path = temp_file("sacctmgr-qos.txt", text);
+    try {
+      loaders::slurm::read_qos(path);
+      ADD_FAILURE() << text;
+    } catch (const loaders::LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + where), std::string::npos) << e.what();
+    }
+    fs::remove(path);
   }
 }
 

@@ -582,6 +582,20 @@ TEST(Simulation, SlurmBackfillReservesOffOtherReservationsNodes) {
   EXPECT_EQ(run(f, jobs, pol).reserved_at[3], 100) << "Moab's book: beside r1 on t0";
 }
 
+// Two taskers of 4 slots, t0 (power 10, arch p1) and t1 (9, p2): a job asking arch==p1 runs on t0 only, as a
+// Slurm job's partition limits its nodes.
+Farm two_partition_farm() {
+  Farm f({4, 4}, {10, 9});
+  TaskerBuilder tb(f.cat);
+  for (const auto& [name, arch] : {std::pair{"t0", "p1"}, std::pair{"t1", "p2"}}) {
+    tb.add(name, arch[1] == '1' ? 10 : 9);
+    tb.set_number(f.slots, 4);
+    tb.set(f.arch, arch);
+  }
+  f.taskers = std::move(tb).build();
+  return f;
+}
+
 // Slurm's main pass by partition over time (SimConfig::partitions; engine/schedule/slurm_main_pass.cpp), on
 // t0 (preferred) and t1, partitions p1 = {t0} and p2 = {t0, t1}: `a` (p1, 3 of t0's 4 slots) runs; `b` (p1,
 // 2 slots, priority 9) cannot start and fails p1: `d` (p1, 1 slot) waits behind it though t0 has a slot, and
@@ -589,14 +603,7 @@ TEST(Simulation, SlurmBackfillReservesOffOtherReservationsNodes) {
 // fails nothing: c takes t0's last slot and d is tried (and waits for c). Without partitions the pass is one
 // strict order: c and d wait behind b.
 TEST(Simulation, SlurmMainPassBlocksByPartition) {
-  Farm f({4, 4}, {10, 9});
-  TaskerBuilder tb(f.cat);  // p1's jobs ask for t0 (arch p1), as a Slurm job's partition limits its nodes
-  for (const auto& [name, arch] : {std::pair{"t0", "p1"}, std::pair{"t1", "p2"}}) {
-    tb.add(name, arch[1] == '1' ? 10 : 9);
-    tb.set_number(f.slots, 4);
-    tb.set(f.arch, arch);
-  }
-  f.taskers = std::move(tb).build();
+  const Farm f = two_partition_farm();
   const std::string p1 = "arch==p1";
   const auto jobs = make_jobs(
       f.cat, {{.id = "a", .runtime = 100, .walltime = 100, .slots = 3, .priority = 10, .request = p1},
@@ -635,14 +642,7 @@ TEST(Simulation, SlurmMainPassBlocksByPartition) {
 // job tried a partition b uses p1's: c waits for b. With one job a user in a partition the same for u's c;
 // v's c is tried.
 TEST(Simulation, BackfillJobsPerPartitionAsSlurmsBackfill) {
-  Farm f({4, 4}, {10, 9});
-  TaskerBuilder tb(f.cat);
-  for (const auto& [name, arch] : {std::pair{"t0", "p1"}, std::pair{"t1", "p2"}}) {
-    tb.add(name, arch[1] == '1' ? 10 : 9);
-    tb.set_number(f.slots, 4);
-    tb.set(f.arch, arch);
-  }
-  f.taskers = std::move(tb).build();
+  const Farm f = two_partition_farm();
   auto jobs_of = [&](const std::string& c_user) {
     return make_jobs(f.cat,
                      {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3, .request = "arch==p1"},
