@@ -55,7 +55,8 @@ struct Settings {
   /// QOS name -> Priority (sacctmgr-qos.txt, loaders/slurm_qos.hpp); empty without it.
   std::map<std::string, double> qos_priority;
   /// Slurm 22.05's defaults: SchedulerType=sched/backfill with bf_interval=30, bf_window=1440 (minutes),
-  /// bf_max_job_test=500 and bf_resolution=60, PriorityType=priority/basic.
+  /// bf_max_job_test=500 and bf_resolution=60, default_queue_depth=100, sched_interval=60,
+  /// PriorityType=priority/basic.
   static SimConfig slurm_scheduling_defaults() {
     SimConfig p;
     p.backfill = BackfillPolicy::Conservative;
@@ -63,6 +64,8 @@ struct Settings {
     p.backfill_window = 86400;
     p.backfill_max_jobs = 500;
     p.backfill_resolution = 60;
+    p.main_pass_depth = 100;
+    p.main_pass_full_interval = 60;
     p.backfill_phase = std::numeric_limits<double>::quiet_NaN();
     return p;
   }

@@ -82,6 +82,8 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     policy.backfill_window = 86400;
     policy.backfill_max_jobs = 500;
     policy.backfill_resolution = 60;
+    policy.main_pass_depth = 100;  // default_queue_depth and sched_interval too
+    policy.main_pass_full_interval = 60;
     if (value == "(null)") return "";
     // slurmctld takes an option out of range with an error in its log and its default: so does this, warning
     std::string warnings;
@@ -114,6 +116,12 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         x = policy.backfill_min_priority_reserve;
         whole(option, 20, 1, 4294967295.0, x);
         policy.backfill_min_priority_reserve = x;
+      } else if (option.rfind("default_queue_depth=", 0) == 0) {  // (0: every job, as slurmctld takes it)
+        x = static_cast<double>(policy.main_pass_depth);
+        whole(option, 20, 0, 1e9, x);
+        policy.main_pass_depth = static_cast<uint64_t>(x);
+      } else if (option.rfind("sched_interval=", 0) == 0) {  // seconds (-1, no main pass at all: not modelled)
+        whole(option, 15, 1, 1e9, policy.main_pass_full_interval);
       } else if (option.rfind("bf_max_job_part=", 0) == 0) {  // (0: none)
         x = static_cast<double>(policy.backfill_max_jobs_per_partition);
         whole(option, 16, 0, 1e9, x);
@@ -164,6 +172,7 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     mf.accounting = value == "accounting_storage/slurmdbd";
   } else if (key == "boot_time") {  // slurmctld's start: its decay thread runs then, its backfill after
     policy.slurm_priority.calc_phase = parse_slurm_date(value) + 1;
+    policy.main_pass_full_phase = parse_slurm_date(value);  // its background thread's clock likewise
   } else if (key == "priorityflags") {
     if (!value.empty() && value != "(null)" && value != "0")
       return fmt::format("PriorityFlags={} is not modeled (Fair Tree and the default factors are)", value);

@@ -120,6 +120,10 @@ class MoabScheduler final : public Scheduler {
   std::vector<uint64_t> held_words_;
   bool any_held_ = false;
   CategoryEligibility cut_;
+  // Slurm's default_queue_depth and sched_interval: the next full main pass, whether this cycle's is one,
+  // and whether a pass since the last full one stopped at the depth
+  double next_full_ = -std::numeric_limits<double>::infinity();
+  bool full_pass_ = false, depth_cut_ = false;
 };
 
 }  // namespace colmatch

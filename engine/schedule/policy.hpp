@@ -235,6 +235,15 @@ struct SimConfig {
   /// _schedule does (engine/schedule/slurm_main_pass.cpp) instead of stopping at the first job that cannot
   /// start. Null: one strict order.
   std::shared_ptr<const BlockingQueues> partitions;
+  /// With partitions: Slurm's default_queue_depth (100): a main pass that sched_interval's clock did not
+  /// start tests at most this many job records and one more (a job of several partitions: a record each),
+  /// then stops, the rest untried ("already tested N jobs, breaking out", job_scheduler.c); 0: no limit.
+  uint64_t main_pass_depth = 0;
+  /// With partitions and main_pass_depth: Slurm's sched_interval (60 s): the main pass at
+  /// main_pass_full_phase + k x this tests the whole queue (slurmctld's background thread, from its start);
+  /// 0: never. Such a pass is run only when a pass since the last stopped short (nothing else changes).
+  double main_pass_full_interval = 0;
+  double main_pass_full_phase = 0;
   /// The backfill cycles come at times phase + k x backfill_interval (seconds since the epoch, as the jobs'
   /// times). NaN: as Slurm's backfill thread (sched/backfill's backfill_agent, 22.05) times them:
   /// backfill_interval after the last one when a main pass ran since, else on the 1 s tick after the next

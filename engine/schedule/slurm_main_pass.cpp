@@ -6,8 +6,9 @@
 // partitions go on. A job of several partitions is tried in each in the order written, each failure
 // failing that partition; one that names its nodes (-w, BlockingQueues::holds_own) holds them instead,
 // blocking nothing; one whose eligible nodes are all held blocks nothing (ReqNodeNotAvail); one below
-// bf_min_prio_reserve blocks nothing ("fail_by_part = false"). The batch dispatch's pass is the same rule
-// over one snapshot (engine/batch/main_pass.cpp).
+// bf_min_prio_reserve blocks nothing ("fail_by_part = false"). A pass not on sched_interval's clock tests at
+// most default_queue_depth job records and one more (SimConfig::main_pass_depth). The batch dispatch's pass
+// is the same partition rule over one snapshot (engine/batch/main_pass.cpp).
 #include <bit>
 #include <cmath>
 #include <span>
@@ -46,8 +47,20 @@ bool MoabScheduler::slurm_main_pass(double t) {
     hold(parts.taskers[q]);
   };
   const double low = w_.policy.backfill_min_priority_reserve;
+  // default_queue_depth: a pass not on sched_interval's clock tests at most that many records and one more
+  const uint64_t depth = full_pass_ ? 0 : w_.policy.main_pass_depth;
+  uint64_t records = 0;
+  depth_cut_ = false;
+  auto over_depth = [&] {  // one more record tested: "already tested N jobs, breaking out"
+    if (depth > 0 && records++ > depth) depth_cut_ = true;
+    return depth_cut_;
+  };
   bool started = false;
   for (const auto& [prio, j] : ready_) {
+    if (depth_cut_ || over_depth()) {  // untried (its first record)
+      res.reason[j] = SimReason::Blocked;
+      continue;
+    }
     if (throttled(j)) continue;
     const uint32_t c = w_.cats.of_job[j];
     const uint32_t need = w_.cats.fewest_taskers(c);
@@ -58,7 +71,9 @@ bool MoabScheduler::slurm_main_pass(double t) {
     const std::span<const uint32_t> queues = several.empty() ? std::span<const uint32_t>(&own, 1) : several;
     const bool holds_own = j < parts.holds_own.size() && parts.holds_own[j] != 0;
     bool placed = false, behind = true;
-    for (const uint32_t q : queues) {
+    for (size_t i = 0; i < queues.size(); ++i) {
+      const uint32_t q = queues[i];
+      if (i > 0 && over_depth()) break;             // (each record of a job of several)
       if (q != kNone && part_failed_[q]) continue;  // behind a higher-priority job of q (Priority)
       behind = false;
       const kernels::TaskerSet* within = several.empty() || q == kNone ? nullptr : &parts.taskers[q];
@@ -79,7 +94,7 @@ bool MoabScheduler::slurm_main_pass(double t) {
       start(j, t, trial, false);
       started = true;
     } else {
-      res.reason[j] = behind ? SimReason::Blocked : SimReason::NoFreeCapacity;
+      res.reason[j] = behind || depth_cut_ ? SimReason::Blocked : SimReason::NoFreeCapacity;
     }
   }
   return started;

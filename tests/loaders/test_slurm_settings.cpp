@@ -47,6 +47,8 @@ TEST(SlurmSettings, ADumpWithoutSettingsSchedulesAsSlurmsDefaults) {
   EXPECT_EQ(ds.policy_defaults.backfill_window, 86400) << "bf_window: 1 day";
   EXPECT_EQ(ds.policy_defaults.backfill_max_jobs, 500u) << "bf_max_job_test";
   EXPECT_EQ(ds.policy_defaults.backfill_resolution, 60) << "bf_resolution: 60 s";
+  EXPECT_EQ(ds.policy_defaults.main_pass_depth, 100u) << "default_queue_depth";
+  EXPECT_EQ(ds.policy_defaults.main_pass_full_interval, 60) << "sched_interval";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.enabled);
   EXPECT_EQ(ds.policy_defaults.allocation, AllocationPolicy::ConsecutiveBestFit) << "the node choice stays Slurm's";
 }
@@ -69,7 +71,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "SchedulerParameters     = batch_sched_delay=0,bf_interval=10,"
                                            "bf_window=120,bf_max_job_test=1000,bf_max_job_user=3,"
                                            "bf_min_prio_reserve=700,bf_resolution=300,bf_max_job_part=40,"
-                                           "bf_max_job_user_part=4\n"
+                                           "bf_max_job_user_part=4,default_queue_depth=50,sched_interval=30\n"
                                            "SchedulerType           = sched/backfill\n");
   const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
   const SimConfig& p = ds.policy_defaults;
@@ -81,6 +83,8 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(p.backfill_resolution, 300);
   EXPECT_EQ(p.backfill_max_jobs_per_partition, 40u);
   EXPECT_EQ(p.backfill_max_jobs_per_user_partition, 4u);
+  EXPECT_EQ(p.main_pass_depth, 50u);
+  EXPECT_EQ(p.main_pass_full_interval, 30);
   EXPECT_EQ(p.backfill, BackfillPolicy::Conservative);
   const SlurmMultifactor& mf = p.slurm_priority;
   EXPECT_TRUE(mf.enabled);

@@ -267,6 +267,13 @@ struct Sim {
             t = std::min(t, next_bf);
             break;
           }
+      // a full main pass when one since the last stopped at default_queue_depth
+      if (depth_cut && std::isfinite(next_full))
+        for (uint32_t j = 0; j < n; ++j)
+          if (submitted[j] && std::isnan(out.start[j]) && !jobs.rejected(j)) {
+            t = std::min(t, next_full);
+            break;
+          }
       if (!std::isfinite(t)) break;
       if (pol.interval > 0) t = std::max(std::ceil(t / pol.interval) * pol.interval, last + pol.interval);
       if (pol.min_interval > 0) t = std::max(t, last + pol.min_interval);
@@ -314,6 +321,14 @@ struct Sim {
   void cycle(double t, const std::vector<uint8_t>& submitted, const std::vector<uint8_t>& ended,
              std::vector<uint8_t>& running, const Pools& idle) {
     const size_t n = jobs.size();
+    // Slurm's sched_interval: whether this cycle's main pass tests the whole queue
+    if (pol.main_pass_full_interval > 0 && pol.main_pass_depth > 0) {
+      const double iv = pol.main_pass_full_interval, ph = std::fmod(pol.main_pass_full_phase, iv);
+      if (!std::isfinite(next_full)) next_full = ph + std::ceil((t - ph) / iv) * iv;
+      full_pass = t >= next_full;
+      if (full_pass) next_full = ph + (std::floor((t - ph) / iv) + 1) * iv;
+      if (full_pass) depth_cut = false;
+    }
     std::vector<std::tuple<double, double, uint32_t>> ready;  // (-priority, submit, job)
     for (uint32_t j = 0; j < n; ++j) {
       if (!submitted[j] || !std::isnan(out.start[j])) continue;
@@ -432,7 +447,16 @@ struct Sim {
         if (parts.taskers[q].contains(x)) held[x] = 1, any_held = true;
     };
     const double low = pol.backfill_min_priority_reserve;
+    // default_queue_depth: a pass sched_interval did not start tests that many records and one more
+    const uint64_t depth = full_pass ? 0 : pol.main_pass_depth;
+    uint64_t records = 0;
+    depth_cut = false;
     for (const auto& [negp, sub, j] : ready) {
+      if (depth_cut || (depth > 0 && records++ > depth)) {
+        depth_cut = true;
+        out.reason[j] = SimReason::Blocked;
+        continue;
+      }
       if (!throttle_ok(j, running)) {
         out.reason[j] = SimReason::Throttled;
         continue;
@@ -444,7 +468,12 @@ struct Sim {
       if (!several) queues.push_back(j < parts.queue_of_job.size() ? parts.queue_of_job[j] : kNone);
       const uint32_t need = fewest_taskers(jobs, j);
       bool started = false, behind = true;
-      for (const uint32_t q : queues) {
+      for (size_t i = 0; i < queues.size(); ++i) {
+        const uint32_t q = queues[i];
+        if (i > 0 && depth > 0 && records++ > depth) {
+          depth_cut = true;
+          break;
+        }
         if (q != kNone && failed[q]) continue;
         behind = false;
         if (q != kNone && any_held) {
@@ -475,7 +504,7 @@ struct Sim {
           if (free) fail(q);
         }
       }
-      if (!started) out.reason[j] = behind ? SimReason::Blocked : SimReason::NoFreeCapacity;
+      if (!started) out.reason[j] = behind || depth_cut ? SimReason::Blocked : SimReason::NoFreeCapacity;
     }
   }
 
@@ -1020,6 +1049,8 @@ struct Sim {
   }
   bool compress_due = false;  // a job ended before its walltime since the last cycle (compression)
   double next_bf = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
+  double next_full = -std::numeric_limits<double>::infinity();  // sched_interval: the next full main pass
+  bool full_pass = false, depth_cut = false;  // this cycle's main pass is a full one; one stopped at the depth
   bool since_bf = false;  // a main pass since the last backfill cycle (else the next one would start nothing)
   bool slurm_backfill() const { return pol.backfill_interval > 0 && pol.backfill != BackfillPolicy::None; }
 };

@@ -635,6 +635,47 @@ TEST(Simulation, SlurmMainPassBlocksByPartition) {
   EXPECT_EQ(r.start[2], 100) << "one strict order: c behind b";
 }
 
+// Slurm's default_queue_depth and sched_interval (SimConfig::main_pass_depth, main_pass_full_interval): `a`
+// fills t0 (p1) to 100; b, c and d (p1) wait behind the first of them; `e` (p2, lowest priority) fits on t1.
+// A pass of depth 2 tests 3 records and stops before e; the full pass on sched_interval's clock (60 s, from
+// phase 0) starts it at 60. Without the depth it starts at its submit; with depth 3 too, unless d is a job of
+// two partitions (a record each).
+TEST(Simulation, SlurmMainPassDepthAndFullPasses) {
+  const Farm f = two_partition_farm();
+  const std::string p1 = "arch==p1";
+  std::vector<Job> list = {{.id = "a", .runtime = 100, .walltime = 100, .slots = 4, .priority = 10, .request = p1}};
+  for (const char* id : {"b", "c", "d"})
+    list.push_back({.id = id, .submit = 1, .runtime = 10, .walltime = 10, .priority = 5, .request = p1});
+  list.push_back({.id = "e", .submit = 1, .runtime = 10, .walltime = 10, .priority = 1, .request = "arch==p2"});
+  const JobTable jobs = make_jobs(f.cat, list);
+  auto parts = std::make_shared<BlockingQueues>();
+  parts->names = {"p1", "p2"};
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b10}, 2, 1));
+  parts->queue_of_job = {0, 0, 0, 0, 1};
+  SimConfig pol;
+  pol.weights = {1, 0, 0, 0};
+  pol.partitions = parts;
+  EXPECT_EQ(run(f, jobs, pol).start[4], 1);
+  pol.main_pass_depth = 2;
+  pol.main_pass_full_interval = 60;
+  auto r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[4], 60) << "untried until the full pass";
+  EXPECT_EQ(r.start[1], 100);
+  pol.main_pass_depth = 3;  // e is the fourth record
+  EXPECT_EQ(run(f, jobs, pol).start[4], 1);
+  // d of p1 and p2 (asking either tasker) is two records, tried in p2 after p1: e is the fifth
+  list[3].request = "";
+  list[3].runtime = list[3].walltime = 100;  // (no event before the full pass)
+  const JobTable several = make_jobs(f.cat, list);
+  parts->queue_of_job[3] = kNone;
+  parts->several_first = {0, 0, 0, 0, 2, 2};
+  parts->several = {0, 1};
+  r = run(f, several, pol);
+  EXPECT_EQ(r.start[3], 1) << "d in p2";
+  EXPECT_EQ(r.start[4], 60);
+}
+
 // Slurm's bf_max_job_part and bf_max_job_user_part (SimConfig::backfill_max_jobs_per_partition,
 // backfill_max_jobs_per_user_partition), backfill.c _job_exceeds_max_bf_param: t0 is p1's, t1 p2's; `a` and
 // `x` hold 3 slots of each to 1000; `b` (p1, 4 slots) is reserved t0 from 1000; `c` (p1, one slot for 500 s)
@@ -995,6 +1036,11 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       }
       parts->several_first.push_back(static_cast<uint32_t>(parts->several.size()));
       pol.partitions = std::move(parts);
+      if (seed % 3 == 0) {  // default_queue_depth and sched_interval (no draw)
+        pol.main_pass_depth = 1 + seed % 5;
+        pol.main_pass_full_interval = static_cast<double>(5 + seed % 20);
+        pol.main_pass_full_phase = static_cast<double>(seed % 7);
+      }
       if (pol.backfill_interval > 0) {  // and Slurm's per-partition backfill limits (no draw)
         if (seed % 3 == 2) pol.backfill_max_jobs_per_partition = 1 + seed % 4;
         if (seed % 5 == 1) pol.backfill_max_jobs_per_user_partition = 1 + seed % 2;
