@@ -256,6 +256,10 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       (key == "backfill_max_jobs_per_partition" ? policy.backfill_max_jobs_per_partition
                                                 : policy.backfill_max_jobs_per_user_partition) =
           static_cast<uint64_t>(v->get());
+    } else if (key == "backfill_min_age_reserve") {
+      const auto v = node.value<double>();
+      if (!v || !(*v >= 0) || !(*v <= 1e9)) bad(path, node, key, "expected seconds from 0 to 1e9 (0: none)");
+      policy.backfill_min_age_reserve = *v;
     } else if (key == "backfill_resolution") {
       const auto v = node.value<double>();
       if (!v || !(*v >= 0) || !(*v <= 86400)) bad(path, node, key, "expected seconds from 0 to 86400 (0: exact)");

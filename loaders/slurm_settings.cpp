@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -94,11 +95,14 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         warnings += fmt::format("{}SchedulerParameters {} is out of range ({} to {}): Slurm's default is used",
                                 warnings.empty() ? "" : "; ", option, lo, hi);
     };
+    // slurmctld finds each option with xstrcasestr: the first of an option given twice counts
+    std::set<std::string_view> seen;
     size_t at = 0;
     while (at <= value.size()) {
       const size_t comma = std::min(value.find(',', at), value.size());
       const std::string_view option = value.substr(at, comma - at);
       at = comma + 1;
+      if (!seen.insert(option.substr(0, option.find('='))).second) continue;
       double x = 0;
       if (option.rfind("bf_window=", 0) == 0) {  // minutes
         x = policy.backfill_window / 60;
@@ -116,6 +120,8 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         x = policy.backfill_min_priority_reserve;
         whole(option, 20, 1, 4294967295.0, x);
         policy.backfill_min_priority_reserve = x;
+      } else if (option.rfind("bf_min_age_reserve=", 0) == 0) {  // seconds (0: none)
+        whole(option, 19, 0, 1e9, policy.backfill_min_age_reserve);
       } else if (option.rfind("default_queue_depth=", 0) == 0) {  // (0: every job, as slurmctld takes it)
         x = static_cast<double>(policy.main_pass_depth);
         whole(option, 20, 0, 1e9, x);

@@ -11,8 +11,8 @@
 # ACCOUNTS (environment, `name:shares,...`): accounting through slurmdbd and a MariaDB of its own (fair
 # share needs associations; slurm-run.md), each account made with that Fairshare= and user root in each.
 # QOS (environment, with ACCOUNTS, `name:priority,...`): those QOS made, and root's associations allowed them.
-# PRIORITY: basic (FIFO, the default) or multifactor. SCHED_PARAMS (environment) is appended to
-# SchedulerParameters (default batch_sched_delay=0,bf_interval=10); EXTRA_CONF (environment, lines) to
+# PRIORITY: basic (FIFO, the default) or multifactor. SCHED_PARAMS (environment) comes first in
+# SchedulerParameters (before batch_sched_delay=0,bf_interval=10: slurmctld reads an option's first); EXTRA_CONF (environment, lines) to
 # slurm.conf (e.g. PriorityWeightAge=1000 and PriorityCalcPeriod=1 on lines of their own).
 # WORKLOAD: one job a line, `OFFSET RUNTIME sbatch-options...`: submitted OFFSET seconds after the first,
 # running `sleep RUNTIME`. Keep RUNTIME below the job's -t (whole minutes) so ends are exact.
@@ -112,7 +112,7 @@ ReturnToService=2
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0,bf_interval=10${SCHED_PARAMS:+,$SCHED_PARAMS}
+SchedulerParameters=${SCHED_PARAMS:+$SCHED_PARAMS,}batch_sched_delay=0,bf_interval=10
 PriorityType=priority/$prio
 MessageTimeout=30
 NodeName=n[01-$(printf '%02d' "$n")] NodeHostname=$host NodeAddr=127.0.0.1 Port=7820-$((7819 + n)) CPUs=$cpus RealMemory=$mem State=UNKNOWN
@@ -173,7 +173,8 @@ run() {
   rm -rf "$out/dump"
   bash "$here/../../tools/slurm-dump.sh" "$out/dump" 2>/dev/null
   /usr/bin/python3 "$here/slurm_jobcomp.py" "$out/jobcomp.txt" "$out/workload.txt" > "$out/sacct.txt"
-  if [ -n "${ACCOUNTS:-}" ]; then  # Slurm's own sacct, and the associations' shares and usage at the end
+  # with slurmdbd (setup's ACCOUNTS): Slurm's own sacct, and the associations' shares and usage at the end
+  if grep -q '^AccountingStorageType=accounting_storage/slurmdbd' "$CONF"; then
     sleep 3
     sacct -a -P -X -o JobIDRaw,Submit,Start,End,Timelimit,NNodes,NCPUS,ReqMem,Constraints,ReqTRES,Partition,User,Account,QOS,State \
       > "$out/sacct-dbd.txt"

@@ -358,8 +358,12 @@ bool MoabScheduler::throttled(uint32_t j) {
 
 // Slurm's bf_min_prio_reserve: in its backfill cycles a job of a lower priority (above its tier) reserves nothing.
 bool MoabScheduler::may_reserve(uint32_t j, double t) const {
+  if (!w_.policy.slurm_backfill()) return true;
+  // and bf_min_age_reserve: a job waiting less than that reserves nothing either
+  const double young = w_.policy.backfill_min_age_reserve;
+  if (young > 0 && t - w_.jobs.submit[j] < young) return false;
   const double low = w_.policy.backfill_min_priority_reserve;
-  if (!(low > 0) || !w_.policy.slurm_backfill()) return true;
+  if (!(low > 0)) return true;
   const double p = priority(j, t);
   return !(p - std::floor(p / kPriorityTierScale) * kPriorityTierScale < low);
 }

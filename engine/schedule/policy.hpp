@@ -273,6 +273,10 @@ struct SimConfig {
   /// reservation in a backfill cycle: it starts only if it fits now without delaying another's (Slurm's
   /// bf_min_prio_reserve, backfill.c TEST_NOW_ONLY; 0: every job may reserve).
   double backfill_min_priority_reserve = 0;
+  /// With backfill_interval and a book: a job waiting less than this (seconds since its submit) books no
+  /// reservation in a backfill cycle, and with partitions fails none in the main pass (Slurm's
+  /// bf_min_age_reserve, backfill.c and job_scheduler.c; 0: none).
+  double backfill_min_age_reserve = 0;
   /// With backfill_interval and a book: a reservation holds its taskers from its start rounded down to a
   /// multiple of this (seconds) to its end rounded down, at least one step (Slurm's bf_resolution, 60 s:
   /// backfill.c's node-space map); 0: exact times.

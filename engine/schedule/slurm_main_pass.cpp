@@ -46,7 +46,7 @@ bool MoabScheduler::slurm_main_pass(double t) {
     part_failed_[q] = 1;
     hold(parts.taskers[q]);
   };
-  const double low = w_.policy.backfill_min_priority_reserve;
+  const double low = w_.policy.backfill_min_priority_reserve, young = w_.policy.backfill_min_age_reserve;
   // default_queue_depth: a pass not on sched_interval's clock tests at most that many records and one more
   const uint64_t depth = full_pass_ ? 0 : w_.policy.main_pass_depth;
   uint64_t records = 0;
@@ -64,8 +64,10 @@ bool MoabScheduler::slurm_main_pass(double t) {
     if (throttled(j)) continue;
     const uint32_t c = w_.cats.of_job[j];
     const uint32_t need = w_.cats.fewest_taskers(c);
-    // bf_min_prio_reserve: a job of a lower priority (above its tier) fails no partition
-    const bool blocks = !(low > 0 && prio - std::floor(prio / kPriorityTierScale) * kPriorityTierScale < low);
+    // bf_min_prio_reserve: a job of a lower priority (above its tier) fails no partition; bf_min_age_reserve:
+    // nor one waiting less than that
+    const bool blocks = !(low > 0 && prio - std::floor(prio / kPriorityTierScale) * kPriorityTierScale < low) &&
+                        !(young > 0 && t - w_.jobs.submit[j] < young);
     const std::span<const uint32_t> several = parts.queues_of(j);
     const uint32_t own = j < parts.queue_of_job.size() ? parts.queue_of_job[j] : kNone;
     const std::span<const uint32_t> queues = several.empty() ? std::span<const uint32_t>(&own, 1) : several;

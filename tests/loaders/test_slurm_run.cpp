@@ -303,7 +303,7 @@ TEST(SlurmRun, BackfillPlacesAroundReservedNodesAsSlurmDoes) {
 }
 
 // Slurm's main pass blocks by partition (datasets/slurm/run4-partitions: 4 nodes of 4 CPUs, p1 = n[01-02],
-// p2 = n[03-04], all = every node; bf_interval=3000, so every start is the main pass's, "sched: Allocate" in
+// p2 = n[03-04], all = every node; backfill every 10 s, but every start here is the main pass's, "sched: Allocate" in
 // sched.log). Job 1 fills p1 to 04:11:48; job 2 (p1) waits for it and fails p1; jobs 3 (p2), 4 (all) and 5
 // (-p p1,p2) start at once on n03, each at its submit; job 6 (p1) waits behind job 2. The replay: every job
 // at Slurm's second, on Slurm's node (a strict order over the whole queue kept 3, 4 and 5 waiting 58 s).
@@ -322,6 +322,31 @@ TEST(SlurmRun, MainPassBlocksByPartitionAsSlurmDoes) {
     EXPECT_EQ(r.start[j], real.at(id).second);
     if (node.count(id) != 0) {
       EXPECT_EQ(std::string(ds.taskers.names[r.allocations[r.alloc_first[j]].tasker]), node.at(id));
+    }
+  }
+}
+
+// Slurm's bf_min_age_reserve (datasets/slurm/run2-age: bf_min_age_reserve=30, backfill every 10 s; sched.log):
+// job 3 (4 CPUs) waits for n01 behind job 1; job 4 (1 CPU), submitted 2 s after it, is started by the main
+// pass at once on n02 ("sched: Allocate"): job 3, younger than 30 s, failed no partition. Job 5, submitted when
+// job 3 had waited 38 s, is not (job 3 fails the partition now) and waits for the next backfill cycle, 0.7 s
+// later. The replay: every start within 1 s of Slurm's (without the rule job 4 waited for backfill).
+TEST(SlurmRun, YoungJobsBlockNoPartitionUnderBfMinAgeReserve) {
+  const std::string run = kData + "run2-age/";
+  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+  ASSERT_EQ(ds.jobs.size(), 5u);
+  EXPECT_EQ(ds.policy.backfill_min_age_reserve, 30);
+  EXPECT_EQ(ds.policy.backfill_interval, 10) << "slurmctld takes the first bf_interval of its SchedulerParameters";
+  const std::map<std::string, std::pair<double, double>> real = sacct_times(run);
+  SimConfig young_blocks = ds.policy;
+  young_blocks.backfill_min_age_reserve = 0;
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
+  const SimResult blocked = simulate(ds.catalog, ds.taskers, ds.jobs, young_blocks, kernels::active());
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+    const std::string id(ds.jobs.id[j]);
+    EXPECT_NEAR(r.start[j], real.at(id).second, 1.0) << id;
+    if (id == "4") {
+      EXPECT_GT(blocked.start[j], real.at(id).second + 1) << "job 4 waits for a backfill cycle";
     }
   }
 }

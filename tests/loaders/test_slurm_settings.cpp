@@ -71,7 +71,8 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "SchedulerParameters     = batch_sched_delay=0,bf_interval=10,"
                                            "bf_window=120,bf_max_job_test=1000,bf_max_job_user=3,"
                                            "bf_min_prio_reserve=700,bf_resolution=300,bf_max_job_part=40,"
-                                           "bf_max_job_user_part=4,default_queue_depth=50,sched_interval=30\n"
+                                           "bf_max_job_user_part=4,default_queue_depth=50,sched_interval=30,"
+                                           "bf_min_age_reserve=45,bf_interval=99\n"
                                            "SchedulerType           = sched/backfill\n");
   const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
   const SimConfig& p = ds.policy_defaults;
@@ -84,6 +85,8 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(p.backfill_max_jobs_per_partition, 40u);
   EXPECT_EQ(p.backfill_max_jobs_per_user_partition, 4u);
   EXPECT_EQ(p.main_pass_depth, 50u);
+  EXPECT_EQ(p.backfill_min_age_reserve, 45);
+  EXPECT_EQ(p.backfill_interval, 10) << "an option given twice: slurmctld reads the first (xstrcasestr)";
   EXPECT_EQ(p.main_pass_full_interval, 30);
   EXPECT_EQ(p.backfill, BackfillPolicy::Conservative);
   const SlurmMultifactor& mf = p.slurm_priority;

@@ -462,7 +462,8 @@ struct Sim {
         continue;
       }
       const double above_tier = -negp - std::floor(-negp / kPriorityTierScale) * kPriorityTierScale;
-      const bool blocks = !(low > 0 && above_tier < low);
+      const bool blocks = !(low > 0 && above_tier < low) &&
+                          !(pol.backfill_min_age_reserve > 0 && t - jobs.submit[j] < pol.backfill_min_age_reserve);
       std::vector<uint32_t> queues(parts.queues_of(j).begin(), parts.queues_of(j).end());
       const bool several = !queues.empty();
       if (!several) queues.push_back(j < parts.queue_of_job.size() ? parts.queue_of_job[j] : kNone);
@@ -686,7 +687,8 @@ struct Sim {
       // backfill_min_priority_reserve: below it (above the tier), no reservation
       const double above_tier = -negp - std::floor(-negp / kPriorityTierScale) * kPriorityTierScale;
       const bool may_reserve =
-          !(slurm && pol.backfill_min_priority_reserve > 0 && above_tier < pol.backfill_min_priority_reserve);
+          !(slurm && pol.backfill_min_priority_reserve > 0 && above_tier < pol.backfill_min_priority_reserve) &&
+          !(slurm && pol.backfill_min_age_reserve > 0 && t - jobs.submit[j] < pol.backfill_min_age_reserve);
       if (!throttle_ok(j, running)) {
         out.reason[j] = SimReason::Throttled;
         kept.erase(j);

@@ -364,7 +364,7 @@ POLICY_KEYS = {
     "fbsng.process_types.t.requirements": "", "fbsng.process_types.t.max.slots": 4,
     "vov.wrappers": ["vov"], "vov.dollars.BIG": "RAMTOTAL#64000", "vov.symbols.OS": "linux64",
     "backfill_interval": 30, "backfill_phase": "slurm", "backfill_window": 3600, "backfill_max_jobs": 100,
-    "backfill_resolution": 60,
+    "backfill_resolution": 60, "backfill_min_age_reserve": 30,
     "slurm.SchedulerType": "sched/builtin", "slurm.SchedulerParameters": "bf_interval=60",
     "slurm.PriorityType": "priority/multifactor", "slurm.PriorityWeightAge": 1000,
     "slurm.PriorityWeightFairshare": 2000, "slurm.PriorityWeightJobSize": 10, "slurm.PriorityMaxAge": "1-0",

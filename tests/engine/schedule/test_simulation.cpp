@@ -600,8 +600,9 @@ Farm two_partition_farm() {
 // t0 (preferred) and t1, partitions p1 = {t0} and p2 = {t0, t1}: `a` (p1, 3 of t0's 4 slots) runs; `b` (p1,
 // 2 slots, priority 9) cannot start and fails p1: `d` (p1, 1 slot) waits behind it though t0 has a slot, and
 // t0 leaves the pass, so `c` (p2, 1 slot) starts on t1, not t0. With bf_min_prio_reserve above b's priority b
-// fails nothing: c takes t0's last slot and d is tried (and waits for c). Without partitions the pass is one
-// strict order: c and d wait behind b.
+// fails nothing: c takes t0's last slot and d is tried (and waits for c); so with bf_min_age_reserve (10 s)
+// at 1, but at 11 b has waited 10 s and fails p1 again. Without partitions the pass is one strict order: c and d wait
+// behind b.
 TEST(Simulation, SlurmMainPassBlocksByPartition) {
   const Farm f = two_partition_farm();
   const std::string p1 = "arch==p1";
@@ -629,6 +630,12 @@ TEST(Simulation, SlurmMainPassBlocksByPartition) {
   EXPECT_EQ(r.start[2], 1);
   EXPECT_EQ(on(2), "t0") << "c takes t0's last slot";
   EXPECT_EQ(r.start[3], 11) << "d, tried, finds t0 full until c ends";
+  pol.backfill_min_priority_reserve = 0;
+  pol.backfill_min_age_reserve = 10;  // bf_min_age_reserve: b, waiting 0 s at 1, fails nothing either
+  r = run(f, jobs, pol);
+  EXPECT_EQ(on(2), "t0");
+  EXPECT_EQ(r.start[3], 100) << "when c ends (11) b has waited 10 s: it fails p1 again, d behind it";
+  pol.backfill_min_age_reserve = 0;
   pol.partitions = nullptr;
   pol.backfill_min_priority_reserve = 0;
   r = run(f, jobs, pol);
@@ -1008,6 +1015,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       // and bf_max_job_user, bf_min_prio_reserve (the priorities here: the weights' sums, 0 to a few tens)
       if (seed % 5 == 3) pol.backfill_max_jobs_per_user = 1 + seed % 3;
       if (seed % 7 == 5) pol.backfill_min_priority_reserve = static_cast<double>(1 + seed % 20);
+      if (seed % 6 == 3) pol.backfill_min_age_reserve = static_cast<double>(1 + seed % 40);  // and bf_min_age_reserve
       // and bf_resolution in half of them
       if (seed % 2 == 1) pol.backfill_resolution = static_cast<double>(1 + seed % 13);
       with_bf_interval += base.backfill != BackfillPolicy::None;
