@@ -133,7 +133,10 @@ std::string simulation_metrics_json(const loaders::Dataset& ds, const SimResult&
     waits.push_back(wait);
     slowdowns.push_back(std::max(1.0, (wait + run) / std::max(run, 10.0)));
     last_end = std::max(last_end, r.end[j]);
-    const double ss = run * jobs.slots[j];
+    // the slots its allocations hold (Slurm's -n N over -N K nodes: N, not K), its own count if none
+    uint64_t held_slots = 0;
+    for (uint32_t a = 0; a < r.alloc_count[j]; ++a) held_slots += r.allocations[r.alloc_first[j] + a].slots;
+    const double ss = run * static_cast<double>(held_slots > 0 ? held_slots : jobs.slots[j]);
     busy += ss;
     for (auto* m : {&by_queue, &by_user, &by_group}) {
       const std::string& key = m == &by_queue  ? jobs.queues.value(jobs.queue[j])

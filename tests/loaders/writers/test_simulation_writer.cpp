@@ -54,6 +54,35 @@ TEST(SimulationMetrics, UtilisationFollowsTheTaskersThatAreUp) {
   EXPECT_NE(frozen.find("\"offered_slot_seconds\": 400,"), std::string::npos) << frozen;
 }
 
+// A share of the slot-seconds counts what a job's allocations hold: `a`, 6 tasks over 2 nodes of 4 slots
+// (Slurm's -n 6 -N 2: 4 + 2), holds 6 slots for 100 s, `b` 2 for 100 s: u1 has 0.75 of them (counted as its
+// 2 nodes, 0.5).
+TEST(SimulationMetrics, SharesCountTheSlotsAJobsAllocationsHold) {
+  loaders::Dataset ds;
+  const uint32_t slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
+  TaskerBuilder tb(ds.catalog);
+  for (const char* name : {"t0", "t1", "t2"}) {
+    tb.add(name, 1.0);
+    tb.set_number(slots, 4);
+  }
+  ds.taskers = std::move(tb).build();
+  JobBuilder jb(ds.catalog);
+  jb.add("a", "u1", "g", 0, 0, 2);
+  jb.set_rule(AllocationRule::OnePerTasker);
+  jb.set_times(100, 100);
+  jb.set_fit_unit(1, 0, 0, 6);
+  jb.add("b", "u2", "g", 0, 0, 2);
+  jb.set_times(100, 100);
+  ds.jobs = std::move(jb).build();
+  SimConfig pol;
+  pol.allocation = AllocationPolicy::ConsecutiveBestFit;
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, pol, kernels::active());
+  ASSERT_EQ(r.start[0], 0);
+  ASSERT_EQ(r.start[1], 0);
+  const std::string m = writers::simulation_metrics_json(ds, r);
+  EXPECT_NE(m.find("\"u1\": {\"starts\": 1, \"slot_share\": 0.750000}"), std::string::npos) << m;
+}
+
 // timeline.csv: the last cycle of each simulated minute, with what running jobs hold and what the taskers
 // that are up offer then. t1 comes up at 90 s; a runs 200 s on t0, b 100 s on t1 from 90 s.
 TEST(SimulationTimeline, OfferedFollowsTheTaskersThatAreUp) {
