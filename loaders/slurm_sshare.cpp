@@ -14,7 +14,7 @@ namespace colmatch::loaders::slurm {
 std::vector<SlurmAssociation> read_sshare(const std::string& path, std::vector<std::string>& warnings) {
   PipeTable table(path, {"Account", "User", "RawShares"}, "sshare -P's header naming Account, User and RawShares");
   const size_t account_col = 0, user_col = 1, shares_col = 2;  // (table.col of each)
-  std::vector<std::string> parents;  // by depth: the account last seen there
+  std::vector<std::string> parents;                            // by depth: the account last seen there
   std::vector<SlurmAssociation> out;
   std::vector<std::string_view> f;
   while (table.next(f)) {

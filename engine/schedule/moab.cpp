@@ -242,7 +242,6 @@ bool MoabScheduler::pass_with_book(double t) {
     }
     started = with_book(j, t, blocked) || started;
   }
-  map_full_ = false;
   return started;
 }
 
@@ -369,11 +368,9 @@ bool MoabScheduler::may_reserve(uint32_t j, double t) const {
 }
 
 void MoabScheduler::book_reservation(uint32_t j, double t) {
-  // Slurm's backfill cycle reserves nothing past its bf_window, holds nodes in bf_resolution steps and
-  // plans again in its next cycle (no cycle at a reservation's start)
-  const bool slurm = w_.policy.slurm_backfill();
-  reservations_.book(j, t, slurm ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity(),
-                     slurm ? w_.policy.backfill_resolution : 0, slurm);
+  // Slurm's backfill cycle reserves nothing past its bf_window (Reservations::book plans the rest as it does)
+  reservations_.book(
+      j, t, w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
   if (ranked_ && reservations_.has(j)) ranked_->booked(j);
 }
 

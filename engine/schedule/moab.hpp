@@ -69,7 +69,7 @@ class MoabScheduler final : public Scheduler {
   bool pass_with_book(double t);
   // slurm_main_pass.cpp
   bool slurm_main_pass(double t);
-  bool main_pass_try(uint32_t j, uint32_t c, const kernels::TaskerSet* within, std::vector<Allocation>& trial);
+  bool main_pass_try(uint32_t j, uint32_t c, const std::vector<uint64_t>* within, std::vector<Allocation>& trial);
   bool with_book(uint32_t j, double t, bool& blocked);
   void book_reservation(uint32_t j, double t);
   bool exceeds_backfill_limits(uint32_t j);
@@ -109,7 +109,7 @@ class MoabScheduler final : public Scheduler {
   bool map_full_ = false;
   std::vector<uint64_t> tried_of_, tried_in_;
   std::unordered_map<uint64_t, uint64_t> tried_of_in_;
-  bool book_fast_ = false;                // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
+  bool book_fast_ = false;  // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
   std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)
@@ -117,7 +117,7 @@ class MoabScheduler final : public Scheduler {
   // slurm_main_pass: per partition whether it failed in this pass, the taskers held for the rest of it
   // (words of 64), and the cut eligibility a job is tried on
   std::vector<uint8_t> part_failed_;
-  std::vector<uint64_t> held_words_;
+  std::vector<uint64_t> held_words_, within_words_;
   bool any_held_ = false;
   CategoryEligibility cut_;
   // Slurm's default_queue_depth and sched_interval: the next full main pass, whether this cycle's is one,

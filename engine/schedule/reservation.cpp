@@ -269,12 +269,13 @@ void Reservations::drop(uint32_t j) {
   slot_of_[j] = kNoSlot;
 }
 
-const Reservation& Reservations::book(uint32_t j, double t, double latest, double resolution, bool slurm_map) {
-  slurm_map_ = slurm_map;
+const Reservation& Reservations::book(uint32_t j, double t, double latest) {
   plan_booking(j, t);
   if (trial_resv_.active && trial_resv_.shadow > latest) trial_resv_.active = false;  // past the window
   if (!trial_resv_.active) return trial_resv_;
-  if (resolution > 0) {  // Slurm's bf_resolution: [start, end) rounded down, at least one step long
+  const bool slurm_map = w_.policy.slurm_backfill();
+  if (const double resolution = slurm_map ? w_.policy.backfill_resolution : 0; resolution > 0) {
+    // Slurm's bf_resolution: [start, end) rounded down, at least one step long
     const double s = std::floor(trial_resv_.shadow / resolution) * resolution;
     trial_resv_.end = std::max(std::floor(trial_resv_.end / resolution) * resolution, s + resolution);
     trial_resv_.shadow = s;
@@ -446,7 +447,7 @@ void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
   std::vector<Allocation> trial;
   // Slurm's backfill (a category of its own taskers, charging no shared pool): the nodes of every
   // reservation overlapping the job's run are off limits whether it has started or not
-  const bool slurm_nodes = slurm_map_ && !shared && !w_.cats.chooses(w_.cats.of_job[j]);
+  const bool slurm_nodes = w_.policy.slurm_backfill() && !shared && !w_.cats.chooses(w_.cats.of_job[j]);
   auto plan_off_holds = [&](Placer& placer, double T) {
     const CategoryEligibility* free = unheld_between(w_.cats.of_job[j], T, T + est);
     trial.clear();

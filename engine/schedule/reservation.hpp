@@ -93,14 +93,13 @@ class Reservations {
   /// them: PoolProfile::earliest). Returns it (inactive, and not booked, when it fits at none of those
   /// times). O(running + booked) placements at most (pooled: O(running + booked) steps of a count).
   /// `latest`: none is booked (the returned one inactive) if it would start after this time.
-  /// `slurm_map`: as Slurm's backfill plans (backfill.c's node-space map): the job is placed only on
-  /// taskers no booked reservation holds during its run, started or not, and no cycle is asked for at
-  /// its start (Slurm plans again in its next backfill cycle); else Moab's (placed, then checked to leave
-  /// the pending reservations alone; a cycle at its start). `resolution` > 0 (seconds; Slurm's
-  /// bf_resolution): the booked reservation holds its taskers from its start rounded down to a multiple
-  /// of it until its end rounded down, at least one step.
-  const Reservation& book(uint32_t j, double t, double latest = std::numeric_limits<double>::infinity(),
-                          double resolution = 0, bool slurm_map = false);
+  /// Under Slurm's backfill (SimConfig::slurm_backfill, backfill.c's node-space map) the job is placed
+  /// only on taskers no booked reservation holds during its run, started or not; the booked reservation
+  /// holds its taskers from its start rounded down to a multiple of SimConfig::backfill_resolution (when
+  /// above 0) until its end rounded down, at least one step; and no cycle is asked for at its start (Slurm
+  /// plans again in its next backfill cycle). Else Moab's: placed, then checked to leave the pending
+  /// reservations alone; a cycle at its start.
+  const Reservation& book(uint32_t j, double t, double latest = std::numeric_limits<double>::infinity());
   /// Compression (Mu'alem and Feitelson's conservative backfilling, when a job ends before its walltime):
   /// job j's booked reservation is made again at t as book() would make it, beside every other booked
   /// one, and kept if it starts earlier; else the old one stays as it was. Returns whether it moved. A
@@ -208,7 +207,6 @@ class Reservations {
   Placer probe_placer_;
   CategoryEligibility busy_;         // busy_now()'s answer
   CategoryEligibility unheld_;       // unheld()'s answer
-  bool slurm_map_ = false;           // the last book() planned as Slurm's backfill
   std::optional<PoolProfile> pool_;  // a pooled farm's free units over time (the book plans on it)
   // EASY on a pooled farm: the reservation counts free units (reserve), and its extra processors are the
   // units free at the shadow time beyond its job's slots, less those of the jobs started under it

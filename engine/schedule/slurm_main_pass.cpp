@@ -29,16 +29,11 @@ bool MoabScheduler::slurm_main_pass(double t) {
     s.each_word([&](size_t w, uint64_t bits) { held_words_[w] |= bits; });
     any_held_ = true;
   };
-  // members of s (and of `within`, when given) not held
-  auto unheld = [&](const kernels::TaskerSet& s, const kernels::TaskerSet* within) {
+  // members of s (and of the partition whose words `within` holds, when given) not held
+  auto unheld = [&](const kernels::TaskerSet& s, const std::vector<uint64_t>* within) {
     uint64_t n = 0;
     s.each_word([&](size_t w, uint64_t bits) {
-      bits &= ~held_words_[w];
-      if (within != nullptr && bits != 0)
-        for (uint64_t b = bits; b != 0; b &= b - 1)
-          if (!within->contains(static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(b)))))
-            bits &= ~(b & -b);
-      n += static_cast<uint64_t>(std::popcount(bits));
+      n += static_cast<uint64_t>(std::popcount(bits & ~held_words_[w] & (within ? (*within)[w] : ~uint64_t{0})));
     });
     return n;
   };
@@ -78,7 +73,13 @@ bool MoabScheduler::slurm_main_pass(double t) {
       if (i > 0 && over_depth()) break;             // (each record of a job of several)
       if (q != kNone && part_failed_[q]) continue;  // behind a higher-priority job of q (Priority)
       behind = false;
-      const kernels::TaskerSet* within = several.empty() || q == kNone ? nullptr : &parts.taskers[q];
+      // (a job of several partitions: this one's taskers, as words)
+      const std::vector<uint64_t>* within = nullptr;
+      if (!several.empty() && q != kNone) {
+        within_words_.assign(held_words_.size(), 0);
+        parts.taskers[q].or_into(within_words_);
+        within = &within_words_;
+      }
       if (q != kNone && any_held_ && unheld(parts.taskers[q], nullptr) < need) {  // its nodes are held: Resources
         if (blocks) fail(q);
         continue;
@@ -102,9 +103,9 @@ bool MoabScheduler::slurm_main_pass(double t) {
   return started;
 }
 
-// Job j of category c placed now on its eligible taskers within `within` (null: all of them) that no
+// Job j of category c placed now on its eligible taskers within the words `within` (null: all of them) that no
 // failed partition holds; the Capacity transaction left open on success (MoabScheduler::pass's contract).
-bool MoabScheduler::main_pass_try(uint32_t j, uint32_t c, const kernels::TaskerSet* within,
+bool MoabScheduler::main_pass_try(uint32_t j, uint32_t c, const std::vector<uint64_t>* within,
                                   std::vector<Allocation>& trial) {
   Placer& placer = w_.placer(c);
   // (a category that chooses among solutions places by each solution's own taskers: not cut)
@@ -113,12 +114,8 @@ bool MoabScheduler::main_pass_try(uint32_t j, uint32_t c, const kernels::TaskerS
     std::vector<uint64_t> words(held_words_.size(), 0);
     uint64_t count = 0;
     s.each_word([&](size_t w, uint64_t bits) {
-      bits &= ~held_words_[w];
-      for (uint64_t b = bits; within != nullptr && b != 0; b &= b - 1)
-        if (!within->contains(static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(b)))))
-          bits &= ~(b & -b);
-      words[w] = bits;
-      count += static_cast<uint64_t>(std::popcount(bits));
+      words[w] = bits & ~held_words_[w] & (within ? (*within)[w] : ~uint64_t{0});
+      count += static_cast<uint64_t>(std::popcount(words[w]));
     });
     return kernels::TaskerSet::from_words(std::move(words), s.universe(), count);
   };

@@ -1050,7 +1050,7 @@ struct Sim {
     return true;
   }
   bool compress_due = false;  // a job ended before its walltime since the last cycle (compression)
-  double next_bf = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
+  double next_bf = -std::numeric_limits<double>::infinity();    // backfill_interval: the next backfill cycle
   double next_full = -std::numeric_limits<double>::infinity();  // sched_interval: the next full main pass
   bool full_pass = false, depth_cut = false;  // this cycle's main pass is a full one; one stopped at the depth
   bool since_bf = false;  // a main pass since the last backfill cycle (else the next one would start nothing)
