@@ -354,6 +354,7 @@ class Placer {
     std::vector<uint32_t> taskers, chosen;
     std::vector<double> free;
     std::vector<Run> runs;
+    std::vector<uint32_t> by_count, by_free;  // RunChoice's orders of one power's runs
   } scratch_;
   std::vector<std::pair<size_t, size_t>> advance_;  // place_fill_up: (tier, new cursor), kept only on success
   struct HostTake {  // place_hosts: slot instances taken on a tasker, the master's with the per-job charges

@@ -26,6 +26,86 @@ bool beats(const RunView& run, const RunView& best) noexcept {
          (!run.sufficient && run.free > best.free);
 }
 
+// The run Slurm's scan picks next: the scan of beats() over every run with nodes left (count > 0), the first
+// winning ties, as _eval_nodes scans its consecutive sets, at each pick of a -N K job. Only runs of the
+// greatest power with nodes left can win, so when `runs` is in power-descending order (the Placer's rows are
+// in rank order) the scan is over that group alone; and while no run of the group is sufficient (count <
+// needed) an insufficient run beats another only with more free, so the scan's winner is the group's first
+// run with the most free: after the group's first pick, its runs are sorted once by count and by (free
+// descending, index) and each later pick reads the orders instead of scanning (K picks over R runs cost
+// R log R, not K x R; c10k's jobs of 500-3,000 nodes over short runs). Same picks as the full scan.
+template <class Run>
+class RunChoice {
+ public:
+  RunChoice(std::vector<Run>& runs, std::vector<uint32_t>& by_count, std::vector<uint32_t>& by_free)
+      : runs_(runs), by_count_(by_count), by_free_(by_free) {
+    for (size_t i = 1; i < runs_.size() && by_power_; ++i) by_power_ = runs_[i].power <= runs_[i - 1].power;
+  }
+
+  /// The run to take from with `needed` nodes still wanted (Slurm's _enough_nodes), and whether it is
+  /// sufficient; nullptr when no run has nodes left.
+  Run* next(int64_t needed, bool& sufficient) {
+    if (!by_power_) return scan(0, runs_.size(), needed, sufficient);
+    while (live_ == 0) {
+      if (end_ >= runs_.size()) return nullptr;
+      begin_ = end_;
+      end_ = begin_ + 1;
+      while (end_ < runs_.size() && runs_[end_].power == runs_[begin_].power) ++end_;
+      live_ = 0;
+      for (size_t i = begin_; i < end_; ++i) live_ += runs_[i].count > 0;
+      picks_ = 0;
+    }
+    if (picks_++ == 0) return scan(begin_, end_, needed, sufficient);
+    if (!ordered_at_(begin_)) order();
+    while (runs_[by_count_[count_at_]].count == 0) ++count_at_;  // live_ > 0: one is left
+    if (static_cast<int64_t>(runs_[by_count_[count_at_]].count) >= needed)
+      return scan(begin_, end_, needed, sufficient);
+    while (runs_[by_free_[free_at_]].count == 0) ++free_at_;
+    sufficient = false;
+    return &runs_[by_free_[free_at_]];
+  }
+
+  /// Marks `r` (from next()) as taken: it has no nodes left.
+  void take(Run* r) {
+    r->count = 0;
+    if (by_power_) --live_;
+  }
+
+ private:
+  Run* scan(size_t from, size_t to, int64_t needed, bool& sufficient) const {
+    Run* best = nullptr;
+    for (size_t i = from; i < to; ++i) {
+      Run& r = runs_[i];
+      if (r.count == 0) continue;
+      const bool s = static_cast<int64_t>(r.count) >= needed;
+      if (best == nullptr || beats({r.power, s, r.free}, {best->power, sufficient, best->free})) {
+        best = &r;
+        sufficient = s;
+      }
+    }
+    return best;
+  }
+  bool ordered_at_(size_t begin) const { return ordered_for_ == begin; }
+  void order() {
+    by_count_.clear();
+    for (size_t i = begin_; i < end_; ++i) by_count_.push_back(static_cast<uint32_t>(i));
+    by_free_ = by_count_;
+    std::stable_sort(by_count_.begin(), by_count_.end(),
+                     [&](uint32_t a, uint32_t b) { return runs_[a].count > runs_[b].count; });
+    std::stable_sort(by_free_.begin(), by_free_.end(),
+                     [&](uint32_t a, uint32_t b) { return runs_[a].free > runs_[b].free; });
+    count_at_ = free_at_ = 0;
+    ordered_for_ = begin_;
+  }
+
+  std::vector<Run>& runs_;
+  std::vector<uint32_t>& by_count_;
+  std::vector<uint32_t>& by_free_;
+  bool by_power_ = true;
+  size_t begin_ = 0, end_ = 0, live_ = 0, picks_ = 0;  // the group of the greatest power with nodes left
+  size_t ordered_for_ = SIZE_MAX, count_at_ = 0, free_at_ = 0;
+};
+
 // Sorts `nodes` (each with its tasker `t`) into Slurm's node table order (input order) and walks them: open(i)
 // at each node that begins a run (not adjacent in the table to the one before it, or of another power:
 // cons_tres _eval_nodes' consecutive sets), then add(i) for every node.
@@ -128,19 +208,11 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
     // datasets/slurm/c100-range-sets), and runs at least MIN (_enough_nodes)
     chosen.clear();
     uint32_t rem = want;
+    RunChoice<ConsecutiveScratch::Run> choice(runs, scratch_.by_count, scratch_.by_free);
     while (rem > 0) {
-      ConsecutiveScratch::Run* best = nullptr;
-      bool best_sufficient = false;
+      bool sufficient = false;
       // Slurm's _enough_nodes: a run is sufficient with the nodes still wanted, less what a range may go without
-      const int64_t needed = int64_t{rem} + fewest - want;
-      for (auto& r : runs) {
-        if (r.count == 0) continue;
-        const bool sufficient = static_cast<int64_t>(r.count) >= needed;
-        if (best == nullptr || beats({r.power, sufficient, r.free}, {best->power, best_sufficient, best->free})) {
-          best = &r;
-          best_sufficient = sufficient;
-        }
-      }
+      ConsecutiveScratch::Run* best = choice.next(int64_t{rem} + fewest - want, sufficient);
       if (best == nullptr) break;
       if (rem == 1) {  // the best fit tasker of the run
         size_t pick = best->first;
@@ -153,7 +225,7 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
         for (size_t i = best->first; i < best->first + take; ++i) chosen.push_back(taskers[i]);
         rem -= static_cast<uint32_t>(take);
       }
-      best->count = 0;
+      choice.take(best);
     }
     if (want - rem < fewest) continue;
     std::sort(chosen.begin(), chosen.end(),
