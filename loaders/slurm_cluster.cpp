@@ -33,7 +33,7 @@ namespace {
 
 std::string field(const Record& r, std::string_view key, std::string_view fallback = "") {
   const auto v = r.get(key);
-  return v ? *v : std::string(fallback);
+  return std::string(v ? *v : fallback);
 }
 
 double num(const Record& r, std::string_view key, const std::string& path, double fallback = 0) {
@@ -144,7 +144,7 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
   std::vector<Node> out;
   std::set<std::string> seen;
   size_t left_out = 0;
-  for (const Record& r : slurm::read_records(path, "NodeName")) {
+  slurm::for_each_record(path, "NodeName", [&](const Record& r) {
     Node n;
     n.name = field(r, "NodeName");
     n.line = r.line;
@@ -165,10 +165,10 @@ std::vector<Node> read_nodes(const std::string& path, std::vector<std::string>& 
       n.gres_used = gres_of(field(r, "GresUsed", "(null)"), path, r.line, "GresUsed");
     } catch (const LoadError&) {
       if (n.up) throw;
-      continue;
+      return;
     }
     out.push_back(std::move(n));
-  }
+  });
   if (left_out)
     warnings.push_back(
         fmt::format("{} nodes left out: DOWN, DRAIN, FAIL, MAINT, FUTURE or not responding "

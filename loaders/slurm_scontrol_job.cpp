@@ -14,12 +14,12 @@ namespace colmatch::loaders::slurm {
 namespace {
 
 // A value scontrol prints for nothing: empty, (null), N/A, None.
-bool absent(const std::optional<std::string>& v) {
+bool absent(const std::optional<std::string_view>& v) {
   return !v || v->empty() || *v == "(null)" || *v == "N/A" || *v == "None";
 }
 
 // A whole decimal number, or NaN.
-double number(const std::optional<std::string>& v) {
+double number(const std::optional<std::string_view>& v) {
   if (absent(v)) return std::nan("");
   double x = 0;
   const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
@@ -51,7 +51,10 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
       ++not_pending;
       continue;
     }
-    auto text = [&](const char* key) { return absent(r.get(key)) ? std::string() : *r.get(key); };
+    auto text = [&](const char* key) {
+      const auto v = r.get(key);
+      return absent(v) ? std::string() : std::string(*v);
+    };
     q.reason = text("Reason");
     q.user = text("UserId");
     if (const size_t p = q.user.find('('); p != std::string::npos) q.user.resize(p);  // root(0)
@@ -60,7 +63,7 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
     q.priority = number(r.get("Priority"));
     if (std::isnan(q.priority)) q.priority = 0;
     try {
-      q.submit = absent(r.get("SubmitTime")) ? 0 : parse_slurm_date(*r.get("SubmitTime"));
+      q.submit = absent(r.get("SubmitTime")) ? 0 : parse_slurm_date(std::string(*r.get("SubmitTime")));
     } catch (const std::invalid_argument& e) {
       throw LoadError(path, r.line, "SubmitTime", e.what());
     }
@@ -70,7 +73,7 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
     auto reject = [&](const std::string& why) {
       if (job.error.empty()) job.error = why;
     };
-    const double nodes = absent(r.get("TRES")) ? std::nan("") : tres_count(*r.get("TRES"), "node");
+    const double nodes = absent(r.get("TRES")) ? std::nan("") : tres_count(std::string(*r.get("TRES")), "node");
     // -N 1 given shows as NumNodes=1-1 (a maximum), not NumNodes=1. NumTasks shows 1 without -n, and K for
     // -N K without -n: so one task a node is read as no -n (the two differ only in what a GRES job counts
     // on a node)

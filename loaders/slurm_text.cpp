@@ -108,41 +108,56 @@ void parse_options(const std::vector<std::string>& w, SbatchJob& job) {
 
 }  // namespace
 
-std::optional<std::string> Record::get(std::string_view key) const {
-  for (const auto& [k, v] : fields)
-    if (k == key) return v;
+std::optional<std::string_view> Record::get(std::string_view k) const {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (key(i) == k) return value(i);
   return std::nullopt;
 }
 
-std::vector<Record> read_records(const std::string& path, std::string_view first_key) {
+void for_each_record(const std::string& path, std::string_view first_key,
+                     const std::function<void(const Record&)>& each) {
   require_not_directory(path);
   LineReader in(path);
-  std::vector<Record> out;
+  Record r;
+  size_t count = 0;
   std::string_view line;
   while (in.next(line)) {
     line = trim(line);
     if (line.empty()) continue;
-    if (line.substr(0, first_key.size() + 1) != std::string(first_key) + "=")
+    if (line.size() <= first_key.size() || line.substr(0, first_key.size()) != first_key ||
+        line[first_key.size()] != '=')
       throw LoadError(path, in.line(), std::string(first_key), fmt::format("a record starts with {}=", first_key));
-    if (out.size() >= kMaxHosts) throw LoadError(path, in.line(), "", "too many records");
-    Record r;
+    if (count++ >= kMaxHosts) throw LoadError(path, in.line(), "", "too many records");
+    if (line.size() > UINT32_MAX) throw LoadError(path, in.line(), std::string(first_key), "a line longer than 4 GiB");
+    r.text.assign(line);
+    r.fields.clear();
     r.line = in.line();
-    // field starts: the beginning, and every blank followed by a word and '='
-    std::vector<size_t> starts{0};
-    for (size_t i = 1; i < line.size(); ++i) {
-      if (line[i - 1] != ' ' || line[i] == ' ') continue;
+    // field starts: the beginning, and every blank followed by a word and '='; a field ends where the next
+    // starts, less the blanks before it
+    const std::string_view t = r.text;
+    auto add = [&](size_t from, size_t to) {
+      while (to > from && (t[to - 1] == ' ' || t[to - 1] == '\t' || t[to - 1] == '\r')) --to;
+      const size_t eq = t.find('=', from);
+      r.fields.push_back({static_cast<uint32_t>(from), static_cast<uint32_t>(eq), static_cast<uint32_t>(to)});
+    };
+    size_t start = 0;
+    for (size_t i = 1; i < t.size(); ++i) {
+      if (t[i - 1] != ' ' || t[i] == ' ') continue;
       size_t j = i;
-      while (j < line.size() && word_char(line[j])) ++j;
-      if (j > i && j < line.size() && line[j] == '=') starts.push_back(i);
+      while (j < t.size() && word_char(t[j])) ++j;
+      if (j > i && j < t.size() && t[j] == '=') {
+        add(start, i);
+        start = i;
+      }
     }
-    for (size_t k = 0; k < starts.size(); ++k) {
-      const std::string_view f =
-          trim(line.substr(starts[k], (k + 1 < starts.size() ? starts[k + 1] : line.size()) - starts[k]));
-      const size_t eq = f.find('=');
-      r.fields.emplace_back(std::string(f.substr(0, eq)), std::string(f.substr(eq + 1)));
-    }
-    out.push_back(std::move(r));
+    add(start, t.size());
+    each(r);
   }
+}
+
+std::vector<Record> read_records(const std::string& path, std::string_view first_key) {
+  std::vector<Record> out;
+  for_each_record(path, first_key, [&](const Record& r) { out.push_back(r); });
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,18 +22,36 @@ namespace colmatch::loaders::slurm {
 /// The most hosts one host list may expand to (10M) and the most records a file may hold (10M).
 inline constexpr size_t kMaxHosts = size_t{10} << 20;
 
-/// One `scontrol show ... -o` line: its Key=Value fields in order, and its line number.
+/// One `scontrol show ... -o` line: its Key=Value fields in order (views into the line it keeps), and its
+/// line number.
 struct Record {
-  std::vector<std::pair<std::string, std::string>> fields;
+  std::string text;  ///< the line, trimmed
+  struct Field {
+    uint32_t key, eq, end;  ///< offsets into `text`: the key's first character, its '=', the value's end
+  };
+  std::vector<Field> fields;
   size_t line = 0;
-  /// The value of `key`, or nullopt.
-  std::optional<std::string> get(std::string_view key) const;
+  /// The value of `key` (a view into `text`, valid while the record is), or nullopt.
+  std::optional<std::string_view> get(std::string_view key) const;
+  /// Field i's key and value (i < fields.size()).
+  std::string_view key(size_t i) const {
+    return std::string_view(text).substr(fields[i].key, fields[i].eq - fields[i].key);
+  }
+  std::string_view value(size_t i) const {
+    return std::string_view(text).substr(fields[i].eq + 1, fields[i].end - fields[i].eq - 1);
+  }
 };
 
 /// Reads the records of `scontrol show node -o` or `scontrol show partition -o` (`first_key`: NodeName or
 /// PartitionName). A field starts at a blank followed by a word and `=`; a value runs to the next field.
-/// Throws LoadError naming file and line for a line that does not start with `first_key=`.
+/// Throws LoadError naming file and line for a line that does not start with `first_key=`, or past
+/// kMaxHosts records.
 std::vector<Record> read_records(const std::string& path, std::string_view first_key);
+
+/// The same records one at a time, each given to `each` (the record is reused for the next line: copy what
+/// outlives the call): no record list is held, and a record's storage is allocated once for the file.
+void for_each_record(const std::string& path, std::string_view first_key,
+                     const std::function<void(const Record&)>& each);
 
 /// One setting of `scontrol show config`, and its line.
 struct ConfigSetting {
