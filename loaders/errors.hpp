@@ -45,6 +45,9 @@ class JobIds {
                                 size_t first_line) {
     return LoadError(path, line, field, fmt::format("duplicate job id '{}' (first on line {})", id, first_line));
   }
+  JobIds() = default;
+  /// Sized for `expected` ids (an input that knows its count: no rehash until then).
+  explicit JobIds(size_t expected) : seen_(expected) { ends_.reserve(expected + 1); }
   /// Records `id` met on `line` of `path`; throws LoadError on `field` if it was met before.
   void add(const std::string& path, size_t line, const std::string& field, std::string_view id) {
     const uint64_t h = std::hash<std::string_view>{}(id);

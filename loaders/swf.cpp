@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -34,11 +35,24 @@ const char* const kFieldNames[18] = {"job number",
                                      "preceding job number",
                                      "think time"};
 
+// The fields of one job line the jobs are built from (every field is checked as it is read); its id is
+// ids[id_end of the job before, id_end) of the loader's id text (a RICC log: 447,794 of these).
 struct SwfJob {
-  std::string id;
-  double f[18];
+  // SWF field n is kept as f[kSlot[n]] (-1: checked, not kept): submit, run time, allocated processors,
+  // requested processors, requested time, user, group, queue
+  static constexpr int kSlot[18] = {-1, 0, -1, 1, 2, -1, -1, 3, 4, -1, -1, 5, 6, -1, 7, -1, -1, -1};
+  double f[8];
   size_t line;
-  std::string queue, spec;  // CERIT-SC: the queue name and the PBS node request after the 18 fields
+  size_t id_end;
+  uint32_t extra = 0;  // CERIT-SC: into the queue names and PBS node requests after the 18 fields
+  double submit() const { return f[0]; }
+  double run_time() const { return f[1]; }
+  double allocated_procs() const { return f[2]; }
+  double requested_procs() const { return f[3]; }
+  double requested_time() const { return f[4]; }
+  double user() const { return f[5]; }
+  double group() const { return f[6]; }
+  double queue() const { return f[7]; }
 };
 
 // One CERIT-SC cluster of the machines file.
@@ -161,6 +175,15 @@ std::string parse_pbs(std::string_view spec, PbsRequest& r) {
 }
 
 double number(std::string_view s, const std::string& path, size_t line, size_t field) {
+  // most fields are whole numbers (-1 when unknown): read those digit by digit (up to 15 digits a double
+  // holds exactly; from_chars would give the same value)
+  const size_t sign = !s.empty() && s[0] == '-';
+  if (s.size() > sign && s.size() - sign <= 15) {
+    uint64_t whole = 0;
+    size_t k = sign;
+    for (; k < s.size() && s[k] >= '0' && s[k] <= '9'; ++k) whole = whole * 10 + static_cast<uint64_t>(s[k] - '0');
+    if (k == s.size()) return sign ? -static_cast<double>(whole) : static_cast<double>(whole);
+  }
   double v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
@@ -176,7 +199,11 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
   const std::vector<Cluster> clusters = machines.empty() ? std::vector<Cluster>{} : read_machines(machines, progress);
   LineReader in(path, progress);
   double max_nodes = -1, max_procs = -1;
-  std::vector<SwfJob> raw;
+  std::deque<SwfJob> raw;  // (no copy as it grows)
+  std::string id_text;     // the jobs' ids, one after another
+  bool increasing = true;  // every id so far a canonical whole number above the one before it (SWF's rule)
+  double last_id = 0;
+  std::vector<std::pair<std::string, std::string>> extras{{}};  // CERIT-SC: (queue, node request); 0: none
   std::string_view line;
   while (in.next(line)) {
     const size_t first = line.find_first_not_of(" \t\r");
@@ -211,8 +238,16 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
       if (pos == std::string_view::npos) break;
       const size_t end = std::min(line.find_first_of(" \t\r", pos), line.size());
       const std::string_view tok = line.substr(pos, end - pos);
-      if (n == 0) j.id = std::string(tok);
-      j.f[n] = number(tok, path, j.line, n);
+      const double v = number(tok, path, j.line, n);
+      if (n == 0) {
+        id_text.append(tok);
+        j.id_end = id_text.size();
+        // a whole number written as such, above the one before: no id can repeat yet
+        increasing = increasing && tok.find_first_not_of("0123456789") == std::string_view::npos &&
+                     (tok.size() == 1 || tok[0] != '0') && tok.size() <= 15 && (raw.empty() || v > last_id);
+        last_id = v;
+      }
+      if (SwfJob::kSlot[n] >= 0) j.f[SwfJob::kSlot[n]] = v;
       pos = end;
     }
     if (n < 18) throw LoadError(path, j.line, "", fmt::format("expected 18 fields, found {}", n));
@@ -229,8 +264,8 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
                         fmt::format("expected 21 fields with --machines (the node list, queue and node request), "
                                     "found {}",
                                     18 + extra.size()));
-      j.queue = std::string(extra[1]);
-      j.spec = std::string(extra[2]);
+      j.extra = static_cast<uint32_t>(extras.size());
+      extras.emplace_back(extra[1], extra[2]);
     }
     raw.push_back(std::move(j));
   }
@@ -238,7 +273,7 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
   Dataset ds;
   ds.name = "swf";
   const uint32_t a_slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
-  auto procs_of = [](const SwfJob& j) { return j.f[4] > 0 ? j.f[4] : j.f[7]; };
+  auto procs_of = [](const SwfJob& j) { return j.allocated_procs() > 0 ? j.allocated_procs() : j.requested_procs(); };
   if (max_procs <= 0)
     for (const auto& j : raw) max_procs = std::max(max_procs, procs_of(j));
   if (max_procs <= 0) max_procs = 1;
@@ -270,25 +305,27 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
   ds.taskers = std::move(tb).build();
 
   JobBuilder jb(ds.catalog);
-  JobIds ids;
+  JobIds ids(increasing ? 0 : raw.size());
+  size_t id_begin = 0;
   for (const SwfJob& j : raw) {
-    ids.add(path, j.line, "job number", j.id);
+    const std::string_view id = std::string_view(id_text).substr(id_begin, j.id_end - id_begin);
+    id_begin = j.id_end;
+    if (!increasing) ids.add(path, j.line, "job number", id);  // (increasing ids differ: nothing to look up)
     const double procs = procs_of(j);
     const auto cred = [](const char* prefix, double v) {
       return v < 0 ? std::string() : fmt::format("{}{}", prefix, v);
     };
-    const std::string where = fmt::format("{}:{}: job {}", path, j.line, j.id);
     // What the format decides: the slots, the rule, the class, the request; or why the job is refused.
     uint64_t slots = procs >= 1 && procs <= 1e9 ? static_cast<uint64_t>(procs) : 1;
     bool fill_up = true;
-    std::string queue = cred("q", j.f[14]), request, why;
+    std::string queue = cred("q", j.queue()), request, why;
     if (clusters.empty()) {
       if (!(procs >= 1) || procs > 1e9) why = fmt::format("field 'allocated processors': no processors ({})", procs);
       else if (procs != std::floor(procs))  // a slot is whole: 1.5 processors is not 1 (issue 28)
         why = fmt::format("field 'allocated processors': {} is not a whole number of processors", procs);
     } else {  // CERIT-SC: the PBS node request decides slots, rule and properties
       PbsRequest pbs;
-      why = parse_pbs(j.spec, pbs);
+      why = parse_pbs(extras[j.extra].second, pbs);
       if (!why.empty()) why = "field 'node request': " + why;
       slots = pbs.nodes == 1 ? pbs.ppn : pbs.slots;
       if (why.empty() && pbs.excl && pbs.nodes == 1)  // the whole node, when the request names its cluster
@@ -298,13 +335,14 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
         why = fmt::format("field 'node request': {} slots, out of range (1 to 10^9)", slots);
       if (!why.empty()) slots = 1;
       fill_up = pbs.nodes > 1;
-      queue = j.queue;
+      queue = extras[j.extra].first;
       for (const std::string& p : pbs.has)
         request += (request.empty() ? "" : " && ") + ("properties==" + quote_value(p));
       for (const std::string& p : pbs.has_not)
         request += (request.empty() ? "" : " && ") + ("!(properties==" + quote_value(p) + ")");
     }
-    const uint32_t k = jb.add(j.id, cred("u", j.f[11]), cred("g", j.f[12]), 0, j.f[1], static_cast<uint32_t>(slots));
+    const uint32_t k =
+        jb.add(id, cred("u", j.user()), cred("g", j.group()), 0, j.submit(), static_cast<uint32_t>(slots));
     if (fill_up) jb.set_rule(AllocationRule::FillUp);
     jb.set_credentials(queue, "");
     if (why.empty() && !request.empty()) {
@@ -314,13 +352,13 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
         why = std::string("field 'node request': ") + e.what();
       }
     }
-    if (why.empty() && j.f[3] < 0) why = "field 'run time': unknown (-1)";
-    if (why.empty() && j.f[1] < 0) why = "field 'submit time': unknown (-1)";
+    if (why.empty() && j.run_time() < 0) why = "field 'run time': unknown (-1)";
+    if (why.empty() && j.submit() < 0) why = "field 'submit time': unknown (-1)";
     if (!why.empty()) {
-      jb.reject(k, fmt::format("{}: {}", where, why));
+      jb.reject(k, fmt::format("{}:{}: job {}: {}", path, j.line, id, why));
       continue;
     }
-    jb.set_times(j.f[3], j.f[8] > 0 ? j.f[8] : std::numeric_limits<double>::quiet_NaN());
+    jb.set_times(j.run_time(), j.requested_time() > 0 ? j.requested_time() : std::numeric_limits<double>::quiet_NaN());
   }
   ds.jobs = std::move(jb).build();
   return ds;

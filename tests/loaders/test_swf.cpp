@@ -152,6 +152,29 @@ TEST(Swf, DuplicateJobNumberIsFatalNamingBothLines) {
     EXPECT_NE(std::string(e.what()).find("duplicate job id '7' (first on line 3)"), std::string::npos) << e.what();
   }
   fs::remove(dup);
+  // increasing whole numbers are looked up no more (none can repeat); ids in any other order still are: a
+  // repeat after a decrease is found, and ids that differ as text (07 and 7) are two jobs
+  const auto unordered = write("unordered.swf",
+                               "; MaxNodes: 4\n; MaxProcs: 16\n"
+                               "10 0 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                               "7 1 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                               "11 1 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                               "10 2 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n");
+  try {
+    loaders::load_swf(unordered);
+    FAIL() << "accepted a duplicate job number";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_EQ(e.line, 6u);
+    EXPECT_NE(std::string(e.what()).find("duplicate job id '10' (first on line 3)"), std::string::npos) << e.what();
+  }
+  fs::remove(unordered);
+  const auto distinct = write("distinct.swf",
+                              "; MaxNodes: 4\n; MaxProcs: 16\n"
+                              "1 0 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                              "2 1 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n"
+                              "02 1 5 100 4 -1 -1 4 3600 -1 1 7 3 -1 2 1 -1 -1\n");
+  EXPECT_EQ(loaders::load_swf(distinct).jobs.size(), 3u);
+  fs::remove(distinct);
 }
 
 // CERIT-SC wagap 2013 (issue 7): a machines file of clusters, and per job the node list, the queue name
