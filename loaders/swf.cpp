@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <deque>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -53,6 +52,25 @@ struct SwfJob {
   double user() const { return f[5]; }
   double group() const { return f[6]; }
   double queue() const { return f[7]; }
+};
+
+// Job records in blocks of 65,536, appended without moving those stored (a vector copies and faults in
+// twice its size as it doubles; a deque allocates once every three of these records).
+class SwfJobs {
+ public:
+  static constexpr size_t kBlock = size_t{1} << 16;
+  void push_back(const SwfJob& j) {
+    if (blocks_.empty() || blocks_.back().size() == kBlock) blocks_.emplace_back().reserve(kBlock);
+    blocks_.back().push_back(j);
+    ++size_;
+  }
+  size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const std::vector<std::vector<SwfJob>>& blocks() const noexcept { return blocks_; }
+
+ private:
+  std::vector<std::vector<SwfJob>> blocks_;
+  size_t size_ = 0;
 };
 
 // One CERIT-SC cluster of the machines file.
@@ -174,6 +192,9 @@ std::string parse_pbs(std::string_view spec, PbsRequest& r) {
   return "";
 }
 
+// The blanks between fields (string_view::find_first_of would call memchr on the set for every character).
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
 double number(std::string_view s, const std::string& path, size_t line, size_t field) {
   // most fields are whole numbers (-1 when unknown): read those digit by digit (up to 15 digits a double
   // holds exactly; from_chars would give the same value)
@@ -199,7 +220,7 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
   const std::vector<Cluster> clusters = machines.empty() ? std::vector<Cluster>{} : read_machines(machines, progress);
   LineReader in(path, progress);
   double max_nodes = -1, max_procs = -1;
-  std::deque<SwfJob> raw;  // (no copy as it grows)
+  SwfJobs raw;
   std::string id_text;     // the jobs' ids, one after another
   bool increasing = true;  // every id so far a canonical whole number above the one before it (SWF's rule)
   double last_id = 0;
@@ -234,9 +255,10 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
     j.line = in.line();
     size_t pos = first, n = 0;
     for (; n < 18; ++n) {
-      pos = line.find_first_not_of(" \t\r", pos);
-      if (pos == std::string_view::npos) break;
-      const size_t end = std::min(line.find_first_of(" \t\r", pos), line.size());
+      while (pos < line.size() && blank(line[pos])) ++pos;
+      if (pos == line.size()) break;
+      size_t end = pos;
+      while (end < line.size() && !blank(line[end])) ++end;
       const std::string_view tok = line.substr(pos, end - pos);
       const double v = number(tok, path, j.line, n);
       if (n == 0) {
@@ -267,7 +289,7 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
       j.extra = static_cast<uint32_t>(extras.size());
       extras.emplace_back(extra[1], extra[2]);
     }
-    raw.push_back(std::move(j));
+    raw.push_back(j);
   }
 
   Dataset ds;
@@ -275,7 +297,8 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
   const uint32_t a_slots = ds.catalog.add(consumable_attribute("slots", AttrType::Int));
   auto procs_of = [](const SwfJob& j) { return j.allocated_procs() > 0 ? j.allocated_procs() : j.requested_procs(); };
   if (max_procs <= 0)
-    for (const auto& j : raw) max_procs = std::max(max_procs, procs_of(j));
+    for (const auto& block : raw.blocks())
+      for (const SwfJob& j : block) max_procs = std::max(max_procs, procs_of(j));
   if (max_procs <= 0) max_procs = 1;
   if (max_nodes <= 0) max_nodes = 1;
   const double ppn = std::floor(max_procs / max_nodes);
@@ -306,60 +329,63 @@ Dataset load_swf(const std::string& path, const ProgressFn& progress, const std:
 
   JobBuilder jb(ds.catalog);
   JobIds ids(increasing ? 0 : raw.size());
+  jb.reserve(raw.size(), id_text.size());
   size_t id_begin = 0;
-  for (const SwfJob& j : raw) {
-    const std::string_view id = std::string_view(id_text).substr(id_begin, j.id_end - id_begin);
-    id_begin = j.id_end;
-    if (!increasing) ids.add(path, j.line, "job number", id);  // (increasing ids differ: nothing to look up)
-    const double procs = procs_of(j);
-    const auto cred = [](const char* prefix, double v) {
-      return v < 0 ? std::string() : fmt::format("{}{}", prefix, v);
-    };
-    // What the format decides: the slots, the rule, the class, the request; or why the job is refused.
-    uint64_t slots = procs >= 1 && procs <= 1e9 ? static_cast<uint64_t>(procs) : 1;
-    bool fill_up = true;
-    std::string queue = cred("q", j.queue()), request, why;
-    if (clusters.empty()) {
-      if (!(procs >= 1) || procs > 1e9) why = fmt::format("field 'allocated processors': no processors ({})", procs);
-      else if (procs != std::floor(procs))  // a slot is whole: 1.5 processors is not 1 (issue 28)
-        why = fmt::format("field 'allocated processors': {} is not a whole number of processors", procs);
-    } else {  // CERIT-SC: the PBS node request decides slots, rule and properties
-      PbsRequest pbs;
-      why = parse_pbs(extras[j.extra].second, pbs);
-      if (!why.empty()) why = "field 'node request': " + why;
-      slots = pbs.nodes == 1 ? pbs.ppn : pbs.slots;
-      if (why.empty() && pbs.excl && pbs.nodes == 1)  // the whole node, when the request names its cluster
-        for (const Cluster& c : clusters)
-          if (std::find(pbs.has.begin(), pbs.has.end(), "cl_" + c.name) != pbs.has.end()) slots = c.ppn;
-      if (why.empty() && (slots < 1 || slots > 1000000000))  // not run as 1 slot (issue 28)
-        why = fmt::format("field 'node request': {} slots, out of range (1 to 10^9)", slots);
-      if (!why.empty()) slots = 1;
-      fill_up = pbs.nodes > 1;
-      queue = extras[j.extra].first;
-      for (const std::string& p : pbs.has)
-        request += (request.empty() ? "" : " && ") + ("properties==" + quote_value(p));
-      for (const std::string& p : pbs.has_not)
-        request += (request.empty() ? "" : " && ") + ("!(properties==" + quote_value(p) + ")");
-    }
-    const uint32_t k =
-        jb.add(id, cred("u", j.user()), cred("g", j.group()), 0, j.submit(), static_cast<uint32_t>(slots));
-    if (fill_up) jb.set_rule(AllocationRule::FillUp);
-    jb.set_credentials(queue, "");
-    if (why.empty() && !request.empty()) {
-      try {
-        jb.set_request(request);
-      } catch (const RequestError& e) {
-        why = std::string("field 'node request': ") + e.what();
+  for (const auto& block : raw.blocks())
+    for (const SwfJob& j : block) {
+      const std::string_view id = std::string_view(id_text).substr(id_begin, j.id_end - id_begin);
+      id_begin = j.id_end;
+      if (!increasing) ids.add(path, j.line, "job number", id);  // (increasing ids differ: nothing to look up)
+      const double procs = procs_of(j);
+      const auto cred = [](const char* prefix, double v) {
+        return v < 0 ? std::string() : fmt::format("{}{}", prefix, v);
+      };
+      // What the format decides: the slots, the rule, the class, the request; or why the job is refused.
+      uint64_t slots = procs >= 1 && procs <= 1e9 ? static_cast<uint64_t>(procs) : 1;
+      bool fill_up = true;
+      std::string queue = cred("q", j.queue()), request, why;
+      if (clusters.empty()) {
+        if (!(procs >= 1) || procs > 1e9) why = fmt::format("field 'allocated processors': no processors ({})", procs);
+        else if (procs != std::floor(procs))  // a slot is whole: 1.5 processors is not 1 (issue 28)
+          why = fmt::format("field 'allocated processors': {} is not a whole number of processors", procs);
+      } else {  // CERIT-SC: the PBS node request decides slots, rule and properties
+        PbsRequest pbs;
+        why = parse_pbs(extras[j.extra].second, pbs);
+        if (!why.empty()) why = "field 'node request': " + why;
+        slots = pbs.nodes == 1 ? pbs.ppn : pbs.slots;
+        if (why.empty() && pbs.excl && pbs.nodes == 1)  // the whole node, when the request names its cluster
+          for (const Cluster& c : clusters)
+            if (std::find(pbs.has.begin(), pbs.has.end(), "cl_" + c.name) != pbs.has.end()) slots = c.ppn;
+        if (why.empty() && (slots < 1 || slots > 1000000000))  // not run as 1 slot (issue 28)
+          why = fmt::format("field 'node request': {} slots, out of range (1 to 10^9)", slots);
+        if (!why.empty()) slots = 1;
+        fill_up = pbs.nodes > 1;
+        queue = extras[j.extra].first;
+        for (const std::string& p : pbs.has)
+          request += (request.empty() ? "" : " && ") + ("properties==" + quote_value(p));
+        for (const std::string& p : pbs.has_not)
+          request += (request.empty() ? "" : " && ") + ("!(properties==" + quote_value(p) + ")");
       }
+      const uint32_t k =
+          jb.add(id, cred("u", j.user()), cred("g", j.group()), 0, j.submit(), static_cast<uint32_t>(slots));
+      if (fill_up) jb.set_rule(AllocationRule::FillUp);
+      jb.set_credentials(queue, "");
+      if (why.empty() && !request.empty()) {
+        try {
+          jb.set_request(request);
+        } catch (const RequestError& e) {
+          why = std::string("field 'node request': ") + e.what();
+        }
+      }
+      if (why.empty() && j.run_time() < 0) why = "field 'run time': unknown (-1)";
+      if (why.empty() && j.submit() < 0) why = "field 'submit time': unknown (-1)";
+      if (!why.empty()) {
+        jb.reject(k, fmt::format("{}:{}: job {}: {}", path, j.line, id, why));
+        continue;
+      }
+      jb.set_times(j.run_time(),
+                   j.requested_time() > 0 ? j.requested_time() : std::numeric_limits<double>::quiet_NaN());
     }
-    if (why.empty() && j.run_time() < 0) why = "field 'run time': unknown (-1)";
-    if (why.empty() && j.submit() < 0) why = "field 'submit time': unknown (-1)";
-    if (!why.empty()) {
-      jb.reject(k, fmt::format("{}:{}: job {}: {}", path, j.line, id, why));
-      continue;
-    }
-    jb.set_times(j.run_time(), j.requested_time() > 0 ? j.requested_time() : std::numeric_limits<double>::quiet_NaN());
-  }
   ds.jobs = std::move(jb).build();
   return ds;
 }

@@ -42,6 +42,11 @@ class JobAmounts {
   std::span<const Entry> row_entries(uint32_t r) const noexcept {
     return {entries_.data() + first_[r], entries_.data() + first_[r + 1]};
   }
+  /// Builder side: room for n jobs (no growth copies while add_job() reaches n).
+  void reserve(size_t n) {
+    row_.reserve(n);
+    first_.reserve(n + 1);
+  }
   /// Builder side: starts the next job (with no amounts, in a row of its own).
   void add_job() {
     row_.push_back(static_cast<uint32_t>(first_.size() - 1));
@@ -95,6 +100,11 @@ class TextColumn {
   void push_back(std::string_view text) {
     chars_.append(text);
     ends_.push_back(chars_.size());
+  }
+  /// Room for n texts of `bytes` bytes in all.
+  void reserve(size_t n, size_t bytes) {
+    ends_.reserve(n);
+    chars_.reserve(bytes);
   }
   /// Appends the texts of `parts` in order, part p's texts being texts[p] cut at ends[p] (Arrow's layout
   /// again: text i of the part is texts[p][ends[p][i - 1], ends[p][i]), from 0 for i = 0). The caller

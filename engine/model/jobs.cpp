@@ -41,6 +41,18 @@ JobBuilder::JobBuilder(const Catalog& catalog) : catalog_(catalog) {
   intern_request(Request{});
 }
 
+void JobBuilder::reserve(size_t n, size_t id_bytes) {
+  JobTable& t = table_;
+  t.id.reserve(n, id_bytes);
+  for (auto* v : {&t.owner, &t.group, &t.slots, &t.request}) v->reserve(n);
+  t.priority.reserve(n);
+  t.rule.reserve(n);
+  t.amount.reserve(n);
+  t.utilization.reserve(n);
+  for (auto* c : {&t.submit, &t.runtime, &t.walltime, &t.hold_until}) c->reserve(n);
+  for (auto* c : {&t.soft, &t.reject, &t.note, &t.queue, &t.account, &t.qos}) c->reserve(n);
+}
+
 uint32_t JobBuilder::add(std::string_view id, std::string_view owner, std::string_view group, double priority,
                          double submit, uint32_t slots) {
   const uint32_t j = static_cast<uint32_t>(table_.id.size());

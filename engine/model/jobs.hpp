@@ -203,6 +203,9 @@ struct JobTable {
 class JobBuilder {
  public:
   explicit JobBuilder(const Catalog& catalog);
+  /// Room for n jobs whose ids take `id_bytes` bytes in all: a loader that knows how many jobs it will add
+  /// says so, and the columns fill without growth copies (a hint: more may still be added).
+  void reserve(size_t n, size_t id_bytes);
   /// Starts a job; returns its index. slots must be >= 1 (throws ValueError).
   uint32_t add(std::string_view id, std::string_view owner, std::string_view group, double priority, double submit,
                uint32_t slots = 1);

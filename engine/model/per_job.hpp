@@ -2,6 +2,7 @@
 // submit times, walltimes, holds, credentials, rejections and notes are one value for most farms).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,11 @@ class PerJob {
   const T& operator[](size_t j) const noexcept { return values_.empty() ? value_ : values_[j]; }
   const T& back() const noexcept { return (*this)[n_ - 1]; }
 
+  /// Room for n jobs' values once they differ (no growth copies while the column fills to n).
+  void reserve(size_t n) {
+    reserve_ = n;
+    if (!values_.empty()) values_.reserve(n);
+  }
   /// Appends a job with value v.
   void push_back(T v) {
     if (values_.empty()) {
@@ -40,6 +46,7 @@ class PerJob {
         ++n_;
         return;
       }
+      values_.reserve(std::max(reserve_, n_ + 1));
       values_.assign(n_, value_);
     }
     values_.push_back(v);
@@ -149,6 +156,7 @@ class PerJob {
   size_t n_ = 0;
   T value_{};
   std::vector<T> values_;  // empty while uniform
+  size_t reserve_ = 0;     // reserve(): the jobs values_ is sized for when it is made
 };
 
 }  // namespace colmatch
