@@ -1,5 +1,6 @@
 #include "loaders/slurm_constraint.hpp"
 
+#include <optional>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,17 @@ class Parser {
   std::string sequence(char close, bool bracket = false) {
     const size_t first_count = counts.size();
     std::string acc = operand();
+    // Slurm's reading of a matching OR beside other terms at the top level (slurmctld 22.05.8
+    // build_feature_list, valid_feature_counts, _valid_features; datasets/slurm/c100-or-brackets): the
+    // bracket's choices are the only choices, and the other terms filter the nodes as a left-to-right fold
+    // that skips the bracket: the operator before '[' is dropped, the one after ']' joins what came before
+    // (all nodes when nothing did) to what follows. `rome|[icelake|eth]` is rome nodes of one choice,
+    // `[icelake|eth]|rome` any node of one choice, `[a|b]&c` c nodes of one choice.
+    const bool top = close == 0 && !bracket;
+    std::string matching_or = top && last_matching_or_ ? acc : std::string();
+    std::optional<std::string> filter;  // the fold of the other terms; nullopt: every node
+    char filter_op = 0;
+    if (matching_or.empty()) filter = acc;
     std::string neg = last_neg_;  // acc negated (De Morgan), for a choice that must stay one soft term
     bool any_or = false, any_and = false;
     std::vector<std::string> items{acc}, items_neg{neg};
@@ -87,10 +99,21 @@ class Parser {
       if (o != acc_op && ++groups > kMaxGroups)
         throw Refuse{fmt::format("more than {} changes between '&' and '|' in one sequence", kMaxGroups)};
       extend(acc, acc_op, o, next);
+      if (top && last_matching_or_) {
+        matching_or = next;
+      } else if (top && !filter) {
+        if (o == '&') filter = next;  // (every node | next: still every node)
+      } else if (top) {
+        extend(*filter, filter_op, o, next);
+      }
       extend(neg, neg_op, o == '|' ? '&' : '|', last_neg_);  // De Morgan: the negation's operators swap
     }
     if (acc_op) acc += ')';
     if (neg_op) neg += ')';
+    if (!matching_or.empty() && any_or) {  // (with '&' alone the fold with the bracket is the same)
+      if (filter && filter_op) *filter += ')';
+      acc = filter ? "(" + *filter + " && " + matching_or + ")" : matching_or;
+    }
     seq_neg_ = neg;
     if (bracket) {
       // job_scheduler.c _valid_feature_list: `&` in brackets (XAND) needs a count on every name, `|` (XOR)
@@ -110,6 +133,7 @@ class Parser {
 
   std::string operand() {
     last_count_ = 0;
+    last_matching_or_ = false;
     if (pos_ >= s_.size()) throw Refuse{std::string(kInvalid)};
     const char c = s_[pos_];
     if (c == '(' || c == '[') {
@@ -148,6 +172,7 @@ class Parser {
                                                      : prefix);
         }
       }
+      last_matching_or_ = c == '[' && alternatives_.size() - first_alternative > 1;
       alternatives_.resize(first_alternative);
       alternatives_neg_.resize(first_alternative);
       last_count_ = 0;
@@ -187,6 +212,7 @@ class Parser {
   size_t pos_ = 0;
   int brackets_ = 0, parens_ = 0;              // sets of brackets met; parentheses open
   uint32_t last_count_ = 0;                    // of the operand just read (0: none)
+  bool last_matching_or_ = false;              // the operand just read is a matching OR ([a|b])
   std::vector<std::string> alternatives_;      // of the matching OR being read
   std::vector<std::string> alternatives_neg_;  // each negated
   std::string last_neg_, seq_neg_;             // the operand / sequence just read, negated (De Morgan)

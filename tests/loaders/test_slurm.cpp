@@ -71,6 +71,34 @@ bool accepted_as_written_only(const std::string& request, const std::string& ver
   return verdict.find("Invalid") != std::string::npos && bracket_verdict(request) == "accepted";
 }
 
+// A matching OR with a '|' outside its brackets (`[ib|icelake]|ssd`): its parenthesized form, which the
+// oracle asked, is another request, since Slurm takes the bracket's choices as the only ones and the terms
+// beside it as a filter (SlurmCluster100.MatchingOrBesideOtherTermsAsSlurmReadsIt). For such a request the
+// verdict as written decides (c100-brackets-submit-slurm.tsv): refused at submit, or accepted with nodes
+// among the parenthesized answer's. True when `request` is one and was checked so here.
+bool checked_as_written(const loaders::Dataset& ds, uint32_t j, const std::string& request,
+                        const std::set<std::string>& got, const std::set<std::string>& asked) {
+  const size_t c = request.find("-C ");
+  if (c == std::string::npos) return false;
+  const std::string constraint = request.substr(c + 3, request.find(' ', c + 3) - c - 3);
+  const size_t open = constraint.find('['), close = constraint.find(']');
+  if (open == std::string::npos || close == std::string::npos || constraint.find('[', open + 1) != std::string::npos)
+    return false;  // (two sets of brackets: refused as invalid, checked as such below)
+  if (constraint.substr(0, open).find('|') == std::string::npos &&
+      constraint.substr(close).find('|') == std::string::npos)
+    return false;
+  const std::string verdict = bracket_verdict(request);
+  if (verdict.find("Requested node configuration is not available") != std::string::npos) {
+    EXPECT_NE(why_rejected(ds, j).find("Requested node configuration is not available"), std::string::npos);
+    return true;
+  }
+  EXPECT_EQ(verdict, "accepted");
+  EXPECT_EQ(ds.jobs.reject[j], kNone) << why_rejected(ds, j);
+  EXPECT_FALSE(got.empty());
+  for (const std::string& n : got) EXPECT_TRUE(asked.empty() || asked.count(n)) << n;
+  return true;
+}
+
 // Each request a job; colmatch must find Slurm's nodes and refuse what Slurm refuses: a specification
 // Slurm calls invalid is a rejected job, and so is one it answers "Requested node configuration is not
 // available" (refused at submit: no node could ever run it), with that message.
@@ -84,13 +112,22 @@ TEST(SlurmCluster100, EligibleNodesAndVerdictsAreRealSlurms) {
   fs::remove(path);
   ASSERT_EQ(ds.jobs.size(), as.size());
   const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
-  size_t invalid = 0, unavailable = 0, ok = 0, partial = 0;
+  size_t invalid = 0, unavailable = 0, ok = 0, partial = 0, beside = 0;
   for (uint32_t j = 0; j < as.size(); ++j) {
     const Answer& a = as[j];
     SCOPED_TRACE(a.request + " (Slurm: " + a.verdict + ")");
     if (accepted_as_written_only(a.request, a.verdict)) {
       EXPECT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[ds.jobs.reject[j]];
       continue;
+    }
+    {
+      std::set<std::string> got;
+      if (ds.jobs.reject[j] == kNone)
+        for (uint32_t t : m.eligible[m.categories.of_job[j]].eligible.to_vector()) got.insert(ds.taskers.names[t]);
+      if (checked_as_written(ds, j, a.request, got, split(a.nodes))) {
+        ++beside;
+        continue;
+      }
     }
     const bool refused = a.verdict.find("Invalid") != std::string::npos || refused_as_written(a.request);
     if (refused) {
@@ -126,6 +163,7 @@ TEST(SlurmCluster100, EligibleNodesAndVerdictsAreRealSlurms) {
   EXPECT_GT(unavailable, 20u);
   EXPECT_GT(ok, 250u);
   EXPECT_LT(partial, as.size() / 4) << "most requests compare exactly";
+  EXPECT_GE(beside, 4u);  // ([ib|icelake]|ssd and three more)
 }
 
 // The per-GPU options (datasets/slurm/c100-gpus-answers.tsv: sbatch --test-only -N1-100, every node that
@@ -183,6 +221,15 @@ TEST(SlurmCluster10k, EligibleNodesAndVerdictsAreRealSlurms) {
       EXPECT_EQ(ds.jobs.reject[j], kNone) << ds.jobs.reject_reason[ds.jobs.reject[j]];
       continue;
     }
+    {
+      std::set<std::string> got;
+      if (ds.jobs.reject[j] == kNone)
+        for (uint32_t t : m.eligible[m.categories.of_job[j]].eligible.to_vector()) got.insert(ds.taskers.names[t]);
+      if (checked_as_written(ds, j, request, got, {})) {  // (the answer is a digest: no nodes to compare)
+        EXPECT_LE(got.size(), std::stoul(count));
+        continue;
+      }
+    }
     if (verdict.find("Invalid") != std::string::npos || refused_as_written(request)) {
       EXPECT_NE(ds.jobs.reject[j], kNone);
       continue;
@@ -234,6 +281,36 @@ TEST(SlurmCluster100, OneJobGoesWhereSlurmPutsIt) {
     ++n;
   }
   EXPECT_GE(n, 30u);
+}
+
+// A matching OR beside other terms, as slurmctld 22.05.8 read it (datasets/slurm/c100-or-brackets: each
+// line submitted as written, then alone on the restarted controller with salloc): the bracket's choices
+// are the only choices, the other terms a filter folded left to right without the bracket (the operator
+// before '[' dropped, the one after ']' joining what came before, or every node, to what follows):
+// `[icelake|skylake]|amd -p amd` is refused (amd is no choice), `rome|[icelake|eth]` takes a rome eth node,
+// `[icelake|gpu]|amd -p amd` a gpu node where the best fit amd node would be n003.
+TEST(SlurmCluster100, MatchingOrBesideOtherTermsAsSlurmReadsIt) {
+  std::ifstream in(kData + "c100-or-brackets-slurm.tsv");
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    const std::vector<std::string> f = tsv_fields(line, 3);
+    const std::string &request = f[0], &verdict = f[1], &node = f[2];
+    SCOPED_TRACE(line);
+    const std::string path = temp_file("or-brackets", request + "\n");
+    const loaders::Dataset ds = loaders::load_slurm(kData + "c100", path);
+    fs::remove(path);
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, nullptr, ds.dispatch);
+    if (verdict != "accepted") {
+      EXPECT_NE(verdict.find("Requested node configuration is not available"), std::string::npos);
+      EXPECT_EQ(m.dispatch.status[0], JobStatus::Rejected);
+      EXPECT_NE(why_rejected(ds, 0).find("Requested node configuration is not available"), std::string::npos);
+    } else {
+      ASSERT_EQ(m.dispatch.status[0], JobStatus::Assigned);
+      EXPECT_EQ(ds.taskers.names[m.dispatch.tasker[0]], node);
+    }
+    ++n;
+  }
+  EXPECT_EQ(n, 12u);
 }
 
 // squeue --json's pending jobs (datasets/slurm/c100-batch: 150 held jobs submitted from c100-batch.jobs)
