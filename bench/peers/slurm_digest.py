@@ -34,10 +34,15 @@ def fnv1a(data):
     return h
 
 
-for line in sys.stdin:
-    request, nodes, verdict = line.rstrip("\n").split("\t")
-    if nodes == "-":
-        print(f"{request}\t0\t-\t{verdict}")
-        continue
-    names = sorted(expand(nodes))
-    print(f"{request}\t{len(names)}\t{fnv1a(','.join(names).encode()):016x}\t{verdict}")
+def main():
+    for line in sys.stdin:
+        request, nodes, verdict = line.rstrip("\n").split("\t")
+        if nodes == "-":
+            print(f"{request}\t0\t-\t{verdict}")
+            continue
+        names = sorted(expand(nodes))
+        print(f"{request}\t{len(names)}\t{fnv1a(','.join(names).encode()):016x}\t{verdict}")
+
+
+if __name__ == "__main__":
+    main()
