@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -135,10 +136,17 @@ struct SimResult {
   struct Row {
     double time;
     uint64_t running, queued;
-    /// per consumable the timeline tracks (timeline_consumables()): what the running jobs hold
-    std::vector<double> used;
   };
   std::vector<Row> timeline;
+  /// Per timeline row, per consumable the timeline tracks (timeline_consumables()): what the running jobs
+  /// hold, row r's at [r * timeline_width, (r + 1) * timeline_width): one array, not a vector a row (a
+  /// cycle's row replaced within its minute allocates nothing).
+  std::vector<double> timeline_used;
+  size_t timeline_width = 0;
+  /// Row r's used amounts (timeline_width of them).
+  std::span<const double> used_at(size_t r) const noexcept {
+    return {timeline_used.data() + r * timeline_width, timeline_width};
+  }
   /// Per consumable (catalog.consumables() order): the amount x seconds the started jobs hold, each
   /// from its start to its end (for utilisation: over what the taskers offer).
   std::vector<double> held_seconds;

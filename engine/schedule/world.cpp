@@ -275,11 +275,14 @@ bool SimWorld::dependencies_ended(uint32_t j) const {
 }
 
 void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uint64_t queued) {
-  SimResult::Row row{t, running.size(), queued,
-                     std::vector<double>(used.begin(), used.begin() + timeline_consumables(used.size()))};
-  if (!res.timeline.empty() && std::floor(res.timeline.back().time / 60) == std::floor(t / 60))
-    res.timeline.back() = std::move(row);
-  else res.timeline.push_back(std::move(row));
+  const size_t width = timeline_consumables(used.size());
+  res.timeline_width = width;
+  if (res.timeline.empty() || std::floor(res.timeline.back().time / 60) != std::floor(t / 60)) {
+    res.timeline.emplace_back();
+    res.timeline_used.resize(res.timeline_used.size() + width);
+  }
+  res.timeline.back() = {t, running.size(), queued};
+  std::copy_n(used.begin(), width, res.timeline_used.end() - static_cast<std::ptrdiff_t>(width));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.cycle_seconds.push_back(static_cast<float>(took));
   auto& minutes = res.cycle_minutes;

@@ -305,9 +305,10 @@ std::string timeline_csv(const loaders::Dataset& ds, const SimResult& r) {
   timeline += '\n';
   std::vector<OfferedRate> offered;
   for (size_t k = 0; k < consumables.size(); ++k) offered.emplace_back(ds, static_cast<int>(k));
-  for (const auto& row : r.timeline) {
+  for (size_t i = 0; i < r.timeline.size(); ++i) {
+    const SimResult::Row& row = r.timeline[i];
     timeline += fmt::format("{},{},{}", num(row.time), row.running, row.queued);
-    for (double u : row.used) timeline += ',' + num(u);
+    for (double u : r.used_at(i)) timeline += ',' + num(u);
     for (OfferedRate& o : offered) {  // the farm's events up to the row's cycle are applied in it
       while (o.more() && o.next_time() <= row.time) o.apply();
       timeline += ',' + num(o.rate());
