@@ -30,6 +30,10 @@ Credentials::Credentials(const JobTable& jobs, const std::vector<Throttle>& thro
         max_slots_[kind][id] = th.max_slots;
       }
     }
+  for (size_t kind = 0; kind < kCredentialKinds; ++kind)
+    if (std::any_of(throttles.begin(), throttles.end(),
+                    [&](const Throttle& th) { return static_cast<size_t>(th.kind) == kind; }))
+      limited_[limited_count_++] = static_cast<uint8_t>(kind);
 }
 
 std::string Credentials::describe(const Violation& v) const {

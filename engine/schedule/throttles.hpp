@@ -32,7 +32,8 @@ class Credentials {
     explicit operator bool() const noexcept { return kind < kCredentialKinds; }
   };
   Violation violation(uint32_t j) const noexcept {
-    for (size_t kind = 0; kind < kCredentialKinds; ++kind) {
+    for (size_t i = 0; i < limited_count_; ++i) {  // a kind no throttle names cannot be broken
+      const size_t kind = limited_[i];
       const uint32_t id = cred(kind, j);
       if (running_[kind][id] + 1 > max_jobs_[kind][id]) return {kind, id, false};
       if (slots_[kind][id] + jobs_.slots[j] > max_slots_[kind][id]) return {kind, id, true};
@@ -75,6 +76,8 @@ class Credentials {
   std::array<std::vector<uint64_t>, kCredentialKinds> max_jobs_;
   std::array<std::vector<double>, kCredentialKinds> max_slots_;
   std::array<std::vector<double>, kCredentialKinds> min_slots_;  // the fewest slots any of its jobs asks for
+  std::array<uint8_t, kCredentialKinds> limited_{};  // the kinds some throttle names, in kind order
+  size_t limited_count_ = 0;
 };
 
 /// Moab's step 4 undone lazily, for a queue whose jobs have fixed ranks (static priority order). A job
