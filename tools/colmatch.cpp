@@ -43,6 +43,65 @@ using namespace colmatch;
 
 namespace {
 
+// Transparent huge pages for the heap. A run's loading and scheduling loop touch every page of their
+// growing columns once, and a page fault is dear (several microseconds on the virtual machines measured
+// here: a third of RICC's load). glibc maps its heap with huge pages when asked by the tunable
+// glibc.malloc.hugetlb=1 (it then madvises MADV_HUGEPAGE what it maps), which the kernel honours when
+// /sys/kernel/mm/transparent_hugepage/enabled is "madvise" (Debian's default; "always" needs no asking,
+// "never" refuses). Tunables are read only as a process starts, so the CLI starts itself again with the
+// tunable added (one exec, a few milliseconds) when the kernel says "madvise" and GLIBC_TUNABLES does not
+// name the tunable already. COLMATCH_HUGEPAGES=0 keeps the process as it was started. RICC's EASY replay:
+// page faults 29,000 -> 1,600, load 0.47 -> 0.28 s (BENCHMARKS.md).
+constexpr const char* kHugetlb = "glibc.malloc.hugetlb";
+
+// The kernel's transparent huge page mode: "always", "madvise", "never", or "" when it does not say.
+std::string thp_mode() {
+  std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (f == nullptr) return "";
+  char line[128] = {0};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  if (!read) return "";
+  for (const char* mode : {"always", "madvise", "never"})
+    if (std::strstr(line, fmt::format("[{}]", mode).c_str()) != nullptr) return mode;
+  return "";
+}
+
+void restart_with_huge_pages(char** argv) {
+  constexpr const char* kRestarted = "COLMATCH_HUGEPAGES_RESTARTED";
+  if (std::getenv(kRestarted) != nullptr) {  // the second start: whatever glibc made of the tunable stands
+    unsetenv(kRestarted);
+    return;
+  }
+  if (const char* opt = std::getenv("COLMATCH_HUGEPAGES"); opt != nullptr && std::strcmp(opt, "0") == 0) return;
+  const char* set = std::getenv("GLIBC_TUNABLES");
+  const std::string tunables = set != nullptr ? set : "";
+  if (tunables.find(kHugetlb) != std::string::npos || thp_mode() != "madvise") return;
+  const std::string with = (tunables.empty() ? "" : tunables + ":") + kHugetlb + "=1";
+  setenv("GLIBC_TUNABLES", with.c_str(), 1);
+  setenv(kRestarted, "1", 1);
+  execv("/proc/self/exe", argv);
+  // the exec failed: go on as started, the environment as it was
+  if (set != nullptr) setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
+  else unsetenv("GLIBC_TUNABLES");
+  unsetenv(kRestarted);
+}
+
+// Whether this process's heap gets huge pages: the kernel gives them to every mapping ("always"), or to
+// glibc's when the tunable asks (1: madvise; 2: hugetlbfs pages, which also count).
+bool heap_huge_pages() {
+  const std::string mode = thp_mode();
+  if (mode == "always") return true;
+  const char* set = std::getenv("GLIBC_TUNABLES");
+  if (set == nullptr) return false;
+  const std::string tunables = set;
+  const size_t at = tunables.find(std::string(kHugetlb) + "=");
+  if (at == std::string::npos) return false;
+  const char value = tunables.c_str()[at + std::strlen(kHugetlb) + 1];
+  return (value == '1' && mode == "madvise") || value == '2';
+}
+
+
 struct Inputs {
   std::string format = "native";
   loaders::FormatArgs args;  // option name -> value, for the chosen format
@@ -353,6 +412,7 @@ int cmd_simulate(const Options& o) {
   info.format = o.in.format;
   info.threads = n;
   info.isa = table.isa;
+  info.huge_pages = heap_huge_pages();
   info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto t1 = std::chrono::steady_clock::now();
   const SimProgress progress = simulate_progress_fn();
@@ -381,6 +441,7 @@ int cmd_match(const Options& o) {
   info.format = o.in.format;
   info.threads = n;
   info.pools = o.pools || o.in.format == "dirac";
+  info.huge_pages = heap_huge_pages();
   info.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string categories;  // formatted while dispatch runs on the other core
   const MatchOutcome m = run_match(
@@ -395,6 +456,7 @@ int cmd_match(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  restart_with_huge_pages(argv);
   // One allocator policy for the whole run, not glibc's sliding one: its mmap threshold rises with each
   // large block freed (a loader's), which moved the scheduling loop's growing vectors between fresh mmaps
   // and the heap from one input to the next (RICC's simulate 1.2-2.1 s on one build). Blocks below 64 MiB

@@ -50,11 +50,11 @@ std::string summary_json(const loaders::Dataset& ds, const MatchOutcome& m, cons
       "  \"seconds\": {{\"load\": {:.6f}, \"categorize\": {:.6f}, \"eligibility\": {:.6f}, \"dispatch\": {:.6f}, "
       "\"match_total\": {:.6f}}},\n"
       "  \"notes\": {},\n"
-      "  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
+      "  \"threads\": {},\n  \"instruction_set\": {},\n  \"huge_pages\": {}\n}}\n",
       json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), m.dispatch.assigned,
       m.dispatch.pending, no_eligible, no_capacity, queues, m.dispatch.rejected, m.categories.size(), sparse,
       info.load_s, m.timings.categorize_s, m.timings.eligibility_s, m.timings.dispatch_s, m.timings.total(),
-      notes_json(ds.jobs), info.threads, json_string(kernels::isa_name(m.isa)));
+      notes_json(ds.jobs), info.threads, json_string(kernels::isa_name(m.isa)), info.huge_pages);
 }
 
 namespace {

@@ -12,7 +12,8 @@ namespace colmatch::writers {
 struct RunInfo {
   std::string format;  ///< native, google2011, openb
   unsigned threads = 1;
-  double load_s = 0;   ///< time spent reading inputs
+  double load_s = 0;         ///< time spent reading inputs
+  bool huge_pages = false;  ///< the heap is mapped with transparent huge pages (summary.json's huge_pages)
   bool pools = false;  ///< also write pools.csv (DIRAC submit pools with their eligible taskers)
 };
 
@@ -24,7 +25,7 @@ struct RunInfo {
 ///   categories.csv  `category,jobs,slots,eligible_taskers,representation,request`: one row per job category
 ///                   (hash in hex), the DIRAC submit-pool view.
 ///   summary.json    counts, categories, seconds per phase, the jobs per note (JobTable::note: "depth
-///                   limit" for an Accelerator expansion curtailed), threads, instruction set.
+///                   limit" for an Accelerator expansion curtailed), threads, instruction set, huge pages.
 ///   pools.csv       with RunInfo::pools: `pool,jobs,eligible,taskers,requirements`, one row per distinct
 ///                   hard request (DIRAC submit pool: FNV-1a hash of the requirements in canonical, name-sorted
 ///                   form) with the taskers eligible for it, `;`-separated (those of its first category).

@@ -206,10 +206,10 @@ std::string simulation_summary_json(const loaders::Dataset& ds, const SimResult&
       "  \"pending\": {},\n  \"rejected\": {},\n  \"cycles\": {},\n  \"categories_evaluated\": {},\n"
       "  \"seconds\": {{\"load\": {:.6f}, \"simulate\": {:.6f}}},\n"
       "  \"cycle_ms\": {{\"p50\": {:.4f}, \"p99\": {:.4f}, \"max\": {:.4f}, \"mean\": {:.4f}}},\n"
-      "{}  \"notes\": {},\n  \"threads\": {},\n  \"instruction_set\": {}\n}}\n",
+      "{}  \"notes\": {},\n  \"threads\": {},\n  \"instruction_set\": {},\n  \"huge_pages\": {}\n}}\n",
       json_string(ds.name), json_string(info.format), ds.taskers.size(), ds.jobs.size(), started, pending, rejected,
       r.cycles, r.categories_evaluated, info.load_s, info.simulate_s, p50, p99, max_ms, mean_ms, tracked,
-      notes_json(ds.jobs), info.threads, json_string(kernels::isa_name(info.isa)));
+      notes_json(ds.jobs), info.threads, json_string(kernels::isa_name(info.isa)), info.huge_pages);
 }
 
 namespace {

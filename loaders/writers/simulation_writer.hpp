@@ -30,6 +30,7 @@ struct SimRunInfo {
   unsigned threads = 1;
   double load_s = 0, simulate_s = 0;
   kernels::Isa isa = kernels::Isa::Scalar;
+  bool huge_pages = false;  ///< the heap is mapped with transparent huge pages (summary.json's huge_pages)
 };
 
 /// Which files of a run are written (`simulate --write`): a study that reads only the figures need not

@@ -30,11 +30,12 @@ struct CliRun {
   std::string out, err;
 };
 
-CliRun run(const std::string& args) {
+// `env`: a prefix for the command line (`env -u X Y=1 `), to run the CLI in another environment.
+CliRun run(const std::string& args, const std::string& env = "") {
   const auto dir = fs::temp_directory_path();
   const std::string o = (dir / ("cli-out-" + std::to_string(getpid()))).string();
   const std::string e = (dir / ("cli-err-" + std::to_string(getpid()))).string();
-  const int rc = std::system((kBin + " " + args + " >" + o + " 2>" + e).c_str());
+  const int rc = std::system((env + kBin + " " + args + " >" + o + " 2>" + e).c_str());
   auto slurp = [](const std::string& p) {
     std::ifstream in(p);
     std::stringstream ss;
@@ -386,6 +387,27 @@ TEST(Cli, ForcedInstructionSetIsReported) {
   const CliRun r = run("match " + kDemo + " --out " + o.dir.string() + " --isa scalar");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"instruction_set\": \"scalar\""), std::string::npos) << r.out;
+}
+
+// The CLI starts itself again with glibc's huge-page tunable when the kernel gives transparent huge pages
+// on request (tools/colmatch.cpp: restart_with_huge_pages), and says so in summary.json; COLMATCH_HUGEPAGES=0
+// keeps it as started.
+TEST(Cli, HeapGetsHugePagesWhenTheKernelGivesThemOnRequest) {
+  std::string mode;
+  if (std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled"); in) std::getline(in, mode);
+  const bool always = mode.find("[always]") != std::string::npos;
+  const bool on_request = mode.find("[madvise]") != std::string::npos;
+  const std::string args = "simulate --format swf --log " + kSrc + "/datasets/samples/kth_sp2_head3000.swf.gz " +
+                           "--policy " + kSrc + "/datasets/examples/easy.toml --write metrics --out ";
+  auto huge = [](const CliRun& r) { return r.out.find("\"huge_pages\": true") != std::string::npos; };
+  Out a, b;
+  const CliRun asked = run(args + a.dir.string(), "env -u GLIBC_TUNABLES -u COLMATCH_HUGEPAGES ");
+  ASSERT_EQ(asked.status, 0) << asked.err;
+  EXPECT_EQ(huge(asked), always || on_request) << mode << "\n" << asked.out;
+  const CliRun kept = run(args + b.dir.string(), "env -u GLIBC_TUNABLES COLMATCH_HUGEPAGES=0 ");
+  ASSERT_EQ(kept.status, 0) << kept.err;
+  EXPECT_EQ(huge(kept), always) << mode << "\n" << kept.out;
+  if (!on_request) GTEST_SKIP() << "the kernel's mode is not madvise (" << mode << "): the restart is not tried";
 }
 
 TEST(Cli, BadTaskerFileFailsWithFileLineFieldAndNoOutput) {
