@@ -109,9 +109,10 @@ fi
 cd "$WORK/out" || exit 2
 find . -type f ! -name summary.json ! -name cycles.csv ! -name '*.stderr' ! -name '*.stdout' | sort | xargs sha256sum
 # summaries (summary.json, and the copy a run prints) without their wall-clock figures ("seconds",
-# "cycle_ms", memory); stderr without figures with units ("in 0.12 s", "3.1 MB")
+# "cycle_ms", memory) and what the machine gave (threads, instruction set, huge pages); stderr without
+# figures with units ("in 0.12 s", "3.1 MB")
 for f in $(find . -name summary.json -o -name '*.stdout' | sort); do
-  printf '%s  %s\n' "$(grep -vE '"(seconds|cycle_ms|peak_rss[a-z_]*|rss[a-z_]*|threads)"' "$f" | sha256sum | cut -c1-64)" "$f"
+  printf '%s  %s\n' "$(grep -vE '"(seconds|cycle_ms|peak_rss[a-z_]*|rss[a-z_]*|threads|instruction_set|huge_pages)"' "$f" | sha256sum | cut -c1-64)" "$f"
 done
 for f in $(find . -name '*.stderr' | sort); do
   printf '%s  %s\n' "$(sed -E 's/[0-9]+(\.[0-9]+)? ?(s|ms|MB\/s|MB|GB)\b/N/g' "$f" | sha256sum | cut -c1-64)" "$f"
