@@ -101,7 +101,6 @@ bool heap_huge_pages() {
   return (value == '1' && mode == "madvise") || value == '2';
 }
 
-
 struct Inputs {
   std::string format = "native";
   loaders::FormatArgs args;  // option name -> value, for the chosen format

@@ -76,7 +76,7 @@ class Credentials {
   std::array<std::vector<uint64_t>, kCredentialKinds> max_jobs_;
   std::array<std::vector<double>, kCredentialKinds> max_slots_;
   std::array<std::vector<double>, kCredentialKinds> min_slots_;  // the fewest slots any of its jobs asks for
-  std::array<uint8_t, kCredentialKinds> limited_{};  // the kinds some throttle names, in kind order
+  std::array<uint8_t, kCredentialKinds> limited_{};              // the kinds some throttle names, in kind order
   size_t limited_count_ = 0;
 };
 

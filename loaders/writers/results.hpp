@@ -12,7 +12,7 @@ namespace colmatch::writers {
 struct RunInfo {
   std::string format;  ///< native, google2011, openb
   unsigned threads = 1;
-  double load_s = 0;         ///< time spent reading inputs
+  double load_s = 0;        ///< time spent reading inputs
   bool huge_pages = false;  ///< the heap is mapped with transparent huge pages (summary.json's huge_pages)
   bool pools = false;  ///< also write pools.csv (DIRAC submit pools with their eligible taskers)
 };
