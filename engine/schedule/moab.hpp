@@ -117,6 +117,7 @@ class MoabScheduler final : public Scheduler {
   // slurm_main_pass: per partition whether it failed in this pass, the taskers held for the rest of it
   // (words of 64), and the cut eligibility a job is tried on
   std::vector<uint8_t> part_failed_;
+  std::vector<uint64_t> part_records_;  // the main pass: per partition, its job records reached (partition_job_depth)
   std::vector<uint64_t> held_words_, within_words_;
   bool any_held_ = false;
   CategoryEligibility cut_;

@@ -239,6 +239,11 @@ struct SimConfig {
   /// start tests at most this many job records and one more (a job of several partitions: a record each),
   /// then stops, the rest untried ("already tested N jobs, breaking out", job_scheduler.c); 0: no limit.
   uint64_t main_pass_depth = 0;
+  /// With partitions: Slurm's partition_job_depth (0: no limit): every main pass (full ones too) tests at
+  /// most this many job records of each partition; a later record of a partition is skipped before it
+  /// counts toward main_pass_depth (its job waits, Reason Priority, unless another of its partitions is
+  /// tried), whether or not the partition has failed (job_scheduler.c, _schedule, 22.05: max_jobs_per_part).
+  uint64_t main_pass_partition_depth = 0;
   /// With partitions and main_pass_depth: Slurm's sched_interval (60 s): the main pass at
   /// main_pass_full_phase + k x this tests the whole queue (slurmctld's background thread, from its start);
   /// 0: never. Such a pass is run only when a pass since the last stopped short (nothing else changes).

@@ -7,7 +7,8 @@
 // failing that partition; one that names its nodes (-w, BlockingQueues::holds_own) holds them instead,
 // blocking nothing; one whose eligible nodes are all held blocks nothing (ReqNodeNotAvail); one below
 // bf_min_prio_reserve blocks nothing ("fail_by_part = false"). A pass not on sched_interval's clock tests at
-// most default_queue_depth job records and one more (SimConfig::main_pass_depth). The batch dispatch's pass
+// most default_queue_depth job records and one more (SimConfig::main_pass_depth); every pass at most
+// partition_job_depth records of each partition (main_pass_partition_depth). The batch dispatch's pass
 // is the same partition rule over one snapshot (engine/batch/main_pass.cpp).
 #include <bit>
 #include <cmath>
@@ -50,13 +51,18 @@ bool MoabScheduler::slurm_main_pass(double t) {
     if (depth > 0 && records++ > depth) depth_cut_ = true;
     return depth_cut_;
   };
+  // partition_job_depth: each record of a partition past that many is skipped before the depth counts it
+  const uint64_t per_partition = w_.policy.main_pass_partition_depth;
+  part_records_.assign(per_partition > 0 ? parts.names.size() : 0, 0);
+  auto past_partition_depth = [&](uint32_t q) {
+    return per_partition > 0 && q != kNone && part_records_[q]++ >= per_partition;
+  };
   bool started = false;
   for (const auto& [prio, j] : ready_) {
-    if (depth_cut_ || over_depth()) {  // untried (its first record)
+    if (depth_cut_) {  // untried
       res.reason[j] = SimReason::Blocked;
       continue;
     }
-    if (throttled(j)) continue;
     const uint32_t c = w_.cats.of_job[j];
     const uint32_t need = w_.cats.fewest_taskers(c);
     // bf_min_prio_reserve: a job of a lower priority (above its tier) fails no partition; bf_min_age_reserve:
@@ -67,10 +73,18 @@ bool MoabScheduler::slurm_main_pass(double t) {
     const uint32_t own = j < parts.queue_of_job.size() ? parts.queue_of_job[j] : kNone;
     const std::span<const uint32_t> queues = several.empty() ? std::span<const uint32_t>(&own, 1) : several;
     const bool holds_own = j < parts.holds_own.size() && parts.holds_own[j] != 0;
-    bool placed = false, behind = true;
+    bool placed = false, behind = true, counted = false, limited = false;
     for (size_t i = 0; i < queues.size(); ++i) {
       const uint32_t q = queues[i];
-      if (i > 0 && over_depth()) break;             // (each record of a job of several)
+      if (past_partition_depth(q)) continue;  // "reached partition %s job limit" (Priority)
+      if (over_depth()) break;                // (each record of a job of several)
+      if (!counted) {                         // its first record tested: now its credentials' limits
+        counted = true;
+        if (throttled(j)) {
+          limited = true;
+          break;
+        }
+      }
       if (q != kNone && part_failed_[q]) continue;  // behind a higher-priority job of q (Priority)
       behind = false;
       // (a job of several partitions: this one's taskers, as words)
@@ -92,6 +106,7 @@ bool MoabScheduler::slurm_main_pass(double t) {
       if (holds_own) hold(w_.eligible[c].eligible);  // its named nodes, blocking nothing
       else if (q != kNone && blocks && unheld(w_.eligible[c].eligible, within) > 0) fail(q);
     }
+    if (limited) continue;
     if (placed) {
       w_.cap.commit();
       start(j, t, trial, false);

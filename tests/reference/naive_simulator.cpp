@@ -451,14 +451,11 @@ struct Sim {
     const uint64_t depth = full_pass ? 0 : pol.main_pass_depth;
     uint64_t records = 0;
     depth_cut = false;
+    // partition_job_depth: a partition's records past that many are skipped, uncounted by the depth
+    std::vector<uint64_t> reached(parts.names.size(), 0);
     for (const auto& [negp, sub, j] : ready) {
-      if (depth_cut || (depth > 0 && records++ > depth)) {
-        depth_cut = true;
+      if (depth_cut) {
         out.reason[j] = SimReason::Blocked;
-        continue;
-      }
-      if (!throttle_ok(j, running)) {
-        out.reason[j] = SimReason::Throttled;
         continue;
       }
       const double above_tier = -negp - std::floor(-negp / kPriorityTierScale) * kPriorityTierScale;
@@ -468,12 +465,20 @@ struct Sim {
       const bool several = !queues.empty();
       if (!several) queues.push_back(j < parts.queue_of_job.size() ? parts.queue_of_job[j] : kNone);
       const uint32_t need = fewest_taskers(jobs, j);
-      bool started = false, behind = true;
+      bool started = false, behind = true, tested = false, throttled = false;
       for (size_t i = 0; i < queues.size(); ++i) {
         const uint32_t q = queues[i];
-        if (i > 0 && depth > 0 && records++ > depth) {
+        if (q != kNone && pol.main_pass_partition_depth > 0 && reached[q]++ >= pol.main_pass_partition_depth) continue;
+        if (depth > 0 && records++ > depth) {
           depth_cut = true;
           break;
+        }
+        if (!tested) {
+          tested = true;
+          if (!throttle_ok(j, running)) {
+            throttled = true;
+            break;
+          }
         }
         if (q != kNone && failed[q]) continue;
         behind = false;
@@ -505,7 +510,8 @@ struct Sim {
           if (free) fail(q);
         }
       }
-      if (!started) out.reason[j] = behind || depth_cut ? SimReason::Blocked : SimReason::NoFreeCapacity;
+      if (throttled) out.reason[j] = SimReason::Throttled;
+      else if (!started) out.reason[j] = behind || depth_cut ? SimReason::Blocked : SimReason::NoFreeCapacity;
     }
   }
 

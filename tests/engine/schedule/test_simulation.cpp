@@ -683,6 +683,48 @@ TEST(Simulation, SlurmMainPassDepthAndFullPasses) {
   EXPECT_EQ(r.start[4], 60);
 }
 
+// Slurm's partition_job_depth (SimConfig::main_pass_partition_depth; job_scheduler.c's max_jobs_per_part):
+// t0 is p1's, t1 p2's, 4 slots each; `a` (p1, 2 slots) runs to 100; at 1 `b` and `c` (p1) and `e` (p2), a
+// slot each, all fit. With one record a partition, c's is skipped (Priority) and it starts at the next pass
+// (b and e end at 11), and a skipped record does not count toward default_queue_depth: with depth 1 (two
+// records) e is still tested. c of p1 and p2 (asking either) is skipped in p1 and tried in p2: t1 at 1.
+TEST(Simulation, SlurmPartitionJobDepthSkipsLaterRecordsOfAPartition) {
+  const Farm f = two_partition_farm();
+  const std::string p1 = "arch==p1";
+  std::vector<Job> list = {
+      {.id = "a", .runtime = 100, .walltime = 100, .slots = 2, .priority = 10, .request = p1},
+      {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .priority = 5, .request = p1},
+      {.id = "c", .submit = 1, .runtime = 10, .walltime = 10, .priority = 4, .request = p1},
+      {.id = "e", .submit = 1, .runtime = 10, .walltime = 10, .priority = 1, .request = "arch==p2"}};
+  auto parts = std::make_shared<BlockingQueues>();
+  parts->names = {"p1", "p2"};
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b10}, 2, 1));
+  parts->queue_of_job = {0, 0, 0, 1};
+  SimConfig pol;
+  pol.weights = {1, 0, 0, 0};
+  pol.partitions = parts;
+  auto r = run(f, make_jobs(f.cat, list), pol);
+  EXPECT_EQ(r.start[2], 1) << "no limit: c starts with b";
+  pol.main_pass_partition_depth = 1;
+  r = run(f, make_jobs(f.cat, list), pol);
+  EXPECT_EQ(r.start[1], 1);
+  EXPECT_EQ(r.start[2], 11) << "p1's second record skipped until the pass after b ends";
+  EXPECT_EQ(r.start[3], 1) << "p2 has its own count";
+  pol.main_pass_depth = 1;  // two records a pass: b's and e's, c's skipped uncounted
+  r = run(f, make_jobs(f.cat, list), pol);
+  EXPECT_EQ(r.start[3], 1) << "e is the second record tested";
+  EXPECT_EQ(r.start[2], 11);
+  pol.main_pass_depth = 0;
+  list[2].request = "";  // c of p1 and p2
+  parts->queue_of_job[2] = kNone;
+  parts->several_first = {0, 0, 0, 2, 2};
+  parts->several = {0, 1};
+  r = run(f, make_jobs(f.cat, list), pol);
+  EXPECT_EQ(r.start[2], 1) << "c skipped in p1, tried in p2";
+  EXPECT_EQ(f.taskers.names[r.allocations[r.alloc_first[2]].tasker], "t1");
+}
+
 // Slurm's bf_max_job_part and bf_max_job_user_part (SimConfig::backfill_max_jobs_per_partition,
 // backfill_max_jobs_per_user_partition), backfill.c _job_exceeds_max_bf_param: t0 is p1's, t1 p2's; `a` and
 // `x` hold 3 slots of each to 1000; `b` (p1, 4 slots) is reserved t0 from 1000; `c` (p1, one slot for 500 s)
@@ -1049,6 +1091,7 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
         pol.main_pass_full_interval = static_cast<double>(5 + seed % 20);
         pol.main_pass_full_phase = static_cast<double>(seed % 7);
       }
+      if (seed % 4 == 1) pol.main_pass_partition_depth = 1 + seed % 3;  // partition_job_depth (no draw)
       if (pol.backfill_interval > 0) {  // and Slurm's per-partition backfill limits (no draw)
         if (seed % 3 == 2) pol.backfill_max_jobs_per_partition = 1 + seed % 4;
         if (seed % 5 == 1) pol.backfill_max_jobs_per_user_partition = 1 + seed % 2;
