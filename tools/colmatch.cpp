@@ -87,18 +87,17 @@ void restart_with_huge_pages(char** argv) {
   unsetenv(kRestarted);
 }
 
-// Whether this process's heap gets huge pages: the kernel gives them to every mapping ("always"), or to
-// glibc's when the tunable asks (1: madvise; 2: hugetlbfs pages, which also count).
+// Whether this process's heap gets transparent huge pages: the kernel gives them to every mapping
+// ("always"), or to glibc's when the tunable asks for them (=1) and the kernel's mode is "madvise". (=2,
+// hugetlbfs pages, depends on pages reserved beforehand: not counted.)
 bool heap_huge_pages() {
   const std::string mode = thp_mode();
   if (mode == "always") return true;
   const char* set = std::getenv("GLIBC_TUNABLES");
-  if (set == nullptr) return false;
+  if (set == nullptr || mode != "madvise") return false;
   const std::string tunables = set;
   const size_t at = tunables.find(std::string(kHugetlb) + "=");
-  if (at == std::string::npos) return false;
-  const char value = tunables.c_str()[at + std::strlen(kHugetlb) + 1];
-  return (value == '1' && mode == "madvise") || value == '2';
+  return at != std::string::npos && tunables.c_str()[at + std::strlen(kHugetlb) + 1] == '1';
 }
 
 struct Inputs {
