@@ -63,6 +63,7 @@ SimWorld::SimWorld(const Catalog& catalog_, const TaskerTable& taskers_, const J
   res.was_held.assign(n, 0);
   res.was_throttled.assign(n, 0);
   res.held_seconds.assign(catalog.consumables().size(), 0.0);
+  res.timeline_width = timeline_consumables(catalog.consumables().size());
   for (uint32_t j = 0; j < n; ++j) {
     if (jobs.rejected(j)) {
       res.reason[j] = SimReason::Rejected;
@@ -275,8 +276,7 @@ bool SimWorld::dependencies_ended(uint32_t j) const {
 }
 
 void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uint64_t queued) {
-  const size_t width = timeline_consumables(used.size());
-  res.timeline_width = width;
+  const size_t width = res.timeline_width;
   if (res.timeline.empty() || std::floor(res.timeline.back().time / 60) != std::floor(t / 60)) {
     res.timeline.emplace_back();
     res.timeline_used.resize(res.timeline_used.size() + width);

@@ -14,7 +14,7 @@ struct RunInfo {
   unsigned threads = 1;
   double load_s = 0;        ///< time spent reading inputs
   bool huge_pages = false;  ///< the heap is mapped with transparent huge pages (summary.json's huge_pages)
-  bool pools = false;  ///< also write pools.csv (DIRAC submit pools with their eligible taskers)
+  bool pools = false;       ///< also write pools.csv (DIRAC submit pools with their eligible taskers)
 };
 
 /// Writes into `dir` (created if missing):

@@ -596,6 +596,18 @@ Farm two_partition_farm() {
   return f;
 }
 
+// Partitions p1 and p2 of two_partition_farm's taskers t0 and t1: p1 = {t0}; p2 = {t1}, or {t0, t1} when
+// `p2_both`; per job its partition (0: p1, 1: p2).
+std::shared_ptr<BlockingQueues> two_partitions(std::vector<uint32_t> queue_of_job, bool p2_both = false) {
+  auto parts = std::make_shared<BlockingQueues>();
+  parts->names = {"p1", "p2"};
+  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
+  parts->taskers.push_back(p2_both ? kernels::TaskerSet::from_words({0b11}, 2, 2)
+                                   : kernels::TaskerSet::from_words({0b10}, 2, 1));
+  parts->queue_of_job = std::move(queue_of_job);
+  return parts;
+}
+
 // Slurm's main pass by partition over time (SimConfig::partitions; engine/schedule/slurm_main_pass.cpp), on
 // t0 (preferred) and t1, partitions p1 = {t0} and p2 = {t0, t1}: `a` (p1, 3 of t0's 4 slots) runs; `b` (p1,
 // 2 slots, priority 9) cannot start and fails p1: `d` (p1, 1 slot) waits behind it though t0 has a slot, and
@@ -611,11 +623,7 @@ TEST(Simulation, SlurmMainPassBlocksByPartition) {
               {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 2, .priority = 9, .request = p1},
               {.id = "c", .submit = 1, .runtime = 10, .walltime = 10, .priority = 8},
               {.id = "d", .submit = 1, .runtime = 10, .walltime = 10, .priority = 7, .request = p1}});
-  auto parts = std::make_shared<BlockingQueues>();
-  parts->names = {"p1", "p2"};
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b11}, 2, 2));
-  parts->queue_of_job = {0, 0, 1, 0};
+  auto parts = two_partitions({0, 0, 1, 0}, true);
   SimConfig pol;
   pol.weights = {1, 0, 0, 0};  // the jobs' own priorities
   pol.partitions = parts;
@@ -655,11 +663,7 @@ TEST(Simulation, SlurmMainPassDepthAndFullPasses) {
     list.push_back({.id = id, .submit = 1, .runtime = 10, .walltime = 10, .priority = 5, .request = p1});
   list.push_back({.id = "e", .submit = 1, .runtime = 10, .walltime = 10, .priority = 1, .request = "arch==p2"});
   const JobTable jobs = make_jobs(f.cat, list);
-  auto parts = std::make_shared<BlockingQueues>();
-  parts->names = {"p1", "p2"};
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b10}, 2, 1));
-  parts->queue_of_job = {0, 0, 0, 0, 1};
+  auto parts = two_partitions({0, 0, 0, 0, 1});
   SimConfig pol;
   pol.weights = {1, 0, 0, 0};
   pol.partitions = parts;
@@ -696,11 +700,7 @@ TEST(Simulation, SlurmPartitionJobDepthSkipsLaterRecordsOfAPartition) {
       {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .priority = 5, .request = p1},
       {.id = "c", .submit = 1, .runtime = 10, .walltime = 10, .priority = 4, .request = p1},
       {.id = "e", .submit = 1, .runtime = 10, .walltime = 10, .priority = 1, .request = "arch==p2"}};
-  auto parts = std::make_shared<BlockingQueues>();
-  parts->names = {"p1", "p2"};
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b10}, 2, 1));
-  parts->queue_of_job = {0, 0, 0, 1};
+  auto parts = two_partitions({0, 0, 0, 1});
   SimConfig pol;
   pol.weights = {1, 0, 0, 0};
   pol.partitions = parts;
@@ -741,11 +741,7 @@ TEST(Simulation, BackfillJobsPerPartitionAsSlurmsBackfill) {
                       {.id = "c", .submit = 2, .runtime = 500, .walltime = 500, .user = c_user, .request = "arch==p1"},
                       {.id = "d", .submit = 3, .runtime = 500, .walltime = 500, .request = "arch==p2"}});
   };
-  auto parts = std::make_shared<BlockingQueues>();
-  parts->names = {"p1", "p2"};
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b01}, 2, 1));
-  parts->taskers.push_back(kernels::TaskerSet::from_words({0b10}, 2, 1));
-  parts->queue_of_job = {0, 1, 0, 0, 1};
+  auto parts = two_partitions({0, 1, 0, 0, 1});
   SimConfig pol;
   pol.backfill = BackfillPolicy::Conservative;
   pol.backfill_interval = 30;
