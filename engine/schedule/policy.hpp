@@ -219,9 +219,10 @@ struct SimConfig {
   /// With a book (depth > 1, conservative): when a running job ends before its walltime estimate, the
   /// next cycle compresses the schedule: each booked reservation, in priority order, is made again and
   /// kept if it starts earlier (Mu'alem and Feitelson; Alea's and CQSim's conservative). false (the
-  /// default: compression costs a planning of every booked reservation per early end, RICC's
-  /// conservative replay > 120 s against 6 s): a reservation stays where it was made until its job
-  /// starts (never later either way), though its job may start earlier.
+  /// default: compression asks every booked reservation again at each early end, and on a long queue
+  /// that costs: RICC's first 80,000 jobs replay conservative in 187 s compressed against 2 s): a
+  /// reservation stays where it was made until its job starts (never later either way), though its job
+  /// may start earlier.
   bool compression = false;
   /// Slurm's bf_interval (seconds; 0, the default: backfill in every cycle): backfill runs only in the
   /// cycles `backfill_interval` apart, each planning its reservations afresh and keeping none; the cycles

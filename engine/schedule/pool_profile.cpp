@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "engine/match/eligibility.hpp"
 #include "engine/schedule/world.hpp"
@@ -76,12 +77,28 @@ void PoolProfile::started(double t, double end, int64_t units) {
 
 double PoolProfile::earliest(double t, int64_t units, double length) const {
   for (double from = t;;) {
-    if (free_.at(from) < units) from = free_.first(from, units, false);
+    double dip = 0;
+    std::tie(from, dip) = free_.first_run(from, units);
     if (!(from < StepProfile::kInf)) return from;  // never that many free
-    const double dip = free_.first(from, units, true);
-    if (dip >= from + length) return from;  // (length 0: at once)
+    if (dip >= from + length) return from;         // (length 0: at once)
     from = dip;
   }
+}
+
+// earliest()'s walk, stopped at own_start: before it the own reservation holds nothing, so each step
+// is earliest()'s; once the first shortage of a start lies at or after own_start, that start fits exactly
+// when the own units given back fill it, and no later start before own_start can (its run covers the
+// same shortage).
+bool PoolProfile::fits_before(double t, int64_t units, double length, double own_start, double own_end) const {
+  for (double from = t; from < own_start;) {
+    double dip = 0;
+    std::tie(from, dip) = free_.first_run(from, units);
+    if (!(from < own_start)) return false;
+    if (dip >= from + length) return true;
+    if (dip >= own_start) return free_throughout(from, from + length, units, own_start, own_end, units);
+    from = dip;
+  }
+  return false;
 }
 
 bool PoolProfile::free_throughout(double t, double until, int64_t units, double own_start, double own_end,

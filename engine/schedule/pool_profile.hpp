@@ -54,11 +54,14 @@ class PoolProfile {
   double dip(double t, int64_t units) const;
   /// A job of `units` started at t (now), expected to end at `end`; what no time from t on reads is forgotten.
   void started(double t, double end, int64_t units);
-  /// The first time >= t (now) at which at least `units` are free (+inf if never).
-  double first_free(double t, int64_t units) const { return free_.first(t, units, false); }
   /// The earliest time >= t (now) from which `units` are free for `length` seconds; +inf when never.
   /// One of t, a running job's expected end or a booked reservation's end (free units grow only there).
   double earliest(double t, int64_t units, double length) const;
+  /// Whether earliest(t, units, length) would be before `own_start` once the booked reservation of
+  /// (`own_start`, `own_end`, `units`) is given back: the question compression asks of a reservation
+  /// before planning it again (Reservations::compress), answered without changing the profile.
+  /// Exact. O(steps of earliest before own_start).
+  bool fits_before(double t, int64_t units, double length, double own_start, double own_end) const;
   /// `units` are free throughout [t, until), with the booked reservation of (`own_start`, `own_end`,
   /// `own_units`) given back (a job asking whether it may start before its own reservation; 0 units:
   /// none).

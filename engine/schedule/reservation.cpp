@@ -322,9 +322,10 @@ const Reservation& Reservations::insert(const Reservation& r, bool wake) {
 
 bool Reservations::compress(uint32_t j, double t) {
   if (!has(j)) return false;
-  // Pooled: a reservation of `slots` units starting at s moves earlier only to a time in [t, s) where
-  // that many are free (it holds none before s): none, and it stays (exact, without planning it again).
-  if (pool_ && !(pool_->first_free(t, w_.jobs.slots[j]) < of(j).shadow)) return false;
+  // Pooled: whether it moves is asked of the count as it stands, its own units given back (exact,
+  // without giving them back and planning it again: most reservations stay where they are)
+  if (pool_ && !pool_->fits_before(t, w_.jobs.slots[j], sim_estimate(w_.jobs, j), of(j).shadow, of(j).end))
+    return false;
   const Reservation old = of(j);
   drop(j);
   plan_booking(j, t);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "kernels/dassert.hpp"
@@ -73,6 +74,30 @@ class StepProfile {
       return true;
     });
     return found;
+  }
+  /// The first run of f >= bound from a: [start, end) with start the first x >= a where f(x) >= bound
+  /// (first(a, bound, false)) and end the first x >= start where f(x) < bound (first(start, bound,
+  /// true)); {+inf, +inf} if none. One walk where the two questions would take two.
+  std::pair<double, double> first_run(double a, int64_t bound) const {
+    double start = kInf, end = kInf;
+    for_range(*this, a, kInf, [&](const Block& k, size_t i, size_t e) {
+      if (start == kInf) {  // looking for the run's start
+        if (i == 0 && e == k.time.size() && k.mx < bound) return true;
+        while (i < e && k.val[i] + k.lazy < bound) ++i;
+        if (i == e) return true;
+        start = std::max(a, k.time[i]);
+        ++i;
+      } else if (i == 0 && e == k.time.size() && k.mn >= bound) {
+        return true;  // the whole block within the run
+      }
+      for (; i < e; ++i)
+        if (k.val[i] + k.lazy < bound) {
+          end = k.time[i];
+          return false;
+        }
+      return true;
+    });
+    return {start, end};
   }
   /// Forgets the change points before `now` that no x >= now reads (whole blocks). Amortised O(1).
   void forget_before(double now) {

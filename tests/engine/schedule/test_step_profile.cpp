@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -77,7 +78,10 @@ TEST(StepProfile, EqualsRangeAdditionsEvaluatedPointByPoint) {
       ASSERT_EQ(f.min(x, y), n.min(x, y)) << "trial " << trial << " op " << op;
       ASSERT_EQ(f.first(x, bound, true), n.first(x, bound, true)) << "trial " << trial << " op " << op;
       ASSERT_EQ(f.first(x, bound, false), n.first(x, bound, false)) << "trial " << trial << " op " << op;
-      questions += 4;
+      const double start = n.first(x, bound, false);
+      const double end = start < kInf ? n.first(start, bound, true) : kInf;
+      ASSERT_EQ(f.first_run(x, bound), std::make_pair(start, end)) << "trial " << trial << " op " << op;
+      questions += 5;
       most = std::max(most, f.points());
     }
   }
