@@ -130,6 +130,10 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         x = static_cast<double>(policy.main_pass_partition_depth);
         whole(option, 20, 0, 1e9, x);
         policy.main_pass_partition_depth = static_cast<uint64_t>(x);
+      } else if (option.rfind("sched_max_job_start=", 0) == 0) {  // (0: none; slurmctld takes < 0 as 0)
+        x = static_cast<double>(policy.main_pass_max_starts);
+        whole(option, 20, 0, 1e9, x);
+        policy.main_pass_max_starts = static_cast<uint64_t>(x);
       } else if (option.rfind("sched_interval=", 0) == 0) {  // seconds (-1, no main pass at all: not modelled)
         whole(option, 15, 1, 1e9, policy.main_pass_full_interval);
       } else if (option.rfind("bf_max_job_part=", 0) == 0) {  // (0: none)

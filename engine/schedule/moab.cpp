@@ -89,7 +89,8 @@ void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& a
 
 void MoabScheduler::cycle(double t, bool last) {
   if (slurm_) slurm_->advance(t);
-  if (const double iv = w_.policy.main_pass_full_interval; iv > 0 && w_.policy.main_pass_depth > 0) {
+  if (const double iv = w_.policy.main_pass_full_interval;
+      iv > 0 && (w_.policy.main_pass_depth > 0 || w_.policy.main_pass_max_starts > 0)) {
     // Slurm's sched_interval: this cycle's main pass tests the whole queue when its time has come
     const double ph = std::fmod(w_.policy.main_pass_full_phase, iv);
     if (!std::isfinite(next_full_)) next_full_ = ph + std::ceil((t - ph) / iv) * iv;

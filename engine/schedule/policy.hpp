@@ -245,7 +245,12 @@ struct SimConfig {
   /// counts toward main_pass_depth (its job waits, Reason Priority, unless another of its partitions is
   /// tried), whether or not the partition has failed (job_scheduler.c, _schedule, 22.05: max_jobs_per_part).
   uint64_t main_pass_partition_depth = 0;
-  /// With partitions and main_pass_depth: Slurm's sched_interval (60 s): the main pass at
+  /// With partitions: Slurm's sched_max_job_start (0: no limit): a main pass (full ones too) that has
+  /// started this many jobs stops before its next job record, the rest untried as under main_pass_depth
+  /// (Reason Priority; the next pass, or the full one on main_pass_full_interval's clock, goes on)
+  /// (job_scheduler.c, _schedule, 22.05: "sched_max_job_start reached, breaking out").
+  uint64_t main_pass_max_starts = 0;
+  /// With partitions and main_pass_depth or main_pass_max_starts: Slurm's sched_interval (60 s): the main pass at
   /// main_pass_full_phase + k x this tests the whole queue (slurmctld's background thread, from its start);
   /// 0: never. Such a pass is run only when a pass since the last stopped short (nothing else changes).
   double main_pass_full_interval = 0;

@@ -8,7 +8,8 @@
 // blocking nothing; one whose eligible nodes are all held blocks nothing (ReqNodeNotAvail); one below
 // bf_min_prio_reserve blocks nothing ("fail_by_part = false"). A pass not on sched_interval's clock tests at
 // most default_queue_depth job records and one more (SimConfig::main_pass_depth); every pass at most
-// partition_job_depth records of each partition (main_pass_partition_depth). The batch dispatch's pass
+// partition_job_depth records of each partition (main_pass_partition_depth), and stops before the next
+// record once it has started sched_max_job_start jobs (main_pass_max_starts). The batch dispatch's pass
 // is the same partition rule over one snapshot (engine/batch/main_pass.cpp).
 #include <bit>
 #include <cmath>
@@ -57,7 +58,9 @@ bool MoabScheduler::slurm_main_pass(double t) {
   auto past_partition_depth = [&](uint32_t q) {
     return per_partition > 0 && q != kNone && part_records_[q]++ >= per_partition;
   };
-  bool started = false;
+  // sched_max_job_start: a pass that started that many stops before its next record
+  const uint64_t max_starts = w_.policy.main_pass_max_starts;
+  uint64_t starts = 0;
   for (const auto& [prio, j] : ready_) {
     if (depth_cut_) {  // untried
       res.reason[j] = SimReason::Blocked;
@@ -76,6 +79,10 @@ bool MoabScheduler::slurm_main_pass(double t) {
     bool placed = false, behind = true, counted = false, limited = false;
     for (size_t i = 0; i < queues.size(); ++i) {
       const uint32_t q = queues[i];
+      if (max_starts > 0 && starts >= max_starts) {  // "sched_max_job_start reached, breaking out"
+        depth_cut_ = true;
+        break;
+      }
       if (past_partition_depth(q)) continue;  // "reached partition %s job limit" (Priority)
       if (over_depth()) break;                // (each record of a job of several)
       if (!counted) {                         // its first record tested: now its credentials' limits
@@ -110,12 +117,12 @@ bool MoabScheduler::slurm_main_pass(double t) {
     if (placed) {
       w_.cap.commit();
       start(j, t, trial, false);
-      started = true;
+      ++starts;
     } else {
       res.reason[j] = behind || depth_cut_ ? SimReason::Blocked : SimReason::NoFreeCapacity;
     }
   }
-  return started;
+  return starts > 0;
 }
 
 // Job j of category c placed now on its eligible taskers within the words `within` (null: all of them) that no

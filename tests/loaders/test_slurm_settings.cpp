@@ -50,6 +50,7 @@ TEST(SlurmSettings, ADumpWithoutSettingsSchedulesAsSlurmsDefaults) {
   EXPECT_EQ(ds.policy_defaults.main_pass_depth, 100u) << "default_queue_depth";
   EXPECT_EQ(ds.policy_defaults.main_pass_full_interval, 60) << "sched_interval";
   EXPECT_EQ(ds.policy_defaults.main_pass_partition_depth, 0u) << "partition_job_depth: no limit";
+  EXPECT_EQ(ds.policy_defaults.main_pass_max_starts, 0u) << "sched_max_job_start: no limit";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.enabled);
   EXPECT_EQ(ds.policy_defaults.allocation, AllocationPolicy::ConsecutiveBestFit) << "the node choice stays Slurm's";
 }
@@ -73,7 +74,8 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "bf_window=120,bf_max_job_test=1000,bf_max_job_user=3,"
                                            "bf_min_prio_reserve=700,bf_resolution=300,bf_max_job_part=40,"
                                            "bf_max_job_user_part=4,default_queue_depth=50,sched_interval=30,"
-                                           "bf_min_age_reserve=45,bf_interval=99,partition_job_depth=7\n"
+                                           "bf_min_age_reserve=45,bf_interval=99,partition_job_depth=7,"
+                                           "sched_max_job_start=3\n"
                                            "SchedulerType           = sched/backfill\n");
   const loaders::Dataset ds = loaders::load_slurm(dir, "", "");
   const SimConfig& p = ds.policy_defaults;
@@ -87,6 +89,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(p.backfill_max_jobs_per_user_partition, 4u);
   EXPECT_EQ(p.main_pass_depth, 50u);
   EXPECT_EQ(p.main_pass_partition_depth, 7u) << "partition_job_depth";
+  EXPECT_EQ(p.main_pass_max_starts, 3u) << "sched_max_job_start";
   EXPECT_EQ(p.backfill_min_age_reserve, 45);
   EXPECT_EQ(p.backfill_interval, 10) << "an option given twice: slurmctld reads the first (xstrcasestr)";
   EXPECT_EQ(p.main_pass_full_interval, 30);

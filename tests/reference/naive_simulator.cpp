@@ -322,7 +322,7 @@ struct Sim {
              std::vector<uint8_t>& running, const Pools& idle) {
     const size_t n = jobs.size();
     // Slurm's sched_interval: whether this cycle's main pass tests the whole queue
-    if (pol.main_pass_full_interval > 0 && pol.main_pass_depth > 0) {
+    if (pol.main_pass_full_interval > 0 && (pol.main_pass_depth > 0 || pol.main_pass_max_starts > 0)) {
       const double iv = pol.main_pass_full_interval, ph = std::fmod(pol.main_pass_full_phase, iv);
       if (!std::isfinite(next_full)) next_full = ph + std::ceil((t - ph) / iv) * iv;
       full_pass = t >= next_full;
@@ -453,6 +453,7 @@ struct Sim {
     depth_cut = false;
     // partition_job_depth: a partition's records past that many are skipped, uncounted by the depth
     std::vector<uint64_t> reached(parts.names.size(), 0);
+    uint64_t starts = 0;  // sched_max_job_start: the pass stops before its next record once it started that many
     for (const auto& [negp, sub, j] : ready) {
       if (depth_cut) {
         out.reason[j] = SimReason::Blocked;
@@ -468,6 +469,10 @@ struct Sim {
       bool started = false, behind = true, tested = false, throttled = false;
       for (size_t i = 0; i < queues.size(); ++i) {
         const uint32_t q = queues[i];
+        if (pol.main_pass_max_starts > 0 && starts >= pol.main_pass_max_starts) {
+          depth_cut = true;
+          break;
+        }
         if (q != kNone && pol.main_pass_partition_depth > 0 && reached[q]++ >= pol.main_pass_partition_depth) continue;
         if (depth > 0 && records++ > depth) {
           depth_cut = true;
@@ -499,6 +504,7 @@ struct Sim {
         if (!pl.empty()) {
           begin(j, t, pl, std::move(trial), running, false);
           started = true;
+          ++starts;
           break;
         }
         if (j < parts.holds_own.size() && parts.holds_own[j]) {

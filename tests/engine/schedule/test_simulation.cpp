@@ -725,6 +725,37 @@ TEST(Simulation, SlurmPartitionJobDepthSkipsLaterRecordsOfAPartition) {
   EXPECT_EQ(f.taskers.names[r.allocations[r.alloc_first[2]].tasker], "t1");
 }
 
+// Slurm's sched_max_job_start (SimConfig::main_pass_max_starts; job_scheduler.c, _schedule: "sched_max_job_start
+// reached, breaking out"): b and c (p1) and e (p2), a slot each for 100 s, all fit at 1. One start a pass:
+// b at 1, the rest untried; the full pass on sched_interval's clock (60 s) starts c only (full passes are
+// limited too), and b's end at 101 starts e. Two a pass: b and c at 1, e at the full pass at 60. (slurmctld
+// 22.05.8 did the same with six jobs on 4 nodes and sched_max_job_start=2: two at the release, two at the
+// periodic pass 60 s after boot; docs/formats/slurm.md.)
+TEST(Simulation, SlurmSchedMaxJobStartEndsAPass) {
+  const Farm f = two_partition_farm();
+  std::vector<Job> list = {
+      {.id = "b", .submit = 1, .runtime = 100, .walltime = 100, .priority = 5, .request = "arch==p1"},
+      {.id = "c", .submit = 1, .runtime = 100, .walltime = 100, .priority = 4, .request = "arch==p1"},
+      {.id = "e", .submit = 1, .runtime = 100, .walltime = 100, .priority = 1, .request = "arch==p2"}};
+  SimConfig pol;
+  pol.weights = {1, 0, 0, 0};
+  pol.partitions = two_partitions({0, 0, 1});
+  pol.main_pass_full_interval = 60;
+  const JobTable jobs = make_jobs(f.cat, list);
+  auto r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[1], 1) << "no limit";
+  EXPECT_EQ(r.start[2], 1);
+  pol.main_pass_max_starts = 1;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[0], 1);
+  EXPECT_EQ(r.start[1], 60) << "untried until the full pass";
+  EXPECT_EQ(r.start[2], 101) << "the full pass stopped after c too";
+  pol.main_pass_max_starts = 2;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[1], 1);
+  EXPECT_EQ(r.start[2], 60);
+}
+
 // Slurm's bf_max_job_part and bf_max_job_user_part (SimConfig::backfill_max_jobs_per_partition,
 // backfill_max_jobs_per_user_partition), backfill.c _job_exceeds_max_bf_param: t0 is p1's, t1 p2's; `a` and
 // `x` hold 3 slots of each to 1000; `b` (p1, 4 slots) is reserved t0 from 1000; `c` (p1, one slot for 500 s)
@@ -1088,6 +1119,10 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
         pol.main_pass_full_phase = static_cast<double>(seed % 7);
       }
       if (seed % 4 == 1) pol.main_pass_partition_depth = 1 + seed % 3;  // partition_job_depth (no draw)
+      if (seed % 5 == 3) {  // sched_max_job_start, with sched_interval's full passes (no draw)
+        pol.main_pass_max_starts = 1 + seed % 3;
+        if (pol.main_pass_full_interval == 0) pol.main_pass_full_interval = static_cast<double>(5 + seed % 20);
+      }
       if (pol.backfill_interval > 0) {  // and Slurm's per-partition backfill limits (no draw)
         if (seed % 3 == 2) pol.backfill_max_jobs_per_partition = 1 + seed % 4;
         if (seed % 5 == 1) pol.backfill_max_jobs_per_user_partition = 1 + seed % 2;
