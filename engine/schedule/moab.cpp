@@ -60,7 +60,7 @@ double MoabScheduler::next_wake() const {
   if (w_.policy.slurm_backfill() && queued() > 0 && std::isfinite(next_backfill_) && since_backfill_)
     at = next_backfill_;
   // Slurm's full main pass (sched_interval) when one since the last stopped at default_queue_depth
-  if (depth_cut_ && queued() > 0 && std::isfinite(next_full_)) at = std::min(at, next_full_);
+  if ((depth_cut_ || part_skipped_) && queued() > 0 && std::isfinite(next_full_)) at = std::min(at, next_full_);
   return at;
 }
 
@@ -90,13 +90,14 @@ void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& a
 void MoabScheduler::cycle(double t, bool last) {
   if (slurm_) slurm_->advance(t);
   if (const double iv = w_.policy.main_pass_full_interval;
-      iv > 0 && (w_.policy.main_pass_depth > 0 || w_.policy.main_pass_max_starts > 0)) {
+      iv > 0 && (w_.policy.main_pass_depth > 0 || w_.policy.main_pass_max_starts > 0 ||
+                 w_.policy.main_pass_partition_depth > 0)) {
     // Slurm's sched_interval: this cycle's main pass tests the whole queue when its time has come
     const double ph = std::fmod(w_.policy.main_pass_full_phase, iv);
     if (!std::isfinite(next_full_)) next_full_ = ph + std::ceil((t - ph) / iv) * iv;
     full_pass_ = t >= next_full_;
     if (full_pass_) next_full_ = ph + (std::floor((t - ph) / iv) + 1) * iv;
-    if (full_pass_) depth_cut_ = false;  // (its wake is used, whichever pass this cycle runs)
+    if (full_pass_) depth_cut_ = part_skipped_ = false;  // (its wake is used, whichever pass this cycle runs)
   }
   if (w_.policy.slurm_backfill()) {
     // Slurm: backfill every bf_interval, its plan made afresh (none kept); the main pass between

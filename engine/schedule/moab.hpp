@@ -125,6 +125,7 @@ class MoabScheduler final : public Scheduler {
   // and whether a pass since the last full one stopped at the depth
   double next_full_ = -std::numeric_limits<double>::infinity();
   bool full_pass_ = false, depth_cut_ = false;
+  bool part_skipped_ = false;  // the last main pass skipped a record by partition_job_depth
 };
 
 }  // namespace colmatch

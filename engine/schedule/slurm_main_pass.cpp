@@ -55,8 +55,11 @@ bool MoabScheduler::slurm_main_pass(double t) {
   // partition_job_depth: each record of a partition past that many is skipped before the depth counts it
   const uint64_t per_partition = w_.policy.main_pass_partition_depth;
   part_records_.assign(per_partition > 0 ? parts.names.size() : 0, 0);
+  part_skipped_ = false;  // (a record skipped waits for the next pass, or the periodic one: a wake then)
   auto past_partition_depth = [&](uint32_t q) {
-    return per_partition > 0 && q != kNone && part_records_[q]++ >= per_partition;
+    const bool past = per_partition > 0 && q != kNone && part_records_[q]++ >= per_partition;
+    part_skipped_ = part_skipped_ || past;
+    return past;
   };
   // sched_max_job_start: a pass that started that many stops before its next record
   const uint64_t max_starts = w_.policy.main_pass_max_starts;
@@ -122,6 +125,8 @@ bool MoabScheduler::slurm_main_pass(double t) {
       res.reason[j] = behind || depth_cut_ ? SimReason::Blocked : SimReason::NoFreeCapacity;
     }
   }
+  // a full pass that started nothing would skip the same records at the next one: no wake for them
+  if (full_pass_ && starts == 0) part_skipped_ = false;
   return starts > 0;
 }
 

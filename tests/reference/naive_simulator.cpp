@@ -268,7 +268,7 @@ struct Sim {
             break;
           }
       // a full main pass when one since the last stopped at default_queue_depth
-      if (depth_cut && std::isfinite(next_full))
+      if ((depth_cut || part_skipped) && std::isfinite(next_full))
         for (uint32_t j = 0; j < n; ++j)
           if (submitted[j] && std::isnan(out.start[j]) && !jobs.rejected(j)) {
             t = std::min(t, next_full);
@@ -322,12 +322,13 @@ struct Sim {
              std::vector<uint8_t>& running, const Pools& idle) {
     const size_t n = jobs.size();
     // Slurm's sched_interval: whether this cycle's main pass tests the whole queue
-    if (pol.main_pass_full_interval > 0 && (pol.main_pass_depth > 0 || pol.main_pass_max_starts > 0)) {
+    if (pol.main_pass_full_interval > 0 &&
+        (pol.main_pass_depth > 0 || pol.main_pass_max_starts > 0 || pol.main_pass_partition_depth > 0)) {
       const double iv = pol.main_pass_full_interval, ph = std::fmod(pol.main_pass_full_phase, iv);
       if (!std::isfinite(next_full)) next_full = ph + std::ceil((t - ph) / iv) * iv;
       full_pass = t >= next_full;
       if (full_pass) next_full = ph + (std::floor((t - ph) / iv) + 1) * iv;
-      if (full_pass) depth_cut = false;
+      if (full_pass) depth_cut = part_skipped = false;
     }
     std::vector<std::tuple<double, double, uint32_t>> ready;  // (-priority, submit, job)
     for (uint32_t j = 0; j < n; ++j) {
@@ -451,6 +452,7 @@ struct Sim {
     const uint64_t depth = full_pass ? 0 : pol.main_pass_depth;
     uint64_t records = 0;
     depth_cut = false;
+    part_skipped = false;
     // partition_job_depth: a partition's records past that many are skipped, uncounted by the depth
     std::vector<uint64_t> reached(parts.names.size(), 0);
     uint64_t starts = 0;  // sched_max_job_start: the pass stops before its next record once it started that many
@@ -473,7 +475,10 @@ struct Sim {
           depth_cut = true;
           break;
         }
-        if (q != kNone && pol.main_pass_partition_depth > 0 && reached[q]++ >= pol.main_pass_partition_depth) continue;
+        if (q != kNone && pol.main_pass_partition_depth > 0 && reached[q]++ >= pol.main_pass_partition_depth) {
+          part_skipped = true;
+          continue;
+        }
         if (depth > 0 && records++ > depth) {
           depth_cut = true;
           break;
@@ -519,6 +524,7 @@ struct Sim {
       if (throttled) out.reason[j] = SimReason::Throttled;
       else if (!started) out.reason[j] = behind || depth_cut ? SimReason::Blocked : SimReason::NoFreeCapacity;
     }
+    if (full_pass && starts == 0) part_skipped = false;  // (the next full pass would skip the same)
   }
 
   void begin(uint32_t j, double t, const Placement& pl, Pools&& trial, std::vector<uint8_t>& running, bool backfilled) {
@@ -1065,6 +1071,7 @@ struct Sim {
   double next_bf = -std::numeric_limits<double>::infinity();    // backfill_interval: the next backfill cycle
   double next_full = -std::numeric_limits<double>::infinity();  // sched_interval: the next full main pass
   bool full_pass = false, depth_cut = false;  // this cycle's main pass is a full one; one stopped at the depth
+  bool part_skipped = false;                  // the last main pass skipped a record by partition_job_depth
   bool since_bf = false;  // a main pass since the last backfill cycle (else the next one would start nothing)
   bool slurm_backfill() const { return pol.backfill_interval > 0 && pol.backfill != BackfillPolicy::None; }
 };

@@ -692,6 +692,9 @@ TEST(Simulation, SlurmMainPassDepthAndFullPasses) {
 // slot each, all fit. With one record a partition, c's is skipped (Priority) and it starts at the next pass
 // (b and e end at 11), and a skipped record does not count toward default_queue_depth: with depth 1 (two
 // records) e is still tested. c of p1 and p2 (asking either) is skipped in p1 and tried in p2: t1 at 1.
+// With sched_interval's periodic pass (5 s), c starts then: a skipped record waits for the next pass of
+// any kind (slurmctld 22.05.8, partition_job_depth=1, three jobs of one partition and one of another
+// released at once: one of each at the release, the second at the periodic pass; docs/formats/slurm.md).
 TEST(Simulation, SlurmPartitionJobDepthSkipsLaterRecordsOfAPartition) {
   const Farm f = two_partition_farm();
   const std::string p1 = "arch==p1";
@@ -711,6 +714,10 @@ TEST(Simulation, SlurmPartitionJobDepthSkipsLaterRecordsOfAPartition) {
   EXPECT_EQ(r.start[1], 1);
   EXPECT_EQ(r.start[2], 11) << "p1's second record skipped until the pass after b ends";
   EXPECT_EQ(r.start[3], 1) << "p2 has its own count";
+  pol.main_pass_full_interval = 5;  // sched_interval: the periodic pass at 5 tests c (slurmctld 22.05.8 did)
+  r = run(f, make_jobs(f.cat, list), pol);
+  EXPECT_EQ(r.start[2], 5) << "c at the periodic pass";
+  pol.main_pass_full_interval = 0;
   pol.main_pass_depth = 1;  // two records a pass: b's and e's, c's skipped uncounted
   r = run(f, make_jobs(f.cat, list), pol);
   EXPECT_EQ(r.start[3], 1) << "e is the second record tested";
