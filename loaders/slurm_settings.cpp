@@ -6,6 +6,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,7 +17,7 @@ namespace colmatch::loaders::slurm {
 namespace {
 
 // slurm.conf's keys are case-insensitive (`scontrol show config` prints PriorityWeightFairShare)
-constexpr std::array<std::string_view, 18> kKeys = {"schedulertype",
+constexpr std::array<std::string_view, 19> kKeys = {"schedulertype",
                                                     "schedulerparameters",
                                                     "prioritytype",
                                                     "priorityweightage",
@@ -31,6 +33,7 @@ constexpr std::array<std::string_view, 18> kKeys = {"schedulertype",
                                                     "priorityweighttres",
                                                     "priorityflags",
                                                     "priorityusageresetperiod",
+                                                    "fairsharedampeningfactor",
                                                     "boot_time",
                                                     "accountingstoragetype"};
 
@@ -188,10 +191,37 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     policy.slurm_priority.calc_phase = parse_slurm_date(value) + 1;
     policy.main_pass_full_phase = parse_slurm_date(value);  // its background thread's clock likewise
   } else if (key == "priorityflags") {
-    if (!value.empty() && value != "(null)" && value != "0")
-      return fmt::format("PriorityFlags={} is not modeled (Fair Tree and the default factors are)", value);
+    // read_config.c: each flag found anywhere in the text, any case; NO_FAIR_TREE (or DEPTH_OBLIVIOUS) turns
+    // Fair Tree off. The classic formula is modelled; the other flags are not.
+    const std::string v = lower(value);
+    mf.fair_tree = v.find("no_fair_tree") == std::string::npos && v.find("depth_oblivious") == std::string::npos;
+    std::string other;
+    for (const std::string_view flag : {"accrue_always", "small_relative_to_time", "calculate_running",
+                                        "depth_oblivious", "incr_only", "max_tres", "no_normal_"})
+      if (v.find(flag) != std::string::npos) other += fmt::format("{}{}", other.empty() ? "" : ", ", flag);
+    if (!other.empty())
+      return fmt::format("PriorityFlags={} is not modeled ({}; Fair Tree, NO_FAIR_TREE and the default factors are)",
+                         value, other);
+  } else if (key == "fairsharedampeningfactor") {  // read_config.c: a uint16, 1 when absent
+    const double x = parse_number(value);
+    if (!(x >= 0 && x <= 65535 && x == std::floor(x)))
+      throw std::invalid_argument(fmt::format("'{}' is not a whole number from 0 to 65535", value));
+    if (x == 0) return "FairShareDampeningFactor=0 is not modeled (the classic formula would divide by 0): 1 is used";
+    mf.dampening = x;
   } else if (key == "priorityusageresetperiod") {
-    if (value != "NONE") return fmt::format("PriorityUsageResetPeriod={} is not modeled (usage is never reset)", value);
+    // read_config.c: the seven names, any case; anything else stops slurmctld ("Bad value")
+    static constexpr std::pair<std::string_view, SlurmUsageReset> kPeriods[] = {
+        {"none", SlurmUsageReset::None},       {"now", SlurmUsageReset::Now},
+        {"daily", SlurmUsageReset::Daily},     {"weekly", SlurmUsageReset::Weekly},
+        {"monthly", SlurmUsageReset::Monthly}, {"quarterly", SlurmUsageReset::Quarterly},
+        {"yearly", SlurmUsageReset::Yearly}};
+    const std::string v = lower(value);
+    const auto* it =
+        std::find_if(std::begin(kPeriods), std::end(kPeriods), [&](const auto& p) { return p.first == v; });
+    if (it == std::end(kPeriods))
+      throw std::invalid_argument(
+          fmt::format("'{}' is not NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY", value));
+    mf.usage_reset = it->second;
   } else {
     throw std::invalid_argument(fmt::format("{} is not a setting colmatch reads", name));
   }

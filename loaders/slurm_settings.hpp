@@ -15,14 +15,23 @@ namespace colmatch::loaders::slurm {
 /// The settings read (slurm.conf names, case-insensitive as slurm.conf's):
 ///   SchedulerType          sched/backfill: conservative backfill every bf_interval, the main pass between;
 ///                          sched/builtin: the main pass only (strict priority order)
-///   SchedulerParameters    bf_interval=S (default 30), bf_window=MINUTES (1440), bf_max_job_test=N (500); the
+///   SchedulerParameters    bf_interval=S (default 30; -1 backfill off), bf_window=MINUTES (1440),
+///                          bf_resolution=S, bf_max_job_test, bf_max_job_user, bf_max_job_part,
+///                          bf_max_job_user_part, bf_min_prio_reserve, bf_min_age_reserve, default_queue_depth,
+///                          partition_job_depth, sched_max_job_start, sched_interval (docs/formats/slurm.md); the
 ///                          other options are Slurm's, not modeled
 ///   PriorityType           priority/basic (the loader's priorities: submit order) or priority/multifactor
 ///   PriorityWeightAge, PriorityWeightFairshare, PriorityWeightJobSize   whole numbers >= 0
 ///   PriorityMaxAge, PriorityDecayHalfLife   Slurm times (7-0, 00:05:00, minutes); PriorityCalcPeriod minutes
 ///   PriorityFavorSmall     Yes/No
-///   PriorityWeightPartition, PriorityWeightQOS, PriorityWeightAssoc, PriorityWeightTRES, PriorityFlags,
-///   PriorityUsageResetPeriod   read; a value that changes Slurm's order is not modeled (a warning)
+///   PriorityUsageResetPeriod   NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY, YEARLY (any case)
+///   PriorityWeightPartition, PriorityWeightQOS   whole numbers >= 0 (the factors: the dump's partitions'
+///                          PriorityJobFactor, sacctmgr's QOS priorities)
+///   PriorityFlags          NO_FAIR_TREE: the classic fair-share formula; the other flags (and DEPTH_OBLIVIOUS)
+///                          are not modeled (a warning)
+///   FairShareDampeningFactor   a whole number from 1 (the classic formula's D)
+///   PriorityWeightAssoc, PriorityWeightTRES
+///                          read; a value that changes Slurm's order is not modeled (a warning)
 ///   AccountingStorageType  without accounting_storage/slurmdbd priority/multifactor ignores the age and
 ///                          fair-share weights and never recalculates (SlurmMultifactor::accounting)
 ///   BOOT_TIME              (scontrol's, not slurm.conf's) slurmctld's start: the priority calculations

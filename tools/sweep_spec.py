@@ -162,7 +162,7 @@ _SLURM = {k.lower() for k in (
     "SchedulerType", "SchedulerParameters", "PriorityType", "PriorityWeightAge", "PriorityWeightFairshare",
     "PriorityWeightJobSize", "PriorityMaxAge", "PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityFavorSmall",
     "PriorityWeightPartition", "PriorityWeightQOS", "PriorityWeightAssoc", "PriorityWeightTRES", "PriorityFlags",
-    "PriorityUsageResetPeriod", "AccountingStorageType")}
+    "PriorityUsageResetPeriod", "FairShareDampeningFactor", "AccountingStorageType")}
 KEYS_HELP = ("interval, min_interval, scheduler, allocation, backfill, reservation_depth, compression, "
              "resource_availability, "
              "throttle, "

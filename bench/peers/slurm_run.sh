@@ -8,8 +8,9 @@
 #   bash bench/peers/slurm_run.sh run WORKLOAD OUT_DIR                  # submit, wait for every job, record
 #   bash bench/peers/slurm_run.sh stop
 #
-# ACCOUNTS (environment, `name:shares,...`): accounting through slurmdbd and a MariaDB of its own (fair
-# share needs associations; slurm-run.md), each account made with that Fairshare= and user root in each.
+# ACCOUNTS (environment, `name:shares[:parent],...`): accounting through slurmdbd and a MariaDB of its own (fair
+# share needs associations; slurm-run.md), each account made with that Fairshare= (under that parent account,
+# listed before it) and user root in each.
 # QOS (environment, with ACCOUNTS, `name:priority,...`): those QOS made, and root's associations allowed them.
 # PRIORITY: basic (FIFO, the default) or multifactor. SCHED_PARAMS (environment) comes first in
 # SchedulerParameters (before batch_sched_delay=0,bf_interval=10: slurmctld reads an option's first); EXTRA_CONF (environment, lines) to
@@ -64,14 +65,14 @@ DBD
   SLURM_CONF=$CONF setsid slurmdbd -D > "$DIR/log/slurmdbd.out" 2>&1 < /dev/null &
   for _ in $(seq 150); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.2; done
   sacctmgr -i add cluster colrun >/dev/null
-  local spec name shares
+  local spec name shares parent
   for spec in ${ACCOUNTS//,/ }; do
-    name=${spec%%:*}; shares=${spec#*:}; [ "$shares" = "$spec" ] && shares=1
-    sacctmgr -i add account "$name" Cluster=colrun Fairshare="$shares" >/dev/null
+    IFS=: read -r name shares parent <<< "$spec"
+    sacctmgr -i add account "$name" Cluster=colrun Fairshare="${shares:-1}" ${parent:+Parent="$parent"} >/dev/null
     sacctmgr -i add user root Account="$name" Cluster=colrun >/dev/null
   done
   local q names=""
-  for spec in ${QOS//,/ }; do
+  for spec in ${QOS:+${QOS//,/ }}; do
     q=${spec%%:*}
     sacctmgr -i add qos "$q" Priority="${spec#*:}" >/dev/null
     names=${names:+$names,}$q

@@ -144,6 +144,14 @@ struct SlurmAssociation {
 /// The deepest association tree SlurmPriority takes (root at depth 0).
 inline constexpr size_t kMaxSlurmTreeDepth = 64;
 
+/// PriorityUsageResetPeriod (slurm.conf): when every association's fair-share usage is set to 0
+/// (priority_multifactor.c _decay_thread, _next_reset, _reset_usage). Daily: at each midnight; Weekly: Sunday's;
+/// Monthly, Quarterly, Yearly: the first of a month, of January/April/July/October, of January. The reset
+/// comes at the first calculation at or after such a boundary, before that calculation charges the running
+/// jobs. Boundaries are read on the replay's clock as UTC, which for a dump is slurmctld's local wall clock
+/// (its times are read as written). Now: once, at slurmctld's start (a replay's usage starts at 0 anyway).
+enum class SlurmUsageReset : uint8_t { None, Now, Daily, Weekly, Monthly, Quarterly, Yearly };
+
 /// Slurm's priority/multifactor (slurm.conf's Priority* parameters; slurmctld 22.05's
 /// plugins/priority/multifactor: priority_multifactor.c, fair_tree.c; engine/schedule/slurm_priority.hpp).
 /// A job's priority is its tier (PriorityTier, above 2^32 in JobTable::priority) plus
@@ -174,6 +182,12 @@ struct SlurmMultifactor {
   /// when it starts and every calc_period after.
   double calc_phase = 0;
   double decay_half_life = 7 * 86400.0;  ///< PriorityDecayHalfLife, s (0: usage never decays)
+  SlurmUsageReset usage_reset = SlurmUsageReset::None;  ///< PriorityUsageResetPeriod
+  /// Fair Tree (22.05's default) ranks users; false (PriorityFlags=NO_FAIR_TREE) is the classic formula: a
+  /// user's factor 2^(-(U / S) / D), S its shares normalised down the tree, U its effective usage (its own
+  /// normalised usage moved toward its account's by its share of its siblings'), D `dampening`.
+  bool fair_tree = true;
+  double dampening = 1;                  ///< FairShareDampeningFactor (>= 1; the classic formula only)
   bool favor_small = false;              ///< PriorityFavorSmall
   /// slurmctld keeps accounting in slurmdbd (AccountingStorageType=accounting_storage/slurmdbd). Without
   /// it the plugin ignores the age and fair-share weights and never runs its calculations: priorities

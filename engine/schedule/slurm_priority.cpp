@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -25,10 +26,11 @@ SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& confi
       state_(jobs.size(), State::Unsubmitted),
       started_at_(jobs.size(), 0.0) {
   if (!(config.calc_period >= 1) || !std::isfinite(config.calc_period) || !(config.max_age > 0) ||
-      !std::isfinite(config.calc_phase) || !(config.decay_half_life >= 0))
+      !std::isfinite(config.calc_phase) || !(config.decay_half_life >= 0) || !(config.dampening >= 1) ||
+      !std::isfinite(config.dampening))
     throw PolicyError(
         "slurm priority: PriorityCalcPeriod must be at least 1 s, PriorityMaxAge above 0, "
-        "PriorityDecayHalfLife at least 0 and the phase finite");
+        "PriorityDecayHalfLife at least 0, FairShareDampeningFactor at least 1 and the phase finite");
   // priority_multifactor.c init: decay_factor = 1 - (0.693 / decay_hl)
   if (config.decay_half_life > 0) decay_factor_ = 1 - 0.693 / config.decay_half_life;
   // the tree: root (the account "root"), the configured associations, then the jobs' (by name)
@@ -74,6 +76,17 @@ SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& confi
     if (fresh) it->second = user(jobs.accounts.value(jobs.account[j]), jobs.owners.value(jobs.owner[j]));
     assoc_of_job_[j] = it->second;
   }
+  // assoc_mgr.c: each association's level shares are its siblings' (its own among them), and the classic
+  // formula's normalised shares their ratios multiplied down from the root (parents come before children)
+  std::vector<double> children_shares(assocs_.size(), 0.0);
+  for (uint32_t x = 1; x < assocs_.size(); ++x) children_shares[assocs_[x].parent] += assocs_[x].shares;
+  for (uint32_t x = 1; x < assocs_.size(); ++x) {
+    Assoc& a = assocs_[x];
+    a.level_shares = children_shares[a.parent];
+    a.shares_norm = a.level_shares > 0 ? a.shares / a.level_shares : 0;
+    if (a.parent != 0) a.shares_norm *= assocs_[a.parent].shares_norm;
+  }
+  assocs_[0].efctv = 1;  // init: the root's effective usage
 }
 
 SlurmPriority SlurmPriority::of_farm(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
@@ -103,19 +116,79 @@ SlurmPriority SlurmPriority::of_farm(const Catalog& catalog, const TaskerTable& 
 // fair_tree.c fair_tree_decay): usage decayed over the time since the last run, the running jobs' usage
 // since then added, the fair-share factors ranked, the pending jobs' priorities computed anew.
 void SlurmPriority::calculate(double at) {
+  // _decay_thread: the usage reset comes first, then the decay, then the running jobs' usage since the last
+  // run (so a job running across the reset is charged its stretch before the boundary too, as slurmctld does)
+  if (!ran_) {
+    next_reset_ = slurm_usage_reset_after(config_.usage_reset, at);  // last_reset: slurmctld's start
+  } else if (at >= next_reset_) {
+    for (Assoc& a : assocs_) a.usage = 0;
+    next_reset_ = slurm_usage_reset_after(config_.usage_reset, at);
+  }
+  // the classic formula: the accounts' effective usage from the usage as it stands before this run's decay
+  // and new usage (_set_children_usage_efctv); the users' marked to be computed when first asked
+  if (!config_.fair_tree)
+    for (uint32_t x = 1; x < assocs_.size(); ++x) {
+      if (assocs_[x].user) assocs_[x].efctv = std::numeric_limits<double>::quiet_NaN();
+      else classic_usage(x);
+    }
   if (ran_ && at > last_ran_) {
     const double real_decay = std::max(std::pow(decay_factor_, at - last_ran_), std::numeric_limits<double>::min());
     if (real_decay != 1)
       for (Assoc& a : assocs_) a.usage *= real_decay;
   }
-  if (ran_)
-    for (uint32_t j : running_) add_usage(j, std::max(last_ran_, started_at_[j]), at);
-  for (Assoc& a : assocs_) a.level_fs = 0;
-  uint32_t rank = user_assocs_, rnt = user_assocs_;
-  fair_tree(assocs_[0].children, rank, rnt, false);
+  const double from = last_ran_;
+  const bool charge = ran_;
   last_ran_ = at;
   ran_ = true;
-  for (uint32_t j : pending_) priority_[j] = compute(j, at);
+  if (config_.fair_tree) {
+    if (charge)
+      for (uint32_t j : running_) add_usage(j, std::max(from, started_at_[j]), at);
+    for (Assoc& a : assocs_) a.level_fs = 0;
+    uint32_t rank = user_assocs_, rnt = user_assocs_;
+    fair_tree(assocs_[0].children, rank, rnt, false);
+    for (uint32_t j : pending_) priority_[j] = compute(j, at);
+    return;
+  }
+  // the classic formula (_decay_apply_new_usage_and_weighted_factors over slurmctld's job list, which holds
+  // jobs as they were made: the table's order): a running job adds its usage, a pending one takes its
+  // priority, its user's effective usage computed from the usage as it stands at the first of its jobs
+  std::vector<uint32_t> order;
+  order.reserve(running_.size() + pending_.size());
+  order.insert(order.end(), running_.begin(), running_.end());
+  order.insert(order.end(), pending_.begin(), pending_.end());
+  std::sort(order.begin(), order.end());
+  for (uint32_t j : order) {
+    if (state_[j] == State::Running) {
+      if (charge) add_usage(j, std::max(from, started_at_[j]), at);
+    } else {
+      classic_user(assoc_of_job_[j]);
+      priority_[j] = compute(j, at);
+    }
+  }
+}
+
+// priority_p_set_assoc_usage with the classic formula: usage normalised by the root's (at most 1), then
+// effective (_set_usage_efctv: moved toward the parent's effective usage by the share of the siblings'; a
+// child of the root keeps its own).
+void SlurmPriority::classic_usage(uint32_t x) {
+  Assoc& a = assocs_[x];
+  const double root = assocs_[0].usage;
+  const double norm = root > 0 ? std::min(a.usage / root, 1.0) : 0;
+  if (a.parent == 0) {
+    a.efctv = norm;
+  } else {
+    const double parent = assocs_[a.parent].efctv;
+    a.efctv = a.level_shares > 0 ? norm + (parent - norm) * (a.shares / a.level_shares) : parent;
+  }
+}
+
+// _get_fairshare_priority with the classic formula: the user's effective usage if not computed since the
+// last calculation, then priority_p_calc_fs_factor's 2^(-(U / S) / D) (0 for no shares).
+void SlurmPriority::classic_user(uint32_t u) {
+  Assoc& a = assocs_[u];
+  if (!std::isnan(a.efctv)) return;
+  classic_usage(u);
+  a.fs_factor = a.shares_norm > 0 ? std::pow(2.0, -(a.efctv / a.shares_norm) / config_.dampening) : 0;
 }
 
 void SlurmPriority::advance(double t) {
@@ -139,6 +212,7 @@ void SlurmPriority::submitted(uint32_t j, double t) {
   advance(t);
   state_[j] = State::Pending;
   pending_.push_back(j);
+  if (!config_.fair_tree) classic_user(assoc_of_job_[j]);
   priority_[j] = compute(j, jobs_.submit[j]);  // priority_p_set: no age yet
 }
 
@@ -156,6 +230,33 @@ void SlurmPriority::started(uint32_t j, double t) {
 void SlurmPriority::ended(uint32_t j, double t) {
   advance(t);
   state_[j] = State::Ended;
+}
+
+double slurm_usage_reset_after(SlurmUsageReset period, double t) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (period == SlurmUsageReset::None || period == SlurmUsageReset::Now || !(std::abs(t) <= 1e13)) return kInf;
+  constexpr int64_t kDay = 86400;
+  const auto secs = static_cast<std::time_t>(std::floor(t));
+  std::tm tm{};
+  if (gmtime_r(&secs, &tm) == nullptr) return kInf;
+  tm.tm_sec = tm.tm_min = tm.tm_hour = 0;
+  const auto midnight = static_cast<double>(timegm(&tm));
+  switch (period) {
+    case SlurmUsageReset::Daily: return midnight + kDay;
+    case SlurmUsageReset::Weekly: return midnight + static_cast<double>(kDay * (7 - tm.tm_wday));  // Sunday's
+    case SlurmUsageReset::Monthly: tm.tm_mon += 1; break;
+    case SlurmUsageReset::Quarterly:
+      tm.tm_mon = (tm.tm_mon / 3 + 1) * 3;  // April, July, October, or January next
+      break;
+    case SlurmUsageReset::Yearly: tm.tm_mon = 12; break;
+    default: return kInf;
+  }
+  if (tm.tm_mon > 11) {  // (December's next: January)
+    tm.tm_mon = 0;
+    tm.tm_year += 1;
+  }
+  tm.tm_mday = 1;
+  return static_cast<double>(timegm(&tm));
 }
 
 // _apply_new_usage: CPU-seconds over [from, to], decayed as one stretch, to the user's association and

@@ -1,9 +1,10 @@
 // Slurm's priority/multifactor (slurmctld 22.05.8: plugins/priority/multifactor/priority_multifactor.c and
 // fair_tree.c) as the job priority of the simulator's Slurm runs (SimConfig::slurm_priority): the age, job
 // size and fair-share factors, weighted and summed, recomputed as slurmctld's decay thread does (at submit,
-// then every PriorityCalcPeriod), with the running jobs' usage charged and decayed by PriorityDecayHalfLife and ranked
-// by Fair Tree. It hears of submits, starts and ends and knows nothing of taskers. Internal to
-// engine/schedule/ (the Moab iteration asks it for priorities instead of its own factors).
+// then every PriorityCalcPeriod), with the running jobs' usage charged and decayed by PriorityDecayHalfLife,
+// reset by PriorityUsageResetPeriod, and ranked by Fair Tree or weighed by the classic formula (NO_FAIR_TREE). It hears
+// of submits, starts and ends and knows nothing of taskers. Internal to engine/schedule/ (the Moab iteration asks it
+// for priorities instead of its own factors).
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,8 @@ class SlurmPriority {
   /// `cpus`: per job, the CPUs it asks in all (Slurm's min_cpus); `nodes`: per job, its node count (1 for
   /// a job Slurm may spread). `cluster_cpus` and `cluster_nodes`: the farm's totals (> 0). Keeps references
   /// to `jobs` and `config`; throws PolicyError for a calc_period below 1 s, a max_age not above 0, a negative
-  /// decay_half_life or a calc_phase that is not finite. The association tree: `config.associations`, then each job's
-  /// account under root and its user (JobTable::owners) in that account.
+  /// decay_half_life, a dampening below 1 or a calc_phase that is not finite. The association tree:
+  /// `config.associations`, then each job's account under root and its user (JobTable::owners) in that account.
   SlurmPriority(const JobTable& jobs, const SlurmMultifactor& config, std::vector<double> cpus,
                 std::vector<double> nodes, double cluster_cpus, double cluster_nodes);
 
@@ -42,8 +43,9 @@ class SlurmPriority {
   static SlurmPriority of_farm(const Catalog& catalog, const TaskerTable& taskers, const JobTable& jobs,
                                const SimConfig& policy);
 
-  /// Runs the calculations due by time t (at calc_phase + k x calc_period <= t, each once): usage decayed
-  /// and the running jobs' added, Fair Tree, every pending job's priority anew. Call before the events of
+  /// Runs the calculations due by time t (at calc_phase + k x calc_period <= t, each once): usage set to 0
+  /// at the first one past a PriorityUsageResetPeriod boundary, decayed and the running jobs' added, Fair
+  /// Tree, every pending job's priority anew. Call before the events of
   /// time t.
   void advance(double t);
   /// Job j was submitted at t: its priority as slurmctld sets it then (age 0, the last calculation's fair share).
@@ -69,12 +71,18 @@ class SlurmPriority {
     double usage = 0;  // raw usage, CPU-seconds, decayed
     double level_fs = 0;
     double fs_factor = 1;
+    // the classic formula (config.fair_tree false): shares over the siblings', multiplied down from the
+    // root; the siblings' shares; effective usage (NaN: a user's, not yet computed since the last calculation)
+    double shares_norm = 0, level_shares = 0;
+    double efctv = std::numeric_limits<double>::quiet_NaN();
     bool user = false;
     std::vector<uint32_t> children;
   };
   void calculate(double at);
   void add_usage(uint32_t j, double from, double to);
   void fair_tree(const std::vector<uint32_t>& siblings, uint32_t& rank, uint32_t& rnt, bool account_tied);
+  void classic_usage(uint32_t a);
+  void classic_user(uint32_t u);
   double compute(uint32_t j, double t) const;
 
   const JobTable& jobs_;
@@ -93,7 +101,15 @@ class SlurmPriority {
   bool ran_ = false;                    // a calculation has run
   double last_ran_ = 0;                 // the last calculation's time
   double next_ = 0;                     // the next calculation's time
+  double next_reset_ = 0;               // PriorityUsageResetPeriod: the next boundary (set at the first calculation)
 };
+
+/// The first PriorityUsageResetPeriod boundary strictly after time t (seconds since the epoch, read as UTC):
+/// the next midnight, Sunday midnight, first of a month, of a quarter or of a year, as slurmctld's
+/// _next_reset (priority_multifactor.c) computes it from the last reset (its catch-up loops, for a
+/// slurmctld that was down across boundaries, are not needed by one whose calculations never stop).
+/// None and Now, a t that is not finite or beyond +-10^13 s: +infinity.
+double slurm_usage_reset_after(SlurmUsageReset period, double t);
 
 /// Job j's priority/multifactor priority as it stood when a run decided on it, what `sprio -l` would have
 /// shown then: at its start, or, if it never started, at the run's last cycle.

@@ -65,6 +65,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                            "PriorityFavorSmall      = No\n"
                                            "PriorityFlags           = \n"
                                            "PriorityMaxAge          = 00:05:00\n"
+                                           "PriorityUsageResetPeriod = WEEKLY\n"
                                            "PriorityType            = priority/multifactor\n"
                                            "PriorityWeightAge       = 1000\n"
                                            "PriorityWeightFairShare = 10\n"
@@ -102,6 +103,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(mf.max_age, 300);
   EXPECT_EQ(mf.calc_period, 60);
   EXPECT_EQ(mf.decay_half_life, 7 * 86400);
+  EXPECT_EQ(mf.usage_reset, SlurmUsageReset::Weekly);
   // the decay thread's first run came 1 s after BOOT_TIME (datasets/slurm/run16-fairshare's sprio ages)
   EXPECT_EQ(mf.calc_phase, loaders::slurm::parse_slurm_date("2026-11-29T12:45:19") + 1);
   EXPECT_TRUE(std::isnan(p.backfill_phase)) << "backfill timed as Slurm's backfill thread: after its last run";
@@ -114,6 +116,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
                                        "PriorityWeightFairshare = 5000\n"
                                        "PriorityCalcPeriod = 5\n"
                                        "PriorityFavorSmall = true\n"
+                                       "PriorityUsageResetPeriod = \"quarterly\"\n"
                                        "[[policy.slurm.associations]]\n"
                                        "account = \"physics\"\n"
                                        "shares = 3\n");
@@ -133,6 +136,7 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(q.slurm_priority.weight_age, 1000) << "what the file leaves alone stays the dump's";
   EXPECT_EQ(q.slurm_priority.calc_period, 300);
   EXPECT_TRUE(q.slurm_priority.favor_small);
+  EXPECT_EQ(q.slurm_priority.usage_reset, SlurmUsageReset::Quarterly) << "read_config.c: any case";
   ASSERT_EQ(q.slurm_priority.associations.size(), 1u);
   EXPECT_EQ(q.slurm_priority.associations[0].shares, 3);
 }
@@ -183,7 +187,7 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
   EXPECT_NE(ds.taskers.warnings[1].find("count only with slurmdbd"), std::string::npos) << "as slurmctld logs it";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.accounting);
   for (const char* line : {"PriorityWeightAssoc = 1000", "PriorityDecay = 3", "PriorityMaxAge = \"-1\"",
-                           "SchedulerParameters = \"bf_window=0\""}) {
+                           "PriorityUsageResetPeriod = \"HOURLY\"", "SchedulerParameters = \"bf_window=0\""}) {
     const std::string policy = temp_file("slurm-bad.toml", std::string("[policy.slurm]\n") + line + "\n");
     EXPECT_THROW(loaders::read_policy_toml(policy), loaders::LoadError) << line;
     fs::remove(policy);

@@ -5,6 +5,8 @@
 #include "engine/schedule/slurm_priority.hpp"
 
 #include <cmath>
+#include <ctime>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -171,6 +173,115 @@ TEST(SlurmPriority, UsageIsChargedAtTheCalculationsAndDecaysByTheHalfLife) {
   q.advance(20);
   EXPECT_DOUBLE_EQ(q.factors(0, 20).fairshare, 1.0);
   EXPECT_DOUBLE_EQ(q.factors(1, 20).fairshare, 1.0);
+}
+
+// PriorityUsageResetPeriod's boundaries as priority_multifactor.c's _next_reset computes them from the last
+// reset: the next midnight, Sunday's midnight (a Sunday's own: the next week's), the first of the next month,
+// of April, July, October or January, of January. 2026-11-30 is a Monday.
+TEST(SlurmPriority, UsageResetBoundariesAsSlurmctldComputesThem) {
+  auto at = [](int y, int mo, int d, int h = 0, int mi = 0, int s = 0) {
+    std::tm tm{};
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = s;
+    return static_cast<double>(timegm(&tm));
+  };
+  using R = SlurmUsageReset;
+  const double monday = at(2026, 11, 30, 10);
+  EXPECT_EQ(slurm_usage_reset_after(R::Daily, monday), at(2026, 12, 1));
+  EXPECT_EQ(slurm_usage_reset_after(R::Daily, at(2026, 12, 1)), at(2026, 12, 2)) << "strictly after";
+  EXPECT_EQ(slurm_usage_reset_after(R::Weekly, monday), at(2026, 12, 6));
+  EXPECT_EQ(slurm_usage_reset_after(R::Weekly, at(2026, 12, 6)), at(2026, 12, 13));
+  EXPECT_EQ(slurm_usage_reset_after(R::Weekly, at(2026, 12, 5, 23, 59, 59)), at(2026, 12, 6));
+  EXPECT_EQ(slurm_usage_reset_after(R::Monthly, monday), at(2026, 12, 1));
+  EXPECT_EQ(slurm_usage_reset_after(R::Monthly, at(2026, 12, 15)), at(2027, 1, 1));
+  EXPECT_EQ(slurm_usage_reset_after(R::Quarterly, monday), at(2027, 1, 1));
+  EXPECT_EQ(slurm_usage_reset_after(R::Quarterly, at(2026, 3, 31, 23, 59, 59)), at(2026, 4, 1));
+  EXPECT_EQ(slurm_usage_reset_after(R::Quarterly, at(2026, 4, 1)), at(2026, 7, 1));
+  EXPECT_EQ(slurm_usage_reset_after(R::Yearly, monday), at(2027, 1, 1));
+  EXPECT_EQ(slurm_usage_reset_after(R::Yearly, at(2027, 1, 1)), at(2028, 1, 1));
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(slurm_usage_reset_after(R::None, monday), kInf);
+  EXPECT_EQ(slurm_usage_reset_after(R::Now, monday), kInf) << "once at slurmctld's start: before any usage";
+  EXPECT_EQ(slurm_usage_reset_after(R::Daily, std::numeric_limits<double>::quiet_NaN()), kInf);
+  EXPECT_EQ(slurm_usage_reset_after(R::Daily, 1e300), kInf);
+}
+
+// PriorityUsageResetPeriod=DAILY, calculations every 10 s, no decay, 30 s before midnight (base): u1 (A) runs
+// [base, base + 25], u3 (B) from base + 15. By base + 20 A has been charged 20 s, B 5 s: B ranks first. The
+// calculation at midnight (base + 30) sets both to 0 and then charges B's 10 s since the last one (_decay_thread:
+// the reset, then the new usage), so A ranks first; without the reset B still would. The next calculation does
+// not reset again: at base + 40 B has 20 s and A's second job (2 CPUs from base + 32) 16, so A stays first (a
+// reset there would leave B 10 s and put it first).
+TEST(SlurmPriority, UsageResetPeriodZeroesUsageAtTheFirstCalculationPastTheBoundary) {
+  const Farm f({{"u1", "A"}, {"u3", "B"}, {"u1", "A", 0, 2}});
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 10;
+  c.decay_half_life = 0;
+  std::tm midnight{};
+  midnight.tm_year = 2026 - 1900;
+  midnight.tm_mon = 11;
+  midnight.tm_mday = 1;
+  const double base = static_cast<double>(timegm(&midnight)) - 30;
+  for (const SlurmUsageReset period : {SlurmUsageReset::Daily, SlurmUsageReset::None}) {
+    c.usage_reset = period;
+    SlurmPriority p = f.priority(c);
+    p.advance(base);
+    p.started(0, base);
+    p.started(1, base + 15);
+    p.ended(0, base + 25);
+    EXPECT_DOUBLE_EQ(p.factors(0, base + 25).fairshare, 0.5);
+    EXPECT_DOUBLE_EQ(p.factors(1, base + 25).fairshare, 1.0);
+    p.advance(base + 30);
+    const bool reset = period == SlurmUsageReset::Daily;
+    EXPECT_DOUBLE_EQ(p.factors(0, base + 30).fairshare, reset ? 1.0 : 0.5);
+    EXPECT_DOUBLE_EQ(p.factors(1, base + 30).fairshare, reset ? 0.5 : 1.0);
+    p.started(2, base + 32);
+    p.advance(base + 40);
+    if (reset) {
+      EXPECT_DOUBLE_EQ(p.factors(0, base + 40).fairshare, 1.0) << "A 16 s, B 20 s: reset once";
+      EXPECT_DOUBLE_EQ(p.factors(1, base + 40).fairshare, 0.5);
+    }
+  }
+}
+
+// PriorityFlags=NO_FAIR_TREE: the classic formula, 2^(-(U / S) / D). Accounts A (shares 2) and B (1) under
+// root; u1 and u2 in A, u3 in B: S is 1/3 for each user (1/2 of A's 2/3; all of B's 1/3). u1 runs 1 CPU from 0;
+// calculations every 100 s, no decay. At each calculation the accounts' effective usage comes from the usage
+// before that calculation charges anything, and a user's when its first job in the job list asks (the list
+// in id order: u1's pending job 0 before its running job 1). At 100: nothing was charged before, every factor
+// 1. At 200: A's usage is all the root's (U_A 1); u1's own, taken before job 1 adds its second 100 s, is all
+// the root's too (U 1: 2^-3); u2 used nothing, so U = 0 + (1 - 0) x 1/2 (its share of A's users): 2^-1.5;
+// u3 in B, which used nothing: 1. FairShareDampeningFactor 2 halves each exponent.
+TEST(SlurmPriority, ClassicFairShareAsPriorityMultifactorWeighsIt) {
+  const Farm f({{"u1", "A"}, {"u1", "A"}, {"u2", "A"}, {"u3", "B"}});
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 100;
+  c.decay_half_life = 0;
+  c.fair_tree = false;
+  c.associations = {{"A", "", "", 2}, {"B", "", "", 1}};
+  for (const double damp : {1.0, 2.0}) {
+    c.dampening = damp;
+    SlurmPriority p = f.priority(c);
+    for (uint32_t j = 0; j < 4; ++j) p.submitted(j, 0);
+    p.started(1, 0);
+    p.advance(100);
+    for (const uint32_t j : {0u, 2u, 3u}) EXPECT_EQ(p.priority(j), 1000) << "job " << j << " at 100";
+    p.advance(200);
+    EXPECT_EQ(p.priority(0), std::floor(1000 * std::pow(2.0, -3 / damp))) << "u1: all the usage, before job 1's";
+    EXPECT_EQ(p.priority(2), std::floor(1000 * std::pow(2.0, -1.5 / damp))) << "u2: half of A's";
+    EXPECT_EQ(p.priority(3), 1000) << "u3: B used nothing";
+    EXPECT_DOUBLE_EQ(p.factors(2, 200).fairshare, std::pow(2.0, -1.5 / damp));
+  }
+  c.dampening = 0.5;
+  EXPECT_THROW(f.priority(c), PolicyError);
 }
 
 }  // namespace
