@@ -250,6 +250,10 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       const auto* v = node.as_integer();
       if (v == nullptr || v->get() < 0) bad(path, node, key, "expected a whole number of at least 0 (0: no limit)");
       policy.backfill_max_jobs_per_user = static_cast<uint64_t>(v->get());
+    } else if (key == "backfill_max_jobs_per_association") {
+      const auto* v = node.as_integer();
+      if (v == nullptr || v->get() < 0) bad(path, node, key, "expected a whole number of at least 0 (0: no limit)");
+      policy.backfill_max_jobs_per_association = static_cast<uint64_t>(v->get());
     } else if (key == "backfill_max_jobs_per_partition" || key == "backfill_max_jobs_per_user_partition") {
       const auto* v = node.as_integer();
       if (v == nullptr || v->get() < 0) bad(path, node, key, "expected a whole number of at least 0 (0: no limit)");

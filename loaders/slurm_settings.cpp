@@ -119,6 +119,10 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         x = static_cast<double>(policy.backfill_max_jobs_per_user);
         whole(option, 16, 0, 1e9, x);
         policy.backfill_max_jobs_per_user = static_cast<uint64_t>(x);
+      } else if (option.rfind("bf_max_job_assoc=", 0) == 0) {  // (0: none; slurmctld takes < 0 as 0)
+        x = static_cast<double>(policy.backfill_max_jobs_per_association);
+        whole(option, 17, 0, 1e9, x);
+        policy.backfill_max_jobs_per_association = static_cast<uint64_t>(x);
       } else if (option.rfind("bf_min_prio_reserve=", 0) == 0) {  // 1 to 2^32 - 1 (0 is an error there too)
         x = policy.backfill_min_priority_reserve;
         whole(option, 20, 1, 4294967295.0, x);
@@ -156,6 +160,8 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
         whole(option, 12, 1, 10800, policy.backfill_interval);
       }
     }
+    // backfill.c: "Both bf_max_job_user and bf_max_job_assoc are set: bf_max_job_assoc taking precedence"
+    if (policy.backfill_max_jobs_per_association > 0) policy.backfill_max_jobs_per_user = 0;
     return warnings;
   } else if (key == "prioritytype") {
     if (value == "priority/multifactor") mf.enabled = true;

@@ -16,7 +16,7 @@ namespace colmatch::loaders::slurm {
 ///   SchedulerType          sched/backfill: conservative backfill every bf_interval, the main pass between;
 ///                          sched/builtin: the main pass only (strict priority order)
 ///   SchedulerParameters    bf_interval=S (default 30; -1 backfill off), bf_window=MINUTES (1440),
-///                          bf_resolution=S, bf_max_job_test, bf_max_job_user, bf_max_job_part,
+///                          bf_resolution=S, bf_max_job_test, bf_max_job_user, bf_max_job_assoc, bf_max_job_part,
 ///                          bf_max_job_user_part, bf_min_prio_reserve, bf_min_age_reserve, default_queue_depth,
 ///                          partition_job_depth, sched_max_job_start, sched_interval (docs/formats/slurm.md); the
 ///                          other options are Slurm's, not modeled

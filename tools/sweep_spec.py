@@ -152,7 +152,7 @@ SCALAR = "a number, a string or true or false"
 _TOP = {"interval": NUMBER, "min_interval": NUMBER, "scheduler": STRING, "allocation": STRING,
         "backfill": STRING, "reservation_depth": NUMBER, "compression": BOOLEAN, "resource_availability": STRING,
         "backfill_interval": NUMBER, "backfill_phase": SCALAR, "backfill_window": NUMBER, "backfill_max_jobs": NUMBER,
-        "backfill_max_jobs_per_user": NUMBER, "backfill_min_priority_reserve": NUMBER, "backfill_resolution": NUMBER, "backfill_min_age_reserve": NUMBER, "backfill_max_jobs_per_partition": NUMBER,
+        "backfill_max_jobs_per_user": NUMBER, "backfill_max_jobs_per_association": NUMBER, "backfill_min_priority_reserve": NUMBER, "backfill_resolution": NUMBER, "backfill_min_age_reserve": NUMBER, "backfill_max_jobs_per_partition": NUMBER,
         "backfill_max_jobs_per_user_partition": NUMBER, "throttle": LIST}
 _WEIGHTS = {"credential", "queue_time", "expansion", "size"}
 _CREDENTIALS = {"user", "group", "class", "account", "qos"}
@@ -169,7 +169,7 @@ KEYS_HELP = ("interval, min_interval, scheduler, allocation, backfill, reservati
              "priority.{credential,queue_time,expansion,size}, credential_priority.KIND.NAME, fbsng.process_type, "
              "fbsng.queues.NAME.{QPmin,QPmax,QPI,QPD,QPG,SPG}, fbsng.process_types.NAME.{max_sections,max_slots,"
              "requirements,max.CONSUMABLE}, vov.wrappers, vov.dollars.NAME, vov.symbols.NAME, backfill_interval, "
-             "backfill_phase, backfill_window, backfill_max_jobs, backfill_max_jobs_per_user, backfill_resolution, backfill_min_age_reserve, "
+             "backfill_phase, backfill_window, backfill_max_jobs, backfill_max_jobs_per_user, backfill_max_jobs_per_association, backfill_resolution, backfill_min_age_reserve, "
              "backfill_max_jobs_per_partition, backfill_max_jobs_per_user_partition, "
              "backfill_min_priority_reserve, slurm.SETTING (slurm.conf's names: PriorityWeightFairshare, SchedulerParameters, ...), "
              "slurm.priority_calc_phase, slurm.associations; and until")

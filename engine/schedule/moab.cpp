@@ -236,6 +236,7 @@ bool MoabScheduler::pass_with_book(double t) {
     tried_of_.assign(w_.jobs.owners.size(), 0);
     tried_in_.assign(w_.policy.partitions ? w_.policy.partitions->names.size() : 0, 0);
     tried_of_in_.clear();
+    tried_by_assoc_.clear();
   }
   for (const auto& [prio, j] : ready_) {
     if (map_full_ || (slurm && exceeds_backfill_limits(j))) {  // not tried in this cycle
@@ -248,8 +249,9 @@ bool MoabScheduler::pass_with_book(double t) {
 }
 
 // Slurm's _job_exceeds_max_bf_param (backfill.c): job j is not tried in this backfill cycle when its user
-// has had bf_max_job_user_part jobs tried in its partition, the partition bf_max_job_part, or the user
-// bf_max_job_user; else it counts for each. A job of several partitions counts in its first.
+// has had bf_max_job_user_part jobs tried in its partition, the partition bf_max_job_part, its association
+// (with slurmdbd) bf_max_job_assoc, or the user bf_max_job_user; else it counts for each. A job of several
+// partitions counts in its first.
 bool MoabScheduler::exceeds_backfill_limits(uint32_t j) {
   const SimConfig& p = w_.policy;
   uint32_t q = kNone;
@@ -265,9 +267,13 @@ bool MoabScheduler::exceeds_backfill_limits(uint32_t j) {
     return true;
   if (in_part && p.backfill_max_jobs_per_partition > 0 && tried_in_[q] >= p.backfill_max_jobs_per_partition)
     return true;
+  const bool per_assoc = p.backfill_max_jobs_per_association > 0 && p.slurm_priority.accounting;
+  const uint64_t assoc = (uint64_t{w_.jobs.account[j]} << 32) | u;
+  if (per_assoc && tried_by_assoc_[assoc] >= p.backfill_max_jobs_per_association) return true;
   if (p.backfill_max_jobs_per_user > 0 && tried_of_[u] >= p.backfill_max_jobs_per_user) return true;
   if (in_part && p.backfill_max_jobs_per_user_partition > 0) ++tried_of_in_[key];
   if (in_part) ++tried_in_[q];
+  if (per_assoc) ++tried_by_assoc_[assoc];
   ++tried_of_[u];
   return false;
 }

@@ -109,6 +109,7 @@ class MoabScheduler final : public Scheduler {
   bool map_full_ = false;
   std::vector<uint64_t> tried_of_, tried_in_;
   std::unordered_map<uint64_t, uint64_t> tried_of_in_;
+  std::unordered_map<uint64_t, uint64_t> tried_by_assoc_;  // (account << 32 | owner): bf_max_job_assoc
   bool book_fast_ = false;  // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass

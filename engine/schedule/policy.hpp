@@ -294,6 +294,11 @@ struct SimConfig {
   /// the owner's others wait for the next cycle (Slurm's bf_max_job_user, backfill.c
   /// _job_exceeds_max_bf_param: a job over any of these limits counts for none of them; 0: no limit).
   uint64_t backfill_max_jobs_per_user = 0;
+  /// With backfill_interval and a book: a backfill cycle tries at most this many ready jobs of one
+  /// association (an owner in an account: JobTable::owner and ::account); the others wait for the next cycle
+  /// (Slurm's bf_max_job_assoc, counted with the limits above). Slurm keeps associations only with slurmdbd:
+  /// without it (slurm_priority.accounting false) the limit counts for nothing. 0: no limit.
+  uint64_t backfill_max_jobs_per_association = 0;
   /// With backfill_interval and a book: a job whose priority (above its tier) is below this books no
   /// reservation in a backfill cycle: it starts only if it fits now without delaying another's (Slurm's
   /// bf_min_prio_reserve, backfill.c TEST_NOW_ONLY; 0: every job may reserve).

@@ -141,6 +141,25 @@ TEST(SlurmSettings, TheDumpsConfigSetsTheSchedulerAndMultifactorPriority) {
   EXPECT_EQ(q.slurm_priority.associations[0].shares, 3);
 }
 
+// bf_max_job_assoc: jobs tried a backfill cycle per association; with bf_max_job_user too, slurmctld logs
+// "Both bf_max_job_user and bf_max_job_assoc are set: bf_max_job_assoc taking precedence" and drops the user's.
+TEST(SlurmSettings, BfMaxJobAssocTakesPrecedenceOverBfMaxJobUser) {
+  const std::string both =
+      dump_with_config("assoc", "SchedulerParameters     = bf_max_job_user=3,bf_max_job_assoc=2\n");
+  const SimConfig p = loaders::load_slurm(both, "", "").policy_defaults;
+  fs::remove_all(both);
+  EXPECT_EQ(p.backfill_max_jobs_per_association, 2u);
+  EXPECT_EQ(p.backfill_max_jobs_per_user, 0u);
+  const std::string user = dump_with_config("user", "SchedulerParameters     = bf_max_job_user=3\n");
+  const SimConfig q = loaders::load_slurm(user, "", "").policy_defaults;
+  fs::remove_all(user);
+  EXPECT_EQ(q.backfill_max_jobs_per_association, 0u);
+  EXPECT_EQ(q.backfill_max_jobs_per_user, 3u);
+  const std::string policy = temp_file("assoc-policy.toml", "[policy]\nbackfill_max_jobs_per_association = 4\n");
+  EXPECT_EQ(loaders::read_policy_toml(policy).backfill_max_jobs_per_association, 4u);
+  fs::remove(policy);
+}
+
 // A value Slurm refuses is an error naming the file, line and key; one Slurm takes that colmatch does not
 // model is a warning from a dump (the cluster is what it is) and an error in a policy (a what-if that
 // would not do what it says).

@@ -678,6 +678,9 @@ struct Sim {
     bool map_full = false;
     std::map<uint32_t, uint64_t> of_user, in_part;
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> of_user_in;
+    // bf_max_job_assoc: per (account, owner), only where Slurm keeps associations (slurmdbd)
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> of_assoc;
+    const bool per_assoc = pol.backfill_max_jobs_per_association > 0 && pol.slurm_priority.accounting;
     for (const auto& [negp, sub, j] : ready) {
       if (map_full) {
         out.reason[j] = SimReason::Blocked;
@@ -694,12 +697,14 @@ struct Sim {
                            of_user_in[{q, u}] >= pol.backfill_max_jobs_per_user_partition) ||
                           (q != kNone && pol.backfill_max_jobs_per_partition > 0 &&
                            in_part[q] >= pol.backfill_max_jobs_per_partition) ||
+                          (per_assoc && of_assoc[{jobs.account[j], u}] >= pol.backfill_max_jobs_per_association) ||
                           (pol.backfill_max_jobs_per_user > 0 && of_user[u] >= pol.backfill_max_jobs_per_user);
         if (over) {
           out.reason[j] = SimReason::Blocked;
           continue;
         }
         if (q != kNone) ++of_user_in[{q, u}], ++in_part[q];
+        if (per_assoc) ++of_assoc[{jobs.account[j], u}];
         ++of_user[u];
       }
       // backfill_min_priority_reserve: below it (above the tier), no reservation

@@ -48,7 +48,7 @@ struct Job {
   double submit = 0, runtime = 10, walltime = NAN;
   uint32_t slots = 1;
   double priority = 0;
-  std::string user = "u", request, qos;
+  std::string user = "u", request, qos, account;
   double hold = -kInf;
   std::vector<std::string> depends;
   bool fill_up = false;
@@ -64,7 +64,7 @@ inline JobTable make_jobs(const Catalog& cat, const std::vector<Job>& list) {
     if (j.hold > -kInf) jb.set_hold(j.hold);
     if (!j.depends.empty()) jb.set_depends(j.depends);
     if (j.fill_up) jb.set_rule(AllocationRule::FillUp);
-    if (!j.qos.empty()) jb.set_credentials("", "", j.qos);
+    if (!j.qos.empty() || !j.account.empty()) jb.set_credentials("", j.account, j.qos);
     if (!std::isnan(j.utilization)) jb.set_utilization(*cat.find("slots"), j.utilization);
   }
   return std::move(jb).build();

@@ -521,6 +521,42 @@ TEST(Simulation, BackfillJobsPerUserAndLowPrioritiesAsSlurmsBackfill) {
   EXPECT_EQ(run(f, jobs, pol).start[2], 1010);
 }
 
+// Slurm's bf_max_job_assoc (SimConfig::backfill_max_jobs_per_association; backfill.c _job_exceeds_max_bf_param):
+// `a` (three slots of five) runs to 1000; u1's `b` (five slots, account X) waits for it and reserves; u1's `c`
+// (account Y) and `d` (X), one slot for 100 s, fit beside the reservation. With one job an association tried a
+// cycle, b uses X's: d is never tried and starts after b, c (u1 in Y) backfills at once; bf_max_job_user=1 keeps
+// both back. Without slurmdbd Slurm has no associations and the limit counts for nothing.
+TEST(Simulation, BackfillJobsPerAssociationAsSlurmsBackfill) {
+  const Farm f({5});
+  const auto jobs = make_jobs(
+      f.cat,
+      {{.id = "a", .runtime = 1000, .walltime = 1000, .slots = 3},
+       {.id = "b", .submit = 1, .runtime = 10, .walltime = 10, .slots = 5, .priority = 1, .user = "u1", .account = "X"},
+       {.id = "c", .submit = 2, .runtime = 100, .walltime = 100, .user = "u1", .account = "Y"},
+       {.id = "d", .submit = 3, .runtime = 100, .walltime = 100, .user = "u1", .account = "X"}});
+  SimConfig pol;
+  pol.backfill = BackfillPolicy::Conservative;
+  pol.backfill_interval = 30;
+  pol.weights = {1, 0, 0, 0};
+  auto r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 30);
+  EXPECT_EQ(r.start[3], 30);
+  pol.backfill_max_jobs_per_association = 1;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[1], 1000);
+  EXPECT_EQ(r.start[2], 30) << "c: u1's first in account Y";
+  EXPECT_EQ(r.start[3], 1010) << "d: X's second, never tried by backfill";
+  pol.slurm_priority.accounting = false;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[3], 30) << "no slurmdbd: no associations";
+  pol.slurm_priority.accounting = true;
+  pol.backfill_max_jobs_per_association = 0;
+  pol.backfill_max_jobs_per_user = 1;
+  r = run(f, jobs, pol);
+  EXPECT_EQ(r.start[2], 1010);
+  EXPECT_EQ(r.start[3], 1010);
+}
+
 // Slurm's backfill places a job only on the nodes no reservation holds during its run, and holds them in
 // bf_resolution steps (backfill.c's node-space map; datasets/slurm/run2-unheld shows both in slurmctld's
 // log). t0 is preferred (greater power). `a` (3 of t0's 4 slots, to 100) and `x` (2 of t1's, to 1000) run;
@@ -1090,6 +1126,12 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
       if (seed % 4 == 2) pol.backfill_max_jobs = 1 + seed % 6;  // the node-space map's records
       // and bf_max_job_user, bf_min_prio_reserve (the priorities here: the weights' sums, 0 to a few tens)
       if (seed % 5 == 3) pol.backfill_max_jobs_per_user = 1 + seed % 3;
+      if (seed % 5 == 2) {  // and bf_max_job_assoc, the jobs over three accounts (a trace's owners in several)
+        pol.backfill_max_jobs_per_association = 1 + seed % 3;
+        for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+          ds.jobs.account.set(j, ds.jobs.accounts.intern("acct" + std::to_string((j * 7 + seed) % 3)));
+        pol.slurm_priority.accounting = seed % 10 != 7;  // without slurmdbd: no associations, no limit
+      }
       if (seed % 7 == 5) pol.backfill_min_priority_reserve = static_cast<double>(1 + seed % 20);
       if (seed % 6 == 3) pol.backfill_min_age_reserve = static_cast<double>(1 + seed % 40);  // and bf_min_age_reserve
       // and bf_resolution in half of them
