@@ -201,12 +201,14 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     // Fair Tree off. The classic formula is modelled; the other flags are not.
     const std::string v = lower(value);
     mf.fair_tree = v.find("no_fair_tree") == std::string::npos && v.find("depth_oblivious") == std::string::npos;
+    mf.size_relative_to_time = v.find("small_relative_to_time") != std::string::npos;
+    mf.increase_only = v.find("incr_only") != std::string::npos;
     std::string other;
-    for (const std::string_view flag : {"accrue_always", "small_relative_to_time", "calculate_running",
-                                        "depth_oblivious", "incr_only", "max_tres", "no_normal_"})
+    for (const std::string_view flag :
+         {"accrue_always", "calculate_running", "depth_oblivious", "max_tres", "no_normal_"})
       if (v.find(flag) != std::string::npos) other += fmt::format("{}{}", other.empty() ? "" : ", ", flag);
     if (!other.empty())
-      return fmt::format("PriorityFlags={} is not modeled ({}; Fair Tree, NO_FAIR_TREE and the default factors are)",
+      return fmt::format("PriorityFlags={} is not modeled ({}; NO_FAIR_TREE, SMALL_RELATIVE_TO_TIME and INCR_ONLY are)",
                          value, other);
   } else if (key == "fairsharedampeningfactor") {  // read_config.c: a uint16, 1 when absent
     const double x = parse_number(value);

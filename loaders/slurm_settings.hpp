@@ -27,8 +27,8 @@ namespace colmatch::loaders::slurm {
 ///   PriorityUsageResetPeriod   NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY, YEARLY (any case)
 ///   PriorityWeightPartition, PriorityWeightQOS   whole numbers >= 0 (the factors: the dump's partitions'
 ///                          PriorityJobFactor, sacctmgr's QOS priorities)
-///   PriorityFlags          NO_FAIR_TREE: the classic fair-share formula; the other flags (and DEPTH_OBLIVIOUS)
-///                          are not modeled (a warning)
+///   PriorityFlags          NO_FAIR_TREE: the classic fair-share formula; SMALL_RELATIVE_TO_TIME, INCR_ONLY;
+///                          the other flags (and DEPTH_OBLIVIOUS) are not modeled (a warning)
 ///   FairShareDampeningFactor   a whole number from 1 (the classic formula's D)
 ///   PriorityWeightAssoc, PriorityWeightTRES
 ///                          read; a value that changes Slurm's order is not modeled (a warning)

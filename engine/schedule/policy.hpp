@@ -188,6 +188,11 @@ struct SlurmMultifactor {
   /// normalised usage moved toward its account's by its share of its siblings'), D `dampening`.
   bool fair_tree = true;
   double dampening = 1;                  ///< FairShareDampeningFactor (>= 1; the classic formula only)
+  /// PriorityFlags=SMALL_RELATIVE_TO_TIME: the job size factor is the job's CPUs (at least its nodes' share of
+  /// the cluster's) per minute of its time limit, over the cluster's CPUs (PriorityFavorSmall: 1 minus it).
+  bool size_relative_to_time = false;
+  /// PriorityFlags=INCR_ONLY: a recalculation never lowers a pending job's priority.
+  bool increase_only = false;
   bool favor_small = false;              ///< PriorityFavorSmall
   /// slurmctld keeps accounting in slurmdbd (AccountingStorageType=accounting_storage/slurmdbd). Without
   /// it the plugin ignores the age and fair-share weights and never runs its calculations: priorities

@@ -146,7 +146,7 @@ void SlurmPriority::calculate(double at) {
     for (Assoc& a : assocs_) a.level_fs = 0;
     uint32_t rank = user_assocs_, rnt = user_assocs_;
     fair_tree(assocs_[0].children, rank, rnt, false);
-    for (uint32_t j : pending_) priority_[j] = compute(j, at);
+    for (uint32_t j : pending_) recompute(j, at);
     return;
   }
   // the classic formula (_decay_apply_new_usage_and_weighted_factors over slurmctld's job list, which holds
@@ -162,9 +162,15 @@ void SlurmPriority::calculate(double at) {
       if (charge) add_usage(j, std::max(from, started_at_[j]), at);
     } else {
       classic_user(assoc_of_job_[j]);
-      priority_[j] = compute(j, at);
+      recompute(j, at);
     }
   }
+}
+
+// decay_apply_weighted_factors: a pending job's priority anew; with INCR_ONLY only if it is higher.
+void SlurmPriority::recompute(uint32_t j, double at) {
+  const double p = compute(j, at);
+  if (!config_.increase_only || p > priority_[j]) priority_[j] = p;
 }
 
 // priority_p_set_assoc_usage with the classic formula: usage normalised by the root's (at most 1), then
@@ -311,7 +317,14 @@ SlurmFactors SlurmPriority::factors(uint32_t j, double t) const {
   f.fairshare = assocs_[assoc_of_job_[j]].fs_factor;
   const double nodes = nodes_[j], cpus = cpus_[j];
   double js = 0;
-  if (config_.favor_small) {
+  if (config_.size_relative_to_time) {
+    // SMALL_RELATIVE_TO_TIME: CPUs (at least the nodes' average share) per minute of the time limit (whole
+    // minutes, as Slurm keeps it: -t 0:30 is 1; a job without one: INFINITE), over the cluster's CPUs
+    const double limit = std::ceil(jobs_.walltime[j] / 60);
+    js = std::max(nodes * cluster_cpus_ / cluster_nodes_, cpus) /
+         (std::isfinite(limit) && limit > 0 ? limit : 4294967294.0) / cluster_cpus_;
+    if (config_.favor_small) js = 1 - js;
+  } else if (config_.favor_small) {
     js = (cluster_nodes_ - nodes) / cluster_nodes_;
     if (cpus > 0) js = (js + (cluster_cpus_ - cpus) / cluster_cpus_) / 2;
   } else {

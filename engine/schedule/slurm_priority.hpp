@@ -82,6 +82,7 @@ class SlurmPriority {
   void add_usage(uint32_t j, double from, double to);
   void fair_tree(const std::vector<uint32_t>& siblings, uint32_t& rank, uint32_t& rnt, bool account_tied);
   void classic_usage(uint32_t a);
+  void recompute(uint32_t j, double at);
   void classic_user(uint32_t u);
   double compute(uint32_t j, double t) const;
 

@@ -297,3 +297,25 @@ TEST(SlurmSettings, PartitionFactorAsSlurmctldGivesIt) {
   }
   EXPECT_EQ(compared, 10u);
 }
+
+// PriorityFlags=SMALL_RELATIVE_TO_TIME on the c100 cluster (datasets/slurm/c100-size-time: PriorityWeightJobSize
+// 1000000, 10 jobs submitted with --begin an hour on, the priority slurmctld gave each, squeue %Q): a job's CPUs,
+// at least its nodes' average share, per minute of its limit, over the cluster's CPUs (-t 1 on one node: 10000,
+// -t 0:30 counts as a minute, -N 8 -c 16 -t 3: 26666).
+TEST(SlurmSettings, SizeRelativeToTimeAsSlurmctldGivesIt) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-size-time", kData + "c100-size-time.jobs");
+  const SimConfig& p = ds.policy_defaults;
+  ASSERT_TRUE(p.slurm_priority.size_relative_to_time);
+  EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
+  SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, p);
+  std::ifstream in(kData + "c100-size-time-prio.tsv");
+  size_t compared = 0;
+  for (std::string line; std::getline(in, line); ++compared) {
+    const std::vector<std::string> f = tsv_fields(line, 2);
+    const uint32_t j = static_cast<uint32_t>(std::stoul(f[0]) - 1);  // (Slurm numbered them in line order)
+    SCOPED_TRACE(line);
+    prio.submitted(j, ds.jobs.submit[j]);
+    EXPECT_EQ(prio.priority(j), std::stod(f[1]));
+  }
+  EXPECT_EQ(compared, 10u);
+}

@@ -21,6 +21,7 @@ namespace {
 struct Job {
   std::string user, account;
   double submit = 0, cpus = 1, nodes = 1;
+  double limit = NAN;  // the time limit, seconds
 };
 
 struct Farm {
@@ -32,6 +33,7 @@ struct Farm {
     for (size_t i = 0; i < list.size(); ++i) {
       jb.add("j" + std::to_string(i), list[i].user, "", 0, list[i].submit, 1);
       jb.set_credentials("", list[i].account, "");
+      jb.set_times(NAN, list[i].limit);
       cpus.push_back(list[i].cpus);
       nodes.push_back(list[i].nodes);
     }
@@ -282,6 +284,51 @@ TEST(SlurmPriority, ClassicFairShareAsPriorityMultifactorWeighsIt) {
   }
   c.dampening = 0.5;
   EXPECT_THROW(f.priority(c), PolicyError);
+}
+
+// PriorityFlags=SMALL_RELATIVE_TO_TIME (priority_multifactor.c set_priority_factors): the job's CPUs, at least its
+// nodes' average share of the cluster's (4 a node here), per minute of its time limit, over the cluster's 64
+// CPUs, times PriorityWeightJobSize 100000: 1 CPU for 10 minutes 4/10/64 -> 625; 8 CPUs for 2 minutes -> 6250;
+// 4 nodes of 1 CPU for an hour 16/60/64 -> 416; no limit (INFINITE minutes) -> 1, the least priority.
+// PriorityFavorSmall turns it round (1 minus it).
+TEST(SlurmPriority, SizeRelativeToTimeAsTheMultifactorPluginComputesIt) {
+  const Farm f({{"u", "A", 0, 1, 1, 600}, {"u", "A", 0, 8, 1, 120}, {"u", "A", 0, 4, 4, 3600}, {"u", "A", 0, 1, 1}});
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_job_size = 100000;
+  c.size_relative_to_time = true;
+  SlurmPriority p = f.priority(c);
+  for (uint32_t j = 0; j < 4; ++j) p.submitted(j, 0);
+  EXPECT_EQ(p.priority(0), 625);
+  EXPECT_EQ(p.priority(1), 6250);
+  EXPECT_EQ(p.priority(2), 416);
+  EXPECT_EQ(p.priority(3), 1);
+  c.favor_small = true;
+  SlurmPriority q = f.priority(c);
+  q.submitted(0, 0);
+  EXPECT_EQ(q.priority(0), 99375);
+}
+
+// PriorityFlags=INCR_ONLY: u1's job 1 waits with the fair share of no usage (1: priority 1000); once u1's job 0
+// has been charged its fair share halves, and the recalculation would lower job 1 to 500, which INCR_ONLY keeps
+// from happening.
+TEST(SlurmPriority, IncrOnlyNeverLowersAPendingPriority) {
+  const Farm f({{"u1", "A"}, {"u1", "A"}, {"u2", "B"}});
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 100;
+  c.decay_half_life = 0;
+  for (const bool incr : {false, true}) {
+    c.increase_only = incr;
+    SlurmPriority p = f.priority(c);
+    p.submitted(0, 0);
+    p.submitted(1, 0);
+    p.started(0, 0);
+    EXPECT_EQ(p.priority(1), 1000);
+    p.advance(100);
+    EXPECT_EQ(p.priority(1), incr ? 1000 : 500);
+  }
 }
 
 }  // namespace
