@@ -34,6 +34,23 @@ std::string dump_with_config(const std::string& name, const std::string& config)
   return dir.string();
 }
 
+// Each job of `ds` submitted into priority/multifactor as the dump configures it, its priority compared with
+// the one slurmctld gave it (`slurm_oracle.sh prio`: job id, priority; Slurm numbered the jobs in line order).
+// Returns how many were compared.
+size_t compare_submit_priorities(const loaders::Dataset& ds, const std::string& answers) {
+  SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, ds.policy_defaults);
+  std::ifstream in(answers);
+  size_t compared = 0;
+  for (std::string line; std::getline(in, line); ++compared) {
+    const std::vector<std::string> f = tsv_fields(line, 2);
+    const auto j = static_cast<uint32_t>(std::stoul(f[0]) - 1);
+    SCOPED_TRACE(line);
+    prio.submitted(j, ds.jobs.submit[j]);
+    EXPECT_EQ(prio.priority(j), std::stod(f[1]));
+  }
+  return compared;
+}
+
 }  // namespace
 
 // Without settings a dump is Slurm 22.05's defaults: sched/backfill every 30 s (conservative: each backfill
@@ -282,20 +299,9 @@ TEST(SlurmSettings, SshareGivesTheAssociationTree) {
 // its first one's (`-p short,gpu` 1000, `-p all,short` 200).
 TEST(SlurmSettings, PartitionFactorAsSlurmctldGivesIt) {
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100-jfactor", kData + "c100-jfactor.jobs");
-  const SimConfig& p = ds.policy_defaults;
-  ASSERT_TRUE(p.slurm_priority.enabled);
-  EXPECT_EQ(p.slurm_priority.weight_partition, 1000);
-  SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, p);
-  std::ifstream in(kData + "c100-jfactor-prio.tsv");
-  size_t compared = 0;
-  for (std::string line; std::getline(in, line); ++compared) {
-    const std::vector<std::string> f = tsv_fields(line, 2);
-    const uint32_t j = static_cast<uint32_t>(std::stoul(f[0]) - 1);  // (Slurm numbered them in line order)
-    SCOPED_TRACE(line);
-    prio.submitted(j, ds.jobs.submit[j]);
-    EXPECT_EQ(prio.priority(j), std::stod(f[1]));
-  }
-  EXPECT_EQ(compared, 10u);
+  ASSERT_TRUE(ds.policy_defaults.slurm_priority.enabled);
+  EXPECT_EQ(ds.policy_defaults.slurm_priority.weight_partition, 1000);
+  EXPECT_EQ(compare_submit_priorities(ds, kData + "c100-jfactor-prio.tsv"), 10u);
 }
 
 // PriorityFlags=SMALL_RELATIVE_TO_TIME on the c100 cluster (datasets/slurm/c100-size-time: PriorityWeightJobSize
@@ -304,18 +310,7 @@ TEST(SlurmSettings, PartitionFactorAsSlurmctldGivesIt) {
 // -t 0:30 counts as a minute, -N 8 -c 16 -t 3: 26666).
 TEST(SlurmSettings, SizeRelativeToTimeAsSlurmctldGivesIt) {
   const loaders::Dataset ds = loaders::load_slurm(kData + "c100-size-time", kData + "c100-size-time.jobs");
-  const SimConfig& p = ds.policy_defaults;
-  ASSERT_TRUE(p.slurm_priority.size_relative_to_time);
+  ASSERT_TRUE(ds.policy_defaults.slurm_priority.size_relative_to_time);
   EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
-  SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, p);
-  std::ifstream in(kData + "c100-size-time-prio.tsv");
-  size_t compared = 0;
-  for (std::string line; std::getline(in, line); ++compared) {
-    const std::vector<std::string> f = tsv_fields(line, 2);
-    const uint32_t j = static_cast<uint32_t>(std::stoul(f[0]) - 1);  // (Slurm numbered them in line order)
-    SCOPED_TRACE(line);
-    prio.submitted(j, ds.jobs.submit[j]);
-    EXPECT_EQ(prio.priority(j), std::stod(f[1]));
-  }
-  EXPECT_EQ(compared, 10u);
+  EXPECT_EQ(compare_submit_priorities(ds, kData + "c100-size-time-prio.tsv"), 10u);
 }
