@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -178,6 +179,16 @@ void read_slurm(const std::string& path, const toml::node& n, SimConfig& policy)
   }
 }
 
+// The backfill cycle's counts of jobs tried (Slurm's bf_max_job_user, _assoc, _part, _user_part) by their
+// [policy] keys; null for any other key.
+uint64_t SimConfig::*backfill_tried_limit(std::string_view key) {
+  if (key == "backfill_max_jobs_per_user") return &SimConfig::backfill_max_jobs_per_user;
+  if (key == "backfill_max_jobs_per_association") return &SimConfig::backfill_max_jobs_per_association;
+  if (key == "backfill_max_jobs_per_partition") return &SimConfig::backfill_max_jobs_per_partition;
+  if (key == "backfill_max_jobs_per_user_partition") return &SimConfig::backfill_max_jobs_per_user_partition;
+  return nullptr;
+}
+
 }  // namespace
 
 // Long (about 130 lines) on purpose: one branch per key of the [policy] table, as loaders/policy.hpp
@@ -246,20 +257,10 @@ void read_policy_table(const toml::table& table, const std::string& path, SimCon
       const auto* v = node.as_integer();
       if (v == nullptr || v->get() < 1) bad(path, node, key, "expected a whole number of at least 1");
       policy.backfill_max_jobs = static_cast<uint64_t>(v->get());
-    } else if (key == "backfill_max_jobs_per_user") {
+    } else if (uint64_t SimConfig::*const limit = backfill_tried_limit(key); limit != nullptr) {
       const auto* v = node.as_integer();
       if (v == nullptr || v->get() < 0) bad(path, node, key, "expected a whole number of at least 0 (0: no limit)");
-      policy.backfill_max_jobs_per_user = static_cast<uint64_t>(v->get());
-    } else if (key == "backfill_max_jobs_per_association") {
-      const auto* v = node.as_integer();
-      if (v == nullptr || v->get() < 0) bad(path, node, key, "expected a whole number of at least 0 (0: no limit)");
-      policy.backfill_max_jobs_per_association = static_cast<uint64_t>(v->get());
-    } else if (key == "backfill_max_jobs_per_partition" || key == "backfill_max_jobs_per_user_partition") {
-      const auto* v = node.as_integer();
-      if (v == nullptr || v->get() < 0) bad(path, node, key, "expected a whole number of at least 0 (0: no limit)");
-      (key == "backfill_max_jobs_per_partition" ? policy.backfill_max_jobs_per_partition
-                                                : policy.backfill_max_jobs_per_user_partition) =
-          static_cast<uint64_t>(v->get());
+      policy.*limit = static_cast<uint64_t>(v->get());
     } else if (key == "backfill_min_age_reserve") {
       const auto v = node.value<double>();
       if (!v || !(*v >= 0) || !(*v <= 1e9)) bad(path, node, key, "expected seconds from 0 to 1e9 (0: none)");

@@ -181,19 +181,19 @@ struct SlurmMultifactor {
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them
   /// when it starts and every calc_period after.
   double calc_phase = 0;
-  double decay_half_life = 7 * 86400.0;  ///< PriorityDecayHalfLife, s (0: usage never decays)
+  double decay_half_life = 7 * 86400.0;                 ///< PriorityDecayHalfLife, s (0: usage never decays)
   SlurmUsageReset usage_reset = SlurmUsageReset::None;  ///< PriorityUsageResetPeriod
   /// Fair Tree (22.05's default) ranks users; false (PriorityFlags=NO_FAIR_TREE) is the classic formula: a
   /// user's factor 2^(-(U / S) / D), S its shares normalised down the tree, U its effective usage (its own
   /// normalised usage moved toward its account's by its share of its siblings'), D `dampening`.
   bool fair_tree = true;
-  double dampening = 1;                  ///< FairShareDampeningFactor (>= 1; the classic formula only)
+  double dampening = 1;  ///< FairShareDampeningFactor (>= 1; the classic formula only)
   /// PriorityFlags=SMALL_RELATIVE_TO_TIME: the job size factor is the job's CPUs (at least its nodes' share of
   /// the cluster's) per minute of its time limit, over the cluster's CPUs (PriorityFavorSmall: 1 minus it).
   bool size_relative_to_time = false;
   /// PriorityFlags=INCR_ONLY: a recalculation never lowers a pending job's priority.
   bool increase_only = false;
-  bool favor_small = false;              ///< PriorityFavorSmall
+  bool favor_small = false;  ///< PriorityFavorSmall
   /// slurmctld keeps accounting in slurmdbd (AccountingStorageType=accounting_storage/slurmdbd). Without
   /// it the plugin ignores the age and fair-share weights and never runs its calculations: priorities
   /// stay as they were at submit (priority_multifactor.c init).

@@ -172,9 +172,19 @@ TEST(SlurmSettings, BfMaxJobAssocTakesPrecedenceOverBfMaxJobUser) {
   fs::remove_all(user);
   EXPECT_EQ(q.backfill_max_jobs_per_association, 0u);
   EXPECT_EQ(q.backfill_max_jobs_per_user, 3u);
-  const std::string policy = temp_file("assoc-policy.toml", "[policy]\nbackfill_max_jobs_per_association = 4\n");
-  EXPECT_EQ(loaders::read_policy_toml(policy).backfill_max_jobs_per_association, 4u);
+  const std::string policy =
+      temp_file("assoc-policy.toml",
+                "[policy]\nbackfill_max_jobs_per_association = 4\nbackfill_max_jobs_per_user = 5\n"
+                "backfill_max_jobs_per_partition = 6\nbackfill_max_jobs_per_user_partition = 7\n");
+  const SimConfig r = loaders::read_policy_toml(policy);
   fs::remove(policy);
+  EXPECT_EQ(r.backfill_max_jobs_per_association, 4u);
+  EXPECT_EQ(r.backfill_max_jobs_per_user, 5u) << "a policy's own keys: no precedence between them";
+  EXPECT_EQ(r.backfill_max_jobs_per_partition, 6u);
+  EXPECT_EQ(r.backfill_max_jobs_per_user_partition, 7u);
+  const std::string negative = temp_file("assoc-bad.toml", "[policy]\nbackfill_max_jobs_per_association = -1\n");
+  EXPECT_THROW(loaders::read_policy_toml(negative), loaders::LoadError);
+  fs::remove(negative);
 }
 
 // A value Slurm refuses is an error naming the file, line and key; one Slurm takes that colmatch does not
