@@ -124,6 +124,11 @@ std::vector<Partition> read_partitions(const std::string& path) {
         throw LoadError(path, r.line, key, fmt::format("'{}' is not a priority {} (0 to 65535)", v, what));
       *to = n;
     }
+    try {
+      p.billing_weights = parse_tres_weights(field(r, "TRESBillingWeights", ""));
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(path, r.line, "TRESBillingWeights", e.what());
+    }
     for (const char* key : {"MaxNodes", "TotalNodes"}) {
       const std::string v = field(r, key, "UNLIMITED");
       if (v == "UNLIMITED") continue;
@@ -288,10 +293,14 @@ Cluster read_cluster(const std::string& dir) {
   if (const std::string sshare = dump_file(dir, "sshare.txt"); fs::exists(sshare))
     s.scheduling.slurm_priority.associations = read_sshare(sshare, c.warnings);
   if (const std::string qos = dump_file(dir, "sacctmgr-qos.txt"); fs::exists(qos)) s.qos_priority = read_qos(qos);
+  if (const std::string assoc = dump_file(dir, "sacctmgr-assoc.txt"); fs::exists(assoc))
+    s.assoc_priority = read_assoc_priorities(assoc);
   if (const SlurmMultifactor& mf = s.scheduling.slurm_priority;
-      mf.enabled && !mf.accounting && (mf.weight_age > 0 || mf.weight_fairshare > 0 || mf.weight_qos > 0))
+      mf.enabled && !mf.accounting &&
+      (mf.weight_age > 0 || mf.weight_fairshare > 0 || mf.weight_qos > 0 || mf.weight_assoc > 0))
     c.warnings.push_back(
-        fmt::format("{}: PriorityWeightAge, PriorityWeightFairshare and PriorityWeightQOS count only with slurmdbd "
+        fmt::format("{}: PriorityWeightAge, PriorityWeightFairshare, PriorityWeightQOS and PriorityWeightAssoc count "
+                    "only with slurmdbd "
                     "(AccountingStorageType); slurmctld ignores them here, as colmatch does",
                     dump_file(dir, "scontrol-config.txt")));
   for (char& ch : select_params) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

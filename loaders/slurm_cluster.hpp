@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/batch/queue_blocking.hpp"
@@ -30,6 +31,8 @@ struct Partition {
   double max_nodes = std::numeric_limits<double>::infinity();
   double tier = 1;        ///< PriorityTier: the job queue is ordered by it first when partitions differ in it
   double job_factor = 1;  ///< PriorityJobFactor: priority/multifactor's partition factor (over the largest)
+  /// TRESBillingWeights (parse_tres_weights): what its jobs' billing TRES counts; none: their CPUs
+  std::vector<std::pair<std::string, double>> billing_weights;
   size_t line = 0;
 };
 
@@ -54,6 +57,8 @@ struct Settings {
   SimConfig scheduling = slurm_scheduling_defaults();
   /// QOS name -> Priority (sacctmgr-qos.txt, loaders/slurm_qos.hpp); empty without it.
   std::map<std::string, double> qos_priority;
+  /// (account, user, partition) -> Priority (sacctmgr-assoc.txt, loaders/slurm_qos.hpp); empty without it.
+  std::map<std::tuple<std::string, std::string, std::string>, double> assoc_priority;
   /// Slurm 22.05's defaults: SchedulerType=sched/backfill with bf_interval=30, bf_window=1440 (minutes),
   /// bf_max_job_test=500 and bf_resolution=60, default_queue_depth=100, sched_interval=60,
   /// PriorityType=priority/basic.

@@ -17,6 +17,7 @@
 #include "loaders/slurm_sacct.hpp"
 #include "loaders/slurm_scontrol_job.hpp"
 #include "loaders/slurm_text.hpp"
+#include "loaders/slurm_tres.hpp"
 
 namespace colmatch::loaders::slurm {
 namespace fs = std::filesystem;
@@ -178,6 +179,8 @@ class JobMaker {
   const std::vector<EverCheck>& checks() const noexcept { return checks_; }
   // Per job added: its first partition's PriorityJobFactor (0 for a job of none).
   std::vector<double>& job_factors() noexcept { return job_factor_; }
+  // Per job added: the TRES it asks (priority/multifactor's TRES factors).
+  const std::vector<TresAsked>& tres_asked() const noexcept { return tres_; }
 
   // Adds job q (rejected with its reason when its request cannot be made).
   void add(const QueuedJob& q, const std::string& id) {
@@ -203,6 +206,7 @@ class JobMaker {
     if (q.reason == "JobHeldUser" || q.reason == "JobHeldAdmin") jb_.set_note(j, "held");
     if (!q.note.empty()) jb_.set_note(j, q.note);
     job_factor_.push_back(0);
+    tres_.push_back(asks(s.o));
     if (why.empty()) partitions(j, q, wanted, s);
     checks_.push_back(s.over_limits ? EverCheck::None : submit_check(sj, s));
     if (why.empty()) constraint_clauses(j, s);
@@ -225,6 +229,7 @@ class JobMaker {
   Shape shape(const SbatchJob& sj) const;
   void gpus_per_node(double tasks, Shape& s) const;
   EverCheck submit_check(const SbatchJob& sj, const Shape& s) const;
+  static TresAsked asks(const Options& o);
   void partitions(uint32_t j, const QueuedJob& q, const std::vector<std::string>& wanted, Shape& s);
   void constraint_clauses(uint32_t j, Shape& s);
   void request(uint32_t j, const QueuedJob& q, Shape& s);
@@ -237,6 +242,7 @@ class JobMaker {
   bool submitted_ = false;
   JobBuilder& jb_;
   std::vector<double> job_factor_;  // per job: its first partition's PriorityJobFactor
+  std::vector<TresAsked> tres_;     // per job: the TRES it asks, and that partition
   std::vector<EverCheck> checks_;   // per job: what Slurm's submit asks of it (build_jobs)
   JobIds ids_;
   bool tiers_differ_ = false, job_records_ = false;
@@ -372,6 +378,25 @@ void JobMaker::gpus_per_node(double tasks, Shape& s) const {
   if (o.mem_per_gpu >= 0) o.mem = o.mem_per_gpu * gpus;
 }
 
+// The TRES a job asks before it runs, as job_set_req_tres counts them (TresAsked). Seen in slurmctld 22.05.8
+// (datasets/slurm/c100-tres): `-N 2 -c 32` 64 CPUs, `-N 2-4 -c 2` 2, `--cpus-per-gpu=4 --gpus=2` 1,
+// `-N 2 --mem=100` 200M, `--mem-per-gpu=1000 --gres=gpu:1` 1000M.
+TresAsked JobMaker::asks(const Options& o) {
+  TresAsked t;
+  t.node = o.min_nodes > 0 ? o.min_nodes : o.node_count;
+  const double tasks = o.ntasks > 0                        ? o.ntasks
+                       : o.per_node > 0                    ? o.per_node * t.node
+                       : o.nodes_given && o.min_nodes == 0 ? o.node_count
+                                                           : 1;
+  t.cpu = tasks * o.per_task;
+  t.mem = o.mem >= 0           ? o.mem * t.node
+          : o.mem_per_cpu >= 0 ? o.mem_per_cpu * t.cpu
+                               : std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [name, count] : o.gres)  // per node, or the job's in all (--gpus)
+    t.gres[name] = o.gpus_per_job ? count : count * t.node;
+  return t;
+}
+
 // What Slurm's submit asks of a job (seen in slurmctld 22.05.8: datasets/slurm/c100-submit-slurm.tsv): for a
 // job submitted and not held (a held job's select_nodes returns ESLURM_JOB_HELD before any node is
 // looked at), that it could run alone on the cluster as configured; for a spread job only that some node
@@ -408,7 +433,10 @@ void JobMaker::partitions(uint32_t j, const QueuedJob& q, const std::vector<std:
     if (!std::isnan(s.o.time) && s.o.time > it->max_time) continue;
     allowed += (allowed.empty() ? "" : ", ") + quote_value(p);
     allowed_names.push_back(p);
-    if (allowed_names.size() == 1) job_factor_.back() = it->job_factor;  // (several: the first, as squeue shows)
+    if (allowed_names.size() == 1) {  // (several: the first, as squeue shows)
+      job_factor_.back() = it->job_factor;
+      tres_.back().partition = it;
+    }
   }
   // a job of one partition is in its blocking queue; one of several is tried in each in the order
   // written (Slurm: one queue record per partition; BlockingQueues::several)
@@ -611,6 +639,36 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
   for (double& f : factor) f = most > 0 ? f / most : 0.0;
   ds.policy_defaults.slurm_priority.partition_factor = factor;
   ds.policy.slurm_priority.partition_factor = std::move(factor);
+  // and its association factor: its association's priority over the largest (assoc_mgr priority_norm): the
+  // association of its account, user and first partition, else of its account and user, else (a job of no
+  // user: sbatch lines) the account's own
+  double top_assoc = 0;
+  for (const auto& [key, p] : cluster.settings.assoc_priority) top_assoc = std::max(top_assoc, p);
+  if (top_assoc > 0) {
+    const std::vector<TresAsked>& asked = maker.tres_asked();
+    std::vector<double> assoc(ds.jobs.size(), 0.0);
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      const std::string& account = ds.jobs.accounts.value(ds.jobs.account[j]);
+      const std::string& user = ds.jobs.owners.value(ds.jobs.owner[j]);
+      const std::string part = asked[j].partition ? asked[j].partition->name : "";
+      for (const auto& key : {std::tuple{account, user, part}, std::tuple{account, user, std::string()}}) {
+        const auto it = cluster.settings.assoc_priority.find(key);
+        if (it == cluster.settings.assoc_priority.end()) continue;
+        assoc[j] = it->second / top_assoc;
+        break;
+      }
+      if (user.empty()) {
+        const auto it = cluster.settings.assoc_priority.find({account, "", ""});
+        if (it != cluster.settings.assoc_priority.end()) assoc[j] = it->second / top_assoc;
+      }
+    }
+    ds.policy_defaults.slurm_priority.assoc_factor = assoc;
+    ds.policy.slurm_priority.assoc_factor = std::move(assoc);
+  }
+  // and its TRES factors: what it asks over its partition's
+  tres_factors(cluster, maker.tres_asked(), ds.policy.slurm_priority);
+  ds.policy_defaults.slurm_priority.tres_names = ds.policy.slurm_priority.tres_names;
+  ds.policy_defaults.slurm_priority.tres_factor = ds.policy.slurm_priority.tres_factor;
   // and its QOS factor: the QOS's Priority over the largest (a job of none: "normal", Slurm's default QOS)
   double top = 0;
   for (const auto& [name, p] : cluster.settings.qos_priority) top = std::max(top, p);

@@ -109,6 +109,14 @@ std::vector<QueuedJob> read_scontrol_jobs(const std::string& path, size_t& not_p
       if (const std::string gpus = gpus_of_tres(g); !gpus.empty()) o.emplace_back("gpus", gpus);
       else reject(fmt::format("field 'TresPerJob': '{}' is not read (only GPUs per job)", g));
     }
+    // --cpus-per-gpu and --mem-per-gpu: CpusPerTres=gres:gpu:4, MemPerTres=gres:gpu:1000
+    for (const auto& [key, option] :
+         {std::pair{"CpusPerTres", "cpus-per-gpu"}, std::pair{"MemPerTres", "mem-per-gpu"}}) {
+      const std::string g = text(key);
+      if (g.empty()) continue;
+      if (const std::string n = per_gpu_of_tres(g); !n.empty()) o.emplace_back(option, n);
+      else reject(fmt::format("field '{}': '{}' is not read (only an amount per GPU)", key, g));
+    }
     if (const std::string n = text("ReqNodeList"); !n.empty()) o.emplace_back("nodelist", n);
     if (const std::string n = text("ExcNodeList"); !n.empty()) o.emplace_back("exclude", n);
     if (const std::string t = text("TimeLimit"); !t.empty() && t != "UNLIMITED" && t != "Partition_Limit")

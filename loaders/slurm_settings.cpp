@@ -68,6 +68,42 @@ bool yes(std::string_view key, std::string_view value) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, double>> parse_tres_weights(std::string_view text) {
+  std::vector<std::pair<std::string, double>> out;
+  if (text.empty() || text == "(null)") return out;
+  for (size_t from = 0; from <= text.size();) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    const std::string item(text.substr(from, comma - from));
+    from = comma + 1;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw std::invalid_argument(fmt::format("\"{}\" is an invalid TRES weight entry", item));
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    const size_t slash = key.find('/');
+    const std::string type = lower(key.substr(0, slash));
+    const std::string name = slash == std::string::npos ? "" : key.substr(slash + 1);
+    // the TRES types assoc_mgr knows; a GRES, license or burst buffer by its name
+    static const std::set<std::string> kAlone = {"cpu", "mem", "energy", "node", "billing", "vmem", "pages"};
+    const bool named = type == "gres" || type == "license" || type == "bb" || type == "fs";
+    if (named ? name.empty() || (type == "fs" && name != "disk") : !(kAlone.count(type) && name.empty()))
+      throw std::invalid_argument(fmt::format("TRES weight '{}' is not a configured TRES type", key));
+    char* end = nullptr;
+    double w = std::strtod(value.c_str(), &end);
+    if (end == value.c_str() || !std::isfinite(w) || w < 0)
+      throw std::invalid_argument(fmt::format("\"{}\" is not a TRES weight", item));
+    if (*end != '\0') {  // a unit: the weight per that many of the TRES's base unit (MB for mem and bb)
+      static constexpr std::string_view kUnits = "KMGTP";
+      const size_t unit = kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(*end))));
+      if (unit == std::string_view::npos || end[1] != '\0')
+        throw std::invalid_argument(fmt::format("\"{}\": invalid unit (K, M, G, T or P)", item));
+      const int base = type == "mem" || type == "bb" ? 2 : 0;  // UNIT_MEGA, else UNIT_NONE
+      for (int u = base; u < static_cast<int>(unit) + 1; ++u) w /= 1024;
+    }
+    out.emplace_back(type + (named ? "/" + name : ""), w);
+  }
+  return out;
+}
+
 bool is_setting(std::string_view key) { return std::find(kKeys.begin(), kKeys.end(), lower(key)) != kKeys.end(); }
 
 // One branch per key of slurm_settings.hpp's list.
@@ -188,9 +224,14 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
   } else if (key == "priorityweightqos") {
     mf.weight_qos = weight(value);
   } else if (key == "priorityweightassoc") {
-    if (weight(value) != 0) return fmt::format("{}={} is not modeled (its factor counts as 0)", name, value);
+    mf.weight_assoc = weight(value);
   } else if (key == "priorityweighttres") {
-    if (!value.empty() && value != "(null)") return fmt::format("PriorityWeightTRES={} is not modeled", value);
+    mf.weight_tres = parse_tres_weights(value);
+    std::string other;  // licenses and burst buffers are not requests colmatch reads
+    for (const auto& [tres, w] : mf.weight_tres)
+      if (w != 0 && (tres.rfind("license/", 0) == 0 || tres.rfind("bb/", 0) == 0))
+        other += fmt::format("{}{}", other.empty() ? "" : ", ", tres);
+    if (!other.empty()) return fmt::format("PriorityWeightTRES: {} not modeled (their factors count as 0)", other);
   } else if (key == "accountingstoragetype") {
     mf.accounting = value == "accounting_storage/slurmdbd";
   } else if (key == "boot_time") {  // slurmctld's start: its decay thread runs then, its backfill after

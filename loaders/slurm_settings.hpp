@@ -7,6 +7,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/schedule/policy.hpp"
 
@@ -30,14 +32,24 @@ namespace colmatch::loaders::slurm {
 ///   PriorityFlags          NO_FAIR_TREE: the classic fair-share formula; SMALL_RELATIVE_TO_TIME, INCR_ONLY;
 ///                          the other flags (and DEPTH_OBLIVIOUS) are not modeled (a warning)
 ///   FairShareDampeningFactor   a whole number from 1 (the classic formula's D)
-///   PriorityWeightAssoc, PriorityWeightTRES
-///                          read; a value that changes Slurm's order is not modeled (a warning)
+///   PriorityWeightTRES     TYPE[/NAME]=WEIGHT[UNIT],... (parse_tres_weights): cpu, mem, node, billing and
+///                          GRES counted (the dump's loader works out each job's TRES over its partition's);
+///                          licenses and burst buffers not (a warning)
+///   PriorityWeightAssoc    a whole number >= 0 (the factor: sacctmgr's association priorities)
 ///   AccountingStorageType  without accounting_storage/slurmdbd priority/multifactor ignores the age and
 ///                          fair-share weights and never recalculates (SlurmMultifactor::accounting)
 ///   BOOT_TIME              (scontrol's, not slurm.conf's) slurmctld's start: the priority calculations
 ///                          come at it plus whole PriorityCalcPeriods, the backfill cycles (at first) at it
 ///                          plus whole bf_intervals
 bool is_setting(std::string_view key);
+
+/// A TRES weight list as slurm.conf writes one (PriorityWeightTRES, a partition's TRESBillingWeights):
+/// "TYPE[/NAME]=WEIGHT[UNIT],...", TYPE cpu, mem, node, billing, energy, vmem, pages, fs/disk, gres/NAME,
+/// license/NAME or bb/NAME in any case; a unit (K, M, G, T, P) divides the weight by 1024 per step above the
+/// TRES's base unit (MB for mem and bb, none for the others), as slurm_get_tres_weight_array does
+/// (Mem=0.25G: 0.25 per GB). Returns (TRES name, weight) in the order written, the type in lower case
+/// ("gres/gpu:a100"); "" or "(null)": none. Throws std::invalid_argument for an entry slurmctld refuses.
+std::vector<std::pair<std::string, double>> parse_tres_weights(std::string_view text);
 
 /// Applies setting `key` = `value` to `policy`. Returns a warning ("" when none) for a value Slurm takes but
 /// colmatch does not model; throws std::invalid_argument (saying why) for a value Slurm would refuse, or

@@ -163,6 +163,15 @@ std::vector<QueuedJob> read_squeue_json(const std::string& path, size_t& not_pen
       else if (q.request.error.empty())
         q.request.error = fmt::format("field 'tres_per_job': '{}' is not read (only GPUs per job)", g);
     }
+    // --cpus-per-gpu and --mem-per-gpu: "gres:gpu:4"
+    for (const auto& [key, option] :
+         {std::pair{"cpus_per_tres", "cpus-per-gpu"}, std::pair{"memory_per_tres", "mem-per-gpu"}}) {
+      const std::string g = str(key);
+      if (g.empty()) continue;
+      if (const std::string n = per_gpu_of_tres(g); !n.empty()) o.emplace_back(option, n);
+      else if (q.request.error.empty())
+        q.request.error = fmt::format("field '{}': '{}' is not read (only an amount per GPU)", key, g);
+    }
     if (const std::string n = str("required_nodes"); !n.empty()) o.emplace_back("nodelist", n);
     if (const std::string n = str("excluded_nodes"); !n.empty()) o.emplace_back("exclude", n);
     if (const double t = num("time_limit"); !std::isnan(t) && t > 0) o.emplace_back("time", fmt::format("{}", t));

@@ -393,6 +393,11 @@ std::string gpus_of_tres(std::string_view tres) {
   return items[0].substr(4);
 }
 
+std::string per_gpu_of_tres(std::string_view tres) {
+  const std::string n = gpus_of_tres(tres);
+  return n.find(':') == std::string::npos ? n : std::string();
+}
+
 std::vector<std::string_view> split_fields(std::string_view line, char sep) {
   std::vector<std::string_view> out;
   for (size_t b = 0;;) {

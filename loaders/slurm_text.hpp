@@ -101,6 +101,10 @@ std::string gres_of_tres(std::string_view tres);
 /// --gpus reads it (`2`, `a100:1`); "" when it asks for anything else.
 std::string gpus_of_tres(std::string_view tres);
 
+/// A per-GPU amount as squeue (cpus_per_tres, memory_per_tres) and scontrol (CpusPerTres, MemPerTres) print
+/// --cpus-per-gpu and --mem-per-gpu (`gres:gpu:4`): the number (`4`); "" for anything else.
+std::string per_gpu_of_tres(std::string_view tres);
+
 /// One job's sbatch options: each option with its value ("" for a flag), in order, long names
 /// (`-C x` is {"constraint", "x"}), and the line the job starts on.
 struct SbatchJob {

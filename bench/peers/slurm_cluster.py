@@ -60,10 +60,13 @@ def main():
              "big": "Nodes=ALL MaxNodes=4 MaxTime=INFINITE State=UP"}
     # JOBFACTORS="short=5,gpu=2": those partitions' PriorityJobFactor (priority/multifactor's partition factor)
     factors = dict(t.split("=") for t in os.environ.get("JOBFACTORS", "").split(",") if t)
+    # BILLING="gpu:CPU=1.0,Mem=0.25G,GRES/gpu=2.0;amd:...": those partitions' TRESBillingWeights
+    billing = dict(t.split(":", 1) for t in os.environ.get("BILLING", "").split(";") if t)
     for name, rest in lines.items():
         tier = f" PriorityTier={tiers[name]}" if name in tiers else ""
         factor = f" PriorityJobFactor={factors[name]}" if name in factors else ""
-        print(f"PartitionName={name} {rest}{tier}{factor}")
+        weights = f" TRESBillingWeights={billing[name]}" if name in billing else ""
+        print(f"PartitionName={name} {rest}{tier}{factor}{weights}")
 
 
 if __name__ == "__main__":

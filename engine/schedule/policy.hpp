@@ -156,7 +156,7 @@ enum class SlurmUsageReset : uint8_t { None, Now, Daily, Weekly, Monthly, Quarte
 /// plugins/priority/multifactor: priority_multifactor.c, fair_tree.c; engine/schedule/slurm_priority.hpp).
 /// A job's priority is its tier (PriorityTier, above 2^32 in JobTable::priority) plus
 /// floor(weight_age x age + weight_fairshare x fair share + weight_job_size x job size + weight_partition x
-/// partition), each factor in
+/// partition + weight_qos x QOS + weight_assoc x association + the TRES factors each by its weight), each factor in
 /// [0, 1]: age = min(time since submit, max_age) / max_age; job size = (nodes / cluster nodes + CPUs /
 /// cluster CPUs) / 2, or one minus each ratio with favor_small; fair share by Fair Tree (the default since
 /// Slurm 19.05: users ranked by their accounts' and their own shares over usage, the first 1, the last
@@ -172,10 +172,24 @@ struct SlurmMultifactor {
   /// partitions (Slurm's norm_priority); a job of several: its first's, as squeue shows; empty: 0 each.
   std::vector<double> partition_factor;
   double weight_qos = 0;  ///< PriorityWeightQOS
+  double weight_assoc = 0;  ///< PriorityWeightAssoc
+  /// Per job (the dump's loader fills it, from sacctmgr's association priorities): its association's Priority
+  /// over the largest of any association (assoc_mgr's priority_norm); empty: 0 each. Counts only with
+  /// slurmdbd (`accounting`), where associations exist.
+  std::vector<double> assoc_factor;
   /// Per job (the dump's loader fills it, from sacctmgr's QOS priorities): its QOS's priority over the
   /// largest of any QOS (assoc_mgr's norm_priority; a job of no QOS: "normal"'s); empty: 0 each. Counts only
   /// with slurmdbd (`accounting`), where QOS exist.
   std::vector<double> qos_factor;
+  /// PriorityWeightTRES: per TRES, its weight on the job's TRES factor, in the order written ("cpu", "mem",
+  /// "node", "billing", "gres/gpu", "gres/gpu:a100": the type in lower case; a unit suffix already divided
+  /// out as slurm_get_tres_weight_array does). A TRES no job counts (energy, fs/disk, vmem, pages) weighs 0.
+  std::vector<std::pair<std::string, double>> weight_tres;
+  /// The TRES `tres_factor` has a column for (the dump's loader fills both: cpu, mem, node, billing and each
+  /// GRES a node has), and per job (job-major: job x tres_names.size() + column) its count of that TRES over
+  /// its first partition's (priority_multifactor.c _get_tres_factors); a job beyond it: every TRES factor 0.
+  std::vector<std::string> tres_names;
+  std::vector<double> tres_factor;
   double max_age = 7 * 86400.0;  ///< PriorityMaxAge, s (> 0)
   double calc_period = 300;      ///< PriorityCalcPeriod, s (> 0)
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them

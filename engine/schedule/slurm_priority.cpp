@@ -31,6 +31,13 @@ SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& confi
     throw PolicyError(
         "slurm priority: PriorityCalcPeriod must be at least 1 s, PriorityMaxAge above 0, "
         "PriorityDecayHalfLife at least 0, FairShareDampeningFactor at least 1 and the phase finite");
+  // PriorityWeightTRES by column; a TRES without one (energy, fs/disk, vmem, pages: no job asks any) weighs 0
+  if (!config.tres_names.empty()) {
+    tres_weight_.assign(config.tres_names.size(), 0.0);
+    for (const auto& [name, w] : config.weight_tres)
+      for (size_t k = 0; k < config.tres_names.size(); ++k)
+        if (config.tres_names[k] == name) tres_weight_[k] = w;
+  }
   // priority_multifactor.c init: decay_factor = 1 - (0.693 / decay_hl)
   if (config.decay_half_life > 0) decay_factor_ = 1 - 0.693 / config.decay_half_life;
   // the tree: root (the account "root"), the configured associations, then the jobs' (by name)
@@ -334,6 +341,11 @@ SlurmFactors SlurmPriority::factors(uint32_t j, double t) const {
   f.job_size = std::clamp(js, 0.0, 1.0);
   if (j < config_.partition_factor.size()) f.partition = config_.partition_factor[j];
   if (j < config_.qos_factor.size()) f.qos = config_.qos_factor[j];
+  if (j < config_.assoc_factor.size()) f.assoc = config_.assoc_factor[j];
+  // _get_tres_prio_weighted: each TRES's factor by its weight, summed
+  const size_t n = tres_weight_.size();
+  if ((static_cast<size_t>(j) + 1) * n <= config_.tres_factor.size())  // (a job beyond them: 0)
+    for (size_t k = 0; k < n; ++k) f.tres += tres_weight_[k] * config_.tres_factor[j * n + k];
   return f;
 }
 
@@ -343,8 +355,9 @@ double SlurmPriority::compute(uint32_t j, double t) const {
   const double w_age = config_.accounting ? config_.weight_age : 0;  // ignored without slurmdbd
   const double w_fs = config_.accounting ? config_.weight_fairshare : 0;
   const double w_qos = config_.accounting ? config_.weight_qos : 0;  // (no QOS without slurmdbd)
+  const double w_assoc = config_.accounting ? config_.weight_assoc : 0;  // (nor associations)
   const double p = w_age * f.age + w_fs * f.fairshare + config_.weight_job_size * f.job_size +
-                   config_.weight_partition * f.partition + w_qos * f.qos;
+                   config_.weight_partition * f.partition + w_qos * f.qos + w_assoc * f.assoc + f.tres;
   return std::floor(std::clamp(p, 1.0, 4294967295.0));
 }
 

@@ -20,9 +20,11 @@
 
 namespace colmatch {
 
-/// The normalised factors of one job at one time, each in [0, 1] (what `sprio -n` prints).
+/// The normalised factors of one job at one time, each in [0, 1] (what `sprio -n` prints), and its TRES
+/// factors already weighted and summed (sprio -l's TRES column, added up).
 struct SlurmFactors {
-  double age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+  double age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0, assoc = 0;
+  double tres = 0;
 };
 
 /// Priorities by priority/multifactor. O(jobs + associations) memory; a calculation costs O(pending jobs
@@ -89,6 +91,7 @@ class SlurmPriority {
   const JobTable& jobs_;
   const SlurmMultifactor& config_;
   std::vector<double> cpus_, nodes_;
+  std::vector<double> tres_weight_;  // per column of config.tres_names: its PriorityWeightTRES (0 if none)
   double cluster_cpus_, cluster_nodes_;
   double decay_factor_ = 1;             // per second: 1 - ln 2 / half-life, as slurmctld approximates it
   std::vector<Assoc> assocs_;           // [0] is root

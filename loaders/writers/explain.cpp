@@ -166,13 +166,19 @@ static std::string slurm_priority_line(const loaders::Dataset& ds, const SimResu
   const bool part = mf.weight_partition != 0;
   const double w_qos = mf.accounting ? mf.weight_qos : 0;
   const bool qos = w_qos != 0;
+  const double w_assoc = mf.accounting ? mf.weight_assoc : 0;
+  const bool assoc = w_assoc != 0;
+  const bool tres = !mf.weight_tres.empty();  // (sprio -l's TRES column: each weighted factor; here their sum)
   return fmt::format(
-      "priority {} (priority/multifactor, computed at t = {}): age {:.0f} + fair share {:.0f} + job size {:.0f}{}{}; "
+      "priority {} (priority/multifactor, computed at t = {}): age {:.0f} + fair share {:.0f} + job size "
+      "{:.0f}{}{}{}{}; "
       "factors {:.4f}, {:.4f}, {:.4f}{}{}; weights {}, {}, {}{}{}{}\n",
       at.priority, at.computed, w_age * at.factors.age, w_fs * at.factors.fairshare,
       mf.weight_job_size * at.factors.job_size,
       part ? fmt::format(" + partition {:.0f}", mf.weight_partition * at.factors.partition) : "",
-      qos ? fmt::format(" + QOS {:.0f}", w_qos * at.factors.qos) : "", at.factors.age, at.factors.fairshare,
+      qos ? fmt::format(" + QOS {:.0f}", w_qos * at.factors.qos) : "",
+      assoc ? fmt::format(" + association {:.0f}", w_assoc * at.factors.assoc) : "",
+      tres ? fmt::format(" + TRES {:.2f}", at.factors.tres) : "", at.factors.age, at.factors.fairshare,
       at.factors.job_size, part ? fmt::format(", {:.4f}", at.factors.partition) : "",
       qos ? fmt::format(", {:.4f}", at.factors.qos) : "", w_age, w_fs, mf.weight_job_size,
       part ? fmt::format(", {}", mf.weight_partition) : "", qos ? fmt::format(", {}", w_qos) : "",

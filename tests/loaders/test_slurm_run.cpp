@@ -343,6 +343,19 @@ TEST(SlurmRun, ExplainShowsAMultifactorJobsPriorityAsSprioDoes) {
       << text;
 }
 
+// ... and its TRES factors summed (datasets/slurm/c100-tres, job 8, `-c 16 --mem=8000 --gres=gpu:a100:4 -p gpu`:
+// CPUs 12.82 + memory 3.29 + node 25 + billing 20.94 = 62.05, slurmctld's 62).
+TEST(SlurmRun, ExplainShowsTheTresFactors) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-tres", kData + "c100-tres.jobs");
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
+  const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+  const std::string text = writers::explain_simulated_job(ds, r, m, 7, ds.policy);
+  EXPECT_NE(text.find("priority 62 (priority/multifactor, computed at t = 0): age 0 + fair share 0 + job size 0 + "
+                      "TRES 62.05;"),
+            std::string::npos)
+      << text;
+}
+
 // Slurm's backfill places a job only on the nodes no reservation holds during its run, in bf_resolution
 // steps (datasets/slurm/run2-unheld: 2 nodes of 4 CPUs; its backfill.log is slurmctld's with
 // DebugFlags=Backfill,BackfillMap). Job 1 (3 CPUs, -t 1) runs on n01, job 2 (2 CPUs, -t 3) on n02; job 3

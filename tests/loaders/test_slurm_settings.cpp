@@ -14,6 +14,7 @@
 #include "loaders/policy.hpp"
 #include "loaders/slurm.hpp"
 #include "loaders/slurm_qos.hpp"
+#include "loaders/slurm_settings.hpp"
 #include "loaders/slurm_sshare.hpp"
 #include "loaders/slurm_text.hpp"
 #include "tests/loaders/slurm_test_data.hpp"
@@ -225,14 +226,15 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
                                             "AccountingStorageType   = accounting_storage/none\n"
                                             "PriorityType            = priority/multifactor\n"
                                             "PriorityWeightAge       = 1000\n"
-                                            "PriorityWeightAssoc     = 1000\n");
+                                            "PriorityFlags           = MAX_TRES\n");
   const loaders::Dataset ds = loaders::load_slurm(warn, "", "");
   fs::remove_all(warn);
   ASSERT_EQ(ds.taskers.warnings.size(), 2u);
-  EXPECT_NE(ds.taskers.warnings[0].find("PriorityWeightAssoc=1000 is not modeled"), std::string::npos);
+  EXPECT_NE(ds.taskers.warnings[0].find("PriorityFlags=MAX_TRES is not modeled"), std::string::npos);
   EXPECT_NE(ds.taskers.warnings[1].find("count only with slurmdbd"), std::string::npos) << "as slurmctld logs it";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.accounting);
-  for (const char* line : {"PriorityWeightAssoc = 1000", "PriorityDecay = 3", "PriorityMaxAge = \"-1\"",
+  for (const char* line : {"PriorityWeightTRES = \"license/matlab=1\"", "PriorityWeightTRES = \"cores=1\"",
+                           "PriorityWeightAssoc = -1", "PriorityDecay = 3", "PriorityMaxAge = \"-1\"",
                            "PriorityUsageResetPeriod = \"HOURLY\"", "SchedulerParameters = \"bf_window=0\""}) {
     const std::string policy = temp_file("slurm-bad.toml", std::string("[policy.slurm]\n") + line + "\n");
     EXPECT_THROW(loaders::read_policy_toml(policy), loaders::LoadError) << line;
@@ -323,4 +325,113 @@ TEST(SlurmSettings, SizeRelativeToTimeAsSlurmctldGivesIt) {
   ASSERT_TRUE(ds.policy_defaults.slurm_priority.size_relative_to_time);
   EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
   EXPECT_EQ(compare_submit_priorities(ds, kData + "c100-size-time-prio.tsv"), 10u);
+}
+
+// PriorityWeightTRES on the c100 cluster (datasets/slurm/c100-tres: CPU=1000,Mem=2000,Node=500,Billing=3000,
+// partition gpu with TRESBillingWeights CPU=1.0,Mem=0.25G and amd with CPU=2.0,Node=10; 24 jobs pending on
+// --begin, the priority slurmctld 22.05.8 gave each, squeue %Q): each TRES the job asks over its partition's,
+// weighted and summed. `-c 1` with no --mem counts the partition's first node's memory (11, against 5 with
+// --mem=100); `-N 2-4 -c 2` asks 2 CPUs, `--cpus-per-gpu=4 --gpus=2` 1; billing by the partition's weights
+// (`-c 16 --mem=8000 -p gpu`: 17 of 2435) or its CPUs; a job of `-p all,gpu` its first partition's.
+TEST(SlurmSettings, TresFactorsAsSlurmctldGivesThem) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-tres", kData + "c100-tres.jobs");
+  const SlurmMultifactor& mf = ds.policy_defaults.slurm_priority;
+  ASSERT_EQ(mf.weight_tres.size(), 4u);
+  EXPECT_EQ(mf.weight_tres[1], (std::pair<std::string, double>{"mem", 2000}));
+  EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
+  EXPECT_EQ(compare_submit_priorities(ds, kData + "c100-tres-prio.tsv"), 24u);
+  // the same jobs as the dump's own queue, `scontrol show job` and squeue's JSON: the same priorities, and the
+  // same amounts (CpusPerTres and MemPerTres read: `--cpus-per-gpu=4 --gpus=2` takes 8 CPUs, not 1)
+  const std::string dir = (fs::temp_directory_path() / "colmatch-c100-tres-squeue").string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"scontrol-config.txt", "scontrol-partition.txt", "scontrol-node.txt.gz"})
+    fs::copy_file(kData + "c100-tres/" + f, dir + "/" + f);
+  fs::copy_file(kData + "c100-tres-squeue.json.gz", dir + "/squeue.json.gz");
+  for (const std::string& queue_dir : {kData + "c100-tres", dir}) {
+    SCOPED_TRACE(queue_dir);
+    const loaders::Dataset queue = loaders::load_slurm(queue_dir, "");
+    ASSERT_EQ(queue.jobs.size(), 24u);
+    EXPECT_EQ(compare_submit_priorities(queue, kData + "c100-tres-prio.tsv"), 24u);
+    ASSERT_EQ(queue.catalog.consumables().size(), ds.catalog.consumables().size());
+    for (size_t k = 0; k < ds.catalog.consumables().size(); ++k)
+      for (uint32_t j = 0; j < 24; ++j) {
+        const double a = ds.jobs.amount.at(k, j), b = queue.jobs.amount.at(k, j);
+        EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << "job " << j + 1 << ", consumable " << k;
+      }
+  }
+  fs::remove_all(dir);
+}
+
+// A GRES TRES (slurmctld needs slurmdbd for one, so not asked of the oracle): the job's count in all (per node
+// x nodes, or --gpus's) over the partition's nodes' (gpu: 10 nodes of 4 a100 and 10 of 2 v100, 60 GPUs);
+// a typed one over that type's (40 a100).
+TEST(SlurmSettings, GresTresFactorIsTheJobsCountOverItsPartitions) {
+  loaders::Dataset ds = loaders::load_slurm(kData + "c100-tres", kData + "c100-tres.jobs");
+  SlurmMultifactor& mf = ds.policy_defaults.slurm_priority;
+  mf.weight_tres = {{"gres/gpu", 6000}, {"gres/gpu:a100", 400}, {"energy", 1e6}};
+  SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, ds.policy_defaults);
+  auto tres = [&](uint32_t line) { return prio.factors(line - 1, 0).tres; };
+  EXPECT_DOUBLE_EQ(tres(7), 6000.0 * 2 / 60) << "--gres=gpu:2";
+  EXPECT_DOUBLE_EQ(tres(8), 6000.0 * 4 / 60 + 400.0 * 4 / 40) << "--gres=gpu:a100:4";
+  EXPECT_DOUBLE_EQ(tres(9), 6000.0 * 2 / 60) << "-N 2 --gres=gpu:1";
+  EXPECT_DOUBLE_EQ(tres(20), 6000.0 * 2 / 60) << "--gpus=2 (the job's, not a node's)";
+  EXPECT_DOUBLE_EQ(tres(1), 0) << "no GPU; energy counts 0 for a job that has not run";
+}
+
+// PriorityWeightTRES's syntax as slurm_get_tres_weight_array reads it: types in any case, a unit divides by
+// 1024 per step above the base unit (MB for mem), and what slurmctld refuses to start with is refused.
+TEST(SlurmSettings, TresWeightsAsSlurmReadsThem) {
+  using W = std::vector<std::pair<std::string, double>>;
+  EXPECT_EQ(loaders::slurm::parse_tres_weights("CPU=1000,Mem=0.25G,GRES/gpu:a100=2,fs/disk=1"),
+            (W{{"cpu", 1000}, {"mem", 0.25 / 1024}, {"gres/gpu:a100", 2}, {"fs/disk", 1}}));
+  EXPECT_EQ(loaders::slurm::parse_tres_weights("node=2K,mem=3M"), (W{{"node", 2.0 / 1024}, {"mem", 3}}));
+  EXPECT_TRUE(loaders::slurm::parse_tres_weights("(null)").empty());
+  for (const char* bad : {"cpu", "cpu=", "=3", "cores=1", "gres=2", "fs/tmp=1", "cpu=1X", "cpu=-1", "cpu=1,,mem=2"})
+    EXPECT_THROW(loaders::slurm::parse_tres_weights(bad), std::invalid_argument) << bad;
+  SimConfig p;
+  EXPECT_NE(loaders::slurm::apply_setting("PriorityWeightTRES", "license/matlab=10,cpu=1", p), "");
+  EXPECT_EQ(p.slurm_priority.weight_tres.size(), 2u);
+}
+
+// PriorityWeightAssoc (datasets/slurm/run2-assoc: slurmctld 22.05.8 with slurmdbd, PriorityWeightAssoc 1000, the
+// other weights 0; accounts phys (Priority 100), chem (30, its user root 50), bio under phys (inherits 100, its
+// user's association in partition all 70), eng and root (none); the dump with 7 jobs pending, each -A one of
+// them, and the priority slurmctld gave each): a job's association (its account, user and partition, else its
+// account and user) priority over the largest, 100: phys 1000, chem 500, bio 700, eng and root 1 (at least 1).
+TEST(SlurmSettings, AssociationFactorAsSlurmctldGivesIt) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "run2-assoc", "");
+  const SlurmMultifactor& mf = ds.policy_defaults.slurm_priority;
+  ASSERT_EQ(mf.weight_assoc, 1000);
+  ASSERT_EQ(mf.assoc_factor.size(), ds.jobs.size());
+  SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, ds.policy_defaults);
+  std::ifstream in(kData + "run2-assoc-prio.tsv");
+  size_t compared = 0;
+  for (std::string line; std::getline(in, line); ++compared) {
+    const std::vector<std::string> f = tsv_fields(line, 2);
+    uint32_t j = 0;
+    while (j < ds.jobs.size() && ds.jobs.id[j] != f[0]) ++j;
+    ASSERT_LT(j, ds.jobs.size()) << line;
+    prio.submitted(j, ds.jobs.submit[j]);
+    EXPECT_EQ(prio.priority(j), std::stod(f[1])) << line;
+  }
+  EXPECT_EQ(compared, 7u);
+}
+
+// sacctmgr's association table: an empty Priority is 0; bad lines name file, line and field.
+TEST(SlurmSettings, AssociationPrioritiesAsSacctmgrPrintsThem) {
+  const std::string f = (fs::temp_directory_path() / "colmatch-assoc.txt").string();
+  std::ofstream(f) << "Account|User|Partition|Priority\nroot|||\nphys|||100\nphys|root|all|7\n";
+  const auto read = loaders::slurm::read_assoc_priorities(f);
+  EXPECT_EQ(read.size(), 3u);
+  EXPECT_EQ(read.at({"root", "", ""}), 0);
+  EXPECT_EQ(read.at({"phys", "root", "all"}), 7);
+  for (const char* bad :
+       {"Account|User|Priority\nphys||1\n", "Account|User|Partition|Priority\nphys|||-1\n",
+        "Account|User|Partition|Priority\nphys|||x\n", "Account|User|Partition|Priority\n|u||1\n",
+        "Account|User|Partition|Priority\nphys|||1\nphys|||2\n", "Account|User|Partition|Priority\nphys||1\n"}) {
+    std::ofstream(f) << bad;
+    EXPECT_THROW(loaders::slurm::read_assoc_priorities(f), loaders::LoadError) << bad;
+  }
+  fs::remove(f);
 }
