@@ -27,6 +27,9 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   // the main pass over time blocks by partition as the batch one does (SimConfig::partitions)
   ds.policy.partitions = ds.policy_defaults.partitions = queues;
   ds.dispatch.queues = std::move(queues);
+  // and the pass's limits, in `match` as in every pass over time
+  ds.dispatch.max_starts = ds.policy_defaults.main_pass_max_starts;
+  ds.dispatch.queue_depth = ds.policy_defaults.main_pass_partition_depth;
   ds.taskers.warnings.insert(ds.taskers.warnings.begin(), warnings.begin(), warnings.end());
   return ds;
 }

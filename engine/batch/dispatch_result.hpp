@@ -72,6 +72,11 @@ struct DispatchOptions {
   /// Slurm's main scheduling pass (queue_blocking.hpp): a job that cannot start blocks its queue and
   /// holds the queue's taskers from every later job. Null: no queue blocks.
   std::shared_ptr<const BlockingQueues> queues;
+  /// With queues, Slurm's SchedulerParameters for every pass (job_scheduler.c _schedule): the walk stops once
+  /// it has started `max_starts` jobs (sched_max_job_start), and tries at most `queue_depth` records of each
+  /// queue (partition_job_depth); the jobs it does not try pend behind higher-priority ones (Slurm's
+  /// Priority). 0: no limit.
+  uint64_t max_starts = 0, queue_depth = 0;
   /// With queues->busy_consumable: per category its taskers by request alone (evaluate_category without
   /// charges), for QueueBlocks::any_busy. The dispatch that takes a Catalog computes it when null; the
   /// sequential one then reads it (null there: no tasker is busy).

@@ -15,6 +15,10 @@ bool Walk::queue_step(uint32_t j, uint32_t c, WalkOut& out) {
     step_several(j, c, qs, out);
     return true;
   }
+  if (past_queue_depth(blocks_->queues().queue_of_job[j])) {  // "reached partition %s job limit"
+    pend(j, c, PendingReason::BehindHigherPriority, out);
+    return true;
+  }
   if (const QueueBlock b = blocks_->before(j, cats_.fewest_taskers(c)); b != QueueBlock::Open) {
     pend(j, c, b == QueueBlock::Behind ? PendingReason::BehindHigherPriority : PendingReason::TaskersHeld, out);
     return true;
@@ -57,7 +61,7 @@ Walk::Within& Walk::within(uint32_t c, uint32_t q) {
 }
 
 void Walk::next_records(size_t i, WalkOut& out) {
-  while (!later_.empty() && later_.front().at <= i) {
+  while (!later_.empty() && later_.front().at <= i && !(max_starts_ > 0 && starts_ >= max_starts_)) {
     std::pop_heap(later_.begin(), later_.end(), std::greater<>{});
     const Later x = later_.back();
     later_.pop_back();
@@ -89,6 +93,10 @@ void Walk::step_several(uint32_t j, uint32_t c, std::span<const uint32_t> qs, Wa
     --out.pending;
   }
   for (const uint32_t q : qs.subspan(from, to - from)) {
+    if (past_queue_depth(q)) {  // (partition_job_depth: this record not tried)
+      if (r == PendingReason::None) r = PendingReason::BehindHigherPriority;
+      continue;
+    }
     const QueueBlock b = blocks_->state_of(q, need);
     if (b == QueueBlock::Behind) {
       if (r == PendingReason::None || r == PendingReason::NoFreeCapacity || r == PendingReason::TaskersHeld)

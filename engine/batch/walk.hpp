@@ -53,6 +53,8 @@ class Walk {
         policy_(options.allocation),
         blocks_(blocks),
         requested_(options.requested.get()),
+        max_starts_(blocks != nullptr ? options.max_starts : 0),
+        queue_depth_(blocks != nullptr ? options.queue_depth : 0),
         placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {
     placer_.fit_by(options.fit_consumable, options.fit_limit);
     placer_.committed_walk();
@@ -69,6 +71,16 @@ class Walk {
     for (size_t i = 0; i < jobs.size(); ++i) {
       later_records(i, out);
       if (live_ == 0) return i;
+      if (max_starts_ > 0 && starts_ >= max_starts_) {  // sched_max_job_start: the rest untried
+        for (size_t k = i; k < jobs.size(); ++k) {
+          const uint32_t c = of.empty() ? cats_.of_job[jobs[k]] : of[k];
+          --remaining_[c];
+          res_.reason[jobs[k]] = PendingReason::BehindHigherPriority;
+          ++out.pending;
+        }
+        later_.clear();
+        return jobs.size();
+      }
       step(jobs[i], of.empty() ? cats_.of_job[jobs[i]] : of[i], out);
     }
     later_records(jobs.size(), out);
@@ -179,6 +191,14 @@ class Walk {
     res_.tasker[j] = out.allocations[first].tasker;
     res_.status[j] = JobStatus::Assigned;
     ++out.assigned;
+    ++starts_;
+  }
+
+  // partition_job_depth: queue q's records past DispatchOptions::queue_depth are not tried (each counted).
+  bool past_queue_depth(uint32_t q) {
+    if (queue_depth_ == 0 || q == kNone) return false;
+    if (queue_records_.empty()) queue_records_.assign(blocks_->queues().names.size(), 0);
+    return queue_records_[q]++ >= queue_depth_;
   }
 
   // Category c's eligibility within queue q (a job of several queues tried in one), built on first use:
@@ -292,6 +312,9 @@ class Walk {
   std::span<const uint32_t> order_;                   // the jobs run() walks
   std::vector<Later> later_;                          // records to come (a min-heap by place)
   const std::vector<kernels::TaskerSet>* requested_;  // per category (DispatchOptions::requested), or null
+  uint64_t max_starts_ = 0, queue_depth_ = 0;         // DispatchOptions' (0: no limit)
+  uint64_t starts_ = 0;                               // jobs assigned by the walk
+  std::vector<uint64_t> queue_records_;               // per queue: its records tried (queue_depth_)
   Placer placer_;
 };
 

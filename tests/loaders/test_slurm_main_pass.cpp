@@ -439,3 +439,38 @@ TEST(SlurmMainPass, TenThousandNodesReleasedAtOnce) {
                       {kHeld, 1},
                       {"PartitionNodeLimit", 1}}));
 }
+
+// SchedulerParameters' limits on every pass, in `match`'s one pass too (job_scheduler.c _schedule; seen on
+// slurmctld 22.05.8 with the same jobs over time, Simulation.SlurmSchedMaxJobStartEndsAPass and
+// SlurmPartitionJobDepthSkipsLaterRecordsOfAPartition): sched_max_job_start=2 starts two and leaves the
+// rest untried (Priority); partition_job_depth=1 tries one record of each partition: one job of short and
+// the one of amd start, the other short jobs and both records of a job of short and amd pend (Priority).
+TEST(SlurmMainPass, SchedMaxJobStartAndPartitionJobDepthEndThePass) {
+  const std::string jobs = temp_file("limits.jobs",
+                                     "-p short -c 1 --mem=100\n-p short -c 1 --mem=100\n-p short -c 1 --mem=100\n"
+                                     "-p amd -c 1 --mem=100\n-p short,amd -c 1 --mem=100\n");
+  auto pass = [&](const std::string& params) {
+    const fs::path dir = fs::temp_directory_path() / ("colmatch-limits-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    for (const char* f : {"scontrol-node.txt.gz", "scontrol-partition.txt"})
+      fs::copy_file(kData + "c100/" + f, dir / f, fs::copy_options::overwrite_existing);
+    std::ofstream(dir / "scontrol-config.txt") << "Configuration data as of 2026-11-29T12:00:00\n"
+                                                  "SchedulerType           = sched/builtin\n"
+                                                  "SchedulerParameters     = "
+                                               << params << "\n";
+    const loaders::Dataset ds = loaders::load_slurm(dir.string(), jobs);
+    fs::remove_all(dir);
+    const MatchOutcome m = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active(), {}, &ds.in_use, ds.dispatch);
+    std::string got;  // a letter a job: S started, P pending behind higher priority, ? anything else
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j)
+      got += m.dispatch.status[j] == JobStatus::Assigned                   ? 'S'
+             : m.dispatch.reason[j] == PendingReason::BehindHigherPriority ? 'P'
+                                                                           : '?';
+    return got;
+  };
+  EXPECT_EQ(pass("batch_sched_delay=0"), "SSSSS");
+  EXPECT_EQ(pass("sched_max_job_start=2"), "SSPPP");
+  EXPECT_EQ(pass("partition_job_depth=1"), "SPPSP");
+  EXPECT_EQ(pass("partition_job_depth=2,sched_max_job_start=3"), "SSPSP");
+  fs::remove(jobs);
+}

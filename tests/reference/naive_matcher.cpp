@@ -940,7 +940,18 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
     res.tasker[j] = best;
     res.allocations[j] = {{best, jobs.slots[j]}};
   };
+  // SchedulerParameters (DispatchOptions::max_starts, queue_depth): the pass stops after that many starts; a
+  // queue's records past that many are not tried; either way the job waits behind higher-priority ones
+  uint64_t starts = 0;
+  std::vector<uint64_t> records(queues ? queues->names.size() : 0, 0);
+  auto past_depth = [&](uint32_t q) {
+    return queues && options.queue_depth > 0 && records[q]++ >= options.queue_depth;
+  };
   for (uint32_t j : order) {
+    if (queues != nullptr && options.max_starts > 0 && starts >= options.max_starts) {
+      res.reason[j] = PendingReason::BehindHigherPriority;
+      continue;
+    }
     // a job of several queues: in each in turn (the order given) not blocked, on that queue's taskers;
     // no room there blocks it; a blocked queue after no room (or none tried) says behind, else the
     // reason stays
@@ -949,6 +960,10 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       PendingReason r = PendingReason::None;
       for (uint32_t i = queues->several_first[j]; i < queues->several_first[j + 1]; ++i) {
         const uint32_t q = queues->several[i];
+        if (past_depth(q)) {
+          if (r == PendingReason::None) r = PendingReason::BehindHigherPriority;
+          continue;
+        }
         if (blocked[q]) {
           if (r == PendingReason::None || r == PendingReason::NoFreeCapacity || r == PendingReason::TaskersHeld)
             r = PendingReason::BehindHigherPriority;
@@ -968,9 +983,14 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
         if (r == PendingReason::NoFreeCapacity && !own) block(q);
       }
       res.reason[j] = res.status[j] == JobStatus::Assigned ? PendingReason::None : r;  // (an earlier queue's)
+      starts += res.status[j] == JobStatus::Assigned;
       continue;
     }
     if (const uint32_t q = queue_of(j); q != kNone) {
+      if (past_depth(q)) {
+        res.reason[j] = PendingReason::BehindHigherPriority;
+        continue;
+      }
       if (blocked[q]) {
         res.reason[j] = PendingReason::BehindHigherPriority;
         continue;
@@ -984,6 +1004,7 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       }
     }
     attempt(j, [](uint32_t) { return true; });
+    starts += res.status[j] == JobStatus::Assigned;
   }
   return res;
 }

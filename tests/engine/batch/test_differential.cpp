@@ -187,6 +187,9 @@ TEST_P(SlurmPassDifferential, FastPathEqualsNaiveOnRandomFarms) {
       for (uint32_t j = 0; j < ds.jobs.size(); ++j) q->holds_own[j] = rng() % 8 == 0 ? 1 : 0;
       // on half, taskers with nothing free of a random consumable are busy (Slurm: an --exclusive job's)
       if (rng() % 2 == 0) q->busy_consumable = static_cast<uint32_t>(rng() % ds.catalog.consumables().size());
+      // on a fifth each, SchedulerParameters' sched_max_job_start and partition_job_depth
+      if (rng() % 5 == 0) options.max_starts = 1 + rng() % (ds.jobs.size() / 2 + 1);
+      if (rng() % 5 == 0) options.queue_depth = 1 + rng() % (ds.jobs.size() / 4 + 1);
       options.queues = std::move(q);
     }
     if (rng() % 2 == 0) {  // Slurm's whole tasks on a third of the jobs: a fit unit, most against a random
