@@ -27,6 +27,11 @@ Dataset load_slurm(const std::string& dump_dir, const std::string& jobs_path, co
   // the main pass over time blocks by partition as the batch one does (SimConfig::partitions)
   ds.policy.partitions = ds.policy_defaults.partitions = queues;
   ds.dispatch.queues = std::move(queues);
+  // sshare's usage is the usage at the dump's time: where the replay starts for the dump's own queue or a jobs
+  // file, not for sacct's records, which began before it
+  if (!accounting.empty())
+    for (SimConfig* p : {&ds.policy, &ds.policy_defaults})
+      for (SlurmAssociation& a : p->slurm_priority.associations) a.usage = 0;
   // and the pass's limits, in `match` as in every pass over time
   ds.dispatch.max_starts = ds.policy_defaults.main_pass_max_starts;
   ds.dispatch.queue_depth = ds.policy_defaults.main_pass_partition_depth;

@@ -25,6 +25,7 @@ bool PipeTable::next(std::vector<std::string_view>& fields) {
       for (const size_t c : cols_)
         if (c == SIZE_MAX) throw LoadError(path_, ln, "", "expected " + what_);
       width_ = fields.size();
+      header_.assign(fields.begin(), fields.end());
       continue;
     }
     if (fields.size() != width_)
@@ -32,6 +33,12 @@ bool PipeTable::next(std::vector<std::string_view>& fields) {
     return true;
   }
   return false;
+}
+
+size_t PipeTable::find(std::string_view name) const {
+  for (size_t i = 0; i < header_.size(); ++i)
+    if (header_[i] == name) return i;
+  return SIZE_MAX;
 }
 
 }  // namespace colmatch::loaders::slurm

@@ -21,6 +21,9 @@ class PipeTable {
   bool next(std::vector<std::string_view>& fields);
   /// The field index of names[i].
   size_t col(size_t i) const { return cols_.at(i); }
+  /// The field index of `name` in the header, SIZE_MAX when it has none (a column not required; valid once
+  /// next() has read the header).
+  size_t find(std::string_view name) const;
   /// The 1-based line of the row returned last.
   size_t line() const noexcept { return in_.line(); }
 
@@ -28,6 +31,7 @@ class PipeTable {
   std::string path_, what_;
   LineReader in_;
   std::vector<std::string_view> names_;
+  std::vector<std::string> header_;
   std::vector<size_t> cols_;
   size_t width_ = 0;
 };

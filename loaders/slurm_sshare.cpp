@@ -33,6 +33,12 @@ std::vector<SlurmAssociation> read_sshare(const std::string& path, std::vector<s
     SlurmAssociation a;
     a.account = std::string(account);
     a.user = user;
+    if (const size_t c = table.find("RawUsage"); c != SIZE_MAX && !f[c].empty()) {  // (optional)
+      const double u = parse_number(f[c]);
+      if (!(u >= 0) || !std::isfinite(u))
+        throw LoadError(path, ln, "RawUsage", fmt::format("'{}' is not a number >= 0", f[c]));
+      a.usage = u;
+    }
     const std::string_view raw = f[table.col(shares_col)];
     if (raw == "parent") {
       warnings.push_back(fmt::format("{}:{}: RawShares parent (Fairshare=parent) is read as 1", path, ln));

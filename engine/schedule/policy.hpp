@@ -139,6 +139,9 @@ struct SlurmAssociation {
   std::string user;    ///< empty: the account itself
   std::string parent;  ///< an account's parent account ("" or "root": the root); unused for a user
   double shares = 1;
+  /// Its raw usage (sshare's RawUsage: CPU-seconds, decayed) when the replay starts: the usage at the dump's
+  /// time for a replay of the dump's own queue; 0 for one of sacct's records, which began before it.
+  double usage = 0;
 };
 
 /// The deepest association tree SlurmPriority takes (root at depth 0).

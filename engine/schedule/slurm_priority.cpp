@@ -75,7 +75,10 @@ SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& confi
   for (const SlurmAssociation& s : config.associations) {
     const uint32_t x = s.user.empty() ? account(s.account, s.parent) : user(s.account, s.user);
     assocs_[x].shares = s.shares;
+    assocs_[x].usage = s.usage;
   }
+  // the root's usage: its children's (as slurmctld sums it up the tree)
+  for (const uint32_t x : assocs_[0].children) assocs_[0].usage += assocs_[x].usage;
   assoc_of_job_.resize(jobs.size());
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> by_ids;  // (account id, owner id) -> association
   for (uint32_t j = 0; j < jobs.size(); ++j) {

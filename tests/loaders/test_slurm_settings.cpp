@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/schedule/slurm_priority.hpp"
@@ -434,4 +435,42 @@ TEST(SlurmSettings, AssociationPrioritiesAsSacctmgrPrintsThem) {
     EXPECT_THROW(loaders::slurm::read_assoc_priorities(f), loaders::LoadError) << bad;
   }
   fs::remove(f);
+}
+
+// sshare's RawUsage is the replay's starting usage for the dump's own queue or a jobs file: the fair-share
+// factors of the first calculation are then sshare's FairShare column, printed at the same moment (the dumps
+// of the recorded runs, taken at their end). Fair Tree (run16-fairshare: root's own user 1, phys 2/3, chem
+// 1/3: ranks, exactly); the classic formula (run16-classic, accounts two deep) in sshare's order. For
+// sacct's records the usage starts at 0.
+TEST(SlurmSettings, SshareUsageStartsTheReplayOfTheDumpsQueue) {
+  auto first_factors = [](const std::string& run, const std::vector<std::string>& accounts) {
+    std::string lines;
+    for (size_t k = 0; k < accounts.size(); ++k)
+      lines += fmt::format(
+          "JobId={} UserId=root(0) Account={} JobState=PENDING NumCPUs=1 NumNodes=1 "
+          "TRES=cpu=1,node=1 SubmitTime=2026-11-29T12:00:00\n",
+          k + 1, accounts[k]);
+    const std::string jobs = temp_file("fs-jobs.txt", lines);
+    const loaders::Dataset ds = loaders::load_slurm(kData + run + "/dump", jobs);
+    fs::remove(jobs);
+    SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, ds.policy_defaults);
+    const double t = ds.policy_defaults.slurm_priority.calc_phase;
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) prio.submitted(j, t - 1);  // (pending at the calculation)
+    prio.advance(t);
+    std::vector<double> out;
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) out.push_back(prio.factors(j, t).fairshare);
+    return out;
+  };
+  const std::vector<double> tree = first_factors("run16-fairshare", {"root", "phys", "chem"});
+  EXPECT_EQ(tree, (std::vector<double>{1.0, 2.0 / 3, 1.0 / 3}));
+  // (classic: sshare's FairShare 1, 0.529, 0.344, 0.156, 0.090 come from the accounts' effective usage as it
+  // stood before the last calculation charged its running jobs, which the end's RawUsage no longer shows: the
+  // order is theirs, the values 1, 0.573, 0.330, 0.165, 0.072)
+  const std::vector<double> classic = first_factors("run16-classic", {"root", "eng", "science", "chem", "phys"});
+  EXPECT_EQ(classic[0], 1.0);
+  for (size_t k = 1; k < 5; ++k) EXPECT_LT(classic[k], classic[k - 1]) << k;
+  // a replay of sacct's records starts with none
+  const loaders::Dataset replay =
+      loaders::load_slurm(kData + "run16-fairshare/dump", "", kData + "run16-fairshare/sacct.txt");
+  for (const SlurmAssociation& a : replay.policy.slurm_priority.associations) EXPECT_EQ(a.usage, 0) << a.account;
 }
