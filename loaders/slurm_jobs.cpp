@@ -669,6 +669,7 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
   tres_factors(cluster, maker.tres_asked(), ds.policy.slurm_priority);
   ds.policy_defaults.slurm_priority.tres_names = ds.policy.slurm_priority.tres_names;
   ds.policy_defaults.slurm_priority.tres_factor = ds.policy.slurm_priority.tres_factor;
+  ds.policy_defaults.slurm_priority.billable = ds.policy.slurm_priority.billable;
   // and its QOS factor: the QOS's Priority over the largest (a job of none: "normal", Slurm's default QOS)
   double top = 0;
   for (const auto& [name, p] : cluster.settings.qos_priority) top = std::max(top, p);

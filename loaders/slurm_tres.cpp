@@ -13,7 +13,7 @@ using Counts = std::map<std::string, double>;
 
 // assoc_mgr_tres_weighted: the billing TRES, each count by its TRESBillingWeights weight, summed (no
 // weights: the CPUs), truncated as it is stored in a uint64 (PriorityFlags=MAX_TRES is not modelled).
-double billing(const Counts& counts, const std::vector<std::pair<std::string, double>>& weights) {
+double billing(const Counts& counts, const std::vector<std::pair<std::string, double>>& weights, bool whole = true) {
   auto count = [&](const std::string& name) {
     const auto it = counts.find(name);
     return it == counts.end() ? 0.0 : it->second;
@@ -22,7 +22,7 @@ double billing(const Counts& counts, const std::vector<std::pair<std::string, do
   double sum = 0;
   for (const auto& [name, w] : weights)
     if (name != "billing") sum += w * count(name);
-  return std::floor(sum);
+  return whole ? std::floor(sum) : sum;
 }
 
 }  // namespace
@@ -51,6 +51,7 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
   const size_t width = names.size();
   mf.tres_names = names;
   mf.tres_factor.assign(asked.size() * width, 0.0);
+  mf.billable.clear();
   for (size_t j = 0; j < asked.size(); ++j) {
     const TresAsked& a = asked[j];
     if (a.partition == nullptr) continue;
@@ -60,6 +61,11 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
     job["node"] = a.node;
     job["mem"] = std::floor(std::isnan(a.mem) ? (it == first_mem.end() ? 0.0 : it->second) * a.node : a.mem);
     job["billing"] = billing(job, a.partition->billing_weights);
+    // calc_job_billable_tres, from what it is given (its request: the same but for a node taken whole)
+    if (!a.partition->billing_weights.empty()) {
+      mf.billable.resize(asked.size(), 0.0);
+      mf.billable[j] = billing(job, a.partition->billing_weights, false);
+    }
     const Counts& part = total.at(a.partition);
     for (size_t k = 0; k < width; ++k) {
       const auto v = job.find(names[k]);

@@ -27,7 +27,9 @@ struct TresAsked {
 /// Fills mf.tres_names (cpu, mem, node, billing, then every GRES a node of the cluster has) and mf.tres_factor
 /// (per job of `asked`, each TRES's count over its partition's: the sum over every node of the partition in
 /// any state; billing by the partition's TRESBillingWeights, or the CPUs without them, each truncated to a
-/// whole number as slurmctld keeps it). A job of no partition, or a TRES the partition has none of: 0.
+/// whole number as slurmctld keeps it). A job of no partition, or a TRES the partition has none of: 0. And
+/// mf.billable: for a job of a partition with TRESBillingWeights, its billable TRES (the weighted sum, not
+/// truncated), which fair share charges a second; none: empty (CPUs charged).
 void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, SlurmMultifactor& mf);
 
 }  // namespace colmatch::loaders::slurm

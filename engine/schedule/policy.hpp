@@ -193,6 +193,10 @@ struct SlurmMultifactor {
   /// its first partition's (priority_multifactor.c _get_tres_factors); a job beyond it: every TRES factor 0.
   std::vector<std::string> tres_names;
   std::vector<double> tres_factor;
+  /// Per job (the dump's loader fills it for jobs of a partition with TRESBillingWeights): its billable TRES,
+  /// what each second it runs adds to its association's usage (priority_multifactor.c _apply_new_usage,
+  /// calc_job_billable_tres: the weighted TRES, not truncated); 0, or a job beyond it: its CPUs.
+  std::vector<double> billable;
   double max_age = 7 * 86400.0;  ///< PriorityMaxAge, s (> 0)
   double calc_period = 300;      ///< PriorityCalcPeriod, s (> 0)
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them

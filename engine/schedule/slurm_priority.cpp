@@ -279,7 +279,9 @@ double slurm_usage_reset_after(SlurmUsageReset period, double t) {
 // every one above it.
 void SlurmPriority::add_usage(uint32_t j, double from, double to) {
   const double run_delta = std::max(0.0, to - from);
-  const double used = cpus_[j] * run_delta * std::pow(decay_factor_, run_delta);
+  // _apply_new_usage: the job's billable TRES (its CPUs without TRESBillingWeights) a second
+  const double rate = j < config_.billable.size() && config_.billable[j] > 0 ? config_.billable[j] : cpus_[j];
+  const double used = rate * run_delta * std::pow(decay_factor_, run_delta);
   for (uint32_t a = assoc_of_job_[j];; a = assocs_[a].parent) {
     assocs_[a].usage += used;
     if (a == 0) break;

@@ -474,3 +474,38 @@ TEST(SlurmSettings, SshareUsageStartsTheReplayOfTheDumpsQueue) {
       loaders::load_slurm(kData + "run16-fairshare/dump", "", kData + "run16-fairshare/sacct.txt");
   for (const SlurmAssociation& a : replay.policy.slurm_priority.associations) EXPECT_EQ(a.usage, 0) << a.account;
 }
+
+// Fair share charges a running job's billable TRES a second (priority_multifactor.c _apply_new_usage,
+// calc_job_billable_tres: the partition's TRESBillingWeights over what it holds, not truncated), its CPUs
+// without them: on c100-tres's gpu partition (CPU=1.0,Mem=0.25G) `-c 4 --mem=100000` bills 28.41 a second and
+// `-c 4 --mem=100` 4.02, so after both ran alike the second's account ranks first (Fair Tree); charged by
+// CPUs they would tie.
+TEST(SlurmSettings, FairShareChargesTheBillableTres) {
+  const std::string jobs = temp_file("billable.jobs",
+                                     "-A a -p gpu -c 4 --mem=100000\n-A b -p gpu -c 4 --mem=100\n"
+                                     "-A c -p all -c 4 --mem=100000\n");
+  loaders::Dataset ds = loaders::load_slurm(kData + "c100-tres", jobs);
+  fs::remove(jobs);
+  SlurmMultifactor& mf = ds.policy_defaults.slurm_priority;
+  ASSERT_EQ(mf.billable.size(), 3u);
+  EXPECT_DOUBLE_EQ(mf.billable[0], 4 + 100000 * 0.25 / 1024);
+  EXPECT_DOUBLE_EQ(mf.billable[1], 4 + 100 * 0.25 / 1024);
+  EXPECT_EQ(mf.billable[2], 0) << "partition all has no weights: its CPUs";
+  mf.accounting = true;  // (the oracle ran without slurmdbd: no decay thread, no usage)
+  mf.weight_fairshare = 1000;
+  auto ranks = [&] {
+    SlurmPriority prio = SlurmPriority::of_farm(ds.catalog, ds.taskers, ds.jobs, ds.policy_defaults);
+    const double t0 = mf.calc_phase;
+    for (uint32_t j = 0; j < 2; ++j) {
+      prio.submitted(j, t0);
+      prio.started(j, t0);
+    }
+    prio.advance(t0 + 3 * mf.calc_period);
+    return std::pair{prio.factors(0, t0).fairshare, prio.factors(1, t0).fairshare};
+  };
+  const auto [a, b] = ranks();
+  EXPECT_LT(a, b);
+  mf.billable.clear();
+  const auto [a_cpus, b_cpus] = ranks();
+  EXPECT_EQ(a_cpus, b_cpus) << "charged by CPUs alone they tie";
+}
