@@ -12,17 +12,23 @@ namespace {
 using Counts = std::map<std::string, double>;
 
 // assoc_mgr_tres_weighted: the billing TRES, each count by its TRESBillingWeights weight, summed (no
-// weights: the CPUs), truncated as it is stored in a uint64 (PriorityFlags=MAX_TRES is not modelled).
-double billing(const Counts& counts, const std::vector<std::pair<std::string, double>>& weights, bool whole = true) {
+// weights: the CPUs), truncated as it is stored in a uint64 unless `whole` is false; with PriorityFlags=MAX_TRES
+// the largest of the node TRES (cpu, mem, node, GRES) plus the sum of the others.
+double billing(const Counts& counts, const std::vector<std::pair<std::string, double>>& weights, bool max_tres,
+               bool whole = true) {
   auto count = [&](const std::string& name) {
     const auto it = counts.find(name);
     return it == counts.end() ? 0.0 : it->second;
   };
   if (weights.empty()) return std::floor(count("cpu"));
-  double sum = 0;
-  for (const auto& [name, w] : weights)
-    if (name != "billing") sum += w * count(name);
-  return whole ? std::floor(sum) : sum;
+  double sum = 0, node = 0;
+  for (const auto& [name, w] : weights) {
+    if (name == "billing") continue;
+    const bool per_node = name == "cpu" || name == "mem" || name == "node" || name.rfind("gres/", 0) == 0;
+    if (max_tres && per_node) node = std::max(node, w * count(name));
+    else sum += w * count(name);
+  }
+  return whole ? std::floor(node + sum) : node + sum;
 }
 
 }  // namespace
@@ -46,7 +52,7 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
       t["node"] += 1;
       for (const auto& [name, count] : n.gres) t[name] += count;
     }
-    t["billing"] = billing(t, p.billing_weights);
+    t["billing"] = billing(t, p.billing_weights, mf.max_tres);
   }
   const size_t width = names.size();
   mf.tres_names = names;
@@ -60,11 +66,11 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
     job["cpu"] = a.cpu;
     job["node"] = a.node;
     job["mem"] = std::floor(std::isnan(a.mem) ? (it == first_mem.end() ? 0.0 : it->second) * a.node : a.mem);
-    job["billing"] = billing(job, a.partition->billing_weights);
+    job["billing"] = billing(job, a.partition->billing_weights, mf.max_tres);
     // calc_job_billable_tres, from what it is given (its request: the same but for a node taken whole)
     if (!a.partition->billing_weights.empty()) {
       mf.billable.resize(asked.size(), 0.0);
-      mf.billable[j] = billing(job, a.partition->billing_weights, false);
+      mf.billable[j] = billing(job, a.partition->billing_weights, mf.max_tres, false);
     }
     const Counts& part = total.at(a.partition);
     for (size_t k = 0; k < width; ++k) {

@@ -214,6 +214,9 @@ struct SlurmMultifactor {
   bool size_relative_to_time = false;
   /// PriorityFlags=INCR_ONLY: a recalculation never lowers a pending job's priority.
   bool increase_only = false;
+  /// PriorityFlags=MAX_TRES: a billing TRES is the largest of the weighted node TRES (CPUs, memory, nodes,
+  /// GRES) plus the sum of the others, not the sum of all (assoc_mgr_tres_weighted; the loader's to read).
+  bool max_tres = false;
   bool favor_small = false;  ///< PriorityFavorSmall
   /// slurmctld keeps accounting in slurmdbd (AccountingStorageType=accounting_storage/slurmdbd). Without
   /// it the plugin ignores the age and fair-share weights and never runs its calculations: priorities

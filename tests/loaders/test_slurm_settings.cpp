@@ -227,11 +227,11 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
                                             "AccountingStorageType   = accounting_storage/none\n"
                                             "PriorityType            = priority/multifactor\n"
                                             "PriorityWeightAge       = 1000\n"
-                                            "PriorityFlags           = MAX_TRES\n");
+                                            "PriorityFlags           = CALCULATE_RUNNING\n");
   const loaders::Dataset ds = loaders::load_slurm(warn, "", "");
   fs::remove_all(warn);
   ASSERT_EQ(ds.taskers.warnings.size(), 2u);
-  EXPECT_NE(ds.taskers.warnings[0].find("PriorityFlags=MAX_TRES is not modeled"), std::string::npos);
+  EXPECT_NE(ds.taskers.warnings[0].find("PriorityFlags=CALCULATE_RUNNING is not modeled"), std::string::npos);
   EXPECT_NE(ds.taskers.warnings[1].find("count only with slurmdbd"), std::string::npos) << "as slurmctld logs it";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.accounting);
   for (const char* line : {"PriorityWeightTRES = \"license/matlab=1\"", "PriorityWeightTRES = \"cores=1\"",
@@ -508,4 +508,14 @@ TEST(SlurmSettings, FairShareChargesTheBillableTres) {
   mf.billable.clear();
   const auto [a_cpus, b_cpus] = ranks();
   EXPECT_EQ(a_cpus, b_cpus) << "charged by CPUs alone they tie";
+}
+
+// PriorityFlags=MAX_TRES on the same cluster and jobs (datasets/slurm/c100-tres-max): a billing TRES is the
+// largest weighted node TRES plus the others (gpu's CPU=1.0,Mem=0.25G: `-c 16 --mem=8000` bills 16, not 17,
+// of a partition's 1248; amd's CPU=2.0,Node=10: `-c 3` bills 6 of 7808): 24 of 24 as slurmctld gave them.
+TEST(SlurmSettings, TresBillingUnderMaxTresAsSlurmctldGivesIt) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-tres-max", kData + "c100-tres.jobs");
+  ASSERT_TRUE(ds.policy_defaults.slurm_priority.max_tres);
+  EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
+  EXPECT_EQ(compare_submit_priorities(ds, kData + "c100-tres-max-prio.tsv"), 24u);
 }
