@@ -651,15 +651,12 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
       const std::string& account = ds.jobs.accounts.value(ds.jobs.account[j]);
       const std::string& user = ds.jobs.owners.value(ds.jobs.owner[j]);
       const std::string part = asked[j].partition ? asked[j].partition->name : "";
+      // (a job of no user finds the account's own row, user "", partition "")
       for (const auto& key : {std::tuple{account, user, part}, std::tuple{account, user, std::string()}}) {
         const auto it = cluster.settings.assoc_priority.find(key);
         if (it == cluster.settings.assoc_priority.end()) continue;
         assoc[j] = it->second / top_assoc;
         break;
-      }
-      if (user.empty()) {
-        const auto it = cluster.settings.assoc_priority.find({account, "", ""});
-        if (it != cluster.settings.assoc_priority.end()) assoc[j] = it->second / top_assoc;
       }
     }
     ds.policy_defaults.slurm_priority.assoc_factor = assoc;

@@ -2,31 +2,48 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace colmatch::loaders::slurm {
 namespace {
 
-// A TRES count vector by name: cpu, mem (MB), node, gres/...
-using Counts = std::map<std::string, double>;
+// The columns: cpu, mem (MB), node, billing, then each GRES a node has.
+constexpr size_t kCpu = 0, kMem = 1, kNode = 2, kBilling = 3;
+
+// TRESBillingWeights resolved to columns: (column, weight, a node TRES), a TRES of no column left out (no job
+// or partition counts any of it).
+struct Weight {
+  size_t column;
+  double weight;
+  bool per_node;
+};
+
+std::vector<Weight> resolve(const std::vector<std::pair<std::string, double>>& weights,
+                            const std::vector<std::string>& names) {
+  std::vector<Weight> out;
+  for (const auto& [name, w] : weights) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    const auto k = static_cast<size_t>(it - names.begin());
+    if (it == names.end() || k == kBilling) continue;
+    out.push_back({k, w, k == kCpu || k == kMem || k == kNode || name.rfind("gres/", 0) == 0});
+  }
+  return out;
+}
 
 // assoc_mgr_tres_weighted: the billing TRES, each count by its TRESBillingWeights weight, summed (no
 // weights: the CPUs), truncated as it is stored in a uint64 unless `whole` is false; with PriorityFlags=MAX_TRES
 // the largest of the node TRES (cpu, mem, node, GRES) plus the sum of the others.
-double billing(const Counts& counts, const std::vector<std::pair<std::string, double>>& weights, bool max_tres,
+double billing(const std::vector<double>& counts, bool weighted, const std::vector<Weight>& weights, bool max_tres,
                bool whole = true) {
-  auto count = [&](const std::string& name) {
-    const auto it = counts.find(name);
-    return it == counts.end() ? 0.0 : it->second;
-  };
-  if (weights.empty()) return std::floor(count("cpu"));
+  if (!weighted) return std::floor(counts[kCpu]);
   double sum = 0, node = 0;
-  for (const auto& [name, w] : weights) {
-    if (name == "billing") continue;
-    const bool per_node = name == "cpu" || name == "mem" || name == "node" || name.rfind("gres/", 0) == 0;
-    if (max_tres && per_node) node = std::max(node, w * count(name));
-    else sum += w * count(name);
+  for (const Weight& w : weights) {
+    if (max_tres && w.per_node) node = std::max(node, w.weight * counts[w.column]);
+    else sum += w.weight * counts[w.column];
   }
   return whole ? std::floor(node + sum) : node + sum;
 }
@@ -39,46 +56,56 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
     for (const auto& [name, count] : n.gres) gres.insert(name);
   std::vector<std::string> names = {"cpu", "mem", "node", "billing"};
   names.insert(names.end(), gres.begin(), gres.end());
+  const size_t width = names.size();
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
   // _calc_part_tres: the partition's nodes (any state) summed, its node count, its billing
-  std::map<const Partition*, Counts> total;
-  std::map<const Partition*, double> first_mem;  // _mem_per_node_part: its first node's RealMemory
+  struct Totals {
+    std::vector<double> counts;
+    double first_mem = 0;  // _mem_per_node_part: its first node's RealMemory
+    std::vector<Weight> weights;
+  };
+  std::map<const Partition*, Totals> total;
   for (const Partition& p : cluster.partitions) {
-    Counts& t = total[&p];
+    Totals& t = total[&p];
+    t.counts.assign(width, 0.0);
+    t.weights = resolve(p.billing_weights, names);
+    bool first = true;
     for (const Node& n : cluster.every_node) {
       if (std::find(n.partitions.begin(), n.partitions.end(), p.name) == n.partitions.end()) continue;
-      if (!first_mem.count(&p)) first_mem[&p] = n.mem;
-      t["cpu"] += n.cpus;
-      t["mem"] += n.mem;
-      t["node"] += 1;
-      for (const auto& [name, count] : n.gres) t[name] += count;
+      if (first) t.first_mem = n.mem;
+      first = false;
+      t.counts[kCpu] += n.cpus;
+      t.counts[kMem] += n.mem;
+      t.counts[kNode] += 1;
+      for (const auto& [name, count] : n.gres) t.counts[column(name)] += count;
     }
-    t["billing"] = billing(t, p.billing_weights, mf.max_tres);
+    t.counts[kBilling] = billing(t.counts, !p.billing_weights.empty(), t.weights, mf.max_tres);
   }
-  const size_t width = names.size();
   mf.tres_names = names;
   mf.tres_factor.assign(asked.size() * width, 0.0);
   mf.billable.clear();
+  std::vector<double> job(width);
   for (size_t j = 0; j < asked.size(); ++j) {
     const TresAsked& a = asked[j];
     if (a.partition == nullptr) continue;
-    const auto it = first_mem.find(a.partition);
-    Counts job = a.gres;
-    job["cpu"] = a.cpu;
-    job["node"] = a.node;
-    job["mem"] = std::floor(std::isnan(a.mem) ? (it == first_mem.end() ? 0.0 : it->second) * a.node : a.mem);
-    job["billing"] = billing(job, a.partition->billing_weights, mf.max_tres);
+    const Totals& part = total.at(a.partition);
+    std::fill(job.begin(), job.end(), 0.0);
+    for (const auto& [name, count] : a.gres)
+      if (const size_t k = column(name); k < width) job[k] = count;
+    job[kCpu] = a.cpu;
+    job[kNode] = a.node;
+    job[kMem] = std::floor(std::isnan(a.mem) ? part.first_mem * a.node : a.mem);
+    const bool weighted = !a.partition->billing_weights.empty();
+    job[kBilling] = billing(job, weighted, part.weights, mf.max_tres);
     // calc_job_billable_tres, from what it is given (its request: the same but for a node taken whole)
-    if (!a.partition->billing_weights.empty()) {
+    if (weighted) {
       mf.billable.resize(asked.size(), 0.0);
-      mf.billable[j] = billing(job, a.partition->billing_weights, mf.max_tres, false);
+      mf.billable[j] = billing(job, weighted, part.weights, mf.max_tres, false);
     }
-    const Counts& part = total.at(a.partition);
-    for (size_t k = 0; k < width; ++k) {
-      const auto v = job.find(names[k]);
-      const auto of = part.find(names[k]);
-      if (v != job.end() && v->second > 0 && of != part.end() && of->second > 0)
-        mf.tres_factor[j * width + k] = v->second / of->second;
-    }
+    for (size_t k = 0; k < width; ++k)
+      if (job[k] > 0 && part.counts[k] > 0) mf.tres_factor[j * width + k] = job[k] / part.counts[k];
   }
 }
 

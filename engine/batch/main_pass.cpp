@@ -61,7 +61,7 @@ Walk::Within& Walk::within(uint32_t c, uint32_t q) {
 }
 
 void Walk::next_records(size_t i, WalkOut& out) {
-  while (!later_.empty() && later_.front().at <= i && !(max_starts_ > 0 && starts_ >= max_starts_)) {
+  while (!later_.empty() && later_.front().at <= i && !pass_ended()) {
     std::pop_heap(later_.begin(), later_.end(), std::greater<>{});
     const Later x = later_.back();
     later_.pop_back();

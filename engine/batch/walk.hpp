@@ -71,7 +71,7 @@ class Walk {
     for (size_t i = 0; i < jobs.size(); ++i) {
       later_records(i, out);
       if (live_ == 0) return i;
-      if (max_starts_ > 0 && starts_ >= max_starts_) {  // sched_max_job_start: the rest untried
+      if (pass_ended()) {  // sched_max_job_start: the rest untried
         for (size_t k = i; k < jobs.size(); ++k) {
           const uint32_t c = of.empty() ? cats_.of_job[jobs[k]] : of[k];
           --remaining_[c];
@@ -193,6 +193,9 @@ class Walk {
     ++out.assigned;
     ++starts_;
   }
+
+  // sched_max_job_start: the walk has started DispatchOptions::max_starts jobs.
+  bool pass_ended() const noexcept { return max_starts_ > 0 && starts_ >= max_starts_; }
 
   // partition_job_depth: queue q's records past DispatchOptions::queue_depth are not tried (each counted).
   bool past_queue_depth(uint32_t q) {

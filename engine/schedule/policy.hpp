@@ -174,7 +174,7 @@ struct SlurmMultifactor {
   /// Per job (the dump's loader fills it): its partition's PriorityJobFactor over the largest of the cluster's
   /// partitions (Slurm's norm_priority); a job of several: its first's, as squeue shows; empty: 0 each.
   std::vector<double> partition_factor;
-  double weight_qos = 0;  ///< PriorityWeightQOS
+  double weight_qos = 0;    ///< PriorityWeightQOS
   double weight_assoc = 0;  ///< PriorityWeightAssoc
   /// Per job (the dump's loader fills it, from sacctmgr's association priorities): its association's Priority
   /// over the largest of any association (assoc_mgr's priority_norm); empty: 0 each. Counts only with

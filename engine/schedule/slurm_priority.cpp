@@ -359,7 +359,7 @@ double SlurmPriority::compute(uint32_t j, double t) const {
   const SlurmFactors f = factors(j, t);
   const double w_age = config_.accounting ? config_.weight_age : 0;  // ignored without slurmdbd
   const double w_fs = config_.accounting ? config_.weight_fairshare : 0;
-  const double w_qos = config_.accounting ? config_.weight_qos : 0;  // (no QOS without slurmdbd)
+  const double w_qos = config_.accounting ? config_.weight_qos : 0;      // (no QOS without slurmdbd)
   const double w_assoc = config_.accounting ? config_.weight_assoc : 0;  // (nor associations)
   const double p = w_age * f.age + w_fs * f.fairshare + config_.weight_job_size * f.job_size +
                    config_.weight_partition * f.partition + w_qos * f.qos + w_assoc * f.assoc + f.tres;
