@@ -280,8 +280,7 @@ void read_pes(FarmModel& f, const std::string& path) {
   }
 }
 
-// sched_conf(5)'s priority weights from qconf -ssconf; a ticket policy colmatch does not compute is
-// named in a warning (every job's tickets are then taken as equal).
+// sched_conf(5)'s priority weights from qconf -ssconf (the ticket policies' settings: sge_shares.cpp).
 void read_weights(FarmModel& f, const Record& conf, const std::string& path) {
   const std::pair<const char*, double*> weights[] = {{"weight_priority", &f.weights.weight_priority},
                                                      {"weight_urgency", &f.weights.weight_urgency},
@@ -296,14 +295,6 @@ void read_weights(FarmModel& f, const Record& conf, const std::string& path) {
     } catch (const ValueError& e) {
       throw LoadError(path, fd->line, key, e.what());
     }
-  }
-  for (const char* key : {"weight_tickets_functional", "weight_tickets_share"}) {
-    const Field* fd = conf.find(key);
-    if (fd && fd->value != "0" && f.weights.weight_ticket != 0)
-      f.warnings.push_back(
-          fmt::format("{} {}: the ticket policy is not computed: every job's tickets count as "
-                      "equal (ntckts 0.5) in its priority",
-                      key, fd->value));
   }
 }
 
@@ -721,6 +712,7 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
     const auto conf = read_records(path, "algorithm");
     if (!conf.empty()) {
       read_weights(f, conf[0], path);
+      read_ticket_settings(f, conf[0], path);
       f.sort_method = conf[0].value("queue_sort_method", "load");
       f.load_formula = conf[0].value("load_formula", "np_load_avg");
       if (f.sort_method != "seqno" && f.sort_method != "load")
@@ -732,6 +724,7 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
             "job_load_adjustments {}: not applied within one run (every job sees the hosts' load as dumped)", adj));
     }
   }
+  read_share_holders(f, dump_dir);
   if (exists(dump_file(dump_dir, "dump-time.txt"))) f.now = read_dump_time(dump_file(dump_dir, "dump-time.txt"));
   JobTable jobs = !accounting.empty() ? accounting_jobs(f, accounting)
                                       : qstat_jobs(f, mode == LoadMode::Snapshot, progress, jobs_path);

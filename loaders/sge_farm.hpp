@@ -12,6 +12,7 @@
 #include "engine/model/jobs.hpp"
 #include "engine/schedule/sge_priority.hpp"
 #include "loaders/line_reader.hpp"
+#include "loaders/sge_conf.hpp"
 
 namespace colmatch::loaders::sge {
 
@@ -74,6 +75,15 @@ struct FarmModel {
   std::vector<double> urgency;
   /// sched_conf(5)'s priority weights (qconf-ssconf.txt, else the manual's defaults).
   SgePriorityWeights weights;
+  /// The ticket policies: sched_conf(5)'s settings and the users, projects and departments with their
+  /// functional shares and override tickets (qconf-suser.txt, qconf-sprj.txt, qconf-su.txt).
+  SgeTicketConfig ticket_config;
+  SgeShareHolders holders;
+  std::unordered_map<std::string, int32_t> user_holder, project_holder;  ///< name -> holders index
+  /// A DEPT userset's entry (a user, or @group) -> its first department (holders.departments index), and
+  /// defaultdepartment's index (-1 when the dump has none).
+  std::unordered_map<std::string, int32_t> department_of;
+  int32_t default_department = -1;
   /// The dump's time (dump-time.txt: seconds since the epoch), NaN when it has none.
   double now = std::numeric_limits<double>::quiet_NaN();
   /// The jobs' priority terms (one per qstat job_list element) and each job's element, for explain.
@@ -96,6 +106,21 @@ struct FarmModel {
   /// A numeric value's text as the builder reads it: INFINITY is the largest value of the type.
   static std::string numeric_text(const AttributeDef& def, const std::string& text);
 };
+
+/// sched_conf(5)'s ticket settings from the qconf -ssconf record (loaders/sge_shares.cpp); the share tree
+/// (weight_tickets_share) is named in a warning: its tickets are not computed. Throws LoadError for a value
+/// that is not a number or a policy_hierarchy Grid Engine would refuse.
+void read_ticket_settings(FarmModel& farm, const Record& conf, const std::string& path);
+
+/// The ticket holders of DIR (qconf-suser.txt, qconf-sprj.txt, qconf-su.txt; each optional). Throws
+/// LoadError naming file, line and field for an fshare or oticket that is not a whole number >= 0.
+void read_share_holders(FarmModel& farm, const std::string& dir);
+
+/// A job as the ticket policies see it: its owner's user object, its project's, its department (the first
+/// DEPT userset naming the owner, else its group as @group, else defaultdepartment, as the qmaster sets
+/// JB_department at submit), its -js and -ot.
+SgeTicketJob ticket_job(const FarmModel& farm, const std::string& owner, const std::string& group,
+                        const std::string& project, double jobshare, double override_tickets);
 
 /// DIR/name, or DIR/name.gz when only that exists.
 std::string dump_file(const std::string& dir, const char* name);

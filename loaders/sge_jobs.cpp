@@ -488,6 +488,7 @@ struct Qsub {
   SgeRequest request;
   double priority = 0;   ///< -p
   std::string project;   ///< -P
+  double jobshare = 0;   ///< -js
   bool held = false;     ///< -h
   char verify = 'n';     ///< -w: e, w, n, v or p (qsub's default n)
   std::string why;       ///< what colmatch does not represent, or qsub refuses: the job is rejected with it
@@ -536,6 +537,12 @@ Qsub parse_qsub(const std::vector<std::string>& w, QsubWords from) {
     } else if (o == "-P") {
       q.project = arg(1);
       ++i;
+    } else if (o == "-js") {  // the job's functional shares (qsub(1): a whole number >= 0)
+      const std::string& v = arg(1);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+        q.why = fmt::format("-js {}: not a job share (a whole number >= 0; qsub)", v), q.refused = true;
+      else q.jobshare = std::stod(v);
+      ++i;
     } else if (user && o == "-h") {
       q.held = true;
     } else if (user && (o == "-cwd" || o == "-V")) {
@@ -556,8 +563,9 @@ Qsub parse_qsub(const std::vector<std::string>& w, QsubWords from) {
       if (user && o == "-ar") q.why = "-ar: advance reservations are not represented";
       ++i;  // users, accounts, checkpointing: not a match of taskers
     } else {
-      q.why = user ? fmt::format("option '{}' is not one colmatch reads (-l, -q, -pe, -hard, -soft, -p, -P, -h)", o)
-                   : fmt::format("category option '{}' is not read", o);
+      q.why = user
+                  ? fmt::format("option '{}' is not one colmatch reads (-l, -q, -pe, -hard, -soft, -p, -P, -js, -h)", o)
+                  : fmt::format("category option '{}' is not read", o);
       q.refused = user && o.rfind("-", 0) != 0;  // a word that is no option: qsub takes it for the script
     }
   }
@@ -599,9 +607,12 @@ double now_of(const FarmModel& f, const std::vector<SgeUrgencyInput>& inputs) {
   return now;
 }
 
-// Every job's sge_priority(5) priority into jobs.priority, at now_of.
-void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyInput>& inputs,
-                    const std::vector<uint32_t>& job_input) {
+// Every job's sge_priority(5) priority into jobs.priority, at now_of, with the tickets of `ticket_jobs`
+// (one per input).
+void set_priorities(FarmModel& f, JobTable& jobs, std::vector<SgeUrgencyInput>& inputs,
+                    const std::vector<SgeTicketJob>& ticket_jobs, const std::vector<uint32_t>& job_input) {
+  const std::vector<SgeTickets> tickets = sge_tickets(f.ticket_config, f.holders, ticket_jobs);
+  for (size_t i = 0; i < inputs.size(); ++i) inputs[i].tickets = tickets[i];
   std::vector<SgePriorityTerms> terms = sge_priorities(f.weights, inputs, now_of(f, inputs));
   for (uint32_t j = 0; j < jobs.size(); ++j) jobs.priority[j] = terms[job_input[j]].prio;
   f.priority_terms = std::move(terms);
@@ -612,7 +623,7 @@ void set_priorities(FarmModel& f, JobTable& jobs, const std::vector<SgeUrgencyIn
 // in line order, submitted together when the dump was taken. A job qsub would refuse, or colmatch cannot
 // represent, is rejected naming the file, the line and the reason.
 void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::vector<SgeUrgencyInput>& inputs,
-                    std::vector<uint32_t>& job_input) {
+                    std::vector<SgeTicketJob>& ticket_jobs, std::vector<uint32_t>& job_input) {
   const double now = now_of(f, inputs);
   LineReader in(path);
   uint64_t k = 0;
@@ -656,6 +667,11 @@ void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::v
     u.submit = now;
     u.ranged = !q.held && !refused;
     inputs.push_back(u);
+    SgeTicketJob t = ticket_job(f, "", "", q.project, q.jobshare, 0);
+    t.counted = u.ranged;
+    t.submit = now;
+    t.number = k;
+    ticket_jobs.push_back(t);
     job_input.push_back(static_cast<uint32_t>(inputs.size() - 1));
   }
 }
@@ -676,7 +692,24 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
   // sge_priority(5): one input per job_list element (a pending array's tasks share it), running ones
   // widen the urgency range only; job_input[j]: job j's element
   std::vector<SgeUrgencyInput> inputs;
+  std::vector<SgeTicketJob> ticket_jobs;  // one per input
   std::vector<uint32_t> job_input;
+  // the job as the ticket policies see it (JB_jobshare, JB_override_tickets; JB_department is not in
+  // qstat -j: the qmaster's rule finds it)
+  auto ticket_of = [&](const QstatJob& q, const JobDetail* d, double submit, uint64_t task) {
+    SgeTicketJob t;
+    if (d) {
+      t = ticket_job(f, d->owner.empty() ? q.owner : d->owner, d->group, d->project,
+                     number_field(d->jobshare, 0, jpath, d->line, "JB_jobshare"),
+                     number_field(d->override_tickets, 0, jpath, d->line, "JB_override_tickets"));
+    } else {
+      t = ticket_job(f, q.owner, "", "", 0, 0);
+    }
+    t.submit = submit;
+    t.number = static_cast<uint64_t>(number_field(q.number, 0, path, q.line, "JB_job_number"));
+    t.task = task;
+    return t;
+  };
   auto input_of = [&](const QstatJob& q, const JobDetail* d, double submit) {
     SgeUrgencyInput in;
     in.rrcontr = resource_contribution(f, q.hard, urgency_slots(f, q.pe, q.pe_range));
@@ -696,9 +729,12 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       if (snapshot) running.charge(q, path);
       const auto d = details.find(q.number);
       const JobDetail* dp = d != details.end() ? &d->second : nullptr;
-      inputs.push_back(
-          input_of(q, dp, dp ? number_field(dp->submission, 0, jpath, dp->line, "JB_submission_time") : 0));
+      const double submit = dp ? number_field(dp->submission, 0, jpath, dp->line, "JB_submission_time") : 0;
+      inputs.push_back(input_of(q, dp, submit));
       inputs.back().ranged = dp != nullptr;  // without its submission time its waiting time is unknown
+      ticket_jobs.push_back(
+          ticket_of(q, dp, submit, q.tasks.empty() ? 0 : std::strtoull(q.tasks.c_str(), nullptr, 10)));
+      ticket_jobs.back().running = true;
       continue;                              // simulate replays what is waiting
     }
     if (!jobs_path.empty()) {
@@ -714,8 +750,9 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
     const std::vector<uint64_t> tasks =
         q.tasks.empty() ? std::vector<uint64_t>{0} : tasks_of(q.tasks, kMaxJobs - count, path, q.line);
     // a held or failed job has no priority in Grid Engine (qstat prints 0): not in the range
-    inputs.push_back(input_of(q, d != details.end() ? &d->second : nullptr, submit));
-    inputs.back().ranged = q.state.find_first_of("hE") == std::string::npos;
+    // one input a task: a task's tickets are its own (the functional policy counts each task as a job)
+    const SgeUrgencyInput element = input_of(q, d != details.end() ? &d->second : nullptr, submit);
+    const bool ranged = q.state.find_first_of("hE") == std::string::npos;
     number_field(q.prio, 0, path, q.line, "JAT_prio");  // checked; the priority is computed (set_priorities)
     std::optional<PeJob> pe;                            // the element's PE, read once for all its tasks
     std::string pe_why;
@@ -730,6 +767,10 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       ++count;
       std::string why = pe_why;
       const uint32_t j = b.add(id, q.owner, group, 0, submit, pe ? pe->slots : 1);
+      inputs.push_back(element);
+      inputs.back().ranged = ranged;
+      ticket_jobs.push_back(ticket_of(q, d != details.end() ? &d->second : nullptr, submit, t));
+      ticket_jobs.back().counted = ranged;
       job_input.push_back(static_cast<uint32_t>(inputs.size() - 1));
       try {
         if (why.empty()) apply(f, b, r, pe ? &*pe : nullptr);
@@ -751,10 +792,10 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
     if (replaced)
       f.warnings.push_back(
           fmt::format("{} pending jobs of {} left out: the jobs are --jobs {}'s", replaced, path, jobs_path));
-    submitted_jobs(f, b, jobs_path, inputs, job_input);
+    submitted_jobs(f, b, jobs_path, inputs, ticket_jobs, job_input);
   }
   JobTable jobs = std::move(b).build();
-  set_priorities(f, jobs, inputs, job_input);
+  set_priorities(f, jobs, inputs, ticket_jobs, job_input);
   return jobs;
 }
 

@@ -286,6 +286,8 @@ std::vector<JobDetail> read_job_details(const std::string& path) {
         else if (e == "JB_priority") d.priority = v;
         else if (e == "JB_submission_time") d.submission = v;
         else if (e == "JB_deadline") d.deadline = v;
+        else if (e == "JB_jobshare") d.jobshare = v;
+        else if (e == "JB_override_tickets") d.override_tickets = v;
       })
       .run();
   return out;

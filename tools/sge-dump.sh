@@ -9,6 +9,8 @@
 # Files (loaders/sge.hpp reads them; one per command, objects of one kind one after another):
 #   dump-time.txt qconf-sc.txt qconf-sconf-global.txt qconf-ssconf.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
 #   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml
+#   qconf-suserl.txt qconf-suser.txt qconf-sprjl.txt qconf-sprj.txt qconf-sul.txt qconf-su.txt (users, projects
+#   and user sets with their functional shares and override tickets: the ticket policies)
 #   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
 # Times are printed in UTC (TZ=UTC), which is how colmatch reads qstat's local times.
 # OUT_DIR must be new, empty, or an earlier dump of this script (it holds .colmatch-dump): anything
@@ -50,6 +52,13 @@ names qconf -sql > "$tmp/qconf-sql.txt"
 while read -r q; do [ -n "$q" ] && qconf -sq "$q"; done < "$tmp/qconf-sql.txt" > "$tmp/qconf-sq.txt"
 names qconf -spl > "$tmp/qconf-spl.txt"
 while read -r p; do [ -n "$p" ] && qconf -sp "$p"; done < "$tmp/qconf-spl.txt" > "$tmp/qconf-sp.txt"
+# the ticket policies' objects (sge_user(5), sge_project(5), access_list(5): fshare, oticket, DEPT entries)
+names qconf -suserl > "$tmp/qconf-suserl.txt"
+each -suser "$tmp/qconf-suserl.txt" > "$tmp/qconf-suser.txt"
+names qconf -sprjl > "$tmp/qconf-sprjl.txt"
+each -sprj "$tmp/qconf-sprjl.txt" > "$tmp/qconf-sprj.txt"
+names qconf -sul > "$tmp/qconf-sul.txt"
+each -su "$tmp/qconf-sul.txt" > "$tmp/qconf-su.txt"
 qhost -F -xml > "$tmp/qhost-F.xml"
 qstat -f -xml > "$tmp/qstat-f.xml"
 if [ "$jobs" = 1 ]; then

@@ -10,17 +10,22 @@
 #   (other farm changes, e.g. bench/peers/sge_pe_hosts.sh's second queue, are made before the run)
 #
 # JOBS: one job a line of qsub options (`#` comments; a line `sleep N` waits N seconds between
-# submissions, so that submission times differ). WEIGHTS: sched_conf lines `key value` set first
-# (weight_priority 1.0, ...). Writes into OUT (which must not exist):
+# submissions, so that submission times differ; `@USER options` submits as that local user (runuser);
+# `ot N` gives the last job N override tickets (qalter -ot); `start` enables the queues for one
+# scheduling run and disables them again, so that the jobs it started run while the rest are submitted).
+# WEIGHTS: sched_conf lines `key value` set first (weight_priority 1.0, ...). Writes into OUT (which must
+# not exist):
 #   farm/          tools/sge-dump.sh --no-jobs of the farm, queues enabled (what colmatch matches on)
 #   farm/qstat-r.xml, farm/qstat-j.xml
 #                  the jobs, pending, as qstat printed them while every queue was disabled and the scheduler
 #                  had prioritized them (a held job has no priority: Grid Engine computes none)
 #   qstat-urg.xml  qstat -urg -xml then: urg, rrcontr, wtcontr, dlcontr, nurg per job
 #   qstat-pri.xml  qstat -pri -xml then: prio, nurg, npprior, ntckts, ppri per job
+#   qstat-ext.xml  qstat -ext -xml then: tickets, otickets, ftickets, stickets, department per job
 #   started.xml    qstat -xml after all.q was enabled and one scheduling run dispatched what fits
 #   started-g-t.txt  qstat -g t then: a MASTER or SLAVE line per slot of each started job, per queue instance
 #   refused.txt    the lines qsub refused, with its message
+#   scheduling-info.txt  qstat -j's scheduling info lines of each job after that run (why it waits)
 # The farm's complexes get urgencies (lic 100, cores 10, tmo 1, arch_s 500) and two PEs (smp $pe_slots,
 # urgency_slots min; mpi $fill_up, urgency_slots max) on all.q; `teardown` of sge_oracle.sh and its
 # `setup` again restore the plain oracle farm.
@@ -52,7 +57,7 @@ run() {
   local jobs=$1 out=$2 weights=${3:-}
   [ -e "$out" ] && { echo "sge_priority: $out exists" >&2; exit 1; }
   settings
-  qdel -f -u '*' >/dev/null 2>&1 || true
+  qdel -f -u "*" >/dev/null 2>&1 || true
   sleep 3
   # urgencies: complex(5)'s last column
   local cx; cx=$(mktemp)
@@ -73,24 +78,39 @@ run() {
   bash "$root/tools/sge-dump.sh" "$out/farm" --no-jobs
   qmod -d '*' >/dev/null
   : > "$out/refused.txt"
-  local line msg
+  local line msg as last=""
   while IFS= read -r line || [ -n "$line" ]; do
-    case "$line" in '' | \#*) continue ;; "sleep "*) sleep "${line#sleep }"; continue ;; esac
+    case "$line" in
+      '' | \#*) continue ;;
+      "sleep "*) sleep "${line#sleep }"; continue ;;
+      "ot "*) qalter -ot "${line#ot }" "$last" >/dev/null; continue ;;
+      start) qmod -e '*' >/dev/null; sleep 6; qmod -d '*' >/dev/null; continue ;;
+    esac
+    as=()
+    if [ "${line#@}" != "$line" ]; then
+      local who=${line%% *}
+      as=(runuser -u "${who#@}" -- env SGE_ROOT="$SGE_ROOT" SGE_CELL="$SGE_CELL")
+      if [ "$line" = "$who" ]; then line=""; else line=${line#* }; fi
+    fi
     # shellcheck disable=SC2086
-    if ! msg=$(cd /tmp && qsub -b y -w n -o /dev/null -e /dev/null $line /bin/sleep 600 2>&1); then
+    if ! msg=$(cd /tmp && "${as[@]}" qsub -b y -w n -o /dev/null -e /dev/null $line /bin/sleep 600 2>&1); then
       printf '%s\t%s\n' "$line" "$(echo "$msg" | tr '\n' ' ')" >> "$out/refused.txt"
+    else
+      last=$(echo "$msg" | sed -n 's/^Your job \([0-9]*\).*/\1/p')
     fi
   done < "$jobs"
   sleep 6  # scheduling runs prioritize the pending jobs
   (export TZ=UTC; qstat -u '*' -r -xml > "$out/farm/qstat-r.xml"; qstat -j '*' -xml > "$out/farm/qstat-j.xml" 2>/dev/null || true)
   qstat -u '*' -urg -xml > "$out/qstat-urg.xml"
   qstat -u '*' -pri -xml > "$out/qstat-pri.xml"
+  qstat -u '*' -ext -xml > "$out/qstat-ext.xml"
   qconf -ssconf > "$out/farm/qconf-ssconf.txt"
   qmod -e '*' >/dev/null
   sleep 8
   qstat -u '*' -xml > "$out/started.xml"  # started: a queue_name (state t or r)
   qstat -u '*' -g t > "$out/started-g-t.txt"  # each started job's slots queue instance by queue instance
-  qdel -f -u '*' >/dev/null 2>&1 || true
+  qstat -j '*' 2>/dev/null | grep -E '^(job_number|scheduling info|  *(cannot|queue|job|The|All))' > "$out/scheduling-info.txt" || true
+  [ -n "${KEEP:-}" ] || qdel -f -u "*" >/dev/null 2>&1 || true
   echo "sge_priority: $(grep -c '<JB_job_number>' "$out/qstat-pri.xml") jobs, $(grep -c '<JB_job_number>' "$out/started.xml") started -> $out" >&2
 }
 

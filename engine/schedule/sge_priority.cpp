@@ -41,6 +41,8 @@ std::vector<SgePriorityTerms> sge_priorities(const SgePriorityWeights& w, std::s
                                              double now) {
   std::vector<SgePriorityTerms> out(jobs.size());
   double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+  double max_tickets = 0;  // sgeee_scheduler's max_tix (min_tix 0)
+  for (const SgeUrgencyInput& in : jobs) max_tickets = std::max(max_tickets, in.tickets.total);
   for (size_t j = 0; j < jobs.size(); ++j) {
     const SgeUrgencyInput& in = jobs[j];
     SgePriorityTerms& t = out[j];
@@ -49,6 +51,7 @@ std::vector<SgePriorityTerms> sge_priorities(const SgePriorityWeights& w, std::s
     t.wtcontr = w.weight_waiting_time * (now - in.submit);
     if (in.deadline > 0) t.dlcontr = w.weight_deadline / std::max(in.deadline - now, 1.0);
     t.urg = t.wtcontr + t.dlcontr + t.rrcontr;
+    t.tickets = in.tickets;
     if (!in.ranged) continue;
     lo = std::min(lo, t.urg);
     hi = std::max(hi, t.urg);
@@ -56,18 +59,22 @@ std::vector<SgePriorityTerms> sge_priorities(const SgePriorityWeights& w, std::s
   if (lo > hi) lo = hi = 0;  // nothing ranged: every nurg 0.5
   for (SgePriorityTerms& t : out) {
     t.nurg = normalized(t.urg, lo, hi);
-    t.ntckts = 0.5;  // no ticket policy: every job's tickets equal
+    t.ntckts = normalized(t.tickets.total, 0, max_tickets);
     t.prio = w.weight_urgency * t.nurg + w.weight_priority * t.npprior + w.weight_ticket * t.ntckts;
   }
   return out;
 }
 
 std::string sge_priority_text(const SgePriorityWeights& w, const SgePriorityTerms& t) {
+  std::string tickets;
+  if (t.tickets.total != 0)
+    tickets =
+        fmt::format(" (tckts {:g} = otckt {:g} + ftckt {:g})", t.tickets.total, t.tickets.oticket, t.tickets.fticket);
   return fmt::format(
       "prio {:.5f} = {:g} * npprior {:.5f} + {:g} * nurg {:.5f} (urg {:g} = rrcontr {:g} + wtcontr {:g} + dlcontr "
-      "{:g}) + {:g} * ntckts {:.5f}",
+      "{:g}) + {:g} * ntckts {:.5f}{}",
       t.prio, w.weight_priority, t.npprior, w.weight_urgency, t.nurg, t.urg, t.rrcontr, t.wtcontr, t.dlcontr,
-      w.weight_ticket, t.ntckts);
+      w.weight_ticket, t.ntckts, tickets);
 }
 
 }  // namespace colmatch

@@ -9,7 +9,8 @@
 //   wtcontr = weight_waiting_time * (now - submission time)
 //   dlcontr = weight_deadline / max(deadline - now, 1), 0 without a deadline
 //   nurg    = (urg - min) / (max - min) over the pending and the running jobs, 0.5 when max - min < 1e-6
-//   ntckts  = the same normalisation of the tickets (colmatch computes no ticket policy: every job 0.5)
+//   ntckts  = tickets / the most tickets of any pending or running job, 0.5 when that is < 1e-6
+//             (tickets: engine/schedule/sge_tickets.hpp, the functional and override policies)
 // Jobs go in prio descending, then submission time, then job number (sge_support.c, sgeee_sort_jobs).
 // Checked against a real qmaster's qstat -urg / -pri: tests/loaders/test_sge_priority.cpp.
 #pragma once
@@ -18,6 +19,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "engine/schedule/sge_tickets.hpp"
 
 namespace colmatch {
 
@@ -40,11 +43,13 @@ struct SgeUrgencyInput {
   /// Whether the job widens the urgency range: Grid Engine's pending and running jobs do, a held or
   /// failed one does not (the scheduler gives it no priority).
   bool ranged = true;
+  SgeTickets tickets;  ///< from sge_tickets (all 0 without a ticket policy)
 };
 
 /// A job's terms, as qstat -urg and -pri print them.
 struct SgePriorityTerms {
   double npprior = 0, rrcontr = 0, wtcontr = 0, dlcontr = 0, urg = 0, nurg = 0, ntckts = 0, prio = 0;
+  SgeTickets tickets;  ///< qstat -ext's tckts, otckt, ftckt
 };
 
 /// The contribution of one hard request to rrcontr (centry_urgency_contribution): `urgency` (the
@@ -57,12 +62,12 @@ double sge_request_urgency(bool numeric, double urgency, double value, double sl
 double sge_urgency_slots(const std::string& urgency_slots, double lo, double hi);
 
 /// Every job's terms at time `now` (seconds), urgency normalised over the `ranged` jobs (over all of
-/// them when none is). O(jobs). Pass the running jobs too: they widen the range.
+/// them when none is), tickets over every job's. O(jobs). Pass the running jobs too: they widen the ranges.
 std::vector<SgePriorityTerms> sge_priorities(const SgePriorityWeights& w, std::span<const SgeUrgencyInput> jobs,
                                              double now);
 
 /// The terms as one line: `prio 0.51 = 1 * npprior 0.5 + 0.1 * nurg 1 (urg 2000 = rrcontr 2000 + wtcontr 0
-/// + dlcontr 0) + 0.01 * ntckts 0.5`.
+/// + dlcontr 0) + 0.01 * ntckts 0.5`, then `(tckts 833 = otckt 0 + ftckt 833)` when the job has tickets.
 std::string sge_priority_text(const SgePriorityWeights& w, const SgePriorityTerms& t);
 
 }  // namespace colmatch

@@ -6,7 +6,9 @@
 //   "accounting": the input is an accounting file replayed on farm80 (matched and simulated, bounded);
 //   "jobs":       the input is a --jobs file of qsub lines on farm80 (Grid Engine's host rules, -w verdicts);
 //   "xml":        the input is read by each qstat/qhost XML reader, then is farm80's qstat-f.xml and
-//                 qstat-j.xml in turn.
+//                 qstat-j.xml in turn;
+//   "shares":     the input is qconf-ssconf --8<-- qconf-suser --8<-- qconf-sprj --8<-- qconf-su on
+//                 datasets/sge/tickets-1's dump (the ticket policies' settings and holders, issue 43).
 // Each loads through the format registry as the CLI does, then matches.
 #include <filesystem>
 #include <functional>
@@ -25,14 +27,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh copy of farm80's dump for this process, its files replaced by the fuzzer's where given.
-std::string dump_with(const std::vector<std::pair<std::string, std::string_view>>& files) {
+// A fresh copy of a bundled dump (farm80's unless `base` says) for this process, its files replaced by the
+// fuzzer's where given.
+std::string dump_with(const std::vector<std::pair<std::string, std::string_view>>& files,
+                      const std::string& base = "farm80") {
   const fs::path dir = fs::temp_directory_path() / ("colmatch-fuzz-sge-" + std::to_string(::getpid()));
   static bool copied = false;
   if (!copied) {
     fs::remove_all(dir);
     fs::create_directories(dir);
-    for (const auto& e : fs::directory_iterator(std::string(COLMATCH_SOURCE_DIR) + "/datasets/sge/farm80"))
+    for (const auto& e : fs::directory_iterator(std::string(COLMATCH_SOURCE_DIR) + "/datasets/sge/" + base))
       fs::copy(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
     copied = true;
   }
@@ -55,17 +59,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string part = COLMATCH_FUZZ_SGE_PART;
     const std::string_view all(reinterpret_cast<const char*>(data), size);
     loaders::FormatArgs args;
-    if (part == "conf") {
-      static const char* kFiles[] = {"qconf-sc.txt", "qconf-se.txt", "qconf-shgrp.txt", "qconf-sq.txt"};
+    if (part == "conf" || part == "shares") {
+      static const char* kConf[] = {"qconf-sc.txt", "qconf-se.txt", "qconf-shgrp.txt", "qconf-sq.txt"};
+      static const char* kShares[] = {"qconf-ssconf.txt", "qconf-suser.txt", "qconf-sprj.txt", "qconf-su.txt"};
       std::vector<std::pair<std::string, std::string_view>> files;
       std::string_view rest = all;
-      for (const char* name : kFiles) {
+      for (const char* name : part == "conf" ? kConf : kShares) {
         const size_t at = rest.find(fuzz::kSeparator);
         files.emplace_back(name, rest.substr(0, at));
         if (at == std::string_view::npos) break;
         rest = rest.substr(at + fuzz::kSeparator.size());
       }
-      args["dump"] = dump_with(files);
+      args["dump"] = part == "conf" ? dump_with(files) : dump_with(files, "tickets-1/farm");
     } else if (part == "qstat") {
       args["dump"] = dump_with({{"qstat-r.xml", all}});
     } else if (part == "xml") {  // every XML reader on the same text (issue 45: two of them crashed on

@@ -7,7 +7,9 @@
 // qstat -pri -xml, qstat -urg -xml as the scheduler left them, and started.xml what one scheduling run
 // started once the queues were enabled.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -489,3 +491,78 @@ TEST(SgeMasterq, MasterQueuesAsGridEngineHarvestsThem) {
         << why;
   }
 }
+
+namespace {
+
+// qstat -ext -xml's pending jobs: number -> tickets, otickets, ftickets as printed (whole, truncated).
+std::map<std::string, std::array<double, 3>> printed_tickets(const std::string& path) {
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto field = [&](size_t from, size_t to, const std::string& tag) {
+    const size_t at = text.find("<" + tag + ">", from);
+    EXPECT_LT(at, to) << tag;
+    return text.substr(at + tag.size() + 2, text.find('<', at + 1) - at - tag.size() - 2);
+  };
+  std::map<std::string, std::array<double, 3>> out;
+  for (size_t at = text.find("<job_list state=\"pending\">"); at != std::string::npos;
+       at = text.find("<job_list state=\"pending\">", at + 1)) {
+    const size_t end = text.find("</job_list>", at);
+    out[field(at, end, "JB_job_number")] = {std::stod(field(at, end, "tickets")), std::stod(field(at, end, "otickets")),
+                                            std::stod(field(at, end, "ftickets"))};
+  }
+  return out;
+}
+
+// colmatch's tickets of a job as explain prints them: "(tckts T = otckt O + ftckt F)", or 0s.
+std::array<double, 3> explained_tickets(const std::string& text) {
+  const size_t at = text.find("(tckts ");
+  if (at == std::string::npos) return {0, 0, 0};
+  double t = 0, o = 0, f = 0;
+  EXPECT_EQ(std::sscanf(text.c_str() + at, "(tckts %lf = otckt %lf + ftckt %lf)", &t, &o, &f), 3) << text;
+  return {t, o, f};
+}
+
+}  // namespace
+
+// Grid Engine's ticket policies (issue 43 item 1; engine/schedule/sge_tickets.hpp): functional shares of
+// users, projects, departments and jobs (-js), override tickets of each and of the job (qalter -ot),
+// against a real qmaster (bench/peers/sge_tickets.sh: bench/peers/sge_tickets_shares.txt's holders, 30
+// seeded random jobs of six users of bench/peers/sge_tickets_jobs.py, the first 2-4 started before the
+// others are submitted). tickets-1: Debian's weights with weight_tickets_functional 10000 (shared shares
+// and override tickets, policy_hierarchy OFS); tickets-2: shares and override tickets not shared,
+// max_functional_jobs_to_schedule 5 (the rest of a category gets its last value), hierarchy FO;
+// tickets-3: weight_user 0.5, project 0, department 0.2, job 0.3, hierarchy NONE, weight_ticket 2.
+// Every pending job's tickets as qstat -ext prints them (whole, truncated), its prio to qstat's 5
+// decimals, the dispatch order qstat's, and what the next scheduling run started, slot by slot.
+class SgeTicketsOracle : public ::testing::TestWithParam<const char*> {};
+TEST_P(SgeTicketsOracle, EveryJobsTicketsPriorityAndStartAreGridEngines) {
+  const std::string run = kData + GetParam();
+  const loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
+  std::map<std::string, uint32_t> row;
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) row[std::string(ds.jobs.id[j])] = j;
+  const auto tickets = printed_tickets(run + "/qstat-ext.xml");
+  ASSERT_GE(tickets.size(), 25u);
+  size_t with_tickets = 0;
+  for (const auto& [number, want] : tickets) {
+    ASSERT_TRUE(row.count(number)) << number;
+    const std::string text = ds.explain_priority(row[number]);
+    const std::array<double, 3> got = explained_tickets(text);
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(std::floor(got[k] + 1e-3), want[k]) << "job " << number << ": " << text;
+    with_tickets += want[0] > 0;
+  }
+  EXPECT_GE(with_tickets, 20u);
+  const auto sge = printed(GetParam());
+  for (const auto& [number, prio] : sge) {
+    if (!row.count(number)) continue;  // running since the first batch
+    EXPECT_NEAR(ds.jobs.priority[row[number]], prio, 5.001e-6) << "job " << number;
+  }
+  std::vector<std::string> want, got;
+  for (const auto& [number, prio] : sge)
+    if (row.count(number)) want.push_back(number);
+  for (const uint32_t j : dispatch_order(ds.jobs)) got.emplace_back(ds.jobs.id[j]);
+  EXPECT_EQ(got, want);
+  auto started = slots_in_g_t(run + "/started-g-t.txt");
+  std::erase_if(started, [&](const auto& e) { return !row.count(e.first); });  // running before: charges
+  EXPECT_EQ(slots_matched(ds), started);
+}
+INSTANTIATE_TEST_SUITE_P(Runs, SgeTicketsOracle, ::testing::Values("tickets-1", "tickets-2", "tickets-3"));

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Real Grid Engine's ticket policies (issue 43 item 1: functional and override tickets, sge_priority(5),
+# sched_conf(5)) on the oracle farm of sge_oracle.sh. NOT run in CI: needs root and the qmaster
+# (`sge_oracle.sh setup` first).
+#
+#   bash bench/peers/sge_tickets.sh run SHARES JOBS OUT [WEIGHTS]
+#
+# SHARES: the ticket holders, one a line (`#` comments):
+#   user NAME FSHARE OTICKET          a local user (made with useradd when missing) and its sge_user(5)
+#   project NAME FSHARE OTICKET       a project (sge_project(5))
+#   dept NAME FSHARE OTICKET ENTRY..  a userset of type DEPT (access_list(5)) with these users/@groups
+# Every other department is removed first, so that the users' departments are the file's. JOBS, WEIGHTS
+# and OUT as bench/peers/sge_priority.sh (which runs the jobs; `@USER options` submits as USER, `ot N`
+# gives the last job override tickets, `start` lets one scheduling run start jobs first). OUT/qstat-ext.xml
+# holds the tickets the qmaster gave (tickets, otickets, ftickets, department).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sge_common.sh"
+
+holders() {
+  local kind name fshare oticket f
+  f=$(mktemp)
+  for d in $(qconf -sul 2>/dev/null); do
+    [ "$d" = defaultdepartment ] && continue
+    qconf -su "$d" | grep -q '^type.*DEPT' && qconf -dul "$d" >/dev/null 2>&1 || true
+  done
+  while read -r kind name fshare oticket rest; do
+    case "$kind" in
+      '' | \#*) continue ;;
+      user)
+        id "$name" >/dev/null 2>&1 || useradd -M -s /bin/sh "$name"
+        printf 'name %s\noticket %s\nfshare %s\ndelete_time 0\ndefault_project NONE\n' "$name" "$oticket" "$fshare" > "$f"
+        qconf -Muser "$f" >/dev/null 2>&1 || qconf -Auser "$f" >/dev/null ;;
+      project)
+        printf 'name %s\noticket %s\nfshare %s\nacl NONE\nxacl NONE\n' "$name" "$oticket" "$fshare" > "$f"
+        qconf -Mprj "$f" >/dev/null 2>&1 || qconf -Aprj "$f" >/dev/null ;;
+      dept)
+        printf 'name %s\ntype DEPT\nfshare %s\noticket %s\nentries %s\n' "$name" "$fshare" "$oticket" \
+          "$(echo "$rest" | tr ' ' ',')" > "$f"
+        qconf -Mu "$f" >/dev/null 2>&1 || qconf -Au "$f" >/dev/null ;;
+      *) echo "sge_tickets: unknown holder line: $kind $name" >&2; exit 1 ;;
+    esac
+  done < "$1"
+  rm -f "$f"
+}
+
+case "${1:-}" in
+  run)
+    settings
+    holders "$2"
+    bash "$here/sge_priority.sh" run "$3" "$4" "${5:-}"
+    cp "$2" "$4/shares.txt" ;;
+  *) echo "usage: $0 run SHARES JOBS OUT [WEIGHTS]" >&2; exit 1 ;;
+esac

@@ -1,0 +1,74 @@
+// Grid Engine's ticket policies (sge_priority(5), sched_conf(5), share_tree(5); Son of Grid Engine 8.1.9,
+// libs/sched/sgeee.c sge_calc_tickets): the tickets behind the ntckts term of a job's priority.
+//
+// Functional: weight_tickets_functional tickets split among the user, project and department objects
+// (fshare of qconf -suser/-sprj/-su) and the jobs' own shares (qsub -js), each kind weighted by
+// weight_user / weight_project / weight_department / weight_job. Running jobs share them first; the
+// pending jobs are then ranked one by one: the job that would get the most functional tickets if it ran
+// next is taken as running and the next one is found again, so a user's second pending job gets fewer
+// tickets than its first (share_functional_shares: an object's shares are split among its jobs; without
+// it each job counts the object's shares whole). Jobs of equal shares form one category, whose jobs go
+// in their order (tickets of the policies above, then submission, then number); only
+// max_functional_jobs_to_schedule jobs are ranked so, the others of a category get its last value.
+// Override: the objects' oticket plus the job's own (qalter -ot), split among an object's jobs in the
+// same one-by-one way with share_override_tickets, whole without.
+// policy_hierarchy (e.g. OFS): a policy named there orders each category's jobs by the tickets of the
+// policies before it and adds them to its comparisons. A job's tickets are the sum of its override,
+// functional and share-tree tickets; ntckts normalises them over every running and pending job's.
+// Not computed: the share tree (weight_tickets_share; its tickets are 0 and loaders warn).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace colmatch {
+
+/// sched_conf(5)'s ticket settings; the defaults are the manual's.
+struct SgeTicketConfig {
+  double weight_tickets_functional = 0;
+  double weight_user = 0.25, weight_project = 0.25, weight_department = 0.25, weight_job = 0.25;
+  bool share_functional_shares = true;
+  bool share_override_tickets = true;
+  /// Letters O, F, S in order, or "NONE"; throws std::invalid_argument in sge_tickets for another.
+  std::string policy_hierarchy = "OFS";
+  uint32_t max_functional_jobs_to_schedule = 200;
+};
+
+/// A user, project or department (sge_user(5), sge_project(5), access_list(5) of type DEPT).
+struct SgeShareHolder {
+  double fshare = 0;   ///< functional shares
+  double oticket = 0;  ///< override tickets
+};
+
+/// Every ticket holder of the farm, indexed by SgeTicketJob's fields.
+struct SgeShareHolders {
+  std::vector<SgeShareHolder> users, projects, departments;
+};
+
+/// One job (one array task) as the ticket policies see it.
+struct SgeTicketJob {
+  bool running = false;  ///< running (counts first) or pending
+  bool counted = true;   ///< false: held or in error: the scheduler leaves it out (no tickets)
+  /// Indexes into SgeShareHolders (-1: none: the user or project is not in the farm's lists).
+  int32_t user = -1, project = -1, department = -1;
+  double jobshare = 0;          ///< qsub -js
+  double override_tickets = 0;  ///< qalter -ot
+  double submit = 0;            ///< submission time, seconds (ties)
+  uint64_t number = 0, task = 0;
+};
+
+/// A job's tickets as qstat -ext prints them (otckt, ftckt, stckt, tckts).
+struct SgeTickets {
+  double oticket = 0, fticket = 0, sticket = 0, total = 0;
+};
+
+/// Every job's tickets. Running jobs come first in Grid Engine's reckoning whatever their place in
+/// `jobs`; pending jobs are taken in (number, task) order, as the qmaster keeps its job list. O(jobs *
+/// categories) for the one-by-one ranking, at most max_functional_jobs_to_schedule rounds. Throws
+/// std::invalid_argument for a policy_hierarchy letter that is not O, F or S, or one twice.
+std::vector<SgeTickets> sge_tickets(const SgeTicketConfig& c, const SgeShareHolders& h,
+                                    std::span<const SgeTicketJob> jobs);
+
+}  // namespace colmatch
