@@ -211,6 +211,7 @@ void read_groups(FarmModel& f, const std::string& path) {
       throw LoadError(path, r.line, "group_name", fmt::format("'{}': a host group's name starts with @", name));
     if (!raw.emplace(name, std::pair{split_words(r.value("hostlist")), r.line}).second)
       throw LoadError(path, r.line, "group_name", fmt::format("host group '{}' twice", name));
+    f.group_members[name] = raw.at(name).first;
   }
   // iterative expansion, in an order where a group's subgroups come first
   std::map<std::string, int> state;  // 1: being expanded, 2: done
@@ -399,20 +400,33 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
   for (const Record& r : records) {
     const std::string& q = r.fields[0].value;
     if (!queues.insert(q).second) throw LoadError(path, r.line, "qname", fmt::format("queue '{}' twice", q));
-    // the hosts of the queue, in the order of its hostlist
+    // the hosts of the queue in the order Grid Engine makes its queue instances (sge_href.c,
+    // href_list_find_all_references): level by level, the hostlist's own hosts and its groups' direct
+    // hosts first, then the hosts of those groups' subgroups, and so on. Equal in every sort key (seq_no,
+    // load), instances go in this order (bench/peers: a `hostlist @gpuextra h0075 ...` group gave its
+    // own hosts before @gpuextra's). A group is visited once: the levels are bounded by the groups.
     std::vector<std::string> hosts;
     const Field* hl = r.find("hostlist");
     std::unordered_set<std::string> have_group;  // a group named again adds nothing (and copies nothing)
+    std::vector<std::string> level;
     for (const std::string& m : split_words(hl ? hl->value : "NONE")) {
-      if (m[0] == '@') {
-        const auto g = f.groups.find(m);
-        if (g == f.groups.end())
-          throw LoadError(path, hl->line, "hostlist", fmt::format("queue {}: unknown host group '{}'", q, m));
-        if (!have_group.insert(m).second) continue;
-        hosts.insert(hosts.end(), g->second.begin(), g->second.end());
-      } else {
+      if (m[0] != '@') {
         hosts.push_back(lower(m));
+      } else if (!f.group_members.count(m)) {
+        throw LoadError(path, hl->line, "hostlist", fmt::format("queue {}: unknown host group '{}'", q, m));
+      } else if (have_group.insert(m).second) {
+        level.push_back(m);
       }
+    }
+    while (!level.empty()) {
+      std::vector<std::string> next;
+      for (const std::string& g : level)
+        for (const std::string& m : f.group_members.at(g)) {
+          if (m.empty()) continue;
+          if (m[0] != '@') hosts.push_back(lower(m));
+          else if (have_group.insert(m).second) next.push_back(m);
+        }
+      level = std::move(next);
     }
     std::unordered_set<std::string> once;
     std::map<std::string, Overrides> attrs;  // every field with its per-host values

@@ -5,6 +5,7 @@ options. `sge_farms.sh ask` gives them to the real qselect / qsub -w v.
 
     /usr/bin/python3 bench/peers/sge_farm_requests.py farm80 [N_RANDOM] > requests.txt
     /usr/bin/python3 bench/peers/sge_farm_requests.py jobs farm80 N > jobs.txt   # for sge_farms.sh submit
+    /usr/bin/python3 bench/peers/sge_farm_requests.py release farm80 SEED N > jobs.txt   # sge_priority.sh
 """
 import random
 import sys
@@ -233,7 +234,41 @@ def jobs(farm, n, seed):
     return out
 
 
+def release(farm, n, seed):
+    """Jobs released into one scheduling run (FARM_AS_IS=1 sge_priority.sh run): six users' (`@gu1`;
+    bench/peers/sge_tickets_shares.txt makes them), sequential and parallel of up to 32 slots, requests of
+    the farm's values, some -q lists, POSIX priorities and job shares, a few held; enough of them to fill
+    the farm so that the order decides who starts."""
+    rng = random.Random(seed)
+    values = VALUES[farm]
+    names = [a for a in sorted(values) if a not in ("hostname", "qname")]
+    out = []
+    for i in range(n):
+        opts = ["@" + rng.choice(["gu1", "gu1", "gu2", "gu3", "gu4", "gu5"])]
+        picked = rng.sample(names, rng.choice([0, 0, 1, 1, 2]))
+        if picked:
+            opts.append("-l " + ",".join(f"{a}={rng.choice(values[a])}" for a in picked))
+        r = rng.random()
+        if r < 0.35:
+            opts.append(f"-pe {rng.choice(['smp', 'mpi', 'mpi'])} {rng.choice([2, 4, 8, 16, 32])}")
+        elif r < 0.38:
+            opts.append("-h")
+        if rng.random() < 0.2:
+            opts.append(f"-p {rng.choice([-100, -10, 0])}")
+        if rng.random() < 0.1:
+            opts.append(f"-js {rng.choice([10, 50])}")
+        if rng.random() < 0.1:
+            opts.append("-q " + rng.choice(QUEUES[farm]))
+        out.append(" ".join(opts))
+        if rng.random() < 0.05:
+            out.append("sleep 1")
+    return out
+
+
 def main():
+    if sys.argv[1] == "release":
+        print("\n".join(release(sys.argv[2], int(sys.argv[4]), seed=int(sys.argv[3]))))
+        return
     if sys.argv[1] == "jobs":
         print("\n".join(jobs(sys.argv[2], int(sys.argv[3]), seed=2025)))
         return

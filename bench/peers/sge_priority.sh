@@ -8,6 +8,7 @@
 #   PE_LIST="smp mpi rr two" bash bench/peers/sge_priority.sh run ...   # all.q's pe_list (default smp mpi)
 #   QSORT=load LOAD_FORMULA=cores bash bench/peers/sge_priority.sh run ...   # queue_sort_method, load_formula
 #   (other farm changes, e.g. bench/peers/sge_pe_hosts.sh's second queue, are made before the run)
+#   FARM_AS_IS=1 bash bench/peers/sge_priority.sh run ...   # any farm (e.g. sge_farms.sh farm80) untouched
 #
 # JOBS: one job a line of qsub options (`#` comments; a line `sleep N` waits N seconds between
 # submissions, so that submission times differ; `@USER options` submits as that local user (runuser);
@@ -59,6 +60,17 @@ run() {
   settings
   qdel -f -u "*" >/dev/null 2>&1 || true
   sleep 3
+  if [ -z "${FARM_AS_IS:-}" ]; then farm_setup; fi
+  sched schedule_interval 0:0:2
+  if [ -n "$weights" ]; then
+    # shellcheck disable=SC2046
+    sched $(grep -v '^#' "$weights")
+  fi
+  run_jobs "$jobs" "$out"
+}
+
+# The oracle farm's changes: complex urgencies, the smp and mpi PEs on all.q, its slots, the queue sort.
+farm_setup() {
   # urgencies: complex(5)'s last column
   local cx; cx=$(mktemp)
   qconf -sc | awk '$1=="lic"{$8=100} $1=="cores"{$8=10} $1=="tmo"{$8=1} $1=="arch_s"{$8=500} {print}' > "$cx"
@@ -68,11 +80,11 @@ run() {
   pe mpi '$fill_up' max "${MPI_SLOTS:-999}"
   qconf -mattr queue pe_list "${PE_LIST:-smp mpi}" all.q >/dev/null
   qconf -mattr queue slots 4 all.q >/dev/null
-  sched schedule_interval 0:0:2 queue_sort_method "${QSORT:-seqno}" load_formula "${LOAD_FORMULA:-np_load_avg}"
-  if [ -n "$weights" ]; then
-    # shellcheck disable=SC2046
-    sched $(grep -v '^#' "$weights")
-  fi
+  sched queue_sort_method "${QSORT:-seqno}" load_formula "${LOAD_FORMULA:-np_load_avg}"
+}
+
+run_jobs() {
+  local jobs=$1 out=$2
   qmod -e '*' >/dev/null 2>&1 || true
   mkdir -p "$out"
   bash "$root/tools/sge-dump.sh" "$out/farm" --no-jobs

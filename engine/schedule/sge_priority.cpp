@@ -57,10 +57,12 @@ std::vector<SgePriorityTerms> sge_priorities(const SgePriorityWeights& w, std::s
     hi = std::max(hi, t.urg);
   }
   if (lo > hi) lo = hi = 0;  // nothing ranged: every nurg 0.5
-  for (SgePriorityTerms& t : out) {
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    SgePriorityTerms& t = out[j];
     t.nurg = normalized(t.urg, lo, hi);
     t.ntckts = normalized(t.tickets.total, 0, max_tickets);
-    t.prio = w.weight_urgency * t.nurg + w.weight_priority * t.npprior + w.weight_ticket * t.ntckts;
+    // a held or failed job: the scheduler gives it no priority (qstat prints 0)
+    if (jobs[j].ranged) t.prio = w.weight_urgency * t.nurg + w.weight_priority * t.npprior + w.weight_ticket * t.ntckts;
   }
   return out;
 }

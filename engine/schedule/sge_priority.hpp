@@ -41,7 +41,7 @@ struct SgeUrgencyInput {
   double submit = 0;          ///< submission time, seconds
   double deadline = 0;        ///< qsub -dl, seconds; 0: none
   /// Whether the job widens the urgency range: Grid Engine's pending and running jobs do, a held or
-  /// failed one does not (the scheduler gives it no priority).
+  /// failed one does not (the scheduler gives it no priority: its prio is 0, as qstat prints it).
   bool ranged = true;
   SgeTickets tickets;  ///< from sge_tickets (all 0 without a ticket policy)
 };

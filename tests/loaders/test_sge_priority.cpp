@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "engine/batch/matcher.hpp"
 #include "engine/match/explain.hpp"
 #include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
 #include "loaders/sge.hpp"
 #include "loaders/sge_xml.hpp"
 
@@ -33,10 +35,16 @@ namespace {
 
 const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/sge/";
 
+// A recorded file of a run, NAME or NAME.gz (the larger runs keep theirs gzipped).
+std::string recorded(const std::string& run, const std::string& name) {
+  const std::string plain = kData + run + "/" + name;
+  return std::filesystem::exists(plain) ? plain : plain + ".gz";
+}
+
 // job number -> the priority qstat printed (5 decimals), in qstat's order (the scheduler's)
 std::vector<std::pair<std::string, double>> printed(const std::string& run) {
   std::vector<std::pair<std::string, double>> out;
-  for (const auto& q : loaders::sge::read_qstat_jobs(kData + run + "/qstat-pri.xml"))
+  for (const auto& q : loaders::sge::read_qstat_jobs(recorded(run, "qstat-pri.xml")))
     out.emplace_back(q.number, std::stod(q.prio));
   return out;
 }
@@ -295,6 +303,16 @@ std::map<std::string, std::map<std::string, int>> slots_matched(const loaders::D
   return got;
 }
 
+// The jobs a dump notes "held" (qstat's hqw): `match` places them as if released (it answers where they
+// would go), the qmaster leaves them; compared apart.
+std::set<std::string> held_jobs(const loaders::Dataset& ds) {
+  std::set<std::string> out;
+  const auto held = ds.jobs.notes.find("held");
+  for (uint32_t j = 0; held && j < ds.jobs.size(); ++j)
+    if (ds.jobs.note[j] == *held) out.insert(std::string(ds.jobs.id[j]));
+  return out;
+}
+
 // Parallel jobs over a host's queue instances (issue 43 item 3): bench/peers/sge_pe_hosts.sh recorded
 // where a real qmaster put ten jobs of every allocation rule in one scheduling run, slot by slot
 // (datasets/sge/pe-hosts/started-g-t.txt, qstat -g t) on a farm where two hosts have two queue instances:
@@ -437,13 +455,26 @@ TEST(SgeJobsFile, SlotRangeListsAreReadAsQsubReadsThem) {
 // to all.q@node0004 while node0003's first instance, all.q@node0003, was full.)
 class SgeMixed : public ::testing::TestWithParam<const char*> {};
 TEST_P(SgeMixed, RandomJobsLandWhereGridEnginePutsThem) {
-  const auto want = slots_in_g_t(kData + GetParam() + "/started-g-t.txt");
+  auto want = slots_in_g_t(kData + GetParam() + "/started-g-t.txt");
   ASSERT_GE(want.size(), 40u);
   const loaders::Dataset ds = loaders::load_sge(kData + GetParam() + "/farm", "");
-  EXPECT_EQ(slots_matched(ds), want);
-  EXPECT_EQ(masters_matched(ds), masters_in_g_t(kData + GetParam() + "/started-g-t.txt"));
+  auto got = slots_matched(ds);
+  auto masters = masters_matched(ds);
+  const std::set<std::string> held = held_jobs(ds);
+  for (const std::string& j : held) {
+    EXPECT_TRUE(want.at(j).empty()) << "job " << j << ": held, yet Grid Engine started it";
+    want.erase(j), got.erase(j), masters.erase(j);
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(masters, masters_in_g_t(kData + GetParam() + "/started-g-t.txt"));
 }
-INSTANTIATE_TEST_SUITE_P(Runs, SgeMixed, ::testing::Values("mixed-1", "mixed-4", "mixed-5"));
+// farm80-release: bench/peers/sge_farms.sh's farm80 (80 hosts, nested host groups, five cluster queues, 170
+// queue instances) with 300 jobs of six users (bench/peers/sge_farm_requests.py release farm80 1 300:
+// requests of the farm's values, up to 32 slots, tickets as tickets-1) released into one run: 292 of the
+// 300 land slot by slot where Grid Engine put them; the other 8 are held jobs (above). Found with it:
+// queue instances of equal seq_no and load go in the order Grid Engine makes them (a hostlist's own
+// hosts and its groups' before their subgroups'), not by name: 223 of 300 before.
+INSTANTIATE_TEST_SUITE_P(Runs, SgeMixed, ::testing::Values("mixed-1", "mixed-4", "mixed-5", "farm80-release"));
 
 // qsub -masterq (issue 43; a dump's master_hard_req_queue): five parallel jobs of every rule with a master
 // queue list, released into one scheduling run of the real qmaster (bench/peers/sge_masterq_jobs.txt,
@@ -496,8 +527,9 @@ namespace {
 
 // qstat -ext -xml's pending jobs: number -> tickets, otickets, ftickets as printed (whole, truncated).
 std::map<std::string, std::array<double, 3>> printed_tickets(const std::string& path) {
-  std::ifstream in(path);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  loaders::LineReader in(path);
+  for (std::string_view line; in.next(line);) text.append(line).push_back('\n');
   auto field = [&](size_t from, size_t to, const std::string& tag) {
     const size_t at = text.find("<" + tag + ">", from);
     EXPECT_LT(at, to) << tag;
@@ -540,7 +572,7 @@ TEST_P(SgeTicketsOracle, EveryJobsTicketsPriorityAndStartAreGridEngines) {
   const loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
   std::map<std::string, uint32_t> row;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) row[std::string(ds.jobs.id[j])] = j;
-  const auto tickets = printed_tickets(run + "/qstat-ext.xml");
+  const auto tickets = printed_tickets(recorded(GetParam(), "qstat-ext.xml"));
   ASSERT_GE(tickets.size(), 25u);
   size_t with_tickets = 0;
   for (const auto& [number, want] : tickets) {
@@ -563,6 +595,9 @@ TEST_P(SgeTicketsOracle, EveryJobsTicketsPriorityAndStartAreGridEngines) {
   EXPECT_EQ(got, want);
   auto started = slots_in_g_t(run + "/started-g-t.txt");
   std::erase_if(started, [&](const auto& e) { return !row.count(e.first); });  // running before: charges
-  EXPECT_EQ(slots_matched(ds), started);
+  auto matched = slots_matched(ds);
+  for (const std::string& j : held_jobs(ds)) started.erase(j), matched.erase(j);
+  EXPECT_EQ(matched, started);
 }
-INSTANTIATE_TEST_SUITE_P(Runs, SgeTicketsOracle, ::testing::Values("tickets-1", "tickets-2", "tickets-3"));
+INSTANTIATE_TEST_SUITE_P(Runs, SgeTicketsOracle,
+                         ::testing::Values("tickets-1", "tickets-2", "tickets-3", "farm80-release"));
