@@ -689,8 +689,8 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
   RunningCharges running(f);
   JobIds ids;
   uint64_t count = 0;
-  // sge_priority(5): one input per job_list element (a pending array's tasks share it), running ones
-  // widen the urgency range only; job_input[j]: job j's element
+  // sge_priority(5): one input per running job_list element and per pending job or array task (a task's
+  // tickets are its own); running ones widen the ranges only; job_input[j]: job j's input
   std::vector<SgeUrgencyInput> inputs;
   std::vector<SgeTicketJob> ticket_jobs;  // one per input
   std::vector<uint32_t> job_input;
@@ -761,16 +761,23 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
     } catch (const Unrepresentable& u) {
       pe_why = u.why;
     }
-    for (const uint64_t t : tasks) {
+    // Grid Engine gives tickets to an array's first max_pending_tasks_per_job pending tasks only (sgeee.c;
+    // also at most its free slots + 1: not modelled): each of those its own input, the rest one together,
+    // with none (which also bounds the inputs of a huge array)
+    const uint64_t ticketed = f.ticket_config.max_pending_tasks_per_job;
+    for (size_t k = 0; k < tasks.size(); ++k) {
+      const uint64_t t = tasks[k];
       const std::string id = t == 0 ? q.number : fmt::format("{}.{}", q.number, t);
       ids.add(path, q.line, "JB_job_number", id);
       ++count;
       std::string why = pe_why;
       const uint32_t j = b.add(id, q.owner, group, 0, submit, pe ? pe->slots : 1);
-      inputs.push_back(element);
-      inputs.back().ranged = ranged;
-      ticket_jobs.push_back(ticket_of(q, d != details.end() ? &d->second : nullptr, submit, t));
-      ticket_jobs.back().counted = ranged;
+      if (k <= ticketed) {  // (k == ticketed: the input the rest share)
+        inputs.push_back(element);
+        inputs.back().ranged = ranged;
+        ticket_jobs.push_back(ticket_of(q, d != details.end() ? &d->second : nullptr, submit, t));
+        ticket_jobs.back().counted = ranged && k < ticketed;
+      }
       job_input.push_back(static_cast<uint32_t>(inputs.size() - 1));
       try {
         if (why.empty()) apply(f, b, r, pe ? &*pe : nullptr);

@@ -67,6 +67,8 @@ void read_ticket_settings(FarmModel& f, const Record& conf, const std::string& p
   c.share_override_tickets = boolean(conf, "share_override_tickets", true, path);
   c.max_functional_jobs_to_schedule =
       static_cast<uint32_t>(whole(conf, "max_functional_jobs_to_schedule", c.max_functional_jobs_to_schedule, path));
+  c.max_pending_tasks_per_job =
+      static_cast<uint32_t>(whole(conf, "max_pending_tasks_per_job", c.max_pending_tasks_per_job, path));
   if (const Field* fd = conf.find("policy_hierarchy")) {
     c.policy_hierarchy = fd->value;
     try {

@@ -34,6 +34,8 @@ struct SgeTicketConfig {
   /// Letters O, F, S in order, or "NONE"; throws std::invalid_argument in sge_tickets for another.
   std::string policy_hierarchy = "OFS";
   uint32_t max_functional_jobs_to_schedule = 200;
+  /// An array's pending tasks given tickets (loaders count the rest out: SgeTicketJob::counted).
+  uint32_t max_pending_tasks_per_job = 50;
 };
 
 /// A user, project or department (sge_user(5), sge_project(5), access_list(5) of type DEPT).

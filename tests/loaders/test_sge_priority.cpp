@@ -601,3 +601,37 @@ TEST_P(SgeTicketsOracle, EveryJobsTicketsPriorityAndStartAreGridEngines) {
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeTicketsOracle,
                          ::testing::Values("tickets-1", "tickets-2", "tickets-3", "farm80-release"));
+
+// An array's pending tasks get tickets as Grid Engine gives them (sgeee.c): each of its first
+// max_pending_tasks_per_job tasks counts as a job of its owner (with shared shares, each fewer than the
+// one before), the rest none. tickets-1's job 418 (gu4, fshare 20 of department d1) made an array of 60
+// tasks; the tasks past 50 share one input, so that a huge array costs what 51 tasks do.
+TEST(SgeTickets, AnArraysFirstPendingTasksHaveTickets) {
+  const std::string dir = ::testing::TempDir() + "/sge_tickets_array";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kData + "tickets-1/farm", dir, std::filesystem::copy_options::recursive);
+  {
+    std::ifstream in(dir + "/qstat-r.xml");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = text.find("<JB_job_number>418</JB_job_number>");
+    ASSERT_NE(at, std::string::npos);
+    const size_t slots = text.find("<slots>", at);
+    text.insert(slots, "<tasks>1-60:1</tasks>\n      ");
+    std::ofstream(dir + "/qstat-r.xml") << text;
+  }
+  const loaders::Dataset ds = loaders::load_sge(dir, "");
+  std::vector<double> tickets;
+  for (uint32_t t = 1; t <= 60; ++t) {
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      if (ds.jobs.id[j] == fmt::format("418.{}", t)) tickets.push_back(explained_tickets(ds.explain_priority(j))[0]);
+    }
+  }
+  ASSERT_EQ(tickets.size(), 60u);
+  for (size_t k = 0; k < 50; ++k) {
+    EXPECT_GT(tickets[k], 0) << "task " << k + 1;
+    if (k == 0) continue;
+    EXPECT_LE(tickets[k], tickets[k - 1]) << "task " << k + 1;
+  }
+  EXPECT_GT(tickets[0], tickets[49]);
+  for (size_t k = 50; k < 60; ++k) EXPECT_EQ(tickets[k], 0) << "task " << k + 1;
+}
