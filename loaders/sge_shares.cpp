@@ -3,6 +3,7 @@
 // functional shares (fshare) and override tickets (oticket). The tickets themselves are computed by
 // engine/schedule/sge_tickets.cpp.
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
@@ -35,10 +36,10 @@ double decimal(const Record& r, std::string_view key, double fallback, const std
   try {
     size_t used = 0;
     const double v = std::stod(fd->value, &used);
-    if (used != fd->value.size() || !(v >= 0)) throw std::invalid_argument(fd->value);
+    if (used != fd->value.size() || !(v >= 0) || !std::isfinite(v)) throw std::invalid_argument(fd->value);
     return v;
   } catch (const std::exception&) {
-    throw LoadError(path, fd->line, std::string(key), fmt::format("'{}' is not a number >= 0", fd->value));
+    throw LoadError(path, fd->line, std::string(key), fmt::format("'{}' is not a finite number >= 0", fd->value));
   }
 }
 
@@ -58,7 +59,8 @@ SgeShareHolder holder_of(const Record& r, const std::string& path) {
 
 void read_ticket_settings(FarmModel& f, const Record& conf, const std::string& path) {
   SgeTicketConfig& c = f.ticket_config;
-  c.weight_tickets_functional = decimal(conf, "weight_tickets_functional", 0, path);
+  // (u_long32 in sched_conf(5): whole, at most 4294967295, so that every ticket sum stays finite)
+  c.weight_tickets_functional = static_cast<double>(whole(conf, "weight_tickets_functional", 0, path));
   c.weight_user = decimal(conf, "weight_user", c.weight_user, path);
   c.weight_project = decimal(conf, "weight_project", c.weight_project, path);
   c.weight_department = decimal(conf, "weight_department", c.weight_department, path);
@@ -77,9 +79,9 @@ void read_ticket_settings(FarmModel& f, const Record& conf, const std::string& p
       throw LoadError(path, fd->line, "policy_hierarchy", e.what());
     }
   }
-  if (const double share = decimal(conf, "weight_tickets_share", 0, path); share != 0 && f.weights.weight_ticket != 0)
+  if (const uint64_t share = whole(conf, "weight_tickets_share", 0, path); share != 0 && f.weights.weight_ticket != 0)
     f.warnings.push_back(
-        fmt::format("weight_tickets_share {:g}: the share tree policy is not computed: its tickets count as 0 "
+        fmt::format("weight_tickets_share {}: the share tree policy is not computed: its tickets count as 0 "
                     "(functional and override tickets are)",
                     share));
 }

@@ -635,3 +635,32 @@ TEST(SgeTickets, AnArraysFirstPendingTasksHaveTickets) {
   EXPECT_GT(tickets[0], tickets[49]);
   for (size_t k = 50; k < 60; ++k) EXPECT_EQ(tickets[k], 0) << "task " << k + 1;
 }
+
+// A ticket setting or holder Grid Engine would not print is an error naming file, line and field.
+TEST(SgeTickets, AMalformedSettingOrHolderIsNamed) {
+  const std::string dir = ::testing::TempDir() + "/sge_tickets_bad";
+  const std::pair<const char*, std::string> cases[] = {
+      {"qconf-ssconf.txt", "algorithm default\npolicy_hierarchy OFX\n"},
+      {"qconf-ssconf.txt", "algorithm default\nweight_tickets_functional 1e308\n"},
+      {"qconf-ssconf.txt", "algorithm default\nweight_user inf\n"},
+      {"qconf-ssconf.txt", "algorithm default\nshare_functional_shares maybe\n"},
+      {"qconf-suser.txt", "name gu1\noticket 0\nfshare -1\n"},
+      {"qconf-sprj.txt", "name p1\noticket 4294967296\nfshare 1\n"},
+  };
+  const char* field[] = {
+      "policy_hierarchy", "weight_tickets_functional", "weight_user", "share_functional_shares", "fshare", "oticket"};
+  const size_t line[] = {2, 2, 2, 2, 3, 2};
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::copy(kData + "tickets-1/farm", dir, std::filesystem::copy_options::recursive);
+    std::ofstream(dir + "/" + cases[i].first) << cases[i].second;
+    try {
+      loaders::load_sge(dir, "");
+      ADD_FAILURE() << "read: " << cases[i].second;
+    } catch (const loaders::LoadError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(fmt::format("{}:{}", cases[i].first, line[i])), std::string::npos) << what;
+      EXPECT_NE(what.find(field[i]), std::string::npos) << what;
+    }
+  }
+}
