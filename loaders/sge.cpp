@@ -485,6 +485,33 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
         fmt::format("{} hosts of queue hostlists are not execution hosts: no queue instance there", not_exec));
 }
 
+// The queue instances in the qmaster's own order, as `qselect` prints it (cluster queues in the order they
+// were made, each one's instances as its hostlist resolved): Grid Engine's order among instances equal in
+// every sort key (bench/peers: of aaa.q, short.q and zzz.q on one host, all seq_no 5, the qmaster took
+// short.q, the oldest). Without the file, the order read (qconf -sql's, each hostlist resolved level by
+// level, which is the qmaster's order within a queue). Instances qselect does not name keep their order
+// after the others. Throws LoadError for a line that is no QUEUE@HOST or a name twice.
+void order_as_qmaster(FarmModel& f, const std::string& path) {
+  std::unordered_map<std::string, size_t> position;
+  LineReader in(path);
+  for (std::string_view line; in.next(line);) {
+    if (line.empty()) continue;
+    if (line.find('@') == std::string_view::npos)
+      throw LoadError(path, in.line(), "queue instance", fmt::format("'{}' is not QUEUE@HOST", line));
+    if (!position.emplace(std::string(line), position.size()).second)
+      throw LoadError(path, in.line(), "queue instance", fmt::format("'{}' twice", line));
+  }
+  auto place = [&](const Instance& x) {
+    const auto p = position.find(x.queue + "@" + x.host);
+    return p == position.end() ? position.size() : p->second;
+  };
+  std::stable_sort(f.instances.begin(), f.instances.end(),
+                   [&](const Instance& a, const Instance& b) { return place(a) < place(b); });
+  f.instance_index.clear();
+  for (size_t i = 0; i < f.instances.size(); ++i)
+    f.instance_index[f.instances[i].queue + "@" + f.instances[i].host] = i;
+}
+
 std::set<std::string> not_dispatchable(const std::string& path) {
   std::set<std::string> out;
   if (!exists(path)) return out;
@@ -714,6 +741,7 @@ Dataset load_sge(const std::string& dump_dir, const std::string& accounting, con
   if (exists(dump_file(dump_dir, "qconf-shgrp.txt"))) read_groups(f, dump_file(dump_dir, "qconf-shgrp.txt"));
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) read_pes(f, dump_file(dump_dir, "qconf-sp.txt"));
   read_queues(f, dump_file(dump_dir, "qconf-sq.txt"), not_dispatchable(dump_file(dump_dir, "qstat-f.xml")));
+  if (exists(dump_file(dump_dir, "qselect.txt"))) order_as_qmaster(f, dump_file(dump_dir, "qselect.txt"));
   if (exists(dump_file(dump_dir, "qconf-sp.txt"))) pe_totals(f, dump_file(dump_dir, "qconf-sp.txt"));
   f.host_rules = mode == LoadMode::Snapshot && accounting.empty();
   double slots = 0;

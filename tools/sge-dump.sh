@@ -8,7 +8,7 @@
 #
 # Files (loaders/sge.hpp reads them; one per command, objects of one kind one after another):
 #   dump-time.txt qconf-sc.txt qconf-sconf-global.txt qconf-ssconf.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
-#   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml
+#   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml qselect.txt
 #   qconf-suserl.txt qconf-suser.txt qconf-sprjl.txt qconf-sprj.txt qconf-sul.txt qconf-su.txt (users, projects
 #   and user sets with their functional shares and override tickets: the ticket policies)
 #   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
@@ -61,6 +61,9 @@ names qconf -sul > "$tmp/qconf-sul.txt"
 each -su "$tmp/qconf-sul.txt" > "$tmp/qconf-su.txt"
 qhost -F -xml > "$tmp/qhost-F.xml"
 qstat -f -xml > "$tmp/qstat-f.xml"
+# every queue instance in the qmaster's own order (Grid Engine's order among instances of equal seq_no and
+# load); nothing when there is no queue
+{ qselect 2>/dev/null || true; } | grep '@' > "$tmp/qselect.txt" || true
 if [ "$jobs" = 1 ]; then
   qstat -u '*' -r -xml > "$tmp/qstat-r.xml"
   # every job's details (priority, group, project); qstat -j prints nothing useful when there is no job

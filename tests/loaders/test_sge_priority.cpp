@@ -664,3 +664,28 @@ TEST(SgeTickets, AMalformedSettingOrHolderIsNamed) {
     }
   }
 }
+
+// Across cluster queues too, instances equal in every sort key go in the qmaster's own order, which is
+// the order the queues were made in (not their names'): farm80 with two more queues aaa.q and zzz.q made
+// last on h0005, all three of short.q, aaa.q and zzz.q at seq_no 5; seven jobs `-l h=h0005` went 4 to
+// short.q and 3 to aaa.q (datasets/sge/queue-ties, bench/peers/sge_queue_ties_jobs.txt). The dump's
+// qselect.txt (qselect prints the instances in that order) gives it; without it colmatch has the names'
+// order and fills aaa.q first.
+TEST(SgeQueueSort, InstancesOfEqualKeysGoInTheQmastersOrder) {
+  const auto want = slots_in_g_t(kData + "queue-ties/started-g-t.txt");
+  ASSERT_EQ(want.size(), 7u);
+  EXPECT_EQ(slots_matched(loaders::load_sge(kData + "queue-ties/farm", "")), want);
+  const std::string dir = ::testing::TempDir() + "/sge_queue_ties";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kData + "queue-ties/farm", dir, std::filesystem::copy_options::recursive);
+  std::filesystem::remove(dir + "/qselect.txt");
+  const auto by_name = slots_matched(loaders::load_sge(dir, ""));
+  EXPECT_EQ(by_name.at("811"), (std::map<std::string, int>{{"aaa.q@h0005", 1}}));
+  std::ofstream(dir + "/qselect.txt") << "short.q@h0005\nshort.q@h0005\n";
+  try {
+    loaders::load_sge(dir, "");
+    FAIL() << "an instance named twice was read";
+  } catch (const loaders::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("qselect.txt:2"), std::string::npos) << e.what();
+  }
+}

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(os.environ.get("COLMATCH_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-COMMANDS = {"sge-dump": ["qconf", "qhost", "qstat"], "slurm-dump": ["scontrol", "squeue", "sshare", "sacctmgr"]}
+COMMANDS = {"sge-dump": ["qconf", "qhost", "qstat", "qselect"], "slurm-dump": ["scontrol", "squeue", "sshare", "sacctmgr"]}
 
 
 @pytest.fixture(params=["sge-dump", "slurm-dump"])
@@ -91,7 +91,7 @@ def test_sge_dump_reads_the_hosts_side_by_side_in_their_order_and_stops_on_a_fai
         "       n=$(echo \"$2\" | sed 's/^h0*//'); sleep 0.0$(( (61 - n) % 10 )); echo \"hostname $2\" ;;\n"
         "  *) echo \"qconf $*\" ;;\n"
         "esac\n")
-    for cmd in ["qconf", "qhost", "qstat"]:
+    for cmd in ["qconf", "qhost", "qstat", "qselect"]:
         if cmd != "qconf":
             (bindir / cmd).write_text(f"#!/bin/sh\necho \"{cmd} $*\"\n")
         (bindir / cmd).chmod(0o755)
