@@ -51,7 +51,7 @@ struct FarmModel {
   Catalog catalog;
   uint32_t pe_attr = 0;  ///< the set-valued attribute pe_list (not a complex: no request may name it)
   uint32_t qname = kNone, hostname = kNone, slots = kNone;
-  std::map<std::string, std::vector<std::string>> groups;  ///< "@name" -> its hosts, nested groups expanded
+  std::map<std::string, std::vector<std::string>> groups;         ///< "@name" -> its hosts, nested groups expanded
   std::map<std::string, std::vector<std::string>> group_members;  ///< "@name" -> its hostlist as written
   std::vector<Pe> pes;
   /// Parallel jobs placed by Grid Engine's host rules (AllocationRule::HostPeSlots ...; slot ranges

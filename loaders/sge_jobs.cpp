@@ -735,7 +735,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
       ticket_jobs.push_back(
           ticket_of(q, dp, submit, q.tasks.empty() ? 0 : std::strtoull(q.tasks.c_str(), nullptr, 10)));
       ticket_jobs.back().running = true;
-      continue;                              // simulate replays what is waiting
+      continue;  // simulate replays what is waiting
     }
     if (!jobs_path.empty()) {
       ++replaced;

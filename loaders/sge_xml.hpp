@@ -73,10 +73,10 @@ std::vector<QhostHost> read_qhost(const std::string& path);
 /// One job of `qstat -j '*' -xml` (detailed_job_info/djob_info/element).
 struct JobDetail {
   std::string number, owner, group, account, project;
-  std::string priority;    ///< JB_priority: the POSIX priority plus 1024 (qsub -p 0 is 1024)
-  std::string submission;  ///< JB_submission_time: seconds since the epoch
-  std::string deadline;    ///< JB_deadline: qsub -dl in seconds since the epoch, 0 for none
-  std::string jobshare;    ///< JB_jobshare: qsub -js, the job's functional shares
+  std::string priority;          ///< JB_priority: the POSIX priority plus 1024 (qsub -p 0 is 1024)
+  std::string submission;        ///< JB_submission_time: seconds since the epoch
+  std::string deadline;          ///< JB_deadline: qsub -dl in seconds since the epoch, 0 for none
+  std::string jobshare;          ///< JB_jobshare: qsub -js, the job's functional shares
   std::string override_tickets;  ///< JB_override_tickets: qalter -ot
   size_t line = 0;
 };

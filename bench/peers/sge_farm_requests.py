@@ -206,19 +206,23 @@ def random_requests(farm, n, seed):
     return out
 
 
+def value_request(rng, farm, counts):
+    """`-l` with a few of the farm's values (how many: one of `counts`), or None for none."""
+    values = VALUES[farm]
+    names = [a for a in sorted(values) if a not in ("hostname", "qname")]
+    picked = rng.sample(names, rng.choice(counts))
+    return "-l " + ",".join(f"{a}={rng.choice(values[a])}" for a in picked) if picked else None
+
+
 def jobs(farm, n, seed):
     """Jobs to run on the farm (sge_farms.sh submit): RUNTIME, a tab, qsub options. `-w e` keeps out a
     job no queue instance could take (it would wait for ever); a few are arrays, parallel, held or
     prioritised."""
     rng = random.Random(seed)
-    values = VALUES[farm]
-    names = [a for a in sorted(values) if a not in ("hostname", "qname")]
     out = []
     for i in range(n):
-        picked = rng.sample(names, rng.choice([0, 1, 1, 2]))
-        opts = ["-w e"]
-        if picked:
-            opts.append("-l " + ",".join(f"{a}={rng.choice(values[a])}" for a in picked))
+        request = value_request(rng, farm, [0, 1, 1, 2])
+        opts = ["-w e"] + ([request] if request else [])
         r = rng.random()
         if r < 0.08:
             opts.append(f"-t 1-{rng.choice([2, 3])}")
@@ -240,14 +244,12 @@ def release(farm, n, seed):
     the farm's values, some -q lists, POSIX priorities and job shares, a few held; enough of them to fill
     the farm so that the order decides who starts."""
     rng = random.Random(seed)
-    values = VALUES[farm]
-    names = [a for a in sorted(values) if a not in ("hostname", "qname")]
     out = []
     for i in range(n):
         opts = ["@" + rng.choice(["gu1", "gu1", "gu2", "gu3", "gu4", "gu5"])]
-        picked = rng.sample(names, rng.choice([0, 0, 1, 1, 2]))
-        if picked:
-            opts.append("-l " + ",".join(f"{a}={rng.choice(values[a])}" for a in picked))
+        request = value_request(rng, farm, [0, 0, 1, 1, 2])
+        if request:
+            opts.append(request)
         r = rng.random()
         if r < 0.35:
             opts.append(f"-pe {rng.choice(['smp', 'mpi', 'mpi'])} {rng.choice([2, 4, 8, 16, 32])}")

@@ -94,6 +94,17 @@ struct Ticketing {
     }
     return o + r.job->override_tickets;
   }
+
+  // calc_pjob_override_tickets_shared: a pending job's override tickets were it to run next (each object's
+  // split among its active jobs and this one).
+  double pending_override(const Ref& r) const {
+    double o = r.job->override_tickets;
+    for (int k = 0; k < 3; ++k) {
+      const SgeShareHolder* x = holder(k, r.holder[k]);
+      if (x && x->oticket > 0) o += x->oticket / (count[k][static_cast<size_t>(r.holder[k])] + 1);
+    }
+    return o;
+  }
 };
 
 // Whether `a` goes before `b` in a category kept in ticket order (the dependent insertion of
@@ -149,12 +160,7 @@ void shared_override(std::vector<Ref*>& pending, Ticketing& t, bool dependent) {
     double best_o = -1;
     for (size_t i = 0; i < cats.size(); ++i, ++evaluations) {
       Ref& r = *cats[i].jobs[cats[i].first];
-      double o = r.job->override_tickets;  // calc_pjob_override_tickets_shared
-      for (int k = 0; k < 3; ++k) {
-        const SgeShareHolder* x = t.holder(k, r.holder[k]);
-        if (x && x->oticket > 0) o += x->oticket / (t.count[k][static_cast<size_t>(r.holder[k])] + 1);
-      }
-      r.out.oticket = o;
+      const double o = r.out.oticket = t.pending_override(r);
       const Ref& b = *cats[best].jobs[cats[best].first];
       if (i == 0 || best_o < o ||
           (best_o == o &&
@@ -171,9 +177,9 @@ void shared_override(std::vector<Ref*>& pending, Ticketing& t, bool dependent) {
     if (cat.first == cat.jobs.size()) cats.erase(cats.begin() + static_cast<ptrdiff_t>(best));
   }
   for (Ref* r : ranked) t.activate(*r, -1);
-  // past the bound: the rest as if unshared among the pending ones
+  // past the bound: the rest each as if it ran next after the running jobs (no more ranking)
   for (const Category& cat : cats)
-    for (size_t i = cat.first; i < cat.jobs.size(); ++i) cat.jobs[i]->out.oticket = t.override_tickets(*cat.jobs[i]);
+    for (size_t i = cat.first; i < cat.jobs.size(); ++i) cat.jobs[i]->out.oticket = t.pending_override(*cat.jobs[i]);
 }
 
 // The pending functional tickets, ranked one by one (the FUNCTIONAL_POLICY case of sge_calc_tickets).

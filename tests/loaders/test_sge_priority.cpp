@@ -27,6 +27,7 @@
 #include "loaders/errors.hpp"
 #include "loaders/line_reader.hpp"
 #include "loaders/sge.hpp"
+#include "loaders/sge_farm.hpp"
 #include "loaders/sge_xml.hpp"
 
 using namespace colmatch;
@@ -35,11 +36,8 @@ namespace {
 
 const std::string kData = std::string(COLMATCH_SOURCE_DIR) + "/datasets/sge/";
 
-// A recorded file of a run, NAME or NAME.gz (the larger runs keep theirs gzipped).
-std::string recorded(const std::string& run, const std::string& name) {
-  const std::string plain = kData + run + "/" + name;
-  return std::filesystem::exists(plain) ? plain : plain + ".gz";
-}
+// A recorded file of a run, NAME or NAME.gz (the larger runs keep theirs gzipped), found as a dump's are.
+std::string recorded(const std::string& run, const char* name) { return loaders::sge::dump_file(kData + run, name); }
 
 // job number -> the priority qstat printed (5 decimals), in qstat's order (the scheduler's)
 std::vector<std::pair<std::string, double>> printed(const std::string& run) {
