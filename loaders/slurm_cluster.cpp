@@ -129,6 +129,13 @@ std::vector<Partition> read_partitions(const std::string& path) {
     } catch (const std::invalid_argument& e) {
       throw LoadError(path, r.line, "TRESBillingWeights", e.what());
     }
+    // OverSubscribe=NO, EXCLUSIVE, YES:N or FORCE:N (scontrol's spelling); only EXCLUSIVE changes a job's
+    // placement here: YES lets only jobs that ask --oversubscribe share CPUs, FORCE every job (warned of)
+    const std::string& over = p.over_subscribe = field(r, "OverSubscribe", "NO");
+    p.exclusive = over == "EXCLUSIVE";
+    if (over != "NO" && over != "EXCLUSIVE" && over.rfind("YES", 0) != 0 && over.rfind("FORCE", 0) != 0)
+      throw LoadError(path, r.line, "OverSubscribe",
+                      fmt::format("'{}' is not NO, EXCLUSIVE, YES[:N] or FORCE[:N]", over));
     for (const char* key : {"MaxNodes", "TotalNodes"}) {
       const std::string v = field(r, key, "UNLIMITED");
       if (v == "UNLIMITED") continue;
@@ -230,6 +237,14 @@ bool Cluster::tiers_differ() const {
   return false;
 }
 
+bool Cluster::exclusive_partition(const SbatchJob& sj) const {
+  std::string first = default_partition();
+  for (const auto& [opt, v] : sj.options)
+    if (opt == "partition") first = v.substr(0, v.find(','));
+  const Partition* p = partition(first);
+  return p != nullptr && p->exclusive;
+}
+
 double Cluster::tier_of(const std::string& name) const {
   const Partition* p = partition(name);
   return p == nullptr ? 0.0 : p->tier;
@@ -263,6 +278,12 @@ Cluster read_cluster(const std::string& dir) {
     if (n.up) c.nodes.push_back(n);
   for (const Partition& p : c.partitions)
     if (!p.up) c.warnings.push_back(fmt::format("partition {} is not UP: its nodes take none of its jobs", p.name));
+  for (const Partition& p : c.partitions)  // jobs sharing CPUs: colmatch gives each job CPUs of its own
+    if (p.over_subscribe.rfind("FORCE", 0) == 0)
+      c.warnings.push_back(
+          fmt::format("{}:{}: partition {} OverSubscribe={}: jobs sharing CPUs are not modelled "
+                      "(each job's CPUs are its own)",
+                      part_path, p.line, p.name, p.over_subscribe));
   // The cluster's settings: the scheduler and priority plugins (job records, Cluster::job_records), and
   // memory: with CR_*_Memory a job without --mem or --mem-per-cpu gets DefMemPerCPU or DefMemPerNode, and
   // with neither set (UNLIMITED) the node's whole memory.

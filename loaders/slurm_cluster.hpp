@@ -33,6 +33,10 @@ struct Partition {
   double job_factor = 1;  ///< PriorityJobFactor: priority/multifactor's partition factor (over the largest)
   /// TRESBillingWeights (parse_tres_weights): what its jobs' billing TRES counts; none: their CPUs
   std::vector<std::pair<std::string, double>> billing_weights;
+  /// OverSubscribe=EXCLUSIVE: every job of it takes its nodes whole, as --exclusive does (slurm.conf(5));
+  /// slurmctld records such a job as OverSubscribe=NO (squeue's `shared: none`) when it is its first partition.
+  bool exclusive = false;
+  std::string over_subscribe = "NO";  ///< OverSubscribe as scontrol prints it
   size_t line = 0;
 };
 
@@ -93,6 +97,11 @@ struct Cluster {
   bool tiers_differ() const;
   /// PriorityTier of the partition named `name` (0 for an unknown one: it is refused, naming it).
   double tier_of(const std::string& name) const;
+  /// A job of these options takes its nodes whole because of its partition: the first of its -p list (the
+  /// default partition without one) is OverSubscribe=EXCLUSIVE. slurmctld judges a job of several
+  /// partitions by the partition it tries; colmatch, as squeue reports the job (job_mgr.c
+  /// _get_job_shared: "based upon latest partition info", the first), by its first.
+  bool exclusive_partition(const SbatchJob& sj) const;
   /// slurmctld's main pass walks a queue of job records (job_scheduler.c build_job_queue), not the job
   /// list itself (fifo_sched: sched/builtin, priority/basic and one tier).
   bool job_records() const;

@@ -255,6 +255,7 @@ Shape JobMaker::shape(const SbatchJob& sj) const {
   Shape s;
   s.o = read_options(sj, a_);
   Options& o = s.o;
+  if (c_.exclusive_partition(sj)) o.whole_node = true;  // OverSubscribe=EXCLUSIVE: as --exclusive
   std::string& why = o.why;
   // -w: the nodes named (sbatch: -N is at least their number); a job of more nodes than it names takes
   // these and others (a node pick of them all, below)
@@ -616,7 +617,7 @@ bool takes_nodes_whole(const Cluster& cluster, const std::vector<QueuedJob>& que
   for (const QueuedJob& q : queued) {
     for (const auto& [opt, v] : q.request.options)
       if (opt == "exclusive") return true;
-    if (cluster.whole_memory(q.request)) return true;
+    if (cluster.whole_memory(q.request) || cluster.exclusive_partition(q.request)) return true;
   }
   return false;
 }

@@ -29,7 +29,8 @@ struct JobSource {
 JobSource read_queue(const Cluster& cluster, const std::string& jobs_path, const std::string& accounting,
                      std::vector<std::string>& warnings);
 
-/// Some job of `queued` takes nodes whole (--exclusive, or a node's whole memory: Cluster::whole_memory).
+/// Some job of `queued` takes nodes whole (--exclusive, an OverSubscribe=EXCLUSIVE first partition, or a
+/// node's whole memory: Cluster::whole_memory).
 bool takes_nodes_whole(const Cluster& cluster, const std::vector<QueuedJob>& queued);
 
 /// Makes ds.jobs of the source's jobs against the farm build_farm made (its attributes `a`, its

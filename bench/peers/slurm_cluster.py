@@ -62,11 +62,14 @@ def main():
     factors = dict(t.split("=") for t in os.environ.get("JOBFACTORS", "").split(",") if t)
     # BILLING="gpu:CPU=1.0,Mem=0.25G,GRES/gpu=2.0;amd:...": those partitions' TRESBillingWeights
     billing = dict(t.split(":", 1) for t in os.environ.get("BILLING", "").split(";") if t)
+    # OVERSUB="short=EXCLUSIVE,gpu=FORCE:2": those partitions' OverSubscribe (Slurm's default NO)
+    oversub = dict(t.split("=", 1) for t in os.environ.get("OVERSUB", "").split(",") if t)
     for name, rest in lines.items():
         tier = f" PriorityTier={tiers[name]}" if name in tiers else ""
         factor = f" PriorityJobFactor={factors[name]}" if name in factors else ""
         weights = f" TRESBillingWeights={billing[name]}" if name in billing else ""
-        print(f"PartitionName={name} {rest}{tier}{factor}{weights}")
+        over = f" OverSubscribe={oversub[name]}" if name in oversub else ""
+        print(f"PartitionName={name} {rest}{tier}{factor}{weights}{over}")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@
 #   bash bench/peers/slurm_oracle.sh submit JOBS > verdicts.tsv        # refused at submit, or accepted
 #   bash bench/peers/slurm_oracle.sh prio JOBS > priorities.tsv        # each job's priority at submit
 #   (SCHEDULER=sched/builtin before setup: no backfill, the main scheduling pass alone; EXTRA_CONF: more
-#   slurm.conf lines; TIERS, JOBFACTORS, BILLING, FLAT: see slurm_cluster.py)
+#   slurm.conf lines; TIERS, JOBFACTORS, BILLING, FLAT, OVERSUB: see slurm_cluster.py)
 #   bash bench/peers/slurm_oracle.sh stop
 #
 # REQUESTS: one job a line as sbatch options with per-node options only (-C, -c, --mem, --gres, -p),

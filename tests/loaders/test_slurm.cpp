@@ -600,6 +600,12 @@ TEST(SlurmCluster, FieldsScontrolNeverPrintsAreRefused) {
   EXPECT_EQ(load_with("scontrol-partition.txt",
                       "PartitionName=p1 Nodes=a Default=YES State=UP\nPartitionName=p1 Nodes=a State=DOWN\n"),
             "scontrol-partition.txt|2|PartitionName");
+  EXPECT_EQ(load_with("scontrol-partition.txt", "PartitionName=p1 Nodes=a Default=YES OverSubscribe=SOMETIMES\n"),
+            "scontrol-partition.txt|1|OverSubscribe");
+  for (const std::string over : {"NO", "EXCLUSIVE", "YES:4", "FORCE:2"})
+    EXPECT_EQ(load_with("scontrol-partition.txt", "PartitionName=p1 Nodes=a Default=YES OverSubscribe=" + over + "\n"),
+              "accepted")
+        << over;
   for (const std::string bad : {R"("yesterday")", "-5", R"({"set": true, "infinite": false, "number": "x"})"}) {
     SCOPED_TRACE(bad);
     EXPECT_EQ(
@@ -610,6 +616,34 @@ TEST(SlurmCluster, FieldsScontrolNeverPrintsAreRefused) {
             "squeue.json|0|jobs[0].priority");
   EXPECT_EQ(load_with("squeue.json", R"({"jobs": [{"job_id": 1, "job_state": "PENDING", "submit_time": null}]})"),
             "accepted");
+}
+
+// A partition's OverSubscribe=FORCE (jobs share CPUs) is named in a warning: colmatch gives each job CPUs
+// of its own. An EXCLUSIVE partition makes its jobs take nodes whole (the consumable `jobs`, all of it),
+// judged by a job's first partition (SlurmMainPass.AnExclusivePartitionGivesItsJobsWholeNodes on slurmctld).
+TEST(SlurmJobs, OverSubscribeOfAPartition) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-over-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "scontrol-node.txt") << "NodeName=a CPUTot=4 RealMemory=1000 State=IDLE Partitions=p1,p2\n";
+  std::ofstream(dir / "scontrol-partition.txt")
+      << "PartitionName=p1 Nodes=a Default=YES OverSubscribe=EXCLUSIVE\nPartitionName=p2 Nodes=a "
+         "OverSubscribe=FORCE:4\n";
+  const std::string jobs = temp_file("over-jobs", "-c 1 --mem=10\n-p p2 -c 1 --mem=10\n-p p2,p1 -c 1 --mem=10\n");
+  const loaders::Dataset ds = loaders::load_slurm(dir.string(), jobs);
+  fs::remove_all(dir);
+  fs::remove(jobs);
+  const auto w = std::find_if(ds.taskers.warnings.begin(), ds.taskers.warnings.end(), [](const std::string& x) {
+    return x.find("OverSubscribe=FORCE:4") != std::string::npos;
+  });
+  ASSERT_NE(w, ds.taskers.warnings.end());
+  EXPECT_NE(w->find("scontrol-partition.txt:2: partition p2"), std::string::npos) << *w;
+  const auto k = ds.catalog.find("jobs");
+  ASSERT_TRUE(k.has_value()) << "an exclusive partition's jobs take nodes whole";
+  const auto kk = static_cast<size_t>(ds.catalog.consumable_slot(*k));
+  EXPECT_EQ(ds.jobs.amount.at(kk, 0), 4.0) << "the default partition p1 is EXCLUSIVE";
+  EXPECT_EQ(ds.jobs.amount.at(kk, 1), 1.0);
+  EXPECT_EQ(ds.jobs.amount.at(kk, 2), 1.0) << "judged by its first partition, p2";
 }
 
 // With DefMemPerCPU (or DefMemPerNode) set, such a job gets that memory and shares nodes; with CR_Core (no

@@ -396,6 +396,21 @@ TEST(SlurmMainPass, AJobWithoutMemoryTakesANodesWholeMemory) {
   EXPECT_EQ(expect_main_pass("c100-nomem.jobs", "c100-nomem-slurm.tsv", "c100@builtin"), (Outcomes{{"started", 15}}));
 }
 
+// A partition of OverSubscribe=EXCLUSIVE gives every job of it its nodes whole, as --exclusive does
+// (datasets/slurm/c100-excl: `short` = n001-n050 EXCLUSIVE, 59 jobs released at once under sched/builtin):
+// five `-p short -c 1` jobs take a node each (n024, n033, n048, n003, n018), never n009 where three `-p all`
+// jobs share; later `-p all` jobs join those on n009, not a node a short job holds; `-p short,all` takes a
+// node whole in short (n021), `-p all,short` shares n009 (a job of several partitions is judged by its
+// first, as squeue reports it); 40 more short jobs fill the partition until one (55) finds no node.
+// Job 55 is apart: Resources here, Priority in Slurm, whose fifo pass (sched/builtin, job_scheduler.c
+// _schedule, "test job in next part") kept the partition iterator of job 16 (`-p all,short`, started in
+// its first) and tried job 55 again in that iterator's next partition, short, failed by job 55 itself
+// (slurmctld's log: "JobId=55 unable to schedule in Partition=short (per _failed_partition())").
+TEST(SlurmMainPass, AnExclusivePartitionGivesItsJobsWholeNodes) {
+  EXPECT_EQ(expect_main_pass("c100-excl.jobs", "c100-excl-slurm.tsv", "c100-excl", {"55"}),
+            (Outcomes{{"started", 56}, {"Priority", 2}, {"apart", 1}}));
+}
+
 // The same on a cluster of one weight (datasets/slurm/c100-flat: FLAT=1 for slurm_cluster.py), where runs of
 // adjacent nodes are long: a job's other nodes come from the run holding its required ones, up from the
 // first of them, then down (cons_tres _eval_nodes: job 1, `-N 3 -w n010`, n[010-012]; job 2, `-N 4 -w
