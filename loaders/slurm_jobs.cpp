@@ -181,6 +181,8 @@ class JobMaker {
   std::vector<double>& job_factors() noexcept { return job_factor_; }
   // Per job added: the TRES it asks (priority/multifactor's TRES factors).
   const std::vector<TresAsked>& tres_asked() const noexcept { return tres_; }
+  // Per job added: 1 when it takes its nodes whole (--exclusive, an OverSubscribe=EXCLUSIVE partition).
+  std::vector<uint8_t>& whole_nodes() noexcept { return whole_node_; }
 
   // Adds job q (rejected with its reason when its request cannot be made).
   void add(const QueuedJob& q, const std::string& id) {
@@ -207,6 +209,7 @@ class JobMaker {
     if (!q.note.empty()) jb_.set_note(j, q.note);
     job_factor_.push_back(0);
     tres_.push_back(asks(s.o));
+    whole_node_.push_back(s.o.whole_node ? 1 : 0);
     if (why.empty()) partitions(j, q, wanted, s);
     checks_.push_back(s.over_limits ? EverCheck::None : submit_check(sj, s));
     if (why.empty()) constraint_clauses(j, s);
@@ -243,6 +246,7 @@ class JobMaker {
   JobBuilder& jb_;
   std::vector<double> job_factor_;  // per job: its first partition's PriorityJobFactor
   std::vector<TresAsked> tres_;     // per job: the TRES it asks, and that partition
+  std::vector<uint8_t> whole_node_;  // per job: it takes its nodes whole
   std::vector<EverCheck> checks_;   // per job: what Slurm's submit asks of it (build_jobs)
   JobIds ids_;
   bool tiers_differ_ = false, job_records_ = false;
@@ -668,6 +672,11 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
   ds.policy_defaults.slurm_priority.tres_names = ds.policy.slurm_priority.tres_names;
   ds.policy_defaults.slurm_priority.tres_factor = ds.policy.slurm_priority.tres_factor;
   ds.policy_defaults.slurm_priority.billable = ds.policy.slurm_priority.billable;
+  // and the jobs given their nodes whole (billed for every CPU of them)
+  std::vector<uint8_t>& given_whole = maker.whole_nodes();
+  if (std::find(given_whole.begin(), given_whole.end(), 1) == given_whole.end()) given_whole.clear();
+  ds.policy_defaults.slurm_priority.whole_node = given_whole;
+  ds.policy.slurm_priority.whole_node = std::move(given_whole);
   // and its QOS factor: the QOS's Priority over the largest (a job of none: "normal", Slurm's default QOS)
   double top = 0;
   for (const auto& [name, p] : cluster.settings.qos_priority) top = std::max(top, p);

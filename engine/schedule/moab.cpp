@@ -83,7 +83,14 @@ void MoabScheduler::ended(uint32_t j, double t) {
 void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   w_.start(j, t, allocs, backfilled);
   reservations_.started(j, t);
-  if (slurm_) slurm_->started(j, t);
+  if (slurm_) {  // a job given its nodes whole is billed for every CPU of them
+    const std::vector<uint8_t>& whole = w_.policy.slurm_priority.whole_node;
+    const bool cpus = w_.policy.fit_consumable < w_.catalog.consumables().size();
+    slurm_->started(j, t,
+                    j < whole.size() && whole[j] != 0 && cpus
+                        ? slurm_whole_node_cpus(allocs, w_.idle, w_.policy.fit_consumable)
+                        : std::numeric_limits<double>::quiet_NaN());
+  }
   waiting_->started(j);
 }
 

@@ -197,6 +197,11 @@ struct SlurmMultifactor {
   /// what each second it runs adds to its association's usage (priority_multifactor.c _apply_new_usage,
   /// calc_job_billable_tres: the weighted TRES, not truncated); 0, or a job beyond it: its CPUs.
   std::vector<double> billable;
+  /// Per job (the dump's loader fills it; empty: none): 1 for a job given its nodes whole (--exclusive, an
+  /// OverSubscribe=EXCLUSIVE partition), whose total_cpus are every CPU of them ("#CPUs=16" for `-c 1` on a
+  /// 16-CPU node, slurmctld's log of datasets/slurm/c100-excl): what fair share bills without
+  /// TRESBillingWeights (calc_job_billable_tres). With them its billable TRES stays what it asked.
+  std::vector<uint8_t> whole_node;
   double max_age = 7 * 86400.0;  ///< PriorityMaxAge, s (> 0)
   double calc_period = 300;      ///< PriorityCalcPeriod, s (> 0)
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them

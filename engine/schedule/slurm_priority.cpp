@@ -24,7 +24,8 @@ SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& confi
       cluster_nodes_(std::max(cluster_nodes, 1.0)),
       priority_(jobs.size(), 1.0),
       state_(jobs.size(), State::Unsubmitted),
-      started_at_(jobs.size(), 0.0) {
+      started_at_(jobs.size(), 0.0),
+      total_cpus_(jobs.size(), std::numeric_limits<double>::quiet_NaN()) {
   if (!(config.calc_period >= 1) || !std::isfinite(config.calc_period) || !(config.max_age > 0) ||
       !std::isfinite(config.calc_phase) || !(config.decay_half_life >= 0) || !(config.dampening >= 1) ||
       !std::isfinite(config.dampening))
@@ -232,10 +233,11 @@ void SlurmPriority::submitted(uint32_t j, double t) {
   priority_[j] = compute(j, jobs_.submit[j]);  // priority_p_set: no age yet
 }
 
-void SlurmPriority::started(uint32_t j, double t) {
+void SlurmPriority::started(uint32_t j, double t, double total_cpus) {
   advance(t);
   state_[j] = State::Running;
   started_at_[j] = t;
+  total_cpus_[j] = total_cpus;
   running_.push_back(j);
 }
 
@@ -275,12 +277,24 @@ double slurm_usage_reset_after(SlurmUsageReset period, double t) {
   return static_cast<double>(timegm(&tm));
 }
 
+double slurm_whole_node_cpus(std::span<const Allocation> allocs, const Capacity& configured, size_t cpu) {
+  double total = 0;
+  for (size_t a = 0; a < allocs.size(); ++a) {
+    bool seen = false;  // (a job's allocations name a tasker once, but count it once whatever they do)
+    for (size_t b = 0; b < a && !seen; ++b) seen = allocs[b].tasker == allocs[a].tasker;
+    if (!seen) total += configured.configured_amount(cpu, allocs[a].tasker);
+  }
+  return total;
+}
+
 // _apply_new_usage: CPU-seconds over [from, to], decayed as one stretch, to the user's association and
 // every one above it.
 void SlurmPriority::add_usage(uint32_t j, double from, double to) {
   const double run_delta = std::max(0.0, to - from);
   // _apply_new_usage: the job's billable TRES (its CPUs without TRESBillingWeights) a second
-  const double rate = j < config_.billable.size() && config_.billable[j] > 0 ? config_.billable[j] : cpus_[j];
+  const double rate = j < config_.billable.size() && config_.billable[j] > 0 ? config_.billable[j]
+                      : std::isnan(total_cpus_[j])                           ? cpus_[j]
+                                                                             : total_cpus_[j];
   const double used = rate * run_delta * std::pow(decay_factor_, run_delta);
   for (uint32_t a = assoc_of_job_[j];; a = assocs_[a].parent) {
     assocs_[a].usage += used;

@@ -9,13 +9,16 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "engine/model/capacity.hpp"
 #include "engine/model/catalog.hpp"
 #include "engine/model/jobs.hpp"
 #include "engine/model/per_job.hpp"
 #include "engine/model/taskers.hpp"
+#include "engine/placement/placer.hpp"
 #include "engine/schedule/policy.hpp"
 
 namespace colmatch {
@@ -52,8 +55,11 @@ class SlurmPriority {
   void advance(double t);
   /// Job j was submitted at t: its priority as slurmctld sets it then (age 0, the last calculation's fair share).
   void submitted(uint32_t j, double t);
-  /// Job j started at t: no longer pending; its CPUs count as usage from t at the calculations it runs through.
-  void started(uint32_t j, double t);
+  /// Job j started at t: no longer pending; its CPUs count as usage from t at the calculations it runs
+  /// through. `total_cpus`: the CPUs it was given (slurmctld's total_cpus: a job that takes its nodes whole is
+  /// given every CPU of them, slurm_whole_node_cpus), which a job charged by CPUs (no TRESBillingWeights)
+  /// is billed for; NaN: what it asks.
+  void started(uint32_t j, double t, double total_cpus = std::numeric_limits<double>::quiet_NaN());
   /// Job j ended at t: it no longer runs (what it ran since the last calculation is never charged, as
   /// slurmctld 22.05.8 was measured to do).
   void ended(uint32_t j, double t);
@@ -102,11 +108,16 @@ class SlurmPriority {
   std::vector<uint32_t> pending_;       // submitted, not started (pruned at each calculation)
   std::vector<uint32_t> running_;       // started, not ended (pruned at each calculation)
   std::vector<double> started_at_;      // per job, once it runs: its start
+  std::vector<double> total_cpus_;      // per job, once it runs: the CPUs it was given (NaN: what it asks)
   bool ran_ = false;                    // a calculation has run
   double last_ran_ = 0;                 // the last calculation's time
   double next_ = 0;                     // the next calculation's time
   double next_reset_ = 0;               // PriorityUsageResetPeriod: the next boundary (set at the first calculation)
 };
+
+/// The CPUs slurmctld gives a job that takes its nodes whole (SlurmMultifactor::whole_node; job_record's
+/// total_cpus): every CPU configured (`cpu` in `configured`) on each tasker of `allocs`, counted once.
+double slurm_whole_node_cpus(std::span<const Allocation> allocs, const Capacity& configured, size_t cpu);
 
 /// The first PriorityUsageResetPeriod boundary strictly after time t (seconds since the epoch, read as UTC):
 /// the next midnight, Sunday midnight, first of a month, of a quarter or of a year, as slurmctld's

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "engine/schedule/simulation.hpp"
 #include "engine/schedule/slurm_priority.hpp"
 #include "loaders/errors.hpp"
 #include "loaders/policy.hpp"
@@ -508,6 +509,36 @@ TEST(SlurmSettings, FairShareChargesTheBillableTres) {
   mf.billable.clear();
   const auto [a_cpus, b_cpus] = ranks();
   EXPECT_EQ(a_cpus, b_cpus) << "charged by CPUs alone they tie";
+}
+
+// ... and a job that takes its nodes whole is given, and billed for, every CPU of them (slurmctld's
+// total_cpus; "#CPUs=16" for `-c 1` on a 16-CPU node in datasets/slurm/c100-excl's log). On run16-fairshare's
+// 16 nodes of 4 CPUs (usage from nothing): a's --exclusive job asks 8 CPUs on 8 nodes and is given 32, b's
+// asks 16 on the others, each running its time limit; of the two 12-node jobs submitted a minute later, b's starts
+// first when they end (a billed 32 a second, b 16); billed by what a asked, a's would.
+TEST(SlurmSettings, AJobTakingNodesWholeIsBilledForThem) {
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-whole-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"scontrol-config.txt", "scontrol-node.txt", "scontrol-partition.txt"})
+    fs::copy_file(kData + "run16-fairshare/dump/" + f, dir / f);
+  const std::string jobs = temp_file("whole.jobs",
+                                     "-A a --exclusive -N 8 -c 1 -t 600\n-A b -N 8 -c 2 -t 600\n"
+                                     "-A a -N 12 -c 4 -t 10\n-A b -N 12 -c 4 -t 10\n");
+  loaders::Dataset ds = loaders::load_slurm(dir.string(), jobs);
+  fs::remove_all(dir);
+  fs::remove(jobs);
+  ASSERT_TRUE(ds.policy.slurm_priority.enabled);
+  EXPECT_EQ(ds.policy.slurm_priority.whole_node, (std::vector<uint8_t>{1, 0, 0, 0}));
+  for (uint32_t j = 0; j < 4; ++j) {  // each runs its limit; the 12-node ones come a minute later
+    ds.jobs.runtime.set(j, (j < 2 ? 600 : 10) * 60.0);
+    ds.jobs.submit.set(j, ds.jobs.submit[0] + (j < 2 ? 0 : 60));
+  }
+  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
+  const double t0 = r.start[0];
+  EXPECT_EQ(r.start[1], t0);
+  EXPECT_EQ(r.start[3], t0 + 600 * 60) << "b's job first: a was billed its nodes' 32 CPUs";
+  EXPECT_EQ(r.start[2], t0 + 610 * 60);
 }
 
 // PriorityFlags=MAX_TRES on the same cluster and jobs (datasets/slurm/c100-tres-max): a billing TRES is the

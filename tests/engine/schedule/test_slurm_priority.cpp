@@ -14,6 +14,7 @@
 
 #include "engine/model/catalog.hpp"
 #include "engine/model/jobs.hpp"
+#include "engine/model/taskers.hpp"
 
 namespace colmatch {
 namespace {
@@ -175,6 +176,47 @@ TEST(SlurmPriority, UsageIsChargedAtTheCalculationsAndDecaysByTheHalfLife) {
   q.advance(20);
   EXPECT_DOUBLE_EQ(q.factors(0, 20).fairshare, 1.0);
   EXPECT_DOUBLE_EQ(q.factors(1, 20).fairshare, 1.0);
+}
+
+// A job that takes its nodes whole is given every CPU of them (slurmctld's total_cpus: "#CPUs=16" for `-c 1`
+// in an OverSubscribe=EXCLUSIVE partition on a 16-CPU node, datasets/slurm/c100-excl) and, without
+// TRESBillingWeights, billed for them (calc_job_billable_tres): u1's 1-CPU job given 4 CPUs ranks below u3's
+// that holds 1; billed by what they ask they tie.
+TEST(SlurmPriority, AJobGivenWholeNodesIsBilledForEveryCpu) {
+  const Farm f({{"u1", "A"}, {"u3", "B"}});
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 10;
+  for (const double given : {4.0, std::numeric_limits<double>::quiet_NaN()}) {
+    SlurmPriority p = f.priority(c);
+    p.advance(0);
+    p.started(0, 0, given);
+    p.started(1, 0);
+    p.advance(20);
+    if (std::isnan(given)) EXPECT_DOUBLE_EQ(p.factors(0, 20).fairshare, p.factors(1, 20).fairshare);
+    else EXPECT_LT(p.factors(0, 20).fairshare, p.factors(1, 20).fairshare);
+  }
+}
+
+// slurm_whole_node_cpus: every CPU configured on the taskers a whole-node job holds, each once (taskers of
+// 16 and 8 CPUs).
+TEST(SlurmPriority, WholeNodeCpusAreEveryCpuOfTheJobsTaskers) {
+  Catalog cat;
+  const uint32_t cpu = cat.add(consumable_attribute("cpu", AttrType::Int, ConsumeScope::PerSlot));
+  TaskerBuilder b(cat);
+  for (const char* n : {"a", "b"}) {
+    b.add(n, 0);
+    b.set(cpu, n[0] == 'a' ? "16" : "8");
+  }
+  const TaskerTable t = std::move(b).build();
+  const Capacity configured = Capacity::configured(cat, t);
+  const auto kc = static_cast<size_t>(cat.consumable_slot(cpu));
+  const uint32_t a = t.names[0] == "a" ? 0 : 1, other = 1 - a;
+  const std::vector<Allocation> one = {{a, 1}}, both = {{a, 1}, {other, 2}}, twice = {{a, 1}, {a, 1}};
+  EXPECT_EQ(slurm_whole_node_cpus(one, configured, kc), 16);
+  EXPECT_EQ(slurm_whole_node_cpus(both, configured, kc), 16 + 8);
+  EXPECT_EQ(slurm_whole_node_cpus(twice, configured, kc), 16);
 }
 
 // PriorityUsageResetPeriod's boundaries as priority_multifactor.c's _next_reset computes them from the last
