@@ -313,7 +313,8 @@ Cluster read_cluster(const std::string& dir) {
     }
   if (const std::string sshare = dump_file(dir, "sshare.txt"); fs::exists(sshare))
     s.scheduling.slurm_priority.associations = read_sshare(sshare, c.warnings);
-  if (const std::string qos = dump_file(dir, "sacctmgr-qos.txt"); fs::exists(qos)) s.qos_priority = read_qos(qos);
+  if (const std::string qos = dump_file(dir, "sacctmgr-qos.txt"); fs::exists(qos))
+    s.qos_priority = read_qos(qos, &s.qos_usage_factor);
   if (const std::string assoc = dump_file(dir, "sacctmgr-assoc.txt"); fs::exists(assoc))
     s.assoc_priority = read_assoc_priorities(assoc);
   if (const SlurmMultifactor& mf = s.scheduling.slurm_priority;

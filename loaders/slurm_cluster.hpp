@@ -61,6 +61,8 @@ struct Settings {
   SimConfig scheduling = slurm_scheduling_defaults();
   /// QOS name -> Priority (sacctmgr-qos.txt, loaders/slurm_qos.hpp); empty without it.
   std::map<std::string, double> qos_priority;
+  /// QOS name -> UsageFactor (sacctmgr-qos.txt's column when dumped); empty without it: every QOS's is 1.
+  std::map<std::string, double> qos_usage_factor;
   /// (account, user, partition) -> Priority (sacctmgr-assoc.txt, loaders/slurm_qos.hpp); empty without it.
   std::map<std::tuple<std::string, std::string, std::string>, double> assoc_priority;
   /// Slurm 22.05's defaults: SchedulerType=sched/backfill with bf_interval=30, bf_window=1440 (minutes),

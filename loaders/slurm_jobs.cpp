@@ -690,6 +690,18 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
     ds.policy_defaults.slurm_priority.qos_factor = qos;
     ds.policy.slurm_priority.qos_factor = std::move(qos);
   }
+  // and its QOS's UsageFactor (fair share multiplies its usage by it)
+  const auto& factors = cluster.settings.qos_usage_factor;
+  if (std::any_of(factors.begin(), factors.end(), [](const auto& f) { return f.second != 1; })) {
+    std::vector<double> usage(ds.jobs.size(), 1.0);
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      const std::string& name = ds.jobs.qos_names.value(ds.jobs.qos[j]);
+      const auto it = factors.find(name.empty() ? "normal" : name);
+      if (it != factors.end()) usage[j] = it->second;
+    }
+    ds.policy_defaults.slurm_priority.usage_factor = usage;
+    ds.policy.slurm_priority.usage_factor = std::move(usage);
+  }
   queues.several_first.push_back(static_cast<uint32_t>(queues.several.size()));
   if (queues.several.empty()) queues.several_first.clear();
   // refused at submit: what no node in any state could run (the farm as configured: the taskers

@@ -11,12 +11,18 @@
 
 namespace colmatch::loaders::slurm {
 
-std::map<std::string, double> read_qos(const std::string& path) {
+std::map<std::string, double> read_qos(const std::string& path, std::map<std::string, double>* usage_factor) {
   PipeTable table(path, {"Name", "Priority"}, "sacctmgr -P's header naming Name and Priority");
   std::map<std::string, double> out;
   std::vector<std::string_view> f;
   while (table.next(f)) {
     const size_t ln = table.line();
+    if (const size_t u = table.find("UsageFactor"); u != SIZE_MAX) {
+      const double v = f[u].empty() ? 1.0 : parse_number(f[u]);  // (empty: unset; NaN when not a number)
+      if (!(v >= 0 && v <= 1e6))
+        throw LoadError(path, ln, "UsageFactor", fmt::format("'{}' is not a number from 0 to 1000000", f[u]));
+      if (usage_factor != nullptr) (*usage_factor)[std::string(f[table.col(0)])] = v;
+    }
     const std::string name(f[table.col(0)]);
     if (name.empty()) throw LoadError(path, ln, "Name", "empty");
     const double p = parse_number(f[table.col(1)]);  // (NaN when not a number)

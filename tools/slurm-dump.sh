@@ -12,7 +12,7 @@
 #   squeue.json              squeue --json               (the jobs: pending ones are matched)
 #   scontrol-job.txt         scontrol show job -o        (the same jobs as text: read when squeue.json is not there)
 #   sshare.txt               sshare -a -P -l             (the associations' shares, for fair share; only with slurmdbd)
-#   sacctmgr-qos.txt         sacctmgr -P show qos format=Name,Priority  (the QOS priorities; only with slurmdbd)
+#   sacctmgr-qos.txt         sacctmgr -P show qos format=Name,Priority,UsageFactor  (the QOS priorities and usage factors; only with slurmdbd)
 #   sacctmgr-assoc.txt       sacctmgr -P show assoc format=Account,User,Partition,Priority  (the associations'
 #                            priorities, inherited as slurmdbd gives them; only with slurmdbd)
 # OUT_DIR must be new, empty, or an earlier dump of this script (it holds .colmatch-dump): anything
@@ -31,7 +31,7 @@ scontrol show config > "$tmp/scontrol-config.txt"
 squeue --json > "$tmp/squeue.json" 2>/dev/null || true
 scontrol show job -o > "$tmp/scontrol-job.txt" 2>/dev/null || true
 if ! sshare -a -P -l > "$tmp/sshare.txt" 2>/dev/null || [ ! -s "$tmp/sshare.txt" ]; then rm -f "$tmp/sshare.txt"; fi
-if ! sacctmgr -P show qos format=Name,Priority > "$tmp/sacctmgr-qos.txt" 2>/dev/null || [ ! -s "$tmp/sacctmgr-qos.txt" ]; then
+if ! sacctmgr -P show qos format=Name,Priority,UsageFactor > "$tmp/sacctmgr-qos.txt" 2>/dev/null || [ ! -s "$tmp/sacctmgr-qos.txt" ]; then
   rm -f "$tmp/sacctmgr-qos.txt"
 fi
 if ! sacctmgr -P show assoc format=Account,User,Partition,Priority > "$tmp/sacctmgr-assoc.txt" 2>/dev/null ||

@@ -202,6 +202,9 @@ struct SlurmMultifactor {
   /// 16-CPU node, slurmctld's log of datasets/slurm/c100-excl): what fair share bills without
   /// TRESBillingWeights (calc_job_billable_tres). With them its billable TRES stays what it asked.
   std::vector<uint8_t> whole_node;
+  /// Per job (the dump's loader fills it from sacctmgr's QOS UsageFactor; empty, or a job beyond it: 1): what
+  /// its usage is multiplied by before it is charged (priority_multifactor.c _apply_new_usage; 0: never charged).
+  std::vector<double> usage_factor;
   double max_age = 7 * 86400.0;  ///< PriorityMaxAge, s (> 0)
   double calc_period = 300;      ///< PriorityCalcPeriod, s (> 0)
   /// The calculations come at calc_phase + k x calc_period (seconds since the epoch): slurmctld runs them

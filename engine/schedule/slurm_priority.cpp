@@ -295,7 +295,8 @@ void SlurmPriority::add_usage(uint32_t j, double from, double to) {
   const double rate = j < config_.billable.size() && config_.billable[j] > 0 ? config_.billable[j]
                       : std::isnan(total_cpus_[j])                           ? cpus_[j]
                                                                              : total_cpus_[j];
-  const double used = rate * run_delta * std::pow(decay_factor_, run_delta);
+  const double factor = j < config_.usage_factor.size() ? config_.usage_factor[j] : 1.0;  // the QOS's UsageFactor
+  const double used = rate * run_delta * std::pow(decay_factor_, run_delta) * factor;
   for (uint32_t a = assoc_of_job_[j];; a = assocs_[a].parent) {
     assocs_[a].usage += used;
     if (a == 0) break;

@@ -256,7 +256,9 @@ TEST(SlurmSettings, QosPrioritiesAsSacctmgrPrintsThem) {
            {"Name|Priority\nhigh|1\nhigh|2\n", ":3: field 'Name'"},
            {"Name|Priority\n|1\n", ":2: field 'Name'"},
            {"Name|Priority\nhigh|1|x\n", ":2: 3 fields, the header names 2"},
-           {"Name|Prio\nhigh|1\n", ":1: expected sacctmgr"}}) {
+           {"Name|Prio\nhigh|1\n", ":1: expected sacctmgr"},
+           {"Name|Priority|UsageFactor\nhigh|1|-0.5\n", ":2: field 'UsageFactor'"},
+           {"Name|Priority|UsageFactor\nhigh|1|lots\n", ":2: field 'UsageFactor'"}}) {
     const std::string path = temp_file("sacctmgr-qos.txt", text);
     try {
       loaders::slurm::read_qos(path);
@@ -266,6 +268,36 @@ TEST(SlurmSettings, QosPrioritiesAsSacctmgrPrintsThem) {
     }
     fs::remove(path);
   }
+}
+
+// sacctmgr's UsageFactor column (tools/slurm-dump.sh's format=Name,Priority,UsageFactor): per QOS, empty read
+// as unset (1), and each job's (its QOS, none: normal) in SlurmMultifactor::usage_factor; all 1: left empty.
+TEST(SlurmSettings, QosUsageFactorsAsSacctmgrPrintsThem) {
+  const std::string path = temp_file("sacctmgr-qos.txt",
+                                     "Name|Priority|UsageFactor\nnormal|0|1.000000\n"
+                                     "free|0|0.000000\nbig|10|2.500000\nodd|0|\n");
+  std::map<std::string, double> factors;
+  EXPECT_EQ(loaders::slurm::read_qos(path, &factors).size(), 4u);
+  fs::remove(path);
+  EXPECT_EQ(factors, (std::map<std::string, double>{{"big", 2.5}, {"free", 0}, {"normal", 1}, {"odd", 1}}));
+  const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-uf-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"scontrol-config.txt", "scontrol-node.txt", "scontrol-partition.txt", "sshare.txt"})
+    fs::copy_file(kData + "run2-qos/dump/" + f, dir / f);
+  std::ofstream(dir / "sacctmgr-qos.txt") << "Name|Priority|UsageFactor\nnormal|0|1.000000\nfree|0|0.000000\n";
+  const std::string jobs = temp_file("uf.jobs", "-q free -c 1\n-c 1\n");
+  const loaders::Dataset ds = loaders::load_slurm(dir.string(), jobs);
+  EXPECT_EQ(ds.policy.slurm_priority.usage_factor, (std::vector<double>{0, 1}));
+  std::ofstream(dir / "sacctmgr-qos.txt") << "Name|Priority|UsageFactor\nnormal|0|1.000000\nfree|0|1.000000\n";
+  EXPECT_TRUE(loaders::load_slurm(dir.string(), jobs).policy.slurm_priority.usage_factor.empty());
+  fs::remove_all(dir);
+  fs::remove(jobs);
+  // sacctmgr 22.05.8's own output (datasets/slurm/run2-usage-factor: QOS free at UsageFactor=0; after its job
+  // and account b's ran alike, sshare gave a RawUsage 0 and b 147): the replay's jobs get 0 and 1
+  const std::string run = kData + "run2-usage-factor/";
+  const loaders::Dataset replay = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+  EXPECT_EQ(replay.policy.slurm_priority.usage_factor, (std::vector<double>{0, 1}));
 }
 
 // `sshare -a -P -l` as the recorded fair-share run's dump holds it: root's own user under root, accounts

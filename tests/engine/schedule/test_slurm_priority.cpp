@@ -199,6 +199,27 @@ TEST(SlurmPriority, AJobGivenWholeNodesIsBilledForEveryCpu) {
   }
 }
 
+// A QOS's UsageFactor multiplies what a job's run charges (_apply_new_usage): u1's job of a QOS of factor 0
+// leaves A unused, so u1 ties with u3, whose B nothing charged either; of factor 2 u1 ranks below u3 that ran
+// the same at factor 1.
+TEST(SlurmPriority, QosUsageFactorMultipliesTheUsageCharged) {
+  const Farm f({{"u1", "A"}, {"u3", "B"}});
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 10;
+  for (const double factor : {0.0, 2.0}) {
+    c.usage_factor = {factor, 1.0};
+    SlurmPriority p = f.priority(c);
+    p.advance(0);
+    p.started(0, 0);
+    if (factor > 0) p.started(1, 0);
+    p.advance(20);
+    if (factor == 0) EXPECT_DOUBLE_EQ(p.factors(0, 20).fairshare, p.factors(1, 20).fairshare);
+    else EXPECT_LT(p.factors(0, 20).fairshare, p.factors(1, 20).fairshare);
+  }
+}
+
 // slurm_whole_node_cpus: every CPU configured on the taskers a whole-node job holds, each once (taskers of
 // 16 and 8 CPUs).
 TEST(SlurmPriority, WholeNodeCpusAreEveryCpuOfTheJobsTaskers) {
