@@ -69,7 +69,11 @@ void Reservations::reserve(uint32_t j, Reservation& r) {
     return;
   }
   const uint32_t c = w_.cats.of_job[j];
-  const bool fill = spreads(w_.cats.rule[c]);
+  // the job fits once its slot instances over its taskers reach its slots ($fill_up, a slot a tasker, Grid
+  // Engine's $fill_up and $round_robin host by host), or a placement must say ($pe_slots over a host's
+  // taskers and N a host: tried when a release gives an eligible tasker a slot instance)
+  const AllocationRule rule = w_.cats.rule[c];
+  const bool fill = spreads(rule) && rule != AllocationRule::HostPeSlots && rule != AllocationRule::HostBlocks;
   const bool shared = !w_.cap_placer.queue_only(c);
   const kernels::TaskerSet& elig = w_.eligible[c].eligible;
   future_ = w_.cap;  // the capacity as the running jobs end (storage reused across reservations)
@@ -600,7 +604,8 @@ bool Reservations::book_forbids(uint32_t j, double t, double end) {
     return pool_->free_now(w_) >= w_.jobs.slots[j] && !pool_allows(j, t, end);
   const uint32_t c = w_.cats.of_job[j];
   if (!w_.cap_placer.queue_only(c)) return true;
-  if (!spreads(w_.cats.rule[c])) return false;
+  // (a Grid Engine host rule's master is where its first host's slots end: its placement says)
+  if (!spreads(w_.cats.rule[c]) || by_host(w_.cats.rule[c])) return false;
   auto& [gen, master] = master_memo_[c];
   if (gen != w_.state_version) {
     gen = w_.state_version;

@@ -91,11 +91,18 @@ SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const Job
   // and the others simulated
   std::vector<std::pair<uint32_t, std::string>> refused;
   for (uint32_t j = 0; j < jobs.size(); ++j)
-    if (!jobs.rejected(j) && by_host(jobs.rule[j]))
+    if (!jobs.rejected(j) && by_host(jobs.rule[j]) && jobs.pe_shape_of(j).min_slots > 0)
       refused.emplace_back(j,
-                           "Grid Engine's placement host by host (a host rule, a slot range) is `match`'s only; the "
-                           "simulator places $pe_slots, $fill_up and one slot a tasker (load the Grid Engine dump "
-                           "itself to simulate it)");
+                           "a Grid Engine slot range (-pe NAME MIN-MAX) is `match`'s only; the simulator places a "
+                           "parallel job of a fixed slot count");
+    else if (!jobs.rejected(j) && by_host(jobs.rule[j]) && policy.depth() > 1)
+      refused.emplace_back(j,
+                           "Grid Engine's placement host by host under a kept book of reservations (depth above 1, "
+                           "conservative) is not simulated yet; under no backfill, greedy and EASY it is");
+    else if (!jobs.rejected(j) && by_host(jobs.rule[j]) && jobs.pe_shape_of(j).master != kNone)
+      refused.emplace_back(j,
+                           "Grid Engine's -masterq is `match`'s only; the simulator places a parallel job's "
+                           "master where its host rule puts it");
     else if (!jobs.rejected(j) && jobs.rule[j] == AllocationRule::OnePerTasker && jobs.pe_shape_of(j).min_slots > 0)
       refused.emplace_back(j,
                            "a node count range (Slurm's -N MIN-MAX) is `match`'s only; the simulator places a job "

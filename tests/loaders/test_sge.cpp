@@ -575,9 +575,9 @@ TEST(SgeImport, NativeRoundTripMatchesIdentically) {
 
 // Grid Engine's host rules and slot ranges (issue 43) travel through the native format ("allocation_rule":
 // "host $pe_slots", ..., "min_slots"): the saved farm places every slot where the dump does. The simulator
-// does not place them: simulate rejects those jobs naming why and runs the others (the dump itself replays with
-// $pe_slots and $fill_up).
-TEST(SgeImport, HostRulesAndRangesTravelAndTheSimulatorRefusesThem) {
+// places those of a fixed slot count (under no backfill, greedy and EASY) and rejects the ranges naming why
+// (the dump itself replays with $pe_slots and $fill_up).
+TEST(SgeImport, HostRulesAndRangesTravelAndTheSimulatorPlacesTheFixedOnes) {
   const loaders::Dataset ds = loaders::load_sge(kData + "pe-hosts/farm", "");
   TempDir d;
   writers::save_native(d.path.string(), ds);
@@ -602,17 +602,32 @@ TEST(SgeImport, HostRulesAndRangesTravelAndTheSimulatorRefusesThem) {
       EXPECT_EQ(p.slots, q.slots);
     }
   }
-  // over time each of them is rejected naming why, and the others run
+  // over time the ranges are rejected naming why, and the others run (under a kept book of reservations
+  // the host rules are refused, naming it)
   const SimResult sim = simulate(back.catalog, back.taskers, back.jobs, back.policy, kernels::active());
+  SimConfig book = back.policy;
+  book.backfill = BackfillPolicy::Conservative;
+  const SimResult booked = simulate(back.catalog, back.taskers, back.jobs, book, kernels::active());
+  size_t ranges = 0, fixed = 0;
   for (uint32_t j = 0; j < back.jobs.size(); ++j) {
     SCOPED_TRACE(std::string(back.jobs.id[j]));
     if (!by_host(back.jobs.rule[j])) {
       EXPECT_FALSE(std::isnan(sim.start[j])) << "the sequential job runs";
       continue;
     }
-    EXPECT_EQ(sim.reason[j], SimReason::Rejected);
-    EXPECT_NE(sim.detail[j].find("Grid Engine's placement host by host"), std::string::npos) << sim.detail[j];
+    if (back.jobs.pe_shape_of(j).min_slots > 0) {
+      ++ranges;
+      EXPECT_EQ(sim.reason[j], SimReason::Rejected);
+      EXPECT_NE(sim.detail[j].find("a Grid Engine slot range"), std::string::npos) << sim.detail[j];
+      continue;
+    }
+    ++fixed;
+    EXPECT_FALSE(std::isnan(sim.start[j])) << "a host rule of a fixed slot count runs";
+    EXPECT_EQ(booked.reason[j], SimReason::Rejected);
+    EXPECT_NE(booked.detail[j].find("under a kept book of reservations"), std::string::npos) << booked.detail[j];
   }
+  EXPECT_GT(ranges, 0u);
+  EXPECT_GT(fixed, 0u);
   // the dump itself over time: $pe_slots and $fill_up as before, the ranges refused
   const loaders::Dataset over_time = loaders::load_sge(kData + "pe-hosts/farm", "", {}, loaders::LoadMode::OverTime);
   for (uint32_t j = 0; j < over_time.jobs.size(); ++j) EXPECT_FALSE(by_host(over_time.jobs.rule[j]));

@@ -172,12 +172,14 @@ struct Sim {
       for (const auto& [k, x, amount] : charges(j, pl)) add(p, k, x, -amount);
       return pl;
     }
-    // $fill_up: taskers by (violations, rank), placed by the naive matcher's own $fill_up
+    // $fill_up: taskers by (violations, rank), placed by the naive matcher's own $fill_up (Grid Engine's
+    // host rules by its place_by_host over the same order)
     std::vector<std::pair<size_t, uint32_t>> cand;
     for (uint32_t t : elig) cand.emplace_back(violations(j, t), t);
     std::sort(cand.begin(), cand.end());
     std::vector<uint32_t> order;
     for (const auto& [v, t] : cand) order.push_back(t);
+    if (by_host(jobs.rule[j])) return place_by_host(cat, tk, jobs, j, order, p);
     return place_fill_up(cat, tk, jobs, j, order, p);
   }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <set>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -261,6 +263,31 @@ TEST(SeedExamples, MoabEasyBackfillAndItsGuarantee) {
   const auto strict = run(f, jobs);
   EXPECT_EQ(strict.start[1], 100);
   EXPECT_EQ(strict.start[2], 150) << "strict priority order: nothing passes the waiting head";
+}
+
+// EASY's reservation of a Grid Engine host rule job: `allocation_rule 2` over 4 slots needs two hosts of 2
+// free slots (each tasker its own host here), which no single tasker's release shows; the reservation
+// comes when t0 and t1 have both ended (20), so C (2 slots until 40) may not take t0 at 10.
+TEST(SeedExamples, MoabEasyReservesAHostRuleJob) {
+  const Farm f({2, 2, 2});
+  JobBuilder jb(f.cat);
+  const std::tuple<const char*, double, double, uint32_t> list[] = {
+      {"r0", 0, 10, 2}, {"r1", 0, 20, 2}, {"r2", 0, 100, 2}, {"b", 1, 50, 4}, {"c", 2, 30, 2}};
+  for (const auto& [id, submit, time, slots] : list) {
+    jb.add(id, "u", "g", 0, submit, slots);
+    jb.set_times(time, time);
+    if (std::string(id) == "b") {
+      jb.set_rule(AllocationRule::HostBlocks);
+      jb.set_pe_shape(0, 2);
+    }
+  }
+  const JobTable jobs = std::move(jb).build();
+  SimConfig easy;
+  easy.backfill = BackfillPolicy::Easy;
+  const SimResult r = run(f, jobs, easy);
+  EXPECT_EQ(r.start[3], 20) << "b on t0 and t1 once both have ended";
+  EXPECT_EQ(allocations_of(r, 3), (std::vector<std::pair<uint32_t, uint32_t>>{{0, 2}, {1, 2}}));
+  EXPECT_EQ(r.start[4], 70) << "c would have delayed b's reservation at 10";
 }
 
 // Step 6, greedy backfill (Moab RESERVATIONDEPTH 0; the Accelerator's dispatcher): every job that fits
@@ -1218,6 +1245,85 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Range(0, 25));
+
+// Grid Engine's host rules over time ($pe_slots over a host's taskers, $fill_up and $round_robin host by
+// host, allocation_rule N; no slot range, no -masterq, no kept book: the simulator refuses those) against the
+// naive simulator, whose placement is the naive matcher's place_by_host: on farms of hosts of four taskers
+// with host pools (a placement says where a job fits) and of taskers on their own (the slot instances
+// counted), under no backfill, EASY and greedy, on a host sort in half of them.
+class SimHostRulesDifferential : public ::testing::TestWithParam<int> {};
+
+TEST_P(SimHostRulesDifferential, EngineEqualsNaiveOnRandomTraces) {
+  size_t started = 0, waited = 0, backfilled = 0, over_hosts = 0, blocks = 0, robin = 0;
+  for (int i = 0; i < 400; ++i) {
+    const uint64_t seed = 9100003ULL * static_cast<uint64_t>(GetParam()) + static_cast<uint64_t>(i);
+    std::mt19937_64 rng(seed);
+    synth::SynthSpec s;
+    s.seed = seed;
+    s.taskers = 8 + rng() % 24;
+    s.jobs = 1 + rng() % 40;
+    s.categories = 1 + rng() % 8;
+    s.levels = seed % 3 != 0;  // hosts of four taskers with host pools, or taskers on their own
+    s.with_slots = true;
+    s.fill_up = 0.7;
+    s.one_per_tasker = 0;
+    auto ds = synth::generate(s);
+    randomize_times(ds.jobs, rng);
+    if (rng() % 2 && !ds.taskers.host_names.empty()) {  // a host sort (Grid Engine's load formula)
+      ds.taskers.host_order.resize(ds.taskers.host_names.size());
+      for (uint32_t& place : ds.taskers.host_order) place = static_cast<uint32_t>(rng() % 3);
+    }
+    JobTable& jobs = ds.jobs;
+    jobs.pe_shape.assign(jobs.size(), {});
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      if (rng() % 5 == 0) continue;  // some jobs keep their rule
+      jobs.rule[j] = static_cast<AllocationRule>(3 + rng() % 4);
+      if (jobs.rule[j] == AllocationRule::HostBlocks) {
+        std::vector<uint32_t> divisors;
+        for (uint32_t d = 1; d <= jobs.slots[j]; ++d)
+          if (jobs.slots[j] % d == 0) divisors.push_back(d);
+        jobs.pe_shape[j].per_host = divisors[rng() % divisors.size()];
+      }
+    }
+    SimConfig pol;
+    constexpr BackfillPolicy kinds[] = {BackfillPolicy::None, BackfillPolicy::Easy, BackfillPolicy::Greedy};
+    pol.backfill = kinds[seed % 3];
+    pol.compression = seed % 4 < 2;
+    if (rng() % 3 == 0) pol.interval = static_cast<double>(1 + rng() % 9);
+    const std::string ctx = "seed " + std::to_string(seed);
+    const SimResult e = simulate(ds.catalog, ds.taskers, jobs, pol, kernels::active());
+    ASSERT_EQ(simcheck::check_schedule(ds.catalog, ds.taskers, jobs, pol, e, {}), "") << ctx;
+    const naive::SimOutcome ref = naive::simulate(ds.catalog, ds.taskers, jobs, pol, {});
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      const std::string at = ctx + " job " + std::string(jobs.id[j]);
+      ASSERT_EQ(std::isnan(e.start[j]), std::isnan(ref.start[j])) << at;
+      if (std::isnan(e.start[j])) {
+        ASSERT_EQ(e.reason[j], ref.reason[j]) << at;
+        continue;
+      }
+      ASSERT_EQ(e.start[j], ref.start[j]) << at;
+      ASSERT_EQ(allocations_of(e, j), ref.allocations[j]) << at;
+      ASSERT_EQ(e.backfilled[j], ref.backfilled[j]) << at;
+      ++started;
+      waited += e.start[j] > jobs.submit[j];
+      backfilled += e.backfilled[j];
+      if (!by_host(jobs.rule[j]) || ds.taskers.host_of.empty()) continue;
+      std::set<uint32_t> hosts;
+      for (uint32_t a = 0; a < e.alloc_count[j]; ++a)
+        hosts.insert(ds.taskers.host_of[e.allocations[e.alloc_first[j] + a].tasker]);
+      over_hosts += hosts.size() > 1;
+      blocks += jobs.rule[j] == AllocationRule::HostBlocks && hosts.size() > 1;
+      robin += jobs.rule[j] == AllocationRule::HostRoundRobin && hosts.size() > 1;
+    }
+  }
+  EXPECT_GT(started, 500u);
+  EXPECT_GT(waited, 100u) << "jobs wait for capacity";
+  EXPECT_GT(backfilled, 5u);
+  EXPECT_GT(over_hosts, 30u) << "jobs over several hosts";
+  EXPECT_GT(blocks, 5u) << "allocation_rule N over several hosts";
+  EXPECT_GT(robin, 5u) << "$round_robin over several hosts";
+}
+INSTANTIATE_TEST_SUITE_P(Shards, SimHostRulesDifferential, ::testing::Range(0, 4));
 
 // ---- the fast cycle against the full one on real workload logs ---------------------------------------
 
