@@ -490,7 +490,8 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
 // every sort key (bench/peers: of aaa.q, short.q and zzz.q on one host, all seq_no 5, the qmaster took
 // short.q, the oldest). Without the file, the order read (qconf -sql's, each hostlist resolved level by
 // level, which is the qmaster's order within a queue). Instances qselect does not name keep their order
-// after the others. Throws LoadError for a line that is no QUEUE@HOST or a name twice.
+// after the others. Throws LoadError for a line that is no QUEUE@HOST, a name twice, or more than
+// kMaxQueueInstances names.
 void order_as_qmaster(FarmModel& f, const std::string& path) {
   std::unordered_map<std::string, size_t> position;
   LineReader in(path);
@@ -500,6 +501,9 @@ void order_as_qmaster(FarmModel& f, const std::string& path) {
       throw LoadError(path, in.line(), "queue instance", fmt::format("'{}' is not QUEUE@HOST", line));
     if (!position.emplace(std::string(line), position.size()).second)
       throw LoadError(path, in.line(), "queue instance", fmt::format("'{}' twice", line));
+    if (position.size() > kMaxQueueInstances)  // (qselect lists every instance, each once)
+      throw LoadError(path, in.line(), "queue instance",
+                      fmt::format("more than {} queue instances", kMaxQueueInstances));
   }
   auto place = [&](const Instance& x) {
     const auto p = position.find(x.queue + "@" + x.host);

@@ -1,7 +1,7 @@
 // libFuzzer targets for `--format sge` (issue 25), one per kind of text, chosen at build time by
 // COLMATCH_FUZZ_SGE_PART:
-//   "conf":       the input is qconf-sc --8<-- qconf-se --8<-- qconf-shgrp --8<-- qconf-sq (missing parts
-//                 are datasets/sge/farm80's), a farm of the fuzzer's;
+//   "conf":       the input is qconf-sc --8<-- qconf-se --8<-- qconf-shgrp --8<-- qconf-sq --8<-- qselect
+//                 (missing parts are datasets/sge/farm80's; farm80 has no qselect.txt), a farm of the fuzzer's;
 //   "qstat":      the input is qstat-r.xml on farm80 (running jobs' charges, pending jobs matched);
 //   "accounting": the input is an accounting file replayed on farm80 (matched and simulated, bounded);
 //   "jobs":       the input is a --jobs file of qsub lines on farm80 (Grid Engine's host rules, -w verdicts);
@@ -60,8 +60,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view all(reinterpret_cast<const char*>(data), size);
     loaders::FormatArgs args;
     if (part == "conf" || part == "shares") {
-      static const char* kConf[] = {"qconf-sc.txt", "qconf-se.txt", "qconf-shgrp.txt", "qconf-sq.txt"};
-      static const char* kShares[] = {"qconf-ssconf.txt", "qconf-suser.txt", "qconf-sprj.txt", "qconf-su.txt"};
+      static const std::vector<const char*> kConf = {"qconf-sc.txt", "qconf-se.txt", "qconf-shgrp.txt", "qconf-sq.txt",
+                                                     "qselect.txt"};
+      static const std::vector<const char*> kShares = {"qconf-ssconf.txt", "qconf-suser.txt", "qconf-sprj.txt",
+                                                       "qconf-su.txt"};
       std::vector<std::pair<std::string, std::string_view>> files;
       std::string_view rest = all;
       for (const char* name : part == "conf" ? kConf : kShares) {
