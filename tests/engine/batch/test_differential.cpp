@@ -9,6 +9,7 @@
 
 #include "datasets/synth/synthetic.hpp"
 #include "engine/batch/matcher.hpp"
+#include "tests/engine/model/random_host_rules.hpp"
 #include "tests/reference/naive_matcher.hpp"
 
 using namespace colmatch;
@@ -318,22 +319,14 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
     spec.with_slots = true;
     auto ds = synth::generate(spec);
     std::mt19937_64 rng(seed);
-    if (rng() % 2) {  // a host sort of Grid Engine's load formula (ties among its places)
-      ds.taskers.host_order.resize(ds.taskers.host_names.size());
-      for (uint32_t& place : ds.taskers.host_order) place = static_cast<uint32_t>(rng() % 3);
-    }
+    testing_support::draw_host_sort(ds.taskers, rng);  // Grid Engine's load formula's host sort, on half
     JobTable& jobs = ds.jobs;
     jobs.pe_shape.assign(jobs.size(), {});
     for (uint32_t j = 0; j < jobs.size(); ++j) {
-      if (rng() % 5 == 0) continue;  // some jobs keep their rule
+      if (!testing_support::draw_host_rule(jobs, j, rng)) continue;  // some jobs keep their rule
       const uint32_t slots = jobs.slots[j];
-      jobs.rule[j] = static_cast<AllocationRule>(3 + rng() % 4);
       JobTable::PeShape& shape = jobs.pe_shape[j];
       if (jobs.rule[j] == AllocationRule::HostBlocks) {
-        std::vector<uint32_t> divisors;
-        for (uint32_t d = 1; d <= slots; ++d)
-          if (slots % d == 0) divisors.push_back(d);
-        shape.per_host = divisors[rng() % divisors.size()];
         if (rng() % 2) shape.min_slots = shape.per_host * (1 + static_cast<uint32_t>(rng() % (slots / shape.per_host)));
       } else if (rng() % 2) {
         shape.min_slots = 1 + static_cast<uint32_t>(rng() % slots);

@@ -12,6 +12,7 @@
 #include "datasets/synth/synthetic.hpp"
 #include "loaders/swf.hpp"
 #include "loaders/traces.hpp"
+#include "tests/engine/model/random_host_rules.hpp"
 #include "tests/engine/schedule/sim_checker.hpp"
 #include "tests/engine/schedule/sim_farm.hpp"
 #include "tests/reference/naive_simulator.hpp"
@@ -1269,22 +1270,10 @@ TEST_P(SimHostRulesDifferential, EngineEqualsNaiveOnRandomTraces) {
     s.one_per_tasker = 0;
     auto ds = synth::generate(s);
     randomize_times(ds.jobs, rng);
-    if (rng() % 2 && !ds.taskers.host_names.empty()) {  // a host sort (Grid Engine's load formula)
-      ds.taskers.host_order.resize(ds.taskers.host_names.size());
-      for (uint32_t& place : ds.taskers.host_order) place = static_cast<uint32_t>(rng() % 3);
-    }
+    testing_support::draw_host_sort(ds.taskers, rng);  // Grid Engine's load formula's host sort, on half
     JobTable& jobs = ds.jobs;
     jobs.pe_shape.assign(jobs.size(), {});
-    for (uint32_t j = 0; j < jobs.size(); ++j) {
-      if (rng() % 5 == 0) continue;  // some jobs keep their rule
-      jobs.rule[j] = static_cast<AllocationRule>(3 + rng() % 4);
-      if (jobs.rule[j] == AllocationRule::HostBlocks) {
-        std::vector<uint32_t> divisors;
-        for (uint32_t d = 1; d <= jobs.slots[j]; ++d)
-          if (jobs.slots[j] % d == 0) divisors.push_back(d);
-        jobs.pe_shape[j].per_host = divisors[rng() % divisors.size()];
-      }
-    }
+    for (uint32_t j = 0; j < jobs.size(); ++j) testing_support::draw_host_rule(jobs, j, rng);
     SimConfig pol;
     constexpr BackfillPolicy kinds[] = {BackfillPolicy::None, BackfillPolicy::Easy, BackfillPolicy::Greedy};
     pol.backfill = kinds[seed % 3];

@@ -44,6 +44,15 @@ struct Farm {
   SlurmPriority priority(const SlurmMultifactor& config) const { return {jobs, config, cpus, nodes, 64, 16}; }
 };
 
+// Fair share alone (weight 1000), calculated every 10 s.
+SlurmMultifactor fair_share_every_10s() {
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 10;
+  return c;
+}
+
 // set_priority_factors, favor large: (nodes / 16 + CPUs / 64) / 2, times PriorityWeightJobSize 2000 and
 // truncated: -n 1 -c 1 -> 78, -c 2 -> 93, -c 4 -> 125, -N 2 with 2 tasks a node -> 187, -N 4 -c 2 -> 375
 // (the InitPrio values slurmctld logged for such jobs). PriorityFavorSmall turns each ratio round.
@@ -149,10 +158,7 @@ TEST(SlurmPriority, RootsOwnUserCountsInFairTreesRanking) {
 // u3; with no decay they tie. A job that ends between two calculations is charged only up to the first.
 TEST(SlurmPriority, UsageIsChargedAtTheCalculationsAndDecaysByTheHalfLife) {
   const Farm f({{"u1", "A"}, {"u3", "B"}});
-  SlurmMultifactor c;
-  c.enabled = true;
-  c.weight_fairshare = 1000;
-  c.calc_period = 10;
+  SlurmMultifactor c = fair_share_every_10s();
   for (const double half_life : {10.0, 0.0}) {
     c.decay_half_life = half_life;
     SlurmPriority p = f.priority(c);
@@ -184,10 +190,7 @@ TEST(SlurmPriority, UsageIsChargedAtTheCalculationsAndDecaysByTheHalfLife) {
 // that holds 1; billed by what they ask they tie.
 TEST(SlurmPriority, AJobGivenWholeNodesIsBilledForEveryCpu) {
   const Farm f({{"u1", "A"}, {"u3", "B"}});
-  SlurmMultifactor c;
-  c.enabled = true;
-  c.weight_fairshare = 1000;
-  c.calc_period = 10;
+  SlurmMultifactor c = fair_share_every_10s();
   for (const double given : {4.0, std::numeric_limits<double>::quiet_NaN()}) {
     SlurmPriority p = f.priority(c);
     p.advance(0);
@@ -204,10 +207,7 @@ TEST(SlurmPriority, AJobGivenWholeNodesIsBilledForEveryCpu) {
 // the same at factor 1.
 TEST(SlurmPriority, QosUsageFactorMultipliesTheUsageCharged) {
   const Farm f({{"u1", "A"}, {"u3", "B"}});
-  SlurmMultifactor c;
-  c.enabled = true;
-  c.weight_fairshare = 1000;
-  c.calc_period = 10;
+  SlurmMultifactor c = fair_share_every_10s();
   for (const double factor : {0.0, 2.0}) {
     c.usage_factor = {factor, 1.0};
     SlurmPriority p = f.priority(c);
@@ -283,10 +283,7 @@ TEST(SlurmPriority, UsageResetBoundariesAsSlurmctldComputesThem) {
 // reset there would leave B 10 s and put it first).
 TEST(SlurmPriority, UsageResetPeriodZeroesUsageAtTheFirstCalculationPastTheBoundary) {
   const Farm f({{"u1", "A"}, {"u3", "B"}, {"u1", "A", 0, 2}});
-  SlurmMultifactor c;
-  c.enabled = true;
-  c.weight_fairshare = 1000;
-  c.calc_period = 10;
+  SlurmMultifactor c = fair_share_every_10s();
   c.decay_half_life = 0;
   std::tm midnight{};
   midnight.tm_year = 2026 - 1900;
