@@ -55,6 +55,8 @@ const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
 // that a placement costs the hosts it visits, not every host of the category.
 // `fresh`: made again whatever it holds (the scratch queue, not kept).
 Placer::HostQueue& Placer::host_queue(uint32_t c, bool fresh) {
+  // (a placer without cursors plans on capacities that are copied and changed without a new epoch: never kept)
+  fresh = fresh || cursors_ == nullptr;
   HostQueue& q = fresh || restricted_ ? scratch_queue_ : host_queues_[c];
   if (!fresh && !restricted_ && q.built && q.epoch == cap_.epoch()) return q;
   const std::vector<HostGroup>& all = host_groups(c);

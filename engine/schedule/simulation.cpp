@@ -95,10 +95,6 @@ SimResult simulate(const Catalog& catalog, const TaskerTable& taskers, const Job
       refused.emplace_back(j,
                            "a Grid Engine slot range (-pe NAME MIN-MAX) is `match`'s only; the simulator places a "
                            "parallel job of a fixed slot count");
-    else if (!jobs.rejected(j) && by_host(jobs.rule[j]) && policy.depth() > 1)
-      refused.emplace_back(j,
-                           "Grid Engine's placement host by host under a kept book of reservations (depth above 1, "
-                           "conservative) is not simulated yet; under no backfill, greedy and EASY it is");
     else if (!jobs.rejected(j) && by_host(jobs.rule[j]) && jobs.pe_shape_of(j).master != kNone)
       refused.emplace_back(j,
                            "Grid Engine's -masterq is `match`'s only; the simulator places a parallel job's "

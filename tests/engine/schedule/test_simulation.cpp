@@ -1248,10 +1248,10 @@ TEST_P(SimDifferential, EngineEqualsNaiveOnRandomTraces) {
 INSTANTIATE_TEST_SUITE_P(AllocationTimesBackfill, SimDifferential, ::testing::Range(0, 25));
 
 // Grid Engine's host rules over time ($pe_slots over a host's taskers, $fill_up and $round_robin host by
-// host, allocation_rule N; no slot range, no -masterq, no kept book: the simulator refuses those) against the
-// naive simulator, whose placement is the naive matcher's place_by_host: on farms of hosts of four taskers
-// with host pools (a placement says where a job fits) and of taskers on their own (the slot instances
-// counted), under no backfill, EASY and greedy, on a host sort in half of them.
+// host, allocation_rule N; no slot range, no -masterq: the simulator refuses those) against the naive
+// simulator, whose placement is the naive matcher's place_by_host: on farms of hosts of four taskers with
+// host pools (a placement says where a job fits) and of taskers on their own (the slot instances counted),
+// under no backfill, EASY, greedy, conservative and depth 3, on a host sort in half of them.
 class SimHostRulesDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(SimHostRulesDifferential, EngineEqualsNaiveOnRandomTraces) {
@@ -1275,8 +1275,10 @@ TEST_P(SimHostRulesDifferential, EngineEqualsNaiveOnRandomTraces) {
     jobs.pe_shape.assign(jobs.size(), {});
     for (uint32_t j = 0; j < jobs.size(); ++j) testing_support::draw_host_rule(jobs, j, rng);
     SimConfig pol;
-    constexpr BackfillPolicy kinds[] = {BackfillPolicy::None, BackfillPolicy::Easy, BackfillPolicy::Greedy};
-    pol.backfill = kinds[seed % 3];
+    constexpr BackfillPolicy kinds[] = {BackfillPolicy::None, BackfillPolicy::Easy, BackfillPolicy::Greedy,
+                                        BackfillPolicy::Conservative, BackfillPolicy::Easy};
+    pol.backfill = kinds[seed % 5];
+    if (seed % 5 == 4) pol.reservation_depth = 3;
     pol.compression = seed % 4 < 2;
     if (rng() % 3 == 0) pol.interval = static_cast<double>(1 + rng() % 9);
     const std::string ctx = "seed " + std::to_string(seed);
