@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <unordered_set>
 
@@ -505,15 +506,21 @@ void order_as_qmaster(FarmModel& f, const std::string& path) {
       throw LoadError(path, in.line(), "queue instance",
                       fmt::format("more than {} queue instances", kMaxQueueInstances));
   }
-  auto place = [&](const Instance& x) {
-    const auto p = position.find(x.queue + "@" + x.host);
-    return p == position.end() ? position.size() : p->second;
-  };
-  std::stable_sort(f.instances.begin(), f.instances.end(),
-                   [&](const Instance& a, const Instance& b) { return place(a) < place(b); });
-  f.instance_index.clear();
-  for (size_t i = 0; i < f.instances.size(); ++i)
-    f.instance_index[f.instances[i].queue + "@" + f.instances[i].host] = i;
+  // each instance's place once (by the names instance_index already holds), then a stable reorder
+  const size_t n = f.instances.size();
+  std::vector<size_t> place(n, position.size()), order(n), now(n);
+  for (const auto& [name, i] : f.instance_index)
+    if (const auto p = position.find(name); p != position.end()) place[i] = p->second;
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return place[a] < place[b]; });
+  std::vector<Instance> sorted;
+  sorted.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    now[order[k]] = k;
+    sorted.push_back(std::move(f.instances[order[k]]));
+  }
+  f.instances = std::move(sorted);
+  for (auto& [name, i] : f.instance_index) i = now[i];
 }
 
 std::set<std::string> not_dispatchable(const std::string& path) {

@@ -131,7 +131,8 @@ std::vector<Partition> read_partitions(const std::string& path) {
     }
     // OverSubscribe=NO, EXCLUSIVE, YES:N or FORCE:N (scontrol's spelling); only EXCLUSIVE changes a job's
     // placement here: YES lets only jobs that ask --oversubscribe share CPUs, FORCE every job (warned of)
-    const std::string& over = p.over_subscribe = field(r, "OverSubscribe", "NO");
+    p.over_subscribe = field(r, "OverSubscribe", "NO");
+    const std::string& over = p.over_subscribe;
     p.exclusive = over == "EXCLUSIVE";
     if (over != "NO" && over != "EXCLUSIVE" && over.rfind("YES", 0) != 0 && over.rfind("FORCE", 0) != 0)
       throw LoadError(path, r.line, "OverSubscribe",

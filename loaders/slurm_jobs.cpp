@@ -244,10 +244,10 @@ class JobMaker {
   const std::string& source_;
   bool submitted_ = false;
   JobBuilder& jb_;
-  std::vector<double> job_factor_;  // per job: its first partition's PriorityJobFactor
-  std::vector<TresAsked> tres_;     // per job: the TRES it asks, and that partition
+  std::vector<double> job_factor_;   // per job: its first partition's PriorityJobFactor
+  std::vector<TresAsked> tres_;      // per job: the TRES it asks, and that partition
   std::vector<uint8_t> whole_node_;  // per job: it takes its nodes whole
-  std::vector<EverCheck> checks_;   // per job: what Slurm's submit asks of it (build_jobs)
+  std::vector<EverCheck> checks_;    // per job: what Slurm's submit asks of it (build_jobs)
   JobIds ids_;
   bool tiers_differ_ = false, job_records_ = false;
   std::string default_partition_;
