@@ -108,13 +108,16 @@ struct FarmModel {
   static std::string numeric_text(const AttributeDef& def, const std::string& text);
 };
 
-/// sched_conf(5)'s ticket settings from the qconf -ssconf record (loaders/sge_shares.cpp); the share tree
-/// (weight_tickets_share) is named in a warning: its tickets are not computed. Throws LoadError for a value
-/// that is not a number or a policy_hierarchy Grid Engine would refuse.
+/// sched_conf(5)'s ticket settings from the qconf -ssconf record (loaders/sge_shares.cpp), the share tree's
+/// weight_tickets_share and compensation_factor among them. Throws LoadError for a value that is not a
+/// number or a policy_hierarchy Grid Engine would refuse.
 void read_ticket_settings(FarmModel& farm, const Record& conf, const std::string& path);
 
-/// The ticket holders of DIR (qconf-suser.txt, qconf-sprj.txt, qconf-su.txt; each optional). Throws
-/// LoadError naming file, line and field for an fshare or oticket that is not a whole number >= 0.
+/// The ticket holders of DIR (qconf-suser.txt, qconf-sprj.txt, qconf-su.txt) and the share tree
+/// (qconf-sstree.txt: share_tree(5)); each optional. A warning says that the share tree's usage is taken
+/// as 0. Throws LoadError naming file, line and field for an fshare or oticket that is not a whole number
+/// >= 0, and for a share tree that is not one (read_share_tree's refusals: an id twice, a child no node
+/// has or of two parents, deeper than kMaxShareTreeDepth, more than 2^20 nodes).
 void read_share_holders(FarmModel& farm, const std::string& dir);
 
 /// A job as the ticket policies see it: its owner's user object, its project's, its department (the first

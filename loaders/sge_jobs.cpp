@@ -402,6 +402,14 @@ double urgency_slots(const FarmModel& f, const std::string& pe, const std::strin
   return 1;  // no such PE: the job is refused anyway
 }
 
+// A job's weight in its share tree node (sge_sort_job_nodes' dilution): the least slot count of its -pe
+// range, 1 without a PE.
+uint32_t share_dilution(const std::string& pe, const std::string& range) {
+  if (pe.empty()) return 1;
+  const std::optional<SlotRange> r = slot_range(range);
+  return r ? static_cast<uint32_t>(std::clamp<double>(r->lo, 1, 1e9)) : 1;
+}
+
 // rrcontr (sge_urgency.c): the slots' urgency for the assumed slot count plus each hard -l request's.
 double resource_contribution(const FarmModel& f, const std::vector<std::pair<std::string, std::string>>& hard,
                              double slots) {
@@ -671,6 +679,7 @@ void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::v
     t.counted = u.ranged;
     t.submit = now;
     t.number = k;
+    t.dilution = share_dilution(q.request.pe, q.request.pe_range);
     ticket_jobs.push_back(t);
     job_input.push_back(static_cast<uint32_t>(inputs.size() - 1));
   }
@@ -708,6 +717,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
     t.submit = submit;
     t.number = static_cast<uint64_t>(number_field(q.number, 0, path, q.line, "JB_job_number"));
     t.task = task;
+    t.dilution = share_dilution(q.pe, q.pe_range);
     return t;
   };
   auto input_of = [&](const QstatJob& q, const JobDetail* d, double submit) {

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "loaders/errors.hpp"
+#include "loaders/line_reader.hpp"
 #include "loaders/sge_conf.hpp"
 #include "loaders/sge_farm.hpp"
 
@@ -52,7 +54,98 @@ bool boolean(const Record& r, std::string_view key, bool fallback, const std::st
 }
 
 SgeShareHolder holder_of(const Record& r, const std::string& path) {
-  return {static_cast<double>(whole(r, "fshare", 0, path)), static_cast<double>(whole(r, "oticket", 0, path))};
+  return {static_cast<double>(whole(r, "fshare", 0, path)), static_cast<double>(whole(r, "oticket", 0, path)),
+          r.value("name")};
+}
+
+// The most share tree nodes a dump may hold (each a few lines of qconf -sstree).
+constexpr size_t kMaxShareTreeNodes = size_t{1} << 20;
+
+// A whole number of a share tree line.
+uint64_t tree_number(std::string_view v, const std::string& path, size_t line, const char* field) {
+  uint64_t x = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || ec != std::errc() || p != v.data() + v.size() || x > 0xffffffffu)
+    throw LoadError(path, line, field, fmt::format("'{}' is not a whole number from 0 to 4294967295", v));
+  return x;
+}
+
+// share_tree(5) as qconf -sstree prints it: records of id=, name=, type=, shares=, childnodes= lines, the
+// root first; the children named by id. Refuses (LoadError naming the line) an unknown key, a record
+// without its id or name, an id twice, a child that no record has, a node that is the child of two, and
+// a tree deeper than kMaxShareTreeDepth.
+std::vector<SgeShareTreeNode> read_share_tree(const std::string& path) {
+  struct Raw {
+    uint64_t id = 0;
+    SgeShareTreeNode node;
+    std::vector<uint64_t> children;
+    size_t line = 0, children_line = 0;
+    bool named = false;
+  };
+  std::vector<Raw> raw;
+  LineReader in(path);
+  for (std::string_view text; in.next(text);) {
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    if (text.empty() || text == "no sharetree element") continue;
+    const size_t eq = text.find('=');
+    if (eq == std::string_view::npos)
+      throw LoadError(path, in.line(), "share tree", fmt::format("'{}' is not key=value", text));
+    const std::string_view key = text.substr(0, eq), value = text.substr(eq + 1);
+    if (key == "id") {
+      if (raw.size() == kMaxShareTreeNodes)
+        throw LoadError(path, in.line(), "id", fmt::format("more than {} share tree nodes", kMaxShareTreeNodes));
+      raw.emplace_back();
+      raw.back().id = tree_number(value, path, in.line(), "id");
+      raw.back().line = in.line();
+      continue;
+    }
+    if (raw.empty()) throw LoadError(path, in.line(), std::string(key), "a share tree node must begin with id=");
+    Raw& r = raw.back();
+    if (key == "name") {
+      r.node.name = std::string(value);
+      r.named = !value.empty();
+    } else if (key == "shares") {
+      r.node.shares = static_cast<double>(tree_number(value, path, in.line(), "shares"));
+    } else if (key == "childnodes") {
+      r.children_line = in.line();
+      if (value != "NONE")
+        for (size_t at = 0; at <= value.size();) {
+          const size_t comma = std::min(value.find(',', at), value.size());
+          r.children.push_back(tree_number(value.substr(at, comma - at), path, in.line(), "childnodes"));
+          at = comma + 1;
+        }
+    } else if (key != "type") {
+      throw LoadError(path, in.line(), std::string(key), "not a share tree field (id, name, type, shares, childnodes)");
+    }
+  }
+  std::unordered_map<uint64_t, uint32_t> index;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (!raw[i].named) throw LoadError(path, raw[i].line, "name", "a share tree node without a name");
+    if (!index.emplace(raw[i].id, static_cast<uint32_t>(i)).second)
+      throw LoadError(path, raw[i].line, "id", fmt::format("id {} twice", raw[i].id));
+  }
+  std::vector<uint8_t> has_parent(raw.size(), 0);
+  std::vector<SgeShareTreeNode> out(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    out[i] = std::move(raw[i].node);
+    for (const uint64_t c : raw[i].children) {
+      const auto at = index.find(c);
+      if (at == index.end())
+        throw LoadError(path, raw[i].children_line, "childnodes", fmt::format("no node has id {}", c));
+      if (at->second == 0 || has_parent[at->second]++)
+        throw LoadError(path, raw[i].children_line, "childnodes",
+                        fmt::format("node {} is already a child of another node (or the root)", c));
+      out[i].children.push_back(at->second);
+    }
+  }
+  try {
+    SgeShareHolders probe;
+    probe.share_tree = out;
+    sge_tickets({}, probe, {});  // checks the depth
+  } catch (const std::invalid_argument& e) {
+    throw LoadError(path, raw.empty() ? 0 : raw[0].line, "childnodes", e.what());
+  }
+  return out;
 }
 
 }  // namespace
@@ -79,11 +172,8 @@ void read_ticket_settings(FarmModel& f, const Record& conf, const std::string& p
       throw LoadError(path, fd->line, "policy_hierarchy", e.what());
     }
   }
-  if (const uint64_t share = whole(conf, "weight_tickets_share", 0, path); share != 0 && f.weights.weight_ticket != 0)
-    f.warnings.push_back(
-        fmt::format("weight_tickets_share {}: the share tree policy is not computed: its tickets count as 0 "
-                    "(functional and override tickets are)",
-                    share));
+  c.weight_tickets_share = static_cast<double>(whole(conf, "weight_tickets_share", 0, path));
+  c.compensation_factor = decimal(conf, "compensation_factor", c.compensation_factor, path);
 }
 
 void read_share_holders(FarmModel& f, const std::string& dir) {
@@ -107,6 +197,13 @@ void read_share_holders(FarmModel& f, const std::string& dir) {
     if (r.value("name") == "defaultdepartment") f.default_department = d;
     f.holders.departments.push_back(holder_of(r, path));
   });
+  if (const std::string path = dump_file(dir, "qconf-sstree.txt"); std::filesystem::exists(path))
+    f.holders.share_tree = read_share_tree(path);
+  if (!f.holders.share_tree.empty() && f.ticket_config.weight_tickets_share != 0 && f.weights.weight_ticket != 0)
+    f.warnings.push_back(fmt::format(
+        "weight_tickets_share {:g}: share tree tickets as if no usage were recorded (a new farm; the nodes' "
+        "usage, sge_share_mon's, is not read)",
+        f.ticket_config.weight_tickets_share));
 }
 
 SgeTicketJob ticket_job(const FarmModel& f, const std::string& owner, const std::string& group,

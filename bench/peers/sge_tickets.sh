@@ -12,7 +12,8 @@
 # Every other department is removed first, so that the users' departments are the file's. JOBS, WEIGHTS
 # and OUT as bench/peers/sge_priority.sh (which runs the jobs; `@USER options` submits as USER, `ot N`
 # gives the last job override tickets, `start` lets one scheduling run start jobs first). OUT/qstat-ext.xml
-# holds the tickets the qmaster gave (tickets, otickets, ftickets, department).
+# holds the tickets the qmaster gave (tickets, otickets, ftickets, stickets, department). With STREE=FILE
+# the share tree is FILE (share_tree(5), nodes in depth-first order, ids their places), else none.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sge_common.sh"
@@ -48,7 +49,10 @@ case "${1:-}" in
   run)
     settings
     holders "$2"
+    qconf -dstree >/dev/null 2>&1 || true
+    if [ -n "${STREE:-}" ]; then qconf -Astree "$STREE" >/dev/null; qconf -sst; fi
     bash "$here/sge_priority.sh" run "$3" "$4" "${5:-}"
-    cp "$2" "$4/shares.txt" ;;
+    cp "$2" "$4/shares.txt"
+    if [ -n "${STREE:-}" ]; then cp "$STREE" "$4/share-tree.txt"; fi ;;
   *) echo "usage: $0 run SHARES JOBS OUT [WEIGHTS]" >&2; exit 1 ;;
 esac

@@ -71,7 +71,8 @@ std::string sge_priority_text(const SgePriorityWeights& w, const SgePriorityTerm
   std::string tickets;
   if (t.tickets.total != 0)
     tickets =
-        fmt::format(" (tckts {:g} = otckt {:g} + ftckt {:g})", t.tickets.total, t.tickets.oticket, t.tickets.fticket);
+        fmt::format(" (tckts {:g} = otckt {:g} + ftckt {:g}{})", t.tickets.total, t.tickets.oticket, t.tickets.fticket,
+                    t.tickets.sticket != 0 ? fmt::format(" + stckt {:g}", t.tickets.sticket) : std::string());
   return fmt::format(
       "prio {:.5f} = {:g} * npprior {:.5f} + {:g} * nurg {:.5f} (urg {:g} = rrcontr {:g} + wtcontr {:g} + dlcontr "
       "{:g}) + {:g} * ntckts {:.5f}{}",

@@ -1,6 +1,7 @@
 #include "engine/schedule/sge_tickets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -22,6 +23,8 @@ struct Ref {
   int32_t holder[3] = {-1, -1, -1};  // user, department, project
   double tickets = 0;                // the policies above in the hierarchy (jref->tickets)
   double share[4] = {0, 0, 0, 0};    // the shares pass 1 gave (user, department, project, job)
+  int32_t share_node = -1;           // its share tree node (-1: none)
+  double share_sort = 0, share_tickets = 0;  // its temporary job node's STN_sort and STN_tickets
   SgeTickets out;
 };
 
@@ -247,6 +250,254 @@ void pending_functional(std::vector<Ref*>& pending, Ticketing& t, const double r
     }
 }
 
+// The share tree as one scheduling run sees it (Son of Grid Engine 8.1.9's sgeee.c): the farm's nodes,
+// with a copy of a `default` node added per user that maps to one, and the counts and targets of this run.
+struct ShareTree {
+  struct Node {
+    const SgeShareTreeNode* node = nullptr;  // the farm's (a temporary copy of `default`: that node)
+    std::string name;
+    std::vector<uint32_t> children;
+    bool project = false;
+    uint32_t own_running = 0, own_all = 0;  // the jobs that count under this node itself
+    uint32_t jobs = 0, active = 0;          // STN_job_ref_count, STN_active_job_ref_count
+    double sum_priority = 0;                // the running jobs' -js
+    double ltt = 0, oltt = 0, stt = 0, ostt = 0, acp = 0, shr = 0;
+    std::vector<Ref*> here;  // the jobs under it (its temporary job nodes)
+  };
+  std::vector<Node> nodes;
+  std::map<std::pair<int32_t, int32_t>, int32_t> of_job;  // (user, project) -> node
+
+  explicit ShareTree(const SgeShareHolders& h) {
+    const std::vector<SgeShareTreeNode>& farm = h.share_tree;
+    nodes.resize(farm.size());
+    std::vector<std::string_view> projects;
+    for (const SgeShareHolder& p : h.projects) projects.push_back(p.name);
+    std::sort(projects.begin(), projects.end());
+    for (size_t i = 0; i < farm.size(); ++i) {
+      Node& n = nodes[i];
+      n.node = &farm[i];
+      n.name = farm[i].name;
+      n.children = farm[i].children;
+      for (const uint32_t c : n.children)
+        if (c >= farm.size()) throw std::invalid_argument(fmt::format("share tree node {}: no child node {}", i, c));
+      n.project = std::binary_search(projects.begin(), projects.end(), std::string_view(n.name));
+    }
+    // the depth (and a node reached twice, or a cycle, which never ends) refused before any walk
+    std::vector<std::pair<uint32_t, size_t>> stack;
+    if (!nodes.empty()) stack.emplace_back(0, 0);
+    for (size_t visits = 0; !stack.empty(); ++visits) {
+      const auto [x, depth] = stack.back();
+      stack.pop_back();
+      if (depth > kMaxShareTreeDepth || visits >= nodes.size())
+        throw std::invalid_argument(
+            fmt::format("the share tree is deeper than {} levels or not a tree", kMaxShareTreeDepth));
+      for (const uint32_t c : nodes[x].children) stack.emplace_back(c, depth + 1);
+    }
+  }
+
+  // search_userprj_node_work (sge_support.c)
+  int32_t search(int32_t ep, const std::string* user, const std::string* project, int32_t* parent, int32_t root) const {
+    if (ep < 0 || (!user && !project)) return -1;
+    const Node& n = nodes[static_cast<size_t>(ep)];
+    if (n.project && ep != root && (!project || n.name != *project)) return -1;
+    if (project && n.name == *project) return n.children.empty() ? ep : search(ep, user, nullptr, parent, ep);
+    if (!project && n.name == *user) return ep;
+    for (const uint32_t c : n.children)
+      if (const int32_t f = search(static_cast<int32_t>(c), user, project, parent, root); f >= 0) {
+        if (parent && f == static_cast<int32_t>(c)) *parent = ep;
+        return f;
+      }
+    static const std::string kDefault = "default";
+    if (!project && ep == root && *user != kDefault) return search(ep, &kDefault, nullptr, parent, ep);
+    return -1;
+  }
+
+  // sge_set_job_refs: the node a job of this user and project counts under (-1: none); a `default` node
+  // found for a user is copied as the user's own, beside it.
+  int32_t node_of(const SgeShareHolders& h, int32_t user, int32_t project) {
+    if (nodes.empty() || (user < 0 && project < 0)) return -1;
+    const auto [at, fresh] = of_job.try_emplace({user, project}, -1);
+    if (!fresh) return at->second;
+    const std::string* u = user >= 0 ? &h.users[static_cast<size_t>(user)].name : nullptr;
+    const std::string* p = project >= 0 ? &h.projects[static_cast<size_t>(project)].name : nullptr;
+    int32_t parent = -1;
+    int32_t n = search(0, u, p, &parent, 0);
+    if (u && n >= 0 && parent >= 0 && nodes[static_cast<size_t>(n)].name == "default") {
+      // (a `default` node with children: Grid Engine's copy counts its children's jobs, none, so such a
+      // user's jobs get no share tree tickets)
+      if (!nodes[static_cast<size_t>(n)].children.empty()) return at->second = -1;
+      Node copy;
+      copy.node = nodes[static_cast<size_t>(n)].node;
+      copy.name = *u;
+      nodes.push_back(std::move(copy));
+      n = static_cast<int32_t>(nodes.size() - 1);
+      nodes[static_cast<size_t>(parent)].children.push_back(static_cast<uint32_t>(n));
+    }
+    return at->second = n;
+  }
+
+  // The nodes root first, each before its children (an explicit stack: the depth is bounded above).
+  std::vector<uint32_t> preorder() const {
+    std::vector<uint32_t> out, stack{0};
+    while (!stack.empty()) {
+      const uint32_t x = stack.back();
+      stack.pop_back();
+      out.push_back(x);
+      const std::vector<uint32_t>& c = nodes[x].children;
+      for (auto it = c.rbegin(); it != c.rend(); ++it) stack.push_back(*it);
+    }
+    return out;
+  }
+
+  // update_job_ref_count and update_active_job_ref_count (a node with children counts theirs, whatever
+  // counts under it itself), with the running jobs only or every job; then sge_calc_node_targets, the
+  // usage 0.
+  void targets(bool every_job, double compensation_factor) {
+    const std::vector<uint32_t> order = preorder();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      Node& n = nodes[*it];
+      n.jobs = every_job ? n.own_all : n.own_running;
+      n.active = n.own_running;
+      if (n.children.empty()) continue;
+      n.jobs = n.active = 0;
+      for (const uint32_t c : n.children) n.jobs += nodes[c].jobs, n.active += nodes[c].active;
+    }
+    Node& root = nodes[0];
+    root.stt = root.ltt = root.ostt = root.oltt = 1;
+    constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE
+    const double usage = 0;            // (sge_share_mon's usage column is not read)
+    for (const uint32_t x : order) {
+      const Node& n = nodes[x];
+      double sum_shares = 0, sum = 0;
+      for (const uint32_t c : n.children)
+        if (nodes[c].jobs > 0) sum_shares += nodes[c].node->shares;
+      for (const uint32_t c : n.children) {
+        Node& k = nodes[c];
+        if (k.jobs == 0) continue;
+        const double shares = k.node->shares;
+        k.ltt = sum_shares > 0 ? shares / sum_shares : 0;
+        k.oltt = n.oltt * k.ltt;
+        k.shr = k.oltt > 0 ? shares * shares / std::max(usage, kMinUsage * k.oltt) : 0;
+        sum += k.shr;
+      }
+      for (const uint32_t c : n.children) {
+        Node& k = nodes[c];
+        if (k.jobs == 0) continue;
+        k.stt = sum > 0 ? k.shr / sum : 0;
+        k.acp = k.ostt = n.ostt * k.stt;
+      }
+      if (compensation_factor == 0) continue;
+      bool compensated = false;
+      sum = 0;
+      for (const uint32_t c : n.children) {
+        Node& k = nodes[c];
+        if (k.jobs == 0) continue;
+        if (k.ostt > compensation_factor * k.oltt) {
+          const double shares = k.node->shares;
+          k.shr = shares * shares / (std::max(usage, kMinUsage * k.oltt) * (k.ostt / (compensation_factor * k.oltt)));
+          compensated = true;
+        }
+        sum += k.shr;
+      }
+      if (compensated)
+        for (const uint32_t c : n.children) {
+          Node& k = nodes[c];
+          if (k.jobs == 0) continue;
+          k.stt = k.shr / sum;
+          k.acp = k.ostt = n.ostt * k.stt;
+        }
+    }
+  }
+
+  struct JobNode {
+    Ref* r;
+    double sort, tickets, shr;
+  };
+  // sge_sort_job_nodes: the jobs under node x (its own and its active children's), running first, then by
+  // their sort value from the level below (-js at a leaf); each gets x's target among its siblings
+  // diluted by the jobs ahead of it (each by its PE's least slot count); the root's level leaves them,
+  // and a root with one active child and no job of its own hands the question to that child.
+  std::vector<JobNode> sort_job_nodes(uint32_t root, uint32_t x, double total) const {
+    const Node& n = nodes[x];
+    if (root == x && n.here.empty()) {
+      int active = 0;
+      uint32_t only = 0;
+      for (const uint32_t c : n.children)
+        if (nodes[c].jobs > 0 && ++active == 1) only = c;
+      if (active == 1) return sort_job_nodes(only, only, total);
+    }
+    std::vector<JobNode> list;
+    for (const uint32_t c : n.children)
+      if (nodes[c].jobs > 0) {
+        std::vector<JobNode> below = sort_job_nodes(root, c, total);
+        list.insert(list.end(), below.begin(), below.end());
+      }
+    for (Ref* r : n.here) list.push_back({r, r->share_sort, r->share_tickets, 0});
+    if (root != x || !n.here.empty()) {
+      std::sort(list.begin(), list.end(), [](const JobNode& a, const JobNode& b) {
+        if (a.r->job->running != b.r->job->running) return a.r->job->running;
+        if (a.sort != b.sort) return a.sort > b.sort;
+        if (a.r->job->number != b.r->job->number) return a.r->job->number < b.r->job->number;
+        return a.r->job->task < b.r->job->task;
+      });
+      double dilute = 1;
+      for (JobNode& p : list) {
+        p.shr = n.stt / dilute;
+        p.sort = p.tickets + p.shr * total;
+        dilute += std::max<double>(1, p.r->job->dilution);
+      }
+    }
+    return list;
+  }
+};
+
+// The share tree policy (sge_calc_tickets, called twice a scheduling run): the running jobs' tickets
+// come from the second call, which counts the running jobs only (passes 1 and 2: the node's overall target
+// split by -js, else evenly); the pending jobs' from the first, which counts every job, when the
+// hierarchy comes to S (`pending`).
+struct ShareTreePolicy {
+  const SgeTicketConfig& c;
+  ShareTree tree;
+  bool on;
+
+  ShareTreePolicy(const SgeTicketConfig& config, const SgeShareHolders& h, std::vector<Ref>& refs)
+      : c(config), tree(h), on(!tree.nodes.empty() && config.weight_tickets_share > 0) {
+    if (!on) return;
+    for (Ref& r : refs) {
+      if (!r.job->counted) continue;
+      r.share_node = tree.node_of(h, r.holder[kUser], r.holder[kProject]);
+      if (r.share_node < 0) continue;
+      ShareTree::Node& n = tree.nodes[static_cast<size_t>(r.share_node)];
+      ++n.own_all;
+      n.here.push_back(&r);
+      if (r.job->running) ++n.own_running, n.sum_priority += r.job->jobshare;
+    }
+    tree.targets(false, c.compensation_factor);
+    for (Ref& r : refs) {  // calc_job_share_tree_tickets_pass2
+      if (!r.job->counted || !r.job->running || r.share_node < 0) continue;
+      const ShareTree::Node& n = tree.nodes[static_cast<size_t>(r.share_node)];
+      const double tickets = n.acp * c.weight_tickets_share;
+      if (n.sum_priority != 0) r.out.sticket = std::trunc(r.job->jobshare * tickets / n.sum_priority);
+      else if (n.jobs != 0) r.out.sticket = tickets / n.jobs;  // (0: a node with children counts theirs)
+    }
+    tree.targets(true, c.compensation_factor);
+  }
+
+  void pending(bool dependent) {
+    if (!on) return;
+    for (ShareTree::Node& n : tree.nodes)
+      for (Ref* r : n.here) {
+        r->share_tickets = dependent ? r->tickets : 0;
+        r->share_sort = dependent ? r->tickets + 0.01 * r->job->jobshare : r->job->jobshare;
+      }
+    for (const ShareTree::JobNode& p : tree.sort_job_nodes(0, 0, c.weight_tickets_share)) {
+      if (p.r->job->running) continue;
+      p.r->out.sticket = p.shr * c.weight_tickets_share;
+      if (dependent) p.r->tickets += p.r->out.sticket;
+    }
+  }
+};
+
 // sconf_ph_fill_array: the named policies in order (dependent), then the others (not).
 std::vector<std::pair<char, bool>> hierarchy(const std::string& text) {
   std::vector<std::pair<char, bool>> out;
@@ -297,7 +548,9 @@ std::vector<SgeTickets> sge_tickets(const SgeTicketConfig& c, const SgeShareHold
     if (c.weight_tickets_functional > 0) t.pass2(*r, sums, w);
     r->out.oticket = t.override_tickets(*r);
   }
+  ShareTreePolicy share_tree(c, h, refs);
   for (const auto& [policy, dependent] : order) {
+    if (policy == 'S' && !pending.empty()) share_tree.pending(dependent);
     if (policy == 'F' && c.weight_tickets_functional > 0 && !pending.empty())
       pending_functional(pending, t, sums, dependent);
     if (policy == 'O') {

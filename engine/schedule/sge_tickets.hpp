@@ -15,7 +15,18 @@
 // policy_hierarchy (e.g. OFS): a policy named there orders each category's jobs by the tickets of the
 // policies before it and adds them to its comparisons. A job's tickets are the sum of its override,
 // functional and share-tree tickets; ntckts normalises them over every running and pending job's.
-// Not computed: the share tree (weight_tickets_share; its tickets are 0 and loaders warn).
+// Share tree (share_tree(5), qconf -sstree; Son of Grid Engine 8.1.9, whose pending share tree tickets
+// differ from the older sgeee.c's): a job counts under the node of its project and user
+// (search_userprj_node: a project's subtree only for its jobs, else the user's node, else a copy of the
+// nearest `default` node made for the user); each active node's target is its shares over its active
+// siblings' (divided by its usage, at least SGE_MIN_USAGE 1 x its long-term target, and corrected by
+// compensation_factor). A running job gets its node's overall target, counting running jobs only, x
+// weight_tickets_share (split by -js, else evenly). The pending ones: level by level up from the
+// leaves, a node's jobs go running first, then by their value from the level below (-js at a leaf; with a
+// dependent hierarchy the tickets before + 0.01 x -js), and each gets the node's target among its siblings
+// over 1 + the least PE slot counts of the jobs ahead of it; a job's tickets are its value at the topmost
+// level below the root with more than one active node (sge_sort_job_nodes). The usage of every node is
+// taken as 0 (a new farm; sge_share_mon's usage is not read).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +39,8 @@ namespace colmatch {
 /// sched_conf(5)'s ticket settings; the defaults are the manual's.
 struct SgeTicketConfig {
   double weight_tickets_functional = 0;
+  double weight_tickets_share = 0;
+  double compensation_factor = 5;  ///< caps a node's short-term target at this x its long-term one
   double weight_user = 0.25, weight_project = 0.25, weight_department = 0.25, weight_job = 0.25;
   bool share_functional_shares = true;
   bool share_override_tickets = true;
@@ -42,11 +55,24 @@ struct SgeTicketConfig {
 struct SgeShareHolder {
   double fshare = 0;   ///< functional shares
   double oticket = 0;  ///< override tickets
+  std::string name;    ///< the share tree's names for users and projects
 };
 
-/// Every ticket holder of the farm, indexed by SgeTicketJob's fields.
+/// One node of the share tree (share_tree(5): `qconf -sstree`'s records, by id).
+struct SgeShareTreeNode {
+  std::string name;                ///< a user, a project, `default`, or a group's own name
+  double shares = 0;               ///< whole, >= 0
+  std::vector<uint32_t> children;  ///< indexes of this tree's nodes
+};
+
+/// The most levels of a share tree below its root (sge_tickets throws past it; loaders refuse it).
+inline constexpr size_t kMaxShareTreeDepth = 256;
+
+/// Every ticket holder of the farm, indexed by SgeTicketJob's fields; the share tree with its root
+/// first (empty: none). The tree must be a tree (each node a child of at most one, no cycle).
 struct SgeShareHolders {
   std::vector<SgeShareHolder> users, projects, departments;
+  std::vector<SgeShareTreeNode> share_tree;
 };
 
 /// One job (one array task) as the ticket policies see it.
@@ -57,6 +83,7 @@ struct SgeTicketJob {
   int32_t user = -1, project = -1, department = -1;
   double jobshare = 0;          ///< qsub -js
   double override_tickets = 0;  ///< qalter -ot
+  uint32_t dilution = 1;        ///< the least slot count of its -pe range (1 without): its weight in a share tree node
   double submit = 0;            ///< submission time, seconds (ties)
   uint64_t number = 0, task = 0;
 };
@@ -68,8 +95,10 @@ struct SgeTickets {
 
 /// Every job's tickets. Running jobs come first in Grid Engine's reckoning whatever their place in
 /// `jobs`; pending jobs are taken in (number, task) order, as the qmaster keeps its job list. O(jobs *
-/// categories) for the one-by-one ranking, at most max_functional_jobs_to_schedule rounds. Throws
-/// std::invalid_argument for a policy_hierarchy letter that is not O, F or S, or one twice.
+/// categories) for the one-by-one ranking, at most max_functional_jobs_to_schedule rounds; the share
+/// tree O(jobs log jobs x depth). Throws std::invalid_argument for a policy_hierarchy letter that is not
+/// O, F or S, or one twice, and for a share tree deeper than kMaxShareTreeDepth or whose children
+/// name no node.
 std::vector<SgeTickets> sge_tickets(const SgeTicketConfig& c, const SgeShareHolders& h,
                                     std::span<const SgeTicketJob> jobs);
 

@@ -33,8 +33,8 @@ TEST(SgeTickets, FunctionalSharesAsTheQmasterRankedThem) {
   SgeTicketConfig c;
   c.weight_tickets_functional = 10000;
   SgeShareHolders h;
-  h.users = {{100, 0}, {50, 0}, {0, 0}, {0, 0}};  // gu1 gu2 gu3 root
-  h.projects = {{30, 0}, {10, 0}};                // p1 p2
+  h.users = {{100, 0, "gu1"}, {50, 0, "gu2"}, {0, 0, "gu3"}, {0, 0, "root"}};
+  h.projects = {{30, 0, "p1"}, {10, 0, "p2"}};
   const std::vector<SgeTicketJob> jobs = {pending(0, -1, 1),     pending(0, -1, 2), pending(0, 0, 3),
                                           pending(1, -1, 4),     pending(1, 1, 5),  pending(2, -1, 6),
                                           pending(2, -1, 7, 20), pending(3, -1, 8)};
@@ -52,7 +52,7 @@ TEST(SgeTickets, FunctionalSharesAsTheQmasterRankedThem) {
 TEST(SgeTickets, OverrideTicketsSplitAmongAnObjectsJobs) {
   SgeTicketConfig c;
   SgeShareHolders h;
-  h.projects = {{0, 500}};
+  h.projects = {{0, 500, "p"}};
   std::vector<SgeTicketJob> jobs = {pending(-1, 0, 1), pending(-1, 0, 2), pending(-1, 0, 3), pending(-1, 0, 4)};
   jobs[0].running = jobs[1].running = true;
   jobs[3].override_tickets = 10;
@@ -73,7 +73,7 @@ TEST(SgeTickets, AHeldJobIsLeftOut) {
   c.weight_tickets_functional = 1000;
   c.weight_project = c.weight_department = c.weight_job = 0;
   SgeShareHolders h;
-  h.users = {{10, 0}};
+  h.users = {{10, 0, "u"}};
   std::vector<SgeTicketJob> jobs = {pending(0, -1, 1), pending(0, -1, 2)};
   jobs[0].counted = false;
   const std::vector<SgeTickets> t = sge_tickets(c, h, jobs);
@@ -106,6 +106,77 @@ TEST(SgeTickets, ManyCategoriesDoNotStallTheRanking) {
   ASSERT_EQ(run.wait_for(std::chrono::seconds(30)), std::future_status::ready) << "stalled: not bounded";
   const std::vector<SgeTickets> t = run.get();
   EXPECT_GT(t.back().total, t.front().total);  // the largest share ranked first, with the most tickets
+}
+
+// The share tree (Son of Grid Engine 8.1.9's sge_sort_job_nodes), by hand: Root -> A (60: u1 1, u2 1),
+// u3 (40); weight_tickets_share 1000. u1 runs job 1 and waits with 2; u2 waits with 3 (-pe ... 2: it
+// dilutes by 2) and 4; u3 with 5.
+// Running (the running jobs counted alone): only u1 is active, so job 1 holds all 1000.
+// Pending (every job counted): A 0.6, u3 0.4; u1 and u2 0.5 each within A. At u1: job 1 (running) first,
+// then 2 at 0.5/2 -> 250; at u2: 3 at 0.5 -> 500, 4 at 0.5/3 -> 166.7. At A, running first, then by those:
+// 1, 3, 2, 4, diluted 1, 2, 4 (3 counts 2), 5: 3 gets 0.6/2 -> 300, 2 0.6/4 -> 150, 4 0.6/5 -> 120. At
+// u3: 5 gets 0.4 -> 400. The root's level changes nothing.
+TEST(SgeTickets, ShareTreeTicketsAsSonOfGridEngineSortsTheJobNodes) {
+  SgeTicketConfig c;
+  c.weight_tickets_share = 1000;
+  SgeShareHolders h;
+  h.users = {{0, 0, "u1"}, {0, 0, "u2"}, {0, 0, "u3"}};
+  h.share_tree = {{"Root", 1, {1, 4}}, {"A", 60, {2, 3}}, {"u1", 1, {}}, {"u2", 1, {}}, {"u3", 40, {}}};
+  std::vector<SgeTicketJob> jobs = {pending(0, -1, 1), pending(0, -1, 2), pending(1, -1, 3), pending(1, -1, 4),
+                                    pending(2, -1, 5)};
+  jobs[0].running = true;
+  jobs[2].dilution = 2;
+  const std::vector<SgeTickets> t = sge_tickets(c, h, jobs);
+  const double want[] = {1000, 150, 300, 120, 400};
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_NEAR(t[j].sticket, want[j], 1e-9) << "job " << j + 1;
+    EXPECT_EQ(t[j].total, t[j].sticket);
+  }
+  // the same with the share tree's weight 0: no share tree tickets
+  c.weight_tickets_share = 0;
+  for (const SgeTickets& x : sge_tickets(c, h, jobs)) EXPECT_EQ(x.sticket, 0);
+}
+
+// A user not in the tree counts under a copy of the `default` node nearest the root (outside project
+// subtrees), made for that user: two such users each get default's shares. A job of a project counts in
+// the project's subtree (its `default` there), and a project not in the tree gives no share tree tickets.
+// Root -> p (project, 50: default 1), default (50); weight 900; u1, u2 (not in the tree) one pending job
+// each, u1 one more in project p, u1 one in project q (not in the tree). Root's active children: p, u1's
+// copy, u2's copy: 50 / 150 each -> 300.
+TEST(SgeTickets, UsersNotInTheShareTreeGetCopiesOfDefault) {
+  SgeTicketConfig c;
+  c.weight_tickets_share = 900;
+  SgeShareHolders h;
+  h.users = {{0, 0, "u1"}, {0, 0, "u2"}};
+  h.projects = {{0, 0, "p"}, {0, 0, "q"}};
+  h.share_tree = {{"Root", 1, {1, 3}}, {"p", 50, {2}}, {"default", 1, {}}, {"default", 50, {}}};
+  const std::vector<SgeTicketJob> jobs = {pending(0, -1, 1), pending(1, -1, 2), pending(0, 0, 3), pending(0, 1, 4)};
+  const std::vector<SgeTickets> t = sge_tickets(c, h, jobs);
+  EXPECT_NEAR(t[0].sticket, 300, 1e-9);
+  EXPECT_NEAR(t[1].sticket, 300, 1e-9);
+  EXPECT_NEAR(t[2].sticket, 300, 1e-9);
+  EXPECT_EQ(t[3].sticket, 0);
+}
+
+// What is not a tree is refused, not walked: a child index past the nodes, a node that is the child of
+// two, a cycle, a tree deeper than kMaxShareTreeDepth.
+TEST(SgeTickets, AShareTreeThatIsNotOneIsRefused) {
+  SgeTicketConfig c;
+  c.weight_tickets_share = 1;
+  SgeShareHolders h;
+  h.share_tree = {{"Root", 1, {1, 5}}, {"a", 1, {}}};
+  EXPECT_THROW(sge_tickets(c, h, {}), std::invalid_argument);
+  h.share_tree = {{"Root", 1, {1, 2}}, {"a", 1, {2}}, {"b", 1, {}}};
+  EXPECT_THROW(sge_tickets(c, h, {}), std::invalid_argument);
+  h.share_tree = {{"Root", 1, {1}}, {"a", 1, {0}}};
+  EXPECT_THROW(sge_tickets(c, h, {}), std::invalid_argument);
+  h.share_tree.clear();
+  for (uint32_t d = 0; d <= kMaxShareTreeDepth + 1; ++d)
+    h.share_tree.push_back({"n", 1, d <= kMaxShareTreeDepth ? std::vector<uint32_t>{d + 1} : std::vector<uint32_t>{}});
+  EXPECT_THROW(sge_tickets(c, h, {}), std::invalid_argument);
+  h.share_tree.pop_back();
+  h.share_tree.back().children.clear();
+  EXPECT_NO_THROW(sge_tickets(c, h, {}));
 }
 
 }  // namespace
