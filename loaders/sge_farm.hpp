@@ -114,8 +114,9 @@ struct FarmModel {
 void read_ticket_settings(FarmModel& farm, const Record& conf, const std::string& path);
 
 /// The ticket holders of DIR (qconf-suser.txt, qconf-sprj.txt, qconf-su.txt) and the share tree
-/// (qconf-sstree.txt: share_tree(5)); each optional. A warning says that the share tree's usage is taken
-/// as 0. Throws LoadError naming file, line and field for an fshare or oticket that is not a whole number
+/// (qconf-sstree.txt: share_tree(5)) with its usage (sge-share-mon.txt: `sge_share_mon -c 1 -h`; without
+/// it a warning says the usage is taken as 0); each optional. Throws LoadError naming file, line and field for an
+/// fshare or oticket that is not a whole number
 /// >= 0, and for a share tree that is not one (read_share_tree's refusals: an id twice, a child no node
 /// has or of two parents, deeper than kMaxShareTreeDepth, more than 2^20 nodes).
 void read_share_holders(FarmModel& farm, const std::string& dir);

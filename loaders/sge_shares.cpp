@@ -2,6 +2,7 @@
 // (sge_user(5)), projects (sge_project(5)) and departments (access_list(5), type DEPT) with their
 // functional shares (fshare) and override tickets (oticket). The tickets themselves are computed by
 // engine/schedule/sge_tickets.cpp.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -148,6 +149,64 @@ std::vector<SgeShareTreeNode> read_share_tree(const std::string& path) {
   return out;
 }
 
+// The nodes' usage as sge_share_mon prints it (`-c 1 -h`: a header line naming the tab-separated
+// columns, then a line a node): a user's combined usage (a user node outside any project), a user's in a
+// project (a user node below it), a project's (its own node). Lines of users or projects the dump does
+// not hold are skipped; a value that is not a finite number >= 0 is a LoadError naming the line.
+void read_share_usage(FarmModel& f, const std::string& path) {
+  LineReader in(path);
+  std::vector<std::string_view> header;
+  std::string header_text;
+  size_t node = 0, user = 0, project = 0, usage = 0;
+  auto split = [](std::string_view line) {
+    std::vector<std::string_view> out;
+    for (size_t at = 0; at <= line.size();) {
+      const size_t tab = std::min(line.find('\t', at), line.size());
+      out.push_back(line.substr(at, tab - at));
+      at = tab + 1;
+    }
+    return out;
+  };
+  for (std::string_view line; in.next(line);) {
+    if (line.empty()) continue;
+    if (header.empty()) {
+      header_text = std::string(line);
+      header = split(header_text);
+      auto column = [&](std::string_view name) {
+        const auto at = std::find(header.begin(), header.end(), name);
+        if (at == header.end())
+          throw LoadError(path, in.line(), std::string(name), "sge_share_mon's header has no such column");
+        return static_cast<size_t>(at - header.begin());
+      };
+      node = column("node_name"), user = column("user_name"), project = column("project_name");
+      usage = column("usage");
+      continue;
+    }
+    if (line.substr(0, 9) == "curr_time") continue;  // the header again (a later round)
+    const std::vector<std::string_view> v = split(line);
+    if (v.size() <= std::max({node, user, project, usage}))
+      throw LoadError(path, in.line(), "usage",
+                      fmt::format("{} columns, the header names {}", v.size(), header.size()));
+    double u = 0;
+    const auto [p, ec] = std::from_chars(v[usage].data(), v[usage].data() + v[usage].size(), u);
+    if (ec != std::errc() || p != v[usage].data() + v[usage].size() || !(u >= 0) || !std::isfinite(u))
+      throw LoadError(path, in.line(), "usage", fmt::format("'{}' is not a finite number >= 0", v[usage]));
+    const std::string u_name(v[user]), p_name(v[project]);
+    const auto ui = f.user_holder.find(u_name);
+    const auto pi = f.project_holder.find(p_name);
+    const std::string_view n = v[node];
+    if (!u_name.empty() && p_name.empty()) {
+      if (ui != f.user_holder.end()) f.holders.users[static_cast<size_t>(ui->second)].usage = u;
+    } else if (!u_name.empty()) {
+      if (ui != f.user_holder.end() && pi != f.project_holder.end())
+        f.holders.user_project_usage[{ui->second, pi->second}] = u;
+    } else if (!p_name.empty() && n.size() > p_name.size() && n.substr(n.size() - p_name.size()) == p_name &&
+               n[n.size() - p_name.size() - 1] == '/') {
+      if (pi != f.project_holder.end()) f.holders.projects[static_cast<size_t>(pi->second)].usage = u;
+    }
+  }
+}
+
 }  // namespace
 
 void read_ticket_settings(FarmModel& f, const Record& conf, const std::string& path) {
@@ -199,11 +258,12 @@ void read_share_holders(FarmModel& f, const std::string& dir) {
   });
   if (const std::string path = dump_file(dir, "qconf-sstree.txt"); std::filesystem::exists(path))
     f.holders.share_tree = read_share_tree(path);
-  if (!f.holders.share_tree.empty() && f.ticket_config.weight_tickets_share != 0 && f.weights.weight_ticket != 0)
-    f.warnings.push_back(fmt::format(
-        "weight_tickets_share {:g}: share tree tickets as if no usage were recorded (a new farm; the nodes' "
-        "usage, sge_share_mon's, is not read)",
-        f.ticket_config.weight_tickets_share));
+  const std::string usage = dump_file(dir, "sge-share-mon.txt");
+  if (!f.holders.share_tree.empty() && std::filesystem::exists(usage)) read_share_usage(f, usage);
+  else if (!f.holders.share_tree.empty() && f.ticket_config.weight_tickets_share != 0 && f.weights.weight_ticket != 0)
+    f.warnings.push_back(
+        fmt::format("weight_tickets_share {:g}: no sge-share-mon.txt: share tree tickets as if no usage were recorded",
+                    f.ticket_config.weight_tickets_share));
 }
 
 SgeTicketJob ticket_job(const FarmModel& f, const std::string& owner, const std::string& group,

@@ -9,7 +9,7 @@
 # Files (loaders/sge.hpp reads them; one per command, objects of one kind one after another):
 #   dump-time.txt qconf-sc.txt qconf-sconf-global.txt qconf-ssconf.txt qconf-sel.txt qconf-se.txt (global first) qconf-shgrpl.txt
 #   qconf-shgrp.txt qconf-sql.txt qconf-sq.txt qconf-spl.txt qconf-sp.txt qhost-F.xml qstat-f.xml qselect.txt
-#   qconf-suserl.txt qconf-suser.txt qconf-sprjl.txt qconf-sprj.txt qconf-sul.txt qconf-su.txt qconf-sstree.txt (users, projects
+#   qconf-suserl.txt qconf-suser.txt qconf-sprjl.txt qconf-sprj.txt qconf-sul.txt qconf-su.txt qconf-sstree.txt sge-share-mon.txt (users, projects
 #   and user sets with their functional shares and override tickets: the ticket policies)
 #   qstat-r.xml qstat-j.xml (jobs; not with --no-jobs)
 # Times are printed in UTC (TZ=UTC), which is how colmatch reads qstat's local times.
@@ -59,8 +59,16 @@ names qconf -sprjl > "$tmp/qconf-sprjl.txt"
 each -sprj "$tmp/qconf-sprjl.txt" > "$tmp/qconf-sprj.txt"
 names qconf -sul > "$tmp/qconf-sul.txt"
 each -su "$tmp/qconf-sul.txt" > "$tmp/qconf-su.txt"
-# the share tree (share_tree(5)); "no sharetree element" when there is none
+# the share tree (share_tree(5)); "no sharetree element" when there is none; with its nodes' usage as the
+# scheduler combines it (sge_share_mon, one round with its header; nothing when the tool is not found)
 { qconf -sstree 2>&1 || true; } > "$tmp/qconf-sstree.txt"
+smon=$(command -v sge_share_mon || true)
+if [ -z "$smon" ] && [ -n "${SGE_ROOT:-}" ] && [ -x "$SGE_ROOT/util/arch" ]; then
+  smon="$SGE_ROOT/utilbin/$("$SGE_ROOT/util/arch")/sge_share_mon"
+fi
+if [ -n "$smon" ] && [ -x "$smon" ] && ! grep -q '^no sharetree' "$tmp/qconf-sstree.txt"; then
+  "$smon" -c 1 -h > "$tmp/sge-share-mon.txt" 2>/dev/null || rm -f "$tmp/sge-share-mon.txt"
+fi
 qhost -F -xml > "$tmp/qhost-F.xml"
 qstat -f -xml > "$tmp/qstat-f.xml"
 # every queue instance in the qmaster's own order (Grid Engine's order among instances of equal seq_no and

@@ -4,6 +4,17 @@
 
 settings() { . /var/lib/gridengine/default/common/settings.sh; }
 
+sched() {  # key value ... : set scheduler configuration lines
+  local f; f=$(mktemp)
+  {
+    echo '#!/bin/sh'
+    while [ $# -ge 2 ]; do echo "sed -i -e 's/^$1 .*/$1 $2/' \"\$1\""; shift 2; done
+  } > "$f"
+  chmod +x "$f"
+  EDITOR="$f" qconf -msconf >/dev/null 2>&1 || true
+  rm -f "$f"
+}
+
 # An execution host with its complex_values (simulated: no execution daemon).
 add_host() {  # name complex_values
   local f; f=$(mktemp)

@@ -35,17 +35,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/sge_common.sh"
 
-sched() {  # key value ... : set scheduler configuration lines
-  local f; f=$(mktemp)
-  {
-    echo '#!/bin/sh'
-    while [ $# -ge 2 ]; do echo "sed -i -e 's/^$1 .*/$1 $2/' \"\$1\""; shift 2; done
-  } > "$f"
-  chmod +x "$f"
-  EDITOR="$f" qconf -msconf >/dev/null 2>&1 || true
-  rm -f "$f"
-}
-
 pe() {  # name rule urgency_slots [slots]
   local f; f=$(mktemp)
   printf 'pe_name %s\nslots %s\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots %s\naccounting_summary FALSE\nqsort_args NONE\n' \
@@ -105,7 +94,7 @@ run_jobs() {
       if [ "$line" = "$who" ]; then line=""; else line=${line#* }; fi
     fi
     # shellcheck disable=SC2086
-    if ! msg=$(cd /tmp && "${as[@]}" qsub -b y -w n -o /dev/null -e /dev/null $line /bin/sleep 600 2>&1); then
+    if ! msg=$(cd /tmp && "${as[@]}" qsub -b y -w n -wd /tmp -o /dev/null -e /dev/null $line /bin/sleep 600 2>&1); then
       printf '%s\t%s\n' "$line" "$(echo "$msg" | tr '\n' ' ')" >> "$out/refused.txt"
     else
       last=$(echo "$msg" | sed -n 's/^Your job \([0-9]*\).*/\1/p')

@@ -258,7 +258,9 @@ struct ShareTree {
     std::string name;
     std::vector<uint32_t> children;
     bool project = false;
-    uint32_t own_running = 0, own_all = 0;  // the jobs that count under this node itself
+    bool copy = false, in_running_pass = false;  // a copy of `default` (made for a running job's user)
+    double usage = 0;                            // STN_combined_usage
+    uint32_t own_running = 0, own_all = 0;       // the jobs that count under this node itself
     uint32_t jobs = 0, active = 0;          // STN_job_ref_count, STN_active_job_ref_count
     double sum_priority = 0;                // the running jobs' -js
     double ltt = 0, oltt = 0, stt = 0, ostt = 0, acp = 0, shr = 0;
@@ -266,13 +268,13 @@ struct ShareTree {
   };
   std::vector<Node> nodes;
   std::map<std::pair<int32_t, int32_t>, int32_t> of_job;  // (user, project) -> node
+  std::map<std::string_view, int32_t> users, projects;    // name -> SgeShareHolders index
 
   explicit ShareTree(const SgeShareHolders& h) {
     const std::vector<SgeShareTreeNode>& farm = h.share_tree;
     nodes.resize(farm.size());
-    std::vector<std::string_view> projects;
-    for (const SgeShareHolder& p : h.projects) projects.push_back(p.name);
-    std::sort(projects.begin(), projects.end());
+    for (size_t i = 0; i < h.users.size(); ++i) users.try_emplace(h.users[i].name, static_cast<int32_t>(i));
+    for (size_t i = 0; i < h.projects.size(); ++i) projects.try_emplace(h.projects[i].name, static_cast<int32_t>(i));
     for (size_t i = 0; i < farm.size(); ++i) {
       Node& n = nodes[i];
       n.node = &farm[i];
@@ -280,7 +282,7 @@ struct ShareTree {
       n.children = farm[i].children;
       for (const uint32_t c : n.children)
         if (c >= farm.size()) throw std::invalid_argument(fmt::format("share tree node {}: no child node {}", i, c));
-      n.project = std::binary_search(projects.begin(), projects.end(), std::string_view(n.name));
+      n.project = projects.count(n.name) != 0;
     }
     // the depth (and a node reached twice, or a cycle, which never ends) refused before any walk
     std::vector<std::pair<uint32_t, size_t>> stack;
@@ -329,6 +331,7 @@ struct ShareTree {
       Node copy;
       copy.node = nodes[static_cast<size_t>(n)].node;
       copy.name = *u;
+      copy.copy = true;
       nodes.push_back(std::move(copy));
       n = static_cast<int32_t>(nodes.size() - 1);
       nodes[static_cast<size_t>(parent)].children.push_back(static_cast<uint32_t>(n));
@@ -349,10 +352,55 @@ struct ShareTree {
     return out;
   }
 
+  // sge_calc_node_usage: a leaf's usage is its user's (in the project above it, if any) or its project's;
+  // a project node's is the project's, and what its users' below do not account for, past 1, goes to the
+  // nodes down to its first `default`; another node's is its children's. A copy of `default` made for a
+  // pending job's user does not exist in the running jobs' pass. Recursion bounded by the tree's depth.
+  double node_usage(const SgeShareHolders& h, uint32_t x, int32_t project, bool every_job) {
+    Node& n = nodes[x];
+    double u = 0;
+    const auto user_of = users.find(n.name);
+    const auto project_of = projects.find(n.name);
+    if (n.children.empty()) {
+      if (project >= 0) {
+        if (user_of != users.end())
+          if (const auto up = h.user_project_usage.find({user_of->second, project}); up != h.user_project_usage.end())
+            u = up->second;
+      } else if (user_of != users.end()) {
+        u = h.users[static_cast<size_t>(user_of->second)].usage;
+      } else if (project_of != projects.end()) {
+        u = h.projects[static_cast<size_t>(project_of->second)].usage;
+      }
+      return n.usage = u;
+    }
+    const bool project_node = project < 0 && project_of != projects.end();
+    if (project_node) {
+      project = project_of->second;
+      u = h.projects[static_cast<size_t>(project)].usage;
+    }
+    double below = 0;
+    for (const uint32_t c : n.children)
+      if (every_job || !nodes[c].copy || nodes[c].in_running_pass) below += node_usage(h, c, project, every_job);
+    if (!project_node) return n.usage = u + below;
+    // search_ancestors(node, "default"): the path to the first `default` below, depth first
+    std::vector<uint32_t> path;
+    auto find_default = [&](auto&& self, uint32_t y) -> bool {
+      path.push_back(y);
+      if (nodes[y].name == "default") return true;
+      for (const uint32_t c : nodes[y].children)
+        if (self(self, c)) return true;
+      path.pop_back();
+      return false;
+    };
+    if (find_default(find_default, x) && u - below > 1.0)
+      for (size_t i = 1; i < path.size(); ++i) nodes[path[i]].usage += u - below;
+    return n.usage = u;
+  }
+
   // update_job_ref_count and update_active_job_ref_count (a node with children counts theirs, whatever
-  // counts under it itself), with the running jobs only or every job; then sge_calc_node_targets, the
-  // usage 0.
-  void targets(bool every_job, double compensation_factor) {
+  // counts under it itself), with the running jobs only or every job; sge_calc_node_usage; then
+  // sge_calc_node_targets.
+  void targets(const SgeShareHolders& h, bool every_job, double compensation_factor) {
     const std::vector<uint32_t> order = preorder();
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       Node& n = nodes[*it];
@@ -362,10 +410,10 @@ struct ShareTree {
       n.jobs = n.active = 0;
       for (const uint32_t c : n.children) n.jobs += nodes[c].jobs, n.active += nodes[c].active;
     }
+    node_usage(h, 0, -1, every_job);
     Node& root = nodes[0];
     root.stt = root.ltt = root.ostt = root.oltt = 1;
     constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE
-    const double usage = 0;            // (sge_share_mon's usage column is not read)
     for (const uint32_t x : order) {
       const Node& n = nodes[x];
       double sum_shares = 0, sum = 0;
@@ -377,7 +425,7 @@ struct ShareTree {
         const double shares = k.node->shares;
         k.ltt = sum_shares > 0 ? shares / sum_shares : 0;
         k.oltt = n.oltt * k.ltt;
-        k.shr = k.oltt > 0 ? shares * shares / std::max(usage, kMinUsage * k.oltt) : 0;
+        k.shr = k.oltt > 0 ? shares * shares / std::max(k.usage, kMinUsage * k.oltt) : 0;
         sum += k.shr;
       }
       for (const uint32_t c : n.children) {
@@ -394,7 +442,7 @@ struct ShareTree {
         if (k.jobs == 0) continue;
         if (k.ostt > compensation_factor * k.oltt) {
           const double shares = k.node->shares;
-          k.shr = shares * shares / (std::max(usage, kMinUsage * k.oltt) * (k.ostt / (compensation_factor * k.oltt)));
+          k.shr = shares * shares / (std::max(k.usage, kMinUsage * k.oltt) * (k.ostt / (compensation_factor * k.oltt)));
           compensated = true;
         }
         sum += k.shr;
@@ -463,16 +511,25 @@ struct ShareTreePolicy {
   ShareTreePolicy(const SgeTicketConfig& config, const SgeShareHolders& h, std::vector<Ref>& refs)
       : c(config), tree(h), on(!tree.nodes.empty() && config.weight_tickets_share > 0) {
     if (!on) return;
-    for (Ref& r : refs) {
-      if (!r.job->counted) continue;
-      r.share_node = tree.node_of(h, r.holder[kUser], r.holder[kProject]);
-      if (r.share_node < 0) continue;
-      ShareTree::Node& n = tree.nodes[static_cast<size_t>(r.share_node)];
+    // sge_set_job_refs' order, which makes the copies of `default` (and so the order of the sums): the
+    // running jobs, then the pending ones by number and task
+    std::vector<Ref*> order;
+    for (Ref& r : refs)
+      if (r.job->counted) order.push_back(&r);
+    std::stable_sort(order.begin(), order.end(), [](const Ref* a, const Ref* b) {
+      if (a->job->running != b->job->running) return a->job->running;
+      if (a->job->running) return false;
+      return a->job->number != b->job->number ? a->job->number < b->job->number : a->job->task < b->job->task;
+    });
+    for (Ref* r : order) {
+      r->share_node = tree.node_of(h, r->holder[kUser], r->holder[kProject]);
+      if (r->share_node < 0) continue;
+      ShareTree::Node& n = tree.nodes[static_cast<size_t>(r->share_node)];
       ++n.own_all;
-      n.here.push_back(&r);
-      if (r.job->running) ++n.own_running, n.sum_priority += r.job->jobshare;
+      n.here.push_back(r);
+      if (r->job->running) ++n.own_running, n.sum_priority += r->job->jobshare, n.in_running_pass = true;
     }
-    tree.targets(false, c.compensation_factor);
+    tree.targets(h, false, c.compensation_factor);
     for (Ref& r : refs) {  // calc_job_share_tree_tickets_pass2
       if (!r.job->counted || !r.job->running || r.share_node < 0) continue;
       const ShareTree::Node& n = tree.nodes[static_cast<size_t>(r.share_node)];
@@ -480,7 +537,7 @@ struct ShareTreePolicy {
       if (n.sum_priority != 0) r.out.sticket = std::trunc(r.job->jobshare * tickets / n.sum_priority);
       else if (n.jobs != 0) r.out.sticket = tickets / n.jobs;  // (0: a node with children counts theirs)
     }
-    tree.targets(true, c.compensation_factor);
+    tree.targets(h, true, c.compensation_factor);
   }
 
   void pending(bool dependent) {

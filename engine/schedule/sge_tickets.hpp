@@ -26,10 +26,12 @@
 // dependent hierarchy the tickets before + 0.01 x -js), and each gets the node's target among its siblings
 // over 1 + the least PE slot counts of the jobs ahead of it; a job's tickets are its value at the topmost
 // level below the root with more than one active node (sge_sort_job_nodes). The usage of every node is
-// taken as 0 (a new farm; sge_share_mon's usage is not read).
+// the user's, project's or user-in-project's combined usage (sge_calc_node_usage; a project's usage its
+// users below do not account for goes to its first `default`), as `sge_share_mon` prints it.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,6 +58,7 @@ struct SgeShareHolder {
   double fshare = 0;   ///< functional shares
   double oticket = 0;  ///< override tickets
   std::string name;    ///< the share tree's names for users and projects
+  double usage = 0;    ///< the share tree's combined usage of a user (all projects) or a project
 };
 
 /// One node of the share tree (share_tree(5): `qconf -sstree`'s records, by id).
@@ -73,6 +76,8 @@ inline constexpr size_t kMaxShareTreeDepth = 256;
 struct SgeShareHolders {
   std::vector<SgeShareHolder> users, projects, departments;
   std::vector<SgeShareTreeNode> share_tree;
+  /// (user, project) -> the user's combined usage in the project (a user node below a project node)
+  std::map<std::pair<int32_t, int32_t>, double> user_project_usage;
 };
 
 /// One job (one array task) as the ticket policies see it.

@@ -8,8 +8,8 @@
 //   "xml":        the input is read by each qstat/qhost XML reader, then is farm80's qstat-f.xml and
 //                 qstat-j.xml in turn;
 //   "shares":     the input is qconf-ssconf --8<-- qconf-suser --8<-- qconf-sprj --8<-- qconf-su --8<--
-//                 qconf-sstree on datasets/sge/tickets-4's dump (the ticket policies' settings, holders and
-//                 share tree, issue 43).
+//                 qconf-sstree --8<-- sge-share-mon on datasets/sge/tickets-6's dump (the ticket policies'
+//                 settings, holders, share tree and its usage, issue 43).
 // Each loads through the format registry as the CLI does, then matches.
 #include <filesystem>
 #include <functional>
@@ -63,8 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (part == "conf" || part == "shares") {
       static const std::vector<const char*> kConf = {"qconf-sc.txt", "qconf-se.txt", "qconf-shgrp.txt", "qconf-sq.txt",
                                                      "qselect.txt"};
-      static const std::vector<const char*> kShares = {"qconf-ssconf.txt", "qconf-suser.txt", "qconf-sprj.txt",
-                                                       "qconf-su.txt", "qconf-sstree.txt"};
+      static const std::vector<const char*> kShares = {"qconf-ssconf.txt", "qconf-suser.txt",  "qconf-sprj.txt",
+                                                       "qconf-su.txt",     "qconf-sstree.txt", "sge-share-mon.txt"};
       std::vector<std::pair<std::string, std::string_view>> files;
       std::string_view rest = all;
       for (const char* name : part == "conf" ? kConf : kShares) {
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (at == std::string_view::npos) break;
         rest = rest.substr(at + fuzz::kSeparator.size());
       }
-      args["dump"] = part == "conf" ? dump_with(files) : dump_with(files, "tickets-4/farm");
+      args["dump"] = part == "conf" ? dump_with(files) : dump_with(files, "tickets-6/farm");
     } else if (part == "qstat") {
       args["dump"] = dump_with({{"qstat-r.xml", all}});
     } else if (part == "xml") {  // every XML reader on the same text (issue 45: two of them crashed on

@@ -574,7 +574,7 @@ TEST_P(SgeTicketsOracle, EveryJobsTicketsPriorityAndStartAreGridEngines) {
   std::map<std::string, uint32_t> row;
   for (uint32_t j = 0; j < ds.jobs.size(); ++j) row[std::string(ds.jobs.id[j])] = j;
   const auto tickets = printed_tickets(recorded(GetParam(), "qstat-ext.xml"));
-  ASSERT_GE(tickets.size(), 25u);
+  ASSERT_GE(tickets.size(), 15u);  // (tickets-7: 16 written by hand)
   size_t with_tickets = 0;
   for (const auto& [number, want] : tickets) {
     ASSERT_TRUE(row.count(number)) << number;
@@ -587,7 +587,7 @@ TEST_P(SgeTicketsOracle, EveryJobsTicketsPriorityAndStartAreGridEngines) {
           << "job " << number << ": " << text << ": qstat -ext printed " << want[k];
     with_tickets += want[0] > 0;
   }
-  EXPECT_GE(with_tickets, 20u);
+  EXPECT_GE(with_tickets, 12u);
   const auto sge = printed(GetParam());
   for (const auto& [number, prio] : sge) {
     if (!row.count(number)) continue;  // running since the first batch
@@ -605,8 +605,8 @@ TEST_P(SgeTicketsOracle, EveryJobsTicketsPriorityAndStartAreGridEngines) {
   EXPECT_EQ(matched, started);
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeTicketsOracle,
-                         ::testing::Values("tickets-1", "tickets-2", "tickets-3", "tickets-4", "tickets-5",
-                                           "farm80-release"));
+                         ::testing::Values("tickets-1", "tickets-2", "tickets-3", "tickets-4", "tickets-5", "tickets-6",
+                                           "tickets-7", "farm80-release"));
 
 // An array's pending tasks get tickets as Grid Engine gives them (sgeee.c): each of its first
 // max_pending_tasks_per_job tasks counts as a job of its owner (with shared shares, each fewer than the
@@ -659,6 +659,8 @@ TEST(SgeTickets, AMalformedSettingOrHolderIsNamed) {
       {"qconf-sstree.txt", "id=0\nname=Root\nid=0\nname=a\n"},
       {"qconf-sstree.txt", "name=Root\n"},
       {"qconf-sstree.txt", "id=0\nname=Root\nweight=1\n"},
+      {"sge-share-mon.txt", "curr_time\tusage_time\tnode_name\tuser_name\tusage\n"},
+      {"sge-share-mon.txt", "curr_time\tnode_name\tuser_name\tproject_name\tusage\n\n1\t/gu3\tgu3\t\t-2\n"},
   };
   const char* field[] = {"policy_hierarchy",
                          "weight_tickets_functional",
@@ -672,8 +674,10 @@ TEST(SgeTickets, AMalformedSettingOrHolderIsNamed) {
                          "childnodes",
                          "id",
                          "name",
-                         "weight"};
-  const size_t line[] = {2, 2, 2, 2, 3, 2, 2, 3, 6, 6, 3, 1, 3};
+                         "weight",
+                         "project_name",
+                         "usage"};
+  const size_t line[] = {2, 2, 2, 2, 3, 2, 2, 3, 6, 6, 3, 1, 3, 1, 3};
   for (size_t i = 0; i < std::size(cases); ++i) {
     std::filesystem::remove_all(dir);
     std::filesystem::copy(kData + "tickets-4/farm", dir, std::filesystem::copy_options::recursive);

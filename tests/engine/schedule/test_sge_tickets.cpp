@@ -158,6 +158,41 @@ TEST(SgeTickets, UsersNotInTheShareTreeGetCopiesOfDefault) {
   EXPECT_EQ(t[3].sticket, 0);
 }
 
+// Usage (sge_calc_node_usage), by hand: Root -> P (project) -> A {default, u1}, u2, u6, u7, u8, one
+// share each; weight 1000. u1, u2, u6, u7, u8 run a job each in P; u3 waits with one in P, counting under a
+// copy of A/default. P's usage is 0.5, all u3's. The running jobs' pass has no copy for u3 (no running job)
+// and 0.5 is not past the 1 that P's unaccounted usage must pass to go down to default: A's usage is 0, so
+// A and its siblings get 1 / max(0, 0.2) each, 1/5 of 1000 = 200 for u1's job. In the pending pass A holds
+// u3's copy: usage 0.5, so A gets 1 / 0.5 = 2 against 5 for each sibling, 2/22; within A, u1's node 10
+// (1 / max(0, 0.1)) against u3's 2. u3's job comes after u1's running one at A's level: (2/22) / 2 = 45.45.
+// P is the root's only active child, so P's own level changes nothing.
+TEST(SgeTickets, ShareTreeUsageAsTheSchedulerCombinesIt) {
+  SgeTicketConfig c;
+  c.weight_tickets_share = 1000;
+  SgeShareHolders h;
+  for (const char* u : {"u1", "u2", "u3", "u6", "u7", "u8"}) h.users.push_back({0, 0, u});
+  h.projects = {{0, 0, "P", 0.5}};
+  h.user_project_usage[{2, 0}] = 0.5;
+  h.share_tree = {{"Root", 1, {1}}, {"P", 1, {2, 5, 6, 7, 8}},
+                  {"A", 1, {3, 4}}, {"default", 1, {}},
+                  {"u1", 1, {}},    {"u2", 1, {}},
+                  {"u6", 1, {}},    {"u7", 1, {}},
+                  {"u8", 1, {}}};
+  std::vector<SgeTicketJob> jobs;
+  for (const int32_t u : {0, 1, 3, 4, 5}) {
+    jobs.push_back(pending(u, 0, jobs.size() + 1));
+    jobs.back().running = true;
+  }
+  jobs.push_back(pending(2, 0, 6));
+  const std::vector<SgeTickets> t = sge_tickets(c, h, jobs);
+  EXPECT_NEAR(t[0].sticket, 200, 1e-9);
+  EXPECT_NEAR(t[5].sticket, 1000.0 * 2 / 22 / 2, 1e-9);
+  // P's usage past 1 (3, u3's): the running pass gives the 3 to A and default, so A's 3 is the same in both
+  h.projects[0].usage = h.user_project_usage[{2, 0}] = 3;
+  const std::vector<SgeTickets> t3 = sge_tickets(c, h, jobs);
+  EXPECT_NEAR(t3[0].sticket, 1000.0 * (1.0 / 3) / (1.0 / 3 + 20), 1e-9);
+}
+
 // What is not a tree is refused, not walked: a child index past the nodes, a node that is the child of
 // two, a cycle, a tree deeper than kMaxShareTreeDepth.
 TEST(SgeTickets, AShareTreeThatIsNotOneIsRefused) {
