@@ -183,6 +183,7 @@ class JobMaker {
   const std::vector<TresAsked>& tres_asked() const noexcept { return tres_; }
   // Per job added: 1 when it takes its nodes whole (--exclusive, an OverSubscribe=EXCLUSIVE partition).
   std::vector<uint8_t>& whole_nodes() noexcept { return whole_node_; }
+  uint32_t memory_attribute() const noexcept { return a_.mem; }
 
   // Adds job q (rejected with its reason when its request cannot be made).
   void add(const QueuedJob& q, const std::string& id) {
@@ -399,6 +400,9 @@ TresAsked JobMaker::asks(const Options& o) {
                                : std::numeric_limits<double>::quiet_NaN();
   for (const auto& [name, count] : o.gres)  // per node, or the job's in all (--gpus)
     t.gres[name] = o.gpus_per_job ? count : count * t.node;
+  t.whole_node = o.whole_node;
+  t.mem_per_node = o.mem;
+  t.mem_per_cpu = o.mem >= 0 ? -1 : o.mem_per_cpu;
   return t;
 }
 
@@ -672,6 +676,10 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
   ds.policy_defaults.slurm_priority.tres_names = ds.policy.slurm_priority.tres_names;
   ds.policy_defaults.slurm_priority.tres_factor = ds.policy.slurm_priority.tres_factor;
   ds.policy_defaults.slurm_priority.billable = ds.policy.slurm_priority.billable;
+  if (const int slot = ds.catalog.consumable_slot(maker.memory_attribute()); slot >= 0)
+    ds.policy.slurm_priority.mem_consumable = static_cast<size_t>(slot);
+  ds.policy_defaults.slurm_priority.whole_node_billing = ds.policy.slurm_priority.whole_node_billing;
+  ds.policy_defaults.slurm_priority.mem_consumable = ds.policy.slurm_priority.mem_consumable;
   // and the jobs given their nodes whole (billed for every CPU of them)
   std::vector<uint8_t>& given_whole = maker.whole_nodes();
   if (std::find(given_whole.begin(), given_whole.end(), 1) == given_whole.end()) given_whole.clear();

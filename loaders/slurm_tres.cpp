@@ -86,6 +86,7 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
   mf.tres_names = names;
   mf.tres_factor.assign(asked.size() * width, 0.0);
   mf.billable.clear();
+  mf.whole_node_billing.clear();
   std::vector<double> job(width);
   for (size_t j = 0; j < asked.size(); ++j) {
     const TresAsked& a = asked[j];
@@ -103,6 +104,23 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
     if (weighted) {
       mf.billable.resize(asked.size(), 0.0);
       mf.billable[j] = billing(job, weighted, part.weights, mf.max_tres, false);
+    }
+    // a job given its nodes whole is billed for what it is given (its CPUs and, asked none, memory: every
+    // one of its nodes'): its weights and the rest of its TRES, weighed, for the engine
+    if (weighted && a.whole_node) {
+      SlurmWholeNodeBilling b;
+      b.given = true;
+      b.max_tres = mf.max_tres;
+      b.mem_per_node = a.mem_per_node;
+      b.mem_per_cpu = a.mem_per_cpu;
+      for (const Weight& w : part.weights) {
+        if (w.column == kCpu) b.cpu_weight += w.weight;
+        else if (w.column == kMem) b.mem_weight += w.weight;
+        else if (mf.max_tres && w.per_node) b.others_max = std::max(b.others_max, w.weight * job[w.column]);
+        else b.others += w.weight * job[w.column];
+      }
+      mf.whole_node_billing.resize(asked.size());
+      mf.whole_node_billing[j] = b;
     }
     for (size_t k = 0; k < width; ++k)
       if (job[k] > 0 && part.counts[k] > 0) mf.tres_factor[j * width + k] = job[k] / part.counts[k];

@@ -22,6 +22,8 @@ struct TresAsked {
   double cpu = 0, node = 1, mem = 0;
   std::map<std::string, double> gres;
   const Partition* partition = nullptr;  ///< its first partition (squeue's), nullptr for none
+  bool whole_node = false;               ///< given its nodes whole (--exclusive, an exclusive partition)
+  double mem_per_node = -1, mem_per_cpu = -1;  ///< MB, as asked (< 0: not so)
 };
 
 /// Fills mf.tres_names (cpu, mem, node, billing, then every GRES a node of the cluster has) and mf.tres_factor
@@ -29,7 +31,9 @@ struct TresAsked {
 /// any state; billing by the partition's TRESBillingWeights, or the CPUs without them, each truncated to a
 /// whole number as slurmctld keeps it). A job of no partition, or a TRES the partition has none of: 0. And
 /// mf.billable: for a job of a partition with TRESBillingWeights, its billable TRES (the weighted sum, not
-/// truncated), which fair share charges a second; none: empty (CPUs charged).
+/// truncated), which fair share charges a second; none: empty (CPUs charged). And mf.whole_node_billing for
+/// the jobs given their nodes whole in such a partition: their weights, how they asked memory, and the
+/// rest of their TRES weighed (the engine bills what they are given at their start).
 void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, SlurmMultifactor& mf);
 
 }  // namespace colmatch::loaders::slurm

@@ -83,13 +83,17 @@ void MoabScheduler::ended(uint32_t j, double t) {
 void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   w_.start(j, t, allocs, backfilled);
   reservations_.started(j, t);
-  if (slurm_) {  // a job given its nodes whole is billed for every CPU of them
-    const std::vector<uint8_t>& whole = w_.policy.slurm_priority.whole_node;
+  if (slurm_) {  // a job given its nodes whole is billed for every CPU of them (and its memory, with weights)
+    const SlurmMultifactor& mf = w_.policy.slurm_priority;
     const bool cpus = w_.policy.fit_consumable < w_.catalog.consumables().size();
-    slurm_->started(j, t,
-                    j < whole.size() && whole[j] != 0 && cpus
-                        ? slurm_whole_node_cpus(allocs, w_.idle, w_.policy.fit_consumable)
-                        : std::numeric_limits<double>::quiet_NaN());
+    const bool whole = j < mf.whole_node.size() && mf.whole_node[j] != 0 && cpus;
+    const bool weighed = whole && j < mf.whole_node_billing.size() && mf.whole_node_billing[j].given;
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    const size_t mem = mf.mem_consumable < w_.catalog.consumables().size() ? mf.mem_consumable : SIZE_MAX;
+    slurm_->started(
+        j, t, whole ? slurm_whole_node_cpus(allocs, w_.idle, w_.policy.fit_consumable) : kNaN,
+        weighed ? slurm_whole_node_billable(mf.whole_node_billing[j], allocs, w_.idle, w_.policy.fit_consumable, mem)
+                : kNaN);
   }
   waiting_->started(j);
 }

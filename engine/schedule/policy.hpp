@@ -167,6 +167,20 @@ enum class SlurmUsageReset : uint8_t { None, Now, Daily, Weekly, Monthly, Quarte
 /// calc_period (the decay thread, which also decays usage by decay_half_life and adds the CPU-seconds of
 /// the jobs running then; slurmctld 22.05.8 charges nothing when a job ends). Ties: earlier submit, then input order
 /// (Slurm: the lower job id).
+/// How the billable TRES of a job given its nodes whole follows from what it is given, under its
+/// partition's TRESBillingWeights (calc_job_billable_tres over tres_alloc_cnt; slurmctld 22.05.8,
+/// datasets/slurm/c100-billing-excl: `-c 1` in an OverSubscribe=EXCLUSIVE partition weighed with CPU=1.0,
+/// Mem=0.25G billed 78 = 16 CPUs + 250G x 0.25): every CPU of its nodes, and memory as asked per node x its
+/// nodes, per CPU x every CPU it is given, or, asked none, every MB of its nodes.
+struct SlurmWholeNodeBilling {
+  bool given = false;                          ///< false: not such a job
+  double cpu_weight = 0, mem_weight = 0;       ///< per CPU, per MB
+  double mem_per_node = -1, mem_per_cpu = -1;  ///< MB asked; both < 0: its nodes' whole memory
+  bool max_tres = false;                       ///< PriorityFlags=MAX_TRES: the largest node TRES weighed
+  double others_max = 0;  ///< with max_tres: the largest of its other node TRES weighed (node count, GRES)
+  double others = 0;      ///< the rest of its TRES weighed, summed (the node TRES too without max_tres)
+};
+
 struct SlurmMultifactor {
   bool enabled = false;                                              ///< PriorityType=priority/multifactor
   double weight_age = 0, weight_fairshare = 0, weight_job_size = 0;  ///< PriorityWeight*
@@ -200,8 +214,12 @@ struct SlurmMultifactor {
   /// Per job (the dump's loader fills it; empty: none): 1 for a job given its nodes whole (--exclusive, an
   /// OverSubscribe=EXCLUSIVE partition), whose total_cpus are every CPU of them ("#CPUs=16" for `-c 1` on a
   /// 16-CPU node, slurmctld's log of datasets/slurm/c100-excl): what fair share bills without
-  /// TRESBillingWeights (calc_job_billable_tres). With them its billable TRES stays what it asked.
+  /// TRESBillingWeights (calc_job_billable_tres); with them, whole_node_billing says what it is billed.
   std::vector<uint8_t> whole_node;
+  /// Per job given its nodes whole in a partition with TRESBillingWeights (empty, or a job beyond it: none).
+  std::vector<SlurmWholeNodeBilling> whole_node_billing;
+  /// The memory consumable (bytes; the catalog's consumables), for whole_node_billing; SIZE_MAX: none.
+  size_t mem_consumable = SIZE_MAX;
   /// Per job (the dump's loader fills it from sacctmgr's QOS UsageFactor; empty, or a job beyond it: 1): what
   /// its usage is multiplied by before it is charged (priority_multifactor.c _apply_new_usage; 0: never charged).
   std::vector<double> usage_factor;

@@ -233,11 +233,16 @@ void SlurmPriority::submitted(uint32_t j, double t) {
   priority_[j] = compute(j, jobs_.submit[j]);  // priority_p_set: no age yet
 }
 
-void SlurmPriority::started(uint32_t j, double t, double total_cpus) {
+void SlurmPriority::started(uint32_t j, double t, double total_cpus, double billable) {
   advance(t);
   state_[j] = State::Running;
   started_at_[j] = t;
   total_cpus_[j] = total_cpus;
+  if (!std::isnan(billable)) {
+    if (given_billable_.size() < jobs_.size())
+      given_billable_.assign(jobs_.size(), std::numeric_limits<double>::quiet_NaN());
+    given_billable_[j] = billable;
+  }
   running_.push_back(j);
 }
 
@@ -277,14 +282,37 @@ double slurm_usage_reset_after(SlurmUsageReset period, double t) {
   return static_cast<double>(timegm(&tm));
 }
 
-double slurm_whole_node_cpus(std::span<const Allocation> allocs, const Capacity& configured, size_t cpu) {
-  double total = 0;
+namespace {
+
+// What `configured` holds of consumable k on the distinct taskers of `allocs`, and how many they are.
+std::pair<double, double> whole_taskers(std::span<const Allocation> allocs, const Capacity& configured, size_t k) {
+  double total = 0, count = 0;
   for (size_t a = 0; a < allocs.size(); ++a) {
     bool seen = false;  // (a job's allocations name a tasker once, but count it once whatever they do)
     for (size_t b = 0; b < a && !seen; ++b) seen = allocs[b].tasker == allocs[a].tasker;
-    if (!seen) total += configured.configured_amount(cpu, allocs[a].tasker);
+    if (seen) continue;
+    total += configured.configured_amount(k, allocs[a].tasker);
+    count += 1;
   }
-  return total;
+  return {total, count};
+}
+
+}  // namespace
+
+double slurm_whole_node_cpus(std::span<const Allocation> allocs, const Capacity& configured, size_t cpu) {
+  return whole_taskers(allocs, configured, cpu).first;
+}
+
+double slurm_whole_node_billable(const SlurmWholeNodeBilling& b, std::span<const Allocation> allocs,
+                                 const Capacity& configured, size_t cpu, size_t mem) {
+  const auto [cpus, nodes] = whole_taskers(allocs, configured, cpu);
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const double mb = b.mem_per_node >= 0  ? b.mem_per_node * nodes
+                    : b.mem_per_cpu >= 0 ? b.mem_per_cpu * cpus
+                    : mem != SIZE_MAX    ? whole_taskers(allocs, configured, mem).first / kMiB
+                                         : 0.0;
+  if (b.max_tres) return std::max({b.others_max, b.cpu_weight * cpus, b.mem_weight * mb}) + b.others;
+  return b.others + b.cpu_weight * cpus + b.mem_weight * mb;
 }
 
 // _apply_new_usage: CPU-seconds over [from, to], decayed as one stretch, to the user's association and
@@ -292,9 +320,10 @@ double slurm_whole_node_cpus(std::span<const Allocation> allocs, const Capacity&
 void SlurmPriority::add_usage(uint32_t j, double from, double to) {
   const double run_delta = std::max(0.0, to - from);
   // _apply_new_usage: the job's billable TRES (its CPUs without TRESBillingWeights) a second
-  const double rate = j < config_.billable.size() && config_.billable[j] > 0 ? config_.billable[j]
-                      : std::isnan(total_cpus_[j])                           ? cpus_[j]
-                                                                             : total_cpus_[j];
+  const double rate = j < given_billable_.size() && !std::isnan(given_billable_[j]) ? given_billable_[j]
+                      : j < config_.billable.size() && config_.billable[j] > 0      ? config_.billable[j]
+                      : std::isnan(total_cpus_[j])                                  ? cpus_[j]
+                                                                                    : total_cpus_[j];
   const double factor = j < config_.usage_factor.size() ? config_.usage_factor[j] : 1.0;  // the QOS's UsageFactor
   const double used = rate * run_delta * std::pow(decay_factor_, run_delta) * factor;
   for (uint32_t a = assoc_of_job_[j];; a = assocs_[a].parent) {

@@ -59,7 +59,9 @@ class SlurmPriority {
   /// through. `total_cpus`: the CPUs it was given (slurmctld's total_cpus: a job that takes its nodes whole is
   /// given every CPU of them, slurm_whole_node_cpus), which a job charged by CPUs (no TRESBillingWeights)
   /// is billed for; NaN: what it asks.
-  void started(uint32_t j, double t, double total_cpus = std::numeric_limits<double>::quiet_NaN());
+  /// `billable`: its billable TRES as given (slurm_whole_node_billable), NaN: as asked.
+  void started(uint32_t j, double t, double total_cpus = std::numeric_limits<double>::quiet_NaN(),
+               double billable = std::numeric_limits<double>::quiet_NaN());
   /// Job j ended at t: it no longer runs (what it ran since the last calculation is never charged, as
   /// slurmctld 22.05.8 was measured to do).
   void ended(uint32_t j, double t);
@@ -109,6 +111,7 @@ class SlurmPriority {
   std::vector<uint32_t> running_;       // started, not ended (pruned at each calculation)
   std::vector<double> started_at_;      // per job, once it runs: its start
   std::vector<double> total_cpus_;      // per job, once it runs: the CPUs it was given (NaN: what it asks)
+  std::vector<double> given_billable_;  // per job given its nodes whole under billing weights (empty: none)
   bool ran_ = false;                    // a calculation has run
   double last_ran_ = 0;                 // the last calculation's time
   double next_ = 0;                     // the next calculation's time
@@ -118,6 +121,12 @@ class SlurmPriority {
 /// The CPUs slurmctld gives a job that takes its nodes whole (SlurmMultifactor::whole_node; job_record's
 /// total_cpus): every CPU configured (`cpu` in `configured`) on each tasker of `allocs`, counted once.
 double slurm_whole_node_cpus(std::span<const Allocation> allocs, const Capacity& configured, size_t cpu);
+
+/// The billable TRES of a job given the taskers of `allocs` whole (SlurmWholeNodeBilling), not truncated: its
+/// CPUs are every CPU configured there (`cpu`), its memory as `b` says, every MB configured there (`mem`,
+/// bytes) when it asked none.
+double slurm_whole_node_billable(const SlurmWholeNodeBilling& b, std::span<const Allocation> allocs,
+                                 const Capacity& configured, size_t cpu, size_t mem);
 
 /// The first PriorityUsageResetPeriod boundary strictly after time t (seconds since the epoch, read as UTC):
 /// the next midnight, Sunday midnight, first of a month, of a quarter or of a year, as slurmctld's

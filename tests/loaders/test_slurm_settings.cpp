@@ -547,30 +547,82 @@ TEST(SlurmSettings, FairShareChargesTheBillableTres) {
 // total_cpus; "#CPUs=16" for `-c 1` on a 16-CPU node in datasets/slurm/c100-excl's log). On run16-fairshare's
 // 16 nodes of 4 CPUs (usage from nothing): a's --exclusive job asks 8 CPUs on 8 nodes and is given 32, b's
 // asks 16 on the others, each running its time limit; of the two 12-node jobs submitted a minute later, b's starts
-// first when they end (a billed 32 a second, b 16); billed by what a asked, a's would.
+// first when they end (a billed 32 a second, b 16); billed by what a asked, a's would. The same with the
+// partition's TRESBillingWeights=CPU=1.0 (a's billable TRES as given: 32).
 TEST(SlurmSettings, AJobTakingNodesWholeIsBilledForThem) {
-  const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-whole-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const char* f : {"scontrol-config.txt", "scontrol-node.txt", "scontrol-partition.txt"})
-    fs::copy_file(kData + "run16-fairshare/dump/" + f, dir / f);
-  const std::string jobs = temp_file("whole.jobs",
-                                     "-A a --exclusive -N 8 -c 1 -t 600\n-A b -N 8 -c 2 -t 600\n"
-                                     "-A a -N 12 -c 4 -t 10\n-A b -N 12 -c 4 -t 10\n");
-  loaders::Dataset ds = loaders::load_slurm(dir.string(), jobs);
-  fs::remove_all(dir);
-  fs::remove(jobs);
-  ASSERT_TRUE(ds.policy.slurm_priority.enabled);
-  EXPECT_EQ(ds.policy.slurm_priority.whole_node, (std::vector<uint8_t>{1, 0, 0, 0}));
-  for (uint32_t j = 0; j < 4; ++j) {  // each runs its limit; the 12-node ones come a minute later
-    ds.jobs.runtime.set(j, (j < 2 ? 600 : 10) * 60.0);
-    ds.jobs.submit.set(j, ds.jobs.submit[0] + (j < 2 ? 0 : 60));
+  for (const bool weights : {false, true}) {
+    const fs::path dir = fs::temp_directory_path() / ("colmatch-slurm-whole-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"scontrol-config.txt", "scontrol-node.txt", "scontrol-partition.txt"})
+      fs::copy_file(kData + "run16-fairshare/dump/" + f, dir / f);
+    if (weights) {
+      std::ifstream in(dir / "scontrol-partition.txt");
+      std::string line;
+      std::getline(in, line);
+      in.close();
+      std::ofstream(dir / "scontrol-partition.txt") << line << " TRESBillingWeights=CPU=1.0\n";
+    }
+    const std::string jobs = temp_file("whole.jobs",
+                                       "-A a --exclusive -N 8 -c 1 -t 600\n-A b -N 8 -c 2 -t 600\n"
+                                       "-A a -N 12 -c 4 -t 10\n-A b -N 12 -c 4 -t 10\n");
+    loaders::Dataset ds = loaders::load_slurm(dir.string(), jobs);
+    fs::remove_all(dir);
+    fs::remove(jobs);
+    ASSERT_TRUE(ds.policy.slurm_priority.enabled);
+    EXPECT_EQ(ds.policy.slurm_priority.whole_node, (std::vector<uint8_t>{1, 0, 0, 0}));
+    EXPECT_EQ(ds.policy.slurm_priority.whole_node_billing.size(), weights ? 4u : 0u);
+    for (uint32_t j = 0; j < 4; ++j) {  // each runs its limit; the 12-node ones come a minute later
+      ds.jobs.runtime.set(j, (j < 2 ? 600 : 10) * 60.0);
+      ds.jobs.submit.set(j, ds.jobs.submit[0] + (j < 2 ? 0 : 60));
+    }
+    const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
+    const double t0 = r.start[0];
+    EXPECT_EQ(r.start[1], t0);
+    EXPECT_EQ(r.start[3], t0 + 600 * 60) << "b's job first: a was billed its nodes' 32 CPUs; weights " << weights;
+    EXPECT_EQ(r.start[2], t0 + 610 * 60);
   }
-  const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, ds.policy, kernels::active());
-  const double t0 = r.start[0];
-  EXPECT_EQ(r.start[1], t0);
-  EXPECT_EQ(r.start[3], t0 + 600 * 60) << "b's job first: a was billed its nodes' 32 CPUs";
-  EXPECT_EQ(r.start[2], t0 + 610 * 60);
+}
+
+// ... and under TRESBillingWeights such a job is billed for what it is given: every CPU of its nodes, and
+// its memory as asked per node or per CPU (of every CPU it is given), or, asked none, every MB of its nodes.
+// slurmctld 22.05.8 (bench/peers/slurm_oracle.sh with BILLING="short:CPU=1.0,Mem=0.25G" and
+// OVERSUB="short=EXCLUSIVE"; datasets/slurm/c100-billing-excl-slurm.tsv: each job's nodes and its TRES with
+// billing once allocated): `-c 1` on n009 (16 CPUs, 256000 MB) billing 78 (16 + 250 x 0.25); `-c 2
+// --mem=1000` 16; `-N 2 -c 1 --mem=2000` on n006 and n033 144 (128 + 16 CPUs + 4000 MB); `-n 3
+// --mem-per-cpu=100` on n003 32 (32 CPUs + 3200 MB); `--exclusive -c 1` in `all` (no weights) its 16 CPUs.
+TEST(SlurmSettings, AJobTakingNodesWholeIsBilledForWhatItIsGivenUnderWeights) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-billing-excl", kData + "c100-billing-excl.jobs");
+  const SlurmMultifactor& mf = ds.policy_defaults.slurm_priority;
+  ASSERT_EQ(ds.jobs.size(), 5u);
+  ASSERT_EQ(mf.whole_node, (std::vector<uint8_t>{1, 1, 1, 1, 1}));
+  ASSERT_EQ(mf.whole_node_billing.size(), 5u);
+  const Capacity configured = Capacity::configured(ds.catalog, ds.taskers);
+  auto on = [&](std::initializer_list<const char*> names) {
+    std::vector<Allocation> out;
+    for (const char* n : names)
+      for (uint32_t x = 0; x < ds.taskers.size(); ++x)
+        if (ds.taskers.names[x] == n) out.push_back({x, 1});
+    EXPECT_EQ(out.size(), names.size());
+    return out;
+  };
+  const std::vector<std::vector<Allocation>> given = {on({"n009"}), on({"n024"}), on({"n006", "n033"}), on({"n048"}),
+                                                      on({"n003"})};
+  const double billed[] = {78, 16, 144, 16, 32};  // (scontrol's billing=, truncated)
+  // the CPUs and MB its TRES= showed it given (250G, 1000M, 4000M, 3200M), weighed as the partition says
+  const double cpus[] = {16, 16, 144, 16, 32}, mb[] = {256000, 1000, 4000, 64000, 3200};
+  for (uint32_t j = 0; j < 5; ++j) {
+    if (j == 3) {  // `all` has no weights: its CPUs
+      EXPECT_FALSE(mf.whole_node_billing[j].given);
+      EXPECT_EQ(slurm_whole_node_cpus(given[j], configured, ds.policy_defaults.fit_consumable), billed[j]);
+      continue;
+    }
+    ASSERT_TRUE(mf.whole_node_billing[j].given) << j;
+    const double b = slurm_whole_node_billable(mf.whole_node_billing[j], given[j], configured,
+                                               ds.policy_defaults.fit_consumable, mf.mem_consumable);
+    EXPECT_EQ(std::floor(b), billed[j]) << "job " << j + 1 << ": " << b;
+    EXPECT_NEAR(b, cpus[j] + mb[j] * 0.25 / 1024, 1e-9) << "job " << j + 1;  // fair share charges it whole
+  }
 }
 
 // PriorityFlags=MAX_TRES on the same cluster and jobs (datasets/slurm/c100-tres-max): a billing TRES is the
