@@ -24,8 +24,9 @@
 // weight_tickets_share (split by -js, else evenly). The pending ones: level by level up from the
 // leaves, a node's jobs go running first, then by their value from the level below (-js at a leaf; with a
 // dependent hierarchy the tickets before + 0.01 x -js), and each gets the node's target among its siblings
-// over 1 + the least PE slot counts of the jobs ahead of it; a job's tickets are its value at the topmost
-// level below the root with more than one active node (sge_sort_job_nodes). The usage of every node is
+// over 1 + the least PE slot counts of the jobs ahead of it; a job's tickets are its value at the level
+// of the root's children (the root, while it has one child with jobs and none of its own, handed down to
+// that child: sge_sort_job_nodes). The usage of every node is
 // the user's, project's or user-in-project's combined usage (sge_calc_node_usage; a project's usage its
 // users below do not account for goes to its first `default`), as `sge_share_mon` prints it.
 #pragma once
