@@ -15,6 +15,7 @@
 #include "loaders/line_reader.hpp"
 #include "loaders/sge_conf.hpp"
 #include "loaders/sge_farm.hpp"
+#include "loaders/slurm_text.hpp"  // split_fields
 
 namespace colmatch::loaders::sge {
 
@@ -110,11 +111,8 @@ std::vector<SgeShareTreeNode> read_share_tree(const std::string& path) {
     } else if (key == "childnodes") {
       r.children_line = in.line();
       if (value != "NONE")
-        for (size_t at = 0; at <= value.size();) {
-          const size_t comma = std::min(value.find(',', at), value.size());
-          r.children.push_back(tree_number(value.substr(at, comma - at), path, in.line(), "childnodes"));
-          at = comma + 1;
-        }
+        for (const std::string_view child : slurm::split_fields(value, ','))
+          r.children.push_back(tree_number(child, path, in.line(), "childnodes"));
     } else if (key != "type") {
       throw LoadError(path, in.line(), std::string(key), "not a share tree field (id, name, type, shares, childnodes)");
     }
@@ -158,20 +156,11 @@ void read_share_usage(FarmModel& f, const std::string& path) {
   std::vector<std::string_view> header;
   std::string header_text;
   size_t node = 0, user = 0, project = 0, usage = 0;
-  auto split = [](std::string_view line) {
-    std::vector<std::string_view> out;
-    for (size_t at = 0; at <= line.size();) {
-      const size_t tab = std::min(line.find('\t', at), line.size());
-      out.push_back(line.substr(at, tab - at));
-      at = tab + 1;
-    }
-    return out;
-  };
   for (std::string_view line; in.next(line);) {
     if (line.empty()) continue;
     if (header.empty()) {
       header_text = std::string(line);
-      header = split(header_text);
+      header = slurm::split_fields(header_text, '\t');
       auto column = [&](std::string_view name) {
         const auto at = std::find(header.begin(), header.end(), name);
         if (at == header.end())
@@ -183,7 +172,7 @@ void read_share_usage(FarmModel& f, const std::string& path) {
       continue;
     }
     if (line.substr(0, 9) == "curr_time") continue;  // the header again (a later round)
-    const std::vector<std::string_view> v = split(line);
+    const std::vector<std::string_view> v = slurm::split_fields(line, '\t');
     if (v.size() <= std::max({node, user, project, usage}))
       throw LoadError(path, in.line(), "usage",
                       fmt::format("{} columns, the header names {}", v.size(), header.size()));

@@ -21,8 +21,8 @@ namespace colmatch::loaders::slurm {
 struct TresAsked {
   double cpu = 0, node = 1, mem = 0;
   std::map<std::string, double> gres;
-  const Partition* partition = nullptr;  ///< its first partition (squeue's), nullptr for none
-  bool whole_node = false;               ///< given its nodes whole (--exclusive, an exclusive partition)
+  const Partition* partition = nullptr;        ///< its first partition (squeue's), nullptr for none
+  bool whole_node = false;                     ///< given its nodes whole (--exclusive, an exclusive partition)
   double mem_per_node = -1, mem_per_cpu = -1;  ///< MB, as asked (< 0: not so)
 };
 

@@ -24,7 +24,6 @@ struct Ref {
   double tickets = 0;                // the policies above in the hierarchy (jref->tickets)
   double share[4] = {0, 0, 0, 0};    // the shares pass 1 gave (user, department, project, job)
   int32_t share_node = -1;           // its share tree node (-1: none)
-  double share_sort = 0, share_tickets = 0;  // its temporary job node's STN_sort and STN_tickets
   SgeTickets out;
 };
 
@@ -257,12 +256,12 @@ struct ShareTree {
     const SgeShareTreeNode* node = nullptr;  // the farm's (a temporary copy of `default`: that node)
     std::string name;
     std::vector<uint32_t> children;
-    bool project = false;
+    int32_t user = -1, project = -1;             // the user and the project of its name (SgeShareHolders)
     bool copy = false, in_running_pass = false;  // a copy of `default` (made for a running job's user)
     double usage = 0;                            // STN_combined_usage
     uint32_t own_running = 0, own_all = 0;       // the jobs that count under this node itself
-    uint32_t jobs = 0, active = 0;          // STN_job_ref_count, STN_active_job_ref_count
-    double sum_priority = 0;                // the running jobs' -js
+    uint32_t jobs = 0, active = 0;               // STN_job_ref_count, STN_active_job_ref_count
+    double sum_priority = 0;                     // the running jobs' -js
     double ltt = 0, oltt = 0, stt = 0, ostt = 0, acp = 0, shr = 0;
     std::vector<Ref*> here;  // the jobs under it (its temporary job nodes)
   };
@@ -282,7 +281,7 @@ struct ShareTree {
       n.children = farm[i].children;
       for (const uint32_t c : n.children)
         if (c >= farm.size()) throw std::invalid_argument(fmt::format("share tree node {}: no child node {}", i, c));
-      n.project = projects.count(n.name) != 0;
+      name_holders(n);
     }
     // the depth (and a node reached twice, or a cycle, which never ends) refused before any walk
     std::vector<std::pair<uint32_t, size_t>> stack;
@@ -297,11 +296,17 @@ struct ShareTree {
     }
   }
 
+  // The user and the project a node's name is (a project node: set_share_tree_project_flags).
+  void name_holders(Node& n) const {
+    if (const auto u = users.find(n.name); u != users.end()) n.user = u->second;
+    if (const auto p = projects.find(n.name); p != projects.end()) n.project = p->second;
+  }
+
   // search_userprj_node_work (sge_support.c)
   int32_t search(int32_t ep, const std::string* user, const std::string* project, int32_t* parent, int32_t root) const {
     if (ep < 0 || (!user && !project)) return -1;
     const Node& n = nodes[static_cast<size_t>(ep)];
-    if (n.project && ep != root && (!project || n.name != *project)) return -1;
+    if (n.project >= 0 && ep != root && (!project || n.name != *project)) return -1;
     if (project && n.name == *project) return n.children.empty() ? ep : search(ep, user, nullptr, parent, ep);
     if (!project && n.name == *user) return ep;
     for (const uint32_t c : n.children)
@@ -332,6 +337,7 @@ struct ShareTree {
       copy.node = nodes[static_cast<size_t>(n)].node;
       copy.name = *u;
       copy.copy = true;
+      name_holders(copy);
       nodes.push_back(std::move(copy));
       n = static_cast<int32_t>(nodes.size() - 1);
       nodes[static_cast<size_t>(parent)].children.push_back(static_cast<uint32_t>(n));
@@ -359,23 +365,21 @@ struct ShareTree {
   double node_usage(const SgeShareHolders& h, uint32_t x, int32_t project, bool every_job) {
     Node& n = nodes[x];
     double u = 0;
-    const auto user_of = users.find(n.name);
-    const auto project_of = projects.find(n.name);
     if (n.children.empty()) {
       if (project >= 0) {
-        if (user_of != users.end())
-          if (const auto up = h.user_project_usage.find({user_of->second, project}); up != h.user_project_usage.end())
+        if (n.user >= 0)
+          if (const auto up = h.user_project_usage.find({n.user, project}); up != h.user_project_usage.end())
             u = up->second;
-      } else if (user_of != users.end()) {
-        u = h.users[static_cast<size_t>(user_of->second)].usage;
-      } else if (project_of != projects.end()) {
-        u = h.projects[static_cast<size_t>(project_of->second)].usage;
+      } else if (n.user >= 0) {
+        u = h.users[static_cast<size_t>(n.user)].usage;
+      } else if (n.project >= 0) {
+        u = h.projects[static_cast<size_t>(n.project)].usage;
       }
       return n.usage = u;
     }
-    const bool project_node = project < 0 && project_of != projects.end();
+    const bool project_node = project < 0 && n.project >= 0;
     if (project_node) {
-      project = project_of->second;
+      project = n.project;
       u = h.projects[static_cast<size_t>(project)].usage;
     }
     double below = 0;
@@ -428,12 +432,15 @@ struct ShareTree {
         k.shr = k.oltt > 0 ? shares * shares / std::max(k.usage, kMinUsage * k.oltt) : 0;
         sum += k.shr;
       }
-      for (const uint32_t c : n.children) {
-        Node& k = nodes[c];
-        if (k.jobs == 0) continue;
-        k.stt = sum > 0 ? k.shr / sum : 0;
-        k.acp = k.ostt = n.ostt * k.stt;
-      }
+      auto short_term = [&] {  // each active child's share of `sum`, among its siblings and overall
+        for (const uint32_t c : n.children) {
+          Node& k = nodes[c];
+          if (k.jobs == 0) continue;
+          k.stt = sum > 0 ? k.shr / sum : 0;
+          k.acp = k.ostt = n.ostt * k.stt;
+        }
+      };
+      short_term();
       if (compensation_factor == 0) continue;
       bool compensated = false;
       sum = 0;
@@ -447,13 +454,7 @@ struct ShareTree {
         }
         sum += k.shr;
       }
-      if (compensated)
-        for (const uint32_t c : n.children) {
-          Node& k = nodes[c];
-          if (k.jobs == 0) continue;
-          k.stt = k.shr / sum;
-          k.acp = k.ostt = n.ostt * k.stt;
-        }
+      if (compensated) short_term();
     }
   }
 
@@ -462,25 +463,28 @@ struct ShareTree {
     double sort, tickets, shr;
   };
   // sge_sort_job_nodes: the jobs under node x (its own and its active children's), running first, then by
-  // their sort value from the level below (-js at a leaf); each gets x's target among its siblings
+  // their sort value from the level below (at a leaf -js, or with a `dependent` hierarchy the tickets of the
+  // policies before + 0.01 x -js); each gets x's target among its siblings
   // diluted by the jobs ahead of it (each by its PE's least slot count); the root's level leaves them,
   // and a root with one active child and no job of its own hands the question to that child.
-  std::vector<JobNode> sort_job_nodes(uint32_t root, uint32_t x, double total) const {
+  std::vector<JobNode> sort_job_nodes(uint32_t root, uint32_t x, double total, bool dependent) const {
     const Node& n = nodes[x];
     if (root == x && n.here.empty()) {
       int active = 0;
       uint32_t only = 0;
       for (const uint32_t c : n.children)
         if (nodes[c].jobs > 0 && ++active == 1) only = c;
-      if (active == 1) return sort_job_nodes(only, only, total);
+      if (active == 1) return sort_job_nodes(only, only, total, dependent);
     }
     std::vector<JobNode> list;
     for (const uint32_t c : n.children)
       if (nodes[c].jobs > 0) {
-        std::vector<JobNode> below = sort_job_nodes(root, c, total);
+        std::vector<JobNode> below = sort_job_nodes(root, c, total, dependent);
         list.insert(list.end(), below.begin(), below.end());
       }
-    for (Ref* r : n.here) list.push_back({r, r->share_sort, r->share_tickets, 0});
+    for (Ref* r : n.here)  // its temporary job nodes: STN_sort, STN_tickets
+      list.push_back(
+          {r, dependent ? r->tickets + 0.01 * r->job->jobshare : r->job->jobshare, dependent ? r->tickets : 0, 0});
     if (root != x || !n.here.empty()) {
       std::sort(list.begin(), list.end(), [](const JobNode& a, const JobNode& b) {
         if (a.r->job->running != b.r->job->running) return a.r->job->running;
@@ -542,12 +546,7 @@ struct ShareTreePolicy {
 
   void pending(bool dependent) {
     if (!on) return;
-    for (ShareTree::Node& n : tree.nodes)
-      for (Ref* r : n.here) {
-        r->share_tickets = dependent ? r->tickets : 0;
-        r->share_sort = dependent ? r->tickets + 0.01 * r->job->jobshare : r->job->jobshare;
-      }
-    for (const ShareTree::JobNode& p : tree.sort_job_nodes(0, 0, c.weight_tickets_share)) {
+    for (const ShareTree::JobNode& p : tree.sort_job_nodes(0, 0, c.weight_tickets_share, dependent)) {
       if (p.r->job->running) continue;
       p.r->out.sticket = p.shr * c.weight_tickets_share;
       if (dependent) p.r->tickets += p.r->out.sticket;
