@@ -217,6 +217,7 @@ Field field_of(std::string_view k) noexcept {
     case 11: return is("utilization") ? Field::Other : Field::Unknown;
     case 12: return is("master_queue") ? Field::Other : Field::Unknown;
     case 15: return is("allocation_rule") ? Field::Other : Field::Unknown;
+    case 17: return is("master_only_queue") ? Field::Other : Field::Unknown;
     default: return Field::Unknown;
   }
 }
@@ -288,6 +289,7 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
   double runtime = std::numeric_limits<double>::quiet_NaN(), walltime = runtime;
   uint32_t min_slots = 0, per_host = 0;  // a Grid Engine host rule's range and slots a host
   std::string master_queue;              // its master's request (qsub -masterq)
+  std::string master_only_queue;         // its master-only request (-masterq beside -q)
   std::string queue, account, qos;
   std::optional<element> solutions_el, gate_el, outcomes_el;
   auto reject = [&](const std::string& field, const std::string& why) { rejected.push_back({field, why, false}); };
@@ -353,6 +355,12 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
     } else if (key == "master_queue") {
       if (field.value.type() != element_type::STRING || !scalar_text(field.value, master_queue) || master_queue.empty())
         reject("master_queue", "expected a request (the taskers that may hold the master task)");
+    } else if (key == "master_only_queue") {
+      if (field.value.type() != element_type::STRING || !scalar_text(field.value, master_only_queue) ||
+          master_only_queue.empty())
+        reject("master_only_queue",
+               "expected a request (the master queue's taskers that give one slot at most until a host gave the "
+               "master)");
     } else if (key == "min_slots") {
       double v = 0;
       if (!number_of(field.value, v) || !(v >= 1) || v != std::floor(v) || v > h.slots) {
@@ -428,15 +436,20 @@ void add_job(const simdjson::dom::object& obj, const std::string& path, size_t l
       reject("min_slots", e.what());
     }
   }
-  if (!master_queue.empty() && min_slots > 0) {
+  if (!master_only_queue.empty() && master_queue.empty()) {
+    reject("master_only_queue", "a master-only queue needs a master_queue");
+  } else if (!master_queue.empty() && min_slots > 0) {
     reject("master_queue", "a master queue beside a slot range (min_slots) is not placed yet");
   } else if (!master_queue.empty()) {
+    const char* field = "master_queue";
     try {
       b.set_master_request(master_queue);
+      field = "master_only_queue";
+      if (!master_only_queue.empty()) b.set_master_only_request(master_only_queue);
     } catch (const RequestError& e) {
-      reject("master_queue", e.what());
+      reject(field, e.what());
     } catch (const ValueError& e) {
-      reject("master_queue", e.what());
+      reject(field, e.what());
     }
   }
 }

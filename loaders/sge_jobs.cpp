@@ -294,7 +294,12 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r, const PeJob* 
                       name, f.catalog.at(*a).name)};
     add(soft, clause(f, name, value));
   }
-  if (!r.hard_queues.empty()) add(hard, queue_clause(f, r.hard_queues));
+  // -masterq beside -q (a parallel job): an instance of either list may be the job's (Son of Grid Engine 8.1.9,
+  // sge_queue_match_static: a -masterq instance passes the -q test), one of -masterq alone holding the master's
+  // slot only until a host has given the master (the placement's master-only request, below).
+  const bool master_beside = !r.master_queues.empty() && !r.pe.empty() && !r.hard_queues.empty() && f.host_rules;
+  if (master_beside) add(hard, "(" + queue_clause(f, r.hard_queues) + " || " + queue_clause(f, r.master_queues) + ")");
+  else if (!r.hard_queues.empty()) add(hard, queue_clause(f, r.hard_queues));
   if (!r.soft_queues.empty()) add(soft, queue_clause(f, r.soft_queues));
   uint32_t range_min = 0;  // a slot range's fewest
   if (!r.pe.empty()) {
@@ -311,16 +316,17 @@ void apply(const FarmModel& f, JobBuilder& b, const SgeRequest& r, const PeJob* 
     throw Unrepresentable{fmt::format("hard request '{}': {}", hard, e.what())};
   }
   // -masterq: the queue instances the master task may take, which meet the job's other requests too
-  // (Grid Engine ignores it for a sequential job: the scheduler reads it for parallel ones only)
+  // (for parallel jobs only: qsub refuses it for a sequential one, and the scheduler reads it for parallel ones)
   if (!r.master_queues.empty() && !r.pe.empty()) {
     if (!f.host_rules) throw Unrepresentable{"-masterq: the master apart is placed by match, not over time", true};
-    if (!r.hard_queues.empty())
-      throw Unrepresentable{"-masterq beside -q: a master queue outside the slaves' is not placed yet", true};
     if (range_min > 0) throw Unrepresentable{"-masterq with a slot range: not placed yet", true};
     std::string master = hard;
     add(master, queue_clause(f, r.master_queues));
+    std::string master_only = master;
+    if (master_beside) add(master_only, "!(" + queue_clause(f, r.hard_queues) + ")");
     try {
       b.set_master_request(master);
+      if (master_beside) b.set_master_only_request(master_only);
     } catch (const RequestError& e) {
       throw Unrepresentable{fmt::format("-masterq request '{}': {}", master, e.what())};
     }
@@ -576,6 +582,12 @@ Qsub parse_qsub(const std::vector<std::string>& w, QsubWords from) {
                   : fmt::format("category option '{}' is not read", o);
       q.refused = user && o.rfind("-", 0) != 0;  // a word that is no option: qsub takes it for the script
     }
+  }
+  if (user && !q.request.master_queues.empty() && q.request.pe.empty() && q.why.empty()) {  // checked: masterq-q
+    q.why =
+        "-masterq without -pe: qsub refuses it (\"specification of master queue is not allowed for non-parallel "
+        "jobs\")";
+    q.refused = true;
   }
   return q;
 }

@@ -256,7 +256,8 @@ uint64_t raw_hash(const RawFields& f, const std::vector<uint64_t>& row_hash) noe
   if (f.node_pick != kNone) h = mix(h, 0x9e3779b97f4a7c15ULL ^ f.node_pick);
   if (f.fallback.request != kNone) h = mix(h, (uint64_t{f.fallback.request} << 32) | f.fallback.soft);
   if (!(f.pe_shape == JobTable::PeShape{}))
-    h = mix(mix(h, (uint64_t{f.pe_shape.min_slots} << 32) | f.pe_shape.per_host), f.pe_shape.master);
+    h = mix(mix(h, (uint64_t{f.pe_shape.min_slots} << 32) | f.pe_shape.per_host),
+            (uint64_t{f.pe_shape.master_only} << 32) | f.pe_shape.master);
   return mix(h, row_hash[f.row]);
 }
 
@@ -436,20 +437,26 @@ class CategoryBuilder {
     c_.solutions.resize(c_.size());
   }
 
-  // The master queue requests (JobTable::PeShape::master, qsub -masterq): each with one slot of its category's
-  // charges is a category of its own, after the fallbacks (Categories::master_of).
+  // The master queue requests (JobTable::PeShape::master, qsub -masterq) and master-only ones (-masterq beside
+  // -q): each with one slot of its category's charges is a category of its own, after the fallbacks
+  // (Categories::master_of, master_only_of).
   void add_masters() {
     const size_t n = std::min(c_.size(), c_.pe_shape.size());
     for (size_t x = 0; x < n; ++x) {
-      const uint32_t r = c_.pe_shape[x].master;
-      if (r == kNone) continue;
+      const JobTable::PeShape shape = c_.pe_shape[x];
+      if (shape.master == kNone) continue;
       const ChargeVector unit = c_.unit_charge[x];  // (a copy: intern grows the vectors)
       const std::vector<ChargeKind> unit_kinds = c_.charge_kind[x];
-      key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key_);
-      key_body(unit, none_, width_, unit_kinds, {}, key_);
-      const uint32_t m = intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none_, unit_kinds);
+      auto one_slot = [&](uint32_t r) {
+        key_head(r, 0, kNone, 1, AllocationRule::PeSlots, key_);
+        key_body(unit, none_, width_, unit_kinds, {}, key_);
+        return intern(r, 0, kNone, 1, AllocationRule::PeSlots, unit, none_, unit_kinds);
+      };
       c_.master_of.resize(x + 1, kNone);
-      c_.master_of[x] = m;
+      c_.master_of[x] = one_slot(shape.master);
+      if (shape.master_only == kNone) continue;
+      c_.master_only_of.resize(x + 1, kNone);
+      c_.master_only_of[x] = one_slot(shape.master_only);
     }
     c_.solutions.resize(c_.size());
   }
@@ -500,11 +507,12 @@ class CategoryBuilder {
     c_.pe_shape.resize(c_.size());
     c_.pe_shape[cat] = shape;
   }
-  // A PE shape at the key's end (none: the key as before).
+  // A PE shape at the key's end (none: the key as before; no master-only request: the three fields alone).
   static void key_pe_shape(const JobTable::PeShape& shape, std::string& key) {
     if (shape == JobTable::PeShape{}) return;
     key.push_back('\x1c');
-    key.append(reinterpret_cast<const char*>(&shape), sizeof shape);
+    const uint32_t fields[4] = {shape.min_slots, shape.per_host, shape.master, shape.master_only};
+    key.append(reinterpret_cast<const char*>(fields), sizeof(uint32_t) * (shape.master_only == kNone ? 3 : 4));
   }
 
   const Catalog& catalog_;

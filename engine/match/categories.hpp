@@ -92,6 +92,13 @@ struct Categories {
   /// after the fallbacks), whose eligible taskers may hold the master task; or kNone.
   std::vector<uint32_t> master_of;
   uint32_t master_category(size_t c) const noexcept { return c < master_of.size() ? master_of[c] : kNone; }
+  /// per category, up to the last that has one (empty on most farms): the category of its jobs' master-only
+  /// request (JobTable::PeShape::master_only, qsub -masterq beside -q; built as master_of's), whose eligible
+  /// taskers give one slot at most until a host has given the master; or kNone.
+  std::vector<uint32_t> master_only_of;
+  uint32_t master_only_category(size_t c) const noexcept {
+    return c < master_only_of.size() ? master_only_of[c] : kNone;
+  }
   /// per category: its jobs' JobTable::FitUnit (empty when no category has one).
   std::vector<JobTable::FitUnit> fit_unit;
   JobTable::FitUnit fit_unit_of(size_t c) const noexcept {

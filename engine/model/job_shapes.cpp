@@ -59,6 +59,12 @@ void JobBuilder::set_master_request(std::string_view text) {
   table_.pe_shape.back().master = r;
 }
 
+void JobBuilder::set_master_only_request(std::string_view text) {
+  if (table_.pe_shape.size() != table_.size() || table_.pe_shape.back().master == kNone)
+    throw ValueError("a master-only request is for a job of a master queue request (set_master_request first)");
+  table_.pe_shape.back().master_only = parse_cached(text);
+}
+
 void JobBuilder::set_node_picks(std::vector<JobTable::NodePick> picks) {
   if (picks.empty()) throw ValueError("a list of node picks needs a pick");
   if (table_.rule.back() != AllocationRule::OnePerTasker)

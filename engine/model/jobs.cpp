@@ -246,8 +246,10 @@ void JobBuilder::add_copies(const JobTable& protos, std::span<const CopiedJobs> 
   const bool shapes = !protos.pe_shape.empty() || !t.pe_shape.empty();  // Grid Engine's host rules
   if (shapes) grow.run([&] { t.pe_shape.resize(n1); });
   std::vector<JobTable::PeShape> shape_here = protos.pe_shape;  // their master requests mapped here
-  for (JobTable::PeShape& x : shape_here)
+  for (JobTable::PeShape& x : shape_here) {
     if (x.master != kNone) x.master = map_request(x.master);
+    if (x.master_only != kNone) x.master_only = map_request(x.master_only);
+  }
   grow.wait();
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {

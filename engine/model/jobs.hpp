@@ -141,10 +141,15 @@ struct JobTable {
   /// range (`-pe mpi 2-8`: 2; `slots` is the most; 0: no range), for HostBlocks the slots on each host, and
   /// (min_slots only) Slurm's node count range of a OnePerTasker job (`-N 2-4`: 2; slots 4), and
   /// its master queue request (qsub -masterq: an index into `requests`, the job's hard request and the
-  /// queue list; kNone: any of its taskers may hold the master task).
+  /// queue list; kNone: any of its taskers may hold the master task), and its master-only request (qsub
+  /// -masterq beside -q: the master queue request's taskers that -q does not name; kNone: none). Son of Grid
+  /// Engine 8.1.9 (sge_select_queue.c) lets an instance of the -masterq list in whether -q names it or not,
+  /// and one that -q does not name gives one slot at most, the master's, until a host has given the master;
+  /// after that it gives slave slots as any other (checked: datasets/sge/masterq-q).
   struct PeShape {
     uint32_t min_slots = 0, per_host = 0;
     uint32_t master = UINT32_MAX;
+    uint32_t master_only = UINT32_MAX;
     friend bool operator==(const PeShape&, const PeShape&) = default;
   };
   /// Per job, up to the last job that has one (empty on most farms).
@@ -297,6 +302,10 @@ class JobBuilder {
   /// taskers may hold its master task (Grid Engine: the job's hard request and the -masterq list). Throws
   /// RequestError for a text that does not parse, ValueError for a job of no Host rule.
   void set_master_request(std::string_view text);
+  /// The last job's master-only request (JobTable::PeShape::master_only; set_master_request first): the request
+  /// text of the master queue request's taskers that -q does not name. Throws RequestError for a text that
+  /// does not parse, ValueError for a job of no master queue request.
+  void set_master_only_request(std::string_view text);
   /// The last job's JobTable::NodePick list (kept once per distinct list; add_copies copies none, as it copies
   /// no fit unit). Throws ValueError for an empty list, a count of 0, a pick of no request or of one intern() did not
   /// return, or a job that is not OnePerTasker (set_rule first) or has fewer slots than an apart list's counts together

@@ -120,8 +120,10 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   // head of the job's list until a host has given one, so the master is the last of them on the first host
   // that gives one; until then a tasker that could not hold it gives one slot less when it would complete
   // the job (the last slot is kept for the master).
-  const uint32_t mc = cats_.master_category(c);
+  // With -masterq beside -q, a candidate -q does not name gives the master's one slot at most until then.
+  const uint32_t mc = cats_.master_category(c), oc = cats_.master_only_category(c);
   const kernels::TaskerSet* candidates = mc == kNone ? nullptr : &elig(mc).eligible;
+  const kernels::TaskerSet* master_only = oc == kNone ? nullptr : &elig(oc).eligible;
   auto candidate = [&](uint32_t x) { return candidates == nullptr || candidates->contains(x); };
   const bool per_job = cats_.master_charge[c].any_positive();  // taken on the first candidate's take
   bool have_master_host = false;
@@ -154,6 +156,8 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
       const bool master = may_master && charged_take == SIZE_MAX;  // (the per-job charges, on the first candidate)
       uint32_t n = instances(c, x, master, want - got);
       if (!have_master_host && host_master == SIZE_MAX && !candidate(x) && before + got + n == most) --n;
+      if (!have_master_host && host_master == SIZE_MAX && master_only != nullptr && master_only->contains(x))
+        n = std::min(n, 1u);
       if (n == 0) continue;
       take(x, n, master);
       if (may_master) host_master = taken.size() - 1;

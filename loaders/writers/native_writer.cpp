@@ -162,6 +162,8 @@ void append_job_lines(const loaders::Dataset& ds, uint32_t from, uint32_t to, st
     if (j.pe_shape_of(i).min_slots > 0) s += fmt::format(",\"min_slots\":{}", j.pe_shape_of(i).min_slots);
     if (j.pe_shape_of(i).master != kNone)
       s += fmt::format(",\"master_queue\":\"{}\"", json_escape(j.request_text[j.pe_shape_of(i).master]));
+    if (j.pe_shape_of(i).master_only != kNone)
+      s += fmt::format(",\"master_only_queue\":\"{}\"", json_escape(j.request_text[j.pe_shape_of(i).master_only]));
     for (const auto& [key, amounts] : {std::pair<const char*, const JobAmounts*>{"resources", &j.amount},
                                        std::pair<const char*, const JobAmounts*>{"utilization", &j.utilization}}) {
       std::string obj;

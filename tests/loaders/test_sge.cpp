@@ -631,49 +631,62 @@ TEST(SgeImport, HostRulesAndRangesTravelAndTheSimulatorPlacesTheFixedOnes) {
   for (uint32_t j = 0; j < over_time.jobs.size(); ++j) EXPECT_FALSE(by_host(over_time.jobs.rule[j]));
 }
 
-// qsub -masterq travels too ("master_queue": the master's request): the saved farm places every slot and
-// every master where the dump does (datasets/sge/masterq, where the qmaster put them). A master queue
-// beside a slot range, or on a job of no host rule, is refused by the native reader naming the field.
+// qsub -masterq travels too ("master_queue": the master's request; "master_only_queue" beside -q): the saved
+// farm places every slot and every master where the dump does (datasets/sge/masterq and masterq-q, where the
+// qmaster put them). A master queue beside a slot range, or on a job of no host rule, a master-only queue
+// without a master queue, or one that does not parse, is refused by the native reader naming the field.
 TEST(SgeImport, MasterQueuesTravel) {
-  const loaders::Dataset ds = loaders::load_sge(kData + "masterq/farm", "");
   TempDir d;
-  writers::save_native(d.path.string(), ds);
-  const loaders::Dataset back =
-      loaders::load_native({(d.path / "farm.toml").string(), (d.path / "hosts.jsonl").string(),
-                            (d.path / "taskers.jsonl").string(), (d.path / "jobs.jsonl").string()});
-  ASSERT_EQ(back.jobs.size(), ds.jobs.size());
-  size_t masters = 0;
-  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-    const uint32_t m = ds.jobs.pe_shape_of(j).master, n = back.jobs.pe_shape_of(j).master;
-    ASSERT_EQ(m == kNone, n == kNone) << ds.jobs.id[j];
-    if (m == kNone) continue;
-    ++masters;
-    EXPECT_EQ(ds.jobs.request_text[m], back.jobs.request_text[n]);
-  }
-  EXPECT_EQ(masters, 5u);
-  const MatchOutcome a = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
-  const MatchOutcome b = run_match(back.catalog, back.taskers, back.jobs, kernels::active());
-  for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
-    ASSERT_EQ(a.dispatch.alloc_count[j], b.dispatch.alloc_count[j]) << ds.jobs.id[j];
-    for (uint32_t x = 0; x < a.dispatch.alloc_count[j]; ++x) {  // the master first
-      const Allocation& p = a.dispatch.allocations[a.dispatch.alloc_first[j] + x];
-      const Allocation& q = b.dispatch.allocations[b.dispatch.alloc_first[j] + x];
-      EXPECT_EQ(ds.taskers.names[p.tasker], back.taskers.names[q.tasker]);
-      EXPECT_EQ(p.slots, q.slots);
+  for (const auto& [dump, only] : {std::pair<std::string, size_t>{"masterq", 0}, {"masterq-q", 5}}) {
+    const loaders::Dataset ds = loaders::load_sge(kData + dump + "/farm", "");
+    writers::save_native(d.path.string(), ds);
+    const loaders::Dataset back =
+        loaders::load_native({(d.path / "farm.toml").string(), (d.path / "hosts.jsonl").string(),
+                              (d.path / "taskers.jsonl").string(), (d.path / "jobs.jsonl").string()});
+    ASSERT_EQ(back.jobs.size(), ds.jobs.size());
+    size_t masters = 0, master_only = 0;
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      const JobTable::PeShape m = ds.jobs.pe_shape_of(j), n = back.jobs.pe_shape_of(j);
+      ASSERT_EQ(m.master == kNone, n.master == kNone) << ds.jobs.id[j];
+      ASSERT_EQ(m.master_only == kNone, n.master_only == kNone) << ds.jobs.id[j];
+      if (m.master == kNone) continue;
+      ++masters;
+      EXPECT_EQ(ds.jobs.request_text[m.master], back.jobs.request_text[n.master]);
+      if (m.master_only == kNone) continue;
+      ++master_only;
+      EXPECT_EQ(ds.jobs.request_text[m.master_only], back.jobs.request_text[n.master_only]);
+    }
+    EXPECT_EQ(masters, 5u) << dump;
+    EXPECT_EQ(master_only, only) << dump;
+    const MatchOutcome a = run_match(ds.catalog, ds.taskers, ds.jobs, kernels::active());
+    const MatchOutcome b = run_match(back.catalog, back.taskers, back.jobs, kernels::active());
+    for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
+      ASSERT_EQ(a.dispatch.alloc_count[j], b.dispatch.alloc_count[j]) << ds.jobs.id[j];
+      for (uint32_t x = 0; x < a.dispatch.alloc_count[j]; ++x) {  // the master first
+        const Allocation& p = a.dispatch.allocations[a.dispatch.alloc_first[j] + x];
+        const Allocation& q = b.dispatch.allocations[b.dispatch.alloc_first[j] + x];
+        EXPECT_EQ(ds.taskers.names[p.tasker], back.taskers.names[q.tasker]);
+        EXPECT_EQ(p.slots, q.slots);
+      }
     }
   }
   std::ofstream((d.path / "bad.jsonl").string())
       << "{\"id\":\"r\",\"slots\":4,\"allocation_rule\":\"host "
          "$fill_up\",\"min_slots\":2,\"master_queue\":\"qname==\\\"q2.q\\\"\"}\n"
       << "{\"id\":\"s\",\"slots\":4,\"allocation_rule\":\"$fill_up\",\"master_queue\":\"qname==\\\"q2.q\\\"\"}\n"
-      << "{\"id\":\"t\",\"slots\":4,\"allocation_rule\":\"host $fill_up\",\"master_queue\":\"qname==(\"}\n";
+      << "{\"id\":\"t\",\"slots\":4,\"allocation_rule\":\"host $fill_up\",\"master_queue\":\"qname==(\"}\n"
+      << "{\"id\":\"u\",\"slots\":4,\"allocation_rule\":\"host "
+         "$fill_up\",\"master_only_queue\":\"qname==\\\"q2.q\\\"\"}\n"
+      << "{\"id\":\"v\",\"slots\":4,\"allocation_rule\":\"host $fill_up\",\"master_queue\":\"qname==\\\"q2.q\\\"\","
+         "\"master_only_queue\":\"qname==(\"}\n";
   const loaders::Dataset bad =
       loaders::load_native({(d.path / "farm.toml").string(), (d.path / "hosts.jsonl").string(),
                             (d.path / "taskers.jsonl").string(), (d.path / "bad.jsonl").string()});
-  ASSERT_EQ(bad.jobs.size(), 3u);
-  for (uint32_t j = 0; j < 3; ++j) {
+  ASSERT_EQ(bad.jobs.size(), 5u);
+  for (uint32_t j = 0; j < 5; ++j) {
     ASSERT_TRUE(bad.jobs.rejected(j)) << bad.jobs.id[j];
-    EXPECT_NE(std::string(bad.jobs.reject_reason[bad.jobs.reject[j]]).find("master_queue"), std::string::npos)
+    const std::string field = j < 3 ? "master_queue" : "master_only_queue";
+    EXPECT_NE(std::string(bad.jobs.reject_reason[bad.jobs.reject[j]]).find(field), std::string::npos)
         << bad.jobs.reject_reason[bad.jobs.reject[j]];
   }
 }

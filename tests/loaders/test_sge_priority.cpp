@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -499,18 +500,17 @@ TEST(SgeMasterq, MasterQueuesAsGridEngineHarvestsThem) {
     std::ofstream out(jobs);
     for (std::string line; std::getline(in, line);)
       if (!line.empty() && line[0] != '#') out << line << "\n";
-    out << "-pe mpi 2-4 -masterq q2.q\n-pe mpi 2 -masterq q2.q -q all.q\n-pe mpi 2 -masterq nosuch.q\n";
+    out << "-pe mpi 2-4 -masterq q2.q\n-pe mpi 2 -masterq nosuch.q\n";
   }
   const loaders::Dataset lines = loaders::load_sge(kData + "masterq/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
-  ASSERT_EQ(lines.jobs.size(), 9u);
+  ASSERT_EQ(lines.jobs.size(), 8u);
   const auto placed = masters_matched(lines);
   EXPECT_EQ(placed.at("1"), "q2.q@node0003");
   EXPECT_EQ(placed.at("4"), "q2.q@node0004");
   auto reason = [&](uint32_t j) { return std::string(lines.jobs.reject_reason[lines.jobs.reject[j]]); };
-  ASSERT_TRUE(lines.jobs.rejected(6) && lines.jobs.rejected(7) && lines.jobs.rejected(8));
+  ASSERT_TRUE(lines.jobs.rejected(6) && lines.jobs.rejected(7));
   EXPECT_NE(reason(6).find("-masterq with a slot range: not placed yet"), std::string::npos) << reason(6);
-  EXPECT_NE(reason(7).find("-masterq beside -q"), std::string::npos) << reason(7);
-  EXPECT_NE(reason(8).find("unknown queue \"nosuch.q\""), std::string::npos) << reason(8);
+  EXPECT_NE(reason(7).find("unknown queue \"nosuch.q\""), std::string::npos) << reason(7);
   // over time (simulate) a master apart is not placed: said so (498's $round_robin is refused first)
   const loaders::Dataset timed = loaders::load_sge(kData + "masterq/farm", "", {}, loaders::LoadMode::OverTime);
   for (uint32_t j = 0; j < 5; ++j) {
@@ -519,6 +519,46 @@ TEST(SgeMasterq, MasterQueuesAsGridEngineHarvestsThem) {
     EXPECT_NE(why.find(j == 3 ? "$round_robin" : "-masterq: the master apart is placed by match"), std::string::npos)
         << why;
   }
+}
+
+// -masterq beside -q (bench/peers/sge_masterq_q_jobs.txt on the pe-hosts farm, datasets/sge/masterq-q): Son of
+// Grid Engine 8.1.9 lets a queue of the -masterq list in whether -q names it or not; such an instance gives one
+// slot, the master's, until a host has given the master, and slave slots after (sge_select_queue.c's slot
+// harvesting). Job 17, `-pe mpi 6 -q all.q@node0001 -masterq q2.q`: all.q@node0001:4, its master on
+// q2.q@node0003:1, and a slave on q2.q@node0004 (a -masterq queue -q does not name); 18 and 19 ($pe_slots 4 and
+// 5 beside -q all.q): a host's all.q and one slot of its q2.q; 21 (allocation_rule 2) pending. qsub refuses
+// -masterq for a sequential job.
+TEST(SgeMasterq, BesideAQueueListAsGridEngineHarvestsIt) {
+  const std::string g_t = kData + "masterq-q/started-g-t.txt";
+  const loaders::Dataset ds = loaders::load_sge(kData + "masterq-q/farm", "");
+  ASSERT_EQ(ds.jobs.size(), 5u);
+  for (uint32_t j = 0; j < ds.jobs.size(); ++j) ASSERT_FALSE(ds.jobs.rejected(j)) << ds.jobs.id[j];
+  const auto want = slots_in_g_t(g_t);
+  EXPECT_EQ(slots_matched(ds), want);
+  EXPECT_EQ(masters_matched(ds), masters_in_g_t(g_t));
+  EXPECT_EQ(want.at("17").at("q2.q@node0004"), 1) << "a slave on a -masterq queue once the master was given";
+  EXPECT_EQ(masters_in_g_t(g_t).at("17"), "q2.q@node0003");
+  EXPECT_TRUE(want.at("21").empty());
+  // the same lines asked with --jobs (ids by line): the same places; the sequential one refused as qsub did
+  const std::string jobs = ::testing::TempDir() + "/sge_masterq_q_jobs.txt";
+  {
+    std::ifstream in(std::string(COLMATCH_SOURCE_DIR) + "/bench/peers/sge_masterq_q_jobs.txt");
+    std::ofstream out(jobs);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#') out << line << "\n";
+  }
+  const loaders::Dataset lines = loaders::load_sge(kData + "masterq-q/farm", "", {}, loaders::LoadMode::Snapshot, jobs);
+  ASSERT_EQ(lines.jobs.size(), 6u);
+  std::map<std::string, std::map<std::string, int>> by_line;
+  for (const auto& [id, slots] : slots_matched(lines))
+    if (id != "6") by_line[std::to_string(std::stoi(id) + 16)] = slots;
+  EXPECT_EQ(by_line, want);
+  ASSERT_TRUE(lines.jobs.rejected(5));
+  const std::string why(lines.jobs.reject_reason[lines.jobs.reject[5]]);
+  EXPECT_NE(why.find("-masterq without -pe: qsub refuses it"), std::string::npos) << why;
+  std::ifstream refused(kData + "masterq-q/refused.txt");
+  const std::string said((std::istreambuf_iterator<char>(refused)), std::istreambuf_iterator<char>());
+  EXPECT_NE(said.find("specification of master queue is not allowed for non-parallel jobs"), std::string::npos);
 }
 
 namespace {

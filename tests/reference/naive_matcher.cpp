@@ -348,6 +348,12 @@ std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog,
   auto candidate = [&](uint32_t t) {
     return master_request == kNone || eligible_for(catalog, taskers, jobs.requests[master_request], need, t, kinds);
   };
+  // -masterq beside -q: a candidate that -q does not name gives one slot at most until a host gave the master
+  const uint32_t master_only_request = jobs.pe_shape_of(j).master_only;
+  auto master_only = [&](uint32_t t) {
+    return master_only_request != kNone &&
+           eligible_for(catalog, taskers, jobs.requests[master_only_request], need, t, kinds);
+  };
   struct Harvest {
     Taking take;
     Placed placed;
@@ -365,6 +371,7 @@ std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog,
       const bool master = may_master && h.charged == kNone;
       uint32_t n = h.take.fit(t, master, want - got);
       if (h.master == kNone && host_master == kNone && !candidate(t) && before + got + n == most) --n;
+      if (h.master == kNone && host_master == kNone && master_only(t)) n = std::min(n, 1u);
       if (n == 0) continue;
       h.take.put(t, n, master);
       if (master) h.charged = t;

@@ -310,6 +310,7 @@ class HostRulesDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
   size_t over_hosts = 0, ranged_short = 0, blocks = 0, robin = 0, with_master = 0, master_apart = 0;
+  size_t with_master_only = 0, master_only_one = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 7000003ULL * static_cast<uint64_t>(GetParam()) + static_cast<uint64_t>(i);
     synth::SynthSpec spec = random_spec(seed);
@@ -342,6 +343,16 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
         jobs.requests.push_back(std::move(r));
         shape.master = static_cast<uint32_t>(jobs.requests.size() - 1);
         ++with_master;
+        // -masterq beside -q on half of them: the master's taskers -q does not name (one slot before the master)
+        if (rng() % 4 != 0) {
+          const std::string q = "cores>=" + std::to_string(8 * (1 + rng() % 2));
+          Request o = parse_request("(" + jobs.request_text[shape.master] + ") && !(" + q + ")", ds.catalog);
+          canonicalize(o, ds.catalog);
+          jobs.request_text.push_back(canonical_text(o, ds.catalog));
+          jobs.requests.push_back(std::move(o));
+          shape.master_only = static_cast<uint32_t>(jobs.requests.size() - 1);
+          ++with_master_only;
+        }
       }
     }
     const naive::Result ref = naive::run(ds.catalog, ds.taskers, jobs);
@@ -360,6 +371,11 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
       ranged_short += got < jobs.slots[j];
       blocks += jobs.rule[j] == AllocationRule::HostBlocks && hosts.size() > 1;
       master_apart += jobs.pe_shape_of(j).master != kNone && m.dispatch.alloc_count[j] > 1;
+      // a master-only request's master on one slot of such a tasker, the job over several
+      if (const uint32_t o = jobs.pe_shape_of(j).master_only; o != kNone && m.dispatch.alloc_count[j] > 1) {
+        const Allocation& first = m.dispatch.allocations[m.dispatch.alloc_first[j]];
+        master_only_one += first.slots == 1 && naive::satisfies(ds.taskers, first.tasker, jobs.requests[o]);
+      }
       robin += jobs.rule[j] == AllocationRule::HostRoundRobin && hosts.size() > 1;
     }
   }
@@ -369,5 +385,7 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
   EXPECT_GT(robin, 5u) << "$round_robin over several hosts";
   EXPECT_GT(with_master, 100u);
   EXPECT_GT(master_apart, 20u) << "-masterq jobs over several taskers";
+  EXPECT_GT(with_master_only, 50u);
+  EXPECT_GT(master_only_one, 1u) << "masters on one slot of a -masterq queue -q does not name";
 }
 INSTANTIATE_TEST_SUITE_P(Shards, HostRulesDifferential, ::testing::Range(0, 4));
