@@ -70,6 +70,10 @@ struct FarmModel {
   /// sched_conf(5)'s queue sort (qconf-ssconf.txt; empty without one: seq_no alone): "seqno" or "load",
   /// and the load formula.
   std::string sort_method, load_formula = "np_load_avg";
+  /// sched_conf(5)'s job_load_adjustments (`NAME=VALUE,...`; empty or NONE: none) and
+  /// load_adjustment_decay_time in seconds (0: no correction).
+  std::string load_adjustments;
+  double decay_time = 450;
   /// The PEs whose slot total binds (below their queues' slots) -> the global consumable holding it.
   std::map<std::string, uint32_t> pe_total;
   /// Per attribute: its urgency, the last column of qconf -sc (0 for pe_list and unparsable ones).

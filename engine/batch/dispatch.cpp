@@ -231,7 +231,7 @@ DispatchResult dispatch(const Catalog& catalog, const TaskerTable& taskers, cons
       std::min<size_t>(tbb::this_task_arena::max_concurrency(),
                        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)) > 1;
   const DispatchParts parts =
-      options.parts == DispatchOptions::Parts::Never || options.queues ||
+      options.parts == DispatchOptions::Parts::Never || options.queues || options.load_correction ||
               (options.parts == DispatchOptions::Parts::Auto && !threads)
           ? DispatchParts{}
           : dispatch_parts(cats, jobs, eligible, capacity, std::max<uint64_t>(uint64_t{1} << 22, 8 * jobs.size()));

@@ -81,6 +81,10 @@ struct DispatchOptions {
   /// charges), for QueueBlocks::any_busy. The dispatch that takes a Catalog computes it when null; the
   /// sequential one then reads it (null there: no tasker is busy).
   std::shared_ptr<const std::vector<kernels::TaskerSet>> requested;
+  /// Grid Engine's load correction within the run (engine/placement/load_correction.hpp): the queue sort
+  /// changes with every placement, so the batch is one walk (no parts) and its Placer orders the taskers
+  /// by it (Placer::correct_loads). Null: the taskers' rank order throughout.
+  std::shared_ptr<const LoadCorrection> load_correction;
 };
 
 }  // namespace colmatch

@@ -58,6 +58,7 @@ class Walk {
         placer_(taskers, jobs, cats, eligible, capacity, &cursors, ledger, std::move(tables)) {
     placer_.fit_by(options.fit_consumable, options.fit_limit);
     placer_.committed_walk();
+    placer_.correct_loads(options.load_correction.get());
   }
 
   // The jobs of `jobs` (in dispatch order), into `out`, until no category of theirs is live (`live`: how

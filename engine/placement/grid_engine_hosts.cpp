@@ -9,6 +9,7 @@
 // its minimum. The master is the last tasker the first host gave slots from (the first in $round_robin),
 // as the qmaster's, among the taskers of the job's master category when it has one (qsub -masterq); a
 // category with per-job charges takes them on its first tasker that may be the master, which stays its master.
+// With Grid Engine's load correction (load_correction.hpp) the hosts are ordered afresh for each placement.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -43,6 +44,7 @@ const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
       }
       groups[it->second].taskers.push_back(static_cast<uint32_t>(x));
       groups[it->second].pos.push_back(pos);
+      groups[it->second].tier.push_back(static_cast<uint32_t>(v));
     }
   return groups;
 }
@@ -64,6 +66,10 @@ Placer::HostQueue& Placer::host_queue(uint32_t c, bool fresh) {
   q.epoch = cap_.epoch();
   q.first.assign(all.size(), 0);
   q.heap.clear();
+  if (correction_ != nullptr) {
+    order_corrected(c, q);
+    return q;
+  }
   for (uint32_t g = 0; g < all.size(); ++g)
     if (const uint64_t key = host_key(c, all[g], q.first[g]); key != kNoHostKey) q.heap.emplace_back(key, g);
   std::make_heap(q.heap.begin(), q.heap.end(), std::greater<>());
@@ -78,6 +84,31 @@ uint64_t Placer::host_key(uint32_t c, const HostGroup& g, uint32_t& first) const
   return (place << 32) | g.pos[first];
 }
 
+// With the load correction the hosts' order changes with every placement: made afresh for each, by the
+// corrected queue sort of each host's first tasker with a free slot ($pe_slots: by the host's corrected
+// load first, Grid Engine's host sort). A heap of increasing places pops in that order.
+void Placer::order_corrected(uint32_t c, HostQueue& q) {
+  const std::vector<HostGroup>& all = host_groups(c);
+  struct Entry {
+    double host;
+    SortKey key;
+    uint32_t g;
+    bool operator<(const Entry& o) const noexcept {
+      return host != o.host ? host < o.host : key != o.key ? key < o.key : g < o.g;
+    }
+  };
+  std::vector<Entry> order;
+  const bool by_host = cats_.rule[c] == AllocationRule::HostPeSlots;
+  for (uint32_t g = 0; g < all.size(); ++g) {
+    if (host_key(c, all[g], q.first[g]) == kNoHostKey) continue;
+    const uint32_t x = all[g].taskers[q.first[g]];
+    order.push_back({by_host ? corrected_load(x) : 0.0, sort_key(all[g].tier[q.first[g]], x), g});
+  }
+  std::sort(order.begin(), order.end());
+  for (uint32_t i = 0; i < order.size(); ++i) q.heap.emplace_back(i, order[i].g);
+  // (increasing places are a min-heap as they stand)
+}
+
 bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   (void)j;
   if (cursors_ && !restricted_ && cursors_->settled(c)) return false;
@@ -89,7 +120,8 @@ bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   // placement, which the caller may roll back: then every host is ordered before the first take, as the
   // definition says (a fresh queue, its keys not checked again: O(hosts) a placement). Otherwise the
   // category's lazy heap (host_queue).
-  bool cross = false;
+  // The load correction orders the hosts afresh for each placement, as a cross placement does.
+  bool cross = correction_ != nullptr;
   for (const Tables::Term& x : terms_[c]) cross = cross || !std::isnan(cap_.global_configured(x.k));
   HostQueue& q = host_queue(c, cross);
   // the hosts this placement visited, in order, with their keys (pushed back at the end: keys only grow)

@@ -80,6 +80,7 @@ Placer::Placer(const TaskerTable& taskers, const JobTable& jobs, const Categorie
 
 bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
+  const size_t first = out.size();
   cap_.begin(ledger_);
   may_pass_ = false;
   never_ = false;
@@ -96,7 +97,48 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
   }
   if (!ok) cap_.rollback(ledger_);
   else ++placements_;
+  if (ok && correction_ != nullptr)  // debit_job_from_hosts: each granted slot corrects its host
+    for (size_t a = first; a < out.size(); ++a)
+      if (const uint32_t h = taskers_.host_of.empty() ? kNone : taskers_.host_of[out[a].tasker]; h != kNone) {
+        corrected_slots_[h] += out[a].slots;
+        corrected_load_[h] = correction_->host_load(h, corrected_slots_[h]);
+      }
   return ok;
+}
+
+void Placer::correct_loads(const LoadCorrection* lc) {
+  correction_ = lc;
+  corrected_slots_.clear();
+  corrected_load_.clear();
+  if (lc == nullptr) return;
+  const size_t hosts = taskers_.host_names.size();
+  corrected_slots_.assign(hosts, 0.0);
+  corrected_load_.assign(hosts, 0.0);
+  for (uint32_t h = 0; h < hosts; ++h) {
+    corrected_slots_[h] = h < lc->initial.size() ? lc->initial[h] : 0.0;
+    corrected_load_[h] = lc->host_load(h, corrected_slots_[h]);
+  }
+}
+
+Placer::SortKey Placer::sort_key(size_t tier, uint32_t x) const noexcept {
+  const double load = corrected_load(x), seq = correction_->seq_no[x];
+  return correction_->load_first ? SortKey{tier, load, seq, x} : SortKey{tier, seq, load, x};
+}
+
+size_t Placer::pick_corrected(uint32_t c, const std::vector<Charge>& ch) const {
+  const PreferenceTiers tiers(elig(c));
+  const size_t universe = tiers[0].universe(), end = std::min(universe, taskers_.size());
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    size_t best = universe;
+    SortKey best_key{};
+    for (size_t x = tiers[v].next(0); x < end; x = tiers[v].next(x + 1)) {
+      if (!cap_.fits(ch, static_cast<uint32_t>(x))) continue;
+      const SortKey k = sort_key(v, static_cast<uint32_t>(x));
+      if (best == universe || k < best_key) best = x, best_key = k;
+    }
+    if (best != universe) return best;
+  }
+  return universe;
 }
 
 PlacementMethod Placer::method(uint32_t c, AllocationPolicy policy) {
@@ -146,7 +188,8 @@ bool Placer::place_pe_slots(uint32_t j, uint32_t c, AllocationPolicy policy, std
   const bool again = policy == AllocationPolicy::ConsecutiveBestFit && committed_walk_ && last_.category == c &&
                      last_.placements == placements_ && cap_.fits(charges_[c], last_.tasker);
   if (again) t = last_.tasker;
-  else t = find_pe_slots(c, policy, key);
+  else if (correction_ != nullptr && !cap_.global_full(charges_[c])) t = pick_corrected(c, charges_[c]);
+  else if (correction_ == nullptr) t = find_pe_slots(c, policy, key);
   if (t >= elig(c).eligible.universe()) return false;
   cap_.take(ledger_, charges_[c], static_cast<uint32_t>(t));
   out.push_back({static_cast<uint32_t>(t), jobs_.slots[j]});

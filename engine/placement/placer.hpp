@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <compare>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -19,6 +20,7 @@
 #include "engine/model/capacity.hpp"
 #include "engine/model/jobs.hpp"
 #include "engine/model/taskers.hpp"
+#include "engine/placement/load_correction.hpp"
 #include "kernels/tasker_set.hpp"
 
 namespace colmatch {
@@ -176,6 +178,14 @@ class Placer {
   /// simulator, which plans and rolls back): lets a job follow its category's last placement when
   /// nothing else changed since (ConsecutiveBestFit's answer then stays the same tasker).
   void committed_walk() noexcept { committed_walk_ = true; }
+  /// Grid Engine's load correction within the run (load_correction.hpp; null, the default: none): a
+  /// category placed on one tasker (sequential jobs) or host by host (AllocationRule's Host rules) tries
+  /// the taskers in the queue sort as corrected now (soft tiers first; then host load and seq_no in the
+  /// order of LoadCorrection::load_first; then rank order) instead of rank order, and every placement
+  /// adds its slots to its hosts' correction. Only in a committed walk (committed_walk(): a placement
+  /// rolled back would keep its correction); O(the category's taskers) a placement. `lc` must outlive the
+  /// Placer, with an entry per host of TaskerTable::host_names and per tasker.
+  void correct_loads(const LoadCorrection* lc);
   /// Capacity changed other than by a placement (taskers held by a blocked queue): the next job
   /// searches afresh.
   void forget_last() noexcept { last_.category = kNone; }
@@ -275,8 +285,9 @@ class Placer {
   size_t consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // Grid Engine's host rules (grid_engine_hosts.cpp): category c's eligible taskers by host, and the placement.
-  struct HostGroup {  // a host's eligible taskers, their places in the preference order, its host-sort place
-    std::vector<uint32_t> taskers, pos;
+  struct HostGroup {  // a host's eligible taskers, their places in the preference order and soft tiers, its host-sort
+                      // place
+    std::vector<uint32_t> taskers, pos, tier;
     uint32_t place = 0;
   };
   const std::vector<HostGroup>& host_groups(uint32_t c);
@@ -378,6 +389,27 @@ class Placer {
     uint64_t placements = 0;
   } last_;
   std::vector<uint32_t>* chosen_ = nullptr;
+  // correct_loads(): the correction, and per host the slots of correction so far and its load by them
+  const LoadCorrection* correction_ = nullptr;
+  std::vector<double> corrected_slots_, corrected_load_;
+  // Tasker x of soft tier v in the corrected queue sort (lower first).
+  struct SortKey {
+    size_t tier;
+    double first, second;
+    uint32_t rank;
+    auto operator<=>(const SortKey&) const = default;
+  };
+  SortKey sort_key(size_t tier, uint32_t x) const noexcept;
+  // The corrected load of the host of tasker x (0 for a tasker of no host).
+  double corrected_load(uint32_t x) const noexcept {
+    const uint32_t h = taskers_.host_of.empty() ? kNone : taskers_.host_of[x];
+    return h == kNone ? 0.0 : corrected_load_[h];
+  }
+  // A $pe_slots job's tasker in the corrected queue sort: the first with room for `ch` (universe if none).
+  size_t pick_corrected(uint32_t c, const std::vector<Charge>& ch) const;
+  // Category c's host groups with a free slot in the corrected order, into q.heap as (place, group) by
+  // increasing place (place_hosts takes them in that order without checking them again).
+  void order_corrected(uint32_t c, HostQueue& q);
   bool planning_ = false;  // place_fill_up computes allocations without taking charges (plan())
 };
 

@@ -355,6 +355,33 @@ TEST_P(SgeQueueSort, JobsLandWhereTheLoadFormulaSendsThem) {
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeQueueSort, ::testing::Values("sort-load", "sort-seqno"));
 
+// Grid Engine's job_load_adjustments within one scheduling run (issue 43 item 2): bench/peers/sge_load_adjust.sh
+// gave the four simulated hosts this machine's load values (one sge_execd, copied by load_report_host: the same
+// np_load_avg and num_proc 2 on each) and queue_sort_method load with load_formula np_load_avg+cores*0.02
+// (node0001 .32, node0002 .64, node0003 .16, node0004 .08 above the common load); job_load_adjustments
+// np_load_avg=0.50, so each slot a job takes adds 0.25 to its host's load for the jobs after it. The qmaster
+// spread the 13 jobs over the hosts as the corrected loads say (`-pe mpi 6` on node0004, then the
+// sequential jobs on node0003, node0001, node0003, `-pe smp 3` on node0001, ...); without the correction
+// colmatch put 2 of 13 there.
+TEST(SgeLoadCorrection, EachSlotMovesItsHostInTheQueueSortAsGridEngineDoes) {
+  const std::string run = kData + "load-adjust-load";
+  const auto want = slots_in_g_t(run + "/started-g-t.txt");
+  ASSERT_EQ(want.size(), 13u);
+  loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
+  ASSERT_NE(ds.dispatch.load_correction, nullptr);
+  const LoadCorrection& lc = *ds.dispatch.load_correction;
+  ASSERT_EQ(lc.names, std::vector<std::string>({"np_load_avg", "cores"}));
+  for (size_t h = 0; h < ds.taskers.host_names.size(); ++h) {
+    EXPECT_DOUBLE_EQ(lc.per_slot[h * 2], 0.25) << "0.50 / num_proc 2, " << ds.taskers.host_names[h];
+    EXPECT_EQ(lc.per_slot[h * 2 + 1], 0.0) << "cores is no load value";
+  }
+  EXPECT_TRUE(lc.load_first);
+  EXPECT_EQ(slots_matched(ds), want);
+  EXPECT_EQ(masters_matched(ds), masters_in_g_t(run + "/started-g-t.txt"));
+  ds.dispatch.load_correction = nullptr;  // every job sees the loads as dumped
+  EXPECT_NE(slots_matched(ds), want);
+}
+
 // qsub -w on --jobs lines (issue 43 item 4), against the answers of the real qmaster on the farm of
 // datasets/sge/pe-hosts (asked by hand, 2026-11-29, Son of Grid Engine 8.1.9):
 //   -w e -l arch_s=nosuch   "Unable to run job: error: no suitable queues"

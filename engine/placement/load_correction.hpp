@@ -1,0 +1,56 @@
+// Grid Engine's load correction within one scheduling run (sched_conf(5): job_load_adjustments,
+// load_adjustment_decay_time, queue_sort_method, load_formula): every slot a job takes on a host raises
+// that host's corrected load values, so the hosts' order by the load formula changes from job to job
+// (Son of Grid Engine 8.1.9: debit.c debit_job_from_hosts, sge_complex_schedd.c fillComplexFromHost,
+// sort_hosts.c scaled_mixed_load, sge_select_queue.c sequential_update_host_order). The loader fills it
+// from a dump (loaders/sge.cpp); the Placer orders a Grid Engine farm's taskers by it (placer.hpp).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace colmatch {
+
+/// A farm's load formula over its hosts' values, each value moved by the load correction, and the queue
+/// sort built on it. Hosts are TaskerTable::host_of's indices.
+struct LoadCorrection {
+  /// One number of the formula: a constant, or the host's value `value` (an index into the per-host
+  /// arrays below).
+  struct Operand {
+    double constant = 0;
+    uint32_t value = UINT32_MAX;  ///< UINT32_MAX: the constant
+  };
+  /// One term between + and -: `a`, or `a op b` with op one of * / & | ^ (0: none). `minus`: subtracted
+  /// (the first term: negated by a leading -).
+  struct Term {
+    bool minus = false;
+    Operand a;
+    char op = 0;
+    Operand b;
+  };
+  std::vector<Term> terms;
+  /// How many values a host has: the formula's distinct value names, in `names`.
+  uint32_t values = 0;
+  std::vector<std::string> names;
+  /// Per host h and value v, at [h * values + v]: the value as dumped (NaN: the host lacks it, which
+  /// makes its load 9999, ERROR_LOAD_VAL) and what one slot of load correction adds to it (the
+  /// job_load_adjustments amount, divided by the host's num_proc for an np_* value, negative for a
+  /// value whose complex relop is not >= or >; 0 for a value no adjustment names or that is not a load
+  /// value). Units: the value's own (a memory in bytes).
+  std::vector<double> base, per_slot;
+  /// Per host: the load correction it starts the run with, in slots (running jobs started less than
+  /// load_adjustment_decay_time ago, each slot 1 - its running time / the decay time).
+  std::vector<double> initial;
+  /// queue_sort_method load: taskers by (host load, seq_no); seqno: by (seq_no, host load).
+  bool load_first = true;
+  /// Per tasker (TaskerTable rank order): its queue instance's seq_no.
+  std::vector<double> seq_no;
+
+  /// Host h's load by the formula with `slots` slots of load correction (scaled_mixed_load): 9999 when a
+  /// value it reads is missing. O(terms).
+  double host_load(uint32_t h, double slots) const noexcept;
+};
+
+}  // namespace colmatch
