@@ -4,12 +4,15 @@
 
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/model/jobs.hpp"
+#include "engine/model/taskers.hpp"
+#include "engine/placement/load_correction.hpp"
 #include "engine/schedule/sge_priority.hpp"
 #include "loaders/line_reader.hpp"
 #include "loaders/sge_conf.hpp"
@@ -130,6 +133,23 @@ void read_share_holders(FarmModel& farm, const std::string& dir);
 /// JB_department at submit), its -js and -ot.
 SgeTicketJob ticket_job(const FarmModel& farm, const std::string& owner, const std::string& group,
                         const std::string& project, double jobshare, double override_tickets);
+
+/// sched_conf(5)'s load_formula parsed as Son of Grid Engine 8.1.9 reads it (loaders/sge_queue_sort.cpp), with
+/// each host's values (NaN where it lacks one: load 9999) and no load correction.
+LoadCorrection parse_load_formula(const FarmModel& farm);
+
+/// Whether `formula` reads a load value some host reports (job_load_adjustments move only those).
+bool formula_reads_load(const FarmModel& farm, const LoadCorrection& formula);
+
+/// Grid Engine's queue sort: per host its place by the load formula (empty where every host's load is the
+/// same), and per queue instance (farm.instances order) its power, higher first.
+std::pair<std::vector<uint32_t>, std::vector<double>> queue_sort(const FarmModel& farm, const LoadCorrection& formula);
+
+/// The load correction `match` applies within its one run (engine/placement/load_correction.hpp), or null when
+/// the queue sort reads no value job_load_adjustments moves, or load_adjustment_decay_time is 0. `taskers`:
+/// the farm's, for each tasker's seq_no.
+std::shared_ptr<const LoadCorrection> load_correction(const FarmModel& farm, LoadCorrection formula,
+                                                      const TaskerTable& taskers);
 
 /// DIR/name, or DIR/name.gz when only that exists.
 std::string dump_file(const std::string& dir, const char* name);

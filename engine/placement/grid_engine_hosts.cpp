@@ -94,7 +94,7 @@ void Placer::order_corrected(uint32_t c, HostQueue& q) {
     SortKey key;
     uint32_t g;
     bool operator<(const Entry& o) const noexcept {
-      return host != o.host ? host < o.host : key != o.key ? key < o.key : g < o.g;
+      return host != o.host ? host < o.host : key < o.key;  // (keys differ: a tasker is in one group)
     }
   };
   std::vector<Entry> order;

@@ -11,13 +11,12 @@ double LoadCorrection::host_load(uint32_t h, double slots) const noexcept {
       v = o.constant;
       return true;
     }
-    const size_t at = static_cast<size_t>(h) * values + o.value;
+    const size_t at = static_cast<size_t>(h) * names.size() + o.value;
     if (std::isnan(base[at])) return false;
     v = base[at] + per_slot[at] * slots;
     return true;
   };
   double load = 0;
-  bool first = true;
   for (const Term& t : terms) {
     double v = 0, b = 0;
     if (!operand(t.a, v)) return kErrorLoad;
@@ -31,8 +30,7 @@ double LoadCorrection::host_load(uint32_t h, double slots) const noexcept {
         default: v = static_cast<double>(static_cast<uint32_t>(v) ^ static_cast<uint32_t>(b)); break;
       }
     }
-    load = first && !t.minus ? v : t.minus ? load - v : load + v;
-    first = false;
+    load = t.minus ? load - v : load + v;
   }
   return load;
 }

@@ -31,18 +31,14 @@ struct LoadCorrection {
     Operand b;
   };
   std::vector<Term> terms;
-  /// How many values a host has: the formula's distinct value names, in `names`.
-  uint32_t values = 0;
+  /// The formula's distinct value names: each host has a value of each.
   std::vector<std::string> names;
-  /// Per host h and value v, at [h * values + v]: the value as dumped (NaN: the host lacks it, which
+  /// Per host h and value v, at [h * names.size() + v]: the value as dumped (NaN: the host lacks it, which
   /// makes its load 9999, ERROR_LOAD_VAL) and what one slot of load correction adds to it (the
   /// job_load_adjustments amount, divided by the host's num_proc for an np_* value, negative for a
   /// value whose complex relop is not >= or >; 0 for a value no adjustment names or that is not a load
   /// value). Units: the value's own (a memory in bytes).
   std::vector<double> base, per_slot;
-  /// Per host: the load correction it starts the run with, in slots (running jobs started less than
-  /// load_adjustment_decay_time ago, each slot 1 - its running time / the decay time).
-  std::vector<double> initial;
   /// queue_sort_method load: taskers by (host load, seq_no); seqno: by (seq_no, host load).
   bool load_first = true;
   /// Per tasker (TaskerTable rank order): its queue instance's seq_no.

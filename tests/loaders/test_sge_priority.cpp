@@ -380,6 +380,12 @@ TEST(SgeLoadCorrection, EachSlotMovesItsHostInTheQueueSortAsGridEngineDoes) {
   EXPECT_EQ(masters_matched(ds), masters_in_g_t(run + "/started-g-t.txt"));
   ds.dispatch.load_correction = nullptr;  // every job sees the loads as dumped
   EXPECT_NE(slots_matched(ds), want);
+  // over time the correction is not applied, and a warning says so
+  const loaders::Dataset timed = loaders::load_sge(run + "/farm", "", {}, loaders::LoadMode::OverTime);
+  EXPECT_EQ(timed.dispatch.load_correction, nullptr);
+  EXPECT_TRUE(std::any_of(timed.taskers.warnings.begin(), timed.taskers.warnings.end(), [](const std::string& w) {
+    return w.find("job_load_adjustments np_load_avg=0.50: not applied over time") != std::string::npos;
+  }));
 }
 
 // qsub -w on --jobs lines (issue 43 item 4), against the answers of the real qmaster on the farm of
