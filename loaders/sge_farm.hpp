@@ -107,6 +107,13 @@ struct FarmModel {
   std::unordered_map<std::string, size_t> instance_index;  ///< "QUEUE@HOST" -> instances
   /// What running jobs hold: per instance (instances order), per consumable; empty when none run.
   std::vector<std::vector<double>> running;
+  /// A running job's slots on a host and its start (JAT_start_time, seconds since the epoch): the load
+  /// correction it still carries into the run (load_correction.c correct_load). Snapshot only.
+  struct RunningStart {
+    uint32_t host;
+    double slots, start;
+  };
+  std::vector<RunningStart> running_starts;
   std::vector<std::string> warnings;
 
   /// The attribute a request may name (by name or shortcut, a complex of qconf -sc), or nullopt.
@@ -146,8 +153,9 @@ bool formula_reads_load(const FarmModel& farm, const LoadCorrection& formula);
 std::pair<std::vector<uint32_t>, std::vector<double>> queue_sort(const FarmModel& farm, const LoadCorrection& formula);
 
 /// The load correction `match` applies within its one run (engine/placement/load_correction.hpp), or null when
-/// the queue sort reads no value job_load_adjustments moves, or load_adjustment_decay_time is 0. `taskers`:
-/// the farm's, for each tasker's seq_no.
+/// the queue sort reads no value job_load_adjustments moves, or load_adjustment_decay_time is 0: each host
+/// starts the run with the decayed correction of the jobs running on it (farm.running_starts, at farm.now,
+/// else at the latest start). `taskers`: the farm's, for each tasker's seq_no.
 std::shared_ptr<const LoadCorrection> load_correction(const FarmModel& farm, LoadCorrection formula,
                                                       const TaskerTable& taskers);
 

@@ -348,13 +348,13 @@ std::vector<uint64_t> tasks_of(const std::string& text, uint64_t room, const std
 }
 
 // ISO 8601 local time as qstat prints it (the dump script runs qstat under TZ=UTC) -> seconds.
-double iso_time(const std::string& text, const std::string& path, size_t line) {
+double iso_time(const std::string& text, const std::string& path, size_t line, const char* field) {
   std::tm tm{};
   int n = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
                   &tm.tm_min, &tm.tm_sec, &n) != 6 ||
       static_cast<size_t>(n) != text.size())
-    throw LoadError(path, line, "JB_submission_time", fmt::format("'{}' is not YYYY-MM-DDTHH:MM:SS", text));
+    throw LoadError(path, line, field, fmt::format("'{}' is not YYYY-MM-DDTHH:MM:SS", text));
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   return static_cast<double>(timegm(&tm));
@@ -451,6 +451,9 @@ class RunningCharges {
         pe_total = pe_total_of(f_, j.pe).value_or(kNone);
       } catch (const Unrepresentable&) {}
     if (slots > 1 && !j.pe.empty()) ++parallel_;
+    if (!j.started.empty())  // its load correction, on the master's host too
+      f_.running_starts.push_back(
+          {f_.instances[it->second].host_index, slots, iso_time(j.started, path, j.line, "JAT_start_time")});
     for (const uint32_t a : f_.catalog.consumables()) {
       const AttributeDef& def = f_.catalog.at(a);
       double amount = a == f_.slots ? 1 : def.default_amount.value_or(0);
@@ -768,7 +771,7 @@ JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::s
     const std::string group = d != details.end() ? d->second.group : "";
     const double submit = d != details.end() && !d->second.submission.empty()
                               ? number_field(d->second.submission, 0, jpath, d->second.line, "JB_submission_time")
-                              : (q.submitted.empty() ? 0 : iso_time(q.submitted, path, q.line));
+                              : (q.submitted.empty() ? 0 : iso_time(q.submitted, path, q.line, "JB_submission_time"));
     const std::vector<uint64_t> tasks =
         q.tasks.empty() ? std::vector<uint64_t>{0} : tasks_of(q.tasks, kMaxJobs - count, path, q.line);
     // a held or failed job has no priority in Grid Engine (qstat prints 0): not in the range

@@ -4,6 +4,7 @@
 // instances, and the load correction `match` applies within its one run (engine/placement/load_correction.hpp).
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -155,6 +156,23 @@ std::shared_ptr<const LoadCorrection> load_correction(const FarmModel& f, LoadCo
       moves = moves || per_slot != 0;
     }
   if (!moves) return nullptr;
+  // correct_load: a running job adds 1 - running time / decay time per slot to its host's correction
+  // factor, held in hundredths (u_long32, truncated as each job is added); none once the decay time passed
+  double now = f.now;
+  if (std::isnan(now)) {
+    now = 0;
+    for (const FarmModel::RunningStart& r : f.running_starts) now = std::max(now, r.start);
+  }
+  std::vector<double> hundredths(f.hosts.size(), 0.0);
+  for (const FarmModel::RunningStart& r : f.running_starts) {
+    const double running = now - r.start;  // (a start after now: u_long32 wraps past the decay time)
+    if (running < 0 || running > f.decay_time || r.host >= hundredths.size()) continue;
+    hundredths[r.host] = std::floor((1 - running / f.decay_time) * r.slots * 100 + hundredths[r.host]);
+  }
+  if (std::any_of(hundredths.begin(), hundredths.end(), [](double x) { return x > 0; })) {
+    lc.initial.resize(f.hosts.size());
+    for (size_t h = 0; h < f.hosts.size(); ++h) lc.initial[h] = hundredths[h] / 100;
+  }
   lc.load_first = f.sort_method == "load";
   lc.seq_no.resize(t.size());
   for (size_t r = 0; r < t.size(); ++r) lc.seq_no[r] = f.instances[t.input_index[r]].seq_no;

@@ -20,7 +20,7 @@ qconf -sc | awk '$1=="lic"{$7=0} {print}' > /tmp/sge_pe_hosts.cx
 qconf -Mc /tmp/sge_pe_hosts.cx >/dev/null 2>&1 || true
 rm -f /tmp/sge_pe_hosts.cx
 qconf -dattr exechost complex_values frc=1 node0004 >/dev/null 2>&1 || true
-for pe in "rr \$round_robin" "two 2"; do
+for pe in "smp \$pe_slots" "mpi \$fill_up" "rr \$round_robin" "two 2"; do  # (smp, mpi: sge_priority.sh remakes them)
   set -- $pe
   f=$(mktemp)
   printf 'pe_name %s\nslots 999\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\nstop_proc_args NONE\nallocation_rule %s\ncontrol_slaves FALSE\njob_is_first_task TRUE\nurgency_slots min\naccounting_summary FALSE\nqsort_args NONE\n' "$1" "$2" > "$f"

@@ -17,7 +17,7 @@
 # WEIGHTS: sched_conf lines `key value` set first (weight_priority 1.0, ...). Writes into OUT (which must
 # not exist):
 #   farm/          tools/sge-dump.sh --no-jobs of the farm, queues enabled (what colmatch matches on)
-#   farm/qstat-r.xml, farm/qstat-j.xml
+#   farm/qstat-r.xml, farm/qstat-j.xml, farm/dump-time.txt
 #                  the jobs, pending, as qstat printed them while every queue was disabled and the scheduler
 #                  had prioritized them (a held job has no priority: Grid Engine computes none)
 #   qstat-urg.xml  qstat -urg -xml then: urg, rrcontr, wtcontr, dlcontr, nurg per job
@@ -102,6 +102,7 @@ run_jobs() {
   done < "$jobs"
   sleep 6  # scheduling runs prioritize the pending jobs
   (export TZ=UTC; qstat -u '*' -r -xml > "$out/farm/qstat-r.xml"; qstat -j '*' -xml > "$out/farm/qstat-j.xml" 2>/dev/null || true)
+  date +%s > "$out/farm/dump-time.txt"  # the jobs' dump: running jobs' load correction decays from it
   qstat -u '*' -urg -xml > "$out/qstat-urg.xml"
   qstat -u '*' -pri -xml > "$out/qstat-pri.xml"
   qstat -u '*' -ext -xml > "$out/qstat-ext.xml"

@@ -41,6 +41,11 @@ struct LoadCorrection {
   std::vector<double> base, per_slot;
   /// queue_sort_method load: taskers by (host load, seq_no); seqno: by (seq_no, host load).
   bool load_first = true;
+  /// Per host: the slots of correction it starts the run with, from the jobs running on it (Son of Grid
+  /// Engine 8.1.9's load_correction.c correct_load: each running job's slots times 1 - running time /
+  /// load_adjustment_decay_time, none past it, summed in hundredths truncated as EH_load_correction_factor
+  /// is). Empty: none.
+  std::vector<double> initial;
   /// Per tasker (TaskerTable rank order): its queue instance's seq_no.
   std::vector<double> seq_no;
 

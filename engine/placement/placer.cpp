@@ -112,9 +112,10 @@ void Placer::correct_loads(const LoadCorrection* lc) {
   corrected_load_.clear();
   if (lc == nullptr) return;
   const size_t hosts = taskers_.host_names.size();
-  corrected_slots_.assign(hosts, 0.0);  // (the hosts start the run with none)
+  corrected_slots_.assign(hosts, 0.0);  // the running jobs' correction (correct_load), else none
+  if (lc->initial.size() == hosts) corrected_slots_ = lc->initial;
   corrected_load_.resize(hosts);
-  for (uint32_t h = 0; h < hosts; ++h) corrected_load_[h] = lc->host_load(h, 0);
+  for (uint32_t h = 0; h < hosts; ++h) corrected_load_[h] = lc->host_load(h, corrected_slots_[h]);
 }
 
 Placer::SortKey Placer::sort_key(size_t tier, uint32_t x) const noexcept {

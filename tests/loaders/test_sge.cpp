@@ -482,6 +482,24 @@ TEST(SgeJobs, RequestsColmatchCannotRepresentAreRejectedWithTheReason) {
   EXPECT_EQ(field_of("0.5", "1700000000"), "accepted");
   EXPECT_EQ(field_of("0.5", "yesterday"), "qstat-j.xml|JB_submission_time");
   EXPECT_EQ(field_of("high", "1700000000"), "qstat-r.xml|JAT_prio");
+  // a running job's start (its load correction decays from it) that is no time
+  auto start_field = [&](const std::string& start) {
+    TempDir e;
+    try {
+      loaders::load_sge(e.farm80_with({{"qstat-r.xml",
+                                        "<job_info><job_info><job_list state='running'><JB_job_number>2"
+                                        "</JB_job_number><state>r</state><JAT_start_time>" +
+                                            start +
+                                            "</JAT_start_time><queue_name>gpu.q@h0061</queue_name>"
+                                            "<slots>1</slots></job_list></job_info></job_info>"}}),
+                        "");
+    } catch (const loaders::LoadError& x) {
+      return fs::path(x.file).filename().string() + "|" + x.field;
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(start_field("2026-12-01T23:13:37"), "accepted");
+  EXPECT_EQ(start_field("at noon"), "qstat-r.xml|JAT_start_time");
 }
 
 // ---- the accounting file ----

@@ -388,6 +388,45 @@ TEST(SgeLoadCorrection, EachSlotMovesItsHostInTheQueueSortAsGridEngineDoes) {
   }));
 }
 
+// A job running when the run begins carries its load correction into it, decayed (load_correction.c
+// correct_load): datasets/sge/load-adjust-running (load_adjustment_decay_time 0:1:0) has job 11 (`-pe smp
+// 4`) running on node0004 since 38 s before the run (34 s before the dump), and nine sequential jobs that
+// the qmaster placed n3 n1 n3 n4 n1 n2 n3 n4 n1: node0004 (np_load_avg + cores 4 x 0.02) carried about
+// 4 x 0.25 x (1 - 38/60) = 0.37 of correction. Without it node0004 takes the first job; undecayed, none.
+TEST(SgeLoadCorrection, RunningJobsCarryTheirDecayedCorrectionIntoTheRun) {
+  const std::string run = kData + "load-adjust-running";
+  auto want = slots_in_g_t(run + "/started-g-t.txt");
+  ASSERT_EQ(want.size(), 10u);
+  want.erase("11");  // running in the dump: not matched again
+  loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
+  ASSERT_NE(ds.dispatch.load_correction, nullptr);
+  const LoadCorrection& lc = *ds.dispatch.load_correction;
+  ASSERT_EQ(lc.initial.size(), ds.taskers.host_names.size());
+  for (size_t h = 0; h < lc.initial.size(); ++h)  // 23:13:37 to the dump at 23:14:11: 4 x (1 - 34/60) = 1.7333
+    EXPECT_DOUBLE_EQ(lc.initial[h], ds.taskers.host_names[h] == "node0004" ? 1.73 : 0.0) << ds.taskers.host_names[h];
+  EXPECT_EQ(slots_matched(ds), want);
+  EXPECT_EQ(masters_matched(ds), [&] {
+    auto m = masters_in_g_t(run + "/started-g-t.txt");
+    m.erase("11");
+    return m;
+  }());
+  LoadCorrection without = lc, undecayed = lc;
+  without.initial.clear();
+  for (size_t h = 0; h < lc.initial.size(); ++h) undecayed.initial[h] = lc.initial[h] > 0 ? 4 : 0;
+  ds.dispatch.load_correction = std::make_shared<const LoadCorrection>(without);
+  EXPECT_NE(slots_matched(ds), want);
+  ds.dispatch.load_correction = std::make_shared<const LoadCorrection>(undecayed);
+  EXPECT_NE(slots_matched(ds), want);
+  // past the decay time the job carries none: the dump taken 61 s after it started
+  const std::string late = ::testing::TempDir() + "/sge_load_adjust_late";
+  std::filesystem::remove_all(late);
+  std::filesystem::copy(run + "/farm", late, std::filesystem::copy_options::recursive);
+  std::ofstream(late + "/dump-time.txt") << 1796166817 + 61 << "\n";
+  const loaders::Dataset after = loaders::load_sge(late, "");
+  ASSERT_NE(after.dispatch.load_correction, nullptr);
+  EXPECT_TRUE(after.dispatch.load_correction->initial.empty());
+}
+
 // qsub -w on --jobs lines (issue 43 item 4), against the answers of the real qmaster on the farm of
 // datasets/sge/pe-hosts (asked by hand, 2026-11-29, Son of Grid Engine 8.1.9):
 //   -w e -l arch_s=nosuch   "Unable to run job: error: no suitable queues"
