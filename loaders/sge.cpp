@@ -579,7 +579,7 @@ void set_level(const FarmModel& f, const std::map<uint32_t, LevelValue>& values,
 
 TaskerTable build_taskers(const FarmModel& f, const LoadCorrection& formula) {
   TaskerBuilder b(f.catalog);
-  const auto [host_order, power] = queue_sort(f, formula);
+  const std::vector<double> power = queue_sort(f, formula);
   set_level(f, f.global, [&](uint32_t a, const std::string& t) { b.set_global(a, t); });
   for (uint32_t h = 0; h < f.hosts.size(); ++h) {
     const uint32_t id = b.add_host(f.hosts[h]);
@@ -595,9 +595,7 @@ TaskerTable build_taskers(const FarmModel& f, const LoadCorrection& formula) {
     if (!in.pe_list.empty()) b.set_list(f.pe_attr, in.pe_list);
   }
   try {
-    TaskerTable t = std::move(b).build();
-    t.host_order = host_order;  // (host indices are f.hosts' order: added above in that order)
-    return t;
+    return std::move(b).build();
   } catch (const ValueError& e) {
     throw LoadError(f.dir, 0, "", e.what());
   }

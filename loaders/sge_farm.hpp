@@ -148,9 +148,9 @@ LoadCorrection parse_load_formula(const FarmModel& farm);
 /// Whether `formula` reads a load value some host reports (job_load_adjustments move only those).
 bool formula_reads_load(const FarmModel& farm, const LoadCorrection& formula);
 
-/// Grid Engine's queue sort: per host its place by the load formula (empty where every host's load is the
-/// same), and per queue instance (farm.instances order) its power, higher first.
-std::pair<std::vector<uint32_t>, std::vector<double>> queue_sort(const FarmModel& farm, const LoadCorrection& formula);
+/// Grid Engine's queue sort: per queue instance (farm.instances order) its power, higher first, by seq_no and
+/// its host's place by the load formula (the host sort a parallel job's hosts follow too).
+std::vector<double> queue_sort(const FarmModel& farm, const LoadCorrection& formula);
 
 /// The load correction `match` applies within its one run (engine/placement/load_correction.hpp), or null when
 /// the queue sort reads no value job_load_adjustments moves, or load_adjustment_decay_time is 0: each host

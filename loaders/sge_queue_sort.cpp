@@ -90,19 +90,19 @@ LoadCorrection parse_load_formula(const FarmModel& f) {
 
 // Grid Engine's queue sort (sched_conf(5); sge_select_queue.c): each host's place by its load formula
 // (equal loads one place), the queue instances by seq_no then the host's place (queue_sort_method seqno)
-// or the other way round (load). Per host its place, and per instance its power (higher first). Where
+// or the other way round (load). Per instance its power (higher first). Where
 // every host's load is the same (no load values dumped: Grid Engine's order is seq_no alone then too)
 // the power is -seq_no as before.
-std::pair<std::vector<uint32_t>, std::vector<double>> queue_sort(const FarmModel& f, const LoadCorrection& formula) {
+std::vector<double> queue_sort(const FarmModel& f, const LoadCorrection& formula) {
   std::vector<double> power;
   for (const Instance& in : f.instances) power.push_back(-in.seq_no);
-  if (f.sort_method.empty() || f.hosts.empty()) return {{}, power};
+  if (f.sort_method.empty() || f.hosts.empty()) return power;
   std::vector<double> load(f.hosts.size());
   for (uint32_t h = 0; h < f.hosts.size(); ++h) load[h] = formula.host_load(h, 0);
   std::vector<double> loads = load, seqs;
   std::sort(loads.begin(), loads.end());
   loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
-  if (loads.size() < 2) return {{}, power};
+  if (loads.size() < 2) return power;
   std::vector<uint32_t> place(f.hosts.size());
   for (uint32_t h = 0; h < f.hosts.size(); ++h)
     place[h] = static_cast<uint32_t>(std::lower_bound(loads.begin(), loads.end(), load[h]) - loads.begin());
@@ -116,7 +116,7 @@ std::pair<std::vector<uint32_t>, std::vector<double>> queue_sort(const FarmModel
         static_cast<double>(std::lower_bound(seqs.begin(), seqs.end(), f.instances[i].seq_no) - seqs.begin());
     power[i] = f.sort_method == "load" ? -(hr * ns + sr) : -(sr * nh + hr);
   }
-  return {place, power};
+  return power;
 }
 
 // Grid Engine's load correction within one run (load_correction.hpp) when the queue sort reads a load

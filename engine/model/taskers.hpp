@@ -24,10 +24,6 @@ struct TaskerTable {
   std::vector<uint32_t> input_index;  ///< position in the input file(s)
   std::vector<uint32_t> host_of;      ///< host index per tasker, or kNone
   std::vector<std::string> host_names;
-  /// Per host (empty on most farms): its place in Grid Engine's host sort (sched_conf(5) load_formula,
-  /// lower first; equal places tie), which Grid Engine's $pe_slots tries hosts in
-  /// (AllocationRule::HostPeSlots); empty: hosts in the order of their first tasker.
-  std::vector<uint32_t> host_order;
   std::vector<Column> columns;  ///< one per catalog attribute, in catalog order
   /// What the builder accepted but an administrator should hear about (GridEngineReading::SoGE819:
   /// a lower level's value the seed's override rule forbids), one line per attribute.

@@ -1,10 +1,10 @@
 // Grid Engine's parallel placement host by host (AllocationRule's Host rules), as Son of Grid Engine
 // 8.1.9's qmaster placed jobs on a farm whose hosts have several queue instances (datasets/sge/pe-hosts,
 // recorded by bench/peers/sge_pe_hosts.sh; tests/loaders/test_sge_priority.cpp): the hosts in the order
-// of their first eligible tasker with a free slot (soft tiers in turn, rank order within each), each host's
-// taskers in that order; $pe_slots fills one host over its queue instances (the first host where every slot fits,
-// or with a range the host where the most fit; hosts in Grid Engine's host sort, TaskerTable::host_order,
-// where the farm has one: bench/peers/sge_queue_sort.sh), $fill_up host after host, $round_robin a slot a host in
+// of their first eligible tasker with a free slot (soft tiers in turn, rank order within each: the queue sort,
+// which holds the host sort, sge_select_queue.c parallel_tag_queues_suitable4job), each host's taskers in
+// that order; $pe_slots fills one host over its queue instances (the first host where every slot fits, or
+// with a range the host where the most fit), $fill_up host after host, $round_robin a slot a host in
 // turn, `allocation_rule N` exactly N on each host used. A range takes the most slots that fit, at least
 // its minimum. The master is the last tasker the first host gave slots from (the first in $round_robin),
 // as the qmaster's, among the taskers of the job's master category when it has one (qsub -masterq); a
@@ -20,9 +20,8 @@
 namespace colmatch {
 
 // Category c's eligible taskers grouped by host (a tasker of no host is a host of its own), each tasker
-// with its place in the category's preference order (soft tiers in turn, rank order within each), and
-// each host with its place in Grid Engine's host sort (TaskerTable::host_order; 0 without one). Kept per
-// category while no restriction is set.
+// with its place in the category's preference order (soft tiers in turn, rank order within each). Kept
+// per category while no restriction is set.
 const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
   if (!restricted_) {
     if (const auto it = host_groups_.find(c); it != host_groups_.end()) return it->second;
@@ -38,10 +37,7 @@ const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
       const uint32_t h = taskers_.host_of.empty() ? kNone : taskers_.host_of[x];
       const uint64_t key = h != kNone ? h : (uint64_t{1} << 32) + x;
       const auto [it, fresh] = index.emplace(key, groups.size());
-      if (fresh) {
-        groups.emplace_back();
-        groups.back().place = h == kNone || taskers_.host_order.empty() ? 0 : taskers_.host_order[h];
-      }
+      if (fresh) groups.emplace_back();
       groups[it->second].taskers.push_back(static_cast<uint32_t>(x));
       groups[it->second].pos.push_back(pos);
       groups[it->second].tier.push_back(static_cast<uint32_t>(v));
@@ -51,7 +47,8 @@ const std::vector<Placer::HostGroup>& Placer::host_groups(uint32_t c) {
 
 // The hosts of category c with a free slot, in the order Grid Engine tries them (as the qmaster did on
 // datasets/sge/mixed-*): by the place of their first queue instance that has a free slot now (a host whose
-// first instances are full comes where its first free one is); $pe_slots by the host sort first. Kept
+// first instances are full comes where its first free one is), $pe_slots too (datasets/sge/load-adjust-seqno:
+// under queue_sort_method seqno the host of lower seq_no, not the one of least load). Kept
 // per category as a heap of keys that only grow while capacity only shrinks (one Capacity epoch, the batch
 // dispatch): a host's key is checked when it comes to the top, and pushed back if it grew (a lazy heap), so
 // that a placement costs the hosts it visits, not every host of the category.
@@ -80,32 +77,22 @@ Placer::HostQueue& Placer::host_queue(uint32_t c, bool fresh) {
 uint64_t Placer::host_key(uint32_t c, const HostGroup& g, uint32_t& first) const {
   while (first < g.taskers.size() && instances(c, g.taskers[first], false, 1) == 0) ++first;
   if (first == g.taskers.size()) return kNoHostKey;
-  const uint64_t place = cats_.rule[c] == AllocationRule::HostPeSlots ? g.place : 0;
-  return (place << 32) | g.pos[first];
+  return g.pos[first];
 }
 
 // With the load correction the hosts' order changes with every placement: made afresh for each, by the
-// corrected queue sort of each host's first tasker with a free slot ($pe_slots: by the host's corrected
-// load first, Grid Engine's host sort). A heap of increasing places pops in that order.
+// corrected queue sort of each host's first tasker with a free slot. A heap of increasing places pops in
+// that order.
 void Placer::order_corrected(uint32_t c, HostQueue& q) {
   const std::vector<HostGroup>& all = host_groups(c);
-  struct Entry {
-    double host;
-    SortKey key;
-    uint32_t g;
-    bool operator<(const Entry& o) const noexcept {
-      return host != o.host ? host < o.host : key < o.key;  // (keys differ: a tasker is in one group)
-    }
-  };
-  std::vector<Entry> order;
-  const bool by_host = cats_.rule[c] == AllocationRule::HostPeSlots;
+  std::vector<std::pair<SortKey, uint32_t>> order;  // (keys differ: a tasker is in one group)
   for (uint32_t g = 0; g < all.size(); ++g) {
     if (host_key(c, all[g], q.first[g]) == kNoHostKey) continue;
     const uint32_t x = all[g].taskers[q.first[g]];
-    order.push_back({by_host ? corrected_load(x) : 0.0, sort_key(all[g].tier[q.first[g]], x), g});
+    order.emplace_back(sort_key(all[g].tier[q.first[g]], x), g);
   }
   std::sort(order.begin(), order.end());
-  for (uint32_t i = 0; i < order.size(); ++i) q.heap.emplace_back(i, order[i].g);
+  for (uint32_t i = 0; i < order.size(); ++i) q.heap.emplace_back(i, order[i].second);
   // (increasing places are a min-heap as they stand)
 }
 

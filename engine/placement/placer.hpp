@@ -285,10 +285,8 @@ class Placer {
   size_t consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
   // Grid Engine's host rules (grid_engine_hosts.cpp): category c's eligible taskers by host, and the placement.
-  struct HostGroup {  // a host's eligible taskers, their places in the preference order and soft tiers, its host-sort
-                      // place
+  struct HostGroup {  // a host's eligible taskers, their places in the preference order and soft tiers
     std::vector<uint32_t> taskers, pos, tier;
-    uint32_t place = 0;
   };
   const std::vector<HostGroup>& host_groups(uint32_t c);
   struct HostQueue {  // a category's hosts with a free slot by key (a lazy min-heap), within one epoch

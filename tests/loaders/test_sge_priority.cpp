@@ -388,6 +388,22 @@ TEST(SgeLoadCorrection, EachSlotMovesItsHostInTheQueueSortAsGridEngineDoes) {
   }));
 }
 
+// Under queue_sort_method seqno a parallel job tries the hosts in the order of their first queue instance
+// with a free slot in the queue sort, (seq_no, corrected host load), as for every allocation rule: the
+// qmaster's queue list is one list (sge_select_queue.c parallel_tag_queues_suitable4job numbers the hosts
+// by it). datasets/sge/load-adjust-seqno: job 63 (`-pe smp 3`) went to node0003, seq_no 3, where
+// node0004 (seq_no 4) had the least load.
+TEST(SgeLoadCorrection, UnderSeqnoParallelJobsTakeHostsInTheQueueOrder) {
+  const std::string run = kData + "load-adjust-seqno";
+  const auto want = slots_in_g_t(run + "/started-g-t.txt");
+  ASSERT_EQ(want.size(), 13u);
+  const loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
+  ASSERT_NE(ds.dispatch.load_correction, nullptr);
+  EXPECT_FALSE(ds.dispatch.load_correction->load_first);
+  EXPECT_EQ(slots_matched(ds), want);
+  EXPECT_EQ(masters_matched(ds), masters_in_g_t(run + "/started-g-t.txt"));
+}
+
 // A job running when the run begins carries its load correction into it, decayed (load_correction.c
 // correct_load): datasets/sge/load-adjust-running (load_adjustment_decay_time 0:1:0) has job 11 (`-pe smp
 // 4`) running on node0004 since 38 s before the run (34 s before the dump), and nine sequential jobs that

@@ -312,29 +312,23 @@ std::vector<std::pair<uint32_t, uint32_t>> place_by_host(const Catalog& catalog,
                                                          const JobTable& jobs, uint32_t j,
                                                          const std::vector<uint32_t>& order, Pools& pools) {
   // each host's taskers in `order` (a tasker of no host alone); the hosts by the place in `order` of their
-  // first tasker with room for a slot now ($pe_slots: by their place in the host sort first); hosts
-  // without room are out
+  // first tasker with room for a slot now; hosts without room are out
   const Taking now(catalog, taskers, jobs, j, pools);
-  std::vector<std::pair<std::pair<uint32_t, size_t>, std::vector<uint32_t>>> keyed;  // ((place, first free), taskers)
+  std::vector<std::pair<size_t, std::vector<uint32_t>>> keyed;  // (first free, taskers)
   for (const uint32_t t : order) {
     const uint32_t h = taskers.host_of[t];
     bool joined = false;
     for (auto& [key, g] : keyed)
       if (h != kNone && taskers.host_of[g.front()] == h) g.push_back(t), joined = true;
-    if (!joined) {
-      const uint32_t place = jobs.rule[j] == AllocationRule::HostPeSlots && !taskers.host_order.empty() && h != kNone
-                                 ? taskers.host_order[h]
-                                 : 0;
-      keyed.push_back({{place, SIZE_MAX}, {t}});
-    }
+    if (!joined) keyed.push_back({SIZE_MAX, {t}});
   }
   for (auto& [key, g] : keyed)
-    for (size_t i = 0; i < order.size() && key.second == SIZE_MAX; ++i)
-      if (std::find(g.begin(), g.end(), order[i]) != g.end() && now.fit(order[i], false, 1) > 0) key.second = i;
+    for (size_t i = 0; i < order.size() && key == SIZE_MAX; ++i)
+      if (std::find(g.begin(), g.end(), order[i]) != g.end() && now.fit(order[i], false, 1) > 0) key = i;
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::vector<uint32_t>> hosts;
   for (auto& [key, g] : keyed)
-    if (key.second != SIZE_MAX) hosts.push_back(std::move(g));
+    if (key != SIZE_MAX) hosts.push_back(std::move(g));
   const JobTable::PeShape shape = jobs.pe_shape_of(j);
   const uint32_t most = jobs.slots[j], fewest = shape.min_slots > 0 ? shape.min_slots : most;
   using Placed = std::vector<std::pair<uint32_t, uint32_t>>;

@@ -304,8 +304,7 @@ TEST(Differential, SameResultForOneAndTwoThreads) {
 
 // Grid Engine's host rules (AllocationRule::HostPeSlots, HostFillUp, HostRoundRobin, HostBlocks) and slot
 // ranges against the naive definition (naive::place_by_host) on random farms whose hosts have four
-// taskers each with host-level pools: the random jobs' rules and ranges drawn again, and on half of the
-// farms a host sort (TaskerTable::host_order) that $pe_slots tries the hosts in.
+// taskers each with host-level pools: the random jobs' rules and ranges drawn again.
 class HostRulesDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
@@ -320,7 +319,6 @@ TEST_P(HostRulesDifferential, FastPathEqualsNaiveOnRandomFarms) {
     spec.with_slots = true;
     auto ds = synth::generate(spec);
     std::mt19937_64 rng(seed);
-    testing_support::draw_host_sort(ds.taskers, rng);  // Grid Engine's load formula's host sort, on half
     JobTable& jobs = ds.jobs;
     jobs.pe_shape.assign(jobs.size(), {});
     for (uint32_t j = 0; j < jobs.size(); ++j) {

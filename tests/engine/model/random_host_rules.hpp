@@ -13,13 +13,6 @@
 
 namespace colmatch::testing_support {
 
-/// On half of the draws, each host's place in a host sort of three places (ties among them).
-inline void draw_host_sort(TaskerTable& taskers, std::mt19937_64& rng) {
-  if (rng() % 2 == 0) return;
-  taskers.host_order.resize(taskers.host_names.size());
-  for (uint32_t& place : taskers.host_order) place = static_cast<uint32_t>(rng() % 3);
-}
-
 /// Job j (jobs.pe_shape sized to the jobs) gets a host rule, and for allocation_rule N an N dividing its slots;
 /// on a fifth of the draws it keeps its rule (false).
 inline bool draw_host_rule(JobTable& jobs, uint32_t j, std::mt19937_64& rng) {

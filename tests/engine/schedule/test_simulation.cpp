@@ -1270,7 +1270,6 @@ TEST_P(SimHostRulesDifferential, EngineEqualsNaiveOnRandomTraces) {
     s.one_per_tasker = 0;
     auto ds = synth::generate(s);
     randomize_times(ds.jobs, rng);
-    testing_support::draw_host_sort(ds.taskers, rng);  // Grid Engine's load formula's host sort, on half
     JobTable& jobs = ds.jobs;
     jobs.pe_shape.assign(jobs.size(), {});
     for (uint32_t j = 0; j < jobs.size(); ++j) testing_support::draw_host_rule(jobs, j, rng);
