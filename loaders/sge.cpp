@@ -124,6 +124,33 @@ void read_catalog(FarmModel& f, const std::string& path) {
   f.slots = f.catalog.find("slots").value_or(kNone);
 }
 
+// queue_conf(5) load_thresholds (`NAME=VALUE,...` or NONE) on numeric complexes: a name of no complex (the
+// qmaster keeps such an instance in alarm: qstat -f's `a`, left out) or of a string one (compared as text,
+// which no load correction moves) is skipped; a value not of the complex's type is an error.
+std::vector<std::pair<uint32_t, double>> load_thresholds(const FarmModel& f, std::string_view text,
+                                                         const std::string& path, size_t line) {
+  std::vector<std::pair<uint32_t, double>> out;
+  if (upper(std::string(text)) == "NONE") return out;
+  for (size_t i = 0; i <= text.size();) {
+    const size_t end = std::min(text.find(',', i), text.size());
+    const std::string_view item = text.substr(i, end - i);
+    i = end + 1;
+    const size_t eq = item.find('=');
+    if (item.empty()) continue;
+    if (eq == std::string_view::npos)
+      throw LoadError(path, line, "load_thresholds", fmt::format("'{}' is not NAME=VALUE", item));
+    const auto a = f.complex(item.substr(0, eq));
+    if (!a || !is_numeric(f.catalog.at(*a).type)) continue;
+    const AttributeDef& def = f.catalog.at(*a);
+    try {
+      out.emplace_back(*a, parse_number(def.type, FarmModel::numeric_text(def, std::string(item.substr(eq + 1)))));
+    } catch (const ValueError& e) {
+      throw LoadError(path, line, "load_thresholds", fmt::format("{}: {}", item, e.what()));
+    }
+  }
+  return out;
+}
+
 // name=value pairs of a complex_values or load_values field onto `level`; with `load`, names that are no
 // complex are skipped (an execution daemon reports values Grid Engine ignores too).
 void put_values(const FarmModel& f, std::map<uint32_t, LevelValue>& level, std::string_view text,
@@ -453,7 +480,7 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
         ++skipped_type;
         continue;
       }
-      Instance in{q, h, hi->second, 0, {}, {}};
+      Instance in{q, h, hi->second, 0, {}, {}, {}};
       for (const Field& fd : r.fields) {
         const Overrides& o = attrs.at(fd.key);
         const std::string& v = for_host(o, f, h);
@@ -468,6 +495,8 @@ void read_queues(FarmModel& f, const std::string& path, const std::set<std::stri
           put_values(f, in.values, v, path, fd.line, fd.key, false);
         } else if (fd.key == "pe_list") {
           in.pe_list = split_words(v);
+        } else if (fd.key == "load_thresholds") {
+          in.load_thresholds = load_thresholds(f, v, path, fd.line);
         } else if (kQueueComplexes.count(fd.key)) {
           if (const auto a = f.catalog.find(fd.key)) in.values[*a] = {v, path, fd.line};
         }

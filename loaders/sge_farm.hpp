@@ -47,6 +47,9 @@ struct Instance {
   double seq_no = 0;
   std::map<uint32_t, LevelValue> values;  ///< queue level, by attribute
   std::vector<std::string> pe_list;
+  /// queue_conf(5) load_thresholds on numeric complexes: (attribute, limit in the value's unit). The load
+  /// correction within a run puts the instance in alarm by them (load_correction.hpp).
+  std::vector<std::pair<uint32_t, double>> load_thresholds;
 };
 
 struct FarmModel {

@@ -139,6 +139,28 @@ std::shared_ptr<const LoadCorrection> load_correction(const FarmModel& f, LoadCo
       amount[*a] = parse_number(f.catalog.at(*a).type, item.substr(eq + 1));
     } catch (const ValueError&) {}
   }
+  // the values the queues' load thresholds name join the formula's (base as the formula reads a value)
+  auto value_of = [&](uint32_t a) {
+    for (uint32_t v = 0; v < lc.names.size(); ++v)
+      if (formula_attribute(f, lc.names[v]) == a) return v;
+    return UINT32_MAX;
+  };
+  std::vector<uint32_t> extra;
+  for (const Instance& in : f.instances)
+    for (const auto& [a, limit] : in.load_thresholds)
+      if (value_of(a) == UINT32_MAX && std::find(extra.begin(), extra.end(), a) == extra.end()) extra.push_back(a);
+  if (!extra.empty()) {
+    const size_t was = lc.names.size(), now = was + extra.size();
+    std::vector<double> base(f.hosts.size() * now, std::numeric_limits<double>::quiet_NaN());
+    for (uint32_t h = 0; h < f.hosts.size(); ++h) {
+      for (size_t v = 0; v < was; ++v) base[h * now + v] = lc.base[h * was + v];
+      for (size_t e = 0; e < extra.size(); ++e)
+        if (const auto x = host_value(f, h, f.catalog.at(extra[e]).name)) base[h * now + was + e] = *x;
+    }
+    for (const uint32_t a : extra) lc.names.push_back(f.catalog.at(a).name);
+    lc.base = std::move(base);
+    lc.per_slot.assign(lc.base.size(), 0.0);
+  }
   const auto num_proc = f.catalog.find("num_proc");
   bool moves = false;
   for (uint32_t h = 0; h < f.hosts.size(); ++h)
@@ -176,6 +198,18 @@ std::shared_ptr<const LoadCorrection> load_correction(const FarmModel& f, LoadCo
   lc.load_first = f.sort_method == "load";
   lc.seq_no.resize(t.size());
   for (size_t r = 0; r < t.size(); ++r) lc.seq_no[r] = f.instances[t.input_index[r]].seq_no;
+  // each instance's thresholds on values the correction moves on its host (others cannot change in the run)
+  lc.threshold_first.assign(1, 0);
+  for (size_t r = 0; r < t.size(); ++r) {
+    const Instance& in = f.instances[t.input_index[r]];
+    for (const auto& [a, limit] : in.load_thresholds) {
+      const uint32_t v = value_of(a);
+      if (lc.per_slot[static_cast<size_t>(in.host_index) * lc.names.size() + v] != 0)
+        lc.thresholds.push_back({v, f.catalog.at(a).relop, limit});
+    }
+    lc.threshold_first.push_back(static_cast<uint32_t>(lc.thresholds.size()));
+  }
+  if (lc.thresholds.empty()) lc.threshold_first.clear();
   return std::make_shared<const LoadCorrection>(std::move(lc));
 }
 

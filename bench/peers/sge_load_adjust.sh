@@ -13,6 +13,8 @@
 #   SEQ "same": every all.q instance seq_no 0 (q2.q 10), so that seqno sorts by load within all.q
 #   DECAY=0:1:0 JOBS=bench/peers/sge_load_adjust_running_jobs.txt bash bench/peers/sge_load_adjust.sh ...
 #     load_adjustment_decay_time (default 0:7:30) and the jobs file (default sge_load_adjust_jobs.txt)
+#   THRESHOLDS=np_load_avg=1.75 bash bench/peers/sge_load_adjust.sh ...   # all.q's and q2.q's load_thresholds
+#     (default NONE, as sge_oracle.sh made them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sge_common.sh"
@@ -38,6 +40,7 @@ else
   qconf -rattr queue seq_no "0,[node0001=1],[node0002=2],[node0003=3],[node0004=4]" all.q >/dev/null
 fi
 qconf -rattr queue seq_no "10,[node0003=13],[node0004=14]" q2.q >/dev/null
+for q in all.q q2.q; do qconf -mattr queue load_thresholds "${THRESHOLDS:-NONE}" "$q" >/dev/null; done
 sched job_load_adjustments np_load_avg=0.50 load_adjustment_decay_time "${DECAY:-0:7:30}"
 w=$(mktemp)
 printf 'weight_priority 1.0\nweight_urgency 0.0\nweight_ticket 0.0\nweight_waiting_time 0.0\n' > "$w"

@@ -35,4 +35,14 @@ double LoadCorrection::host_load(uint32_t h, double slots) const noexcept {
   return load;
 }
 
+bool LoadCorrection::alarm(uint32_t r, uint32_t h, double slots) const noexcept {
+  if (threshold_first.empty()) return false;
+  for (uint32_t i = threshold_first[r]; i < threshold_first[r + 1]; ++i) {
+    const Threshold& t = thresholds[i];
+    const size_t at = static_cast<size_t>(h) * names.size() + t.value;
+    if (!std::isnan(base[at]) && apply(t.relop, base[at] + per_slot[at] * slots, t.limit)) return true;
+  }
+  return false;
+}
+
 }  // namespace colmatch

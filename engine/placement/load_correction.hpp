@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/catalog.hpp"
+
 namespace colmatch {
 
 /// A farm's load formula over its hosts' values, each value moved by the load correction, and the queue
@@ -48,10 +50,24 @@ struct LoadCorrection {
   std::vector<double> initial;
   /// Per tasker (TaskerTable rank order): its queue instance's seq_no.
   std::vector<double> seq_no;
+  /// A queue instance's load threshold on a value the correction moves (queue_conf(5) load_thresholds;
+  /// Son of Grid Engine 8.1.9's sge_select_queue.c sge_load_alarm, sge_split_queue_load): once
+  /// `corrected value relop limit` holds (relop the complex's: np_load_avg >= 1.75), the instance is in
+  /// alarm and takes no job for the rest of the run. `value`: an index into `names`.
+  struct Threshold {
+    uint32_t value;
+    Relop relop;
+    double limit;
+  };
+  /// Tasker r's thresholds: thresholds[threshold_first[r], threshold_first[r + 1]). Empty: none.
+  std::vector<uint32_t> threshold_first;
+  std::vector<Threshold> thresholds;
 
   /// Host h's load by the formula with `slots` slots of load correction (scaled_mixed_load): 9999 when a
   /// value it reads is missing. O(terms).
   double host_load(uint32_t h, double slots) const noexcept;
+  /// Whether tasker r, on host h with `slots` slots of load correction, is in load alarm. O(its thresholds).
+  bool alarm(uint32_t r, uint32_t h, double slots) const noexcept;
 };
 
 }  // namespace colmatch

@@ -102,20 +102,37 @@ bool Placer::try_place(uint32_t j, AllocationPolicy policy, std::vector<Allocati
       if (const uint32_t h = taskers_.host_of.empty() ? kNone : taskers_.host_of[out[a].tasker]; h != kNone) {
         corrected_slots_[h] += out[a].slots;
         corrected_load_[h] = correction_->host_load(h, corrected_slots_[h]);
+        check_alarms(h);
       }
   return ok;
+}
+
+// sge_split_queue_load after a dispatch: an instance of host h whose corrected load crosses one of its load
+// thresholds is out of the run (down in the Capacity: nothing fits on it).
+void Placer::check_alarms(uint32_t h) {
+  if (h >= thresholded_.size()) return;
+  for (const uint32_t x : thresholded_[h])
+    if (!cap_.down(x) && correction_->alarm(x, h, corrected_slots_[h])) cap_.set_down(x, true);
 }
 
 void Placer::correct_loads(const LoadCorrection* lc) {
   correction_ = lc;
   corrected_slots_.clear();
   corrected_load_.clear();
+  thresholded_.clear();
   if (lc == nullptr) return;
   const size_t hosts = taskers_.host_names.size();
   corrected_slots_.assign(hosts, 0.0);  // the running jobs' correction (correct_load), else none
   if (lc->initial.size() == hosts) corrected_slots_ = lc->initial;
   corrected_load_.resize(hosts);
   for (uint32_t h = 0; h < hosts; ++h) corrected_load_[h] = lc->host_load(h, corrected_slots_[h]);
+  if (!lc->threshold_first.empty() && !taskers_.host_of.empty()) {
+    thresholded_.resize(hosts);
+    for (uint32_t x = 0; x < taskers_.size(); ++x)
+      if (lc->threshold_first[x + 1] > lc->threshold_first[x] && taskers_.host_of[x] != kNone)
+        thresholded_[taskers_.host_of[x]].push_back(x);
+    for (uint32_t h = 0; h < hosts; ++h) check_alarms(h);  // the run starts with the running jobs' correction
+  }
 }
 
 Placer::SortKey Placer::sort_key(size_t tier, uint32_t x) const noexcept {

@@ -390,6 +390,9 @@ class Placer {
   // correct_loads(): the correction, and per host the slots of correction so far and its load by them
   const LoadCorrection* correction_ = nullptr;
   std::vector<double> corrected_slots_, corrected_load_;
+  // per host, its taskers with load thresholds; a tasker found in alarm goes down in the Capacity
+  std::vector<std::vector<uint32_t>> thresholded_;
+  void check_alarms(uint32_t h);
   // Tasker x of soft tier v in the corrected queue sort (lower first).
   struct SortKey {
     size_t tier;

@@ -404,6 +404,51 @@ TEST(SgeLoadCorrection, UnderSeqnoParallelJobsTakeHostsInTheQueueOrder) {
   EXPECT_EQ(masters_matched(ds), masters_in_g_t(run + "/started-g-t.txt"));
 }
 
+// A queue instance whose host's corrected load reaches one of its load_thresholds is in load alarm for the
+// rest of the run (sge_select_queue.c sge_load_alarm, sge_split_queue_load): datasets/sge/load-adjust-alarm
+// (all.q and q2.q with load_thresholds np_load_avg=1.75, np_load_avg dumped about 0.9, 0.25 a slot): 26
+// sequential jobs for 24 slots, and the qmaster stopped each host once its corrected load reached 1.75.
+TEST(SgeLoadCorrection, AnInstanceInLoadAlarmTakesNoMoreJobsInTheRun) {
+  const std::string run = kData + "load-adjust-alarm";
+  const auto want = slots_in_g_t(run + "/started-g-t.txt");
+  ASSERT_EQ(want.size(), 26u);
+  loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
+  ASSERT_NE(ds.dispatch.load_correction, nullptr);
+  const LoadCorrection& lc = *ds.dispatch.load_correction;
+  ASSERT_EQ(lc.threshold_first.size(), ds.taskers.size() + 1);
+  ASSERT_EQ(lc.thresholds.size(), ds.taskers.size());  // one each: np_load_avg >= 1.75
+  EXPECT_EQ(lc.names[lc.thresholds[0].value], "np_load_avg");
+  EXPECT_DOUBLE_EQ(lc.thresholds[0].limit, 1.75);
+  size_t pending = 0;
+  for (const auto& [job, slots] : want) pending += slots.empty();
+  EXPECT_GT(pending, 2u) << "the alarm left slots free";
+  EXPECT_EQ(slots_matched(ds), want);
+  LoadCorrection without = lc;
+  without.threshold_first.clear();
+  without.thresholds.clear();
+  ds.dispatch.load_correction = std::make_shared<const LoadCorrection>(without);
+  EXPECT_NE(slots_matched(ds), want);
+  // a threshold that is no NAME=VALUE, or whose value is not the complex's type: file, line and field
+  for (const char* bad : {"np_load_avg=high", "np_load_avg"}) {
+    const std::string dir = ::testing::TempDir() + "/sge_load_alarm_bad";
+    std::filesystem::remove_all(dir);
+    std::filesystem::copy(run + "/farm", dir, std::filesystem::copy_options::recursive);
+    std::ifstream in(dir + "/qconf-sq.txt");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = text.find("np_load_avg=1.75");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 16, bad);
+    std::ofstream(dir + "/qconf-sq.txt") << text;
+    try {
+      loaders::load_sge(dir, "");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const loaders::LoadError& e) {
+      EXPECT_EQ(e.field, "load_thresholds") << bad;
+      EXPECT_EQ(e.line, static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n') + 1));
+    }
+  }
+}
+
 // A job running when the run begins carries its load correction into it, decayed (load_correction.c
 // correct_load): datasets/sge/load-adjust-running (load_adjustment_decay_time 0:1:0) has job 11 (`-pe smp
 // 4`) running on node0004 since 38 s before the run (34 s before the dump), and nine sequential jobs that
