@@ -355,6 +355,23 @@ TEST_P(SgeQueueSort, JobsLandWhereTheLoadFormulaSendsThem) {
 }
 INSTANTIATE_TEST_SUITE_P(Runs, SgeQueueSort, ::testing::Values("sort-load", "sort-seqno"));
 
+// One recorded run of datasets/sge/load-adjust-*: the qmaster's slots per job (qstat -g t) and the dump
+// loaded for `match`, which must carry a load correction. (Tests name its parts by reference: clang 14
+// lambdas cannot capture structured bindings.)
+struct CorrectedRun {
+  std::string dir;
+  std::map<std::string, std::map<std::string, int>> want;
+  loaders::Dataset ds;
+};
+CorrectedRun corrected_run(const std::string& name, size_t jobs) {
+  CorrectedRun r{kData + name, {}, {}};
+  r.want = slots_in_g_t(r.dir + "/started-g-t.txt");
+  EXPECT_EQ(r.want.size(), jobs) << name;
+  r.ds = loaders::load_sge(r.dir + "/farm", "");
+  EXPECT_NE(r.ds.dispatch.load_correction, nullptr) << name;
+  return r;
+}
+
 // Grid Engine's job_load_adjustments within one scheduling run (issue 43 item 2): bench/peers/sge_load_adjust.sh
 // gave the four simulated hosts this machine's load values (one sge_execd, copied by load_report_host: the same
 // np_load_avg and num_proc 2 on each) and queue_sort_method load with load_formula np_load_avg+cores*0.02
@@ -364,10 +381,10 @@ INSTANTIATE_TEST_SUITE_P(Runs, SgeQueueSort, ::testing::Values("sort-load", "sor
 // sequential jobs on node0003, node0001, node0003, `-pe smp 3` on node0001, ...); without the correction
 // colmatch put 2 of 13 there.
 TEST(SgeLoadCorrection, EachSlotMovesItsHostInTheQueueSortAsGridEngineDoes) {
-  const std::string run = kData + "load-adjust-load";
-  const auto want = slots_in_g_t(run + "/started-g-t.txt");
-  ASSERT_EQ(want.size(), 13u);
-  loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
+  CorrectedRun r = corrected_run("load-adjust-load", 13);
+  const std::string& run = r.dir;
+  auto& want = r.want;
+  loaders::Dataset& ds = r.ds;
   ASSERT_NE(ds.dispatch.load_correction, nullptr);
   const LoadCorrection& lc = *ds.dispatch.load_correction;
   ASSERT_EQ(lc.names, std::vector<std::string>({"np_load_avg", "cores"}));
@@ -394,10 +411,10 @@ TEST(SgeLoadCorrection, EachSlotMovesItsHostInTheQueueSortAsGridEngineDoes) {
 // by it). datasets/sge/load-adjust-seqno: job 63 (`-pe smp 3`) went to node0003, seq_no 3, where
 // node0004 (seq_no 4) had the least load.
 TEST(SgeLoadCorrection, UnderSeqnoParallelJobsTakeHostsInTheQueueOrder) {
-  const std::string run = kData + "load-adjust-seqno";
-  const auto want = slots_in_g_t(run + "/started-g-t.txt");
-  ASSERT_EQ(want.size(), 13u);
-  const loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
+  const CorrectedRun r = corrected_run("load-adjust-seqno", 13);
+  const std::string& run = r.dir;
+  const auto& want = r.want;
+  const loaders::Dataset& ds = r.ds;
   ASSERT_NE(ds.dispatch.load_correction, nullptr);
   EXPECT_FALSE(ds.dispatch.load_correction->load_first);
   EXPECT_EQ(slots_matched(ds), want);
@@ -409,30 +426,27 @@ TEST(SgeLoadCorrection, UnderSeqnoParallelJobsTakeHostsInTheQueueOrder) {
 // (all.q and q2.q with load_thresholds np_load_avg=1.75, np_load_avg dumped about 0.9, 0.25 a slot): 26
 // sequential jobs for 24 slots, and the qmaster stopped each host once its corrected load reached 1.75.
 TEST(SgeLoadCorrection, AnInstanceInLoadAlarmTakesNoMoreJobsInTheRun) {
-  const std::string run = kData + "load-adjust-alarm";
-  const auto want = slots_in_g_t(run + "/started-g-t.txt");
-  ASSERT_EQ(want.size(), 26u);
-  loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
-  ASSERT_NE(ds.dispatch.load_correction, nullptr);
-  const LoadCorrection& lc = *ds.dispatch.load_correction;
-  ASSERT_EQ(lc.threshold_first.size(), ds.taskers.size() + 1);
-  ASSERT_EQ(lc.thresholds.size(), ds.taskers.size());  // one each: np_load_avg >= 1.75
+  CorrectedRun r = corrected_run("load-adjust-alarm", 26);
+  ASSERT_NE(r.ds.dispatch.load_correction, nullptr);
+  const LoadCorrection& lc = *r.ds.dispatch.load_correction;
+  ASSERT_EQ(lc.threshold_first.size(), r.ds.taskers.size() + 1);
+  ASSERT_EQ(lc.thresholds.size(), r.ds.taskers.size());  // one each: np_load_avg >= 1.75
   EXPECT_EQ(lc.names[lc.thresholds[0].value], "np_load_avg");
   EXPECT_DOUBLE_EQ(lc.thresholds[0].limit, 1.75);
   size_t pending = 0;
-  for (const auto& [job, slots] : want) pending += slots.empty();
+  for (const auto& [job, slots] : r.want) pending += slots.empty();
   EXPECT_GT(pending, 2u) << "the alarm left slots free";
-  EXPECT_EQ(slots_matched(ds), want);
+  EXPECT_EQ(slots_matched(r.ds), r.want);
   LoadCorrection without = lc;
   without.threshold_first.clear();
   without.thresholds.clear();
-  ds.dispatch.load_correction = std::make_shared<const LoadCorrection>(without);
-  EXPECT_NE(slots_matched(ds), want);
+  r.ds.dispatch.load_correction = std::make_shared<const LoadCorrection>(without);
+  EXPECT_NE(slots_matched(r.ds), r.want);
   // a threshold that is no NAME=VALUE, or whose value is not the complex's type: file, line and field
   for (const char* bad : {"np_load_avg=high", "np_load_avg"}) {
     const std::string dir = ::testing::TempDir() + "/sge_load_alarm_bad";
     std::filesystem::remove_all(dir);
-    std::filesystem::copy(run + "/farm", dir, std::filesystem::copy_options::recursive);
+    std::filesystem::copy(r.dir + "/farm", dir, std::filesystem::copy_options::recursive);
     std::ifstream in(dir + "/qconf-sq.txt");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const size_t at = text.find("np_load_avg=1.75");
@@ -455,11 +469,11 @@ TEST(SgeLoadCorrection, AnInstanceInLoadAlarmTakesNoMoreJobsInTheRun) {
 // the qmaster placed n3 n1 n3 n4 n1 n2 n3 n4 n1: node0004 (np_load_avg + cores 4 x 0.02) carried about
 // 4 x 0.25 x (1 - 38/60) = 0.37 of correction. Without it node0004 takes the first job; undecayed, none.
 TEST(SgeLoadCorrection, RunningJobsCarryTheirDecayedCorrectionIntoTheRun) {
-  const std::string run = kData + "load-adjust-running";
-  auto want = slots_in_g_t(run + "/started-g-t.txt");
-  ASSERT_EQ(want.size(), 10u);
+  CorrectedRun r = corrected_run("load-adjust-running", 10);
+  const std::string& run = r.dir;
+  auto& want = r.want;
+  loaders::Dataset& ds = r.ds;
   want.erase("11");  // running in the dump: not matched again
-  loaders::Dataset ds = loaders::load_sge(run + "/farm", "");
   ASSERT_NE(ds.dispatch.load_correction, nullptr);
   const LoadCorrection& lc = *ds.dispatch.load_correction;
   ASSERT_EQ(lc.initial.size(), ds.taskers.host_names.size());
