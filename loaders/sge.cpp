@@ -129,23 +129,16 @@ void read_catalog(FarmModel& f, const std::string& path) {
 // which no load correction moves) is skipped; a value not of the complex's type is an error.
 std::vector<std::pair<uint32_t, double>> load_thresholds(const FarmModel& f, std::string_view text,
                                                          const std::string& path, size_t line) {
+  static const std::string field = "load_thresholds";
   std::vector<std::pair<uint32_t, double>> out;
-  if (upper(std::string(text)) == "NONE") return out;
-  for (size_t i = 0; i <= text.size();) {
-    const size_t end = std::min(text.find(',', i), text.size());
-    const std::string_view item = text.substr(i, end - i);
-    i = end + 1;
-    const size_t eq = item.find('=');
-    if (item.empty()) continue;
-    if (eq == std::string_view::npos)
-      throw LoadError(path, line, "load_thresholds", fmt::format("'{}' is not NAME=VALUE", item));
-    const auto a = f.complex(item.substr(0, eq));
+  for (const auto& [name, value] : split_values(text, {path, line, field})) {
+    const auto a = f.complex(name);
     if (!a || !is_numeric(f.catalog.at(*a).type)) continue;
     const AttributeDef& def = f.catalog.at(*a);
     try {
-      out.emplace_back(*a, parse_number(def.type, FarmModel::numeric_text(def, std::string(item.substr(eq + 1)))));
+      out.emplace_back(*a, parse_number(def.type, FarmModel::numeric_text(def, value)));
     } catch (const ValueError& e) {
-      throw LoadError(path, line, "load_thresholds", fmt::format("{}: {}", item, e.what()));
+      throw LoadError(path, line, field, fmt::format("{}={}: {}", name, value, e.what()));
     }
   }
   return out;
