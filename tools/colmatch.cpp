@@ -264,8 +264,10 @@ SimConfig policy_of(const Options& o, const loaders::Dataset& ds) {
 }
 
 SimResult simulate_with_policy(const Options& o, const loaders::Dataset& ds, const kernels::KernelTable& table,
-                               const SimProgress& progress = {}) {
-  return simulate(ds.catalog, ds.taskers, ds.jobs, policy_of(o, ds), table, ds.farm, progress);
+                               const SimProgress& progress = {}, bool timeline = true) {
+  SimConfig policy = policy_of(o, ds);
+  policy.record_timeline = timeline;
+  return simulate(ds.catalog, ds.taskers, ds.jobs, policy, table, ds.farm, progress);
 }
 
 // One format's synopsis and option table in Markdown, from the registry: the block each page of
@@ -415,13 +417,14 @@ int cmd_simulate(const Options& o) {
   const auto t1 = std::chrono::steady_clock::now();
   const SimProgress progress = simulate_progress_fn();
   g_phase = "simulating";
-  const SimResult r = simulate_with_policy(o, ds, table, progress);
-  g_phase = "writing";
-  if (progress) std::fputs("\r\033[K", stderr);
-  info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   const writers::SimOutputs which = o.write == "metrics"    ? writers::SimOutputs::Metrics
                                     : o.write == "schedule" ? writers::SimOutputs::Schedule
                                                             : writers::SimOutputs::All;
+  // (timeline.csv and cycles.csv are written only with every output)
+  const SimResult r = simulate_with_policy(o, ds, table, progress, which == writers::SimOutputs::All);
+  g_phase = "writing";
+  if (progress) std::fputs("\r\033[K", stderr);
+  info.simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   writers::write_simulation(o.out_dir, ds, r, info, which);
   std::fputs(writers::simulation_summary_json(ds, r, info).c_str(), stdout);
   return report_rejections(ds, "schedule.csv");

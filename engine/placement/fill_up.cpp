@@ -52,6 +52,19 @@ size_t Placer::fill_up_master(uint32_t j) {
   return universe;
 }
 
+// Every tasker is eligible and every pool is the tasker's own: a job of `slots` slots cannot fit when all the
+// queue-level free capacity together is short of its whole charge (checked in O(its charges)).
+bool Placer::farm_short(uint32_t c, uint32_t slots) const {
+  if (!all_queue_only_[c] || elig(c).eligible.count() != elig(c).eligible.universe()) return false;
+  return !cats_.each_allocation_charge(c, slots, true, [&](uint32_t k, double whole) {
+    return !(whole > 0 && cap_.queue_total(k, ledger_) + cap_.queue_total_slack(k) < whole);
+  });
+}
+
+bool Placer::short_of_farm(uint32_t c, AllocationPolicy policy) {
+  return method(c, policy) == PlacementMethod::FillUp && farm_short(c, cats_.slots[c]);
+}
+
 // $fill_up (seed 002, example E2): the master is the first tasker in preference order that takes
 // at least one slot and the per-job charges; the other slots fill the remaining taskers in the same
 // order, each with as many as fit. If not all slots fit, the caller rolls the tentative charges back.
@@ -59,16 +72,9 @@ bool Placer::place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out)
   const PreferenceTiers tiers(elig(c));
   const size_t universe = tiers[0].universe();
   if (cursors_ && !restricted_ && cursors_->settled(c)) return false;
-  if (elig(c).eligible.count() == universe && all_queue_only_[c]) {
-    // Every tasker is eligible and every pool is the tasker's own: the job cannot fit when all the
-    // queue-level free capacity together is short of its whole charge (checked in O(its charges)).
-    const bool short_of = !cats_.each_allocation_charge(c, jobs_.slots[j], true, [&](uint32_t k, double whole) {
-      return !(whole > 0 && cap_.queue_total(k, ledger_) + cap_.queue_total_slack(k) < whole);
-    });
-    if (short_of) {
-      if (cursors_ && !restricted_) cursors_->settle(c);
-      return false;
-    }
+  if (farm_short(c, jobs_.slots[j])) {
+    if (cursors_ && !restricted_) cursors_->settle(c);
+    return false;
   }
   uint32_t remaining = jobs_.slots[j];
   const size_t first = out.size();

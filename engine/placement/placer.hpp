@@ -215,6 +215,11 @@ class Placer {
   size_t fill_up_master(uint32_t j);
   /// Category c charges only pools of single taskers (no host or global pool).
   bool queue_only(uint32_t c) const { return all_queue_only_[c] != 0; }
+  /// Whether a job of category c cannot fit now whatever its placement, by one test of the whole farm's
+  /// free capacity: true only when c is placed $fill_up under `policy` on every tasker, charges only the
+  /// taskers' own pools, and the queue-level free amount of some consumable, summed over the farm, is
+  /// short of one job's whole charge (its slots' and the master's). O(its charges + taskers / 64).
+  bool short_of_farm(uint32_t c, AllocationPolicy policy);
   /// Whether the last failed try_place may succeed for a job of the same category with less capacity
   /// (a OnePerTasker job under ConsecutiveBestFit whose chosen taskers fell short of a per-job or shared
   /// charge: other taskers may be chosen later). False for every other failure: capacity only shrinks in
@@ -284,6 +289,7 @@ class Placer {
   // ConsecutiveBestFit within one tier (universe if no tasker of it has room).
   size_t consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) const;
   bool place_fill_up(uint32_t j, uint32_t c, std::vector<Allocation>& out);
+  bool farm_short(uint32_t c, uint32_t slots) const;  // short_of_farm's test, whatever the method
   // Grid Engine's host rules (grid_engine_hosts.cpp): category c's eligible taskers by host, and the placement.
   struct HostGroup {  // a host's eligible taskers, their places in the preference order and soft tiers
     std::vector<uint32_t> taskers, pos, tier;

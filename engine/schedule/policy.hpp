@@ -379,6 +379,10 @@ struct SimConfig {
   /// Every cycle visits every waiting job and makes its reservation anew (the full cycle the fast one
   /// must equal). For verification: same schedule, slower.
   bool full_cycles = false;
+  /// Keep the timeline (SimResult::timeline, timeline_used) and the per-minute cycle statistics
+  /// (SimResult::cycle_minutes); false leaves them empty (`simulate --write metrics|schedule` writes neither:
+  /// a long run's rows are megabytes). The schedule, the metrics and cycle_seconds are the same either way.
+  bool record_timeline = true;
 };
 
 }  // namespace colmatch

@@ -276,6 +276,10 @@ bool SimWorld::dependencies_ended(uint32_t j) const {
 }
 
 void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uint64_t queued) {
+  res.last_cycle_time = t;
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.cycle_seconds.push_back(static_cast<float>(took));
+  if (!policy.record_timeline) return;
   const size_t width = res.timeline_width;
   if (res.timeline.empty() || std::floor(res.timeline.back().time / 60) != std::floor(t / 60)) {
     res.timeline.emplace_back();
@@ -283,8 +287,6 @@ void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uin
   }
   res.timeline.back() = {t, running.size(), queued};
   std::copy_n(used.begin(), width, res.timeline_used.end() - static_cast<std::ptrdiff_t>(width));
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  res.cycle_seconds.push_back(static_cast<float>(took));
   auto& minutes = res.cycle_minutes;
   if (minutes.empty() || std::floor(minutes.back().time / 60) != std::floor(t / 60)) {
     minutes.push_back({t, 1, took, took});
@@ -293,7 +295,6 @@ void SimWorld::end_cycle(double t, std::chrono::steady_clock::time_point t0, uin
     minutes.back().seconds += took;
     minutes.back().max_seconds = std::max(minutes.back().max_seconds, took);
   }
-  res.last_cycle_time = t;
 }
 
 // ---- Which categories cannot place until capacity grows, and the dispatch cursors ----
@@ -347,6 +348,11 @@ bool SimWorld::settled(uint32_t c) {
   if (!cap_placer.queue_only(c)) {
     settled_at_[c] = ~uint64_t{0};
     return false;
+  }
+  // (the farm's free capacity together still short of one job: no grown tasker needs looking at)
+  if (cap_placer.short_of_farm(c, policy.allocation)) {
+    settled_at_[c] = cap.epoch();
+    return true;
   }
   if (revived_by_[c] != kNone && could_take(c, revived_by_[c])) return false;
   revived_by_[c] = kNone;

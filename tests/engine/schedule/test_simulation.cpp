@@ -266,6 +266,37 @@ TEST(SeedExamples, MoabEasyBackfillAndItsGuarantee) {
   EXPECT_EQ(strict.start[2], 150) << "strict priority order: nothing passes the waiting head";
 }
 
+// SimConfig::record_timeline = false (`simulate --write metrics|schedule`, issue 46): the timeline rows and the
+// per-minute cycle statistics stay empty, and nothing else changes: the schedule, the reasons, the cycles.
+TEST(Simulation, WithoutTheTimelineTheScheduleIsTheSame) {
+  const Farm f({5});
+  const auto jobs = make_jobs(f.cat, {{.id = "running", .runtime = 100, .walltime = 100, .slots = 3},
+                                      {.id = "head", .submit = 1, .runtime = 50, .walltime = 50, .slots = 5},
+                                      {.id = "short", .submit = 70, .runtime = 90, .walltime = 90, .slots = 1},
+                                      {.id = "late", .submit = 400, .runtime = 500, .walltime = 500, .slots = 2}});
+  SimConfig easy;
+  easy.backfill = BackfillPolicy::Easy;
+  const auto with = run(f, jobs, easy);
+  SimConfig off = easy;
+  off.record_timeline = false;
+  const auto without = run(f, jobs, off);
+  ASSERT_GE(with.timeline.size(), 3u) << "a row for each simulated minute with cycles";
+  EXPECT_EQ(with.timeline_used.size(), with.timeline.size() * with.timeline_width);
+  EXPECT_FALSE(with.cycle_minutes.empty());
+  EXPECT_TRUE(without.timeline.empty());
+  EXPECT_TRUE(without.timeline_used.empty());
+  EXPECT_TRUE(without.cycle_minutes.empty());
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_EQ(without.start[j], with.start[j]) << j;
+    EXPECT_EQ(without.end[j], with.end[j]) << j;
+    EXPECT_EQ(without.reason[j], with.reason[j]) << j;
+    EXPECT_EQ(without.backfilled[j], with.backfilled[j]) << j;
+  }
+  EXPECT_EQ(without.cycles, with.cycles);
+  EXPECT_EQ(without.cycle_seconds.size(), with.cycle_seconds.size());
+  EXPECT_EQ(without.last_cycle_time, with.last_cycle_time);
+}
+
 // EASY's reservation of a Grid Engine host rule job: `allocation_rule 2` over 4 slots needs two hosts of 2
 // free slots (each tasker its own host here), which no single tasker's release shows; the reservation
 // comes when t0 and t1 have both ended (20), so C (2 slots until 40) may not take t0 at 10.
