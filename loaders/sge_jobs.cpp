@@ -702,6 +702,8 @@ void submitted_jobs(FarmModel& f, JobBuilder& b, const std::string& path, std::v
 
 }  // namespace
 
+// Long (about 130 lines): one pass over qstat's job_list elements that fills the job table, the priority
+// inputs and the ticket jobs side by side (an element's tasks each an input, its PE read once for them all).
 JobTable qstat_jobs(FarmModel& f, bool snapshot, const ProgressFn&, const std::string& jobs_path) {
   JobBuilder b(f.catalog);
   const std::string path = dump_file(f.dir, "qstat-r.xml");

@@ -106,7 +106,7 @@ std::vector<std::pair<std::string, double>> parse_tres_weights(std::string_view 
 
 bool is_setting(std::string_view key) { return std::find(kKeys.begin(), kKeys.end(), lower(key)) != kKeys.end(); }
 
-// One branch per key of slurm_settings.hpp's list.
+// Long (about 170 lines) on purpose: one branch per key of slurm_settings.hpp's list.
 std::string apply_setting(std::string_view name, std::string_view value, SimConfig& policy) {
   SlurmMultifactor& mf = policy.slurm_priority;
   const std::string key = lower(name);

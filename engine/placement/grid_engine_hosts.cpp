@@ -96,6 +96,9 @@ void Placer::order_corrected(uint32_t c, HostQueue& q) {
   // (increasing places are a min-heap as they stand)
 }
 
+// Long (about 180 lines): one harvest over the hosts in queue order; its pieces (the master rule, a host's
+// takes, the visited hosts given back to the heap) are lambdas over the same running state (slots taken, the
+// master chosen so far, the hosts visited with their keys), which as functions would take all of it.
 bool Placer::place_hosts(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   (void)j;
   if (cursors_ && !restricted_ && cursors_->settled(c)) return false;

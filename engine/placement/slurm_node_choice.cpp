@@ -250,6 +250,8 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
 // the node picked first 4 tasks, the other 1; the last node must hold all that is left). The tasks then go a
 // round at a time over the nodes in node order, each up to the whole tasks of what it took (dist_tasks' cyclic
 // distribution). For each soft tier in turn.
+// Long (about 125 lines): cons_tres's node choice and dist_tasks' cyclic distribution in the order slurmctld
+// runs them, per soft tier, over the CPUs and tasks still to place that both share.
 bool Placer::place_tasks_on_nodes(uint32_t j, uint32_t c, std::vector<Allocation>& out) {
   const PreferenceTiers tiers(elig(c));
   const uint32_t want = jobs_.slots[j];

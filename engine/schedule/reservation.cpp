@@ -442,6 +442,9 @@ void Reservations::made(Reservation& r, uint32_t j, double T, double est, const 
 // The book at a step is kept up to date step by step on the walk's capacity; under utilized or combined
 // availability, where a release sets a tasker's free amount anew from the charges held there (which
 // would drop the booked ones taken), each step's capacity is made again from the walk's (O(booked) a step).
+// Long (about 140 lines): one walk over merged steps (running jobs' ends, booked reservations' ends) whose
+// book state (the pending holds per tasker, the probe capacity) each step updates for the next; split, the
+// pieces would pass that state around step by step.
 void Reservations::reserve_after_book(uint32_t j, Reservation& r) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   r.active = false;
