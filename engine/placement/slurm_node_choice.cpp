@@ -258,14 +258,17 @@ bool Placer::place_tasks_on_nodes(uint32_t j, uint32_t c, std::vector<Allocation
   const JobTable::FitUnit u = cats_.fit_unit_of(c);
   const auto per_task = static_cast<int64_t>(std::ceil(u.fit));
   const int64_t total = static_cast<int64_t>(u.total) * per_task;  // the job's CPUs
-  // Slurm's avail_cpus of tasker t: its free CPUs, under --mem-per-cpu no more than its free memory pays for,
-  // with GRES no more than its tasks' (FitUnit::tasks)
+  // Slurm's avail_cpus of tasker t: its free CPUs, under --mem-per-cpu no more than its free memory pays for and
+  // then a whole number of tasks' (cons_tres _can_job_run_on_node: `cpus -= cpus % cpus_per_task`; with 14 CPUs
+  // free, -c 10 --mem-per-cpu counts 10, which ties with a node of 10 free and the first in node order is the best
+  // fit: datasets/slurm/c100-uneven job 21), with GRES no more than its tasks' (FitUnit::tasks)
   auto cpus_free = [&](uint32_t t) {
     double a = cap_.available(fit_, t);
     if (!(a >= 0)) a = 0;
     if (u.limit > 0 && fit_limit_ != SIZE_MAX) {
       const double m = cap_.available(fit_limit_, t);
       a = std::min(a, m >= 0 ? std::floor(m / (u.limit / u.fit)) : 0.0);
+      if (per_task > 1) a = std::floor(a / static_cast<double>(per_task)) * static_cast<double>(per_task);
     }
     if (u.tasks > 0) a = std::min(a, u.tasks * u.fit);
     return static_cast<int64_t>(std::min(std::floor(a), 1e15));

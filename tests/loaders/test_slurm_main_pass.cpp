@@ -307,11 +307,12 @@ TEST(SlurmMainPass, TasksOverNodesAsSlurmGivesThem) {
   EXPECT_EQ(expect_main_pass("c100-tasks-over-nodes.jobs", "c100-tasks-over-nodes-slurm.tsv", "c100@builtin"),
             (Outcomes{{"started", 5}}));
   EXPECT_EQ(expect_cpus_per_node("c100-tasks-over-nodes.jobs", "c100-tasks-over-nodes-cpus.tsv"), 9u);
-  // Job 21 (`-n 11 -N 3 -c 10 --mem-per-cpu=100`, the last of the batch) apart: Slurm's third node was n006
-  // (14 CPUs free), where the rule gives n015 (10 free, fewer: the best fit); not explained yet.
-  EXPECT_EQ(expect_main_pass("c100-uneven.jobs", "c100-uneven-slurm.tsv", "c100@builtin", {"21"}),
-            (Outcomes{{"started", 22}, {"PartitionNodeLimit", 2}, {"apart", 1}}));
-  EXPECT_EQ(expect_cpus_per_node("c100-uneven.jobs", "c100-uneven-cpus.tsv", {"21"}), 20u);
+  // Job 21 (`-n 11 -N 3 -c 10 --mem-per-cpu=100`): its third node n006 with 14 CPUs free counts 10 under
+  // --mem-per-cpu (a whole number of tasks' CPUs, cons_tres _can_job_run_on_node), as many as n015's 10, and the
+  // first of equals in node order is the best fit.
+  EXPECT_EQ(expect_main_pass("c100-uneven.jobs", "c100-uneven-slurm.tsv", "c100@builtin"),
+            (Outcomes{{"started", 23}, {"PartitionNodeLimit", 2}}));
+  EXPECT_EQ(expect_cpus_per_node("c100-uneven.jobs", "c100-uneven-cpus.tsv"), 23u);
 }
 
 // -n with --ntasks-per-node and no -N, and GPUs per task (datasets/slurm/c100-tasks-per-node.jobs,

@@ -778,8 +778,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
       if (jobs.rule[j] == AllocationRule::OnePerTasker && jobs.fit_unit_of(j).total > 0) {
         // Slurm's -n N -N K with N > K, whatever the policy: for each soft level in turn, the taskers with room
         // for one task, each offering its free CPUs (no more than its free memory pays for at the fit unit's
-        // limit, nor its cap of tasks); slurm_tasks_on_nodes; each its unit, the first the master, and the
-        // fit consumable (and limit) of the tasks beyond the first
+        // limit, then whole tasks' CPUs, nor its cap of tasks); slurm_tasks_on_nodes; each its unit, the first
+        // the master, and the fit consumable (and limit) of the tasks beyond the first
         const JobTable::FitUnit u = jobs.fit_unit_of(j);
         auto cpus = [&](uint32_t t) {
           double a = available(options.fit_consumable, t);
@@ -787,6 +787,8 @@ Result run(const Catalog& catalog, const TaskerTable& taskers, const JobTable& j
           if (u.limit > 0 && options.fit_limit != SIZE_MAX) {
             const double m = available(options.fit_limit, t);
             a = std::min(a, m >= 0 ? std::floor(m / (u.limit / u.fit)) : 0.0);
+            a = std::floor(a);  // Slurm's `cpus -= cpus % cpus_per_task`
+            if (std::ceil(u.fit) > 1) a -= std::fmod(a, std::ceil(u.fit));
           }
           if (u.tasks > 0) a = std::min(a, u.tasks * u.fit);
           return std::max(std::ceil(u.fit), std::floor(std::min(a, 1e15)));
