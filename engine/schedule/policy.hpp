@@ -234,6 +234,12 @@ struct SlurmMultifactor {
   /// user's factor 2^(-(U / S) / D), S its shares normalised down the tree, U its effective usage (its own
   /// normalised usage moved toward its account's by its share of its siblings'), D `dampening`.
   bool fair_tree = true;
+  /// PriorityFlags=DEPTH_OBLIVIOUS (the classic formula, fair_tree false): an association's effective usage is
+  /// R x S, R = (its parent's effective usage over the parent's shares) x L^k, L its normalised usage over its
+  /// shares relative to its siblings' usage over the parent's shares, k = 1 / (1 + (5 ln Rp)^2) when Rp and L
+  /// lie on opposite sides of 1, else 1 (priority_multifactor.c _depth_oblivious_set_usage_efctv): an account's
+  /// depth in the tree no longer lowers its users' factors.
+  bool depth_oblivious = false;
   double dampening = 1;  ///< FairShareDampeningFactor (>= 1; the classic formula only)
   /// PriorityFlags=SMALL_RELATIVE_TO_TIME: the job size factor is the job's CPUs (at least its nodes' share of
   /// the cluster's) per minute of its time limit, over the cluster's CPUs (PriorityFavorSmall: 1 minus it).

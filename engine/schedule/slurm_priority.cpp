@@ -191,12 +191,38 @@ void SlurmPriority::classic_usage(uint32_t x) {
   Assoc& a = assocs_[x];
   const double root = assocs_[0].usage;
   const double norm = root > 0 ? std::min(a.usage / root, 1.0) : 0;
+  a.norm = norm;
   if (a.parent == 0) {
     a.efctv = norm;
+  } else if (config_.depth_oblivious) {
+    depth_oblivious_usage(a);
   } else {
     const double parent = assocs_[a.parent].efctv;
     a.efctv = a.level_shares > 0 ? norm + (parent - norm) * (a.shares / a.level_shares) : parent;
   }
+}
+
+// _depth_oblivious_set_usage_efctv (22.05.8), in its long doubles: R = Rp x L^k, the effective usage R x S. The
+// siblings' normalised usage is theirs as last computed (slurmctld reads what each holds: a later sibling's is
+// from the calculation before, a user's from when its first job last asked). Without shares, a parent's
+// effective usage or usage of its own: its normalised usage.
+void SlurmPriority::depth_oblivious_usage(Assoc& a) {
+  const Assoc& p = assocs_[a.parent];
+  if (!(a.shares_norm != 0 && p.shares_norm != 0 && p.efctv != 0 && a.norm != 0)) {
+    a.efctv = a.norm;
+    return;
+  }
+  const long double ratio_p = static_cast<long double>(p.efctv) / p.shares_norm;
+  long double ratio_s = 0;
+  for (const uint32_t s : p.children) ratio_s += assocs_[s].norm;
+  ratio_s /= p.shares_norm;
+  const long double ratio_l = (static_cast<long double>(a.norm) / a.shares_norm) / ratio_s;
+  constexpr long double f = 5.0L;  // (slurmctld's "FIXME: This could be a tunable parameter")
+  const long double k = ratio_p == 0 || ratio_l == 0 || std::log(ratio_p) * std::log(ratio_l) >= 0
+                            ? 1.0L
+                            : 1.0L / (1.0L + std::pow(f * std::log(ratio_p), 2.0L));
+  a.efctv =
+      static_cast<double>(ratio_p * std::pow(static_cast<double>(ratio_l), static_cast<double>(k)) * a.shares_norm);
 }
 
 // _get_fairshare_priority with the classic formula: the user's effective usage if not computed since the

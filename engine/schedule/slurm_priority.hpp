@@ -85,6 +85,7 @@ class SlurmPriority {
     // root; the siblings' shares; effective usage (NaN: a user's, not yet computed since the last calculation)
     double shares_norm = 0, level_shares = 0;
     double efctv = std::numeric_limits<double>::quiet_NaN();
+    double norm = 0;  // its normalised usage as last computed (DEPTH_OBLIVIOUS reads its siblings')
     bool user = false;
     std::vector<uint32_t> children;
   };
@@ -92,6 +93,7 @@ class SlurmPriority {
   void add_usage(uint32_t j, double from, double to);
   void fair_tree(const std::vector<uint32_t>& siblings, uint32_t& rank, uint32_t& rnt, bool account_tied);
   void classic_usage(uint32_t a);
+  void depth_oblivious_usage(Assoc& a);
   void recompute(uint32_t j, double at);
   void classic_user(uint32_t u);
   double compute(uint32_t j, double t) const;

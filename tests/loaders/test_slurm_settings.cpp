@@ -235,6 +235,14 @@ TEST(SlurmSettings, RefusedValuesAreErrorsAndUnmodeledOnesSaySo) {
   EXPECT_NE(ds.taskers.warnings[0].find("PriorityFlags=CALCULATE_RUNNING is not modeled"), std::string::npos);
   EXPECT_NE(ds.taskers.warnings[1].find("count only with slurmdbd"), std::string::npos) << "as slurmctld logs it";
   EXPECT_FALSE(ds.policy_defaults.slurm_priority.accounting);
+  const std::string oblivious = dump_with_config("oblivious",
+                                                 "PriorityType            = priority/multifactor\n"
+                                                 "PriorityFlags           = DEPTH_OBLIVIOUS\n");
+  const loaders::Dataset od = loaders::load_slurm(oblivious, "", "");
+  fs::remove_all(oblivious);
+  EXPECT_TRUE(od.taskers.warnings.empty()) << od.taskers.warnings[0];
+  EXPECT_TRUE(od.policy_defaults.slurm_priority.depth_oblivious);
+  EXPECT_FALSE(od.policy_defaults.slurm_priority.fair_tree) << "the classic formula, depth-oblivious";
   for (const char* line : {"PriorityWeightTRES = \"license/matlab=1\"", "PriorityWeightTRES = \"cores=1\"",
                            "PriorityWeightAssoc = -1", "PriorityDecay = 3", "PriorityMaxAge = \"-1\"",
                            "PriorityUsageResetPeriod = \"HOURLY\"", "SchedulerParameters = \"bf_window=0\""}) {

@@ -346,6 +346,37 @@ TEST(SlurmPriority, ClassicFairShareAsPriorityMultifactorWeighsIt) {
   EXPECT_THROW(f.priority(c), PolicyError);
 }
 
+// PriorityFlags=DEPTH_OBLIVIOUS (priority_multifactor.c _depth_oblivious_set_usage_efctv), worked by hand: A
+// (shares 2: 2/3) holds u1 and u2, B (1: 1/3) holds u3; u1 and u3 run one CPU each from 0, so at 200 each has
+// half the usage (A and B too). u1: Rp = A's 0.5 / (2/3) = 0.75 (under-used), its siblings' usage 0.5 over A's
+// shares 0.75, L = (0.5 / (1/3)) / 0.75 = 2 (over-used): on opposite sides of 1, so k = 1 / (1 + (5 ln 0.75)^2)
+// and R = 0.75 x 2^k = 0.94, factor 2^-R (the classic formula: 2^-1.5). u3: Rp = 1.5, L = 1, k = 1: 2^-1.5 as
+// classically. u2 has no usage: its effective usage is its own 0, factor 1 (classically 2^-0.75: half of A's).
+TEST(SlurmPriority, DepthObliviousFairShareAsPriorityMultifactorWeighsIt) {
+  const Farm f({{"u1", "A"}, {"u1", "A"}, {"u3", "B"}, {"u3", "B"}, {"u2", "A"}});
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 100;
+  c.decay_half_life = 0;
+  c.fair_tree = false;
+  c.associations = {{"A", "", "", 2}, {"B", "", "", 1}};
+  const double k = 1 / (1 + std::pow(5 * std::log(0.75), 2));
+  for (const bool oblivious : {false, true}) {
+    c.depth_oblivious = oblivious;
+    SlurmPriority p = f.priority(c);
+    for (uint32_t j = 0; j < 5; ++j) p.submitted(j, 0);
+    p.started(1, 0);
+    p.started(3, 0);
+    p.advance(200);
+    SCOPED_TRACE(oblivious ? "DEPTH_OBLIVIOUS" : "classic");
+    EXPECT_EQ(p.priority(0), std::floor(1000 * std::pow(2.0, oblivious ? -0.75 * std::pow(2.0, k) : -1.5)));
+    EXPECT_EQ(p.priority(2), std::floor(1000 * std::pow(2.0, -1.5)));
+    EXPECT_EQ(p.priority(4), oblivious ? 1000 : std::floor(1000 * std::pow(2.0, -0.75)));
+  }
+  EXPECT_NEAR(0.75 * std::pow(2.0, k), 0.94, 0.001);
+}
+
 // PriorityFlags=SMALL_RELATIVE_TO_TIME (priority_multifactor.c set_priority_factors): the job's CPUs, at least its
 // nodes' average share of the cluster's (4 a node here), per minute of its time limit, over the cluster's 64
 // CPUs, times PriorityWeightJobSize 100000: 1 CPU for 10 minutes 4/10/64 -> 625; 8 CPUs for 2 minutes -> 6250;
