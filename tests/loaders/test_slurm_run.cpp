@@ -325,6 +325,26 @@ TEST(SlurmRun, ClassicFairShareGivesSlurmctldsPriorities) {
   EXPECT_NEAR(wait, 1.0, 0.05);
 }
 
+// PriorityFlags=DEPTH_OBLIVIOUS (datasets/slurm/run16-oblivious: run16-classic's accounts, weights and workload
+// with the flag). The depth-oblivious effective usage as 22.05.8's source writes it agrees with slurmctld only in
+// part: 615 of 2,053 InitPrio and sprio lines (the classic formula 120, Fair Tree 107). The first ones agree
+// (phys's factor 0.1465 at t = 1796184755, 293 of 2000, as slurmctld gave it); from 1796184795 slurmctld gave
+// both accounts' jobs about 0.81 and from 1796184855 exactly 1, which that code does not give; not explained
+// yet, hence the loader's warning. This test keeps the agreement from falling back.
+TEST(SlurmRun, DepthObliviousFairShareAgainstSlurmctldsPriorities) {
+  const std::string run = kData + "run16-oblivious/";
+  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+  EXPECT_TRUE(ds.policy_defaults.slurm_priority.depth_oblivious) << "PriorityFlags = DEPTH_OBLIVIOUS";
+  ASSERT_EQ(ds.taskers.warnings.size(), 1u);
+  EXPECT_NE(ds.taskers.warnings[0].find("DEPTH_OBLIVIOUS follows"), std::string::npos) << ds.taskers.warnings[0];
+  const auto [compared, equal] = replay_priorities(run);
+  EXPECT_GT(compared, 2000u);
+  EXPECT_GE(equal, 615u);
+  const auto [classic, classic_equal] =
+      replay_priorities(run, [](SimConfig& p) { p.slurm_priority.depth_oblivious = false; });
+  EXPECT_LE(classic_equal, 120u) << "the classic effective usage";
+}
+
 // explain --simulate names a multifactor job's priority with its factors as sprio -l shows them: job 22 of
 // the fair-share run, started by the replay at 1795957033, had the priority of the calculation at
 // 1795957000 (1 s after a BOOT_TIME minute), 1406 = age 42 + fair share 1333 + job size 31: sprio's line
