@@ -312,6 +312,19 @@ TEST(SlurmPriority, UsageResetPeriodZeroesUsageAtTheFirstCalculationPastTheBound
   }
 }
 
+// The classic formula (PriorityFlags=NO_FAIR_TREE), fair share weighed 1000, a calculation every 100 s, no
+// decay; accounts A (shares 2) and B (1) under root.
+SlurmMultifactor classic_a2_b1() {
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_fairshare = 1000;
+  c.calc_period = 100;
+  c.decay_half_life = 0;
+  c.fair_tree = false;
+  c.associations = {{"A", "", "", 2}, {"B", "", "", 1}};
+  return c;
+}
+
 // PriorityFlags=NO_FAIR_TREE: the classic formula, 2^(-(U / S) / D). Accounts A (shares 2) and B (1) under
 // root; u1 and u2 in A, u3 in B: S is 1/3 for each user (1/2 of A's 2/3; all of B's 1/3). u1 runs 1 CPU from 0;
 // calculations every 100 s, no decay. At each calculation the accounts' effective usage comes from the usage
@@ -322,13 +335,7 @@ TEST(SlurmPriority, UsageResetPeriodZeroesUsageAtTheFirstCalculationPastTheBound
 // u3 in B, which used nothing: 1. FairShareDampeningFactor 2 halves each exponent.
 TEST(SlurmPriority, ClassicFairShareAsPriorityMultifactorWeighsIt) {
   const Farm f({{"u1", "A"}, {"u1", "A"}, {"u2", "A"}, {"u3", "B"}});
-  SlurmMultifactor c;
-  c.enabled = true;
-  c.weight_fairshare = 1000;
-  c.calc_period = 100;
-  c.decay_half_life = 0;
-  c.fair_tree = false;
-  c.associations = {{"A", "", "", 2}, {"B", "", "", 1}};
+  SlurmMultifactor c = classic_a2_b1();
   for (const double damp : {1.0, 2.0}) {
     c.dampening = damp;
     SlurmPriority p = f.priority(c);
@@ -354,13 +361,7 @@ TEST(SlurmPriority, ClassicFairShareAsPriorityMultifactorWeighsIt) {
 // classically. u2 has no usage: its effective usage is its own 0, factor 1 (classically 2^-0.75: half of A's).
 TEST(SlurmPriority, DepthObliviousFairShareAsPriorityMultifactorWeighsIt) {
   const Farm f({{"u1", "A"}, {"u1", "A"}, {"u3", "B"}, {"u3", "B"}, {"u2", "A"}});
-  SlurmMultifactor c;
-  c.enabled = true;
-  c.weight_fairshare = 1000;
-  c.calc_period = 100;
-  c.decay_half_life = 0;
-  c.fair_tree = false;
-  c.associations = {{"A", "", "", 2}, {"B", "", "", 1}};
+  SlurmMultifactor c = classic_a2_b1();
   const double k = 1 / (1 + std::pow(5 * std::log(0.75), 2));
   for (const bool oblivious : {false, true}) {
     c.depth_oblivious = oblivious;
