@@ -239,28 +239,21 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     policy.main_pass_full_phase = parse_slurm_date(value);  // its background thread's clock likewise
   } else if (key == "priorityflags") {
     // read_config.c: each flag found anywhere in the text, any case; NO_FAIR_TREE (or DEPTH_OBLIVIOUS) turns
-    // Fair Tree off. The classic formula is modelled, and the depth-oblivious effective usage as the source
-    // writes it (approximate against slurmctld: a warning).
+    // Fair Tree off. The classic formula and its depth-oblivious effective usage are modelled.
     const std::string v = lower(value);
     mf.depth_oblivious = v.find("depth_oblivious") != std::string::npos;
     mf.fair_tree = v.find("no_fair_tree") == std::string::npos && !mf.depth_oblivious;
     mf.size_relative_to_time = v.find("small_relative_to_time") != std::string::npos;
     mf.increase_only = v.find("incr_only") != std::string::npos;
     mf.max_tres = v.find("max_tres") != std::string::npos;
-    std::string other, why;
+    std::string other;
     for (const std::string_view flag : {"accrue_always", "calculate_running", "no_normal_"})
       if (v.find(flag) != std::string::npos) other += fmt::format("{}{}", other.empty() ? "" : ", ", flag);
     if (!other.empty())
-      why = fmt::format(
+      return fmt::format(
           "PriorityFlags={} is not modeled ({}; NO_FAIR_TREE, DEPTH_OBLIVIOUS, SMALL_RELATIVE_TO_TIME, INCR_ONLY and "
           "MAX_TRES are)",
           value, other);
-    if (mf.depth_oblivious)  // (an error in a policy file, as an unmodelled flag is)
-      why += std::string(why.empty() ? "" : "; ") +
-             "PriorityFlags=DEPTH_OBLIVIOUS follows 22.05.8's source (_depth_oblivious_set_usage_efctv), which "
-             "slurmctld's own priorities bore out only in part (datasets/slurm/run16-oblivious: 615 of 2,053): its "
-             "fair-share factors are approximate";
-    return why;
   } else if (key == "fairsharedampeningfactor") {  // read_config.c: a uint16, 1 when absent
     const double x = parse_number(value);
     if (!(x >= 0 && x <= 65535 && x == std::floor(x)))

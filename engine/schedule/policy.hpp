@@ -238,7 +238,8 @@ struct SlurmMultifactor {
   /// R x S, R = (its parent's effective usage over the parent's shares) x L^k, L its normalised usage over its
   /// shares relative to its siblings' usage over the parent's shares, k = 1 / (1 + (5 ln Rp)^2) when Rp and L
   /// lie on opposite sides of 1, else 1 (priority_multifactor.c _depth_oblivious_set_usage_efctv): an account's
-  /// depth in the tree no longer lowers its users' factors.
+  /// depth in the tree no longer lowers its users' factors. A sibling whose usage slurmctld never normalised (an
+  /// association that runs nothing) counts its initial NO_VAL, 4294967294, as slurmctld sums it.
   bool depth_oblivious = false;
   double dampening = 1;  ///< FairShareDampeningFactor (>= 1; the classic formula only)
   /// PriorityFlags=SMALL_RELATIVE_TO_TIME: the job size factor is the job's CPUs (at least its nodes' share of

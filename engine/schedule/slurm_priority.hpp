@@ -85,7 +85,9 @@ class SlurmPriority {
     // root; the siblings' shares; effective usage (NaN: a user's, not yet computed since the last calculation)
     double shares_norm = 0, level_shares = 0;
     double efctv = std::numeric_limits<double>::quiet_NaN();
-    double norm = 0;  // its normalised usage as last computed (DEPTH_OBLIVIOUS reads its siblings')
+    // its normalised usage as last computed (DEPTH_OBLIVIOUS reads its siblings'); before that, slurmdb_defs.c's
+    // initial NO_VAL (4294967294), which such a sibling adds as it stands
+    double norm = 4294967294.0;
     bool user = false;
     std::vector<uint32_t> children;
   };

@@ -326,20 +326,19 @@ TEST(SlurmRun, ClassicFairShareGivesSlurmctldsPriorities) {
 }
 
 // PriorityFlags=DEPTH_OBLIVIOUS (datasets/slurm/run16-oblivious: run16-classic's accounts, weights and workload
-// with the flag). The depth-oblivious effective usage as 22.05.8's source writes it agrees with slurmctld only in
-// part: 615 of 2,053 InitPrio and sprio lines (the classic formula 120, Fair Tree 107). The first ones agree
-// (phys's factor 0.1465 at t = 1796184755, 293 of 2000, as slurmctld gave it); from 1796184795 slurmctld gave
-// both accounts' jobs about 0.81 and from 1796184855 exactly 1, which that code does not give; not explained
-// yet, hence the loader's warning. This test keeps the agreement from falling back.
-TEST(SlurmRun, DepthObliviousFairShareAgainstSlurmctldsPriorities) {
+// with the flag): every InitPrio and sprio line as slurmctld gave it. What made it so: an association whose
+// usage was never normalised (user root in science, which runs nothing) holds slurmdb_defs.c's initial NO_VAL,
+// and its siblings' depth-oblivious ratio sums it, so phys's and chem's ratio L is about 3.4e-10 and their
+// users' factors 0.81 and then 1 (slurmctld's priority-debug.log.gz shows both). With 0 for it: 615 agree;
+// the classic effective usage: 120.
+TEST(SlurmRun, DepthObliviousFairShareGivesSlurmctldsPriorities) {
   const std::string run = kData + "run16-oblivious/";
   const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
   EXPECT_TRUE(ds.policy_defaults.slurm_priority.depth_oblivious) << "PriorityFlags = DEPTH_OBLIVIOUS";
-  ASSERT_EQ(ds.taskers.warnings.size(), 1u);
-  EXPECT_NE(ds.taskers.warnings[0].find("DEPTH_OBLIVIOUS follows"), std::string::npos) << ds.taskers.warnings[0];
+  EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings[0];
   const auto [compared, equal] = replay_priorities(run);
   EXPECT_GT(compared, 2000u);
-  EXPECT_GE(equal, 615u);
+  EXPECT_EQ(equal, compared);
   const auto [classic, classic_equal] =
       replay_priorities(run, [](SimConfig& p) { p.slurm_priority.depth_oblivious = false; });
   EXPECT_LE(classic_equal, 120u) << "the classic effective usage";
