@@ -337,11 +337,13 @@ bool SimWorld::could_take(uint32_t c, uint32_t x) const {
   return spreads(cats.rule[c]) ? cap_placer.instances(c, x, false, 1) > 0 : cap.fits(cap_placer.charges(c), x);
 }
 
-// Exact for $pe_slots: it would fail; for $fill_up: no tasker takes one slot instance, or it failed in
-// this epoch. After c failed, only the taskers whose capacity grew since (grown_, in order) can take one
-// of its jobs: each is looked at once, when settled() next asks, and the one found is asked again first (a
-// tasker that had no room and has not grown since has none now; one that grows again is logged again).
-// A category charging a shared (host or global) pool is tried again in every epoch.
+// Exact for $pe_slots: it would fail; for $fill_up: no tasker takes one slot instance, the whole farm's
+// free capacity is short of one job (Placer::short_of_farm, asked first: then no grown tasker needs looking
+// at, and none is skipped), or it failed in this epoch. After c failed, only the taskers whose capacity grew
+// since (grown_, in order) can take one of its jobs: each is looked at once, when settled() next asks, and
+// the one found is asked again first (a tasker that had no room and has not grown since has none now; one
+// that grows again is logged again). A category charging a shared (host or global) pool is tried again in
+// every epoch.
 bool SimWorld::settled(uint32_t c) {
   if (settled_at_[c] == ~uint64_t{0}) return false;
   if (settled_at_[c] == cap.epoch()) return true;
@@ -349,7 +351,6 @@ bool SimWorld::settled(uint32_t c) {
     settled_at_[c] = ~uint64_t{0};
     return false;
   }
-  // (the farm's free capacity together still short of one job: no grown tasker needs looking at)
   if (cap_placer.short_of_farm(c, policy.allocation)) {
     settled_at_[c] = cap.epoch();
     return true;
