@@ -80,6 +80,12 @@ void restart_with_huge_pages(char** argv) {
   const std::string with = (tunables.empty() ? "" : tunables + ":") + kHugetlb + "=1";
   setenv("GLIBC_TUNABLES", with.c_str(), 1);
   setenv(kRestarted, "1", 1);
+  // Exec the file /proc/self/exe points to, not the link itself: the kernel names a process after the last
+  // part of the path it was exec'd by, and "exe" would hide colmatch from ps, top, pkill and the sweep's
+  // test that kills a worker's run. The link is the fallback when the file has gone (replaced mid-run).
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) execv(self.c_str(), argv);
   execv("/proc/self/exe", argv);
   // the exec failed: go on as started, the environment as it was
   if (set != nullptr) setenv("GLIBC_TUNABLES", tunables.c_str(), 1);

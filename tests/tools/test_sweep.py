@@ -195,7 +195,7 @@ def test_worker_killed_mid_sweep_loses_no_point(cluster, tmp_path):
             worker = victim.parent()  # setpriv exec'd colmatch: its parent is the worker process itself
             os.kill(worker.pid, signal.SIGKILL)
         time.sleep(0.01)
-    assert victim is not None, "no point was seen running on a worker"
+    assert victim is not None, f"no point was seen running on a worker (the sweep's exit status: {sweep.poll()})"
     stdout, stderr = sweep.communicate(timeout=300)
     assert sweep.returncode == 0, stderr
     # the killed worker's run died with it (PR_SET_PDEATHSIG), not left to finish on its own
