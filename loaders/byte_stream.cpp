@@ -13,12 +13,9 @@
 
 namespace colmatch::loaders {
 
-Compression compression_of(const std::string& path) noexcept {
-  unsigned char magic[4] = {0, 0, 0, 0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Compression::None;
-  const size_t n = std::fread(magic, 1, 4, f);
-  std::fclose(f);
+namespace {
+
+Compression compression_of_bytes(const unsigned char* magic, size_t n) noexcept {
   if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return Compression::Gzip;
   if (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) return Compression::Zstd;
   // a skippable frame first (0x184D2A5?, little-endian): pzstd writes one before its frames (it was read as
@@ -28,73 +25,145 @@ Compression compression_of(const std::string& path) noexcept {
   return Compression::None;
 }
 
-// libzstd's streaming decoder over the file: compressed bytes in `in`, read as the decoder asks.
-struct ByteStream::Zstd {
-  std::FILE* file = nullptr;
-  ZSTD_DCtx* dctx = nullptr;
-  std::vector<char> in;
-  ZSTD_inBuffer pos{nullptr, 0, 0};
-  size_t pending = 0;  // the last ZSTD_decompressStream result that moved data: 0 when a frame ended there
-  bool eof = false;
-  ~Zstd() {
-    if (dctx != nullptr) ZSTD_freeDCtx(dctx);
-    if (file != nullptr) std::fclose(file);
+constexpr size_t kInBytes = size_t{1} << 18;  // compressed (or plain) bytes read from the file at a time
+
+}  // namespace
+
+Compression compression_of(const std::string& path) noexcept {
+  unsigned char magic[4] = {0, 0, 0, 0};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Compression::None;
+  const size_t n = std::fread(magic, 1, 4, f);
+  std::fclose(f);
+  return compression_of_bytes(magic, n);
+}
+
+// The decoders' state: zlib's inflate (gzip, members one after another as gunzip reads them) or libzstd's
+// streaming decoder; plain bytes need neither.
+struct ByteStream::Decoder {
+  z_stream gz{};
+  bool gz_open = false;
+  bool gz_member_ended = false;  // the last inflate call ended a member (the data may end there)
+  ZSTD_DCtx* zstd = nullptr;
+  size_t zstd_pending = 0;  // the last ZSTD_decompressStream result that moved data: 0 when a frame ended there
+  ~Decoder() {
+    if (gz_open) inflateEnd(&gz);
+    if (zstd != nullptr) ZSTD_freeDCtx(zstd);
   }
 };
 
-ByteStream::ByteStream(std::string path) : path_(std::move(path)) {
-  if (compression_of(path_) == Compression::Zstd) {
-    zstd_ = std::make_unique<Zstd>();
-    zstd_->file = std::fopen(path_.c_str(), "rb");
-    if (zstd_->file == nullptr) throw LoadError(path_, 0, "", std::string("cannot open: ") + std::strerror(errno));
-    zstd_->dctx = ZSTD_createDCtx();
-    if (zstd_->dctx == nullptr) throw LoadError(path_, 0, "", "out of memory for the zstd decoder");
-    zstd_->in.resize(ZSTD_DStreamInSize());
-    return;
+ByteStream::ByteStream(std::string path) : path_(std::move(path)), dec_(std::make_unique<Decoder>()) {
+  file_.reset(std::fopen(path_.c_str(), "rb"));
+  if (file_ == nullptr) throw LoadError(path_, 0, "", std::string("cannot open: ") + std::strerror(errno));
+  in_.resize(kInBytes);
+  // The magic number is read from the stream that is then decoded, not from a second opening: a pipe
+  // (`--log <(zcat ...)`, a FIFO) gives its bytes once.
+  while (end_ < 4 && fill(0)) {}
+  compression_ = compression_of_bytes(reinterpret_cast<const unsigned char*>(in_.data()), std::min<size_t>(end_, 4));
+  if (compression_ == Compression::Zstd) {
+    dec_->zstd = ZSTD_createDCtx();
+    if (dec_->zstd == nullptr) throw LoadError(path_, 0, "", "out of memory for the zstd decoder");
+  } else if (compression_ == Compression::Gzip) {
+    if (inflateInit2(&dec_->gz, 16 + MAX_WBITS) != Z_OK)
+      throw LoadError(path_, 0, "", "out of memory for the gzip decoder");
+    dec_->gz_open = true;
   }
-  gz_ = gzopen(path_.c_str(), "rb");
-  if (gz_ == nullptr) throw LoadError(path_, 0, "", std::string("cannot open: ") + std::strerror(errno));
-  gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
 }
 
-ByteStream::~ByteStream() {
-  if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
+ByteStream::~ByteStream() = default;
+
+bool ByteStream::fill(size_t line) {
+  if (eof_) return false;
+  if (at_ == end_) at_ = end_ = 0;
+  if (end_ == in_.size()) {  // the buffer's end reached: what is left of it moves to the front
+    if (at_ == 0) return true;
+    std::memmove(in_.data(), in_.data() + at_, end_ - at_);
+    end_ -= at_;
+    at_ = 0;
+  }
+  const size_t got = std::fread(in_.data() + end_, 1, in_.size() - end_, file_.get());
+  if (got == 0 && std::ferror(file_.get()))
+    throw LoadError(path_, line, "", std::string("read error: ") + std::strerror(errno));
+  if (got == 0) eof_ = true;
+  end_ += got;
+  return got != 0;
 }
 
 size_t ByteStream::read(char* out, size_t n, size_t line) {
-  if (zstd_) {
-    Zstd& z = *zstd_;
-    ZSTD_outBuffer o{out, n, 0};
-    while (o.pos < o.size) {
-      if (z.pos.pos == z.pos.size && !z.eof) {  // the decoder has used its input: more, if there is
-        const size_t got = std::fread(z.in.data(), 1, z.in.size(), z.file);
-        if (got == 0 && std::ferror(z.file))
+  switch (compression_) {
+    case Compression::None: {
+      if (at_ == end_ && n >= in_.size() && !eof_) {  // a large read of plain bytes: straight into out
+        const size_t got = std::fread(out, 1, n, file_.get());
+        if (got == 0 && std::ferror(file_.get()))
           throw LoadError(path_, line, "", std::string("read error: ") + std::strerror(errno));
-        if (got == 0) z.eof = true;
-        else z.pos = ZSTD_inBuffer{z.in.data(), got, 0};
+        if (got == 0) eof_ = true;
+        return got;
       }
-      const size_t out_before = o.pos, in_before = z.pos.pos;
-      const size_t r = ZSTD_decompressStream(z.dctx, &o, &z.pos);  // (with no input it flushes what it holds)
-      if (ZSTD_isError(r)) throw LoadError(path_, line, "", std::string("corrupt zstd data: ") + ZSTD_getErrorName(r));
-      if (o.pos != out_before || z.pos.pos != in_before) z.pending = r;  // 0: a frame ended there
-      else if (z.eof) {  // nothing more to come: the data must end with a frame
-        if (z.pending != 0) throw LoadError(path_, line, "", "corrupt or truncated zstd data");
+      if (at_ == end_ && !fill(line)) return 0;
+      const size_t k = std::min(n, end_ - at_);
+      std::memcpy(out, in_.data() + at_, k);
+      at_ += k;
+      return k;
+    }
+    case Compression::Gzip: return read_gzip(out, n, line);
+    case Compression::Zstd: return read_zstd(out, n, line);
+  }
+  return 0;
+}
+
+size_t ByteStream::read_gzip(char* out, size_t n, size_t line) {
+  z_stream& z = dec_->gz;
+  size_t done = 0;
+  while (done < n) {
+    if (at_ == end_ && !fill(line)) {  // nothing more to come: the data must end with a whole member
+      if (!dec_->gz_member_ended) throw LoadError(path_, line, "", "corrupt or truncated gzip data");
+      break;
+    }
+    if (dec_->gz_member_ended) {  // another member follows (gzip -c a b, pigz): one stream, as gunzip reads it
+      if (end_ - at_ < 2) fill(line);
+      if (end_ - at_ < 2 || static_cast<unsigned char>(in_[at_]) != 0x1f ||
+          static_cast<unsigned char>(in_[at_ + 1]) != 0x8b) {
+        eof_ = true;  // bytes after the last member that are no gzip member: ignored, as zlib's gzread and gunzip do
+        at_ = end_;
         break;
       }
+      if (inflateReset(&z) != Z_OK) throw LoadError(path_, line, "", "corrupt gzip data");
+      dec_->gz_member_ended = false;
     }
-    return o.pos;
+    z.next_in = reinterpret_cast<Bytef*>(in_.data() + at_);
+    z.avail_in = static_cast<uInt>(end_ - at_);
+    z.next_out = reinterpret_cast<Bytef*>(out + done);
+    z.avail_out = static_cast<uInt>(std::min<size_t>(n - done, size_t{1} << 30));
+    const uInt out_before = z.avail_out;
+    const int r = inflate(&z, Z_NO_FLUSH);
+    at_ = end_ - z.avail_in;
+    done += out_before - z.avail_out;
+    if (r == Z_STREAM_END) dec_->gz_member_ended = true;
+    else if (r == Z_BUF_ERROR && z.avail_in == 0) continue;  // wants more input
+    else if (r != Z_OK)
+      throw LoadError(path_, line, "", std::string("corrupt gzip data: ") + (z.msg ? z.msg : "inflate failed"));
+    if (done > 0 && at_ == end_) break;  // hand out what is decoded before waiting on the file again
   }
-  const int got = gzread(static_cast<gzFile>(gz_), out, static_cast<unsigned>(std::min<size_t>(n, size_t{1} << 30)));
-  if (got < 0) {
-    int err = 0;
-    throw LoadError(path_, line, "", std::string("read error: ") + gzerror(static_cast<gzFile>(gz_), &err));
+  return done;
+}
+
+size_t ByteStream::read_zstd(char* out, size_t n, size_t line) {
+  Decoder& d = *dec_;
+  ZSTD_outBuffer o{out, n, 0};
+  while (o.pos < o.size) {
+    if (at_ == end_) fill(line);  // the decoder has used its input: more, if there is
+    ZSTD_inBuffer in{in_.data(), end_, at_};
+    const size_t out_before = o.pos, in_before = in.pos;
+    const size_t r = ZSTD_decompressStream(d.zstd, &o, &in);  // (with no input it flushes what it holds)
+    at_ = in.pos;
+    if (ZSTD_isError(r)) throw LoadError(path_, line, "", std::string("corrupt zstd data: ") + ZSTD_getErrorName(r));
+    if (o.pos != out_before || in.pos != in_before) d.zstd_pending = r;  // 0: a frame ended there
+    else if (eof_) {  // nothing more to come: the data must end with a frame
+      if (d.zstd_pending != 0) throw LoadError(path_, line, "", "corrupt or truncated zstd data");
+      break;
+    }
   }
-  if (got == 0) {
-    int err = 0;
-    gzerror(static_cast<gzFile>(gz_), &err);
-    if (err != Z_OK && err != Z_STREAM_END) throw LoadError(path_, line, "", "corrupt or truncated gzip data");
-  }
-  return static_cast<size_t>(got);
+  return o.pos;
 }
 
 }  // namespace colmatch::loaders

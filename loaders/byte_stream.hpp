@@ -1,11 +1,14 @@
 // A file's bytes as one stream, decompressed by what its first bytes say: zstd (zstd's frame magic
-// number, libzstd's streaming decoder), gzip or plain (zlib's gzread, which passes a plain file through).
+// number, libzstd's streaming decoder), gzip (zlib's inflate) or plain. The file is opened once and its
+// first bytes are kept, so a pipe or FIFO (`--log <(zcat log.gz)`) reads as a file does.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace colmatch::loaders {
 
@@ -16,10 +19,12 @@ enum class Compression : uint8_t { None, Gzip, Zstd };
 /// plain file or one that cannot be read (opening it reports that).
 Compression compression_of(const std::string& path) noexcept;
 
-/// Reads a file decompressed, in order. Not thread-safe (one reader at a time).
+/// Reads a file (a regular file, a pipe or a FIFO) decompressed, in order. Not thread-safe (one reader at a
+/// time).
 class ByteStream {
  public:
-  /// Opens `path`; throws LoadError naming the file if it cannot be opened.
+  /// Opens `path` and reads its first bytes (the magic number); throws LoadError naming the file if it
+  /// cannot be opened or read.
   explicit ByteStream(std::string path);
   ~ByteStream();
   ByteStream(const ByteStream&) = delete;
@@ -30,10 +35,21 @@ class ByteStream {
   size_t read(char* out, size_t n, size_t line);
 
  private:
-  struct Zstd;
+  struct Decoder;
+  // Reads more of the file into in_ after end_ (at_ == end_: from its start); false at the end of the file.
+  bool fill(size_t line);
+  size_t read_gzip(char* out, size_t n, size_t line);
+  size_t read_zstd(char* out, size_t n, size_t line);
   std::string path_;
-  void* gz_ = nullptr;          // gzip or plain
-  std::unique_ptr<Zstd> zstd_;  // zstd
+  struct Close {
+    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
+  };
+  std::unique_ptr<std::FILE, Close> file_;
+  std::vector<char> in_;  // the file's bytes not yet decoded: [at_, end_)
+  size_t at_ = 0, end_ = 0;
+  bool eof_ = false;
+  Compression compression_ = Compression::None;
+  std::unique_ptr<Decoder> dec_;
 };
 
 }  // namespace colmatch::loaders

@@ -120,6 +120,9 @@ namespace {
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path) {
+    // a FIFO is not opened here: opened and closed with no other reader, its writer would die of SIGPIPE
+    struct stat named {};
+    if (::stat(path.c_str(), &named) != 0 || !S_ISREG(named.st_mode)) return;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st {};

@@ -1,5 +1,6 @@
 // LineReader and split_csv (loaders/line_reader.hpp): plain and gzip input alike, line numbers, CRLF,
 // lines longer than the read buffer, and errors that name the file.
+#include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
 
@@ -8,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -204,6 +206,63 @@ std::vector<std::pair<size_t, std::string>> read_pieces(const std::string& path,
   }
   if (pieces_seen) *pieces_seen = by_piece.size();
   return out;
+}
+
+// The bytes of a file written by one of the write_* helpers.
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A FIFO at a new path, written `bytes` by a thread of its own (opening it waits for the reader).
+struct Fifo {
+  std::string path;
+  std::thread writer;
+  Fifo(const std::string& name, std::string bytes) : path(temp_path(name)) {
+    fs::remove(path);
+    EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    writer = std::thread([p = path, b = std::move(bytes)] {
+      std::FILE* f = std::fopen(p.c_str(), "wb");
+      if (f == nullptr) return;
+      std::fwrite(b.data(), 1, b.size(), f);
+      std::fclose(f);
+    });
+  }
+  ~Fifo() {
+    writer.join();
+    fs::remove(path);
+  }
+};
+
+// `--log <(zcat log.gz)` and FIFOs: the magic number was read by a first opening of the file, which took
+// the pipe's first block with it ("expected 18 fields, found 4").
+TEST(LineReader, APipeReadsAsTheFileItCarries) {
+  std::string body;
+  for (int i = 0; i < 30000; ++i) body += "line " + std::to_string(i * 7919) + "\n";
+  const auto want = read_all(write_plain("pipe-body.txt", body));
+  const std::map<std::string, std::string> files = {{"plain", body},
+                                                    {"gzip", bytes_of(write_gz("pipe.gz", body))},
+                                                    {"zstd", bytes_of(write_zst("pipe.zst", body, 2))}};
+  for (const auto& [kind, bytes] : files) {
+    {
+      Fifo fifo("lines." + kind, bytes);
+      EXPECT_EQ(read_all(fifo.path), want) << kind << ", line by line";
+    }
+    {
+      Fifo fifo("pieces." + kind, bytes);
+      EXPECT_EQ(read_pieces(fifo.path, 4096, 1000), want) << kind << ", in pieces";
+    }
+  }
+}
+
+// gzip -c a b > ab.gz (and pigz) write members one after another: one stream, as gunzip reads it; bytes
+// after the last member that are no member are ignored, as gunzip and zlib's gzread ignore them.
+TEST(LineReader, GzipMembersOneAfterAnotherAreOneStream) {
+  const std::string two = bytes_of(write_gz("first.gz", "a\nb\n")) + bytes_of(write_gz("second.gz", "c\nd"));
+  const std::vector<std::pair<size_t, std::string>> want = {{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}};
+  EXPECT_EQ(read_all(write_plain("members.gz", two)), want);
+  EXPECT_EQ(read_pieces(write_plain("members-pieces.gz", two), 3, 1), want);
+  EXPECT_EQ(read_all(write_plain("trailing.gz", two + std::string(1000, '\0'))), want);
 }
 
 TEST(LinePieces, SameLinesAndNumbersAsLineReaderForEveryBlockAndPieceSize) {
