@@ -24,7 +24,6 @@ std::vector<uint8_t> never_runnable(const Catalog& catalog, const TaskerTable& t
   placer.fit_by(options.fit_consumable, options.fit_limit);
   enum : uint8_t { Unknown, Fits, Fails };
   std::vector<uint8_t> placed(eligible.size(), Unknown);  // per category, once asked
-  std::vector<Allocation> trial;
   for (uint32_t j = 0; j < jobs.size(); ++j) {
     if (check[j] == EverCheck::None || jobs.rejected(j)) continue;
     const uint32_t c = cats.of_job[j];
@@ -33,12 +32,7 @@ std::vector<uint8_t> never_runnable(const Catalog& catalog, const TaskerTable& t
       continue;
     }
     if (check[j] != EverCheck::Placed) continue;
-    if (placed[c] == Unknown) {
-      trial.clear();
-      const bool ok = placer.try_place(j, options.allocation, trial);
-      if (ok) capacity.rollback();  // (a failed try rolls itself back)
-      placed[c] = ok ? Fits : Fails;
-    }
+    if (placed[c] == Unknown) placed[c] = placer.can_place(j, options.allocation) ? Fits : Fails;
     never[j] = placed[c] == Fails;
   }
   return never;

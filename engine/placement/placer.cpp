@@ -178,6 +178,33 @@ PlacementMethod Placer::method(uint32_t c, AllocationPolicy policy) {
   return static_cast<PlacementMethod>(methods_[c] - 1);
 }
 
+bool Placer::can_place(uint32_t j, AllocationPolicy policy) {
+  const uint32_t c = cats_.of_job[j];
+  if (method(c, policy) != PlacementMethod::PeSlots || correction_ != nullptr) {
+    probe_.clear();
+    if (!try_place(j, policy, probe_)) return false;
+    cap_.rollback(ledger_);
+    return true;
+  }
+  // find_pe_slots finds a tasker in some tier iff one fits (each policy picks among those that fit)
+  const auto& ch = charges_[c];
+  if (cap_.global_full(ch)) return false;
+  const PreferenceTiers tiers(elig(c));
+  for (size_t v = 0; v < tiers.size(); ++v) {
+    const kernels::TaskerSet& tier = tiers[v];
+    const size_t universe = tier.universe();
+    for (size_t x = tier.next(0); x < universe;) {
+      if (cap_.block_full(ch, x >> 6)) {
+        x = tier.next(((x >> 6) + 1) << 6);
+        continue;
+      }
+      if (cap_.fits(ch, static_cast<uint32_t>(x))) return true;
+      x = tier.next(x + 1);
+    }
+  }
+  return false;
+}
+
 bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {
   const uint32_t c = cats_.of_job[j];
   if (method(c, policy) != PlacementMethod::FillUp || !all_queue_only_[c]) {

@@ -167,6 +167,12 @@ class Placer {
   /// is left as it was). A $fill_up job charging only taskers' own pools is planned tasker by tasker
   /// (each tasker's instances do not depend on the others'); any other job is placed and rolled back.
   bool plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out);
+  /// Whether job j has a placement now under `policy`: what try_place would answer, without taking a
+  /// charge or choosing among placements. A job of one tasker (its slots together, no load correction)
+  /// stops at the first tasker of its preference tiers that fits, where try_place looks for the best
+  /// (consecutive_best_fit scans a whole power group); any other job is placed and rolled back. Submit's
+  /// "could it ever run" (never_runnable) asks it once per job category.
+  bool can_place(uint32_t j, AllocationPolicy policy);
   /// What ConsecutiveBestFit counts: free units of consumable k (index in catalog.consumables(); 0 unless
   /// set), for a category with a JobTable::FitUnit also limited by consumable `limit` (Slurm: memory for
   /// --mem-per-cpu; SIZE_MAX, the default: none).
@@ -371,6 +377,7 @@ class Placer {
     std::vector<Run> runs;
     std::vector<uint32_t> by_count, by_free;  // RunChoice's orders of one power's runs
   } scratch_;
+  std::vector<Allocation> probe_;                   // can_place's placement, rolled back
   std::vector<std::pair<size_t, size_t>> advance_;  // place_fill_up: (tier, new cursor), kept only on success
   struct HostTake {  // place_hosts: slot instances taken on a tasker, the master's with the per-job charges
     uint32_t tasker, n;

@@ -452,9 +452,10 @@ TEST(FillUp, AllOrNothingAndPerJobChargesOnTheMaster) {
 
 // Placer::plan (EASY's reservation asks where a job would go without placing it): the same allocations
 // try_place makes, and the capacity untouched, on random farms with $fill_up and $pe_slots jobs,
-// soft tiers and partly used taskers.
+// soft tiers and partly used taskers. Placer::can_place (submit's "could it ever run") gives try_place's
+// answer, under every allocation policy, and takes nothing either.
 TEST(Placer, PlanGivesTryPlaceAllocationsAndTakesNothing) {
-  size_t planned = 0;
+  size_t planned = 0, could = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     synth::SynthSpec s;
     s.seed = seed;
@@ -477,13 +478,17 @@ TEST(Placer, PlanGivesTryPlaceAllocationsAndTakesNothing) {
     Placer placer(ds.taskers, ds.jobs, cats, elig, cap, nullptr);
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
       if (ds.jobs.rejected(j) || elig[cats.of_job[j]].eligible.count() == 0) continue;
-      const auto policy = static_cast<AllocationPolicy>(j % 4);
+      const auto policy = static_cast<AllocationPolicy>(j % 5);
       std::vector<Allocation> planned_allocs, placed;
       const std::vector<double> before = cap.queue_free(0);
+      const bool can = placer.can_place(j, policy);
+      ASSERT_EQ(cap.queue_free(0), before) << "seed " << seed << " job " << j << ": can_place took capacity";
       const bool p = placer.plan(j, policy, planned_allocs);
       ASSERT_EQ(cap.queue_free(0), before) << "seed " << seed << " job " << j << ": plan took capacity";
       const bool ok = placer.try_place(j, policy, placed);
       ASSERT_EQ(p, ok) << "seed " << seed << " job " << j;
+      ASSERT_EQ(can, ok) << "seed " << seed << " job " << j << " policy " << j % 5;
+      could += can;
       ASSERT_EQ(planned_allocs.size(), placed.size()) << "seed " << seed << " job " << j;
       for (size_t a = 0; a < placed.size(); ++a) {
         ASSERT_EQ(planned_allocs[a].tasker, placed[a].tasker);
@@ -496,6 +501,7 @@ TEST(Placer, PlanGivesTryPlaceAllocationsAndTakesNothing) {
     }
   }
   EXPECT_GT(planned, 500u) << "$fill_up plans are exercised";
+  EXPECT_GT(could, 1000u) << "jobs that fit are asked, not only jobs that do not";
 }
 
 // Job categories of a farm with many consumables (an Accelerator farm: one per counted map) key their
