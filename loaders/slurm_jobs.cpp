@@ -641,14 +641,17 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
       row_of.emplace_back(i, static_cast<uint32_t>(k));
     }
   ds.jobs = std::move(jb).build();
-  // priority/multifactor's partition factor: each job's PriorityJobFactor over the cluster's largest
+  // priority/multifactor's partition factor: each job's PriorityJobFactor over the cluster's largest (as it is
+  // under NO_NORMAL_PART)
+  const SlurmMultifactor& flags = ds.policy.slurm_priority;
   double most = 0;
   for (const Partition& p : cluster.partitions) most = std::max(most, p.job_factor);
   std::vector<double>& factor = maker.job_factors();
-  for (double& f : factor) f = most > 0 ? f / most : 0.0;
+  for (double& f : factor) f = flags.no_normal_part ? f : most > 0 ? f / most : 0.0;
   ds.policy_defaults.slurm_priority.partition_factor = factor;
   ds.policy.slurm_priority.partition_factor = std::move(factor);
-  // and its association factor: its association's priority over the largest (assoc_mgr priority_norm): the
+  // and its association factor: its association's priority over the largest (assoc_mgr priority_norm; as it is
+  // under NO_NORMAL_ASSOC): the
   // association of its account, user and first partition, else of its account and user, else (a job of no
   // user: sbatch lines) the account's own
   double top_assoc = 0;
@@ -664,7 +667,7 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
       for (const auto& key : {std::tuple{account, user, part}, std::tuple{account, user, std::string()}}) {
         const auto it = cluster.settings.assoc_priority.find(key);
         if (it == cluster.settings.assoc_priority.end()) continue;
-        assoc[j] = it->second / top_assoc;
+        assoc[j] = flags.no_normal_assoc ? it->second : it->second / top_assoc;
         break;
       }
     }
@@ -685,7 +688,8 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
   if (std::find(given_whole.begin(), given_whole.end(), 1) == given_whole.end()) given_whole.clear();
   ds.policy_defaults.slurm_priority.whole_node = given_whole;
   ds.policy.slurm_priority.whole_node = std::move(given_whole);
-  // and its QOS factor: the QOS's Priority over the largest (a job of none: "normal", Slurm's default QOS)
+  // and its QOS factor: the QOS's Priority over the largest (a job of none: "normal", Slurm's default QOS; as it
+  // is under NO_NORMAL_QOS)
   double top = 0;
   for (const auto& [name, p] : cluster.settings.qos_priority) top = std::max(top, p);
   if (top > 0) {
@@ -693,7 +697,7 @@ void build_jobs(const Cluster& cluster, const FarmAttributes& a, const JobSource
     for (uint32_t j = 0; j < ds.jobs.size(); ++j) {
       const std::string& name = ds.jobs.qos_names.value(ds.jobs.qos[j]);
       const auto it = cluster.settings.qos_priority.find(name.empty() ? "normal" : name);
-      if (it != cluster.settings.qos_priority.end()) qos[j] = it->second / top;
+      if (it != cluster.settings.qos_priority.end()) qos[j] = flags.no_normal_qos ? it->second : it->second / top;
     }
     ds.policy_defaults.slurm_priority.qos_factor = qos;
     ds.policy.slurm_priority.qos_factor = std::move(qos);

@@ -239,20 +239,26 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     policy.main_pass_full_phase = parse_slurm_date(value);  // its background thread's clock likewise
   } else if (key == "priorityflags") {
     // read_config.c: each flag found anywhere in the text, any case; NO_FAIR_TREE (or DEPTH_OBLIVIOUS) turns
-    // Fair Tree off. The classic formula and its depth-oblivious effective usage are modelled.
+    // Fair Tree off. The classic formula and its depth-oblivious effective usage are modelled; NO_NORMAL_ALL
+    // sets the four NO_NORMAL_* flags.
     const std::string v = lower(value);
     mf.depth_oblivious = v.find("depth_oblivious") != std::string::npos;
     mf.fair_tree = v.find("no_fair_tree") == std::string::npos && !mf.depth_oblivious;
     mf.size_relative_to_time = v.find("small_relative_to_time") != std::string::npos;
     mf.increase_only = v.find("incr_only") != std::string::npos;
     mf.max_tres = v.find("max_tres") != std::string::npos;
+    const bool all = v.find("no_normal_all") != std::string::npos;
+    mf.no_normal_part = all || v.find("no_normal_part") != std::string::npos;
+    mf.no_normal_qos = all || v.find("no_normal_qos") != std::string::npos;
+    mf.no_normal_assoc = all || v.find("no_normal_assoc") != std::string::npos;
+    mf.no_normal_tres = all || v.find("no_normal_tres") != std::string::npos;
     std::string other;
-    for (const std::string_view flag : {"accrue_always", "calculate_running", "no_normal_"})
+    for (const std::string_view flag : {"accrue_always", "calculate_running"})
       if (v.find(flag) != std::string::npos) other += fmt::format("{}{}", other.empty() ? "" : ", ", flag);
     if (!other.empty())
       return fmt::format(
-          "PriorityFlags={} is not modeled ({}; NO_FAIR_TREE, DEPTH_OBLIVIOUS, SMALL_RELATIVE_TO_TIME, INCR_ONLY and "
-          "MAX_TRES are)",
+          "PriorityFlags={} is not modeled ({}; NO_FAIR_TREE, DEPTH_OBLIVIOUS, SMALL_RELATIVE_TO_TIME, INCR_ONLY, "
+          "MAX_TRES and NO_NORMAL_* are)",
           value, other);
   } else if (key == "fairsharedampeningfactor") {  // read_config.c: a uint16, 1 when absent
     const double x = parse_number(value);

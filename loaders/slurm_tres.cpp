@@ -122,8 +122,9 @@ void tres_factors(const Cluster& cluster, const std::vector<TresAsked>& asked, S
       mf.whole_node_billing.resize(asked.size());
       mf.whole_node_billing[j] = b;
     }
-    for (size_t k = 0; k < width; ++k)
-      if (job[k] > 0 && part.counts[k] > 0) mf.tres_factor[j * width + k] = job[k] / part.counts[k];
+    for (size_t k = 0; k < width; ++k)  // (NO_NORMAL_TRES: the count as it is)
+      if (mf.no_normal_tres) mf.tres_factor[j * width + k] = job[k];
+      else if (job[k] > 0 && part.counts[k] > 0) mf.tres_factor[j * width + k] = job[k] / part.counts[k];
   }
 }
 

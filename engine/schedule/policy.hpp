@@ -250,6 +250,11 @@ struct SlurmMultifactor {
   /// PriorityFlags=MAX_TRES: a billing TRES is the largest of the weighted node TRES (CPUs, memory, nodes,
   /// GRES) plus the sum of the others, not the sum of all (assoc_mgr_tres_weighted; the loader's to read).
   bool max_tres = false;
+  /// PriorityFlags=NO_NORMAL_PART, _QOS, _ASSOC, _TRES (NO_NORMAL_ALL: the four): that factor is not normalised
+  /// (priority_multifactor.c): the partition's PriorityJobFactor, the QOS's or association's Priority, the
+  /// count of each TRES asked, as they are, not over the largest or the partition's. The loader's to read:
+  /// partition_factor, qos_factor, assoc_factor and tres_factor hold the raw values then.
+  bool no_normal_part = false, no_normal_qos = false, no_normal_assoc = false, no_normal_tres = false;
   bool favor_small = false;  ///< PriorityFavorSmall
   /// slurmctld keeps accounting in slurmdbd (AccountingStorageType=accounting_storage/slurmdbd). Without
   /// it the plugin ignores the age and fair-share weights and never runs its calculations: priorities

@@ -642,3 +642,17 @@ TEST(SlurmSettings, TresBillingUnderMaxTresAsSlurmctldGivesIt) {
   EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
   EXPECT_EQ(compare_submit_priorities(ds, kData + "c100-tres-max-prio.tsv"), 24u);
 }
+
+// PriorityFlags=NO_NORMAL_ALL on the c100 cluster (datasets/slurm/c100-no-normal: c100-tres's weights and billing,
+// PriorityWeightPartition=1000 with short at PriorityJobFactor 5 and gpu at 2, PriorityWeightJobSize=100; the 24
+// jobs of c100-tres.jobs and the 10 of c100-jfactor.jobs pending on --begin, the priority slurmctld 22.05.8 gave
+// each): the partition factor is the PriorityJobFactor as it is (5000 for -p short), each TRES factor the count
+// asked as it is (memory in MB: `--mem=500G` on one node 1,024,000,000 of job 14's 1,000,129,500), not over the
+// largest or the partition's.
+TEST(SlurmSettings, NoNormalFactorsAsSlurmctldGivesThem) {
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100-no-normal", kData + "c100-no-normal.jobs");
+  const SlurmMultifactor& mf = ds.policy_defaults.slurm_priority;
+  EXPECT_TRUE(mf.no_normal_part && mf.no_normal_qos && mf.no_normal_assoc && mf.no_normal_tres) << "NO_NORMAL_ALL";
+  EXPECT_TRUE(ds.taskers.warnings.empty()) << ds.taskers.warnings.front();
+  EXPECT_EQ(compare_submit_priorities(ds, kData + "c100-no-normal-prio.tsv"), 34u);
+}
