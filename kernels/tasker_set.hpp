@@ -39,6 +39,35 @@ class TaskerSet {
   }
   /// The smallest member >= pos, or universe() if there is none. Dense: O(gap / 64); sparse: O(log).
   size_t next(size_t pos) const noexcept;
+  /// A walk over the members in increasing order, for loops that ask next() with a position that never
+  /// decreases (dispatch's scans of a category's taskers). Dense: next() itself; sparse: one Roaring
+  /// iterator kept from call to call and advanced, where next() searches the bitmap afresh each time
+  /// (O(log) a call: a third of a scan's cost on Slurm's sparse categories). The set must outlive the walk
+  /// and not change during it.
+  class Walk {
+   public:
+    explicit Walk(const TaskerSet& s) noexcept : s_(s) {}
+    /// The smallest member >= pos, or universe(). pos must be >= the pos of the call before.
+    size_t next(size_t pos) noexcept {
+      if (!s_.roaring_) return s_.next(pos);
+      if (pos >= s_.universe_) return s_.universe_;
+      if (!started_) {
+        roaring_init_iterator(s_.roaring_.get(), &it_);
+        started_ = true;
+      }
+      // a short step forward by advancing, a long one (a skipped block of 64) by a search
+      for (int steps = 0; it_.has_value && it_.current_value < pos; ++steps)
+        if (steps == 8 ? !roaring_move_uint32_iterator_equalorlarger(&it_, static_cast<uint32_t>(pos))
+                       : !roaring_advance_uint32_iterator(&it_))
+          break;
+      return it_.has_value ? it_.current_value : s_.universe_;
+    }
+
+   private:
+    const TaskerSet& s_;
+    roaring_uint32_iterator_t it_{};
+    bool started_ = false;
+  };
   /// The members as words of 64 taskers (bit t % 64 of word t / 64) when the set is dense; empty when
   /// sparse (walk it with next() or each_word()).
   std::span<const uint64_t> dense_words() const noexcept {

@@ -193,13 +193,14 @@ bool Placer::can_place(uint32_t j, AllocationPolicy policy) {
   for (size_t v = 0; v < tiers.size(); ++v) {
     const kernels::TaskerSet& tier = tiers[v];
     const size_t universe = tier.universe();
-    for (size_t x = tier.next(0); x < universe;) {
+    kernels::TaskerSet::Walk walk(tier);
+    for (size_t x = walk.next(0); x < universe;) {
       if (cap_.block_full(ch, x >> 6)) {
-        x = tier.next(((x >> 6) + 1) << 6);
+        x = walk.next(((x >> 6) + 1) << 6);
         continue;
       }
       if (cap_.fits(ch, static_cast<uint32_t>(x))) return true;
-      x = tier.next(x + 1);
+      x = walk.next(x + 1);
     }
   }
   return false;

@@ -12,7 +12,8 @@ size_t Placer::pick_scored(const kernels::TaskerSet& tier, const std::vector<Cha
   const size_t universe = tier.universe();
   size_t t = universe;
   double best = 0;
-  for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+  kernels::TaskerSet::Walk walk(tier);
+  for (size_t x = walk.next(0); x < universe; x = walk.next(x + 1)) {
     if (cap_.block_full(ch, x >> 6)) {
       x = (((x >> 6) + 1) << 6) - 1;
       continue;

@@ -157,7 +157,8 @@ size_t Placer::consecutive_best_fit(uint32_t c, const kernels::TaskerSet& tier, 
     run_best = universe;
     run_sum = 0;
   };
-  for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+  kernels::TaskerSet::Walk walk(tier);
+  for (size_t x = walk.next(0); x < universe; x = walk.next(x + 1)) {
     if (prev < universe && taskers_.power[x] != taskers_.power[prev]) break;  // past the greatest power with room
     if (cap_.block_full(ch, x >> 6)) {
       x = (((x >> 6) + 1) << 6) - 1;
@@ -193,7 +194,8 @@ bool Placer::place_consecutive(uint32_t j, uint32_t c, std::vector<Allocation>& 
     free.clear();
     runs.clear();
     const kernels::TaskerSet& tier = tiers[v];
-    for (size_t x = tier.next(0); x < universe; x = tier.next(x + 1)) {
+    kernels::TaskerSet::Walk walk(tier);
+    for (size_t x = walk.next(0); x < universe; x = walk.next(x + 1)) {
       const auto tx = static_cast<uint32_t>(x);
       if (instances(c, tx, false, 1) == 0) continue;
       if (taskers.empty() || !adjacent(taskers.back(), x)) runs.push_back({taskers.size(), 0, 0, taskers_.power[x]});

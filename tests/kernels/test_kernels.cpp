@@ -1,5 +1,6 @@
 // Every kernel of every usable instruction set against the scalar twin, on random data with
 // lengths around the 64-row word boundary and the SIMD lane widths.
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -221,6 +222,47 @@ TEST(TaskerSet, DenseAndSparseAgreeWithStdSet) {
       }
     }
   }
+}
+
+// TaskerSet::Walk (dispatch's scans): for every non-decreasing sequence of positions, the answers next()
+// gives, dense or sparse, with steps of one (the scan), short jumps and long ones (a skipped block of 64,
+// a run of non-members), and positions repeated or past the end.
+TEST(TaskerSet, WalkGivesNextsAnswersForNonDecreasingPositions) {
+  std::mt19937_64 rng(11);
+  size_t compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    const size_t universe = 1 + rng() % 100000;
+    const double density = std::array{0.0005, 0.003, 0.02, 0.06, 0.5}[static_cast<size_t>(round % 5)];
+    std::vector<uint64_t> words(words_for(universe), 0);
+    uint64_t count = 0;
+    for (uint32_t t = 0; t < universe; ++t)
+      if (std::bernoulli_distribution(density)(rng)) {
+        words[t / 64] |= 1ULL << (t % 64);
+        ++count;
+      }
+    // (a run of members too, which advancing passes one at a time)
+    if (round % 3 == 0 && universe > 200)
+      for (uint32_t t = 100; t < 200; ++t)
+        if (!((words[t / 64] >> (t % 64)) & 1)) {
+          words[t / 64] |= 1ULL << (t % 64);
+          ++count;
+        }
+    const TaskerSet s = TaskerSet::from_words(words, universe, count);
+    TaskerSet::Walk walk(s);
+    size_t pos = 0;
+    while (pos <= universe + 1) {
+      const size_t got = walk.next(pos);
+      ASSERT_EQ(got, s.next(pos)) << "round " << round << " pos " << pos << (s.sparse() ? " sparse" : " dense");
+      ++compared;
+      const int kind = static_cast<int>(rng() % 4);
+      if (kind == 0) pos = got + 1;                           // the scan's step
+      else if (kind == 1) pos = (got / 64 + 1) * 64;          // a skipped block
+      else if (kind == 2) pos += rng() % (1 + universe / 8);  // any jump
+      // (kind 3: the same position again)
+      if (got >= universe && kind != 3) break;
+    }
+  }
+  EXPECT_GT(compared, 20000u);
 }
 
 // or_into (the union of a choosing category's solutions, issue 27): dense and sparse sets OR'd into one
