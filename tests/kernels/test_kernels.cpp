@@ -26,6 +26,18 @@ std::vector<uint64_t> run_cmp(const KernelTable& k, const std::vector<double>& c
   return out;
 }
 
+// A random set's words over `universe` taskers, each a member with probability `density`; `count` the members.
+std::vector<uint64_t> random_words(std::mt19937_64& rng, size_t universe, double density, uint64_t& count) {
+  std::vector<uint64_t> words(words_for(universe), 0);
+  count = 0;
+  for (uint32_t t = 0; t < universe; ++t)
+    if (std::bernoulli_distribution(density)(rng)) {
+      words[t / 64] |= 1ULL << (t % 64);
+      ++count;
+    }
+  return words;
+}
+
 class KernelsPerIsa : public ::testing::TestWithParam<Isa> {
  protected:
   const KernelTable& k() { return *table_for(GetParam()); }
@@ -233,13 +245,8 @@ TEST(TaskerSet, WalkGivesNextsAnswersForNonDecreasingPositions) {
   for (int round = 0; round < 400; ++round) {
     const size_t universe = 1 + rng() % 100000;
     const double density = std::array{0.0005, 0.003, 0.02, 0.06, 0.5}[static_cast<size_t>(round % 5)];
-    std::vector<uint64_t> words(words_for(universe), 0);
     uint64_t count = 0;
-    for (uint32_t t = 0; t < universe; ++t)
-      if (std::bernoulli_distribution(density)(rng)) {
-        words[t / 64] |= 1ULL << (t % 64);
-        ++count;
-      }
+    std::vector<uint64_t> words = random_words(rng, universe, density, count);
     // (a run of members too, which advancing passes one at a time)
     if (round % 3 == 0 && universe > 200)
       for (uint32_t t = 100; t < 200; ++t)
@@ -296,13 +303,8 @@ TEST(TaskerSet, EachWordGivesTheWordsWithMembersDenseOrSparse) {
   std::mt19937_64 rng(12);
   for (size_t universe : {1, 64, 65, 100, 5000, 70000}) {
     for (double density : {0.0, 0.001, 0.03, 0.5, 1.0}) {
-      std::vector<uint64_t> words(words_for(universe), 0);
       uint64_t count = 0;
-      for (uint32_t t = 0; t < universe; ++t)
-        if (std::bernoulli_distribution(density)(rng)) {
-          words[t / 64] |= 1ULL << (t % 64);
-          ++count;
-        }
+      const std::vector<uint64_t> words = random_words(rng, universe, density, count);
       std::vector<std::pair<size_t, uint64_t>> want, got;
       for (size_t w = 0; w < words.size(); ++w)
         if (words[w] != 0) want.emplace_back(w, words[w]);
