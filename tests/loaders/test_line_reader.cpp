@@ -1,8 +1,10 @@
 // LineReader and split_csv (loaders/line_reader.hpp): plain and gzip input alike, line numbers, CRLF,
 // lines longer than the read buffer, and errors that name the file.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -221,11 +223,21 @@ struct Fifo {
   Fifo(const std::string& name, std::string bytes) : path(temp_path(name)) {
     fs::remove(path);
     EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    std::signal(SIGPIPE, SIG_IGN);  // a reader that stops early makes a write fail, not end the test
     writer = std::thread([p = path, b = std::move(bytes)] {
-      std::FILE* f = std::fopen(p.c_str(), "wb");
-      if (f == nullptr) return;
-      std::fwrite(b.data(), 1, b.size(), f);
-      std::fclose(f);
+      // opens once the reader has (ENXIO before), for a minute at most: a reader that never opens fails
+      // its test instead of stalling it
+      int fd = -1;
+      for (int tries = 0; fd < 0 && tries < 6000; ++tries)
+        if ((fd = ::open(p.c_str(), O_WRONLY | O_NONBLOCK)) < 0) ::usleep(10000);
+      if (fd < 0) return;
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      for (size_t at = 0; at < b.size();) {
+        const ssize_t n = ::write(fd, b.data() + at, b.size() - at);
+        if (n <= 0) break;
+        at += static_cast<size_t>(n);
+      }
+      ::close(fd);
     });
   }
   ~Fifo() {
