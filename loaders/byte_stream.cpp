@@ -13,30 +13,19 @@
 
 namespace colmatch::loaders {
 
-namespace {
-
-Compression compression_of_bytes(const unsigned char* magic, size_t n) noexcept {
+Compression compression_of(const unsigned char* magic, size_t n) noexcept {
   if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return Compression::Gzip;
-  if (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) return Compression::Zstd;
+  if (n >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) return Compression::Zstd;
   // a skippable frame first (0x184D2A5?, little-endian): pzstd writes one before its frames (it was read as
   // plain text: "malformed JSON"); libzstd's decoder skips it
-  if (n == 4 && (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18)
+  if (n >= 4 && (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18)
     return Compression::Zstd;
   return Compression::None;
 }
 
+namespace {
 constexpr size_t kInBytes = size_t{1} << 18;  // compressed (or plain) bytes read from the file at a time
-
 }  // namespace
-
-Compression compression_of(const std::string& path) noexcept {
-  unsigned char magic[4] = {0, 0, 0, 0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Compression::None;
-  const size_t n = std::fread(magic, 1, 4, f);
-  std::fclose(f);
-  return compression_of_bytes(magic, n);
-}
 
 // The decoders' state: zlib's inflate (gzip, members one after another as gunzip reads them) or libzstd's
 // streaming decoder; plain bytes need neither.
@@ -59,7 +48,7 @@ ByteStream::ByteStream(std::string path) : path_(std::move(path)), dec_(std::mak
   // The magic number is read from the stream that is then decoded, not from a second opening: a pipe
   // (`--log <(zcat ...)`, a FIFO) gives its bytes once.
   while (end_ < 4 && fill(0)) {}
-  compression_ = compression_of_bytes(reinterpret_cast<const unsigned char*>(in_.data()), std::min<size_t>(end_, 4));
+  compression_ = compression_of(reinterpret_cast<const unsigned char*>(in_.data()), end_);
   if (compression_ == Compression::Zstd) {
     dec_->zstd = ZSTD_createDCtx();
     if (dec_->zstd == nullptr) throw LoadError(path_, 0, "", "out of memory for the zstd decoder");
@@ -81,24 +70,23 @@ bool ByteStream::fill(size_t line) {
     end_ -= at_;
     at_ = 0;
   }
-  const size_t got = std::fread(in_.data() + end_, 1, in_.size() - end_, file_.get());
+  const size_t got = read_file(in_.data() + end_, in_.size() - end_, line);
+  end_ += got;
+  return got != 0;
+}
+
+size_t ByteStream::read_file(char* to, size_t n, size_t line) {
+  const size_t got = std::fread(to, 1, n, file_.get());
   if (got == 0 && std::ferror(file_.get()))
     throw LoadError(path_, line, "", std::string("read error: ") + std::strerror(errno));
   if (got == 0) eof_ = true;
-  end_ += got;
-  return got != 0;
+  return got;
 }
 
 size_t ByteStream::read(char* out, size_t n, size_t line) {
   switch (compression_) {
     case Compression::None: {
-      if (at_ == end_ && n >= in_.size() && !eof_) {  // a large read of plain bytes: straight into out
-        const size_t got = std::fread(out, 1, n, file_.get());
-        if (got == 0 && std::ferror(file_.get()))
-          throw LoadError(path_, line, "", std::string("read error: ") + std::strerror(errno));
-        if (got == 0) eof_ = true;
-        return got;
-      }
+      if (at_ == end_ && n >= in_.size() && !eof_) return read_file(out, n, line);  // large: straight into out
       if (at_ == end_ && !fill(line)) return 0;
       const size_t k = std::min(n, end_ - at_);
       std::memcpy(out, in_.data() + at_, k);

@@ -15,9 +15,9 @@ namespace colmatch::loaders {
 /// The compression a file's first bytes announce.
 enum class Compression : uint8_t { None, Gzip, Zstd };
 
-/// The compression of the file at `path` by its magic number (gzip 1f 8b, zstd 28 b5 2f fd); None for a
-/// plain file or one that cannot be read (opening it reports that).
-Compression compression_of(const std::string& path) noexcept;
+/// The compression a file's first `n` bytes announce by their magic number (gzip 1f 8b, zstd 28 b5 2f fd or
+/// a skippable frame first); None for plain text or fewer bytes than the magic number.
+Compression compression_of(const unsigned char* magic, size_t n) noexcept;
 
 /// Reads a file (a regular file, a pipe or a FIFO) decompressed, in order. Not thread-safe (one reader at a
 /// time).
@@ -38,6 +38,8 @@ class ByteStream {
   struct Decoder;
   // Reads more of the file into in_ after end_ (at_ == end_: from its start); false at the end of the file.
   bool fill(size_t line);
+  // Up to n bytes of the file into `to` (0 at its end, eof_ then set); throws LoadError on a read error.
+  size_t read_file(char* to, size_t n, size_t line);
   size_t read_gzip(char* out, size_t n, size_t line);
   size_t read_zstd(char* out, size_t n, size_t line);
   std::string path_;

@@ -126,7 +126,10 @@ class MappedFile {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && compression_of(path) == Compression::None) {
+    unsigned char magic[4] = {0, 0, 0, 0};
+    const ssize_t n = ::pread(fd, magic, sizeof magic, 0);
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        compression_of(magic, n > 0 ? static_cast<size_t>(n) : 0) == Compression::None) {
       // not populated: a window's pages come in as it is read and are dropped after (for_each_line_piece)
       void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
       if (p != MAP_FAILED) {

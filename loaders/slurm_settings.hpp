@@ -30,8 +30,9 @@ namespace colmatch::loaders::slurm {
 ///   PriorityWeightPartition, PriorityWeightQOS   whole numbers >= 0 (the factors: the dump's partitions'
 ///                          PriorityJobFactor, sacctmgr's QOS priorities)
 ///   PriorityFlags          NO_FAIR_TREE: the classic fair-share formula; DEPTH_OBLIVIOUS: the same with the
-///                          depth-oblivious effective usage; SMALL_RELATIVE_TO_TIME,
-///                          INCR_ONLY, MAX_TRES; the other flags are not modeled (a warning)
+///                          depth-oblivious effective usage; SMALL_RELATIVE_TO_TIME, INCR_ONLY, MAX_TRES,
+///                          NO_NORMAL_PART/_QOS/_ASSOC/_TRES/_ALL; CALCULATE_RUNNING and ACCRUE_ALWAYS read
+///                          and without effect here (no preemption; age counts from submit always)
 ///   FairShareDampeningFactor   a whole number from 1 (the classic formula's D)
 ///   PriorityWeightTRES     TYPE[/NAME]=WEIGHT[UNIT],... (parse_tres_weights): cpu, mem, node, billing and
 ///                          GRES counted (the dump's loader works out each job's TRES over its partition's);

@@ -8,14 +8,15 @@ namespace colmatch {
 
 size_t Placer::pick_in_rank_order(uint32_t c, size_t v, const kernels::TaskerSet& tier, const std::vector<Charge>& ch) {
   const size_t universe = tier.universe();
-  size_t x = tier.next(cursor(c, v));
+  kernels::TaskerSet::Walk walk(tier);
+  size_t x = walk.next(cursor(c, v));
   while (x < universe) {
     if (cap_.block_full(ch, x >> 6)) {
-      x = tier.next(((x >> 6) + 1) << 6);
+      x = walk.next(((x >> 6) + 1) << 6);
       continue;
     }
     if (cap_.fits(ch, static_cast<uint32_t>(x))) break;
-    x = tier.next(x + 1);
+    x = walk.next(x + 1);
   }
   cursor(c, v) = x;
   return x;

@@ -186,24 +186,10 @@ bool Placer::can_place(uint32_t j, AllocationPolicy policy) {
     cap_.rollback(ledger_);
     return true;
   }
-  // find_pe_slots finds a tasker in some tier iff one fits (each policy picks among those that fit)
-  const auto& ch = charges_[c];
-  if (cap_.global_full(ch)) return false;
-  const PreferenceTiers tiers(elig(c));
-  for (size_t v = 0; v < tiers.size(); ++v) {
-    const kernels::TaskerSet& tier = tiers[v];
-    const size_t universe = tier.universe();
-    kernels::TaskerSet::Walk walk(tier);
-    for (size_t x = walk.next(0); x < universe;) {
-      if (cap_.block_full(ch, x >> 6)) {
-        x = walk.next(((x >> 6) + 1) << 6);
-        continue;
-      }
-      if (cap_.fits(ch, static_cast<uint32_t>(x))) return true;
-      x = walk.next(x + 1);
-    }
-  }
-  return false;
+  // find_pe_slots finds a tasker in some tier iff one fits, whatever the policy (each picks among those that
+  // fit): greatest power's walk stops at the first
+  double key = 0;
+  return find_pe_slots(c, AllocationPolicy::GreatestPower, key) < elig(c).eligible.universe();
 }
 
 bool Placer::plan(uint32_t j, AllocationPolicy policy, std::vector<Allocation>& out) {

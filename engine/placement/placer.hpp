@@ -170,8 +170,9 @@ class Placer {
   /// Whether job j has a placement now under `policy`: what try_place would answer, without taking a
   /// charge or choosing among placements. A job of one tasker (its slots together, no load correction)
   /// stops at the first tasker of its preference tiers that fits, where try_place looks for the best
-  /// (consecutive_best_fit scans a whole power group); any other job is placed and rolled back. Submit's
-  /// "could it ever run" (never_runnable) asks it once per job category.
+  /// (consecutive_best_fit scans a whole power group), moving the greatest-power cursors as a try_place
+  /// under GreatestPower would; any other job is placed and rolled back. Submit's "could it ever run"
+  /// (never_runnable) asks it once per job category.
   bool can_place(uint32_t j, AllocationPolicy policy);
   /// What ConsecutiveBestFit counts: free units of consumable k (index in catalog.consumables(); 0 unless
   /// set), for a category with a JobTable::FitUnit also limited by consumable `limit` (Slurm: memory for

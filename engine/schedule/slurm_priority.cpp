@@ -109,10 +109,11 @@ SlurmPriority SlurmPriority::of_farm(const Catalog& catalog, const TaskerTable& 
     const double per_slot = has_cpus ? jobs.amount.at(k, j) : 1.0;
     // a node count range (`-N 2-4`) counts its minimum: Slurm's job size factor reads details->min_nodes and,
     // before the job runs, min_cpus (its tasks, one a node, by their CPUs)
-    const uint32_t low = jobs.rule[j] == AllocationRule::OnePerTasker ? jobs.pe_shape_of(j).min_slots : 0;
+    const bool per_node = jobs.rule[j] == AllocationRule::OnePerTasker;
+    const uint32_t low = per_node ? jobs.pe_shape_of(j).min_slots : 0;
     const uint32_t slots = low > 0 ? low : jobs.slots[j];
     cpus[j] = (std::isnan(per_slot) ? 1.0 : per_slot) * slots;
-    if (jobs.rule[j] == AllocationRule::OnePerTasker) nodes[j] = slots;
+    if (per_node) nodes[j] = slots;
   }
   double cluster_cpus = 0;
   if (has_cpus) {
