@@ -87,7 +87,7 @@ done
 for avail in utilized combined; do
   printf '[policy]\nbackfill = "easy"\nresource_availability = "%s"\n' $avail >"$WORK/pol/$avail.toml"
   run "google-easy-$avail" simulate "${GOOGLE[@]}" --policy "$WORK/pol/$avail.toml"
-  # the book's walk under utilization (Reservations::reserve_after_book, its capacity made step by step)
+  # the book's walk under utilization (TaskerBook::plan, its capacity made step by step)
   printf '[policy]\nbackfill = "conservative"\nresource_availability = "%s"\n' $avail >"$WORK/pol/$avail-c.toml"
   run "google-conservative-$avail" simulate "${GOOGLE[@]}" --policy "$WORK/pol/$avail-c.toml"
   run "demo-conservative-$avail" simulate "${DEMO[@]}" --policy "$WORK/pol/$avail-c.toml" --until 86400

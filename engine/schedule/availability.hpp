@@ -33,8 +33,8 @@ struct HeldAmount {
 
 /// The charges held per tasker on the consumables whose availability counts utilization ("tracked":
 /// queue-only consumables, policy not dedicated), and a copy-on-write view of them for a reservation's
-/// walk over the running jobs' ends (engine/schedule/reservation.hpp). O(taskers + running charges).
-/// It reads the farm's configuration, load and jobs (given to init, which must outlive it) and the
+/// walk over the running jobs' ends (engine/schedule/easy_reservation.hpp, engine/schedule/tasker_book.hpp). O(taskers
+/// + running charges). It reads the farm's configuration, load and jobs (given to init, which must outlive it) and the
 /// charges its callers name; it knows nothing of the simulator's world.
 class Availability {
  public:

@@ -1,6 +1,6 @@
 // Moab's backfill pass (seed 001, step 6) for the static-order queue, EASY and greedy: after the blocker
 // (the first ready job that does not fit) each later start is the lowest-ranked ready job that would
-// start now without delaying the blocker's reservation (engine/schedule/reservation.hpp; greedy makes
+// start now without delaying the blocker's reservation (engine/schedule/easy_reservation.hpp; greedy makes
 // none), found per job category instead of by a walk over every waiting job:
 //   - a category whose placement failed stays failed until a tasker that grew could take one of its jobs
 //     (SimWorld::settled);
@@ -23,14 +23,14 @@ namespace colmatch {
 // category can be placed): a cycle where no category can place a job needs none. Greedy backfill makes
 // none: every candidate "ends before it".
 struct MoabScheduler::LazyReservation {
-  Reservations& book;
+  EasyReservation& easy;
   uint32_t blocker;
   bool greedy;
   const Reservation* r = nullptr;
   double shadow = 0;
   const Reservation& get() {
     if (r == nullptr) {
-      r = greedy ? &book.none() : &book.reservation_for(blocker);
+      r = greedy ? &easy.none() : &easy.reservation_for(blocker);
       shadow = r->active ? r->shadow : std::numeric_limits<double>::infinity();
     }
     return *r;
@@ -71,7 +71,7 @@ bool MoabScheduler::memo_holds(const CandidateMemo& m, size_t from) const {
 
 void MoabScheduler::backfill(uint32_t blocker, double t) {
   const bool greedy = w_.policy.backfill == BackfillPolicy::Greedy;
-  LazyReservation resv{reservations_, blocker, greedy};
+  LazyReservation resv{easy_, blocker, greedy};
   size_t from = wq().rank(blocker) + 1;
   std::vector<Allocation>& trial = w_.trial;
   const uint64_t pass = ++backfill_pass_;
@@ -121,13 +121,12 @@ void MoabScheduler::backfill(uint32_t blocker, double t) {
     trial.clear();
     [[maybe_unused]] const bool placed = w_.placer(w_.cats.of_job[best]).try_place(best, w_.policy.allocation, trial);
     COLMATCH_DASSERT(placed, "a backfill candidate places as it did when chosen");
-    COLMATCH_DASSERT(t + sim_estimate(w_.jobs, best) <= resv.shadow || reservations_.leaves_alone(best, trial, *resv.r),
-                     "a backfill candidate leaves the reservation alone");
+    COLMATCH_DASSERT(!easy_.delays(best, t, trial, *resv.r), "a backfill candidate leaves the reservation alone");
     w_.cap.commit();
     // one that runs past the reservation's time takes capacity the reserved job counted on then: the
     // candidates that were chosen because it still fit beside them must be asked again
     const bool past = !greedy && !(t + sim_estimate(w_.jobs, best) <= resv.shadow);
-    if (past) reservations_.started_under(best, trial, *resv.r);
+    if (past) easy_.started_under(best, trial, *resv.r);
     start(best, t, trial, greedy || resv.r->active);  // greedy: started ahead of the blocker
     from = wq().rank(best) + 1;
     const uint32_t cb = w_.cats.of_job[best];
@@ -165,7 +164,7 @@ uint32_t MoabScheduler::candidate(uint32_t c, size_t from, double t, LazyReserva
   memo.placed.clear();
   memo.beside = false;
   auto fits_now = [&](uint32_t j) {
-    if (const std::optional<bool> fits = reservations_.fits_by_count(j)) {  // a pooled farm: the count says
+    if (const std::optional<bool> fits = easy_.fits_by_count(j)) {  // a pooled farm: the count says
       memo.placed.clear();  // (no placement: any start may change the answer)
       if (!*fits) w_.settle(c);
       return *fits;
@@ -189,7 +188,7 @@ uint32_t MoabScheduler::candidate(uint32_t c, size_t from, double t, LazyReserva
   if (ends_before(sim_estimate(w_.jobs, a))) return fits || fits_now(a) ? a : WaitQueue::kNoJob;
   if (!fits && !fits_now(a)) return WaitQueue::kNoJob;
   fits = true;
-  if (reservations_.leaves_alone(a, w_.trial, r)) {
+  if (!easy_.delays(a, t, w_.trial, r)) {  // (a runs past its time: the reserved job still fits beside it)
     memo.beside = true;
     return a;
   }

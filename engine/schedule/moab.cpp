@@ -7,15 +7,28 @@
 #include <span>
 
 #include "engine/batch/queue_blocking.hpp"
+#include "engine/schedule/tasker_book.hpp"
 
 namespace colmatch {
 
+namespace {
+
+// The book for world w: pooled when PoolProfile::of(w) says the farm is one pool (and the run books
+// reservations), else one of taskers.
+std::unique_ptr<ReservationBook> book_of(SimWorld& w) {
+  if (std::optional<PoolProfile> pool = PoolProfile::of(w)) return std::make_unique<PooledBook>(w, std::move(*pool));
+  return std::make_unique<TaskerBook>(w);
+}
+
+}  // namespace
+
 MoabScheduler::MoabScheduler(SimWorld& w)
     : w_(w),
-      reservations_(w),
+      easy_(w),
+      book_(book_of(w)),
       cred_priority_(w.creds.priorities(w.policy.credential_priorities)),
       memo_(w.cats.size()) {
-  book_fast_ = w.policy.depth() == SIZE_MAX || reservations_.pooled();
+  book_fast_ = w.policy.depth() == SIZE_MAX || book_->pooled() != nullptr;
   if (w.policy.slurm_priority.enabled) slurm_.emplace(SlurmPriority::of_farm(w.catalog, w.taskers, w.jobs, w.policy));
   if (w.policy.weights.queue_time != 0 || w.policy.weights.expansion != 0 || w.policy.slurm_priority.enabled) {
     waiting_ = &timed_.emplace(w);
@@ -37,7 +50,7 @@ MoabScheduler::MoabScheduler(SimWorld& w)
     return a < b;
   });
   std::vector<double>().swap(prio);
-  waiting_ = &ranked_.emplace(w, reservations_, book_fast_, std::move(order), std::move(est));
+  waiting_ = &ranked_.emplace(w, *book_, book_fast_, std::move(order), std::move(est));
 }
 
 double MoabScheduler::priority(uint32_t j, double t) const {
@@ -73,16 +86,16 @@ void MoabScheduler::woke(uint32_t j, double t) { waiting_->woke(j, t); }
 
 void MoabScheduler::ended(uint32_t j, double t) {
   if (slurm_) slurm_->ended(j, t);
-  reservations_.ended(j, t);
+  book_->ended(j, t);
   // it ended before its walltime: the book may move earlier
   const bool early = w_.res.end[j] < w_.res.start[j] + sim_estimate(w_.jobs, j);
-  if (w_.policy.compression && reservations_.booked() > 0 && early) compress_due_ = true;
+  if (w_.policy.compression && book_->booked() > 0 && early) compress_due_ = true;
   waiting_->ended(j, t);
 }
 
 void MoabScheduler::start(uint32_t j, double t, const std::vector<Allocation>& allocs, bool backfilled) {
   w_.start(j, t, allocs, backfilled);
-  reservations_.started(j, t);
+  book_->started(j, t);
   if (slurm_) {  // a job given its nodes whole is billed for every CPU of them (and its memory, with weights)
     const SlurmMultifactor& mf = w_.policy.slurm_priority;
     const bool cpus = w_.policy.fit_consumable < w_.catalog.consumables().size();
@@ -126,7 +139,7 @@ void MoabScheduler::cycle(double t, bool last) {
     if (!strict_) {
       next_backfill_ = since_last ? t + bi : phase + (std::floor((t - phase) / bi) + 1) * bi;
       std::vector<uint32_t> booked;
-      reservations_.booked_jobs(booked);
+      book_->booked_jobs(booked);
       for (const uint32_t j : booked) drop_reservation(j);
     }
     cycle_full(t);
@@ -195,7 +208,7 @@ bool MoabScheduler::pass(double t) {
   const BackfillPolicy backfill = strict_ ? BackfillPolicy::None : w_.policy.backfill;
   if (backfill == BackfillPolicy::None && w_.policy.partitions) return slurm_main_pass(t);
   bool blocked = false, started = false;
-  const Reservation* r = &reservations_.none();
+  const Reservation* r = &easy_.none();
   std::vector<Allocation>& trial = w_.trial;
   for (const auto& [prio, j] : ready_) {
     if (throttled(j)) continue;
@@ -203,25 +216,25 @@ bool MoabScheduler::pass(double t) {
       res.reason[j] = SimReason::Blocked;
       continue;
     }
-    // Under a reservation, a job that would not end by its time starts only if the reserved job still
-    // fits at that time beside it; else it waits for the reservation.
+    // Under a reservation, a job that would not end by its time starts only if it does not delay it (the
+    // reserved job still fits at that time beside it); else it waits for the reservation.
     const bool must_avoid = r->active && !(t + sim_estimate(w_.jobs, j) <= r->shadow);
     trial.clear();
     if (!w_.placer(w_.cats.of_job[j]).try_place(j, w_.policy.allocation, trial)) {
       res.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
       if (!blocked) {
         blocked = true;
-        if (backfill == BackfillPolicy::Easy) r = &reservations_.reservation_for(j);
+        if (backfill == BackfillPolicy::Easy) r = &easy_.reservation_for(j);
       }
       continue;
     }
-    if (must_avoid && !reservations_.leaves_alone(j, trial, *r)) {
+    if (easy_.delays(j, t, trial, *r)) {
       w_.cap.rollback();
       res.reason[j] = SimReason::Reservation;
       continue;
     }
     w_.cap.commit();
-    if (must_avoid) reservations_.started_under(j, trial, *r);
+    if (must_avoid) easy_.started_under(j, trial, *r);
     start(j, t, trial, backfill == BackfillPolicy::Greedy ? blocked : r->active);
     started = true;
   }
@@ -297,16 +310,16 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
   auto wait = [&](SimReason why) {
     res.reason[j] = why;
     blocked = true;
-    if (reservations_.has(j) && t >= reservations_.of(j).shadow) drop_reservation(j);  // overdue
-    if (!reservations_.has(j) && reservations_.booked() < w_.policy.depth() && may_reserve(j, t)) {
+    if (book_->has(j) && t >= book_->of(j).shadow) drop_reservation(j);  // overdue
+    if (!book_->has(j) && book_->booked() < w_.policy.depth() && may_reserve(j, t)) {
       book_reservation(j, t);
-      if (w_.policy.slurm_backfill() && reservations_.has(j)) {
+      if (w_.policy.slurm_backfill() && book_->has(j)) {
         if (map_ends_.size() >= w_.policy.backfill_max_jobs) {  // Slurm: a full node-space map ends the cycle here
           drop_reservation(j);
           map_full_ = true;
           return false;
         }
-        const Reservation& b = reservations_.of(j);  // its start and end split the map's records
+        const Reservation& b = book_->of(j);  // its start and end split the map's records
         map_ends_.insert(std::max(b.shadow, map_begin_));
         if (b.end < *map_ends_.rbegin()) map_ends_.insert(b.end);
       }
@@ -328,24 +341,24 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
   // On its reserved taskers: when its time has come (the reservations booked after it were planned
   // around it there), or before if that delays no other reservation.
   // A pooled book answers before the placement (it holds no taskers), a book of taskers after it.
-  if (reservations_.has(j)) {
-    const bool pooled = reservations_.pooled();
-    const bool allowed = t >= reservations_.of(j).shadow || (pooled && reservations_.book_allows(j, t, end, trial));
-    if ((allowed || !pooled) && reservations_.take_booked(j, trial)) {
-      if (allowed || reservations_.book_allows(j, t, end, trial)) return go();
+  if (book_->has(j)) {
+    const bool pooled = book_->pooled() != nullptr;
+    const bool allowed = t >= book_->of(j).shadow || (pooled && !book_->delays(j, t, end, trial));
+    if ((allowed || !pooled) && book_->take_booked(j, trial)) {
+      if (allowed || !book_->delays(j, t, end, trial)) return go();
       w_.cap.rollback();
     }
   }
-  const bool must_avoid = reservations_.first_shadow_except(j) < end;
+  const bool must_avoid = book_->first_shadow_except(j) < end;
   // Slurm's backfill places a job only on the nodes no reservation holds during its run (backfill.c: the
   // node-space map's nodes, then the placement), so no placement is forbidden before it is made
   const bool slurm_avoid = must_avoid && w_.policy.slurm_backfill();
-  if (must_avoid && !slurm_avoid && reservations_.book_forbids(j, t, end)) return wait(SimReason::Reservation);
+  if (must_avoid && !slurm_avoid && book_->forbids(j, t, end)) return wait(SimReason::Reservation);
   trial.clear();
   const uint32_t c = w_.cats.of_job[j];
   // (a failure there says nothing of the category's other jobs: they may end before the reservations)
   if (slurm_avoid && !w_.settled(c))
-    if (const CategoryEligibility* unheld = reservations_.unheld(c, j, end)) {
+    if (const CategoryEligibility* unheld = book_->unheld(c, j, end)) {
       Placer& placer = w_.placer(c);
       placer.restrict_to(unheld);
       const bool placed = placer.try_place(j, w_.policy.allocation, trial);
@@ -356,7 +369,7 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     w_.settle(c);  // so will its other jobs until capacity grows where they could use it
     return wait(must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity);
   }
-  if (must_avoid && !reservations_.book_allows(j, t, end, trial)) {
+  if (must_avoid && book_->delays(j, t, end, trial)) {
     w_.cap.rollback();
     return wait(SimReason::Reservation);
   }
@@ -387,20 +400,20 @@ bool MoabScheduler::may_reserve(uint32_t j, double t) const {
 }
 
 void MoabScheduler::book_reservation(uint32_t j, double t) {
-  // Slurm's backfill cycle reserves nothing past its bf_window (Reservations::book plans the rest as it does)
-  reservations_.book(
-      j, t, w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
-  if (ranked_ && reservations_.has(j)) ranked_->booked(j);
+  // Slurm's backfill cycle reserves nothing past its bf_window (ReservationBook::book plans the rest as it does)
+  book_->book(j, t,
+              w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
+  if (ranked_ && book_->has(j)) ranked_->booked(j);
 }
 
-// Compression's step for job j (Reservations::compress): a reservation moved to now is due at once.
+// Compression's step for job j (ReservationBook::compress): a reservation moved to now is due at once.
 void MoabScheduler::compress(uint32_t j, double t) {
-  if (reservations_.compress(j, t) && ranked_ && reservations_.of(j).shadow <= t) ranked_->due(j);
+  if (book_->compress(j, t) && ranked_ && book_->of(j).shadow <= t) ranked_->due(j);
 }
 
 void MoabScheduler::drop_reservation(uint32_t j) {
-  if (!reservations_.has(j)) return;
-  reservations_.drop(j);
+  if (!book_->has(j)) return;
+  book_->drop(j);
   if (ranked_) ranked_->unbooked(j);
 }
 
@@ -410,7 +423,7 @@ void MoabScheduler::drop_reservation(uint32_t j) {
 // or its category can place a job now (SimWorld::settled: a category that cannot place on any tasker cannot on its
 // reserved ones either). Every other job would only wait again: it is not visited. They are visited in rank order,
 // merged from those three sources; reasons are left to the last, full, cycle.
-// A pooled book says more (Reservations::pool_dip): of a category that can place, only the jobs that would end
+// A pooled book says more (PooledBook::dip): of a category that can place, only the jobs that would end
 // before the first time fewer than their slots are free can start, or those whose own reservation starts by
 // then (a fourth source, `early`); a job holding no reservation books one only while the book has room (a
 // finite depth); when a visit gives units back to the book (a reservation given up or moved earlier by its
@@ -421,13 +434,13 @@ void MoabScheduler::cycle_book_fast(double t) {
   wq().compact();
   using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue, kEarly)
   constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1, kEarly = UINT32_MAX - 2;
-  const bool pooled = reservations_.pooled();
+  const PooledBook* pooled = book_->pooled();
   std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
   std::vector<uint32_t>& early = early_;  // pooled: ranks of the ready jobs of reservations starting early
   auto push = [&](uint32_t source, size_t from) {
     size_t r = RankSet::npos;
     if (source == kUnbooked) {
-      if (reservations_.booked() < w_.policy.depth()) r = ranked_->unbooked().next(from);
+      if (book_->booked() < w_.policy.depth()) r = ranked_->unbooked().next(from);
     } else if (source == kDue) {
       r = ranked_->due().next(from);
     } else if (source == kEarly) {
@@ -436,7 +449,7 @@ void MoabScheduler::cycle_book_fast(double t) {
     } else if (!w_.settled(source)) {
       uint32_t j = WaitQueue::kNoJob;
       if (pooled) {
-        const double dip = reservations_.pool_dip(t, w_.cats.slots[source]);
+        const double dip = pooled->dip(t, w_.cats.slots[source]);
         j = wq().first_in(source, from, [&](double e) { return !(dip < t + e); });
       } else {
         j = wq().first_in(source, from, [](double) { return true; });
@@ -450,7 +463,7 @@ void MoabScheduler::cycle_book_fast(double t) {
     push(kUnbooked, from);
     push(kDue, from);
     if (pooled) {
-      reservations_.early_starts(t, early);
+      pooled->early_starts(t, early);
       for (uint32_t& x : early) x = static_cast<uint32_t>(wq().rank(x));  // (all ready: they hold reservations)
       std::sort(early.begin(), early.end());
       push(kEarly, from);
@@ -461,7 +474,7 @@ void MoabScheduler::cycle_book_fast(double t) {
   if (std::exchange(compress_due_, false)) {  // the booked jobs in priority order: rank order
     std::vector<uint32_t>& booked = compress_order_;
     booked.clear();
-    reservations_.booked_jobs(booked);
+    book_->booked_jobs(booked);
     for (uint32_t& x : booked) x = static_cast<uint32_t>(wq().rank(x));
     std::sort(booked.begin(), booked.end());
     for (const uint32_t r : booked) compress(wq().job(r), t);
@@ -478,9 +491,9 @@ void MoabScheduler::cycle_book_fast(double t) {
       if (wq().ready(j)) {
         const uint32_t first = wq().first(0);  // a job before it waits (every one not visited does)
         bool blocked = first != WaitQueue::kNoJob && wq().rank(first) < r;
-        const uint64_t given = reservations_.pool_given_back();
+        const uint64_t given = pooled != nullptr ? pooled->given_back() : 0;
         with_book(j, t, blocked);
-        gave_back = reservations_.pool_given_back() != given;
+        gave_back = pooled != nullptr && pooled->given_back() != given;
       }
     }
     if (gave_back) push_all(r + 1);

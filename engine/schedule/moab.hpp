@@ -7,7 +7,7 @@
 //   5. allocation: the job's taskers by the node allocation policy (Placer);
 //   6. backfill: none (strict priority order: the first job that cannot start blocks the rest) or EASY
 //      (the first blocked job gets a reservation at the earliest time it fits, from the running jobs'
-//      walltime estimates, engine/schedule/reservation.hpp; a later job starts now only if it ends by
+//      walltime estimates, engine/schedule/easy_reservation.hpp; a later job starts now only if it ends by
 //      then or the reserved job still fits then beside it; the pass itself is engine/schedule/backfill.cpp;
 //      greedy: no reservation; deeper: a book of kept reservations).
 //
@@ -23,13 +23,16 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "engine/schedule/reservation.hpp"
+#include "engine/schedule/book.hpp"
+#include "engine/schedule/easy_reservation.hpp"
+#include "engine/schedule/pooled_book.hpp"
 #include "engine/schedule/slurm_priority.hpp"
 #include "engine/schedule/throttles.hpp"
 #include "engine/schedule/wait_queue.hpp"
@@ -45,7 +48,7 @@ class MoabScheduler final : public Scheduler {
   void submitted(uint32_t j, double t) override;
   void woke(uint32_t j, double t) override;
   void ended(uint32_t j, double t) override;
-  void tasker_changed(uint32_t x) override { reservations_.tasker_changed(x); }
+  void tasker_changed(uint32_t x) override { easy_.tasker_changed(x); }
   void cycle(double t, bool last) override;
   uint64_t queued() const override;
   double next_wake() const override;
@@ -90,7 +93,8 @@ class MoabScheduler final : public Scheduler {
   uint32_t candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo);
 
   SimWorld& w_;
-  Reservations reservations_;
+  EasyReservation easy_;                   // depth 1: EASY's reservation, made again each cycle
+  std::unique_ptr<ReservationBook> book_;  // depth > 1, conservative: the book of kept reservations
   PerJob<double> cred_priority_;        // per job: its credentials' priorities summed
   std::optional<SlurmPriority> slurm_;  // SimConfig::slurm_priority: priority/multifactor's priorities
   std::optional<RankedQueue> ranked_;   // no time-dependent priority factor: jobs ranked once

@@ -1,5 +1,5 @@
 // A pooled farm's free capacity over time, for the book of reservations (reservation depth > 1 and
-// conservative backfill; engine/schedule/reservation.hpp). On a pooled farm every job spreads its
+// conservative backfill; engine/schedule/book.hpp). On a pooled farm every job spreads its
 // slots ($fill_up) over one set of taskers, each slot taking one unit of one consumable on its tasker's
 // own pool: any placement of a job fits exactly when the free units over that set reach its slots, so the
 // farm is the single pool of processors of the literature (Mu'alem and Feitelson's conservative
@@ -35,7 +35,7 @@ class PoolProfile {
   /// world's own evaluations on first submit are unchanged). O(categories x taskers / 64).
   static std::optional<PoolProfile> of(const SimWorld& w);
   /// The same profile whatever the reservation depth (EASY's reservation on a pooled farm counts the
-  /// free units at the running jobs' ends: Reservations::reserve), or std::nullopt when w is not pooled.
+  /// free units at the running jobs' ends: EasyReservation::reserve), or std::nullopt when w is not pooled.
   static std::optional<PoolProfile> of_farm(const SimWorld& w);
 
   /// Units free now: those the pooled taskers offered when the run began less what the running jobs hold.
@@ -59,7 +59,7 @@ class PoolProfile {
   double earliest(double t, int64_t units, double length) const;
   /// Whether earliest(t, units, length) would be before `own_start` once the booked reservation of
   /// (`own_start`, `own_end`, `units`) is given back: the question compression asks of a reservation
-  /// before planning it again (Reservations::compress), answered without changing the profile.
+  /// before planning it again (ReservationBook::compress), answered without changing the profile.
   /// Exact. O(steps of earliest before own_start).
   bool fits_before(double t, int64_t units, double length, double own_start, double own_end) const;
   /// `units` are free throughout [t, until), with the booked reservation of (`own_start`, `own_end`,

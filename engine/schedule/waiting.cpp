@@ -2,14 +2,14 @@
 
 #include <cmath>
 
-#include "engine/schedule/reservation.hpp"
+#include "engine/schedule/book.hpp"
 #include "engine/schedule/world.hpp"
 
 namespace colmatch {
 
 // ---- RankedQueue ----
 
-RankedQueue::RankedQueue(SimWorld& w, const Reservations& book, bool book_fast, std::vector<uint32_t> order,
+RankedQueue::RankedQueue(SimWorld& w, const ReservationBook& book, bool book_fast, std::vector<uint32_t> order,
                          PerJob<double> estimate)
     : w_(w),
       book_(book),
@@ -30,7 +30,7 @@ void RankedQueue::submitted(uint32_t j, double t) {
 
 void RankedQueue::woke(uint32_t j, double t) {
   if (parked_[j] == Parked::Held) classify(j, t);
-  // a reservation's time (Reservations::book asks for a cycle then): its job's turn in the fast cycle
+  // a reservation's time (ReservationBook::book asks for a cycle then): its job's turn in the fast cycle
   if (book_.has(j) && book_.of(j).shadow <= t) due(j);
 }
 

@@ -21,7 +21,7 @@
 
 namespace colmatch {
 
-class Reservations;
+class ReservationBook;
 class SimWorld;
 
 /// What both queues hear of a run's events.
@@ -49,7 +49,7 @@ class RankedQueue final : public WaitingJobs {
   /// `order`: the jobs to rank, highest priority first; `estimate[j]`: job j's walltime estimate
   /// (seconds). `book_fast`: the book's fast cycle runs (MoabScheduler::cycle_book_fast), which reads
   /// unbooked() and due(). Keeps references to `w` and `book`.
-  RankedQueue(SimWorld& w, const Reservations& book, bool book_fast, std::vector<uint32_t> order,
+  RankedQueue(SimWorld& w, const ReservationBook& book, bool book_fast, std::vector<uint32_t> order,
               PerJob<double> estimate);
   void submitted(uint32_t j, double t) override;
   void woke(uint32_t j, double t) override;
@@ -90,7 +90,7 @@ class RankedQueue final : public WaitingJobs {
   void classify(uint32_t j, double t);
 
   SimWorld& w_;
-  const Reservations& book_;
+  const ReservationBook& book_;
   bool book_fast_;
   WaitQueue wq_;             // the ready jobs
   RankSet queued_;           // the ranks of the waiting jobs

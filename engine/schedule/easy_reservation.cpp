@@ -1,0 +1,230 @@
+#include "engine/schedule/easy_reservation.hpp"
+
+#include <cmath>
+
+#include "engine/schedule/world.hpp"
+#include "kernels/dassert.hpp"
+
+namespace colmatch {
+
+EasyReservation::EasyReservation(SimWorld& w)
+    : w_(w),
+      future_(Capacity::configured(w.catalog, w.taskers)),
+      future_placer_(w.taskers, w.jobs, w.cats, w.eligible, future_, nullptr),
+      at_shadow_(Capacity::configured(w.catalog, w.taskers)),
+      at_shadow_placer_(w.taskers, w.jobs, w.cats, w.eligible, at_shadow_, nullptr),
+      probe_(Capacity::configured(w.catalog, w.taskers)),
+      probe_placer_(w.taskers, w.jobs, w.cats, w.eligible, probe_, nullptr) {
+  if (w.policy.backfill == BackfillPolicy::Easy && w.policy.depth() == 1) pool_ = PoolProfile::of_farm(w);
+  for (Placer* p : {&future_placer_, &at_shadow_placer_, &probe_placer_}) {
+    p->record_choices(&w.chosen);
+    p->fit_by(w.policy.fit_consumable, w.policy.fit_limit);
+  }
+}
+
+// A pooled job's units: one a slot (PoolProfile::of_farm), wherever it is placed.
+uint32_t EasyReservation::w_slots(uint32_t j) const noexcept { return w_.jobs.slots[j]; }
+
+// On a pooled farm: the free units as the running jobs end, every end at a time together.
+void EasyReservation::reserve_by_count(uint32_t j, Reservation& r) {
+  const int64_t need = w_.jobs.slots[j];
+  int64_t free = pool_->free_now(w_);
+  for (auto it = w_.running.begin(); it != w_.running.end();) {
+    const double expected_end = it->first;
+    for (; it != w_.running.end() && it->first == expected_end; ++it) free += units_held(w_, it->second);
+    if (free < need) continue;
+    r.active = true;
+    r.job = j;
+    r.shadow = expected_end;
+    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at.set(j, r.shadow);
+    r.end = expected_end + sim_estimate(w_.jobs, j);
+    r.allocs.clear();  // (slots, not taskers)
+    r.category = w_.charged(j);
+    extra_ = free - need;
+    return;
+  }
+}
+
+// The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of
+// the capacity; the capacity then, with every job ending at that time released, is kept (at_shadow_) for
+// leaves_alone. A full placement is tried only when a cheap
+// test says it can succeed: for $pe_slots, one of the taskers the last release touched has room
+// (nothing else changed); for $fill_up, the eligible taskers together take enough slot instances. Both
+// tests are exact necessary conditions when the job charges no shared (host or global) pool; with
+// shared pools every release is followed by a full placement.
+void EasyReservation::reserve(uint32_t j, Reservation& r) {
+  r.active = false;
+  if (pool_) {
+    reserve_by_count(j, r);
+    return;
+  }
+  const uint32_t c = w_.cats.of_job[j];
+  // the job fits once its slot instances over its taskers reach its slots ($fill_up, a slot a tasker, Grid
+  // Engine's $fill_up and $round_robin host by host), or a placement must say ($pe_slots over a host's
+  // taskers and N a host: tried when a release gives an eligible tasker a slot instance)
+  const AllocationRule rule = w_.cats.rule[c];
+  const bool fill = spreads(rule) && rule != AllocationRule::HostPeSlots && rule != AllocationRule::HostBlocks;
+  const bool shared = !w_.cap_placer.queue_only(c);
+  const kernels::TaskerSet& elig = w_.eligible[c].eligible;
+  future_ = w_.cap;  // the capacity as the running jobs end (storage reused across reservations)
+  // slot instances tasker t takes then, capped at the job's slots: the capped sum reaches the slots
+  // exactly when the uncapped one does
+  auto instances = [&](uint32_t t) { return future_placer_.instances(c, t, false, w_.jobs.slots[j]); };
+  // $fill_up: instances over the eligible taskers, and per tasker (a copy of the kept totals, updated
+  // as the walk releases capacity: each tasker's count is computed once per release, not twice)
+  uint64_t total = 0;
+  if (fill && !shared) {
+    const InstanceTotal& kept = instance_total(c);
+    COLMATCH_DASSERT(w_.cats.slots[c] == w_.jobs.slots[j], "a category's jobs ask for its slots");
+    total = kept.total;
+    future_instances_ = kept.per_tasker;
+  }
+  std::vector<Allocation> trial;
+  w_.availability.begin_walk();
+  const SimResult& res = w_.res;
+  // running job rj ends on future_: its charges come back, and the kept totals follow. Returns whether
+  // the job may fit now (a full placement is worth trying).
+  auto release = [&](uint32_t rj) {
+    bool worth = shared;
+    for (uint32_t a = 0; a < res.alloc_count[rj]; ++a) {
+      const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
+      if (!shared && fill && elig.contains(x)) total -= future_instances_[x];
+    }
+    release_running(w_, rj, future_, vacated_);
+    for (uint32_t a = 0; a < res.alloc_count[rj] && !shared; ++a) {
+      const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
+      if (!elig.contains(x)) continue;
+      if (fill) {
+        future_instances_[x] = instances(x);
+        total += future_instances_[x];
+      } else {
+        worth = worth || future_.fits(w_.cap_placer.charges(c), x);
+      }
+    }
+    if (fill && !shared) worth = total >= w_.jobs.slots[j];
+    return worth;
+  };
+  // every job ending at a time released together, then one try: the capacity then (at_shadow_, the extra
+  // processors of Mu'alem and Feitelson) counts every job that ends at the shadow time
+  for (auto it = w_.running.begin(); it != w_.running.end();) {
+    const double expected_end = it->first;
+    bool worth = false;
+    for (; it != w_.running.end() && it->first == expected_end; ++it) worth = release(it->second) || worth;
+    if (!worth) continue;
+    trial.clear();
+    if (!future_placer_.plan(j, w_.policy.allocation, trial)) continue;
+    r.active = true;
+    r.job = j;
+    r.shadow = expected_end;
+    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at.set(j, r.shadow);
+    r.end = expected_end + sim_estimate(w_.jobs, j);
+    r.allocs = trial;
+    r.category = w_.charged(j);
+    at_shadow_ = future_;
+    // $fill_up on its taskers' own pools with no per-job charge: it fits while its slot instances reach
+    // its slots, which the walk has counted per tasker (leaves_alone then needs no placement)
+    counted_ = fill && !shared;
+    counted_ = counted_ && !w_.cats.master_charge[c].any_positive();
+    if (counted_) {
+      at_shadow_instances_ = future_instances_;
+      at_shadow_total_ = total;
+    }
+    return;
+  }
+  // does not fit even once every running job has ended: no reservation
+}
+
+const EasyReservation::InstanceTotal& EasyReservation::instance_total(uint32_t c) {
+  InstanceTotal* e = nullptr;
+  for (InstanceTotal& x : totals_)
+    if (x.category == c) e = &x;
+  if (e == nullptr) {
+    e = &totals_[0];
+    for (InstanceTotal& x : totals_)
+      if (x.used < e->used) e = &x;
+    e->category = c;
+    e->total = 0;
+    e->per_tasker.assign(w_.taskers.size(), 0);
+    const kernels::TaskerSet& elig = w_.eligible[c].eligible;
+    for (size_t t = elig.next(0); t < elig.universe(); t = elig.next(t + 1)) {
+      e->per_tasker[t] = w_.cap_placer.instances(c, static_cast<uint32_t>(t), false, w_.cats.slots[c]);
+      e->total += e->per_tasker[t];
+    }
+  }
+  e->used = ++totals_clock_;
+  return *e;
+}
+
+void EasyReservation::tasker_changed(uint32_t x) {
+  for (InstanceTotal& e : totals_) {
+    if (e.category == UINT32_MAX || !w_.eligible[e.category].eligible.contains(x)) continue;
+    e.total -= e.per_tasker[x];
+    e.per_tasker[x] = w_.cap_placer.instances(e.category, x, false, w_.cats.slots[e.category]);
+    e.total += e.per_tasker[x];
+  }
+}
+
+const Reservation& EasyReservation::reservation_for(uint32_t j) {
+  if (resv_job_ != j || resv_version_ != w_.state_version || w_.policy.full_cycles) {
+    reserve(j, resv_);
+    resv_job_ = j;
+    resv_version_ = w_.state_version;
+  }
+  return resv_;
+}
+
+bool EasyReservation::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
+  COLMATCH_DASSERT(&r == &resv_ && r.active, "leaves_alone asks of the EASY reservation");
+  if (pool_) return w_slots(j) <= extra_;  // j's units come out of the extra processors
+  if (counted_) {  // the slot instances r's job loses on j's taskers, against what it has to spare
+    const uint32_t c = w_.cats.of_job[r.job];
+    const kernels::TaskerSet& elig = w_.eligible[c].eligible;
+    const uint32_t slots = w_.jobs.slots[r.job];
+    at_shadow_.begin();
+    w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
+                       [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
+    uint64_t lost = 0;
+    if (seen_.empty()) seen_.assign(w_.taskers.size(), 0);
+    ++seen_stamp_;
+    for (const Allocation& a : allocs) {
+      const uint32_t x = a.tasker;
+      if (seen_[x] == seen_stamp_) continue;  // each tasker once
+      seen_[x] = seen_stamp_;
+      if (elig.contains(x)) lost += at_shadow_instances_[x] - at_shadow_placer_.instances(c, x, false, slots);
+    }
+    at_shadow_.rollback();
+    return at_shadow_total_ >= lost + slots;
+  }
+  probe_ = at_shadow_;
+  const uint32_t charged = w_.charged(j);  // (the plan below may record r.job's choice, never j's)
+  w_.for_each_charge(charged, allocs.data(), allocs.size(),
+                     [&](size_t k, uint32_t x, double amount) { probe_.take(k, x, amount); });
+  probe_trial_.clear();
+  return probe_placer_.plan(r.job, w_.policy.allocation, probe_trial_);
+}
+
+void EasyReservation::started_under(uint32_t j, const std::vector<Allocation>& allocs,
+                                    [[maybe_unused]] const Reservation& r) {
+  COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
+  if (pool_) {
+    extra_ -= w_slots(j);
+    return;
+  }
+  w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
+                     [&](size_t k, uint32_t x, double amount) { at_shadow_.take(k, x, amount); });
+  if (!counted_) return;
+  const uint32_t c = w_.cats.of_job[r.job];
+  for (const Allocation& a : allocs) {
+    if (!w_.eligible[c].eligible.contains(a.tasker)) continue;
+    at_shadow_total_ -= at_shadow_instances_[a.tasker];
+    at_shadow_instances_[a.tasker] = at_shadow_placer_.instances(c, a.tasker, false, w_.jobs.slots[r.job]);
+    at_shadow_total_ += at_shadow_instances_[a.tasker];
+  }
+}
+
+bool EasyReservation::delays(uint32_t j, double t, const std::vector<Allocation>& allocs, const Reservation& r) {
+  if (!r.active || t + sim_estimate(w_.jobs, j) <= r.shadow) return false;  // none, or j ends by its time
+  return !leaves_alone(j, allocs, r);
+}
+
+}  // namespace colmatch
