@@ -196,7 +196,7 @@ void MoabScheduler::cycle_full(double t) {
   if (std::exchange(compress_due_, false))
     for (const auto& [prio, j] : ready_) compress(j, t);  // in priority order
   const bool started = w_.policy.depth() > 1 && !strict_ ? pass_with_book(t) : pass(t);
-  if (started && timed_) timed_->forget_started();
+  if (started) waiting_->pass_done();
   w_.end_cycle(t, t0, queued());
 }
 
@@ -403,18 +403,18 @@ void MoabScheduler::book_reservation(uint32_t j, double t) {
   // Slurm's backfill cycle reserves nothing past its bf_window (ReservationBook::book plans the rest as it does)
   book_->book(j, t,
               w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
-  if (ranked_ && book_->has(j)) ranked_->booked(j);
+  if (book_->has(j)) waiting_->booked(j);
 }
 
 // Compression's step for job j (ReservationBook::compress): a reservation moved to now is due at once.
 void MoabScheduler::compress(uint32_t j, double t) {
-  if (book_->compress(j, t) && ranked_ && book_->of(j).shadow <= t) ranked_->due(j);
+  if (book_->compress(j, t) && book_->of(j).shadow <= t) waiting_->due(j);
 }
 
 void MoabScheduler::drop_reservation(uint32_t j) {
   if (!book_->has(j)) return;
   book_->drop(j);
-  if (ranked_) ranked_->unbooked(j);
+  waiting_->unbooked(j);
 }
 
 // The same starts as pass_with_book, visiting what can change them (static order, no credential limits:

@@ -140,7 +140,7 @@ void TimedQueue::queue_or_park(uint32_t j) {
   queued_.push_back(j);
 }
 
-void TimedQueue::forget_started() {
+void TimedQueue::pass_done() {
   std::erase_if(queued_, [&](uint32_t j) { return w_.res.reason[j] == SimReason::None; });
 }
 

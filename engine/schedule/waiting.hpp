@@ -38,6 +38,13 @@ class WaitingJobs {
   virtual void started(uint32_t j) = 0;
   /// Jobs submitted and not started.
   virtual uint64_t size() const = 0;
+  /// Job j booked a reservation / gave its reservation up / its reservation's time has come (the book's
+  /// fast cycle reads them from a queue that keeps them; the others need not).
+  virtual void booked(uint32_t /*j*/) {}
+  virtual void unbooked(uint32_t /*j*/) {}
+  virtual void due(uint32_t /*j*/) {}
+  /// After a cycle's pass that started jobs.
+  virtual void pass_done() {}
 };
 
 /// Fixed priorities: the jobs ranked once, highest priority first; sets of ranks for the waiting jobs,
@@ -79,10 +86,9 @@ class RankedQueue final : public WaitingJobs {
   /// time has come.
   const RankSet& unbooked() const noexcept { return unbooked_; }
   const RankSet& due() const noexcept { return due_; }
-  /// Job j booked a reservation / gave its reservation up / its reservation's time has come.
-  void booked(uint32_t j) { unbooked_.erase(wq_.rank(j)); }
-  void unbooked(uint32_t j);
-  void due(uint32_t j) { due_.insert(wq_.rank(j)); }
+  void booked(uint32_t j) override { unbooked_.erase(wq_.rank(j)); }
+  void unbooked(uint32_t j) override;
+  void due(uint32_t j) override { due_.insert(wq_.rank(j)); }
 
  private:
   // Why a waiting job is out of the ready queue until the event that can change it.
@@ -110,7 +116,7 @@ class TimedQueue final : public WaitingJobs {
   void submitted(uint32_t j, double t) override;
   void woke(uint32_t, double) override {}  // (a cycle visits every waiting job: it sees the hold end)
   void ended(uint32_t j, double t) override;
-  void started(uint32_t) override {}  // (taken out after the pass: forget_started)
+  void started(uint32_t) override {}  // (taken out after the pass: pass_done)
   uint64_t size() const override { return queued_.size() + dependency_parked_; }
 
   /// Calls f(j) for each waiting job a cycle visits (not those parked for a dependency), in submission
@@ -120,7 +126,7 @@ class TimedQueue final : public WaitingJobs {
     for (const uint32_t j : queued_) f(j);
   }
   /// After a cycle's pass: the jobs it started leave the queue (one pass over it, not one per start).
-  void forget_started();
+  void pass_done() override;
 
  private:
   void queue_or_park(uint32_t j);
