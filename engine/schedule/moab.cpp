@@ -51,6 +51,7 @@ MoabScheduler::MoabScheduler(SimWorld& w)
   });
   std::vector<double>().swap(prio);
   waiting_ = &ranked_.emplace(w, *book_, book_fast_, std::move(order), std::move(est));
+  fast_ = fast_cycle();
 }
 
 double MoabScheduler::priority(uint32_t j, double t) const {
@@ -146,14 +147,23 @@ void MoabScheduler::cycle(double t, bool last) {
     strict_ = false;
     return;
   }
-  // (Slurm's main pass by partition, sched/builtin's every cycle: full cycles)
+  if (last || fast_ == FastCycle::None) cycle_full(t);  // (the run's last cycle gives every waiting job its reason)
+  else if (fast_ == FastCycle::Backfill) cycle_fast(t);
+  else cycle_book_fast(t);
+}
+
+// The fast cycle this run may take, decided once: none with time-dependent priorities (no fixed ranks);
+// depth 0 or 1 (none, greedy, EASY) the walk to the blocker and the per-category backfill, but for Slurm's
+// main pass by partition (sched/builtin: full cycles); a book (depth > 1) the book's fast cycle when every
+// waiting job holds a reservation (conservative) or the book is pooled, without credential limits (a
+// limit could take a job's reservation at any cycle): otherwise, with a finite depth, most waiting jobs
+// hold none and every one is visited anyway, at a higher cost per job (RICC at depth 4: 84 s with full
+// cycles, 241 s with fast ones).
+MoabScheduler::FastCycle MoabScheduler::fast_cycle() const {
+  if (!ranked_) return FastCycle::None;
   const bool by_partition = w_.policy.partitions && w_.policy.backfill == BackfillPolicy::None;
-  if (ranked_ && !last && w_.policy.depth() <= 1 && !by_partition) cycle_fast(t);
-  // the fast cycle over a book when every waiting job holds a reservation (conservative), or when the
-  // book is pooled: otherwise, with a finite depth, most waiting jobs hold none and every one is visited
-  // anyway, at a higher cost per job (RICC at depth 4: 84 s with full cycles, 241 s with fast ones)
-  else if (ranked_ && !last && w_.policy.throttles.empty() && book_fast_) cycle_book_fast(t);
-  else cycle_full(t);
+  if (w_.policy.depth() <= 1) return by_partition ? FastCycle::None : FastCycle::Backfill;
+  return w_.policy.throttles.empty() && book_fast_ ? FastCycle::Book : FastCycle::None;
 }
 
 // The cycle as the seed describes it: every waiting job in priority order, each given its reason.

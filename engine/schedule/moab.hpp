@@ -114,7 +114,12 @@ class MoabScheduler final : public Scheduler {
   std::vector<uint64_t> tried_of_, tried_in_;
   std::unordered_map<uint64_t, uint64_t> tried_of_in_;
   std::unordered_map<uint64_t, uint64_t> tried_by_assoc_;  // (account << 32 | owner): bf_max_job_assoc
-  bool book_fast_ = false;  // cycle_book_fast runs (conservative, or any depth > 1 on a pooled book)
+  bool book_fast_ = false;  // cycle_book_fast may run (conservative, or any depth > 1 on a pooled book)
+  // The fast cycle of this run (fast_cycle()): none (every cycle full), the walk to the blocker with the
+  // per-category backfill (cycle_fast), or the book's (cycle_book_fast)
+  enum class FastCycle : uint8_t { None, Backfill, Book };
+  FastCycle fast_ = FastCycle::None;
+  FastCycle fast_cycle() const;
   std::vector<std::pair<double, uint32_t>> ready_;
   std::vector<CandidateMemo> memo_;                  // per category: its backfill candidate in the current pass
   std::vector<std::pair<size_t, uint32_t>> bounds_;  // backfill: (rank bound, category)
