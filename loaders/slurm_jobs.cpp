@@ -577,6 +577,10 @@ void JobMaker::request(uint32_t j, const QueuedJob& q, Shape& s) {
   for (const auto& [g, c] : o.gres) jb_.set_amount(a_.gres.at(g), c);
   if (a_.jobs != kNone) jb_.set_amount(a_.jobs, o.whole_node || s.all_memory ? a_.node_jobs : 1);
   jb_.set_times(q.runtime, std::isinf(o.time) ? std::numeric_limits<double>::quiet_NaN() : o.time);  // UNLIMITED
+  // sacct's Eligible after its Submit: it waits for the jobs that ended then (infer_dependencies), else
+  // until that time (--begin, a hold released); its age counts from then (SlurmMultifactor::accrue_always)
+  if (!q.after.empty()) jb_.set_depends(q.after);
+  else if (q.eligible > q.submit) jb_.set_hold(q.eligible);
   jb_.set_credentials("", q.account, q.qos);
 }
 

@@ -1,5 +1,6 @@
 #include "loaders/slurm_sacct.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -83,6 +84,7 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
     q.state = get("State");
     q.submit = iso(get("Submit"), path, ln, "Submit");
     if (std::isnan(q.submit)) throw LoadError(path, ln, "Submit", "a job without a submit time");
+    q.eligible = iso(get("Eligible"), path, ln, "Eligible");  // (an older dump's sacct lines have none)
     a.start = iso(get("Start"), path, ln, "Start");
     a.end = iso(get("End"), path, ln, "End");
     auto& o = q.request.options;
@@ -150,7 +152,25 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
     }
     out.push_back(std::move(a));
   }
+  infer_dependencies(out);
   return out;
+}
+
+void infer_dependencies(std::vector<AccountedJob>& jobs) {
+  std::vector<std::pair<double, size_t>> ends;  // (End, job) of the jobs that ran
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (std::isfinite(jobs[i].end) && jobs[i].end > 0 && jobs[i].job.note.empty()) ends.emplace_back(jobs[i].end, i);
+  std::sort(ends.begin(), ends.end());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    QueuedJob& q = jobs[i].job;
+    if (!(q.eligible > q.submit)) continue;
+    // (whole seconds: the pass that finds a dependency satisfied runs at its end, or in the second after)
+    auto it = std::lower_bound(ends.begin(), ends.end(), std::make_pair(q.eligible - 1, size_t{0}));
+    for (; it != ends.end() && it->first <= q.eligible; ++it) {
+      const AccountedJob& p = jobs[it->second];
+      if (it->second != i && p.job.submit <= q.submit && p.end > q.submit) q.after.push_back(p.job.id);
+    }
+  }
 }
 
 }  // namespace colmatch::loaders::slurm

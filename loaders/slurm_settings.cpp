@@ -252,11 +252,11 @@ std::string apply_setting(std::string_view name, std::string_view value, SimConf
     mf.no_normal_qos = all || v.find("no_normal_qos") != std::string::npos;
     mf.no_normal_assoc = all || v.find("no_normal_assoc") != std::string::npos;
     mf.no_normal_tres = all || v.find("no_normal_tres") != std::string::npos;
-    // The other two change nothing a schedule here reads: CALCULATE_RUNNING recalculates running jobs'
-    // priorities too (no decision reads a running job's: no preemption), ACCRUE_ALWAYS counts a job's age
-    // from its submit even while it waits for --begin or, under AccountingStorageEnforce=limits, while held
-    // or dependent (acct_policy.c acct_policy_handle_accrue_time): the engine counts it from submit always,
-    // a job here being eligible at submit.
+    // ACCRUE_ALWAYS counts a job's age from its submit even while it waits for --begin, a dependency or a
+    // release (acct_policy.c acct_policy_handle_accrue_time; else from its begin time: sacct's Eligible).
+    // CALCULATE_RUNNING changes nothing a schedule here reads: it recalculates running jobs' priorities too
+    // (no decision reads a running job's: no preemption).
+    mf.accrue_always = v.find("accrue_always") != std::string::npos;
   } else if (key == "fairsharedampeningfactor") {  // read_config.c: a uint16, 1 when absent
     const double x = parse_number(value);
     if (!(x >= 0 && x <= 65535 && x == std::floor(x)))

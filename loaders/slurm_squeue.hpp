@@ -19,6 +19,12 @@ struct QueuedJob {
   std::string user, account, qos, state, reason;              ///< user_name, account, qos, job_state, state_reason
   double priority = 0, submit = 0;                            ///< priority; submit_time (seconds since the epoch)
   double runtime = std::numeric_limits<double>::quiet_NaN();  ///< what it ran (sacct), else NaN
+  /// When it became eligible (sacct's Eligible: its --begin time, or when its dependencies were satisfied),
+  /// else NaN
+  double eligible = std::numeric_limits<double>::quiet_NaN();
+  /// The jobs it waited for (sacct keeps no dependency: those that ended as it became eligible,
+  /// infer_dependencies), empty for none
+  std::vector<std::string> after;
   std::string note;                                           ///< a remark for the outputs ("" for none)
   /// A pending array's task ids: one job each, `ID_T`, all alike but for the id (a 1M-task array was a
   /// copy of the whole job per task: 712 MB). Empty: the one job `id`.

@@ -2,10 +2,10 @@
 
 usage: slurm_jobcomp.py JOBCOMP_TXT WORKLOAD_TXT > sacct.txt
 
-jobcomp/filetxt writes one `Key=Value ...` line a finished job (SubmitTime, StartTime, EndTime, TimeLimit in
-minutes, NodeCnt, ProcCnt, Tres, Partition, UserId, JobState); it has no constraint, which the workload's
+jobcomp/filetxt writes one `Key=Value ...` line a finished job (SubmitTime, EligibleTime, StartTime, EndTime,
+TimeLimit in minutes, NodeCnt, ProcCnt, Tres, Partition, UserId, JobState); it has no constraint, which the workload's
 options give (and only the workload's jobs are kept) (WORKLOAD_TXT: `ID<TAB>OFFSET<TAB>RUNTIME<TAB>options`, as slurm_run.sh writes it). The fields
-are those loaders/slurm_sacct.hpp reads: JobIDRaw, Submit, Start, End, Timelimit, NNodes, NCPUS, ReqMem,
+are those loaders/slurm_sacct.hpp reads: JobIDRaw, Submit, Eligible, Start, End, Timelimit, NNodes, NCPUS, ReqMem,
 Constraints, ReqTRES, Partition, User, Account, QOS, State (ReqMem and ReqTRES from the record's Tres: what
 the job held, which for these jobs is what it asked).
 """
@@ -13,7 +13,7 @@ import re
 import shlex
 import sys
 
-FIELDS = ["JobIDRaw", "Submit", "Start", "End", "Timelimit", "NNodes", "NCPUS", "ReqMem", "Constraints",
+FIELDS = ["JobIDRaw", "Submit", "Eligible", "Start", "End", "Timelimit", "NNodes", "NCPUS", "ReqMem", "Constraints",
           "ReqTRES", "Partition", "User", "Account", "QOS", "State"]
 
 
@@ -64,6 +64,7 @@ def main():
         row = {
             "JobIDRaw": r["JobId"],
             "Submit": r.get("SubmitTime", ""),
+            "Eligible": r.get("EligibleTime", ""),
             "Start": r.get("StartTime", ""),
             "End": r.get("EndTime", ""),
             "Timelimit": minutes(r.get("TimeLimit", "")),

@@ -16,7 +16,7 @@
 # SchedulerParameters (before batch_sched_delay=0,bf_interval=10: slurmctld reads an option's first); EXTRA_CONF (environment, lines) to
 # slurm.conf (e.g. PriorityWeightAge=1000 and PriorityCalcPeriod=1 on lines of their own).
 # WORKLOAD: one job a line, `OFFSET RUNTIME sbatch-options...`: submitted OFFSET seconds after the first,
-# running `sleep RUNTIME`. Keep RUNTIME below the job's -t (whole minutes) so ends are exact.
+# running `sleep RUNTIME`; `{N}` in the options is the Slurm id of the workload's Nth job (--dependency=afterok:{2}). Keep RUNTIME below the job's -t (whole minutes) so ends are exact.
 # OUT_DIR gets: slurm.conf, the dump of the cluster (tools/slurm-dump.sh: dump/), jobcomp.txt (a line a
 # finished job), sacct.txt (the same records as `sacct -a -P` prints them: what `colmatch simulate --format
 # slurm --accounting` reads), and workload.txt (the workload as submitted, with Slurm's job ids); under
@@ -146,6 +146,7 @@ run() {
   : > "$out/workload.txt"
   local t0; t0=$(date +%s.%N)
   local sampler=""
+  local -a ids=()
   if grep -q '^PriorityType=priority/multifactor' "$CONF"; then  # sprio every 10 s while the run lasts
     (while :; do echo "## $(date +%s)"; sprio -l -h 2>/dev/null; sleep 10; done > "$out/sprio-raw.txt") &
     sampler=$!
@@ -156,9 +157,14 @@ run() {
     local now; now=$(date +%s.%N)
     local wait; wait=$(echo "$t0 + $offset - $now" | bc -l)
     if [ "$(echo "$wait > 0" | bc -l)" = 1 ]; then sleep "$wait"; fi
+    # {N} in the options: the Slurm id of the workload's Nth job (--dependency=afterok:{3})
+    local n; for n in $(grep -o '{[0-9]*}' <<< "$rest" | tr -d '{}' | sort -u); do
+      rest=${rest//\{$n\}/${ids[$((n - 1))]}}
+    done
     local -a args
     read -r -a args <<< "$rest"
     local id; id=$(cd /tmp && sbatch --parsable "${args[@]}" --wrap "sleep $runtime" < /dev/null)
+    ids+=("$id")
     printf '%s\t%s\t%s\t%s\n' "$id" "$offset" "$runtime" "$rest" >> "$out/workload.txt"
   done < "$workload"
   # every job ended: none left in the queue
@@ -177,7 +183,7 @@ run() {
   # with slurmdbd (setup's ACCOUNTS): Slurm's own sacct, and the associations' shares and usage at the end
   if grep -q '^AccountingStorageType=accounting_storage/slurmdbd' "$CONF"; then
     sleep 3
-    sacct -a -P -X -o JobIDRaw,Submit,Start,End,Timelimit,NNodes,NCPUS,ReqMem,Constraints,ReqTRES,Partition,User,Account,QOS,State \
+    sacct -a -P -X -o JobIDRaw,Submit,Eligible,Start,End,Timelimit,NNodes,NCPUS,ReqMem,Constraints,ReqTRES,Partition,User,Account,QOS,State \
       > "$out/sacct-dbd.txt"
     sshare -a -P -l > "$out/sshare.txt"
   fi

@@ -247,6 +247,10 @@ struct SlurmMultifactor {
   bool size_relative_to_time = false;
   /// PriorityFlags=INCR_ONLY: a recalculation never lowers a pending job's priority.
   bool increase_only = false;
+  /// PriorityFlags=ACCRUE_ALWAYS: a job's age counts from its submit. Else from when it became eligible
+  /// (accrue_time is its begin time: --begin, or when a dependency was satisfied or a hold released;
+  /// JobTable::hold_until when it is after the submit, as the loader sets it from sacct's Eligible).
+  bool accrue_always = false;
   /// PriorityFlags=MAX_TRES: a billing TRES is the largest of the weighted node TRES (CPUs, memory, nodes,
   /// GRES) plus the sum of the others, not the sum of all (assoc_mgr_tres_weighted; the loader's to read).
   bool max_tres = false;

@@ -32,6 +32,7 @@ SlurmPriority::SlurmPriority(const JobTable& jobs, const SlurmMultifactor& confi
     throw PolicyError(
         "slurm priority: PriorityCalcPeriod must be at least 1 s, PriorityMaxAge above 0, "
         "PriorityDecayHalfLife at least 0, FairShareDampeningFactor at least 1 and the phase finite");
+  init_accrue();
   // PriorityWeightTRES by column; a TRES without one (energy, fs/disk, vmem, pages: no job asks any) weighs 0
   if (!config.tres_names.empty()) {
     tres_weight_.assign(config.tres_names.size(), 0.0);
@@ -284,6 +285,37 @@ void SlurmPriority::started(uint32_t j, double t, double total_cpus, double bill
 void SlurmPriority::ended(uint32_t j, double t) {
   advance(t);
   state_[j] = State::Ended;
+  if (dependents_first_.empty()) return;
+  for (uint32_t i = dependents_first_[j]; i < dependents_first_[j + 1]; ++i) {
+    const uint32_t k = dependents_[i];
+    if (deps_left_[k] > 0 && --deps_left_[k] == 0) accrue_[k] = t;  // job_independent: begin_time = now
+  }
+}
+
+// Each job's accrue time before the run (JobTable::hold_until after its submit: its begin time), and the
+// dependency counts that set the others' as their dependencies end.
+void SlurmPriority::init_accrue() {
+  const size_t n = jobs_.size();
+  accrue_.resize(n);
+  bool any = false;
+  for (uint32_t j = 0; j < n; ++j) {
+    const double submit = jobs_.submit[j], begin = jobs_.hold_until[j];
+    accrue_[j] = std::isfinite(begin) && begin > submit ? begin : submit;
+    any = any || !jobs_.depends[j].empty();
+  }
+  if (!any) return;
+  deps_left_.assign(n, 0);
+  dependents_first_.assign(n + 1, 0);
+  for (uint32_t k = 0; k < n; ++k)
+    for (const uint32_t d : jobs_.depends[k]) ++dependents_first_[d + 1];
+  for (size_t j = 0; j < n; ++j) dependents_first_[j + 1] += dependents_first_[j];
+  dependents_.resize(dependents_first_[n]);
+  std::vector<uint32_t> at(dependents_first_.begin(), dependents_first_.end() - 1);
+  for (uint32_t k = 0; k < n; ++k) {
+    deps_left_[k] = static_cast<uint32_t>(jobs_.depends[k].size());
+    if (deps_left_[k] > 0) accrue_[k] = std::numeric_limits<double>::infinity();
+    for (const uint32_t d : jobs_.depends[k]) dependents_[at[d]++] = k;
+  }
 }
 
 double slurm_usage_reset_after(SlurmUsageReset period, double t) {
@@ -398,8 +430,10 @@ void SlurmPriority::fair_tree(const std::vector<uint32_t>& siblings, uint32_t& r
 
 SlurmFactors SlurmPriority::factors(uint32_t j, double t) const {
   SlurmFactors f;
-  // set_priority_factors: whole seconds since the job could accrue age (its submit)
-  const double diff = std::floor(std::max(0.0, t - jobs_.submit[j]));
+  // set_priority_factors: whole seconds since the job could accrue age (accrue_time: its submit under
+  // ACCRUE_ALWAYS, else its begin time: acct_policy_handle_accrue_time; none while it waits: age 0)
+  const double accrue = config_.accrue_always ? jobs_.submit[j] : accrue_[j];
+  const double diff = std::isfinite(accrue) ? std::floor(std::max(0.0, t - accrue)) : 0.0;
   f.age = diff < config_.max_age ? diff / config_.max_age : 1.0;
   f.fairshare = assocs_[assoc_of_job_[j]].fs_factor;
   const double nodes = nodes_[j], cpus = cpus_[j];

@@ -63,14 +63,15 @@ class SlurmPriority {
   void started(uint32_t j, double t, double total_cpus = std::numeric_limits<double>::quiet_NaN(),
                double billable = std::numeric_limits<double>::quiet_NaN());
   /// Job j ended at t: it no longer runs (what it ran since the last calculation is never charged, as
-  /// slurmctld 22.05.8 was measured to do).
+  /// slurmctld 22.05.8 was measured to do); a job whose last dependency it was accrues age from t.
   void ended(uint32_t j, double t);
 
   /// Job j's priority as last computed, above its tier (JobTable::priority's multiples of 2^32).
   double priority(uint32_t j) const noexcept { return priority_[j]; }
   /// When the last calculation ran (NaN: none yet).
   double last_calculation() const noexcept { return ran_ ? last_ran_ : std::numeric_limits<double>::quiet_NaN(); }
-  /// Job j's factors if computed at t (age from its submit; fair share and size as they stand).
+  /// Job j's factors if computed at t (age from when it became eligible, its submit under ACCRUE_ALWAYS;
+  /// fair share and size as they stand).
   SlurmFactors factors(uint32_t j, double t) const;
 
  private:
@@ -92,6 +93,7 @@ class SlurmPriority {
     std::vector<uint32_t> children;
   };
   void calculate(double at);
+  void init_accrue();
   void add_usage(uint32_t j, double from, double to);
   void fair_tree(const std::vector<uint32_t>& siblings, uint32_t& rank, uint32_t& rnt, bool account_tied);
   void classic_usage(uint32_t a);
@@ -116,6 +118,11 @@ class SlurmPriority {
   std::vector<double> started_at_;      // per job, once it runs: its start
   std::vector<double> total_cpus_;      // per job, once it runs: the CPUs it was given (NaN: what it asks)
   std::vector<double> given_billable_;  // per job given its nodes whole under billing weights (empty: none)
+  // per job: when it accrues age from (acct_policy_handle_accrue_time's begin time: its submit, the end of
+  // a hold after it, or when its last dependency ended; +inf while one has not), and the dependencies
+  // left to end; per job, the jobs depending on it (dependents_[dependents_first_[j] .. [j + 1]))
+  std::vector<double> accrue_;
+  std::vector<uint32_t> deps_left_, dependents_first_, dependents_;
   bool ran_ = false;                    // a calculation has run
   double last_ran_ = 0;                 // the last calculation's time
   double next_ = 0;                     // the next calculation's time

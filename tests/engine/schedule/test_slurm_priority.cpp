@@ -100,6 +100,41 @@ TEST(SlurmPriority, AgeCountsOnlyWhenThePriorityCalculationRuns) {
   EXPECT_EQ(q.priority(0), 266);
 }
 
+// The age counts from the job's begin time (acct_policy_handle_accrue_time: accrue_time = begin_time without
+// ACCRUE_ALWAYS; job_mgr.c job_independent sets begin_time when a dependency is satisfied or a hold ends):
+// job 1, held until 100 (sacct's Eligible, a --begin), has 20 s of age at 120 where job 0, submitted with it
+// at 0, has 120 s; job 2, depending on job 0, has none until job 0 ends at 150, then 30 s at 180. Under
+// ACCRUE_ALWAYS each counts from its submit.
+TEST(SlurmPriority, AgeCountsFromWhenTheJobBecameEligible) {
+  Catalog cat;
+  JobBuilder jb(cat);
+  for (int i = 0; i < 3; ++i) {
+    jb.add("j" + std::to_string(i), "u", "", 0, 0, 1);
+    jb.set_credentials("", "a", "");
+    if (i == 1) jb.set_hold(100);
+  }
+  jb.set_depends(2, {"j0"});
+  const JobTable jobs = std::move(jb).build();
+  SlurmMultifactor c;
+  c.enabled = true;
+  c.weight_age = 1000;
+  c.max_age = 1000;
+  c.calc_period = 60;
+  for (const bool always : {false, true}) {
+    c.accrue_always = always;
+    SlurmPriority p(jobs, c, {1, 1, 1}, {1, 1, 1}, 64, 16);
+    for (uint32_t j = 0; j < 3; ++j) p.submitted(j, 0);
+    p.advance(121);  // the run at 120
+    EXPECT_EQ(p.priority(0), 120) << always;
+    EXPECT_EQ(p.priority(1), always ? 120 : 20);
+    EXPECT_EQ(p.priority(2), always ? 120 : 1) << "age 0 while its dependency runs: Slurm's least priority";
+    p.started(0, 121);
+    p.ended(0, 150);
+    p.advance(181);  // the run at 180
+    EXPECT_EQ(p.priority(2), always ? 180 : 30) << always;
+  }
+}
+
 // Fair Tree by hand: account A (shares 2: users u1, u2) and B (shares 1: u3); u1 and u3 each used 100
 // CPU-seconds. Level fair share A: (2/3) / (100/200) = 1.33, B: (1/3) / 0.5 = 0.67; in A u2 (no usage,
 // infinite) before u1 (0.5 / 1). Ranks count down from the 3 users: u2 3/3, u1 2/3, u3 1/3.
