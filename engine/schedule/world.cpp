@@ -317,10 +317,10 @@ void SimWorld::validate_cursors(uint32_t c) {
     }
     return;
   }
-  if (cursor_seen_[c] < grown_.size()) {
-    uint32_t low = UINT32_MAX;
-    for (size_t i = cursor_seen_[c]; i < grown_.size(); ++i) low = std::min(low, grown_[i]);
-    cursors.pull_back(c, low);
+  if (cursor_seen_[c] < grown_.size()) {  // the least tasker logged since: the first suffix minimum from there
+    const auto low = std::lower_bound(grown_min_.begin(), grown_min_.end(), cursor_seen_[c],
+                                      [](const std::pair<size_t, uint32_t>& e, size_t i) { return e.first < i; });
+    cursors.pull_back(c, low->second);
     cursor_seen_[c] = grown_.size();
   }
 }
@@ -378,7 +378,10 @@ void SimWorld::grew(uint32_t x) {
     for (uint32_t c = 0; c < cats.size(); ++c) cursors.restart(c);
     std::fill(cursor_seen_.begin(), cursor_seen_.end(), 0);
     grown_.clear();
+    grown_min_.clear();
   }
+  while (!grown_min_.empty() && grown_min_.back().second >= x) grown_min_.pop_back();
+  grown_min_.emplace_back(grown_.size(), x);
   grown_.push_back(x);
 }
 

@@ -166,6 +166,9 @@ class SimWorld {
   std::vector<size_t> cursor_seen_;     // per category: grown_ entries its cursors account for
   std::vector<uint64_t> cursor_epoch_;  // per category charging a shared pool: its cursors' epoch
   std::vector<uint32_t> grown_;         // taskers whose capacity grew (ends, taskers up, pools enlarged)
+  // grown_'s suffix minima: (index, tasker) with both increasing, each tasker below every one logged after
+  // it; the least tasker logged from index i on is the first entry at or after i (validate_cursors)
+  std::vector<std::pair<size_t, uint32_t>> grown_min_;
   std::vector<std::pair<uint32_t, std::string>> removed_;  // jobs removed (start() with no allocation)
   std::vector<HeldAmount> held_scratch_;                   // occupy(): a job's charges
   std::vector<uint32_t> grown_scratch_;                    // occupy(): the taskers where capacity grew
