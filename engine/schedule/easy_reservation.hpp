@@ -70,15 +70,13 @@ class EasyReservation {
   uint32_t w_slots(uint32_t j) const noexcept;
 
   SimWorld& w_;
-  Capacity future_;  // the capacity as running jobs end (reserve), with its placer
-  Placer future_placer_;
+  CapacityCopy future_;  // the capacity as running jobs end (reserve)
   std::array<InstanceTotal, kInstanceTotals> totals_;
   uint64_t totals_clock_ = 0;
   std::vector<uint32_t> future_instances_;  // reserve(): per tasker, instances on future_
   std::vector<HeldAmount> vacated_;         // release_running's scratch
   Reservation resv_, none_;
-  Capacity at_shadow_;
-  Placer at_shadow_placer_;  // counts slot instances on at_shadow_ (never places)
+  CapacityCopy at_shadow_;  // the capacity at the shadow time (its placer counts slot instances, never places)
   // resv_'s job is $fill_up on its taskers' own pools with no per-job charge: per tasker, the slot
   // instances it takes at the shadow time (up to its slots), and their sum (from reserve()'s walk)
   bool counted_ = false;
@@ -86,8 +84,7 @@ class EasyReservation {
   std::vector<uint64_t> seen_;  // leaves_alone: per tasker, the call that last counted it
   uint64_t seen_stamp_ = 0;
   uint64_t at_shadow_total_ = 0;  // the capacity at resv_'s shadow time, less the jobs started under it
-  Capacity probe_;                // leaves_alone: the capacity at the shadow time less a candidate's charges
-  Placer probe_placer_;
+  CapacityCopy probe_;            // leaves_alone: the capacity at the shadow time less a candidate's charges
   std::vector<Allocation> probe_trial_;
   // On a pooled farm: the reservation counts free units (reserve), and its extra processors are the units
   // free at the shadow time beyond its job's slots, less those of the jobs started under it

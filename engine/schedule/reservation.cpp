@@ -4,6 +4,12 @@
 
 namespace colmatch {
 
+CapacityCopy::CapacityCopy(SimWorld& w)
+    : cap(Capacity::configured(w.catalog, w.taskers)), placer(w.taskers, w.jobs, w.cats, w.eligible, cap, nullptr) {
+  placer.record_choices(&w.chosen);
+  placer.fit_by(w.policy.fit_consumable, w.policy.fit_limit);
+}
+
 void release_running(SimWorld& w, uint32_t rj, Capacity& future, std::vector<HeldAmount>& scratch) {
   if (!w.availability.active()) {
     w.for_each_charge(rj, [&](size_t k, uint32_t x, double amount) { future.release(k, x, amount); });

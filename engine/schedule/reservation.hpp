@@ -31,6 +31,18 @@ struct Reservation {
   uint32_t category = UINT32_MAX;  ///< whose charges that placement takes (SimWorld::charged)
 };
 
+/// A copy of the capacity with a placer on it (never the world's own): what a reservation walk releases
+/// running jobs on and places a job on. The placer records a choosing job's solution in SimWorld::chosen and
+/// fits by the policy's fit consumable. Not copyable (the placer refers to the capacity beside it).
+struct CapacityCopy {
+  /// The configured capacity of w's farm.
+  explicit CapacityCopy(SimWorld& w);
+  CapacityCopy(const CapacityCopy&) = delete;
+  CapacityCopy& operator=(const CapacityCopy&) = delete;
+  Capacity cap;
+  Placer placer;
+};
+
 /// Running job rj ends on `future` (a copy of the capacity a reservation walk releases jobs on): its
 /// charges come back, those of consumables whose availability counts utilization through Availability's
 /// copy of the held charges. `scratch` is storage reused across calls.

@@ -36,10 +36,8 @@ class TaskerBook final : public ReservationBook {
   bool plan_leaving_free(Placer& placer, uint32_t j, const CategoryEligibility* busy, std::vector<Allocation>& trial,
                          Ok&& ok);
 
-  Capacity future_;  // the walk's capacity as running jobs end, with its placer
-  Placer future_placer_;
-  Capacity probe_;  // the capacity at a step, less the booked reservations (availability counting use)
-  Placer probe_placer_;
+  CapacityCopy future_;  // the walk's capacity as running jobs end
+  CapacityCopy probe_;   // the capacity at a step, less the booked reservations (availability counting use)
   std::vector<HeldAmount> vacated_;                              // release_running's scratch
   std::vector<std::pair<uint64_t, size_t>> master_memo_;         // per category: (state_version, fill_up master)
   std::vector<std::vector<std::pair<double, uint32_t>>> holds_;  // per tasker: (shadow, job), ascending
