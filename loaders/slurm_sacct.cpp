@@ -157,6 +157,9 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
 }
 
 void infer_dependencies(std::vector<AccountedJob>& jobs) {
+  // (more jobs than this ending in that second: no telling which it waited for, and the work per job stays
+  // bounded whatever the log)
+  constexpr size_t kMaxInferredAfter = 64;
   std::vector<std::pair<double, size_t>> ends;  // (End, job) of the jobs that ran
   for (size_t i = 0; i < jobs.size(); ++i)
     if (std::isfinite(jobs[i].end) && jobs[i].end > 0 && jobs[i].job.note.empty()) ends.emplace_back(jobs[i].end, i);
@@ -169,7 +172,9 @@ void infer_dependencies(std::vector<AccountedJob>& jobs) {
     for (; it != ends.end() && it->first <= q.eligible; ++it) {
       const AccountedJob& p = jobs[it->second];
       if (it->second != i && p.job.submit <= q.submit && p.end > q.submit) q.after.push_back(p.job.id);
+      if (q.after.size() > kMaxInferredAfter) break;
     }
+    if (q.after.size() > kMaxInferredAfter) q.after.clear();  // too many to tell: it waits until Eligible
   }
 }
 

@@ -29,9 +29,10 @@ struct AccountedJob {
 /// (job_mgr.c job_independent: its --begin time, else the pass that finds its dependencies satisfied or its
 /// hold released); sacct keeps no dependency. A job whose Eligible is after its Submit and within a second
 /// after the End of jobs of the list submitted no later than it (and ended after its submit) is taken to
-/// have waited for them: QueuedJob::after lists them (all that ended then), so that a replay starts it when
-/// they end there, as Slurm did; any other Eligible after the Submit is a time it waited for (--begin, a
-/// hold released at that time). O(jobs log jobs).
+/// have waited for them: QueuedJob::after lists them (all that ended then, at most 64: more, and it is taken
+/// to wait until its Eligible), so that a replay starts it when they end there, as Slurm did; any other
+/// Eligible after the Submit is a time it waited for (--begin, a hold released at that time).
+/// O(jobs log jobs).
 void infer_dependencies(std::vector<AccountedJob>& jobs);
 
 /// Reads `sacct -a -P` text (plain or gzip). Throws LoadError naming file, line and field for a first

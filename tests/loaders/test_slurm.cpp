@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/batch/matcher.hpp"
@@ -443,6 +444,42 @@ TEST(SlurmAccounting, SacctRecordsReplayWithNoJobLost) {
     EXPECT_THROW(loaders::load_slurm(kData + "c100", "", q), loaders::LoadError) << bad;
     fs::remove(q);
   }
+}
+
+// sacct's Eligible (job_mgr.c job_independent's begin time): a job eligible in the second that jobs of the
+// list ended waits for them in the replay; one eligible when no job ended, until that time; one eligible
+// when more than 64 jobs ended in that second, until that time too (which it waited for cannot be told,
+// and the work per job stays bounded). Fails with the bound removed (job 99 waits for the 70).
+TEST(SlurmAccounting, EligibleAfterSubmitIsADependencyOrABeginTime) {
+  std::string text =
+      "JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|ReqMem|Constraints|ReqTRES|"
+      "Partition|User|Account|QOS|State\n";
+  auto line = [&](int id, const char* submit, const char* eligible, const char* start, const char* end) {
+    text += fmt::format("{}|{}|{}|{}|{}|00:10:00|1|1|100M||cpu=1,mem=100M,node=1|all|root|||COMPLETED\n", id, submit,
+                        eligible, start, end);
+  };
+  line(1, "2026-11-20T10:00:00", "2026-11-20T10:00:00", "2026-11-20T10:00:00", "2026-11-20T10:01:00");
+  line(2, "2026-11-20T10:00:01", "2026-11-20T10:01:01", "2026-11-20T10:01:01", "2026-11-20T10:02:01");
+  line(3, "2026-11-20T10:00:02", "2026-11-20T10:00:30", "2026-11-20T10:00:30", "2026-11-20T10:01:30");
+  for (int k = 0; k < 70; ++k)
+    line(10 + k, "2026-11-20T10:00:03", "2026-11-20T10:00:03", "2026-11-20T10:00:03", "2026-11-20T10:05:00");
+  line(99, "2026-11-20T10:00:04", "2026-11-20T10:05:00", "2026-11-20T10:05:00", "2026-11-20T10:06:00");
+  const std::string p = temp_file("sacct-eligible", text);
+  const loaders::Dataset ds = loaders::load_slurm(kData + "c100", "", p);
+  fs::remove(p);
+  ASSERT_EQ(ds.jobs.size(), 74u);
+  auto deps = [&](uint32_t j) {
+    std::vector<std::string> out;
+    for (const uint32_t d : ds.jobs.depends[j]) out.emplace_back(ds.jobs.id[d]);
+    return out;
+  };
+  EXPECT_EQ(deps(1), std::vector<std::string>{"1"}) << "job 2 became eligible as job 1 ended";
+  EXPECT_FALSE(std::isfinite(ds.jobs.hold_until[1]));
+  EXPECT_TRUE(deps(2).empty()) << "no job ended at 10:00:30: a --begin";
+  EXPECT_EQ(ds.jobs.hold_until[2], loaders::slurm::parse_slurm_date("2026-11-20T10:00:30"));
+  EXPECT_TRUE(deps(73).empty()) << "70 jobs ended in that second";
+  EXPECT_EQ(ds.jobs.hold_until[73], loaders::slurm::parse_slurm_date("2026-11-20T10:05:00"));
+  EXPECT_FALSE(std::isfinite(ds.jobs.hold_until[0]));
 }
 
 // sacct 22.05's own output (sacct/print.c): -P leaves the `|` of a constraint unescaped (the line has
