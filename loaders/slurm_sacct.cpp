@@ -158,7 +158,7 @@ std::vector<AccountedJob> read_sacct(const std::string& path) {
 
 void infer_dependencies(std::vector<AccountedJob>& jobs) {
   // (more jobs than this ending in that second: no telling which it waited for, and the work per job stays
-  // bounded whatever the log)
+  // bounded whatever the log: two binary searches and at most this many looks)
   constexpr size_t kMaxInferredAfter = 64;
   std::vector<std::pair<double, size_t>> ends;  // (End, job) of the jobs that ran
   for (size_t i = 0; i < jobs.size(); ++i)
@@ -168,13 +168,13 @@ void infer_dependencies(std::vector<AccountedJob>& jobs) {
     QueuedJob& q = jobs[i].job;
     if (!(q.eligible > q.submit)) continue;
     // (whole seconds: the pass that finds a dependency satisfied runs at its end, or in the second after)
-    auto it = std::lower_bound(ends.begin(), ends.end(), std::make_pair(q.eligible - 1, size_t{0}));
-    for (; it != ends.end() && it->first <= q.eligible; ++it) {
+    const auto from = std::lower_bound(ends.begin(), ends.end(), std::make_pair(q.eligible - 1, size_t{0}));
+    const auto to = std::upper_bound(from, ends.end(), std::make_pair(q.eligible, SIZE_MAX));
+    if (to - from > static_cast<std::ptrdiff_t>(kMaxInferredAfter)) continue;  // too many to tell: until Eligible
+    for (auto it = from; it != to; ++it) {
       const AccountedJob& p = jobs[it->second];
       if (it->second != i && p.job.submit <= q.submit && p.end > q.submit) q.after.push_back(p.job.id);
-      if (q.after.size() > kMaxInferredAfter) break;
     }
-    if (q.after.size() > kMaxInferredAfter) q.after.clear();  // too many to tell: it waits until Eligible
   }
 }
 

@@ -25,7 +25,7 @@ struct QueuedJob {
   /// The jobs it waited for (sacct keeps no dependency: those that ended as it became eligible,
   /// infer_dependencies), empty for none
   std::vector<std::string> after;
-  std::string note;                                           ///< a remark for the outputs ("" for none)
+  std::string note;  ///< a remark for the outputs ("" for none)
   /// A pending array's task ids: one job each, `ID_T`, all alike but for the id (a 1M-task array was a
   /// copy of the whole job per task: 712 MB). Empty: the one job `id`.
   std::vector<uint64_t> tasks;

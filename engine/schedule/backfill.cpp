@@ -165,7 +165,7 @@ uint32_t MoabScheduler::candidate(uint32_t c, size_t from, double t, LazyReserva
   memo.beside = false;
   auto fits_now = [&](uint32_t j) {
     if (const std::optional<bool> fits = easy_.fits_by_count(j)) {  // a pooled farm: the count says
-      memo.placed.clear();  // (no placement: any start may change the answer)
+      memo.placed.clear();                                          // (no placement: any start may change the answer)
       if (!*fits) w_.settle(c);
       return *fits;
     }

@@ -7,12 +7,12 @@
 
 namespace colmatch {
 
-EasyReservation::EasyReservation(SimWorld& w) : w_(w), future_(w), at_shadow_(w), probe_(w) {
+EasyReservation::EasyReservation(SimWorld& w) : w_(w) {
   if (w.policy.backfill == BackfillPolicy::Easy && w.policy.depth() == 1) pool_ = PoolProfile::of_farm(w);
 }
 
 // A pooled job's units: one a slot (PoolProfile::of_farm), wherever it is placed.
-uint32_t EasyReservation::w_slots(uint32_t j) const noexcept { return w_.jobs.slots[j]; }
+uint32_t EasyReservation::units_of(uint32_t j) const noexcept { return w_.jobs.slots[j]; }
 
 // On a pooled farm: the free units as the running jobs end, every end at a time together.
 void EasyReservation::reserve_by_count(uint32_t j, Reservation& r) {
@@ -35,7 +35,7 @@ void EasyReservation::reserve_by_count(uint32_t j, Reservation& r) {
 }
 
 // The earliest time job j fits, releasing the running jobs in order of their expected end on a copy of
-// the capacity; the capacity then, with every job ending at that time released, is kept (at_shadow_.cap) for
+// the capacity; the capacity then, with every job ending at that time released, is kept (at_shadow_) for
 // leaves_alone. A full placement is tried only when a cheap
 // test says it can succeed: for $pe_slots, one of the taskers the last release touched has room
 // (nothing else changed); for $fill_up, the eligible taskers together take enough slot instances. Both
@@ -55,10 +55,15 @@ void EasyReservation::reserve(uint32_t j, Reservation& r) {
   const bool fill = spreads(rule) && rule != AllocationRule::HostPeSlots && rule != AllocationRule::HostBlocks;
   const bool shared = !w_.cap_placer.queue_only(c);
   const kernels::TaskerSet& elig = w_.eligible[c].eligible;
-  future_.cap = w_.cap;  // the capacity as the running jobs end (storage reused across reservations)
+  if (!future_) {  // (made when a reservation on taskers is first asked for: EASY's runs only)
+    future_.emplace(w_);
+    at_shadow_.emplace(w_);
+    probe_.emplace(w_);
+  }
+  future_->cap = w_.cap;  // the capacity as the running jobs end (storage reused across reservations)
   // slot instances tasker t takes then, capped at the job's slots: the capped sum reaches the slots
   // exactly when the uncapped one does
-  auto instances = [&](uint32_t t) { return future_.placer.instances(c, t, false, w_.jobs.slots[j]); };
+  auto instances = [&](uint32_t t) { return future_->placer.instances(c, t, false, w_.jobs.slots[j]); };
   // $fill_up: instances over the eligible taskers, and per tasker (a copy of the kept totals, updated
   // as the walk releases capacity: each tasker's count is computed once per release, not twice)
   uint64_t total = 0;
@@ -71,7 +76,7 @@ void EasyReservation::reserve(uint32_t j, Reservation& r) {
   std::vector<Allocation> trial;
   w_.availability.begin_walk();
   const SimResult& res = w_.res;
-  // running job rj ends on future_.cap: its charges come back, and the kept totals follow. Returns whether
+  // running job rj ends on future_: its charges come back, and the kept totals follow. Returns whether
   // the job may fit now (a full placement is worth trying).
   auto release = [&](uint32_t rj) {
     bool worth = shared;
@@ -79,7 +84,7 @@ void EasyReservation::reserve(uint32_t j, Reservation& r) {
       const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
       if (!shared && fill && elig.contains(x)) total -= future_instances_[x];
     }
-    release_running(w_, rj, future_.cap, vacated_);
+    release_running(w_, rj, future_->cap, vacated_);
     for (uint32_t a = 0; a < res.alloc_count[rj] && !shared; ++a) {
       const uint32_t x = res.allocations[res.alloc_first[rj] + a].tasker;
       if (!elig.contains(x)) continue;
@@ -87,13 +92,13 @@ void EasyReservation::reserve(uint32_t j, Reservation& r) {
         future_instances_[x] = instances(x);
         total += future_instances_[x];
       } else {
-        worth = worth || future_.cap.fits(w_.cap_placer.charges(c), x);
+        worth = worth || future_->cap.fits(w_.cap_placer.charges(c), x);
       }
     }
     if (fill && !shared) worth = total >= w_.jobs.slots[j];
     return worth;
   };
-  // every job ending at a time released together, then one try: the capacity then (at_shadow_.cap, the extra
+  // every job ending at a time released together, then one try: the capacity then (at_shadow_, the extra
   // processors of Mu'alem and Feitelson) counts every job that ends at the shadow time
   for (auto it = w_.running.begin(); it != w_.running.end();) {
     const double expected_end = it->first;
@@ -101,7 +106,7 @@ void EasyReservation::reserve(uint32_t j, Reservation& r) {
     for (; it != w_.running.end() && it->first == expected_end; ++it) worth = release(it->second) || worth;
     if (!worth) continue;
     trial.clear();
-    if (!future_.placer.plan(j, w_.policy.allocation, trial)) continue;
+    if (!future_->placer.plan(j, w_.policy.allocation, trial)) continue;
     r.active = true;
     r.job = j;
     r.shadow = expected_end;
@@ -109,7 +114,7 @@ void EasyReservation::reserve(uint32_t j, Reservation& r) {
     r.end = expected_end + sim_estimate(w_.jobs, j);
     r.allocs = trial;
     r.category = w_.charged(j);
-    at_shadow_.cap = future_.cap;
+    at_shadow_->cap = future_->cap;
     // $fill_up on its taskers' own pools with no per-job charge: it fits while its slot instances reach
     // its slots, which the walk has counted per tasker (leaves_alone then needs no placement)
     counted_ = fill && !shared;
@@ -164,14 +169,14 @@ const Reservation& EasyReservation::reservation_for(uint32_t j) {
 
 bool EasyReservation::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "leaves_alone asks of the EASY reservation");
-  if (pool_) return w_slots(j) <= extra_;  // j's units come out of the extra processors
+  if (pool_) return units_of(j) <= extra_;  // j's units come out of the extra processors
   if (counted_) {  // the slot instances r's job loses on j's taskers, against what it has to spare
     const uint32_t c = w_.cats.of_job[r.job];
     const kernels::TaskerSet& elig = w_.eligible[c].eligible;
     const uint32_t slots = w_.jobs.slots[r.job];
-    at_shadow_.cap.begin();
+    at_shadow_->cap.begin();
     w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
-                       [&](size_t k, uint32_t x, double amount) { at_shadow_.cap.take(k, x, amount); });
+                       [&](size_t k, uint32_t x, double amount) { at_shadow_->cap.take(k, x, amount); });
     uint64_t lost = 0;
     if (seen_.empty()) seen_.assign(w_.taskers.size(), 0);
     ++seen_stamp_;
@@ -179,34 +184,34 @@ bool EasyReservation::leaves_alone(uint32_t j, const std::vector<Allocation>& al
       const uint32_t x = a.tasker;
       if (seen_[x] == seen_stamp_) continue;  // each tasker once
       seen_[x] = seen_stamp_;
-      if (elig.contains(x)) lost += at_shadow_instances_[x] - at_shadow_.placer.instances(c, x, false, slots);
+      if (elig.contains(x)) lost += at_shadow_instances_[x] - at_shadow_->placer.instances(c, x, false, slots);
     }
-    at_shadow_.cap.rollback();
+    at_shadow_->cap.rollback();
     return at_shadow_total_ >= lost + slots;
   }
-  probe_.cap = at_shadow_.cap;
+  probe_->cap = at_shadow_->cap;
   const uint32_t charged = w_.charged(j);  // (the plan below may record r.job's choice, never j's)
   w_.for_each_charge(charged, allocs.data(), allocs.size(),
-                     [&](size_t k, uint32_t x, double amount) { probe_.cap.take(k, x, amount); });
+                     [&](size_t k, uint32_t x, double amount) { probe_->cap.take(k, x, amount); });
   probe_trial_.clear();
-  return probe_.placer.plan(r.job, w_.policy.allocation, probe_trial_);
+  return probe_->placer.plan(r.job, w_.policy.allocation, probe_trial_);
 }
 
 void EasyReservation::started_under(uint32_t j, const std::vector<Allocation>& allocs,
                                     [[maybe_unused]] const Reservation& r) {
   COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
   if (pool_) {
-    extra_ -= w_slots(j);
+    extra_ -= units_of(j);
     return;
   }
   w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
-                     [&](size_t k, uint32_t x, double amount) { at_shadow_.cap.take(k, x, amount); });
+                     [&](size_t k, uint32_t x, double amount) { at_shadow_->cap.take(k, x, amount); });
   if (!counted_) return;
   const uint32_t c = w_.cats.of_job[r.job];
   for (const Allocation& a : allocs) {
     if (!w_.eligible[c].eligible.contains(a.tasker)) continue;
     at_shadow_total_ -= at_shadow_instances_[a.tasker];
-    at_shadow_instances_[a.tasker] = at_shadow_.placer.instances(c, a.tasker, false, w_.jobs.slots[r.job]);
+    at_shadow_instances_[a.tasker] = at_shadow_->placer.instances(c, a.tasker, false, w_.jobs.slots[r.job]);
     at_shadow_total_ += at_shadow_instances_[a.tasker];
   }
 }

@@ -47,7 +47,7 @@ class EasyReservation {
   /// exactly then); std::nullopt elsewhere (a placement must say).
   std::optional<bool> fits_by_count(uint32_t j) const {
     if (!pool_) return std::nullopt;
-    return pool_->free_now(w_) >= static_cast<int64_t>(w_slots(j));
+    return pool_->free_now(w_) >= static_cast<int64_t>(units_of(j));
   }
   /// Capacity on tasker x changed: the kept $fill_up instance totals follow.
   void tasker_changed(uint32_t x);
@@ -67,16 +67,18 @@ class EasyReservation {
   void reserve_by_count(uint32_t j, Reservation& r);
   bool leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r);
   const InstanceTotal& instance_total(uint32_t c);
-  uint32_t w_slots(uint32_t j) const noexcept;
+  uint32_t units_of(uint32_t j) const noexcept;
 
   SimWorld& w_;
-  CapacityCopy future_;  // the capacity as running jobs end (reserve)
+  // copies of the capacity, made by the first reserve() on taskers: as running jobs end; at the shadow
+  // time (its placer counts slot instances, never places); for leaves_alone, at the shadow time less a
+  // candidate's charges
+  std::optional<CapacityCopy> future_, at_shadow_, probe_;
   std::array<InstanceTotal, kInstanceTotals> totals_;
   uint64_t totals_clock_ = 0;
   std::vector<uint32_t> future_instances_;  // reserve(): per tasker, instances on future_
   std::vector<HeldAmount> vacated_;         // release_running's scratch
   Reservation resv_, none_;
-  CapacityCopy at_shadow_;  // the capacity at the shadow time (its placer counts slot instances, never places)
   // resv_'s job is $fill_up on its taskers' own pools with no per-job charge: per tasker, the slot
   // instances it takes at the shadow time (up to its slots), and their sum (from reserve()'s walk)
   bool counted_ = false;
@@ -84,7 +86,6 @@ class EasyReservation {
   std::vector<uint64_t> seen_;  // leaves_alone: per tasker, the call that last counted it
   uint64_t seen_stamp_ = 0;
   uint64_t at_shadow_total_ = 0;  // the capacity at resv_'s shadow time, less the jobs started under it
-  CapacityCopy probe_;            // leaves_alone: the capacity at the shadow time less a candidate's charges
   std::vector<Allocation> probe_trial_;
   // On a pooled farm: the reservation counts free units (reserve), and its extra processors are the units
   // free at the shadow time beyond its job's slots, less those of the jobs started under it

@@ -95,12 +95,12 @@ class MoabScheduler final : public Scheduler {
   SimWorld& w_;
   EasyReservation easy_;                   // depth 1: EASY's reservation, made again each cycle
   std::unique_ptr<ReservationBook> book_;  // depth > 1, conservative: the book of kept reservations
-  PerJob<double> cred_priority_;        // per job: its credentials' priorities summed
-  std::optional<SlurmPriority> slurm_;  // SimConfig::slurm_priority: priority/multifactor's priorities
-  std::optional<RankedQueue> ranked_;   // no time-dependent priority factor: jobs ranked once
-  std::optional<TimedQueue> timed_;     // else: sorted at each cycle
-  WaitingJobs* waiting_ = nullptr;      // the one of the two that runs
-  bool compress_due_ = false;           // a job ended before its walltime: the next cycle compresses the book
+  PerJob<double> cred_priority_;           // per job: its credentials' priorities summed
+  std::optional<SlurmPriority> slurm_;     // SimConfig::slurm_priority: priority/multifactor's priorities
+  std::optional<RankedQueue> ranked_;      // no time-dependent priority factor: jobs ranked once
+  std::optional<TimedQueue> timed_;        // else: sorted at each cycle
+  WaitingJobs* waiting_ = nullptr;         // the one of the two that runs
+  bool compress_due_ = false;              // a job ended before its walltime: the next cycle compresses the book
   double next_backfill_ = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
   bool strict_ = false;                   // backfill_interval: this cycle is the main pass (no backfill)
   bool since_backfill_ = false;           // backfill_interval: a main pass ran since the last backfill cycle

@@ -123,10 +123,10 @@ class SlurmPriority {
   // left to end; per job, the jobs depending on it (dependents_[dependents_first_[j] .. [j + 1]))
   std::vector<double> accrue_;
   std::vector<uint32_t> deps_left_, dependents_first_, dependents_;
-  bool ran_ = false;                    // a calculation has run
-  double last_ran_ = 0;                 // the last calculation's time
-  double next_ = 0;                     // the next calculation's time
-  double next_reset_ = 0;               // PriorityUsageResetPeriod: the next boundary (set at the first calculation)
+  bool ran_ = false;       // a calculation has run
+  double last_ran_ = 0;    // the last calculation's time
+  double next_ = 0;        // the next calculation's time
+  double next_reset_ = 0;  // PriorityUsageResetPeriod: the next boundary (set at the first calculation)
 };
 
 /// The CPUs slurmctld gives a job that takes its nodes whole (SlurmMultifactor::whole_node; job_record's

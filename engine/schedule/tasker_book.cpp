@@ -10,8 +10,6 @@ namespace colmatch {
 
 TaskerBook::TaskerBook(SimWorld& w)
     : ReservationBook(w),
-      future_(w),
-      probe_(w),
       master_memo_(w.cats.size(), {~uint64_t{0}, 0}),
       holds_(w.taskers.size()) {}
 
@@ -129,7 +127,11 @@ void TaskerBook::plan(uint32_t j, double /*t*/, Reservation& r) {
     placer.restrict_to(nullptr);
     return placed;
   };
-  future_.cap = w_.cap;
+  if (!future_) {  // (made when a reservation is first planned on taskers)
+    future_.emplace(w_);
+    probe_.emplace(w_);
+  }
+  future_->cap = w_.cap;
   if (rebuilt) {
     w_.availability.begin_walk();
     pending_.resize(w_.taskers.size(), 0);
@@ -155,22 +157,22 @@ void TaskerBook::plan(uint32_t j, double /*t*/, Reservation& r) {
     const Reservation& x = of(b);
     touches(x.allocs.data(), static_cast<uint32_t>(x.allocs.size()));
     w_.for_each_charge(x.category, x.allocs.data(), x.allocs.size(),
-                       [&](size_t k, uint32_t t, double amount) { future_.cap.take(k, t, sign * amount); });
+                       [&](size_t k, uint32_t t, double amount) { future_->cap.take(k, t, sign * amount); });
   };  // (take with -amount gives a take back exactly; release would pay a tasker's debt first)
   auto mark = [&](uint32_t b, int d) {
     touches(of(b).allocs.data(), static_cast<uint32_t>(of(b).allocs.size()));
     for (const Allocation& a : of(b).allocs) pending_count_[a.tasker] += d;
   };
-  // The book at step T on a copy of the walk's capacity (probe_.cap): the reservations running then take
+  // The book at step T on a copy of the walk's capacity (probe_): the reservations running then take
   // their charges, those starting within the job's run hold their taskers (pending_). Returns whether any does.
   auto book_on_copy = [&](double T) {
-    probe_.cap = future_.cap;
+    probe_->cap = future_->cap;
     bool any = false;
     for (const Reservation& b : book_) {
       if (b.job == kNoSlot || !(b.end > T)) continue;  // a free slot; ended by then
       if (b.shadow <= T) {                             // running then
         w_.for_each_charge(b.category, b.allocs.data(), b.allocs.size(),
-                           [&](size_t k, uint32_t x, double amount) { probe_.cap.take(k, x, amount); });
+                           [&](size_t k, uint32_t x, double amount) { probe_->cap.take(k, x, amount); });
       } else if (b.shadow < T + est) {  // starts while the job would run: left alone
         any = true;
         for (const Allocation& a : b.allocs) pending_[a.tasker] = 1;
@@ -186,7 +188,7 @@ void TaskerBook::plan(uint32_t j, double /*t*/, Reservation& r) {
       T = at_running;
       for (; running != w_.running.end() && running->first == T; ++running) {  // every end at T, then a try
         const uint32_t rj = running->second;
-        release_running(w_, rj, future_.cap, vacated_);
+        release_running(w_, rj, future_->cap, vacated_);
         touches(w_.res.allocations.data() + w_.res.alloc_first[rj], w_.res.alloc_count[rj]);
       }
     } else if (next_end != ends_.end()) {
@@ -203,8 +205,8 @@ void TaskerBook::plan(uint32_t j, double /*t*/, Reservation& r) {
           if (pending_[a.tasker]) return false;
         return true;
       };
-      fits = slurm_nodes ? plan_off_holds(probe_.placer, T)
-                         : !(any_pending && shared) && plan_leaving_free(probe_.placer, j, busy, trial, leaves_pending);
+      fits = slurm_nodes ? plan_off_holds(probe_->placer, T)
+                         : !(any_pending && shared) && plan_leaving_free(probe_->placer, j, busy, trial, leaves_pending);
       if (any_pending)
         for (const Reservation& b : book_)
           for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)
@@ -239,8 +241,8 @@ void TaskerBook::plan(uint32_t j, double /*t*/, Reservation& r) {
         return true;
       };
       fits = slurm_nodes
-                 ? plan_off_holds(future_.placer, T)
-                 : !(pending > 0 && shared) && plan_leaving_free(future_.placer, j, busy, trial, leaves_pending);
+                 ? plan_off_holds(future_->placer, T)
+                 : !(pending > 0 && shared) && plan_leaving_free(future_->placer, j, busy, trial, leaves_pending);
     }
     if (fits) {
       made(r, j, T, est, trial);

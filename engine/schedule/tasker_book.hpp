@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -36,9 +37,10 @@ class TaskerBook final : public ReservationBook {
   bool plan_leaving_free(Placer& placer, uint32_t j, const CategoryEligibility* busy, std::vector<Allocation>& trial,
                          Ok&& ok);
 
-  CapacityCopy future_;  // the walk's capacity as running jobs end
-  CapacityCopy probe_;   // the capacity at a step, less the booked reservations (availability counting use)
-  std::vector<HeldAmount> vacated_;                              // release_running's scratch
+  // the walk's capacity as running jobs end, and the capacity at a step less the booked reservations
+  // (availability counting use): made by the first plan()
+  std::optional<CapacityCopy> future_, probe_;
+  std::vector<HeldAmount> vacated_;  // release_running's scratch
   std::vector<std::pair<uint64_t, size_t>> master_memo_;         // per category: (state_version, fill_up master)
   std::vector<std::vector<std::pair<double, uint32_t>>> holds_;  // per tasker: (shadow, job), ascending
   std::vector<int32_t> pending_count_;  // the walk: per tasker, pending reservations holding it
