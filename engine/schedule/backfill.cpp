@@ -1,7 +1,8 @@
 // Moab's backfill pass (seed 001, step 6) for the static-order queue, EASY and greedy: after the blocker
 // (the first ready job that does not fit) each later start is the lowest-ranked ready job that would
-// start now without delaying the blocker's reservation (engine/schedule/easy_reservation.hpp; greedy makes
-// none), found per job category instead of by a walk over every waiting job:
+// start now without delaying the blocker's reservation (the book's at depth 1, EASY's:
+// engine/schedule/easy_reservation.hpp; greedy, depth 0, makes none), found per job category instead of by a
+// walk over every waiting job:
 //   - a category whose placement failed stays failed until a tasker that grew could take one of its jobs
 //     (SimWorld::settled);
 //   - categories are tried in the order of a rank bound (their first ready job), until the bound passes
@@ -19,21 +20,22 @@
 
 namespace colmatch {
 
-// The reservation of the blocker, made when a backfill candidate first needs it (when some job of a
-// category can be placed): a cycle where no category can place a job needs none. Greedy backfill makes
-// none: every candidate "ends before it".
+// The reservation of the blocker, booked when a backfill candidate first needs it (when some job of a
+// category can be placed): a cycle where no category can place a job needs none. Greedy backfill (depth
+// 0) books none: every candidate "ends before it".
 struct MoabScheduler::LazyReservation {
-  EasyReservation& easy;
+  ReservationBook& book;
   uint32_t blocker;
-  bool greedy;
-  const Reservation* r = nullptr;
-  double shadow = 0;
-  const Reservation& get() {
-    if (r == nullptr) {
-      r = greedy ? &easy.none() : &easy.reservation_for(blocker);
-      shadow = r->active ? r->shadow : std::numeric_limits<double>::infinity();
-    }
-    return *r;
+  double t;
+  size_t depth;
+  bool made = false;
+  double shadow = std::numeric_limits<double>::infinity();  // +inf: none booked
+  void get() {
+    if (made) return;
+    made = true;
+    if (!book.has_room(depth)) return;
+    const Reservation& r = book.book(blocker, t);
+    if (r.active) shadow = r.shadow;
   }
 };
 
@@ -70,8 +72,9 @@ bool MoabScheduler::memo_holds(const CandidateMemo& m, size_t from) const {
 }
 
 void MoabScheduler::backfill(uint32_t blocker, double t) {
-  const bool greedy = w_.policy.backfill == BackfillPolicy::Greedy;
-  LazyReservation resv{easy_, blocker, greedy};
+  begin_pass(w_.policy.backfill);
+  const bool greedy = pass_depth_ == 0;
+  LazyReservation resv{*book_, blocker, t, pass_depth_};
   size_t from = wq().rank(blocker) + 1;
   std::vector<Allocation>& trial = w_.trial;
   const uint64_t pass = ++backfill_pass_;
@@ -121,13 +124,14 @@ void MoabScheduler::backfill(uint32_t blocker, double t) {
     trial.clear();
     [[maybe_unused]] const bool placed = w_.placer(w_.cats.of_job[best]).try_place(best, w_.policy.allocation, trial);
     COLMATCH_DASSERT(placed, "a backfill candidate places as it did when chosen");
-    COLMATCH_DASSERT(!easy_.delays(best, t, trial, *resv.r), "a backfill candidate leaves the reservation alone");
+    const double end = t + sim_estimate(w_.jobs, best);
+    COLMATCH_DASSERT(!book_->delays(best, t, end, trial), "a backfill candidate leaves the reservation alone");
     w_.cap.commit();
     // one that runs past the reservation's time takes capacity the reserved job counted on then: the
     // candidates that were chosen because it still fit beside them must be asked again
-    const bool past = !greedy && !(t + sim_estimate(w_.jobs, best) <= resv.shadow);
-    if (past) easy_.started_under(best, trial, *resv.r);
-    start(best, t, trial, greedy || resv.r->active);  // greedy: started ahead of the blocker
+    const bool past = !greedy && !(end <= resv.shadow);
+    if (past) book_->started_beside(best, trial);
+    start(best, t, trial, book_->backfilling(true));  // greedy: started ahead of the blocker
     from = wq().rank(best) + 1;
     const uint32_t cb = w_.cats.of_job[best];
     memo_[cb].pass = 0;
@@ -164,8 +168,8 @@ uint32_t MoabScheduler::candidate(uint32_t c, size_t from, double t, LazyReserva
   memo.placed.clear();
   memo.beside = false;
   auto fits_now = [&](uint32_t j) {
-    if (const std::optional<bool> fits = easy_.fits_by_count(j)) {  // a pooled farm: the count says
-      memo.placed.clear();                                          // (no placement: any start may change the answer)
+    if (const std::optional<bool> fits = book_->fits_by_count(j)) {  // a pooled farm: the count says
+      memo.placed.clear();                                           // (no placement: any start may change the answer)
       if (!*fits) w_.settle(c);
       return *fits;
     }
@@ -178,17 +182,18 @@ uint32_t MoabScheduler::candidate(uint32_t c, size_t from, double t, LazyReserva
   memo.a = a;
   if (a == WaitQueue::kNoJob) return a;
   bool fits = false;
-  if (resv.r == nullptr) {
+  if (!resv.made) {
     if (!fits_now(a)) return WaitQueue::kNoJob;
     fits = true;
   }
-  const Reservation& r = resv.get();
+  resv.get();
   const double shadow = resv.shadow;
   auto ends_before = [&](double e) { return t + e <= shadow; };
   if (ends_before(sim_estimate(w_.jobs, a))) return fits || fits_now(a) ? a : WaitQueue::kNoJob;
   if (!fits && !fits_now(a)) return WaitQueue::kNoJob;
   fits = true;
-  if (!easy_.delays(a, t, w_.trial, r)) {  // (a runs past its time: the reserved job still fits beside it)
+  // (a runs past its time: the reserved job still fits beside it)
+  if (!book_->delays(a, t, t + sim_estimate(w_.jobs, a), w_.trial)) {
     memo.beside = true;
     return a;
   }

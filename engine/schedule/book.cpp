@@ -40,14 +40,15 @@ const Reservation& ReservationBook::book(uint32_t j, double t, double latest) {
   plan(j, t, trial_);
   if (trial_.active && trial_.shadow > latest) trial_.active = false;  // past the window
   if (!trial_.active) return trial_;
-  const bool slurm_map = w_.policy.slurm_backfill();
+  const bool slurm_map = kept() && w_.policy.slurm_backfill();
   if (const double resolution = slurm_map ? w_.policy.backfill_resolution : 0; resolution > 0) {
     // Slurm's bf_resolution: [start, end) rounded down, at least one step long
     const double s = std::floor(trial_.shadow / resolution) * resolution;
     trial_.end = std::max(std::floor(trial_.end / resolution) * resolution, s + resolution);
     trial_.shadow = s;
   }
-  return insert(trial_, !slurm_map);  // (Slurm's backfill plans again in its next cycle)
+  // (Slurm's backfill plans again in its next cycle; EASY in its next pass, which a running job's end brings)
+  return insert(trial_, kept() && !slurm_map);
 }
 
 // Books reservation r (active, of a job holding none); `wake`: asks for a cycle at its start.
@@ -72,7 +73,7 @@ const Reservation& ReservationBook::insert(const Reservation& r, bool wake) {
 }
 
 bool ReservationBook::compress(uint32_t j, double t) {
-  if (!has(j) || !may_move_earlier(j, t)) return false;
+  if (!has(j) || !kept() || !may_move_earlier(j, t)) return false;
   const Reservation old = of(j);
   drop(j);
   plan(j, t, trial_);

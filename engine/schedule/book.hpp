@@ -1,24 +1,28 @@
-// The book of reservations (seed 001, step 6 with Moab's RESERVATIONDEPTH > 1; Mu'alem and Feitelson's
-// conservative backfilling): reservations kept until their jobs start. A waiting job gets one, in
-// priority order, while fewer than the depth are booked, at the earliest time it fits beside the running
-// jobs and every booked reservation; a reservation, once made, is never moved later; any job may start
-// now only if it delays none of the others' (conservative: every waiting job holds one). With compression
-// (SimConfig::compression), a job ending before its walltime lets each reservation be made again, kept
-// only if it starts earlier.
+// The book of reservations (seed 001, step 6; Mu'alem and Feitelson's EASY and conservative backfilling):
+// backfill written once, parameterised by the reservation depth (Flux's queue_policy_bf_base). A waiting
+// job that cannot start gets a reservation, in priority order, while fewer than the depth are booked, at
+// the earliest time it fits beside the running jobs and every booked reservation; any job may start now
+// only if it delays none of the others' (conservative: every waiting job holds one). Depth 0 (no backfill,
+// greedy) books none. With compression (SimConfig::compression), a job ending before its walltime lets each
+// reservation be made again, kept only if it starts earlier; a kept reservation is never moved later.
 //
-// One question, two implementations (MoabScheduler picks one per run: pooled when PoolProfile::of says the
-// farm is one pool, else of taskers):
-//   - TaskerBook (engine/schedule/tasker_book.hpp): reservations hold particular taskers, found by a walk
-//     over the running jobs' and the booked reservations' ends on a copy of the capacity;
-//   - PooledBook (engine/schedule/pooled_book.hpp): on a pooled farm (every job spreads one-unit slots
-//     over the same taskers) reservations hold slots, planned on the count of free units over time:
-//     exactly the pool-based reservations of the literature; a reserved job is placed anywhere when it
-//     starts.
-// Internal to engine/schedule/; its users are MoabScheduler's passes (engine/schedule/moab.cpp).
+// One question, three implementations (MoabScheduler picks one per run):
+//   - EasyReservation (engine/schedule/easy_reservation.hpp): depth 1, EASY's: made again in every pass,
+//     and a start delays it only if the reserved job no longer fits beside it at its time (the extra
+//     processors, every job ending then counted);
+//   - TaskerBook (engine/schedule/tasker_book.hpp): reservations kept, holding particular taskers, found by
+//     a walk over the running jobs' and the booked reservations' ends on a copy of the capacity;
+//   - PooledBook (engine/schedule/pooled_book.hpp): on a pooled farm (PoolProfile::of: every job spreads
+//     one-unit slots over the same taskers) reservations kept, holding slots, planned on the count of free
+//     units over time: exactly the pool-based reservations of the literature; a reserved job is placed
+//     anywhere when it starts.
+// Internal to engine/schedule/; its users are MoabScheduler's passes (engine/schedule/moab.cpp,
+// engine/schedule/backfill.cpp).
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -71,7 +75,7 @@ class ReservationBook {
   /// job's booked reservation. False when none starts before `end`; else the implementation's answer
   /// (taskers: one that starts before `end` holds a tasker of `allocs`, or j charges a shared pool; pooled:
   /// the free units, j's own reservation given back, do not cover its slots from t to `end`).
-  bool delays(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) const {
+  bool delays(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) {
     return first_shadow_except(j) < end && delays_booked(j, t, end, allocs);
   }
   /// Job j, expected to end at `end` if started now (t), would delay another job's booked reservation
@@ -92,8 +96,28 @@ class ReservationBook {
   /// nullptr when none of its eligible taskers is held, for a category that chooses among solutions, one
   /// charging a shared pool (delays() decides those), or a pooled book. Valid until the next call.
   virtual const CategoryEligibility* unheld(uint32_t /*c*/, uint32_t /*j*/, double /*end*/) { return nullptr; }
-  /// The pooled book's own questions (cycle_book_fast's), or nullptr for a book of taskers.
+  /// The pooled book's own questions (cycle_book_fast's), or nullptr for another book.
   virtual const PooledBook* pooled() const noexcept { return nullptr; }
+
+  /// Reservations are kept from pass to pass (false: EASY's, made again in every pass; such a book asks
+  /// for no cycle at a reservation's start, takes no Slurm rounding and is never compressed).
+  virtual bool kept() const noexcept { return true; }
+  /// A pass over the waiting jobs begins (EASY: its first blocked job may book again).
+  virtual void begin_pass() {}
+  /// A job that cannot start now may book a reservation in this pass at reservation depth `depth`: fewer
+  /// than `depth` are booked (EASY: and none was tried in this pass, booked or not).
+  virtual bool has_room(size_t depth) const noexcept { return booked() < depth; }
+  /// Job j started now on `allocs`, beside a booked reservation it runs past the start of (delays() said
+  /// no): what the book counts on then follows (EASY: the extra processors lose j's).
+  virtual void started_beside(uint32_t /*j*/, const std::vector<Allocation>& /*allocs*/) {}
+  /// Whether a job starting now is a backfill start: `blocked`, a job before it in the pass waits (EASY:
+  /// a reservation is booked).
+  virtual bool backfilling(bool blocked) const noexcept { return blocked; }
+  /// On a pooled farm, whether job j fits now by the count of free units (any placement of it fits
+  /// exactly then); std::nullopt when a placement must say.
+  virtual std::optional<bool> fits_by_count(uint32_t /*j*/) const { return std::nullopt; }
+  /// Capacity on tasker x changed (a start, an end, a farm event).
+  virtual void tasker_changed(uint32_t /*x*/) {}
 
  protected:
   explicit ReservationBook(SimWorld& w) : w_(w) {}
@@ -106,7 +130,7 @@ class ReservationBook {
   virtual void held(const Reservation& r) = 0;
   virtual void released(const Reservation& r) = 0;
   /// delays() and forbids() when a reservation of another job starts before `end`.
-  virtual bool delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) const = 0;
+  virtual bool delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) = 0;
   virtual bool forbids_booked(uint32_t j, double t, double end) = 0;
   /// Reservation r is job j's at time T, for its walltime estimate `est`, on `allocs`.
   void made(Reservation& r, uint32_t j, double T, double est, const std::vector<Allocation>& allocs) const;

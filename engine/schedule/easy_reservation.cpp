@@ -7,7 +7,7 @@
 
 namespace colmatch {
 
-EasyReservation::EasyReservation(SimWorld& w) : w_(w) {
+EasyReservation::EasyReservation(SimWorld& w) : ReservationBook(w) {
   if (w.policy.backfill == BackfillPolicy::Easy && w.policy.depth() == 1) pool_ = PoolProfile::of_farm(w);
 }
 
@@ -158,13 +158,19 @@ void EasyReservation::tasker_changed(uint32_t x) {
   }
 }
 
-const Reservation& EasyReservation::reservation_for(uint32_t j) {
+void EasyReservation::plan(uint32_t j, double /*t*/, Reservation& r) {
+  tried_ = true;
   if (resv_job_ != j || resv_version_ != w_.state_version || w_.policy.full_cycles) {
     reserve(j, resv_);
     resv_job_ = j;
     resv_version_ = w_.state_version;
   }
-  return resv_;
+  r = resv_;
+}
+
+bool EasyReservation::take_booked(uint32_t /*j*/, std::vector<Allocation>& /*out*/) {
+  COLMATCH_DASSERT(false, "EASY's reservation is given up before its job's next turn");
+  return false;
 }
 
 bool EasyReservation::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
@@ -197,9 +203,9 @@ bool EasyReservation::leaves_alone(uint32_t j, const std::vector<Allocation>& al
   return probe_->placer.plan(r.job, w_.policy.allocation, probe_trial_);
 }
 
-void EasyReservation::started_under(uint32_t j, const std::vector<Allocation>& allocs,
-                                    [[maybe_unused]] const Reservation& r) {
-  COLMATCH_DASSERT(&r == &resv_ && r.active, "started_under the EASY reservation");
+void EasyReservation::started_beside(uint32_t j, const std::vector<Allocation>& allocs) {
+  if (booked() == 0) return;
+  COLMATCH_DASSERT(has(resv_.job) && resv_.active, "the booked reservation is resv_");
   if (pool_) {
     extra_ -= units_of(j);
     return;
@@ -207,18 +213,19 @@ void EasyReservation::started_under(uint32_t j, const std::vector<Allocation>& a
   w_.for_each_charge(w_.charged(j), allocs.data(), allocs.size(),
                      [&](size_t k, uint32_t x, double amount) { at_shadow_->cap.take(k, x, amount); });
   if (!counted_) return;
-  const uint32_t c = w_.cats.of_job[r.job];
+  const uint32_t c = w_.cats.of_job[resv_.job];
   for (const Allocation& a : allocs) {
     if (!w_.eligible[c].eligible.contains(a.tasker)) continue;
     at_shadow_total_ -= at_shadow_instances_[a.tasker];
-    at_shadow_instances_[a.tasker] = at_shadow_->placer.instances(c, a.tasker, false, w_.jobs.slots[r.job]);
+    at_shadow_instances_[a.tasker] = at_shadow_->placer.instances(c, a.tasker, false, w_.jobs.slots[resv_.job]);
     at_shadow_total_ += at_shadow_instances_[a.tasker];
   }
 }
 
-bool EasyReservation::delays(uint32_t j, double t, const std::vector<Allocation>& allocs, const Reservation& r) {
-  if (!r.active || t + sim_estimate(w_.jobs, j) <= r.shadow) return false;  // none, or j ends by its time
-  return !leaves_alone(j, allocs, r);
+// (asked only when the reservation starts before j's end: booked, and j runs past its shadow time)
+bool EasyReservation::delays_booked(uint32_t j, double /*t*/, double /*end*/, const std::vector<Allocation>& allocs) {
+  COLMATCH_DASSERT(has(resv_.job) && resv_.active, "the booked reservation is resv_");
+  return !leaves_alone(j, allocs, resv_);
 }
 
 }  // namespace colmatch

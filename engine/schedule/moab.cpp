@@ -7,15 +7,17 @@
 #include <span>
 
 #include "engine/batch/queue_blocking.hpp"
+#include "engine/schedule/easy_reservation.hpp"
 #include "engine/schedule/tasker_book.hpp"
 
 namespace colmatch {
 
 namespace {
 
-// The book for world w: pooled when PoolProfile::of(w) says the farm is one pool (and the run books
-// reservations), else one of taskers.
+// The book for world w: EASY's at depth 1; deeper, pooled when PoolProfile::of(w) says the farm is one pool,
+// else one of taskers (depth 0, no backfill or greedy, books nothing in it).
 std::unique_ptr<ReservationBook> book_of(SimWorld& w) {
+  if (w.policy.backfill == BackfillPolicy::Easy && w.policy.depth() == 1) return std::make_unique<EasyReservation>(w);
   if (std::optional<PoolProfile> pool = PoolProfile::of(w)) return std::make_unique<PooledBook>(w, std::move(*pool));
   return std::make_unique<TaskerBook>(w);
 }
@@ -24,7 +26,6 @@ std::unique_ptr<ReservationBook> book_of(SimWorld& w) {
 
 MoabScheduler::MoabScheduler(SimWorld& w)
     : w_(w),
-      easy_(w),
       book_(book_of(w)),
       cred_priority_(w.creds.priorities(w.policy.credential_priorities)),
       memo_(w.cats.size()) {
@@ -205,81 +206,59 @@ void MoabScheduler::cycle_full(double t) {
   }
   if (std::exchange(compress_due_, false))
     for (const auto& [prio, j] : ready_) compress(j, t);  // in priority order
-  const bool started = w_.policy.depth() > 1 && !strict_ ? pass_with_book(t) : pass(t);
+  const bool started = pass(t);
   if (started) waiting_->pass_done();
   w_.end_cycle(t, t0, queued());
 }
 
-// Steps 4-6 over ready_ in priority order with at most one reservation (none, greedy, EASY): under
-// strict order the first job that cannot start blocks the rest; under EASY it gets the reservation,
-// made again in each cycle. Returns whether a job started.
-bool MoabScheduler::pass(double t) {
-  SimResult& res = w_.res;
-  const BackfillPolicy backfill = strict_ ? BackfillPolicy::None : w_.policy.backfill;
-  if (backfill == BackfillPolicy::None && w_.policy.partitions) return slurm_main_pass(t);
-  bool blocked = false, started = false;
-  const Reservation* r = &easy_.none();
-  std::vector<Allocation>& trial = w_.trial;
-  for (const auto& [prio, j] : ready_) {
-    if (throttled(j)) continue;
-    if (blocked && backfill == BackfillPolicy::None) {
-      res.reason[j] = SimReason::Blocked;
-      continue;
-    }
-    // Under a reservation, a job that would not end by its time starts only if it does not delay it (the
-    // reserved job still fits at that time beside it); else it waits for the reservation.
-    const bool must_avoid = r->active && !(t + sim_estimate(w_.jobs, j) <= r->shadow);
-    trial.clear();
-    if (!w_.placer(w_.cats.of_job[j]).try_place(j, w_.policy.allocation, trial)) {
-      res.reason[j] = must_avoid ? SimReason::Reservation : SimReason::NoFreeCapacity;
-      if (!blocked) {
-        blocked = true;
-        if (backfill == BackfillPolicy::Easy) r = &easy_.reservation_for(j);
-      }
-      continue;
-    }
-    if (easy_.delays(j, t, trial, *r)) {
-      w_.cap.rollback();
-      res.reason[j] = SimReason::Reservation;
-      continue;
-    }
-    w_.cap.commit();
-    if (must_avoid) easy_.started_under(j, trial, *r);
-    start(j, t, trial, backfill == BackfillPolicy::Greedy ? blocked : r->active);
-    started = true;
-  }
-  return started;
-}
-
-// Steps 4-6 with the book (reservation depth > 1, conservative): in priority order, a job whose
-// reservation's time has come starts on its reserved taskers; another starts if it fits now and delays
-// no other job's booked reservation (of any priority: a reservation, once made, is not moved later);
-// one that does not start gets a reservation while fewer than the depth are booked. A reservation whose
+// Steps 4-6 over ready_ in priority order, backfill written once for every reservation depth: in
+// priority order, a job whose reservation's time has come starts on its reserved taskers; another starts
+// if it fits now and delays no other job's booked reservation; one that does not start gets a reservation
+// while the book has room at the depth (none: 0, greedy 0, EASY 1 made again in each pass, N, conservative
+// unlimited, kept: a reservation, once made, is not moved later). Without backfill (and in Slurm's main
+// pass between its backfill cycles) the first job that cannot start blocks the rest. A reservation whose
 // time has come but whose taskers have no room (the farm changed: a tasker went down) is made again.
 // Returns whether a job started.
-bool MoabScheduler::pass_with_book(double t) {
+bool MoabScheduler::pass(double t) {
+  const BackfillPolicy backfill = strict_ ? BackfillPolicy::None : w_.policy.backfill;
+  if (backfill == BackfillPolicy::None && w_.policy.partitions) return slurm_main_pass(t);
+  begin_pass(backfill);
   bool blocked = false, started = false;  // blocked: a job before this one waits for capacity
-  const bool slurm = w_.policy.slurm_backfill();
-  if (slurm) {  // Slurm's node-space map: one record from now to the window's end (backfill.c)
+  if (slurm_pass_) {  // Slurm's node-space map: one record from now to the window's end (backfill.c)
     const double r = w_.policy.backfill_resolution;
     auto step = [&](double x) { return r > 0 ? std::floor(x / r) * r : x; };
     map_begin_ = step(t);
     map_ends_.clear();
     map_ends_.insert(step(t + w_.policy.backfill_window));
-    map_full_ = false;
     tried_of_.assign(w_.jobs.owners.size(), 0);
     tried_in_.assign(w_.policy.partitions ? w_.policy.partitions->names.size() : 0, 0);
     tried_of_in_.clear();
     tried_by_assoc_.clear();
   }
   for (const auto& [prio, j] : ready_) {
-    if (map_full_ || (slurm && exceeds_backfill_limits(j))) {  // not tried in this cycle
+    if (map_full_ || (slurm_pass_ && exceeds_backfill_limits(j))) {  // not tried in this cycle
       w_.res.reason[j] = SimReason::Blocked;
       continue;
     }
-    started = with_book(j, t, blocked) || started;
+    started = turn(j, t, blocked) || started;
   }
   return started;
+}
+
+// A pass begins under `backfill` (the policy's, or none for Slurm's main pass): its depth, whether it is
+// Slurm's backfill plan (a book deeper than 1 under SimConfig::slurm_backfill), and a book whose
+// reservations are not kept (EASY's) gives them up.
+void MoabScheduler::begin_pass(BackfillPolicy backfill) {
+  pass_backfill_ = backfill;
+  pass_depth_ = backfill == BackfillPolicy::None ? 0 : w_.policy.depth();
+  slurm_pass_ = pass_depth_ > 1 && w_.policy.slurm_backfill();
+  map_full_ = false;
+  if (!book_->kept() && book_->booked() > 0) {
+    std::vector<uint32_t> booked;
+    book_->booked_jobs(booked);
+    for (const uint32_t j : booked) drop_reservation(j);
+  }
+  book_->begin_pass();
 }
 
 // Slurm's _job_exceeds_max_bf_param (backfill.c): job j is not tried in this backfill cycle when its user
@@ -312,18 +291,21 @@ bool MoabScheduler::exceeds_backfill_limits(uint32_t j) {
   return false;
 }
 
-// One job's turn in pass_with_book; `blocked` says whether a job before it waits, and is set if this
-// one does. Returns whether it started.
-bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
+// One job's turn in a pass; `blocked` says whether a job before it waits, and is set if this one does.
+// Returns whether it started.
+bool MoabScheduler::turn(uint32_t j, double t, bool& blocked) {
   SimResult& res = w_.res;
   std::vector<Allocation>& trial = w_.trial;
+  // depth 0 neither asks a reservation nor gives one up (Slurm's main pass between its backfill cycles knows
+  // none of the last one's)
+  const bool booking = pass_depth_ > 0;
   auto wait = [&](SimReason why) {
     res.reason[j] = why;
     blocked = true;
-    if (book_->has(j) && t >= book_->of(j).shadow) drop_reservation(j);  // overdue
-    if (!book_->has(j) && book_->booked() < w_.policy.depth() && may_reserve(j, t)) {
+    if (booking && book_->has(j) && t >= book_->of(j).shadow) drop_reservation(j);  // overdue
+    if (!book_->has(j) && book_->has_room(pass_depth_) && may_reserve(j, t)) {
       book_reservation(j, t);
-      if (w_.policy.slurm_backfill() && book_->has(j)) {
+      if (slurm_pass_ && book_->has(j)) {
         if (map_ends_.size() >= w_.policy.backfill_max_jobs) {  // Slurm: a full node-space map ends the cycle here
           drop_reservation(j);
           map_full_ = true;
@@ -336,14 +318,19 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     }
     return false;
   };
-  auto go = [&] {
+  auto go = [&](bool beside) {  // beside: it runs past the start of a booked reservation
     w_.cap.commit();
-    drop_reservation(j);
-    start(j, t, trial, blocked);
+    if (booking) drop_reservation(j);
+    if (beside) book_->started_beside(j, trial);
+    start(j, t, trial, book_->backfilling(blocked));
     return true;
   };
   if (throttled(j)) {
-    drop_reservation(j);  // it could not use it
+    if (booking) drop_reservation(j);  // it could not use it
+    return false;
+  }
+  if (blocked && pass_backfill_ == BackfillPolicy::None) {  // strict priority order
+    res.reason[j] = SimReason::Blocked;
     return false;
   }
   const double end = t + sim_estimate(w_.jobs, j);
@@ -351,18 +338,18 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
   // On its reserved taskers: when its time has come (the reservations booked after it were planned
   // around it there), or before if that delays no other reservation.
   // A pooled book answers before the placement (it holds no taskers), a book of taskers after it.
-  if (book_->has(j)) {
+  if (booking && book_->has(j)) {
     const bool pooled = book_->pooled() != nullptr;
     const bool allowed = t >= book_->of(j).shadow || (pooled && !book_->delays(j, t, end, trial));
     if ((allowed || !pooled) && book_->take_booked(j, trial)) {
-      if (allowed || !book_->delays(j, t, end, trial)) return go();
+      if (allowed || !book_->delays(j, t, end, trial)) return go(false);
       w_.cap.rollback();
     }
   }
-  const bool must_avoid = book_->first_shadow_except(j) < end;
+  const bool must_avoid = booking && book_->first_shadow_except(j) < end;
   // Slurm's backfill places a job only on the nodes no reservation holds during its run (backfill.c: the
   // node-space map's nodes, then the placement), so no placement is forbidden before it is made
-  const bool slurm_avoid = must_avoid && w_.policy.slurm_backfill();
+  const bool slurm_avoid = must_avoid && slurm_pass_;
   if (must_avoid && !slurm_avoid && book_->forbids(j, t, end)) return wait(SimReason::Reservation);
   trial.clear();
   const uint32_t c = w_.cats.of_job[j];
@@ -373,7 +360,7 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
       placer.restrict_to(unheld);
       const bool placed = placer.try_place(j, w_.policy.allocation, trial);
       placer.restrict_to(nullptr);
-      return placed ? go() : wait(SimReason::Reservation);
+      return placed ? go(true) : wait(SimReason::Reservation);
     }
   if (w_.settled(c) || !w_.placer(c).try_place(j, w_.policy.allocation, trial)) {
     w_.settle(c);  // so will its other jobs until capacity grows where they could use it
@@ -383,7 +370,7 @@ bool MoabScheduler::with_book(uint32_t j, double t, bool& blocked) {
     w_.cap.rollback();
     return wait(SimReason::Reservation);
   }
-  return go();
+  return go(must_avoid);
 }
 
 // Job j is kept back by a credential limit now: its reason says which.
@@ -399,7 +386,7 @@ bool MoabScheduler::throttled(uint32_t j) {
 
 // Slurm's bf_min_prio_reserve: in its backfill cycles a job of a lower priority (above its tier) reserves nothing.
 bool MoabScheduler::may_reserve(uint32_t j, double t) const {
-  if (!w_.policy.slurm_backfill()) return true;
+  if (!slurm_pass_) return true;
   // and bf_min_age_reserve: a job waiting less than that reserves nothing either
   const double young = w_.policy.backfill_min_age_reserve;
   if (young > 0 && t - w_.jobs.submit[j] < young) return false;
@@ -411,8 +398,7 @@ bool MoabScheduler::may_reserve(uint32_t j, double t) const {
 
 void MoabScheduler::book_reservation(uint32_t j, double t) {
   // Slurm's backfill cycle reserves nothing past its bf_window (ReservationBook::book plans the rest as it does)
-  book_->book(j, t,
-              w_.policy.slurm_backfill() ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
+  book_->book(j, t, slurm_pass_ ? t + w_.policy.backfill_window : std::numeric_limits<double>::infinity());
   if (book_->has(j)) waiting_->booked(j);
 }
 
@@ -427,7 +413,7 @@ void MoabScheduler::drop_reservation(uint32_t j) {
   waiting_->unbooked(j);
 }
 
-// The same starts as pass_with_book, visiting what can change them (static order, no credential limits:
+// The same starts as pass, visiting what can change them (static order, no credential limits:
 // a limit could take a job's reservation at any cycle; conservative only). A ready job can start, or
 // book, only if it holds no reservation (a new one, or one whose booking failed), or its reservation's time has come,
 // or its category can place a job now (SimWorld::settled: a category that cannot place on any tasker cannot on its
@@ -442,6 +428,7 @@ void MoabScheduler::cycle_book_fast(double t) {
   const auto t0 = std::chrono::steady_clock::now();
   ++w_.res.cycles;
   wq().compact();
+  begin_pass(w_.policy.backfill);
   using Next = std::pair<uint32_t, uint32_t>;  // (rank, source: a category, or kUnbooked, kDue, kEarly)
   constexpr uint32_t kUnbooked = UINT32_MAX, kDue = UINT32_MAX - 1, kEarly = UINT32_MAX - 2;
   const PooledBook* pooled = book_->pooled();
@@ -450,7 +437,7 @@ void MoabScheduler::cycle_book_fast(double t) {
   auto push = [&](uint32_t source, size_t from) {
     size_t r = RankSet::npos;
     if (source == kUnbooked) {
-      if (book_->booked() < w_.policy.depth()) r = ranked_->unbooked().next(from);
+      if (book_->has_room(pass_depth_)) r = ranked_->unbooked().next(from);
     } else if (source == kDue) {
       r = ranked_->due().next(from);
     } else if (source == kEarly) {
@@ -502,7 +489,7 @@ void MoabScheduler::cycle_book_fast(double t) {
         const uint32_t first = wq().first(0);  // a job before it waits (every one not visited does)
         bool blocked = first != WaitQueue::kNoJob && wq().rank(first) < r;
         const uint64_t given = pooled != nullptr ? pooled->given_back() : 0;
-        with_book(j, t, blocked);
+        turn(j, t, blocked);
         gave_back = pooled != nullptr && pooled->given_back() != given;
       }
     }

@@ -5,11 +5,12 @@
 //   4. throttling per credential (user, group, class, account, QoS): running jobs and slots
 //      (engine/schedule/throttles.hpp);
 //   5. allocation: the job's taskers by the node allocation policy (Placer);
-//   6. backfill: none (strict priority order: the first job that cannot start blocks the rest) or EASY
-//      (the first blocked job gets a reservation at the earliest time it fits, from the running jobs'
-//      walltime estimates, engine/schedule/easy_reservation.hpp; a later job starts now only if it ends by
-//      then or the reserved job still fits then beside it; the pass itself is engine/schedule/backfill.cpp;
-//      greedy: no reservation; deeper: a book of kept reservations).
+//   6. backfill, one pass parameterised by the reservation depth over one book (engine/schedule/book.hpp):
+//      none (strict priority order: the first job that cannot start blocks the rest), greedy (depth 0: no
+//      reservation), EASY (depth 1: the first blocked job gets a reservation at the earliest time it fits,
+//      from the running jobs' walltime estimates, made again in each pass, engine/schedule/easy_reservation.hpp;
+//      a later job starts now only if it ends by then or the reserved job still fits then beside it), a
+//      depth N or conservative (a book of kept reservations).
 //
 // Two queues (engine/schedule/waiting.hpp). When no priority factor depends on time (queue_time and
 // expansion weights 0), every job has a fixed rank (RankedQueue) and a cycle visits what can change the schedule: ready
@@ -31,7 +32,6 @@
 #include <vector>
 
 #include "engine/schedule/book.hpp"
-#include "engine/schedule/easy_reservation.hpp"
 #include "engine/schedule/pooled_book.hpp"
 #include "engine/schedule/slurm_priority.hpp"
 #include "engine/schedule/throttles.hpp"
@@ -48,7 +48,7 @@ class MoabScheduler final : public Scheduler {
   void submitted(uint32_t j, double t) override;
   void woke(uint32_t j, double t) override;
   void ended(uint32_t j, double t) override;
-  void tasker_changed(uint32_t x) override { easy_.tasker_changed(x); }
+  void tasker_changed(uint32_t x) override { book_->tasker_changed(x); }
   void cycle(double t, bool last) override;
   uint64_t queued() const override;
   double next_wake() const override;
@@ -69,11 +69,11 @@ class MoabScheduler final : public Scheduler {
   const WaitQueue& wq() const noexcept { return ranked_->ready(); }
   void cycle_full(double t);
   bool pass(double t);
-  bool pass_with_book(double t);
+  void begin_pass(BackfillPolicy backfill);
   // slurm_main_pass.cpp
   bool slurm_main_pass(double t);
   bool main_pass_try(uint32_t j, uint32_t c, const std::vector<uint64_t>* within, std::vector<Allocation>& trial);
-  bool with_book(uint32_t j, double t, bool& blocked);
+  bool turn(uint32_t j, double t, bool& blocked);
   void book_reservation(uint32_t j, double t);
   bool exceeds_backfill_limits(uint32_t j);
   bool throttled(uint32_t j);
@@ -93,14 +93,18 @@ class MoabScheduler final : public Scheduler {
   uint32_t candidate(uint32_t c, size_t from, double t, LazyReservation& resv, CandidateMemo& memo);
 
   SimWorld& w_;
-  EasyReservation easy_;                   // depth 1: EASY's reservation, made again each cycle
-  std::unique_ptr<ReservationBook> book_;  // depth > 1, conservative: the book of kept reservations
-  PerJob<double> cred_priority_;           // per job: its credentials' priorities summed
-  std::optional<SlurmPriority> slurm_;     // SimConfig::slurm_priority: priority/multifactor's priorities
-  std::optional<RankedQueue> ranked_;      // no time-dependent priority factor: jobs ranked once
-  std::optional<TimedQueue> timed_;        // else: sorted at each cycle
-  WaitingJobs* waiting_ = nullptr;         // the one of the two that runs
-  bool compress_due_ = false;              // a job ended before its walltime: the next cycle compresses the book
+  // the reservations at the policy's depth: EASY's (depth 1, made again in each pass), or kept ones (deeper,
+  // conservative: of taskers, or pooled); depth 0 books none
+  std::unique_ptr<ReservationBook> book_;
+  BackfillPolicy pass_backfill_ = BackfillPolicy::None;  // this pass's backfill (none in Slurm's main pass)
+  size_t pass_depth_ = 0;                                // this pass's reservation depth
+  bool slurm_pass_ = false;                              // this pass is Slurm's backfill plan
+  PerJob<double> cred_priority_;                         // per job: its credentials' priorities summed
+  std::optional<SlurmPriority> slurm_;                   // SimConfig::slurm_priority: priority/multifactor's priorities
+  std::optional<RankedQueue> ranked_;                    // no time-dependent priority factor: jobs ranked once
+  std::optional<TimedQueue> timed_;                      // else: sorted at each cycle
+  WaitingJobs* waiting_ = nullptr;                       // the one of the two that runs
+  bool compress_due_ = false;  // a job ended before its walltime: the next cycle compresses the book
   double next_backfill_ = -std::numeric_limits<double>::infinity();  // backfill_interval: the next backfill cycle
   bool strict_ = false;                   // backfill_interval: this cycle is the main pass (no backfill)
   bool since_backfill_ = false;           // backfill_interval: a main pass ran since the last backfill cycle

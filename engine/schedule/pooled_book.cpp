@@ -48,7 +48,7 @@ bool PooledBook::free_until(uint32_t j, double t, double end) const {
 }
 
 // (the booked reservations keep their units whichever taskers j takes)
-bool PooledBook::delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& /*allocs*/) const {
+bool PooledBook::delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& /*allocs*/) {
   return !free_until(j, t, end);
 }
 

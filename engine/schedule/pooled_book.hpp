@@ -36,7 +36,7 @@ class PooledBook final : public ReservationBook {
   bool may_move_earlier(uint32_t j, double t) const override;
   void held(const Reservation& r) override;
   void released(const Reservation& r) override;
-  bool delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) const override;
+  bool delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) override;
   bool forbids_booked(uint32_t j, double t, double end) override;
   bool free_until(uint32_t j, double t, double end) const;
 

@@ -1,13 +1,9 @@
 // Backfill's reservations (seed 001, step 6; Moab RESERVATIONDEPTH; Mu'alem and Feitelson): the earliest
-// time a blocked job fits, found from the running jobs' expected ends (start + walltime estimate). Two
-// mechanisms ask backfill's one question, "does this start delay a reservation?", each its own way:
-//   - EASY (depth 1; engine/schedule/easy_reservation.hpp): the first job that cannot start gets a
-//     reservation made again in every cycle; a later job starts now if it ends by its time (the shadow
-//     time) or if the reserved job still fits then beside it (the "extra processors");
-//   - the book (depth > 1, conservative; engine/schedule/book.hpp): reservations kept until their jobs
-//     start, never moved later; a job starts now only if it delays none of them. A book of taskers plans
-//     on particular taskers, a pooled book on the count of free units over time.
-// This header holds what both share. Internal to engine/schedule/.
+// time a blocked job fits, found from the running jobs' expected ends (start + walltime estimate). The
+// book (engine/schedule/book.hpp) asks backfill's one question, "does this start delay a reservation?",
+// at every depth; its implementations (EASY's at depth 1, kept ones of taskers or pooled deeper) share
+// what this header holds: a reservation, a copy of the capacity to plan on, the running jobs released on
+// it. Internal to engine/schedule/.
 #pragma once
 
 #include <cstdint>

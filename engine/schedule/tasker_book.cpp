@@ -9,9 +9,7 @@
 namespace colmatch {
 
 TaskerBook::TaskerBook(SimWorld& w)
-    : ReservationBook(w),
-      master_memo_(w.cats.size(), {~uint64_t{0}, 0}),
-      holds_(w.taskers.size()) {}
+    : ReservationBook(w), master_memo_(w.cats.size(), {~uint64_t{0}, 0}), holds_(w.taskers.size()) {}
 
 void TaskerBook::held(const Reservation& r) {
   for (const Allocation& a : r.allocs) {
@@ -205,8 +203,9 @@ void TaskerBook::plan(uint32_t j, double /*t*/, Reservation& r) {
           if (pending_[a.tasker]) return false;
         return true;
       };
-      fits = slurm_nodes ? plan_off_holds(probe_->placer, T)
-                         : !(any_pending && shared) && plan_leaving_free(probe_->placer, j, busy, trial, leaves_pending);
+      fits = slurm_nodes
+                 ? plan_off_holds(probe_->placer, T)
+                 : !(any_pending && shared) && plan_leaving_free(probe_->placer, j, busy, trial, leaves_pending);
       if (any_pending)
         for (const Reservation& b : book_)
           for (const Allocation& a : b.allocs) pending_[a.tasker] = 0;  // (a free slot has none)
@@ -252,7 +251,7 @@ void TaskerBook::plan(uint32_t j, double /*t*/, Reservation& r) {
   for (; started != window; ++started) mark(started->second, -1);  // pending_count_ back to 0
 }
 
-bool TaskerBook::delays_booked(uint32_t j, double /*t*/, double end, const std::vector<Allocation>& allocs) const {
+bool TaskerBook::delays_booked(uint32_t j, double /*t*/, double end, const std::vector<Allocation>& allocs) {
   if (!w_.cap_placer.queue_only(w_.cats.of_job[j])) return true;
   for (const Allocation& a : allocs)
     if (held_by_other(a.tasker, j, end)) return true;

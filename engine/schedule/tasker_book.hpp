@@ -27,7 +27,7 @@ class TaskerBook final : public ReservationBook {
   void plan(uint32_t j, double t, Reservation& r) override;
   void held(const Reservation& r) override;
   void released(const Reservation& r) override;
-  bool delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) const override;
+  bool delays_booked(uint32_t j, double t, double end, const std::vector<Allocation>& allocs) override;
   bool forbids_booked(uint32_t j, double t, double end) override;
 
   bool held_by_other(uint32_t x, uint32_t j, double end) const noexcept;
@@ -40,7 +40,7 @@ class TaskerBook final : public ReservationBook {
   // the walk's capacity as running jobs end, and the capacity at a step less the booked reservations
   // (availability counting use): made by the first plan()
   std::optional<CapacityCopy> future_, probe_;
-  std::vector<HeldAmount> vacated_;  // release_running's scratch
+  std::vector<HeldAmount> vacated_;                              // release_running's scratch
   std::vector<std::pair<uint64_t, size_t>> master_memo_;         // per category: (state_version, fill_up master)
   std::vector<std::vector<std::pair<double, uint32_t>>> holds_;  // per tasker: (shadow, job), ascending
   std::vector<int32_t> pending_count_;  // the walk: per tasker, pending reservations holding it
