@@ -1,8 +1,12 @@
 // The farm over time, as an input of `colmatch simulate`: taskers that go down, come up or change their
-// configured amounts (Google cluster-data 2011 machine events), and the load that is not the jobs'.
+// configured amounts (Google cluster-data 2011 machine events), and the load that is not the jobs'; and the
+// run's own timed events, the jobs' ends and wake-ups.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 namespace colmatch {
@@ -35,5 +39,10 @@ struct FarmEvents {
   std::vector<std::vector<double>> load;
   bool empty() const noexcept { return down_at_start.empty() && events.empty() && load.empty(); }
 };
+
+/// (time in seconds, job) pairs, earliest first: the event loop's job ends and wake-ups (SimWorld::ends,
+/// SimWorld::wakes).
+using TimedJobs =
+    std::priority_queue<std::pair<double, uint32_t>, std::vector<std::pair<double, uint32_t>>, std::greater<>>;
 
 }  // namespace colmatch

@@ -22,6 +22,11 @@ std::unique_ptr<ReservationBook> book_of(SimWorld& w) {
   return std::make_unique<TaskerBook>(w);
 }
 
+// The part of world w the waiting queues read and write.
+QueueView queue_view(SimWorld& w) {
+  return {w.jobs, w.cats.of_job, w.cats.size(), w.fits_idle, w.ended, w.creds, w.arrivals.size(), w.res, w.wakes};
+}
+
 }  // namespace
 
 MoabScheduler::MoabScheduler(SimWorld& w)
@@ -32,7 +37,7 @@ MoabScheduler::MoabScheduler(SimWorld& w)
   book_fast_ = w.policy.depth() == SIZE_MAX || book_->pooled() != nullptr;
   if (w.policy.slurm_priority.enabled) slurm_.emplace(SlurmPriority::of_farm(w.catalog, w.taskers, w.jobs, w.policy));
   if (w.policy.weights.queue_time != 0 || w.policy.weights.expansion != 0 || w.policy.slurm_priority.enabled) {
-    waiting_ = &timed_.emplace(w);
+    waiting_ = &timed_.emplace(queue_view(w));
     return;
   }
   // priorities do not depend on time: one rank per job, in the order every cycle considers them
@@ -51,7 +56,7 @@ MoabScheduler::MoabScheduler(SimWorld& w)
     return a < b;
   });
   std::vector<double>().swap(prio);
-  waiting_ = &ranked_.emplace(w, *book_, book_fast_, std::move(order), std::move(est));
+  waiting_ = &ranked_.emplace(queue_view(w), *book_, book_fast_, std::move(order), std::move(est));
   fast_ = fast_cycle();
 }
 

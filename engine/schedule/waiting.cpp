@@ -3,23 +3,22 @@
 #include <cmath>
 
 #include "engine/schedule/book.hpp"
-#include "engine/schedule/world.hpp"
 
 namespace colmatch {
 
 // ---- RankedQueue ----
 
-RankedQueue::RankedQueue(SimWorld& w, const ReservationBook& book, bool book_fast, std::vector<uint32_t> order,
+RankedQueue::RankedQueue(QueueView w, const ReservationBook& book, bool book_fast, std::vector<uint32_t> order,
                          PerJob<double> estimate)
     : w_(w),
       book_(book),
       book_fast_(book_fast),
-      wq_(std::move(order), w.cats.of_job, w.cats.size(), std::move(estimate)),
-      queued_(w.arrivals.size()),
-      visible_(w.arrivals.size()),
-      unbooked_(w.arrivals.size()),
-      due_(w.arrivals.size()),
-      streams_(w.creds, w.arrivals.size()),
+      wq_(std::move(order), w.category, w.categories, std::move(estimate)),
+      queued_(w.arrivals),
+      visible_(w.arrivals),
+      unbooked_(w.arrivals),
+      due_(w.arrivals),
+      streams_(w.creds, w.arrivals),
       parked_(w.jobs.size(), Parked::No) {}
 
 void RankedQueue::submitted(uint32_t j, double t) {
@@ -64,7 +63,7 @@ void RankedQueue::classify(uint32_t j, double t) {
     return;
   }
   parked_[j] = Parked::No;
-  if (!w_.fits_idle[w_.cats.of_job[j]]) return;  // never ready: its reason comes from the full cycle
+  if (!w_.fits_idle[w_.category[j]]) return;  // never ready: its reason comes from the full cycle
   for (uint32_t d : w_.jobs.depends[j])
     if (!w_.ended[d]) {
       parked_[j] = Parked::Dependency;

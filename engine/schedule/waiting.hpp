@@ -7,7 +7,7 @@
 //     the fast cycles visit only what can start;
 //   - TimedQueue: priorities change with time: the waiting jobs in submission order, each cycle sorts
 //     them by their priority then (those waiting for a dependency parked until it ends).
-// Internal to engine/schedule/.
+// Both read the world through QueueView, the part of it they use. Internal to engine/schedule/.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +15,30 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/model/jobs.hpp"
 #include "engine/model/per_job.hpp"
+#include "engine/schedule/events.hpp"
+#include "engine/schedule/result.hpp"
 #include "engine/schedule/throttles.hpp"
 #include "engine/schedule/wait_queue.hpp"
 
 namespace colmatch {
 
 class ReservationBook;
-class SimWorld;
+
+/// What the waiting queues read of a run's world (engine/schedule/world.hpp, SimWorld's fields of the same
+/// names) and write to it: references, valid for the run.
+struct QueueView {
+  const JobTable& jobs;                   ///< hold_until, depends
+  const std::vector<uint32_t>& category;  ///< per job: its job category (Categories::of_job)
+  size_t categories;                      ///< how many
+  const std::vector<uint8_t>& fits_idle;  ///< per category: one of its jobs fits the idle farm
+  const std::vector<uint8_t>& ended;      ///< per job
+  const Credentials& creds;               ///< running counts and limits per credential
+  size_t arrivals;                        ///< the jobs to schedule
+  SimResult& res;                         ///< reason, was_held, was_throttled, unparked
+  TimedJobs& wakes;                       ///< a hold's end asks for a cycle here
+};
 
 /// What both queues hear of a run's events.
 class WaitingJobs {
@@ -56,7 +72,7 @@ class RankedQueue final : public WaitingJobs {
   /// `order`: the jobs to rank, highest priority first; `estimate[j]`: job j's walltime estimate
   /// (seconds). `book_fast`: the book's fast cycle runs (MoabScheduler::cycle_book_fast), which reads
   /// unbooked() and due(). Keeps references to `w` and `book`.
-  RankedQueue(SimWorld& w, const ReservationBook& book, bool book_fast, std::vector<uint32_t> order,
+  RankedQueue(QueueView w, const ReservationBook& book, bool book_fast, std::vector<uint32_t> order,
               PerJob<double> estimate);
   void submitted(uint32_t j, double t) override;
   void woke(uint32_t j, double t) override;
@@ -95,7 +111,7 @@ class RankedQueue final : public WaitingJobs {
   enum class Parked : uint8_t { No, Held, Dependency };
   void classify(uint32_t j, double t);
 
-  SimWorld& w_;
+  QueueView w_;
   const ReservationBook& book_;
   bool book_fast_;
   WaitQueue wq_;             // the ready jobs
@@ -111,8 +127,8 @@ class RankedQueue final : public WaitingJobs {
 /// for a dependency parked until it ends. Memory O(waiting jobs).
 class TimedQueue final : public WaitingJobs {
  public:
-  /// Keeps a reference to `w`.
-  explicit TimedQueue(SimWorld& w) : w_(w) {}
+  /// Keeps `w`'s references.
+  explicit TimedQueue(QueueView w) : w_(w) {}
   void submitted(uint32_t j, double t) override;
   void woke(uint32_t, double) override {}  // (a cycle visits every waiting job: it sees the hold end)
   void ended(uint32_t j, double t) override;
@@ -131,7 +147,7 @@ class TimedQueue final : public WaitingJobs {
  private:
   void queue_or_park(uint32_t j);
 
-  SimWorld& w_;
+  QueueView w_;
   std::vector<uint32_t> queued_;  // the waiting jobs but those parked for a dependency
   size_t dependency_parked_ = 0;
   std::unordered_map<uint32_t, std::vector<uint32_t>> dependents_;

@@ -146,8 +146,7 @@ class SimWorld {
   std::vector<uint32_t> arrivals;  ///< the jobs to schedule (not rejected), by submit time
   uint64_t state_version = 0;      ///< advances whenever a job starts or ends or the farm changes
   std::vector<Allocation> trial;   ///< a placement being tried
-  using TimedJob = std::pair<double, uint32_t>;
-  std::priority_queue<TimedJob, std::vector<TimedJob>, std::greater<>> ends, wakes;
+  TimedJobs ends, wakes;
   std::set<std::pair<double, uint32_t>> running;  ///< (expected end, job)
   SimResult res;
 
