@@ -73,16 +73,18 @@ std::map<std::string, std::pair<double, double>> sacct_times(const std::string& 
   std::map<std::string, std::pair<double, double>> real;
   std::ifstream in(run + "sacct.txt");
   std::string line;
-  std::getline(in, line);  // JobIDRaw|Submit|Start|...
+  std::getline(in, line);  // JobIDRaw|Submit|Start|... (or with Eligible after Submit)
+  const size_t start = line.find("|Eligible|") != std::string::npos ? 3 : 2;
   while (std::getline(in, line)) {
-    const std::vector<std::string> f = tsv_fields(line, 4, '|');  // JobIDRaw, Submit, Start, the rest
-    real[f[0]] = {loaders::slurm::parse_slurm_date(f[1]), loaders::slurm::parse_slurm_date(f[2])};
+    const std::vector<std::string> f = tsv_fields(line, 5, '|');  // JobIDRaw, Submit, (Eligible,) Start, the rest
+    real[f[0]] = {loaders::slurm::parse_slurm_date(f[1]), loaders::slurm::parse_slurm_date(f[start])};
   }
   return real;
 }
 
-std::pair<double, double> timeline_agreement(const std::string& run, const SimConfig* pol = nullptr) {
-  const loaders::Dataset ds = loaders::load_slurm(run + "dump", "", run + "sacct.txt");
+std::pair<double, double> timeline_agreement(const std::string& run, const SimConfig* pol = nullptr,
+                                             const std::string& dump = "") {
+  const loaders::Dataset ds = loaders::load_slurm(dump.empty() ? run + "dump" : dump, "", run + "sacct.txt");
   const std::map<std::string, std::pair<double, double>> real = sacct_times(run);
   EXPECT_EQ(real.size(), ds.jobs.size());
   const SimResult r = simulate(ds.catalog, ds.taskers, ds.jobs, pol ? *pol : ds.policy, kernels::active());
@@ -160,6 +162,55 @@ TEST(SlurmRun, ReplaysAsTheDumpsConfigureThemComeCloseToSlurmsTimelines) {
   easy.backfill_interval = 0;
   EXPECT_LT(timeline_agreement(kData + "run16-fifo/", &easy).second, 0.95)
       << "backfill in every cycle starts jobs sooner than Slurm did";
+}
+
+namespace {
+
+// `run`'s jobs in its workload's order (workload.txt: Slurm's id first): (submit, start) from sacct.txt, both
+// from the workload's first submit.
+std::vector<std::pair<double, double>> starts_in_workload_order(const std::string& run) {
+  const std::map<std::string, std::pair<double, double>> real = sacct_times(run);
+  std::ifstream in(run + "workload.txt");
+  std::string line;
+  std::vector<std::pair<double, double>> out;
+  while (std::getline(in, line)) out.push_back(real.at(tsv_fields(line, 2)[0]));
+  const double first = out.empty() ? 0 : out[0].first;
+  for (auto& [submit, start] : out) {
+    submit -= first;
+    start -= first;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Slurm run twice on the same FIFO workload (run16-fifo, and its second-run/ on a fresh controller,
+// 2026-12-02): its two timelines agree on 51.3% of the starts within 5 s of each other (84.0% within 10 s),
+// mean waits 82.3 and 86.5 s (5.1% apart): a start's second of jitter and the backfill cycles' other seconds
+// compound through the queue. The replay of each run comes closer to it than the other run does: 62.7% and
+// 60.7% within 5 s, mean wait +1.3% and -3.3%. (Issue 48's ">= 90% within a few seconds" is past what Slurm
+// reproduces of itself.)
+TEST(SlurmRun, ReplaysComeCloserToEachRunThanSlurmsTwoRunsComeToEachOther) {
+  const std::string first = kData + "run16-fifo/", second = first + "second-run/";
+  const auto a = starts_in_workload_order(first), b = starts_in_workload_order(second);
+  ASSERT_EQ(a.size(), 150u);
+  ASSERT_EQ(b.size(), a.size());
+  size_t close = 0;
+  double wait_a = 0, wait_b = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    close += std::abs(a[i].second - b[i].second) <= 5;
+    wait_a += a[i].second - a[i].first;
+    wait_b += b[i].second - b[i].first;
+  }
+  const double self = static_cast<double>(close) / static_cast<double>(a.size());
+  EXPECT_NEAR(self, 0.513, 0.001);
+  EXPECT_NEAR(wait_b / wait_a, 1.051, 0.001);
+  const auto [first_close, first_wait] = timeline_agreement(first);
+  const auto [second_close, second_wait] = timeline_agreement(second, nullptr, first + "dump");
+  EXPECT_GT(first_close, self + 0.05);
+  EXPECT_GT(second_close, self + 0.05);
+  EXPECT_NEAR(first_wait, 1.0, 0.05);
+  EXPECT_NEAR(second_wait, 1.0, 0.05);
 }
 
 namespace {
