@@ -17,10 +17,10 @@ uint32_t EasyReservation::units_of(uint32_t j) const noexcept { return w_.jobs.s
 // On a pooled farm: the free units as the running jobs end, every end at a time together.
 void EasyReservation::reserve_by_count(uint32_t j, Reservation& r) {
   const int64_t need = w_.jobs.slots[j];
-  int64_t free = pool_->free_now(w_);
+  int64_t free = pool_->free_now(w_.used);
   for (auto it = w_.running.begin(); it != w_.running.end();) {
     const double expected_end = it->first;
-    for (; it != w_.running.end() && it->first == expected_end; ++it) free += units_held(w_, it->second);
+    for (; it != w_.running.end() && it->first == expected_end; ++it) free += units_held(w_.res, it->second);
     if (free < need) continue;
     r.active = true;
     r.job = j;
@@ -166,6 +166,11 @@ void EasyReservation::plan(uint32_t j, double /*t*/, Reservation& r) {
     resv_version_ = w_.state_version;
   }
   r = resv_;
+}
+
+std::optional<bool> EasyReservation::fits_by_count(uint32_t j) const {
+  if (!pool_) return std::nullopt;
+  return pool_->free_now(w_.used) >= static_cast<int64_t>(units_of(j));
 }
 
 bool EasyReservation::take_booked(uint32_t /*j*/, std::vector<Allocation>& /*out*/) {

@@ -39,10 +39,7 @@ class EasyReservation final : public ReservationBook {
   /// for the later delays() of the same reservation.
   void started_beside(uint32_t j, const std::vector<Allocation>& allocs) override;
   bool backfilling(bool /*blocked*/) const noexcept override { return booked() > 0; }
-  std::optional<bool> fits_by_count(uint32_t j) const override {
-    if (!pool_) return std::nullopt;
-    return pool_->free_now(w_) >= static_cast<int64_t>(units_of(j));
-  }
+  std::optional<bool> fits_by_count(uint32_t j) const override;
   /// The kept $fill_up instance totals follow.
   void tasker_changed(uint32_t x) override;
   /// Never asked: the reservation's job is visited once in the pass that books it, and the next pass gives

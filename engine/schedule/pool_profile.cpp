@@ -56,7 +56,9 @@ std::optional<PoolProfile> PoolProfile::of_farm(const SimWorld& w) {
   return PoolProfile(k, total + static_cast<int64_t>(w.used[k]));
 }
 
-int64_t PoolProfile::free_now(const SimWorld& w) const noexcept { return total_ - static_cast<int64_t>(w.used[k_]); }
+int64_t PoolProfile::free_now(const std::vector<double>& used) const noexcept {
+  return total_ - static_cast<int64_t>(used[k_]);
+}
 
 void PoolProfile::change(double start, double end, int64_t units) {
   if (!(start < end) || units == 0) return;

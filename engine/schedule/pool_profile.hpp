@@ -39,7 +39,7 @@ class PoolProfile {
   static std::optional<PoolProfile> of_farm(const SimWorld& w);
 
   /// Units free now: those the pooled taskers offered when the run began less what the running jobs hold.
-  int64_t free_now(const SimWorld& w) const noexcept;
+  int64_t free_now(const std::vector<double>& used) const noexcept;
   /// `units` are held from `start` to `end` (seconds; a booked reservation), or no longer (release: a
   /// reservation given up, or a job that ended at `start`, now, before its expected end `end`).
   void hold(double start, double end, int64_t units) { change(start, end, -units); }

@@ -11,10 +11,12 @@ void PooledBook::early_starts(double t, std::vector<uint32_t>& jobs) const {
     if (!(pool_.dip(t, w_.jobs.slots[it->second]) < it->first)) jobs.push_back(it->second);
 }
 
-void PooledBook::started(uint32_t j, double t) { pool_.started(t, t + sim_estimate(w_.jobs, j), units_held(w_, j)); }
+void PooledBook::started(uint32_t j, double t) {
+  pool_.started(t, t + sim_estimate(w_.jobs, j), units_held(w_.res, j));
+}
 
 void PooledBook::ended(uint32_t j, double t) {
-  pool_.release(t, w_.res.start[j] + sim_estimate(w_.jobs, j), units_held(w_, j));
+  pool_.release(t, w_.res.start[j] + sim_estimate(w_.jobs, j), units_held(w_.res, j));
 }
 
 // Its slots, wherever they are free.
@@ -54,7 +56,7 @@ bool PooledBook::delays_booked(uint32_t j, double t, double end, const std::vect
 
 // Its slots are free now but not until `end` (no room now: the placement fails and says so).
 bool PooledBook::forbids_booked(uint32_t j, double t, double end) {
-  return pool_.free_now(w_) >= w_.jobs.slots[j] && !free_until(j, t, end);
+  return pool_.free_now(w_.used) >= w_.jobs.slots[j] && !free_until(j, t, end);
 }
 
 }  // namespace colmatch

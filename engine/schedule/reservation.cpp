@@ -21,9 +21,9 @@ void release_running(SimWorld& w, uint32_t rj, Capacity& future, std::vector<Hel
   w.availability.vacate(rj, w.allocations_of(rj), scratch, future);
 }
 
-int64_t units_held(const SimWorld& w, uint32_t j) {
+int64_t units_held(const SimResult& res, uint32_t j) {
   int64_t units = 0;
-  for (uint32_t a = 0; a < w.res.alloc_count[j]; ++a) units += w.res.allocations[w.res.alloc_first[j] + a].slots;
+  for (uint32_t a = 0; a < res.alloc_count[j]; ++a) units += res.allocations[res.alloc_first[j] + a].slots;
   return units;
 }
 

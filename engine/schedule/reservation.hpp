@@ -11,6 +11,7 @@
 
 #include "engine/placement/placer.hpp"
 #include "engine/schedule/availability.hpp"
+#include "engine/schedule/result.hpp"
 
 namespace colmatch {
 
@@ -46,6 +47,6 @@ void release_running(SimWorld& w, uint32_t rj, Capacity& future, std::vector<Hel
 
 /// The units job j holds on a pooled farm (engine/schedule/pool_profile.hpp): its slots where it was
 /// placed (none for a job removed).
-int64_t units_held(const SimWorld& w, uint32_t j);
+int64_t units_held(const SimResult& res, uint32_t j);
 
 }  // namespace colmatch
