@@ -259,9 +259,9 @@ void MoabScheduler::begin_pass(BackfillPolicy backfill) {
   slurm_pass_ = pass_depth_ > 1 && w_.policy.slurm_backfill();
   map_full_ = false;
   if (!book_->kept() && book_->booked() > 0) {
-    std::vector<uint32_t> booked;
-    book_->booked_jobs(booked);
-    for (const uint32_t j : booked) drop_reservation(j);
+    dropped_.clear();
+    book_->booked_jobs(dropped_);
+    for (const uint32_t j : dropped_) drop_reservation(j);
   }
   book_->begin_pass();
 }

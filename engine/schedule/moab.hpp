@@ -99,6 +99,7 @@ class MoabScheduler final : public Scheduler {
   BackfillPolicy pass_backfill_ = BackfillPolicy::None;  // this pass's backfill (none in Slurm's main pass)
   size_t pass_depth_ = 0;                                // this pass's reservation depth
   bool slurm_pass_ = false;                              // this pass is Slurm's backfill plan
+  std::vector<uint32_t> dropped_;                        // begin_pass: the reservations given up
   PerJob<double> cred_priority_;                         // per job: its credentials' priorities summed
   std::optional<SlurmPriority> slurm_;                   // SimConfig::slurm_priority: priority/multifactor's priorities
   std::optional<RankedQueue> ranked_;                    // no time-dependent priority factor: jobs ranked once
