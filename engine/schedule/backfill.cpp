@@ -73,7 +73,6 @@ bool MoabScheduler::memo_holds(const CandidateMemo& m, size_t from) const {
 
 void MoabScheduler::backfill(uint32_t blocker, double t) {
   begin_pass(w_.policy.backfill);
-  const bool greedy = pass_depth_ == 0;
   LazyReservation resv{*book_, blocker, t, pass_depth_};
   size_t from = wq().rank(blocker) + 1;
   std::vector<Allocation>& trial = w_.trial;
@@ -129,7 +128,7 @@ void MoabScheduler::backfill(uint32_t blocker, double t) {
     w_.cap.commit();
     // one that runs past the reservation's time takes capacity the reserved job counted on then: the
     // candidates that were chosen because it still fit beside them must be asked again
-    const bool past = !greedy && !(end <= resv.shadow);
+    const bool past = !(end <= resv.shadow);  // (greedy books none: +inf)
     if (past) book_->started_beside(best, trial);
     start(best, t, trial, book_->backfilling(true));  // greedy: started ahead of the blocker
     from = wq().rank(best) + 1;

@@ -1,15 +1,11 @@
 #include "engine/schedule/easy_reservation.hpp"
 
-#include <cmath>
-
 #include "engine/schedule/world.hpp"
 #include "kernels/dassert.hpp"
 
 namespace colmatch {
 
-EasyReservation::EasyReservation(SimWorld& w) : ReservationBook(w) {
-  if (w.policy.backfill == BackfillPolicy::Easy && w.policy.depth() == 1) pool_ = PoolProfile::of_farm(w);
-}
+EasyReservation::EasyReservation(SimWorld& w) : ReservationBook(w), pool_(PoolProfile::of_farm(w)) {}
 
 // A pooled job's units: one a slot (PoolProfile::of_farm), wherever it is placed.
 uint32_t EasyReservation::units_of(uint32_t j) const noexcept { return w_.jobs.slots[j]; }
@@ -22,13 +18,7 @@ void EasyReservation::reserve_by_count(uint32_t j, Reservation& r) {
     const double expected_end = it->first;
     for (; it != w_.running.end() && it->first == expected_end; ++it) free += units_held(w_.res, it->second);
     if (free < need) continue;
-    r.active = true;
-    r.job = j;
-    r.shadow = expected_end;
-    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at.set(j, r.shadow);
-    r.end = expected_end + sim_estimate(w_.jobs, j);
-    r.allocs.clear();  // (slots, not taskers)
-    r.category = w_.charged(j);
+    made(r, j, expected_end, sim_estimate(w_.jobs, j), {});  // (slots, not taskers)
     extra_ = free - need;
     return;
   }
@@ -107,13 +97,7 @@ void EasyReservation::reserve(uint32_t j, Reservation& r) {
     if (!worth) continue;
     trial.clear();
     if (!future_->placer.plan(j, w_.policy.allocation, trial)) continue;
-    r.active = true;
-    r.job = j;
-    r.shadow = expected_end;
-    if (std::isnan(w_.res.reserved_at[j])) w_.res.reserved_at.set(j, r.shadow);
-    r.end = expected_end + sim_estimate(w_.jobs, j);
-    r.allocs = trial;
-    r.category = w_.charged(j);
+    made(r, j, expected_end, sim_estimate(w_.jobs, j), trial);
     at_shadow_->cap = future_->cap;
     // $fill_up on its taskers' own pools with no per-job charge: it fits while its slot instances reach
     // its slots, which the walk has counted per tasker (leaves_alone then needs no placement)
@@ -178,8 +162,8 @@ bool EasyReservation::take_booked(uint32_t /*j*/, std::vector<Allocation>& /*out
   return false;
 }
 
-bool EasyReservation::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r) {
-  COLMATCH_DASSERT(&r == &resv_ && r.active, "leaves_alone asks of the EASY reservation");
+bool EasyReservation::leaves_alone(uint32_t j, const std::vector<Allocation>& allocs) {
+  const Reservation& r = resv_;
   if (pool_) return units_of(j) <= extra_;  // j's units come out of the extra processors
   if (counted_) {  // the slot instances r's job loses on j's taskers, against what it has to spare
     const uint32_t c = w_.cats.of_job[r.job];
@@ -230,7 +214,7 @@ void EasyReservation::started_beside(uint32_t j, const std::vector<Allocation>& 
 // (asked only when the reservation starts before j's end: booked, and j runs past its shadow time)
 bool EasyReservation::delays_booked(uint32_t j, double /*t*/, double /*end*/, const std::vector<Allocation>& allocs) {
   COLMATCH_DASSERT(has(resv_.job) && resv_.active, "the booked reservation is resv_");
-  return !leaves_alone(j, allocs, resv_);
+  return !leaves_alone(j, allocs);
 }
 
 }  // namespace colmatch

@@ -75,7 +75,7 @@ class EasyReservation final : public ReservationBook {
 
   void reserve(uint32_t j, Reservation& r);
   void reserve_by_count(uint32_t j, Reservation& r);
-  bool leaves_alone(uint32_t j, const std::vector<Allocation>& allocs, const Reservation& r);
+  bool leaves_alone(uint32_t j, const std::vector<Allocation>& allocs);
   const InstanceTotal& instance_total(uint32_t c);
   uint32_t units_of(uint32_t j) const noexcept;
 

@@ -145,9 +145,7 @@ void MoabScheduler::cycle(double t, bool last) {
     since_backfill_ = strict_;  // a main pass since the last backfill: the next one may start more
     if (!strict_) {
       next_backfill_ = since_last ? t + bi : phase + (std::floor((t - phase) / bi) + 1) * bi;
-      std::vector<uint32_t> booked;
-      book_->booked_jobs(booked);
-      for (const uint32_t j : booked) drop_reservation(j);
+      drop_reservations();
     }
     cycle_full(t);
     strict_ = false;
@@ -258,12 +256,16 @@ void MoabScheduler::begin_pass(BackfillPolicy backfill) {
   pass_depth_ = backfill == BackfillPolicy::None ? 0 : w_.policy.depth();
   slurm_pass_ = pass_depth_ > 1 && w_.policy.slurm_backfill();
   map_full_ = false;
-  if (!book_->kept() && book_->booked() > 0) {
-    dropped_.clear();
-    book_->booked_jobs(dropped_);
-    for (const uint32_t j : dropped_) drop_reservation(j);
-  }
+  if (!book_->kept()) drop_reservations();
   book_->begin_pass();
+}
+
+// Every booked reservation given up (Slurm's backfill plans afresh each cycle; EASY's is made again each pass).
+void MoabScheduler::drop_reservations() {
+  if (book_->booked() == 0) return;
+  dropped_.clear();
+  book_->booked_jobs(dropped_);
+  for (const uint32_t j : dropped_) drop_reservation(j);
 }
 
 // Slurm's _job_exceeds_max_bf_param (backfill.c): job j is not tried in this backfill cycle when its user

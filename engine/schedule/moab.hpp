@@ -80,6 +80,7 @@ class MoabScheduler final : public Scheduler {
   // Whether job j may book a reservation at t (SimConfig::backfill_min_priority_reserve).
   bool may_reserve(uint32_t j, double t) const;
   void drop_reservation(uint32_t j);
+  void drop_reservations();
   void compress(uint32_t j, double t);
   void cycle_book_fast(double t);
   void cycle_fast(double t);
@@ -99,7 +100,7 @@ class MoabScheduler final : public Scheduler {
   BackfillPolicy pass_backfill_ = BackfillPolicy::None;  // this pass's backfill (none in Slurm's main pass)
   size_t pass_depth_ = 0;                                // this pass's reservation depth
   bool slurm_pass_ = false;                              // this pass is Slurm's backfill plan
-  std::vector<uint32_t> dropped_;                        // begin_pass: the reservations given up
+  std::vector<uint32_t> dropped_;                        // drop_reservations: the reservations given up
   PerJob<double> cred_priority_;                         // per job: its credentials' priorities summed
   std::optional<SlurmPriority> slurm_;                   // SimConfig::slurm_priority: priority/multifactor's priorities
   std::optional<RankedQueue> ranked_;                    // no time-dependent priority factor: jobs ranked once
